@@ -1,0 +1,1 @@
+"""Lyra's Dagster asset graph: one partition of every per-task asset per research task."""

@@ -1,0 +1,94 @@
+"""Stage 3: ``pages`` and ``fragments`` — every source document, and its text cut into fragments."""
+
+
+import hashlib
+from urllib.parse import urlparse
+
+import pandas as pd
+from dagster import AssetExecutionContext, MaterializeResult, asset
+
+from lyra_assets.metadata import table_metadata
+from lyra_assets.partitions import task_partitions
+from lyra_core.fragments import make_fragments
+from lyra_resources.settings import settings
+from lyra_resources.store import LyraStore
+
+PAGE_COLUMNS = ["page_id", "paper_id", "url", "domain", "kind", "title"]
+FRAGMENT_COLUMNS = ["fragment_id", "page_id", "position", "text"]
+
+
+def paper_url(doi: str | None, pmid: str | None, arxiv_id: str | None, url: str | None) -> str | None:
+    """The most canonical address of a paper: its DOI resolver link when it has a DOI."""
+    if doi:
+        return f"https://doi.org/{doi}"
+    if url:
+        return url
+    if pmid:
+        return f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/"
+    if arxiv_id:
+        return f"https://arxiv.org/abs/{arxiv_id}"
+    return None
+
+
+def domain_of(url: str | None) -> str:
+    """Host without 'www.'; 'local' for a paper known only from a local corpus file."""
+    if not url:
+        return "local"
+    host = (urlparse(url).hostname or "").lower()
+    return host.removeprefix("www.") or "local"
+
+
+def page_id_for(paper_id: str, kind: str) -> str:
+    return "pg_" + hashlib.sha1(f"{paper_id}\x1f{kind}".encode()).hexdigest()[:16]
+
+
+def abstract_pages(papers: pd.DataFrame) -> pd.DataFrame:
+    """One ``abstract`` page per paper that has an abstract."""
+    rows = []
+    for paper in papers.itertuples(index=False):
+        if not isinstance(paper.abstract, str) or not paper.abstract.strip():
+            continue
+        url = paper_url(paper.doi, paper.pmid, paper.arxiv_id, paper.url)
+        rows.append({
+            "page_id": page_id_for(paper.paper_id, "abstract"), "paper_id": paper.paper_id,
+            "url": url, "domain": domain_of(url), "kind": "abstract", "title": paper.title,
+        })
+    return pd.DataFrame(rows, columns=PAGE_COLUMNS)
+
+
+def page_fragments(pages: pd.DataFrame, texts: dict[str, str]) -> pd.DataFrame:
+    """Sentence-window fragments of each page's text (``texts`` maps page_id to text)."""
+    cfg = settings().fragments
+    rows = []
+    for page_id in pages["page_id"]:
+        for fragment in make_fragments(page_id, texts.get(page_id, ""), window=cfg.window_sentences,
+                                       stride=cfg.stride_sentences, max_chars=cfg.max_chars):
+            rows.append(fragment.model_dump())
+    return pd.DataFrame(rows, columns=FRAGMENT_COLUMNS)
+
+
+@asset(partitions_def=task_partitions, group_name="documents", deps=["papers"], kinds={"duckdb", "parquet"})
+def pages(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult:
+    """Every source document of the task: one ``abstract`` page per paper with an abstract
+    (web pages join in the browser stage). ``domain`` is what trust levels attach to."""
+    papers = store.read_partition("papers", context.partition_key)
+    frame = abstract_pages(papers)
+    store.replace_partition("pages", context.partition_key, frame)
+    return MaterializeResult(metadata=table_metadata(frame, ["kind", "domain", "title", "url"]))
+
+
+@asset(partitions_def=task_partitions, group_name="documents", deps=["pages"], kinds={"duckdb", "parquet"})
+def fragments(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult:
+    """Overlapping sentence windows of every page's text, with ids stable across runs
+    (a hash of page and text), the unit that ranking and NLI judge."""
+    task_id = context.partition_key
+    pages_frame = store.read_partition("pages", task_id)
+    texts = store.fetch_df(
+        "SELECT pg.page_id, p.abstract AS text FROM pages pg JOIN papers p "
+        "ON p.task_id = pg.task_id AND p.paper_id = pg.paper_id "
+        "WHERE pg.task_id = ? AND pg.kind = 'abstract'",
+        [task_id],
+    )
+    frame = page_fragments(pages_frame, dict(zip(texts["page_id"], texts["text"], strict=True)))
+    store.replace_partition("fragments", task_id, frame)
+    return MaterializeResult(metadata=table_metadata(frame, ["page_id", "position", "text"]))

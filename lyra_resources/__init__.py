@@ -1,0 +1,1 @@
+"""Everything in Lyra that touches the outside world: the store, sources, models, settings."""

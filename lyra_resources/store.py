@@ -1,0 +1,341 @@
+"""The DuckDB + Parquet store every asset writes through.
+
+DuckDB lets one process write a database file at a time and refuses even a read-only open
+while a writer holds it. So the store never keeps a connection: each call opens the file, runs
+one short transaction and closes it, retrying with backoff while another process (a pipeline
+run, the CLI, the MCP server) holds the lock.
+
+Why not dagster-duckdb's IO manager or ``DuckDBResource``: the IO manager deletes a partition's
+rows and inserts the new ones in separate autocommitted statements (a failure between them loses
+the previous rows) and writes no Parquet; ``DuckDBResource.get_connection`` retries only the
+open and does not close the connection when the block raises, which would keep the file locked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import random
+import shutil
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+from dagster import ConfigurableResource
+from pydantic import BaseModel, Field, PrivateAttr
+
+from lyra_resources.schema import PER_TASK_TABLES, TABLES, TableSpec
+from lyra_resources.settings import HomeLayout, resolve_home
+
+log = logging.getLogger(__name__)
+
+_schema_ready: set[str] = set()
+_schema_lock = threading.Lock()
+
+
+class StoreError(RuntimeError):
+    """A store operation failed for a reason the caller should see."""
+
+
+class StoreBusyError(StoreError):
+    """Another process kept the database locked for longer than the store waits."""
+
+
+class TaskRecord(BaseModel):
+    id: str
+    query: str
+    created_at: datetime
+    status: str
+    options: dict[str, Any] = Field(default_factory=dict)
+    updated_at: datetime | None = None
+    last_run_id: str | None = None
+    error: str | None = None
+
+
+TASK_STATUSES = ("created", "queued", "running", "completed", "failed", "stopped")
+
+
+def _is_lock_conflict(exc: Exception) -> bool:
+    text = str(exc).lower()
+    return isinstance(exc, duckdb.TransactionException) or (
+        isinstance(exc, duckdb.IOException) and ("lock" in text or "resource temporarily unavailable" in text)
+    )
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class LyraStore(ConfigurableResource):
+    """DuckDB tables with hive-partitioned Parquet exports under the Lyra home."""
+
+    home: str = Field(description="Lyra home directory (holds lyra.duckdb and parquet/)")
+    busy_timeout_s: float = Field(120.0, description="how long to wait for another process's lock")
+
+    _layout: HomeLayout | None = PrivateAttr(default=None)
+
+    @classmethod
+    def at(cls, home: str | os.PathLike[str] | None = None) -> LyraStore:
+        return cls(home=str(resolve_home(home)))
+
+    @property
+    def layout(self) -> HomeLayout:
+        if self._layout is None:
+            self._layout = HomeLayout(root=resolve_home(self.home))
+        return self._layout
+
+    # -- connections ---------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """One short-lived connection, opened with retries while another process holds the lock."""
+        self._ensure_schema()
+        conn = self._open()
+        try:
+            yield conn
+        finally:
+            conn.close()
+
+    def _open(self) -> duckdb.DuckDBPyConnection:
+        deadline = time.monotonic() + self.busy_timeout_s
+        delay = 0.02
+        while True:
+            try:
+                return duckdb.connect(str(self.layout.database))
+            except duckdb.Error as exc:
+                if not _is_lock_conflict(exc) or time.monotonic() > deadline:
+                    if _is_lock_conflict(exc):
+                        raise StoreBusyError(
+                            f"{self.layout.database} stayed locked by another process for "
+                            f"{self.busy_timeout_s:.0f}s: {exc}"
+                        ) from exc
+                    raise
+            time.sleep(delay * (1 + random.random()))
+            delay = min(delay * 2, 1.0)
+
+    def transaction(self, work, *, retries_s: float | None = None):
+        """Run ``work(conn)`` in one transaction; retried as a whole on a lock or write conflict."""
+        deadline = time.monotonic() + (retries_s if retries_s is not None else self.busy_timeout_s)
+        delay = 0.02
+        while True:
+            with self.connect() as conn:
+                try:
+                    conn.execute("BEGIN TRANSACTION")
+                    result = work(conn)
+                    conn.execute("COMMIT")
+                    return result
+                except duckdb.Error as exc:
+                    with contextlib.suppress(duckdb.Error):
+                        conn.execute("ROLLBACK")
+                    if not _is_lock_conflict(exc) or time.monotonic() > deadline:
+                        raise
+                except BaseException:
+                    with contextlib.suppress(duckdb.Error):
+                        conn.execute("ROLLBACK")
+                    raise
+            time.sleep(delay * (1 + random.random()))
+            delay = min(delay * 2, 1.0)
+
+    def _ensure_schema(self) -> None:
+        key = str(self.layout.database)
+        if key in _schema_ready:
+            return
+        with _schema_lock:
+            if key in _schema_ready:
+                return
+            conn = self._open()
+            try:
+                for spec in TABLES.values():
+                    conn.execute(spec.ddl())
+                    existing = {r[0] for r in conn.execute(
+                        "SELECT column_name FROM information_schema.columns WHERE table_name = ?",
+                        [spec.name]).fetchall()}
+                    for col in spec.columns:
+                        if col.name not in existing:  # a database from an older Lyra
+                            col_type = col.type.replace("PRIMARY KEY", "").strip()
+                            conn.execute(f"ALTER TABLE {spec.name} ADD COLUMN {col.name} {col_type}")
+            finally:
+                conn.close()
+            _schema_ready.add(key)
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def fetch_df(self, sql: str, params: Sequence[Any] | None = None) -> pd.DataFrame:
+        """Run a read query written by Lyra's own code (never by an agent or user)."""
+        with self.connect() as conn:
+            return conn.execute(sql, params or []).df()
+
+    def read_partition(self, table: str, task_id: str) -> pd.DataFrame:
+        spec = self._spec(table, per_task=True)
+        cols = ", ".join(spec.column_names)
+        return self.fetch_df(f"SELECT {cols} FROM {spec.name} WHERE task_id = ? ORDER BY ALL", [task_id])
+
+    def row_counts(self, task_id: str) -> dict[str, int]:
+        with self.connect() as conn:
+            return {
+                table: conn.execute(f"SELECT count(*) FROM {table} WHERE task_id = ?", [task_id]).fetchone()[0]
+                for table in PER_TASK_TABLES
+            }
+
+    # -- partition writes ----------------------------------------------------------------------
+
+    def parquet_path(self, table: str, task_id: str) -> Path:
+        return self.layout.parquet / table / f"task_id={task_id}" / "data.parquet"
+
+    def replace_partition(self, table: str, task_id: str, frame: pd.DataFrame) -> int:
+        """Atomically replace one task's rows of ``table`` with ``frame``; returns the row count.
+
+        The Parquet file is written to a temporary path first, the database rows are swapped in
+        one transaction, and only then is the Parquet file moved into place, so readers of either
+        see the old rows or the new rows, never a mix; a failure leaves the old ones.
+        """
+        spec = self._spec(table, per_task=True)
+        frame = self._conform(spec, task_id, frame)
+        final = self.parquet_path(table, task_id)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(dir=final.parent, prefix=".tmp-", suffix=".parquet")
+        os.close(fd)
+        tmp = Path(tmp_name)
+        try:
+            self._write_parquet(spec, frame, tmp)
+
+            def swap(conn: duckdb.DuckDBPyConnection) -> None:
+                conn.register("incoming_rows", frame)
+                conn.execute(f"DELETE FROM {spec.name} WHERE task_id = ?", [task_id])
+                conn.execute(f"INSERT INTO {spec.name} BY NAME SELECT * FROM incoming_rows")
+                conn.unregister("incoming_rows")
+
+            self.transaction(swap)
+            os.replace(tmp, final)
+        finally:
+            tmp.unlink(missing_ok=True)
+        return len(frame)
+
+    def delete_task(self, task_id: str) -> dict[str, int]:
+        """Remove every per-task row and Parquet file of one task, and its ``tasks`` row."""
+
+        def drop(conn: duckdb.DuckDBPyConnection) -> dict[str, int]:
+            removed = {}
+            for table in PER_TASK_TABLES:
+                removed[table] = conn.execute(
+                    f"SELECT count(*) FROM {table} WHERE task_id = ?", [task_id]).fetchone()[0]
+                conn.execute(f"DELETE FROM {table} WHERE task_id = ?", [task_id])
+            conn.execute("DELETE FROM tasks WHERE id = ?", [task_id])
+            return removed
+
+        removed = self.transaction(drop)
+        for table in PER_TASK_TABLES:
+            shutil.rmtree(self.parquet_path(table, task_id).parent, ignore_errors=True)
+        return removed
+
+    def _spec(self, table: str, *, per_task: bool) -> TableSpec:
+        spec = TABLES.get(table)
+        if spec is None:
+            raise StoreError(f"unknown table {table!r}; known tables: {', '.join(sorted(TABLES))}")
+        if per_task and not spec.per_task:
+            raise StoreError(f"table {table!r} is not partitioned by task")
+        return spec
+
+    @staticmethod
+    def _conform(spec: TableSpec, task_id: str, frame: pd.DataFrame) -> pd.DataFrame:
+        frame = frame.copy()
+        frame["task_id"] = task_id
+        missing = [c for c in spec.column_names if c not in frame.columns]
+        extra = [c for c in frame.columns if c not in spec.column_names]
+        if missing or extra:
+            raise StoreError(
+                f"rows for {spec.name!r} do not match its columns: missing {missing}, unexpected {extra}"
+            )
+        return frame[spec.column_names].reset_index(drop=True)
+
+    @staticmethod
+    def _write_parquet(spec: TableSpec, frame: pd.DataFrame, path: Path) -> None:
+        # Cast through an in-memory table of the contract's types so every file of a table has
+        # one schema, whatever pandas inferred (an empty frame included).
+        mem = duckdb.connect(":memory:")
+        try:
+            mem.execute(spec.ddl().replace("PRIMARY KEY", ""))
+            mem.register("incoming_rows", frame)
+            mem.execute(f"INSERT INTO {spec.name} BY NAME SELECT * FROM incoming_rows")
+            mem.execute(
+                f"COPY (SELECT * EXCLUDE (task_id) FROM {spec.name}) TO '{_sql_path(path)}' "
+                "(FORMAT parquet, COMPRESSION zstd)"
+            )
+        finally:
+            mem.close()
+
+    # -- tasks ---------------------------------------------------------------------------------
+
+    def create_task(self, query: str, options: dict[str, Any] | None = None, task_id: str | None = None) -> TaskRecord:
+        query = " ".join((query or "").split())
+        if not query:
+            raise StoreError("a task needs a non-empty research question")
+        now = _utcnow()
+        record = TaskRecord(
+            id=task_id or f"task_{uuid.uuid4().hex[:8]}", query=query, created_at=now,
+            status="created", options=options or {}, updated_at=now,
+        )
+
+        def insert(conn: duckdb.DuckDBPyConnection) -> None:
+            if conn.execute("SELECT 1 FROM tasks WHERE id = ?", [record.id]).fetchone():
+                raise StoreError(f"task {record.id} already exists")
+            conn.execute(
+                "INSERT INTO tasks (id, query, created_at, status, options, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                [record.id, record.query, now, record.status, json.dumps(record.options), now],
+            )
+
+        self.transaction(insert)
+        return record
+
+    def get_task(self, task_id: str) -> TaskRecord | None:
+        rows = self.fetch_df("SELECT * FROM tasks WHERE id = ?", [task_id])
+        return _task_from_row(rows.iloc[0].to_dict()) if len(rows) else None
+
+    def require_task(self, task_id: str) -> TaskRecord:
+        task = self.get_task(task_id)
+        if task is None:
+            raise StoreError(f"no task {task_id!r} in {self.layout.database} (see `lyra task list`)")
+        return task
+
+    def list_tasks(self) -> list[TaskRecord]:
+        rows = self.fetch_df("SELECT * FROM tasks ORDER BY created_at, id")
+        return [_task_from_row(r) for r in rows.to_dict("records")]
+
+    def update_task(self, task_id: str, **fields: Any) -> None:
+        allowed = {"status", "options", "last_run_id", "error"}
+        unknown = set(fields) - allowed
+        if unknown:
+            raise StoreError(f"cannot update task fields {sorted(unknown)}")
+        if "status" in fields and fields["status"] not in TASK_STATUSES:
+            raise StoreError(f"unknown task status {fields['status']!r}")
+        if "options" in fields:
+            fields["options"] = json.dumps(fields["options"])
+        fields["updated_at"] = _utcnow()
+        assignments = ", ".join(f"{k} = ?" for k in fields)
+        self.transaction(lambda conn: conn.execute(
+            f"UPDATE tasks SET {assignments} WHERE id = ?", [*fields.values(), task_id]))
+
+
+def _task_from_row(row: dict[str, Any]) -> TaskRecord:
+    options = row.get("options")
+    row = {k: (None if isinstance(v, float) and pd.isna(v) else v) for k, v in row.items()}
+    row["options"] = json.loads(options) if isinstance(options, str) and options else {}
+    for key in ("created_at", "updated_at"):
+        if isinstance(row.get(key), pd.Timestamp):
+            row[key] = row[key].to_pydatetime()
+        elif row.get(key) is pd.NaT:
+            row[key] = None
+    return TaskRecord.model_validate(row)
+
+
+def _sql_path(path: Path) -> str:
+    return str(path).replace("'", "''")

@@ -1,0 +1,1 @@
+"""What people and agents touch: the CLI, the MCP server, exploration queries, feedback."""

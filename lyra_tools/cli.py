@@ -1,0 +1,205 @@
+"""``lyra``: create research tasks, run them through Dagster, inspect and manage them."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+
+from lyra_core.tasks import TaskOptions
+from lyra_resources.settings import REPO_ROOT, HomeLayout, resolve_home
+from lyra_resources.store import LyraStore, StoreError, TaskRecord
+from lyra_tools import runner
+
+app = typer.Typer(help="Lyra: turn a research question into an evidence graph.", no_args_is_help=True)
+task_app = typer.Typer(help="List, inspect, re-run, stop and delete tasks.", no_args_is_help=True)
+app.add_typer(task_app, name="task")
+console = Console()
+err = Console(stderr=True)
+
+HomeOption = Annotated[
+    Path | None,
+    typer.Option("--home", help="Lyra home directory (default: $LYRA_HOME or ./.lyra)", show_default=False),
+]
+
+
+def _store(home: Path | None) -> LyraStore:
+    return LyraStore(home=str(resolve_home(home)))
+
+
+def _fail(message: str, code: int = 1) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {message}")
+    return typer.Exit(code)
+
+
+_STATE_STYLE = {"pending": "dim", "running": "yellow", "done": "green", "failed": "bold red"}
+
+
+def _progress_table(progress: dict[str, runner.AssetProgress]) -> Table:
+    table = Table(box=None, show_header=False, pad_edge=False)
+    for item in progress.values():
+        mark = {"pending": "·", "running": "…", "done": "✓", "failed": "✗"}[item.state]
+        rows = f"{item.rows} rows" if item.rows is not None else ""
+        secs = f"{item.seconds:.1f}s" if item.seconds is not None else ""
+        table.add_row(f"[{_STATE_STYLE[item.state]}]{mark} {item.asset}[/]", rows, secs)
+    return table
+
+
+def _run_with_progress(task: TaskRecord, home: Path | None) -> runner.RunOutcome:
+    console.print(f"[bold]{task.id}[/]  {task.query}")
+    initial = {name: runner.AssetProgress(asset=name) for name in runner.asset_names()}
+    with Live(_progress_table(initial), console=console, refresh_per_second=4, transient=False) as live:
+        outcome = runner.run_task(task.id, home, on_progress=lambda p: live.update(_progress_table(p)))
+        live.update(_progress_table(outcome.assets))
+    console.print()
+    return outcome
+
+
+def _print_summary(outcome: runner.RunOutcome, home: Path | None) -> None:
+    layout = HomeLayout(root=resolve_home(home))
+    counts = _store(home).row_counts(outcome.task_id)
+    if outcome.success:
+        console.print(f"[green]task {outcome.task_id} completed[/] (run {outcome.run_id})")
+    else:
+        console.print(f"[red]task {outcome.task_id} {outcome.status.lower()}[/] (run {outcome.run_id})")
+        if outcome.error:
+            console.print(f"[red]{outcome.error}[/]")
+    table = Table("table", "rows", title=None)
+    for name, count in counts.items():
+        table.add_row(name, str(count))
+    console.print(table)
+    console.print(f"DuckDB:  {layout.database}")
+    console.print(f"Parquet: {layout.parquet}/<table>/task_id={outcome.task_id}/data.parquet")
+
+
+@app.command()
+def run(
+    question: Annotated[str, typer.Argument(help="the research question")],
+    corpus: Annotated[
+        list[Path] | None,
+        typer.Option("--corpus", help="local corpus file or folder (JSONL, BibTeX); repeatable"),
+    ] = None,
+    papers: Annotated[int | None, typer.Option("--papers", help="papers asked of each source")] = None,
+    home: HomeOption = None,
+) -> None:
+    """Create a task for QUESTION and materialize its assets."""
+    missing = [str(p) for p in corpus or [] if not p.exists()]
+    if missing:
+        raise _fail(f"corpus path not found: {', '.join(missing)}")
+    try:
+        options = TaskOptions(corpus=[str(p.resolve()) for p in corpus or []], papers_per_source=papers)
+        task = _store(home).create_task(question, options.model_dump(exclude_none=True))
+    except (StoreError, ValueError) as exc:
+        raise _fail(str(exc)) from exc
+    outcome = _run_with_progress(task, home)
+    _print_summary(outcome, home)
+    raise typer.Exit(0 if outcome.success else 1)
+
+
+@task_app.command("list")
+def task_list(home: HomeOption = None) -> None:
+    """Every task with its status."""
+    tasks = _store(home).list_tasks()
+    if not tasks:
+        console.print("no tasks yet: start one with `lyra run \"your question\"`")
+        return
+    table = Table("id", "status", "created", "query")
+    for t in tasks:
+        table.add_row(t.id, t.status, t.created_at.strftime("%Y-%m-%d %H:%M"), t.query)
+    console.print(table)
+
+
+def _require(home: Path | None, task_id: str) -> TaskRecord:
+    try:
+        return _store(home).require_task(task_id)
+    except StoreError as exc:
+        raise _fail(str(exc)) from exc
+
+
+@task_app.command("status")
+def task_status(task_id: str, home: HomeOption = None) -> None:
+    """A task's status, row counts and recent runs."""
+    task = _require(home, task_id)
+    console.print(f"[bold]{task.id}[/]  {task.query}")
+    console.print(f"status: {task.status}   created: {task.created_at:%Y-%m-%d %H:%M:%S}   options: {task.options}")
+    if task.error:
+        console.print(f"[red]last error: {task.error}[/]")
+    counts = Table("table", "rows")
+    for name, count in _store(home).row_counts(task.id).items():
+        counts.add_row(name, str(count))
+    console.print(counts)
+    with runner.open_instance(home) as instance:
+        records = runner.task_runs(instance, task.id, limit=5)
+        runs = Table("run", "status", "started")
+        for record in records:
+            started = datetime.fromtimestamp(record.start_time) if record.start_time else None
+            runs.add_row(record.dagster_run.run_id, record.dagster_run.status.value,
+                         f"{started:%Y-%m-%d %H:%M:%S}" if started else "")
+        console.print(runs)
+
+
+@task_app.command("run")
+def task_run(task_id: str, home: HomeOption = None) -> None:
+    """Re-materialize an existing task (its rows are replaced, feedback is kept)."""
+    task = _require(home, task_id)
+    try:
+        outcome = _run_with_progress(task, home)
+    except RuntimeError as exc:
+        raise _fail(str(exc)) from exc
+    _print_summary(outcome, home)
+    raise typer.Exit(0 if outcome.success else 1)
+
+
+@task_app.command("stop")
+def task_stop(task_id: str, home: HomeOption = None) -> None:
+    """Stop a task's run in progress."""
+    _require(home, task_id)
+    stopped = runner.stop_task(task_id, home)
+    console.print(f"stopped {len(stopped)} run(s) of {task_id}" if stopped else f"{task_id} had no run in progress; marked stopped")
+
+
+@task_app.command("delete")
+def task_delete(
+    task_id: str,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="do not ask for confirmation")] = False,
+    home: HomeOption = None,
+) -> None:
+    """Delete a task: its partition, rows and Parquet files. Feedback is kept."""
+    task = _require(home, task_id)
+    if not yes and not typer.confirm(f"delete {task.id} ({task.query!r}) and all its rows?"):
+        raise typer.Exit(1)
+    try:
+        removed = runner.delete_task(task_id, home)
+    except RuntimeError as exc:
+        raise _fail(str(exc)) from exc
+    console.print(f"deleted {task_id}: " + ", ".join(f"{n} {t}" for t, n in removed.items()))
+
+
+@app.command()
+def ui(
+    port: Annotated[int, typer.Option(help="port of the Dagster UI")] = 3000,
+    home: HomeOption = None,
+) -> None:
+    """Start the Dagster UI (`dagster dev`) on this Lyra home's instance."""
+    layout = HomeLayout(root=resolve_home(home))
+    runner.prepare_instance_dir(layout)
+    dagster = shutil.which("dagster") or str(Path(sys.executable).with_name("dagster"))
+    env = {**os.environ, "DAGSTER_HOME": str(layout.dagster_home), "LYRA_HOME": str(layout.root)}
+    os.chdir(REPO_ROOT)
+    os.execvpe(dagster, [dagster, "dev", "-w", str(REPO_ROOT / "workspace.yaml"), "-p", str(port)], env)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

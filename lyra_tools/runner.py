@@ -1,0 +1,260 @@
+"""Run a task's assets through Dagster, in this process, against the shared Dagster instance.
+
+The CLI never computes an asset itself: it adds the task's partition to the instance under the
+Lyra home and executes the ``task_pipeline`` job for that partition, so every run, event and
+materialization is recorded where ``dagster dev`` shows them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Literal
+
+from dagster import DagsterEventType, DagsterInstance, DagsterRunStatus, RunsFilter
+from pydantic import BaseModel
+
+from lyra_assets.definitions import ASSETS, TASK_JOB, build_definitions
+from lyra_assets.partitions import TASKS_PARTITION
+from lyra_resources.settings import HomeLayout, resolve_home
+from lyra_resources.store import LyraStore
+
+TASK_TAG = "lyra/task_id"
+PID_TAG = "lyra/pid"
+ACTIVE_STATUSES = {
+    DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING,
+    DagsterRunStatus.STARTED, DagsterRunStatus.CANCELING,
+}
+_DAGSTER_YAML = """\
+# Dagster instance of one Lyra home; `lyra ui` points dagster dev here.
+telemetry:
+  enabled: false
+"""
+
+
+class AssetProgress(BaseModel):
+    asset: str
+    state: Literal["pending", "running", "done", "failed"] = "pending"
+    rows: int | None = None
+    seconds: float | None = None
+    error: str | None = None
+
+
+class RunOutcome(BaseModel):
+    task_id: str
+    run_id: str
+    success: bool
+    status: str
+    error: str | None = None
+    assets: dict[str, AssetProgress]
+
+
+def asset_names() -> list[str]:
+    return [key.to_user_string() for a in ASSETS for key in a.keys]
+
+
+def prepare_instance_dir(layout: HomeLayout) -> None:
+    layout.dagster_home.mkdir(parents=True, exist_ok=True)
+    config = layout.dagster_home / "dagster.yaml"
+    if not config.exists():
+        config.write_text(_DAGSTER_YAML)
+
+
+@contextlib.contextmanager
+def open_instance(home: str | os.PathLike[str] | None = None) -> Iterator[DagsterInstance]:
+    """The persistent Dagster instance under the Lyra home (``<home>/dagster``)."""
+    layout = HomeLayout(root=resolve_home(home))
+    prepare_instance_dir(layout)
+    with DagsterInstance.from_config(str(layout.dagster_home)) as instance:
+        yield instance
+
+
+def register_partition(instance: DagsterInstance, task_id: str) -> None:
+    if not instance.has_dynamic_partition(TASKS_PARTITION, task_id):
+        instance.add_dynamic_partitions(TASKS_PARTITION, [task_id])
+
+
+def task_runs(instance: DagsterInstance, task_id: str, limit: int = 20):
+    return instance.get_run_records(filters=RunsFilter(tags={TASK_TAG: task_id}), limit=limit)
+
+
+def active_runs(instance: DagsterInstance, task_id: str):
+    """Runs of the task still in progress; a run whose process died is marked failed, not counted."""
+    active = []
+    for record in task_runs(instance, task_id, limit=50):
+        run = record.dagster_run
+        if run.status not in ACTIVE_STATUSES:
+            continue
+        pid = run.tags.get(PID_TAG)
+        if pid and not _alive(int(pid)):
+            instance.report_run_failed(run, message=f"the process running it (pid {pid}) is gone")
+            continue
+        active.append(record)
+    return active
+
+
+class _ProgressWatcher(threading.Thread):
+    """Follows a run's event log and reports per-asset progress while the run executes."""
+
+    _TYPES = {DagsterEventType.STEP_START, DagsterEventType.STEP_SUCCESS,
+              DagsterEventType.STEP_FAILURE, DagsterEventType.ASSET_MATERIALIZATION}
+
+    def __init__(self, instance: DagsterInstance, run_id: str, progress: dict[str, AssetProgress],
+                 callback: Callable[[dict[str, AssetProgress]], None] | None):
+        super().__init__(daemon=True)
+        self.instance, self.run_id, self.progress, self.callback = instance, run_id, progress, callback
+        self.finished = threading.Event()
+        self._cursor: str | None = None
+        self._step_started: dict[str, float] = {}
+
+    def run(self) -> None:
+        while not self.finished.is_set():
+            self.poll()
+            self.finished.wait(0.3)
+        self.poll()
+
+    def poll(self) -> None:
+        try:
+            conn = self.instance.get_records_for_run(self.run_id, cursor=self._cursor, of_type=self._TYPES)
+        except Exception:  # the run may not be registered yet
+            return
+        self._cursor = conn.cursor
+        changed = False
+        for record in conn.records:
+            event = record.event_log_entry.dagster_event
+            if event is None:
+                continue
+            name = event.step_key or (event.asset_key.to_user_string() if event.asset_key else None)
+            item = self.progress.get(name or "")
+            if item is None:
+                continue
+            changed = True
+            if event.event_type == DagsterEventType.STEP_START:
+                item.state = "running"
+                self._step_started[name] = record.event_log_entry.timestamp
+            elif event.event_type == DagsterEventType.ASSET_MATERIALIZATION:
+                meta = event.event_specific_data.materialization.metadata
+                rows = meta.get("dagster/row_count")
+                item.rows = int(rows.value) if rows is not None else None
+            elif event.event_type == DagsterEventType.STEP_SUCCESS:
+                item.state = "done"
+                item.seconds = record.event_log_entry.timestamp - self._step_started.get(name, record.event_log_entry.timestamp)
+            elif event.event_type == DagsterEventType.STEP_FAILURE:
+                item.state = "failed"
+                error = event.event_specific_data.error
+                item.error = _root_message(error)
+        if changed and self.callback:
+            self.callback(self.progress)
+
+
+def _root_message(error) -> str | None:
+    """The innermost error's message: what actually went wrong inside the asset."""
+    while error is not None and error.cause is not None:
+        error = error.cause
+    return error.message.strip() if error is not None else None
+
+
+def run_task(
+    task_id: str,
+    home: str | os.PathLike[str] | None = None,
+    on_progress: Callable[[dict[str, AssetProgress]], None] | None = None,
+) -> RunOutcome:
+    """Materialize every asset of one task; the task row records running → completed/failed/stopped."""
+    layout = HomeLayout(root=resolve_home(home))
+    store = LyraStore(home=str(layout.root))
+    store.require_task(task_id)
+    job = build_definitions(layout.root).resolve_job_def(TASK_JOB)
+    progress = {name: AssetProgress(asset=name) for name in asset_names()}
+    run_id = str(uuid.uuid4())
+
+    with open_instance(layout.root) as instance:
+        register_partition(instance, task_id)
+        if active_runs(instance, task_id):
+            raise RuntimeError(f"task {task_id} already has a run in progress (see `lyra task status {task_id}`)")
+        store.update_task(task_id, status="running", last_run_id=run_id, error=None)
+        watcher = _ProgressWatcher(instance, run_id, progress, on_progress)
+        watcher.start()
+        interrupted = False
+        try:
+            result = job.execute_in_process(
+                instance=instance, partition_key=task_id, run_id=run_id, raise_on_error=False,
+                tags={TASK_TAG: task_id, PID_TAG: str(os.getpid())},
+                # Dagster's console logger would interleave with the progress display.
+                run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}},
+            )
+            success = result.success
+        except KeyboardInterrupt:
+            interrupted, success = True, False
+        finally:
+            watcher.finished.set()
+            watcher.join(timeout=5)
+        run = instance.get_run_by_id(run_id)
+        status = run.status.value if run else "UNKNOWN"
+
+    error = next((p.error for p in progress.values() if p.error), None)
+    if interrupted or status == DagsterRunStatus.CANCELED.value:
+        store.update_task(task_id, status="stopped", error="stopped by user")
+    elif success:
+        store.update_task(task_id, status="completed", error=None)
+    else:
+        store.update_task(task_id, status="failed", error=error or f"run {run_id} ended {status}")
+    return RunOutcome(task_id=task_id, run_id=run_id, success=success, status=status, error=error, assets=progress)
+
+
+def stop_task(task_id: str, home: str | os.PathLike[str] | None = None, wait_s: float = 15.0) -> list[str]:
+    """Stop the task's active runs: interrupt the process running it, or cancel the run record."""
+    store = LyraStore(home=str(resolve_home(home)))
+    store.require_task(task_id)
+    stopped: list[str] = []
+    with open_instance(home) as instance:
+        for record in active_runs(instance, task_id):
+            run = record.dagster_run
+            pid = run.tags.get(PID_TAG)
+            if pid and _alive(int(pid)):
+                os.kill(int(pid), signal.SIGINT)  # in-process runs turn SIGINT into a clean failure
+                deadline = time.monotonic() + wait_s
+                while time.monotonic() < deadline and _alive(int(pid)):
+                    current = instance.get_run_by_id(run.run_id)
+                    if current and current.status not in ACTIVE_STATUSES:
+                        break
+                    time.sleep(0.2)
+            current = instance.get_run_by_id(run.run_id)
+            if current and current.status in ACTIVE_STATUSES:
+                instance.report_run_canceled(current, message="stopped with `lyra task stop`")
+            stopped.append(run.run_id)
+    store.update_task(task_id, status="stopped", error="stopped by user")
+    return stopped
+
+
+def delete_task(task_id: str, home: str | os.PathLike[str] | None = None) -> dict[str, int]:
+    """Remove the task's partition, its rows and Parquet files (feedback tables are untouched)."""
+    store = LyraStore(home=str(resolve_home(home)))
+    store.require_task(task_id)
+    with open_instance(home) as instance:
+        if active_runs(instance, task_id):
+            raise RuntimeError(f"task {task_id} is running; stop it first with `lyra task stop {task_id}`")
+        removed = store.delete_task(task_id)
+        if instance.has_dynamic_partition(TASKS_PARTITION, task_id):
+            instance.delete_dynamic_partition(TASKS_PARTITION, task_id)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` is a live Python process (a reused pid of another program does not count)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    cmdline = f"/proc/{pid}/cmdline"
+    if os.path.exists(cmdline):
+        with open(cmdline, "rb") as fh:
+            command = fh.read()
+        return b"python" in command or b"lyra" in command
+    return True
