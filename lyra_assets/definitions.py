@@ -7,7 +7,6 @@ import os
 from dagster import AssetSelection, Definitions, define_asset_job
 
 from lyra_assets import documents, sources
-from lyra_assets.partitions import task_partitions
 from lyra_resources.literature import LiteratureSources
 from lyra_resources.settings import HomeLayout, resolve_home, settings
 from lyra_resources.store import LyraStore
@@ -19,7 +18,6 @@ ASSETS = [sources.papers, documents.pages, documents.fragments]
 task_pipeline = define_asset_job(
     TASK_JOB,
     selection=AssetSelection.assets(*ASSETS),
-    partitions_def=task_partitions,
     description="Materialize every per-task asset of one research task.",
 )
 

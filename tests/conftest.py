@@ -1,0 +1,56 @@
+"""Shared fixtures: a temporary Lyra home, a small corpus the tests write, and the real data."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+# A small SciFact-shaped corpus: two topics, so searches have clear right answers.
+SMALL_CORPUS = [
+    {"doc_id": 1, "title": "Vitamin D supplementation and fracture risk in older adults",
+     "abstract": ["We pooled 11 randomized trials of vitamin D supplementation.",
+                  "High-dose vitamin D reduced hip fracture risk by 30% (RR 0.70, 95% CI 0.58-0.86).",
+                  "Low doses showed no significant effect."]},
+    {"doc_id": 2, "title": "Calcium and vitamin D in postmenopausal women",
+     "abstract": ["In this trial of 36,282 women, calcium with vitamin D did not reduce hip fractures.",
+                  "Kidney stones were more frequent in the treatment group."]},
+    {"doc_id": 3, "title": "Sleep deprivation impairs memory consolidation",
+     "abstract": ["Participants deprived of sleep recalled fewer word pairs.",
+                  "Hippocampal activity was reduced after sleep loss."]},
+    {"doc_id": 4, "title": "Exercise and bone mineral density",
+     "abstract": ["Resistance training increased lumbar spine bone mineral density.",
+                  "Fracture outcomes were not measured."]},
+]
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.fixture
+def small_corpus(tmp_path: Path) -> Path:
+    return write_jsonl(tmp_path / "corpus.jsonl", SMALL_CORPUS)
+
+
+@pytest.fixture
+def lyra_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    monkeypatch.setenv("LYRA_HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    """The real test data beside the repository; tests using it skip where it is absent."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"real test data not found at {SHARED_DATA}")
+    return SHARED_DATA

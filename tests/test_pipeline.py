@@ -1,0 +1,111 @@
+"""The task assets run through Dagster in-process, on a corpus the tests write and on real SciFact."""
+
+import pytest
+from dagster import DagsterInstance, materialize
+
+from lyra_assets.definitions import ASSETS, build_definitions, build_resources
+from lyra_assets.partitions import TASKS_PARTITION
+from lyra_resources.store import LyraStore
+from lyra_tools import runner
+
+
+def new_task(home, query, corpus):
+    return LyraStore.at(home).create_task(query, {"corpus": [str(corpus)]})
+
+
+def test_definitions_load_with_every_asset_partitioned_by_task(lyra_home):
+    defs = build_definitions(lyra_home)
+    job = defs.resolve_job_def("task_pipeline")
+    assert job.partitions_def is not None and job.partitions_def.name == TASKS_PARTITION
+    assert set(runner.asset_names()) == {"papers", "pages", "fragments"}
+
+
+def test_materialize_in_process_writes_each_table(lyra_home, small_corpus):
+    task = new_task(lyra_home, "Does vitamin D supplementation reduce fracture risk?", small_corpus)
+    with DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
+        result = materialize(ASSETS, partition_key=task.id, resources=build_resources(lyra_home), instance=instance)
+    assert result.success
+    store = LyraStore.at(lyra_home)
+    papers = store.read_partition("papers", task.id).sort_values("search_rank")
+    # the sleep paper shares no term with the question: BM25 leaves it out
+    assert "Sleep deprivation impairs memory consolidation" not in set(papers["title"])
+    assert papers.iloc[0]["title"].startswith("Vitamin D supplementation")
+    assert list(papers.iloc[0]["sources"]) == ["local:1"]
+    pages = store.read_partition("pages", task.id)
+    assert set(pages["kind"]) == {"abstract"} and len(pages) == len(papers)
+    fragments = store.read_partition("fragments", task.id)
+    assert set(fragments["page_id"]) == set(pages["page_id"])
+    assert any("RR 0.70" in t for t in fragments["text"])
+    mat = result.asset_materializations_for_node("papers")[0]
+    assert mat.metadata["dagster/row_count"].value == len(papers)
+    assert "Vitamin D" in mat.metadata["preview"].value
+
+
+def test_rerun_replaces_rows_and_tasks_stay_apart(lyra_home, small_corpus):
+    first = new_task(lyra_home, "vitamin D fracture", small_corpus)
+    second = new_task(lyra_home, "sleep memory", small_corpus)
+    outcome = runner.run_task(first.id, lyra_home)
+    assert outcome.success, outcome.error
+    store = LyraStore.at(lyra_home)
+    before = {t: store.read_partition(t, first.id) for t in ("papers", "pages", "fragments")}
+    assert runner.run_task(first.id, lyra_home).success
+    assert runner.run_task(second.id, lyra_home).success
+    for table, rows in before.items():
+        again = store.read_partition(table, first.id)
+        assert len(again) == len(rows)
+        assert again.drop(columns=["sources"], errors="ignore").equals(rows.drop(columns=["sources"], errors="ignore"))
+    assert set(store.read_partition("papers", second.id)["title"]) == {"Sleep deprivation impairs memory consolidation"}
+    assert store.require_task(first.id).status == "completed"
+    with runner.open_instance(lyra_home) as instance:
+        assert instance.has_dynamic_partition(TASKS_PARTITION, first.id)
+        runs = runner.task_runs(instance, first.id)
+        assert len(runs) == 2 and all(r.dagster_run.is_success for r in runs)
+
+
+def test_failed_run_keeps_previous_rows_readable(lyra_home, small_corpus):
+    task = new_task(lyra_home, "vitamin D fracture", small_corpus)
+    assert runner.run_task(task.id, lyra_home).success
+    store = LyraStore.at(lyra_home)
+    counts = store.row_counts(task.id)
+    small_corpus.unlink()  # the corpus disappears: the next run must fail at `papers`
+    outcome = runner.run_task(task.id, lyra_home)
+    assert not outcome.success
+    assert outcome.assets["papers"].state == "failed"
+    assert "corpus.jsonl" in (outcome.error or "")
+    assert store.row_counts(task.id) == counts
+    assert store.require_task(task.id).status == "failed"
+
+
+def test_a_task_without_any_source_fails_with_a_clear_message(lyra_home):
+    task = LyraStore.at(lyra_home).create_task("anything")
+    outcome = runner.run_task(task.id, lyra_home)
+    assert not outcome.success and "--corpus" in outcome.error
+
+
+def test_delete_removes_partition_and_rows(lyra_home, small_corpus):
+    keep = new_task(lyra_home, "sleep memory", small_corpus)
+    gone = new_task(lyra_home, "vitamin D fracture", small_corpus)
+    assert runner.run_task(keep.id, lyra_home).success and runner.run_task(gone.id, lyra_home).success
+    runner.delete_task(gone.id, lyra_home)
+    store = LyraStore.at(lyra_home)
+    assert store.get_task(gone.id) is None
+    assert sum(store.row_counts(gone.id).values()) == 0
+    assert store.row_counts(keep.id)["fragments"] > 0
+    with runner.open_instance(lyra_home) as instance:
+        assert not instance.has_dynamic_partition(TASKS_PARTITION, gone.id)
+        assert instance.has_dynamic_partition(TASKS_PARTITION, keep.id)
+
+
+def test_real_scifact_corpus(lyra_home, shared_data):
+    corpus = shared_data / "scifact" / "corpus.jsonl"
+    task = new_task(lyra_home, "Does vitamin D supplementation reduce fracture risk?", corpus)
+    outcome = runner.run_task(task.id, lyra_home)
+    assert outcome.success, outcome.error
+    store = LyraStore.at(lyra_home)
+    papers = store.read_partition("papers", task.id)
+    assert len(papers) == 50 and papers["paper_id"].is_unique
+    titles = " ".join(papers["title"]).lower()
+    assert "vitamin d" in titles and "fracture" in titles
+    fragments = store.read_partition("fragments", task.id)
+    assert fragments["fragment_id"].is_unique and len(fragments) > len(papers)

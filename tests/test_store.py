@@ -1,0 +1,121 @@
+import subprocess
+import sys
+import textwrap
+import time
+
+import duckdb
+import pandas as pd
+import pytest
+
+from lyra_resources.store import LyraStore, StoreError
+
+
+def frag_rows(prefix: str, n: int) -> pd.DataFrame:
+    return pd.DataFrame({
+        "fragment_id": [f"{prefix}{i}" for i in range(n)],
+        "page_id": ["pg"] * n,
+        "position": list(range(n)),
+        "text": [f"text {i}" for i in range(n)],
+    })
+
+
+@pytest.fixture
+def store(tmp_path) -> LyraStore:
+    return LyraStore.at(tmp_path / "home")
+
+
+def parquet_rows(store: LyraStore, table: str, task_id: str) -> pd.DataFrame:
+    return duckdb.sql(f"SELECT * FROM read_parquet('{store.parquet_path(table, task_id)}')").df()
+
+
+def test_replace_is_idempotent_and_exports_parquet(store):
+    task = store.create_task("q")
+    assert store.replace_partition("fragments", task.id, frag_rows("a", 3)) == 3
+    store.replace_partition("fragments", task.id, frag_rows("a", 3))
+    rows = store.read_partition("fragments", task.id)
+    assert len(rows) == 3 and rows["fragment_id"].is_unique
+    exported = parquet_rows(store, "fragments", task.id)
+    assert sorted(exported["fragment_id"]) == sorted(rows["fragment_id"])
+    # hive layout: the task id lives in the folder name, readable as a column
+    hive = duckdb.sql(
+        f"SELECT DISTINCT task_id FROM read_parquet('{store.layout.parquet}/fragments/*/*.parquet', hive_partitioning=true)"
+    ).fetchall()
+    assert hive == [(task.id,)]
+
+
+def test_tasks_never_see_each_others_rows(store):
+    a, b = store.create_task("first question"), store.create_task("second question")
+    store.replace_partition("fragments", a.id, frag_rows("a", 2))
+    store.replace_partition("fragments", b.id, frag_rows("b", 5))
+    store.replace_partition("fragments", a.id, frag_rows("a", 1))
+    assert len(store.read_partition("fragments", a.id)) == 1
+    assert len(store.read_partition("fragments", b.id)) == 5
+    removed = store.delete_task(a.id)
+    assert removed["fragments"] == 1
+    assert store.get_task(a.id) is None and len(store.read_partition("fragments", b.id)) == 5
+    assert not store.parquet_path("fragments", a.id).exists()
+    assert store.parquet_path("fragments", b.id).exists()
+
+
+def test_empty_replacement_clears_rows_and_keeps_schema(store):
+    task = store.create_task("q")
+    store.replace_partition("fragments", task.id, frag_rows("a", 2))
+    store.replace_partition("fragments", task.id, frag_rows("a", 0))
+    assert store.read_partition("fragments", task.id).empty
+    exported = parquet_rows(store, "fragments", task.id)
+    assert exported.empty
+    assert list(exported.columns) == ["fragment_id", "page_id", "position", "text", "task_id"]  # task_id from the hive path
+
+
+def test_a_failed_write_leaves_the_previous_rows(store, monkeypatch):
+    task = store.create_task("q")
+    store.replace_partition("fragments", task.id, frag_rows("old", 2))
+    with pytest.raises(StoreError, match="missing"):
+        store.replace_partition("fragments", task.id, frag_rows("new", 2).drop(columns=["text"]))
+    # a failure inside the transaction, after the delete: rolled back
+    bad = frag_rows("new", 2)
+    bad["position"] = ["not", "ints"]
+    with pytest.raises(duckdb.Error):
+        store.replace_partition("fragments", task.id, bad)
+    assert sorted(store.read_partition("fragments", task.id)["fragment_id"]) == ["old0", "old1"]
+    assert sorted(parquet_rows(store, "fragments", task.id)["fragment_id"]) == ["old0", "old1"]
+    assert not list(store.parquet_path("fragments", task.id).parent.glob(".tmp-*"))
+
+
+def test_unknown_table_and_task_are_clear_errors(store):
+    with pytest.raises(StoreError, match="unknown table 'claimz'"):
+        store.replace_partition("claimz", "t", frag_rows("a", 1))
+    with pytest.raises(StoreError, match="no task 'task_nope'"):
+        store.require_task("task_nope")
+    with pytest.raises(StoreError, match="non-empty"):
+        store.create_task("   ")
+
+
+def test_writes_wait_for_another_process_holding_the_lock(store):
+    task = store.create_task("q")
+    # A real second process opens the database and holds it for a moment, as a pipeline run would.
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import duckdb, time, sys
+        con = duckdb.connect({str(store.layout.database)!r})
+        con.execute("INSERT INTO fragments VALUES ('{task.id}', 'other', 'pg', 0, 'x')")
+        print("locked", flush=True)
+        time.sleep(1.5)
+        con.close()
+    """)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "locked"
+    started = time.monotonic()
+    store.replace_partition("fragments", task.id, frag_rows("mine", 2))
+    waited = time.monotonic() - started
+    assert holder.wait(timeout=30) == 0
+    assert waited > 0.5  # it really had to wait for the lock, and then succeeded
+    assert sorted(store.read_partition("fragments", task.id)["fragment_id"]) == ["mine0", "mine1"]
+
+
+def test_task_status_updates(store):
+    task = store.create_task("q", {"corpus": ["x"]})
+    store.update_task(task.id, status="running", last_run_id="r1")
+    got = store.require_task(task.id)
+    assert (got.status, got.last_run_id, got.options) == ("running", "r1", {"corpus": ["x"]})
+    with pytest.raises(StoreError, match="unknown task status"):
+        store.update_task(task.id, status="exploded")
+    assert [t.id for t in store.list_tasks()] == [task.id]
