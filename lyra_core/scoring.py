@@ -1,0 +1,102 @@
+"""Claim scores from evidence edges: the Bayesian model of seed 002 (proposal 6, Phase 4).
+
+Beta(1, 1) prior; every SUPPORTS edge adds its NLI confidence to alpha, every REFUTES edge to
+beta, NEUTRAL edges add nothing. Domain trust never enters: confidence comes from evidence alone.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from pydantic import BaseModel
+
+SUPPORTS, REFUTES, NEUTRAL = "SUPPORTS", "REFUTES", "NEUTRAL"
+RELATIONS = (SUPPORTS, REFUTES, NEUTRAL)
+VERDICTS = ("contested", "well_supported", "supported", "likely_false", "unverified")
+
+
+class Evidence(BaseModel):
+    """What the score needs of one edge: its relation, NLI confidence and source page."""
+
+    relation: str
+    nli_confidence: float
+    page_id: str | None = None
+
+
+class ClaimScore(BaseModel):
+    alpha: float
+    beta: float
+    confidence: float
+    uncertainty: float
+    controversy: float
+    verdict: str
+    supporting_count: int
+    refuting_count: int
+    neutral_count: int
+    independent_sources: int
+    evidence_count: int
+
+
+def determine_verdict(confidence: float, controversy: float) -> str:
+    """Seed 002's ``_determine_verdict``."""
+    if controversy > 0.3:
+        return "contested"
+    if confidence >= 0.75:
+        return "well_supported"
+    if confidence >= 0.6:
+        return "supported"
+    if confidence <= 0.25:
+        return "likely_false"
+    return "unverified"
+
+
+def _counts(edges: list[Evidence]) -> dict[str, int]:
+    return {
+        "supporting_count": sum(e.relation == SUPPORTS for e in edges),
+        "refuting_count": sum(e.relation == REFUTES for e in edges),
+        "neutral_count": sum(e.relation == NEUTRAL for e in edges),
+        # distinct pages among the supporting edges: two fragments of one abstract are one source
+        "independent_sources": len({e.page_id for e in edges if e.relation == SUPPORTS and e.page_id}),
+        "evidence_count": len(edges),
+    }
+
+
+def bayesian_score(edges: Iterable[Evidence]) -> ClaimScore:
+    edges = list(edges)
+    alpha, beta = 1.0, 1.0
+    for edge in edges:
+        if edge.relation == SUPPORTS:
+            alpha += edge.nli_confidence
+        elif edge.relation == REFUTES:
+            beta += edge.nli_confidence
+    confidence = alpha / (alpha + beta)
+    uncertainty = math.sqrt(alpha * beta / ((alpha + beta) ** 2 * (alpha + beta + 1)))
+    total = alpha + beta - 2
+    controversy = min(alpha - 1, beta - 1) / total if total > 0 else 0.0
+    return ClaimScore(
+        alpha=round(alpha, 2), beta=round(beta, 2), confidence=round(confidence, 3),
+        uncertainty=round(uncertainty, 3), controversy=round(controversy, 3),
+        verdict=determine_verdict(confidence, controversy), **_counts(edges),
+    )
+
+
+def legacy_score(edges: Iterable[Evidence]) -> ClaimScore:
+    """The pre-Bayesian calculation, behind ``use_bayesian_confidence: false``: the confidence-
+    weighted share of supporting evidence (0.5 with none), no uncertainty, and controversy as the
+    minority side's share when both sides exist."""
+    edges = list(edges)
+    support = sum(e.nli_confidence for e in edges if e.relation == SUPPORTS)
+    refute = sum(e.nli_confidence for e in edges if e.relation == REFUTES)
+    total = support + refute
+    confidence = support / total if total > 0 else 0.5
+    controversy = min(support, refute) / total if total > 0 else 0.0
+    return ClaimScore(
+        alpha=round(1.0 + support, 2), beta=round(1.0 + refute, 2), confidence=round(confidence, 3),
+        uncertainty=0.0, controversy=round(controversy, 3),
+        verdict=determine_verdict(confidence, controversy), **_counts(edges),
+    )
+
+
+def score_claim(edges: Iterable[Evidence], use_bayesian_confidence: bool = True) -> ClaimScore:
+    return bayesian_score(edges) if use_bayesian_confidence else legacy_score(edges)

@@ -1,0 +1,88 @@
+"""Seed 002's Bayesian claim model, reproduced row by row from its table (proposal 6.3)."""
+
+import inspect
+
+import pytest
+
+from lyra_core import scoring
+from lyra_core.scoring import Evidence, bayesian_score, determine_verdict, legacy_score, score_claim
+
+
+def edges(supports=0, refutes=0, conf=0.9, neutral=0):
+    return ([Evidence(relation="SUPPORTS", nli_confidence=conf, page_id=f"s{i}") for i in range(supports)]
+            + [Evidence(relation="REFUTES", nli_confidence=conf, page_id=f"r{i}") for i in range(refutes)]
+            + [Evidence(relation="NEUTRAL", nli_confidence=0.99, page_id="n") for _ in range(neutral)])
+
+
+# The seed's table (proposal 6.3): state, edges, then alpha, beta, confidence as printed there.
+# Its uncertainty and controversy columns cannot come from its own formulas (e.g. SUPPORTS x5,
+# REFUTES x5 gives alpha = beta = 5.5, so controversy = min(4.5, 4.5) / 9 = 0.5, not the printed
+# 0.45), and the formulas are the specification; so those two columns are checked against the
+# formula's values, with the printed ones kept beside them for the record.
+SEED_TABLE = [
+    # state,                    edges,        a,   b,   conf, unc (formula, printed), contr (formula, printed)
+    ("no evidence",             edges(),      1.0, 1.0, 0.50, (0.289, 0.29), (0.00, 0.00)),
+    ("SUPPORTS x1 (0.9)",       edges(1),     1.9, 1.0, 0.66, (0.241, 0.22), (0.00, 0.00)),
+    ("SUPPORTS x3 (0.9)",       edges(3),     3.7, 1.0, 0.79, (0.171, 0.13), (0.00, 0.00)),
+    ("SUPPORTS x3, REFUTES x1", edges(3, 1),  3.7, 1.9, 0.66, (0.184, 0.14), (0.25, 0.24)),
+    ("SUPPORTS x5, REFUTES x5", edges(5, 5),  5.5, 5.5, 0.50, (0.144, 0.09), (0.50, 0.45)),
+]
+
+
+@pytest.mark.parametrize("state,evidence,alpha,beta,confidence,uncertainty,controversy", SEED_TABLE)
+def test_seed_table_row(state, evidence, alpha, beta, confidence, uncertainty, controversy):
+    score = bayesian_score(evidence)
+    assert score.alpha == pytest.approx(alpha)
+    assert score.beta == pytest.approx(beta)
+    assert round(alpha / (alpha + beta) + 1e-9, 2) == confidence  # the table's two-decimal figure
+    assert score.confidence == pytest.approx(alpha / (alpha + beta), abs=0.0005)
+    assert score.uncertainty == pytest.approx(uncertainty[0], abs=0.0005)
+    assert score.controversy == pytest.approx(controversy[0], abs=0.0005)
+    assert abs(score.uncertainty - uncertainty[1]) <= 0.06 and abs(score.controversy - controversy[1]) <= 0.05
+
+
+def test_neutral_edges_add_nothing_but_are_counted():
+    plain, with_neutral = bayesian_score(edges(2)), bayesian_score(edges(2, neutral=4))
+    assert (plain.alpha, plain.beta, plain.confidence) == (with_neutral.alpha, with_neutral.beta, with_neutral.confidence)
+    assert with_neutral.neutral_count == 4 and with_neutral.evidence_count == 6
+
+
+def test_nli_confidence_is_the_weight_and_uncertainty_falls_with_evidence():
+    assert bayesian_score(edges(1, conf=0.5)).alpha == 1.5
+    assert bayesian_score(edges(3)).uncertainty < bayesian_score(edges(1)).uncertainty
+    assert bayesian_score(edges(0, 2)).confidence < 0.5 < bayesian_score(edges(2)).confidence
+
+
+def test_independent_sources_counts_distinct_supporting_pages():
+    same_page = [Evidence(relation="SUPPORTS", nli_confidence=0.9, page_id="p1") for _ in range(3)]
+    score = bayesian_score(same_page + [Evidence(relation="REFUTES", nli_confidence=0.9, page_id="p2")])
+    assert score.independent_sources == 1 and score.supporting_count == 3 and score.refuting_count == 1
+
+
+@pytest.mark.parametrize("confidence,controversy,verdict", [
+    (0.5, 0.31, "contested"), (0.9, 0.31, "contested"), (0.75, 0.0, "well_supported"),
+    (0.6, 0.3, "supported"), (0.74, 0.0, "supported"), (0.25, 0.0, "likely_false"),
+    (0.5, 0.0, "unverified"), (0.59, 0.1, "unverified"), (0.26, 0.0, "unverified"),
+])
+def test_verdict_rule(confidence, controversy, verdict):
+    assert determine_verdict(confidence, controversy) == verdict
+
+
+def test_legacy_calculation_behind_the_flag():
+    evidence = edges(3, 1)
+    assert score_claim(evidence, use_bayesian_confidence=False) == legacy_score(evidence)
+    assert score_claim(evidence) == bayesian_score(evidence)
+    legacy = legacy_score(evidence)
+    assert legacy.confidence == 0.75 and legacy.uncertainty == 0.0
+    assert legacy.supporting_count == 3
+
+
+def test_domain_trust_cannot_enter_the_score():
+    # The score's only input is Evidence, which has no trust field; extra fields are ignored.
+    assert set(Evidence.model_fields) == {"relation", "nli_confidence", "page_id"}
+    trusted = [Evidence.model_validate({"relation": "SUPPORTS", "nli_confidence": 0.8, "page_id": "a",
+                                        "source_trust_level": "PRIMARY"})]
+    untrusted = [Evidence.model_validate({"relation": "SUPPORTS", "nli_confidence": 0.8, "page_id": "a",
+                                          "source_trust_level": "BLOCKED"})]
+    assert bayesian_score(trusted) == bayesian_score(untrusted)
+    assert "trust" not in inspect.getsource(scoring.bayesian_score)
