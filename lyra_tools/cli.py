@@ -88,15 +88,26 @@ def run(
         typer.Option("--corpus", help="local corpus file or folder (JSONL, BibTeX); repeatable"),
     ] = None,
     papers: Annotated[int | None, typer.Option("--papers", help="papers asked of each source")] = None,
+    claim: Annotated[
+        list[str] | None, typer.Option("--claim", help="a claim to verify against the literature; repeatable")
+    ] = None,
+    claims_file: Annotated[
+        Path | None, typer.Option("--claims-file", help="a text file of claims to verify, one per line")
+    ] = None,
     home: HomeOption = None,
 ) -> None:
     """Create a task for QUESTION and materialize its assets."""
-    missing = [str(p) for p in corpus or [] if not p.exists()]
+    missing = [str(p) for p in [*(corpus or []), *([claims_file] if claims_file else [])] if not p.exists()]
     if missing:
-        raise _fail(f"corpus path not found: {', '.join(missing)}")
+        raise _fail(f"path not found: {', '.join(missing)}")
+    user_claims = list(claim or [])
+    if claims_file:
+        user_claims += [line.strip() for line in claims_file.read_text().splitlines()
+                        if line.strip() and not line.lstrip().startswith("#")]
     try:
-        options = TaskOptions(corpus=[str(p.resolve()) for p in corpus or []], papers_per_source=papers)
-        task = _store(home).create_task(question, options.model_dump(exclude_none=True))
+        options = TaskOptions(corpus=[str(p.resolve()) for p in corpus or []], papers_per_source=papers,
+                              claims=user_claims)
+        task = _store(home).create_task(question, options.model_dump(exclude_none=True, exclude_defaults=True))
     except (StoreError, ValueError) as exc:
         raise _fail(str(exc)) from exc
     outcome = _run_with_progress(task, home)

@@ -1,0 +1,100 @@
+"""Stage 6: ``claims`` — what the top-ranked fragments claim, plus the claims the user states."""
+
+import numpy as np
+import pandas as pd
+from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+
+from lyra_assets.metadata import table_metadata
+from lyra_assets.partitions import task_partitions
+from lyra_core.claims import claim_id_for, extract_claims
+from lyra_core.evidence import ClaimCandidate, adoption, dedupe_claims
+from lyra_core.tasks import TaskOptions
+from lyra_resources.llm import LlmError, OllamaLlm
+from lyra_resources.models import LocalModels
+from lyra_resources.settings import settings
+from lyra_resources.store import LyraStore
+
+LOCAL_EXTRACTOR = "local-rules"
+COLUMNS = ["claim_id", "text", "origin", "extractor", "source_fragment_id", "adoption_status",
+           "also_in_fragments", "relevance", "extraction_score", "features"]
+
+
+def top_fragments(store: LyraStore, task_id: str, limit: int) -> pd.DataFrame:
+    return store.fetch_df(
+        "SELECT f.fragment_id, f.page_id, f.text FROM fragment_ranking r "
+        "JOIN fragments f ON f.task_id = r.task_id AND f.fragment_id = r.fragment_id "
+        "WHERE r.task_id = ? AND r.final_rank IS NOT NULL ORDER BY r.final_rank LIMIT ?",
+        [task_id, limit],
+    )
+
+
+def candidates_from(fragments: pd.DataFrame, question: str, llm: OllamaLlm, log) -> tuple[list[ClaimCandidate], str]:
+    """Claims of each fragment: the LLM's when it is reachable, else the local extractor's."""
+    use_llm, reason = llm.available()
+    method = reason if use_llm else LOCAL_EXTRACTOR
+    if not use_llm:
+        log.info(f"claim extraction: local extractor ({reason})")
+    out: list[ClaimCandidate] = []
+    for frag in fragments.itertuples(index=False):
+        if use_llm:
+            try:
+                texts = llm.extract_claims(question, frag.text)
+                out.extend(ClaimCandidate(text=t, origin="extracted", extractor=f"ollama:{llm.model}",
+                                          fragment_id=frag.fragment_id, page_id=frag.page_id, score=3.0)
+                           for t in texts)
+                continue
+            except LlmError as exc:  # one bad answer costs one fragment's LLM claims, not the task
+                log.warning(f"LLM extraction failed for {frag.fragment_id}, local extractor used: {exc}")
+        out.extend(ClaimCandidate(text=c.text, origin="extracted", extractor=LOCAL_EXTRACTOR,
+                                  fragment_id=frag.fragment_id, page_id=frag.page_id, score=c.score,
+                                  features=c.features)
+                   for c in extract_claims(frag.text))
+    return out, method
+
+
+def claims_frame(task_id: str, merged, statuses: list[str], relevance: np.ndarray) -> pd.DataFrame:
+    rows = []
+    for m, status, rel in zip(merged, statuses, relevance, strict=True):
+        rows.append({
+            "claim_id": claim_id_for(task_id, m.head.text), "text": m.head.text, "origin": m.head.origin,
+            "extractor": m.head.extractor, "source_fragment_id": m.head.fragment_id,
+            "adoption_status": status, "also_in_fragments": m.also_in, "relevance": float(rel),
+            "extraction_score": m.head.score, "features": m.head.features,
+        })
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    return frame.drop_duplicates("claim_id").sort_values(["adoption_status", "relevance"], ascending=[True, False])
+
+
+@asset(partitions_def=task_partitions, group_name="evidence", deps=["fragment_ranking"], kinds={"duckdb", "parquet"})
+def claims(
+    context: AssetExecutionContext, store: LyraStore, models: LocalModels, llm: OllamaLlm
+) -> MaterializeResult:
+    """Claims extracted from the top-ranked fragments (``extractor`` says how: Ollama when a
+    server is reachable, otherwise Lyra's local finding extractor) and the user's own claims
+    (``origin=user``). Near-identical claims are merged, keeping every source fragment; the most
+    relevant are ``adopted`` for judgement, the rest stay in the graph as ``not_adopted``."""
+    task = store.require_task(context.partition_key)
+    cfg = settings().evidence
+    options = TaskOptions.model_validate(task.options)
+    fragments = top_fragments(store, task.id, cfg.claim_fragments)
+    candidates, method = candidates_from(fragments, task.query, llm, context.log)
+    candidates += [ClaimCandidate(text=c, origin="user", extractor="user", score=10.0) for c in options.claims]
+
+    embedder = models.embedder()
+    texts = [c.text for c in candidates]
+    vectors = store.cached_embeddings(models.embedder_name, texts, embedder.encode) if texts else np.zeros((0, 1))
+    merged = dedupe_claims(candidates, vectors, cfg.dedup_threshold)
+    query_vector = embedder.encode([task.query])[0]
+    relevance = np.array([float(vectors[m.index] @ query_vector) for m in merged])
+    statuses = adoption(merged, relevance, cfg.max_claims, cfg.min_relevance)
+    frame = claims_frame(task.id, merged, statuses, relevance)
+    store.replace_partition("claims", task.id, frame)
+    adopted = int((frame["adoption_status"] == "adopted").sum())
+    context.log.info(f"{len(candidates)} candidate claims → {len(frame)} after merging, {adopted} adopted")
+    return MaterializeResult(metadata={
+        **table_metadata(frame, ["adoption_status", "origin", "relevance", "text"]),
+        "extractor": MetadataValue.text(method),
+        "candidates": MetadataValue.int(len(candidates)),
+        "adopted": MetadataValue.int(adopted),
+        "source_fragments": MetadataValue.int(len(fragments)),
+    })

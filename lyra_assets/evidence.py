@@ -1,0 +1,197 @@
+"""Stages 7–8: ``nli_edges`` (fragment → claim judgements) and ``claim_scores`` (Bayesian scores)."""
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+from dagster import (
+    AssetCheckExecutionContext,
+    AssetCheckResult,
+    AssetExecutionContext,
+    MaterializeResult,
+    MetadataValue,
+    PreviewWarning,
+    asset,
+    asset_check,
+)
+
+from lyra_assets.metadata import table_metadata
+from lyra_assets.partitions import task_partitions
+from lyra_core.evidence import edge_id_for, select_pairs, text_hash
+from lyra_core.scoring import RELATIONS, VERDICTS, Evidence, determine_verdict, score_claim
+from lyra_resources.models import NLI_RELATION, LocalModels, NliModel
+from lyra_resources.settings import settings
+from lyra_resources.store import LyraStore
+
+# Partitioned asset checks are a preview feature of Dagster 1.13; Lyra relies on them knowingly.
+warnings.filterwarnings("ignore", category=PreviewWarning, message=".*partitions_def on an AssetCheckSpec.*")
+
+UNVERIFIED = "unverified"  # every domain's trust level until the domain policy assigns one
+EDGE_COLUMNS = ["edge_id", "fragment_id", "claim_id", "relation", "nli_label", "nli_confidence",
+                "source_trust_level", "target_trust_level", "model_version", "similarity", "page_id"]
+SCORE_COLUMNS = ["claim_id", "alpha", "beta", "confidence", "uncertainty", "controversy", "verdict",
+                 "supporting_count", "refuting_count", "neutral_count", "independent_sources",
+                 "evidence_count", "method"]
+
+
+def judge_pairs(store: LyraStore, nli: NliModel, pairs: list[tuple[str, str]], log=None) -> list[dict]:
+    """NLI results for (premise, hypothesis) pairs, from the cache when the same texts were
+    already judged by the same model version; only the rest reach the model."""
+    version = nli.version
+    keys = [(text_hash(p), text_hash(h)) for p, h in pairs]
+    known: dict[tuple[str, str], dict] = {}
+    if keys:
+        wanted = pd.DataFrame(list(set(keys)), columns=["premise_hash", "hypothesis_hash"])
+        with store.connect() as conn:
+            conn.register("wanted", wanted)
+            rows = conn.execute(
+                "SELECT c.premise_hash, c.hypothesis_hash, c.label, c.confidence FROM nli_cache c "
+                "JOIN wanted w USING (premise_hash, hypothesis_hash) WHERE c.model_version = ?", [version]
+            ).fetchall()
+        known = {(p, h): {"label": lab, "confidence": conf} for p, h, lab, conf in rows}
+    first_index: dict[tuple[str, str], int] = {}
+    for i, key in enumerate(keys):
+        first_index.setdefault(key, i)
+    todo = [i for key, i in first_index.items() if key not in known]  # one model call per distinct pair
+    if log:
+        log.info(f"NLI: {len(pairs)} pairs, {len(pairs) - len(todo)} from cache, {len(todo)} to judge")
+    if todo:
+        predictions = []
+        batch = 256
+        for start in range(0, len(todo), batch):
+            chunk = todo[start:start + batch]
+            predictions += nli.predict([pairs[i] for i in chunk])
+            if log:
+                log.info(f"NLI progress {min(start + batch, len(todo))}/{len(todo)}")
+        fresh = pd.DataFrame({
+            "premise_hash": [keys[i][0] for i in todo], "hypothesis_hash": [keys[i][1] for i in todo],
+            "model_version": version, "label": [p.label for p in predictions],
+            "confidence": [p.confidence for p in predictions],
+            "probs": [json.dumps(p.probs) for p in predictions],
+        })
+
+        def insert(conn):
+            conn.register("fresh", fresh)
+            conn.execute("INSERT INTO nli_cache SELECT * FROM fresh f WHERE NOT EXISTS (SELECT 1 FROM nli_cache c "
+                         "WHERE c.premise_hash = f.premise_hash AND c.hypothesis_hash = f.hypothesis_hash "
+                         "AND c.model_version = f.model_version)")
+
+        store.transaction(insert)
+        known.update({keys[i]: {"label": p.label, "confidence": p.confidence}
+                      for i, p in zip(todo, predictions, strict=True)})
+    return [known[k] for k in keys]
+
+
+def excluded_pages(claims: pd.DataFrame, fragment_page: dict[str, str]) -> list[set[str]]:
+    """Pages each claim came from: its own fragments must not judge it."""
+    out = []
+    for claim in claims.itertuples(index=False):
+        ids = [claim.source_fragment_id, *(list(claim.also_in_fragments) if claim.also_in_fragments is not None else [])]
+        out.append({fragment_page[f] for f in ids if isinstance(f, str) and f in fragment_page})
+    return out
+
+
+@asset(partitions_def=task_partitions, group_name="evidence", deps=["claims", "fragments"], kinds={"duckdb", "parquet"})
+def nli_edges(context: AssetExecutionContext, store: LyraStore, models: LocalModels) -> MaterializeResult:
+    """Fragment → claim edges judged by the NLI model: SUPPORTS, REFUTES or NEUTRAL with the
+    model's confidence. Each adopted claim meets only its ``nli_top_k`` most similar fragments,
+    never one of its own page; ``edge_id`` hashes task, fragment and claim, so it is stable."""
+    task_id = context.partition_key
+    cfg = settings().evidence
+    claims = store.fetch_df("SELECT * FROM claims WHERE task_id = ? AND adoption_status = 'adopted' ORDER BY claim_id",
+                            [task_id])
+    fragments = store.read_partition("fragments", task_id)
+    embedder = models.embedder()
+    encode = lambda texts: store.cached_embeddings(models.embedder_name, texts, embedder.encode)  # noqa: E731
+    claim_vectors = encode(claims["text"].tolist()) if len(claims) else np.zeros((0, 1))
+    fragment_vectors = encode(fragments["text"].tolist()) if len(fragments) else np.zeros((0, 1))
+    fragment_page = dict(zip(fragments["fragment_id"], fragments["page_id"], strict=True))
+    chosen = select_pairs(claim_vectors, fragment_vectors, fragments["page_id"].tolist(),
+                          excluded_pages(claims, fragment_page), cfg.nli_top_k)
+
+    nli = models.nli()
+    flat = [(ci, fi, sim) for ci, pairs in enumerate(chosen) for fi, sim in pairs]
+    texts = [(fragments["text"].iat[fi], claims["text"].iat[ci]) for ci, fi, _ in flat]
+    results = judge_pairs(store, nli, texts, context.log)
+    rows = []
+    for (ci, fi, sim), result in zip(flat, results, strict=True):
+        fragment_id, claim_id = fragments["fragment_id"].iat[fi], claims["claim_id"].iat[ci]
+        rows.append({
+            "edge_id": edge_id_for(task_id, fragment_id, claim_id), "fragment_id": fragment_id,
+            "claim_id": claim_id, "relation": NLI_RELATION[result["label"]], "nli_label": result["label"],
+            "nli_confidence": float(result["confidence"]), "source_trust_level": UNVERIFIED,
+            "target_trust_level": UNVERIFIED, "model_version": nli.version, "similarity": sim,
+            "page_id": fragments["page_id"].iat[fi],
+        })
+    frame = pd.DataFrame(rows, columns=EDGE_COLUMNS)
+    store.replace_partition("nli_edges", task_id, frame)
+    counts = frame["relation"].value_counts().to_dict()
+    return MaterializeResult(metadata={
+        **table_metadata(frame, ["relation", "nli_confidence", "similarity", "claim_id", "fragment_id"]),
+        "relations": MetadataValue.json({r: int(counts.get(r, 0)) for r in RELATIONS}),
+        "model_version": MetadataValue.text(nli.version),
+    })
+
+
+@asset_check(asset=nli_edges, blocking=True, partitions_def=task_partitions,
+             description="every edge joins an existing fragment and claim; edge ids are unique")
+def nli_edges_are_well_formed(context: AssetCheckExecutionContext, store: LyraStore) -> AssetCheckResult:
+    task_id = context.op_execution_context.partition_key
+    bad = store.fetch_df(
+        "SELECT "
+        " count(*) FILTER (WHERE f.fragment_id IS NULL) AS dangling_fragments,"
+        " count(*) FILTER (WHERE c.claim_id IS NULL) AS dangling_claims,"
+        " count(*) - count(DISTINCT e.edge_id) AS duplicate_edge_ids,"
+        " count(*) FILTER (WHERE e.relation NOT IN ('SUPPORTS', 'REFUTES', 'NEUTRAL')) AS unknown_relations "
+        "FROM nli_edges e "
+        "LEFT JOIN fragments f ON f.task_id = e.task_id AND f.fragment_id = e.fragment_id "
+        "LEFT JOIN claims c ON c.task_id = e.task_id AND c.claim_id = e.claim_id "
+        "WHERE e.task_id = ?", [task_id]).iloc[0].to_dict()
+    problems = {k: int(v) for k, v in bad.items()}
+    return AssetCheckResult(passed=not any(problems.values()), metadata=problems)
+
+
+def scores_frame(claims: pd.DataFrame, edges: pd.DataFrame, use_bayesian: bool) -> pd.DataFrame:
+    """One score per adopted claim, from its edges alone (a claim with none keeps the prior)."""
+    by_claim: dict[str, list[Evidence]] = {}
+    for edge in edges.itertuples(index=False):
+        by_claim.setdefault(edge.claim_id, []).append(
+            Evidence(relation=edge.relation, nli_confidence=edge.nli_confidence, page_id=edge.page_id))
+    method = "bayesian" if use_bayesian else "legacy"
+    rows = [{"claim_id": cid, **score_claim(by_claim.get(cid, []), use_bayesian).model_dump(), "method": method}
+            for cid in claims["claim_id"]]
+    return pd.DataFrame(rows, columns=SCORE_COLUMNS)
+
+
+@asset(partitions_def=task_partitions, group_name="evidence", deps=["nli_edges"], kinds={"duckdb", "parquet"})
+def claim_scores(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult:
+    """Bayesian score of every adopted claim (seed 002): Beta(1, 1) updated by each SUPPORTS
+    (alpha) and REFUTES (beta) edge's NLI confidence; confidence, uncertainty, controversy and the
+    verdict follow. Domain trust never enters."""
+    task_id = context.partition_key
+    claims = store.fetch_df("SELECT claim_id FROM claims WHERE task_id = ? AND adoption_status = 'adopted' "
+                            "ORDER BY claim_id", [task_id])
+    edges = store.read_partition("nli_edges", task_id)
+    frame = scores_frame(claims, edges, settings().evidence.use_bayesian_confidence)
+    store.replace_partition("claim_scores", task_id, frame)
+    verdicts = frame["verdict"].value_counts().to_dict()
+    return MaterializeResult(metadata={
+        **table_metadata(frame.sort_values("confidence", ascending=False),
+                         ["claim_id", "verdict", "confidence", "uncertainty", "controversy", "evidence_count"]),
+        "verdicts": MetadataValue.json({v: int(verdicts.get(v, 0)) for v in VERDICTS}),
+    })
+
+
+@asset_check(asset=claim_scores, blocking=True, partitions_def=task_partitions,
+             description="scores lie in [0, 1] and every verdict follows from confidence and controversy")
+def claim_scores_are_consistent(context: AssetCheckExecutionContext, store: LyraStore) -> AssetCheckResult:
+    frame = store.read_partition("claim_scores", context.op_execution_context.partition_key)
+    out_of_range = int(sum(((frame[c] < 0) | (frame[c] > 1)).sum() for c in ("confidence", "uncertainty", "controversy")))
+    # stored figures are rounded to 3 decimals; the verdict was decided on the exact ones
+    wrong_verdicts = int(sum(
+        r.verdict not in {determine_verdict(r.confidence + dc, r.controversy + dk)
+                          for dc in (-5e-4, 0, 5e-4) for dk in (-5e-4, 0, 5e-4)}
+        for r in frame.itertuples(index=False)))
+    return AssetCheckResult(passed=out_of_range == 0 and wrong_verdicts == 0,
+                            metadata={"out_of_range": out_of_range, "inconsistent_verdicts": wrong_verdicts})

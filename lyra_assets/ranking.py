@@ -1,0 +1,72 @@
+"""Stage 4: ``fragment_ranking`` — BM25 → embeddings → cross-encoder over the task's fragments."""
+
+import pandas as pd
+from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+
+from lyra_assets.metadata import table_metadata
+from lyra_assets.partitions import task_partitions
+from lyra_core.bm25 import Bm25Index
+from lyra_core.ranking import RankingConfig, rank_candidates
+from lyra_core.tasks import TaskOptions
+from lyra_core.text import tokenize
+from lyra_resources.literature import LiteratureSources
+from lyra_resources.models import LocalModels
+from lyra_resources.settings import settings
+from lyra_resources.store import LyraStore
+
+COLUMNS = ["fragment_id", "bm25_score", "bm25_norm", "embedding_score", "fused_score", "rerank_score",
+           "trust_weight", "final_score", "final_rank", "stage"]
+
+
+def trust_weights(fragments: pd.DataFrame) -> pd.Series:
+    """Ranking weight of each fragment's source domain. Every domain weighs 1.0 until the domain
+    trust policy assigns levels; the weights only ever multiply ranking scores."""
+    return pd.Series(1.0, index=fragments.index)
+
+
+def ranking_frame(scores: dict, fragment_ids: list[str]) -> pd.DataFrame:
+    frame = pd.DataFrame({"fragment_id": fragment_ids, **scores})[COLUMNS]
+    frame["final_rank"] = frame["final_rank"].astype("Int64").where(frame["final_rank"] > 0)
+    return frame.sort_values(["final_rank", "bm25_score"], ascending=[True, False], na_position="last")
+
+
+@asset(partitions_def=task_partitions, group_name="ranking", deps=["fragments"], kinds={"duckdb", "parquet"})
+def fragment_ranking(
+    context: AssetExecutionContext, store: LyraStore, models: LocalModels, literature: LiteratureSources
+) -> MaterializeResult:
+    """How well each fragment answers the task's question, stage by stage: BM25 (stage 1, top
+    100 kept), fused 0.3·BM25 + 0.7·embedding cosine (stage 2), cross-encoder reranker (stage 3,
+    when one is available for the corpus); ``final_rank`` orders the stage-2 survivors."""
+    task = store.require_task(context.partition_key)
+    fragments = store.read_partition("fragments", task.id)
+    cfg = settings().ranking
+    config = RankingConfig(bm25_top_k=cfg.bm25_top_k, rerank_top_k=cfg.rerank_top_k,
+                           bm25_weight=cfg.bm25_weight, embedding_weight=cfg.embedding_weight)
+    texts = fragments["text"].tolist()
+    tokens = [tokenize(t) for t in texts]
+    query_tokens = tokenize(task.query)
+    bm25 = Bm25Index(tokens).get_scores(query_tokens) if any(tokens) and query_tokens else [0.0] * len(texts)
+
+    embedder = models.embedder()
+    query_vector = embedder.encode([task.query])[0]
+
+    def embed_docs(indices):
+        return store.cached_embeddings(models.embedder_name, [texts[i] for i in indices], embedder.encode)
+
+    options = TaskOptions.model_validate(task.options)
+    corpus_paths = options.corpus or literature.default_corpus
+    corpus_key = literature.corpus(corpus_paths[0]).fingerprint if corpus_paths else None
+    reranker, rerank_method = models.reranker_for(corpus_key)
+    rerank_docs = (lambda idx: reranker.score(task.query, [texts[i] for i in idx])) if reranker else None
+
+    scores = rank_candidates(bm25, query_vector, embed_docs, rerank_docs, config,
+                             trust=trust_weights(fragments).to_numpy())
+    frame = ranking_frame(scores, fragments["fragment_id"].tolist())
+    store.replace_partition("fragment_ranking", task.id, frame)
+    context.log.info(f"stage 3 {rerank_method}")
+    preview = frame.merge(fragments[["fragment_id", "text"]], on="fragment_id")
+    return MaterializeResult(metadata={
+        **table_metadata(preview, ["final_rank", "final_score", "bm25_norm", "embedding_score", "rerank_score", "text"]),
+        "reranker": MetadataValue.text(rerank_method),
+        "ranked": MetadataValue.int(int((frame["stage"] >= 2).sum())),
+    })

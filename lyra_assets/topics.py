@@ -1,0 +1,38 @@
+"""Stage 9: ``claim_topics`` — claims grouped into topics for exploration."""
+
+import numpy as np
+import pandas as pd
+from dagster import AssetExecutionContext, MaterializeResult, asset
+
+from lyra_assets.metadata import table_metadata
+from lyra_assets.partitions import task_partitions
+from lyra_core.topics import build_topics
+from lyra_resources.models import LocalModels
+from lyra_resources.settings import settings
+from lyra_resources.store import LyraStore
+
+COLUMNS = ["topic_id", "label", "label_method", "claim_count", "has_contradiction", "claim_ids", "terms"]
+
+
+@asset(partitions_def=task_partitions, group_name="evidence", deps=["claim_scores"], kinds={"duckdb", "parquet"})
+def claim_topics(context: AssetExecutionContext, store: LyraStore, models: LocalModels) -> MaterializeResult:
+    """Adopted claims grouped into topics: Louvain communities of the graph that links claims
+    with similar embeddings, labelled by their most distinctive terms. ``has_contradiction`` marks
+    a topic in which any claim has a REFUTES edge."""
+    task_id = context.partition_key
+    claims = store.fetch_df(
+        "SELECT c.claim_id, c.text, coalesce(s.refuting_count, 0) AS refuting_count FROM claims c "
+        "LEFT JOIN claim_scores s ON s.task_id = c.task_id AND s.claim_id = c.claim_id "
+        "WHERE c.task_id = ? AND c.adoption_status = 'adopted' ORDER BY c.claim_id", [task_id])
+    texts = claims["text"].tolist()
+    embedder = models.embedder()
+    vectors = store.cached_embeddings(models.embedder_name, texts, embedder.encode) if texts else np.zeros((0, 1))
+    topics = build_topics(task_id, claims["claim_id"].tolist(), texts, vectors, settings().evidence.topic_similarity)
+    refuted = claims["refuting_count"].to_numpy() > 0
+    frame = pd.DataFrame([{
+        "topic_id": t.topic_id, "label": t.label, "label_method": "distinctive-terms",
+        "claim_count": len(t.members), "has_contradiction": bool(refuted[t.members].any()),
+        "claim_ids": [claims["claim_id"].iat[i] for i in t.members], "terms": t.terms,
+    } for t in topics], columns=COLUMNS)
+    store.replace_partition("claim_topics", task_id, frame)
+    return MaterializeResult(metadata=table_metadata(frame, ["label", "claim_count", "has_contradiction"]))

@@ -1,0 +1,91 @@
+"""Pure steps of the evidence stage: claim deduplication and adoption, and NLI pair selection."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+
+class ClaimCandidate(BaseModel):
+    text: str
+    origin: str  # extracted | user
+    extractor: str  # local-rules | ollama:<model> | user
+    fragment_id: str | None = None
+    page_id: str | None = None
+    score: float = 0.0
+    features: list[str] = Field(default_factory=list)
+
+
+class MergedClaim(BaseModel):
+    """One claim after deduplication; ``also_in`` keeps the provenance of merged duplicates."""
+
+    head: ClaimCandidate
+    also_in: list[str] = Field(default_factory=list)  # fragment ids of merged duplicates
+    pages: list[str] = Field(default_factory=list)  # every page the claim was extracted from
+    index: int  # row of the head in the candidate vectors
+
+
+def dedupe_claims(candidates: list[ClaimCandidate], vectors: np.ndarray, threshold: float) -> list[MergedClaim]:
+    """Greedy merge of near-identical claims (cosine ≥ threshold). User claims come first and are
+    never merged into each other; an extracted duplicate of a user claim joins the user claim."""
+    order = sorted(range(len(candidates)), key=lambda i: (candidates[i].origin != "user", -candidates[i].score, i))
+    kept: list[MergedClaim] = []
+    kept_vectors: list[np.ndarray] = []
+    for i in order:
+        cand = candidates[i]
+        target = None
+        if kept_vectors:
+            sims = np.stack(kept_vectors) @ vectors[i]
+            best = int(np.argmax(sims))
+            both_user = cand.origin == "user" and kept[best].head.origin == "user"
+            if sims[best] >= threshold and not both_user:
+                target = kept[best]
+        if target is None:
+            kept.append(MergedClaim(head=cand, index=i, pages=[cand.page_id] if cand.page_id else []))
+            kept_vectors.append(vectors[i])
+        else:
+            if cand.fragment_id and cand.fragment_id != target.head.fragment_id and cand.fragment_id not in target.also_in:
+                target.also_in.append(cand.fragment_id)
+            if cand.page_id and cand.page_id not in target.pages:
+                target.pages.append(cand.page_id)
+    return kept
+
+
+def adoption(merged: list[MergedClaim], relevance: np.ndarray, max_claims: int, min_relevance: float) -> list[str]:
+    """'adopted' for user claims and the ``max_claims`` most relevant extracted claims at or above
+    ``min_relevance``; 'not_adopted' for the rest, which stay in the graph unjudged."""
+    extracted = [i for i, m in enumerate(merged) if m.head.origin != "user" and relevance[i] >= min_relevance]
+    chosen = set(sorted(extracted, key=lambda i: (-relevance[i], i))[:max_claims])
+    return ["adopted" if m.head.origin == "user" or i in chosen else "not_adopted" for i, m in enumerate(merged)]
+
+
+def select_pairs(
+    claim_vectors: np.ndarray,
+    fragment_vectors: np.ndarray,
+    fragment_pages: list[str],
+    excluded_pages: list[set[str]],
+    k: int,
+) -> list[list[tuple[int, float]]]:
+    """For each claim, its ``k`` most similar fragments as (fragment index, cosine), never a
+    fragment of a page the claim was extracted from (overlapping windows of one abstract would
+    otherwise confirm the claim with its own sentence)."""
+    if len(claim_vectors) == 0 or len(fragment_vectors) == 0:
+        return [[] for _ in range(len(claim_vectors))]
+    sims = claim_vectors @ fragment_vectors.T
+    pages = np.asarray(fragment_pages, dtype=object)
+    pairs = []
+    for row, excluded in zip(sims, excluded_pages, strict=True):
+        allowed = np.flatnonzero(~np.isin(pages, list(excluded))) if excluded else np.arange(len(row))
+        best = allowed[np.lexsort((allowed, -row[allowed]))][:k]
+        pairs.append([(int(j), float(row[j])) for j in best])
+    return pairs
+
+
+def edge_id_for(task_id: str, fragment_id: str, claim_id: str) -> str:
+    return "e_" + hashlib.sha1(f"{task_id}\x1f{fragment_id}\x1f{claim_id}".encode()).hexdigest()[:16]
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha1(text.encode()).hexdigest()

