@@ -6,7 +6,7 @@ import os
 
 from dagster import AssetSelection, Definitions, define_asset_job
 
-from lyra_assets import claims, documents, evidence, ranking, sources, topics
+from lyra_assets import claims, documents, evidence, models, ranking, sources, topics
 from lyra_resources.literature import LiteratureSources
 from lyra_resources.llm import OllamaLlm
 from lyra_resources.models import LocalModels
@@ -14,18 +14,25 @@ from lyra_resources.settings import HomeLayout, resolve_home, settings
 from lyra_resources.store import LyraStore
 
 TASK_JOB = "task_pipeline"
+NLI_TRAINING_JOB = "nli_model_training"
+RERANKER_TRAINING_JOB = "reranker_training"
 
 ASSETS = [
     sources.papers, documents.pages, documents.fragments, ranking.fragment_ranking,
     claims.claims, evidence.nli_edges, evidence.claim_scores, topics.claim_topics,
 ]
 CHECKS = [evidence.nli_edges_are_well_formed, evidence.claim_scores_are_consistent]
+MODEL_ASSETS = [models.nli_model, models.corpus_reranker]
 
 task_pipeline = define_asset_job(
     TASK_JOB,
     selection=AssetSelection.assets(*ASSETS) | AssetSelection.checks(*CHECKS),
     description="Materialize every per-task asset of one research task.",
 )
+nli_model_training = define_asset_job(NLI_TRAINING_JOB, selection=[models.nli_model],
+                                      description="Train Lyra's NLI cross-encoder on SNLI.")
+reranker_training = define_asset_job(RERANKER_TRAINING_JOB, selection=[models.corpus_reranker],
+                                     description="Adapt a cross-encoder reranker to one corpus.")
 
 
 def build_resources(home: str | os.PathLike[str] | None = None) -> dict[str, object]:
@@ -46,7 +53,10 @@ def build_resources(home: str | os.PathLike[str] | None = None) -> dict[str, obj
 
 def build_definitions(home: str | os.PathLike[str] | None = None) -> Definitions:
     """Lyra's definitions with every resource rooted at one Lyra home."""
-    return Definitions(assets=ASSETS, asset_checks=CHECKS, jobs=[task_pipeline], resources=build_resources(home))
+    return Definitions(
+        assets=[*ASSETS, *MODEL_ASSETS], asset_checks=CHECKS,
+        jobs=[task_pipeline, nli_model_training, reranker_training], resources=build_resources(home),
+    )
 
 
 defs = build_definitions()

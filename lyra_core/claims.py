@@ -27,7 +27,15 @@ _FINDING = re.compile(
     r"did not|does not|do not|failed to|unchanged|not (?:associated|significant\w*))\b",
     re.IGNORECASE,
 )
-_COMPARISON = re.compile(r"\b(than|versus|vs\.?|compared (?:with|to)|relative to|whereas|more|less|fewer)\b", re.I)
+_COMPARISON = re.compile(
+    r"\b(than|versus|vs\.?|compared (?:with|to)|relative to|whereas|more|less|fewer|between (?:the )?groups)\b", re.I
+)
+# A null result is a finding too ("X did not differ", "no change in Y").
+_NULL_RESULT = re.compile(
+    r"\b(?:did|does|do|was|were|is|are) not (?:differ|change|affect|alter|improve|reduce|increase|predict)\w*|"
+    r"\bno (?:significant |detectable |measurable )?(?:difference|change|effect|association|benefit|improvement)s?\b",
+    re.IGNORECASE,
+)
 _STATISTIC = re.compile(
     r"(\d+(?:\.\d+)?\s?%|\bp\s?[<=>≤]\s?0?\.\d+|\b(?:OR|RR|HR|CI|SMD|WMD|MD)\b|95%|"
     r"\bodds ratio|\bhazard ratio|\brelative risk|\bsignifican\w*|-fold\b|\bfold\b)",
@@ -62,7 +70,7 @@ _BACKGROUND = re.compile(
 _LABEL = re.compile(
     r"^(?:background|introduction|context|objectives?|aims?|purpose|methods?|design|setting|"
     r"participants|patients|interventions?|measurements?|main outcome measures?|results?|findings|"
-    r"conclusions?|interpretation|significance|importance|discussion)\s*[:.]?\s+(?=[A-Z0-9])",
+    r"conclusions?|interpretation|significance|importance|discussion)\s*[:.]?\s+(?-i:(?=[A-Z0-9]))",
     re.IGNORECASE,
 )
 _NEGATIVE_LABELS = {"background", "introduction", "context", "objective", "objectives", "aim", "aims",
@@ -105,6 +113,9 @@ def claim_features(sentence: str, label: str | None = None) -> tuple[float, list
     if _FINDING.search(sentence):
         score += 1.5
         features.append("effect")
+    if _NULL_RESULT.search(sentence):
+        score += 1.0
+        features.append("null-result")
     if _STATISTIC.search(sentence):
         score += 1.0
         features.append("statistic")

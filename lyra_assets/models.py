@@ -1,0 +1,75 @@
+"""Model-building assets: the shipped NLI cross-encoder and per-corpus rerankers.
+
+Neither is partitioned by task: the NLI model is built once (and shipped), a reranker once per
+corpus. Both run as their own jobs (``nli_model_training``, ``reranker_training``), from the
+Dagster UI or from ``lyra models train-nli`` / ``lyra models train-reranker``.
+"""
+
+from pathlib import Path
+
+from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataValue, asset
+from pydantic import Field
+
+from lyra_resources.literature import LiteratureSources
+from lyra_resources.models import DEFAULT_NLI_DIR, LocalModels
+from lyra_resources.nli_training import evaluate_nli_model, train_nli_model, write_model_card
+from lyra_resources.reranker_training import train_reranker
+from lyra_resources.snli_data import snli_files
+
+
+class NliTrainingConfig(Config):
+    snli_dir: str = Field(description="folder holding snli_1.0_train_subset.jsonl and snli_1.0_test.jsonl")
+    out_dir: str = Field(str(DEFAULT_NLI_DIR), description="where the model is written")
+    max_pairs: int = Field(80_000, description="training pairs (one pass)")
+    threads: int = 2
+
+
+@asset(group_name="models", kinds={"pytorch"})
+def nli_model(context: AssetExecutionContext, config: NliTrainingConfig) -> MaterializeResult:
+    """Lyra's 3-way NLI cross-encoder: all-MiniLM-L6-v2 fine-tuned on SNLI (entailment →
+    SUPPORTS, contradiction → REFUTES, neutral → NEUTRAL), evaluated on the full SNLI test set,
+    saved in fp16 with a model card."""
+    train, test = snli_files(Path(config.snli_dir))
+    report = train_nli_model(train, config.out_dir, max_pairs=config.max_pairs, eval_path=test,
+                             num_threads=config.threads,
+                             progress=lambda p: context.log.info(
+                                 f"step {p.step}/{p.total_steps} {p.pairs_per_s:.1f} pairs/s loss {p.running_loss:.3f}"))
+    evaluation = evaluate_nli_model(config.out_dir, test)
+    write_model_card(config.out_dir, report, evaluation)
+    return MaterializeResult(metadata={
+        "path": MetadataValue.path(config.out_dir),
+        "test_accuracy": MetadataValue.float(evaluation.accuracy),
+        "pairs": MetadataValue.int(report.pairs),
+        "train_pairs_per_s": MetadataValue.float(report.pairs_per_s),
+        "per_class_f1": MetadataValue.json({k: round(v.f1, 4) for k, v in evaluation.per_class.items()}),
+    })
+
+
+class RerankerTrainingConfig(Config):
+    corpus: str = Field(description="the local corpus file or folder to adapt the reranker to")
+    max_queries: int = Field(2000, description="papers whose titles become training queries")
+    base: str = Field("nli", description="'nli' (start from Lyra's NLI cross-encoder) or 'minilm'")
+    force: bool = Field(False, description="retrain even if this corpus already has a reranker")
+    threads: int = 2
+
+
+@asset(group_name="models", kinds={"pytorch"})
+def corpus_reranker(
+    context: AssetExecutionContext, config: RerankerTrainingConfig, literature: LiteratureSources, models: LocalModels
+) -> MaterializeResult:
+    """A cross-encoder reranker adapted to one corpus (titles as queries, abstracts as positives,
+    BM25 hard negatives), stored per corpus fingerprint and reused by ``fragment_ranking``."""
+    from lyra_resources.models import packaged_embedder_dir
+
+    corpus = literature.corpus(config.corpus)
+    out = Path(models.reranker_dir) / corpus.fingerprint
+    if (out / "config.json").exists() and not config.force:
+        context.log.info(f"{out} exists: reused (force=True retrains)")
+        return MaterializeResult(metadata={"path": MetadataValue.path(str(out)), "reused": True})
+    base = (models.nli_path or str(DEFAULT_NLI_DIR)) if config.base == "nli" else str(packaged_embedder_dir())
+    report = train_reranker(corpus, out, base, max_queries=config.max_queries, num_threads=config.threads,
+                            progress=context.log.info)
+    return MaterializeResult(metadata={
+        "path": MetadataValue.path(str(out)), "reused": False, "pairs": MetadataValue.int(report.pairs),
+        "seconds": MetadataValue.float(report.seconds), "base": MetadataValue.text(base),
+    })

@@ -1,0 +1,137 @@
+"""Adapting a cross-encoder reranker to a user's own corpus, with no labelled data and no download.
+
+Each paper's title is a query whose relevant passage is that paper's abstract; BM25's best other
+papers for the same title are hard negatives (close in words, wrong paper), plus one random paper.
+A cross-encoder (one relevance logit) learns to tell them apart, starting from the weights of
+Lyra's NLI cross-encoder (already trained on sentence pairs) or from MiniLM.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from lyra_core.identifiers import normalize_title
+from lyra_resources.corpus import LocalCorpus
+
+log = logging.getLogger(__name__)
+
+# Titles that name a section or a document type, not a paper (seen in real corpora).
+_PLACEHOLDER_TITLES = {"summary", "article", "review article", "original article", "table of contents",
+                       "editorial", "abstract", "introduction", "letter", "correspondence", "erratum"}
+
+
+class RerankerPair(BaseModel):
+    query: str
+    passage: str
+    label: float
+
+
+class RerankerReport(BaseModel):
+    corpus: str
+    fingerprint: str
+    base_model: str
+    out_dir: str
+    queries: int
+    pairs: int
+    negatives_per_query: int
+    epochs: int
+    steps: int
+    seconds: float
+    pairs_per_s: float
+    final_loss: float
+
+
+def build_pairs(corpus: LocalCorpus, max_queries: int, hard_negatives: int = 3, seed: int = 13) -> list[RerankerPair]:
+    """(title, abstract) positives and BM25 hard negatives from the corpus itself."""
+    rng = random.Random(seed)
+    usable = [i for i, r in enumerate(corpus.records)
+              if r.abstract and len(r.abstract) >= 200 and len(r.title) >= 20
+              and normalize_title(r.title) not in _PLACEHOLDER_TITLES]
+    chosen = rng.sample(usable, min(max_queries, len(usable)))
+    pairs: list[RerankerPair] = []
+    for i in chosen:
+        record = corpus.records[i]
+        hits = [h for h in corpus.search(record.title, limit=hard_negatives * 4 + 1)
+                if h.source_id != record.source_id and h.abstract]
+        negatives = hits[:hard_negatives * 2]
+        rng.shuffle(negatives)
+        negatives = negatives[:hard_negatives]
+        random_other = corpus.records[rng.choice(usable)]
+        if random_other.source_id != record.source_id:
+            negatives.append(random_other)
+        pairs.append(RerankerPair(query=record.title, passage=record.abstract, label=1.0))
+        pairs.extend(RerankerPair(query=record.title, passage=n.abstract, label=0.0) for n in negatives)
+    rng.shuffle(pairs)
+    return pairs
+
+
+def train_reranker(
+    corpus: LocalCorpus,
+    out_dir: str | Path,
+    base_model_dir: str | Path,
+    *,
+    max_queries: int = 2000,
+    hard_negatives: int = 3,
+    epochs: int = 1,
+    batch_size: int = 16,
+    lr: float = 3e-5,
+    warmup_ratio: float = 0.1,
+    max_length: int = 256,
+    seed: int = 13,
+    num_threads: int = 2,
+    progress=None,
+) -> RerankerReport:
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(num_threads)
+    pairs = build_pairs(corpus, max_queries, hard_negatives, seed)
+    if not pairs:
+        raise ValueError(f"corpus {corpus.path} has no paper with a title and an abstract to learn from")
+    tokenizer = AutoTokenizer.from_pretrained(base_model_dir)
+    # A one-logit head replaces whatever head the base had (NLI's three classes, or none).
+    model = AutoModelForSequenceClassification.from_pretrained(
+        base_model_dir, num_labels=1, ignore_mismatched_sizes=True, dtype=torch.float32,
+        id2label={0: "relevant"}, label2id={"relevant": 0})
+    model.train()
+    steps_per_epoch = (len(pairs) + batch_size - 1) // batch_size
+    total = steps_per_epoch * epochs
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    schedule = get_linear_schedule_with_warmup(optimizer, int(total * warmup_ratio), total)
+    loss_fn = torch.nn.BCEWithLogitsLoss()
+    started, step, running = time.perf_counter(), 0, 0.0
+    for _ in range(epochs):
+        for start in range(0, len(pairs), batch_size):
+            batch = pairs[start:start + batch_size]
+            enc = tokenizer([p.query for p in batch], [p.passage for p in batch], padding="longest",
+                            truncation="only_second", max_length=max_length, return_tensors="pt")
+            logits = model(**enc).logits.squeeze(-1)
+            loss = loss_fn(logits, torch.tensor([p.label for p in batch]))
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            schedule.step()
+            optimizer.zero_grad()
+            step += 1
+            running = 0.98 * running + 0.02 * loss.item() if step > 1 else loss.item()
+            if progress and (step % 25 == 0 or step == total):
+                elapsed = time.perf_counter() - started
+                progress(f"step {step}/{total} loss={running:.4f} {step * batch_size / elapsed:.1f} pairs/s")
+    seconds = time.perf_counter() - started
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out, safe_serialization=True)
+    tokenizer.save_pretrained(out)
+    report = RerankerReport(
+        corpus=str(corpus.path), fingerprint=corpus.fingerprint, base_model=str(base_model_dir), out_dir=str(out),
+        queries=len(pairs) // (hard_negatives + 2) if pairs else 0, pairs=len(pairs),
+        negatives_per_query=hard_negatives + 1, epochs=epochs, steps=step, seconds=round(seconds, 1),
+        pairs_per_s=round(len(pairs) * epochs / seconds, 2), final_loss=round(running, 4))
+    (out / "training.json").write_text(report.model_dump_json(indent=2))
+    return report

@@ -1,0 +1,81 @@
+"""The local claim extractor, claim deduplication and adoption, and NLI pair selection."""
+
+import numpy as np
+
+from lyra_core.claims import claim_id_for, extract_claims, strip_label
+from lyra_core.evidence import ClaimCandidate, adoption, dedupe_claims, select_pairs
+
+ABSTRACT = (
+    "BACKGROUND: Hip fractures are a common cause of disability in older adults. "
+    "The aim of this study was to assess vitamin D supplementation. "
+    "METHODS: We randomized 2,686 participants to 100,000 IU of vitamin D3 or placebo every four months. "
+    "RESULTS: Vitamin D reduced the risk of first fracture by 22% (RR 0.78, 95% CI 0.61-0.99). "
+    "Mortality did not differ between the groups. "
+    "CONCLUSIONS: Four-monthly vitamin D supplementation may prevent fractures in the elderly. "
+    "What explains this effect?"
+)
+
+
+def test_extractor_keeps_findings_and_drops_methods_aims_and_background():
+    claims = [c.text for c in extract_claims(ABSTRACT)]
+    assert "Vitamin D reduced the risk of first fracture by 22% (RR 0.78, 95% CI 0.61-0.99)." in claims
+    assert "Four-monthly vitamin D supplementation may prevent fractures in the elderly." in claims
+    assert "Mortality did not differ between the groups." in claims
+    joined = " ".join(claims)
+    for not_a_claim in ("We randomized", "The aim of this study", "common cause of disability", "What explains"):
+        assert not_a_claim not in joined
+    assert len(claims) < 7  # never every sentence
+
+
+def test_section_labels_are_stripped_and_findings_score_higher():
+    assert strip_label("RESULTS: Mortality fell.") == ("Mortality fell.", "results")
+    assert strip_label("Results were mixed.") == ("Results were mixed.", None)
+    best = extract_claims(ABSTRACT)[0]
+    assert "statistic" in best.features and "effect" in best.features
+
+
+def test_claim_ids_are_stable_and_ignore_case_and_spacing():
+    assert claim_id_for("t1", "Vitamin D  reduces fractures.") == claim_id_for("t1", "vitamin d reduces fractures.")
+    assert claim_id_for("t1", "a claim text") != claim_id_for("t2", "a claim text")
+
+
+def unit(*rows):
+    m = np.array(rows, dtype=float)
+    return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+
+def test_dedupe_merges_near_identical_claims_and_keeps_provenance():
+    cands = [
+        ClaimCandidate(text="A reduces B.", origin="extracted", extractor="local-rules", fragment_id="f1", page_id="p1", score=2),
+        ClaimCandidate(text="A lowers B.", origin="extracted", extractor="local-rules", fragment_id="f2", page_id="p2", score=3),
+        ClaimCandidate(text="C raises D.", origin="extracted", extractor="local-rules", fragment_id="f3", page_id="p3", score=2),
+        ClaimCandidate(text="A reduces B in adults.", origin="user", extractor="user", score=10),
+        ClaimCandidate(text="A reduces B in children.", origin="user", extractor="user", score=10),
+    ]
+    vectors = unit([1, 0.02, 0], [1, 0.03, 0], [0, 1, 0], [1, 0.025, 0], [1, -0.2, 0.1])
+    merged = dedupe_claims(cands, vectors, threshold=0.95)
+    texts = [m.head.text for m in merged]
+    # the two user claims stay apart; the extracted duplicates join the first user claim
+    assert texts == ["A reduces B in adults.", "A reduces B in children.", "C raises D."]
+    assert sorted(merged[0].also_in) == ["f1", "f2"] and sorted(merged[0].pages) == ["p1", "p2"]
+
+
+def test_adoption_keeps_user_claims_and_the_most_relevant_extracted_ones():
+    cands = [ClaimCandidate(text=f"claim {i}", origin="extracted", extractor="x") for i in range(4)]
+    cands.append(ClaimCandidate(text="user claim", origin="user", extractor="user"))
+    merged = dedupe_claims(cands, np.eye(5), threshold=0.9)
+    relevance = np.array([0.9, 0.1, 0.5, 0.7, 0.0])
+    order = [m.head.text for m in merged]
+    status = dict(zip(order, adoption(merged, relevance[[cands.index(m.head) for m in merged]], 2, 0.2), strict=True))
+    assert status == {"user claim": "adopted", "claim 0": "adopted", "claim 3": "adopted",
+                      "claim 2": "not_adopted", "claim 1": "not_adopted"}
+
+
+def test_pairs_are_the_most_similar_fragments_outside_the_claims_own_page():
+    claims = unit([1, 0], [0, 1])
+    fragments = unit([1, 0], [0.9, 0.1], [0.5, 0.5], [0, 1])
+    pages = ["own", "other", "other2", "other3"]
+    pairs = select_pairs(claims, fragments, pages, [{"own"}, set()], k=2)
+    assert [j for j, _ in pairs[0]] == [1, 2]  # fragment 0 is on the claim's own page
+    assert [j for j, _ in pairs[1]] == [3, 2]
+    assert select_pairs(claims, np.zeros((0, 2)), [], [set(), set()], k=2) == [[], []]
