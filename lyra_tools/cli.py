@@ -17,7 +17,7 @@ from rich.table import Table
 from lyra_core.tasks import TaskOptions
 from lyra_resources.settings import REPO_ROOT, HomeLayout, resolve_home
 from lyra_resources.store import LyraStore, StoreError, TaskRecord
-from lyra_tools import runner
+from lyra_tools import report, runner
 
 app = typer.Typer(help="Lyra: turn a research question into an evidence graph.", no_args_is_help=True)
 task_app = typer.Typer(help="List, inspect, re-run, stop and delete tasks.", no_args_is_help=True)
@@ -78,6 +78,15 @@ def _print_summary(outcome: runner.RunOutcome, home: Path | None) -> None:
     for name, count in counts.items():
         table.add_row(name, str(count))
     console.print(table)
+    if outcome.success and counts.get("claim_scores"):
+        claims = report.top_claims(_store(home), outcome.task_id, limit=8)
+        top = Table("verdict", "conf.", "±", "sup", "ref", "claim", title="claims with the most evidence")
+        for c in claims.itertuples(index=False):
+            top.add_row(c.verdict, f"{c.confidence:.2f}", f"{c.uncertainty:.2f}", str(c.supporting_count),
+                        str(c.refuting_count), ("★ " if c.origin == "user" else "") + c.text)
+        console.print(top)
+        path = report.write_report(_store(home), outcome.task_id, layout.root / "reports" / f"{outcome.task_id}.md")
+        console.print(f"Report:  {path}")
     console.print(f"DuckDB:  {layout.database}")
     console.print(f"Parquet: {layout.parquet}/<table>/task_id={outcome.task_id}/data.parquet")
 

@@ -2,6 +2,7 @@
 
 import re
 
+import pytest
 from typer.testing import CliRunner
 
 from lyra_resources.store import LyraStore
@@ -14,6 +15,7 @@ def invoke(*args: str):
     return cli.invoke(app, list(args), catch_exceptions=False)
 
 
+@pytest.mark.slow
 def test_run_then_manage_the_task(tmp_path, small_corpus):
     home = str(tmp_path / "h")
     result = invoke("run", "Does vitamin D supplementation reduce fracture risk?", "--corpus", str(small_corpus),
@@ -51,8 +53,40 @@ def test_clear_errors_for_bad_input(tmp_path):
     assert empty.exit_code == 1 and "non-empty" in empty.output
 
 
+@pytest.mark.slow
 def test_home_from_environment(tmp_path, small_corpus, monkeypatch):
     monkeypatch.setenv("LYRA_HOME", str(tmp_path / "envhome"))
     assert invoke("run", "sleep memory", "--corpus", str(small_corpus)).exit_code == 0
     assert (tmp_path / "envhome" / "lyra.duckdb").exists()
     assert (tmp_path / "envhome" / "dagster" / "dagster.yaml").exists()
+
+
+@pytest.mark.slow
+def test_stop_interrupts_a_run_in_another_process(tmp_path, small_corpus):
+    import subprocess
+    import sys
+    import time
+
+    from lyra_tools import runner
+
+    home = tmp_path / "h"
+    store = LyraStore.at(home)
+    task = store.create_task("vitamin D and fractures", {"corpus": [str(small_corpus)]})
+    proc = subprocess.Popen([sys.executable, "-m", "lyra_tools.cli", "task", "run", task.id, "--home", str(home)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # wait until the run is really under way
+        with runner.open_instance(home) as instance:
+            if runner.active_runs(instance, task.id):
+                break
+        time.sleep(0.2)
+    else:
+        proc.kill()
+        pytest.fail("the run never started")
+    stop = invoke("task", "stop", task.id, "--home", str(home))
+    assert stop.exit_code == 0 and "stopped 1 run" in stop.output
+    assert proc.wait(timeout=60) != 0
+    assert store.require_task(task.id).status == "stopped"
+    with runner.open_instance(home) as instance:
+        assert not runner.active_runs(instance, task.id)
+        assert runner.task_runs(instance, task.id)[0].dagster_run.status.value in {"CANCELED", "FAILURE"}

@@ -17,14 +17,15 @@ def test_definitions_load_with_every_asset_partitioned_by_task(lyra_home):
     defs = build_definitions(lyra_home)
     job = defs.resolve_job_def("task_pipeline")
     assert job.partitions_def is not None and job.partitions_def.name == TASKS_PARTITION
-    assert set(runner.asset_names()) == {"papers", "pages", "fragments"}
+    assert runner.asset_names() == ["papers", "pages", "fragments", "fragment_ranking", "claims", "nli_edges",
+                                    "claim_scores", "claim_topics"]
 
 
-def test_materialize_in_process_writes_each_table(lyra_home, small_corpus):
+def test_materialize_in_process_writes_the_source_tables(lyra_home, small_corpus):
     task = new_task(lyra_home, "Does vitamin D supplementation reduce fracture risk?", small_corpus)
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
-        result = materialize(ASSETS, partition_key=task.id, resources=build_resources(lyra_home), instance=instance)
+        result = materialize(ASSETS[:3], partition_key=task.id, resources=build_resources(lyra_home), instance=instance)
     assert result.success
     store = LyraStore.at(lyra_home)
     papers = store.read_partition("papers", task.id).sort_values("search_rank")
@@ -42,19 +43,22 @@ def test_materialize_in_process_writes_each_table(lyra_home, small_corpus):
     assert "Vitamin D" in mat.metadata["preview"].value
 
 
+@pytest.mark.slow
 def test_rerun_replaces_rows_and_tasks_stay_apart(lyra_home, small_corpus):
     first = new_task(lyra_home, "vitamin D fracture", small_corpus)
     second = new_task(lyra_home, "sleep memory", small_corpus)
     outcome = runner.run_task(first.id, lyra_home)
     assert outcome.success, outcome.error
     store = LyraStore.at(lyra_home)
-    before = {t: store.read_partition(t, first.id) for t in ("papers", "pages", "fragments")}
+    before = {t: store.read_partition(t, first.id) for t in ("papers", "pages", "fragments", "fragment_ranking",
+                                                             "claims", "nli_edges", "claim_scores")}
     assert runner.run_task(first.id, lyra_home).success
     assert runner.run_task(second.id, lyra_home).success
-    for table, rows in before.items():
+    for table, rows in before.items():  # model outputs included: the pipeline is deterministic
         again = store.read_partition(table, first.id)
         assert len(again) == len(rows)
-        assert again.drop(columns=["sources"], errors="ignore").equals(rows.drop(columns=["sources"], errors="ignore"))
+        lists = [c for c in rows.columns if rows[c].map(lambda v: hasattr(v, "__len__") and not isinstance(v, str)).any()]
+        assert again.drop(columns=lists).equals(rows.drop(columns=lists)), table
     assert set(store.read_partition("papers", second.id)["title"]) == {"Sleep deprivation impairs memory consolidation"}
     assert store.require_task(first.id).status == "completed"
     with runner.open_instance(lyra_home) as instance:
@@ -63,6 +67,7 @@ def test_rerun_replaces_rows_and_tasks_stay_apart(lyra_home, small_corpus):
         assert len(runs) == 2 and all(r.dagster_run.is_success for r in runs)
 
 
+@pytest.mark.slow
 def test_failed_run_keeps_previous_rows_readable(lyra_home, small_corpus):
     task = new_task(lyra_home, "vitamin D fracture", small_corpus)
     assert runner.run_task(task.id, lyra_home).success
@@ -83,6 +88,7 @@ def test_a_task_without_any_source_fails_with_a_clear_message(lyra_home):
     assert not outcome.success and "--corpus" in outcome.error
 
 
+@pytest.mark.slow
 def test_delete_removes_partition_and_rows(lyra_home, small_corpus):
     keep = new_task(lyra_home, "sleep memory", small_corpus)
     gone = new_task(lyra_home, "vitamin D fracture", small_corpus)
@@ -97,6 +103,7 @@ def test_delete_removes_partition_and_rows(lyra_home, small_corpus):
         assert instance.has_dynamic_partition(TASKS_PARTITION, keep.id)
 
 
+@pytest.mark.slow
 def test_real_scifact_corpus(lyra_home, shared_data):
     corpus = shared_data / "scifact" / "corpus.jsonl"
     task = new_task(lyra_home, "Does vitamin D supplementation reduce fracture risk?", corpus)

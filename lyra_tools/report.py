@@ -1,0 +1,54 @@
+"""A task's evidence report: the scored claims with their strongest evidence, as Markdown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from lyra_resources.store import LyraStore
+
+
+def top_claims(store: LyraStore, task_id: str, limit: int = 10) -> pd.DataFrame:
+    """Adopted claims, best evidenced first: by evidence weight, then confidence."""
+    return store.fetch_df(
+        "SELECT c.claim_id, c.text, c.origin, s.verdict, s.confidence, s.uncertainty, s.controversy, "
+        "s.supporting_count, s.refuting_count, s.neutral_count, s.independent_sources "
+        "FROM claim_scores s JOIN claims c ON c.task_id = s.task_id AND c.claim_id = s.claim_id "
+        "WHERE s.task_id = ? ORDER BY (c.origin = 'user') DESC, "
+        "(s.supporting_count + s.refuting_count) DESC, s.confidence DESC, c.claim_id LIMIT ?",
+        [task_id, limit])
+
+
+def claim_evidence(store: LyraStore, task_id: str, claim_id: str, per_side: int = 2) -> pd.DataFrame:
+    return store.fetch_df(
+        "SELECT e.relation, e.nli_confidence, f.text, pg.url, pg.title FROM nli_edges e "
+        "JOIN fragments f ON f.task_id = e.task_id AND f.fragment_id = e.fragment_id "
+        "JOIN pages pg ON pg.task_id = f.task_id AND pg.page_id = f.page_id "
+        "WHERE e.task_id = ? AND e.claim_id = ? AND e.relation != 'NEUTRAL' "
+        "QUALIFY row_number() OVER (PARTITION BY e.relation ORDER BY e.nli_confidence DESC) <= ? "
+        "ORDER BY e.relation DESC, e.nli_confidence DESC", [task_id, claim_id, per_side])
+
+
+def write_report(store: LyraStore, task_id: str, path: Path, limit: int = 15) -> Path:
+    task = store.require_task(task_id)
+    counts = store.row_counts(task_id)
+    lines = [f"# {task.query}", "", f"Task `{task.id}` · status {task.status} · "
+             + ", ".join(f"{n} {t}" for t, n in counts.items()), ""]
+    claims = top_claims(store, task_id, limit)
+    if claims.empty:
+        lines.append("No scored claims yet.")
+    for claim in claims.itertuples(index=False):
+        origin = " (your claim)" if claim.origin == "user" else ""
+        lines += [f"## {claim.text}{origin}", "",
+                  f"**{claim.verdict}** · confidence {claim.confidence:.2f} ± {claim.uncertainty:.2f} · "
+                  f"controversy {claim.controversy:.2f} · {claim.supporting_count} supporting, "
+                  f"{claim.refuting_count} refuting, {claim.neutral_count} neutral fragments · "
+                  f"{claim.independent_sources} independent supporting sources", ""]
+        for edge in claim_evidence(store, task_id, claim.claim_id).itertuples(index=False):
+            source = f"[{edge.title}]({edge.url})" if edge.url else edge.title
+            lines.append(f"- {edge.relation} ({edge.nli_confidence:.2f}): “{edge.text}” — {source}")
+        lines.append("")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines))
+    return path

@@ -1,0 +1,77 @@
+"""A whole task through Dagster: claims, NLI edges, Bayesian scores and topics."""
+
+import pytest
+from dagster import DagsterInstance, materialize
+
+from lyra_assets.definitions import ASSETS, CHECKS, build_resources
+from lyra_assets.partitions import TASKS_PARTITION
+from lyra_core.scoring import Evidence, score_claim
+from lyra_resources.store import LyraStore
+from lyra_tools import runner
+
+pytestmark = pytest.mark.slow
+
+USER_CLAIM = "High-dose vitamin D supplementation reduces hip fracture risk in older adults."
+
+
+def test_task_ends_in_a_scored_evidence_graph(lyra_home, small_corpus):
+    store = LyraStore.at(lyra_home)
+    task = store.create_task("Does vitamin D supplementation reduce fracture risk?",
+                             {"corpus": [str(small_corpus)], "claims": [USER_CLAIM]})
+    with DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
+        result = materialize([*ASSETS, *CHECKS], partition_key=task.id, resources=build_resources(lyra_home),
+                             instance=instance)
+    assert result.success
+    checks = result.get_asset_check_evaluations()
+    assert len(checks) == 2 and all(c.passed for c in checks)
+
+    claims = store.read_partition("claims", task.id)
+    user = claims[claims["origin"] == "user"]
+    assert user["text"].tolist() == [USER_CLAIM] and user["adoption_status"].tolist() == ["adopted"]
+    extracted = claims[claims["origin"] == "extracted"]
+    assert len(extracted) > 0 and set(extracted["extractor"]) == {"local-rules"}
+    assert set(claims["adoption_status"]) <= {"adopted", "not_adopted", "pending"}
+
+    edges = store.read_partition("nli_edges", task.id)
+    fragments = store.read_partition("fragments", task.id).set_index("fragment_id")
+    assert edges["edge_id"].is_unique and set(edges["relation"]) <= {"SUPPORTS", "REFUTES", "NEUTRAL"}
+    assert set(edges["claim_id"]) <= set(claims["claim_id"])
+    # a claim is never judged by a fragment of the page it was extracted from
+    for claim in extracted.itertuples():
+        if claim.adoption_status == "adopted":
+            own_page = fragments.loc[claim.source_fragment_id, "page_id"]
+            judged = edges[edges["claim_id"] == claim.claim_id]
+            assert own_page not in set(fragments.loc[judged["fragment_id"], "page_id"])
+    per_claim = edges.groupby("claim_id").size()
+    assert per_claim.max() <= 8  # top-k pairing, never all pairs
+    # the user's claim meets the RR 0.70 sentence of the trial that supports it
+    user_edges = edges[edges["claim_id"] == user["claim_id"].iat[0]]
+    supporting = fragments.loc[user_edges[user_edges["relation"] == "SUPPORTS"]["fragment_id"], "text"]
+    assert any("reduced hip fracture risk" in t for t in supporting)
+
+    scores = store.read_partition("claim_scores", task.id).set_index("claim_id")
+    adopted = set(claims.loc[claims["adoption_status"] == "adopted", "claim_id"])
+    assert set(scores.index) == adopted
+    for claim_id, group in edges.groupby("claim_id"):  # scores come from edges and nothing else
+        expected = score_claim([Evidence(relation=r.relation, nli_confidence=r.nli_confidence, page_id=r.page_id)
+                                for r in group.itertuples()])
+        assert scores.loc[claim_id, "confidence"] == expected.confidence
+        assert scores.loc[claim_id, "verdict"] == expected.verdict
+    assert scores.loc[user["claim_id"].iat[0], "confidence"] > 0.5
+
+    topics = store.read_partition("claim_topics", task.id)
+    assert sum(topics["claim_count"]) == len(adopted)
+    assert sorted(c for ids in topics["claim_ids"] for c in ids) == sorted(adopted)
+
+
+def test_unchanged_rerun_reuses_every_nli_judgement(lyra_home, small_corpus):
+    store = LyraStore.at(lyra_home)
+    task = store.create_task("vitamin D and fractures", {"corpus": [str(small_corpus)], "claims": [USER_CLAIM]})
+    assert runner.run_task(task.id, lyra_home).success
+    cached = store.fetch_df("SELECT count(*) AS n FROM nli_cache")["n"].iat[0]
+    edges = store.read_partition("nli_edges", task.id)
+    assert runner.run_task(task.id, lyra_home).success
+    assert store.fetch_df("SELECT count(*) AS n FROM nli_cache")["n"].iat[0] == cached
+    assert store.read_partition("nli_edges", task.id).equals(edges)
+    assert cached >= len(edges) > 0

@@ -1,0 +1,56 @@
+"""The three-stage ranking math on fixed scores, and the fragment_ranking asset."""
+
+import numpy as np
+import pytest
+
+from lyra_core.ranking import RankingConfig, final_order, fuse, minmax, rank_candidates
+
+
+def test_minmax_and_fusion_weights():
+    assert minmax(np.array([2.0, 4.0, 6.0])).tolist() == [0.0, 0.5, 1.0]
+    assert minmax(np.array([3.0, 3.0])).tolist() == [1.0, 1.0]
+    fused = fuse(np.array([1.0, 0.0]), np.array([0.0, 1.0]))
+    assert fused.tolist() == pytest.approx([0.3, 0.7])
+
+
+def test_stages_on_fixed_scores():
+    bm25 = np.array([10.0, 8.0, 6.0, 0.0, 4.0])
+    docs = np.array([[1, 0], [0, 1], [1, 1], [1, 0], [0.6, 0.8]], dtype=float)
+    query = np.array([0.0, 1.0])
+    out = rank_candidates(bm25, query, lambda idx: docs[idx], None, RankingConfig(bm25_top_k=3))
+    # stage 1 keeps the three best BM25 docs; doc 3 (score 0) and doc 4 (rank 4) are out
+    assert out["stage"].tolist() == [2, 2, 2, 0, 0]
+    assert out["bm25_norm"][:3].tolist() == pytest.approx([1.0, 0.5, 0.0])
+    assert out["embedding_score"][:3].tolist() == pytest.approx([0.0, 1.0, 1 / np.sqrt(2)])
+    expected = [0.3 * 1.0 + 0.7 * 0.0, 0.3 * 0.5 + 0.7 * 1.0, 0.3 * 0.0 + 0.7 / np.sqrt(2)]
+    assert out["fused_score"][:3].tolist() == pytest.approx(expected)
+    assert out["final_rank"].tolist() == [3, 1, 2, 0, 0]
+    assert np.isnan(out["fused_score"][4])
+
+
+def test_reranker_orders_its_candidates_first_and_trust_multiplies():
+    bm25 = np.array([5.0, 4.0, 3.0])
+    docs = np.eye(3)
+    query = np.array([1.0, 1.0, 1.0])
+    seen = []
+
+    def rerank(idx):
+        seen.append(sorted(idx.tolist()))
+        return np.array([{0: 0.2, 1: 0.9, 2: 0.5}[i] for i in idx])
+
+    out = rank_candidates(bm25, query, lambda idx: docs[idx], rerank, RankingConfig(rerank_top_k=2))
+    assert seen == [[0, 1]]  # only the two best fused candidates reach the reranker
+    assert out["stage"].tolist() == [3, 3, 2]
+    assert out["final_rank"].tolist() == [2, 1, 3]
+    trusted = rank_candidates(bm25, query, lambda idx: docs[idx], rerank, RankingConfig(rerank_top_k=2),
+                              trust=np.array([5.0, 1.0, 1.0]))
+    assert trusted["final_rank"].tolist()[0] == 1  # weight 5 lifts doc 0 above doc 1 (0.2·5 > 0.9)
+
+
+def test_final_order_is_stable_on_ties():
+    assert final_order(np.array([0.5, 0.5, 0.9]), [None, None, None]).tolist() == [2, 0, 1]
+
+
+def test_no_bm25_match_ranks_nothing():
+    out = rank_candidates(np.zeros(3), np.ones(2), lambda idx: np.ones((len(idx), 2)), None)
+    assert out["final_rank"].tolist() == [0, 0, 0] and out["stage"].tolist() == [0, 0, 0]
