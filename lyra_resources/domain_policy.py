@@ -1,0 +1,235 @@
+"""The domain trust policy: ``config/domains.yaml`` validated, hot-reloaded, and queried.
+
+Trust levels rank fragments and annotate edges; they never enter claim confidence. The policy
+answers three questions about a domain: its trust level (user overrides > listed domains, which
+cover their subdomains > the longest matching suffix rule > the default), its ranking weight,
+and how politely to fetch from it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from lyra_resources.settings import CONFIG_DIR
+
+log = logging.getLogger(__name__)
+REPO_POLICY = Path(CONFIG_DIR) / "domains.yaml"
+DOMAINS_FILE = Path(os.environ.get("LYRA_DOMAINS", REPO_POLICY))
+
+
+class TrustLevel(str, Enum):
+    PRIMARY = "primary"
+    GOVERNMENT = "government"
+    ACADEMIC = "academic"
+    TRUSTED = "trusted"
+    LOW = "low"
+    UNVERIFIED = "unverified"
+    BLOCKED = "blocked"
+
+    @property
+    def label(self) -> str:
+        return self.value.upper()
+
+
+HIGH_TRUST = {TrustLevel.PRIMARY, TrustLevel.GOVERNMENT, TrustLevel.ACADEMIC}
+DEFAULT_WEIGHTS = {TrustLevel.PRIMARY: 1.0, TrustLevel.GOVERNMENT: 0.95, TrustLevel.ACADEMIC: 0.90,
+                   TrustLevel.TRUSTED: 0.75, TrustLevel.LOW: 0.40, TrustLevel.UNVERIFIED: 0.30,
+                   TrustLevel.BLOCKED: 0.0}
+
+
+def _domain(value: str) -> str:
+    text = value.strip().lower().rstrip(".")
+    if not text or " " in text or "/" in text:
+        raise ValueError(f"{value!r} is not a domain name")
+    return text.removeprefix("www.")
+
+
+class Politeness(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    qps: float = Field(0.5, gt=0, le=100)
+    max_requests_per_day: int = Field(1000, ge=1)
+
+
+class DomainRule(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    domain: str
+    trust_level: TrustLevel
+    qps: float | None = Field(None, gt=0, le=100)
+    max_requests_per_day: int | None = Field(None, ge=1)
+    max_pages_per_day: int | None = Field(None, ge=1)
+    headful_ratio: float | None = Field(None, ge=0, le=1)
+
+    @field_validator("domain")
+    @classmethod
+    def _norm(cls, value: str) -> str:
+        return _domain(value)
+
+
+class SuffixRule(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    suffix: str
+    trust_level: TrustLevel
+
+    @field_validator("suffix")
+    @classmethod
+    def _suffix(cls, value: str) -> str:
+        text = value.strip().lower()
+        return text if text.startswith(".") else f".{text}"
+
+
+class UserOverride(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    domain: str
+    trust_level: TrustLevel
+    reason: str = Field(min_length=1)
+    added_at: str | None = None
+
+    @field_validator("domain")
+    @classmethod
+    def _norm(cls, value: str) -> str:
+        return _domain(value)
+
+
+class DomainPolicyFile(BaseModel):
+    """The schema of config/domains.yaml."""
+
+    model_config = ConfigDict(extra="forbid")
+    default_trust_level: TrustLevel = TrustLevel.UNVERIFIED
+    trust_weights: dict[TrustLevel, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    default_politeness: Politeness = Field(default_factory=Politeness)
+    domains: list[DomainRule] = Field(default_factory=list)
+    suffix_rules: list[SuffixRule] = Field(default_factory=list)
+    user_overrides: list[UserOverride] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _complete_weights(self) -> DomainPolicyFile:
+        for level, weight in self.trust_weights.items():
+            if not 0.0 <= weight <= 1.0:
+                raise ValueError(f"trust weight of {level.value} must lie in [0, 1], got {weight}")
+        self.trust_weights = {**DEFAULT_WEIGHTS, **self.trust_weights}
+        return self
+
+
+class PolicyError(ValueError):
+    """config/domains.yaml is invalid; the message names the file and line."""
+
+
+def _line_of(root: yaml.Node, loc: tuple[Any, ...]) -> int | None:
+    """1-based line of the YAML node at a pydantic error location."""
+    node = root
+    for key in loc:
+        if isinstance(node, yaml.MappingNode):
+            match = next((v for k, v in node.value if k.value == str(key)), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
+            match = node.value[key]
+        else:
+            match = None
+        if match is None:
+            break
+        node = match
+    return node.start_mark.line + 1 if node is not None else None
+
+
+def parse_policy(text: str, source: str = "domains.yaml") -> DomainPolicyFile:
+    try:
+        root = yaml.compose(text)
+        data = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{source}:{mark.line + 1}" if mark else source
+        raise PolicyError(f"{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from exc
+    try:
+        return DomainPolicyFile.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        line = _line_of(root, tuple(first["loc"])) if root is not None else None
+        where = f"{source}:{line}" if line else source
+        path = ".".join(str(p) for p in first["loc"])
+        raise PolicyError(f"{where}: {path}: {first['msg']}") from exc
+
+
+class DomainPolicy:
+    """The policy in force, reloaded when its file changes; a bad edit keeps the last good one."""
+
+    def __init__(self, path: Path | None = None):
+        self.path = Path(path or DOMAINS_FILE)
+        self._lock = threading.Lock()
+        self._stamp: tuple[int, int] | None = None
+        self._policy = DomainPolicyFile()
+        self.last_error: str | None = None
+        self._reload(force=True)
+
+    def _reload(self, force: bool = False) -> None:
+        try:
+            stat = self.path.stat()
+            stamp = (stat.st_mtime_ns, stat.st_size)
+        except FileNotFoundError:
+            stamp = None
+        if not force and stamp == self._stamp:
+            return
+        with self._lock:
+            self._stamp = stamp
+            if stamp is None:
+                self.last_error = f"{self.path} not found: built-in defaults in force"
+                log.warning(self.last_error)
+                return
+            try:
+                self._policy = parse_policy(self.path.read_text(), str(self.path))
+                self.last_error = None
+                log.info("domain policy loaded from %s", self.path)
+            except PolicyError as exc:
+                self.last_error = f"{exc} (the previous policy stays in force)"
+                log.error("domain policy not reloaded: %s", self.last_error)
+
+    @property
+    def policy(self) -> DomainPolicyFile:
+        self._reload()
+        return self._policy
+
+    def _listed(self, domain: str, rules: list) -> Any:
+        """The rule for ``domain`` or its closest listed parent domain."""
+        by_domain = {r.domain: r for r in rules}
+        parts = domain.split(".")
+        for i in range(len(parts)):
+            rule = by_domain.get(".".join(parts[i:]))
+            if rule is not None:
+                return rule
+        return None
+
+    def trust_level(self, domain: str | None) -> TrustLevel:
+        policy = self.policy
+        if not domain:
+            return policy.default_trust_level
+        name = domain.lower().removeprefix("www.")
+        override = self._listed(name, policy.user_overrides)
+        if override is not None:
+            return override.trust_level
+        rule = self._listed(name, policy.domains)
+        if rule is not None:
+            return rule.trust_level
+        suffixes = sorted((s for s in policy.suffix_rules if name.endswith(s.suffix) or f".{name}" == s.suffix),
+                          key=lambda s: -len(s.suffix))
+        return suffixes[0].trust_level if suffixes else policy.default_trust_level
+
+    def override_for(self, domain: str) -> UserOverride | None:
+        return self._listed(domain.lower().removeprefix("www."), self.policy.user_overrides)
+
+    def weight(self, level: TrustLevel) -> float:
+        return self.policy.trust_weights[level]
+
+    def politeness(self, domain: str) -> Politeness:
+        policy = self.policy
+        rule = self._listed(domain.lower().removeprefix("www."), policy.domains)
+        base = policy.default_politeness
+        if rule is None:
+            return base
+        return Politeness(qps=rule.qps or base.qps,
+                          max_requests_per_day=rule.max_requests_per_day or base.max_requests_per_day)
