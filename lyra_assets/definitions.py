@@ -6,7 +6,8 @@ import os
 
 from dagster import AssetSelection, Definitions, define_asset_job
 
-from lyra_assets import claims, documents, evidence, models, ranking, sources, topics
+from lyra_assets import claims, documents, evidence, models, ranking, sources, topics, verification
+from lyra_resources.domain_policy import DomainTrust
 from lyra_resources.literature import LiteratureSources
 from lyra_resources.llm import OllamaLlm
 from lyra_resources.models import LocalModels
@@ -20,6 +21,7 @@ RERANKER_TRAINING_JOB = "reranker_training"
 ASSETS = [
     sources.papers, documents.pages, documents.fragments, ranking.fragment_ranking,
     claims.claims, evidence.nli_edges, evidence.claim_scores, topics.claim_topics,
+    verification.domain_verification,
 ]
 CHECKS = [evidence.nli_edges_are_well_formed, evidence.claim_scores_are_consistent]
 MODEL_ASSETS = [models.nli_model, models.corpus_reranker]
@@ -46,6 +48,7 @@ def build_resources(home: str | os.PathLike[str] | None = None) -> dict[str, obj
             reranker_choice=config.models.reranker, threads=config.torch_threads,
             reranker_dir=str(layout.root / "models" / "rerankers"),
         ),
+        "trust": DomainTrust(),
         "llm": OllamaLlm(provider=config.llm.provider, base_url=config.llm.ollama_url,
                          model=config.llm.model, timeout_s=config.llm.timeout_s),
     }

@@ -20,6 +20,7 @@ from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.evidence import edge_id_for, select_pairs, text_hash
 from lyra_core.scoring import RELATIONS, VERDICTS, Evidence, determine_verdict, score_claim
+from lyra_resources.domain_policy import DomainTrust
 from lyra_resources.models import NLI_RELATION, LocalModels, NliModel
 from lyra_resources.settings import settings
 from lyra_resources.store import LyraStore
@@ -27,7 +28,6 @@ from lyra_resources.store import LyraStore
 # Partitioned asset checks are a preview feature of Dagster 1.13; Lyra relies on them knowingly.
 warnings.filterwarnings("ignore", category=PreviewWarning, message=".*partitions_def on an AssetCheckSpec.*")
 
-UNVERIFIED = "unverified"  # every domain's trust level until the domain policy assigns one
 EDGE_COLUMNS = ["edge_id", "fragment_id", "claim_id", "relation", "nli_label", "nli_confidence",
                 "source_trust_level", "target_trust_level", "model_version", "similarity", "page_id"]
 SCORE_COLUMNS = ["claim_id", "alpha", "beta", "confidence", "uncertainty", "controversy", "verdict",
@@ -93,10 +93,14 @@ def excluded_pages(claims: pd.DataFrame, fragment_page: dict[str, str]) -> list[
 
 
 @asset(partitions_def=task_partitions, group_name="evidence", deps=["claims", "fragments"], kinds={"duckdb", "parquet"})
-def nli_edges(context: AssetExecutionContext, store: LyraStore, models: LocalModels) -> MaterializeResult:
+def nli_edges(
+    context: AssetExecutionContext, store: LyraStore, models: LocalModels, trust: DomainTrust
+) -> MaterializeResult:
     """Fragment → claim edges judged by the NLI model: SUPPORTS, REFUTES or NEUTRAL with the
     model's confidence. Each adopted claim meets only its ``nli_top_k`` most similar fragments,
-    never one of its own page; ``edge_id`` hashes task, fragment and claim, so it is stable."""
+    never one of its own page; ``edge_id`` hashes task, fragment and claim, so it is stable.
+    ``source_trust_level`` (the fragment's domain) and ``target_trust_level`` (the domain the claim
+    was extracted from; null for a user's claim) annotate the edge and never enter its scores."""
     task_id = context.partition_key
     cfg = settings().evidence
     claims = store.fetch_df("SELECT * FROM claims WHERE task_id = ? AND adoption_status = 'adopted' ORDER BY claim_id",
@@ -110,6 +114,12 @@ def nli_edges(context: AssetExecutionContext, store: LyraStore, models: LocalMod
     chosen = select_pairs(claim_vectors, fragment_vectors, fragments["page_id"].tolist(),
                           excluded_pages(claims, fragment_page), cfg.nli_top_k)
 
+    domain_of_page = dict(store.fetch_df("SELECT page_id, domain FROM pages WHERE task_id = ?", [task_id])
+                          .itertuples(index=False, name=None))
+    level_of_page = {page: trust.level(domain) for page, domain in domain_of_page.items()}
+    claim_level = [level_of_page.get(fragment_page.get(f)) if isinstance(f, str) else None
+                   for f in claims["source_fragment_id"]]
+
     nli = models.nli()
     flat = [(ci, fi, sim) for ci, pairs in enumerate(chosen) for fi, sim in pairs]
     texts = [(fragments["text"].iat[fi], claims["text"].iat[ci]) for ci, fi, _ in flat]
@@ -120,8 +130,9 @@ def nli_edges(context: AssetExecutionContext, store: LyraStore, models: LocalMod
         rows.append({
             "edge_id": edge_id_for(task_id, fragment_id, claim_id), "fragment_id": fragment_id,
             "claim_id": claim_id, "relation": NLI_RELATION[result["label"]], "nli_label": result["label"],
-            "nli_confidence": float(result["confidence"]), "source_trust_level": UNVERIFIED,
-            "target_trust_level": UNVERIFIED, "model_version": nli.version, "similarity": sim,
+            "nli_confidence": float(result["confidence"]),
+            "source_trust_level": level_of_page.get(fragments["page_id"].iat[fi]),
+            "target_trust_level": claim_level[ci], "model_version": nli.version, "similarity": sim,
             "page_id": fragments["page_id"].iat[fi],
         })
     frame = pd.DataFrame(rows, columns=EDGE_COLUMNS)

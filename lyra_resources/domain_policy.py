@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from dagster import ConfigurableResource
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from lyra_resources.settings import CONFIG_DIR
@@ -233,3 +234,28 @@ class DomainPolicy:
             return base
         return Politeness(qps=rule.qps or base.qps,
                           max_requests_per_day=rule.max_requests_per_day or base.max_requests_per_day)
+
+
+_policies: dict[str, DomainPolicy] = {}
+_policies_lock = threading.Lock()
+
+
+def policy_at(path: str | Path | None = None) -> DomainPolicy:
+    """One hot-reloading policy per file and process."""
+    key = str(Path(path or DOMAINS_FILE).resolve())
+    with _policies_lock:
+        if key not in _policies:
+            _policies[key] = DomainPolicy(Path(key))
+        return _policies[key]
+
+
+class DomainTrust(ConfigurableResource):
+    """The domain policy as a Dagster resource (``path`` empty: config/domains.yaml or $LYRA_DOMAINS)."""
+
+    path: str = ""
+
+    def policy(self) -> DomainPolicy:
+        return policy_at(self.path or None)
+
+    def level(self, domain: str | None) -> str:
+        return self.policy().trust_level(domain).value

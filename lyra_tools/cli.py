@@ -158,6 +158,15 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
     for name, count in _store(home).row_counts(task.id).items():
         counts.add_row(name, str(count))
     console.print(counts)
+    blocked = _store(home).fetch_df(
+        "SELECT domain, blocked_at, reason, cause_ids, original_trust_level, can_restore, restore_via "
+        "FROM domain_verification WHERE task_id = ? AND status = 'BLOCKED' ORDER BY domain", [task.id])
+    if len(blocked):
+        table = Table("blocked domain", "since", "was", "reason", "causes", "restore via", title="blocked domains")
+        for b in blocked.itertuples(index=False):
+            table.add_row(b.domain, f"{b.blocked_at:%Y-%m-%d %H:%M}", b.original_trust_level, b.reason,
+                          ", ".join(list(b.cause_ids)[:3]) + (" …" if len(b.cause_ids) > 3 else ""), b.restore_via)
+        console.print(table)
     with runner.open_instance(home) as instance:
         records = runner.task_runs(instance, task.id, limit=5)
         runs = Table("run", "status", "started")

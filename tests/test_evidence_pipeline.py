@@ -75,3 +75,39 @@ def test_unchanged_rerun_reuses_every_nli_judgement(lyra_home, small_corpus):
     assert store.fetch_df("SELECT count(*) AS n FROM nli_cache")["n"].iat[0] == cached
     assert store.read_partition("nli_edges", task.id).equals(edges)
     assert cached >= len(edges) > 0
+
+
+def test_edges_carry_trust_levels_and_domains_are_verified(lyra_home, tmp_path):
+    # Semantic Scholar-shaped records with real-looking addresses, so pages have different domains.
+    import json
+
+    rows = [
+        {"paperId": "a1", "title": "Vitamin D supplementation and hip fracture in older adults",
+         "abstract": "In a randomized trial, vitamin D supplementation reduced hip fracture risk by 30%. "
+                     "Falls were also reduced.", "externalIds": {"DOI": "10.1000/vitd.1"}},
+        {"paperId": "b2", "title": "Vitamin D blog post about fractures",
+         "abstract": "Vitamin D supplementation increases fracture risk in older adults. Buy our supplements now.",
+         "url": "https://spam.example/vitamin-d"},
+        {"paperId": "c3", "title": "Encyclopedia entry on vitamin D and bone",
+         "abstract": "Vitamin D helps the body absorb calcium. Deficiency is linked to weaker bones and fractures.",
+         "url": "https://en.wikipedia.org/wiki/Vitamin_D"},
+    ]
+    corpus = tmp_path / "s2.jsonl"
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    store = LyraStore.at(lyra_home)
+    task = store.create_task("Does vitamin D supplementation reduce hip fracture risk?", {"corpus": [str(corpus)]})
+    assert runner.run_task(task.id, lyra_home).success
+    pages = store.read_partition("pages", task.id)
+    assert set(pages["domain"]) == {"doi.org", "spam.example", "en.wikipedia.org"}
+    edges = store.read_partition("nli_edges", task.id)
+    levels = dict(zip(pages["domain"], [None] * len(pages), strict=True))
+    levels.update({"doi.org": "primary", "spam.example": "unverified", "en.wikipedia.org": "low"})
+    fragment_domain = store.fetch_df(
+        "SELECT f.fragment_id, p.domain FROM fragments f JOIN pages p USING (task_id, page_id) WHERE task_id = ?",
+        [task.id]).set_index("fragment_id")["domain"]
+    for e in edges.itertuples():
+        assert e.source_trust_level == levels[fragment_domain[e.fragment_id]]
+    verification = store.read_partition("domain_verification", task.id).set_index("domain")
+    assert set(verification.index) <= {"doi.org", "spam.example", "en.wikipedia.org"}
+    assert verification.loc["doi.org", "original_trust_level"] == "primary"
+    assert set(verification["status"]) <= {"VERIFIED", "PENDING", "REJECTED", "BLOCKED", "UNCHANGED"}

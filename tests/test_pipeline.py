@@ -18,7 +18,7 @@ def test_definitions_load_with_every_asset_partitioned_by_task(lyra_home):
     job = defs.resolve_job_def("task_pipeline")
     assert job.partitions_def is not None and job.partitions_def.name == TASKS_PARTITION
     assert runner.asset_names() == ["papers", "pages", "fragments", "fragment_ranking", "claims", "nli_edges",
-                                    "claim_scores", "claim_topics"]
+                                    "claim_scores", "claim_topics", "domain_verification"]
 
 
 def test_materialize_in_process_writes_the_source_tables(lyra_home, small_corpus):
