@@ -111,7 +111,7 @@ def main() -> None:
     claims.sort(key=lambda c: c["id"])
     store = LyraStore.at(home)
     model = embedder(PACKAGED_EMBEDDER)
-    encode = lambda texts: store.cached_embeddings(PACKAGED_EMBEDDER, texts, model.encode)  # noqa: E731
+    encode = lambda texts: store.cached_embeddings(PACKAGED_EMBEDDER, texts, model.encode)
     nli = nli_model()
     k = settings().evidence.nli_top_k
     print(f"SciFact train: {len(claims)} claims, corpus {len(corpus)} abstracts, {args.papers} papers per claim, "
@@ -142,7 +142,7 @@ def main() -> None:
 
     seed_rule, alt_rule = (lambda j: j.seed_verdict()), (lambda j: j.calibrated(*best))
     every = list(range(len(claims)))
-    print(f"\ngold labels: " + ", ".join(f"{lab} {gold.count(lab)}" for lab in LABELS))
+    print("\ngold labels: " + ", ".join(f"{lab} {gold.count(lab)}" for lab in LABELS))
     print("\nall claims")
     report("seed verdict rule, retrieved abstracts", retrieved, seed_rule, every)
     report("seed verdict rule, oracle abstracts", oracle, seed_rule, every)

@@ -107,7 +107,7 @@ def nli_edges(
                             [task_id])
     fragments = store.read_partition("fragments", task_id)
     embedder = models.embedder()
-    encode = lambda texts: store.cached_embeddings(models.embedder_name, texts, embedder.encode)  # noqa: E731
+    encode = lambda texts: store.cached_embeddings(models.embedder_name, texts, embedder.encode)
     claim_vectors = encode(claims["text"].tolist()) if len(claims) else np.zeros((0, 1))
     fragment_vectors = encode(fragments["text"].tolist()) if len(fragments) else np.zeros((0, 1))
     fragment_page = dict(zip(fragments["fragment_id"], fragments["page_id"], strict=True))

@@ -28,7 +28,7 @@ _FINDING = re.compile(
     re.IGNORECASE,
 )
 _COMPARISON = re.compile(
-    r"\b(than|versus|vs\.?|compared (?:with|to)|relative to|whereas|more|less|fewer|between (?:the )?groups)\b", re.I
+    r"\b(than|versus|vs\.?|compared (?:with|to)|relative to|whereas|more|less|fewer|between (?:the )?groups)\b", re.IGNORECASE
 )
 # A null result is a finding too ("X did not differ", "no change in Y").
 _NULL_RESULT = re.compile(
@@ -41,7 +41,7 @@ _STATISTIC = re.compile(
     r"\bodds ratio|\bhazard ratio|\brelative risk|\bsignifican\w*|-fold\b|\bfold\b)",
     re.IGNORECASE,
 )
-_HEDGE = re.compile(r"\b(may|might|suggest\w*|indicat\w*|appear\w*|likely|possibl\w*|potential\w*|could)\b", re.I)
+_HEDGE = re.compile(r"\b(may|might|suggest\w*|indicat\w*|appear\w*|likely|possibl\w*|potential\w*|could)\b", re.IGNORECASE)
 _CONCLUSION = re.compile(
     r"\b(we (?:found|show|showed|demonstrate\w*|report|observed|conclude\w*|identif\w*|reveal\w*)|"
     r"(?:these|our) (?:results|findings|data)|results (?:show|showed|indicate|suggest)|"

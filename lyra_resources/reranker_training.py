@@ -87,7 +87,11 @@ def train_reranker(
     progress=None,
 ) -> RerankerReport:
     import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
+    from transformers import (
+        AutoModelForSequenceClassification,
+        AutoTokenizer,
+        get_linear_schedule_with_warmup,
+    )
 
     torch.manual_seed(seed)
     torch.set_num_threads(num_threads)

@@ -276,7 +276,7 @@ class LyraStore(ConfigurableResource):
 
     # -- embedding cache -----------------------------------------------------------------------
 
-    def cached_embeddings(self, model: str, texts: list[str], compute) -> "np.ndarray":
+    def cached_embeddings(self, model: str, texts: list[str], compute) -> Any:
         """Embeddings of ``texts``: cached ones read back, the rest computed by ``compute(texts)``
         (outside any database connection, since it is slow) and stored for next time."""
         import numpy as np

@@ -19,7 +19,13 @@ from typing import Literal
 from dagster import DagsterEventType, DagsterInstance, DagsterRunStatus, RunsFilter
 from pydantic import BaseModel
 
-from lyra_assets.definitions import ASSETS, NLI_TRAINING_JOB, RERANKER_TRAINING_JOB, TASK_JOB, build_definitions  # noqa: F401
+from lyra_assets.definitions import (  # noqa: F401
+    ASSETS,
+    NLI_TRAINING_JOB,
+    RERANKER_TRAINING_JOB,
+    TASK_JOB,
+    build_definitions,
+)
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.settings import HomeLayout, resolve_home
 from lyra_resources.store import LyraStore
