@@ -116,3 +116,19 @@ def test_real_scifact_corpus(lyra_home, shared_data):
     assert "vitamin d" in titles and "fracture" in titles
     fragments = store.read_partition("fragments", task.id)
     assert fragments["fragment_id"].is_unique and len(fragments) > len(papers)
+
+
+def test_workspace_loads_in_dagster(tmp_path):
+    """What `dagster dev` loads through workspace.yaml validates as a code location."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    dagster = Path(sys.executable).with_name("dagster")
+    result = subprocess.run([str(dagster), "definitions", "validate", "-w", "workspace.yaml"], cwd=repo,
+                            capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "DAGSTER_HOME": str(tmp_path), "LYRA_HOME": str(tmp_path)})
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "All code locations passed validation" in result.stderr + result.stdout
