@@ -1,11 +1,12 @@
-"""Stage 3: ``pages`` and ``fragments`` — every source document, and its text cut into fragments."""
+"""Stage 3: ``pages`` and ``fragments`` — every source document (the task's papers and the
+papers citation tracking selected), and its text cut into fragments."""
 
 
 import hashlib
 from urllib.parse import urlparse
 
 import pandas as pd
-from dagster import AssetExecutionContext, MaterializeResult, asset
+from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
@@ -67,14 +68,45 @@ def page_fragments(pages: pd.DataFrame, texts: dict[str, str]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=FRAGMENT_COLUMNS)
 
 
-@asset(partitions_def=task_partitions, group_name="documents", deps=["papers"], kinds={"duckdb", "parquet"})
+def citation_pages(cited: pd.DataFrame) -> pd.DataFrame:
+    """One ``citation`` page per selected citation paper (phase 5); they all have abstracts."""
+    rows = []
+    for paper in cited.itertuples(index=False):
+        url = paper_url(paper.doi, paper.pmid, paper.arxiv_id, paper.url)
+        rows.append({
+            "page_id": page_id_for(paper.paper_id, "citation"), "paper_id": paper.paper_id,
+            "url": url, "domain": domain_of(url), "kind": "citation", "title": paper.title,
+        })
+    return pd.DataFrame(rows, columns=PAGE_COLUMNS)
+
+
+def selected_citation_papers(store: LyraStore, task_id: str) -> pd.DataFrame:
+    """Citation papers that stage 2 selected for at least one paper, with their abstracts."""
+    return store.fetch_df(
+        "SELECT c.paper_id, c.doi, c.pmid, c.arxiv_id, c.url, c.title, c.abstract FROM citation_papers c "
+        "WHERE c.task_id = ? AND c.abstract IS NOT NULL AND c.paper_id IN (SELECT candidate_paper_id "
+        "FROM citation_expansions WHERE task_id = ? AND selected) ORDER BY c.paper_id",
+        [task_id, task_id],
+    )
+
+
+# ``citation_expansions`` is upstream so that the papers it selects become pages here: ``pages``
+# and ``fragments`` stay the one table of record for every document the task reads.
+@asset(partitions_def=task_partitions, group_name="documents", deps=["papers", "citation_expansions"],
+       kinds={"duckdb", "parquet"})
 def pages(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult:
-    """Every source document of the task: one ``abstract`` page per paper with an abstract
-    (web pages join in the browser stage). ``domain`` is what trust levels attach to."""
+    """Every source document of the task: one ``abstract`` page per paper with an abstract, and
+    one ``citation`` page per paper that citation tracking selected (web pages join in the
+    browser stage). ``domain`` is what trust levels attach to."""
     papers = store.read_partition("papers", context.partition_key)
+    cited = selected_citation_papers(store, context.partition_key)
+    cited = cited[~cited["paper_id"].isin(papers["paper_id"])]  # a task paper keeps its abstract page
     frame = abstract_pages(papers)
+    if len(cited):
+        frame = pd.concat([frame, citation_pages(cited)], ignore_index=True)
     store.replace_partition("pages", context.partition_key, frame)
-    return MaterializeResult(metadata=table_metadata(frame, ["kind", "domain", "title", "url"]))
+    return MaterializeResult(metadata=table_metadata(
+        frame, ["kind", "domain", "title", "url"], citation_pages=MetadataValue.int(len(cited))))
 
 
 @asset(partitions_def=task_partitions, group_name="documents", deps=["pages"], kinds={"duckdb", "parquet"})
@@ -86,8 +118,11 @@ def fragments(context: AssetExecutionContext, store: LyraStore) -> MaterializeRe
     texts = store.fetch_df(
         "SELECT pg.page_id, p.abstract AS text FROM pages pg JOIN papers p "
         "ON p.task_id = pg.task_id AND p.paper_id = pg.paper_id "
-        "WHERE pg.task_id = ? AND pg.kind = 'abstract'",
-        [task_id],
+        "WHERE pg.task_id = ? AND pg.kind = 'abstract' "
+        "UNION ALL SELECT pg.page_id, c.abstract AS text FROM pages pg JOIN citation_papers c "
+        "ON c.task_id = pg.task_id AND c.paper_id = pg.paper_id "
+        "WHERE pg.task_id = ? AND pg.kind = 'citation'",
+        [task_id, task_id],
     )
     frame = page_fragments(pages_frame, dict(zip(texts["page_id"], texts["text"], strict=True)))
     store.replace_partition("fragments", task_id, frame)

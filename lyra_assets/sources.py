@@ -1,22 +1,40 @@
-"""Stage 2: ``papers`` — search the task's sources and merge what they return into canonical papers."""
+"""Stage 2: ``papers`` — phases 2–3 of seed 002: search the task's sources, merge what they return
+into canonical papers, and complete papers lacking an abstract or a DOI by their identifiers."""
 
 
 import asyncio
+from collections.abc import Callable, Sequence
 
 import pandas as pd
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from pydantic import BaseModel, Field
 
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
+from lyra_core.academic import AcademicDecision, classify_query
 from lyra_core.papers import CanonicalPaper, PaperRecord, canonicalize
 from lyra_core.tasks import TaskOptions
-from lyra_resources.literature import LiteratureSources
-from lyra_resources.providers import PaperProvider
+from lyra_resources.academic import AcademicApiError
+from lyra_resources.academic.gather import (
+    complete_identifiers,
+    no_network_line,
+    search_live,
+    unreachable_sources,
+)
+from lyra_resources.literature import LiteratureSources, SourcePlan
+from lyra_resources.models import LocalModels
+from lyra_resources.providers import PaperProvider, SourceIssue
 from lyra_resources.settings import settings
 from lyra_resources.store import LyraStore
 
+OFFLINE_HINT = "pass --corpus PATH or set `corpus` in config/settings.yaml to work from local files"
 
-async def search_all(providers: list[PaperProvider], query: str, limit: int) -> list[list[PaperRecord]]:
+
+class SourcesUnavailableError(RuntimeError):
+    """No source could give the task any paper; the message says why and what to do, in one line."""
+
+
+async def search_all(providers: Sequence[PaperProvider], query: str, limit: int) -> list[list[PaperRecord]]:
     """Ask every source at once; each answer stays best-first."""
     return list(await asyncio.gather(*(p.search(query, limit) for p in providers)))
 
@@ -43,32 +61,125 @@ def papers_frame(papers: list[CanonicalPaper]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns).astype({"year": "Int64"})
 
 
+class Collected(BaseModel):
+    """What phases 2–3 found for a task, and what they could not do."""
+
+    papers: list[CanonicalPaper]
+    records_per_source: dict[str, int]
+    decision: AcademicDecision | None = None
+    api_errors: list[SourceIssue] = Field(default_factory=list)
+    unreachable: dict[str, str] = Field(default_factory=dict, description="live APIs no connection could be made to")
+    live_apis: int = 0
+    answered: list[str] = Field(default_factory=list, description="live APIs that answered the search")
+    completed: int = 0
+
+
+async def collect(query: str, local: Sequence[PaperProvider], plan: SourcePlan, literature: LiteratureSources,
+                  limit: int, decide: Callable[[str], AcademicDecision]) -> Collected:
+    """Phase 2 (local corpus always; live APIs when the plan allows and ``decide`` says the
+    question is academic) and phase 3 (identifier completion whenever live APIs are allowed)."""
+    local_results = await search_all(local, query, limit)
+    counts = {p.name: len(r) for p, r in zip(local, local_results, strict=True)}
+    if not plan.live:
+        return Collected(papers=canonicalize(interleave(local_results)), records_per_source=counts)
+    decision: AcademicDecision = decide(query)
+    async with literature.academic() as live:
+        errors: list[AcademicApiError] = []
+        answered: list[str] = []
+        results = list(local_results)
+        if decision.academic:
+            found = await search_live(live, query, limit)
+            errors += found.errors
+            answered = sorted(found.answered)
+            for source in live:
+                results.append(found.records.get(source.name, []))
+                counts[source.name] = len(found.records.get(source.name, []))
+        merged = canonicalize(interleave(results))
+        completed = 0
+        reachable = [s for s in live if not getattr(s, "http", None) or not s.http.unreachable]
+        if settings().sources.complete_identifiers and merged and reachable:
+            completion = await complete_identifiers(merged, reachable)
+            errors += completion.errors
+            if completion.records:  # appended last: they join their papers, never outrank them
+                merged = canonicalize(interleave(results) + completion.records)
+                counts["identifier completion"] = len(completion.records)
+            completed = len(completion.resolved)
+        unreachable = unreachable_sources(live)
+    issues = [SourceIssue(source=e.api, location=e.endpoint, reason=e.reason) for e in errors]
+    return Collected(papers=merged, records_per_source=counts, decision=decision, api_errors=issues,
+                     unreachable=unreachable, live_apis=len(live), answered=answered, completed=completed)
+
+
+def check_outcome(task_id: str, plan: SourcePlan, has_local: bool, got: Collected) -> str | None:
+    """Raise when the task got no usable source; else a warning to log (or None)."""
+    if not plan.live:
+        return None
+    if got.unreachable and len(got.unreachable) == got.live_apis:
+        line = no_network_line(got.unreachable)
+        if not has_local:
+            raise SourcesUnavailableError(f"{line}; {OFFLINE_HINT}")
+        return f"{line}; continuing with the local corpus only"
+    if got.decision is not None and not got.decision.academic and not has_local:
+        raise SourcesUnavailableError(
+            f"task {task_id}: the question does not look academic ({got.decision.reason}), so the academic APIs "
+            f"were not searched (phase 2), and the task has no other source; {OFFLINE_HINT}, or rephrase it")
+    if got.api_errors and not got.answered and not has_local:
+        detail = "; ".join(f"{i.source} {i.location}: {i.reason}" for i in got.api_errors[:3])
+        raise SourcesUnavailableError(f"no literature source answered: {detail}")
+    if got.api_errors:
+        return f"{len(got.api_errors)} live API call(s) failed; the task goes on with the sources that answered"
+    return None
+
+
 @asset(partitions_def=task_partitions, group_name="sources", kinds={"duckdb", "parquet"})
-def papers(context: AssetExecutionContext, store: LyraStore, literature: LiteratureSources) -> MaterializeResult:
-    """Canonical papers for the task's question: every source's results, deduplicated by DOI,
-    PMID, arXiv id and normalised title; ``sources`` lists each record merged into a row."""
+def papers(context: AssetExecutionContext, store: LyraStore, literature: LiteratureSources,
+           models: LocalModels) -> MaterializeResult:
+    """Canonical papers for the task's question: the local corpus's hits and, when live sources
+    are on and the question is academic, Semantic Scholar's and OpenAlex's (phase 2), merged by
+    DOI, PMID, arXiv id and normalised title; papers lacking an abstract or a DOI are then looked
+    up by identifier in the APIs they did not come from (phase 3). ``sources`` lists every record
+    merged into a row; a live API that fails is recorded in the metadata, not fatal."""
     task = store.require_task(context.partition_key)
     options = TaskOptions.model_validate(task.options)
-    providers = literature.providers(options.corpus)
-    if not providers:
+    plan = literature.plan(options.corpus)
+    local = literature.providers(options.corpus)  # a --corpus that is gone fails here, by name
+    if not local and not plan.live:
         raise ValueError(
-            f"task {task.id} has no literature source: pass --corpus PATH or set `corpus` in config/settings.yaml"
+            f"task {task.id} has no literature source: pass --corpus PATH or set `corpus` in config/settings.yaml "
+            f"({plan.reason})"
         )
     limit = options.papers_per_source or settings().search.papers_per_source
-    results = asyncio.run(search_all(providers, task.query, limit))
-    merged = canonicalize(interleave(results))
-    frame = papers_frame(merged)
+    margin = settings().sources.academic_margin
+
+    def decide(query: str) -> AcademicDecision:  # the embedder loads only when no keyword decides
+        return classify_query(query, lambda texts: models.embedder().encode(texts), margin)
+
+    got = asyncio.run(collect(task.query, local, plan, literature, limit, decide))
+    warning = check_outcome(task.id, plan, bool(local), got)
+    frame = papers_frame(got.papers)
     store.replace_partition("papers", task.id, frame)
 
-    issues = [issue for p in providers for issue in getattr(p, "issues", [])]
-    for issue in issues[:20]:
+    corpus_issues = [issue for p in local for issue in getattr(p, "issues", [])]
+    for issue in corpus_issues[:20]:
         context.log.warning(f"corpus issue at {issue.location}: {issue.reason}")
-    per_source = {p.name: len(r) for p, r in zip(providers, results, strict=True)}
-    context.log.info(f"{len(frame)} papers from {sum(per_source.values())} records ({per_source})")
+    for issue in got.api_errors[:20]:
+        context.log.warning(f"{issue.source} {issue.location}: {issue.reason}")
+    if warning:
+        context.log.warning(warning)
+    decision = got.decision
+    context.log.info(f"{len(frame)} papers from {sum(got.records_per_source.values())} records "
+                     f"({got.records_per_source}); live sources: {plan.reason}"
+                     + (f"; academic question: {decision.academic} ({decision.reason})" if decision else ""))
     return MaterializeResult(
         metadata=table_metadata(
             frame, ["search_rank", "title", "year", "doi", "sources"],
-            records_per_source=MetadataValue.json(per_source),
-            source_issues=MetadataValue.int(len(issues)),
+            records_per_source=MetadataValue.json(got.records_per_source),
+            source_issues=MetadataValue.int(len(corpus_issues) + len(got.api_errors)),
+            live_sources=MetadataValue.text(plan.reason + (f"; {warning}" if warning else "")),
+            academic_query=MetadataValue.text(
+                f"{decision.academic} by {decision.method}: {decision.reason}" if decision
+                else "not asked (live sources not used)"),
+            api_errors=MetadataValue.json([i.model_dump() for i in got.api_errors[:20]]),
+            completed_by_identifier=MetadataValue.int(got.completed),
         )
     )

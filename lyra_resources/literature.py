@@ -1,25 +1,50 @@
-"""The literature sources a task searches, as one Dagster resource."""
+"""The literature sources a task searches, as one Dagster resource: its local corpora, and the
+live academic APIs (Semantic Scholar, OpenAlex) when ``sources.live`` lets them in."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
+from collections.abc import AsyncIterator
 from pathlib import Path
 
+import httpx
 from dagster import ConfigurableResource
-from pydantic import Field
+from pydantic import BaseModel, Field
 
+from lyra_resources.academic import AcademicSource, open_sources
 from lyra_resources.corpus import LocalCorpus, LocalCorpusProvider
 from lyra_resources.providers import PaperProvider
+from lyra_resources.settings import settings
+
+LIVE_ENV = "LYRA_SOURCES_LIVE"
 
 # Opened corpora are kept per process: reopening means re-reading the cached index from disk.
 _open_corpora: dict[tuple[str, str], LocalCorpus] = {}
 _open_lock = threading.Lock()
 
 
-class LiteratureSources(ConfigurableResource):
-    """Builds the providers for a task: its local corpora now, the live APIs when configured."""
+class SourcePlan(BaseModel):
+    """Which sources a task uses, and why (recorded in the assets' metadata)."""
 
-    cache_dir: str = Field(description="where corpus indexes are cached")
+    corpus: list[str] = Field(description="local corpus paths: the task's --corpus, else the settings' corpus")
+    live: bool = Field(description="whether Semantic Scholar and OpenAlex are asked")
+    reason: str
+
+
+def live_mode() -> str:
+    """``sources.live``, overridden by ``$LYRA_SOURCES_LIVE`` (auto | on | off)."""
+    mode = (os.environ.get(LIVE_ENV) or settings().sources.live).strip().lower()
+    if mode not in ("auto", "on", "off"):
+        raise ValueError(f"${LIVE_ENV} must be auto, on or off, not {mode!r}")
+    return mode
+
+
+class LiteratureSources(ConfigurableResource):
+    """Builds the providers for a task: its local corpora, and the live APIs per ``plan``."""
+
+    cache_dir: str = Field(description="where corpus indexes and HTTP answers are cached")
     default_corpus: list[str] = Field(default_factory=list, description="corpora used when a task names none")
 
     def corpus(self, path: str) -> LocalCorpus:
@@ -33,5 +58,34 @@ class LiteratureSources(ConfigurableResource):
             return corpus
 
     def providers(self, corpus_paths: list[str]) -> list[PaperProvider]:
+        """The local corpus providers of a task (its own paths, else the default corpus)."""
         paths = corpus_paths or self.default_corpus
         return [LocalCorpusProvider(self.corpus(p)) for p in paths]
+
+    def plan(self, task_corpus: list[str]) -> SourcePlan:
+        """auto: live APIs only when the task names no --corpus (a configured default corpus then
+        joins them, and carries the task alone when there is no network); on: always; off: never."""
+        mode = live_mode()
+        corpus = list(task_corpus or self.default_corpus)
+        if mode == "off":
+            return SourcePlan(corpus=corpus, live=False, reason="live sources off (sources.live: off)")
+        if mode == "on":
+            return SourcePlan(corpus=corpus, live=True, reason="live sources on (sources.live: on)")
+        if task_corpus:
+            return SourcePlan(corpus=corpus, live=False,
+                              reason="the task has a --corpus (sources.live: auto; set it to on to add the live APIs)")
+        return SourcePlan(corpus=corpus, live=True, reason="the task names no --corpus (sources.live: auto)")
+
+    @property
+    def http_cache_dir(self) -> Path:
+        return Path(self.cache_dir) / "http"
+
+    @contextlib.asynccontextmanager
+    async def academic(self, transport: httpx.AsyncBaseTransport | None = None) -> AsyncIterator[list[AcademicSource]]:
+        """Semantic Scholar and OpenAlex clients for one event loop, closed on exit."""
+        sources = open_sources(settings().sources, self.http_cache_dir, transport=transport)
+        try:
+            yield sources
+        finally:
+            for source in sources:
+                await source.aclose()

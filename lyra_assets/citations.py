@@ -1,0 +1,325 @@
+"""Stage 5: ``citation_expansions`` and ``citation_edges`` — phase 5 of seed 002 (citation tracking).
+
+For every paper of the task (not only the top few), the references and citing papers reported
+by Semantic Scholar and OpenAlex are merged into candidates and filtered in two stages (see
+``lyra_core.citations``). The selected candidates become ``citation`` pages in the ``pages``
+asset, which depends on this one, so ``pages``/``fragments`` stay the single tables of record
+for every document; ``citation_edges`` then links pages with ``CITES`` edges.
+"""
+
+
+import asyncio
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from pydantic import BaseModel, Field
+
+from lyra_assets.metadata import table_metadata
+from lyra_assets.partitions import task_partitions
+from lyra_core.citations import (
+    FALLBACK_METHOD,
+    CitationCandidate,
+    CitationEdge,
+    fallback_relevance,
+    final_score,
+    merge_candidates,
+    stage1_score,
+    top_unique,
+)
+from lyra_core.papers import CanonicalPaper, PaperRecord
+from lyra_core.tasks import TaskOptions
+from lyra_resources.academic import lookup_id
+from lyra_resources.academic.gather import (
+    citation_links,
+    complete_identifiers,
+    no_network_line,
+    unreachable_sources,
+)
+from lyra_resources.literature import LiteratureSources
+from lyra_resources.llm import LlmError, OllamaLlm, render_prompt
+from lyra_resources.models import LocalModels
+from lyra_resources.providers import SourceIssue
+from lyra_resources.settings import CitationSettings, settings
+from lyra_resources.store import LyraStore
+
+EXPANSION_COLUMNS = ["paper_id", "candidate_paper_id", "direction", "is_influential", "embed_similarity",
+                     "stage1_score", "llm_score", "stage2_method", "final_score", "selected", "sources", "depth",
+                     "question_similarity"]
+CITATION_PAPER_COLUMNS = ["paper_id", "doi", "pmid", "arxiv_id", "title", "abstract", "year", "venue", "url",
+                          "sources"]
+EDGE_COLUMNS = ["source_page_id", "target_page_id", "relation", "is_influential"]
+# after this many LLM failures in a row the server is taken to be gone: the rest use the fallback
+MAX_LLM_FAILURES = 3
+
+
+class RelevanceScore(BaseModel):
+    """The LLM's answer to ``relevance_evaluation.j2``."""
+
+    score: int = Field(ge=0, le=10)
+
+
+class Stage2Scorer:
+    """Stage-2 relevance (0–10) of a candidate: the LLM's when one answers, else the fallback."""
+
+    def __init__(self, llm: OllamaLlm, question: str, prompt_chars: int, log) -> None:
+        self.llm, self.question, self.chars, self.log = llm, question, prompt_chars, log
+        self.use_llm, self.reason = llm.available()
+        self.method = f"ollama:{llm.model}" if self.use_llm else FALLBACK_METHOD
+        self.failures = 0
+        if not self.use_llm:
+            log.info(f"citation stage 2: {FALLBACK_METHOD} ({self.reason})")
+
+    def score(self, source_text: str, candidate_text: str, question_similarity: float) -> tuple[float, str]:
+        if self.use_llm:
+            prompt = render_prompt("relevance_evaluation.j2", query=self.question,
+                                   source_abstract=source_text[: self.chars], target_abstract=candidate_text[: self.chars])
+            try:
+                answer = self.llm.generate_json(prompt, RelevanceScore)
+                self.failures = 0
+                return float(answer.score), self.method
+            except LlmError as exc:  # one bad answer costs one candidate's LLM score, not the task
+                self.failures += 1
+                self.log.warning(f"LLM relevance failed, {FALLBACK_METHOD} used: {exc}")
+                if self.failures >= MAX_LLM_FAILURES:
+                    self.use_llm = False
+                    self.log.warning(f"{MAX_LLM_FAILURES} LLM failures in a row: {FALLBACK_METHOD} for the rest")
+        return fallback_relevance(question_similarity), FALLBACK_METHOD
+
+
+def papers_from_frame(frame: pd.DataFrame) -> list[CanonicalPaper]:
+    """The ``papers`` table's rows as CanonicalPapers (the shape the citation helpers take)."""
+    out = []
+    for row in frame.sort_values("search_rank").to_dict("records"):
+        clean = {k: (None if not isinstance(v, list | np.ndarray) and pd.isna(v) else v) for k, v in row.items()}
+        out.append(CanonicalPaper(
+            paper_id=clean["paper_id"], doi=clean.get("doi"), pmid=clean.get("pmid"), arxiv_id=clean.get("arxiv_id"),
+            title=clean.get("title") or "", abstract=clean.get("abstract"),
+            year=int(clean["year"]) if clean.get("year") is not None else None, venue=clean.get("venue"),
+            url=clean.get("url"), sources=list(clean.get("sources") or []),
+            best_rank=int(clean.get("search_rank") or 0)))
+    return out
+
+
+class Fetched(BaseModel):
+    edges: list[CitationEdge] = Field(default_factory=list)
+    completions: list[PaperRecord] = Field(default_factory=list)
+    errors: list[SourceIssue] = Field(default_factory=list)
+    unreachable: dict[str, str] = Field(default_factory=dict)
+    live_apis: int = 0
+
+
+async def fetch_level(literature: LiteratureSources, frontier: Sequence[CanonicalPaper],
+                      cfg: CitationSettings) -> Fetched:
+    """References and citations of ``frontier`` from both APIs, then abstracts for candidates
+    that came without one (phase 3 on the citation graph)."""
+    async with literature.academic() as live:
+        links = await citation_links(frontier, live, cfg.references_per_paper, cfg.citations_per_paper)
+        edges = [CitationEdge(paper_id=pid, direction=link.direction, is_influential=link.is_influential,
+                              record=link.record)
+                 for pid, items in links.links.items() for _, link in items]
+        errors = links.issues()
+        completions: list[PaperRecord] = []
+        reachable = [s for s in live if not s.http.unreachable]
+        if settings().sources.complete_identifiers and edges and reachable:
+            _, papers = merge_candidates(edges, [], frontier)
+            missing = [p for p in papers.values() if not p.abstract]
+            done = await complete_identifiers(missing, reachable, need=lambda p: not p.abstract)
+            completions, errors = done.records, errors + done.issues()
+        return Fetched(edges=edges, completions=completions, errors=errors, unreachable=unreachable_sources(live),
+                       live_apis=len(live))
+
+
+def _cosines(vectors: dict[str, np.ndarray], a: str, b: str) -> float:
+    return float(np.dot(vectors[a], vectors[b]))
+
+
+def score_level(question: str, sources: Sequence[CanonicalPaper], candidates: Sequence[CitationCandidate],
+                papers: dict[str, CanonicalPaper], embed, scorer: Stage2Scorer, cfg: CitationSettings,
+                depth: int) -> list[dict]:
+    """Stage 1 and stage 2 for every (paper, candidate, direction) row of one depth."""
+    by_source = {p.paper_id: p for p in sources}
+
+    def text_of(paper: CanonicalPaper) -> str:
+        return paper.abstract or paper.title
+
+    texts = [question] + [text_of(p) for p in sources] + [p.abstract for p in papers.values() if p.abstract]
+    unique = list(dict.fromkeys(t for t in texts if t))
+    vectors = dict(zip(unique, embed(unique), strict=True)) if unique else {}
+    rows: list[dict] = []
+    llm_cache: dict[tuple[str, str], tuple[float, str]] = {}
+    grouped: dict[str, list[CitationCandidate]] = {}
+    for cand in candidates:
+        grouped.setdefault(cand.paper_id, []).append(cand)
+    for paper_id, group in grouped.items():
+        source = by_source[paper_id]
+        paper_rows = []
+        for cand in sorted(group, key=lambda c: (c.candidate_id, c.direction)):
+            other = papers[cand.candidate_id]
+            row = {"paper_id": paper_id, "candidate_paper_id": cand.candidate_id, "direction": cand.direction,
+                   "is_influential": cand.is_influential, "embed_similarity": None, "stage1_score": None,
+                   "llm_score": None, "stage2_method": None, "final_score": None, "selected": False,
+                   "sources": cand.sources, "depth": depth, "question_similarity": None}
+            if other.abstract:  # seed 002: a candidate without an abstract cannot be judged
+                sim = _cosines(vectors, text_of(source), other.abstract)
+                row["embed_similarity"] = round(sim, 6)
+                row["stage1_score"] = round(stage1_score(cand.is_influential, sim), 6)
+            paper_rows.append(row)
+        judged = [r for r in paper_rows if r["stage1_score"] is not None]
+        stage2 = top_unique([(r["candidate_paper_id"], r["stage1_score"]) for r in judged], cfg.stage1_top_k)
+        for row in judged:
+            cid = row["candidate_paper_id"]
+            if cid not in stage2:
+                continue
+            other = papers[cid]
+            q_sim = _cosines(vectors, question, other.abstract)
+            if (paper_id, cid) not in llm_cache:
+                llm_cache[(paper_id, cid)] = scorer.score(text_of(source), other.abstract, q_sim)
+            llm, method = llm_cache[(paper_id, cid)]
+            row.update(question_similarity=round(q_sim, 6), llm_score=llm, stage2_method=method,
+                       final_score=round(final_score(llm, row["stage1_score"], row["is_influential"]), 6))
+        scored = [r for r in judged if r["final_score"] is not None]
+        chosen = top_unique([(r["candidate_paper_id"], r["final_score"]) for r in scored], cfg.selected_per_paper)
+        for row in scored:
+            row["selected"] = row["candidate_paper_id"] in chosen
+        rows.extend(paper_rows)
+    return rows
+
+
+def _empty(store: LyraStore, task_id: str, reason: str) -> MaterializeResult:
+    frame = pd.DataFrame(columns=EXPANSION_COLUMNS)
+    store.replace_partition("citation_expansions", task_id, frame)
+    store.replace_partition("citation_papers", task_id, pd.DataFrame(columns=CITATION_PAPER_COLUMNS))
+    return MaterializeResult(metadata={**table_metadata(frame, ["paper_id", "candidate_paper_id"]),
+                                       "skipped": MetadataValue.text(reason)})
+
+
+@asset(partitions_def=task_partitions, group_name="citations", deps=["papers"], kinds={"duckdb", "parquet"})
+def citation_expansions(context: AssetExecutionContext, store: LyraStore, literature: LiteratureSources,
+                        models: LocalModels, llm: OllamaLlm) -> MaterializeResult:
+    """References and citing papers of every task paper from S2 and OpenAlex, deduplicated, one
+    row per (paper, candidate, direction): stage 1 = 0.5·is_influential + 0.5·cosine of the two
+    abstracts (top 30 per paper), stage 2 = LLM relevance 0–10 (``stage2_method`` says which
+    model, or the question-cosine fallback without one), final = 0.5·LLM/10 + 0.3·stage 1 +
+    0.2·influential; the top 10 per paper are ``selected`` and become ``citation`` pages.
+    Empty, with ``skipped`` saying why, when live sources are off or unreachable."""
+    task = store.require_task(context.partition_key)
+    options = TaskOptions.model_validate(task.options)
+    cfg = settings().citations
+    plan = literature.plan(options.corpus)
+    task_papers = papers_from_frame(store.read_partition("papers", task.id))
+    if not cfg.enabled:
+        return _empty(store, task.id, "citation tracking is off (citations.enabled: false)")
+    if not plan.live:
+        return _empty(store, task.id, f"live sources not used: {plan.reason}")
+    if not task_papers:
+        return _empty(store, task.id, "the task has no papers")
+    if not any(lookup_id(api, doi=p.doi, pmid=p.pmid, arxiv_id=p.arxiv_id, sources=p.sources)
+               for p in task_papers for api in ("s2", "openalex")):
+        return _empty(store, task.id, f"none of the task's {len(task_papers)} papers has a DOI, PMID, arXiv id "
+                                      "or S2/OpenAlex id to follow")
+
+    embedder = models.embedder()
+
+    def embed(texts: list[str]) -> np.ndarray:
+        return store.cached_embeddings(models.embedder_name, texts, embedder.encode)
+
+    scorer: Stage2Scorer | None = None
+    known: list[CanonicalPaper] = list(task_papers)
+    expanded: set[str] = set()
+    frontier = task_papers
+    rows: list[dict] = []
+    found: dict[str, CanonicalPaper] = {}
+    errors: list[SourceIssue] = []
+    unreachable: dict[str, str] = {}
+    for depth in range(1, cfg.depth + 1):
+        if not frontier:
+            break
+        got = asyncio.run(fetch_level(literature, frontier, cfg))
+        errors += got.errors
+        if got.unreachable and len(got.unreachable) == got.live_apis:
+            unreachable = got.unreachable
+            break
+        expanded.update(p.paper_id for p in frontier)
+        candidates, papers = merge_candidates(got.edges, got.completions, known)
+        if candidates and scorer is None:
+            scorer = Stage2Scorer(llm, task.query, cfg.prompt_chars, context.log)
+        level = score_level(task.query, frontier, candidates, papers, embed, scorer, cfg, depth) if candidates else []
+        rows += level
+        task_ids = {p.paper_id for p in known}
+        for pid, paper in papers.items():
+            if pid not in task_ids:
+                found.setdefault(pid, paper)
+        context.log.info(f"depth {depth}: {len(frontier)} papers, {len(candidates)} candidates, "
+                         f"{sum(r['selected'] for r in level)} selected")
+        selected = {r["candidate_paper_id"] for r in level if r["selected"]}
+        frontier = [found[c] for c in sorted(selected) if c in found and c not in expanded]
+        known += frontier
+
+    if unreachable and not rows:
+        for issue in errors[:5]:
+            context.log.warning(f"{issue.source} {issue.location}: {issue.reason}")
+        return _empty(store, task.id, no_network_line(unreachable))
+
+    frame = pd.DataFrame(rows, columns=EXPANSION_COLUMNS)
+    if len(frame):
+        frame = frame.sort_values(["depth", "paper_id", "selected", "final_score", "stage1_score"],
+                                  ascending=[True, True, False, False, False], na_position="last")
+    cited = pd.DataFrame([{"paper_id": p.paper_id, "doi": p.doi, "pmid": p.pmid, "arxiv_id": p.arxiv_id,
+                           "title": p.title, "abstract": p.abstract, "year": p.year, "venue": p.venue,
+                           "url": p.url, "sources": p.sources} for p in found.values()],
+                         columns=CITATION_PAPER_COLUMNS).astype({"year": "Int64"})
+    store.replace_partition("citation_expansions", task.id, frame)
+    store.replace_partition("citation_papers", task.id, cited)
+
+    for issue in errors[:20]:
+        context.log.warning(f"{issue.source} {issue.location}: {issue.reason}")
+    methods = Counter(m for m in frame["stage2_method"] if isinstance(m, str)) if len(frame) else Counter()
+    titles = {p.paper_id: p.title for p in [*known, *found.values()]}
+    chosen = frame[frame["selected"].astype(bool)].assign(title=lambda f: f["candidate_paper_id"].map(titles))
+    extra = {} if len(frame) else {"skipped": MetadataValue.text("the APIs reported no references or citations")}
+    return MaterializeResult(metadata={
+        **table_metadata(chosen, ["paper_id", "direction", "final_score", "stage2_method", "title"]), **extra,
+        "dagster/row_count": MetadataValue.int(len(frame)),
+        "candidates": MetadataValue.int(int(frame["candidate_paper_id"].nunique()) if len(frame) else 0),
+        "with_abstract": MetadataValue.int(int(frame["stage1_score"].notna().sum()) if len(frame) else 0),
+        "selected": MetadataValue.int(int(frame["selected"].sum()) if len(frame) else 0),
+        "stage2_methods": MetadataValue.json(dict(methods)),
+        "directions": MetadataValue.json(dict(Counter(frame["direction"])) if len(frame) else {}),
+        "api_errors": MetadataValue.json([i.model_dump() for i in errors[:20]]),
+        "unreachable": MetadataValue.json(unreachable),
+    })
+
+
+def cites_edges(expansions: pd.DataFrame, pages: pd.DataFrame) -> pd.DataFrame:
+    """``CITES`` edges (citing page → cited page) for every expansion row whose two papers both
+    have a page: the task's papers with abstracts, and the selected citation papers."""
+    kind_order = {"abstract": 0, "citation": 1}
+    ordered = pages.assign(_k=pages["kind"].map(kind_order).fillna(9)).sort_values("_k")
+    page_of = dict(ordered.drop_duplicates("paper_id")[["paper_id", "page_id"]].itertuples(index=False))
+    edges: dict[tuple[str, str], bool] = {}
+    for row in expansions.itertuples(index=False):
+        a, b = page_of.get(row.paper_id), page_of.get(row.candidate_paper_id)
+        if not a or not b or a == b:
+            continue
+        key = (a, b) if row.direction == "references" else (b, a)
+        edges[key] = edges.get(key, False) or bool(row.is_influential)
+    frame = pd.DataFrame([{"source_page_id": s, "target_page_id": t, "relation": "CITES", "is_influential": i}
+                          for (s, t), i in sorted(edges.items())], columns=EDGE_COLUMNS)
+    return frame
+
+
+@asset(partitions_def=task_partitions, group_name="citations", deps=["pages", "citation_expansions"],
+       kinds={"duckdb", "parquet"})
+def citation_edges(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult:
+    """Page → page ``CITES`` edges between the task's pages (its papers' abstracts and the
+    selected citation papers), from the citation expansions; ``is_influential`` is S2's flag."""
+    task_id = context.partition_key
+    frame = cites_edges(store.read_partition("citation_expansions", task_id), store.read_partition("pages", task_id))
+    store.replace_partition("citation_edges", task_id, frame)
+    return MaterializeResult(metadata={
+        **table_metadata(frame, EDGE_COLUMNS),
+        "influential": MetadataValue.int(int(frame["is_influential"].sum()) if len(frame) else 0),
+    })
