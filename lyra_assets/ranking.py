@@ -6,6 +6,7 @@ from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, ass
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.bm25 import Bm25Index
+from lyra_core.feedback import RELEVANCE_STATS_SQL, RelevanceStats, relevance_multiplier
 from lyra_core.ranking import RankingConfig, rank_candidates
 from lyra_core.tasks import TaskOptions
 from lyra_core.text import tokenize
@@ -22,6 +23,17 @@ def trust_weights(fragments: pd.DataFrame) -> pd.Series:
     """Ranking weight of each fragment's source domain. Every domain weighs 1.0 until the domain
     trust policy assigns levels; the weights only ever multiply ranking scores."""
     return pd.Series(1.0, index=fragments.index)
+
+
+def ranking_weights(store: LyraStore, task_id: str, fragments: pd.DataFrame) -> pd.Series:
+    """Weight multiplying each fragment's ranking score: its domain trust weight times the seed 004
+    relevance multiplier learned from agents' signals on this task (1.0 until a fragment was shown
+    5 times; see lyra_core.feedback.relevance_multiplier). Stored as ``trust_weight``."""
+    stats = store.fetch_df(RELEVANCE_STATS_SQL, [task_id])
+    learned = {r.fragment_id: relevance_multiplier(RelevanceStats(returns=r.returns, positive=r.positive,
+                                                                  negative=r.negative))
+               for r in stats.itertuples(index=False)}
+    return trust_weights(fragments) * fragments["fragment_id"].map(learned).fillna(1.0).astype(float)
 
 
 def ranking_frame(scores: dict, fragment_ids: list[str]) -> pd.DataFrame:
@@ -60,7 +72,7 @@ def fragment_ranking(
     rerank_docs = (lambda idx: reranker.score(task.query, [texts[i] for i in idx])) if reranker else None
 
     scores = rank_candidates(bm25, query_vector, embed_docs, rerank_docs, config,
-                             trust=trust_weights(fragments).to_numpy())
+                             trust=ranking_weights(store, task.id, fragments).to_numpy())
     frame = ranking_frame(scores, fragments["fragment_id"].tolist())
     store.replace_partition("fragment_ranking", task.id, frame)
     context.log.info(f"stage 3 {rerank_method}")

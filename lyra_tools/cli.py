@@ -269,6 +269,49 @@ def models_train_reranker(
 
 
 @app.command()
+def mcp(
+    transport: Annotated[str, typer.Option(help="stdio (default) or http (streamable HTTP on 127.0.0.1)")] = "stdio",
+    port: Annotated[int, typer.Option(help="port for --transport http")] = 8765,
+    home: HomeOption = None,
+) -> None:
+    """Serve Lyra's evidence graph to AI agents over MCP (exploration and feedback tools)."""
+    from lyra_tools import mcp_server
+
+    args = ["--transport", transport, "--port", str(port)]
+    if home:
+        args += ["--home", str(home)]
+    mcp_server.main(args)
+
+
+@app.command()
+def feedback(
+    task_id: Annotated[str, typer.Argument(help="the task the feedback is about")],
+    action: Annotated[str, typer.Argument(help="edge_correct, claim_reject, claim_restore, domain_block, "
+                                          "domain_unblock, domain_clear_override, fragment_useful, "
+                                          "fragment_not_useful, flag_irrelevant, flag_missing, add_note")],
+    args: Annotated[str, typer.Argument(help='the action\'s arguments as JSON, e.g. \'{"edge_id": "e_…", '
+                                        '"correct_relation": "supports", "reason": "…"}\'')] = "{}",
+    home: HomeOption = None,
+) -> None:
+    """Submit a correction or a relevance signal, as the MCP `feedback` tool does."""
+    import json
+
+    from lyra_tools.feedback import FeedbackError, apply_feedback
+
+    try:
+        payload = json.loads(args)
+    except json.JSONDecodeError as exc:
+        raise _fail(f"arguments are not valid JSON: {exc}") from exc
+    if not isinstance(payload, dict):
+        raise _fail("arguments must be a JSON object")
+    try:
+        result = apply_feedback(_store(home), task_id, action, payload)
+    except (FeedbackError, StoreError) as exc:
+        raise _fail(str(exc)) from exc
+    console.print_json(result.model_dump_json())
+
+
+@app.command()
 def ui(
     port: Annotated[int, typer.Option(help="port of the Dagster UI")] = 3000,
     home: HomeOption = None,

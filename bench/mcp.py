@@ -1,0 +1,273 @@
+"""MCP read-tool benchmark: p50/p95 latency and answer size of every read tool on a store of
+50 tasks and 22,900 claims (183,200 edges, 172,200 fragments).
+
+    .venv/bin/python -m bench.mcp [--home DIR] [--tasks 50] [--claims 460] [--calls 60] [--rebuild]
+
+Goal: p95 ≤ 50 ms and every answer ≤ 8 KB.
+
+How the store is built. Running the pipeline 50 times is too slow on 2 cores (and the NLI model may
+not be trained yet), so one task's rows are generated from the real SciFact data with Lyra's own
+functions, then replicated into 50 task ids:
+- claims: the first ``--claims`` (460) SciFact training claims (claims_train.jsonl) that cite an
+  abstract, as user claims (fact-checking mode: all adopted; 458 distinct ids once deduplicated);
+- papers, pages, fragments: every abstract those claims cite plus 100 other SciFact abstracts, one
+  ``abstract`` page per paper (no URL, so domain 'local', as the local corpus gives), cut into
+  fragments by ``lyra_core.fragments.make_fragments`` with the default settings (2-sentence windows);
+- nli_edges: each claim meets its 8 best fragments by BM25 (``lyra_core.bm25``; the pipeline uses
+  embedding similarity); the relation is SciFact's gold label where the fragment's abstract is
+  rationale evidence for the claim (SUPPORT → SUPPORTS, CONTRADICT → REFUTES), NEUTRAL otherwise,
+  with a deterministic pseudo-random confidence in [0.5, 0.99];
+- claim_scores: ``lyra_core.scoring.score_claim``; claim_topics: ``lyra_core.topics.build_topics``
+  over the packaged MiniLM embeddings of the claims (cosine ≥ 0.5, the default);
+- replication: task ids task_bench000…049, claim / edge / topic ids re-hashed per task with the
+  pipeline's id functions (page and fragment ids are task-independent, as in the pipeline); rows are
+  written with ``LyraStore.replace_partition`` (DuckDB + Parquet);
+- every 5th task carries human feedback applied through ``lyra_tools.feedback.apply_feedback``
+  (10 edge corrections, 3 rejected claims), so the effective-graph overlay is part of the timings.
+
+How it is measured: each read tool is called ``--calls`` times (after one warm-up call) through the
+MCP SDK's in-memory client against ``build_server`` — the agent's path, JSON included — on random
+tasks, topics and claims (seeded). Latency is the client's round trip; CPU is this process's CPU
+time for the call (client and server share it), which is what the wall time would be on an idle
+machine; answer size is the byte length of the compact JSON text block the agent reads.
+get_claim_evidence queues its 'returned' relevance signals (written in the background);
+get_status reads the Dagster instance (sqlite) and is not held to the 50 ms goal.
+Building the store takes about 3 minutes of CPU on 2 cores, timing about 1 minute.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import logging
+import os
+import random
+import statistics
+import time
+from pathlib import Path
+
+import anyio
+import numpy as np
+import pandas as pd
+
+from bench.common import read_jsonl, require_data
+from lyra_core.bm25 import Bm25Index
+from lyra_core.claims import claim_id_for
+from lyra_core.evidence import edge_id_for
+from lyra_core.fragments import make_fragments
+from lyra_core.papers import paper_id_for
+from lyra_core.scoring import Evidence, score_claim
+from lyra_core.text import tokenize
+from lyra_core.topics import build_topics
+from lyra_resources.store import LyraStore
+
+QUESTION = "Which biomedical findings stated in these SciFact claims does the literature support or refute?"
+NLI_VERSION = "bench-scifact-gold-labels"
+TOP_K = 8
+
+
+def _unit(*parts: object) -> float:
+    """Deterministic pseudo-random number in [0, 1) from ``parts``."""
+    return int(hashlib.sha1("\x1f".join(map(str, parts)).encode()).hexdigest()[:8], 16) / 2**32
+
+
+def source_rows(n_claims: int) -> dict:
+    """One task's worth of rows (task-independent parts) from the real SciFact files."""
+    corpus = {str(d["doc_id"]): d for d in read_jsonl(require_data("scifact", "corpus.jsonl"))}
+    claims = [c for c in read_jsonl(require_data("scifact", "claims_train.jsonl"))
+              if any(str(d) in corpus for d in c.get("cited_doc_ids", []))][:n_claims]
+    cited = list(dict.fromkeys(str(d) for c in claims for d in c["cited_doc_ids"] if str(d) in corpus))
+    others = [d for d in corpus if d not in set(cited)]
+    docs = cited + random.Random(7).sample(others, 100)
+    papers, pages, fragments, page_of_doc = [], [], [], {}
+    for rank, doc_id in enumerate(docs):
+        doc = corpus[doc_id]
+        paper_id = paper_id_for(None, None, None, f"scifact:{doc_id}")
+        abstract = " ".join(doc["abstract"])
+        page_id = "pg_" + hashlib.sha1(f"{paper_id}\x1fabstract".encode()).hexdigest()[:16]
+        page_of_doc[doc_id] = page_id
+        papers.append({"paper_id": paper_id, "doi": None, "pmid": None, "arxiv_id": None, "title": doc["title"],
+                       "abstract": abstract, "year": None, "venue": None, "url": None,
+                       "sources": [f"local:{doc_id}"], "search_rank": rank})
+        pages.append({"page_id": page_id, "paper_id": paper_id, "url": None, "domain": "local",
+                      "kind": "abstract", "title": doc["title"]})
+        fragments += [f.model_dump() for f in make_fragments(page_id, abstract, window=2, stride=1, max_chars=1200)]
+    fragments_df = pd.DataFrame(fragments)
+    doc_of_page = {p: d for d, p in page_of_doc.items()}
+    index = Bm25Index([tokenize(t) for t in fragments_df["text"]])
+    pairs = []  # (claim index, fragment row, relation, confidence, similarity)
+    for ci, claim in enumerate(claims):
+        scores = np.asarray(index.get_scores(tokenize(claim["claim"])))
+        best = np.lexsort((np.arange(len(scores)), -scores))[:TOP_K]
+        labels = {doc: ev[0]["label"] for doc, ev in claim.get("evidence", {}).items() if ev}
+        for fi in best:
+            doc = doc_of_page[fragments_df["page_id"].iat[fi]]
+            relation = {"SUPPORT": "SUPPORTS", "CONTRADICT": "REFUTES"}.get(labels.get(doc), "NEUTRAL")
+            pairs.append((ci, int(fi), relation, round(0.5 + 0.49 * _unit(claim["id"], fi), 4),
+                          float(scores[fi]) / (float(scores[best[0]]) or 1.0)))
+    return {"claims": claims, "papers": pd.DataFrame(papers), "pages": pd.DataFrame(pages),
+            "fragments": fragments_df, "pairs": pairs}
+
+
+def task_rows(task_id: str, src: dict, vectors: np.ndarray) -> dict[str, pd.DataFrame]:
+    texts = [c["claim"] for c in src["claims"]]
+    claim_ids = [claim_id_for(task_id, t) for t in texts]
+    claims = pd.DataFrame({
+        "claim_id": claim_ids, "text": texts, "origin": "user", "extractor": "user", "source_fragment_id": None,
+        "adoption_status": "adopted", "also_in_fragments": [[] for _ in texts],
+        "relevance": [round(_unit("rel", t), 3) for t in texts], "extraction_score": 10.0,
+        "features": [[] for _ in texts]}).drop_duplicates("claim_id")
+    frags = src["fragments"]
+    edges = pd.DataFrame([{
+        "edge_id": edge_id_for(task_id, frags["fragment_id"].iat[fi], claim_ids[ci]),
+        "fragment_id": frags["fragment_id"].iat[fi], "claim_id": claim_ids[ci], "relation": relation,
+        "nli_label": {"SUPPORTS": "entailment", "REFUTES": "contradiction"}.get(relation, "neutral"),
+        "nli_confidence": conf, "source_trust_level": "unverified", "target_trust_level": None,
+        "model_version": NLI_VERSION, "similarity": sim, "page_id": frags["page_id"].iat[fi],
+    } for ci, fi, relation, conf, sim in src["pairs"]]).drop_duplicates("edge_id")
+    by_claim: dict[str, list[Evidence]] = {}
+    for e in edges.itertuples(index=False):
+        by_claim.setdefault(e.claim_id, []).append(Evidence(relation=e.relation, nli_confidence=e.nli_confidence,
+                                                            page_id=e.page_id))
+    scores = pd.DataFrame([{"claim_id": cid, **score_claim(by_claim.get(cid, [])).model_dump(), "method": "bayesian"}
+                           for cid in claims["claim_id"]])
+    refuted = set(scores.loc[scores["refuting_count"] > 0, "claim_id"])
+    topics = build_topics(task_id, claim_ids, texts, vectors, 0.5)
+    topic_rows = pd.DataFrame([{
+        "topic_id": t.topic_id, "label": t.label, "label_method": "distinctive-terms", "claim_count": len(t.members),
+        "has_contradiction": any(claim_ids[i] in refuted for i in t.members),
+        "claim_ids": [claim_ids[i] for i in t.members], "terms": t.terms} for t in topics])
+    return {"papers": src["papers"], "pages": src["pages"], "fragments": src["fragments"], "claims": claims,
+            "nli_edges": edges, "claim_scores": scores, "claim_topics": topic_rows}
+
+
+def add_feedback(store: LyraStore, task_id: str, rows: dict[str, pd.DataFrame], rng: random.Random) -> int:
+    from lyra_tools.feedback import apply_feedback
+
+    edges = rows["nli_edges"]
+    calls = 0
+    for edge in edges.sample(10, random_state=rng.randrange(10**6)).itertuples(index=False):
+        other = rng.choice([r for r in ("SUPPORTS", "REFUTES", "NEUTRAL") if r != edge.relation])
+        apply_feedback(store, task_id, "edge_correct", {"edge_id": edge.edge_id, "correct_relation": other,
+                                                        "reason": "bench correction"})
+        calls += 1
+    for claim_id in rng.sample(list(rows["claims"]["claim_id"]), 3):
+        apply_feedback(store, task_id, "claim_reject", {"claim_id": claim_id, "reason": "bench rejection"})
+        calls += 1
+    return calls
+
+
+def build_store(home: Path, n_tasks: int, n_claims: int) -> None:
+    from lyra_resources.models import embedder
+
+    started = time.perf_counter()
+    src = source_rows(n_claims)
+    vectors = embedder().encode([c["claim"] for c in src["claims"]])
+    print(f"source task: {len(src['claims'])} claims, {len(src['papers'])} papers, {len(src['fragments'])} fragments, "
+          f"{len(src['pairs'])} edges ({time.perf_counter() - started:.0f}s)")
+    store = LyraStore.at(home)
+    rng = random.Random(11)
+    feedback_calls = 0
+    for k in range(n_tasks):
+        task_id = f"task_bench{k:03d}"
+        if store.get_task(task_id) is None:
+            store.create_task(f"{QUESTION} (copy {k})", {"claims": []}, task_id=task_id)
+        rows = task_rows(task_id, src, vectors)
+        for table, frame in rows.items():
+            store.replace_partition(table, task_id, frame)
+        store.update_task(task_id, status="completed")
+        if k % 5 == 0:
+            feedback_calls += add_feedback(store, task_id, rows, rng)
+    counts = store.fetch_df("SELECT count(DISTINCT task_id) AS tasks, count(*) AS claims FROM claims").iloc[0]
+    print(f"store: {counts['tasks']} tasks, {counts['claims']} claims, {feedback_calls} feedback calls "
+          f"({time.perf_counter() - started:.0f}s)")
+
+
+def sample_args(store: LyraStore, rng: random.Random, n: int) -> dict[str, list[dict]]:
+    tasks = [t.id for t in store.list_tasks()]
+    topics = store.fetch_df("SELECT task_id, topic_id FROM claim_topics")
+    claims = store.fetch_df("SELECT task_id, claim_id FROM claims USING SAMPLE 2000 ROWS")
+    out: dict[str, list[dict]] = {}
+    pick_topic = lambda: topics.iloc[rng.randrange(len(topics))]
+    pick_claim = lambda: claims.iloc[rng.randrange(len(claims))]
+    out["get_evidence_summary"] = [{"task_id": rng.choice(tasks)} for _ in range(n)]
+    out["list_claim_topics"] = [{"task_id": rng.choice(tasks)} for _ in range(n)]
+    out["get_claims_by_topic"] = [{"task_id": (t := pick_topic())["task_id"], "topic": t["topic_id"]} for _ in range(n)]
+    out["get_claim_evidence"] = [{"claim_id": (c := pick_claim())["claim_id"], "task_id": c["task_id"]} for _ in range(n)]
+    out["get_claim_evidence (no task_id)"] = [{"claim_id": pick_claim()["claim_id"]} for _ in range(n)]
+    out["find_contradictions"] = [{"task_id": rng.choice(tasks)} for _ in range(n)]
+    out["get_materials summary"] = [{"task_id": rng.choice(tasks)} for _ in range(n)]
+    out["get_materials full"] = [{"task_id": rng.choice(tasks), "format": "full"} for _ in range(n)]
+    out["list_tasks"] = [{} for _ in range(n)]
+    out["get_status"] = [{"task_id": rng.choice(tasks)} for _ in range(max(n // 3, 5))]
+    return out
+
+
+def measure(home: Path, calls: int) -> list[dict]:
+    from mcp import Client
+
+    from lyra_tools.mcp_server import build_server
+
+    store = LyraStore.at(home)
+    plan = sample_args(store, random.Random(5), calls)
+    server = build_server(home)
+    results = []
+
+    async def main():
+        async with Client(server, read_timeout_seconds=120) as client:
+            for label, arg_list in plan.items():
+                tool = label.split(" ")[0]
+                args = arg_list[0] | ({"format": "summary"} if label == "get_materials summary" else {})
+                await client.call_tool(tool, args)  # warm-up
+                times, cpu, sizes = [], [], []
+                for args in arg_list:
+                    start, cpu_start = time.perf_counter(), time.process_time()
+                    answer = await client.call_tool(tool, args)
+                    times.append((time.perf_counter() - start) * 1000)
+                    cpu.append((time.process_time() - cpu_start) * 1000)
+                    if answer.is_error:
+                        raise SystemExit(f"{label} failed: {answer.content[0].text}")
+                    sizes.append(len(answer.content[0].text.encode()))
+                results.append({"tool": label, "calls": len(times), "p50_ms": statistics.median(times),
+                                "p95_ms": float(np.percentile(times, 95)), "max_ms": max(times),
+                                "cpu_p50_ms": statistics.median(cpu), "cpu_p95_ms": float(np.percentile(cpu, 95)),
+                                "median_bytes": int(statistics.median(sizes)), "max_bytes": max(sizes)})
+
+    anyio.run(main)
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--home", default=".lyra/bench-mcp", help="Lyra home of the benchmark store (reused)")
+    parser.add_argument("--tasks", type=int, default=50)
+    parser.add_argument("--claims", type=int, default=460, help="claims per task")
+    parser.add_argument("--calls", type=int, default=60, help="timed calls per tool")
+    parser.add_argument("--rebuild", action="store_true", help="rebuild the store even if it exists")
+    args = parser.parse_args()
+    logging.disable(logging.INFO)  # Dagster's instance migrations log at INFO on every open
+    home = Path(args.home).resolve()
+    store = LyraStore.at(home)
+    if args.rebuild or len(store.list_tasks()) < args.tasks:
+        build_store(home, args.tasks, args.claims)
+    counts = store.fetch_df("SELECT (SELECT count(*) FROM tasks) AS tasks, (SELECT count(*) FROM claims) AS claims, "
+                            "(SELECT count(*) FROM nli_edges) AS edges, (SELECT count(*) FROM fragments) AS fragments, "
+                            "(SELECT count(*) FROM edge_reviews) AS reviews").iloc[0]
+    print(f"store {home}: {counts['tasks']} tasks, {counts['claims']:,} claims, {counts['edges']:,} edges, "
+          f"{counts['fragments']:,} fragments, {counts['reviews']} reviewed edges")
+    results = measure(home, args.calls)
+    print(f"machine load average before timing: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs "
+          "(wall times include waiting for a CPU; CPU times are this process's own work)")
+    print(f"\n{'tool':34} {'calls':>5} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7} {'cpu p50':>8} {'cpu p95':>8} "
+          f"{'median B':>9} {'max B':>6}")
+    for r in results:
+        print(f"{r['tool']:34} {r['calls']:5d} {r['p50_ms']:7.1f} {r['p95_ms']:7.1f} {r['max_ms']:7.1f} "
+              f"{r['cpu_p50_ms']:8.1f} {r['cpu_p95_ms']:8.1f} {r['median_bytes']:9d} {r['max_bytes']:6d}")
+    slow = [r["tool"] for r in results if r["p95_ms"] > 50 and r["tool"] != "get_status"]
+    big = [r["tool"] for r in results if r["max_bytes"] > 8192]
+    print(f"\ngoal p95 ≤ 50 ms (exploration tools): {'met' if not slow else 'missed by ' + ', '.join(slow)}; "
+          f"every answer ≤ 8 KB: {'met' if not big else 'missed by ' + ', '.join(big)}")
+
+
+if __name__ == "__main__":
+    main()

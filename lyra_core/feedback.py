@@ -1,0 +1,315 @@
+"""Human feedback as pure logic: what each action takes, which domain patterns are allowed, the
+relevance multiplier of seed 004, and the effective graph (model output + human overlay).
+
+Model outputs are immutable per run; feedback is an overlay keyed by stable ids (edge_id,
+claim_id, fragment_id), so it applies again to every later materialization of a task.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
+
+from lyra_core.scoring import REFUTES, RELATIONS, SUPPORTS, ClaimScore, Evidence, score_claim
+
+# -- actions and their arguments -------------------------------------------------------------------
+
+RULE_ACTIONS = ("domain_block", "domain_unblock", "domain_clear_override")
+CLAIM_ACTIONS = ("claim_reject", "claim_restore")
+EDGE_ACTIONS = ("edge_correct",)
+RELEVANCE_ACTIONS = ("fragment_useful", "fragment_not_useful")
+NOTE_ACTIONS = ("flag_irrelevant", "flag_missing", "add_note")  # seed 000, recorded as events
+ACTIONS = (*RULE_ACTIONS, *CLAIM_ACTIONS, *EDGE_ACTIONS, *RELEVANCE_ACTIONS, *NOTE_ACTIONS)
+Action = Literal[
+    "domain_block", "domain_unblock", "domain_clear_override", "claim_reject", "claim_restore",
+    "edge_correct", "fragment_useful", "fragment_not_useful", "flag_irrelevant", "flag_missing", "add_note",
+]
+
+Id = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100,
+                                      pattern=r"^[A-Za-z0-9_.:\-]+$")]
+Reason = Annotated[str, StringConstraints(strip_whitespace=True, max_length=2000)]
+LongText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=4000)]
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class DomainArgs(_Args):
+    domain_pattern: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=253)]
+    reason: Reason = ""
+
+    @field_validator("domain_pattern")
+    @classmethod
+    def _valid_pattern(cls, value: str) -> str:
+        return validate_domain_pattern(value)
+
+
+class DomainRuleArgs(DomainArgs):
+    """block / unblock need a reason (seed 001's rules table has ``reason NOT NULL``)."""
+
+    reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
+
+
+class ClaimArgs(_Args):
+    claim_id: Id
+    reason: Reason = ""
+
+
+class EdgeCorrectArgs(_Args):
+    edge_id: Id
+    correct_relation: str
+    reason: Reason = ""
+
+    @field_validator("correct_relation")
+    @classmethod
+    def _relation(cls, value: str) -> str:
+        relation = normalize_relation(value)
+        if relation is None:
+            raise ValueError(f"must be one of supports, refutes, neutral (got {value[:40]!r})")
+        return relation
+
+
+class RelevanceArgs(_Args):
+    fragment_id: Id
+    claim_id: Id | None = Field(None, description="the claim whose evidence showed the fragment")
+    query: Annotated[str, StringConstraints(strip_whitespace=True, max_length=1000)] | None = Field(
+        None, description="the question the fragment answered (default: the claim's text, else the task's question)")
+    reason: Reason = ""
+
+
+class FlagIrrelevantArgs(_Args):
+    fragment_id: Id
+    reason: Reason = ""
+
+
+class FlagMissingArgs(_Args):
+    page_id: Id
+    missing_text: LongText
+    location_hint: Annotated[str, StringConstraints(strip_whitespace=True, max_length=500)] = ""
+
+
+class NoteArgs(_Args):
+    target_id: Id = Field(description="a task, claim, edge, fragment or page id of the task")
+    note: LongText
+
+
+ARGS_MODELS: dict[str, type[_Args]] = {
+    "domain_block": DomainRuleArgs, "domain_unblock": DomainRuleArgs, "domain_clear_override": DomainArgs,
+    "claim_reject": ClaimArgs, "claim_restore": ClaimArgs, "edge_correct": EdgeCorrectArgs,
+    "fragment_useful": RelevanceArgs, "fragment_not_useful": RelevanceArgs,
+    "flag_irrelevant": FlagIrrelevantArgs, "flag_missing": FlagMissingArgs, "add_note": NoteArgs,
+}
+
+
+class FeedbackArgsError(ValueError):
+    """Feedback arguments that cannot be accepted; the message says which and why."""
+
+
+def parse_args(action: str, args: Mapping[str, Any] | None) -> _Args:
+    """The validated arguments of ``action``, or FeedbackArgsError naming each bad field."""
+    model = ARGS_MODELS.get(action)
+    if model is None:
+        raise FeedbackArgsError(f"unknown feedback action {action!r}; use one of: {', '.join(ACTIONS)}")
+    if not isinstance(args, Mapping):
+        raise FeedbackArgsError(f"{action}: args must be an object, got {type(args).__name__}")
+    try:
+        return model.model_validate(dict(args))
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            field = ".".join(str(p) for p in err["loc"]) or "args"
+            message = err["msg"].removeprefix("Value error, ")
+            if err["type"] == "extra_forbidden":
+                message = f"unexpected argument (expected: {', '.join(model.model_fields)})"
+            problems.append(f"args.{field}: {message}")
+        raise FeedbackArgsError(f"{action}: " + "; ".join(problems)) from None
+
+
+def normalize_relation(value: str) -> str | None:
+    """'supports' / 'SUPPORTS' / 'entailment' → 'SUPPORTS'; None when it is no relation."""
+    key = (value or "").strip().upper()
+    aliases = {"SUPPORT": SUPPORTS, "ENTAILMENT": SUPPORTS, "REFUTE": REFUTES, "CONTRADICTION": REFUTES,
+               "CONTRADICTS": REFUTES}
+    key = aliases.get(key, key)
+    return key if key in RELATIONS else None
+
+
+# -- domain patterns -------------------------------------------------------------------------------
+
+# Seed 001's forbidden patterns, refused verbatim before any other check.
+FORBIDDEN_PATTERNS = frozenset({"*", "**", "*.com", "*.co.jp", "*.org", "*.net", "*.gov", "*.edu"})
+
+# Multi-label public suffixes under which anyone can register a name (a small built-in excerpt of
+# the Public Suffix List; no network lookup). Every single label (a TLD) is a public suffix too.
+PUBLIC_SUFFIXES = frozenset("""
+co.uk ac.uk gov.uk org.uk ltd.uk plc.uk me.uk net.uk nhs.uk sch.uk police.uk co.jp ac.jp go.jp
+or.jp ne.jp gr.jp ed.jp lg.jp ad.jp com.au net.au org.au edu.au gov.au asn.au id.au co.nz ac.nz
+govt.nz org.nz net.nz co.in ac.in gov.in net.in org.in res.in edu.in nic.in com.br gov.br org.br
+edu.br net.br com.cn edu.cn gov.cn net.cn org.cn ac.cn co.kr ac.kr go.kr or.kr re.kr com.tw edu.tw
+gov.tw org.tw com.hk edu.hk gov.hk org.hk com.sg edu.sg gov.sg org.sg co.za ac.za gov.za org.za
+com.mx gob.mx edu.mx org.mx co.il ac.il gov.il org.il com.tr edu.tr gov.tr org.tr ac.at co.at or.at
+gv.at com.ar gob.ar edu.ar com.es gob.es edu.es org.es co.id ac.id go.id or.id com.my edu.my gov.my
+com.ph edu.ph gov.ph ac.th co.th go.th or.th com.vn edu.vn gov.vn com.pk edu.pk gov.pk com.sa
+edu.sa gov.sa com.eg edu.eg gov.eg com.ng edu.ng gov.ng ac.ke co.ke go.ke github.io gitlab.io
+blogspot.com appspot.com herokuapp.com netlify.app vercel.app pages.dev s3.amazonaws.com
+cloudfront.net azurewebsites.net web.app firebaseapp.com
+""".split())  # noqa: SIM905 (a word list reads best as one)
+
+_LABEL = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
+
+
+class DomainPatternError(ValueError):
+    pass
+
+
+def validate_domain_pattern(pattern: str) -> str:
+    """The pattern, lower-cased, when it names a registrable domain or subdomains of one:
+    ``example.com``, ``sub.example.co.uk``, ``*.example.com``. Catch-alls (``*``, ``**``) and
+    anything covering a whole TLD or public suffix (``*.com``, ``co.uk``, ``*.ac.uk``) are refused."""
+    raw = (pattern or "").strip().lower().rstrip(".")
+    if raw in FORBIDDEN_PATTERNS:
+        raise DomainPatternError(f"pattern {raw!r} is forbidden: it would cover every domain or a whole TLD")
+    host = raw.removeprefix("*.")
+    if "*" in host:
+        raise DomainPatternError(
+            f"pattern {raw!r} is not allowed: a wildcard may only be a leading '*.' label (e.g. '*.example.com')")
+    labels = host.split(".")
+    if not host or not all(_LABEL.match(label) for label in labels):
+        raise DomainPatternError(f"pattern {raw!r} is not a domain name (letters, digits, '-' and '.' only)")
+    if len(labels) == 1 or host in PUBLIC_SUFFIXES:
+        raise DomainPatternError(
+            f"pattern {raw!r} covers the whole public suffix {host!r}; name a registrable domain instead")
+    return raw
+
+
+def pattern_matches(pattern: str, domain: str) -> bool:
+    """``example.com`` matches itself and its subdomains; ``*.example.com`` only its subdomains."""
+    domain = domain.lower()
+    if pattern.startswith("*."):
+        return domain.endswith(pattern[1:])
+    return domain == pattern or domain.endswith("." + pattern)
+
+
+def _specificity(pattern: str) -> tuple[int, int]:
+    host = pattern.removeprefix("*.")
+    return (host.count(".") + (0 if pattern.startswith("*.") else 1), len(host))
+
+
+class DomainRule(BaseModel):
+    id: str
+    domain_pattern: str
+    decision: Literal["block", "unblock"]
+    reason: str = ""
+    created_at: Any = None
+
+
+def rule_for(domain: str, rules: Iterable[DomainRule]) -> DomainRule | None:
+    """The active rule deciding ``domain``: the most specific matching pattern wins (an unblock of
+    ``good.example.com`` beats a block of ``example.com``); equal patterns cannot both be active."""
+    matching = [r for r in rules if pattern_matches(r.domain_pattern, domain)]
+    return max(matching, key=lambda r: _specificity(r.domain_pattern), default=None)
+
+
+def blocked_domains(domains: Iterable[str], rules: Iterable[DomainRule]) -> dict[str, DomainRule]:
+    """Each of ``domains`` that a user block rule decides, with that rule."""
+    rules = list(rules)
+    out = {}
+    for domain in domains:
+        rule = rule_for(domain, rules) if isinstance(domain, str) else None
+        if rule is not None and rule.decision == "block":
+            out[domain] = rule
+    return out
+
+
+# -- relevance feedback (seed 004) -----------------------------------------------------------------
+
+MIN_RETURNS = 5
+
+
+class RelevanceStats(BaseModel):
+    """Signals one fragment has gathered in one task."""
+
+    returns: int = 0  # times an agent was shown the fragment (get_claim_evidence)
+    positive: int = 0  # fragment_useful
+    negative: int = 0  # fragment_not_useful and flag_irrelevant
+
+
+# What the ranking and the feedback tool read: one row per fragment of a task that has signals.
+RELEVANCE_STATS_SQL = (
+    "SELECT fragment_id, count(*) FILTER (WHERE signal = 'returned') AS returns, "
+    "count(*) FILTER (WHERE signal = 'explicit_positive') AS positive, "
+    "count(*) FILTER (WHERE signal = 'explicit_negative') AS negative "
+    "FROM relevance_signals WHERE task_id = ? GROUP BY fragment_id")
+
+
+def relevance_multiplier(stats: RelevanceStats) -> float:
+    """Seed 004's ``adjustScores`` multiplier of a fragment's ranking score.
+
+    Neutral (1.0) until the fragment was returned at least 5 times; then 0.5 + use rate,
+    +0.1 per explicit positive and -0.15 per explicit negative (each counted up to 3), clamped
+    to [0.3, 1.7]. Lyra cannot see whether an agent's answer used a fragment (seed 004's own
+    ``checkIfUsed`` is a stub), so the use rate is taken over the returns an agent judged:
+    positive / (positive + negative), and 0.5 — seed 004's value without usage data — when none
+    was judged. A fragment shown often but never judged thus keeps 1.0 instead of being demoted.
+    """
+    if stats.returns < MIN_RETURNS:
+        return 1.0
+    judged = stats.positive + stats.negative
+    use_rate = stats.positive / judged if judged else 0.5
+    multiplier = 0.5 + use_rate
+    multiplier += 0.1 * min(stats.positive, 3)
+    multiplier -= 0.15 * min(stats.negative, 3)
+    return max(0.3, min(1.7, multiplier))
+
+
+# -- the effective graph ---------------------------------------------------------------------------
+# Edges are plain mappings with at least edge_id, claim_id, relation, nli_confidence and page_id
+# (rows of nli_edges): a task has a few thousand, and the read tools answer in milliseconds.
+
+def effective_edges(edges: Iterable[Mapping[str, Any]], reviews: Mapping[str, str],
+                    blocked_pages: Iterable[str] = ()) -> list[dict[str, Any]]:
+    """Edges as people should see them: a reviewed edge whose human label differs from the
+    model's takes that label with confidence 1.0 (``human_corrected``); a reviewed edge the human
+    confirmed keeps the model's output (``human_reviewed`` only). Edges from pages of blocked
+    domains are dropped. ``reviews`` maps edge_id → correct relation; the model's own output
+    stays in ``model_relation`` / ``model_confidence``."""
+    blocked = set(blocked_pages)
+    out = []
+    for edge in edges:
+        if blocked and edge.get("page_id") in blocked:
+            continue
+        row = dict(edge)
+        review = reviews.get(row["edge_id"])
+        row["model_relation"], row["model_confidence"] = row["relation"], row["nli_confidence"]
+        row["human_reviewed"] = review is not None
+        row["human_corrected"] = review is not None and review != row["relation"]
+        if row["human_corrected"]:
+            row["relation"], row["nli_confidence"] = review, 1.0
+        out.append(row)
+    return out
+
+
+def effective_scores(edges: Iterable[Mapping[str, Any]], claim_ids: Iterable[str],
+                     use_bayesian: bool = True) -> dict[str, ClaimScore]:
+    """Claim scores recomputed from (effective) edges with lyra_core.scoring, so a correction
+    changes the score at once (seed 001: immediate reflection). Claims without edges keep the prior."""
+    by_claim: dict[str, list[Evidence]] = {cid: [] for cid in claim_ids}
+    for edge in edges:
+        if edge["claim_id"] in by_claim:
+            page = edge.get("page_id")
+            by_claim[edge["claim_id"]].append(Evidence(relation=edge["relation"], nli_confidence=float(edge["nli_confidence"]),
+                                                       page_id=page if isinstance(page, str) else None))
+    return {cid: score_claim(ev, use_bayesian) for cid, ev in by_claim.items()}
+
+
+def touched_claims(edges: Iterable[Mapping[str, Any]], reviews: Mapping[str, str],
+                   blocked_pages: Iterable[str] = ()) -> set[str]:
+    """Claims whose score the overlay changes: those with an edge relabelled by a human or coming
+    from a blocked domain. Every other claim's stored model score is already its effective score."""
+    blocked = set(blocked_pages)
+    return {e["claim_id"] for e in edges
+            if (reviews.get(e["edge_id"]) not in (None, e["relation"])) or (blocked and e.get("page_id") in blocked)}

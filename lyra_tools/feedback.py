@@ -1,0 +1,423 @@
+"""Applying feedback to the store: one short transaction per call, validated against the task's ids.
+
+Every accepted call writes an audit row to ``feedback_events`` in the same transaction as its
+effect, so either both are stored or neither (a rejected call leaves every table as it was).
+The transaction is retried as a whole while another process holds the database, so feedback
+given during a materialization waits briefly instead of failing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import uuid
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import duckdb
+from pydantic import BaseModel, Field
+
+from lyra_core import feedback as fb
+from lyra_resources.store import LyraStore, StoreError
+from lyra_tools import explore
+
+MAX_ARGS_BYTES = 16_000
+log = logging.getLogger(__name__)
+
+
+class FeedbackError(ValueError):
+    """Feedback that cannot be applied (unknown id, bad arguments); the store is unchanged."""
+
+
+class ScoreAfter(BaseModel):
+    claim_id: str
+    confidence: float | None
+    controversy: float | None
+    verdict: str | None
+    supporting_count: int
+    refuting_count: int
+    recomputed: bool
+
+
+class EdgeEffect(BaseModel):
+    edge_id: str
+    claim_id: str
+    model_relation: str
+    model_confidence: float
+    effective_relation: str
+    human_corrected: bool
+    correction_id: str | None = Field(None, description="the nli_corrections row written, when the label changed")
+
+
+class RuleEffect(BaseModel):
+    rule_id: str | None
+    domain_pattern: str
+    decision: str | None
+    is_active: bool
+    task_domains_blocked: list[str] = Field(default_factory=list)
+
+
+class RelevanceEffect(BaseModel):
+    fragment_id: str
+    returns: int
+    positive: int
+    negative: int
+    multiplier: float = Field(description="seed 004 ranking multiplier the next run of the task applies")
+
+
+class FeedbackResult(BaseModel):
+    event_id: str
+    task_id: str
+    action: str
+    target_id: str
+    changed: bool
+    outcome: str
+    edge: EdgeEffect | None = None
+    claim: ScoreAfter | None = None
+    rule: RuleEffect | None = None
+    relevance: RelevanceEffect | None = None
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def _new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:16]}"
+
+
+def apply_feedback(store: LyraStore, task_id: str, action: str, args: Mapping[str, Any] | None) -> FeedbackResult:
+    """Validate and apply one feedback action atomically; FeedbackError says what was wrong."""
+    if not isinstance(task_id, str) or not task_id or len(task_id) > 100:
+        raise FeedbackError("task_id must be a task id string such as 'task_1a2b3c4d' (see list_tasks)")
+    try:
+        size = len(json.dumps(args, default=str))
+    except (TypeError, ValueError) as exc:
+        raise FeedbackError(f"{action}: args must be a JSON object ({exc})") from None
+    if size > MAX_ARGS_BYTES:
+        raise FeedbackError(f"{action}: args are {size:,} bytes; at most {MAX_ARGS_BYTES:,} are accepted")
+    try:
+        parsed = fb.parse_args(action, args)
+    except fb.FeedbackArgsError as exc:
+        raise FeedbackError(str(exc)) from None
+
+    def work(conn: duckdb.DuckDBPyConnection) -> FeedbackResult:
+        try:
+            explore.require_task(conn, task_id)
+        except explore.ExploreError as exc:
+            raise FeedbackError(str(exc)) from None
+        handler = _HANDLERS[action]
+        result = handler(conn, task_id, action, parsed)
+        conn.execute(
+            "INSERT INTO feedback_events (id, task_id, action, target_id, payload, outcome, created_at, "
+            "applied_to_training) VALUES (?, ?, ?, ?, ?, ?, ?, false)",
+            [result.event_id, task_id, action, result.target_id, parsed.model_dump_json(), result.outcome, _now()])
+        return result
+
+    return store.transaction(work)
+
+
+# -- handlers: each runs inside the call's transaction ------------------------------------------
+
+def _edge_correct(conn, task_id: str, action: str, args: fb.EdgeCorrectArgs) -> FeedbackResult:
+    row = conn.execute(
+        "SELECT e.claim_id, e.relation, e.nli_confidence, f.text, c.text FROM nli_edges e "
+        "LEFT JOIN fragments f ON f.task_id = e.task_id AND f.fragment_id = e.fragment_id "
+        "LEFT JOIN claims c ON c.task_id = e.task_id AND c.claim_id = e.claim_id "
+        "WHERE e.task_id = ? AND e.edge_id = ?", [task_id, args.edge_id]).fetchone()
+    if row is None:
+        raise FeedbackError(f"edge_correct: no edge {args.edge_id!r} in task {task_id!r} "
+                            "(get_claim_evidence lists a claim's edge ids)")
+    claim_id, model_relation, model_confidence, premise, hypothesis = row
+    previous = conn.execute("SELECT correct_relation FROM edge_reviews WHERE edge_id = ?", [args.edge_id]).fetchone()
+    before = previous[0] if previous else model_relation
+    now = _now()
+    corrected = args.correct_relation != model_relation
+    conn.execute(
+        "INSERT INTO edge_reviews (edge_id, task_id, reviewed_at, correct_relation, reason, human_corrected) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (edge_id) DO UPDATE SET reviewed_at = excluded.reviewed_at, "
+        "correct_relation = excluded.correct_relation, reason = excluded.reason, "
+        "human_corrected = excluded.human_corrected",
+        [args.edge_id, task_id, now, args.correct_relation, args.reason or None, corrected])
+    correction_id = None
+    changed = args.correct_relation != before
+    if changed:
+        # One training sample per edge in force: a newer judgement supersedes an unused older one.
+        conn.execute("DELETE FROM nli_corrections WHERE edge_id = ? AND applied_in_version IS NULL", [args.edge_id])
+        if corrected:
+            correction_id = _new_id("corr")
+            conn.execute(
+                "INSERT INTO nli_corrections (id, edge_id, task_id, premise, hypothesis, predicted_label, "
+                "predicted_confidence, correct_label, reason, corrected_at, applied_in_version, sample_weight) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 1.0)",
+                [correction_id, args.edge_id, task_id, premise or "", hypothesis or "", model_relation,
+                 float(model_confidence), args.correct_relation, args.reason or None, now])
+    if not changed:
+        outcome = f"edge reviewed: label {args.correct_relation} confirmed, nothing changed"
+    elif corrected:
+        outcome = f"edge corrected: {before} → {args.correct_relation}; correction sample {correction_id} stored"
+    else:
+        outcome = f"edge restored to the model's label {model_relation}; the earlier correction is withdrawn"
+    return FeedbackResult(
+        event_id=_new_id("fb"), task_id=task_id, action=action, target_id=args.edge_id, changed=changed,
+        outcome=outcome, claim=_score_after(conn, task_id, claim_id),
+        edge=EdgeEffect(edge_id=args.edge_id, claim_id=claim_id, model_relation=model_relation,
+                        model_confidence=float(model_confidence), effective_relation=args.correct_relation,
+                        human_corrected=corrected, correction_id=correction_id))
+
+
+def _score_after(conn, task_id: str, claim_id: str) -> ScoreAfter | None:
+    """The claim's effective score as every read tool now shows it (seed 001: immediate reflection)."""
+    claims = explore.load_claims(conn, task_id, explore.load_overlay(conn, task_id), [claim_id])
+    if not claims:
+        return None  # a claim that was never adopted has no score
+    row = claims[0]
+    return ScoreAfter(claim_id=claim_id, confidence=row["confidence"], controversy=row["controversy"],
+                      verdict=row["verdict"], supporting_count=row["supporting_count"],
+                      refuting_count=row["refuting_count"], recomputed=row["recomputed"])
+
+
+def _require_claim(conn, task_id: str, action: str, claim_id: str) -> None:
+    if conn.execute("SELECT 1 FROM claims WHERE task_id = ? AND claim_id = ?", [task_id, claim_id]).fetchone() is None:
+        raise FeedbackError(f"{action}: no claim {claim_id!r} in task {task_id!r} (get_claims_by_topic lists claim ids)")
+
+
+def _claim_reject(conn, task_id: str, action: str, args: fb.ClaimArgs) -> FeedbackResult:
+    _require_claim(conn, task_id, action, args.claim_id)
+    active = conn.execute("SELECT 1 FROM claim_rejections WHERE claim_id = ? AND is_active", [args.claim_id]).fetchone()
+    if not active:
+        conn.execute(
+            "INSERT INTO claim_rejections (claim_id, task_id, reason, rejected_at, restored_at, is_active) "
+            "VALUES (?, ?, ?, ?, NULL, true) ON CONFLICT (claim_id) DO UPDATE SET reason = excluded.reason, "
+            "rejected_at = excluded.rejected_at, restored_at = NULL, is_active = true",
+            [args.claim_id, task_id, args.reason or None, _now()])
+    return FeedbackResult(
+        event_id=_new_id("fb"), task_id=task_id, action=action, target_id=args.claim_id, changed=not active,
+        outcome="claim rejected: hidden from the read tools unless include_rejected is set" if not active
+        else "claim was already rejected; nothing changed")
+
+
+def _claim_restore(conn, task_id: str, action: str, args: fb.ClaimArgs) -> FeedbackResult:
+    _require_claim(conn, task_id, action, args.claim_id)
+    active = conn.execute("SELECT 1 FROM claim_rejections WHERE claim_id = ? AND is_active", [args.claim_id]).fetchone()
+    if active:
+        conn.execute("UPDATE claim_rejections SET is_active = false, restored_at = ? WHERE claim_id = ?",
+                     [_now(), args.claim_id])
+    return FeedbackResult(
+        event_id=_new_id("fb"), task_id=task_id, action=action, target_id=args.claim_id, changed=bool(active),
+        outcome="claim restored" if active else "claim was not rejected; nothing changed",
+        claim=_score_after(conn, task_id, args.claim_id))
+
+
+def _rule_event(conn, rule_id: str | None, action: str, pattern: str, decision: str, reason: str) -> None:
+    conn.execute(
+        "INSERT INTO domain_override_events (id, rule_id, action, domain_pattern, decision, reason, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)", [_new_id("dev"), rule_id, action, pattern, decision, reason or None, _now()])
+
+
+def _blocked_in_task(conn, task_id: str) -> list[str]:
+    return sorted(explore.load_overlay(conn, task_id).blocked)
+
+
+def _domain_rule(conn, task_id: str, action: str, args: fb.DomainArgs) -> FeedbackResult:
+    pattern = args.domain_pattern
+    current = conn.execute("SELECT id, decision FROM domain_override_rules WHERE domain_pattern = ? AND is_active",
+                           [pattern]).fetchall()
+    if action == "domain_clear_override":
+        if not current:
+            raise FeedbackError(f"domain_clear_override: no active block or unblock rule for {pattern!r}")
+        for rule_id, decision in current:
+            conn.execute("UPDATE domain_override_rules SET is_active = false WHERE id = ?", [rule_id])
+            _rule_event(conn, rule_id, action, pattern, decision, args.reason)
+        return FeedbackResult(
+            event_id=_new_id("fb"), task_id=task_id, action=action, target_id=pattern, changed=True,
+            outcome=f"override of {pattern!r} cleared ({current[-1][1]} rule retired)",
+            rule=RuleEffect(rule_id=current[-1][0], domain_pattern=pattern, decision=None, is_active=False,
+                            task_domains_blocked=_blocked_in_task(conn, task_id)))
+    decision = "block" if action == "domain_block" else "unblock"
+    if [d for _, d in current] == [decision]:
+        return FeedbackResult(
+            event_id=_new_id("fb"), task_id=task_id, action=action, target_id=pattern, changed=False,
+            outcome=f"{pattern!r} already has an active {decision} rule; nothing changed",
+            rule=RuleEffect(rule_id=current[0][0], domain_pattern=pattern, decision=decision, is_active=True,
+                            task_domains_blocked=_blocked_in_task(conn, task_id)))
+    for rule_id, _ in current:  # one active rule per pattern: the new decision replaces the old
+        conn.execute("UPDATE domain_override_rules SET is_active = false WHERE id = ?", [rule_id])
+    rule_id = _new_id("rule")
+    conn.execute(
+        "INSERT INTO domain_override_rules (id, domain_pattern, decision, reason, created_at, is_active) "
+        "VALUES (?, ?, ?, ?, ?, true)", [rule_id, pattern, decision, args.reason, _now()])
+    _rule_event(conn, rule_id, action, pattern, decision, args.reason)
+    blocked = _blocked_in_task(conn, task_id)
+    return FeedbackResult(
+        event_id=_new_id("fb"), task_id=task_id, action=action, target_id=pattern, changed=True,
+        outcome=f"{decision} rule on {pattern!r} in force for every task",
+        rule=RuleEffect(rule_id=rule_id, domain_pattern=pattern, decision=decision, is_active=True,
+                        task_domains_blocked=blocked))
+
+
+def _require_fragment(conn, task_id: str, action: str, fragment_id: str) -> None:
+    if conn.execute("SELECT 1 FROM fragments WHERE task_id = ? AND fragment_id = ?",
+                    [task_id, fragment_id]).fetchone() is None:
+        raise FeedbackError(f"{action}: no fragment {fragment_id!r} in task {task_id!r} "
+                            "(get_claim_evidence lists fragment ids)")
+
+
+def relevance_stats(conn, task_id: str, fragment_id: str) -> fb.RelevanceStats:
+    row = conn.execute(fb.RELEVANCE_STATS_SQL.replace("GROUP BY", "AND fragment_id = ? GROUP BY"),
+                       [task_id, fragment_id]).fetchone()
+    return fb.RelevanceStats(returns=row[1], positive=row[2], negative=row[3]) if row else fb.RelevanceStats()
+
+
+def _signal(conn, task_id: str, fragment_id: str, signal: str, query_id: str | None, query: str | None) -> RelevanceEffect:
+    conn.execute("INSERT INTO relevance_signals (id, task_id, fragment_id, signal, query_id, query, created_at) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?)", [_new_id("rs"), task_id, fragment_id, signal, query_id, query, _now()])
+    stats = relevance_stats(conn, task_id, fragment_id)
+    return RelevanceEffect(fragment_id=fragment_id, returns=stats.returns, positive=stats.positive,
+                           negative=stats.negative, multiplier=round(fb.relevance_multiplier(stats), 3))
+
+
+def _relevance(conn, task_id: str, action: str, args: fb.RelevanceArgs) -> FeedbackResult:
+    _require_fragment(conn, task_id, action, args.fragment_id)
+    query_id, query = task_id, args.query
+    if args.claim_id:
+        _require_claim(conn, task_id, action, args.claim_id)
+        query_id = args.claim_id
+        if not query:
+            query = conn.execute("SELECT text FROM claims WHERE task_id = ? AND claim_id = ?",
+                                 [task_id, args.claim_id]).fetchone()[0]
+    if not query:
+        query = conn.execute("SELECT query FROM tasks WHERE id = ?", [task_id]).fetchone()[0]
+    signal = "explicit_positive" if action == "fragment_useful" else "explicit_negative"
+    effect = _signal(conn, task_id, args.fragment_id, signal, query_id, query)
+    return FeedbackResult(event_id=_new_id("fb"), task_id=task_id, action=action, target_id=args.fragment_id,
+                          changed=True, outcome=f"{signal} signal recorded", relevance=effect)
+
+
+def _flag_irrelevant(conn, task_id: str, action: str, args: fb.FlagIrrelevantArgs) -> FeedbackResult:
+    _require_fragment(conn, task_id, action, args.fragment_id)
+    query = conn.execute("SELECT query FROM tasks WHERE id = ?", [task_id]).fetchone()[0]
+    # seed 000's flag: kept as an event, and an explicit negative relevance signal for the task's question
+    effect = _signal(conn, task_id, args.fragment_id, "explicit_negative", task_id, query)
+    return FeedbackResult(event_id=_new_id("fb"), task_id=task_id, action=action, target_id=args.fragment_id,
+                          changed=True, outcome="fragment flagged irrelevant to the task's question", relevance=effect)
+
+
+def _flag_missing(conn, task_id: str, action: str, args: fb.FlagMissingArgs) -> FeedbackResult:
+    if conn.execute("SELECT 1 FROM pages WHERE task_id = ? AND page_id = ?", [task_id, args.page_id]).fetchone() is None:
+        raise FeedbackError(f"flag_missing: no page {args.page_id!r} in task {task_id!r}")
+    return FeedbackResult(event_id=_new_id("fb"), task_id=task_id, action=action, target_id=args.page_id,
+                          changed=True, outcome="missing text recorded for review")
+
+
+_NOTE_TARGETS = [("claims", "claim_id"), ("nli_edges", "edge_id"), ("fragments", "fragment_id"), ("pages", "page_id")]
+
+
+def _add_note(conn, task_id: str, action: str, args: fb.NoteArgs) -> FeedbackResult:
+    known = args.target_id == task_id or any(
+        conn.execute(f"SELECT 1 FROM {table} WHERE task_id = ? AND {column} = ?",  # names from code only
+                     [task_id, args.target_id]).fetchone()
+        for table, column in _NOTE_TARGETS)
+    if not known:
+        raise FeedbackError(f"add_note: {args.target_id!r} is not the task id nor a claim, edge, fragment or page "
+                            f"of task {task_id!r}")
+    return FeedbackResult(event_id=_new_id("fb"), task_id=task_id, action=action, target_id=args.target_id,
+                          changed=True, outcome="note recorded")
+
+
+_HANDLERS = {
+    "edge_correct": _edge_correct, "claim_reject": _claim_reject, "claim_restore": _claim_restore,
+    "domain_block": _domain_rule, "domain_unblock": _domain_rule, "domain_clear_override": _domain_rule,
+    "fragment_useful": _relevance, "fragment_not_useful": _relevance, "flag_irrelevant": _flag_irrelevant,
+    "flag_missing": _flag_missing, "add_note": _add_note,
+}
+assert set(_HANDLERS) == set(fb.ACTIONS)
+
+
+def record_returns(store: LyraStore, rows: Sequence[tuple[str, str, str, str]]) -> int:
+    """Store seed 004's implicit 'returned' signals — (task_id, fragment_id, query_id, query) for
+    each fragment an agent was shown — in one transaction."""
+    if not rows:
+        return 0
+    now = _now()
+    values = [[_new_id("rs"), task_id, fid, "returned", query_id, query[:1000], now] for task_id, fid, query_id, query in rows]
+
+    def insert(conn: duckdb.DuckDBPyConnection) -> None:
+        for start in range(0, len(values), 500):  # one multi-row INSERT per 500 rows
+            chunk = values[start:start + 500]
+            conn.execute("INSERT INTO relevance_signals (id, task_id, fragment_id, signal, query_id, query, created_at) "
+                         "VALUES " + ", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * len(chunk)), [v for row in chunk for v in row])
+
+    store.transaction(insert)
+    return len(values)
+
+
+class ReturnsRecorder:
+    """Buffers 'returned' signals and writes them in the background, one transaction a flush.
+
+    A durable write costs tens of milliseconds (WAL sync, then a checkpoint when the file is
+    released), more than the read it would be attached to; so get_claim_evidence only queues its
+    signals here. Pending signals are written every ``interval_s`` seconds, when the server
+    session ends and when the server stops; a crash can lose the last interval's worth, which
+    only delays the ≥ 5 returns a fragment needs before its ranking weight moves.
+    """
+
+    def __init__(self, store: LyraStore, interval_s: float = 2.0) -> None:
+        self.store, self.interval_s = store, interval_s
+        self._pending: list[tuple[str, str, str, str]] = []
+        self._lock = threading.Lock()
+        self._flush_lock = threading.Lock()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    def add(self, task_id: str, fragment_ids: Sequence[str], query_id: str, query: str) -> None:
+        with self._lock:
+            self._pending += [(task_id, fid, query_id, query) for fid in dict.fromkeys(fragment_ids)]
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="lyra-returns", daemon=True)
+                self._thread.start()
+
+    def flush(self) -> int:
+        """Write every pending signal now; on failure they stay queued for the next flush."""
+        with self._flush_lock:
+            with self._lock:
+                rows, self._pending = self._pending, []
+            try:
+                return record_returns(self.store, rows)
+            except BaseException:
+                with self._lock:
+                    self._pending = rows + self._pending
+                raise
+
+    def close(self, timeout_s: float = 10.0) -> None:
+        """Stop the background writer after a last flush (the server calls it at exit)."""
+        self._closed = True
+        self._wake.set()
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout_s)
+        self.flush()
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait(self.interval_s)
+            self._wake.clear()
+            try:
+                self.flush()
+            except (duckdb.Error, StoreError) as exc:  # keep the signals and try again next interval
+                log.warning("relevance signals not written yet: %s", exc)
+            with self._lock:
+                if not self._pending or self._closed:
+                    self._thread = None
+                    return
+
+
+def relevance_multipliers(store: LyraStore, task_id: str) -> dict[str, float]:
+    """Seed 004 multiplier of every fragment of the task that has signals (others weigh 1.0)."""
+    stats = store.fetch_df(fb.RELEVANCE_STATS_SQL, [task_id])
+    return {r.fragment_id: fb.relevance_multiplier(fb.RelevanceStats(returns=r.returns, positive=r.positive,
+                                                                     negative=r.negative))
+            for r in stats.itertuples(index=False)}

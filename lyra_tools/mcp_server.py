@@ -1,0 +1,392 @@
+"""Lyra's MCP server: task control, bounded exploration of the effective evidence graph, feedback.
+
+    python -m lyra_tools.mcp_server --home ~/.lyra                 # stdio (what agents spawn)
+    python -m lyra_tools.mcp_server --transport http --port 8765   # streamable HTTP on 127.0.0.1
+
+Every read answer is small (≤ 8 KB of compact JSON, paged with ``limit`` and an opaque
+``cursor``) and shows the effective graph: model output with human corrections applied. Tool
+functions are synchronous, so the SDK runs them in worker threads and a slow database lock never
+blocks the event loop. Agents never send SQL: every query is Lyra's, with parameters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import contextlib
+import logging
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
+
+import anyio.to_thread
+import duckdb
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError
+
+from lyra_core.feedback import Action
+from lyra_core.tasks import TaskOptions
+from lyra_resources.settings import resolve_home
+from lyra_resources.store import LyraStore, StoreBusyError, StoreError
+from lyra_tools import explore
+from lyra_tools.feedback import FeedbackError, FeedbackResult, ReturnsRecorder, apply_feedback
+
+INSTRUCTIONS = """\
+Lyra turns a research question into an evidence graph: claims, the fragments of papers that support
+or refute them (NLI edges), Bayesian confidence per claim, and topics. Explore it top-down:
+get_evidence_summary → list_claim_topics → get_claims_by_topic → get_claim_evidence; find_contradictions
+for the disputed claims. Answers are small and paged: pass next_cursor back unchanged for more.
+Lyra records disagreements with both sides' trust levels; it does not label sources as misinformation.
+Correct mistakes with feedback (edge_correct, claim_reject, domain_block, fragment_useful, ...):
+corrections apply at once and survive re-runs of the task."""
+
+TaskId = Annotated[str, Field(min_length=1, max_length=100, description="a task id from list_tasks or create_task")]
+Cursor = Annotated[str | None, Field(None, max_length=200, description="next_cursor of the previous answer")]
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class CreatedTask(BaseModel):
+    task_id: str
+    status: str
+    log_path: str
+    pid: int | None
+
+
+class StoppedTask(BaseModel):
+    task_id: str
+    stopped_runs: list[str]
+    status: str
+
+
+Launcher = Callable[[str, Path], tuple[int | None, Path]]
+
+
+class _Attachment:
+    """One in-memory DuckDB instance that ATTACHes the Lyra database while calls use it.
+
+    Creating a DuckDB instance costs ~15 ms (in-memory ones too), more than most tool answers;
+    ATTACH/DETACH of the file on a living instance costs ~2 ms and takes/releases the same file
+    lock. The file is attached while at least one call holds a cursor and detached as soon as the
+    last one finishes, so between calls another process (a pipeline run) can write, exactly as
+    with the store's own short-lived connections. Every read and write of this process goes
+    through it: two instances of one file in one process must never coexist.
+    """
+
+    def __init__(self, path: Path, busy_timeout_s: float) -> None:
+        self.path, self.busy_timeout_s = path, busy_timeout_s
+        # one thread: answers are small scans, and on a busy machine thread hand-offs cost more than they save
+        self._instance = duckdb.connect(":memory:", config={"threads": 1})
+        self._cond = threading.Condition()
+        self._users = 0
+
+    def close(self) -> None:
+        with self._cond:
+            if self._users == 0:
+                self._instance.close()
+
+    def _attach(self) -> None:
+        deadline = time.monotonic() + self.busy_timeout_s
+        delay = 0.02
+        quoted = str(self.path).replace("'", "''")
+        while True:
+            try:
+                self._instance.execute(f"ATTACH '{quoted}' AS lyra")
+                return
+            except duckdb.Error as exc:
+                text = str(exc).lower()
+                # another process holds the lock, or this one has it open through a plain store
+                if not any(k in text for k in ("lock", "resource temporarily unavailable", "already attached")):
+                    raise
+                if time.monotonic() > deadline:
+                    raise StoreBusyError(f"{self.path} stayed locked by another process for "
+                                         f"{self.busy_timeout_s:.0f}s: {exc}") from exc
+            time.sleep(delay * (1 + random.random()))
+            delay = min(delay * 2, 0.5)
+
+    @contextlib.contextmanager
+    def cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        with self._cond:
+            if self._users == 0:
+                self._attach()
+            self._users += 1
+            try:
+                cursor = self._instance.cursor()
+                cursor.execute("USE lyra")
+            except BaseException:
+                self._release()
+                raise
+        try:
+            yield cursor
+        finally:
+            cursor.close()
+            with self._cond:
+                self._release()
+
+    def _release(self) -> None:
+        self._users -= 1
+        if self._users == 0:
+            self._instance.execute("DETACH lyra")
+            self._cond.notify_all()
+
+    @contextlib.contextmanager
+    def detached(self) -> Iterator[None]:
+        """Wait until no call uses the file and keep it detached meanwhile, for code that opens the
+        database with a plain LyraStore (the runner's stop_task)."""
+        with self._cond:
+            while self._users:
+                self._cond.wait()
+            yield
+
+
+class ServerStore(LyraStore):
+    """The store as the long-lived server uses it: same API and locking behaviour, cheap opens."""
+
+    _attachment: _Attachment | None = PrivateAttr(default=None)
+    _attach_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    def _shared(self) -> _Attachment:
+        self._ensure_schema()
+        with self._attach_lock:
+            if self._attachment is None:
+                self._attachment = _Attachment(self.layout.database, self.busy_timeout_s)
+            return self._attachment
+
+    @contextlib.contextmanager
+    def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        with self._shared().cursor() as cursor:
+            yield cursor
+
+    def close(self) -> None:
+        """Close the in-memory instance (at exit, before the interpreter tears duckdb down)."""
+        with self._attach_lock:
+            if self._attachment is not None:
+                self._attachment.close()
+                self._attachment = None
+
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Let code that opens the file on its own (a plain LyraStore) run without a conflict."""
+        with self._shared().detached():
+            yield
+
+
+def task_run_command(task_id: str, home: Path) -> list[str]:
+    return [sys.executable, "-m", "lyra_tools.cli", "task", "run", task_id, "--home", str(home)]
+
+
+def spawn_task_run(task_id: str, home: Path) -> tuple[int | None, Path]:
+    """Start ``lyra task run`` for the task in its own session, detached from this server: the run
+    outlives the agent's connection, and its output goes to ``<home>/logs/<task>.log``."""
+    logs = home / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    log_path = logs / f"{task_id}.log"
+    with open(log_path, "ab") as out:
+        proc = subprocess.Popen(task_run_command(task_id, home), stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
+                                env={**os.environ, "LYRA_HOME": str(home)})
+    return proc.pid, log_path
+
+
+def _answer(model: BaseModel) -> CallToolResult:
+    """Compact JSON as the text block (the SDK's default indents it, doubling the size an agent
+    reads) and the same object as structured content."""
+    return CallToolResult(content=[TextContent(type="text", text=model.model_dump_json())],
+                          structured_content=model.model_dump(mode="json"))
+
+
+def _guard(fn: Callable[[], M]) -> CallToolResult:
+    """Run a tool body; Lyra's own errors become tool errors with their specific message."""
+    try:
+        return _answer(fn())
+    except StoreBusyError as exc:
+        raise ToolError(f"the Lyra database stayed busy (another process is writing); try again: {exc}") from exc
+    except (explore.ExploreError, FeedbackError, StoreError) as exc:
+        raise ToolError(str(exc)) from exc
+
+
+def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launcher | None = None) -> MCPServer:
+    """The MCP server over the Lyra home ``home``; ``launcher`` starts a task's run (default:
+    a detached ``lyra task run`` process)."""
+    root = resolve_home(home)
+    store = ServerStore(home=str(root))
+    launch = launcher or spawn_task_run
+    returns = ReturnsRecorder(store)
+
+    def shutdown() -> None:  # at a normal exit: write what the last interval queued, then let go of the file
+        returns.close()
+        store.close()
+
+    atexit.register(shutdown)
+    dagster: dict[str, Any] = {}
+    dagster_lock = threading.Lock()
+
+    def dagster_instance() -> Any:
+        """The home's Dagster instance, opened once: opening one checks its storage schema (~0.2 s)."""
+        with dagster_lock:
+            if "instance" not in dagster:
+                from dagster import DagsterInstance
+
+                from lyra_tools import runner  # the asset graph and Dagster: only once needed
+
+                runner.prepare_instance_dir(store.layout)
+                dagster["instance"] = DagsterInstance.from_config(str(store.layout.dagster_home))
+            return dagster["instance"]
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_server: MCPServer) -> AsyncIterator[dict]:
+        try:
+            yield {}
+        finally:  # a session's queued relevance signals are written when it ends
+            await anyio.to_thread.run_sync(returns.flush)
+
+    server = MCPServer("lyra", instructions=INSTRUCTIONS, version="0.1.0", lifespan=lifespan)
+
+    # -- tasks -------------------------------------------------------------------------------------
+
+    @server.tool()
+    def create_task(
+        query: Annotated[str, Field(min_length=1, max_length=2000, description="the research question")],
+        options: Annotated[dict[str, Any] | None, Field(None, description=(
+            "corpus: list of local corpus paths; papers_per_source: int; claims: list of claims to verify"))] = None,
+    ) -> CreatedTask:
+        """Create a research task and start its pipeline run in the background; returns the task id at once.
+        Follow progress with get_status."""
+        def body() -> CreatedTask:
+            try:
+                opts = TaskOptions.model_validate(options or {})
+            except ValidationError as exc:
+                problems = "; ".join(f"options.{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+                raise StoreError(f"create_task: {problems}") from None
+            missing = [p for p in opts.corpus if not Path(p).exists()]
+            if missing:
+                raise StoreError(f"create_task: corpus path not found: {', '.join(missing[:5])}")
+            task = store.create_task(query, opts.model_dump(exclude_none=True, exclude_defaults=True))
+            from lyra_tools import runner
+
+            runner.register_partition(dagster_instance(), task.id)
+            store.update_task(task.id, status="queued")
+            pid, log_path = launch(task.id, root)
+            return CreatedTask(task_id=task.id, status="queued", log_path=str(log_path), pid=pid)
+        return _guard(body)
+
+    @server.tool(annotations=READ)
+    def get_status(task_id: TaskId) -> explore.TaskStatus:
+        """A task's status, its latest run and each asset's state in it, row counts, domains blocked by
+        user rules (seed 002's entry shape) and the NLI model version of its edges."""
+        return _guard(lambda: explore.task_status(store, task_id, instance=dagster_instance()))
+
+    @server.tool()
+    def stop_task(task_id: TaskId) -> StoppedTask:
+        """Stop a task's run in progress (its earlier rows stay readable)."""
+        def body() -> StoppedTask:
+            from lyra_tools import runner
+
+            store.require_task(task_id)
+            with store.exclusive():  # runner.stop_task opens the database with its own LyraStore
+                stopped = runner.stop_task(task_id, root)
+            return StoppedTask(task_id=task_id, stopped_runs=stopped, status=store.require_task(task_id).status)
+        return _guard(body)
+
+    @server.tool(annotations=READ)
+    def list_tasks(limit: Annotated[int, Field(ge=1, le=50)] = 20, cursor: Cursor = None) -> explore.TaskList:
+        """Every task with its status, oldest first (paged)."""
+        return _guard(lambda: explore.list_tasks(store, limit, cursor))
+
+    # -- exploration -------------------------------------------------------------------------------
+
+    @server.tool(annotations=READ)
+    def get_evidence_summary(task_id: TaskId) -> explore.EvidenceSummary:
+        """The task at a glance (1–2 KB): claim/edge statistics, top topics, contradiction highlights and
+        primary_source_ratio = share of the task's pages that are scholarly records (kind abstract or
+        paper) rather than web pages."""
+        return _guard(lambda: explore.evidence_summary(store, task_id))
+
+    @server.tool(annotations=READ)
+    def list_claim_topics(task_id: TaskId, limit: Annotated[int, Field(ge=1, le=50)] = 50,
+                          cursor: Cursor = None) -> explore.TopicList:
+        """The task's claim topics, largest first, with claim counts and whether any claim is refuted."""
+        return _guard(lambda: explore.list_claim_topics(store, task_id, limit, cursor))
+
+    @server.tool(annotations=READ)
+    def get_claims_by_topic(task_id: TaskId,
+                            topic: Annotated[str, Field(min_length=1, max_length=300, description="topic_id or label")],
+                            limit: Annotated[int, Field(ge=1, le=50)] = 20, cursor: Cursor = None,
+                            include_rejected: bool = False) -> explore.TopicClaims:
+        """Claims of one topic, most relevant first, with evidence counts and effective confidence."""
+        return _guard(lambda: explore.claims_by_topic(store, task_id, topic, limit, cursor, include_rejected))
+
+    @server.tool()
+    def get_claim_evidence(claim_id: Annotated[str, Field(min_length=1, max_length=100)],
+                           task_id: Annotated[str | None, Field(None, max_length=100)] = None,
+                           limit: Annotated[int, Field(ge=1, le=20, description="fragments per side")] = 5,
+                           cursor: Cursor = None) -> explore.ClaimEvidence:
+        """A claim's supporting, refuting and neutral fragments (strongest first) with source url, domain,
+        trust level and NLI confidence, and the claim's Bayesian score. Each fragment shown is recorded as
+        a 'returned' relevance signal for the claim (seed 004)."""
+        def body() -> explore.ClaimEvidence:
+            answer = explore.claim_evidence(store, claim_id, task_id, limit, cursor)
+            shown = [i.fragment_id for side in (answer.evidence.supports, answer.evidence.refutes,
+                                                answer.evidence.neutral) for i in side]
+            returns.add(answer.task_id, shown, answer.claim_id, answer.claim_text)
+            return answer
+        return _guard(body)
+
+    @server.tool(annotations=READ)
+    def find_contradictions(task_id: TaskId, limit: Annotated[int, Field(ge=1, le=25)] = 10, cursor: Cursor = None,
+                            include_rejected: bool = False) -> explore.ContradictionList:
+        """Claims with REFUTES evidence, most controversial first, with the strongest sources on both
+        sides and their trust levels. Lyra records the disagreement; interpreting it is the agent's job."""
+        return _guard(lambda: explore.find_contradictions(store, task_id, limit, cursor, include_rejected))
+
+    @server.tool(annotations=READ)
+    def get_materials(task_id: TaskId, format: Literal["summary", "full"] = "summary",
+                      limit: Annotated[int, Field(ge=1, le=25)] = 10, cursor: Cursor = None,
+                      include_rejected: bool = False) -> explore.Materials:
+        """format='summary' (default): the evidence summary. format='full': every claim with its effective
+        score and edges (ids, relation, confidence, domain), one page at a time."""
+        return _guard(lambda: explore.materials(store, task_id, format, limit, cursor, include_rejected))
+
+    # -- feedback ----------------------------------------------------------------------------------
+
+    @server.tool()
+    def feedback(task_id: TaskId, action: Action,
+                 args: Annotated[dict[str, Any], Field(description=(
+                     "domain_block/domain_unblock: {domain_pattern, reason}; domain_clear_override: {domain_pattern}; "
+                     "claim_reject/claim_restore: {claim_id, reason?}; edge_correct: {edge_id, correct_relation: "
+                     "supports|refutes|neutral, reason?}; fragment_useful/fragment_not_useful: {fragment_id, "
+                     "claim_id?, query?}; flag_irrelevant: {fragment_id, reason?}; flag_missing: {page_id, "
+                     "missing_text, location_hint?}; add_note: {target_id, note}"))]) -> FeedbackResult:
+        """Correct the evidence graph. Corrections apply at once (claim scores are recomputed) and survive
+        re-runs of the task; an edge_correct that changes a label also becomes a training sample for the
+        NLI model. Patterns covering a whole TLD or public suffix (*, *.com, co.uk, ...) are refused."""
+        return _guard(lambda: apply_feedback(store, task_id, action, args))
+
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="lyra mcp", description="Lyra's MCP server (stdio by default).")
+    parser.add_argument("--home", default=None, help="Lyra home directory (default: $LYRA_HOME or ./.lyra)")
+    parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    parser.add_argument("--port", type=int, default=8765, help="port of the HTTP transport (bound to 127.0.0.1)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)  # stdout carries the protocol
+    server = build_server(args.home)
+    if args.transport == "stdio":
+        server.run("stdio")
+    else:
+        server.run("streamable-http", host="127.0.0.1", port=args.port)
+
+
+if __name__ == "__main__":
+    main()
