@@ -84,9 +84,14 @@ def judge_pairs(store: LyraStore, nli: NliModel, pairs: list[tuple[str, str]], l
 
 
 def excluded_pages(claims: pd.DataFrame, fragment_page: dict[str, str]) -> list[set[str]]:
-    """Pages each claim came from: its own fragments must not judge it."""
+    """Pages an extracted claim came from: its own fragments must not confirm it. A user's claim
+    excludes nothing: a paper that states it (even one an extracted duplicate came from) is
+    evidence for it."""
     out = []
     for claim in claims.itertuples(index=False):
+        if claim.origin == "user":
+            out.append(set())
+            continue
         ids = [claim.source_fragment_id, *(list(claim.also_in_fragments) if claim.also_in_fragments is not None else [])]
         out.append({fragment_page[f] for f in ids if isinstance(f, str) and f in fragment_page})
     return out

@@ -11,7 +11,7 @@ from lyra_tools import runner
 
 pytestmark = pytest.mark.slow
 
-USER_CLAIM = "High-dose vitamin D supplementation reduces hip fracture risk in older adults."
+USER_CLAIM = "High-dose vitamin D lowers the risk of hip fracture."
 
 
 def test_task_ends_in_a_scored_evidence_graph(lyra_home, small_corpus):
