@@ -361,3 +361,115 @@ TABLES: dict[str, TableSpec] = {
 }
 PER_TASK_TABLES = [name for name, spec in TABLES.items() if spec.per_task]
 
+
+# -- citation tracking (phase 5): written by the ``citation_expansions`` and ``citation_edges`` assets --
+
+CITATION_EXPANSIONS = _table(
+    "citation_expansions",
+    "every reference and citing paper of each task paper (S2 + OpenAlex, deduplicated), with its "
+    "stage-1 score (0.5 influential + 0.5 cosine), stage-2 relevance and final score; top 10 per paper selected",
+    """
+    task_id VARCHAR
+    paper_id VARCHAR
+    candidate_paper_id VARCHAR
+    direction VARCHAR
+    is_influential BOOLEAN
+    embed_similarity DOUBLE
+    stage1_score DOUBLE
+    llm_score DOUBLE
+    stage2_method VARCHAR
+    final_score DOUBLE
+    selected BOOLEAN
+    sources VARCHAR[]
+    depth INTEGER
+    question_similarity DOUBLE
+    """,
+)
+
+CITATION_PAPERS = _table(
+    "citation_papers",
+    "the candidate papers met during citation expansion that are not among the task's papers "
+    "(selected ones become ``citation`` pages)",
+    """
+    task_id VARCHAR
+    paper_id VARCHAR
+    doi VARCHAR
+    pmid VARCHAR
+    arxiv_id VARCHAR
+    title VARCHAR
+    abstract VARCHAR
+    year INTEGER
+    venue VARCHAR
+    url VARCHAR
+    sources VARCHAR[]
+    """,
+)
+
+CITATION_EDGES = _table(
+    "citation_edges",
+    "page → page CITES edges between the task's pages (its papers and the selected citation papers)",
+    """
+    task_id VARCHAR
+    source_page_id VARCHAR
+    target_page_id VARCHAR
+    relation VARCHAR
+    is_influential BOOLEAN
+    """,
+)
+
+for _spec in (CITATION_EXPANSIONS, CITATION_PAPERS, CITATION_EDGES):
+    TABLES[_spec.name] = _spec
+PER_TASK_TABLES = [name for name, spec in TABLES.items() if spec.per_task]
+
+
+# -- browser stages (phases 1 and 6): written by the ``serp_results`` and ``web_pages`` assets --------
+
+SERP_RESULTS = _table(
+    "serp_results",
+    "browser search results per engine: rank, link (redirects unwrapped), title, snippet, and the "
+    "DOIs / PMIDs / arXiv ids they name",
+    """
+    task_id VARCHAR
+    engine VARCHAR
+    query VARCHAR
+    rank INTEGER
+    url VARCHAR
+    title VARCHAR
+    snippet VARCHAR
+    domain VARCHAR
+    dois VARCHAR[]
+    pmids VARCHAR[]
+    arxiv_ids VARCHAR[]
+    """,
+)
+
+WEB_PAGES = _table(
+    "web_pages",
+    "pages fetched with the browser: main text, citation metadata, the identifiers found on them "
+    "(the page's own first), and how the fetch went; page_id hashes the final URL",
+    """
+    task_id VARCHAR
+    page_id VARCHAR
+    url VARCHAR
+    final_url VARCHAR
+    domain VARCHAR
+    title VARCHAR
+    text VARCHAR
+    status VARCHAR
+    error VARCHAR
+    http_status INTEGER
+    truncated BOOLEAN
+    page_doi VARCHAR
+    dois VARCHAR[]
+    pmids VARCHAR[]
+    arxiv_ids VARCHAR[]
+    citation JSON
+    source VARCHAR
+    fetched_at TIMESTAMP
+    depth INTEGER
+    """,
+)
+
+for _spec in (SERP_RESULTS, WEB_PAGES):
+    TABLES[_spec.name] = _spec
+PER_TASK_TABLES = [name for name, spec in TABLES.items() if spec.per_task]
