@@ -40,6 +40,8 @@ _DAGSTER_YAML = """\
 # Dagster instance of one Lyra home; `lyra ui` points dagster dev here.
 telemetry:
   enabled: false
+nux:
+  enabled: false
 """
 
 
