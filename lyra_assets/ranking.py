@@ -6,10 +6,17 @@ from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, ass
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.bm25 import Bm25Index
-from lyra_core.feedback import RELEVANCE_STATS_SQL, RelevanceStats, relevance_multiplier
+from lyra_core.feedback import (
+    RELEVANCE_STATS_SQL,
+    DomainRule,
+    RelevanceStats,
+    blocked_domains,
+    relevance_multiplier,
+)
 from lyra_core.ranking import RankingConfig, rank_candidates
 from lyra_core.tasks import TaskOptions
 from lyra_core.text import tokenize
+from lyra_resources.domain_policy import DomainTrust
 from lyra_resources.literature import LiteratureSources
 from lyra_resources.models import LocalModels
 from lyra_resources.settings import settings
@@ -19,13 +26,22 @@ COLUMNS = ["fragment_id", "bm25_score", "bm25_norm", "embedding_score", "fused_s
            "trust_weight", "final_score", "final_rank", "stage"]
 
 
-def trust_weights(fragments: pd.DataFrame) -> pd.Series:
-    """Ranking weight of each fragment's source domain. Every domain weighs 1.0 until the domain
-    trust policy assigns levels; the weights only ever multiply ranking scores."""
-    return pd.Series(1.0, index=fragments.index)
+def trust_weights(store: LyraStore, task_id: str, fragments: pd.DataFrame, trust: DomainTrust) -> pd.Series:
+    """Ranking weight of each fragment's source domain: the trust weight of its level in
+    config/domains.yaml (primary 1.0 … unverified 0.3), 0 for a domain a user blocked through
+    feedback. The weights only ever multiply ranking scores, never a claim's confidence."""
+    policy = trust.policy()
+    domains = store.fetch_df("SELECT page_id, domain FROM pages WHERE task_id = ?", [task_id])
+    rules = [DomainRule(**r) for r in store.fetch_df(
+        "SELECT id, domain_pattern, decision, coalesce(reason, '') AS reason, created_at "
+        "FROM domain_override_rules WHERE is_active ORDER BY created_at, id").to_dict("records")]
+    blocked = blocked_domains(domains["domain"], rules)
+    weight = {page: 0.0 if domain in blocked else policy.weight(policy.trust_level(domain))
+              for page, domain in zip(domains["page_id"], domains["domain"], strict=True)}
+    return fragments["page_id"].map(weight).fillna(policy.weight(policy.trust_level(None))).astype(float)
 
 
-def ranking_weights(store: LyraStore, task_id: str, fragments: pd.DataFrame) -> pd.Series:
+def ranking_weights(store: LyraStore, task_id: str, fragments: pd.DataFrame, trust: DomainTrust) -> pd.Series:
     """Weight multiplying each fragment's ranking score: its domain trust weight times the seed 004
     relevance multiplier learned from agents' signals on this task (1.0 until a fragment was shown
     5 times; see lyra_core.feedback.relevance_multiplier). Stored as ``trust_weight``."""
@@ -33,7 +49,8 @@ def ranking_weights(store: LyraStore, task_id: str, fragments: pd.DataFrame) -> 
     learned = {r.fragment_id: relevance_multiplier(RelevanceStats(returns=r.returns, positive=r.positive,
                                                                   negative=r.negative))
                for r in stats.itertuples(index=False)}
-    return trust_weights(fragments) * fragments["fragment_id"].map(learned).fillna(1.0).astype(float)
+    relevance = fragments["fragment_id"].map(learned).fillna(1.0).astype(float)
+    return trust_weights(store, task_id, fragments, trust) * relevance
 
 
 def ranking_frame(scores: dict, fragment_ids: list[str]) -> pd.DataFrame:
@@ -44,7 +61,8 @@ def ranking_frame(scores: dict, fragment_ids: list[str]) -> pd.DataFrame:
 
 @asset(partitions_def=task_partitions, group_name="ranking", deps=["fragments"], kinds={"duckdb", "parquet"})
 def fragment_ranking(
-    context: AssetExecutionContext, store: LyraStore, models: LocalModels, literature: LiteratureSources
+    context: AssetExecutionContext, store: LyraStore, models: LocalModels, literature: LiteratureSources,
+    trust: DomainTrust,
 ) -> MaterializeResult:
     """How well each fragment answers the task's question, stage by stage: BM25 (stage 1, top
     100 kept), fused 0.3·BM25 + 0.7·embedding cosine (stage 2), cross-encoder reranker (stage 3,
@@ -72,7 +90,7 @@ def fragment_ranking(
     rerank_docs = (lambda idx: reranker.score(task.query, [texts[i] for i in idx])) if reranker else None
 
     scores = rank_candidates(bm25, query_vector, embed_docs, rerank_docs, config,
-                             trust=ranking_weights(store, task.id, fragments).to_numpy())
+                             trust=ranking_weights(store, task.id, fragments, trust).to_numpy())
     frame = ranking_frame(scores, fragments["fragment_id"].tolist())
     store.replace_partition("fragment_ranking", task.id, frame)
     context.log.info(f"stage 3 {rerank_method}")

@@ -140,3 +140,23 @@ def test_trust_never_changes_a_claims_confidence():
     before = bayesian_score(evidence)
     verify_domains([edge("e1", "REFUTES", "nature.com", "academic", "x.example", "unverified")], {})
     assert bayesian_score(evidence) == before
+
+
+def test_ranking_weights_follow_the_policy_and_user_blocks(tmp_path):
+    import pandas as pd
+
+    from lyra_assets.ranking import trust_weights
+    from lyra_resources.domain_policy import DomainTrust
+    from lyra_resources.store import LyraStore
+    from lyra_tools.feedback import apply_feedback
+
+    store = LyraStore.at(tmp_path / "home")
+    task = store.create_task("q")
+    store.replace_partition("pages", task.id, pd.DataFrame({
+        "page_id": ["p1", "p2", "p3"], "paper_id": ["a", "b", "c"], "url": None,
+        "domain": ["doi.org", "en.wikipedia.org", "spam.example"], "kind": "abstract", "title": "t"}))
+    fragments = pd.DataFrame({"fragment_id": ["f1", "f2", "f3"], "page_id": ["p1", "p2", "p3"]})
+    trust = DomainTrust()
+    assert trust_weights(store, task.id, fragments, trust).tolist() == [1.0, 0.4, 0.3]
+    apply_feedback(store, task.id, "domain_block", {"domain_pattern": "spam.example", "reason": "ads"})
+    assert trust_weights(store, task.id, fragments, trust).tolist() == [1.0, 0.4, 0.0]

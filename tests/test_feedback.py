@@ -6,7 +6,8 @@ import pytest
 import test_explore
 from test_explore import write_graph
 
-from lyra_assets.ranking import ranking_weights
+from lyra_assets.ranking import ranking_weights, trust_weights
+from lyra_resources.domain_policy import DomainTrust
 from lyra_core import feedback as fb
 from lyra_resources.schema import FEEDBACK_TABLES, TABLES
 from lyra_resources.store import LyraStore
@@ -185,9 +186,12 @@ def test_relevance_signals_feed_the_ranking_weights(store, graph):
     assert signals[1]["query_id"] == claim and signals[1]["query"].startswith("Vitamin D prevents all fractures")
     assert relevance_multipliers(store, graph.task_id) == {fragment: pytest.approx(1.6), bad: pytest.approx(0.35)}
     fragments = store.read_partition("fragments", graph.task_id)
-    weights = dict(zip(fragments["fragment_id"], ranking_weights(store, graph.task_id, fragments), strict=True))
-    assert weights[fragment] == pytest.approx(1.6) and weights[bad] == pytest.approx(0.35)
-    assert sum(w == 1.0 for w in weights.values()) == len(weights) - 2
+    trust = DomainTrust()
+    weights = dict(zip(fragments["fragment_id"], ranking_weights(store, graph.task_id, fragments, trust), strict=True))
+    domain_part = dict(zip(fragments["fragment_id"], trust_weights(store, graph.task_id, fragments, trust), strict=True))
+    assert weights[fragment] == pytest.approx(1.6 * domain_part[fragment])
+    assert weights[bad] == pytest.approx(0.35 * domain_part[bad])
+    assert all(weights[f] == domain_part[f] for f in weights if f not in (fragment, bad))
 
 
 def test_seed_000_actions_are_recorded_as_events(store, graph):
