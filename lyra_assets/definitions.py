@@ -6,7 +6,19 @@ import os
 
 from dagster import AssetSelection, Definitions, define_asset_job
 
-from lyra_assets import claims, documents, evidence, models, ranking, sources, topics, verification
+from lyra_assets import (
+    citations,
+    claims,
+    documents,
+    evidence,
+    models,
+    ranking,
+    sources,
+    topics,
+    verification,
+    web,
+)
+from lyra_resources.browser import WebBrowser
 from lyra_resources.domain_policy import DomainTrust
 from lyra_resources.literature import LiteratureSources
 from lyra_resources.llm import OllamaLlm
@@ -19,9 +31,11 @@ NLI_TRAINING_JOB = "nli_model_training"
 RERANKER_TRAINING_JOB = "reranker_training"
 
 ASSETS = [
-    sources.papers, documents.pages, documents.fragments, ranking.fragment_ranking,
+    sources.papers, citations.citation_expansions, documents.pages, documents.fragments, citations.citation_edges,
+    ranking.fragment_ranking,
     claims.claims, evidence.nli_edges, evidence.claim_scores, topics.claim_topics,
     verification.domain_verification,
+    web.serp_results, web.web_pages,
 ]
 CHECKS = [evidence.nli_edges_are_well_formed, evidence.claim_scores_are_consistent]
 MODEL_ASSETS = [models.nli_model, models.corpus_reranker]
@@ -51,6 +65,7 @@ def build_resources(home: str | os.PathLike[str] | None = None) -> dict[str, obj
         "trust": DomainTrust(),
         "llm": OllamaLlm(provider=config.llm.provider, base_url=config.llm.ollama_url,
                          model=config.llm.model, timeout_s=config.llm.timeout_s),
+        "browser": WebBrowser.from_settings(config.browser),
     }
 
 

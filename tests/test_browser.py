@@ -1,0 +1,408 @@
+"""The browser stages end to end: real Chromium through Playwright against pages served on
+127.0.0.1, the egress gate (schemes, private addresses, redirects, sub-requests, size cap,
+blocked domains), and the ``serp_results`` / ``web_pages`` assets materialized in-process.
+
+These tests never skip when Chromium is missing: they fail with the install message instead.
+The only addresses they touch are on the loopback network; 127.0.0.2 plays the private host
+that must never be reached, watched by a listener that counts every connection to it.
+"""
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from dagster import DagsterInstance, materialize
+
+from lyra_assets import web
+from lyra_assets.partitions import TASKS_PARTITION
+from lyra_core.web import address_refusal, parse_networks, url_refusal, web_page_id
+from lyra_resources import browser as browser_module
+from lyra_resources.browser import BrowserSession, BrowserUnavailable, EgressGate, WebBrowser, find_chromium
+from lyra_resources.domain_policy import DomainTrust
+from lyra_resources.settings import BrowserSettings
+from lyra_resources.store import LyraStore
+
+LOOPBACK_ONLY = ["127.0.0.1/32"]
+
+
+# -- pure checks -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("url", ["file:///etc/passwd", "data:text/html,<h1>x</h1>", "javascript:alert(1)",
+                                 "ftp://example.org/x", "chrome://settings", "about:blank", "http://", "//x.org/a",
+                                 "http://[::1/"])
+def test_only_http_urls_with_a_host_are_fetchable(url):
+    assert url_refusal(url)
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1", "10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254",
+                                     "100.64.0.1", "0.0.0.0", "224.0.0.1", "::1", "fe80::1", "fc00::1",
+                                     "::ffff:127.0.0.1", "::ffff:10.0.0.1"])
+def test_private_loopback_and_link_local_addresses_are_refused(address):
+    assert "private, loopback, link-local or reserved" in address_refusal("h", [address])
+    assert address_refusal("h", [address], allow_private=True) is None
+
+
+def test_every_resolved_address_must_pass():
+    assert address_refusal("h", ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"]) is None
+    assert address_refusal("h", ["93.184.215.14", "10.0.0.1"])  # one private answer is enough to refuse
+    assert address_refusal("h", []) == "h did not resolve to any address"
+    allow = parse_networks(LOOPBACK_ONLY)
+    assert address_refusal("h", ["127.0.0.1"], allowed_networks=allow) is None
+    assert address_refusal("h", ["127.0.0.2"], allowed_networks=allow)
+    with pytest.raises(ValueError, match="not an IP network"):
+        parse_networks(["localhost"])
+
+
+def test_gate_resolves_every_spelling_of_an_address():
+    async def check():
+        gate = EgressGate(is_blocked=lambda domain: domain == "blocked.test")
+        return [await gate.refusal(url) for url in (
+            "http://localhost:8080/", "http://2130706433/", "http://0x7f.1/", "http://[::ffff:127.0.0.1]/",
+            "http://blocked.test/page", "file:///etc/passwd")]
+
+    answers = asyncio.run(check())
+    assert [a[0] for a in answers] == ["refused", "refused", "refused", "refused", "blocked", "refused"]
+    assert "blocked by the domain policy" in answers[4][1]
+
+
+def test_missing_chromium_says_how_to_install_it(monkeypatch):
+    monkeypatch.setattr(browser_module, "SYSTEM_CHROMIUM", ("/nonexistent/chromium",))
+    monkeypatch.setattr(browser_module.shutil, "which", lambda name: None)
+    with pytest.raises(BrowserUnavailable) as error:
+        find_chromium("", bundled="/nonexistent/ms-playwright/chrome")
+    message = str(error.value)
+    assert "apt-get install chromium" in message and "scripts/install-system-deps.sh" in message
+    with pytest.raises(BrowserUnavailable, match="browser.executable_path '/nope' is not an executable"):
+        find_chromium("/nope")
+
+
+def test_domains_a_user_blocked_through_feedback_are_blocked():
+    rules = [("example.com", "block"), ("good.example.com", "unblock"), ("*.ads.test", "block")]
+    assert web.user_blocked("example.com", rules) and web.user_blocked("www.example.com", rules)
+    assert not web.user_blocked("good.example.com", rules)  # the more specific unblock wins
+    assert web.user_blocked("x.ads.test", rules) and not web.user_blocked("ads.test", rules)
+    assert not web.user_blocked("notexample.com", rules)
+
+
+def test_settings_become_the_resource_and_the_environment_wins():
+    resource = WebBrowser.from_settings(BrowserSettings(engines=["duckduckgo", "bing"]), env={"LYRA_BROWSER_SEARCH": "off"})
+    assert resource.config().search == "off" and resource.config().engines == ["duckduckgo", "bing"]
+    with pytest.raises(ValueError):
+        WebBrowser(search="sometimes").config()
+
+
+# -- local servers ---------------------------------------------------------------------------------
+
+class Spy:
+    """A listener on 127.0.0.2 that only counts connections: any count above zero is a leak."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.2", 0))
+        self.sock.listen(16)
+        self.sock.settimeout(0.05)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self._stop = False
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while not self._stop:
+            try:
+                conn, _ = self.sock.accept()
+                self.connections += 1
+                conn.close()
+            except OSError:
+                continue
+
+    def close(self) -> None:
+        self._stop = True
+        self.thread.join(timeout=2)
+        self.sock.close()
+
+
+class Site:
+    """Pages served on 127.0.0.1: a fake DuckDuckGo, real landing pages, redirects and traps."""
+
+    def __init__(self, shared_data: Path, spy: Spy) -> None:
+        self.data = shared_data / "landing_pages"
+        self.spy = spy
+        self.hits: list[str] = []
+        site = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                site.hits.append(self.path)
+                status, headers, body = site.answer(self.path)
+                self.send_response(status)
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_port
+        self.base = f"http://127.0.0.1:{self.port}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    # The search results, in the shape of html.duckduckgo.com (div.result, a.result__a wrapped
+    # in //duckduckgo.com/l/?uddg=…, .result__snippet), linking back to this server.
+    def results(self) -> list[tuple[str, str, str]]:
+        b = self.base
+        return [
+            (f"{b}/papis/IOPScience_002.html", "Magnetic Temperature Scale in the 2 K to 30 K Range",
+             "Metrologia 12 (1976), doi:10.1088/0026-1394/12/4/002"),
+            (f"{b}/go/SpringerLink_BF02727953", "On the theory of identical particles", "Il Nuovo Cimento B"),
+            (f"{b}/papis/ProjectEuclid_1391109086.html", "An analysis of the renormalization group method", ""),
+            (f"{b}/arxiv/1902.02534", "Crowdsourcing open citations with CROCI", "arXiv:1902.02534"),
+            (f"{b}/pubmed/22188593", "Antihypertensive efficacy of the losartan", "PMID: 22188593"),
+            (f"{b}/to-private", "A page that redirects to a private address", ""),
+            (f"{b}/big.html", "An oversized page", ""),
+            (f"http://localhost:{self.port}/papis/NBER_w29971.html", "On a blocked domain", ""),
+            (f"{b}/trap.html", "A page whose sub-requests go to a private address", ""),
+            (f"{b}/go/IOPScience_002", "The first result again, behind a redirect", ""),
+            ("file:///etc/passwd", "Not fetchable", ""),
+        ]
+
+    def serp(self) -> bytes:
+        blocks = "".join(
+            f'<div class="result results_links results_links_deep web-result "><div class="links_main result__body">'
+            f'<h2 class="result__title"><a rel="nofollow" class="result__a" '
+            f'href="//duckduckgo.com/l/?uddg={quote(url, safe="")}&amp;rut=0a1b">{title}</a></h2>'
+            f'<a class="result__snippet" href="#">{snippet}</a></div></div>'
+            for url, title, snippet in self.results())
+        return f'<html><body><div class="results">{blocks}</div></body></html>'.encode()
+
+    def answer(self, path: str) -> tuple[int, dict[str, str], bytes]:
+        html = {"Content-Type": "text/html; charset=utf-8"}
+        if path.startswith("/html/"):  # duckduckgo.com/html/ answers with a 302 to the results
+            return 302, {"Location": "/ddg" + path}, b""
+        if path.startswith("/ddg/html/"):
+            return 200, html, self.serp()
+        if path.startswith("/papis/"):
+            file = self.data / "papis" / Path(path).name
+            return (200, html, file.read_bytes()) if file.is_file() else (404, html, b"not found")
+        if path.startswith("/go/"):
+            return 302, {"Location": f"/papis/{path.removeprefix('/go/')}.html"}, b""
+        if path.startswith("/arxiv/"):
+            return 200, html, (self.data / "commonmeta" / "test_arxiv__00.html").read_bytes()
+        if path.startswith("/pubmed/"):
+            return 200, html, (self.data / "readability_pubmed" / "pubmed.html").read_bytes()
+        if path == "/to-private":
+            return 302, {"Location": f"http://127.0.0.2:{self.spy.port}/secret"}, b""
+        if path == "/big.html":
+            return 200, html, b"<html><body><p>" + b"lorem ipsum dolor sit amet. " * 60_000 + b"</p></body></html>"
+        if path == "/trap.html":
+            spy = f"http://127.0.0.2:{self.spy.port}"
+            return 200, html, (
+                f'<html><head><title>Trap</title><link rel="preconnect" href="{spy}">'
+                f'<script src="{spy}/x.js"></script><script src="/bounce.js"></script></head>'
+                f'<body><p>A page that reaches for a private address in four ways.</p><img src="{spy}/i.png">'
+                f'<iframe src="{spy}/frame"></iframe>'
+                f'<script>fetch("{spy}/xhr").catch(() => 0); try {{ new WebSocket("ws://127.0.0.2:{self.spy.port}/") }}'
+                f' catch (e) {{}}</script></body></html>').encode()
+        if path == "/bounce.js":
+            return 302, {"Location": f"http://127.0.0.2:{self.spy.port}/bounced.js"}, b""
+        if path == "/pdf":
+            return 200, {"Content-Type": "application/pdf"}, b"%PDF-1.4 " * 100
+        return 404, html, b"<html><body>not found</body></html>"
+
+
+@pytest.fixture
+def site(shared_data):
+    spy = Spy()
+    served = Site(shared_data, spy)
+    yield served
+    served.close()
+    spy.close()
+
+
+def quick(**overrides) -> BrowserSettings:
+    values = {"page_timeout_s": 10, "settle_s": 0.2, "concurrency": 3, "max_page_bytes": 300_000}
+    return BrowserSettings(**{**values, **overrides})
+
+
+def fast_politeness(domain: str) -> float:
+    return 100.0
+
+
+# -- the session and its gate ----------------------------------------------------------------------
+
+def test_loopback_is_refused_unless_allowed(site):
+    async def run():
+        async with BrowserSession(quick(), qps=fast_politeness) as session:
+            return [await session.fetch(url) for url in (f"{site.base}/papis/IOPScience_002.html",
+                                                         "file:///etc/passwd", "data:text/html,<p>x</p>",
+                                                         "javascript:alert(1)")], session.started
+
+    pages, started = asyncio.run(run())
+    assert [p.status for p in pages] == ["refused"] * 4
+    assert not started  # nothing passed the gate: Chromium was never launched
+    assert "127.0.0.1" in pages[0].error and "loopback" in pages[0].error
+    assert "only http(s)" in pages[1].error
+    assert site.hits == []  # nothing reached the server
+
+
+def test_redirects_sub_requests_size_cap_and_blocked_domains(site):
+    async def run():
+        cfg = quick(allowed_networks=LOOPBACK_ONLY)
+        async with BrowserSession(cfg, is_blocked=lambda d: d == "localhost", qps=fast_politeness) as session:
+            urls = [f"{site.base}/go/IOPScience_002", f"{site.base}/to-private", f"{site.base}/big.html",
+                    f"http://localhost:{site.port}/papis/NBER_w29971.html", f"{site.base}/trap.html",
+                    f"{site.base}/pdf"]
+            pages = await asyncio.gather(*(session.fetch(u) for u in urls))
+            await asyncio.sleep(0.5)  # give a leaked preconnect or WebSocket time to show up
+            return pages
+
+    redirected, private, big, blocked, trap, pdf = asyncio.run(run())
+    assert redirected.status == "ok" and redirected.final_url == f"{site.base}/papis/IOPScience_002.html"
+    assert redirected.redirects == [f"{site.base}/go/IOPScience_002"]
+    assert 'name="citation_doi"' in redirected.html
+
+    assert private.status == "refused" and "127.0.0.2" in private.error and "redirect from" in private.error
+
+    assert big.status == "ok" and big.truncated and len(big.html.encode()) <= 300_000
+
+    assert blocked.status == "blocked" and "localhost is blocked" in blocked.error
+    assert "/papis/NBER_w29971.html" not in site.hits
+
+    assert trap.status == "ok" and "Trap" in trap.html
+    assert any("/x.js" in u for u in trap.refused_requests)
+    assert any("/bounced.js" in u for u in trap.refused_requests)  # refused at the redirect hop
+    assert any("/xhr" in u for u in trap.refused_requests)
+
+    assert pdf.status == "unsupported" and pdf.content_type == "application/pdf"
+    assert site.spy.connections == 0  # not one connection reached the private address
+
+
+# -- the assets ------------------------------------------------------------------------------------
+
+def policy_file(tmp_path: Path) -> Path:
+    path = tmp_path / "domains.yaml"
+    path.write_text("default_politeness: {qps: 50}\n"
+                    "domains:\n"
+                    "  - {domain: 127.0.0.1, trust_level: trusted, qps: 50}\n"
+                    "  - {domain: localhost, trust_level: blocked}\n")
+    return path
+
+
+@pytest.mark.slow  # about 12 s: two Chromium launches, a search and twelve page loads
+def test_serp_results_and_web_pages_materialize_for_a_task(site, lyra_home, tmp_path):
+    store = LyraStore.at(lyra_home)
+    task = store.create_task("magnetic temperature scale at low temperatures")
+    # papers the task already has: one known by DOI, one without an abstract whose page is fetched
+    papers = web.pd.DataFrame([
+        {"paper_id": "p1", "doi": "10.1007/bf02727953", "pmid": None, "arxiv_id": None,
+         "title": "On the theory of identical particles", "abstract": "Known already.", "year": 1977,
+         "venue": None, "url": None, "sources": ["local:1"], "search_rank": 1},
+        {"paper_id": "p2", "doi": None, "pmid": None, "arxiv_id": None, "title": "Meaning At Work",
+         "abstract": None, "year": 2025, "venue": None, "url": f"{site.base}/papis/NBER_w33843.html",
+         "sources": ["local:2"], "search_rank": 2},
+    ]).astype({"year": "Int64"})
+    store.replace_partition("papers", task.id, papers)
+    browser = WebBrowser(search="on", allowed_networks=LOOPBACK_ONLY, engine_urls={"duckduckgo": f"{site.base}/html/"},
+                         results_per_engine=20, fetch_limit=30, settle_s=0.2, page_timeout_s=10,
+                         max_page_bytes=300_000)
+    resources = {"store": store, "browser": browser, "trust": DomainTrust(path=str(policy_file(tmp_path)))}
+
+    started = time.monotonic()
+    with DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
+        result = materialize([web.serp_results, web.web_pages], partition_key=task.id, resources=resources,
+                             instance=instance)
+    elapsed = time.monotonic() - started
+    assert result.success
+
+    serp = store.read_partition("serp_results", task.id).sort_values("rank").reset_index(drop=True)
+    assert len(serp) == 10  # the file: link is dropped
+    assert list(serp["rank"]) == list(range(1, 11))
+    assert serp.loc[0, "url"] == f"{site.base}/papis/IOPScience_002.html"  # uddg redirect unwrapped
+    assert list(serp.loc[0, "dois"]) == ["10.1088/0026-1394/12/4/002"]
+    assert list(serp.loc[4, "pmids"]) == ["22188593"] and list(serp.loc[3, "arxiv_ids"]) == ["1902.02534"]
+    assert set(serp["engine"]) == {"duckduckgo"} and set(serp["query"]) == {task.query}
+    assert site.hits[0].startswith("/html/?q=magnetic+temperature") and site.hits[1].startswith("/ddg/html/")
+
+    pages = store.read_partition("web_pages", task.id).set_index("url")
+    b = site.base
+    iop = pages.loc[f"{b}/papis/IOPScience_002.html"]
+    assert iop.status == "ok" and iop.page_doi == "10.1088/0026-1394/12/4/002" and iop.depth == 0
+    assert iop.page_id == web_page_id(iop.final_url) and iop.source == "serp:duckduckgo:1"
+    assert "Magnetic Temperature Scale" in iop.title and len(iop.text) > 500
+    assert json.loads(iop.citation)["journal"] == "Metrologia"
+    springer = pages.loc[f"{b}/go/SpringerLink_BF02727953"]
+    assert springer.final_url == f"{b}/papis/SpringerLink_BF02727953.html"
+    assert springer.page_doi == "10.1007/bf02727953" and next(iter(springer.dois)) == "10.1007/bf02727953"
+    assert pages.loc[f"{b}/papis/ProjectEuclid_1391109086.html"].page_doi == "10.57262/ade/1391109086"
+    assert next(iter(pages.loc[f"{b}/arxiv/1902.02534"].arxiv_ids)) == "1902.02534"
+    assert next(iter(pages.loc[f"{b}/pubmed/22188593"].pmids)) == "22188593"
+    assert pages.loc[f"{b}/to-private"].status == "refused"
+    assert pages.loc[f"{b}/big.html"].truncated
+    assert pages.loc[f"http://localhost:{site.port}/papis/NBER_w29971.html"].status == "blocked"
+    assert pages.loc[f"{b}/trap.html"].status == "ok"
+    paper_page = pages.loc[f"{b}/papis/NBER_w33843.html"]
+    assert paper_page.source == "paper:p2" and paper_page.page_doi == "10.3386/w33843"
+    # the redirect to the first result's page is the same page: one row
+    assert f"{b}/go/IOPScience_002" not in pages.index and pages["page_id"].is_unique
+    assert "/papis/NBER_w29971.html" not in site.hits and site.spy.connections == 0
+
+    meta = result.asset_materializations_for_node("web_pages")[0].metadata
+    pending = meta["identifiers_for_completion"].value
+    assert "10.1088/0026-1394/12/4/002" in pending["dois"] and "10.3386/w33843" in pending["dois"]
+    assert "10.1007/bf02727953" not in pending["dois"]  # the task's papers know it already
+    assert "22188593" in pending["pmids"] and "1902.02534" in pending["arxiv_ids"]
+    assert meta["statuses"].value == {"ok": 8, "refused": 1, "blocked": 1}
+    assert elapsed < 60
+
+
+def test_offline_task_never_launches_a_browser(lyra_home, small_corpus, monkeypatch):
+    class NoBrowser:
+        def __init__(self, *args, **kwargs):
+            raise AssertionError("a task with a local corpus launched the browser")
+
+    monkeypatch.setattr(web, "BrowserSession", NoBrowser)
+    store = LyraStore.at(lyra_home)
+    task = store.create_task("vitamin D and fractures", {"corpus": [str(small_corpus)]})
+    with DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
+        result = materialize([web.serp_results, web.web_pages], partition_key=task.id, instance=instance,
+                             resources={"store": store, "browser": WebBrowser(), "trust": DomainTrust()})
+    assert result.success
+    for name in ("serp_results", "web_pages"):
+        meta = result.asset_materializations_for_node(name)[0].metadata
+        assert meta["browser"].value == "off" and "local corpus" in meta["reason"].value
+        assert store.read_partition(name, task.id).empty
+
+
+def test_browser_on_without_chromium_fails_with_the_install_message(lyra_home, monkeypatch):
+    monkeypatch.setattr(browser_module, "SYSTEM_CHROMIUM", ("/nonexistent/chromium",))
+    monkeypatch.setattr(browser_module.shutil, "which", lambda name: None)
+    original = browser_module.find_chromium  # and no Playwright build either
+    monkeypatch.setattr(browser_module, "find_chromium", lambda configured, bundled: original(configured, None))
+    store = LyraStore.at(lyra_home)
+    task = store.create_task("anything at all")
+    with DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
+        # the engine's URL passes the gate (loopback allowed), so Chromium is needed — and missing
+        browser = WebBrowser(search="on", allowed_networks=LOOPBACK_ONLY,
+                             engine_urls={"duckduckgo": "http://127.0.0.1:9/html/"})
+        result = materialize([web.serp_results], partition_key=task.id, instance=instance, raise_on_error=False,
+                             resources={"store": store, "browser": browser, "trust": DomainTrust()})
+    assert not result.success
+    [failure] = [e for e in result.all_events if e.is_step_failure]
+    assert "apt-get install chromium" in failure.step_failure_data.error.to_string()
+
