@@ -30,12 +30,11 @@ TASK_JOB = "task_pipeline"
 NLI_TRAINING_JOB = "nli_model_training"
 RERANKER_TRAINING_JOB = "reranker_training"
 
-ASSETS = [
-    sources.papers, citations.citation_expansions, documents.pages, documents.fragments, citations.citation_edges,
-    ranking.fragment_ranking,
+ASSETS = [  # in the order they run
+    web.serp_results, sources.papers, citations.citation_expansions, web.web_pages,
+    documents.pages, documents.fragments, citations.citation_edges, ranking.fragment_ranking,
     claims.claims, evidence.nli_edges, evidence.claim_scores, topics.claim_topics,
     verification.domain_verification,
-    web.serp_results, web.web_pages,
 ]
 CHECKS = [evidence.nli_edges_are_well_formed, evidence.claim_scores_are_consistent]
 MODEL_ASSETS = [models.nli_model, models.corpus_reranker]

@@ -90,23 +90,35 @@ def selected_citation_papers(store: LyraStore, task_id: str) -> pd.DataFrame:
     )
 
 
-# ``citation_expansions`` is upstream so that the papers it selects become pages here: ``pages``
-# and ``fragments`` stay the one table of record for every document the task reads.
-@asset(partitions_def=task_partitions, group_name="documents", deps=["papers", "citation_expansions"],
+def fetched_web_pages(store: LyraStore, task_id: str) -> pd.DataFrame:
+    """Browser-fetched pages with main text, as ``web`` pages (their ids already hash the final URL)."""
+    return store.fetch_df(
+        "SELECT page_id, NULL AS paper_id, coalesce(final_url, url) AS url, domain, 'web' AS kind, title "
+        "FROM web_pages WHERE task_id = ? AND status = 'ok' AND length(trim(coalesce(text, ''))) > 0 "
+        "ORDER BY page_id", [task_id])
+
+
+# ``citation_expansions`` and ``web_pages`` are upstream so that the papers citation tracking selects
+# and the pages the browser fetched become pages here: ``pages`` and ``fragments`` stay the one
+# table of record for every document the task reads.
+@asset(partitions_def=task_partitions, group_name="documents", deps=["papers", "citation_expansions", "web_pages"],
        kinds={"duckdb", "parquet"})
 def pages(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult:
-    """Every source document of the task: one ``abstract`` page per paper with an abstract, and
-    one ``citation`` page per paper that citation tracking selected (web pages join in the
-    browser stage). ``domain`` is what trust levels attach to."""
+    """Every source document of the task: one ``abstract`` page per paper with an abstract, one
+    ``citation`` page per paper that citation tracking selected, and one ``web`` page per page the
+    browser fetched with text. ``domain`` is what trust levels attach to."""
     papers = store.read_partition("papers", context.partition_key)
     cited = selected_citation_papers(store, context.partition_key)
     cited = cited[~cited["paper_id"].isin(papers["paper_id"])]  # a task paper keeps its abstract page
-    frame = abstract_pages(papers)
-    if len(cited):
-        frame = pd.concat([frame, citation_pages(cited)], ignore_index=True)
+    web = fetched_web_pages(store, context.partition_key)
+    parts = [abstract_pages(papers), citation_pages(cited), web[PAGE_COLUMNS]]
+    frame = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) \
+        else pd.DataFrame(columns=PAGE_COLUMNS)
+    frame = frame.drop_duplicates("page_id")
     store.replace_partition("pages", context.partition_key, frame)
     return MaterializeResult(metadata=table_metadata(
-        frame, ["kind", "domain", "title", "url"], citation_pages=MetadataValue.int(len(cited))))
+        frame, ["kind", "domain", "title", "url"], citation_pages=MetadataValue.int(len(cited)),
+        web_pages=MetadataValue.int(len(web))))
 
 
 @asset(partitions_def=task_partitions, group_name="documents", deps=["pages"], kinds={"duckdb", "parquet"})
@@ -121,8 +133,11 @@ def fragments(context: AssetExecutionContext, store: LyraStore) -> MaterializeRe
         "WHERE pg.task_id = ? AND pg.kind = 'abstract' "
         "UNION ALL SELECT pg.page_id, c.abstract AS text FROM pages pg JOIN citation_papers c "
         "ON c.task_id = pg.task_id AND c.paper_id = pg.paper_id "
-        "WHERE pg.task_id = ? AND pg.kind = 'citation'",
-        [task_id, task_id],
+        "WHERE pg.task_id = ? AND pg.kind = 'citation' "
+        "UNION ALL SELECT pg.page_id, w.text FROM pages pg JOIN web_pages w "
+        "ON w.task_id = pg.task_id AND w.page_id = pg.page_id "
+        "WHERE pg.task_id = ? AND pg.kind = 'web'",
+        [task_id, task_id, task_id],
     )
     frame = page_fragments(pages_frame, dict(zip(texts["page_id"], texts["text"], strict=True)))
     store.replace_partition("fragments", task_id, frame)

@@ -11,7 +11,6 @@ import asyncio
 import json
 import socket
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote
@@ -19,7 +18,7 @@ from urllib.parse import quote
 import pytest
 from dagster import DagsterInstance, materialize
 
-from lyra_assets import web
+from lyra_assets import documents, web
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_core.web import address_refusal, parse_networks, url_refusal, web_page_id
 from lyra_resources import browser as browser_module
@@ -320,12 +319,10 @@ def test_serp_results_and_web_pages_materialize_for_a_task(site, lyra_home, tmp_
                          max_page_bytes=300_000)
     resources = {"store": store, "browser": browser, "trust": DomainTrust(path=str(policy_file(tmp_path)))}
 
-    started = time.monotonic()
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
-        result = materialize([web.serp_results, web.web_pages], partition_key=task.id, resources=resources,
-                             instance=instance)
-    elapsed = time.monotonic() - started
+        result = materialize([web.serp_results, web.web_pages, documents.pages, documents.fragments],
+                             partition_key=task.id, resources=resources, instance=instance)
     assert result.success
 
     serp = store.read_partition("serp_results", task.id).sort_values("rank").reset_index(drop=True)
@@ -366,7 +363,15 @@ def test_serp_results_and_web_pages_materialize_for_a_task(site, lyra_home, tmp_
     assert "10.1007/bf02727953" not in pending["dois"]  # the task's papers know it already
     assert "22188593" in pending["pmids"] and "1902.02534" in pending["arxiv_ids"]
     assert meta["statuses"].value == {"ok": 8, "refused": 1, "blocked": 1}
-    assert elapsed < 60
+
+    # fetched pages join the task's documents as `web` pages, and their text becomes fragments
+    task_pages = store.read_partition("pages", task.id)
+    web_rows = task_pages[task_pages["kind"] == "web"]
+    ok_pages = pages[(pages["status"] == "ok") & (pages["text"].str.strip().str.len() > 0)]
+    assert set(web_rows["page_id"]) == set(ok_pages["page_id"])
+    fragments = store.read_partition("fragments", task.id)
+    iop_fragments = fragments[fragments["page_id"] == iop.page_id]
+    assert len(iop_fragments) > 1 and any("Magnetic" in t or "magnetic" in t for t in iop_fragments["text"])
 
 
 def test_offline_task_never_launches_a_browser(lyra_home, small_corpus, monkeypatch):
