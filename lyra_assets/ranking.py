@@ -6,17 +6,11 @@ from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, ass
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.bm25 import Bm25Index
-from lyra_core.feedback import (
-    RELEVANCE_STATS_SQL,
-    DomainRule,
-    RelevanceStats,
-    blocked_domains,
-    relevance_multiplier,
-)
+from lyra_core.feedback import RELEVANCE_STATS_SQL, RelevanceStats, blocked_domains, relevance_multiplier
 from lyra_core.ranking import RankingConfig, rank_candidates
 from lyra_core.tasks import TaskOptions
 from lyra_core.text import tokenize
-from lyra_resources.domain_policy import DomainTrust
+from lyra_resources.domain_policy import DomainTrust, user_domain_rules
 from lyra_resources.literature import LiteratureSources
 from lyra_resources.models import LocalModels
 from lyra_resources.settings import settings
@@ -32,10 +26,7 @@ def trust_weights(store: LyraStore, task_id: str, fragments: pd.DataFrame, trust
     feedback. The weights only ever multiply ranking scores, never a claim's confidence."""
     policy = trust.policy()
     domains = store.fetch_df("SELECT page_id, domain FROM pages WHERE task_id = ?", [task_id])
-    rules = [DomainRule(**r) for r in store.fetch_df(
-        "SELECT id, domain_pattern, decision, coalesce(reason, '') AS reason, created_at "
-        "FROM domain_override_rules WHERE is_active ORDER BY created_at, id").to_dict("records")]
-    blocked = blocked_domains(domains["domain"], rules)
+    blocked = blocked_domains(domains["domain"], user_domain_rules(store))
     weight = {page: 0.0 if domain in blocked else policy.weight(policy.trust_level(domain))
               for page, domain in zip(domains["page_id"], domains["domain"], strict=True)}
     return fragments["page_id"].map(weight).fillna(policy.weight(policy.trust_level(None))).astype(float)

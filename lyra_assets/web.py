@@ -11,7 +11,6 @@ write an empty table whose metadata says why, so the offline pipeline never laun
 
 import asyncio
 import json
-import os
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -21,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
+from lyra_core.feedback import blocked_domains
 from lyra_core.tasks import TaskOptions
 from lyra_core.web import (
     Identifiers,
@@ -32,7 +32,8 @@ from lyra_core.web import (
     web_page_id,
 )
 from lyra_resources.browser import BrowserSession, BrowserUnavailable, FetchedPage, WebBrowser
-from lyra_resources.domain_policy import DomainTrust, TrustLevel
+from lyra_resources.domain_policy import DomainTrust, TrustLevel, user_domain_rules
+from lyra_resources.literature import live_mode
 from lyra_resources.search_engines import SerpResult, engine, looks_like_challenge
 from lyra_resources.settings import BrowserSettings, settings
 from lyra_resources.store import LyraStore
@@ -44,17 +45,10 @@ WEB_PAGE_COLUMNS = ["page_id", "url", "final_url", "domain", "title", "text", "s
 
 # -- when the browser runs -------------------------------------------------------------------------
 
-def live_sources_mode(env: dict[str, str] | None = None) -> str:
-    """``sources.live`` overridden by ``$LYRA_SOURCES_LIVE`` (auto when the setting is absent)."""
-    env = os.environ if env is None else env
-    configured = getattr(getattr(settings(), "sources", None), "live", "auto")
-    return (env.get("LYRA_SOURCES_LIVE") or configured).strip().lower()
-
-
 def task_uses_browser(options: TaskOptions, cfg: BrowserSettings, *, fetch: bool = False) -> tuple[bool, str]:
     """Whether this task searches (or, with ``fetch``, fetches pages) with the browser, and why."""
     has_corpus = bool(options.corpus or settings().corpus)
-    searching, reason = browser_mode(cfg.search, live_sources_mode(), has_local_corpus=has_corpus)
+    searching, reason = browser_mode(cfg.search, live_mode(), has_local_corpus=has_corpus)
     if not fetch or cfg.fetch == "auto":
         return searching, reason
     return browser_mode(cfg.fetch, "on", has_local_corpus=False)[0], f"browser.fetch is {cfg.fetch}"
@@ -100,36 +94,11 @@ def serp_frame(results: Sequence[SerpResult], query: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=SERP_COLUMNS)
 
 
-def _pattern_specificity(pattern: str, domain: str) -> tuple[int, int] | None:
-    """How specifically a feedback pattern names ``domain`` (None: it does not). ``example.com``
-    covers itself and its subdomains, ``*.example.com`` only the subdomains; the most specific
-    active rule decides (the semantics of ``domain_block`` / ``domain_unblock`` in seed 001)."""
-    host = pattern.lower().removeprefix("*.")
-    if pattern.startswith("*."):
-        matches = domain.endswith("." + host)
-    else:
-        matches = domain == host or domain.endswith("." + host)
-    return (host.count(".") + (0 if pattern.startswith("*.") else 1), len(host)) if matches else None
-
-
-def user_blocked(domain: str, rules: Sequence[tuple[str, str]]) -> bool:
-    """Whether the active feedback rules ``(pattern, decision)`` leave ``domain`` blocked."""
-    scored = [(spec, decision) for pattern, decision in rules
-              if (spec := _pattern_specificity(pattern, domain.lower())) is not None]
-    return bool(scored) and max(scored)[1] == "block"
-
-
-def blocking_rules(store: LyraStore) -> list[tuple[str, str]]:
-    rows = store.fetch_df("SELECT domain_pattern, decision FROM domain_override_rules WHERE is_active "
-                          "ORDER BY created_at, id")
-    return list(zip(rows["domain_pattern"], rows["decision"], strict=True))
-
-
 def _policy_hooks(trust: DomainTrust, store: LyraStore) -> tuple[Callable[[str], bool], Callable[[str], float]]:
     """Blocked: the domain policy's ``blocked`` level or a user's ``domain_block``; never fetched."""
     policy = trust.policy()
-    rules = blocking_rules(store)
-    return (lambda domain: policy.trust_level(domain) == TrustLevel.BLOCKED or user_blocked(domain, rules),
+    rules = user_domain_rules(store)
+    return (lambda domain: policy.trust_level(domain) == TrustLevel.BLOCKED or bool(blocked_domains([domain], rules)),
             lambda domain: policy.politeness(domain).qps)
 
 

@@ -32,8 +32,19 @@ def normalize_doi(value: str | None) -> str | None:
     match = _DOI_RE.search(text)
     if not match:
         return None
-    doi = match.group(1).rstrip(_DOI_TRAILING)
-    return doi.lower()
+    return _strip_trailing(match.group(1)).lower()
+
+
+def _strip_trailing(doi: str) -> str:
+    """Drop sentence punctuation after a DOI, but keep a closing bracket the DOI itself opened
+    (``10.1061/(ASCE)1090-0241(2003)129:11(1054)``)."""
+    while doi and doi[-1] in _DOI_TRAILING:
+        closing = doi[-1]
+        opening = {")": "(", "]": "[", "}": "{", ">": "<"}.get(closing)
+        if opening and doi.count(opening) >= doi.count(closing):
+            break
+        doi = doi[:-1]
+    return doi
 
 
 def normalize_pmid(value: str | int | None) -> str | None:

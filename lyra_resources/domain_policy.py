@@ -259,3 +259,12 @@ class DomainTrust(ConfigurableResource):
 
     def level(self, domain: str | None) -> str:
         return self.policy().trust_level(domain).value
+
+
+def user_domain_rules(store) -> list:
+    """The active ``domain_block`` / ``domain_unblock`` rules users set through feedback (seed 001)."""
+    from lyra_core.feedback import DomainRule
+
+    rows = store.fetch_df("SELECT id, domain_pattern, decision, coalesce(reason, '') AS reason, created_at "
+                          "FROM domain_override_rules WHERE is_active ORDER BY created_at, id")
+    return [DomainRule(**r) for r in rows.to_dict("records")]

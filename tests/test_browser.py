@@ -82,11 +82,15 @@ def test_missing_chromium_says_how_to_install_it(monkeypatch):
 
 
 def test_domains_a_user_blocked_through_feedback_are_blocked():
-    rules = [("example.com", "block"), ("good.example.com", "unblock"), ("*.ads.test", "block")]
-    assert web.user_blocked("example.com", rules) and web.user_blocked("www.example.com", rules)
-    assert not web.user_blocked("good.example.com", rules)  # the more specific unblock wins
-    assert web.user_blocked("x.ads.test", rules) and not web.user_blocked("ads.test", rules)
-    assert not web.user_blocked("notexample.com", rules)
+    from lyra_core.feedback import DomainRule, blocked_domains
+
+    rules = [DomainRule(id=str(i), domain_pattern=p, decision=d) for i, (p, d) in enumerate(
+        [("example.com", "block"), ("good.example.com", "unblock"), ("*.ads.test", "block")])]
+    blocked = lambda domain: bool(blocked_domains([domain], rules))
+    assert blocked("example.com") and blocked("www.example.com")
+    assert not blocked("good.example.com")  # the more specific unblock wins
+    assert blocked("x.ads.test") and not blocked("ads.test")
+    assert not blocked("notexample.com")
 
 
 def test_settings_become_the_resource_and_the_environment_wins():

@@ -15,6 +15,9 @@ def test_doi_forms_normalise_to_one_key():
              "http://dx.doi.org/10.1056/NEJMoa1109017"]
     assert {normalize_doi(f) for f in forms} == {"10.1056/nejmoa1109017"}
     assert normalize_doi("not a doi") is None
+    # a bracket the DOI opened is part of it; sentence punctuation after it is not
+    assert normalize_doi("10.1061/(ASCE)1090-0241(2003)129:11(1054)") == "10.1061/(asce)1090-0241(2003)129:11(1054)"
+    assert find_dois("(see 10.1061/(ASCE)1090-0241(2003)129:11(1054)).") == ["10.1061/(asce)1090-0241(2003)129:11(1054)"]
 
 
 def test_pmid_and_arxiv_forms():
