@@ -19,14 +19,11 @@ while no file changes (the fingerprint hashes each file's path, size and mtime).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import logging
-import os
 import pickle
 import re
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -49,6 +46,7 @@ from lyra_core.identifiers import (
 )
 from lyra_core.papers import PaperRecord
 from lyra_core.text import tokenize
+from lyra_resources.files import write_cache_file
 from lyra_resources.providers import SourceIssue
 
 logger = logging.getLogger(__name__)
@@ -560,23 +558,7 @@ def _read_cache(target: Path, key: str) -> _IndexPayload | None:
 
 def _write_cache(target: Path, payload: _IndexPayload) -> None:
     """Write to a temp file and rename, so a concurrent reader never sees half a cache."""
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".index-", suffix=".tmp")
-    except OSError as err:
-        logger.warning("cannot write corpus cache under %s: %s", target.parent, err)
-        return
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            pickle.dump(payload, fh, protocol=pickle.HIGHEST_PROTOCOL)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except OSError as err:
-        logger.warning("cannot write corpus cache %s: %s", target, err)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+    write_cache_file(target, pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL), "corpus cache")
 
 
 _ID_PREFIX = re.compile(r"^\s*(doi|pmid|arxiv)\s*:\s*(.+)$", re.IGNORECASE)

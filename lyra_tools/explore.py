@@ -31,7 +31,7 @@ from lyra_core.feedback import (
     rule_for,
     touched_claims,
 )
-from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS
+from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS, ClaimScore
 from lyra_resources.store import LyraStore
 
 ANSWER_BUDGET = 7_000  # bytes of JSON for the listed items; the envelope stays well under 1 KB
@@ -143,18 +143,7 @@ class EvidenceItem(BaseModel):
     source: Source
 
 
-class ClaimScoreView(BaseModel):
-    alpha: float
-    beta: float
-    confidence: float
-    uncertainty: float
-    controversy: float
-    verdict: str
-    supporting_count: int
-    refuting_count: int
-    neutral_count: int
-    independent_sources: int
-    evidence_count: int
+class ClaimScoreView(ClaimScore):
     method: str
     recomputed: bool = Field(description="true when human feedback changed the model's score")
 

@@ -11,15 +11,15 @@ an answer is asked again, and a stale answer is still served when the API cannot
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
 import os
-import tempfile
 import time
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
+
+from lyra_resources.files import write_cache_file
 
 log = logging.getLogger(__name__)
 
@@ -68,19 +68,4 @@ class HttpCache:
     def put(self, key: str, entry: CachedResponse) -> None:
         if entry.status not in CACHEABLE_STATUSES:
             return
-        path = self._path(key)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        except OSError as exc:  # a read-only home must not fail the run: it only loses the cache
-            log.warning("cannot write HTTP cache under %s: %s", path.parent, exc)
-            return
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(entry.model_dump_json())
-            os.replace(tmp, path)
-        except OSError as exc:
-            log.warning("cannot write HTTP cache entry %s: %s", path, exc)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
+        write_cache_file(self._path(key), entry.model_dump_json().encode(), "HTTP cache entry")
