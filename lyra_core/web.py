@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lyra_core.identifiers import (
     find_arxiv_ids,
+    find_dois,
     find_pmids,
     normalize_arxiv_id,
     normalize_doi,
@@ -186,33 +187,11 @@ _URL_DOI_TAILS = re.compile(
 )
 
 
-def clean_doi(raw: str) -> str | None:
-    """``normalize_doi`` that keeps closing parentheses belonging to the DOI.
-
-    ``normalize_doi`` strips every trailing ')' (a DOI quoted in prose is often followed by one),
-    which breaks DOIs such as ``10.1061/(ASCE)1090-0241(2003)129:11(1054)``: a ')' that closes a
-    '(' opened inside the DOI is put back.
-    """
-    doi = normalize_doi(raw)
-    if not doi:
-        return None
-    text = raw.strip().lower()
-    at = text.find(doi)
-    if at >= 0:
-        tail = text[at + len(doi):]
-        while tail.startswith(")") and doi.count("(") > doi.count(")"):
-            doi, tail = doi + ")", tail[1:]
-    return doi
+# normalize_doi keeps a closing bracket the DOI opened (10.1061/(ASCE)1090-0241(2003)129:11(1054)).
+clean_doi = normalize_doi
 
 
-def dois_in_text(text: str | None) -> list[str]:
-    """Distinct DOIs in free text, normalised, in order of appearance."""
-    seen: dict[str, None] = {}
-    for match in _DOI_CANDIDATE.finditer(text or ""):
-        doi = clean_doi(match.group(0))
-        if doi:
-            seen.setdefault(doi, None)
-    return list(seen)
+dois_in_text = find_dois
 
 
 def _unique(values: Iterable[str | None]) -> tuple[str, ...]:
