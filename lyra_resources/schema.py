@@ -386,23 +386,11 @@ CITATION_EXPANSIONS = _table(
     """,
 )
 
-CITATION_PAPERS = _table(
-    "citation_papers",
-    "the candidate papers met during citation expansion that are not among the task's papers "
+CITATION_PAPERS = TableSpec(
+    name="citation_papers",
+    description="the candidate papers met during citation expansion that are not among the task's papers "
     "(selected ones become ``citation`` pages)",
-    """
-    task_id VARCHAR
-    paper_id VARCHAR
-    doi VARCHAR
-    pmid VARCHAR
-    arxiv_id VARCHAR
-    title VARCHAR
-    abstract VARCHAR
-    year INTEGER
-    venue VARCHAR
-    url VARCHAR
-    sources VARCHAR[]
-    """,
+    columns=[c for c in PAPERS.columns if c.name != "search_rank"],
 )
 
 CITATION_EDGES = _table(

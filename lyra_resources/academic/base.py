@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from lyra_core.papers import PaperRecord
 from lyra_resources.academic.errors import AcademicApiError, MalformedResponse
+from lyra_resources.academic.policy import ApiClient
 from lyra_resources.providers import PaperProvider
 
 log = logging.getLogger(__name__)
@@ -93,3 +94,16 @@ def lookup_id(api: str, *, doi: str | None = None, pmid: str | None = None, arxi
     if arxiv_id:
         return f"ARXIV:{arxiv_id}"
     return None
+
+
+class ApiSource:
+    """What both API clients share: the rate-limited, cached HTTP client they speak through."""
+
+    name: str
+    label: str
+
+    def __init__(self, http: ApiClient) -> None:
+        self.http = http
+
+    async def aclose(self) -> None:
+        await self.http.aclose()

@@ -16,9 +16,8 @@ from pydantic import BaseModel, ConfigDict
 
 from lyra_core.identifiers import find_arxiv_ids, normalize_arxiv_id, normalize_doi, normalize_pmid
 from lyra_core.papers import PaperRecord
-from lyra_resources.academic.base import CitationLink, LinkResult, chunked, parse, parse_items
+from lyra_resources.academic.base import ApiSource, CitationLink, LinkResult, chunked, parse, parse_items
 from lyra_resources.academic.errors import AcademicApiError
-from lyra_resources.academic.policy import ApiClient
 from lyra_resources.corpus import rebuild_abstract
 
 SOURCE = "openalex"
@@ -141,17 +140,11 @@ def _kind(value: str) -> tuple[str, str] | None:
 _FILTERS = {"openalex": "openalex_id", "doi": "doi", "pmid": "ids.pmid"}
 
 
-class OpenAlexClient:
+class OpenAlexClient(ApiSource):
     """OpenAlex works as a PaperProvider (plus batch lookup and citation links)."""
 
     name = SOURCE
     label = API
-
-    def __init__(self, http: ApiClient) -> None:
-        self.http = http
-
-    async def aclose(self) -> None:
-        await self.http.aclose()
 
     async def _page(self, params: dict[str, Any], endpoint: str = "GET /works") -> tuple[list[OAWork], OAMeta]:
         page = await self.http.get_json("/works", {"select": WORK_FIELDS, **params},

@@ -17,9 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lyra_core.identifiers import normalize_arxiv_id, normalize_doi, normalize_pmid
 from lyra_core.papers import PaperRecord
-from lyra_resources.academic.base import CitationLink, Direction, LinkResult, chunked, parse
+from lyra_resources.academic.base import ApiSource, CitationLink, Direction, LinkResult, chunked, parse
 from lyra_resources.academic.errors import AcademicApiError, MalformedResponse
-from lyra_resources.academic.policy import ApiClient
 
 SOURCE = "s2"
 API = "Semantic Scholar"
@@ -118,17 +117,11 @@ def _path_id(value: str) -> str:
     return quote(s2_id(value), safe="/:;()[]<>,+=@!$'*")
 
 
-class SemanticScholarClient:
+class SemanticScholarClient(ApiSource):
     """The Graph API as a PaperProvider (plus batch lookup and citation links)."""
 
     name = SOURCE
     label = API
-
-    def __init__(self, http: ApiClient) -> None:
-        self.http = http
-
-    async def aclose(self) -> None:
-        await self.http.aclose()
 
     async def search(self, query: str, limit: int = 50) -> list[PaperRecord]:
         """Best-first records from /paper/search, paging by ``offset`` until ``limit``."""
