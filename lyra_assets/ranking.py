@@ -76,8 +76,8 @@ def fragment_ranking(
 
     options = TaskOptions.model_validate(task.options)
     corpus_paths = options.corpus or literature.default_corpus
-    corpus_key = literature.corpus(corpus_paths[0]).fingerprint if corpus_paths else None
-    reranker, rerank_method = models.reranker_for(corpus_key)
+    reranker, rerank_method = models.reranker_for(
+        lambda: literature.corpus(corpus_paths[0]).fingerprint if corpus_paths else None)
     rerank_docs = (lambda idx: reranker.score(task.query, [texts[i] for i in idx])) if reranker else None
 
     scores = rank_candidates(bm25, query_vector, embed_docs, rerank_docs, config,

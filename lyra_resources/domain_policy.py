@@ -13,11 +13,19 @@ import os
 import threading
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import yaml
 from dagster import ConfigurableResource
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from lyra_resources.settings import CONFIG_DIR
 
@@ -59,19 +67,17 @@ class Politeness(BaseModel):
     max_requests_per_day: int = Field(1000, ge=1)
 
 
+DomainName = Annotated[str, AfterValidator(_domain)]
+
+
 class DomainRule(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    domain: str
+    domain: DomainName
     trust_level: TrustLevel
     qps: float | None = Field(None, gt=0, le=100)
     max_requests_per_day: int | None = Field(None, ge=1)
     max_pages_per_day: int | None = Field(None, ge=1)
     headful_ratio: float | None = Field(None, ge=0, le=1)
-
-    @field_validator("domain")
-    @classmethod
-    def _norm(cls, value: str) -> str:
-        return _domain(value)
 
 
 class SuffixRule(BaseModel):
@@ -88,15 +94,10 @@ class SuffixRule(BaseModel):
 
 class UserOverride(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    domain: str
+    domain: DomainName
     trust_level: TrustLevel
     reason: str = Field(min_length=1)
     added_at: str | None = None
-
-    @field_validator("domain")
-    @classmethod
-    def _norm(cls, value: str) -> str:
-        return _domain(value)
 
 
 class DomainPolicyFile(BaseModel):

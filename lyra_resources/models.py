@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 
@@ -258,8 +259,9 @@ class LocalModels(ConfigurableResource):
         set_threads(self.threads)
         return nli_model(self.nli_path or DEFAULT_NLI_DIR)
 
-    def reranker_for(self, corpus_key: str | None) -> tuple[Reranker | None, str]:
-        """The stage-3 model for a task and a sentence saying which one (or why none)."""
+    def reranker_for(self, corpus_key: Callable[[], str | None]) -> tuple[Reranker | None, str]:
+        """The stage-3 model for a task and a sentence saying which one (or why none).
+        ``corpus_key`` is only called for ``auto``, which looks for the corpus's own reranker."""
         set_threads(self.threads)
         choice = self.reranker_choice.strip()
         if choice.lower() == "none":
@@ -267,8 +269,9 @@ class LocalModels(ConfigurableResource):
                           "reranker did not beat stage 2; see README)")
         if choice.lower() != "auto":
             return reranker(choice), f"cross-encoder {choice}"
-        if corpus_key and self.reranker_dir:
-            candidate = Path(self.reranker_dir) / corpus_key
+        key = corpus_key() if self.reranker_dir else None
+        if key:
+            candidate = Path(self.reranker_dir) / key
             if (candidate / "config.json").exists():
                 return reranker(candidate), f"corpus-adapted cross-encoder {candidate.name}"
         return None, "skipped: no reranker trained for this corpus (`lyra models train-reranker --corpus PATH`)"

@@ -352,14 +352,6 @@ DOMAIN_VERIFICATION = _table(
 FEEDBACK_TABLES = ["feedback_events", "nli_corrections", "edge_reviews", "claim_rejections",
                    "domain_override_rules", "domain_override_events", "relevance_signals"]
 
-TABLES: dict[str, TableSpec] = {
-    t.name: t
-    for t in (TASKS, PAPERS, PAGES, FRAGMENTS, FRAGMENT_RANKING, CLAIMS, NLI_EDGES, CLAIM_SCORES,
-              CLAIM_TOPICS, EMBEDDING_CACHE, NLI_CACHE, FEEDBACK_EVENTS, NLI_CORRECTIONS, EDGE_REVIEWS,
-              CLAIM_REJECTIONS, DOMAIN_OVERRIDE_RULES, DOMAIN_OVERRIDE_EVENTS, RELEVANCE_SIGNALS,
-              DOMAIN_VERIFICATION)
-}
-PER_TASK_TABLES = [name for name, spec in TABLES.items() if spec.per_task]
 
 
 # -- citation tracking (phase 5): written by the ``citation_expansions`` and ``citation_edges`` assets --
@@ -405,9 +397,6 @@ CITATION_EDGES = _table(
     """,
 )
 
-for _spec in (CITATION_EXPANSIONS, CITATION_PAPERS, CITATION_EDGES):
-    TABLES[_spec.name] = _spec
-PER_TASK_TABLES = [name for name, spec in TABLES.items() if spec.per_task]
 
 
 # -- browser stages (phases 1 and 6): written by the ``serp_results`` and ``web_pages`` assets --------
@@ -458,6 +447,12 @@ WEB_PAGES = _table(
     """,
 )
 
-for _spec in (SERP_RESULTS, WEB_PAGES):
-    TABLES[_spec.name] = _spec
+
+TABLES: dict[str, TableSpec] = {
+    t.name: t
+    for t in (TASKS, PAPERS, PAGES, FRAGMENTS, FRAGMENT_RANKING, CLAIMS, NLI_EDGES, CLAIM_SCORES,
+              CLAIM_TOPICS, EMBEDDING_CACHE, NLI_CACHE, FEEDBACK_EVENTS, NLI_CORRECTIONS, EDGE_REVIEWS,
+              CLAIM_REJECTIONS, DOMAIN_OVERRIDE_RULES, DOMAIN_OVERRIDE_EVENTS, RELEVANCE_SIGNALS,
+              DOMAIN_VERIFICATION, CITATION_EXPANSIONS, CITATION_PAPERS, CITATION_EDGES, SERP_RESULTS, WEB_PAGES)
+}
 PER_TASK_TABLES = [name for name, spec in TABLES.items() if spec.per_task]
