@@ -90,6 +90,13 @@ def selected_citation_papers(store: LyraStore, task_id: str) -> pd.DataFrame:
     )
 
 
+def identified_papers_with_abstract(store: LyraStore, task_id: str) -> pd.DataFrame:
+    """Papers the identifier loop found (phase 6 → 3) that came with an abstract."""
+    return store.fetch_df(
+        "SELECT paper_id, doi, pmid, arxiv_id, url, title, abstract FROM identified_papers "
+        "WHERE task_id = ? AND length(trim(coalesce(abstract, ''))) > 0 ORDER BY paper_id", [task_id])
+
+
 def fetched_web_pages(store: LyraStore, task_id: str) -> pd.DataFrame:
     """Browser-fetched pages with main text, as ``web`` pages (their ids already hash the final URL)."""
     return store.fetch_df(
@@ -105,20 +112,22 @@ def fetched_web_pages(store: LyraStore, task_id: str) -> pd.DataFrame:
        kinds={"duckdb", "parquet"})
 def pages(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult:
     """Every source document of the task: one ``abstract`` page per paper with an abstract, one
-    ``citation`` page per paper that citation tracking selected, and one ``web`` page per page the
-    browser fetched with text. ``domain`` is what trust levels attach to."""
+    ``citation`` page per paper that citation tracking selected, one ``abstract`` page per paper the
+    identifier loop found with an abstract, and one ``web`` page per page the browser fetched with text. ``domain`` is what trust levels attach to."""
     papers = store.read_partition("papers", context.partition_key)
     cited = selected_citation_papers(store, context.partition_key)
     cited = cited[~cited["paper_id"].isin(papers["paper_id"])]  # a task paper keeps its abstract page
+    identified = identified_papers_with_abstract(store, context.partition_key)
+    identified = identified[~identified["paper_id"].isin(papers["paper_id"])]
     web = fetched_web_pages(store, context.partition_key)
-    parts = [abstract_pages(papers), citation_pages(cited), web[PAGE_COLUMNS]]
+    parts = [abstract_pages(papers), citation_pages(cited), abstract_pages(identified), web[PAGE_COLUMNS]]
     frame = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) \
         else pd.DataFrame(columns=PAGE_COLUMNS)
     frame = frame.drop_duplicates("page_id")
     store.replace_partition("pages", context.partition_key, frame)
     return MaterializeResult(metadata=table_metadata(
         frame, ["kind", "domain", "title", "url"], citation_pages=MetadataValue.int(len(cited)),
-        web_pages=MetadataValue.int(len(web))))
+        identified_papers=MetadataValue.int(len(identified)), web_pages=MetadataValue.int(len(web))))
 
 
 @asset(partitions_def=task_partitions, group_name="documents", deps=["pages"], kinds={"duckdb", "parquet"})
@@ -128,8 +137,9 @@ def fragments(context: AssetExecutionContext, store: LyraStore) -> MaterializeRe
     task_id = context.partition_key
     pages_frame = store.read_partition("pages", task_id)
     texts = store.fetch_df(
-        "SELECT pg.page_id, p.abstract AS text FROM pages pg JOIN papers p "
-        "ON p.task_id = pg.task_id AND p.paper_id = pg.paper_id "
+        "SELECT pg.page_id, p.abstract AS text FROM pages pg JOIN (SELECT task_id, paper_id, abstract FROM papers "
+        "UNION ALL SELECT task_id, paper_id, abstract FROM identified_papers WHERE paper_id NOT IN "
+        "(SELECT paper_id FROM papers WHERE task_id = ?)) p ON p.task_id = pg.task_id AND p.paper_id = pg.paper_id "
         "WHERE pg.task_id = ? AND pg.kind = 'abstract' "
         "UNION ALL SELECT pg.page_id, c.abstract AS text FROM pages pg JOIN citation_papers c "
         "ON c.task_id = pg.task_id AND c.paper_id = pg.paper_id "
@@ -137,7 +147,7 @@ def fragments(context: AssetExecutionContext, store: LyraStore) -> MaterializeRe
         "UNION ALL SELECT pg.page_id, w.text FROM pages pg JOIN web_pages w "
         "ON w.task_id = pg.task_id AND w.page_id = pg.page_id "
         "WHERE pg.task_id = ? AND pg.kind = 'web'",
-        [task_id, task_id, task_id],
+        [task_id, task_id, task_id, task_id],
     )
     frame = page_fragments(pages_frame, dict(zip(texts["page_id"], texts["text"], strict=True)))
     store.replace_partition("fragments", task_id, frame)

@@ -10,6 +10,7 @@ write an empty table whose metadata says why, so the offline pipeline never laun
 
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -21,6 +22,7 @@ from pydantic import BaseModel, Field
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.feedback import blocked_domains
+from lyra_core.papers import CanonicalPaper, PaperRecord, canonicalize
 from lyra_core.tasks import TaskOptions
 from lyra_core.web import (
     Identifiers,
@@ -33,7 +35,9 @@ from lyra_core.web import (
 )
 from lyra_resources.browser import BrowserSession, BrowserUnavailable, FetchedPage, WebBrowser
 from lyra_resources.domain_policy import DomainTrust, TrustLevel, user_domain_rules
-from lyra_resources.literature import live_mode
+from lyra_resources.academic import AcademicApiError, AcademicSource
+from lyra_resources.academic.gather import complete_identifiers
+from lyra_resources.literature import LiteratureSources, live_mode
 from lyra_resources.search_engines import SerpResult, engine, looks_like_challenge
 from lyra_resources.settings import BrowserSettings, settings
 from lyra_resources.store import LyraStore
@@ -169,14 +173,14 @@ def serp_targets(serp: pd.DataFrame) -> list[FetchTarget]:
     return [FetchTarget(url=r.url, source=f"serp:{r.engine}:{r.rank}") for r in ordered.itertuples(index=False)]
 
 
-def paper_targets(papers: pd.DataFrame) -> list[FetchTarget]:
+def paper_targets(papers: pd.DataFrame, resolver: str = "https://doi.org/") -> list[FetchTarget]:
     """Papers known without an abstract: their landing page (DOI resolver first) may hold one."""
     targets = []
     for paper in papers.itertuples(index=False):
         if isinstance(paper.abstract, str) and paper.abstract.strip():
             continue
         doi = paper.doi if isinstance(paper.doi, str) and paper.doi else None
-        url = f"https://doi.org/{doi}" if doi else (paper.url if isinstance(paper.url, str) and paper.url else None)
+        url = f"{resolver}{doi}" if doi else (paper.url if isinstance(paper.url, str) and paper.url else None)
         if url:
             targets.append(FetchTarget(url=url, source=f"paper:{paper.paper_id}"))
     return targets
@@ -213,6 +217,63 @@ def row_identifiers(row: dict[str, Any]) -> Identifiers:
 
 
 CompleteFn = Callable[[Identifiers, int], Awaitable[list[FetchTarget]]]
+
+
+def identifier_stubs(ids: Identifiers) -> list[CanonicalPaper]:
+    """One paper to look up per identifier; the sources answer with the real record."""
+    return ([CanonicalPaper(paper_id=f"doi:{d}", doi=d, title="") for d in ids.dois]
+            + [CanonicalPaper(paper_id=f"pmid:{p}", pmid=p, title="") for p in ids.pmids]
+            + [CanonicalPaper(paper_id=f"arxiv:{a}", arxiv_id=a, title="") for a in ids.arxiv_ids])
+
+
+class IdentifierCompletion:
+    """The phase 6 → 3 loop's ``complete``: looks the identifiers found on pages up in the live
+    APIs (identifier completion, phase 3), keeps every record found, and answers with the landing
+    pages (through the DOI resolver) of the papers that came back without an abstract."""
+
+    def __init__(self, sources: Sequence[AcademicSource], resolver: str) -> None:
+        self.sources = list(sources)
+        self.resolver = resolver
+        self.records: list[tuple[PaperRecord, int]] = []
+        self.errors: list[AcademicApiError] = []
+        self.unresolved: list[str] = []
+
+    def reachable(self) -> list[AcademicSource]:
+        return [s for s in self.sources if not getattr(s, "http", None) or not s.http.unreachable]
+
+    async def __call__(self, fresh: Identifiers, depth: int) -> list[FetchTarget]:
+        stubs = identifier_stubs(fresh)
+        sources = self.reachable()
+        if not sources:
+            self.unresolved += [s.paper_id for s in stubs]
+            return []
+        found = await complete_identifiers(stubs, sources, need=lambda paper: True)
+        self.errors += found.errors
+        self.records += [(record, depth) for record in found.records]
+        self.unresolved += [s.paper_id for s in stubs if s.paper_id not in found.resolved]
+        # this round's papers, each source's record merged: only one still without an abstract
+        # needs its landing page
+        return [FetchTarget(url=f"{self.resolver}{paper.doi}", source=f"doi:{paper.doi}")
+                for paper in canonicalize(found.records) if paper.doi and not paper.abstract]
+
+    def papers(self, known: Identifiers) -> pd.DataFrame:
+        """The papers found, merged by identifier, each with the first round that found it;
+        papers the task already had (by any identifier) are left to ``papers``."""
+        merged = canonicalize(r for r, _ in self.records)
+        rows = []
+        for paper in merged:
+            if paper.doi in known.dois or paper.pmid in known.pmids or paper.arxiv_id in known.arxiv_ids:
+                continue
+            depth = min(d for r, d in self.records if f"{r.source}:{r.source_id}" in paper.sources)
+            rows.append({"paper_id": paper.paper_id, "doi": paper.doi, "pmid": paper.pmid,
+                         "arxiv_id": paper.arxiv_id, "title": paper.title, "abstract": paper.abstract,
+                         "year": paper.year, "venue": paper.venue, "url": paper.url, "sources": paper.sources,
+                         "depth": depth})
+        return pd.DataFrame(rows, columns=IDENTIFIED_PAPER_COLUMNS).astype({"year": "Int64", "depth": "Int64"})
+
+
+IDENTIFIED_PAPER_COLUMNS = ["paper_id", "doi", "pmid", "arxiv_id", "title", "abstract", "year", "venue", "url",
+                            "sources", "depth"]
 
 
 class Crawl(BaseModel):
@@ -272,47 +333,76 @@ def web_pages_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
     return frame.astype({"http_status": "Int64", "depth": "Int64"})
 
 
+def completion_enabled(plan_live: bool) -> bool:
+    return plan_live and settings().sources.complete_identifiers
+
+
 @asset(partitions_def=task_partitions, group_name="web", deps=["serp_results", "papers"],
        kinds={"duckdb", "parquet"})
-def web_pages(context: AssetExecutionContext, store: LyraStore, browser: WebBrowser,
-              trust: DomainTrust) -> MaterializeResult:
+def web_pages(context: AssetExecutionContext, store: LyraStore, browser: WebBrowser, trust: DomainTrust,
+              literature: LiteratureSources) -> MaterializeResult:
     """Phase 6: the task's search results (and papers known without an abstract) fetched with the
     browser: main text (trafilatura), citation metadata, and the DOIs / PMIDs / arXiv ids found
     (the page's own first). ``status`` says how each fetch went (ok, http_error, refused — an
     unsafe URL or redirect —, blocked — a blocked domain, never fetched —, unsupported, timeout,
-    error). Identifiers new to the task are listed in the metadata for identifier completion."""
+    error). With live sources on, the identifiers new to the task (the SERP's too) go through
+    identifier completion (phase 3): the papers found are written to ``identified_papers``, and
+    those without an abstract have their landing page fetched in the next round, up to
+    ``browser.loop_depth`` rounds. Without live sources they are listed in the metadata."""
     task = store.require_task(context.partition_key)
+    options = TaskOptions.model_validate(task.options)
     cfg = browser.config()
-    enabled, reason = task_uses_browser(TaskOptions.model_validate(task.options), cfg, fetch=True)
+    enabled, reason = task_uses_browser(options, cfg, fetch=True)
     serp = store.read_partition("serp_results", task.id)
     papers = store.read_partition("papers", task.id)
-    targets = serp_targets(serp) + paper_targets(papers)
+    targets = serp_targets(serp) + paper_targets(papers, cfg.doi_resolver)
     known = known_identifiers(papers)
     serp_ids = [Identifiers.of(d, p, a) for d, p, a in zip(serp["dois"], serp["pmids"], serp["arxiv_ids"], strict=True)]
     outcome = Crawl(rows=[], pending=Identifiers())
+    completion: IdentifierCompletion | None = None
     if enabled and targets and cfg.fetch_limit:
         is_blocked, qps = _policy_hooks(trust, store)
+        complete_ids = completion_enabled(literature.plan(options.corpus).live)
 
-        async def run() -> Crawl:
-            async with BrowserSession(cfg, is_blocked=is_blocked, qps=qps) as session:
-                return await crawl(session, targets, known=known, max_depth=cfg.loop_depth,
-                                   per_page=cfg.identifiers_per_page, fetch_limit=cfg.fetch_limit,
-                                   found_before=serp_ids)
+        async def run() -> tuple[Crawl, IdentifierCompletion | None]:
+            async with contextlib.AsyncExitStack() as stack:
+                completer = None
+                if complete_ids:
+                    completer = IdentifierCompletion(await stack.enter_async_context(literature.academic()),
+                                                     cfg.doi_resolver)
+                session = await stack.enter_async_context(BrowserSession(cfg, is_blocked=is_blocked, qps=qps))
+                crawled = await crawl(session, targets, known=known, max_depth=cfg.loop_depth,
+                                      per_page=cfg.identifiers_per_page, fetch_limit=cfg.fetch_limit,
+                                      complete=completer, found_before=serp_ids)
+                return crawled, completer
 
         try:
-            outcome = asyncio.run(run())
+            outcome, completion = asyncio.run(run())
         except BrowserUnavailable as exc:
             reason = _unavailable(context, exc, cfg.fetch if cfg.fetch != "auto" else cfg.search)
     elif enabled:
         reason = f"{reason}; nothing to fetch" if not targets else f"{reason}; browser.fetch_limit is 0"
     frame = web_pages_frame(outcome.rows)
+    identified = completion.papers(known) if completion else pd.DataFrame(columns=IDENTIFIED_PAPER_COLUMNS)
+    store.replace_partition("identified_papers", task.id, identified)
     store.replace_partition("web_pages", task.id, frame)
     statuses = frame["status"].value_counts().to_dict() if len(frame) else {}
     pending = outcome.pending
+    api_errors = [f"{e.api} {e.endpoint}: {e.reason}" for e in (completion.errors if completion else [])]
+    for line in api_errors[:20]:
+        context.log.warning(line)
+    with_abstract = int(identified["abstract"].notna().sum()) if len(identified) else 0
     return MaterializeResult(metadata=table_metadata(
         frame, ["status", "domain", "title", "page_doi", "error"],
         browser=MetadataValue.text("on" if enabled else "off"), reason=MetadataValue.text(reason),
         statuses=MetadataValue.json({str(k): int(v) for k, v in statuses.items()}),
+        identifier_completion=MetadataValue.text(
+            "on (live sources)" if completion else "off: live sources are off for this task"),
+        identified_papers=MetadataValue.int(len(identified)),
+        identified_with_abstract=MetadataValue.int(with_abstract),
+        unresolved_identifiers=MetadataValue.json(completion.unresolved[:50] if completion else []),
+        loop_rounds=MetadataValue.int(outcome.rounds),
+        api_errors=MetadataValue.json(api_errors[:20]),
         identifiers_for_completion=MetadataValue.json(pending.model_dump(mode="json")),
         identifiers_for_completion_count=MetadataValue.int(pending.total),
     ))

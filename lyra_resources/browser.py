@@ -519,6 +519,7 @@ class WebBrowser(ConfigurableResource):
     fetch_limit: int = 20
     loop_depth: int = 1
     identifiers_per_page: int = 20
+    doi_resolver: str = "https://doi.org/"
 
     @classmethod
     def from_settings(cls, cfg: BrowserSettings, env: dict[str, str] | None = None) -> WebBrowser:

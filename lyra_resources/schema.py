@@ -447,12 +447,21 @@ WEB_PAGES = _table(
     """,
 )
 
+IDENTIFIED_PAPERS = TableSpec(
+    name="identified_papers",
+    description="papers behind the DOIs / PMIDs / arXiv ids that search results and fetched pages named, "
+    "looked up by identifier in the live APIs (the phase 6 → 3 loop); those with an abstract become "
+    "``abstract`` pages; ``depth`` is the loop round that found them",
+    columns=[*(c for c in PAPERS.columns if c.name != "search_rank"), Column(name="depth", type="INTEGER")],
+)
+
 
 TABLES: dict[str, TableSpec] = {
     t.name: t
     for t in (TASKS, PAPERS, PAGES, FRAGMENTS, FRAGMENT_RANKING, CLAIMS, NLI_EDGES, CLAIM_SCORES,
               CLAIM_TOPICS, EMBEDDING_CACHE, NLI_CACHE, FEEDBACK_EVENTS, NLI_CORRECTIONS, EDGE_REVIEWS,
               CLAIM_REJECTIONS, DOMAIN_OVERRIDE_RULES, DOMAIN_OVERRIDE_EVENTS, RELEVANCE_SIGNALS,
-              DOMAIN_VERIFICATION, CITATION_EXPANSIONS, CITATION_PAPERS, CITATION_EDGES, SERP_RESULTS, WEB_PAGES)
+              DOMAIN_VERIFICATION, CITATION_EXPANSIONS, CITATION_PAPERS, CITATION_EDGES, SERP_RESULTS, WEB_PAGES,
+              IDENTIFIED_PAPERS)
 }
 PER_TASK_TABLES = [name for name, spec in TABLES.items() if spec.per_task]

@@ -171,6 +171,8 @@ class BrowserSettings(BaseModel):
     fetch_limit: int = Field(20, ge=0, le=500, description="pages fetched per task")
     loop_depth: int = Field(1, ge=0, le=3, description="rounds of page identifiers → identifier completion")
     identifiers_per_page: int = Field(20, ge=1, description="identifiers one page may send to completion")
+    doi_resolver: str = Field("https://doi.org/", pattern=r"^https?://.+/$",
+                              description="DOI → landing page resolver, fetched for papers without an abstract")
 
 
 class LyraSettings(BaseModel):

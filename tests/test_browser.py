@@ -17,13 +17,16 @@ from urllib.parse import quote
 
 import pytest
 from dagster import DagsterInstance, materialize
+from test_academic_sources import serve_fake_apis, settings_writer
 
 from lyra_assets import documents, web
 from lyra_assets.partitions import TASKS_PARTITION
+from lyra_assets.sources import papers_frame
 from lyra_core.web import address_refusal, parse_networks, url_refusal, web_page_id
 from lyra_resources import browser as browser_module
 from lyra_resources.browser import BrowserSession, BrowserUnavailable, EgressGate, WebBrowser, find_chromium
 from lyra_resources.domain_policy import DomainTrust
+from lyra_resources.literature import LiteratureSources
 from lyra_resources.settings import BrowserSettings
 from lyra_resources.store import LyraStore
 
@@ -304,8 +307,13 @@ def policy_file(tmp_path: Path) -> Path:
     return path
 
 
+def literature(home: Path) -> LiteratureSources:
+    return LiteratureSources(cache_dir=str(home / "cache"))
+
+
 @pytest.mark.slow  # about 12 s: two Chromium launches, a search and twelve page loads
-def test_serp_results_and_web_pages_materialize_for_a_task(site, lyra_home, tmp_path):
+def test_serp_results_and_web_pages_materialize_for_a_task(site, lyra_home, tmp_path, monkeypatch):
+    monkeypatch.setenv("LYRA_SOURCES_LIVE", "off")  # identifiers are listed, not completed
     store = LyraStore.at(lyra_home)
     task = store.create_task("magnetic temperature scale at low temperatures")
     # papers the task already has: one known by DOI, one without an abstract whose page is fetched
@@ -321,7 +329,8 @@ def test_serp_results_and_web_pages_materialize_for_a_task(site, lyra_home, tmp_
     browser = WebBrowser(search="on", allowed_networks=LOOPBACK_ONLY, engine_urls={"duckduckgo": f"{site.base}/html/"},
                          results_per_engine=20, fetch_limit=30, settle_s=0.2, page_timeout_s=10,
                          max_page_bytes=300_000)
-    resources = {"store": store, "browser": browser, "trust": DomainTrust(path=str(policy_file(tmp_path)))}
+    resources = {"store": store, "browser": browser, "trust": DomainTrust(path=str(policy_file(tmp_path))),
+                 "literature": literature(lyra_home)}
 
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
@@ -367,6 +376,7 @@ def test_serp_results_and_web_pages_materialize_for_a_task(site, lyra_home, tmp_
     assert "10.1007/bf02727953" not in pending["dois"]  # the task's papers know it already
     assert "22188593" in pending["pmids"] and "1902.02534" in pending["arxiv_ids"]
     assert meta["statuses"].value == {"ok": 8, "refused": 1, "blocked": 1}
+    assert meta["identifier_completion"].value.startswith("off") and meta["identified_papers"].value == 0
 
     # fetched pages join the task's documents as `web` pages, and their text becomes fragments
     task_pages = store.read_partition("pages", task.id)
@@ -389,7 +399,8 @@ def test_offline_task_never_launches_a_browser(lyra_home, small_corpus, monkeypa
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
         result = materialize([web.serp_results, web.web_pages], partition_key=task.id, instance=instance,
-                             resources={"store": store, "browser": WebBrowser(), "trust": DomainTrust()})
+                             resources={"store": store, "browser": WebBrowser(), "trust": DomainTrust(),
+                                        "literature": literature(lyra_home)})
     assert result.success
     for name in ("serp_results", "web_pages"):
         meta = result.asset_materializations_for_node(name)[0].metadata
@@ -415,3 +426,111 @@ def test_browser_on_without_chromium_fails_with_the_install_message(lyra_home, m
     [failure] = [e for e in result.all_events if e.is_step_failure]
     assert "apt-get install chromium" in failure.step_failure_data.error.to_string()
 
+
+
+# -- the identifier loop (phase 6 → 3) -------------------------------------------------------------
+
+class ReadingListSite(Site):
+    """One search result: a reading list (a page written for this test, the shape of a blog post)
+    linking four papers by DOI; and a DOI resolver (``/doi/…``) redirecting to landing pages."""
+
+    DOIS = ["10.7717/peerj.4375", "10.2139/ssrn.288970", "10.1007/BF02727953", "10.5555/lyra.nowhere.1"]
+
+    def results(self) -> list[tuple[str, str, str]]:
+        return [(f"{self.base}/reading-list.html", "Reading list: open access and research methods", "")]
+
+    def answer(self, path: str) -> tuple[int, dict[str, str], bytes]:
+        if path == "/reading-list.html":
+            links = "".join(f'<li><a href="https://doi.org/{d}">paper {i}</a></li>' for i, d in enumerate(self.DOIS))
+            return 200, {"Content-Type": "text/html; charset=utf-8"}, (
+                "<html><head><title>Reading list</title></head><body><article><h1>Reading list</h1>"
+                "<p>Four papers we keep coming back to when discussing open access and how research is "
+                "evaluated. Each is linked by its DOI, so readers can find the record in any index.</p>"
+                f"<ul>{links}</ul></article></body></html>").encode()
+        if path.lower() == "/doi/10.1007/bf02727953":
+            return 302, {"Location": "/papis/SpringerLink_BF02727953.html"}, b""
+        return super().answer(path)
+
+
+@pytest.fixture
+def reading_list_site(shared_data):
+    spy = Spy()
+    served = ReadingListSite(shared_data, spy)
+    yield served
+    served.close()
+    spy.close()
+
+
+@pytest.fixture
+def scholar(shared_data, monkeypatch):
+    yield from serve_fake_apis(shared_data, monkeypatch)
+
+
+@pytest.fixture
+def live_settings(tmp_path, monkeypatch):
+    yield from settings_writer(tmp_path, monkeypatch)
+
+
+def s2_record(shared_data: Path, doi: str) -> dict:
+    """A real Semantic Scholar paper record from the recordings, by DOI."""
+    raw = json.loads((shared_data / "api_responses" / "s2_danielnsilva_decoded"
+                      / "test_get_papers_not_found_warning__00.json").read_text())
+    return next(p for p in raw["body"] if p and (p.get("externalIds") or {}).get("DOI", "").lower() == doi)
+
+
+@pytest.mark.slow  # about 8 s: Chromium, a search, three page loads and the fake APIs
+def test_identifiers_on_pages_are_completed_and_landing_pages_fetched(reading_list_site, scholar, live_settings,
+                                                                      lyra_home, shared_data, tmp_path):
+    """SERP → reading list → its DOIs through identifier completion: S2 knows one with an abstract
+    (a real record), OpenAlex another (a real work), S2 a third without an abstract (a record
+    assembled from its landing page's citation metadata), so its landing page is fetched through
+    the DOI resolver one round later; the fourth is unknown to both and stays unresolved."""
+    live_settings(sources={"live": "on"})
+    site = reading_list_site
+    scholar.s2_papers["doi:10.2139/ssrn.288970"] = s2_record(shared_data, "10.2139/ssrn.288970")
+    scholar.s2_papers["doi:10.1007/bf02727953"] = {  # assembled: the Springer page's citation_* metadata
+        "paperId": "a1b2c3springer", "externalIds": {"DOI": "10.1007/BF02727953"},
+        "title": "On the theory of identical particles", "abstract": None, "year": 1977, "venue": "Il Nuovo Cimento B"}
+    store = LyraStore.at(lyra_home)
+    task = store.create_task("open access prevalence and research evaluation")
+    store.replace_partition("papers", task.id, papers_frame([]))  # the task has no paper yet
+    browser = WebBrowser(search="on", allowed_networks=LOOPBACK_ONLY, engine_urls={"duckduckgo": f"{site.base}/html/"},
+                         doi_resolver=f"{site.base}/doi/", loop_depth=1, settle_s=0.2, page_timeout_s=10)
+    resources = {"store": store, "browser": browser, "trust": DomainTrust(path=str(policy_file(tmp_path))),
+                 "literature": literature(lyra_home)}
+    with DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
+        result = materialize([web.serp_results, web.web_pages, documents.pages, documents.fragments],
+                             partition_key=task.id, resources=resources, instance=instance)
+    assert result.success
+
+    identified = store.read_partition("identified_papers", task.id).set_index("doi")
+    assert set(identified.index) == {"10.7717/peerj.4375", "10.2139/ssrn.288970", "10.1007/bf02727953"}
+    assert identified.loc["10.7717/peerj.4375", "title"].startswith("The state of OA")
+    assert any(s.startswith("openalex:W2741809807") for s in identified.loc["10.7717/peerj.4375", "sources"])
+    assert identified.loc["10.2139/ssrn.288970", "abstract"] and identified.loc["10.2139/ssrn.288970", "depth"] == 1
+    assert identified.loc["10.1007/bf02727953", "abstract"] is None
+
+    fetched = store.read_partition("web_pages", task.id).set_index("source")
+    assert fetched.loc["serp:duckduckgo:1", "depth"] == 0
+    landing = fetched.loc["doi:10.1007/bf02727953"]  # the paper without an abstract: its landing page
+    assert landing.depth == 1 and landing.status == "ok" and landing.page_doi == "10.1007/bf02727953"
+    assert landing.url == f"{site.base}/doi/10.1007/bf02727953"
+    assert len(fetched) == 2  # nothing else: the loop stops at depth 1, and the other three had abstracts
+
+    meta = result.asset_materializations_for_node("web_pages")[0].metadata
+    assert meta["identified_papers"].value == 3 and meta["identified_with_abstract"].value == 2
+    assert meta["unresolved_identifiers"].value == ["doi:10.5555/lyra.nowhere.1"]
+    assert meta["loop_rounds"].value == 2 and meta["identifiers_for_completion_count"].value == 0
+    asked = [p["ids"] for m, path, p in scholar.requests if m == "POST"]
+    assert sorted(asked[0]) == sorted(f"DOI:{d.lower()}" for d in ReadingListSite.DOIS)
+
+    # the two abstracts join the task's documents as abstract pages, and become fragments
+    pages = store.read_partition("pages", task.id)
+    abstract_pages = pages[pages["kind"] == "abstract"]
+    assert set(abstract_pages["paper_id"]) == set(identified[identified["abstract"].notna()]["paper_id"])
+    assert set(pages["kind"]) == {"abstract", "web"}
+    fragments = store.read_partition("fragments", task.id)
+    did = abstract_pages[abstract_pages["title"].str.contains("Differences-in-Differences")]["page_id"].item()
+    assert fragments[fragments["page_id"] == did]["text"].str.contains("serial correlation|standard errors",
+                                                                      regex=True).any()
