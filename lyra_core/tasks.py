@@ -2,7 +2,30 @@
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+MIN_WATCH_INTERVAL = timedelta(minutes=15)
+MAX_WATCH_INTERVAL = timedelta(days=366)
+_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+_INTERVAL = re.compile(r"(\d{1,6})\s*([mhdw])")
+
+
+def parse_interval(text: str) -> timedelta:
+    """``30m``, ``12h``, ``1d`` or ``2w`` as a ``timedelta``; anything else, or an interval under
+    15 minutes or over a year, raises ``ValueError`` with a message meant for the user."""
+    match = _INTERVAL.fullmatch(str(text).strip().lower())
+    if match is None:
+        raise ValueError(f"watch interval {text!r} is not a whole number followed by m, h, d or w "
+                         "(minutes, hours, days, weeks), e.g. 30m, 12h, 1d, 2w")
+    interval = timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
+    if interval < MIN_WATCH_INTERVAL:
+        raise ValueError(f"watch interval {text!r} is shorter than the minimum of 15 minutes (15m)")
+    if interval > MAX_WATCH_INTERVAL:
+        raise ValueError(f"watch interval {text!r} is longer than the maximum of one year (366d)")
+    return interval
 
 
 class TaskOptions(BaseModel):
@@ -12,6 +35,16 @@ class TaskOptions(BaseModel):
     corpus: list[str] = Field(default_factory=list, description="local corpus files or folders to search")
     papers_per_source: int | None = Field(None, ge=1, le=1000, description="overrides the setting")
     claims: list[str] = Field(default_factory=list, description="claims the user asks Lyra to verify")
+    watch_every: str | None = Field(None, description="re-run the task this often (30m, 12h, 1d, 2w; at least "
+                                    "15m): the Dagster schedule `watched_tasks_schedule` does")
+
+    @field_validator("watch_every")
+    @classmethod
+    def _check_interval(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parse_interval(value)
+        return "".join(value.split()).lower()  # one spelling: "1d", not " 1 D"
 
     @field_validator("claims")
     @classmethod

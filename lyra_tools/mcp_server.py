@@ -257,7 +257,9 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
     def create_task(
         query: Annotated[str, Field(min_length=1, max_length=2000, description="the research question")],
         options: Annotated[dict[str, Any] | None, Field(None, description=(
-            "corpus: list of local corpus paths; papers_per_source: int; claims: list of claims to verify"))] = None,
+            "corpus: list of local corpus paths; papers_per_source: int; claims: list of claims to verify; "
+            "watch_every: re-run the task on a schedule this often, e.g. '12h', '1d', '2w' (at least '15m'; "
+            "feedback is kept)"))] = None,
     ) -> CreatedTask:
         """Create a research task and start its pipeline run in the background; returns the task id at once.
         Follow progress with get_status."""

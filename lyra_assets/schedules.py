@@ -1,0 +1,220 @@
+"""Scheduled re-runs of watched tasks, and the sensor that keeps their ``tasks`` rows right.
+
+A task is *watched* when its options name ``watch_every`` (``lyra task watch ID --every 1d``,
+``lyra run … --watch 1d``, or MCP ``create_task`` options). Every hour ``watched_tasks_schedule``
+reads the watched tasks from the store and requests a ``task_pipeline`` run of each one whose
+interval has passed since its latest run started, unless a run of it is still in progress. The
+run replaces the task's rows the way ``lyra task run`` does; feedback tables are not per-task
+and no asset writes them, so every correction stays in force.
+
+Runs the Dagster daemon launches do not go through ``lyra_tools.runner``, which keeps the
+``tasks`` row (status, last run, error) for the runs it starts; ``watched_task_status_sensor``
+does that for the runs the schedule requested. Both start RUNNING under ``lyra ui`` /
+``dagster dev`` and can be turned off in the UI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+from dagster import (
+    DagsterEventType,
+    DagsterInstance,
+    DagsterRunStatus,
+    DefaultScheduleStatus,
+    DefaultSensorStatus,
+    RunRecord,
+    RunRequest,
+    RunsFilter,
+    ScheduleEvaluationContext,
+    SensorEvaluationContext,
+    SkipReason,
+    schedule,
+    sensor,
+)
+from pydantic import BaseModel
+
+from lyra_assets.partitions import TASK_TAG, TASKS_PARTITION, TRIGGER_TAG, WATCH_TRIGGER
+from lyra_core.tasks import parse_interval
+from lyra_resources.store import LyraStore, TaskRecord
+
+# The job ``lyra_assets.definitions`` defines (named here, not imported: definitions imports this module).
+TASK_JOB = "task_pipeline"
+WATCH_TAG = "lyra/watch_every"
+PARTITION_TAG = "dagster/partition"  # Dagster's own tag on every run of one partition
+WATCH_CRON = "0 * * * *"
+# Runs start a little after the tick that requested them: without some slack a task watched
+# every 1d, last started at 10:00:40, would miss the next day's 10:00 tick and run at 11:00.
+GRACE = timedelta(minutes=5)
+
+
+class WatchDecision(BaseModel):
+    task_id: str
+    watch_every: str
+    due: bool
+    reason: str
+    last_started: datetime | None = None
+
+
+def _epoch(value: datetime) -> float:
+    return (value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp()
+
+
+def _when(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def runs_in_progress(instance: DagsterInstance, task_id: str) -> list[RunRecord]:
+    """Runs of the task's partition not yet finished: the CLI's and MCP's (tagged with the task;
+    a run whose process died is marked failed, not counted) and any other run of the partition
+    (the schedule's, or one launched from the UI)."""
+    from lyra_tools import runner  # runner imports the definitions, which import this module
+
+    active = {r.dagster_run.run_id: r for r in runner.active_runs(instance, task_id)}
+    others = instance.get_run_records(
+        RunsFilter(tags={PARTITION_TAG: task_id}, statuses=list(runner.ACTIVE_STATUSES)), limit=20)
+    for record in others:
+        if TASK_TAG not in record.dagster_run.tags:  # tagged runs were judged by active_runs
+            active.setdefault(record.dagster_run.run_id, record)
+    return list(active.values())
+
+
+def last_run_start(instance: DagsterInstance, task_id: str) -> float | None:
+    """When the task's latest run started (or was created, if it never started), as epoch seconds."""
+    latest: float | None = None
+    for tags in ({TASK_TAG: task_id}, {PARTITION_TAG: task_id}):
+        for record in instance.get_run_records(RunsFilter(tags=tags), limit=1):
+            started = record.start_time or _epoch(record.create_timestamp)
+            latest = started if latest is None else max(latest, started)
+    return latest
+
+
+def watch_decision(task: TaskRecord, instance: DagsterInstance, now: datetime) -> WatchDecision | None:
+    """Whether a watched task is due for a run at ``now``, and why; ``None`` for an unwatched task."""
+    every = task.options.get("watch_every")
+    if not every:
+        return None
+    decide = lambda due, reason, started=None: WatchDecision(  # noqa: E731
+        task_id=task.id, watch_every=every, due=due, reason=reason,
+        last_started=datetime.fromtimestamp(started, UTC) if started is not None else None)
+    try:
+        interval = parse_interval(every)
+    except ValueError as exc:
+        return decide(False, f"not re-run: {exc}")
+    in_progress = runs_in_progress(instance, task.id)
+    if in_progress:
+        return decide(False, f"run {in_progress[0].dagster_run.run_id} is still in progress")
+    started = last_run_start(instance, task.id)
+    if started is None:
+        return decide(True, f"watched every {every} and never run")
+    next_run = started + interval.total_seconds()
+    if _epoch(now) + GRACE.total_seconds() < next_run:
+        return decide(False, f"last run started {_when(started)}; next due after {_when(next_run)}", started)
+    return decide(True, f"watched every {every}; last run started {_when(started)}", started)
+
+
+@schedule(
+    cron_schedule=WATCH_CRON,
+    job_name=TASK_JOB,
+    name="watched_tasks_schedule",
+    default_status=DefaultScheduleStatus.RUNNING,
+    description="Every hour, re-runs each watched task (`lyra task watch ID --every 1d`) whose interval has "
+    "passed since its latest run started, unless a run of it is in progress. New papers from the live sources "
+    "enter the graph; feedback (corrections, rejections, domain rules, relevance signals) is kept.",
+)
+def watched_tasks_schedule(context: ScheduleEvaluationContext, store: LyraStore) -> Iterator[RunRequest | SkipReason]:
+    now = context.scheduled_execution_time or datetime.now(UTC)
+    tick = now.astimezone(UTC).strftime("%Y-%m-%dT%H:%MZ")
+    decisions = [d for task in store.list_tasks() if (d := watch_decision(task, context.instance, now))]
+    due = [d for d in decisions if d.due]
+    for decision in decisions:
+        context.log.info(f"{decision.task_id}: {'run' if decision.due else 'skip'}: {decision.reason}")
+    if not due:
+        if not decisions:
+            yield SkipReason("no task is watched (`lyra task watch ID --every 1d`)")
+        else:
+            yield SkipReason("no watched task is due: " + "; ".join(f"{d.task_id}: {d.reason}" for d in decisions))
+        return
+    for decision in due:
+        # The partition normally exists (the CLI and MCP add it); a task made some other way gets it here.
+        if not context.instance.has_dynamic_partition(TASKS_PARTITION, decision.task_id):
+            context.instance.add_dynamic_partitions(TASKS_PARTITION, [decision.task_id])
+        yield RunRequest(
+            partition_key=decision.task_id,
+            run_key=f"{decision.task_id}@{tick}",  # one run per task per tick, even if the tick is retried
+            tags={TASK_TAG: decision.task_id, TRIGGER_TAG: WATCH_TRIGGER, WATCH_TAG: decision.watch_every},
+        )
+
+
+# -- the tasks row of scheduled runs ----------------------------------------------------------------
+
+_ROW_STATUS = {
+    DagsterRunStatus.QUEUED: "queued", DagsterRunStatus.NOT_STARTED: "queued",
+    DagsterRunStatus.STARTING: "running", DagsterRunStatus.STARTED: "running",
+    DagsterRunStatus.SUCCESS: "completed", DagsterRunStatus.FAILURE: "failed",
+    DagsterRunStatus.CANCELED: "stopped",
+}
+
+
+def _failure_message(instance: DagsterInstance, run_id: str) -> str:
+    """The innermost error of the run's first failed step (what went wrong inside the asset)."""
+    for entry in instance.all_logs(run_id, of_type=DagsterEventType.STEP_FAILURE):
+        error = entry.dagster_event.event_specific_data.error if entry.dagster_event else None
+        while error is not None and error.cause is not None:
+            error = error.cause
+        if error is not None:
+            return f"{entry.dagster_event.step_key}: {error.message.strip()}"
+    return f"scheduled run {run_id} failed"
+
+
+def sync_task_row(store: LyraStore, instance: DagsterInstance, record: RunRecord) -> str | None:
+    """Bring the task's row in step with one of its scheduled runs; returns the status written, or
+    ``None`` when nothing changed (the task is gone, a later run owns the row, or it already says so)."""
+    run = record.dagster_run
+    task_id = run.tags.get(TASK_TAG)
+    status = _ROW_STATUS.get(run.status)
+    task = store.get_task(task_id) if task_id else None
+    if task is None or status is None:
+        return None
+    latest = instance.get_run_records(RunsFilter(tags={TASK_TAG: task_id}), limit=1)
+    if latest and latest[0].dagster_run.run_id != run.run_id:
+        return None  # a later run (the CLI's, or the next scheduled one) owns the row
+    if status == "failed":
+        error = _failure_message(instance, run.run_id)
+    elif status == "stopped":  # `lyra task stop` already said why; a cancel in the UI says so here
+        error = task.error if task.status == "stopped" and task.error else "canceled in Dagster"
+    else:
+        error = None
+    if (task.status, task.last_run_id, task.error) == (status, run.run_id, error):
+        return None
+    store.update_task(task_id, status=status, last_run_id=run.run_id, error=error)
+    return status
+
+
+@sensor(
+    name="watched_task_status_sensor",
+    minimum_interval_seconds=30,
+    default_status=DefaultSensorStatus.RUNNING,
+    description="Keeps the `tasks` row of each task the schedule re-runs in step with its run: queued, running, "
+    "then completed, failed (with the error) or stopped, and the run's id (the CLI does this for its own runs).",
+)
+def watched_task_status_sensor(context: SensorEvaluationContext, store: LyraStore) -> SkipReason:
+    since = float(context.cursor) if context.cursor else 0.0
+    # A few seconds of overlap: a run updated in the same instant as the cursor is seen again, and
+    # writing a row that already says so is a no-op.
+    records = context.instance.get_run_records(
+        RunsFilter(job_name=TASK_JOB, tags={TRIGGER_TAG: WATCH_TRIGGER},
+                   updated_after=datetime.fromtimestamp(max(since - 5.0, 0.0), UTC)),
+        order_by="update_timestamp", ascending=True, limit=200,
+    )
+    changes = []
+    for record in records:
+        status = sync_task_row(store, context.instance, record)
+        if status:
+            changes.append(f"{record.dagster_run.tags[TASK_TAG]} → {status} (run {record.dagster_run.run_id})")
+        since = max(since, _epoch(record.update_timestamp))
+    context.update_cursor(str(since))
+    for change in changes:
+        context.log.info(change)
+    return SkipReason("; ".join(changes) if changes else "no scheduled run changed state")
