@@ -11,8 +11,10 @@ from lyra_assets import (
     claims,
     documents,
     evidence,
+    learning,
     models,
     ranking,
+    schedules,
     sources,
     topics,
     verification,
@@ -37,7 +39,7 @@ ASSETS = [  # in the order they run
     verification.domain_verification,
 ]
 CHECKS = [evidence.nli_edges_are_well_formed, evidence.claim_scores_are_consistent]
-MODEL_ASSETS = [models.nli_model, models.corpus_reranker]
+MODEL_ASSETS = [models.nli_model, models.corpus_reranker, learning.nli_adapter]
 
 task_pipeline = define_asset_job(
     TASK_JOB,
@@ -72,7 +74,12 @@ def build_definitions(home: str | os.PathLike[str] | None = None) -> Definitions
     """Lyra's definitions with every resource rooted at one Lyra home."""
     return Definitions(
         assets=[*ASSETS, *MODEL_ASSETS], asset_checks=CHECKS,
-        jobs=[task_pipeline, nli_model_training, reranker_training], resources=build_resources(home),
+        jobs=[task_pipeline, nli_model_training, reranker_training, learning.nli_adapter_training,
+              learning.nli_rescoring],
+        resources=build_resources(home),
+        schedules=[schedules.watched_tasks_schedule], sensors=[schedules.watched_task_status_sensor,
+                                                                   learning.nli_corrections_sensor,
+                                                                   learning.nli_version_sensor],
     )
 
 

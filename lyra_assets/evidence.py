@@ -22,6 +22,7 @@ from lyra_core.evidence import edge_id_for, select_pairs, text_hash
 from lyra_core.scoring import RELATIONS, VERDICTS, Evidence, determine_verdict, score_claim
 from lyra_resources.domain_policy import DomainTrust
 from lyra_resources.models import NLI_RELATION, LocalModels, NliModel
+from lyra_resources.nli_versions import active_version
 from lyra_resources.settings import settings
 from lyra_resources.store import LyraStore
 
@@ -125,7 +126,8 @@ def nli_edges(
     claim_level = [level_of_page.get(fragment_page.get(f)) if isinstance(f, str) else None
                    for f in claims["source_fragment_id"]]
 
-    nli = models.nli()
+    active = active_version(store, models.nli_base_path)  # the version the learning loop activated
+    nli = models.nli(active.adapter_path)
     flat = [(ci, fi, sim) for ci, pairs in enumerate(chosen) for fi, sim in pairs]
     texts = [(fragments["text"].iat[fi], claims["text"].iat[ci]) for ci, fi, _ in flat]
     results = judge_pairs(store, nli, texts, context.log)

@@ -15,6 +15,7 @@ import os
 import threading
 from collections.abc import Callable
 from functools import cached_property
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -121,8 +122,9 @@ class Embedder:
 class PairClassifier:
     """A cross-encoder (sequence-pair classifier) run with dynamic padding on the CPU."""
 
-    def __init__(self, path: str | Path, max_length: int = 256, batch_size: int = 32):
+    def __init__(self, path: str | Path, max_length: int = 256, batch_size: int = 32, adapter: str | Path | None = None):
         self.path = str(path)
+        self.adapter = str(adapter) if adapter else None
         self.max_length = max_length
         self.batch_size = batch_size
 
@@ -138,8 +140,21 @@ class PairClassifier:
             model = AutoModelForSequenceClassification.from_pretrained(self.path, dtype=torch.float32)
         except OSError as exc:
             raise ModelError(f"cannot load cross-encoder {self.path}: {exc}") from exc
+        if self.adapter:
+            model = self._with_adapter(model)
         model.eval()
         return tokenizer, model
+
+    def _with_adapter(self, model):
+        """The LoRA adapter merged into the base weights: inference costs what the base costs."""
+        from peft import PeftModel
+
+        if not (Path(self.adapter) / "adapter_config.json").exists():
+            raise ModelError(f"no LoRA adapter at {self.adapter} (adapter_config.json missing)")
+        try:
+            return PeftModel.from_pretrained(model, self.adapter).merge_and_unload()
+        except (OSError, ValueError) as exc:
+            raise ModelError(f"cannot load the LoRA adapter {self.adapter}: {exc}") from exc
 
     @staticmethod
     def _looks_like_hub_id(value: str) -> bool:
@@ -176,13 +191,14 @@ class PairClassifier:
 class NliModel(PairClassifier):
     """3-way NLI: premise (fragment) × hypothesis (claim) → SUPPORTS / REFUTES / NEUTRAL."""
 
-    def __init__(self, path: str | Path = DEFAULT_NLI_DIR, max_length: int = 256, batch_size: int = 32):
+    def __init__(self, path: str | Path = DEFAULT_NLI_DIR, max_length: int = 256, batch_size: int = 32,
+                 adapter: str | Path | None = None):
         if not Path(path).exists() and not self._looks_like_hub_id(str(path)):
             raise ModelError(
                 f"the NLI model is missing at {path}: it ships with Lyra's source tree "
                 "(lyra_resources/model_weights/); rebuild it with `lyra models train-nli`"
             )
-        super().__init__(path, max_length=max_length, batch_size=batch_size)
+        super().__init__(path, max_length=max_length, batch_size=batch_size, adapter=adapter)
 
     @cached_property
     def labels(self) -> list[str]:
@@ -195,9 +211,7 @@ class NliModel(PairClassifier):
     @cached_property
     def version(self) -> str:
         """Name and weights hash: edges record which model judged them."""
-        weights = Path(self.path) / "model.safetensors"
-        digest = file_sha256(weights)[:10] if weights.exists() else "hub"
-        return f"{Path(self.path).name}@{digest}"
+        return base_version(self.path) + (f"+{Path(self.adapter).name}" if self.adapter else "")
 
     def predict(self, pairs: list[tuple[str, str]]) -> list[NliPrediction]:
         logits = self.logits(pairs)
@@ -233,8 +247,22 @@ def embedder(name_or_path: str = PACKAGED_EMBEDDER) -> Embedder:
     return _cached("embedder", name_or_path, lambda: Embedder(name_or_path))
 
 
-def nli_model(path: str | Path = DEFAULT_NLI_DIR) -> NliModel:
-    return _cached("nli", str(path), lambda: NliModel(path))
+def base_version(path: str | Path) -> str:
+    """A base model's version: its folder name and a hash of its weights."""
+    weights = Path(path) / "model.safetensors"
+    if not weights.exists():
+        return f"{Path(path).name}@hub"
+    stat = weights.stat()
+    return f"{Path(path).name}@{_weights_digest(str(weights.resolve()), stat.st_size, stat.st_mtime_ns)}"
+
+
+@functools.lru_cache(maxsize=16)
+def _weights_digest(path: str, size: int, mtime_ns: int) -> str:
+    return file_sha256(Path(path))[:10]  # size and mtime key the cache: hashing 45 MB once per process
+
+
+def nli_model(path: str | Path = DEFAULT_NLI_DIR, adapter: str | Path | None = None) -> NliModel:
+    return _cached("nli", f"{path}|{adapter or ''}", lambda: NliModel(path, adapter=adapter))
 
 
 def reranker(path: str | Path) -> Reranker:
@@ -255,9 +283,14 @@ class LocalModels(ConfigurableResource):
         set_threads(self.threads)
         return embedder(self.embedder_name)
 
-    def nli(self) -> NliModel:
+    def nli(self, adapter: str | None = None) -> NliModel:
+        """The base NLI model, or with a LoRA adapter (the active version's, see nli_versions)."""
         set_threads(self.threads)
-        return nli_model(self.nli_path or DEFAULT_NLI_DIR)
+        return nli_model(self.nli_path or DEFAULT_NLI_DIR, adapter)
+
+    @property
+    def nli_base_path(self) -> str:
+        return self.nli_path or str(DEFAULT_NLI_DIR)
 
     def reranker_for(self, corpus_key: Callable[[], str | None]) -> tuple[Reranker | None, str]:
         """The stage-3 model for a task and a sentence saying which one (or why none).

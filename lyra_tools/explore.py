@@ -858,7 +858,9 @@ class TaskStatus(BaseModel):
     assets: list[AssetState]
     row_counts: dict[str, int]
     blocked_domains: list[BlockedDomain]
-    active_nli_version: str | None = Field(description="NLI model version on the task's edges (the most common one)")
+    active_nli_version: str | None = Field(description="the NLI model version that judges new edges (lyra models list)")
+    edges_nli_version: str | None = Field(description="NLI model version on the task's edges (the most common one); "
+                                          "differs from the active one until the task is re-scored")
     feedback: FeedbackCounts
 
 
@@ -909,6 +911,14 @@ def _dagster_state(instance: Any, task_id: str) -> tuple[RunState | None, list[A
     return run_state, assets
 
 
+def default_nli_version() -> str:
+    """The shipped (or configured) base model's version: active until an adapter is."""
+    from lyra_resources.models import DEFAULT_NLI_DIR, base_version
+    from lyra_resources.settings import settings
+
+    return base_version(settings().models.nli or DEFAULT_NLI_DIR)
+
+
 def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, instance: Any = None) -> TaskStatus:
     """Status, run state per asset, row counts, blocked domains and the NLI version of a task."""
     with store.connect() as conn:
@@ -916,6 +926,8 @@ def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, insta
         overlay = load_overlay(conn, task_id)
         version = conn.execute("SELECT model_version FROM nli_edges WHERE task_id = ? AND model_version IS NOT NULL "
                                "GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1", [task_id]).fetchone()
+        active = conn.execute("SELECT version FROM nli_model_versions WHERE status = 'active' "
+                              "ORDER BY activated_at DESC LIMIT 1").fetchone()
         events, reviewed, corrected = conn.execute(
             "SELECT (SELECT count(*) FROM feedback_events WHERE task_id = $1), "
             "(SELECT count(*) FROM edge_reviews WHERE task_id = $1), "
@@ -947,7 +959,8 @@ def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, insta
         task_id=task_id, query=clip(task["query"], 300)[0], status=task["status"], error=clip(task["error"], 500)[0] or None,
         created_at=task["created_at"], updated_at=task["updated_at"], latest_run=run_state, assets=assets,
         row_counts=store.row_counts(task_id), blocked_domains=blocked[:20],
-        active_nli_version=version[0] if version else None,
+        active_nli_version=active[0] if active else default_nli_version(),
+        edges_nli_version=version[0] if version else None,
         feedback=FeedbackCounts(events=int(events), reviewed_edges=int(reviewed), corrected_edges=int(corrected),
                                 rejected_claims=len(overlay.rejected)),
     )

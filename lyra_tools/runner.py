@@ -26,11 +26,11 @@ from lyra_assets.definitions import (  # noqa: F401
     TASK_JOB,
     build_definitions,
 )
-from lyra_assets.partitions import TASKS_PARTITION
+from lyra_assets.learning import ADAPTER_JOB, RESCORING_JOB  # noqa: F401
+from lyra_assets.partitions import TASK_TAG, TASKS_PARTITION
 from lyra_resources.settings import HomeLayout, resolve_home
 from lyra_resources.store import LyraStore
 
-TASK_TAG = "lyra/task_id"
 PID_TAG = "lyra/pid"
 ACTIVE_STATUSES = {
     DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING,
@@ -221,15 +221,19 @@ class JobOutcome(BaseModel):
     error: str | None = None
 
 
-def run_job(job_name: str, run_config: dict, home: str | os.PathLike[str] | None = None) -> JobOutcome:
-    """Run a non-task job (model training) in this process on the home's instance, logging to the
-    console as it goes (these jobs are long and report their own progress)."""
+def run_job(job_name: str, run_config: dict, home: str | os.PathLike[str] | None = None,
+            partition_key: str | None = None) -> JobOutcome:
+    """Run a job other than the task pipeline (model training, re-scoring one task's partition)
+    in this process on the home's instance, logging to the console as it goes."""
     layout = HomeLayout(root=resolve_home(home))
     job = build_definitions(layout.root).resolve_job_def(job_name)
     run_id = str(uuid.uuid4())
+    tags = {PID_TAG: str(os.getpid()), **({TASK_TAG: partition_key} if partition_key else {})}
     with open_instance(layout.root) as instance:
+        if partition_key:
+            register_partition(instance, partition_key)
         result = job.execute_in_process(
-            instance=instance, run_id=run_id, raise_on_error=False, tags={PID_TAG: str(os.getpid())},
+            instance=instance, run_id=run_id, raise_on_error=False, tags=tags, partition_key=partition_key,
             run_config={**run_config, "loggers": {"console": {"config": {"log_level": "INFO"}}}},
         )
         error = None
@@ -256,6 +260,9 @@ def stop_task(task_id: str, home: str | os.PathLike[str] | None = None, wait_s: 
                     if current and current.status not in ACTIVE_STATUSES:
                         break
                     time.sleep(0.2)
+            elif not pid:  # launched by the Dagster daemon (a scheduled re-run): its launcher stops it
+                with contextlib.suppress(Exception):
+                    instance.run_launcher.terminate(run.run_id)
             current = instance.get_run_by_id(run.run_id)
             if current and current.status in ACTIVE_STATUSES:
                 instance.report_run_canceled(current, message="stopped with `lyra task stop`")

@@ -95,13 +95,13 @@ def test_stop_interrupts_a_run_in_another_process(tmp_path, small_corpus):
 def test_feedback_command_records_and_refuses_clearly(tmp_path):
     home = str(tmp_path / "h")
     task = LyraStore.at(home).create_task("vitamin D and fractures")
-    ok = invoke("feedback", task.id, "domain_block", '{"domain_pattern": "spam.example", "reason": "ads only"}',
+    ok = invoke("feedback", "apply", task.id, "domain_block", '{"domain_pattern": "spam.example", "reason": "ads only"}',
                 "--home", home)
     assert ok.exit_code == 0, ok.output
     rules = LyraStore.at(home).fetch_df("SELECT domain_pattern, decision FROM domain_override_rules")
     assert rules.to_dict("records") == [{"domain_pattern": "spam.example", "decision": "block"}]
-    tld = invoke("feedback", task.id, "domain_block", '{"domain_pattern": "*.com", "reason": "x"}', "--home", home)
+    tld = invoke("feedback", "apply", task.id, "domain_block", '{"domain_pattern": "*.com", "reason": "x"}', "--home", home)
     assert tld.exit_code == 1 and "*.com" in tld.output
-    bad_json = invoke("feedback", task.id, "add_note", "{not json", "--home", home)
+    bad_json = invoke("feedback", "apply", task.id, "add_note", "{not json", "--home", home)
     assert bad_json.exit_code == 1 and "not valid JSON" in bad_json.output
     assert len(LyraStore.at(home).fetch_df("SELECT * FROM domain_override_rules")) == 1

@@ -268,7 +268,8 @@ def test_answers_stay_bounded_when_the_graph_is_large(store, graph):
 
 def test_task_status_without_dagster_reports_version_and_counts(store, graph):
     status = explore.task_status(store, graph.task_id, with_dagster=False)
-    assert status.active_nli_version == NLI_VERSION
+    assert status.edges_nli_version == NLI_VERSION
+    assert status.active_nli_version == explore.default_nli_version()  # no adapter recorded in this home
     assert status.row_counts["nli_edges"] == len(EDGES) and status.blocked_domains == []
     tasks = explore.list_tasks(store)
     assert tasks.total == 1 and tasks.tasks[0].id == graph.task_id

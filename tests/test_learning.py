@@ -1,0 +1,250 @@
+"""Learning from corrections: the fixed split, the gate, the sensors (Dagster's sensor test helpers on
+a real store), a tiny real LoRA training, activation re-scoring a task with corrections kept, and a
+failed training leaving everything as it was. Training here is a smoke run: a few steps, a handful
+of pairs; the figures that matter come from ``bench/learning.py``."""
+
+from __future__ import annotations
+
+import random
+import uuid
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from dagster import DagsterInstance, DagsterRunStatus, SkipReason, build_sensor_context
+from dagster._core.test_utils import create_run_for_test
+from test_academic_sources import HashModels
+from test_explore import write_graph
+
+from lyra_assets import learning
+from lyra_assets.definitions import build_definitions, build_resources
+from lyra_assets.partitions import TASKS_PARTITION
+from lyra_resources import nli_versions
+from lyra_resources.models import DEFAULT_NLI_DIR, NliModel, base_version
+from lyra_resources.nli_adapters import (
+    GATE_DIR,
+    Correction,
+    LearningError,
+    Metrics,
+    TrainingInterrupted,
+    gate_decision,
+    is_held_out,
+    learn_from_corrections,
+    read_pairs,
+    split_corrections,
+)
+from lyra_resources.settings import LearningSettings
+from lyra_resources.store import LyraStore
+from lyra_tools import explore
+from lyra_tools.feedback import apply_feedback
+
+BASE = str(DEFAULT_NLI_DIR)
+RELATION = {"entailment": "SUPPORTS", "contradiction": "REFUTES", "neutral": "NEUTRAL"}
+
+
+@pytest.fixture
+def store(lyra_home) -> LyraStore:
+    return LyraStore.at(lyra_home)
+
+
+def add_corrections(store: LyraStore, pairs, *, start: datetime | None = None, wrong: set[int] = frozenset()):
+    """``nli_corrections`` rows as edge_correct writes them (one per pair, a second apart);
+    indices in ``wrong`` get a wrong label (the next class round the cycle)."""
+    start = start or datetime(2026, 11, 1, 9, 0, 0)
+    cycle = ["entailment", "contradiction", "neutral"]
+
+    def work(conn):
+        for i, p in enumerate(pairs):
+            label = cycle[(cycle.index(p.label) + 1) % 3] if i in wrong else p.label
+            conn.execute(
+                "INSERT INTO nli_corrections (id, edge_id, task_id, premise, hypothesis, predicted_label, "
+                "predicted_confidence, correct_label, reason, corrected_at, sample_weight) "
+                "VALUES (?, ?, 't_test', ?, ?, 'NEUTRAL', 0.5, ?, 'test', ?, 1.0)",
+                [uuid.uuid4().hex, f"e_{i}", p.premise, p.hypothesis, RELATION[label], start + timedelta(seconds=i)])
+
+    store.transaction(work)
+
+
+def table(store: LyraStore, name: str):
+    return store.fetch_df(f"SELECT * FROM {name} ORDER BY ALL")
+
+
+# -- the split and the gate ------------------------------------------------------------------------
+
+def test_train_and_held_out_corrections_never_share_a_claim_or_a_pair():
+    rng = random.Random(5)
+    claims = [f"Claim number {i} about vitamin D and outcome {i % 17}." for i in range(400)]
+    corrections = []
+    for i in range(3000):
+        claim = rng.choice(claims)
+        spelled = claim.upper() if i % 7 == 0 else f"  {claim} "  # the same claim, spelled differently
+        corrections.append(Correction(id=str(i), premise=f"fragment {rng.randrange(500)}", hypothesis=spelled,
+                                      label=rng.choice(["entailment", "contradiction", "neutral"])))
+    train, held = split_corrections(corrections, 0.3, seed=13)
+    key = lambda c: " ".join(c.hypothesis.lower().split())
+    assert {key(c) for c in train}.isdisjoint({key(c) for c in held})
+    assert {(c.premise, key(c)) for c in train}.isdisjoint({(c.premise, key(c)) for c in held})
+    assert 0.22 < len({key(c) for c in held}) / len(claims) < 0.38
+    # the side of a correction never depends on the others: a prefix splits the same way
+    train_again, held_again = split_corrections(corrections[:1000], 0.3, seed=13)
+    assert {c.id for c in held_again} == {c.id for c in held if int(c.id) < 1000}
+    assert {c.id for c in train_again} == {c.id for c in train if int(c.id) < 1000}
+
+
+def m(accuracy: float, f1: float | None = None) -> Metrics:
+    return Metrics(pairs=100, accuracy=accuracy, macro_f1=accuracy if f1 is None else f1)
+
+
+def test_gate_needs_a_gain_on_held_out_and_at_most_one_point_lost_on_snli():
+    assert gate_decision(m(0.60), m(0.70), m(0.83), m(0.825), 0.01).activate
+    lost = gate_decision(m(0.60), m(0.70), m(0.83), m(0.815), 0.01)
+    assert not lost.activate and "1.5 points" in lost.reason
+    same = gate_decision(m(0.60), m(0.60), m(0.83), m(0.84), 0.01)
+    assert not same.activate and "not better" in same.reason
+    assert gate_decision(m(0.60, 0.50), m(0.60, 0.55), m(0.83), m(0.83), 0.01).activate  # macro-F1 breaks the tie
+
+
+# -- the corrections sensor ------------------------------------------------------------------------
+
+def test_corrections_sensor_keeps_a_cursor_and_never_overlaps_a_training(store, monkeypatch):
+    monkeypatch.setattr(learning.settings(), "learning", LearningSettings(correction_threshold=5))
+    pairs = read_pairs(GATE_DIR / "regression.jsonl", limit=30)
+    with DagsterInstance.ephemeral() as instance:
+        def tick(cursor=None):
+            ctx = build_sensor_context(instance=instance, cursor=cursor, resources={"store": store})
+            return learning.nli_corrections_sensor(ctx)
+
+        add_corrections(store, pairs[:4])
+        skipped = tick()
+        assert isinstance(skipped, SkipReason) and "4 new correction(s) waiting; training starts at 5" in skipped.skip_message
+
+        add_corrections(store, pairs[4:6], start=datetime(2026, 11, 2))
+        result = tick()
+        [request] = result.run_requests
+        cutoff = request.run_config["ops"]["nli_adapter"]["config"]["cutoff"]
+        assert cutoff == (datetime(2026, 11, 2) + timedelta(seconds=1)).isoformat() == result.cursor
+
+        # the same corrections never trigger twice: past the cursor nothing waits
+        again = tick(result.cursor)
+        assert isinstance(again, SkipReason) and again.skip_message.startswith("0 new")
+        add_corrections(store, pairs[6:14], start=datetime(2026, 11, 3))
+        later = tick(result.cursor)
+        assert later.run_requests[0].run_key != request.run_key
+
+        # a training in progress: no second one, whatever waits
+        create_run_for_test(instance, job_name=learning.ADAPTER_JOB, status=DagsterRunStatus.STARTED)
+        busy = tick(result.cursor)
+        assert isinstance(busy, SkipReason) and "in progress" in busy.skip_message
+
+
+def test_edge_corrections_through_feedback_reach_the_sensor(store, monkeypatch):
+    monkeypatch.setattr(learning.settings(), "learning", LearningSettings(correction_threshold=2))
+    graph = write_graph(store)
+    with DagsterInstance.ephemeral() as instance:
+        tick = lambda: learning.nli_corrections_sensor(build_sensor_context(instance=instance, resources={"store": store}))
+        apply_feedback(store, graph.task_id, "edge_correct",
+                       {"edge_id": graph.edges[("falls", "meta")], "correct_relation": "supports"})
+        apply_feedback(store, graph.task_id, "edge_correct",  # agrees with the model: no sample
+                       {"edge_id": graph.edges[("falls", "whi")], "correct_relation": "neutral"})
+        assert isinstance(tick(), SkipReason)
+        apply_feedback(store, graph.task_id, "edge_correct",
+                       {"edge_id": graph.edges[("hip", "whi")], "correct_relation": "supports"})
+        assert len(tick().run_requests) == 1
+
+
+# -- training, the gate on real models, and what a failure leaves -----------------------------------
+
+TINY = dict(epochs=1, batch_size=8, replay_min=8, replay_per_correction=0.5, min_heldout=3)
+
+
+@pytest.mark.slow  # ~20 s: a few LoRA steps and the gate's 2 × 1,000 SNLI pairs
+def test_noisy_corrections_make_an_adapter_the_gate_refuses(store, lyra_home):
+    """30 % of the training corrections carry a wrong label and training is pushed hard (a high
+    learning rate): the adapter gets worse on the held-out corrections, whose labels are right,
+    so the gate keeps it as ``rejected`` and the base model stays active."""
+    pairs = read_pairs(GATE_DIR / "replay.jsonl", limit=60)
+    cfg = LearningSettings(**{**TINY, "epochs": 3, "learning_rate": 0.02})
+    train_side = [i for i, p in enumerate(pairs) if not is_held_out(p.hypothesis, cfg.holdout_fraction, cfg.split_seed)]
+    wrong = set(random.Random(3).sample(train_side, round(0.3 * len(train_side))))
+    add_corrections(store, pairs, wrong=wrong)
+    outcome = learn_from_corrections(store, lyra_home / "adapters", BASE, cfg, threads=2)
+    assert outcome.gate.heldout_after.accuracy < outcome.gate.heldout_before.accuracy
+    assert outcome.version.status == "rejected" and "not better" in outcome.version.decision
+    assert nli_versions.active_version(store, BASE).version == base_version(BASE)
+    applied = table(store, "nli_corrections")["applied_in_version"]
+    assert set(applied) == {outcome.version.version}  # used, so they never trigger another training
+    card = (Path(outcome.version.adapter_path) / "README.md").read_text()
+    assert "rejected" in card and "held-out corrections" in card and "CC BY-SA 4.0" in card
+
+
+@pytest.mark.slow  # ~30 s: a few LoRA steps, the gate, and one task re-scored with the real NLI model
+def test_an_activated_adapter_judges_the_edges_and_corrections_stay(store, lyra_home, monkeypatch):
+    graph = write_graph(store)
+    corrected_edge = graph.edges[("falls", "meta")]
+    apply_feedback(store, graph.task_id, "edge_correct", {"edge_id": corrected_edge, "correct_relation": "supports"})
+    add_corrections(store, read_pairs(GATE_DIR / "regression.jsonl", limit=24))
+    outcome = learn_from_corrections(store, lyra_home / "models" / "nli_adapters", BASE, LearningSettings(**TINY),
+                                     threads=2)
+    version = outcome.version
+    adapter = Path(version.adapter_path)
+    assert adapter.parent == lyra_home / "models" / "nli_adapters" and (adapter / "adapter_config.json").exists()
+    assert version.heldout_corrections >= 3 and version.replay_pairs >= 8 and version.steps >= 1
+    assert NliModel(BASE, adapter=adapter).version == version.version
+
+    # by hand, whatever the gate said (rolling forward); the version sensor asks for one re-scoring per task
+    nli_versions.activate(store, version.version, BASE, reason="test")
+    with DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions(TASKS_PARTITION, [graph.task_id])
+        ctx = build_sensor_context(instance=instance, resources={"store": store, "models": HashModels()})
+        result = learning.nli_version_sensor(ctx)
+        assert [r.partition_key for r in result.run_requests] == [graph.task_id]
+        assert result.cursor == version.version
+        ctx = build_sensor_context(instance=instance, cursor=result.cursor,
+                                   resources={"store": store, "models": HashModels()})
+        assert isinstance(learning.nli_version_sensor(ctx), SkipReason)
+
+        job = build_definitions(lyra_home).resolve_job_def(learning.RESCORING_JOB)
+        resources = {**build_resources(lyra_home), "models": HashModels(embedder_name="test-hash")}
+        run = job.execute_in_process(partition_key=graph.task_id, instance=instance, resources=resources)
+        assert run.success
+    edges = store.read_partition("nli_edges", graph.task_id)
+    assert set(edges["model_version"]) == {version.version}
+    assert nli_versions.affected_tasks(store, version.version) == []
+    # the re-run judged the corrected pair again; the human label is in force over the new output
+    assert corrected_edge in set(edges["edge_id"])
+    [falls_meta] = [e for e in explore.claim_evidence(store, graph.claims["falls"], graph.task_id).evidence.supports
+                    if e.edge_id == corrected_edge]
+    assert falls_meta.human_corrected and falls_meta.nli_confidence == 1.0
+    status = explore.task_status(store, graph.task_id, with_dagster=False)
+    assert status.active_nli_version == status.edges_nli_version == version.version
+
+    # and back: the base model again, by hand
+    previous, now = nli_versions.activate(store, base_version(BASE), BASE, reason="rollback")
+    assert previous.version == version.version and now.status == "active"
+    statuses = dict(table(store, "nli_model_versions")[["version", "status"]].itertuples(index=False))
+    assert statuses[version.version] == "retired" and list(statuses.values()).count("active") == 1
+
+
+def test_an_interrupted_training_changes_nothing(store, lyra_home):
+    add_corrections(store, read_pairs(GATE_DIR / "regression.jsonl", limit=24))
+    nli_versions.ensure_base(store, BASE)
+    before = {name: table(store, name) for name in ("nli_corrections", "nli_model_versions")}
+    calls = iter(range(1000))
+    with pytest.raises(TrainingInterrupted):
+        learn_from_corrections(store, lyra_home / "adapters", BASE, LearningSettings(**TINY), threads=1,
+                               should_stop=lambda: next(calls) >= 2)
+    for name, frame in before.items():
+        assert table(store, name).equals(frame), name
+    assert list((lyra_home / "adapters").iterdir()) == []  # the staging folder is gone too
+
+
+def test_too_few_held_out_corrections_is_a_clear_error(store, lyra_home):
+    add_corrections(store, read_pairs(GATE_DIR / "regression.jsonl", limit=4))
+    with pytest.raises(LearningError, match="the gate needs 5 held-out corrections"):
+        learn_from_corrections(store, lyra_home / "adapters", BASE, LearningSettings(), threads=1)
+    assert table(store, "nli_corrections")["applied_in_version"].isna().all()
+
+
+def test_activating_an_unknown_version_names_the_known_ones(store):
+    with pytest.raises(nli_versions.VersionError, match="no NLI model version 'lora-v9'.*lyra-nli-minilm-l6@"):
+        nli_versions.activate(store, "lora-v9", BASE, reason="test")
