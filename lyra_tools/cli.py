@@ -318,18 +318,20 @@ def models_train_reranker(
     _finish_job(runner.run_job(runner.RERANKER_TRAINING_JOB, {"ops": {"corpus_reranker": {"config": config}}}, home))
 
 
-def _versions_table(versions) -> Table:
-    table = Table(title="NLI model versions", show_lines=False)
-    table.add_column("version", overflow="fold")
-    for column in ("status", "corrections", "held-out acc.", "SNLI acc.", "created"):
-        table.add_column(column)
+def _print_versions(versions) -> None:
+    """One block per version, newest last; the active one marked with *."""
     fmt = lambda v: "—" if v is None else f"{v:.4f}"
     for v in versions:
-        table.add_row(v.version, v.status, str(v.corrections_used or "—"),
-                      f"{fmt(v.heldout_before)} → {fmt(v.heldout_after)}" if v.is_adapter else "—",
-                      f"{fmt(v.regression_before)} → {fmt(v.regression_after)}" if v.is_adapter else "—",
-                      f"{v.created_at:%Y-%m-%d %H:%M}")
-    return table
+        mark = "[bold green]*[/]" if v.status == "active" else " "
+        console.print(f"{mark} [bold]{v.version}[/]  {v.status}  created {v.created_at:%Y-%m-%d %H:%M}", soft_wrap=True)
+        if not v.is_adapter:
+            console.print(f"    {v.decision}", soft_wrap=True)
+            continue
+        console.print(f"    {v.corrections_used} corrections trained on, {v.heldout_corrections} held out, "
+                      f"{v.replay_pairs} SNLI replay pairs, {v.steps} steps, {v.train_seconds:.1f} s", soft_wrap=True)
+        console.print(f"    held-out accuracy {fmt(v.heldout_before)} → {fmt(v.heldout_after)}; "
+                      f"SNLI regression {fmt(v.regression_before)} → {fmt(v.regression_after)}", soft_wrap=True)
+        console.print(f"    gate: {v.decision}", soft_wrap=True)
 
 
 def _rescore(home: Path | None, version: str) -> None:
@@ -351,7 +353,7 @@ def models_list(home: HomeOption = None) -> None:
     """The NLI model versions of this home, with the gate's figures; one is active."""
     from lyra_resources.nli_versions import list_versions
 
-    console.print(_versions_table(list_versions(_store(home), _nli_base_path())))
+    _print_versions(list_versions(_store(home), _nli_base_path()))
 
 
 def _nli_base_path() -> str:
@@ -375,7 +377,7 @@ def models_activate(
         previous, now = activate(_store(home), version, _nli_base_path(), reason="by hand (lyra models activate)")
     except VersionError as exc:
         raise _fail(str(exc)) from exc
-    console.print(f"active NLI version: {now.version} (was {previous.version})")
+    console.print(f"active NLI version: {now.version} (was {previous.version})", soft_wrap=True)
     if rescore:
         _rescore(home, now.version)
 
@@ -394,9 +396,9 @@ def models_train_adapter(
     _finish_job(runner.run_job(runner.ADAPTER_JOB, {"ops": {"nli_adapter": {"config": {"force": force}}}}, home))
     after = active_version(_store(home), _nli_base_path()).version
     if after == before:
-        console.print(f"active NLI version unchanged: {after} (see `lyra models list` for the gate's figures)")
+        console.print(f"active NLI version unchanged: {after} (see `lyra models list` for the gate's figures)", soft_wrap=True)
     else:
-        console.print(f"[green]new active NLI version: {after}[/]")
+        console.print(f"[green]new active NLI version: {after}[/]", soft_wrap=True)
         if rescore:
             _rescore(home, after)
 

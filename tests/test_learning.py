@@ -248,3 +248,51 @@ def test_too_few_held_out_corrections_is_a_clear_error(store, lyra_home):
 def test_activating_an_unknown_version_names_the_known_ones(store):
     with pytest.raises(nli_versions.VersionError, match="no NLI model version 'lora-v9'.*lyra-nli-minilm-l6@"):
         nli_versions.activate(store, "lora-v9", BASE, reason="test")
+
+
+# -- the command line ------------------------------------------------------------------------------
+
+@pytest.mark.slow  # ~40 s: the nli_adapter_training job in-process, with a tiny training
+def test_command_line_corrects_trains_lists_and_rolls_back(store, lyra_home, tmp_path, monkeypatch):
+    import yaml
+    from typer.testing import CliRunner
+
+    from lyra_resources import settings as settings_module
+    from lyra_tools.cli import app
+
+    path = tmp_path / "settings.yaml"
+    path.write_text(yaml.safe_dump({"learning": {**TINY, "correction_threshold": 2}, "torch_threads": 2}))
+    monkeypatch.setenv("LYRA_SETTINGS", str(path))
+    settings_module.settings.cache_clear()
+    cli = CliRunner()
+    run = lambda *args: cli.invoke(app, [*args, "--home", str(lyra_home)], catch_exceptions=False)
+    try:
+        graph = write_graph(store)
+        corrected = run("feedback", "edge-correct", graph.task_id, graph.edges[("falls", "meta")], "supports",
+                        "--reason", "the trial found fewer falls")
+        assert corrected.exit_code == 0 and '"changed": true' in corrected.output
+        bad = run("feedback", "edge-correct", graph.task_id, graph.edges[("falls", "meta")], "maybe")
+        assert bad.exit_code == 1 and "maybe" in bad.output
+        add_corrections(store, read_pairs(GATE_DIR / "regression.jsonl", limit=24))
+
+        trained = run("models", "train-adapter")
+        assert trained.exit_code == 0, trained.output
+        assert "nli_adapter_training succeeded" in trained.output
+        listed = run("models", "list")
+        assert "lora-v1" in listed.output and listed.output.count("active") == 1
+        [row] = [v for v in nli_versions.list_versions(store, BASE) if v.is_adapter]
+        assert row.corrections_used >= 1 and row.heldout_after is not None and row.regression_after is not None
+        assert table(store, "nli_corrections")["applied_in_version"].eq(row.version).all()
+
+        again = run("models", "train-adapter")  # nothing new since: refused, nothing written
+        assert again.exit_code == 1 and "no correction waits" in again.output
+        assert len(nli_versions.list_versions(store, BASE)) == 2
+
+        forward = run("models", "activate", row.version, "--no-rescore")
+        assert forward.exit_code == 0 and f"active NLI version: {row.version}" in forward.output
+        back = run("models", "activate", base_version(BASE), "--no-rescore")
+        assert back.exit_code == 0 and f"was {row.version}" in back.output
+        unknown = run("models", "activate", "lora-v7")
+        assert unknown.exit_code == 1 and "no NLI model version 'lora-v7'" in unknown.output
+    finally:
+        settings_module.settings.cache_clear()
