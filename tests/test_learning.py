@@ -5,6 +5,7 @@ of pairs; the figures that matter come from ``bench/learning.py``."""
 
 from __future__ import annotations
 
+import json
 import random
 import uuid
 from datetime import datetime, timedelta
@@ -190,6 +191,11 @@ def test_an_activated_adapter_judges_the_edges_and_corrections_stay(store, lyra_
     assert adapter.parent == lyra_home / "models" / "nli_adapters" and (adapter / "adapter_config.json").exists()
     assert version.heldout_corrections >= 3 and version.replay_pairs >= 8 and version.steps >= 1
     assert NliModel(BASE, adapter=adapter).version == version.version
+    card = json.loads((adapter / "training.json").read_text())  # what it learned from vs what judged it
+    trained, held = set(card["train_correction_ids"]), set(card["heldout_correction_ids"])
+    assert trained and held and trained.isdisjoint(held)
+    texts = table(store, "nli_corrections").set_index("id")["hypothesis"]
+    assert set(texts[list(trained)]).isdisjoint(set(texts[list(held)]))
 
     # by hand, whatever the gate said (rolling forward); the version sensor asks for one re-scoring per task
     nli_versions.activate(store, version.version, BASE, reason="test")
