@@ -176,11 +176,12 @@ def run_task(
     layout = HomeLayout(root=resolve_home(home))
     store = LyraStore(home=str(layout.root))
     store.require_task(task_id)
-    job = build_definitions(layout.root).resolve_job_def(TASK_JOB)
     progress = {name: AssetProgress(asset=name) for name in asset_names()}
     run_id = str(uuid.uuid4())
 
     with open_instance(layout.root) as instance:
+        # Loaded inside the instance's context: definitions read the instance's state storage.
+        job = build_definitions(layout.root).resolve_job_def(TASK_JOB)
         register_partition(instance, task_id)
         if active_runs(instance, task_id):
             raise RuntimeError(f"task {task_id} already has a run in progress (see `lyra task status {task_id}`)")
@@ -226,10 +227,10 @@ def run_job(job_name: str, run_config: dict, home: str | os.PathLike[str] | None
     """Run a job other than the task pipeline (model training, re-scoring one task's partition)
     in this process on the home's instance, logging to the console as it goes."""
     layout = HomeLayout(root=resolve_home(home))
-    job = build_definitions(layout.root).resolve_job_def(job_name)
     run_id = str(uuid.uuid4())
     tags = {PID_TAG: str(os.getpid()), **({TASK_TAG: partition_key} if partition_key else {})}
     with open_instance(layout.root) as instance:
+        job = build_definitions(layout.root).resolve_job_def(job_name)
         if partition_key:
             register_partition(instance, partition_key)
         result = job.execute_in_process(

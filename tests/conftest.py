@@ -54,3 +54,19 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"real test data not found at {SHARED_DATA}")
     return SHARED_DATA
+
+
+@pytest.fixture
+def fake_apis(shared_data, monkeypatch):
+    """Semantic Scholar and OpenAlex served from recorded real records (tests/test_academic_sources.py)."""
+    from test_academic_sources import serve_fake_apis
+
+    yield from serve_fake_apis(shared_data, monkeypatch)
+
+
+@pytest.fixture
+def lyra_settings(tmp_path, monkeypatch):
+    """Write settings for one test, merged over fast defaults (tests/test_academic_sources.py)."""
+    from test_academic_sources import settings_writer
+
+    yield from settings_writer(tmp_path, monkeypatch)

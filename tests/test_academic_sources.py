@@ -158,11 +158,6 @@ def serve_fake_apis(shared: Path, monkeypatch):
     srv.server_close()
 
 
-@pytest.fixture
-def fake_apis(shared_data, monkeypatch):
-    yield from serve_fake_apis(shared_data, monkeypatch)
-
-
 def closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -189,11 +184,6 @@ def settings_writer(tmp_path: Path, monkeypatch):
 
     yield write
     settings_module.settings.cache_clear()
-
-
-@pytest.fixture
-def lyra_settings(tmp_path, monkeypatch):
-    yield from settings_writer(tmp_path, monkeypatch)
 
 
 class HashEmbedder:

@@ -17,7 +17,6 @@ from urllib.parse import quote
 
 import pytest
 from dagster import DagsterInstance, materialize
-from test_academic_sources import serve_fake_apis, settings_writer
 
 from lyra_assets import documents, web
 from lyra_assets.partitions import TASKS_PARTITION
@@ -229,13 +228,17 @@ class Site:
         return 404, html, b"<html><body>not found</body></html>"
 
 
-@pytest.fixture
-def site(shared_data):
+def serve_site(site_class: type[Site], shared_data: Path):
     spy = Spy()
-    served = Site(shared_data, spy)
+    served = site_class(shared_data, spy)
     yield served
     served.close()
     spy.close()
+
+
+@pytest.fixture
+def site(shared_data):
+    yield from serve_site(Site, shared_data)
 
 
 def quick(**overrides) -> BrowserSettings:
@@ -454,21 +457,7 @@ class ReadingListSite(Site):
 
 @pytest.fixture
 def reading_list_site(shared_data):
-    spy = Spy()
-    served = ReadingListSite(shared_data, spy)
-    yield served
-    served.close()
-    spy.close()
-
-
-@pytest.fixture
-def scholar(shared_data, monkeypatch):
-    yield from serve_fake_apis(shared_data, monkeypatch)
-
-
-@pytest.fixture
-def live_settings(tmp_path, monkeypatch):
-    yield from settings_writer(tmp_path, monkeypatch)
+    yield from serve_site(ReadingListSite, shared_data)
 
 
 def s2_record(shared_data: Path, doi: str) -> dict:
@@ -479,14 +468,14 @@ def s2_record(shared_data: Path, doi: str) -> dict:
 
 
 @pytest.mark.slow  # about 8 s: Chromium, a search, three page loads and the fake APIs
-def test_identifiers_on_pages_are_completed_and_landing_pages_fetched(reading_list_site, scholar, live_settings,
+def test_identifiers_on_pages_are_completed_and_landing_pages_fetched(reading_list_site, fake_apis, lyra_settings,
                                                                       lyra_home, shared_data, tmp_path):
     """SERP → reading list → its DOIs through identifier completion: S2 knows one with an abstract
     (a real record), OpenAlex another (a real work), S2 a third without an abstract (a record
     assembled from its landing page's citation metadata), so its landing page is fetched through
     the DOI resolver one round later; the fourth is unknown to both and stays unresolved."""
-    live_settings(sources={"live": "on"})
-    site = reading_list_site
+    lyra_settings(sources={"live": "on"})
+    site, scholar = reading_list_site, fake_apis
     scholar.s2_papers["doi:10.2139/ssrn.288970"] = s2_record(shared_data, "10.2139/ssrn.288970")
     scholar.s2_papers["doi:10.1007/bf02727953"] = {  # assembled: the Springer page's citation_* metadata
         "paperId": "a1b2c3springer", "externalIds": {"DOI": "10.1007/BF02727953"},

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from test_academic_sources import body, materialize_task, metadata, serve_fake_apis, settings_writer
+from test_academic_sources import body, materialize_task, metadata
 
 from lyra_assets.citations import cites_edges
 from lyra_assets.documents import page_id_for
@@ -39,16 +39,6 @@ from lyra_resources.store import LyraStore
 TURING_DOI = "10.1093/mind/lix.236.433"
 RESNET_DOI = "10.1109/cvpr.2016.90"
 QUESTION = "Research on machine intelligence and deep learning for image recognition"
-
-
-@pytest.fixture
-def fake_apis(shared_data, monkeypatch):
-    yield from serve_fake_apis(shared_data, monkeypatch)
-
-
-@pytest.fixture
-def lyra_settings(tmp_path, monkeypatch):
-    yield from settings_writer(tmp_path, monkeypatch)
 
 
 # --------------------------------------------------------------------------- pure scoring

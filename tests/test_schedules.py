@@ -10,11 +10,10 @@ import os
 import subprocess
 import sys
 import uuid
-import zlib
 from datetime import UTC, datetime, timedelta
 
-import numpy as np
 import pytest
+from test_academic_sources import HashEmbedder
 from conftest import SMALL_CORPUS, write_jsonl
 from dagster import (
     DagsterRun,
@@ -48,17 +47,6 @@ NEW_PAPER = {"doc_id": 5, "title": "Vitamin D and fracture risk in a new cohort 
 
 
 # -- instant models ---------------------------------------------------------------------------------
-
-class HashEmbedder:
-    dimension = 256
-
-    def encode(self, texts: list[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        for i, text in enumerate(texts):
-            for word in str(text).lower().split():
-                out[i, zlib.crc32(word.strip(".,;:()").encode()) % self.dimension] += 1.0
-        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
-
 
 class KeywordNli:
     version = "keyword-nli@test"
