@@ -102,10 +102,14 @@ def ensure_base(store: LyraStore, base_path: str | Path) -> NliVersion:
 
 
 def active_version(store: LyraStore, base_path: str | Path) -> NliVersion:
-    """The version that judges new edges."""
+    """The version that judges new edges: the active row when it belongs to the configured base
+    model (an adapter only fits the weights it was trained on), else the base model itself."""
     base = ensure_base(store, base_path)
     frame = store.fetch_df("SELECT * FROM nli_model_versions WHERE status = 'active' ORDER BY activated_at DESC LIMIT 1")
-    return _row(frame.iloc[0].to_dict()) if len(frame) else base
+    if not len(frame):
+        return base
+    active = _row(frame.iloc[0].to_dict())
+    return active if active.version == base.version or active.version.startswith(base.version + "+") else base
 
 
 def activate(store: LyraStore, version: str, base_path: str | Path, *, reason: str) -> tuple[NliVersion, NliVersion]:

@@ -302,3 +302,24 @@ def test_command_line_corrects_trains_lists_and_rolls_back(store, lyra_home, tmp
         assert unknown.exit_code == 1 and "no NLI model version 'lora-v7'" in unknown.output
     finally:
         settings_module.settings.cache_clear()
+
+
+def test_an_adapter_of_another_base_model_never_judges(store, lyra_home, tmp_path):
+    """Settings pointing at another base model: the adapter activated for the shipped one does not
+    load onto it; the configured base judges."""
+    import shutil
+
+    adapter = lyra_home / "adapters" / "lora-v1"
+    adapter.mkdir(parents=True)
+    (adapter / "adapter_config.json").write_text("{}")
+    nli_versions.ensure_base(store, BASE)
+    version = f"{base_version(BASE)}+lora-v1"
+    store.transaction(lambda conn: conn.execute(
+        "INSERT INTO nli_model_versions (version, parent, base_model, adapter_path, created_at, status, decision) "
+        "VALUES (?, ?, ?, ?, now(), 'retired', 'test')", [version, base_version(BASE), BASE, str(adapter)]))
+    nli_versions.activate(store, version, BASE, reason="test")
+    assert nli_versions.active_version(store, BASE).version == version
+    other = tmp_path / "other-nli"
+    shutil.copytree(DEFAULT_NLI_DIR, other, ignore=shutil.ignore_patterns("gate"))
+    active = nli_versions.active_version(store, other)
+    assert active.version == base_version(other) and active.adapter_path is None
