@@ -314,6 +314,18 @@ def literature(home: Path) -> LiteratureSources:
     return LiteratureSources(cache_dir=str(home / "cache"))
 
 
+def materialize_web_stages(store: LyraStore, task_id: str, browser: WebBrowser, home: Path, tmp_path: Path):
+    """serp_results → web_pages → pages → fragments for one task, in-process, with the test policy."""
+    resources = {"store": store, "browser": browser, "trust": DomainTrust(path=str(policy_file(tmp_path))),
+                 "literature": literature(home)}
+    with DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions(TASKS_PARTITION, [task_id])
+        result = materialize([web.serp_results, web.web_pages, documents.pages, documents.fragments],
+                             partition_key=task_id, resources=resources, instance=instance)
+    assert result.success
+    return result
+
+
 @pytest.mark.slow  # about 12 s: two Chromium launches, a search and twelve page loads
 def test_serp_results_and_web_pages_materialize_for_a_task(site, lyra_home, tmp_path, monkeypatch):
     monkeypatch.setenv("LYRA_SOURCES_LIVE", "off")  # identifiers are listed, not completed
@@ -332,14 +344,7 @@ def test_serp_results_and_web_pages_materialize_for_a_task(site, lyra_home, tmp_
     browser = WebBrowser(search="on", allowed_networks=LOOPBACK_ONLY, engine_urls={"duckduckgo": f"{site.base}/html/"},
                          results_per_engine=20, fetch_limit=30, settle_s=0.2, page_timeout_s=10,
                          max_page_bytes=300_000)
-    resources = {"store": store, "browser": browser, "trust": DomainTrust(path=str(policy_file(tmp_path))),
-                 "literature": literature(lyra_home)}
-
-    with DagsterInstance.ephemeral() as instance:
-        instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
-        result = materialize([web.serp_results, web.web_pages, documents.pages, documents.fragments],
-                             partition_key=task.id, resources=resources, instance=instance)
-    assert result.success
+    result = materialize_web_stages(store, task.id, browser, lyra_home, tmp_path)
 
     serp = store.read_partition("serp_results", task.id).sort_values("rank").reset_index(drop=True)
     assert len(serp) == 10  # the file: link is dropped
@@ -485,13 +490,7 @@ def test_identifiers_on_pages_are_completed_and_landing_pages_fetched(reading_li
     store.replace_partition("papers", task.id, papers_frame([]))  # the task has no paper yet
     browser = WebBrowser(search="on", allowed_networks=LOOPBACK_ONLY, engine_urls={"duckduckgo": f"{site.base}/html/"},
                          doi_resolver=f"{site.base}/doi/", loop_depth=1, settle_s=0.2, page_timeout_s=10)
-    resources = {"store": store, "browser": browser, "trust": DomainTrust(path=str(policy_file(tmp_path))),
-                 "literature": literature(lyra_home)}
-    with DagsterInstance.ephemeral() as instance:
-        instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
-        result = materialize([web.serp_results, web.web_pages, documents.pages, documents.fragments],
-                             partition_key=task.id, resources=resources, instance=instance)
-    assert result.success
+    result = materialize_web_stages(store, task.id, browser, lyra_home, tmp_path)
 
     identified = store.read_partition("identified_papers", task.id).set_index("doi")
     assert set(identified.index) == {"10.7717/peerj.4375", "10.2139/ssrn.288970", "10.1007/bf02727953"}
