@@ -369,8 +369,7 @@ def models_activate(
     rescore: Annotated[bool, typer.Option(help="re-judge the edges of the tasks it affects now")] = True,
     home: HomeOption = None,
 ) -> None:
-    """Make a version the active NLI model (roll back or forward); the tasks it affects are re-scored,
-    and every human correction stays in force."""
+    """Make a version the active NLI model (roll back or forward); affected tasks are re-scored."""
     from lyra_resources.nli_versions import VersionError, activate
 
     try:
@@ -388,8 +387,7 @@ def models_train_adapter(
     rescore: Annotated[bool, typer.Option(help="re-score affected tasks when the adapter becomes active")] = True,
     home: HomeOption = None,
 ) -> None:
-    """Train a LoRA adapter from the corrections now (the Dagster job `nli_adapter_training`, which
-    `nli_corrections_sensor` starts by itself at the threshold); the gate decides if it becomes active."""
+    """Train a LoRA adapter from the corrections now and gate it (job `nli_adapter_training`)."""
     from lyra_resources.nli_versions import active_version
 
     before = active_version(_store(home), _nli_base_path()).version
@@ -463,8 +461,7 @@ def feedback_edge_correct(
     reason: Annotated[str | None, typer.Option(help="why (kept with the correction)")] = None,
     home: HomeOption = None,
 ) -> None:
-    """Correct the relation of one NLI edge. A changed label becomes a training sample for the
-    next NLI adapter (see `lyra models train-adapter`)."""
+    """Correct one edge's relation; a changed label is a training sample for the next NLI adapter."""
     payload = {"edge_id": edge_id, "correct_relation": relation.lower()}
     if reason:
         payload["reason"] = reason
