@@ -49,9 +49,9 @@ from bench.verification import LABELS, Judged, gold_label, judge, macro_f1
 from lyra_resources.corpus import LocalCorpus
 from lyra_resources.models import DEFAULT_NLI_DIR, PACKAGED_EMBEDDER, NliModel, embedder, set_threads
 from lyra_resources.nli_adapters import (
-    GATE_DIR, Metrics, WeightedPair, evaluate, read_pairs, replay_sample, replay_size, train_adapter,
+    GATE_DIR, Metrics, WeightedPair, claim_key, evaluate, metrics, read_pairs, replay_sample, replay_size,
+    train_adapter,
 )
-from lyra_resources.nli_adapters import macro_f1 as pair_macro_f1
 from lyra_resources.nli_training import NliPair
 from lyra_resources.settings import LearningSettings, resolve_home, settings
 from lyra_resources.store import LyraStore
@@ -70,10 +70,6 @@ class Pair:
 
     def nli(self) -> NliPair:
         return NliPair(premise=self.premise, hypothesis=self.hypothesis, label=self.label)
-
-
-def claim_key(text: str) -> str:
-    return " ".join(text.lower().split())
 
 
 def split_claims(claims: list[dict], held_out: float, seed: int) -> tuple[list[dict], list[dict], int]:
@@ -125,12 +121,6 @@ def neutral_pairs(claims: list[dict], abstracts: dict[int, list[str]], seed: int
     return pairs
 
 
-def scores(gold: list[str], predicted: list[str]) -> Metrics:
-    return Metrics(pairs=len(gold), accuracy=round(sum(g == p for g, p in zip(gold, predicted, strict=True))
-                                                   / max(len(gold), 1), 4),
-                   macro_f1=round(pair_macro_f1(gold, predicted), 4))
-
-
 @dataclass
 class Row:
     name: str
@@ -152,8 +142,8 @@ def measure(row: Row, model: NliModel, heldout: list[NliPair], neutral: list[Nli
     pairs = [*heldout, *neutral]
     predicted = [p.label for p in model.predict([(x.premise, x.hypothesis) for x in pairs])]
     gold = [x.label for x in pairs]
-    row.rationale = scores(gold[:len(heldout)], predicted[:len(heldout)])
-    row.three_way = scores(gold, predicted)
+    row.rationale = metrics(gold[:len(heldout)], predicted[:len(heldout)])
+    row.three_way = metrics(gold, predicted)
     row.regression = evaluate(model, regression)
     return row
 

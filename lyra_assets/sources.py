@@ -18,6 +18,7 @@ from lyra_resources.academic import AcademicApiError
 from lyra_resources.academic.gather import (
     complete_identifiers,
     no_network_line,
+    reachable_sources,
     search_live,
     unreachable_sources,
 )
@@ -96,7 +97,7 @@ async def collect(query: str, local: Sequence[PaperProvider], plan: SourcePlan, 
                 counts[source.name] = len(found.records.get(source.name, []))
         merged = canonicalize(interleave(results))
         completed = 0
-        reachable = [s for s in live if not getattr(s, "http", None) or not s.http.unreachable]
+        reachable = reachable_sources(live)
         if settings().sources.complete_identifiers and merged and reachable:
             completion = await complete_identifiers(merged, reachable)
             errors += completion.errors

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
+from lyra_assets.sources import papers_frame
 from lyra_core.feedback import blocked_domains
 from lyra_core.papers import CanonicalPaper, PaperRecord, canonicalize
 from lyra_core.tasks import TaskOptions
@@ -36,7 +37,7 @@ from lyra_core.web import (
 from lyra_resources.browser import BrowserSession, BrowserUnavailable, FetchedPage, WebBrowser
 from lyra_resources.domain_policy import DomainTrust, TrustLevel, user_domain_rules
 from lyra_resources.academic import AcademicApiError, AcademicSource
-from lyra_resources.academic.gather import complete_identifiers
+from lyra_resources.academic.gather import complete_identifiers, reachable_sources
 from lyra_resources.literature import LiteratureSources, live_mode
 from lyra_resources.search_engines import SerpResult, engine, looks_like_challenge
 from lyra_resources.settings import BrowserSettings, settings
@@ -238,12 +239,9 @@ class IdentifierCompletion:
         self.errors: list[AcademicApiError] = []
         self.unresolved: list[str] = []
 
-    def reachable(self) -> list[AcademicSource]:
-        return [s for s in self.sources if not getattr(s, "http", None) or not s.http.unreachable]
-
     async def __call__(self, fresh: Identifiers, depth: int) -> list[FetchTarget]:
         stubs = identifier_stubs(fresh)
-        sources = self.reachable()
+        sources = reachable_sources(self.sources)
         if not sources:
             self.unresolved += [s.paper_id for s in stubs]
             return []
@@ -259,21 +257,12 @@ class IdentifierCompletion:
     def papers(self, known: Identifiers) -> pd.DataFrame:
         """The papers found, merged by identifier, each with the first round that found it;
         papers the task already had (by any identifier) are left to ``papers``."""
-        merged = canonicalize(r for r, _ in self.records)
-        rows = []
-        for paper in merged:
-            if paper.doi in known.dois or paper.pmid in known.pmids or paper.arxiv_id in known.arxiv_ids:
-                continue
-            depth = min(d for r, d in self.records if f"{r.source}:{r.source_id}" in paper.sources)
-            rows.append({"paper_id": paper.paper_id, "doi": paper.doi, "pmid": paper.pmid,
-                         "arxiv_id": paper.arxiv_id, "title": paper.title, "abstract": paper.abstract,
-                         "year": paper.year, "venue": paper.venue, "url": paper.url, "sources": paper.sources,
-                         "depth": depth})
-        return pd.DataFrame(rows, columns=IDENTIFIED_PAPER_COLUMNS).astype({"year": "Int64", "depth": "Int64"})
-
-
-IDENTIFIED_PAPER_COLUMNS = ["paper_id", "doi", "pmid", "arxiv_id", "title", "abstract", "year", "venue", "url",
-                            "sources", "depth"]
+        new = [p for p in canonicalize(r for r, _ in self.records)
+               if p.doi not in known.dois and p.pmid not in known.pmids and p.arxiv_id not in known.arxiv_ids]
+        frame = papers_frame(new).drop(columns="search_rank")
+        frame["depth"] = pd.array([min(d for r, d in self.records if f"{r.source}:{r.source_id}" in p.sources)
+                                   for p in new], dtype="Int64")
+        return frame
 
 
 class Crawl(BaseModel):
@@ -383,7 +372,7 @@ def web_pages(context: AssetExecutionContext, store: LyraStore, browser: WebBrow
     elif enabled:
         reason = f"{reason}; nothing to fetch" if not targets else f"{reason}; browser.fetch_limit is 0"
     frame = web_pages_frame(outcome.rows)
-    identified = completion.papers(known) if completion else pd.DataFrame(columns=IDENTIFIED_PAPER_COLUMNS)
+    identified = (completion or IdentifierCompletion([], cfg.doi_resolver)).papers(known)
     store.replace_partition("identified_papers", task.id, identified)
     store.replace_partition("web_pages", task.id, frame)
     statuses = frame["status"].value_counts().to_dict() if len(frame) else {}

@@ -14,8 +14,8 @@ import hashlib
 import os
 import threading
 from collections.abc import Callable
-from functools import cached_property
 import functools
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -259,6 +259,13 @@ def base_version(path: str | Path) -> str:
 @functools.lru_cache(maxsize=16)
 def _weights_digest(path: str, size: int, mtime_ns: int) -> str:
     return file_sha256(Path(path))[:10]  # size and mtime key the cache: hashing 45 MB once per process
+
+
+def configured_nli_path() -> str:
+    """The NLI base model the settings name (``models.nli``), else the shipped one."""
+    from lyra_resources.settings import settings
+
+    return settings().models.nli or str(DEFAULT_NLI_DIR)
 
 
 def nli_model(path: str | Path = DEFAULT_NLI_DIR, adapter: str | Path | None = None) -> NliModel:

@@ -104,14 +104,15 @@ def load_corrections(store: LyraStore, cutoff: datetime | None = None) -> list[C
     return out
 
 
-def _claim_key(text: str) -> str:
+def claim_key(text: str) -> str:
+    """A claim's text as the split sees it: case and spacing do not make another claim."""
     return " ".join(text.lower().split())
 
 
 def is_held_out(hypothesis: str, fraction: float, seed: int) -> bool:
     """Whether a claim's corrections are held out: a hash of seed and claim text, so the side a
     correction falls on never depends on which other corrections exist."""
-    digest = hashlib.sha256(f"{seed}\x1f{_claim_key(hypothesis)}".encode()).digest()
+    digest = hashlib.sha256(f"{seed}\x1f{claim_key(hypothesis)}".encode()).digest()
     return int.from_bytes(digest[:8], "big") / 2**64 < fraction
 
 
@@ -236,11 +237,14 @@ class Metrics(BaseModel):
 def evaluate(model: NliModel, pairs: Sequence[NliPair]) -> Metrics:
     """Accuracy and macro-F1 (over the classes present in the gold labels) of ``model`` on ``pairs``."""
     if not pairs:
-        return Metrics(pairs=0, accuracy=0.0, macro_f1=0.0)
+        return metrics([], [])
     predicted = [p.label for p in model.predict([(x.premise, x.hypothesis) for x in pairs])]
-    gold = [x.label for x in pairs]
-    return Metrics(pairs=len(pairs), accuracy=round(sum(a == b for a, b in zip(predicted, gold, strict=True))
-                                                    / len(pairs), 4),
+    return metrics([x.label for x in pairs], predicted)
+
+
+def metrics(gold: Sequence[str], predicted: Sequence[str]) -> Metrics:
+    correct = sum(g == p for g, p in zip(gold, predicted, strict=True))
+    return Metrics(pairs=len(gold), accuracy=round(correct / max(len(gold), 1), 4),
                    macro_f1=round(macro_f1(gold, predicted), 4))
 
 

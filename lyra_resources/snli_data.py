@@ -78,13 +78,11 @@ def write_gate_slices(snli_dir: Path, out_dir: Path, *, replay: int = 2_000, reg
     import json
     import random
 
-    from lyra_resources.nli_training import read_snli
+    from lyra_resources.nli_training import _split_train_eval, read_snli
 
     train_path, test_path = snli_files(snli_dir)
-    # The shipped model's run: seed 13 shuffle, the first 1,000 held out, the next 80,000 trained on.
-    trained = read_snli(train_path).pairs
-    random.Random(13).shuffle(trained)
-    trained = trained[1_000:81_000]
+    # The shipped model's run (training.json): seed 13, 1,000 pairs held out, 80,000 trained on.
+    trained = _split_train_eval(read_snli(train_path).pairs, None, max_pairs=80_000, eval_size=1_000, seed=13)[0]
     replay_pairs = random.Random(replay_seed).sample(trained, replay)
     test_pairs = read_snli(test_path).pairs
     regression_pairs = random.Random(regression_seed).sample(test_pairs, regression)

@@ -17,6 +17,7 @@ from rich.table import Table
 from lyra_core.tasks import TaskOptions, parse_interval
 from lyra_resources.settings import REPO_ROOT, HomeLayout, resolve_home
 from lyra_resources.store import LyraStore, StoreError, TaskRecord
+from lyra_resources.models import configured_nli_path
 from lyra_tools import report, runner
 
 app = typer.Typer(help="Lyra: turn a research question into an evidence graph.", no_args_is_help=True)
@@ -353,14 +354,7 @@ def models_list(home: HomeOption = None) -> None:
     """The NLI model versions of this home, with the gate's figures; one is active."""
     from lyra_resources.nli_versions import list_versions
 
-    _print_versions(list_versions(_store(home), _nli_base_path()))
-
-
-def _nli_base_path() -> str:
-    from lyra_resources.models import DEFAULT_NLI_DIR
-    from lyra_resources.settings import settings
-
-    return settings().models.nli or str(DEFAULT_NLI_DIR)
+    _print_versions(list_versions(_store(home), configured_nli_path()))
 
 
 @models_app.command("activate")
@@ -373,7 +367,7 @@ def models_activate(
     from lyra_resources.nli_versions import VersionError, activate
 
     try:
-        previous, now = activate(_store(home), version, _nli_base_path(), reason="by hand (lyra models activate)")
+        previous, now = activate(_store(home), version, configured_nli_path(), reason="by hand (lyra models activate)")
     except VersionError as exc:
         raise _fail(str(exc)) from exc
     console.print(f"active NLI version: {now.version} (was {previous.version})", soft_wrap=True)
@@ -390,9 +384,9 @@ def models_train_adapter(
     """Train a LoRA adapter from the corrections now and gate it (job `nli_adapter_training`)."""
     from lyra_resources.nli_versions import active_version
 
-    before = active_version(_store(home), _nli_base_path()).version
+    before = active_version(_store(home), configured_nli_path()).version
     _finish_job(runner.run_job(runner.ADAPTER_JOB, {"ops": {"nli_adapter": {"config": {"force": force}}}}, home))
-    after = active_version(_store(home), _nli_base_path()).version
+    after = active_version(_store(home), configured_nli_path()).version
     if after == before:
         console.print(f"active NLI version unchanged: {after} (see `lyra models list` for the gate's figures)", soft_wrap=True)
     else:

@@ -913,10 +913,9 @@ def _dagster_state(instance: Any, task_id: str) -> tuple[RunState | None, list[A
 
 def default_nli_version() -> str:
     """The shipped (or configured) base model's version: active until an adapter is."""
-    from lyra_resources.models import DEFAULT_NLI_DIR, base_version
-    from lyra_resources.settings import settings
+    from lyra_resources.models import base_version, configured_nli_path
 
-    return base_version(settings().models.nli or DEFAULT_NLI_DIR)
+    return base_version(configured_nli_path())
 
 
 def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, instance: Any = None) -> TaskStatus:

@@ -118,6 +118,11 @@ async def citation_links(papers: Sequence[CanonicalPaper], sources: Sequence[Aca
     return out
 
 
+def reachable_sources(sources: Sequence[AcademicSource]) -> list[AcademicSource]:
+    """The sources not yet found unreachable in this session (worth asking again)."""
+    return [s for s in sources if not getattr(s, "http", None) or not s.http.unreachable]
+
+
 def unreachable_sources(sources: Sequence[AcademicSource]) -> dict[str, str]:
     """API label → why, for each source no connection could be made to during this session."""
     return {s.label: http.unreachable for s in sources
