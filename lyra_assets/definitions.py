@@ -30,6 +30,7 @@ from lyra_resources.store import LyraStore
 
 TASK_JOB = "task_pipeline"
 NLI_TRAINING_JOB = "nli_model_training"
+VERIFIER_TRAINING_JOB = "verifier_training"
 RERANKER_TRAINING_JOB = "reranker_training"
 
 ASSETS = [  # in the order they run
@@ -39,7 +40,7 @@ ASSETS = [  # in the order they run
     verification.domain_verification,
 ]
 CHECKS = [evidence.nli_edges_are_well_formed, evidence.claim_scores_are_consistent]
-MODEL_ASSETS = [models.nli_model, models.corpus_reranker, learning.nli_adapter]
+MODEL_ASSETS = [models.nli_model, models.verifier_model, models.corpus_reranker, learning.nli_adapter]
 
 task_pipeline = define_asset_job(
     TASK_JOB,
@@ -47,7 +48,9 @@ task_pipeline = define_asset_job(
     description="Materialize every per-task asset of one research task.",
 )
 nli_model_training = define_asset_job(NLI_TRAINING_JOB, selection=[models.nli_model],
-                                      description="Train Lyra's NLI cross-encoder on SNLI.")
+                                      description="Train the SNLI base cross-encoder.")
+verifier_training = define_asset_job(VERIFIER_TRAINING_JOB, selection=[models.verifier_model],
+                                     description="Train, cross-validate and calibrate Lyra's claim verifier.")
 reranker_training = define_asset_job(RERANKER_TRAINING_JOB, selection=[models.corpus_reranker],
                                      description="Adapt a cross-encoder reranker to one corpus.")
 
@@ -74,7 +77,7 @@ def build_definitions(home: str | os.PathLike[str] | None = None) -> Definitions
     """Lyra's definitions with every resource rooted at one Lyra home."""
     return Definitions(
         assets=[*ASSETS, *MODEL_ASSETS], asset_checks=CHECKS,
-        jobs=[task_pipeline, nli_model_training, reranker_training, learning.nli_adapter_training,
+        jobs=[task_pipeline, nli_model_training, verifier_training, reranker_training, learning.nli_adapter_training,
               learning.nli_rescoring],
         resources=build_resources(home),
         schedules=[schedules.watched_tasks_schedule], sensors=[schedules.watched_task_status_sensor,

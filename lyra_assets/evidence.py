@@ -19,7 +19,7 @@ from dagster import (
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.evidence import edge_id_for, select_pairs, text_hash
-from lyra_core.scoring import RELATIONS, VERDICTS, Evidence, determine_verdict, score_claim
+from lyra_core.scoring import RELATIONS, VERDICTS, Evidence, ScoringRule, determine_verdict, score_claim
 from lyra_resources.domain_policy import DomainTrust
 from lyra_resources.models import NLI_RELATION, LocalModels, NliModel
 from lyra_resources.nli_versions import active_version
@@ -30,7 +30,8 @@ from lyra_resources.store import LyraStore
 warnings.filterwarnings("ignore", category=PreviewWarning, message=".*partitions_def on an AssetCheckSpec.*")
 
 EDGE_COLUMNS = ["edge_id", "fragment_id", "claim_id", "relation", "nli_label", "nli_confidence",
-                "source_trust_level", "target_trust_level", "model_version", "similarity", "page_id"]
+                "source_trust_level", "target_trust_level", "model_version", "similarity", "page_id",
+                "p_supports", "p_refutes", "p_neutral"]
 SCORE_COLUMNS = ["claim_id", "alpha", "beta", "confidence", "uncertainty", "controversy", "verdict",
                  "supporting_count", "refuting_count", "neutral_count", "independent_sources",
                  "evidence_count", "method"]
@@ -47,10 +48,11 @@ def judge_pairs(store: LyraStore, nli: NliModel, pairs: list[tuple[str, str]], l
         with store.connect() as conn:
             conn.register("wanted", wanted)
             rows = conn.execute(
-                "SELECT c.premise_hash, c.hypothesis_hash, c.label, c.confidence FROM nli_cache c "
+                "SELECT c.premise_hash, c.hypothesis_hash, c.label, c.confidence, c.probs FROM nli_cache c "
                 "JOIN wanted w USING (premise_hash, hypothesis_hash) WHERE c.model_version = ?", [version]
             ).fetchall()
-        known = {(p, h): {"label": lab, "confidence": conf} for p, h, lab, conf in rows}
+        known = {(p, h): {"label": lab, "confidence": conf, "probs": json.loads(probs)}
+                 for p, h, lab, conf, probs in rows}
     first_index: dict[tuple[str, str], int] = {}
     for i, key in enumerate(keys):
         first_index.setdefault(key, i)
@@ -79,7 +81,7 @@ def judge_pairs(store: LyraStore, nli: NliModel, pairs: list[tuple[str, str]], l
                          "AND c.model_version = f.model_version)")
 
         store.transaction(insert)
-        known.update({keys[i]: {"label": p.label, "confidence": p.confidence}
+        known.update({keys[i]: {"label": p.label, "confidence": p.confidence, "probs": p.probs}
                       for i, p in zip(todo, predictions, strict=True)})
     return [known[k] for k in keys]
 
@@ -141,6 +143,8 @@ def nli_edges(
             "source_trust_level": level_of_page.get(fragments["page_id"].iat[fi]),
             "target_trust_level": claim_level[ci], "model_version": nli.version, "similarity": sim,
             "page_id": fragments["page_id"].iat[fi],
+            "p_supports": float(result["probs"]["entailment"]), "p_refutes": float(result["probs"]["contradiction"]),
+            "p_neutral": float(result["probs"]["neutral"]),
         })
     frame = pd.DataFrame(rows, columns=EDGE_COLUMNS)
     store.replace_partition("nli_edges", task_id, frame)
@@ -170,28 +174,32 @@ def nli_edges_are_well_formed(context: AssetCheckExecutionContext, store: LyraSt
     return AssetCheckResult(passed=not any(problems.values()), metadata=problems)
 
 
-def scores_frame(claims: pd.DataFrame, edges: pd.DataFrame, use_bayesian: bool) -> pd.DataFrame:
+def scores_frame(claims: pd.DataFrame, edges: pd.DataFrame, use_bayesian: bool,
+                 rule: ScoringRule | None = None) -> pd.DataFrame:
     """One score per adopted claim, from its edges alone (a claim with none keeps the prior)."""
     by_claim: dict[str, list[Evidence]] = {}
     for edge in edges.itertuples(index=False):
         by_claim.setdefault(edge.claim_id, []).append(
             Evidence(relation=edge.relation, nli_confidence=edge.nli_confidence, page_id=edge.page_id))
+    rule = rule or ScoringRule()
     method = "bayesian" if use_bayesian else "legacy"
-    rows = [{"claim_id": cid, **score_claim(by_claim.get(cid, []), use_bayesian).model_dump(), "method": method}
+    rows = [{"claim_id": cid, **score_claim(by_claim.get(cid, []), use_bayesian, rule).model_dump(), "method": method}
             for cid in claims["claim_id"]]
     return pd.DataFrame(rows, columns=SCORE_COLUMNS)
 
 
 @asset(partitions_def=task_partitions, group_name="evidence", deps=["nli_edges"], kinds={"duckdb", "parquet"})
 def claim_scores(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult:
-    """Bayesian score of every adopted claim (seed 002): Beta(1, 1) updated by each SUPPORTS
-    (alpha) and REFUTES (beta) edge's NLI confidence; confidence, uncertainty, controversy and the
-    verdict follow. Domain trust never enters."""
+    """Bayesian score of every adopted claim (seed 002): Beta(1, 1) updated by each paper's vote
+    (its strongest SUPPORTS or REFUTES edge's calibrated probability, times ``evidence.vote_weight``)
+    or, with ``evidence.aggregation: edges``, by every edge; confidence, uncertainty, controversy
+    and the verdict follow. Domain trust never enters."""
     task_id = context.partition_key
     claims = store.fetch_df("SELECT claim_id FROM claims WHERE task_id = ? AND adoption_status = 'adopted' "
                             "ORDER BY claim_id", [task_id])
     edges = store.read_partition("nli_edges", task_id)
-    frame = scores_frame(claims, edges, settings().evidence.use_bayesian_confidence)
+    cfg = settings().evidence
+    frame = scores_frame(claims, edges, cfg.use_bayesian_confidence, cfg.scoring_rule())
     store.replace_partition("claim_scores", task_id, frame)
     verdicts = frame["verdict"].value_counts().to_dict()
     return MaterializeResult(metadata={

@@ -11,7 +11,7 @@ from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataVa
 from pydantic import Field
 
 from lyra_resources.literature import LiteratureSources
-from lyra_resources.models import DEFAULT_NLI_DIR, LocalModels
+from lyra_resources.models import DEFAULT_NLI_DIR, DEFAULT_SNLI_DIR, LocalModels
 from lyra_resources.nli_training import evaluate_nli_model, train_nli_model, write_model_card
 from lyra_resources.reranker_training import train_reranker
 from lyra_resources.snli_data import snli_files
@@ -19,16 +19,16 @@ from lyra_resources.snli_data import snli_files
 
 class NliTrainingConfig(Config):
     snli_dir: str = Field(description="folder holding snli_1.0_train_subset.jsonl and snli_1.0_test.jsonl")
-    out_dir: str = Field(str(DEFAULT_NLI_DIR), description="where the model is written")
+    out_dir: str = Field(str(DEFAULT_SNLI_DIR), description="where the model is written")
     max_pairs: int = Field(80_000, description="training pairs (one pass)")
     threads: int = 2
 
 
 @asset(group_name="models", kinds={"pytorch"})
 def nli_model(context: AssetExecutionContext, config: NliTrainingConfig) -> MaterializeResult:
-    """Lyra's 3-way NLI cross-encoder: all-MiniLM-L6-v2 fine-tuned on SNLI (entailment →
-    SUPPORTS, contradiction → REFUTES, neutral → NEUTRAL), evaluated on the full SNLI test set,
-    saved in fp16 with a model card."""
+    """The SNLI base cross-encoder: all-MiniLM-L6-v2 fine-tuned on SNLI (entailment → SUPPORTS,
+    contradiction → REFUTES, neutral → NEUTRAL), evaluated on the full SNLI test set, saved in
+    fp16 with a model card. The claim verifier starts from it."""
     train, test = snli_files(Path(config.snli_dir))
     report = train_nli_model(train, config.out_dir, max_pairs=config.max_pairs, eval_path=test,
                              num_threads=config.threads,
@@ -42,6 +42,34 @@ def nli_model(context: AssetExecutionContext, config: NliTrainingConfig) -> Mate
         "pairs": MetadataValue.int(report.pairs),
         "train_pairs_per_s": MetadataValue.float(report.pairs_per_s),
         "per_class_f1": MetadataValue.json({k: round(v.f1, 4) for k, v in evaluation.per_class.items()}),
+    })
+
+
+class VerifierTrainingConfig(Config):
+    data_dir: str = Field(description="folder holding scifact/ and nli_training/ as their authors publish them")
+    out_dir: str = Field(description="where the verifier is written (weights, calibration.json, training.json)")
+    work_dir: str = Field(description="stage models (general, cv/fold*, final); stages found there are reused")
+    threads: int = 2
+
+
+@asset(group_name="models", kinds={"pytorch"})
+def verifier_model(context: AssetExecutionContext, config: VerifierTrainingConfig) -> MaterializeResult:
+    """Lyra's claim verifier: the SNLI base retrained on scientific and general claim/evidence
+    sets, then on SciFact train claims (5-fold cross-validated by claim group, then on all),
+    with a temperature fitted on the out-of-fold predictions."""
+    import torch
+
+    from lyra_resources.verifier_training import train_verifier
+
+    torch.set_num_threads(config.threads)
+    report = train_verifier(Path(config.data_dir), Path(config.out_dir), Path(config.work_dir))
+    return MaterializeResult(metadata={
+        "path": MetadataValue.path(config.out_dir),
+        "temperature": MetadataValue.float(report.temperature),
+        "out_of_fold_accuracy": MetadataValue.float(report.oof_accuracy),
+        "out_of_fold_pairs": MetadataValue.int(report.oof_pairs),
+        "nll_before_after_calibration": MetadataValue.json([report.oof_nll_before, report.oof_nll_after]),
+        "stages": MetadataValue.json(report.stages),
     })
 
 

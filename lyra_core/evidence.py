@@ -89,3 +89,11 @@ def edge_id_for(task_id: str, fragment_id: str, claim_id: str) -> str:
 
 def text_hash(text: str) -> str:
     return hashlib.sha1(text.encode()).hexdigest()
+
+
+def edge_probabilities(relation: str, confidence: float) -> dict[str, float]:
+    """``p_supports``/``p_refutes``/``p_neutral`` for an edge known only by its relation and
+    confidence (a human correction, a hand-made graph): the rest split evenly between the others."""
+    rest = (1.0 - confidence) / 2
+    columns = {"SUPPORTS": "p_supports", "REFUTES": "p_refutes", "NEUTRAL": "p_neutral"}
+    return {column: (confidence if name == relation else rest) for name, column in columns.items()}

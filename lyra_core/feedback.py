@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
-from lyra_core.scoring import REFUTES, RELATIONS, SUPPORTS, ClaimScore, Evidence, score_claim
+from lyra_core.scoring import REFUTES, RELATIONS, SUPPORTS, ClaimScore, Evidence, ScoringRule, score_claim
 
 # -- actions and their arguments -------------------------------------------------------------------
 
@@ -294,7 +294,7 @@ def effective_edges(edges: Iterable[Mapping[str, Any]], reviews: Mapping[str, st
 
 
 def effective_scores(edges: Iterable[Mapping[str, Any]], claim_ids: Iterable[str],
-                     use_bayesian: bool = True) -> dict[str, ClaimScore]:
+                     use_bayesian: bool = True, rule: ScoringRule | None = None) -> dict[str, ClaimScore]:
     """Claim scores recomputed from (effective) edges with lyra_core.scoring, so a correction
     changes the score at once (seed 001: immediate reflection). Claims without edges keep the prior."""
     by_claim: dict[str, list[Evidence]] = {cid: [] for cid in claim_ids}
@@ -303,7 +303,7 @@ def effective_scores(edges: Iterable[Mapping[str, Any]], claim_ids: Iterable[str
             page = edge.get("page_id")
             by_claim[edge["claim_id"]].append(Evidence(relation=edge["relation"], nli_confidence=float(edge["nli_confidence"]),
                                                        page_id=page if isinstance(page, str) else None))
-    return {cid: score_claim(ev, use_bayesian) for cid, ev in by_claim.items()}
+    return {cid: score_claim(ev, use_bayesian, rule) for cid, ev in by_claim.items()}
 
 
 def touched_claims(edges: Iterable[Mapping[str, Any]], reviews: Mapping[str, str],

@@ -1,7 +1,13 @@
 """Claim scores from evidence edges: the Bayesian model of seed 002 (proposal 6, Phase 4).
 
-Beta(1, 1) prior; every SUPPORTS edge adds its NLI confidence to alpha, every REFUTES edge to
-beta, NEUTRAL edges add nothing. Domain trust never enters: confidence comes from evidence alone.
+Beta(1, 1) prior; every vote for a claim adds its probability to alpha (SUPPORTS) or beta
+(REFUTES); NEUTRAL adds nothing. Domain trust never enters: confidence comes from evidence alone.
+
+Two aggregations decide what a vote is:
+- ``paper_votes`` (default): one vote per source page (an abstract, a web page): its strongest
+  SUPPORTS or REFUTES edge, weighted by ``vote_weight``. Overlapping windows of one abstract are
+  not independent evidence, so one paper never counts two or three times.
+- ``edges``: the seed's rule as written: every edge is a vote of weight 1.
 """
 
 from __future__ import annotations
@@ -9,11 +15,24 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from pydantic import BaseModel
+from typing import Literal
+
+from pydantic import BaseModel, Field
 
 SUPPORTS, REFUTES, NEUTRAL = "SUPPORTS", "REFUTES", "NEUTRAL"
 RELATIONS = (SUPPORTS, REFUTES, NEUTRAL)
 VERDICTS = ("contested", "well_supported", "supported", "likely_false", "unverified")
+Aggregation = Literal["paper_votes", "edges"]
+# One paper's vote, times its probability: chosen by cross-validation on SciFact train claims
+# (bench/verification.py), so that one clearly refuting abstract can make a claim likely false.
+DEFAULT_VOTE_WEIGHT = 1.0
+
+
+class ScoringRule(BaseModel):
+    """How edges become a claim's Beta update (``evidence.aggregation`` / ``evidence.vote_weight``)."""
+
+    aggregation: Aggregation = "paper_votes"
+    vote_weight: float = Field(DEFAULT_VOTE_WEIGHT, gt=0, le=20)
 
 
 class Evidence(BaseModel):
@@ -62,14 +81,30 @@ def _counts(edges: list[Evidence]) -> dict[str, int]:
     }
 
 
-def bayesian_score(edges: Iterable[Evidence]) -> ClaimScore:
+def paper_votes(edges: Iterable[Evidence]) -> list[Evidence]:
+    """One vote per source page: its strongest SUPPORTS or REFUTES edge (an edge without a page is
+    its own source). Pages whose edges are all NEUTRAL cast no vote."""
+    best: dict[object, Evidence] = {}
+    for i, edge in enumerate(edges):
+        if edge.relation not in (SUPPORTS, REFUTES):
+            continue
+        key = edge.page_id if edge.page_id else ("edge", i)
+        if key not in best or edge.nli_confidence > best[key].nli_confidence:
+            best[key] = edge
+    return list(best.values())
+
+
+def bayesian_score(edges: Iterable[Evidence], rule: ScoringRule | None = None) -> ClaimScore:
+    """Seed 002's Beta(1, 1) update; without ``rule``, every edge votes with weight 1 (the seed)."""
     edges = list(edges)
+    rule = rule or ScoringRule(aggregation="edges")
+    votes, weight = (paper_votes(edges), rule.vote_weight) if rule.aggregation == "paper_votes" else (edges, 1.0)
     alpha, beta = 1.0, 1.0
-    for edge in edges:
+    for edge in votes:
         if edge.relation == SUPPORTS:
-            alpha += edge.nli_confidence
+            alpha += weight * edge.nli_confidence
         elif edge.relation == REFUTES:
-            beta += edge.nli_confidence
+            beta += weight * edge.nli_confidence
     confidence = alpha / (alpha + beta)
     uncertainty = math.sqrt(alpha * beta / ((alpha + beta) ** 2 * (alpha + beta + 1)))
     total = alpha + beta - 2
@@ -98,5 +133,8 @@ def legacy_score(edges: Iterable[Evidence]) -> ClaimScore:
     )
 
 
-def score_claim(edges: Iterable[Evidence], use_bayesian_confidence: bool = True) -> ClaimScore:
-    return bayesian_score(edges) if use_bayesian_confidence else legacy_score(edges)
+def score_claim(edges: Iterable[Evidence], use_bayesian_confidence: bool = True,
+                rule: ScoringRule | None = None) -> ClaimScore:
+    """The claim's score: the Bayesian update under ``rule`` (default: the seed's per-edge rule),
+    or the legacy calculation."""
+    return bayesian_score(edges, rule) if use_bayesian_confidence else legacy_score(edges)

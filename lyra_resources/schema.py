@@ -147,7 +147,8 @@ CLAIMS = _table(
 
 NLI_EDGES = _table(
     "nli_edges",
-    "fragment → claim judgements of the NLI model: SUPPORTS, REFUTES or NEUTRAL",
+    "fragment → claim judgements of the NLI model: SUPPORTS, REFUTES or NEUTRAL, with the calibrated "
+    "probability of each",
     """
     task_id VARCHAR
     edge_id VARCHAR
@@ -161,6 +162,9 @@ NLI_EDGES = _table(
     model_version VARCHAR
     similarity DOUBLE
     page_id VARCHAR
+    p_supports DOUBLE
+    p_refutes DOUBLE
+    p_neutral DOUBLE
     """,
 )
 

@@ -16,6 +16,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from lyra_core.scoring import DEFAULT_VOTE_WEIGHT, ScoringRule
+
 HOME_ENV = "LYRA_HOME"
 DEFAULT_HOME = ".lyra"
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -93,7 +95,15 @@ class EvidenceSettings(BaseModel):
     dedup_threshold: float = Field(0.9, gt=0, le=1, description="cosine above which two claims are one")
     nli_top_k: int = Field(8, ge=1, description="fragments judged against each claim, most similar first")
     use_bayesian_confidence: bool = Field(True, description="false: the legacy confidence calculation")
+    aggregation: Literal["paper_votes", "edges"] = Field(
+        "paper_votes", description="paper_votes: one vote per source page (its strongest edge); edges: every "
+                                   "edge votes (the seed's rule as written)")
+    vote_weight: float = Field(DEFAULT_VOTE_WEIGHT, gt=0, le=20, description="what one paper's vote adds to alpha or "
+                                                                     "beta, times its probability (paper_votes)")
     topic_similarity: float = Field(0.5, gt=0, le=1, description="cosine that links two claims in the topic graph")
+
+    def scoring_rule(self) -> ScoringRule:
+        return ScoringRule(aggregation=self.aggregation, vote_weight=self.vote_weight)
 
 
 class LlmSettings(BaseModel):

@@ -286,20 +286,44 @@ def models_fetch_snli(
     console.print(f"SNLI data in {train.parent}: {train.name}, {test.name}")
 
 
-@models_app.command("train-nli")
-def models_train_nli(
+@models_app.command("train-snli")
+def models_train_snli(
     snli_dir: Annotated[Path, typer.Option(help="folder with the SNLI files (see fetch-snli)")] = Path(".lyra/snli"),
-    out: Annotated[Path | None, typer.Option(help="output folder (default: the shipped model's folder)")] = None,
+    out: Annotated[Path | None, typer.Option(help="output folder (default: the shipped SNLI base's folder)")] = None,
     max_pairs: Annotated[int, typer.Option(help="training pairs, one pass")] = 80_000,
     threads: Annotated[int, typer.Option(help="CPU threads")] = 2,
     home: HomeOption = None,
 ) -> None:
-    """Train the NLI cross-encoder from SNLI (the Dagster job `nli_model_training`)."""
-    from lyra_resources.models import DEFAULT_NLI_DIR
+    """Train the SNLI base cross-encoder, the verifier's starting point (Dagster job `nli_model_training`)."""
+    from lyra_resources.models import DEFAULT_SNLI_DIR
 
-    config = {"snli_dir": str(snli_dir.resolve()), "out_dir": str((out or DEFAULT_NLI_DIR).resolve()),
+    config = {"snli_dir": str(snli_dir.resolve()), "out_dir": str((out or DEFAULT_SNLI_DIR).resolve()),
               "max_pairs": max_pairs, "threads": threads}
     _finish_job(runner.run_job(runner.NLI_TRAINING_JOB, {"ops": {"nli_model": {"config": config}}}, home))
+
+
+@models_app.command("train-nli")
+def models_train_nli(
+    data: Annotated[Path, typer.Option(help="folder holding scifact/ and nli_training/ (the datasets the "
+                                            "model card lists, as their authors publish them)")],
+    out: Annotated[Path | None, typer.Option(help="output folder (default: <home>/models/lyra-verifier)")] = None,
+    work: Annotated[Path | None, typer.Option(help="stage models; an interrupted run resumes from them "
+                                                   "(default: <home>/models/verifier-work)")] = None,
+    threads: Annotated[int, typer.Option(help="CPU threads")] = 2,
+    home: HomeOption = None,
+) -> None:
+    """Train Lyra's claim verifier: general claim/evidence sets, then SciFact with 5-fold
+    cross-validation, then a temperature (the Dagster job `verifier_training`). Point
+    `models.nli` in settings.yaml at the output to use it."""
+    missing = [str(data / sub) for sub in ("scifact/claims_train.jsonl", "scifact/corpus.jsonl", "nli_training")
+               if not (data / sub).exists()]
+    if missing:
+        raise _fail(f"--data {data}: missing {', '.join(missing)}")
+    root = resolve_home(home)
+    config = {"data_dir": str(data.resolve()),
+              "out_dir": str((out or root / "models" / "lyra-verifier").resolve()),
+              "work_dir": str((work or root / "models" / "verifier-work").resolve()), "threads": threads}
+    _finish_job(runner.run_job(runner.VERIFIER_TRAINING_JOB, {"ops": {"verifier_model": {"config": config}}}, home))
 
 
 @models_app.command("train-reranker")

@@ -32,6 +32,7 @@ from lyra_core.feedback import (
     touched_claims,
 )
 from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS, ClaimScore
+from lyra_resources.settings import settings
 from lyra_resources.store import LyraStore
 
 ANSWER_BUDGET = 7_000  # bytes of JSON for the listed items; the envelope stays well under 1 KB
@@ -450,7 +451,8 @@ def rescore(claims: list[dict[str, Any]], edges: list[dict[str, Any]], overlay: 
     effective = effective_edges(edges, overlay.reviews, overlay.blocked_pages)
     for method in {c.get("method") or "bayesian" for c in todo}:
         group = [c for c in todo if (c.get("method") or "bayesian") == method]
-        scores = effective_scores(effective, [c["claim_id"] for c in group], use_bayesian=(method != "legacy"))
+        scores = effective_scores(effective, [c["claim_id"] for c in group], use_bayesian=(method != "legacy"),
+                                  rule=settings().evidence.scoring_rule())
         for claim in group:
             claim.update(scores[claim["claim_id"]].model_dump(), method=method, recomputed=True)
 

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from lyra_assets.definitions import (  # noqa: F401
     ASSETS,
     NLI_TRAINING_JOB,
+    VERIFIER_TRAINING_JOB,
     RERANKER_TRAINING_JOB,
     TASK_JOB,
     build_definitions,
