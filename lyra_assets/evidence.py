@@ -18,6 +18,7 @@ from dagster import (
 
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
+from lyra_core.cells import cell_list
 from lyra_core.evidence import edge_id_for, select_pairs, text_hash
 from lyra_core.scoring import RELATIONS, VERDICTS, Evidence, determine_verdict, score_claim
 from lyra_resources.domain_policy import DomainTrust
@@ -93,7 +94,7 @@ def excluded_pages(claims: pd.DataFrame, fragment_page: dict[str, str]) -> list[
         if claim.origin == "user":
             out.append(set())
             continue
-        ids = [claim.source_fragment_id, *(list(claim.also_in_fragments) if claim.also_in_fragments is not None else [])]
+        ids = [claim.source_fragment_id, *cell_list(claim.also_in_fragments)]
         out.append({fragment_page[f] for f in ids if isinstance(f, str) and f in fragment_page})
     return out
 

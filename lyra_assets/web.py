@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_assets.sources import papers_frame
+from lyra_core.cells import cell_list
 from lyra_core.feedback import blocked_domains
 from lyra_core.papers import CanonicalPaper, PaperRecord, canonicalize
 from lyra_core.tasks import TaskOptions
@@ -214,7 +215,8 @@ def page_row(target: FetchTarget, fetched: FetchedPage) -> dict[str, Any]:
 
 
 def row_identifiers(row: dict[str, Any]) -> Identifiers:
-    return Identifiers(dois=tuple(row["dois"]), pmids=tuple(row["pmids"]), arxiv_ids=tuple(row["arxiv_ids"]))
+    return Identifiers(dois=tuple(cell_list(row["dois"])), pmids=tuple(cell_list(row["pmids"])),
+                       arxiv_ids=tuple(cell_list(row["arxiv_ids"])))
 
 
 CompleteFn = Callable[[Identifiers, int], Awaitable[list[FetchTarget]]]
@@ -346,7 +348,8 @@ def web_pages(context: AssetExecutionContext, store: LyraStore, browser: WebBrow
     papers = store.read_partition("papers", task.id)
     targets = serp_targets(serp) + paper_targets(papers, cfg.doi_resolver)
     known = known_identifiers(papers)
-    serp_ids = [Identifiers.of(d, p, a) for d, p, a in zip(serp["dois"], serp["pmids"], serp["arxiv_ids"], strict=True)]
+    serp_ids = [Identifiers.of(cell_list(d), cell_list(p), cell_list(a))
+                for d, p, a in zip(serp["dois"], serp["pmids"], serp["arxiv_ids"], strict=True)]
     outcome = Crawl(rows=[], pending=Identifiers())
     completion: IdentifierCompletion | None = None
     if enabled and targets and cfg.fetch_limit:

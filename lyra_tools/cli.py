@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 
+from lyra_core.cells import cell_list
 from lyra_core.tasks import TaskOptions, parse_interval
 from lyra_resources.settings import REPO_ROOT, HomeLayout, resolve_home
 from lyra_resources.store import LyraStore, StoreError, TaskRecord
@@ -181,7 +182,7 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
         table = Table("blocked domain", "since", "was", "reason", "causes", "restore via", title="blocked domains")
         for b in blocked.itertuples(index=False):
             table.add_row(b.domain, f"{b.blocked_at:%Y-%m-%d %H:%M}", b.original_trust_level, b.reason,
-                          ", ".join(list(b.cause_ids)[:3]) + (" …" if len(b.cause_ids) > 3 else ""), b.restore_via)
+                          ", ".join(cell_list(b.cause_ids)[:3]) + (" …" if len(cell_list(b.cause_ids)) > 3 else ""), b.restore_via)
         console.print(table)
     with runner.open_instance(home) as instance:
         records = runner.task_runs(instance, task.id, limit=5)

@@ -23,6 +23,7 @@ from typing import Any, Literal, TypeVar
 import duckdb
 from pydantic import BaseModel, Field
 
+from lyra_core.cells import cell_list
 from lyra_core.feedback import (
     DomainRule,
     blocked_domains,
@@ -502,9 +503,9 @@ def _effective_topics(topics: list[dict[str, Any]], rejected: set[str], refuted:
     contradicted when one of its claims has an effective REFUTES edge."""
     out = []
     for row in topics:
-        members = [c for c in (row["claim_ids"] or []) if c not in rejected]
+        members = [c for c in cell_list(row["claim_ids"]) if c not in rejected]
         out.append(Topic(topic_id=row["topic_id"], label=row["label"], claim_count=len(members),
-                         has_contradiction=any(c in refuted for c in members), terms=list(row["terms"] or [])[:5]))
+                         has_contradiction=any(c in refuted for c in members), terms=cell_list(row["terms"])[:5]))
     return sorted(out, key=lambda t: (-t.claim_count, t.topic_id))
 
 
@@ -554,7 +555,7 @@ def evidence_summary(store: LyraStore, task_id: str) -> EvidenceSummary:
     topics = _effective_topics(topic_rows, overlay.rejected, refuted)
     highlights = []
     for row in topic_rows:
-        count = sum(c in refuted for c in (row["claim_ids"] or []))
+        count = sum(c in refuted for c in cell_list(row["claim_ids"]))
         if count:
             highlights.append(ContradictionHighlight(topic_id=row["topic_id"], label=row["label"], claim_count=count))
     highlights.sort(key=lambda h: (-h.claim_count, h.topic_id))
@@ -621,7 +622,7 @@ def claims_by_topic(store: LyraStore, task_id: str, topic: str, limit: int = 20,
         require_task(conn, task_id)
         row = _find_topic(conn, task_id, topic)
         overlay = load_overlay(conn, task_id)
-        claims = load_claims(conn, task_id, overlay, list(row["claim_ids"] or []), order=_BY_RELEVANCE)
+        claims = load_claims(conn, task_id, overlay, cell_list(row["claim_ids"]), order=_BY_RELEVANCE)
     if not include_rejected:
         claims = [c for c in claims if not c["rejected"]]
     page = fit_page([_brief(c) for c in claims[offset: offset + limit]], limit)
@@ -714,7 +715,7 @@ def _side_sources(edges: list[dict[str, Any]], relation: str, n: int = 3) -> lis
 def _topic_of(conn: duckdb.DuckDBPyConnection, task_id: str, claim_ids: Sequence[str]) -> dict[str, str]:
     wanted = set(claim_ids)
     return {c: label for label, ids in conn.execute("SELECT label, claim_ids FROM claim_topics WHERE task_id = ?",
-                                                    [task_id]).fetchall() for c in (ids or []) if c in wanted}
+                                                    [task_id]).fetchall() for c in cell_list(ids) if c in wanted}
 
 
 def find_contradictions(store: LyraStore, task_id: str, limit: int = 10, cursor: str | None = None,
@@ -952,7 +953,7 @@ def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, insta
             continue  # a user rule decides this domain
         blocked.append(BlockedDomain(
             domain=domain, blocked_at=blocked_at, reason=reason or "blocked by source verification",
-            cause_ids=list(causes if causes is not None else [])[:10], original_trust_level=original,
+            cause_ids=cell_list(causes)[:10], original_trust_level=original,
             can_restore=bool(can_restore), restore_via=restore_via or "feedback domain_unblock"))
     return TaskStatus(
         task_id=task_id, query=clip(task["query"], 300)[0], status=task["status"], error=clip(task["error"], 500)[0] or None,
