@@ -181,8 +181,9 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
     if len(blocked):
         table = Table("blocked domain", "since", "was", "reason", "causes", "restore via", title="blocked domains")
         for b in blocked.itertuples(index=False):
+            causes = cell_list(b.cause_ids)
             table.add_row(b.domain, f"{b.blocked_at:%Y-%m-%d %H:%M}", b.original_trust_level, b.reason,
-                          ", ".join(cell_list(b.cause_ids)[:3]) + (" …" if len(cell_list(b.cause_ids)) > 3 else ""), b.restore_via)
+                          ", ".join(causes[:3]) + (" …" if len(causes) > 3 else ""), b.restore_via)
         console.print(table)
     with runner.open_instance(home) as instance:
         records = runner.task_runs(instance, task.id, limit=5)
