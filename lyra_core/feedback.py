@@ -185,7 +185,8 @@ def domain_pattern_syntax(pattern: str) -> str:
     if not host or not all(_LABEL.match(label) for label in labels):
         raise DomainPatternError(f"pattern {raw!r} is not a domain name (letters, digits, '-' and '.' only)")
     if _NUMERIC.match(labels[-1]):  # 10.1, 0x7f.1: how some resolvers spell an IPv4 address
-        raise DomainPatternError(f"pattern {raw!r} ends in a numeric label, which no domain has (an IP address?)")
+        raise DomainPatternError(f"pattern {raw!r} ends in a numeric label, which no domain has "
+                                 "(an IP address?)")
     return raw
 
 

@@ -103,8 +103,8 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
         failure: Exception | None = None
         for address in addresses:  # every one of them passed the gate
             try:
-                return await self.inner.connect_tcp(address, port, timeout=timeout, local_address=local_address,
-                                                    socket_options=socket_options)
+                return await self.inner.connect_tcp(address, port, timeout=timeout,
+                                                    local_address=local_address, socket_options=socket_options)
             except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
                 failure = exc
         assert failure is not None
@@ -130,8 +130,8 @@ class PinnedTransport(httpx.AsyncHTTPTransport):
         # The pool httpx built resolves names itself; this one only connects to pinned addresses.
         self._pool = httpcore.AsyncConnectionPool(
             ssl_context=ssl_context, max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections, keepalive_expiry=limits.keepalive_expiry,
-            network_backend=PinnedBackend(gate))
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry, network_backend=PinnedBackend(gate))
 
 
 def gated_client(gate: EgressGate, *, verify: ssl.SSLContext | bool = True, **options) -> httpx.AsyncClient:
