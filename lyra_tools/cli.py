@@ -16,6 +16,7 @@ from rich.table import Table
 
 from lyra_core.cells import cell_list
 from lyra_core.tasks import TaskOptions, parse_interval
+from lyra_resources.domain_policy import PolicyError, policy_at
 from lyra_resources.settings import REPO_ROOT, HomeLayout, resolve_home
 from lyra_resources.store import LyraStore, StoreError, TaskRecord
 from lyra_resources.models import configured_nli_path
@@ -126,6 +127,7 @@ def run(
             parse_interval(watch)  # its own message, not pydantic's
         options = TaskOptions(corpus=[str(p.resolve()) for p in corpus or []], papers_per_source=papers,
                               claims=user_claims, watch_every=watch)
+        policy_at()  # a broken domain policy stops here (file:line), before a task exists
         task = _store(home).create_task(question, options.model_dump(exclude_none=True, exclude_defaults=True))
     except (StoreError, ValueError) as exc:
         raise _fail(str(exc)) from exc
@@ -200,8 +202,9 @@ def task_run(task_id: str, home: HomeOption = None) -> None:
     """Re-materialize an existing task (its rows are replaced, feedback is kept)."""
     task = _require(home, task_id)
     try:
+        policy_at()
         outcome = _run_with_progress(task, home)
-    except RuntimeError as exc:
+    except (RuntimeError, PolicyError) as exc:
         raise _fail(str(exc)) from exc
     _print_summary(outcome, home)
     raise typer.Exit(0 if outcome.success else 1)

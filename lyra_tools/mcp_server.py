@@ -34,6 +34,7 @@ from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 from lyra_core.feedback import Action
 from lyra_core.tasks import TaskOptions
+from lyra_resources.domain_policy import DomainPolicy, PolicyError
 from lyra_resources.settings import resolve_home
 from lyra_resources.store import LyraStore, StoreBusyError, StoreError
 from lyra_tools import explore
@@ -272,6 +273,10 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
             missing = [p for p in opts.corpus if not Path(p).exists()]
             if missing:
                 raise StoreError(f"create_task: corpus path not found: {', '.join(missing[:5])}")
+            try:  # read afresh: the run's own process will, not this server's cached copy
+                DomainPolicy()
+            except PolicyError as exc:
+                raise StoreError(f"create_task: {exc}") from None
             task = store.create_task(query, opts.model_dump(exclude_none=True, exclude_defaults=True))
             from lyra_tools import runner
 

@@ -142,6 +142,19 @@ def test_create_task_launches_a_detached_run_and_status_reads_dagster(tmp_path):
     assert missing.is_error and "no task 'task_nope'" in text(missing)
 
 
+def test_create_task_refuses_a_broken_domain_policy_before_any_task_exists(tmp_path, monkeypatch):
+    from lyra_resources import domain_policy
+
+    broken = tmp_path / "domains.yaml"
+    broken.write_text("domains:\n  - {domain: doi.org, trust_level: primry}\n")
+    monkeypatch.setattr(domain_policy, "DOMAINS_FILE", broken)
+    launched = []
+    server = build_server(tmp_path / "home", launcher=lambda task_id, root: launched.append(task_id))
+    refused, listed = call(server, [("create_task", {"query": "q?"}), ("list_tasks", {})])
+    assert refused.is_error and f"{broken}:2: domains.0.trust_level" in text(refused)
+    assert launched == [] and listed.structured_content["tasks"] == []
+
+
 def test_stdio_server_process(store, graph):
     params = StdioServerParameters(command=sys.executable, args=["-m", "lyra_tools.mcp_server", "--home", store.home],
                                    cwd=str(REPO_ROOT), env={"PYTHONPATH": str(REPO_ROOT)})
