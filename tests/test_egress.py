@@ -26,7 +26,10 @@ from lyra_core.web import parse_networks
 from lyra_resources.browser import BrowserSession
 from lyra_resources.egress import EgressGate, gated_client
 
-PUBLIC = "93.184.215.14"  # a global unicast address: passes the gate as public
+# The address the gate checks and lets through: 127.0.0.3, allowed by name (allowed_networks), so
+# every connection of these tests stays on this machine; the rebound address, 127.0.0.2, is not.
+CHECKED = "127.0.0.3"
+ALLOW_CHECKED = ["127.0.0.3/32"]
 
 
 class FlippingResolver:
@@ -91,35 +94,43 @@ def settle(spy: Spy) -> int:
 
 
 def test_a_name_that_rebinds_after_the_check_is_never_dialled_again(spy, monkeypatch):
-    resolver = FlippingResolver("rebind.test", first=PUBLIC, then="127.0.0.2")
+    server = HostServer(spy.port)
+    resolver = FlippingResolver("rebind.test", first=CHECKED, then="127.0.0.2")
     monkeypatch.setattr(socket, "getaddrinfo", resolver)
     url = f"http://rebind.test:{spy.port}/secret"
 
     async def run():
-        gate = EgressGate()
-        assert await gate.refusal(url) is None  # the check saw a public address
+        gate = EgressGate(allowed_networks=parse_networks(ALLOW_CHECKED))
+        assert await gate.refusal(url) is None  # the check saw an allowed address
+        assert await EgressGate(allowed_networks=parse_networks(ALLOW_CHECKED)).refusal(url)  # the rebound one is refused
         async with gated_client(gate, timeout=httpx.Timeout(2.0)) as client:
-            try:
-                await client.get(url)
-            except httpx.HTTPError:
-                pass  # the checked public address is not reachable from a test machine
+            return await client.get(url)
 
-    asyncio.run(run())
+    try:
+        response = asyncio.run(run())
+    finally:
+        server.close()
+    assert response.status_code == 200 and server.hosts == [f"rebind.test:{spy.port}"]
     assert settle(spy) == 0
-    assert resolver.lookups == 1  # the name was resolved once, for the check
+    assert resolver.lookups == 2  # once for the check, once for the second gate: never by the client
 
 
 def test_the_browser_never_reaches_a_rebound_private_address(spy, monkeypatch):
-    resolver = FlippingResolver("rebind.test", first=PUBLIC, then="127.0.0.2")
+    server = HostServer(spy.port)
+    resolver = FlippingResolver("rebind.test", first=CHECKED, then="127.0.0.2")
     monkeypatch.setattr(socket, "getaddrinfo", resolver)
 
     async def run():
-        async with BrowserSession(quick(page_timeout_s=3), qps=fast_politeness) as session:
+        settings = quick(page_timeout_s=3, allowed_networks=ALLOW_CHECKED)
+        async with BrowserSession(settings, qps=fast_politeness) as session:
             return await session.fetch(f"http://rebind.test:{spy.port}/secret")
 
-    page = asyncio.run(run())
+    try:
+        page = asyncio.run(run())
+    finally:
+        server.close()
     assert settle(spy) == 0, page
-    assert page.status != "ok"
+    assert page.status == "ok" and "reached the checked address" in page.html, page
 
 
 def test_a_client_without_a_checked_address_connects_nowhere(spy):
