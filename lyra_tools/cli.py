@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.live import Live
+from rich.markup import escape
 from rich.table import Table
 
 from lyra_core.tasks import TaskOptions, parse_interval
@@ -39,7 +40,8 @@ def _store(home: Path | None) -> LyraStore:
 
 
 def _fail(message: str, code: int = 1) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}")
+    # one line however long, and printed as written: a bracketed id is not Rich markup
+    err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
     return typer.Exit(code)
 
 
