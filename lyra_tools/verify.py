@@ -58,10 +58,10 @@ def _edge_columns(store: LyraStore) -> set[str]:
 
 def _strongest(store: LyraStore, task_id: str) -> pd.DataFrame:
     """Per claim and side, the SUPPORTS and REFUTES edge of highest probability (the class's own
-    ``p_supports`` / ``p_refutes`` where the table has them, else ``nli_confidence``)."""
-    cols = _edge_columns(store)
-    p_sup = "e.p_supports" if "p_supports" in cols else "e.nli_confidence"
-    p_ref = "e.p_refutes" if "p_refutes" in cols else "e.nli_confidence"
+    ``p_supports`` / ``p_refutes`` where the table has them, else ``nli_confidence``); ties by edge id."""
+    cols = _edge_columns(store)  # edges judged before those columns existed have them null
+    p_sup = "coalesce(e.p_supports, e.nli_confidence)" if "p_supports" in cols else "e.nli_confidence"
+    p_ref = "coalesce(e.p_refutes, e.nli_confidence)" if "p_refutes" in cols else "e.nli_confidence"
     return store.fetch_df(
         "SELECT * FROM (SELECT e.claim_id, e.relation, e.edge_id, "
         f"CASE e.relation WHEN 'SUPPORTS' THEN {p_sup} ELSE {p_ref} END AS probability, "

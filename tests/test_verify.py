@@ -223,3 +223,60 @@ def test_verify_a_plain_text_file_into_a_chosen_file(tmp_path, small_corpus):
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert [(r["id"], r["claim"], r["papers_judged"]) for r in lines] == [("1", SLEEP, 1), ("4", SEARCHED, 1)]
     assert lines[0]["supporting"] is None or lines[0]["supporting"]["paper"] == "3"
+
+
+# -- the results, read from the tables alone (no model needed) ------------------------------------------
+
+def test_results_come_from_the_tables_and_prefer_per_class_probabilities(lyra_home):
+    import pandas as pd
+
+    from lyra_core.claims import claim_id_for
+    from lyra_tools.verify import verify_results
+
+    from lyra_resources.schema import TABLES
+
+    def rows(table, records):  # the columns a test does not care about stay empty
+        columns = [c for c in TABLES[table].column_names if c != "task_id"]
+        return pd.DataFrame([{c: r.get(c) for c in columns} for r in records], columns=columns)
+
+    store = LyraStore.at(lyra_home)
+    options = TaskOptions(corpus=["/c"], verify_claims=[ClaimInput(id="a", claim=SLEEP, papers=["3"]),
+                                                        ClaimInput(id="b", claim=SEARCHED)])
+    task = store.create_task("verify", options.model_dump(exclude_defaults=True))
+    ca, cb = claim_id_for(task.id, SLEEP), claim_id_for(task.id, SEARCHED)
+    store.replace_partition("papers", task.id, rows("papers", [
+        {"paper_id": "p3", "title": "Sleep deprivation", "sources": ["local:3"], "search_rank": 1}]))
+    store.replace_partition("pages", task.id, rows("pages", [{"page_id": "g3", "paper_id": "p3", "kind": "abstract"}]))
+    store.replace_partition("fragments", task.id, rows("fragments", [
+        {"fragment_id": f"f{i}", "page_id": "g3", "position": i, "text": f"sentence {i}"} for i in range(3)]))
+    store.replace_partition("claim_scope", task.id, rows("claim_scope", [
+        {"claim_id": ca, "input_id": "a", "paper_id": "p3", "rank": 1}]))
+    store.replace_partition("nli_edges", task.id, rows("nli_edges", [
+        {"edge_id": f"e{i}", "fragment_id": f"f{i}", "claim_id": ca, "relation": rel, "nli_confidence": conf,
+         "page_id": "g3"} for i, (rel, conf) in enumerate([("SUPPORTS", 0.9), ("SUPPORTS", 0.6), ("REFUTES", 0.7)])]))
+    store.replace_partition("claim_scores", task.id, rows("claim_scores", [
+        {"claim_id": ca, "verdict": "supported", "confidence": 0.71234, "uncertainty": 0.2, "controversy": 0.1,
+         "evidence_count": 3},
+        {"claim_id": cb, "verdict": "unverified", "confidence": 0.5, "uncertainty": 0.29, "controversy": 0.0,
+         "evidence_count": 0}]))
+
+    first, second = verify_results(store, task.id)
+    assert first["id"] == "a" and first["verdict"] == "supported" and first["confidence"] == 0.7123
+    assert first["papers_judged"] == 1 and first["refuting"]["text"] == "sentence 2"
+    assert first["supporting"] == {"paper": "3", "paper_id": "p3", "title": "Sleep deprivation",
+                                   "text": "sentence 0", "probability": 0.9, "edge_id": "e0"}
+    assert second == {"id": "b", "claim": SEARCHED, "claim_id": cb, "verdict": "unverified", "confidence": 0.5,
+                      "uncertainty": 0.29, "controversy": 0.0, "evidence_count": 0, "papers_judged": 0,
+                      "supporting": None, "refuting": None}
+
+    # where edges carry per-class probabilities, the strongest evidence is ranked by them
+    def add_probabilities(conn):
+        conn.execute("ALTER TABLE nli_edges ADD COLUMN IF NOT EXISTS p_supports DOUBLE")
+        conn.execute("ALTER TABLE nli_edges ADD COLUMN IF NOT EXISTS p_refutes DOUBLE")
+        conn.execute("UPDATE nli_edges SET p_supports = CASE edge_id WHEN 'e1' THEN 0.95 ELSE 0.5 END, "
+                     "p_refutes = 0.66 WHERE task_id = ?", [task.id])
+
+    store.transaction(add_probabilities)
+    first = verify_results(store, task.id)[0]
+    assert (first["supporting"]["edge_id"], first["supporting"]["probability"]) == ("e1", 0.95)
+    assert first["refuting"]["probability"] == 0.66
