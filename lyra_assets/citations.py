@@ -214,6 +214,8 @@ def citation_expansions(context: AssetExecutionContext, store: LyraStore, litera
     task_papers = papers_from_frame(store.read_partition("papers", task.id))
     if not cfg.enabled:
         return _empty(store, task.id, "citation tracking is off (citations.enabled: false)")
+    if options.is_verify:
+        return _empty(store, task.id, "a verify task reads only its corpus")
     if not plan.live:
         return _empty(store, task.id, f"live sources not used: {plan.reason}")
     if not task_papers:

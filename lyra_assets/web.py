@@ -53,6 +53,8 @@ WEB_PAGE_COLUMNS = ["page_id", "url", "final_url", "domain", "title", "text", "s
 
 def task_uses_browser(options: TaskOptions, cfg: BrowserSettings, *, fetch: bool = False) -> tuple[bool, str]:
     """Whether this task searches (or, with ``fetch``, fetches pages) with the browser, and why."""
+    if options.is_verify:
+        return False, "a verify task reads only its corpus"
     has_corpus = bool(options.corpus or settings().corpus)
     searching, reason = browser_mode(cfg.search, live_mode(), has_local_corpus=has_corpus)
     if not fetch or cfg.fetch == "auto":

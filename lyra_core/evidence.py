@@ -83,6 +83,27 @@ def select_pairs(
     return pairs
 
 
+def select_scoped_pairs(
+    claim_vectors: np.ndarray,
+    fragment_vectors: np.ndarray,
+    fragment_papers: list[str | None],
+    fragment_positions: list[int],
+    scopes: list[dict[str, int]],
+    limit: int,
+) -> list[list[tuple[int, float]]]:
+    """For each claim of a verify task, every fragment of its own papers (``scopes[i]`` maps
+    paper id to the paper's rank for claim ``i``) as (fragment index, cosine): best-ranked paper
+    first, in text order within a paper, at most ``limit``. A claim meets no other fragment,
+    however similar: its evidence is the papers it names or its own search found."""
+    sims = claim_vectors @ fragment_vectors.T if len(claim_vectors) and len(fragment_vectors) else None
+    pairs = []
+    for ci, scope in enumerate(scopes):
+        mine = [j for j, paper in enumerate(fragment_papers) if paper in scope]
+        mine.sort(key=lambda j: (scope[fragment_papers[j]], fragment_papers[j], fragment_positions[j], j))
+        pairs.append([(j, float(sims[ci, j])) for j in mine[:limit]] if sims is not None else [])
+    return pairs
+
+
 def edge_id_for(task_id: str, fragment_id: str, claim_id: str) -> str:
     return "e_" + hashlib.sha1(f"{task_id}\x1f{fragment_id}\x1f{claim_id}".encode()).hexdigest()[:16]
 

@@ -185,6 +185,20 @@ CLAIM_SCORES = _table(
     """,
 )
 
+CLAIM_SCOPE = _table(
+    "claim_scope",
+    "the papers each claim of a verify task (`lyra verify`) is judged against, its first paper rank 1: those "
+    "the claim names, else its own search hits; ``input_id`` is the id the claims file gave it. Empty for "
+    "other tasks, whose claims meet their most similar fragments",
+    """
+    task_id VARCHAR
+    claim_id VARCHAR
+    input_id VARCHAR
+    paper_id VARCHAR
+    rank INTEGER
+    """,
+)
+
 CLAIM_TOPICS = _table(
     "claim_topics",
     "claims grouped into topics by embedding similarity communities",
@@ -486,7 +500,7 @@ IDENTIFIED_PAPERS = TableSpec(
 
 TABLES: dict[str, TableSpec] = {
     t.name: t
-    for t in (TASKS, PAPERS, PAGES, FRAGMENTS, FRAGMENT_RANKING, CLAIMS, NLI_EDGES, CLAIM_SCORES,
+    for t in (TASKS, PAPERS, PAGES, FRAGMENTS, FRAGMENT_RANKING, CLAIMS, CLAIM_SCOPE, NLI_EDGES, CLAIM_SCORES,
               CLAIM_TOPICS, EMBEDDING_CACHE, NLI_CACHE, FEEDBACK_EVENTS, NLI_CORRECTIONS, EDGE_REVIEWS,
               CLAIM_REJECTIONS, DOMAIN_OVERRIDE_RULES, DOMAIN_OVERRIDE_EVENTS, RELEVANCE_SIGNALS,
               DOMAIN_VERIFICATION, CITATION_EXPANSIONS, CITATION_PAPERS, CITATION_EDGES, SERP_RESULTS, WEB_PAGES,

@@ -92,6 +92,8 @@ class EvidenceSettings(BaseModel):
     min_relevance: float = Field(0.25, ge=-1, le=1, description="cosine to the question a claim needs to be adopted")
     dedup_threshold: float = Field(0.9, gt=0, le=1, description="cosine above which two claims are one")
     nli_top_k: int = Field(8, ge=1, description="fragments judged against each claim, most similar first")
+    verify_max_fragments: int = Field(120, ge=1, description="fragments of its own papers judged against each "
+                                      "claim of a verify task, best-ranked paper first")
     use_bayesian_confidence: bool = Field(True, description="false: the legacy confidence calculation")
     topic_similarity: float = Field(0.5, gt=0, le=1, description="cosine that links two claims in the topic graph")
 

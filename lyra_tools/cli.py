@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.live import Live
+from rich.markup import escape
 from rich.table import Table
 
 from lyra_core.cells import cell_list
@@ -20,7 +21,7 @@ from lyra_resources.domain_policy import PolicyError, policy_at
 from lyra_resources.settings import REPO_ROOT, HomeLayout, resolve_home
 from lyra_resources.store import LyraStore, StoreError, TaskRecord
 from lyra_resources.models import configured_nli_path
-from lyra_tools import report, runner
+from lyra_tools import report, runner, verify
 
 app = typer.Typer(help="Lyra: turn a research question into an evidence graph.", no_args_is_help=True)
 task_app = typer.Typer(help="List, inspect, re-run, watch, stop and delete tasks.", no_args_is_help=True)
@@ -41,7 +42,8 @@ def _store(home: Path | None) -> LyraStore:
 
 
 def _fail(message: str, code: int = 1) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}")
+    # one line however long, and printed as written: a bracketed id is not Rich markup
+    err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
     return typer.Exit(code)
 
 
@@ -136,6 +138,42 @@ def run(
     raise typer.Exit(0 if outcome.success else 1)
 
 
+@app.command("verify")
+def verify_claims(
+    corpus: Annotated[list[Path], typer.Option("--corpus", help="the library: a corpus file or folder (JSONL, "
+                                               "BibTeX); repeatable")],
+    claims: Annotated[Path, typer.Option("--claims", help="claims file: one claim a line, or JSON Lines "
+                                         '{"id": …, "claim": "…", "papers": \\[ids]}')],
+    out: Annotated[Path | None, typer.Option("--out", help="results, one JSON line per claim (default: "
+                                             "<home>/verify/<task>.jsonl)")] = None,
+    papers_per_claim: Annotated[int, typer.Option("--papers-per-claim", min=1, max=100,
+                                                  help="corpus papers searched for a claim that names none")] = 10,
+    home: HomeOption = None,
+) -> None:
+    """Check a batch of claims against a library: one task, run through Dagster."""
+    layout = HomeLayout(root=resolve_home(home))
+    if out is not None and out.is_dir():
+        raise _fail(f"--out {out} is a folder; give a file name, e.g. {out / 'results.jsonl'}")
+    try:
+        options = verify.verify_options(corpus, claims, papers_per_claim, layout)
+        query = f"verify {len(options.verify_claims)} claims from {claims.name}"
+        task = _store(home).create_task(query, options.model_dump(exclude_none=True, exclude_defaults=True))
+    except (StoreError, ValueError) as exc:
+        raise _fail(str(exc)) from exc
+    outcome = _run_with_progress(task, home)
+    _print_summary(outcome, home)
+    if not outcome.success:
+        raise typer.Exit(1)
+    _write_verify_results(task.id, out, home)
+
+
+def _write_verify_results(task_id: str, out: Path | None, home: Path | None) -> None:
+    path = out or verify.default_results_path(HomeLayout(root=resolve_home(home)), task_id)
+    verdicts = verify.write_results(_store(home), task_id, path)
+    console.print("Results: " + str(path) + "  (" + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items(),
+                                                                                         key=str)) + ")")
+
+
 @task_app.command("list")
 def task_list(home: HomeOption = None) -> None:
     """Every task with its status."""
@@ -207,6 +245,8 @@ def task_run(task_id: str, home: HomeOption = None) -> None:
     except (RuntimeError, PolicyError) as exc:
         raise _fail(str(exc)) from exc
     _print_summary(outcome, home)
+    if outcome.success and TaskOptions.model_validate(task.options).is_verify:
+        _write_verify_results(task.id, None, home)
     raise typer.Exit(0 if outcome.success else 1)
 
 
