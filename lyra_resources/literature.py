@@ -19,6 +19,7 @@ from lyra_resources.providers import PaperProvider
 from lyra_resources.settings import settings
 
 LIVE_ENV = "LYRA_SOURCES_LIVE"
+OFFLINE_HINT = "pass --corpus PATH or set `corpus` in config/settings.yaml to work from local files"
 
 # Opened corpora are kept per process: reopening means re-reading the cached index from disk.
 _open_corpora: dict[tuple[str, str], LocalCorpus] = {}
