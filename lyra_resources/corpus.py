@@ -47,10 +47,8 @@ from lyra_core.identifiers import (
 )
 from lyra_core.papers import PaperRecord
 from lyra_core.text import tokenize
-from lyra_resources.corpus_files import (  # noqa: F401  (CorpusError and the suffixes are this module's API too)
+from lyra_resources.corpus_files import (
     BIBTEX_SUFFIXES,
-    JSON_SUFFIXES,
-    SUPPORTED_SUFFIXES,
     WANTED,
     CorpusError,
     Discovery,

@@ -48,13 +48,17 @@ class LiteratureSources(ConfigurableResource):
     cache_dir: str = Field(description="where corpus indexes and HTTP answers are cached")
     default_corpus: list[str] = Field(default_factory=list, description="corpora used when a task names none")
 
+    @property
+    def corpus_cache_dir(self) -> Path:
+        return Path(self.cache_dir) / "corpus"
+
     def corpus(self, path: str) -> LocalCorpus:
         resolved = str(Path(path).expanduser().resolve())
         key = (resolved, self.cache_dir)
         with _open_lock:
             corpus = _open_corpora.get(key)
             if corpus is None or corpus.is_stale():
-                corpus = LocalCorpus.open(resolved, cache_dir=Path(self.cache_dir) / "corpus")
+                corpus = LocalCorpus.open(resolved, cache_dir=self.corpus_cache_dir)
                 _open_corpora[key] = corpus
             return corpus
 

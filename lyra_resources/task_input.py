@@ -92,8 +92,8 @@ def check_task_input(query: str, options: Mapping[str, Any] | TaskOptions | None
 
 def _check_corpus(literature: LiteratureSources, path: str, where: str) -> list[str]:
     """Notes about one corpus path; TaskInputError when it cannot give the task a paper."""
-    try:
-        corpus: LocalCorpus = literature.corpus(path)
+    try:  # opened on its own, not kept: a long-lived MCP server must not hold every corpus it checked
+        corpus = LocalCorpus.open(path, cache_dir=literature.corpus_cache_dir)
     except CorpusError as exc:
         raise TaskInputError(f"{where}: {exc}") from None
     except OSError as exc:
