@@ -1,4 +1,5 @@
-"""The Dagster ``Definitions`` of Lyra: loaded by ``dagster dev`` (workspace.yaml) and by the CLI."""
+"""The Dagster ``Definitions`` of Lyra, built for one Lyra home (by the CLI, and by ``lyra_assets.repository``
+for ``dagster dev``)."""
 
 from __future__ import annotations
 
@@ -82,5 +83,3 @@ def build_definitions(home: str | os.PathLike[str] | None = None) -> Definitions
                                                                    learning.nli_version_sensor],
     )
 
-
-defs = build_definitions()

@@ -23,13 +23,12 @@ from lyra_resources.academic.gather import (
     search_live,
     unreachable_sources,
 )
-from lyra_resources.literature import LiteratureSources, SourcePlan
+from lyra_resources.corpus import LocalCorpusProvider
+from lyra_resources.literature import OFFLINE_HINT, LiteratureSources, SourcePlan
 from lyra_resources.models import LocalModels
 from lyra_resources.providers import PaperProvider, SourceIssue
 from lyra_resources.settings import settings
 from lyra_resources.store import LyraStore
-
-OFFLINE_HINT = "pass --corpus PATH or set `corpus` in config/settings.yaml to work from local files"
 
 
 class SourcesUnavailableError(RuntimeError):
@@ -167,6 +166,9 @@ def papers(context: AssetExecutionContext, store: LyraStore, literature: Literat
     corpus_issues = [issue for p in local for issue in getattr(p, "issues", [])]
     for issue in corpus_issues[:20]:
         context.log.warning(f"corpus issue at {issue.location}: {issue.reason}")
+    corpora = [p.corpus for p in local if isinstance(p, LocalCorpusProvider)]
+    for note in filter(None, (c.repair_note() for c in corpora)):
+        context.log.info(note)
     for issue in got.api_errors[:20]:
         context.log.warning(f"{issue.source} {issue.location}: {issue.reason}")
     if warning:
@@ -186,6 +188,7 @@ def papers(context: AssetExecutionContext, store: LyraStore, literature: Literat
                 else "not asked (live sources not used)"),
             api_errors=MetadataValue.json([i.model_dump() for i in got.api_errors[:20]]),
             completed_by_identifier=MetadataValue.int(got.completed),
+            corpus_lines_repaired=MetadataValue.int(sum(c.repaired_lines() for c in corpora)),
         )
     )
 

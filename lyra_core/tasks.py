@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from lyra_core.claim_inputs import ClaimInput
 from lyra_core.claims import claim_id_for
+
+# Linux's PATH_MAX: a longer "path" is no path, and the OS answers it with an OSError, not "not found"
+CorpusPath = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=4096)]
 
 MIN_WATCH_INTERVAL = timedelta(minutes=15)
 MAX_WATCH_INTERVAL = timedelta(days=366)
@@ -35,7 +39,8 @@ class TaskOptions(BaseModel):
     """Options stored in ``tasks.options``; every later run of the task reads them."""
 
     model_config = ConfigDict(extra="forbid")
-    corpus: list[str] = Field(default_factory=list, description="local corpus files or folders to search")
+    corpus: list[CorpusPath] = Field(default_factory=list, max_length=50,
+                                     description="local corpus files or folders to search")
     papers_per_source: int | None = Field(None, ge=1, le=1000, description="overrides the setting")
     claims: list[str] = Field(default_factory=list, description="claims the user asks Lyra to verify")
     watch_every: str | None = Field(None, description="re-run the task this often (30m, 12h, 1d, 2w; at least "

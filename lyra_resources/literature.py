@@ -22,6 +22,7 @@ from lyra_resources.providers import PaperProvider
 from lyra_resources.settings import settings
 
 LIVE_ENV = "LYRA_SOURCES_LIVE"
+OFFLINE_HINT = "pass --corpus PATH or set `corpus` in config/settings.yaml to work from local files"
 
 # Opened corpora are kept per process: reopening means re-reading the cached index from disk.
 _open_corpora: dict[tuple[str, str], LocalCorpus] = {}
@@ -54,13 +55,17 @@ class LiteratureSources(ConfigurableResource):
     cache_dir: str = Field(description="where corpus indexes and HTTP answers are cached")
     default_corpus: list[str] = Field(default_factory=list, description="corpora used when a task names none")
 
+    @property
+    def corpus_cache_dir(self) -> Path:
+        return Path(self.cache_dir) / "corpus"
+
     def corpus(self, path: str) -> LocalCorpus:
         resolved = str(Path(path).expanduser().resolve())
         key = (resolved, self.cache_dir)
         with _open_lock:
             corpus = _open_corpora.get(key)
             if corpus is None or corpus.is_stale():
-                corpus = LocalCorpus.open(resolved, cache_dir=Path(self.cache_dir) / "corpus")
+                corpus = LocalCorpus.open(resolved, cache_dir=self.corpus_cache_dir)
                 _open_corpora[key] = corpus
             return corpus
 

@@ -17,10 +17,10 @@ from rich.table import Table
 
 from lyra_core.cells import cell_list
 from lyra_core.tasks import TaskOptions, parse_interval
-from lyra_resources.domain_policy import PolicyError, policy_at
-from lyra_resources.settings import REPO_ROOT, HomeLayout, resolve_home
+from lyra_resources.settings import REPO_ROOT, HomeLayout, SettingsError, resolve_home
 from lyra_resources.store import LyraStore, StoreError, TaskRecord
 from lyra_resources.models import configured_nli_path
+from lyra_resources.task_input import CLI_LABELS, STORED_LABELS, CheckedInput, TaskInputError, check_task_input
 from lyra_tools import report, runner, verify
 
 app = typer.Typer(help="Lyra: turn a research question into an evidence graph.", no_args_is_help=True)
@@ -42,8 +42,8 @@ def _store(home: Path | None) -> LyraStore:
 
 
 def _fail(message: str, code: int = 1) -> typer.Exit:
-    # one line however long, and printed as written: a bracketed id is not Rich markup
-    err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
+    # soft_wrap: one line stays one line whatever the terminal's width; no highlighting of paths and numbers
+    err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True, highlight=False)
     return typer.Exit(code)
 
 
@@ -117,21 +117,19 @@ def run(
     home: HomeOption = None,
 ) -> None:
     """Create a task for QUESTION and materialize its assets."""
-    missing = [str(p) for p in [*(corpus or []), *([claims_file] if claims_file else [])] if not p.exists()]
-    if missing:
-        raise _fail(f"path not found: {', '.join(missing)}")
     user_claims = list(claim or [])
     if claims_file:
-        user_claims += [line.strip() for line in claims_file.read_text().splitlines()
-                        if line.strip() and not line.lstrip().startswith("#")]
+        user_claims += _read_claims_file(claims_file)
     try:
-        if watch is not None:
-            parse_interval(watch)  # its own message, not pydantic's
-        options = TaskOptions(corpus=[str(p.resolve()) for p in corpus or []], papers_per_source=papers,
-                              claims=user_claims, watch_every=watch)
-        policy_at()  # a broken domain policy stops here (file:line), before a task exists
-        task = _store(home).create_task(question, options.model_dump(exclude_none=True, exclude_defaults=True))
-    except (StoreError, ValueError) as exc:
+        corpus_paths = [str(p.expanduser().resolve()) for p in corpus or []]
+    except OSError as exc:
+        raise _fail(f"--corpus: path cannot be used: {exc.strerror or exc}") from exc
+    options = {"corpus": corpus_paths, "papers_per_source": papers, "claims": user_claims, "watch_every": watch}
+    checked = _check_input(question, {k: v for k, v in options.items() if v is not None}, home, CLI_LABELS)
+    try:
+        task = _store(home).create_task(checked.query,
+                                        checked.options.model_dump(exclude_none=True, exclude_defaults=True))
+    except StoreError as exc:
         raise _fail(str(exc)) from exc
     outcome = _run_with_progress(task, home)
     _print_summary(outcome, home)
@@ -156,9 +154,13 @@ def verify_claims(
         raise _fail(f"--out {out} is a folder; give a file name, e.g. {out / 'results.jsonl'}")
     try:
         options = verify.verify_options(corpus, claims, papers_per_claim, layout)
-        query = f"verify {len(options.verify_claims)} claims from {claims.name}"
-        task = _store(home).create_task(query, options.model_dump(exclude_none=True, exclude_defaults=True))
-    except (StoreError, ValueError) as exc:
+    except ValueError as exc:
+        raise _fail(str(exc)) from exc
+    checked = _check_input(f"verify {len(options.verify_claims)} claims from {claims.name}", options, home, CLI_LABELS)
+    try:
+        task = _store(home).create_task(checked.query,
+                                        checked.options.model_dump(exclude_none=True, exclude_defaults=True))
+    except StoreError as exc:
         raise _fail(str(exc)) from exc
     outcome = _run_with_progress(task, home)
     _print_summary(outcome, home)
@@ -172,6 +174,28 @@ def _write_verify_results(task_id: str, out: Path | None, home: Path | None) -> 
     verdicts = verify.write_results(_store(home), task_id, path)
     console.print("Results: " + str(path) + "  (" + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items(),
                                                                                          key=str)) + ")")
+
+
+def _read_claims_file(path: Path) -> list[str]:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise _fail(f"--claims-file: path not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise _fail(f"--claims-file: {path} cannot be read as UTF-8 text: {reason}") from None
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+def _check_input(query: str, options: dict | TaskOptions, home: Path | None, labels: dict[str, str]) -> CheckedInput:
+    """The shared input check (lyra_resources.task_input), its problem as one line and exit code 1."""
+    try:
+        checked = check_task_input(query, options, resolve_home(home), labels=labels)
+    except TaskInputError as exc:
+        raise _fail(str(exc)) from None
+    for note in checked.notes:
+        err.print(f"[yellow]note:[/] {escape(note)}", soft_wrap=True, highlight=False)
+    return checked
 
 
 @task_app.command("list")
@@ -239,10 +263,10 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
 def task_run(task_id: str, home: HomeOption = None) -> None:
     """Re-materialize an existing task (its rows are replaced, feedback is kept)."""
     task = _require(home, task_id)
+    _check_input(task.query, task.options, home, STORED_LABELS)  # a corpus may be gone, the network down
     try:
-        policy_at()
         outcome = _run_with_progress(task, home)
-    except (RuntimeError, PolicyError) as exc:
+    except RuntimeError as exc:
         raise _fail(str(exc)) from exc
     _print_summary(outcome, home)
     if outcome.success and TaskOptions.model_validate(task.options).is_verify:
@@ -522,7 +546,11 @@ def ui(
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except SettingsError as exc:  # a command that reads the settings file found it broken
+        _fail(str(exc))
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -30,13 +30,12 @@ import duckdb
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field, PrivateAttr, ValidationError
+from pydantic import BaseModel, Field, PrivateAttr
 
 from lyra_core.feedback import Action
-from lyra_core.tasks import TaskOptions
-from lyra_resources.domain_policy import DomainPolicy, PolicyError
 from lyra_resources.settings import resolve_home
 from lyra_resources.store import LyraStore, StoreBusyError, StoreError
+from lyra_resources.task_input import MCP_LABELS, TaskInputError, check_task_input
 from lyra_tools import explore
 from lyra_tools.feedback import FeedbackError, FeedbackResult, ReturnsRecorder, apply_feedback
 
@@ -265,19 +264,13 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
         """Create a research task and start its pipeline run in the background; returns the task id at once.
         Follow progress with get_status."""
         def body() -> CreatedTask:
-            try:
-                opts = TaskOptions.model_validate(options or {})
-            except ValidationError as exc:
-                problems = "; ".join(f"options.{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
-                raise StoreError(f"create_task: {problems}") from None
-            missing = [p for p in opts.corpus if not Path(p).exists()]
-            if missing:
-                raise StoreError(f"create_task: corpus path not found: {', '.join(missing[:5])}")
-            try:  # read afresh: the run's own process will, not this server's cached copy
-                DomainPolicy()
-            except PolicyError as exc:
+            try:  # the same check as `lyra run`, before any row, partition or run exists
+                checked = check_task_input(query, options or {}, root,
+                                           labels=MCP_LABELS)
+            except TaskInputError as exc:
                 raise StoreError(f"create_task: {exc}") from None
-            task = store.create_task(query, opts.model_dump(exclude_none=True, exclude_defaults=True))
+            task = store.create_task(checked.query,
+                                     checked.options.model_dump(exclude_none=True, exclude_defaults=True))
             from lyra_tools import runner
 
             runner.register_partition(dagster_instance(), task.id)

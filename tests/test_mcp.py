@@ -114,7 +114,7 @@ def test_bad_calls_are_tool_errors_and_change_nothing(store, graph):
     assert snapshot(store) == before
 
 
-def test_create_task_launches_a_detached_run_and_status_reads_dagster(tmp_path):
+def test_create_task_launches_a_detached_run_and_status_reads_dagster(tmp_path, small_corpus):
     home = tmp_path / "home"
     launched = []
 
@@ -125,7 +125,8 @@ def test_create_task_launches_a_detached_run_and_status_reads_dagster(tmp_path):
 
     server = build_server(home, launcher=launcher)
     created, bad = call(server, [
-        ("create_task", {"query": "Does exercise raise bone density?", "options": {"claims": ["Exercise raises BMD in women."]}}),
+        ("create_task", {"query": "Does exercise raise bone density?",
+                         "options": {"corpus": [str(small_corpus)], "claims": ["Exercise raises BMD in women."]}}),
         ("create_task", {"query": "q?", "options": {"papers_per_source": 0}}),
     ])
     assert not created.is_error and bad.is_error and "papers_per_source" in text(bad)
