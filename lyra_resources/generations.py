@@ -127,3 +127,17 @@ def published_generation(store: LyraStore, task_id: str) -> Generation | None:
 
 def generation_of(store: LyraStore, run_id: str) -> Generation | None:
     return _generation(store, "run_id = ?", [run_id])
+
+
+def graph_note(store: LyraStore, task_id: str) -> str | None:
+    """One line for readers when the graph they see is not the latest run's: what it is and what to do."""
+    task = store.require_task(task_id)
+    if task.status == "completed" or (task.status == "created" and not task.last_run_id):
+        return None
+    published = published_generation(store, task_id)
+    shown = (f"the graph shown is the one run {published.run_id} published at {published.published_at:%Y-%m-%d %H:%M} UTC"
+             if published and published.published_at else "the graph shown is from an earlier run, if any")
+    run = f"run {task.last_run_id}" if task.last_run_id else "the task's run"
+    if task.status in ("running", "queued"):
+        return f"{shown}; {run} is building the next one and replaces it whole when it finishes"
+    return f"{shown}: {run} {task.status} before publishing its own (re-run with `lyra task run {task_id}`)"
