@@ -157,3 +157,20 @@ def test_stop_marks_a_running_task_stopped_and_keeps_its_graph(tmp_path, small_c
     with runner.open_instance(home) as instance:
         assert not runner.active_runs(instance, task.id)
     assert "status: stopped" in cli("task", "status", task.id, "--home", str(home)).output
+
+
+def test_stop_with_no_run_in_progress_changes_nothing(tmp_path):
+    home = tmp_path / "h"
+    store = LyraStore.at(home)
+    failed = store.create_task("vitamin D and fractures")
+    store.update_task(failed.id, status="failed", last_run_id="r-1", error="run r-1 was killed (process 4242 gone)")
+    done = store.create_task("sleep and memory")
+    store.update_task(done.id, status="completed", last_run_id="r-2")
+    records = {t: store.require_task(t) for t in (failed.id, done.id)}
+    for task_id, record in records.items():
+        stop = cli("task", "stop", task_id, "--home", str(home))
+        assert stop.exit_code == 0 and f"nothing to stop: {task_id} has no run in progress" in stop.output
+        assert store.require_task(task_id) == record  # status, reason and timestamps as they were
+    answer = json.loads(call(build_server(home), [("stop_task", {"task_id": failed.id})])[0].content[0].text)
+    assert answer["stopped_runs"] == [] and answer["status"] == "failed" and "nothing to stop" in answer["message"]
+    assert store.require_task(failed.id) == records[failed.id]
