@@ -6,7 +6,7 @@ get a store that stages every per-task write under the run id (see
 without it (one asset materialized from the Dagster UI) writes in place, one table at a time.
 """
 
-from dagster import AssetExecutionContext, AssetKey, InitResourceContext, MaterializeResult, MetadataValue, asset
+from dagster import AssetExecutionContext, InitResourceContext, MaterializeResult, MetadataValue, asset
 
 from lyra_assets.partitions import task_partitions
 from lyra_resources.generations import open_generation, publish_generation
@@ -14,8 +14,6 @@ from lyra_resources.store import LyraStore
 
 PUBLISH_ASSET = "task_graph"
 PARTITION_TAG = "dagster/partition"
-# Jobs whose runs carry no asset selection of their own but end with task_graph.
-_PUBLISHING_JOBS = {"task_pipeline", "nli_rescoring"}
 
 
 class TaskStore(LyraStore):
@@ -27,13 +25,20 @@ class TaskStore(LyraStore):
         task_id = run.tags.get(PARTITION_TAG) if run is not None else None
         if task_id is None:
             return
-        selection = run.asset_selection  # empty or None: the whole job
-        publishes = AssetKey(PUBLISH_ASSET) in selection if selection else run.job_name in _PUBLISHING_JOBS
-        if publishes:
+        if PUBLISH_ASSET in _planned_steps(context):
             open_generation(self, task_id, run.run_id, run.parent_run_id)
 
     def teardown_after_execution(self, context: InitResourceContext) -> None:
         self._staged = None
+
+
+def _planned_steps(context: InitResourceContext) -> set[str]:
+    """The steps this run executes, from its execution plan (a re-execution runs a subset)."""
+    run = context.run
+    plan = (context.instance.get_execution_plan_snapshot(run.execution_plan_snapshot_id)
+            if context.instance is not None and run.execution_plan_snapshot_id else None)
+    steps = {step.key for step in plan.steps} if plan is not None else set()
+    return steps & set(run.step_keys_to_execute) if run.step_keys_to_execute is not None else steps
 
 
 def publishing_asset(upstream: list[str]):
