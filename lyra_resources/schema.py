@@ -507,3 +507,30 @@ TABLES: dict[str, TableSpec] = {
               IDENTIFIED_PAPERS, NLI_MODEL_VERSIONS)
 }
 PER_TASK_TABLES = [name for name, spec in TABLES.items() if spec.per_task]
+
+# -- generations: a run's rows are staged, then published in one transaction ------------------------
+# A run of the task pipeline writes every per-task table into ``stage_<table>`` under its run id; its
+# last asset (``task_graph``) swaps them into the task's rows at once, so readers see the previous
+# materialization or the new one, never a mix. ``task_generations`` records each run's generation.
+
+TASK_GENERATIONS = _table(
+    "task_generations",
+    "one row per run that staged a task's graph: building → published (or abandoned / superseded)",
+    """
+    run_id VARCHAR PRIMARY KEY
+    task_id VARCHAR
+    state VARCHAR
+    started_at TIMESTAMP
+    published_at TIMESTAMP
+    exported_at TIMESTAMP
+    """,
+    per_task=False,
+)
+
+STAGE_PREFIX = "stage_"
+STAGING_TABLES: dict[str, TableSpec] = {
+    name: TableSpec(name=STAGE_PREFIX + name, columns=[Column(name="run_id", type="VARCHAR"), *spec.columns],
+                    per_task=False, description=f"rows of {name} staged by a run, not yet published")
+    for name, spec in TABLES.items() if spec.per_task
+}
+TABLES[TASK_GENERATIONS.name] = TASK_GENERATIONS

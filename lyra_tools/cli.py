@@ -17,6 +17,7 @@ from rich.table import Table
 
 from lyra_core.cells import cell_list
 from lyra_core.tasks import TaskOptions, parse_interval
+from lyra_resources.generations import graph_note
 from lyra_resources.settings import REPO_ROOT, HomeLayout, SettingsError, resolve_home
 from lyra_resources.store import LyraStore, StoreError, TaskRecord
 from lyra_resources.models import configured_nli_path
@@ -79,6 +80,10 @@ def _print_summary(outcome: runner.RunOutcome, home: Path | None) -> None:
         console.print(f"[red]task {outcome.task_id} {outcome.status.lower()}[/] (run {outcome.run_id})")
         if outcome.error:
             console.print(f"[red]{outcome.error}[/]")
+    if not outcome.success:
+        note = graph_note(_store(home), outcome.task_id)
+        if note:
+            console.print(f"[yellow]{note}[/]", soft_wrap=True)
     table = Table("table", "rows", title=None)
     for name, count in counts.items():
         table.add_row(name, str(count))
@@ -201,7 +206,7 @@ def _check_input(query: str, options: dict | TaskOptions, home: Path | None, lab
 @task_app.command("list")
 def task_list(home: HomeOption = None) -> None:
     """Every task with its status."""
-    tasks = _store(home).list_tasks()
+    tasks = _synced_tasks(home)
     if not tasks:
         console.print("no tasks yet: start one with `lyra run \"your question\"`")
         return
@@ -220,10 +225,22 @@ def _require(home: Path | None, task_id: str) -> TaskRecord:
         raise _fail(str(exc)) from exc
 
 
+def _synced_tasks(home: Path | None, only: str | None = None) -> list[TaskRecord]:
+    """Tasks whose row reads running or queued take their Dagster run's outcome (a killed run reads failed)."""
+    store = _store(home)
+    tasks = [store.require_task(only)] if only else store.list_tasks()
+    if any(t.status in ("running", "queued") for t in tasks):
+        with runner.open_instance(home) as instance:
+            tasks = [runner.sync_task_status(store, instance, t.id) if t.status in ("running", "queued") else t
+                     for t in tasks]
+    return tasks
+
+
 @task_app.command("status")
 def task_status(task_id: str, home: HomeOption = None) -> None:
     """A task's status, row counts and recent runs."""
-    task = _require(home, task_id)
+    _require(home, task_id)
+    task = _synced_tasks(home, task_id)[0]
     console.print(f"[bold]{task.id}[/]  {task.query}")
     console.print(f"status: {task.status}   created: {task.created_at:%Y-%m-%d %H:%M:%S}   options: {task.options}")
     if task.options.get("watch_every"):
@@ -234,7 +251,10 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
         console.print(f"watch: every {task.options['watch_every']}: "
                       f"{'due at the next hourly check' if decision.due else decision.reason}")
     if task.error:
-        console.print(f"[red]last error: {task.error}[/]")
+        console.print(f"[red]last error: {task.error}[/]", soft_wrap=True)
+    note = graph_note(_store(home), task.id)
+    if note:
+        console.print(f"[yellow]{note}[/]", soft_wrap=True)
     counts = Table("table", "rows")
     for name, count in _store(home).row_counts(task.id).items():
         counts.add_row(name, str(count))
@@ -313,8 +333,12 @@ def task_unwatch(task_id: str, home: HomeOption = None) -> None:
 def task_stop(task_id: str, home: HomeOption = None) -> None:
     """Stop a task's run in progress."""
     _require(home, task_id)
+    task = _synced_tasks(home, task_id)[0]
     stopped = runner.stop_task(task_id, home)
-    console.print(f"stopped {len(stopped)} run(s) of {task_id}" if stopped else f"{task_id} had no run in progress; marked stopped")
+    if stopped:
+        console.print(f"stopped {len(stopped)} run(s) of {task_id}; the graph readers see is unchanged")
+    else:
+        console.print(f"nothing to stop: {task_id} has no run in progress (status {task.status}, left unchanged)")
 
 
 @task_app.command("delete")

@@ -33,6 +33,7 @@ from lyra_core.feedback import (
     touched_claims,
 )
 from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS, ClaimScore
+from lyra_resources.generations import graph_note, published_generation
 from lyra_resources.store import LyraStore
 
 ANSWER_BUDGET = 7_000  # bytes of JSON for the listed items; the envelope stays well under 1 KB
@@ -84,6 +85,8 @@ class EvidenceSummary(BaseModel):
         description="share of the task's pages that are scholarly records (kind abstract or paper) rather "
                     "than web pages; null when the task has no pages")
     blocked_domains: list[str] = Field(default_factory=list, description="task domains a user rule blocks")
+    graph_note: str | None = Field(None, description="set when the graph shown is not the latest run's: "
+                                   "which run's graph it is and what to do")
 
 
 class Topic(BaseModel):
@@ -561,6 +564,7 @@ def evidence_summary(store: LyraStore, task_id: str) -> EvidenceSummary:
     highlights.sort(key=lambda h: (-h.claim_count, h.topic_id))
     return EvidenceSummary(
         task_id=task_id, query=clip(task["query"], 300)[0], status=task["status"],
+        graph_note=graph_note(store, task_id) if task["status"] != "completed" else None,
         statistics=Statistics(
             total_claims=int(adopted) - len(overlay.rejected & adopted_ids), rejected_claims=len(overlay.rejected),
             not_adopted_claims=int(not_adopted), total_pages=int(pages), total_fragments=int(fragments),
@@ -862,6 +866,9 @@ class TaskStatus(BaseModel):
     active_nli_version: str | None = Field(description="the NLI model version that judges new edges (lyra models list)")
     edges_nli_version: str | None = Field(description="NLI model version on the task's edges (the most common one); "
                                           "differs from the active one until the task is re-scored")
+    graph_run_id: str | None = Field(description="the run whose graph readers see (the last one that published)")
+    graph_note: str | None = Field(description="set when the graph shown is not the latest run's: which run's "
+                                   "graph it is and what to do")
     feedback: FeedbackCounts
 
 
@@ -869,18 +876,19 @@ def _ts(value: float | None) -> datetime | None:
     return datetime.fromtimestamp(value) if value else None
 
 
-def dagster_state(home: Any, task_id: str, instance: Any = None) -> tuple[RunState | None, list[AssetState]]:
+def dagster_state(store: LyraStore, task_id: str, instance: Any = None) -> tuple[RunState | None, list[AssetState]]:
     """Latest run of the task's partition and each asset's state in it, from the Dagster instance
-    under ``home`` (or the open ``instance`` given, which a long-lived server keeps)."""
+    of the store's home (or the open ``instance`` given, which a long-lived server keeps); the task
+    row takes the run's outcome first if its run ended unseen (a killed process)."""
     from lyra_tools import runner  # imports the asset graph: only when status is asked for
 
     if instance is None:
-        with runner.open_instance(home) as opened:
-            return _dagster_state(opened, task_id)
-    return _dagster_state(instance, task_id)
+        with runner.open_instance(store.layout.root) as opened:
+            return _dagster_state(store, opened, task_id)
+    return _dagster_state(store, instance, task_id)
 
 
-def _dagster_state(instance: Any, task_id: str) -> tuple[RunState | None, list[AssetState]]:
+def _dagster_state(store: LyraStore, instance: Any, task_id: str) -> tuple[RunState | None, list[AssetState]]:
     from dagster import AssetKey, AssetRecordsFilter, DagsterEventType
 
     from lyra_tools import runner
@@ -888,7 +896,7 @@ def _dagster_state(instance: Any, task_id: str) -> tuple[RunState | None, list[A
     types = {DagsterEventType.STEP_START: "running", DagsterEventType.STEP_SUCCESS: "done",
              DagsterEventType.STEP_FAILURE: "failed", DagsterEventType.STEP_SKIPPED: "skipped"}
     names = runner.asset_names()
-    runner.active_runs(instance, task_id)  # marks runs whose process died as failed
+    runner.sync_task_status(store, instance, task_id)  # a run whose process died reads failed
     records = runner.task_runs(instance, task_id, limit=1)
     run_state, steps, active = None, {}, False
     if records:
@@ -921,6 +929,10 @@ def default_nli_version() -> str:
 
 def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, instance: Any = None) -> TaskStatus:
     """Status, run state per asset, row counts, blocked domains and the NLI version of a task."""
+    if with_dagster:
+        with store.connect() as conn:
+            require_task(conn, task_id)  # its message, before Dagster is asked about the task
+    run_state, assets = dagster_state(store, task_id, instance) if with_dagster else (None, [])
     with store.connect() as conn:
         task = require_task(conn, task_id)
         overlay = load_overlay(conn, task_id)
@@ -941,7 +953,7 @@ def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, insta
             "SELECT domain, blocked_at, reason, cause_ids, original_trust_level, can_restore, restore_via "
             "FROM domain_verification WHERE task_id = ? AND status = 'BLOCKED' ORDER BY domain", [task_id]).fetchall()
     rules = overlay.rules
-    run_state, assets = dagster_state(store.layout.root, task_id, instance) if with_dagster else (None, [])
+    published = published_generation(store, task_id)
     blocked = [BlockedDomain(
         domain=domain, blocked_at=rule.created_at, reason=f"blocked by a user rule on {rule.domain_pattern!r}: "
         f"{rule.reason}", cause_ids=[rule.id], original_trust_level=trust.get(domain), can_restore=True,
@@ -961,6 +973,7 @@ def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, insta
         row_counts=store.row_counts(task_id), blocked_domains=blocked[:20],
         active_nli_version=active[0] if active else default_nli_version(),
         edges_nli_version=version[0] if version else None,
+        graph_run_id=published.run_id if published else None, graph_note=graph_note(store, task_id),
         feedback=FeedbackCounts(events=int(events), reviewed_edges=int(reviewed), corrected_edges=int(corrected),
                                 rejected_claims=len(overlay.rejected)),
     )

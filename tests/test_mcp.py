@@ -139,7 +139,8 @@ def test_create_task_launches_a_detached_run_and_status_reads_dagster(tmp_path, 
     assert all(a["state"] == "not_run" for a in status["assets"]) and status["blocked_domains"] == []
     assert task_run_command(task_id, home)[1:] == ["-m", "lyra_tools.cli", "task", "run", task_id, "--home", str(home)]
     stopped, missing = call(server, [("stop_task", {"task_id": task_id}), ("stop_task", {"task_id": "task_nope"})])
-    assert stopped.structured_content == {"task_id": task_id, "stopped_runs": [], "status": "stopped"}
+    assert stopped.structured_content["stopped_runs"] == [] and stopped.structured_content["status"] == "queued"
+    assert "nothing to stop" in stopped.structured_content["message"]  # no run yet: nothing is marked stopped
     assert missing.is_error and "no task 'task_nope'" in text(missing)
 
 
