@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
+from lyra_core.cells import cell_list
 from lyra_core.citations import (
     FALLBACK_METHOD,
     CitationCandidate,
@@ -93,12 +94,13 @@ def papers_from_frame(frame: pd.DataFrame) -> list[CanonicalPaper]:
     """The ``papers`` table's rows as CanonicalPapers (the shape the citation helpers take)."""
     out = []
     for row in frame.sort_values("search_rank").to_dict("records"):
-        clean = {k: (None if not isinstance(v, list | np.ndarray) and pd.isna(v) else v) for k, v in row.items()}
+        sources = cell_list(row.pop("sources", None))
+        clean = {k: (None if pd.isna(v) else v) for k, v in row.items()}
         out.append(CanonicalPaper(
             paper_id=clean["paper_id"], doi=clean.get("doi"), pmid=clean.get("pmid"), arxiv_id=clean.get("arxiv_id"),
             title=clean.get("title") or "", abstract=clean.get("abstract"),
             year=int(clean["year"]) if clean.get("year") is not None else None, venue=clean.get("venue"),
-            url=clean.get("url"), sources=list(clean.get("sources") or []),
+            url=clean.get("url"), sources=sources,
             best_rank=int(clean.get("search_rank") or 0)))
     return out
 
@@ -212,6 +214,8 @@ def citation_expansions(context: AssetExecutionContext, store: LyraStore, litera
     task_papers = papers_from_frame(store.read_partition("papers", task.id))
     if not cfg.enabled:
         return _empty(store, task.id, "citation tracking is off (citations.enabled: false)")
+    if options.is_verify:
+        return _empty(store, task.id, "a verify task reads only its corpus")
     if not plan.live:
         return _empty(store, task.id, f"live sources not used: {plan.reason}")
     if not task_papers:

@@ -72,13 +72,18 @@ def claims(
     """Claims extracted from the top-ranked fragments (``extractor`` says how: Ollama when a
     server is reachable, otherwise Lyra's local finding extractor) and the user's own claims
     (``origin=user``). Near-identical claims are merged, keeping every source fragment; the most
-    relevant are ``adopted`` for judgement, the rest stay in the graph as ``not_adopted``."""
+    relevant are ``adopted`` for judgement, the rest stay in the graph as ``not_adopted``. A verify
+    task (``lyra verify``) extracts nothing: its claims are the user's, all adopted."""
     task = store.require_task(context.partition_key)
     cfg = settings().evidence
     options = TaskOptions.model_validate(task.options)
-    fragments = top_fragments(store, task.id, cfg.claim_fragments)
-    candidates, method = candidates_from(fragments, task.query, llm, context.log)
-    candidates += [ClaimCandidate(text=c, origin="user", extractor="user", score=10.0) for c in options.claims]
+    if options.is_verify:  # a verify task judges the user's claims only: nothing to extract
+        fragments, candidates, method = top_fragments(store, task.id, 0), [], "none (verify task)"
+    else:
+        fragments = top_fragments(store, task.id, cfg.claim_fragments)
+        candidates, method = candidates_from(fragments, task.query, llm, context.log)
+    user_claims = [c.claim for c in options.verify_claims] or options.claims
+    candidates += [ClaimCandidate(text=c, origin="user", extractor="user", score=10.0) for c in user_claims]
 
     embedder = models.embedder()
     texts = [c.text for c in candidates]

@@ -1,4 +1,5 @@
-"""The Dagster ``Definitions`` of Lyra: loaded by ``dagster dev`` (workspace.yaml) and by the CLI."""
+"""The Dagster ``Definitions`` of Lyra, built for one Lyra home (by the CLI, and by ``lyra_assets.repository``
+for ``dagster dev``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from lyra_assets import (
     claims,
     documents,
     evidence,
+    graph,
     learning,
     models,
     ranking,
@@ -26,19 +28,19 @@ from lyra_resources.literature import LiteratureSources
 from lyra_resources.llm import OllamaLlm
 from lyra_resources.models import LocalModels
 from lyra_resources.settings import HomeLayout, resolve_home, settings
-from lyra_resources.store import LyraStore
 
 TASK_JOB = "task_pipeline"
 NLI_TRAINING_JOB = "nli_model_training"
 VERIFIER_TRAINING_JOB = "verifier_training"
 RERANKER_TRAINING_JOB = "reranker_training"
 
-ASSETS = [  # in the order they run
+_TABLE_ASSETS = [  # in the order they run
     web.serp_results, sources.papers, citations.citation_expansions, web.web_pages,
     documents.pages, documents.fragments, citations.citation_edges, ranking.fragment_ranking,
     claims.claims, evidence.nli_edges, evidence.claim_scores, topics.claim_topics,
     verification.domain_verification,
 ]
+ASSETS = [*_TABLE_ASSETS, graph.publishing_asset([k.to_user_string() for a in _TABLE_ASSETS for k in a.keys])]
 CHECKS = [evidence.nli_edges_are_well_formed, evidence.claim_scores_are_consistent]
 MODEL_ASSETS = [models.nli_model, models.verifier_model, models.corpus_reranker, learning.nli_adapter]
 
@@ -59,7 +61,7 @@ def build_resources(home: str | os.PathLike[str] | None = None) -> dict[str, obj
     layout = HomeLayout(root=resolve_home(home, create=False))
     config = settings()
     return {
-        "store": LyraStore(home=str(layout.root)),
+        "store": graph.TaskStore(home=str(layout.root)),
         "literature": LiteratureSources(cache_dir=str(layout.cache), default_corpus=config.corpus),
         "models": LocalModels(
             embedder_name=config.models.embedder, nli_path=config.models.nli,
@@ -85,5 +87,3 @@ def build_definitions(home: str | os.PathLike[str] | None = None) -> Definitions
                                                                    learning.nli_version_sensor],
     )
 
-
-defs = build_definitions()

@@ -18,8 +18,11 @@ from dagster import (
 
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
-from lyra_core.evidence import edge_id_for, select_pairs, text_hash
+from lyra_core.cells import cell_list
+from lyra_core.claims import claim_id_for
+from lyra_core.evidence import edge_id_for, select_pairs, select_scoped_pairs, text_hash
 from lyra_core.scoring import RELATIONS, VERDICTS, Evidence, ScoringRule, determine_verdict, score_claim
+from lyra_core.tasks import TaskOptions
 from lyra_resources.domain_policy import DomainTrust
 from lyra_resources.models import NLI_RELATION, LocalModels, NliModel
 from lyra_resources.nli_versions import active_version
@@ -95,9 +98,31 @@ def excluded_pages(claims: pd.DataFrame, fragment_page: dict[str, str]) -> list[
         if claim.origin == "user":
             out.append(set())
             continue
-        ids = [claim.source_fragment_id, *(list(claim.also_in_fragments) if claim.also_in_fragments is not None else [])]
+        ids = [claim.source_fragment_id, *cell_list(claim.also_in_fragments)]
         out.append({fragment_page[f] for f in ids if isinstance(f, str) and f in fragment_page})
     return out
+
+
+def scoped_pairs(store: LyraStore, task_id: str, claims: pd.DataFrame, fragments: pd.DataFrame,
+                 claim_vectors: np.ndarray, fragment_vectors: np.ndarray) -> list[list[tuple[int, float]]]:
+    """A verify task's pairs: each claim against fragments of its ``claim_scope`` papers — all of
+    them (up to ``verify_max_fragments``) for papers the user named, the ``verify_top_k`` most
+    similar for papers its own search found."""
+    cfg = settings().evidence
+    scope = store.read_partition("claim_scope", task_id)
+    by_claim: dict[str, dict[str, int]] = {}
+    for row in scope.itertuples(index=False):
+        by_claim.setdefault(row.claim_id, {})[row.paper_id] = int(row.rank)
+    options = TaskOptions.model_validate(store.require_task(task_id).options)
+    named = {claim_id_for(task_id, c.claim) for c in options.verify_claims if c.papers}
+    searched = [cid not in named for cid in claims["claim_id"]]
+    paper_of_page = dict(store.fetch_df("SELECT page_id, paper_id FROM pages WHERE task_id = ?", [task_id])
+                         .itertuples(index=False, name=None))
+    return select_scoped_pairs(claim_vectors, fragment_vectors,
+                               [paper_of_page.get(p) for p in fragments["page_id"]],
+                               [int(p) for p in fragments["position"]],
+                               [by_claim.get(cid, {}) for cid in claims["claim_id"]],
+                               [cfg.verify_top_k if s else cfg.verify_max_fragments for s in searched], searched)
 
 
 @asset(partitions_def=task_partitions, group_name="evidence", deps=["claims", "fragments"], kinds={"duckdb", "parquet"})
@@ -106,7 +131,8 @@ def nli_edges(
 ) -> MaterializeResult:
     """Fragment → claim edges judged by the NLI model: SUPPORTS, REFUTES or NEUTRAL with the
     model's confidence. Each adopted claim meets only its ``nli_top_k`` most similar fragments,
-    never one of its own page; ``edge_id`` hashes task, fragment and claim, so it is stable.
+    never one of its own page (a verify task's claim meets fragments of its own ``claim_scope``
+    papers only: see ``scoped_pairs``); ``edge_id`` hashes task, fragment and claim, so it is stable.
     ``source_trust_level`` (the fragment's domain) and ``target_trust_level`` (the domain the claim
     was extracted from; null for a user's claim) annotate the edge and never enter its scores."""
     task_id = context.partition_key
@@ -119,8 +145,11 @@ def nli_edges(
     claim_vectors = encode(claims["text"].tolist()) if len(claims) else np.zeros((0, 1))
     fragment_vectors = encode(fragments["text"].tolist()) if len(fragments) else np.zeros((0, 1))
     fragment_page = dict(zip(fragments["fragment_id"], fragments["page_id"], strict=True))
-    chosen = select_pairs(claim_vectors, fragment_vectors, fragments["page_id"].tolist(),
-                          excluded_pages(claims, fragment_page), cfg.nli_top_k)
+    if TaskOptions.model_validate(store.require_task(task_id).options).is_verify:
+        chosen = scoped_pairs(store, task_id, claims, fragments, claim_vectors, fragment_vectors)
+    else:
+        chosen = select_pairs(claim_vectors, fragment_vectors, fragments["page_id"].tolist(),
+                              excluded_pages(claims, fragment_page), cfg.nli_top_k)
 
     domain_of_page = dict(store.fetch_df("SELECT page_id, domain FROM pages WHERE task_id = ?", [task_id])
                           .itertuples(index=False, name=None))

@@ -45,7 +45,10 @@ def ranking_weights(store: LyraStore, task_id: str, fragments: pd.DataFrame, tru
 
 
 def ranking_frame(scores: dict, fragment_ids: list[str]) -> pd.DataFrame:
-    frame = pd.DataFrame({"fragment_id": fragment_ids, **scores})[COLUMNS]
+    # explicit dtypes: with no fragment at all, pandas would make every column float64
+    frame = pd.DataFrame({"fragment_id": pd.Series(fragment_ids, dtype=object),
+                          **{name: pd.Series(values, dtype=float) for name, values in scores.items()}})[COLUMNS]
+    frame["stage"] = frame["stage"].astype(int)
     frame["final_rank"] = frame["final_rank"].astype("Int64").where(frame["final_rank"] > 0)
     return frame.sort_values(["final_rank", "bm25_score"], ascending=[True, False], na_position="last")
 

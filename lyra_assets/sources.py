@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.academic import AcademicDecision, classify_query
+from lyra_core.claim_inputs import ScopeRow, scope_claims
 from lyra_core.papers import CanonicalPaper, PaperRecord, canonicalize
 from lyra_core.tasks import TaskOptions
 from lyra_resources.academic import AcademicApiError
@@ -22,13 +23,12 @@ from lyra_resources.academic.gather import (
     search_live,
     unreachable_sources,
 )
-from lyra_resources.literature import LiteratureSources, SourcePlan
+from lyra_resources.corpus import LocalCorpusProvider
+from lyra_resources.literature import OFFLINE_HINT, LiteratureSources, SourcePlan
 from lyra_resources.models import LocalModels
 from lyra_resources.providers import PaperProvider, SourceIssue
 from lyra_resources.settings import settings
 from lyra_resources.store import LyraStore
-
-OFFLINE_HINT = "pass --corpus PATH or set `corpus` in config/settings.yaml to work from local files"
 
 
 class SourcesUnavailableError(RuntimeError):
@@ -144,6 +144,8 @@ def papers(context: AssetExecutionContext, store: LyraStore, literature: Literat
     options = TaskOptions.model_validate(task.options)
     plan = literature.plan(options.corpus)
     local = literature.providers(options.corpus)  # a --corpus that is gone fails here, by name
+    if options.is_verify:
+        return verify_papers(context, store, literature, task.id, options)
     if not local and not plan.live:
         raise ValueError(
             f"task {task.id} has no literature source: pass --corpus PATH or set `corpus` in config/settings.yaml "
@@ -159,10 +161,14 @@ def papers(context: AssetExecutionContext, store: LyraStore, literature: Literat
     warning = check_outcome(task.id, plan, bool(local), got)
     frame = papers_frame(got.papers)
     store.replace_partition("papers", task.id, frame)
+    store.replace_partition("claim_scope", task.id, scope_frame([]))  # only verify tasks scope their claims
 
     corpus_issues = [issue for p in local for issue in getattr(p, "issues", [])]
     for issue in corpus_issues[:20]:
         context.log.warning(f"corpus issue at {issue.location}: {issue.reason}")
+    corpora = [p.corpus for p in local if isinstance(p, LocalCorpusProvider)]
+    for note in filter(None, (c.repair_note() for c in corpora)):
+        context.log.info(note)
     for issue in got.api_errors[:20]:
         context.log.warning(f"{issue.source} {issue.location}: {issue.reason}")
     if warning:
@@ -182,5 +188,32 @@ def papers(context: AssetExecutionContext, store: LyraStore, literature: Literat
                 else "not asked (live sources not used)"),
             api_errors=MetadataValue.json([i.model_dump() for i in got.api_errors[:20]]),
             completed_by_identifier=MetadataValue.int(got.completed),
+            corpus_lines_repaired=MetadataValue.int(sum(c.repaired_lines() for c in corpora)),
         )
     )
+
+
+SCOPE_COLUMNS = list(ScopeRow.model_fields)
+
+
+def scope_frame(rows: list[ScopeRow]) -> pd.DataFrame:
+    return pd.DataFrame([r.model_dump() for r in rows], columns=SCOPE_COLUMNS)
+
+
+def verify_papers(context: AssetExecutionContext, store: LyraStore, literature: LiteratureSources, task_id: str,
+                  options: TaskOptions) -> MaterializeResult:
+    """A verify task's papers: the union of every claim's own papers (those it names, else its
+    corpus search), only from the task's corpora; ``claim_scope`` records which are whose."""
+    records = literature.claim_papers(options.corpus, options.verify_claims, options.papers_per_claim)
+    found, scope = scope_claims(task_id, options.verify_claims, records)
+    frame = papers_frame(found)
+    store.replace_partition("papers", task_id, frame)
+    store.replace_partition("claim_scope", task_id, scope_frame(scope))
+    named = sum(c.papers is not None for c in options.verify_claims)
+    context.log.info(f"{len(frame)} papers for {len(options.verify_claims)} claims ({named} name their papers, "
+                     f"the others take the corpus's top {options.papers_per_claim})")
+    return MaterializeResult(metadata=table_metadata(
+        frame, ["search_rank", "title", "year", "doi", "sources"],
+        claims=MetadataValue.int(len(options.verify_claims)), claims_naming_papers=MetadataValue.int(named),
+        scope_rows=MetadataValue.int(len(scope)),
+        live_sources=MetadataValue.text("not used: a verify task reads only its corpus")))

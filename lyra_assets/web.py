@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_assets.sources import papers_frame
+from lyra_core.cells import cell_list
 from lyra_core.feedback import blocked_domains
 from lyra_core.papers import CanonicalPaper, PaperRecord, canonicalize
 from lyra_core.tasks import TaskOptions
@@ -52,6 +53,8 @@ WEB_PAGE_COLUMNS = ["page_id", "url", "final_url", "domain", "title", "text", "s
 
 def task_uses_browser(options: TaskOptions, cfg: BrowserSettings, *, fetch: bool = False) -> tuple[bool, str]:
     """Whether this task searches (or, with ``fetch``, fetches pages) with the browser, and why."""
+    if options.is_verify:
+        return False, "a verify task reads only its corpus"
     has_corpus = bool(options.corpus or settings().corpus)
     searching, reason = browser_mode(cfg.search, live_mode(), has_local_corpus=has_corpus)
     if not fetch or cfg.fetch == "auto":
@@ -214,7 +217,8 @@ def page_row(target: FetchTarget, fetched: FetchedPage) -> dict[str, Any]:
 
 
 def row_identifiers(row: dict[str, Any]) -> Identifiers:
-    return Identifiers(dois=tuple(row["dois"]), pmids=tuple(row["pmids"]), arxiv_ids=tuple(row["arxiv_ids"]))
+    return Identifiers(dois=tuple(cell_list(row["dois"])), pmids=tuple(cell_list(row["pmids"])),
+                       arxiv_ids=tuple(cell_list(row["arxiv_ids"])))
 
 
 CompleteFn = Callable[[Identifiers, int], Awaitable[list[FetchTarget]]]
@@ -346,7 +350,8 @@ def web_pages(context: AssetExecutionContext, store: LyraStore, browser: WebBrow
     papers = store.read_partition("papers", task.id)
     targets = serp_targets(serp) + paper_targets(papers, cfg.doi_resolver)
     known = known_identifiers(papers)
-    serp_ids = [Identifiers.of(d, p, a) for d, p, a in zip(serp["dois"], serp["pmids"], serp["arxiv_ids"], strict=True)]
+    serp_ids = [Identifiers.of(cell_list(d), cell_list(p), cell_list(a))
+                for d, p, a in zip(serp["dois"], serp["pmids"], serp["arxiv_ids"], strict=True)]
     outcome = Crawl(rows=[], pending=Identifiers())
     completion: IdentifierCompletion | None = None
     if enabled and targets and cfg.fetch_limit:

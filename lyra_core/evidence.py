@@ -83,6 +83,32 @@ def select_pairs(
     return pairs
 
 
+def select_scoped_pairs(
+    claim_vectors: np.ndarray,
+    fragment_vectors: np.ndarray,
+    fragment_papers: list[str | None],
+    fragment_positions: list[int],
+    scopes: list[dict[str, int]],
+    limits: list[int],
+    by_similarity: list[bool],
+) -> list[list[tuple[int, float]]]:
+    """For each claim of a verify task, fragments of its own papers only (``scopes[i]`` maps paper
+    id to the paper's rank for claim ``i``) as (fragment index, cosine), at most ``limits[i]``:
+    the most similar first where ``by_similarity[i]`` (a claim whose papers a search found), else
+    every fragment, best-ranked paper first and in text order (papers the user named). A claim
+    meets no other fragment, however similar."""
+    sims = claim_vectors @ fragment_vectors.T if len(claim_vectors) and len(fragment_vectors) else None
+    pairs = []
+    for ci, scope in enumerate(scopes):
+        mine = [j for j, paper in enumerate(fragment_papers) if paper in scope]
+        if by_similarity[ci] and sims is not None:
+            mine.sort(key=lambda j: (-sims[ci, j], j))
+        else:
+            mine.sort(key=lambda j: (scope[fragment_papers[j]], fragment_papers[j], fragment_positions[j], j))
+        pairs.append([(j, float(sims[ci, j])) for j in mine[:limits[ci]]] if sims is not None else [])
+    return pairs
+
+
 def edge_id_for(task_id: str, fragment_id: str, claim_id: str) -> str:
     return "e_" + hashlib.sha1(f"{task_id}\x1f{fragment_id}\x1f{claim_id}".encode()).hexdigest()[:16]
 

@@ -7,12 +7,14 @@ claim_id, fragment_id), so it applies again to every later materialization of a 
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
+from lyra_core.public_suffixes import public_suffix_covered
 from lyra_core.scoring import REFUTES, RELATIONS, SUPPORTS, ClaimScore, Evidence, ScoringRule, score_claim
 
 # -- actions and their arguments -------------------------------------------------------------------
@@ -39,19 +41,27 @@ class _Args(BaseModel):
 
 
 class DomainArgs(_Args):
+    """clear_override: any well-formed pattern, so a rule stored before a check existed can go."""
+
     domain_pattern: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=253)]
     reason: Reason = ""
 
     @field_validator("domain_pattern")
     @classmethod
     def _valid_pattern(cls, value: str) -> str:
-        return validate_domain_pattern(value)
+        return domain_pattern_syntax(value)
 
 
 class DomainRuleArgs(DomainArgs):
-    """block / unblock need a reason (seed 001's rules table has ``reason NOT NULL``)."""
+    """block / unblock: never over a public suffix, and with a reason (seed 001's rules table has
+    ``reason NOT NULL``)."""
 
     reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
+
+    @field_validator("domain_pattern")
+    @classmethod
+    def _valid_pattern(cls, value: str) -> str:
+        return validate_domain_pattern(value)
 
 
 class ClaimArgs(_Args):
@@ -143,33 +153,25 @@ def normalize_relation(value: str) -> str | None:
 # Seed 001's forbidden patterns, refused verbatim before any other check.
 FORBIDDEN_PATTERNS = frozenset({"*", "**", "*.com", "*.co.jp", "*.org", "*.net", "*.gov", "*.edu"})
 
-# Multi-label public suffixes under which anyone can register a name (a small built-in excerpt of
-# the Public Suffix List; no network lookup). Every single label (a TLD) is a public suffix too.
-PUBLIC_SUFFIXES = frozenset("""
-co.uk ac.uk gov.uk org.uk ltd.uk plc.uk me.uk net.uk nhs.uk sch.uk police.uk co.jp ac.jp go.jp
-or.jp ne.jp gr.jp ed.jp lg.jp ad.jp com.au net.au org.au edu.au gov.au asn.au id.au co.nz ac.nz
-govt.nz org.nz net.nz co.in ac.in gov.in net.in org.in res.in edu.in nic.in com.br gov.br org.br
-edu.br net.br com.cn edu.cn gov.cn net.cn org.cn ac.cn co.kr ac.kr go.kr or.kr re.kr com.tw edu.tw
-gov.tw org.tw com.hk edu.hk gov.hk org.hk com.sg edu.sg gov.sg org.sg co.za ac.za gov.za org.za
-com.mx gob.mx edu.mx org.mx co.il ac.il gov.il org.il com.tr edu.tr gov.tr org.tr ac.at co.at or.at
-gv.at com.ar gob.ar edu.ar com.es gob.es edu.es org.es co.id ac.id go.id or.id com.my edu.my gov.my
-com.ph edu.ph gov.ph ac.th co.th go.th or.th com.vn edu.vn gov.vn com.pk edu.pk gov.pk com.sa
-edu.sa gov.sa com.eg edu.eg gov.eg com.ng edu.ng gov.ng ac.ke co.ke go.ke github.io gitlab.io
-blogspot.com appspot.com herokuapp.com netlify.app vercel.app pages.dev s3.amazonaws.com
-cloudfront.net azurewebsites.net web.app firebaseapp.com
-""".split())  # noqa: SIM905 (a word list reads best as one)
-
 _LABEL = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
+_NUMERIC = re.compile(r"^(?:[0-9]+|0x[0-9a-f]*)$")
 
 
 class DomainPatternError(ValueError):
     pass
 
 
-def validate_domain_pattern(pattern: str) -> str:
-    """The pattern, lower-cased, when it names a registrable domain or subdomains of one:
-    ``example.com``, ``sub.example.co.uk``, ``*.example.com``. Catch-alls (``*``, ``**``) and
-    anything covering a whole TLD or public suffix (``*.com``, ``co.uk``, ``*.ac.uk``) are refused."""
+def _is_ip_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text.strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
+def domain_pattern_syntax(pattern: str) -> str:
+    """The pattern, lower-cased, when it is written as a domain or ``*.`` + a domain, is no
+    catch-all and no IP address; the public suffix check is ``validate_domain_pattern``'s."""
     raw = (pattern or "").strip().lower().rstrip(".")
     if raw in FORBIDDEN_PATTERNS:
         raise DomainPatternError(f"pattern {raw!r} is forbidden: it would cover every domain or a whole TLD")
@@ -177,12 +179,38 @@ def validate_domain_pattern(pattern: str) -> str:
     if "*" in host:
         raise DomainPatternError(
             f"pattern {raw!r} is not allowed: a wildcard may only be a leading '*.' label (e.g. '*.example.com')")
+    if _is_ip_address(host):
+        raise DomainPatternError(f"pattern {raw!r} is an IP address; rules name domains (e.g. 'example.com')")
     labels = host.split(".")
     if not host or not all(_LABEL.match(label) for label in labels):
         raise DomainPatternError(f"pattern {raw!r} is not a domain name (letters, digits, '-' and '.' only)")
-    if len(labels) == 1 or host in PUBLIC_SUFFIXES:
-        raise DomainPatternError(
-            f"pattern {raw!r} covers the whole public suffix {host!r}; name a registrable domain instead")
+    if _NUMERIC.match(labels[-1]):  # 10.1, 0x7f.1: how some resolvers spell an IPv4 address
+        raise DomainPatternError(f"pattern {raw!r} ends in a numeric label, which no domain has "
+                                 "(an IP address?)")
+    return raw
+
+
+def validate_domain_pattern(pattern: str) -> str:
+    """The pattern, lower-cased, when it names a registrable domain or subdomains of one:
+    ``example.com``, ``sub.example.co.uk``, ``*.example.com``. Refused: catch-alls (``*``, ``**``),
+    IP addresses, ``.arpa`` names (``in-addr.arpa``, ``ip6.arpa``), and any pattern that is or
+    contains a public suffix of the Public Suffix List (``com``, ``*.gouv.fr``, ``github.io``,
+    ``amazonaws.com``, which holds ``s3.amazonaws.com``)."""
+    raw = domain_pattern_syntax(pattern)
+    host = raw.removeprefix("*.")
+    if host == "arpa" or host.endswith(".arpa"):
+        raise DomainPatternError(f"pattern {raw!r} is a reverse-DNS (in-addr.arpa, ip6.arpa) or other .arpa "
+                                 "name, not a web site; name the site's domain instead")
+    if "." not in host:
+        raise DomainPatternError(f"pattern {raw!r} covers the whole top-level domain {host!r}; "
+                                 "name a registrable domain instead")
+    if suffix := public_suffix_covered(host):
+        what = "is" if suffix == raw else "covers"
+        base = suffix.replace("*", "town")
+        example = next((e for e in (f"example.{base}", f"example.town.{base}") if not public_suffix_covered(e)),
+                       f"example.town.{base}")
+        raise DomainPatternError(f"pattern {raw!r} {what} the public suffix {suffix!r}, under which unrelated "
+                                 f"sites register names; name one site's domain instead (e.g. {example!r})")
     return raw
 
 

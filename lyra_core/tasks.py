@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+
+from lyra_core.claim_inputs import ClaimInput
+from lyra_core.claims import claim_id_for
+
+# Linux's PATH_MAX: a longer "path" is no path, and the OS answers it with an OSError, not "not found"
+CorpusPath = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=4096)]
 
 MIN_WATCH_INTERVAL = timedelta(minutes=15)
 MAX_WATCH_INTERVAL = timedelta(days=366)
@@ -32,11 +39,41 @@ class TaskOptions(BaseModel):
     """Options stored in ``tasks.options``; every later run of the task reads them."""
 
     model_config = ConfigDict(extra="forbid")
-    corpus: list[str] = Field(default_factory=list, description="local corpus files or folders to search")
+    corpus: list[CorpusPath] = Field(default_factory=list, max_length=50,
+                                     description="local corpus files or folders to search")
     papers_per_source: int | None = Field(None, ge=1, le=1000, description="overrides the setting")
     claims: list[str] = Field(default_factory=list, description="claims the user asks Lyra to verify")
     watch_every: str | None = Field(None, description="re-run the task this often (30m, 12h, 1d, 2w; at least "
                                     "15m): the Dagster schedule `watched_tasks_schedule` does")
+    verify_claims: list[ClaimInput] = Field(
+        default_factory=list, description="a verify task (`lyra verify`): these claims, each judged only against its "
+        "own papers (those it names, else its own search of the corpus); nothing is extracted")
+    papers_per_claim: int = Field(10, ge=1, le=100, description="corpus hits per claim of a verify task that names "
+                                  "no papers")
+
+    @property
+    def is_verify(self) -> bool:
+        return bool(self.verify_claims)
+
+    @field_validator("verify_claims")
+    @classmethod
+    def _distinct_inputs(cls, claims: list[ClaimInput]) -> list[ClaimInput]:
+        ids, texts = set(), set()
+        for claim in claims:
+            key = claim_id_for("", claim.claim)
+            if claim.id in ids:
+                raise ValueError(f"claim id {claim.id!r} is given twice")
+            if key in texts:
+                raise ValueError(f"claim {claim.claim[:60]!r} is given twice")
+            ids.add(claim.id)
+            texts.add(key)
+        return claims
+
+    @model_validator(mode="after")
+    def _one_kind_of_claims(self) -> TaskOptions:
+        if self.verify_claims and self.claims:
+            raise ValueError("a verify task takes its claims from verify_claims only, not claims")
+        return self
 
     @field_validator("watch_every")
     @classmethod

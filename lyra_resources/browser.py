@@ -5,7 +5,8 @@ How a page is fetched, and why:
   proxy that refuses every connection, and every request it makes is intercepted
   (``BrowserContext.route``) and answered by Lyra's own HTTP client after the egress gate has
   passed the URL: http(s) only, not a blocked domain, every resolved address public (or allowed
-  by settings). Routing alone is not enough: Chromium follows redirects of a continued request
+  by settings). That client connects to the very addresses the gate checked, never resolving the
+  name again (``lyra_resources.egress``: no DNS rebinding between check and connection). Routing alone is not enough: Chromium follows redirects of a continued request
   without routing them again, and opens preconnect and WebSocket sockets that are never routed;
   the dead proxy catches those (checked in tests/test_browser.py).
 - Redirects are followed one hop at a time, each hop through the gate, so a public page that
@@ -30,13 +31,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, Self
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 import httpx
 from dagster import ConfigurableResource
 from pydantic import BaseModel, Field
 
-from lyra_core.web import IpNetwork, address_refusal, parse_networks, url_domain, url_refusal
+from lyra_core.web import parse_networks, url_domain
+from lyra_resources.egress import EgressGate, gated_client
 from lyra_resources.settings import BrowserSettings
 
 log = logging.getLogger(__name__)
@@ -106,46 +108,6 @@ def find_chromium(configured: str = "", bundled: str | None = None) -> str:
     tried = ", ".join(dict.fromkeys(p for p in candidates if p))
     raise BrowserUnavailable(f"no Chromium found for browser search and page fetching (tried {tried}); "
                              f"{INSTALL_HINT}")
-
-
-class EgressGate:
-    """Decides whether a URL may be requested: scheme, blocked domain, resolved addresses."""
-
-    def __init__(self, *, allow_private: bool = False, allowed_networks: list[IpNetwork] | None = None,
-                 is_blocked: Callable[[str], bool] | None = None) -> None:
-        self.allow_private = allow_private
-        self.allowed_networks = allowed_networks or []
-        self.is_blocked = is_blocked or (lambda domain: False)
-        self._resolved: dict[tuple[str, int], list[str]] = {}
-
-    async def resolve(self, host: str, port: int) -> list[str]:
-        key = (host, port)
-        if key not in self._resolved:
-            try:
-                infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-            except (socket.gaierror, UnicodeError) as exc:
-                raise OSError(f"cannot resolve {host}: {exc}") from exc
-            self._resolved[key] = list(dict.fromkeys(str(info[4][0]) for info in infos))
-        return self._resolved[key]
-
-    async def refusal(self, url: str) -> tuple[FetchStatus, str] | None:
-        """None when ``url`` may be requested, else ('refused' | 'blocked' | 'error', why)."""
-        if reason := url_refusal(url):
-            return "refused", reason
-        domain = url_domain(url)
-        if self.is_blocked(domain):
-            return "blocked", f"{domain} is blocked by the domain policy"
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
-        try:
-            addresses = await self.resolve(host, port)
-        except OSError as exc:
-            return "error", str(exc)
-        if reason := address_refusal(host, addresses, allow_private=self.allow_private,
-                                     allowed_networks=self.allowed_networks):
-            return "refused", reason
-        return None
 
 
 class DomainThrottle:
@@ -268,7 +230,7 @@ class BrowserSession:
             raise BrowserUnavailable(f"Chromium at {self.executable} did not start: {exc.message.splitlines()[0]}; "
                                      f"{INSTALL_HINT}") from exc
         timeout = httpx.Timeout(cfg.page_timeout_s, connect=min(10.0, cfg.page_timeout_s))
-        self._http = httpx.AsyncClient(follow_redirects=False, timeout=timeout, trust_env=False)
+        self._http = gated_client(self.gate, timeout=timeout)  # dials only the addresses the gate checked
         await self._context.route("**/*", self._route)
         pages = list(self._context.pages)
         while len(pages) < cfg.concurrency:

@@ -1,7 +1,7 @@
 """The local corpus: papers read from files on disk, searched offline with BM25.
 
 A corpus path is one file or a directory (every supported file inside, recursively, in sorted
-order). Each file's shape is detected from its first recognisable record:
+order, within the limits ``lyra_resources.corpus_files`` applies). Each file's shape is detected from its first recognisable record:
 
 - OpenAlex works (``id`` = ``https://openalex.org/W…``), JSONL or JSON (one work, a list, or a
   ``results`` page);
@@ -11,7 +11,8 @@ order). Each file's shape is detected from its first recognisable record:
 - BibTeX (``.bib``) exports of reference managers.
 
 Recorded API responses that wrap one of these in ``{"uri"|"url": …, "body": …}`` load too.
-Anything unreadable is reported as a ``SourceIssue`` (file:line and why), never skipped silently.
+Anything unreadable is reported as a ``SourceIssue`` (file:line and why), never skipped silently;
+lines that were not UTF-8 and were read as Windows-1252 are listed in ``repairs``.
 
 The parsed records and the BM25 index are pickled under ``cache_dir/<fingerprint>/`` and reused
 while no file changes (the fingerprint hashes each file's path, size and mtime).
@@ -46,6 +47,15 @@ from lyra_core.identifiers import (
 )
 from lyra_core.papers import PaperRecord
 from lyra_core.text import tokenize
+from lyra_resources.corpus_files import (
+    BIBTEX_SUFFIXES,
+    WANTED,
+    CorpusError,
+    Discovery,
+    Skipped,
+    decode,
+    discover,
+)
 from lyra_resources.files import write_cache_file
 from lyra_resources.providers import SourceIssue
 
@@ -53,16 +63,9 @@ logger = logging.getLogger(__name__)
 
 SOURCE = "local"
 # Bump when the parsing or the pickled layout changes, so old caches are not reused.
-INDEX_FORMAT_VERSION = 2
-JSON_SUFFIXES = (".jsonl", ".ndjson", ".json")
-BIBTEX_SUFFIXES = (".bib",)
-SUPPORTED_SUFFIXES = JSON_SUFFIXES + BIBTEX_SUFFIXES
+INDEX_FORMAT_VERSION = 3
 _INDEX_FILE = "index.pkl"
 _LATEX = LatexNodes2Text()
-
-
-class CorpusError(ValueError):
-    """The corpus path cannot be used at all (missing, or holds no supported file)."""
 
 
 class CorpusShape(str, Enum):
@@ -78,26 +81,15 @@ class CorpusShape(str, Enum):
 
 def discover_files(path: str | Path) -> list[Path]:
     """The supported files a corpus path names, resolved and sorted; CorpusError if none."""
-    root = Path(path).expanduser()
-    if not root.exists():
-        raise CorpusError(f"corpus path does not exist: {root}")
-    root = root.resolve()
-    wanted = ", ".join(f"*{s}" for s in SUPPORTED_SUFFIXES)
-    if root.is_file():
-        if root.suffix.lower() not in SUPPORTED_SUFFIXES:
-            raise CorpusError(f"unsupported corpus file {root}: expected one of {wanted}")
-        return [root]
-    files = sorted(
-        p.resolve()
-        for p in root.rglob("*")
-        # hidden files and folders (.git, a cache kept beside the corpus) are not corpus content
-        if p.is_file()
-        and p.suffix.lower() in SUPPORTED_SUFFIXES
-        and not any(part.startswith(".") for part in p.relative_to(root).parts)
-    )
-    if not files:
-        raise CorpusError(f"no corpus files ({wanted}) found under directory {root}")
-    return files
+    return _usable(discover(path))
+
+
+def _usable(found: Discovery) -> list[Path]:
+    if not found.files:
+        skipped = (f"; {len(found.skipped)} left out, e.g. {found.skipped[0].path}: {found.skipped[0].reason}"
+                   if found.skipped else "")
+        raise CorpusError(f"no corpus files ({WANTED}) found under directory {found.root}{skipped}")
+    return found.files
 
 
 def fingerprint(files: list[Path]) -> str:
@@ -289,17 +281,23 @@ class _FileResult:
     shape: CorpusShape | None = None
     records: list[tuple[str, PaperRecord]] = field(default_factory=list)  # (location, record)
     issues: list[SourceIssue] = field(default_factory=list)
+    repaired: list[int] = field(default_factory=list)  # lines read as Windows-1252, not UTF-8
 
 
 def _read_text(path: Path, result: _FileResult) -> str | None:
     try:
-        return path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = path.read_bytes()[: err.start].count(b"\n") + 1
-        result.issues.append(_issue(f"{path}:{line}", f"file is not UTF-8 text ({err.reason})"))
+        decoded = decode(path.read_bytes())
     except OSError as err:
         result.issues.append(_issue(f"{path}:0", f"file cannot be read: {err.strerror or err}"))
-    return None
+        return None
+    if decoded.text is None:
+        result.issues.append(_issue(f"{path}:{decoded.problem_line}", decoded.problem or "file is not text"))
+        return None
+    if not decoded.text.strip():
+        result.issues.append(_issue(f"{path}:1", "file is empty"))
+        return None
+    result.repaired = decoded.repaired
+    return decoded.text
 
 
 def _json_values(path: Path, text: str, result: _FileResult) -> Iterator[tuple[int, Any]]:
@@ -518,6 +516,7 @@ class _IndexPayload:
     issues: list[SourceIssue]
     shapes: dict[str, str]  # file → detected shape
     bm25: Bm25Index | None
+    repairs: dict[str, list[int]] = field(default_factory=dict)  # file → lines read as Windows-1252
 
 
 def _build(files: list[Path], key: str) -> _IndexPayload:
@@ -525,10 +524,13 @@ def _build(files: list[Path], key: str) -> _IndexPayload:
     issues: list[SourceIssue] = []
     shapes: dict[str, str] = {}
     first_seen: dict[str, str] = {}
+    repairs: dict[str, list[int]] = {}
     for file in files:
         result = load_file(file)
         shapes[str(file)] = result.shape.value if result.shape else "unknown"
         issues.extend(result.issues)
+        if result.repaired:
+            repairs[str(file)] = result.repaired
         for location, record in result.records:
             if record.source_id in first_seen:
                 kept = first_seen[record.source_id]
@@ -536,7 +538,7 @@ def _build(files: list[Path], key: str) -> _IndexPayload:
                 continue
             first_seen[record.source_id] = location
             records.append(record)
-    return _IndexPayload(INDEX_FORMAT_VERSION, key, files, records, issues, shapes, _build_bm25(records))
+    return _IndexPayload(INDEX_FORMAT_VERSION, key, files, records, issues, shapes, _build_bm25(records), repairs)
 
 
 def _read_cache(target: Path, key: str) -> _IndexPayload | None:
@@ -567,12 +569,17 @@ _ID_PREFIX = re.compile(r"^\s*(doi|pmid|arxiv)\s*:\s*(.+)$", re.IGNORECASE)
 class LocalCorpus:
     """Records of a local corpus and their BM25 index. Build with :meth:`open`."""
 
-    def __init__(self, path: Path, payload: _IndexPayload, *, loaded_from_cache: bool) -> None:
+    def __init__(self, path: Path, payload: _IndexPayload, *, loaded_from_cache: bool,
+                 skipped: list[Skipped] | None = None) -> None:
         self.path = path
         self.fingerprint = payload.fingerprint
         self.files: list[Path] = list(payload.files)
         self.records: list[PaperRecord] = payload.records
-        self.issues: list[SourceIssue] = list(payload.issues)
+        # files the folder held but that were not read (symlinks out of it, over the size limit) come first
+        self.issues: list[SourceIssue] = [_issue(f"{s.path}:0", f"not read: {s.reason}") for s in skipped or []]
+        self.issues += payload.issues
+        self.skipped: list[Skipped] = list(skipped or [])
+        self.repairs: dict[str, list[int]] = dict(payload.repairs)
         self.shapes: dict[str, str] = dict(payload.shapes)
         self.loaded_from_cache = loaded_from_cache
         self._bm25 = payload.bm25
@@ -596,7 +603,8 @@ class LocalCorpus:
         """
         started = time.perf_counter()
         root = Path(path).expanduser()
-        files = discover_files(root)
+        found = discover(root)
+        files = _usable(found)
         key = fingerprint(files)
         target = Path(cache_dir) / key / _INDEX_FILE if cache_dir is not None else None
         payload = _read_cache(target, key) if target else None
@@ -605,15 +613,29 @@ class LocalCorpus:
             payload = _build(files, key)
             if target:
                 _write_cache(target, payload)
-        corpus = cls(root.resolve(), payload, loaded_from_cache=cached)
+        corpus = cls(root.resolve(), payload, loaded_from_cache=cached, skipped=found.skipped)
         logger.info(
             "local corpus %s: %d papers, %d issues, %d files (%s) in %.2fs",
             root, len(corpus), len(corpus.issues), len(files), "cached" if cached else "built",
             time.perf_counter() - started,
         )
-        if not corpus.records:
-            logger.warning("local corpus %s holds no readable papers; see its issues", root)
+        if not corpus.records:  # info, not a warning: the task's input check says it to the user, in one line
+            logger.info("local corpus %s holds no readable papers; see its issues", root)
         return corpus
+
+    def repaired_lines(self) -> int:
+        """Lines that were not UTF-8 and were read as Windows-1252 / Latin-1."""
+        return sum(len(lines) for lines in self.repairs.values())
+
+    def repair_note(self) -> str | None:
+        """One line naming the repaired lines, or None when every line was UTF-8."""
+        if not self.repairs:
+            return None
+        file, lines = next(iter(self.repairs.items()))
+        shown = ", ".join(str(n) for n in lines[:5]) + (" …" if len(lines) > 5 else "")
+        others = f" (and lines of {len(self.repairs) - 1} other file(s))" if len(self.repairs) > 1 else ""
+        return (f"{self.repaired_lines():,} line(s) of corpus {self.path} were not UTF-8 and were read as "
+                f"Windows-1252/Latin-1: {file} lines {shown}{others}")
 
     def __len__(self) -> int:
         return len(self.records)

@@ -11,12 +11,13 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from datetime import datetime
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 
 import yaml
-from dagster import ConfigurableResource
+from dagster import ConfigurableResource, InitResourceContext, get_dagster_logger
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -159,37 +160,60 @@ def parse_policy(text: str, source: str = "domains.yaml") -> DomainPolicyFile:
 
 
 class DomainPolicy:
-    """The policy in force, reloaded when its file changes; a bad edit keeps the last good one."""
+    """The policy in force, reloaded when its file changes.
+
+    Fails closed: a file that is missing or invalid when first read raises PolicyError (file and
+    line), since an empty policy would lift every block and demote every primary source. Only a
+    bad *later* edit keeps the last good policy this object loaded, and says so in the log.
+    """
 
     def __init__(self, path: Path | None = None):
         self.path = Path(path or DOMAINS_FILE)
         self._lock = threading.Lock()
         self._stamp: tuple[int, int] | None = None
-        self._policy = DomainPolicyFile()
         self.last_error: str | None = None
-        self._reload(force=True)
+        self.loaded_at: datetime | None = None
+        stamp = self._stat()  # before reading: an edit made meanwhile is reloaded next time
+        self._policy = self._read()
+        self._stamp = stamp
+        self.loaded_at = datetime.now()
+        log.info("domain policy loaded from %s", self.path)
 
-    def _reload(self, force: bool = False) -> None:
+    def _stat(self) -> tuple[int, int] | None:
         try:
             stat = self.path.stat()
-            stamp = (stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            return None
+        return stat.st_mtime_ns, stat.st_size
+
+    def _read(self) -> DomainPolicyFile:
+        try:
+            text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            stamp = None
-        if not force and stamp == self._stamp:
+            raise PolicyError(f"{self.path}: domain policy file not found; restore config/domains.yaml "
+                              "or point $LYRA_DOMAINS at a policy file") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise PolicyError(f"{self.path}: domain policy file not readable: {exc}") from None
+        return parse_policy(text, str(self.path))
+
+    def _reload(self) -> None:
+        stamp = self._stat()
+        if stamp == self._stamp:
             return
         with self._lock:
-            self._stamp = stamp
-            if stamp is None:
-                self.last_error = f"{self.path} not found: built-in defaults in force"
-                log.warning(self.last_error)
+            if stamp == self._stamp:
                 return
+            self._stamp = stamp
             try:
-                self._policy = parse_policy(self.path.read_text(), str(self.path))
-                self.last_error = None
-                log.info("domain policy loaded from %s", self.path)
+                self._policy = self._read()
             except PolicyError as exc:
-                self.last_error = f"{exc} (the previous policy stays in force)"
+                self.last_error = (f"{exc} (running on the last good policy, loaded from {self.path} "
+                                   f"at {self.loaded_at:%Y-%m-%d %H:%M:%S})")
                 log.error("domain policy not reloaded: %s", self.last_error)
+                return
+            self.last_error = None
+            self.loaded_at = datetime.now()
+            log.info("domain policy reloaded from %s", self.path)
 
     @property
     def policy(self) -> DomainPolicyFile:
@@ -242,7 +266,8 @@ _policies_lock = threading.Lock()
 
 
 def policy_at(path: str | Path | None = None) -> DomainPolicy:
-    """One hot-reloading policy per file and process."""
+    """One hot-reloading policy per file and process; PolicyError when the file has never loaded
+    in this process and is missing or invalid now (nothing is cached then, so a fix takes at once)."""
     key = str(Path(path or DOMAINS_FILE).resolve())
     with _policies_lock:
         if key not in _policies:
@@ -254,6 +279,12 @@ class DomainTrust(ConfigurableResource):
     """The domain policy as a Dagster resource (``path`` empty: config/domains.yaml or $LYRA_DOMAINS)."""
 
     path: str = ""
+
+    def setup_for_execution(self, context: InitResourceContext) -> None:
+        # A run never starts on a policy that was never valid; a stale one is said in the run's log.
+        policy = self.policy()
+        if policy.last_error:
+            get_dagster_logger().warning("domain policy: %s", policy.last_error)
 
     def policy(self) -> DomainPolicy:
         return policy_at(self.path or None)

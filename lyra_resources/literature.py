@@ -6,19 +6,23 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
+from itertools import zip_longest
 from pathlib import Path
 
 import httpx
 from dagster import ConfigurableResource
 from pydantic import BaseModel, Field
 
+from lyra_core.claim_inputs import ClaimInput
+from lyra_core.papers import PaperRecord
 from lyra_resources.academic import AcademicSource, open_sources
 from lyra_resources.corpus import LocalCorpus, LocalCorpusProvider
 from lyra_resources.providers import PaperProvider
 from lyra_resources.settings import settings
 
 LIVE_ENV = "LYRA_SOURCES_LIVE"
+OFFLINE_HINT = "pass --corpus PATH or set `corpus` in config/settings.yaml to work from local files"
 
 # Opened corpora are kept per process: reopening means re-reading the cached index from disk.
 _open_corpora: dict[tuple[str, str], LocalCorpus] = {}
@@ -41,11 +45,19 @@ def live_mode() -> str:
     return mode
 
 
+class UnknownPapersError(ValueError):
+    """Claims name papers that none of the task's corpora holds; the message lists them."""
+
+
 class LiteratureSources(ConfigurableResource):
     """Builds the providers for a task: its local corpora, and the live APIs per ``plan``."""
 
     cache_dir: str = Field(description="where corpus indexes and HTTP answers are cached")
     default_corpus: list[str] = Field(default_factory=list, description="corpora used when a task names none")
+
+    @property
+    def corpus_cache_dir(self) -> Path:
+        return Path(self.cache_dir) / "corpus"
 
     def corpus(self, path: str) -> LocalCorpus:
         resolved = str(Path(path).expanduser().resolve())
@@ -53,7 +65,7 @@ class LiteratureSources(ConfigurableResource):
         with _open_lock:
             corpus = _open_corpora.get(key)
             if corpus is None or corpus.is_stale():
-                corpus = LocalCorpus.open(resolved, cache_dir=Path(self.cache_dir) / "corpus")
+                corpus = LocalCorpus.open(resolved, cache_dir=self.corpus_cache_dir)
                 _open_corpora[key] = corpus
             return corpus
 
@@ -61,6 +73,32 @@ class LiteratureSources(ConfigurableResource):
         """The local corpus providers of a task (its own paths, else the default corpus)."""
         paths = corpus_paths or self.default_corpus
         return [LocalCorpusProvider(self.corpus(p)) for p in paths]
+
+    def claim_papers(self, corpus_paths: list[str], claims: Sequence[ClaimInput],
+                     per_claim: int) -> list[list[PaperRecord]]:
+        """Each claim's papers, best first: those it names, looked up by id in the corpora (the
+        corpus's own id, or a DOI / PMID / arXiv id), else the corpora's top ``per_claim`` BM25
+        hits for its text, round-robin across corpora. Raises ``UnknownPapersError`` listing, per
+        claim, every id no corpus holds."""
+        corpora = [self.corpus(p) for p in corpus_paths or self.default_corpus]
+        out: list[list[PaperRecord]] = []
+        unknown: list[str] = []
+        for claim in claims:
+            if claim.papers is None:
+                hits = [c.search(claim.claim, per_claim) for c in corpora]
+                out.append([r for depth in zip_longest(*hits) for r in depth if r is not None][:per_claim])
+                continue
+            found = {pid: next((r for c in corpora if (r := c.get(pid)) is not None), None) for pid in claim.papers}
+            missing = [pid for pid, record in found.items() if record is None]
+            if missing:
+                unknown.append(f"claim {claim.id}: {', '.join(missing)}")
+            out.append([r for r in found.values() if r is not None])
+        if unknown:
+            shown = "; ".join(unknown[:5]) + (f"; and {len(unknown) - 5} more claims" if len(unknown) > 5 else "")
+            raise UnknownPapersError(
+                f"paper ids not in the corpus: {shown} (use the ids the corpus file gives: SciFact doc_id, BEIR _id, "
+                "BibTeX key, or a DOI / PMID / arXiv id)")
+        return out
 
     def plan(self, task_corpus: list[str]) -> SourcePlan:
         """auto: live APIs only when the task names no --corpus (a configured default corpus then

@@ -189,6 +189,20 @@ CLAIM_SCORES = _table(
     """,
 )
 
+CLAIM_SCOPE = _table(
+    "claim_scope",
+    "the papers each claim of a verify task (`lyra verify`) is judged against, its first paper rank 1: those "
+    "the claim names, else its own search hits; ``input_id`` is the id the claims file gave it. Empty for "
+    "other tasks, whose claims meet their most similar fragments",
+    """
+    task_id VARCHAR
+    claim_id VARCHAR
+    input_id VARCHAR
+    paper_id VARCHAR
+    rank INTEGER
+    """,
+)
+
 CLAIM_TOPICS = _table(
     "claim_topics",
     "claims grouped into topics by embedding similarity communities",
@@ -490,10 +504,37 @@ IDENTIFIED_PAPERS = TableSpec(
 
 TABLES: dict[str, TableSpec] = {
     t.name: t
-    for t in (TASKS, PAPERS, PAGES, FRAGMENTS, FRAGMENT_RANKING, CLAIMS, NLI_EDGES, CLAIM_SCORES,
+    for t in (TASKS, PAPERS, PAGES, FRAGMENTS, FRAGMENT_RANKING, CLAIMS, CLAIM_SCOPE, NLI_EDGES, CLAIM_SCORES,
               CLAIM_TOPICS, EMBEDDING_CACHE, NLI_CACHE, FEEDBACK_EVENTS, NLI_CORRECTIONS, EDGE_REVIEWS,
               CLAIM_REJECTIONS, DOMAIN_OVERRIDE_RULES, DOMAIN_OVERRIDE_EVENTS, RELEVANCE_SIGNALS,
               DOMAIN_VERIFICATION, CITATION_EXPANSIONS, CITATION_PAPERS, CITATION_EDGES, SERP_RESULTS, WEB_PAGES,
               IDENTIFIED_PAPERS, NLI_MODEL_VERSIONS)
 }
 PER_TASK_TABLES = [name for name, spec in TABLES.items() if spec.per_task]
+
+# -- generations: a run's rows are staged, then published in one transaction ------------------------
+# A run of the task pipeline writes every per-task table into ``stage_<table>`` under its run id; its
+# last asset (``task_graph``) swaps them into the task's rows at once, so readers see the previous
+# materialization or the new one, never a mix. ``task_generations`` records each run's generation.
+
+TASK_GENERATIONS = _table(
+    "task_generations",
+    "one row per run that staged a task's graph: building → published (or abandoned / superseded)",
+    """
+    run_id VARCHAR PRIMARY KEY
+    task_id VARCHAR
+    state VARCHAR
+    started_at TIMESTAMP
+    published_at TIMESTAMP
+    exported_at TIMESTAMP
+    """,
+    per_task=False,
+)
+
+STAGE_PREFIX = "stage_"
+STAGING_TABLES: dict[str, TableSpec] = {
+    name: TableSpec(name=STAGE_PREFIX + name, columns=[Column(name="run_id", type="VARCHAR"), *spec.columns],
+                    per_task=False, description=f"rows of {name} staged by a run, not yet published")
+    for name, spec in TABLES.items() if spec.per_task
+}
+TABLES[TASK_GENERATIONS.name] = TASK_GENERATIONS

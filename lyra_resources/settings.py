@@ -17,6 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lyra_core.scoring import DEFAULT_VOTE_WEIGHT, ScoringRule
+from lyra_core.validation import describe
 
 HOME_ENV = "LYRA_HOME"
 DEFAULT_HOME = ".lyra"
@@ -94,6 +95,10 @@ class EvidenceSettings(BaseModel):
     min_relevance: float = Field(0.25, ge=-1, le=1, description="cosine to the question a claim needs to be adopted")
     dedup_threshold: float = Field(0.9, gt=0, le=1, description="cosine above which two claims are one")
     nli_top_k: int = Field(8, ge=1, description="fragments judged against each claim, most similar first")
+    verify_max_fragments: int = Field(120, ge=1, description="fragments of the papers a verify claim names "
+                                      "judged against it (all of them, up to this)")
+    verify_top_k: int = Field(8, ge=1, description="fragments judged against a verify claim whose papers its "
+                                                  "own search found: the most similar of those papers'")
     use_bayesian_confidence: bool = Field(True, description="false: the legacy confidence calculation")
     aggregation: Literal["paper_votes", "edges"] = Field(
         "paper_votes", description="paper_votes: one vote per source page (its strongest edge); edges: every "
@@ -207,11 +212,21 @@ class LearningSettings(BaseModel):
     min_heldout: int = Field(5, ge=1, description="held-out corrections needed before the gate can judge")
 
 
+class CorpusFileSettings(BaseModel):
+    """What a corpus folder may pull in: a path such as /usr must not read thousands of unrelated files."""
+
+    model_config = ConfigDict(extra="forbid")
+    max_files: int = Field(1000, ge=1, description="corpus files (*.jsonl, *.json, *.bib …) one corpus path may "
+                           "hold; a folder with more is refused (name a narrower folder)")
+    max_file_mb: float = Field(1024.0, gt=0, description="a corpus file larger than this is skipped and reported")
+
+
 class LyraSettings(BaseModel):
     """Settings from ``config/settings.yaml``; every field has a working default."""
 
     model_config = ConfigDict(extra="forbid")
     corpus: list[str] = Field(default_factory=list, description="local corpus paths used when a task names none")
+    corpus_files: CorpusFileSettings = Field(default_factory=CorpusFileSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
     fragments: FragmentSettings = Field(default_factory=FragmentSettings)
     models: ModelSettings = Field(default_factory=ModelSettings)
@@ -226,19 +241,42 @@ class LyraSettings(BaseModel):
 
 
 class SettingsError(ValueError):
-    """The settings file is unreadable or invalid."""
+    """The settings file is missing (when named), unreadable or invalid; the message is one line."""
+
+
+SETTINGS_ENV = "LYRA_SETTINGS"
 
 
 def load_settings(path: Path | None = None) -> LyraSettings:
-    """Read settings; a missing file gives the defaults, a bad one a clear error naming the file."""
-    path = path or Path(os.environ.get("LYRA_SETTINGS", CONFIG_DIR / "settings.yaml"))
+    """Read settings. Without a settings file the defaults apply, but a file named by
+    ``$LYRA_SETTINGS`` must exist; a bad file raises SettingsError naming the file and the problem."""
+    named = path or (Path(os.environ[SETTINGS_ENV]) if os.environ.get(SETTINGS_ENV) else None)
+    path = named or CONFIG_DIR / "settings.yaml"
     if not path.exists():
-        return LyraSettings()
+        if named is None:
+            return LyraSettings()
+        raise SettingsError(f"settings file {path} does not exist ({SETTINGS_ENV} names it); "
+                            f"create it, or unset {SETTINGS_ENV} to use the defaults")
     try:
-        data = yaml.safe_load(path.read_text()) or {}
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SettingsError(f"settings file {path} is not valid YAML{where}: {problem}; fix it or "
+                            f"unset {SETTINGS_ENV}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise SettingsError(f"settings file {path} cannot be read: {reason}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise SettingsError(f"settings file {path} must hold sections such as `search:` and `sources:`, "
+                            f"not a {type(data).__name__}")
+    try:
         return LyraSettings.model_validate(data)
-    except (yaml.YAMLError, ValidationError) as exc:
-        raise SettingsError(f"invalid settings file {path}: {exc}") from exc
+    except ValidationError as exc:
+        raise SettingsError(f"settings file {path}: {describe(exc, model=LyraSettings)}") from None
 
 
 @lru_cache(maxsize=1)

@@ -34,7 +34,7 @@ import pandas as pd
 from dagster import ConfigurableResource
 from pydantic import BaseModel, Field, PrivateAttr
 
-from lyra_resources.schema import PER_TASK_TABLES, TABLES, TableSpec
+from lyra_resources.schema import PER_TASK_TABLES, STAGE_PREFIX, STAGING_TABLES, TABLES, TableSpec
 from lyra_resources.settings import HomeLayout, resolve_home
 
 log = logging.getLogger(__name__)
@@ -83,6 +83,8 @@ class LyraStore(ConfigurableResource):
     busy_timeout_s: float = Field(120.0, description="how long to wait for another process's lock")
 
     _layout: HomeLayout | None = PrivateAttr(default=None)
+    # (task_id, run_id) while this store serves a run that stages the task's graph (lyra_resources.generations)
+    _staged: tuple[str, str] | None = PrivateAttr(default=None)
 
     @classmethod
     def at(cls, home: str | os.PathLike[str] | None = None) -> LyraStore:
@@ -102,6 +104,8 @@ class LyraStore(ConfigurableResource):
         self._ensure_schema()
         conn = self._open()
         try:
+            if self._staged is not None:
+                self._show_staged(conn, *self._staged)
             yield conn
         finally:
             conn.close()
@@ -155,7 +159,7 @@ class LyraStore(ConfigurableResource):
                 return
             conn = self._open()
             try:
-                for spec in TABLES.values():
+                for spec in [*TABLES.values(), *STAGING_TABLES.values()]:
                     conn.execute(spec.ddl())
                     existing = {r[0] for r in conn.execute(
                         "SELECT column_name FROM information_schema.columns WHERE table_name = ?",
@@ -167,6 +171,22 @@ class LyraStore(ConfigurableResource):
             finally:
                 conn.close()
             _schema_ready.add(key)
+
+    @staticmethod
+    def real_table(conn: duckdb.DuckDBPyConnection, table: str) -> str:
+        """``table`` in the database itself, past any temporary view of the same name."""
+        database = conn.execute("SELECT current_database()").fetchone()[0].replace('"', '""')
+        return f'"{database}".main.{table}'
+
+    def _show_staged(self, conn: duckdb.DuckDBPyConnection, task_id: str, run_id: str) -> None:
+        """Within a staging run, the task's rows in every per-task table are the run's staged rows:
+        temporary views shadow the tables, so the assets' own SQL reads the generation being built."""
+        for name in PER_TASK_TABLES:
+            cols = ", ".join(TABLES[name].column_names)
+            conn.execute(
+                f"CREATE TEMP VIEW {name} AS SELECT {cols} FROM {self.real_table(conn, name)} "
+                f"WHERE task_id <> {_literal(task_id)} UNION ALL SELECT {cols} FROM {STAGE_PREFIX}{name} "
+                f"WHERE run_id = {_literal(run_id)}")
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -201,6 +221,8 @@ class LyraStore(ConfigurableResource):
         """
         spec = self._spec(table, per_task=True)
         frame = self._conform(spec, task_id, frame)
+        if self._staged is not None:
+            return self._stage_rows(spec, task_id, frame)
         final = self.parquet_path(table, task_id)
         final.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(dir=final.parent, prefix=".tmp-", suffix=".parquet")
@@ -221,6 +243,40 @@ class LyraStore(ConfigurableResource):
             tmp.unlink(missing_ok=True)
         return len(frame)
 
+    def _stage_rows(self, spec: TableSpec, task_id: str, frame: pd.DataFrame) -> int:
+        """Replace the staged rows of ``table`` for the run this store serves (Parquet follows at publish)."""
+        staged_task, run_id = self._staged
+        if task_id != staged_task:
+            raise StoreError(f"this run stages task {staged_task}; it cannot write rows of {task_id}")
+
+        def swap(conn: duckdb.DuckDBPyConnection) -> None:
+            conn.register("incoming_rows", frame)
+            conn.execute(f"DELETE FROM {STAGE_PREFIX}{spec.name} WHERE run_id = ?", [run_id])
+            conn.execute(f"INSERT INTO {STAGE_PREFIX}{spec.name} BY NAME "
+                         "SELECT ?::VARCHAR AS run_id, * FROM incoming_rows", [run_id])
+            conn.unregister("incoming_rows")
+
+        self.transaction(swap)
+        return len(frame)
+
+    def export_partition(self, table: str, task_id: str) -> Path:
+        """Write one task's rows of ``table``, as the database holds them, to its Parquet file
+        (a temporary file moved into place, so a reader of the file sees the old or new rows)."""
+        spec = self._spec(table, per_task=True)
+        with self.connect() as conn:
+            frame = conn.execute(f"SELECT {', '.join(spec.column_names)} FROM {self.real_table(conn, spec.name)} "
+                                 "WHERE task_id = ? ORDER BY ALL", [task_id]).df()
+        final = self.parquet_path(table, task_id)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(dir=final.parent, prefix=".tmp-", suffix=".parquet")
+        os.close(fd)
+        try:
+            self._write_parquet(spec, frame, Path(tmp_name))
+            os.replace(tmp_name, final)
+        finally:
+            Path(tmp_name).unlink(missing_ok=True)
+        return final
+
     def delete_task(self, task_id: str) -> dict[str, int]:
         """Remove every per-task row and Parquet file of one task, and its ``tasks`` row."""
 
@@ -230,6 +286,8 @@ class LyraStore(ConfigurableResource):
                 removed[table] = conn.execute(
                     f"SELECT count(*) FROM {table} WHERE task_id = ?", [task_id]).fetchone()[0]
                 conn.execute(f"DELETE FROM {table} WHERE task_id = ?", [task_id])
+                conn.execute(f"DELETE FROM {STAGE_PREFIX}{table} WHERE task_id = ?", [task_id])
+            conn.execute("DELETE FROM task_generations WHERE task_id = ?", [task_id])
             conn.execute("DELETE FROM tasks WHERE id = ?", [task_id])
             return removed
 
@@ -372,6 +430,10 @@ def _task_from_row(row: dict[str, Any]) -> TaskRecord:
         elif row.get(key) is pd.NaT:
             row[key] = None
     return TaskRecord.model_validate(row)
+
+
+def _literal(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
 
 
 def _sql_path(path: Path) -> str:

@@ -12,13 +12,17 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.live import Live
+from rich.markup import escape
 from rich.table import Table
 
+from lyra_core.cells import cell_list
 from lyra_core.tasks import TaskOptions, parse_interval
-from lyra_resources.settings import REPO_ROOT, HomeLayout, resolve_home
+from lyra_resources.generations import graph_note
+from lyra_resources.settings import REPO_ROOT, HomeLayout, SettingsError, resolve_home
 from lyra_resources.store import LyraStore, StoreError, TaskRecord
 from lyra_resources.models import configured_nli_path
-from lyra_tools import report, runner
+from lyra_resources.task_input import CLI_LABELS, STORED_LABELS, CheckedInput, TaskInputError, check_task_input
+from lyra_tools import report, runner, verify
 
 app = typer.Typer(help="Lyra: turn a research question into an evidence graph.", no_args_is_help=True)
 task_app = typer.Typer(help="List, inspect, re-run, watch, stop and delete tasks.", no_args_is_help=True)
@@ -39,7 +43,8 @@ def _store(home: Path | None) -> LyraStore:
 
 
 def _fail(message: str, code: int = 1) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}")
+    # soft_wrap: one line stays one line whatever the terminal's width; no highlighting of paths and numbers
+    err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True, highlight=False)
     return typer.Exit(code)
 
 
@@ -75,6 +80,10 @@ def _print_summary(outcome: runner.RunOutcome, home: Path | None) -> None:
         console.print(f"[red]task {outcome.task_id} {outcome.status.lower()}[/] (run {outcome.run_id})")
         if outcome.error:
             console.print(f"[red]{outcome.error}[/]")
+    if not outcome.success:
+        note = graph_note(_store(home), outcome.task_id)
+        if note:
+            console.print(f"[yellow]{note}[/]", soft_wrap=True)
     table = Table("table", "rows", title=None)
     for name, count in counts.items():
         table.add_row(name, str(count))
@@ -113,30 +122,91 @@ def run(
     home: HomeOption = None,
 ) -> None:
     """Create a task for QUESTION and materialize its assets."""
-    missing = [str(p) for p in [*(corpus or []), *([claims_file] if claims_file else [])] if not p.exists()]
-    if missing:
-        raise _fail(f"path not found: {', '.join(missing)}")
     user_claims = list(claim or [])
     if claims_file:
-        user_claims += [line.strip() for line in claims_file.read_text().splitlines()
-                        if line.strip() and not line.lstrip().startswith("#")]
+        user_claims += _read_claims_file(claims_file)
     try:
-        if watch is not None:
-            parse_interval(watch)  # its own message, not pydantic's
-        options = TaskOptions(corpus=[str(p.resolve()) for p in corpus or []], papers_per_source=papers,
-                              claims=user_claims, watch_every=watch)
-        task = _store(home).create_task(question, options.model_dump(exclude_none=True, exclude_defaults=True))
-    except (StoreError, ValueError) as exc:
+        corpus_paths = [str(p.expanduser().resolve()) for p in corpus or []]
+    except OSError as exc:
+        raise _fail(f"--corpus: path cannot be used: {exc.strerror or exc}") from exc
+    options = {"corpus": corpus_paths, "papers_per_source": papers, "claims": user_claims, "watch_every": watch}
+    checked = _check_input(question, {k: v for k, v in options.items() if v is not None}, home, CLI_LABELS)
+    try:
+        task = _store(home).create_task(checked.query,
+                                        checked.options.model_dump(exclude_none=True, exclude_defaults=True))
+    except StoreError as exc:
         raise _fail(str(exc)) from exc
     outcome = _run_with_progress(task, home)
     _print_summary(outcome, home)
     raise typer.Exit(0 if outcome.success else 1)
 
 
+@app.command("verify")
+def verify_claims(
+    corpus: Annotated[list[Path], typer.Option("--corpus", help="the library: a corpus file or folder (JSONL, "
+                                               "BibTeX); repeatable")],
+    claims: Annotated[Path, typer.Option("--claims", help="claims file: one claim a line, or JSON Lines "
+                                         '{"id": …, "claim": "…", "papers": \\[ids]}')],
+    out: Annotated[Path | None, typer.Option("--out", help="results, one JSON line per claim (default: "
+                                             "<home>/verify/<task>.jsonl)")] = None,
+    papers_per_claim: Annotated[int, typer.Option("--papers-per-claim", min=1, max=100,
+                                                  help="corpus papers searched for a claim that names none")] = 10,
+    home: HomeOption = None,
+) -> None:
+    """Check a batch of claims against a library: one task, run through Dagster."""
+    layout = HomeLayout(root=resolve_home(home))
+    if out is not None and out.is_dir():
+        raise _fail(f"--out {out} is a folder; give a file name, e.g. {out / 'results.jsonl'}")
+    try:
+        options = verify.verify_options(corpus, claims, papers_per_claim, layout)
+    except ValueError as exc:
+        raise _fail(str(exc)) from exc
+    checked = _check_input(f"verify {len(options.verify_claims)} claims from {claims.name}", options, home, CLI_LABELS)
+    try:
+        task = _store(home).create_task(checked.query,
+                                        checked.options.model_dump(exclude_none=True, exclude_defaults=True))
+    except StoreError as exc:
+        raise _fail(str(exc)) from exc
+    outcome = _run_with_progress(task, home)
+    _print_summary(outcome, home)
+    if not outcome.success:
+        raise typer.Exit(1)
+    _write_verify_results(task.id, out, home)
+
+
+def _write_verify_results(task_id: str, out: Path | None, home: Path | None) -> None:
+    path = out or verify.default_results_path(HomeLayout(root=resolve_home(home)), task_id)
+    verdicts = verify.write_results(_store(home), task_id, path)
+    console.print("Results: " + str(path) + "  (" + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items(),
+                                                                                         key=str)) + ")")
+
+
+def _read_claims_file(path: Path) -> list[str]:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise _fail(f"--claims-file: path not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise _fail(f"--claims-file: {path} cannot be read as UTF-8 text: {reason}") from None
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+def _check_input(query: str, options: dict | TaskOptions, home: Path | None, labels: dict[str, str]) -> CheckedInput:
+    """The shared input check (lyra_resources.task_input), its problem as one line and exit code 1."""
+    try:
+        checked = check_task_input(query, options, resolve_home(home), labels=labels)
+    except TaskInputError as exc:
+        raise _fail(str(exc)) from None
+    for note in checked.notes:
+        err.print(f"[yellow]note:[/] {escape(note)}", soft_wrap=True, highlight=False)
+    return checked
+
+
 @task_app.command("list")
 def task_list(home: HomeOption = None) -> None:
     """Every task with its status."""
-    tasks = _store(home).list_tasks()
+    tasks = _synced_tasks(home)
     if not tasks:
         console.print("no tasks yet: start one with `lyra run \"your question\"`")
         return
@@ -155,10 +225,22 @@ def _require(home: Path | None, task_id: str) -> TaskRecord:
         raise _fail(str(exc)) from exc
 
 
+def _synced_tasks(home: Path | None, only: str | None = None) -> list[TaskRecord]:
+    """Tasks whose row reads running or queued take their Dagster run's outcome (a killed run reads failed)."""
+    store = _store(home)
+    tasks = [store.require_task(only)] if only else store.list_tasks()
+    if any(t.status in ("running", "queued") for t in tasks):
+        with runner.open_instance(home) as instance:
+            tasks = [runner.sync_task_status(store, instance, t.id) if t.status in ("running", "queued") else t
+                     for t in tasks]
+    return tasks
+
+
 @task_app.command("status")
 def task_status(task_id: str, home: HomeOption = None) -> None:
     """A task's status, row counts and recent runs."""
-    task = _require(home, task_id)
+    _require(home, task_id)
+    task = _synced_tasks(home, task_id)[0]
     console.print(f"[bold]{task.id}[/]  {task.query}")
     console.print(f"status: {task.status}   created: {task.created_at:%Y-%m-%d %H:%M:%S}   options: {task.options}")
     if task.options.get("watch_every"):
@@ -169,7 +251,10 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
         console.print(f"watch: every {task.options['watch_every']}: "
                       f"{'due at the next hourly check' if decision.due else decision.reason}")
     if task.error:
-        console.print(f"[red]last error: {task.error}[/]")
+        console.print(f"[red]last error: {task.error}[/]", soft_wrap=True)
+    note = graph_note(_store(home), task.id)
+    if note:
+        console.print(f"[yellow]{note}[/]", soft_wrap=True)
     counts = Table("table", "rows")
     for name, count in _store(home).row_counts(task.id).items():
         counts.add_row(name, str(count))
@@ -180,8 +265,9 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
     if len(blocked):
         table = Table("blocked domain", "since", "was", "reason", "causes", "restore via", title="blocked domains")
         for b in blocked.itertuples(index=False):
+            causes = cell_list(b.cause_ids)
             table.add_row(b.domain, f"{b.blocked_at:%Y-%m-%d %H:%M}", b.original_trust_level, b.reason,
-                          ", ".join(list(b.cause_ids)[:3]) + (" …" if len(b.cause_ids) > 3 else ""), b.restore_via)
+                          ", ".join(causes[:3]) + (" …" if len(causes) > 3 else ""), b.restore_via)
         console.print(table)
     with runner.open_instance(home) as instance:
         records = runner.task_runs(instance, task.id, limit=5)
@@ -197,11 +283,14 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
 def task_run(task_id: str, home: HomeOption = None) -> None:
     """Re-materialize an existing task (its rows are replaced, feedback is kept)."""
     task = _require(home, task_id)
+    _check_input(task.query, task.options, home, STORED_LABELS)  # a corpus may be gone, the network down
     try:
         outcome = _run_with_progress(task, home)
     except RuntimeError as exc:
         raise _fail(str(exc)) from exc
     _print_summary(outcome, home)
+    if outcome.success and TaskOptions.model_validate(task.options).is_verify:
+        _write_verify_results(task.id, None, home)
     raise typer.Exit(0 if outcome.success else 1)
 
 
@@ -244,8 +333,12 @@ def task_unwatch(task_id: str, home: HomeOption = None) -> None:
 def task_stop(task_id: str, home: HomeOption = None) -> None:
     """Stop a task's run in progress."""
     _require(home, task_id)
+    task = _synced_tasks(home, task_id)[0]
     stopped = runner.stop_task(task_id, home)
-    console.print(f"stopped {len(stopped)} run(s) of {task_id}" if stopped else f"{task_id} had no run in progress; marked stopped")
+    if stopped:
+        console.print(f"stopped {len(stopped)} run(s) of {task_id}; the graph readers see is unchanged")
+    else:
+        console.print(f"nothing to stop: {task_id} has no run in progress (status {task.status}, left unchanged)")
 
 
 @task_app.command("delete")
@@ -501,7 +594,11 @@ def ui(
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except SettingsError as exc:  # a command that reads the settings file found it broken
+        _fail(str(exc))
+        sys.exit(1)
 
 
 if __name__ == "__main__":

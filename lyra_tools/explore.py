@@ -23,6 +23,7 @@ from typing import Any, Literal, TypeVar
 import duckdb
 from pydantic import BaseModel, Field
 
+from lyra_core.cells import cell_list
 from lyra_core.feedback import (
     DomainRule,
     blocked_domains,
@@ -32,6 +33,7 @@ from lyra_core.feedback import (
     touched_claims,
 )
 from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS, ClaimScore
+from lyra_resources.generations import graph_note, published_generation
 from lyra_resources.settings import settings
 from lyra_resources.store import LyraStore
 
@@ -84,6 +86,8 @@ class EvidenceSummary(BaseModel):
         description="share of the task's pages that are scholarly records (kind abstract or paper) rather "
                     "than web pages; null when the task has no pages")
     blocked_domains: list[str] = Field(default_factory=list, description="task domains a user rule blocks")
+    graph_note: str | None = Field(None, description="set when the graph shown is not the latest run's: "
+                                   "which run's graph it is and what to do")
 
 
 class Topic(BaseModel):
@@ -504,9 +508,9 @@ def _effective_topics(topics: list[dict[str, Any]], rejected: set[str], refuted:
     contradicted when one of its claims has an effective REFUTES edge."""
     out = []
     for row in topics:
-        members = [c for c in (row["claim_ids"] or []) if c not in rejected]
+        members = [c for c in cell_list(row["claim_ids"]) if c not in rejected]
         out.append(Topic(topic_id=row["topic_id"], label=row["label"], claim_count=len(members),
-                         has_contradiction=any(c in refuted for c in members), terms=list(row["terms"] or [])[:5]))
+                         has_contradiction=any(c in refuted for c in members), terms=cell_list(row["terms"])[:5]))
     return sorted(out, key=lambda t: (-t.claim_count, t.topic_id))
 
 
@@ -556,12 +560,13 @@ def evidence_summary(store: LyraStore, task_id: str) -> EvidenceSummary:
     topics = _effective_topics(topic_rows, overlay.rejected, refuted)
     highlights = []
     for row in topic_rows:
-        count = sum(c in refuted for c in (row["claim_ids"] or []))
+        count = sum(c in refuted for c in cell_list(row["claim_ids"]))
         if count:
             highlights.append(ContradictionHighlight(topic_id=row["topic_id"], label=row["label"], claim_count=count))
     highlights.sort(key=lambda h: (-h.claim_count, h.topic_id))
     return EvidenceSummary(
         task_id=task_id, query=clip(task["query"], 300)[0], status=task["status"],
+        graph_note=graph_note(store, task_id) if task["status"] != "completed" else None,
         statistics=Statistics(
             total_claims=int(adopted) - len(overlay.rejected & adopted_ids), rejected_claims=len(overlay.rejected),
             not_adopted_claims=int(not_adopted), total_pages=int(pages), total_fragments=int(fragments),
@@ -623,7 +628,7 @@ def claims_by_topic(store: LyraStore, task_id: str, topic: str, limit: int = 20,
         require_task(conn, task_id)
         row = _find_topic(conn, task_id, topic)
         overlay = load_overlay(conn, task_id)
-        claims = load_claims(conn, task_id, overlay, list(row["claim_ids"] or []), order=_BY_RELEVANCE)
+        claims = load_claims(conn, task_id, overlay, cell_list(row["claim_ids"]), order=_BY_RELEVANCE)
     if not include_rejected:
         claims = [c for c in claims if not c["rejected"]]
     page = fit_page([_brief(c) for c in claims[offset: offset + limit]], limit)
@@ -716,7 +721,7 @@ def _side_sources(edges: list[dict[str, Any]], relation: str, n: int = 3) -> lis
 def _topic_of(conn: duckdb.DuckDBPyConnection, task_id: str, claim_ids: Sequence[str]) -> dict[str, str]:
     wanted = set(claim_ids)
     return {c: label for label, ids in conn.execute("SELECT label, claim_ids FROM claim_topics WHERE task_id = ?",
-                                                    [task_id]).fetchall() for c in (ids or []) if c in wanted}
+                                                    [task_id]).fetchall() for c in cell_list(ids) if c in wanted}
 
 
 def find_contradictions(store: LyraStore, task_id: str, limit: int = 10, cursor: str | None = None,
@@ -863,6 +868,9 @@ class TaskStatus(BaseModel):
     active_nli_version: str | None = Field(description="the NLI model version that judges new edges (lyra models list)")
     edges_nli_version: str | None = Field(description="NLI model version on the task's edges (the most common one); "
                                           "differs from the active one until the task is re-scored")
+    graph_run_id: str | None = Field(description="the run whose graph readers see (the last one that published)")
+    graph_note: str | None = Field(description="set when the graph shown is not the latest run's: which run's "
+                                   "graph it is and what to do")
     feedback: FeedbackCounts
 
 
@@ -870,18 +878,19 @@ def _ts(value: float | None) -> datetime | None:
     return datetime.fromtimestamp(value) if value else None
 
 
-def dagster_state(home: Any, task_id: str, instance: Any = None) -> tuple[RunState | None, list[AssetState]]:
+def dagster_state(store: LyraStore, task_id: str, instance: Any = None) -> tuple[RunState | None, list[AssetState]]:
     """Latest run of the task's partition and each asset's state in it, from the Dagster instance
-    under ``home`` (or the open ``instance`` given, which a long-lived server keeps)."""
+    of the store's home (or the open ``instance`` given, which a long-lived server keeps); the task
+    row takes the run's outcome first if its run ended unseen (a killed process)."""
     from lyra_tools import runner  # imports the asset graph: only when status is asked for
 
     if instance is None:
-        with runner.open_instance(home) as opened:
-            return _dagster_state(opened, task_id)
-    return _dagster_state(instance, task_id)
+        with runner.open_instance(store.layout.root) as opened:
+            return _dagster_state(store, opened, task_id)
+    return _dagster_state(store, instance, task_id)
 
 
-def _dagster_state(instance: Any, task_id: str) -> tuple[RunState | None, list[AssetState]]:
+def _dagster_state(store: LyraStore, instance: Any, task_id: str) -> tuple[RunState | None, list[AssetState]]:
     from dagster import AssetKey, AssetRecordsFilter, DagsterEventType
 
     from lyra_tools import runner
@@ -889,7 +898,7 @@ def _dagster_state(instance: Any, task_id: str) -> tuple[RunState | None, list[A
     types = {DagsterEventType.STEP_START: "running", DagsterEventType.STEP_SUCCESS: "done",
              DagsterEventType.STEP_FAILURE: "failed", DagsterEventType.STEP_SKIPPED: "skipped"}
     names = runner.asset_names()
-    runner.active_runs(instance, task_id)  # marks runs whose process died as failed
+    runner.sync_task_status(store, instance, task_id)  # a run whose process died reads failed
     records = runner.task_runs(instance, task_id, limit=1)
     run_state, steps, active = None, {}, False
     if records:
@@ -922,6 +931,10 @@ def default_nli_version() -> str:
 
 def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, instance: Any = None) -> TaskStatus:
     """Status, run state per asset, row counts, blocked domains and the NLI version of a task."""
+    if with_dagster:
+        with store.connect() as conn:
+            require_task(conn, task_id)  # its message, before Dagster is asked about the task
+    run_state, assets = dagster_state(store, task_id, instance) if with_dagster else (None, [])
     with store.connect() as conn:
         task = require_task(conn, task_id)
         overlay = load_overlay(conn, task_id)
@@ -942,7 +955,7 @@ def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, insta
             "SELECT domain, blocked_at, reason, cause_ids, original_trust_level, can_restore, restore_via "
             "FROM domain_verification WHERE task_id = ? AND status = 'BLOCKED' ORDER BY domain", [task_id]).fetchall()
     rules = overlay.rules
-    run_state, assets = dagster_state(store.layout.root, task_id, instance) if with_dagster else (None, [])
+    published = published_generation(store, task_id)
     blocked = [BlockedDomain(
         domain=domain, blocked_at=rule.created_at, reason=f"blocked by a user rule on {rule.domain_pattern!r}: "
         f"{rule.reason}", cause_ids=[rule.id], original_trust_level=trust.get(domain), can_restore=True,
@@ -954,7 +967,7 @@ def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, insta
             continue  # a user rule decides this domain
         blocked.append(BlockedDomain(
             domain=domain, blocked_at=blocked_at, reason=reason or "blocked by source verification",
-            cause_ids=list(causes if causes is not None else [])[:10], original_trust_level=original,
+            cause_ids=cell_list(causes)[:10], original_trust_level=original,
             can_restore=bool(can_restore), restore_via=restore_via or "feedback domain_unblock"))
     return TaskStatus(
         task_id=task_id, query=clip(task["query"], 300)[0], status=task["status"], error=clip(task["error"], 500)[0] or None,
@@ -962,6 +975,7 @@ def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, insta
         row_counts=store.row_counts(task_id), blocked_domains=blocked[:20],
         active_nli_version=active[0] if active else default_nli_version(),
         edges_nli_version=version[0] if version else None,
+        graph_run_id=published.run_id if published else None, graph_note=graph_note(store, task_id),
         feedback=FeedbackCounts(events=int(events), reviewed_edges=int(reviewed), corrected_edges=int(corrected),
                                 rejected_claims=len(overlay.rejected)),
     )

@@ -30,12 +30,12 @@ import duckdb
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field, PrivateAttr, ValidationError
+from pydantic import BaseModel, Field, PrivateAttr
 
 from lyra_core.feedback import Action
-from lyra_core.tasks import TaskOptions
 from lyra_resources.settings import resolve_home
 from lyra_resources.store import LyraStore, StoreBusyError, StoreError
+from lyra_resources.task_input import MCP_LABELS, TaskInputError, check_task_input
 from lyra_tools import explore
 from lyra_tools.feedback import FeedbackError, FeedbackResult, ReturnsRecorder, apply_feedback
 
@@ -66,6 +66,7 @@ class StoppedTask(BaseModel):
     task_id: str
     stopped_runs: list[str]
     status: str
+    message: str
 
 
 Launcher = Callable[[str, Path], tuple[int | None, Path]]
@@ -242,6 +243,14 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
                 dagster["instance"] = DagsterInstance.from_config(str(store.layout.dagster_home))
             return dagster["instance"]
 
+    def synced(task_id: str) -> None:
+        """A task whose row reads running or queued takes its Dagster run's outcome (a killed run reads failed)."""
+        task = store.get_task(task_id) if isinstance(task_id, str) and 0 < len(task_id) <= 100 else None
+        if task is not None and task.status in ("running", "queued"):
+            from lyra_tools import runner
+
+            runner.sync_task_status(store, dagster_instance(), task_id)
+
     @contextlib.asynccontextmanager
     async def lifespan(_server: MCPServer) -> AsyncIterator[dict]:
         try:
@@ -264,15 +273,13 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
         """Create a research task and start its pipeline run in the background; returns the task id at once.
         Follow progress with get_status."""
         def body() -> CreatedTask:
-            try:
-                opts = TaskOptions.model_validate(options or {})
-            except ValidationError as exc:
-                problems = "; ".join(f"options.{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
-                raise StoreError(f"create_task: {problems}") from None
-            missing = [p for p in opts.corpus if not Path(p).exists()]
-            if missing:
-                raise StoreError(f"create_task: corpus path not found: {', '.join(missing[:5])}")
-            task = store.create_task(query, opts.model_dump(exclude_none=True, exclude_defaults=True))
+            try:  # the same check as `lyra run`, before any row, partition or run exists
+                checked = check_task_input(query, options or {}, root,
+                                           labels=MCP_LABELS)
+            except TaskInputError as exc:
+                raise StoreError(f"create_task: {exc}") from None
+            task = store.create_task(checked.query,
+                                     checked.options.model_dump(exclude_none=True, exclude_defaults=True))
             from lyra_tools import runner
 
             runner.register_partition(dagster_instance(), task.id)
@@ -294,15 +301,24 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
             from lyra_tools import runner
 
             store.require_task(task_id)
+            synced(task_id)
             with store.exclusive():  # runner.stop_task opens the database with its own LyraStore
                 stopped = runner.stop_task(task_id, root)
-            return StoppedTask(task_id=task_id, stopped_runs=stopped, status=store.require_task(task_id).status)
+            status = store.require_task(task_id).status
+            message = (f"stopped {len(stopped)} run(s); the graph readers see is unchanged" if stopped else
+                       f"nothing to stop: {task_id} has no run in progress (status {status}, left unchanged)")
+            return StoppedTask(task_id=task_id, stopped_runs=stopped, status=status, message=message)
         return _guard(body)
 
     @server.tool(annotations=READ)
     def list_tasks(limit: Annotated[int, Field(ge=1, le=50)] = 20, cursor: Cursor = None) -> explore.TaskList:
         """Every task with its status, oldest first (paged)."""
-        return _guard(lambda: explore.list_tasks(store, limit, cursor))
+        def body() -> explore.TaskList:
+            for task in store.list_tasks():
+                if task.status in ("running", "queued"):
+                    synced(task.id)
+            return explore.list_tasks(store, limit, cursor)
+        return _guard(body)
 
     # -- exploration -------------------------------------------------------------------------------
 
@@ -311,7 +327,10 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
         """The task at a glance (1–2 KB): claim/edge statistics, top topics, contradiction highlights and
         primary_source_ratio = share of the task's pages that are scholarly records (kind abstract or
         paper) rather than web pages."""
-        return _guard(lambda: explore.evidence_summary(store, task_id))
+        def body() -> explore.EvidenceSummary:
+            synced(task_id)
+            return explore.evidence_summary(store, task_id)
+        return _guard(body)
 
     @server.tool(annotations=READ)
     def list_claim_topics(task_id: TaskId, limit: Annotated[int, Field(ge=1, le=50)] = 50,
@@ -356,7 +375,10 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
                       include_rejected: bool = False) -> explore.Materials:
         """format='summary' (default): the evidence summary. format='full': every claim with its effective
         score and edges (ids, relation, confidence, domain), one page at a time."""
-        return _guard(lambda: explore.materials(store, task_id, format, limit, cursor, include_rejected))
+        def body() -> explore.Materials:
+            synced(task_id)
+            return explore.materials(store, task_id, format, limit, cursor, include_rejected)
+        return _guard(body)
 
     # -- feedback ----------------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from lyra_resources.generations import graph_note
 from lyra_resources.store import LyraStore
 
 
@@ -35,6 +36,9 @@ def write_report(store: LyraStore, task_id: str, path: Path, limit: int = 15) ->
     counts = store.row_counts(task_id)
     lines = [f"# {task.query}", "", f"Task `{task.id}` · status {task.status} · "
              + ", ".join(f"{n} {t}" for t, n in counts.items()), ""]
+    note = graph_note(store, task_id)
+    if note:
+        lines += [f"> {note}", ""]
     claims = top_claims(store, task_id, limit)
     if claims.empty:
         lines.append("No scored claims yet.")

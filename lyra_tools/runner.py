@@ -30,9 +30,10 @@ from lyra_assets.definitions import (  # noqa: F401
 from lyra_assets.learning import ADAPTER_JOB, RESCORING_JOB  # noqa: F401
 from lyra_assets.partitions import TASK_TAG, TASKS_PARTITION
 from lyra_resources.settings import HomeLayout, resolve_home
-from lyra_resources.store import LyraStore
+from lyra_resources.store import LyraStore, TaskRecord
 
 PID_TAG = "lyra/pid"
+STOP_TAG = "lyra/stop_requested"  # set by `lyra task stop` before it interrupts a run
 ACTIVE_STATUSES = {
     DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING,
     DagsterRunStatus.STARTED, DagsterRunStatus.CANCELING,
@@ -101,10 +102,42 @@ def active_runs(instance: DagsterInstance, task_id: str):
             continue
         pid = run.tags.get(PID_TAG)
         if pid and not _alive(int(pid)):
-            instance.report_run_failed(run, message=f"the process running it (pid {pid}) is gone")
+            instance.report_run_failed(run, message=killed_message(run.run_id, pid))
             continue
         active.append(record)
     return active
+
+
+def killed_message(run_id: str, pid: str | int) -> str:
+    return f"run {run_id} was killed (process {pid} gone)"
+
+
+def _run_failure_message(instance: DagsterInstance, run_id: str) -> str | None:
+    records = instance.get_records_for_run(run_id, of_type=DagsterEventType.RUN_FAILURE, limit=1).records
+    return records[0].event_log_entry.message if records else None
+
+
+def sync_task_status(store: LyraStore, instance: DagsterInstance, task_id: str) -> TaskRecord:
+    """The task row, brought in line with its Dagster run record: a task that reads running or
+    queued while its run has ended (its process was killed, say) takes the run's outcome."""
+    task = store.require_task(task_id)
+    if task.status not in ("running", "queued"):
+        return task
+    active_runs(instance, task_id)  # a run whose process died is reported failed here
+    run = instance.get_run_by_id(task.last_run_id) if task.last_run_id else None
+    if run is None:
+        records = task_runs(instance, task_id, limit=1)
+        run = records[0].dagster_run if records else None
+    if run is None or run.status in ACTIVE_STATUSES:
+        return task
+    if run.status == DagsterRunStatus.SUCCESS:
+        store.update_task(task_id, status="completed", last_run_id=run.run_id, error=None)
+    elif run.status == DagsterRunStatus.CANCELED or run.tags.get(STOP_TAG):
+        store.update_task(task_id, status="stopped", last_run_id=run.run_id, error="stopped by user")
+    else:
+        reason = _run_failure_message(instance, run.run_id) or f"run {run.run_id} ended {run.status.value}"
+        store.update_task(task_id, status="failed", last_run_id=run.run_id, error=reason)
+    return store.require_task(task_id)
 
 
 class _ProgressWatcher(threading.Thread):
@@ -205,9 +238,10 @@ def run_task(
             watcher.join(timeout=5)
         run = instance.get_run_by_id(run_id)
         status = run.status.value if run else "UNKNOWN"
+        stop_requested = bool(run and run.tags.get(STOP_TAG))
 
     error = next((p.error for p in progress.values() if p.error), None)
-    if interrupted or status == DagsterRunStatus.CANCELED.value:
+    if interrupted or stop_requested or status == DagsterRunStatus.CANCELED.value:
         store.update_task(task_id, status="stopped", error="stopped by user")
     elif success:
         store.update_task(task_id, status="completed", error=None)
@@ -246,21 +280,22 @@ def run_job(job_name: str, run_config: dict, home: str | os.PathLike[str] | None
 
 
 def stop_task(task_id: str, home: str | os.PathLike[str] | None = None, wait_s: float = 15.0) -> list[str]:
-    """Stop the task's active runs: interrupt the process running it, or cancel the run record."""
+    """Stop the task's active runs (interrupt the process running each, or cancel its run record)
+    and mark the task stopped; returns the runs stopped. With none in progress nothing changes:
+    a failed task keeps its failure reason, a completed one its status."""
     store = LyraStore(home=str(resolve_home(home)))
     store.require_task(task_id)
     stopped: list[str] = []
     with open_instance(home) as instance:
         for record in active_runs(instance, task_id):
             run = record.dagster_run
+            # recorded first, so the interrupted process itself reports `stopped`, not `failed`
+            instance.add_run_tags(run.run_id, {STOP_TAG: "1"})
             pid = run.tags.get(PID_TAG)
             if pid and _alive(int(pid)):
                 os.kill(int(pid), signal.SIGINT)  # in-process runs turn SIGINT into a clean failure
                 deadline = time.monotonic() + wait_s
                 while time.monotonic() < deadline and _alive(int(pid)):
-                    current = instance.get_run_by_id(run.run_id)
-                    if current and current.status not in ACTIVE_STATUSES:
-                        break
                     time.sleep(0.2)
             elif not pid:  # launched by the Dagster daemon (a scheduled re-run): its launcher stops it
                 with contextlib.suppress(Exception):
@@ -269,7 +304,8 @@ def stop_task(task_id: str, home: str | os.PathLike[str] | None = None, wait_s: 
             if current and current.status in ACTIVE_STATUSES:
                 instance.report_run_canceled(current, message="stopped with `lyra task stop`")
             stopped.append(run.run_id)
-    store.update_task(task_id, status="stopped", error="stopped by user")
+    if stopped:
+        store.update_task(task_id, status="stopped", error="stopped by user")
     return stopped
 
 

@@ -232,3 +232,34 @@ def test_citation_expansions_with_an_llm(lyra_home, shared_data, fake_apis, lyra
     assert len(ollama.prompts) == len(scored.drop_duplicates(["paper_id", "candidate_paper_id"]))
     assert all(QUESTION in p and "Related paper abstract" in p for p in ollama.prompts)
     assert metadata(result, "citation_expansions")["stage2_methods"] == {"ollama:qwen2.5:3b": len(scored)}
+
+
+def test_a_paper_found_by_both_apis_is_expanded(lyra_home, shared_data, fake_apis, lyra_settings):
+    """The task's one paper (PNAS 2014) comes from both S2's and OpenAlex's real records, so its
+    ``sources`` cell names both APIs when ``citation_expansions`` reads ``papers`` back from DuckDB.
+    The recordings hold none of its references, so its S2 references page is assembled from four
+    real S2 records of other papers; OpenAlex completes the one whose real record has an abstract."""
+    _settings(lyra_settings)
+    s2 = [body(shared_data, f"paperqa_decoded/test_doi_search_paper_attributes{i}___00.json") for i in range(5)]
+    oa = body(shared_data, "paperqa_decoded/test_doi_search_paper_attributes4___02.json")
+    fake_apis.s2_search = {"total": 1, "offset": 0, "data": [s2[4]]}
+    fake_apis.oa_search = {"meta": {"count": 1, "page": 1, "per_page": 50}, "results": [oa]}
+    fake_apis.s2_edges[s2[4]["paperId"]] = {"references": [{"isInfluential": i == 3, "citedPaper": r}
+                                                           for i, r in enumerate(s2[:4])], "citations": []}
+    task = LyraStore.at(lyra_home).create_task("Research on hypoxia and collagen cross-linking in engineered tissue")
+    result = materialize_task(lyra_home, task.id, "papers", "citation_expansions")
+    assert result.success
+    store = LyraStore.at(lyra_home)
+    paper = store.read_partition("papers", task.id).iloc[0]
+    assert sorted(s.split(":")[0] for s in paper["sources"]) == ["openalex", "s2"]
+    rows = store.read_partition("citation_expansions", task.id)
+    assert set(rows["paper_id"]) == {paper["paper_id"]} and len(rows) == 4
+    assert set(rows["direction"]) == {"references"}
+    # only the reference OpenAlex completed (with its abstract) could be judged; it is selected
+    judged = rows[rows["stage1_score"].notna()]
+    assert len(judged) == 1 and judged["selected"].all()
+    cited = store.read_partition("citation_papers", task.id).set_index("paper_id")
+    assert len(cited) == 4
+    completed = cited.loc[judged["candidate_paper_id"].iat[0]]
+    assert completed["doi"] == "10.1016/j.addr.2015.01.008" and completed["abstract"]
+    assert sorted(s.split(":")[0] for s in completed["sources"]) == ["openalex", "s2"]

@@ -46,7 +46,7 @@ def test_run_then_manage_the_task(tmp_path, small_corpus):
 def test_clear_errors_for_bad_input(tmp_path):
     home = str(tmp_path / "h")
     missing = invoke("run", "q", "--corpus", str(tmp_path / "nope.jsonl"), "--home", home)
-    assert missing.exit_code == 1 and "path not found" in missing.output
+    assert missing.exit_code == 1 and "corpus path does not exist" in missing.output
     unknown = invoke("task", "status", "task_00000000", "--home", home)
     assert unknown.exit_code == 1 and "no task 'task_00000000'" in unknown.output
     empty = invoke("run", "   ", "--home", home)

@@ -1,13 +1,25 @@
 """The domain trust policy (config/domains.yaml) and source verification rules."""
 
 import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
 from lyra_core.scoring import Evidence, bayesian_score
 from lyra_core.verification import JudgedEdge, verify_domains
-from lyra_resources.domain_policy import REPO_POLICY, DomainPolicy, PolicyError, TrustLevel, parse_policy
+from lyra_resources.domain_policy import (
+    REPO_POLICY,
+    DomainPolicy,
+    DomainTrust,
+    PolicyError,
+    TrustLevel,
+    parse_policy,
+    policy_at,
+)
+from lyra_resources.store import LyraStore
 
 POLICY = """
 default_trust_level: unverified
@@ -69,6 +81,42 @@ def test_hot_reload_and_the_last_good_policy_stays(policy):
     bump()
     assert policy.trust_level("example.org") == TrustLevel.TRUSTED  # the previous good policy
     assert "academik" not in str(policy.policy) and "domains.yaml:4: domains.0.trust_level" in policy.last_error
+    assert "running on the last good policy" in policy.last_error
+    policy.path.unlink()  # a vanished file keeps the last good policy too
+    assert policy.trust_level("spam.example") == TrustLevel.BLOCKED and "not found" in policy.last_error
+
+
+BROKEN = POLICY.replace("trust_level: academic}", "trust_level: academik}")
+
+
+def test_a_broken_file_never_loads_as_an_empty_policy(tmp_path):
+    """Fail closed: an empty policy would lift the block on spam.example and demote doi.org."""
+    path = tmp_path / "domains.yaml"
+    path.write_text(BROKEN)
+    with pytest.raises(PolicyError, match=r"domains.yaml:4: domains.0.trust_level"):
+        DomainPolicy(path)
+    with pytest.raises(PolicyError, match=r"domains.yaml:4: "):
+        policy_at(path)
+    with pytest.raises(PolicyError, match=r"domains.yaml:4: "):
+        DomainTrust(path=str(path)).setup_for_execution(None)  # a Dagster run stops at resource setup
+    with pytest.raises(PolicyError, match="not found"):
+        DomainPolicy(tmp_path / "missing.yaml")
+    path.write_text(POLICY)  # nothing was cached: the fixed file is read at the next call
+    assert policy_at(path).trust_level("spam.example") == TrustLevel.BLOCKED
+
+
+def test_lyra_run_stops_on_a_broken_policy_with_one_line_and_no_task(tmp_path):
+    path = tmp_path / "domains.yaml"
+    path.write_text(BROKEN)
+    home = tmp_path / "home"
+    env = {**os.environ, "LYRA_DOMAINS": str(path), "COLUMNS": "400",  # no wrapping of the line
+           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run([sys.executable, "-m", "lyra_tools.cli", "run", "vitamin D and fractures",
+                           "--home", str(home)], env=env, capture_output=True, text=True, timeout=300)
+    output = (done.stdout + done.stderr).strip()
+    assert done.returncode != 0, output
+    assert f"{path}:4: domains.0.trust_level" in output and len(output.splitlines()) <= 3, output
+    assert not (home / "lyra.duckdb").exists() or LyraStore.at(home).list_tasks() == []
 
 
 def edge(eid, rel, src, src_level, tgt, tgt_level, claim="c1"):

@@ -38,9 +38,57 @@ def test_catch_all_tld_and_public_suffix_patterns_are_refused(pattern):
         fb.validate_domain_pattern(pattern)
 
 
-@pytest.mark.parametrize("pattern", ["spam-site.com", "*.spam-site.com", "Example.CO.UK", "x.go.jp", "nih.gov"])
+@pytest.mark.parametrize("pattern", ["spam-site.com", "*.spam-site.com", "Example.CO.UK", "x.go.jp", "nih.gov",
+                                     "example.gouv.fr", "*.uni.com.pl", "bucket.s3.amazonaws.com", "foo.github.io",
+                                     "www.ck", "city.kawasaki.jp", "blocked.test", "1password.com"])
 def test_registrable_domains_and_their_subdomains_are_accepted(pattern):
     assert fb.validate_domain_pattern(pattern) == pattern.lower()
+
+
+@pytest.mark.parametrize("pattern", [
+    "*.gouv.fr", "gouv.fr", "*.com.pl", "*.amazonaws.com", "amazonaws.com", "s3.amazonaws.com", "*.ac.be",
+    "*.blogspot.com", "x.ck", "*.kawasaki.jp",  # wildcard rules of the list
+    "1.2.3.4", "*.1.2.3.4", "127.1", "0x7f.1", "::1", "[2001:db8::1]",  # IP addresses, spelled several ways
+    "in-addr.arpa", "*.in-addr.arpa", "4.3.2.1.in-addr.arpa", "ip6.arpa", "*.ip6.arpa", "arpa",
+])
+def test_public_suffixes_ip_addresses_and_reverse_dns_names_are_refused(pattern):
+    with pytest.raises(fb.DomainPatternError):
+        fb.validate_domain_pattern(pattern)
+    with pytest.raises(ValueError, match=pattern.replace("*", r"\*").replace("[", r"\[")):  # block and unblock
+        fb.DomainRuleArgs(domain_pattern=pattern, reason="r")
+
+
+def test_every_multi_label_public_suffix_is_refused_as_it_is_and_under_a_wildcard():
+    """The whole bundled Public Suffix List, ICANN and private sections: every multi-label rule,
+    as written (Unicode), IDNA-encoded, and with a '*.' in front, is refused; its exceptions are not."""
+    from publicsuffixlist import encode_idn
+
+    from lyra_core.public_suffixes import suffix_rules
+
+    accepted, checked = [], {"icann": 0, "private": 0}
+    for section, rules in suffix_rules().items():
+        for rule in rules:
+            if "." not in rule:
+                continue
+            if rule.startswith("!"):  # an exception names one registrable domain: it may be blocked
+                assert fb.validate_domain_pattern(encode_idn(rule[1:])) == encode_idn(rule[1:])
+                continue
+            base = encode_idn(rule.removeprefix("*."))
+            for pattern in {rule, base, f"*.{base}"}:
+                checked[section] += 1
+                try:
+                    fb.validate_domain_pattern(pattern)
+                except fb.DomainPatternError:
+                    continue
+                accepted.append(pattern)
+    assert accepted == []
+    assert checked["icann"] > 10_000 and checked["private"] > 6_000, checked
+
+
+def test_clearing_a_rule_stored_before_the_check_is_still_possible():
+    assert fb.DomainArgs(domain_pattern="*.gouv.fr").domain_pattern == "*.gouv.fr"
+    with pytest.raises(ValueError, match="IP address"):
+        fb.DomainArgs(domain_pattern="10.0.0.1")
 
 
 def test_the_most_specific_rule_decides_a_domain():
@@ -217,6 +265,8 @@ def test_bad_feedback_leaves_the_store_unchanged(store, graph):
         (graph.task_id, "add_note", {"target_id": "zzz", "note": "n"}, "is not the task id"),
         (graph.task_id, "domain_block", {"domain_pattern": "*", "reason": "all"}, "forbidden"),
         (graph.task_id, "domain_block", {"domain_pattern": "co.uk", "reason": "all"}, "public suffix"),
+        (graph.task_id, "domain_block", {"domain_pattern": "*.gouv.fr", "reason": "all"}, "public suffix 'gouv.fr'"),
+        (graph.task_id, "domain_unblock", {"domain_pattern": "93.184.216.34", "reason": "ip"}, "IP address"),
         (graph.task_id, "add_note", {"target_id": graph.task_id, "note": "x" * 20_000}, "bytes"),
         (graph.task_id, "claim_reject", ["not", "a", "dict"], "args must be an object"),
     ]

@@ -114,7 +114,7 @@ def test_bad_calls_are_tool_errors_and_change_nothing(store, graph):
     assert snapshot(store) == before
 
 
-def test_create_task_launches_a_detached_run_and_status_reads_dagster(tmp_path):
+def test_create_task_launches_a_detached_run_and_status_reads_dagster(tmp_path, small_corpus):
     home = tmp_path / "home"
     launched = []
 
@@ -125,7 +125,8 @@ def test_create_task_launches_a_detached_run_and_status_reads_dagster(tmp_path):
 
     server = build_server(home, launcher=launcher)
     created, bad = call(server, [
-        ("create_task", {"query": "Does exercise raise bone density?", "options": {"claims": ["Exercise raises BMD in women."]}}),
+        ("create_task", {"query": "Does exercise raise bone density?",
+                         "options": {"corpus": [str(small_corpus)], "claims": ["Exercise raises BMD in women."]}}),
         ("create_task", {"query": "q?", "options": {"papers_per_source": 0}}),
     ])
     assert not created.is_error and bad.is_error and "papers_per_source" in text(bad)
@@ -138,8 +139,22 @@ def test_create_task_launches_a_detached_run_and_status_reads_dagster(tmp_path):
     assert all(a["state"] == "not_run" for a in status["assets"]) and status["blocked_domains"] == []
     assert task_run_command(task_id, home)[1:] == ["-m", "lyra_tools.cli", "task", "run", task_id, "--home", str(home)]
     stopped, missing = call(server, [("stop_task", {"task_id": task_id}), ("stop_task", {"task_id": "task_nope"})])
-    assert stopped.structured_content == {"task_id": task_id, "stopped_runs": [], "status": "stopped"}
+    assert stopped.structured_content["stopped_runs"] == [] and stopped.structured_content["status"] == "queued"
+    assert "nothing to stop" in stopped.structured_content["message"]  # no run yet: nothing is marked stopped
     assert missing.is_error and "no task 'task_nope'" in text(missing)
+
+
+def test_create_task_refuses_a_broken_domain_policy_before_any_task_exists(tmp_path, monkeypatch):
+    from lyra_resources import domain_policy
+
+    broken = tmp_path / "domains.yaml"
+    broken.write_text("domains:\n  - {domain: doi.org, trust_level: primry}\n")
+    monkeypatch.setattr(domain_policy, "DOMAINS_FILE", broken)
+    launched = []
+    server = build_server(tmp_path / "home", launcher=lambda task_id, root: launched.append(task_id))
+    refused, listed = call(server, [("create_task", {"query": "q?"}), ("list_tasks", {})])
+    assert refused.is_error and f"{broken}:2: domains.0.trust_level" in text(refused)
+    assert launched == [] and listed.structured_content["tasks"] == []
 
 
 def test_stdio_server_process(store, graph):

@@ -19,7 +19,7 @@ def test_definitions_load_with_every_asset_partitioned_by_task(lyra_home):
     assert job.partitions_def is not None and job.partitions_def.name == TASKS_PARTITION
     assert runner.asset_names() == ["serp_results", "papers", "citation_expansions", "web_pages", "pages",
                                     "fragments", "citation_edges", "fragment_ranking", "claims", "nli_edges",
-                                    "claim_scores", "claim_topics", "domain_verification"]
+                                    "claim_scores", "claim_topics", "domain_verification", "task_graph"]
 
 
 def test_materialize_in_process_writes_the_source_tables(lyra_home, small_corpus):

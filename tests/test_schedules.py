@@ -201,7 +201,7 @@ def test_run_with_watch(lyra_home, small_corpus, monkeypatch):
     assert "every 1d" in invoke("task", "list", "--home", home).output
 
 
-def test_mcp_create_task_takes_watch_every(tmp_path):
+def test_mcp_create_task_takes_watch_every(tmp_path, small_corpus):
     import anyio
     from mcp import Client
 
@@ -213,13 +213,14 @@ def test_mcp_create_task_takes_watch_every(tmp_path):
     async def calls():
         async with Client(server, read_timeout_seconds=60) as client:
             return [await client.call_tool("create_task", {"query": "Does exercise raise bone density?",
-                                                           "options": {"watch_every": every}})
+                                                           "options": {"corpus": [str(small_corpus)],
+                                                                       "watch_every": every}})
                     for every in ("2w", "5m")]
     created, refused = anyio.run(calls)
     assert not created.is_error and refused.is_error
     assert "options.watch_every" in refused.content[0].text and "15 minutes" in refused.content[0].text
     [task] = LyraStore.at(home).list_tasks()
-    assert task.id == created.structured_content["task_id"] and task.options == {"watch_every": "2w"}
+    assert task.id == created.structured_content["task_id"] and task.options == {"corpus": [str(small_corpus)], "watch_every": "2w"}
 
 
 # -- the schedule -----------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -16,7 +17,7 @@ import httpx
 from lyra_resources.academic.base import AcademicSource
 from lyra_resources.academic.cache import HttpCache
 from lyra_resources.academic.openalex import OpenAlexClient
-from lyra_resources.academic.policy import ApiClient, HttpPolicy
+from lyra_resources.academic.policy import UNREACHABLE, ApiClient, HttpPolicy
 from lyra_resources.academic.semantic_scholar import SemanticScholarClient
 from lyra_resources.settings import SourcesSettings
 
@@ -55,3 +56,33 @@ def open_sources(cfg: SourcesSettings, cache_root: str | os.PathLike[str] | None
         SemanticScholarClient(ApiClient(s2_policy(cfg, env), cache("s2"), transport)),
         OpenAlexClient(ApiClient(openalex_policy(cfg, env), cache("openalex"), transport)),
     ]
+
+
+def _probe(policy: HttpPolicy) -> str | None:
+    """Why no connection can be made to the API (the wording ApiClient uses), or None when one can.
+    Any answer, even an error status or a slow one, means the network is there."""
+    try:
+        with httpx.Client(timeout=httpx.Timeout(policy.connect_timeout_s),
+                          headers={"User-Agent": policy.user_agent}) as client:
+            client.head(policy.base_url)
+    except UNREACHABLE as exc:
+        return f"cannot connect to {httpx.URL(policy.base_url).host} ({type(exc).__name__}: {exc or 'no detail'})"
+    except httpx.HTTPError:
+        return None
+    return None
+
+
+def unreachable_apis(cfg: SourcesSettings, cache_root: str | os.PathLike[str] | None,
+                     env: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """API name → why, for each live API that cannot be reached now and has no cached answer to
+    replay (a cached re-run works offline, so an API with answers on disk is not counted)."""
+    policies = {"s2": s2_policy(cfg, env), "openalex": openalex_policy(cfg, env)}
+
+    def cached(name: str) -> bool:
+        folder = Path(cache_root) / name if cfg.cache and cache_root is not None else None
+        return folder is not None and folder.is_dir() and any(folder.rglob("*.json"))
+
+    asked = {name: policy for name, policy in policies.items() if not cached(name)}
+    with ThreadPoolExecutor(max_workers=2) as pool:  # a dead resolver can take seconds per name
+        reasons = dict(zip(asked, pool.map(_probe, asked.values()), strict=True))
+    return {asked[name].api: reason for name, reason in reasons.items() if reason}

@@ -34,7 +34,7 @@ T = TypeVar("T")
 # Sent with every request but kept out of cache keys and error messages.
 SECRET_PARAMS = frozenset({"mailto", "api_key"})
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-_UNREACHABLE = (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol)
+UNREACHABLE = (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol)
 _TRANSIENT = (httpx.ReadTimeout, httpx.WriteTimeout, httpx.PoolTimeout, httpx.ReadError, httpx.WriteError,
               httpx.RemoteProtocolError)
 
@@ -243,7 +243,7 @@ class ApiClient:
                 response = await self._http.request(
                     method, url, content=body,
                     headers={"Content-Type": "application/json"} if body is not None else None)
-            except _UNREACHABLE as exc:
+            except UNREACHABLE as exc:
                 self.unreachable = f"cannot connect to {url.host} ({type(exc).__name__}: {exc or 'no detail'})"
                 raise SourceUnreachable(policy.api, endpoint, self.unreachable) from exc
             except _TRANSIENT as exc:

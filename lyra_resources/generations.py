@@ -1,0 +1,143 @@
+"""Generations of a task's graph: a run builds the next one aside and publishes it at once.
+
+A run of the task pipeline (or of ``nli_rescoring``) starts from a copy of the task's published
+rows in ``stage_<table>``, keyed by its run id; its assets read and write only those rows (the
+store shadows the tables while it serves the run). Its last asset publishes them: one DuckDB
+transaction swaps every per-task table of the task, and the Parquet files are rewritten after the
+commit. A run killed or failed before that leaves the published generation untouched, so every
+reader (MCP, CLI, reports) sees either the whole previous materialization or the whole new one.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import duckdb
+from pydantic import BaseModel
+
+from lyra_resources.schema import PER_TASK_TABLES, STAGE_PREFIX, TABLES
+from lyra_resources.store import LyraStore, StoreError
+
+
+class Generation(BaseModel):
+    """One run's generation of a task's graph."""
+
+    run_id: str
+    task_id: str
+    state: str  # building, published, replaced (by a later one), abandoned (run died), superseded (re-executed)
+    started_at: datetime | None = None
+    published_at: datetime | None = None
+    exported_at: datetime | None = None
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def open_generation(store: LyraStore, task_id: str, run_id: str, parent_run_id: str | None = None) -> None:
+    """Start (or rejoin) ``run_id``'s generation of ``task_id`` and make ``store`` serve it.
+
+    Idempotent, since every step process of a run opens it. A re-execution of a failed run
+    continues its parent's staged rows; any other unpublished generation of the task (a run that
+    was killed or failed) is abandoned and its rows dropped.
+    """
+    finish_exports(store, task_id)
+
+    def begin(conn: duckdb.DuckDBPyConnection) -> None:
+        if conn.execute("SELECT 1 FROM task_generations WHERE run_id = ?", [run_id]).fetchone():
+            return
+        continues = parent_run_id is not None and conn.execute(
+            "SELECT 1 FROM task_generations WHERE run_id = ? AND state = 'building'", [parent_run_id]).fetchone()
+        for name in PER_TASK_TABLES:
+            stage = STAGE_PREFIX + name
+            if continues:
+                conn.execute(f"UPDATE {stage} SET run_id = ? WHERE run_id = ?", [run_id, parent_run_id])
+            conn.execute(f"DELETE FROM {stage} WHERE task_id = ? AND run_id <> ?", [task_id, run_id])
+            if not continues:
+                cols = ", ".join(TABLES[name].column_names)
+                conn.execute(f"INSERT INTO {stage} (run_id, {cols}) SELECT ?, {cols} "
+                             f"FROM {LyraStore.real_table(conn, name)} WHERE task_id = ?",
+                             [run_id, task_id])
+        conn.execute("UPDATE task_generations SET state = CASE WHEN run_id = ? THEN 'superseded' ELSE 'abandoned' END "
+                     "WHERE task_id = ? AND state = 'building'", [parent_run_id or "", task_id])
+        conn.execute("INSERT INTO task_generations (run_id, task_id, state, started_at) VALUES (?, ?, 'building', ?)",
+                     [run_id, task_id, _now()])
+
+    store.transaction(begin)
+    store._staged = (task_id, run_id)
+
+
+def publish_generation(store: LyraStore, task_id: str, run_id: str) -> dict[str, int]:
+    """Make ``run_id``'s staged rows the task's rows in one transaction, then rewrite its Parquet
+    files; returns the row count of each table. Refused when the generation is not ``building``
+    (a later run abandoned it)."""
+
+    def swap(conn: duckdb.DuckDBPyConnection) -> dict[str, int]:
+        row = conn.execute("SELECT state FROM task_generations WHERE run_id = ? AND task_id = ?",
+                           [run_id, task_id]).fetchone()
+        if row is None or row[0] != "building":
+            raise StoreError(f"run {run_id} has no generation of {task_id} to publish "
+                             f"({row[0] if row else 'none was staged'}); re-run the task with `lyra task run {task_id}`")
+        counts = {}
+        for name in PER_TASK_TABLES:
+            cols = ", ".join(TABLES[name].column_names)
+            table = LyraStore.real_table(conn, name)
+            conn.execute(f"DELETE FROM {table} WHERE task_id = ?", [task_id])
+            conn.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {STAGE_PREFIX}{name} WHERE run_id = ?",
+                         [run_id])
+            counts[name] = conn.execute(f"SELECT count(*) FROM {table} WHERE task_id = ?", [task_id]).fetchone()[0]
+            conn.execute(f"DELETE FROM {STAGE_PREFIX}{name} WHERE run_id = ?", [run_id])
+        conn.execute("UPDATE task_generations SET state = 'replaced' WHERE task_id = ? AND state = 'published'",
+                     [task_id])
+        conn.execute("UPDATE task_generations SET state = 'published', published_at = ? WHERE run_id = ?",
+                     [_now(), run_id])
+        return counts
+
+    counts = store.transaction(swap)
+    store._staged = None  # the generation is the task's now; the store reads the tables themselves again
+    finish_exports(store, task_id)
+    return counts
+
+
+def finish_exports(store: LyraStore, task_id: str) -> None:
+    """Rewrite the Parquet files of the task's published generation if a process died between the
+    commit and the files (they follow the database, never lead it)."""
+    latest = published_generation(store, task_id)
+    if latest is None or latest.exported_at is not None:
+        return
+    for name in PER_TASK_TABLES:
+        store.export_partition(name, task_id)
+    store.transaction(lambda conn: conn.execute(
+        "UPDATE task_generations SET exported_at = ? WHERE run_id = ?", [_now(), latest.run_id]))
+
+
+def _generation(store: LyraStore, sql: str, params: list) -> Generation | None:
+    with store.connect() as conn:
+        cursor = conn.execute("SELECT run_id, task_id, state, started_at, published_at, exported_at "
+                              f"FROM task_generations WHERE {sql} LIMIT 1", params)
+        names = [d[0] for d in cursor.description]
+        row = cursor.fetchone()
+    return Generation(**dict(zip(names, row, strict=True))) if row else None
+
+
+def published_generation(store: LyraStore, task_id: str) -> Generation | None:
+    """The generation readers see now (None for a task never published through a generation)."""
+    return _generation(store, "task_id = ? AND state = 'published'", [task_id])
+
+
+def generation_of(store: LyraStore, run_id: str) -> Generation | None:
+    return _generation(store, "run_id = ?", [run_id])
+
+
+def graph_note(store: LyraStore, task_id: str) -> str | None:
+    """One line for readers when the graph they see is not the latest run's: what it is and what to do."""
+    task = store.require_task(task_id)
+    if task.status == "completed" or (task.status == "created" and not task.last_run_id):
+        return None
+    published = published_generation(store, task_id)
+    shown = (f"the graph shown is the one run {published.run_id} published at {published.published_at:%Y-%m-%d %H:%M} UTC"
+             if published and published.published_at else "the graph shown is from an earlier run, if any")
+    run = f"run {task.last_run_id}" if task.last_run_id else "the task's run"
+    if task.status in ("running", "queued"):
+        return f"{shown}; {run} is building the next one and replaces it whole when it finishes"
+    return f"{shown}: {run} {task.status} before publishing its own (re-run with `lyra task run {task_id}`)"

@@ -1,0 +1,117 @@
+"""The one check of a task's input, run before anything of the task exists.
+
+``lyra run``, ``lyra task run`` and MCP ``create_task`` all call :func:`check_task_input` first:
+the settings file, the question, the options, every corpus path (readable papers in it, within
+the corpus file limits) and, for a task with no corpus, whether a live API can be reached. Any
+problem is a :class:`TaskInputError` whose message is one line saying what is wrong and how to
+fix it, so no task row, Dagster partition or run is left behind by input that could never work.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from lyra_core.tasks import TaskOptions
+from lyra_core.validation import describe
+from lyra_resources.academic.clients import unreachable_apis
+from lyra_resources.academic.gather import no_network_line
+from lyra_resources.corpus import CorpusError, LocalCorpus
+from lyra_resources.domain_policy import DomainPolicy, PolicyError
+from lyra_resources.literature import OFFLINE_HINT, LiteratureSources
+from lyra_resources.settings import HomeLayout, LyraSettings, SettingsError, settings
+
+MAX_QUERY_CHARS = 2000
+CLI_LABELS = {"corpus": "--corpus", "papers_per_source": "--papers", "claims": "--claim", "watch_every": "--watch"}
+MCP_LABELS = {name: f"options.{name}" for name in TaskOptions.model_fields}
+STORED_LABELS = {name: f"the task's option {name}" for name in TaskOptions.model_fields}
+
+# (settings, cache root) → API name → why it cannot be reached; tests swap in their own
+Probe = Callable[[LyraSettings, Path], dict[str, str]]
+
+
+class TaskInputError(ValueError):
+    """The task's input cannot work; the message is one line for the user."""
+
+
+class CheckedInput(BaseModel):
+    """A task's input after the check: the normalised question and options, and notes worth
+    showing (lines repaired while decoding, files left out of a corpus folder)."""
+
+    query: str
+    options: TaskOptions
+    notes: list[str]
+
+
+def _probe(cfg: LyraSettings, cache: Path) -> dict[str, str]:
+    return unreachable_apis(cfg.sources, cache / "http")
+
+
+def check_task_input(query: str, options: Mapping[str, Any] | TaskOptions | None, home: str | os.PathLike[str],
+                     *, labels: Mapping[str, str] = CLI_LABELS, probe: Probe = _probe) -> CheckedInput:
+    """The task's input checked end to end; raises TaskInputError (one line) at the first problem.
+
+    ``labels`` spells option names the way the caller's user typed them (``--papers`` on the
+    command line, ``options.papers_per_source`` over MCP)."""
+    try:
+        cfg = settings()
+    except SettingsError as exc:
+        raise TaskInputError(str(exc)) from None
+    try:  # read afresh: the run's own process will, whatever this process has cached
+        DomainPolicy()
+    except PolicyError as exc:
+        raise TaskInputError(str(exc)) from None
+    query = " ".join((query or "").split())
+    if not query:
+        raise TaskInputError("a task needs a non-empty research question")
+    if len(query) > MAX_QUERY_CHARS:
+        raise TaskInputError(f"the research question is {len(query):,} characters long; at most "
+                             f"{MAX_QUERY_CHARS:,} are allowed")
+    try:
+        opts = options if isinstance(options, TaskOptions) else TaskOptions.model_validate(dict(options or {}))
+    except ValidationError as exc:
+        raise TaskInputError(describe(exc, labels, TaskOptions)) from None
+    layout = HomeLayout(root=Path(home))
+    literature = LiteratureSources(cache_dir=str(layout.cache), default_corpus=cfg.corpus)
+    notes: list[str] = []
+    where = labels.get("corpus", "corpus") if opts.corpus else "the settings' corpus"
+    for path in opts.corpus or cfg.corpus:
+        notes += _check_corpus(literature, path, where)
+    try:
+        plan = literature.plan(opts.corpus)
+    except ValueError as exc:  # a bad $LYRA_SOURCES_LIVE
+        raise TaskInputError(str(exc)) from None
+    if not plan.corpus and not plan.live:
+        raise TaskInputError(f"the task has no literature source: {plan.reason} and it names no corpus; "
+                             f"{OFFLINE_HINT}, or set sources.live to auto")
+    if not plan.corpus:
+        unreachable = probe(cfg, layout.cache)
+        if len(unreachable) >= 2:  # Semantic Scholar and OpenAlex both
+            raise TaskInputError(f"{no_network_line(unreachable)}; {OFFLINE_HINT}")
+    return CheckedInput(query=query, options=opts, notes=notes)
+
+
+def _check_corpus(literature: LiteratureSources, path: str, where: str) -> list[str]:
+    """Notes about one corpus path; TaskInputError when it cannot give the task a paper."""
+    try:  # opened on its own, not kept: a long-lived MCP server must not hold every corpus it checked
+        corpus = LocalCorpus.open(path, cache_dir=literature.corpus_cache_dir)
+    except CorpusError as exc:
+        raise TaskInputError(f"{where}: {exc}") from None
+    except OSError as exc:
+        raise TaskInputError(f"{where}: corpus path cannot be read: {exc.strerror or exc}") from None
+    if not corpus.records:
+        first = corpus.issues[0] if corpus.issues else None
+        why = f": {first.location}: {first.reason}" if first else ""
+        more = f" (and {len(corpus.issues) - 1:,} more problem(s))" if len(corpus.issues) > 1 else ""
+        raise TaskInputError(f"{where}: corpus {corpus.path} holds no readable papers{why}{more}; "
+                             "fix the file or name another corpus")
+    notes = [note] if (note := corpus.repair_note()) else []
+    if corpus.skipped:
+        first = corpus.skipped[0]
+        notes.append(f"{len(corpus.skipped):,} file(s) of corpus {corpus.path} were not read, e.g. "
+                     f"{first.path}: {first.reason}")
+    return notes

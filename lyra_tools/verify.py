@@ -1,0 +1,118 @@
+"""``lyra verify``: a claims file checked, before any task exists, and a verify task's results
+read back from its tables as one JSON line per claim."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+
+from lyra_core.claim_inputs import ClaimsFileError, parse_claims
+from lyra_core.claims import claim_id_for
+from lyra_core.tasks import TaskOptions
+from lyra_resources.corpus import CorpusError
+from lyra_resources.literature import LiteratureSources, UnknownPapersError
+from lyra_resources.settings import HomeLayout
+from lyra_resources.store import LyraStore
+
+CORPUS_SOURCE = "local:"  # how papers.sources names a local corpus record: local:<its id in the file>
+
+
+class VerifyInputError(ValueError):
+    """A claims file or corpus a verify task cannot be made from; one line for the user."""
+
+
+def verify_options(corpus: list[Path], claims_file: Path, papers_per_claim: int, layout: HomeLayout) -> TaskOptions:
+    """The options of a verify task, once the claims file reads as claims and every paper id it
+    names is in the corpus. Raises ``VerifyInputError`` otherwise; creates no task."""
+    missing = [str(p) for p in [*corpus, claims_file] if not p.exists()]
+    if missing:
+        raise VerifyInputError(f"path not found: {', '.join(missing)}")
+    try:
+        text = claims_file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise VerifyInputError(f"cannot read the claims file {claims_file}: {exc}") from None
+    try:
+        claims = parse_claims(text)
+    except ClaimsFileError as exc:
+        raise VerifyInputError(f"{claims_file}: {exc}") from None
+    paths = [str(p.resolve()) for p in corpus]
+    literature = LiteratureSources(cache_dir=str(layout.cache))  # the cache the task's run reads too
+    try:  # only the claims that name papers: the others are searched when the task runs
+        literature.claim_papers(paths, [c for c in claims if c.papers is not None], papers_per_claim)
+    except (UnknownPapersError, CorpusError) as exc:
+        raise VerifyInputError(f"{claims_file}: {exc}" if isinstance(exc, UnknownPapersError) else str(exc)) from None
+    return TaskOptions(corpus=paths, verify_claims=claims, papers_per_claim=papers_per_claim)
+
+
+def default_results_path(layout: HomeLayout, task_id: str) -> Path:
+    return layout.root / "verify" / f"{task_id}.jsonl"
+
+
+def _edge_columns(store: LyraStore) -> set[str]:
+    return set(store.fetch_df("SELECT column_name FROM information_schema.columns WHERE table_name = 'nli_edges'")
+               ["column_name"])
+
+
+def _strongest(store: LyraStore, task_id: str) -> pd.DataFrame:
+    """Per claim and side, the SUPPORTS and REFUTES edge of highest probability (the class's own
+    ``p_supports`` / ``p_refutes`` where the table has them, else ``nli_confidence``); ties by edge id."""
+    cols = _edge_columns(store)  # edges judged before those columns existed have them null
+    p_sup = "coalesce(e.p_supports, e.nli_confidence)" if "p_supports" in cols else "e.nli_confidence"
+    p_ref = "coalesce(e.p_refutes, e.nli_confidence)" if "p_refutes" in cols else "e.nli_confidence"
+    return store.fetch_df(
+        "SELECT * FROM (SELECT e.claim_id, e.relation, e.edge_id, "
+        f"CASE e.relation WHEN 'SUPPORTS' THEN {p_sup} ELSE {p_ref} END AS probability, "
+        "f.text, pg.paper_id, coalesce(p.title, pg.title) AS title, p.sources FROM nli_edges e "
+        "JOIN fragments f ON f.task_id = e.task_id AND f.fragment_id = e.fragment_id "
+        "JOIN pages pg ON pg.task_id = f.task_id AND pg.page_id = f.page_id "
+        "LEFT JOIN papers p ON p.task_id = pg.task_id AND p.paper_id = pg.paper_id "
+        "WHERE e.task_id = ? AND e.relation IN ('SUPPORTS', 'REFUTES')) "
+        "QUALIFY row_number() OVER (PARTITION BY claim_id, relation ORDER BY probability DESC, edge_id) = 1",
+        [task_id])
+
+
+def corpus_id(paper_id: str | None, sources) -> str | None:
+    """The paper's id in the corpus file (SciFact doc_id, BEIR _id, BibTeX key), else Lyra's."""
+    local = [s.removeprefix(CORPUS_SOURCE) for s in (list(sources) if sources is not None else [])
+             if s.startswith(CORPUS_SOURCE)]
+    return local[0] if local else paper_id
+
+
+def verify_results(store: LyraStore, task_id: str) -> list[dict]:
+    """One result per claim of a verify task, in the claims file's order, from its tables alone."""
+    options = TaskOptions.model_validate(store.require_task(task_id).options)
+    if not options.is_verify:
+        raise VerifyInputError(f"task {task_id} is not a verify task (made by `lyra verify`)")
+    scores = store.fetch_df("SELECT claim_id, verdict, confidence, uncertainty, controversy, evidence_count "
+                            "FROM claim_scores WHERE task_id = ?", [task_id]).set_index("claim_id")
+    scope = store.fetch_df("SELECT claim_id, count(*) AS n FROM claim_scope WHERE task_id = ? GROUP BY claim_id",
+                           [task_id]).set_index("claim_id")["n"]
+    best = {(r.claim_id, r.relation): {
+        "paper": corpus_id(r.paper_id, r.sources), "paper_id": r.paper_id, "title": r.title, "text": r.text,
+        "probability": round(float(r.probability), 4), "edge_id": r.edge_id,
+    } for r in _strongest(store, task_id).itertuples(index=False)}
+    results = []
+    for claim in options.verify_claims:
+        cid = claim_id_for(task_id, claim.claim)
+        score = scores.loc[cid] if cid in scores.index else None
+        results.append({
+            "id": claim.id, "claim": claim.claim, "claim_id": cid,
+            "verdict": score["verdict"] if score is not None else None,
+            **{k: (round(float(score[k]), 4) if score is not None else None)
+               for k in ("confidence", "uncertainty", "controversy")},
+            "evidence_count": int(score["evidence_count"]) if score is not None else 0,
+            "papers_judged": int(scope.get(cid, 0)),
+            "supporting": best.get((cid, "SUPPORTS")), "refuting": best.get((cid, "REFUTES")),
+        })
+    return results
+
+
+def write_results(store: LyraStore, task_id: str, path: Path) -> Counter:
+    """Write the task's results as JSON Lines to ``path``; returns the count of each verdict."""
+    results = verify_results(store, task_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in results), encoding="utf-8")
+    return Counter(r["verdict"] for r in results)
