@@ -83,6 +83,12 @@ def read_pairs(path: Path, limit: int | None = None) -> list[NliPair]:
     return pairs
 
 
+def corrected_edges(store: LyraStore) -> set[str]:
+    """Edges a human relabelled or reviewed: never used as the active model's reference judgements."""
+    rows = store.fetch_df("SELECT edge_id FROM nli_corrections UNION SELECT edge_id FROM edge_reviews")
+    return set(rows["edge_id"])
+
+
 def load_corrections(store: LyraStore, cutoff: datetime | None = None) -> list[Correction]:
     """Every correction up to ``cutoff`` (all when None), oldest first."""
     sql = ("SELECT id, premise, hypothesis, correct_label, coalesce(sample_weight, 1.0) AS weight, corrected_at, "
@@ -265,14 +271,25 @@ class GateResult(BaseModel):
     regression_after: Metrics
     activate: bool
     reason: str
+    science_agreement: Metrics | None = None  # the candidate against the active model's confident judgements
 
 
 def gate_decision(heldout_before: Metrics, heldout_after: Metrics, regression_before: Metrics,
-                  regression_after: Metrics, tolerance: float) -> GateResult:
+                  regression_after: Metrics, tolerance: float, science_agreement: Metrics | None = None,
+                  science_min: float = 0.9) -> GateResult:
     """Activate only if the candidate is better on the held-out corrections (accuracy; macro-F1
-    breaks a tie) and loses at most ``tolerance`` accuracy on the regression set."""
+    breaks a tie), loses at most ``tolerance`` accuracy on the SNLI regression set and, where the
+    home has judged scientific text, keeps at least ``science_min`` of the active model's confident
+    judgements that nobody corrected (an adapter that forgets the science is rejected)."""
     better = (heldout_after.accuracy, heldout_after.macro_f1) > (heldout_before.accuracy, heldout_before.macro_f1)
     lost = regression_before.accuracy - regression_after.accuracy
+    forgets = science_agreement is not None and science_agreement.accuracy < science_min - 1e-9
+    if forgets and better and lost <= tolerance + 1e-9:
+        return GateResult(heldout_before=heldout_before, heldout_after=heldout_after, regression_before=regression_before,
+                          regression_after=regression_after, activate=False, science_agreement=science_agreement,
+                          reason=f"keeps only {science_agreement.accuracy:.1%} of the active model's confident "
+                                 f"judgements on {science_agreement.pairs} uncorrected scientific pairs "
+                                 f"(at least {science_min:.0%} needed)")
     if not better:
         reason = (f"not better on held-out corrections: accuracy {heldout_after.accuracy:.4f} vs "
                   f"{heldout_before.accuracy:.4f} (macro-F1 {heldout_after.macro_f1:.4f} vs {heldout_before.macro_f1:.4f})")
@@ -283,13 +300,31 @@ def gate_decision(heldout_before: Metrics, heldout_after: Metrics, regression_be
         reason = (f"better on held-out corrections (accuracy {heldout_after.accuracy:.4f} vs {heldout_before.accuracy:.4f}); "
                   f"SNLI regression {regression_after.accuracy:.4f} vs {regression_before.accuracy:.4f}")
     return GateResult(heldout_before=heldout_before, heldout_after=heldout_after, regression_before=regression_before,
-                      regression_after=regression_after, activate=better and lost <= tolerance + 1e-9, reason=reason)
+                      regression_after=regression_after, activate=better and lost <= tolerance + 1e-9, reason=reason,
+                      science_agreement=science_agreement)
 
 
 def gate(active: NliModel, candidate: NliModel, heldout: Sequence[NliPair], regression: Sequence[NliPair],
-         tolerance: float) -> GateResult:
+         tolerance: float, science: Sequence[NliPair] = (), science_min: float = 0.9) -> GateResult:
+    """``science``: pairs the active model judged confidently on this home's tasks, labelled with
+    its own judgement (empty: no such check)."""
     return gate_decision(evaluate(active, heldout), evaluate(candidate, heldout),
-                         evaluate(active, regression), evaluate(candidate, regression), tolerance)
+                         evaluate(active, regression), evaluate(candidate, regression), tolerance,
+                         evaluate(candidate, science) if science else None, science_min)
+
+
+def science_pairs(store: LyraStore, version: str, excluded_edges: set[str], limit: int = 400,
+                  min_confidence: float = 0.8) -> list[NliPair]:
+    """Up to ``limit`` (fragment, claim) pairs of this home's tasks that ``version`` judged with at
+    least ``min_confidence`` and no human corrected, labelled with that judgement."""
+    rows = store.fetch_df(
+        "SELECT e.edge_id, f.text AS premise, c.text AS hypothesis, e.relation FROM nli_edges e "
+        "JOIN fragments f ON f.task_id = e.task_id AND f.fragment_id = e.fragment_id "
+        "JOIN claims c ON c.task_id = e.task_id AND c.claim_id = e.claim_id "
+        "WHERE e.model_version = ? AND e.nli_confidence >= ? ORDER BY hash(e.edge_id) LIMIT ?",
+        [version, min_confidence, limit + len(excluded_edges)])
+    return [NliPair(premise=r.premise, hypothesis=r.hypothesis, label=RELATION_TO_LABEL[r.relation])
+            for r in rows.itertuples(index=False) if r.edge_id not in excluded_edges][:limit]
 
 
 # -- against a Lyra home ---------------------------------------------------------------------------
@@ -309,6 +344,9 @@ def _model_card(version: str, parent: str, base: str, report: AdapterReport, res
         f"| {name} | {b.pairs} | {b.accuracy:.4f} | {a.accuracy:.4f} | {b.macro_f1:.4f} | {a.macro_f1:.4f} |"
         for name, b, a in (("held-out corrections", result.heldout_before, result.heldout_after),
                            ("SNLI regression set", result.regression_before, result.regression_after)))
+    if result.science_agreement is not None:
+        rows += (f"\n| agreement with the active model's confident judgements on this home's scientific text "
+                 f"| {result.science_agreement.pairs} | 1.0000 | {result.science_agreement.accuracy:.4f} | — | — |")
     return f"""# NLI adapter {version}
 
 A LoRA adapter for Lyra's NLI cross-encoder, trained from human corrections of its edges.
@@ -368,8 +406,10 @@ def learn_from_corrections(store: LyraStore, adapters_dir: str | Path, base_path
         say("gate: active model and candidate side by side on held-out corrections and the SNLI regression set")
         current = NliModel(base_path, adapter=active.adapter_path)
         candidate = NliModel(base_path, adapter=staging)
+        science = science_pairs(store, active.version, corrected_edges(store))
         result = gate(current, candidate, [c.pair() for c in heldout], read_pairs(GATE_DIR / "regression.jsonl"),
-                      cfg.regression_tolerance)
+                      cfg.regression_tolerance, science if len(science) >= cfg.min_science_pairs else (),
+                      cfg.science_agreement)
         if should_stop and should_stop():
             raise TrainingInterrupted("training stopped on request; nothing was written")
         status = "active" if result.activate else "rejected"

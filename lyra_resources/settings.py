@@ -210,6 +210,10 @@ class LearningSettings(BaseModel):
     regression_tolerance: float = Field(
         0.01, ge=0, description="accuracy the adapter may lose on the SNLI regression set (0.01 = 1 point)")
     min_heldout: int = Field(5, ge=1, description="held-out corrections needed before the gate can judge")
+    science_agreement: float = Field(
+        0.9, ge=0, le=1, description="share of the active model's confident, uncorrected judgements on this home's "
+                                     "tasks an adapter must keep (it must not forget the science)")
+    min_science_pairs: int = Field(50, ge=1, description="fewer such judgements: the science check is skipped")
 
 
 class CorpusFileSettings(BaseModel):

@@ -113,3 +113,16 @@ def test_a_clearly_refuting_paper_can_make_a_claim_likely_false_with_a_vote_weig
     # the strongest edge decides a paper's vote, whichever side it is on
     mixed = [Evidence(relation="SUPPORTS", nli_confidence=0.6, page_id="p"), *refuting]
     assert [v.relation for v in paper_votes(mixed)] == ["REFUTES"]
+
+
+def test_the_gate_rejects_an_adapter_that_forgets_the_science():
+    from lyra_resources.nli_adapters import Metrics, gate_decision
+
+    def m(acc: float, pairs: int = 100) -> Metrics:
+        return Metrics(pairs=pairs, accuracy=acc, macro_f1=acc)
+
+    kept = gate_decision(m(0.6), m(0.7), m(0.83), m(0.83), 0.01, m(0.95, 300), 0.9)
+    assert kept.activate and kept.science_agreement.accuracy == 0.95
+    forgot = gate_decision(m(0.6), m(0.7), m(0.83), m(0.83), 0.01, m(0.80, 300), 0.9)
+    assert not forgot.activate and "uncorrected scientific pairs" in forgot.reason
+    assert gate_decision(m(0.6), m(0.7), m(0.83), m(0.83), 0.01).activate  # no scientific text judged yet
