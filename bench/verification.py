@@ -5,7 +5,7 @@ abstracts) are judged by the NLI model, each source paper casts one vote (its st
 and the Beta update gives a verdict (supported / well_supported → SUPPORT, likely_false →
 CONTRADICT, anything else → NEI). Two evidence settings:
 - *retrieved*: the 10 best BM25 papers of the 5,183-abstract corpus for the claim, and the
-  claim's 16 most similar fragments among them (by embedding), as a task would judge them;
+  claim's 8 most similar fragments among them (by embedding), as `lyra verify` judges them;
 - *oracle*: every fragment of the papers the claim cites.
 
 Printed side by side, in one run, on the same claims:
@@ -72,7 +72,7 @@ def expected_calibration_error(probs: np.ndarray, labels: np.ndarray, bins: int 
     return float(total)
 
 
-def build_eval_set(data: Path, home: Path, papers: int = 10, fragments: int = 16) -> list[dict]:
+def build_eval_set(data: Path, home: Path, papers: int = 10, fragments: int = 8) -> list[dict]:
     """Per claim: gold label, retrieved and oracle fragments with their gold fragment labels.
     Cached in ``home`` (the BM25 search and the embeddings are the slow part)."""
     from lyra_resources.corpus import LocalCorpus
