@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
+from lyra_core.evidence import edge_probabilities
 from lyra_core.public_suffixes import public_suffix_covered
 from lyra_core.scoring import REFUTES, RELATIONS, SUPPORTS, ClaimScore, Evidence, ScoringRule, score_claim
 
@@ -317,6 +318,7 @@ def effective_edges(edges: Iterable[Mapping[str, Any]], reviews: Mapping[str, st
         row["human_corrected"] = review is not None and review != row["relation"]
         if row["human_corrected"]:
             row["relation"], row["nli_confidence"] = review, 1.0
+            row.update(edge_probabilities(review, 1.0))
         out.append(row)
     return out
 

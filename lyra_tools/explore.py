@@ -141,7 +141,9 @@ class EvidenceItem(BaseModel):
     fragment_id: str
     text: str
     truncated: bool
-    nli_confidence: float
+    nli_confidence: float = Field(description="calibrated probability of the edge's relation")
+    probabilities: dict[str, float] | None = Field(
+        None, description="calibrated p_supports / p_refutes / p_neutral of the edge (a weak SUPPORTS has a high p_neutral)")
     model_relation: str | None = Field(None, description="the model's label, given when a human changed it")
     human_reviewed: bool
     human_corrected: bool
@@ -341,7 +343,7 @@ _CLAIM_SQL = (
     + ", s.method FROM claims c LEFT JOIN claim_scores s ON s.task_id = c.task_id AND s.claim_id = c.claim_id "
     "WHERE c.task_id = ? AND c.adoption_status = 'adopted'")
 _EDGE_COLUMNS = ("e.edge_id, e.claim_id, e.fragment_id, e.relation, e.nli_confidence, e.page_id, "
-                 "e.source_trust_level, e.target_trust_level")
+                 "e.source_trust_level, e.target_trust_level, e.p_supports, e.p_refutes, e.p_neutral")
 _MAX_IN = 100  # ids passed as IN (?, …); more are filtered in Python
 
 
@@ -647,11 +649,17 @@ def _score_view(row: dict[str, Any]) -> ClaimScoreView | None:
 _SIDES = {"supports": SUPPORTS, "refutes": REFUTES, "neutral": NEUTRAL}
 
 
+def _probabilities(row: dict[str, Any]) -> dict[str, float] | None:
+    values = {k: _none(row.get(k)) for k in ("p_supports", "p_refutes", "p_neutral")}
+    return None if any(v is None for v in values.values()) else {k: round(float(v), 3) for k, v in values.items()}
+
+
 def _evidence_item(row: dict[str, Any]) -> EvidenceItem:
     text, truncated = clip(row["text"], 280)
     return EvidenceItem(
         edge_id=row["edge_id"], fragment_id=row["fragment_id"], text=text, truncated=truncated,
         nli_confidence=round(float(row["nli_confidence"]), 4),
+        probabilities=_probabilities(row),
         model_relation=row["model_relation"] if row["human_corrected"] else None,
         human_reviewed=row["human_reviewed"], human_corrected=row["human_corrected"],
         source=Source(page_id=row["page_id"], url=row["url"], domain=row["domain"],

@@ -201,6 +201,7 @@ def test_claim_evidence_has_sources_and_bayesian_fields(store, graph):
     assert [len(ev.evidence.supports), len(ev.evidence.refutes), len(ev.evidence.neutral)] == [2, 1, 1]
     top = ev.evidence.supports[0]
     assert top.nli_confidence == 0.95 and top.source.domain == "spam-site.com" and top.source.kind == "web"
+    assert top.probabilities == {"p_supports": 0.95, "p_refutes": 0.025, "p_neutral": 0.025}
     assert ev.evidence.refutes[0].source.url == "https://doi.org/10.1056/nejmoa055218"
     assert ev.evidence.refutes[0].source.trust_level == "academic"
     assert ev.score.alpha == pytest.approx(1 + 0.58 + 0.95, abs=0.01) and ev.score.beta == pytest.approx(1.88)
