@@ -16,7 +16,7 @@ def top_claims(store: LyraStore, task_id: str, limit: int = 10) -> pd.DataFrame:
         "SELECT c.claim_id, c.text, c.origin, s.verdict, s.confidence, s.uncertainty, s.controversy, "
         "s.supporting_count, s.refuting_count, s.neutral_count, s.independent_sources "
         "FROM claim_scores s JOIN claims c ON c.task_id = s.task_id AND c.claim_id = s.claim_id "
-        "WHERE s.task_id = ? ORDER BY (c.origin = 'user') DESC, "
+        "WHERE s.task_id = ? AND c.origin <> 'hypothesis' ORDER BY (c.origin = 'user') DESC, "
         "(s.supporting_count + s.refuting_count) DESC, s.confidence DESC, c.claim_id LIMIT ?",
         [task_id, limit])
 
