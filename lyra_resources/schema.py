@@ -69,6 +69,7 @@ PAPERS = _table(
     url VARCHAR
     sources VARCHAR[]
     search_rank INTEGER
+    authors VARCHAR[]
     """,
 )
 
@@ -417,7 +418,7 @@ CITATION_PAPERS = TableSpec(
     name="citation_papers",
     description="the candidate papers met during citation expansion that are not among the task's papers "
     "(selected ones become ``citation`` pages)",
-    columns=[c for c in PAPERS.columns if c.name != "search_rank"],
+    columns=[c for c in PAPERS.columns if c.name not in ("search_rank", "authors")],
 )
 
 CITATION_EDGES = _table(

@@ -572,6 +572,29 @@ def ui(
     os.execvpe(dagster, [dagster, "dev", "-w", str(REPO_ROOT / "workspace.yaml"), "-p", str(port)], env)
 
 
+@app.command("export")
+def export_task(
+    task_id: str,
+    format: Annotated[str, typer.Option("--format", help="bibtex, ris, csl-json (papers); csv, jsonl (claims "
+                                        "with verdicts and evidence); html (the report)")],
+    out: Annotated[Path | None, typer.Option("--out", help="file to write (default: standard output)")] = None,
+    home: HomeOption = None,
+) -> None:
+    """Export a task's papers, claims or report (human feedback applied)."""
+    from lyra_tools import export
+
+    if format not in export.FORMATS:
+        raise _fail(f"unknown --format {format!r}: use one of {', '.join(export.FORMATS)}")
+    _require(home, task_id)
+    text = export.export(_store(home), task_id, format)
+    if out is None:
+        sys.stdout.write(text)
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    console.print(f"{format} export of {task_id}: {out}")
+
+
 def main() -> None:
     try:
         app()
