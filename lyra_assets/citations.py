@@ -95,12 +95,13 @@ def papers_from_frame(frame: pd.DataFrame) -> list[CanonicalPaper]:
     out = []
     for row in frame.sort_values("search_rank").to_dict("records"):
         sources = cell_list(row.pop("sources", None))
+        authors = cell_list(row.pop("authors", None))
         clean = {k: (None if pd.isna(v) else v) for k, v in row.items()}
         out.append(CanonicalPaper(
             paper_id=clean["paper_id"], doi=clean.get("doi"), pmid=clean.get("pmid"), arxiv_id=clean.get("arxiv_id"),
             title=clean.get("title") or "", abstract=clean.get("abstract"),
             year=int(clean["year"]) if clean.get("year") is not None else None, venue=clean.get("venue"),
-            url=clean.get("url"), sources=sources,
+            url=clean.get("url"), sources=sources, authors=authors,
             best_rank=int(clean.get("search_rank") or 0)))
     return out
 

@@ -8,6 +8,7 @@ from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.claims import claim_id_for, extract_claims
 from lyra_core.evidence import ClaimCandidate, adoption, dedupe_claims
+from lyra_core.hypothesis import HYPOTHESIS, to_hypothesis
 from lyra_core.tasks import TaskOptions
 from lyra_resources.llm import LlmError, OllamaLlm
 from lyra_resources.models import LocalModels
@@ -15,6 +16,7 @@ from lyra_resources.settings import settings
 from lyra_resources.store import LyraStore
 
 LOCAL_EXTRACTOR = "local-rules"
+QUESTION_RULES = "question-rules"
 COLUMNS = ["claim_id", "text", "origin", "extractor", "source_fragment_id", "adoption_status",
            "also_in_fragments", "relevance", "extraction_score", "features"]
 
@@ -52,6 +54,20 @@ def candidates_from(fragments: pd.DataFrame, question: str, llm: OllamaLlm, log)
     return out, method
 
 
+def hypothesis_claim(task_id: str, question: str, query_vector: np.ndarray, encode) -> dict | None:
+    """The row of the question's own hypothesis (origin ``hypothesis``, always adopted), judged by
+    ``nli_edges`` like a user's claim; None for an open question. Its id is kept apart from a user
+    claim of the same words, so both stand."""
+    parsed = to_hypothesis(question)
+    if parsed.origin != HYPOTHESIS or not parsed.hypothesis:
+        return None
+    vector = encode([parsed.hypothesis])[0]
+    return {"claim_id": claim_id_for(task_id, f"{HYPOTHESIS}: {parsed.hypothesis}"), "text": parsed.hypothesis,
+            "origin": HYPOTHESIS, "extractor": QUESTION_RULES, "source_fragment_id": None,
+            "adoption_status": "adopted", "also_in_fragments": [], "relevance": float(vector @ query_vector),
+            "extraction_score": 0.0, "features": []}
+
+
 def claims_frame(task_id: str, merged, statuses: list[str], relevance: np.ndarray) -> pd.DataFrame:
     rows = []
     for m, status, rel in zip(merged, statuses, relevance, strict=True):
@@ -72,7 +88,9 @@ def claims(
     """Claims extracted from the top-ranked fragments (``extractor`` says how: Ollama when a
     server is reachable, otherwise Lyra's local finding extractor) and the user's own claims
     (``origin=user``). Near-identical claims are merged, keeping every source fragment; the most
-    relevant are ``adopted`` for judgement, the rest stay in the graph as ``not_adopted``. A verify
+    relevant are ``adopted`` for judgement, the rest stay in the graph as ``not_adopted``. A yes/no
+    question adds its declarative hypothesis (``origin=hypothesis``, adopted; see ``task_answer``),
+    which the claim listings leave out. A verify
     task (``lyra verify``) extracts nothing: its claims are the user's, all adopted."""
     task = store.require_task(context.partition_key)
     cfg = settings().evidence
@@ -93,6 +111,11 @@ def claims(
     relevance = np.array([float(vectors[m.index] @ query_vector) for m in merged])
     statuses = adoption(merged, relevance, cfg.max_claims, cfg.min_relevance)
     frame = claims_frame(task.id, merged, statuses, relevance)
+    if not options.is_verify:  # a question's hypothesis: the row task_answer reads its verdict from
+        encode = lambda t: store.cached_embeddings(models.embedder_name, t, embedder.encode)
+        row = hypothesis_claim(task.id, task.query, query_vector, encode)
+        if row is not None:
+            frame = pd.concat([pd.DataFrame([row], columns=COLUMNS), frame], ignore_index=True)
     store.replace_partition("claims", task.id, frame)
     adopted = int((frame["adoption_status"] == "adopted").sum())
     context.log.info(f"{len(candidates)} candidate claims → {len(frame)} after merging, {adopted} adopted")

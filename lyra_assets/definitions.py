@@ -8,6 +8,7 @@ import os
 from dagster import AssetSelection, Definitions, define_asset_job
 
 from lyra_assets import (
+    answer,
     citations,
     claims,
     documents,
@@ -38,7 +39,7 @@ _TABLE_ASSETS = [  # in the order they run
     web.serp_results, sources.papers, citations.citation_expansions, web.web_pages,
     documents.pages, documents.fragments, citations.citation_edges, ranking.fragment_ranking,
     claims.claims, evidence.nli_edges, evidence.claim_scores, topics.claim_topics,
-    verification.domain_verification,
+    answer.task_answer, verification.domain_verification,
 ]
 ASSETS = [*_TABLE_ASSETS, graph.publishing_asset([k.to_user_string() for a in _TABLE_ASSETS for k in a.keys])]
 CHECKS = [evidence.nli_edges_are_well_formed, evidence.claim_scores_are_consistent]

@@ -53,12 +53,12 @@ def papers_frame(papers: list[CanonicalPaper]) -> pd.DataFrame:
         {
             "paper_id": p.paper_id, "doi": p.doi, "pmid": p.pmid, "arxiv_id": p.arxiv_id,
             "title": p.title, "abstract": p.abstract, "year": p.year, "venue": p.venue, "url": p.url,
-            "sources": p.sources, "search_rank": rank,
+            "sources": p.sources, "search_rank": rank, "authors": p.authors,
         }
         for rank, p in enumerate(papers, start=1)
     ]
     columns = ["paper_id", "doi", "pmid", "arxiv_id", "title", "abstract", "year", "venue", "url",
-               "sources", "search_rank"]
+               "sources", "search_rank", "authors"]
     return pd.DataFrame(rows, columns=columns).astype({"year": "Int64"})
 
 

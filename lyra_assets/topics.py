@@ -23,7 +23,8 @@ def claim_topics(context: AssetExecutionContext, store: LyraStore, models: Local
     claims = store.fetch_df(
         "SELECT c.claim_id, c.text, coalesce(s.refuting_count, 0) AS refuting_count FROM claims c "
         "LEFT JOIN claim_scores s ON s.task_id = c.task_id AND s.claim_id = c.claim_id "
-        "WHERE c.task_id = ? AND c.adoption_status = 'adopted' ORDER BY c.claim_id", [task_id])
+        "WHERE c.task_id = ? AND c.adoption_status = 'adopted' AND c.origin <> 'hypothesis' "
+        "ORDER BY c.claim_id", [task_id])
     texts = claims["text"].tolist()
     embedder = models.embedder()
     vectors = store.cached_embeddings(models.embedder_name, texts, embedder.encode) if texts else np.zeros((0, 1))

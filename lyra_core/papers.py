@@ -72,7 +72,28 @@ class CanonicalPaper(BaseModel):
     venue: str | None = None
     url: str | None = None
     sources: list[str] = Field(default_factory=list, description="source:source_id of each merged record")
+    authors: list[str] = Field(default_factory=list, description='"Family, Given" per author, in order')
     best_rank: int = Field(default=0, description="best rank any source gave it (0 = first)")
+
+
+_PARTICLES = {"van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "la", "le", "dos", "das", "ter", "ten"}
+_SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
+
+
+def family_given(name: str) -> str:
+    """An author's name as ``Family, Given`` (the form BibTeX, RIS and CSL all read):
+    ``Jane Q. Smith`` → ``Smith, Jane Q.``, ``Ludwig van Beethoven`` → ``van Beethoven, Ludwig``;
+    a name already in that form, or a single word (a group), is kept."""
+    name = " ".join(str(name).split())
+    if "," in name or " " not in name:
+        return name
+    words = name.split(" ")
+    suffix = words.pop() if words[-1].lower() in _SUFFIXES and len(words) > 2 else None
+    start = len(words) - 1
+    while start > 1 and words[start - 1].lower() in _PARTICLES:  # "van der Berg" stays the family name
+        start -= 1
+    family, given = " ".join(words[start:]), " ".join(words[:start])
+    return f"{family}, {given}" + (f", {suffix}" if suffix else "")
 
 
 def paper_id_for(doi: str | None, pmid: str | None, arxiv_id: str | None, title_key: str) -> str:
@@ -141,6 +162,7 @@ def canonicalize(records: Iterable[PaperRecord]) -> list[CanonicalPaper]:
                 abstract=max(abstracts, key=len) if abstracts else None,
                 year=first("year"), venue=first("venue"), url=first("url"),
                 sources=sources, best_rank=min(groups[root]),
+                authors=[family_given(a) for a in first("authors") or []],
             )
         )
     # Two groups can still share a paper_id (same title key, no ids); keep the first.

@@ -69,6 +69,7 @@ PAPERS = _table(
     url VARCHAR
     sources VARCHAR[]
     search_rank INTEGER
+    authors VARCHAR[]
     """,
 )
 
@@ -186,6 +187,27 @@ CLAIM_SCORES = _table(
     independent_sources INTEGER
     evidence_count INTEGER
     method VARCHAR
+    """,
+)
+
+TASK_ANSWER = _table(
+    "task_answer",
+    "the answer to the task's question: a yes/no question's declarative hypothesis (origin ``hypothesis``, "
+    "judged like a user's claim; its verdict, scores and papers for / against / judged, each paper voting "
+    "by its strongest edge) or an open question (origin ``open_question``: no verdict, see the claims)",
+    """
+    task_id VARCHAR
+    hypothesis VARCHAR
+    origin VARCHAR
+    verdict VARCHAR
+    confidence DOUBLE
+    uncertainty DOUBLE
+    controversy DOUBLE
+    supporting_papers INTEGER
+    refuting_papers INTEGER
+    papers_judged INTEGER
+    strongest_support_edge VARCHAR
+    strongest_refute_edge VARCHAR
     """,
 )
 
@@ -400,7 +422,7 @@ CITATION_PAPERS = TableSpec(
     name="citation_papers",
     description="the candidate papers met during citation expansion that are not among the task's papers "
     "(selected ones become ``citation`` pages)",
-    columns=[c for c in PAPERS.columns if c.name != "search_rank"],
+    columns=[c for c in PAPERS.columns if c.name not in ("search_rank", "authors")],
 )
 
 CITATION_EDGES = _table(
@@ -505,7 +527,7 @@ IDENTIFIED_PAPERS = TableSpec(
 TABLES: dict[str, TableSpec] = {
     t.name: t
     for t in (TASKS, PAPERS, PAGES, FRAGMENTS, FRAGMENT_RANKING, CLAIMS, CLAIM_SCOPE, NLI_EDGES, CLAIM_SCORES,
-              CLAIM_TOPICS, EMBEDDING_CACHE, NLI_CACHE, FEEDBACK_EVENTS, NLI_CORRECTIONS, EDGE_REVIEWS,
+              CLAIM_TOPICS, TASK_ANSWER, EMBEDDING_CACHE, NLI_CACHE, FEEDBACK_EVENTS, NLI_CORRECTIONS, EDGE_REVIEWS,
               CLAIM_REJECTIONS, DOMAIN_OVERRIDE_RULES, DOMAIN_OVERRIDE_EVENTS, RELEVANCE_SIGNALS,
               DOMAIN_VERIFICATION, CITATION_EXPANSIONS, CITATION_PAPERS, CITATION_EDGES, SERP_RESULTS, WEB_PAGES,
               IDENTIFIED_PAPERS, NLI_MODEL_VERSIONS)

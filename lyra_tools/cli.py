@@ -22,7 +22,7 @@ from lyra_resources.settings import REPO_ROOT, HomeLayout, SettingsError, resolv
 from lyra_resources.store import LyraStore, StoreError, TaskRecord
 from lyra_resources.models import configured_nli_path
 from lyra_resources.task_input import CLI_LABELS, STORED_LABELS, CheckedInput, TaskInputError, check_task_input
-from lyra_tools import report, runner, verify
+from lyra_tools import answer_view, report, runner, verify
 
 app = typer.Typer(help="Lyra: turn a research question into an evidence graph.", no_args_is_help=True)
 task_app = typer.Typer(help="List, inspect, re-run, watch, stop and delete tasks.", no_args_is_help=True)
@@ -74,6 +74,9 @@ def _run_with_progress(task: TaskRecord, home: Path | None) -> runner.RunOutcome
 def _print_summary(outcome: runner.RunOutcome, home: Path | None) -> None:
     layout = HomeLayout(root=resolve_home(home))
     counts = _store(home).row_counts(outcome.task_id)
+    if outcome.success:  # the answer to the question comes first, then how it was reached
+        for line in answer_view.answer_lines(_store(home), outcome.task_id):
+            console.print(line, markup=False, soft_wrap=True)
     if outcome.success:
         console.print(f"[green]task {outcome.task_id} completed[/] (run {outcome.run_id})")
     else:
@@ -591,6 +594,29 @@ def ui(
     env = {**os.environ, "DAGSTER_HOME": str(layout.dagster_home), "LYRA_HOME": str(layout.root)}
     os.chdir(REPO_ROOT)
     os.execvpe(dagster, [dagster, "dev", "-w", str(REPO_ROOT / "workspace.yaml"), "-p", str(port)], env)
+
+
+@app.command("export")
+def export_task(
+    task_id: str,
+    format: Annotated[str, typer.Option("--format", help="bibtex, ris, csl-json (papers); csv, jsonl (claims "
+                                        "with verdicts and evidence); html (the report)")],
+    out: Annotated[Path | None, typer.Option("--out", help="file to write (default: standard output)")] = None,
+    home: HomeOption = None,
+) -> None:
+    """Export a task's papers, claims or report (human feedback applied)."""
+    from lyra_tools import export
+
+    if format not in export.FORMATS:
+        raise _fail(f"unknown --format {format!r}: use one of {', '.join(export.FORMATS)}")
+    _require(home, task_id)
+    text = export.export(_store(home), task_id, format)
+    if out is None:
+        sys.stdout.write(text)
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    console.print(f"{format} export of {task_id}: {out}")
 
 
 def main() -> None:

@@ -23,7 +23,9 @@ from typing import Any, Literal, TypeVar
 import duckdb
 from pydantic import BaseModel, Field
 
+from lyra_core.answer import AnswerView
 from lyra_core.cells import cell_list
+from lyra_core.hypothesis import HYPOTHESIS
 from lyra_core.feedback import (
     DomainRule,
     blocked_domains,
@@ -76,6 +78,10 @@ class ContradictionHighlight(BaseModel):
 
 
 class EvidenceSummary(BaseModel):
+    answer_line: str = Field(description="the answer to the question in one line, e.g. 'Answer: supported "
+                             "(0.78 ± 0.09) — 6 papers for, 1 against, 23 judged'")
+    answer: AnswerView | None = Field(None, description="the hypothesis judged and its papers, or (open question) "
+                                      "the most relevant claims; human feedback applied")
     task_id: str
     query: str
     status: str
@@ -489,6 +495,17 @@ def load_claims(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay,
     return claims
 
 
+def _hypothesis_ids(conn: duckdb.DuckDBPyConnection, task_id: str) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT claim_id FROM claims WHERE task_id = ? AND origin = ?",
+                                       [task_id, HYPOTHESIS]).fetchall()}
+
+
+def effective_answer(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay) -> AnswerView | None:
+    from lyra_tools.answer_view import read_answer  # it builds on this module's readers
+
+    return read_answer(conn, task_id, overlay)
+
+
 def _topics(conn: duckdb.DuckDBPyConnection, task_id: str) -> list[dict[str, Any]]:
     return _rows(conn, "SELECT topic_id, label, claim_ids, terms FROM claim_topics WHERE task_id = ? "
                        "ORDER BY claim_count DESC, topic_id", [task_id])
@@ -529,16 +546,18 @@ def evidence_summary(store: LyraStore, task_id: str) -> EvidenceSummary:
         scored = conn.execute("SELECT claim_id, verdict, refuting_count FROM claim_scores WHERE task_id = ?",
                               [task_id]).fetchall()
         adopted, not_adopted, pages, primary, fragments = conn.execute(
-            "SELECT count(*) FILTER (WHERE adoption_status = 'adopted'), "
+            "SELECT count(*) FILTER (WHERE adoption_status = 'adopted' AND origin <> 'hypothesis'), "
             "count(*) FILTER (WHERE adoption_status <> 'adopted'), "
             "(SELECT count(*) FROM pages WHERE task_id = $1), "
             f"(SELECT count(*) FROM pages WHERE task_id = $1 AND kind IN ({', '.join(repr(k) for k in PRIMARY_KINDS)})), "
             "(SELECT count(*) FROM fragments WHERE task_id = $1) FROM claims WHERE task_id = $1", [task_id]).fetchone()
-        live_touched = sorted(overlay.touched - overlay.rejected)
+        hypotheses = _hypothesis_ids(conn, task_id)  # the question's own claim: the answer, not a listed claim
+        live_touched = sorted(overlay.touched - overlay.rejected - hypotheses)
         touched_edges = claim_edges(conn, task_id, live_touched)
         touched = load_claims(conn, task_id, overlay, live_touched) if live_touched else []
         topic_rows = _topics(conn, task_id)
-    excluded = overlay.excluded
+        answer = effective_answer(conn, task_id, overlay)
+    excluded = overlay.excluded | hypotheses
     relations: dict[str, int] = {}
     for claim_id, relation, count in per_claim:
         if claim_id not in excluded:
@@ -567,7 +586,8 @@ def evidence_summary(store: LyraStore, task_id: str) -> EvidenceSummary:
             highlights.append(ContradictionHighlight(topic_id=row["topic_id"], label=row["label"], claim_count=count))
     highlights.sort(key=lambda h: (-h.claim_count, h.topic_id))
     return EvidenceSummary(
-        task_id=task_id, query=clip(task["query"], 300)[0], status=task["status"],
+        answer_line=answer.line if answer else "Answer: none yet — the task has not been answered (run it)",
+        answer=answer, task_id=task_id, query=clip(task["query"], 300)[0], status=task["status"],
         graph_note=graph_note(store, task_id) if task["status"] != "completed" else None,
         statistics=Statistics(
             total_claims=int(adopted) - len(overlay.rejected & adopted_ids), rejected_claims=len(overlay.rejected),
@@ -743,7 +763,7 @@ def find_contradictions(store: LyraStore, task_id: str, limit: int = 10, cursor:
         require_task(conn, task_id)
         overlay = load_overlay(conn, task_id)
         found = [c for c in load_claims(conn, task_id, overlay, where="s.refuting_count > 0")
-                 if c["refuting_count"] > 0 and (include_rejected or not c["rejected"])]
+                 if c["refuting_count"] > 0 and (include_rejected or not c["rejected"]) and c["origin"] != HYPOTHESIS]
         found.sort(key=lambda c: (-c["controversy"], -c["refuting_count"], c["claim_id"]))
         chosen = found[offset: offset + limit]
         ids = [c["claim_id"] for c in chosen]
@@ -783,7 +803,7 @@ def materials(store: LyraStore, task_id: str, format: str = "summary", limit: in
         overlay = load_overlay(conn, task_id)
         ids = [r[0] for r in conn.execute(
             "SELECT c.claim_id FROM claims c WHERE c.task_id = ? AND c.adoption_status = 'adopted' "
-            f"ORDER BY {_BY_RELEVANCE}", [task_id]).fetchall()
+            f"AND c.origin <> 'hypothesis' ORDER BY {_BY_RELEVANCE}", [task_id]).fetchall()
                if include_rejected or r[0] not in overlay.rejected]
         chosen = ids[offset: offset + limit]
         claims = load_claims(conn, task_id, overlay, chosen, order=_BY_RELEVANCE)

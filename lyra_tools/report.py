@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 import pandas as pd
@@ -16,7 +17,7 @@ def top_claims(store: LyraStore, task_id: str, limit: int = 10) -> pd.DataFrame:
         "SELECT c.claim_id, c.text, c.origin, s.verdict, s.confidence, s.uncertainty, s.controversy, "
         "s.supporting_count, s.refuting_count, s.neutral_count, s.independent_sources "
         "FROM claim_scores s JOIN claims c ON c.task_id = s.task_id AND c.claim_id = s.claim_id "
-        "WHERE s.task_id = ? ORDER BY (c.origin = 'user') DESC, "
+        "WHERE s.task_id = ? AND c.origin <> 'hypothesis' ORDER BY (c.origin = 'user') DESC, "
         "(s.supporting_count + s.refuting_count) DESC, s.confidence DESC, c.claim_id LIMIT ?",
         [task_id, limit])
 
@@ -31,11 +32,17 @@ def claim_evidence(store: LyraStore, task_id: str, claim_id: str, per_side: int 
         "ORDER BY e.relation DESC, e.nli_confidence DESC", [task_id, claim_id, per_side])
 
 
-def write_report(store: LyraStore, task_id: str, path: Path, limit: int = 15) -> Path:
+def report_markdown(store: LyraStore, task_id: str, limit: int = 15) -> str:
+    """The report as Markdown: the answer to the question first, then the claims."""
+    from lyra_tools.answer_view import answer_lines
+
     task = store.require_task(task_id)
     counts = store.row_counts(task_id)
-    lines = [f"# {task.query}", "", f"Task `{task.id}` · status {task.status} · "
-             + ", ".join(f"{n} {t}" for t, n in counts.items()), ""]
+    answer = answer_lines(store, task_id)
+    lines = [f"# {task.query}", ""]
+    if answer:
+        lines += [f"**{answer[0]}**", "", *[f"- {a.strip()}" for a in answer[1:]], ""]
+    lines += [f"Task `{task.id}` · status {task.status} · " + ", ".join(f"{n} {t}" for t, n in counts.items()), ""]
     note = graph_note(store, task_id)
     if note:
         lines += [f"> {note}", ""]
@@ -53,6 +60,21 @@ def write_report(store: LyraStore, task_id: str, path: Path, limit: int = 15) ->
             source = f"[{edge.title}]({edge.url})" if edge.url else edge.title
             lines.append(f"- {edge.relation} ({edge.nli_confidence:.2f}): “{edge.text}” — {source}")
         lines.append("")
+    return "\n".join(lines)
+
+
+def report_html(store: LyraStore, task_id: str) -> str:
+    """The Markdown report rendered as one standalone HTML page (raw HTML in the text is escaped)."""
+    from markdown_it import MarkdownIt  # rich's own dependency
+
+    body = MarkdownIt("commonmark", {"html": False}).render(report_markdown(store, task_id))
+    title = html.escape(store.require_task(task_id).query)
+    return f"<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>{title}</title></head><body>\n{body}</body></html>\n"
+
+
+def write_report(store: LyraStore, task_id: str, path: Path, limit: int = 15) -> Path:
+    """``path`` (Markdown) and the same report as HTML beside it."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines))
+    path.write_text(report_markdown(store, task_id, limit))
+    path.with_suffix(".html").write_text(report_html(store, task_id))
     return path

@@ -81,7 +81,7 @@ def model_rows(task_id: str, relabel: dict[tuple[str, str], tuple[str, float]] |
         url = p.get("url") or paper_url(p.get("doi"), p.get("pmid"), None, None)
         papers.append({"paper_id": paper_id, "doi": p.get("doi"), "pmid": p.get("pmid"), "arxiv_id": None,
                        "title": p["title"], "abstract": p["text"], "year": 2019, "venue": "Test Journal", "url": url,
-                       "sources": ["local:test"], "search_rank": rank})
+                       "sources": ["local:test"], "search_rank": rank, "authors": []})
         page_id = page_id_for(paper_id, p["kind"])
         page_of[key] = page_id
         pages.append({"page_id": page_id, "paper_id": paper_id, "url": url, "domain": domain_of(url),

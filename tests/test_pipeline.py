@@ -19,7 +19,7 @@ def test_definitions_load_with_every_asset_partitioned_by_task(lyra_home):
     assert job.partitions_def is not None and job.partitions_def.name == TASKS_PARTITION
     assert runner.asset_names() == ["serp_results", "papers", "citation_expansions", "web_pages", "pages",
                                     "fragments", "citation_edges", "fragment_ranking", "claims", "nli_edges",
-                                    "claim_scores", "claim_topics", "domain_verification", "task_graph"]
+                                    "claim_scores", "claim_topics", "task_answer", "domain_verification", "task_graph"]
 
 
 def test_materialize_in_process_writes_the_source_tables(lyra_home, small_corpus):
@@ -134,3 +134,22 @@ def test_workspace_loads_in_dagster(tmp_path):
                             env={**os.environ, "DAGSTER_HOME": str(tmp_path), "LYRA_HOME": str(tmp_path)})
     assert result.returncode == 0, result.stderr[-2000:]
     assert "All code locations passed validation" in result.stderr + result.stdout
+
+
+@pytest.mark.slow
+def test_a_yes_no_question_is_judged_as_its_hypothesis(lyra_home, small_corpus):
+    task = new_task(lyra_home, "Does vitamin D supplementation reduce fracture risk?", small_corpus)
+    assert runner.run_task(task.id, lyra_home).success
+    store = LyraStore.at(lyra_home)
+    claims = store.read_partition("claims", task.id)
+    hypothesis = claims.loc[claims["origin"] == "hypothesis"].iloc[0]
+    assert hypothesis["text"] == "Vitamin D supplementation reduces fracture risk."
+    assert hypothesis["adoption_status"] == "adopted"
+    edges = store.read_partition("nli_edges", task.id)
+    mine = edges.loc[edges["claim_id"] == hypothesis["claim_id"]]
+    assert len(mine) > 0  # judged against the task's fragments, its edges kept
+    answer = store.read_partition("task_answer", task.id).iloc[0]
+    assert answer["origin"] == "hypothesis" and answer["hypothesis"] == hypothesis["text"]
+    assert answer["papers_judged"] == mine["page_id"].nunique()
+    topics = store.read_partition("claim_topics", task.id)
+    assert all(hypothesis["claim_id"] not in list(ids) for ids in topics["claim_ids"])

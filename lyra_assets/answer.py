@@ -1,0 +1,88 @@
+"""Stage 10: ``task_answer`` — the answer to the task's question, read from the judged graph."""
+
+import pandas as pd
+from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+
+from lyra_assets.partitions import task_partitions
+from lyra_core.answer import answer_line, paper_votes
+from lyra_core.hypothesis import HYPOTHESIS, OPEN_QUESTION, to_hypothesis
+from lyra_core.tasks import TaskOptions
+from lyra_resources.schema import TASK_ANSWER
+from lyra_resources.store import LyraStore
+
+COLUMNS = [c for c in TASK_ANSWER.column_names if c != "task_id"]
+OPEN_ANSWER_CLAIMS = 8
+
+
+def hypothesis_edges(store: LyraStore, task_id: str, claim_id: str) -> list[dict]:
+    """The hypothesis's edges with the paper behind each (a page that is no paper stands for itself)."""
+    frame = store.fetch_df(
+        "SELECT e.edge_id, e.relation, e.nli_confidence, e.page_id, coalesce(p.paper_id, e.page_id) AS paper "
+        "FROM nli_edges e LEFT JOIN pages p ON p.task_id = e.task_id AND p.page_id = e.page_id "
+        "WHERE e.task_id = ? AND e.claim_id = ? ORDER BY e.edge_id", [task_id, claim_id])
+    return frame.to_dict("records")
+
+
+def relevant_claims(store: LyraStore, task_id: str, limit: int) -> pd.DataFrame:
+    """An open question's answer: adopted claims by relevance to the question, then by evidence."""
+    return store.fetch_df(
+        "SELECT c.claim_id, c.text, s.verdict, s.confidence, s.uncertainty FROM claims c "
+        "LEFT JOIN claim_scores s ON s.task_id = c.task_id AND s.claim_id = c.claim_id "
+        "WHERE c.task_id = ? AND c.adoption_status = 'adopted' AND c.origin <> ? "
+        "ORDER BY c.relevance DESC, coalesce(s.supporting_count + s.refuting_count, 0) DESC, c.claim_id LIMIT ?",
+        [task_id, HYPOTHESIS, limit])
+
+
+def _titles(store: LyraStore, task_id: str, paper_ids: list[str]) -> list[str]:
+    if not paper_ids:
+        return []
+    found = dict(store.fetch_df(
+        "SELECT paper_id, title FROM papers WHERE task_id = ? UNION ALL "
+        "SELECT page_id, title FROM pages WHERE task_id = ?", [task_id, task_id]).itertuples(index=False, name=None))
+    return [str(found.get(p) or p) for p in paper_ids]
+
+
+@asset(partitions_def=task_partitions, group_name="evidence", deps=["claim_scores", "claim_topics"],
+       kinds={"duckdb", "parquet"})
+def task_answer(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult:
+    """The answer to the question. A yes/no question's hypothesis (the ``claims`` row of origin
+    ``hypothesis``) has its verdict, confidence ± uncertainty and controversy from ``claim_scores``
+    and its papers for / against / judged from its edges, one vote per paper (its strongest edge);
+    ``unverified`` or ``contested`` say the evidence does not decide. An open question gets origin
+    ``open_question`` and no verdict: its answer is the most relevant adopted claims. A verify task
+    has no question to answer: no row."""
+    task = store.require_task(context.partition_key)
+    if TaskOptions.model_validate(task.options).is_verify:
+        store.replace_partition("task_answer", task.id, pd.DataFrame(columns=COLUMNS))
+        return MaterializeResult(metadata={"answer": MetadataValue.text("no question: a verify task")})
+    hypothesis = store.fetch_df(
+        "SELECT c.claim_id, c.text, s.verdict, s.confidence, s.uncertainty, s.controversy FROM claims c "
+        "LEFT JOIN claim_scores s ON s.task_id = c.task_id AND s.claim_id = c.claim_id "
+        "WHERE c.task_id = ? AND c.origin = ? LIMIT 1", [task.id, HYPOTHESIS])
+    lines: list[str]
+    if hypothesis.empty:
+        claims = relevant_claims(store, task.id, OPEN_ANSWER_CLAIMS)
+        row = {c: None for c in COLUMNS} | {"origin": OPEN_QUESTION, "supporting_papers": 0, "refuting_papers": 0,
+                                             "papers_judged": 0}
+        lines = [answer_line(None, None, None, None, len(claims))]
+        lines += [f"- {c.text} ({c.verdict or 'unverified'})" for c in claims.itertuples(index=False)]
+    else:
+        h = hypothesis.iloc[0]
+        votes = paper_votes(hypothesis_edges(store, task.id, h["claim_id"]))
+        verdict = h["verdict"] if isinstance(h["verdict"], str) else "unverified"
+        row = {"hypothesis": h["text"], "origin": HYPOTHESIS, "verdict": verdict,
+               **{k: float(h[k]) if pd.notna(h[k]) else None for k in ("confidence", "uncertainty", "controversy")},
+               **votes.model_dump(include={"supporting_papers", "refuting_papers", "papers_judged",
+                                           "strongest_support_edge", "strongest_refute_edge"})}
+        lines = [answer_line(verdict, row["confidence"], row["uncertainty"], votes), f"Hypothesis: {h['text']}"]
+        lines += [f"- for: {t}" for t in _titles(store, task.id, votes.supporting_paper_ids[:5])]
+        lines += [f"- against: {t}" for t in _titles(store, task.id, votes.refuting_paper_ids[:5])]
+    frame = pd.DataFrame([row], columns=COLUMNS)
+    store.replace_partition("task_answer", task.id, frame)
+    context.log.info(lines[0])
+    return MaterializeResult(metadata={
+        "answer": MetadataValue.md("\n".join(lines)),  # the first line is the answer, as everywhere
+        "origin": MetadataValue.text(row["origin"]),
+        "question_reads_as": MetadataValue.text(to_hypothesis(task.query).hypothesis or "(open question)"),
+        "dagster/row_count": MetadataValue.int(1),
+    })

@@ -1,0 +1,108 @@
+"""The answer to a task's question: the hypothesis's verdict told per paper, and the line that says it.
+
+Claim scores count fragments; a reader asks how many *papers* say yes or no. Each paper gets one
+vote: the side (SUPPORTS or REFUTES) of its strongest non-neutral edge, or none when every edge
+of the paper is NEUTRAL; it still counts as judged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from lyra_core.scoring import REFUTES, SUPPORTS
+
+UNDECIDED = ("unverified", "contested")  # verdicts that say the evidence does not decide
+
+
+class PaperVotes(BaseModel):
+    supporting_papers: int = 0
+    refuting_papers: int = 0
+    papers_judged: int = 0
+    strongest_support_edge: str | None = None
+    strongest_refute_edge: str | None = None
+    supporting_paper_ids: list[str] = []  # strongest first
+    refuting_paper_ids: list[str] = []
+
+
+def paper_votes(edges: Iterable[Mapping[str, Any]]) -> PaperVotes:
+    """Votes of the papers behind ``edges`` (dicts with edge_id, relation, nli_confidence and
+    ``paper`` — the paper id, or the page id of a page that is no paper)."""
+    best: dict[str, tuple[float, str, str]] = {}  # paper → (confidence, relation, edge id) of its strongest vote
+    judged: set[str] = set()
+    strongest: dict[str, tuple[float, str]] = {}
+    for edge in edges:
+        paper = edge.get("paper") or edge.get("page_id")
+        if not paper:
+            continue
+        judged.add(paper)
+        relation, conf, edge_id = edge["relation"], float(edge["nli_confidence"]), edge["edge_id"]
+        if relation not in (SUPPORTS, REFUTES):
+            continue
+        if paper not in best or (conf, edge_id) > (best[paper][0], best[paper][2]):
+            best[paper] = (conf, relation, edge_id)
+        if relation not in strongest or (conf, edge_id) > strongest[relation]:
+            strongest[relation] = (conf, edge_id)
+    ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))
+    return PaperVotes(
+        supporting_papers=sum(v[1] == SUPPORTS for v in best.values()),
+        refuting_papers=sum(v[1] == REFUTES for v in best.values()),
+        papers_judged=len(judged),
+        strongest_support_edge=strongest[SUPPORTS][1] if SUPPORTS in strongest else None,
+        strongest_refute_edge=strongest[REFUTES][1] if REFUTES in strongest else None,
+        supporting_paper_ids=[p for p, v in ranked if v[1] == SUPPORTS],
+        refuting_paper_ids=[p for p, v in ranked if v[1] == REFUTES],
+    )
+
+
+def answer_line(verdict: str | None, confidence: float | None, uncertainty: float | None,
+                votes: PaperVotes | None, open_claims: int | None = None) -> str:
+    """The one line every view of a task starts with, e.g.
+    ``Answer: supported (0.78 ± 0.09) — 6 papers for, 1 against, 23 judged``."""
+    if verdict is None:
+        shown = f"{open_claims} most relevant claims follow" if open_claims else "no adopted claim bears on it yet"
+        return f"Answer: open question (no yes/no hypothesis to judge) — {shown}"
+    votes = votes or PaperVotes()
+    note = " — the evidence does not decide" if verdict in UNDECIDED else ""
+    return (f"Answer: {verdict} ({confidence or 0:.2f} ± {uncertainty or 0:.2f}) — "
+            f"{votes.supporting_papers} paper{'s' * (votes.supporting_papers != 1)} for, "
+            f"{votes.refuting_papers} against, {votes.papers_judged} judged{note}")
+
+
+class AnswerPaper(BaseModel):
+    paper_id: str
+    title: str | None = None
+    year: int | None = None
+    doi: str | None = None
+
+
+class AnswerClaim(BaseModel):
+    claim_id: str
+    text: str
+    topic: str | None = None
+    verdict: str
+    confidence: float
+
+
+class AnswerView(BaseModel):
+    """The answer as people see it (human feedback applied): ``line`` first, then its grounds."""
+
+    line: str
+    origin: str
+    hypothesis: str | None = None
+    hypothesis_claim_id: str | None = None
+    verdict: str | None = None
+    confidence: float | None = None
+    uncertainty: float | None = None
+    controversy: float | None = None
+    supporting_papers: int = 0
+    refuting_papers: int = 0
+    papers_judged: int = 0
+    strongest_support_edge: str | None = None
+    strongest_refute_edge: str | None = None
+    papers_for: list[AnswerPaper] = []
+    papers_against: list[AnswerPaper] = []
+    claims: list[AnswerClaim] = []  # an open question's answer: the most relevant claims
+    recomputed: bool = False  # human feedback changed the model's answer

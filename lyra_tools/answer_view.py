@@ -1,0 +1,96 @@
+"""The answer to a task's question as people see it: ``task_answer`` with the human overlay applied.
+
+The asset holds the model's answer; a reviewer's corrected edge, a rejected claim or a blocked
+domain changes what stands, so the hypothesis is rescored here from its effective edges exactly
+as :mod:`lyra_tools.explore` rescores any claim, and an open question lists only claims in force.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+
+from lyra_core.answer import AnswerClaim, AnswerPaper, AnswerView, answer_line, paper_votes
+from lyra_core.feedback import effective_edges
+from lyra_core.hypothesis import HYPOTHESIS
+from lyra_tools.explore import Overlay, _in, _rows, _topic_of, claim_edges, clip, load_claims
+
+PAPERS_SHOWN = 5
+OPEN_CLAIMS_SHOWN = 8
+
+
+def _papers(conn: duckdb.DuckDBPyConnection, task_id: str, ids: list[str]) -> list[AnswerPaper]:
+    """Title, year and DOI of each id: a paper, or a page that is no paper (a web page)."""
+    if not ids:
+        return []
+    cond, params, _ = _in("id", ids)
+    rows = {r["id"]: r for r in _rows(
+        conn, "SELECT * FROM (SELECT paper_id AS id, title, year, doi FROM papers WHERE task_id = ? UNION ALL "
+              f"SELECT page_id, title, NULL, NULL FROM pages WHERE task_id = ? AND paper_id IS NULL) WHERE {cond}",
+        [task_id, task_id, *params])} if cond != "TRUE" else {}
+    return [AnswerPaper(paper_id=p, title=clip(rows.get(p, {}).get("title"), 200)[0] or None,
+                        year=rows.get(p, {}).get("year"), doi=rows.get(p, {}).get("doi")) for p in ids]
+
+
+def hypothesis_edges(conn: duckdb.DuckDBPyConnection, task_id: str, claim_id: str,
+                     overlay: Overlay) -> list[dict[str, Any]]:
+    """The hypothesis's effective edges, each with the paper behind it (``paper``)."""
+    edges = effective_edges(claim_edges(conn, task_id, [claim_id], with_sources=True), overlay.reviews,
+                            overlay.blocked_pages)
+    paper_of = dict(conn.execute("SELECT page_id, paper_id FROM pages WHERE task_id = ? AND paper_id IS NOT NULL",
+                                 [task_id]).fetchall())
+    for edge in edges:
+        edge["paper"] = paper_of.get(edge["page_id"]) or edge["page_id"]
+    return edges
+
+
+def read_answer(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay) -> AnswerView | None:
+    """The task's answer with human feedback applied; None before ``task_answer`` ran."""
+    stored = _rows(conn, "SELECT * FROM task_answer WHERE task_id = ?", [task_id])
+    if not stored:
+        return None
+    row = stored[0]
+    if row["origin"] != HYPOTHESIS:
+        claims = [c for c in load_claims(conn, task_id, overlay) if not c["rejected"] and c["origin"] != HYPOTHESIS]
+        claims.sort(key=lambda c: (-(c["relevance"] or 0.0), -(c["supporting_count"] + c["refuting_count"]),
+                                   c["claim_id"]))
+        chosen = claims[:OPEN_CLAIMS_SHOWN]
+        topic_of = _topic_of(conn, task_id, [c["claim_id"] for c in chosen])
+        return AnswerView(
+            line=answer_line(None, None, None, None, len(chosen)), origin=row["origin"],
+            claims=[AnswerClaim(claim_id=c["claim_id"], text=clip(c["text"], 300)[0], topic=topic_of.get(c["claim_id"]),
+                                verdict=c["verdict"] or "unverified", confidence=float(c["confidence"] or 0.5))
+                    for c in chosen])
+    found = _rows(conn, "SELECT claim_id FROM claims WHERE task_id = ? AND origin = ? LIMIT 1", [task_id, HYPOTHESIS])
+    if not found:
+        return None
+    claim_id = found[0]["claim_id"]
+    claim = load_claims(conn, task_id, overlay, [claim_id])[0]
+    votes = paper_votes(hypothesis_edges(conn, task_id, claim_id, overlay))
+    return AnswerView(
+        line=answer_line(claim["verdict"], claim["confidence"], claim["uncertainty"], votes), origin=HYPOTHESIS,
+        hypothesis=row["hypothesis"], hypothesis_claim_id=claim_id, verdict=claim["verdict"],
+        confidence=claim["confidence"], uncertainty=claim["uncertainty"], controversy=claim["controversy"],
+        **votes.model_dump(include={"supporting_papers", "refuting_papers", "papers_judged",
+                                    "strongest_support_edge", "strongest_refute_edge"}),
+        papers_for=_papers(conn, task_id, votes.supporting_paper_ids[:PAPERS_SHOWN]),
+        papers_against=_papers(conn, task_id, votes.refuting_paper_ids[:PAPERS_SHOWN]),
+        recomputed=bool(claim.get("recomputed")))
+
+
+def answer_lines(store, task_id: str) -> list[str]:
+    """The answer as text, its line first, then the papers for and against (or the claims)."""
+    from lyra_tools.explore import load_overlay
+
+    with store.connect() as conn:
+        answer = read_answer(conn, task_id, load_overlay(conn, task_id))
+    if answer is None:
+        return []
+    lines = [answer.line]
+    if answer.hypothesis:
+        lines.append(f"Hypothesis: {answer.hypothesis}")
+    for side, papers in (("for", answer.papers_for), ("against", answer.papers_against)):
+        lines += [f"  {side}: {p.title or p.paper_id}" + (f" ({p.year})" if p.year else "") for p in papers]
+    lines += [f"  {c.verdict}: {c.text}" for c in answer.claims]
+    return lines

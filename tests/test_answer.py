@@ -1,0 +1,139 @@
+"""The answer to a task's question: ``task_answer`` materialized by Dagster in-process over a real
+DuckDB graph, and the same answer as people see it once human feedback applies."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from dagster import DagsterInstance, materialize
+from test_explore import QUESTION, write_graph
+
+from lyra_assets.answer import task_answer
+from lyra_assets.evidence import scores_frame
+from lyra_assets.partitions import TASKS_PARTITION
+from lyra_core.claims import claim_id_for
+from lyra_core.evidence import edge_id_for
+from lyra_core.hypothesis import to_hypothesis
+from lyra_resources.store import LyraStore
+from lyra_tools import explore
+from lyra_tools.feedback import apply_feedback
+
+HYPOTHESIS_EDGES = [("meta", 1, "SUPPORTS", 0.91), ("falls", 0, "SUPPORTS", 0.7), ("whi", 0, "REFUTES", 0.8),
+                    ("blog", 0, "SUPPORTS", 0.95), ("falls", 1, "NEUTRAL", 0.6)]
+
+
+def add_hypothesis(store: LyraStore, graph) -> str:
+    """The rows ``claims`` and ``nli_edges`` write for the question's hypothesis; scores by the pipeline's rule."""
+    task_id, text = graph.task_id, to_hypothesis(QUESTION).hypothesis
+    claim_id = claim_id_for(task_id, f"hypothesis: {text}")
+    claims = store.read_partition("claims", task_id)
+    row = {"claim_id": claim_id, "text": text, "origin": "hypothesis", "extractor": "question-rules",
+           "source_fragment_id": None, "adoption_status": "adopted", "also_in_fragments": [], "relevance": 0.95,
+           "extraction_score": 0.0, "features": []}
+    store.replace_partition("claims", task_id, pd.concat([claims.drop(columns="task_id"), pd.DataFrame([row])]))
+    edges = store.read_partition("nli_edges", task_id).drop(columns="task_id")
+    new = [{"edge_id": edge_id_for(task_id, graph.fragments[(paper, i)], claim_id),
+            "fragment_id": graph.fragments[(paper, i)], "claim_id": claim_id, "relation": rel,
+            "nli_label": rel.lower(), "nli_confidence": conf, "source_trust_level": "academic",
+            "target_trust_level": None, "model_version": "test", "similarity": 0.8, "page_id": graph.pages[paper]}
+           for paper, i, rel, conf in HYPOTHESIS_EDGES]
+    edges = pd.concat([edges, pd.DataFrame(new)], ignore_index=True)
+    store.replace_partition("nli_edges", task_id, edges)
+    adopted = store.fetch_df("SELECT claim_id FROM claims WHERE task_id = ? AND adoption_status = 'adopted' "
+                             "ORDER BY claim_id", [task_id])
+    store.replace_partition("claim_scores", task_id, scores_frame(adopted, edges, use_bayesian=True))
+    return claim_id
+
+
+def run_answer(store: LyraStore, task_id: str):
+    with DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions(TASKS_PARTITION, [task_id])
+        result = materialize([task_answer], partition_key=task_id, resources={"store": store}, instance=instance)
+    assert result.success
+    return result.asset_materializations_for_node("task_answer")[0].metadata
+
+
+@pytest.fixture
+def answered(tmp_path):
+    store = LyraStore.at(tmp_path / "home")
+    graph = write_graph(store)
+    claim_id = add_hypothesis(store, graph)
+    metadata = run_answer(store, graph.task_id)
+    return store, graph, claim_id, metadata
+
+
+def test_task_answer_judges_the_hypothesis_per_paper(answered):
+    store, graph, claim_id, metadata = answered
+    row = store.read_partition("task_answer", graph.task_id).iloc[0]
+    assert row["hypothesis"] == "Vitamin D supplementation reduces fracture risk in older adults."
+    assert row["origin"] == "hypothesis"
+    score = store.fetch_df("SELECT * FROM claim_scores WHERE claim_id = ?", [claim_id]).iloc[0]
+    assert (row["verdict"], row["confidence"]) == (score["verdict"], score["confidence"])
+    # meta, falls and the blog vote for, WHI against; the falls paper's neutral fragment adds no paper
+    assert (row["supporting_papers"], row["refuting_papers"], row["papers_judged"]) == (3, 1, 4)
+    assert row["strongest_support_edge"] == edge_id_for(graph.task_id, graph.fragments[("blog", 0)], claim_id)
+    assert row["strongest_refute_edge"] == edge_id_for(graph.task_id, graph.fragments[("whi", 0)], claim_id)
+    first = metadata["answer"].value.splitlines()[0]
+    assert first == (f"Answer: {row['verdict']} ({row['confidence']:.2f} ± {row['uncertainty']:.2f}) — "
+                     "3 papers for, 1 against, 4 judged")
+    assert "- against: Calcium plus vitamin D supplementation and the risk of fractures" in metadata["answer"].value
+    assert list(store.read_partition("task_answer", graph.task_id).columns) == [
+        "task_id", "hypothesis", "origin", "verdict", "confidence", "uncertainty", "controversy",
+        "supporting_papers", "refuting_papers", "papers_judged", "strongest_support_edge", "strongest_refute_edge"]
+
+
+def test_summary_starts_with_the_answer_and_lists_the_hypothesis_as_no_claim(answered):
+    store, graph, claim_id, _ = answered
+    summary = explore.evidence_summary(store, graph.task_id)
+    assert list(summary.model_dump())[0] == "answer_line"
+    assert summary.answer_line.startswith("Answer: ") and "3 papers for, 1 against, 4 judged" in summary.answer_line
+    assert summary.answer.hypothesis_claim_id == claim_id
+    assert [p.title for p in summary.answer.papers_against] == ["Calcium plus vitamin D supplementation and the "
+                                                                "risk of fractures"]
+    # the hypothesis is the answer, not one more claim: counts, materials and contradictions leave it out
+    assert summary.statistics.total_claims == 4
+    assert (summary.statistics.supports_edges, summary.statistics.refutes_edges) == (4, 3)
+    full = explore.materials(store, graph.task_id, "full", limit=25)
+    assert claim_id not in {c.claim_id for c in full.claims} and full.total == 4
+    assert claim_id not in {c.claim_id for c in explore.find_contradictions(store, graph.task_id).contradictions}
+    # but its evidence can be shown, edge ids included
+    evidence = explore.claim_evidence(store, claim_id)
+    assert evidence.origin == "hypothesis" and len(evidence.evidence.supports) == 3
+
+
+def test_feedback_changes_the_answer_people_see(answered):
+    store, graph, claim_id, _ = answered
+    whi = edge_id_for(graph.task_id, graph.fragments[("whi", 0)], claim_id)
+    apply_feedback(store, graph.task_id, "edge_correct", {"edge_id": whi, "correct_relation": "SUPPORTS"})
+    apply_feedback(store, graph.task_id, "domain_block", {"domain_pattern": "spam-site.com", "reason": "ads"})
+    answer = explore.evidence_summary(store, graph.task_id).answer
+    assert (answer.supporting_papers, answer.refuting_papers, answer.papers_judged) == (3, 0, 3)
+    assert answer.recomputed and answer.strongest_refute_edge is None
+    assert answer.line.endswith("3 papers for, 0 against, 3 judged")
+
+
+def test_an_open_question_is_answered_by_its_most_relevant_claims(tmp_path):
+    store = LyraStore.at(tmp_path / "home")
+    graph = write_graph(store, query="What determines fracture risk in older adults?")
+    metadata = run_answer(store, graph.task_id)
+    row = store.read_partition("task_answer", graph.task_id).iloc[0]
+    assert row["origin"] == "open_question" and row["hypothesis"] is None and row["verdict"] is None
+    lines = metadata["answer"].value.splitlines()
+    assert lines[0] == "Answer: open question (no yes/no hypothesis to judge) — 4 most relevant claims follow"
+    assert lines[1].startswith("- High-dose vitamin D reduces hip fracture risk")  # relevance 0.9 first
+    apply_feedback(store, graph.task_id, "claim_reject", {"claim_id": graph.claims["hip"], "reason": "off topic"})
+    answer = explore.evidence_summary(store, graph.task_id).answer
+    assert graph.claims["hip"] not in [c.claim_id for c in answer.claims] and len(answer.claims) == 3
+    assert answer.claims[0].topic == "hip fracture dose"
+
+
+def test_the_cli_summary_starts_with_the_answer(answered, capsys):
+    from lyra_tools import cli, runner
+
+    store, graph, _, _ = answered
+    outcome = runner.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
+    cli._print_summary(outcome, store.layout.root)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("Answer: ") and lines[0].endswith("3 papers for, 1 against, 4 judged")
+    assert lines[1] == "Hypothesis: Vitamin D supplementation reduces fracture risk in older adults."
+    assert lines[2].startswith("  for: Vitamin D miracle")  # strongest vote first

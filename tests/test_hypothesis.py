@@ -1,0 +1,68 @@
+"""A task's question as Lyra judges it: yes/no questions become declarative hypotheses by rule."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lyra_core.hypothesis import HYPOTHESIS, OPEN_QUESTION, to_hypothesis
+
+PUBMEDQA = Path("/work/shared/data/nli_training/pubmedqa_pqal/ori_pqal.json")
+
+
+@pytest.mark.parametrize(("question", "hypothesis"), [
+    ("Does vitamin D supplementation reduce fracture risk?", "Vitamin D supplementation reduces fracture risk."),
+    ("Do mitochondria play a role in remodelling lace plant leaves during programmed cell death?",
+     "Mitochondria play a role in remodelling lace plant leaves during programmed cell death."),
+    ("Does exercise during pregnancy prevent postnatal depression?", "Exercise during pregnancy prevents postnatal depression."),
+    ("Does increased use of private health care reduce the demand for NHS care?",
+     "Increased use of private health care reduces the demand for NHS care."),
+    ("Does the treatment of amblyopia normalise subfoveal choroidal thickness in amblyopic children?",
+     "The treatment of amblyopia normalises subfoveal choroidal thickness in amblyopic children."),
+    ("Does induction chemotherapy have a role in the management of nasopharyngeal carcinoma?",
+     "Induction chemotherapy has a role in the management of nasopharyngeal carcinoma."),
+    ("Did the reform reduce deaths?", "The reform reduced deaths."),
+    ("Is laparoscopic cholecystectomy safe and acceptable as a day case procedure?",
+     "Laparoscopic cholecystectomy is safe and acceptable as a day case procedure."),
+    ("Is distance to provider a barrier to care for medicaid patients?",
+     "Distance to provider is a barrier to care for medicaid patients."),
+    ("Is fetal gender associated with emergency department visits?", "Fetal gender is associated with emergency department visits."),
+    ("Is the covering of the resection margin after distal pancreatectomy advantageous?",
+     "The covering of the resection margin after distal pancreatectomy is advantageous."),
+    ("Is there a correlation between androgens and sexual desire in women?",
+     "There is a correlation between androgens and sexual desire in women."),
+    ("Are the elderly with oropharyngeal carcinoma undertreated?", "The elderly with oropharyngeal carcinoma are undertreated."),
+    ("Are women who are treated for hypothyroidism at risk for pregnancy complications?",
+     "Women who are treated for hypothyroidism are at risk for pregnancy complications."),
+    ("Can PRISM predict length of PICU stay?", "PRISM can predict length of PICU stay."),
+    ("Can patients be anticoagulated after intracerebral hemorrhage?", "Patients can be anticoagulated after intracerebral hemorrhage."),
+    ("Should general practitioners call patients by their first names?",
+     "General practitioners should call patients by their first names."),
+    ("Will statins prevent dementia?", "Statins will prevent dementia."),
+    ("Has the incidence of melanoma increased?", "The incidence of melanoma has increased."),
+    ("Have statins reduced mortality in women?", "Statins have reduced mortality in women."),
+])
+def test_yes_no_questions_become_hypotheses(question, hypothesis):
+    parsed = to_hypothesis(question)
+    assert (parsed.origin, parsed.hypothesis) == (HYPOTHESIS, hypothesis)
+
+
+@pytest.mark.parametrize("question", ["What causes migraine?", "How does exercise affect sleep?",
+                                      "Why do statins cause myalgia?", "Which drugs reduce fracture risk?",
+                                      "vitamin D and fracture risk", "Is?"])
+def test_open_questions_and_topics_stay_open(question):
+    assert to_hypothesis(question).origin == OPEN_QUESTION
+    assert to_hypothesis(question).hypothesis is None
+
+
+@pytest.mark.skipif(not PUBMEDQA.exists(), reason="PubMedQA labelled set not in this checkout")
+def test_pubmedqa_yes_no_questions_read_as_sentences():
+    questions = [v["QUESTION"] for v in json.loads(PUBMEDQA.read_text()).values()]
+    yes_no = [q for q in questions if q.split()[0] in ("Does", "Do", "Is", "Are", "Can", "Should", "Has", "Did")]
+    parsed = [to_hypothesis(q) for q in yes_no]
+    assert len(yes_no) > 600
+    assert sum(p.origin == HYPOTHESIS for p in parsed) / len(yes_no) > 0.97
+    for p in parsed:  # a sentence: no question mark, no auxiliary left at the front, capitalised
+        if p.hypothesis:
+            assert p.hypothesis.endswith(".") and "?" not in p.hypothesis and next(c for c in p.hypothesis if c.isascii() and c.isalpha()).isupper()
+            assert p.hypothesis.split()[0].lower() not in ("does", "do", "is", "are", "can", "should")
