@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from lyra_core.scoring import REFUTES, SUPPORTS
+from lyra_core.scoring import REFUTES, SUPPORTS, strongest_votes
 
 UNDECIDED = ("unverified", "contested")  # verdicts that say the evidence does not decide
 
@@ -30,19 +30,14 @@ class PaperVotes(BaseModel):
 def paper_votes(edges: Iterable[Mapping[str, Any]]) -> PaperVotes:
     """Votes of the papers behind ``edges`` (dicts with edge_id, relation, nli_confidence and
     ``paper`` — the paper id, or the page id of a page that is no paper)."""
-    best: dict[str, tuple[float, str, str]] = {}  # paper → (confidence, relation, edge id) of its strongest vote
-    judged: set[str] = set()
+    edges = [e for e in edges if e.get("paper") or e.get("page_id")]
+    judged = {e.get("paper") or e["page_id"] for e in edges}
+    ordered = sorted(edges, key=lambda e: e["edge_id"], reverse=True)  # equal confidence: the larger edge id wins
+    votes = strongest_votes(ordered, lambda e: e.get("paper") or e["page_id"], lambda e: e["relation"],
+                            lambda e: float(e["nli_confidence"]))
+    best = {(v.get("paper") or v["page_id"]): (float(v["nli_confidence"]), v["relation"], v["edge_id"]) for v in votes}
     strongest: dict[str, tuple[float, str]] = {}
-    for edge in edges:
-        paper = edge.get("paper") or edge.get("page_id")
-        if not paper:
-            continue
-        judged.add(paper)
-        relation, conf, edge_id = edge["relation"], float(edge["nli_confidence"]), edge["edge_id"]
-        if relation not in (SUPPORTS, REFUTES):
-            continue
-        if paper not in best or (conf, edge_id) > (best[paper][0], best[paper][2]):
-            best[paper] = (conf, relation, edge_id)
+    for conf, relation, edge_id in best.values():
         if relation not in strongest or (conf, edge_id) > strongest[relation]:
             strongest[relation] = (conf, edge_id)
     ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))

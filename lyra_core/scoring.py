@@ -13,9 +13,9 @@ Two aggregations decide what a vote is:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable, Iterable
 
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -23,6 +23,7 @@ SUPPORTS, REFUTES, NEUTRAL = "SUPPORTS", "REFUTES", "NEUTRAL"
 RELATIONS = (SUPPORTS, REFUTES, NEUTRAL)
 VERDICTS = ("contested", "well_supported", "supported", "likely_false", "unverified")
 Aggregation = Literal["paper_votes", "edges"]
+T = TypeVar("T")
 # One paper's vote, times its probability: chosen by cross-validation on SciFact train claims
 # (bench/verification.py), so that one clearly refuting abstract can make a claim likely false.
 DEFAULT_VOTE_WEIGHT = 1.0
@@ -81,17 +82,24 @@ def _counts(edges: list[Evidence]) -> dict[str, int]:
     }
 
 
-def paper_votes(edges: Iterable[Evidence]) -> list[Evidence]:
-    """One vote per source page: its strongest SUPPORTS or REFUTES edge (an edge without a page is
-    its own source). Pages whose edges are all NEUTRAL cast no vote."""
-    best: dict[object, Evidence] = {}
+def strongest_votes(edges: Iterable[T], source: Callable[[T], Hashable | None],
+                    relation: Callable[[T], str], confidence: Callable[[T], float]) -> list[T]:
+    """One vote per source: its strongest SUPPORTS or REFUTES edge (ties: the first). An edge
+    without a source is a source of its own; sources whose edges are all NEUTRAL cast no vote."""
+    best: dict[Hashable, T] = {}
     for i, edge in enumerate(edges):
-        if edge.relation not in (SUPPORTS, REFUTES):
+        if relation(edge) not in (SUPPORTS, REFUTES):
             continue
-        key = edge.page_id if edge.page_id else ("edge", i)
-        if key not in best or edge.nli_confidence > best[key].nli_confidence:
+        key = source(edge)
+        key = key if key is not None else ("edge", i)
+        if key not in best or confidence(edge) > confidence(best[key]):
             best[key] = edge
     return list(best.values())
+
+
+def paper_votes(edges: Iterable[Evidence]) -> list[Evidence]:
+    """One vote per source page (an abstract, a web page): its strongest SUPPORTS or REFUTES edge."""
+    return strongest_votes(edges, lambda e: e.page_id or None, lambda e: e.relation, lambda e: e.nli_confidence)
 
 
 def bayesian_score(edges: Iterable[Evidence], rule: ScoringRule | None = None) -> ClaimScore:
