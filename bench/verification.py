@@ -11,10 +11,11 @@ CONTRADICT, anything else → NEI). Two evidence settings:
 Printed side by side, in one run, on the same claims:
 - today's model (``--baseline``, default the SNLI-trained MiniLM) with the seed's per-edge rule;
 - the verifier of ``lyra models train-nli``, scored out of fold: fold k's claims are judged by the
-  model trained without them, and its temperature and vote weight are fitted on the other folds'
+  model trained without them, and its temperature and scoring rule (vote weight, minimum vote
+  probability) are fitted on the other folds'
   out-of-fold predictions (never on fold k).
 Claims that cite a common paper share a fold (``verifier_data.claim_folds``). Gold labels are read
-only to score, to fit the temperature and to choose the vote weight on the other folds.
+only to score, and to fit the temperature and choose the scoring rule on the other folds.
 
     .venv/bin/python -m bench.verification --work DIR [--threads 2]
 
@@ -45,7 +46,7 @@ VERDICT_TO_LABEL = {"supported": "SUPPORT", "well_supported": "SUPPORT", "likely
 NLI_IDS = {"contradiction": 0, "entailment": 1, "neutral": 2}  # LABEL2ID of the NLI models
 RELATION_OF_ID = {0: "REFUTES", 1: "SUPPORTS", 2: "NEUTRAL"}
 GOLD_ID = {"SUPPORT": 1, "CONTRADICT": 0}
-WEIGHTS = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
+RULES = [ScoringRule(vote_weight=w, min_vote=t) for w in (1.0, 2.0, 3.0, 4.0) for t in (0.0, 0.5, 0.6, 0.7, 0.8, 0.9)]
 
 
 def macro_f1(gold: list[str], predicted: list[str]) -> tuple[float, dict[str, tuple[float, float, float]]]:
@@ -198,28 +199,28 @@ def main() -> None:
                                 recipe.max_length)
             oof[mode][mine] = logits
 
-    # Per fold: temperature and vote weight fitted on the OTHER folds, applied to this one.
+    # Per fold: temperature and scoring rule fitted on the OTHER folds (retrieved evidence), applied to this one.
     chosen = {}
+    for k in range(recipe.folds):
+        others = [i for i, it in enumerate(items["retrieved"]) if fold_of[it["claim_id"]] != k]
+        temperature = fit_temperature(oof["retrieved"][others], [items["retrieved"][i]["label"] for i in others])
+        probs_other = softmax(oof["retrieved"], temperature)
+        other_claims = [c for c in gold if fold_of[c] != k]
+        chosen[k] = (temperature, max(RULES, key=lambda r: report_silent(
+            gold, verdicts(items["retrieved"], probs_other, other_claims, r))))
     for mode in items:
         out_edges, out_paper = {}, {}
         calibrated = np.zeros_like(oof[mode])
-        for k in range(recipe.folds):
-            others = [i for i, it in enumerate(items["retrieved"]) if fold_of[it["claim_id"]] != k]
-            temperature = fit_temperature(oof["retrieved"][others], [items["retrieved"][i]["label"] for i in others])
+        for k, (temperature, rule) in chosen.items():
             mine = [i for i, it in enumerate(items[mode]) if fold_of[it["claim_id"]] == k]
-            other_claims = [c for c in gold if fold_of[c] != k]
-            probs_other = softmax(oof["retrieved"], temperature)
-            weight = max(WEIGHTS, key=lambda w: report_silent(gold, verdicts(
-                items["retrieved"], probs_other, other_claims, ScoringRule(vote_weight=w))))
-            chosen.setdefault(k, (temperature, weight))
             probs = softmax(oof[mode][mine], temperature)
             calibrated[mine] = probs
             fold_claims = [c for c in gold if fold_of[c] == k]
             subset = [items[mode][i] for i in mine]
-            out_paper.update(verdicts(subset, probs, fold_claims, ScoringRule(vote_weight=weight)))
+            out_paper.update(verdicts(subset, probs, fold_claims, rule))
             out_edges.update(verdicts(subset, probs, fold_claims, seed_rule))
         rows[mode]["verifier (out of fold), seed rule (every edge votes)"] = out_edges
-        rows[mode]["verifier (out of fold), one vote per paper, tuned w"] = out_paper
+        rows[mode]["verifier (out of fold), one vote per paper, tuned rule"] = out_paper
         if mode == "retrieved":
             labels = np.array([i["label"] for i in items[mode]])
             ece["verifier, uncalibrated"] = expected_calibration_error(softmax(oof[mode]), labels)
@@ -229,8 +230,8 @@ def main() -> None:
         print(f"\n{mode} evidence — all {len(gold)} claims")
         for name, predicted in rows[mode].items():
             report(name, gold, predicted)
-    print("\nper fold (temperature, vote weight) fitted on the other folds: "
-          + ", ".join(f"{k}: ({t:.2f}, {w:g})" for k, (t, w) in sorted(chosen.items())))
+    print("\nper fold, fitted on the other folds: temperature, vote weight, minimum vote probability: "
+          + "; ".join(f"{k}: {t:.2f}, {r.vote_weight:g}, {r.min_vote:g}" for k, (t, r) in sorted(chosen.items())))
     print("expected calibration error of edge probabilities (retrieved fragments, 10 bins): "
           + ", ".join(f"{name} {value:.3f}" for name, value in ece.items()))
     if args.transfer:

@@ -5,8 +5,9 @@ Beta(1, 1) prior; every vote for a claim adds its probability to alpha (SUPPORTS
 
 Two aggregations decide what a vote is:
 - ``paper_votes`` (default): one vote per source page (an abstract, a web page): its strongest
-  SUPPORTS or REFUTES edge, weighted by ``vote_weight``. Overlapping windows of one abstract are
-  not independent evidence, so one paper never counts two or three times.
+  SUPPORTS or REFUTES edge, weighted by ``vote_weight``; a vote whose probability is under
+  ``min_vote`` is no vote. Overlapping windows of one abstract are not independent evidence, so
+  one paper never counts two or three times.
 - ``edges``: the seed's rule as written: every edge is a vote of weight 1.
 """
 
@@ -27,6 +28,7 @@ T = TypeVar("T")
 # One paper's vote, times its probability: chosen by cross-validation on SciFact train claims
 # (bench/verification.py), so that one clearly refuting abstract can make a claim likely false.
 DEFAULT_VOTE_WEIGHT = 1.0
+DEFAULT_MIN_VOTE = 0.0
 
 
 class ScoringRule(BaseModel):
@@ -34,6 +36,8 @@ class ScoringRule(BaseModel):
 
     aggregation: Aggregation = "paper_votes"
     vote_weight: float = Field(DEFAULT_VOTE_WEIGHT, gt=0, le=20)
+    min_vote: float = Field(DEFAULT_MIN_VOTE, ge=0, lt=1, description="a paper's vote below this probability "
+                                                                       "counts as no vote (paper_votes)")
 
 
 class Evidence(BaseModel):
@@ -106,7 +110,10 @@ def bayesian_score(edges: Iterable[Evidence], rule: ScoringRule | None = None) -
     """Seed 002's Beta(1, 1) update; without ``rule``, every edge votes with weight 1 (the seed)."""
     edges = list(edges)
     rule = rule or ScoringRule(aggregation="edges")
-    votes, weight = (paper_votes(edges), rule.vote_weight) if rule.aggregation == "paper_votes" else (edges, 1.0)
+    if rule.aggregation == "paper_votes":
+        votes, weight = [v for v in paper_votes(edges) if v.nli_confidence >= rule.min_vote], rule.vote_weight
+    else:
+        votes, weight = edges, 1.0
     alpha, beta = 1.0, 1.0
     for edge in votes:
         if edge.relation == SUPPORTS:

@@ -16,7 +16,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from lyra_core.scoring import DEFAULT_VOTE_WEIGHT, ScoringRule
+from lyra_core.scoring import DEFAULT_MIN_VOTE, DEFAULT_VOTE_WEIGHT, ScoringRule
 from lyra_core.validation import describe
 
 HOME_ENV = "LYRA_HOME"
@@ -105,10 +105,12 @@ class EvidenceSettings(BaseModel):
                                    "edge votes (the seed's rule as written)")
     vote_weight: float = Field(DEFAULT_VOTE_WEIGHT, gt=0, le=20, description="what one paper's vote adds to alpha or "
                                                                      "beta, times its probability (paper_votes)")
+    min_vote: float = Field(DEFAULT_MIN_VOTE, ge=0, lt=1, description="a paper's strongest edge below this "
+                                                                      "probability casts no vote (paper_votes)")
     topic_similarity: float = Field(0.5, gt=0, le=1, description="cosine that links two claims in the topic graph")
 
     def scoring_rule(self) -> ScoringRule:
-        return ScoringRule(aggregation=self.aggregation, vote_weight=self.vote_weight)
+        return ScoringRule(aggregation=self.aggregation, vote_weight=self.vote_weight, min_vote=self.min_vote)
 
 
 class LlmSettings(BaseModel):

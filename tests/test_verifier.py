@@ -126,3 +126,9 @@ def test_the_gate_rejects_an_adapter_that_forgets_the_science():
     forgot = gate_decision(m(0.6), m(0.7), m(0.83), m(0.83), 0.01, m(0.80, 300), 0.9)
     assert not forgot.activate and "uncorrected scientific pairs" in forgot.reason
     assert gate_decision(m(0.6), m(0.7), m(0.83), m(0.83), 0.01).activate  # no scientific text judged yet
+
+
+def test_a_weak_vote_below_the_minimum_is_no_vote():
+    weak = [Evidence(relation="SUPPORTS", nli_confidence=0.55, page_id="p")]
+    assert bayesian_score(weak, ScoringRule(min_vote=0.5)).alpha == pytest.approx(1.55)
+    assert bayesian_score(weak, ScoringRule(min_vote=0.6)).alpha == 1.0
