@@ -54,6 +54,7 @@ class VerifierRecipe(BaseModel):
     scifact_lr: float = 4e-5
     general_replay: int = 600  # general pairs mixed into each SciFact stage, so it keeps other text
     negation_rate: float = 0.5
+    calibration_per_fold: int = 600  # held-out fragment pairs per fold the temperature is fitted on
     general_limit: int | None = None  # smoke runs: cap the general pairs
     claims_limit: int | None = None  # smoke runs: cap the SciFact claims
 
@@ -255,6 +256,7 @@ def train_verifier(data_dir: Path, out_dir: Path, work_dir: Path, recipe: Verifi
     for k, model_dir in folds.items():
         stages[f"fold{k}"] = json.loads((model_dir / "stage.json").read_text())
         held_out = calibration_pairs(scifact, [c for c in scifact.claims if fold_of[c["id"]] == k], negatives)
+        held_out = random.Random(recipe.seed + k).sample(held_out, min(recipe.calibration_per_fold, len(held_out)))
         model, tokenizer = _load_base_model(model_dir)
         logits.append(predict_logits(model, tokenizer, held_out, recipe.max_length))
         labels += [LABEL2ID[p.label] for p in held_out]
