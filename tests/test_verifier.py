@@ -132,3 +132,40 @@ def test_a_weak_vote_below_the_minimum_is_no_vote():
     weak = [Evidence(relation="SUPPORTS", nli_confidence=0.55, page_id="p")]
     assert bayesian_score(weak, ScoringRule(min_vote=0.5)).alpha == pytest.approx(1.55)
     assert bayesian_score(weak, ScoringRule(min_vote=0.6)).alpha == 1.0
+
+
+def test_train_nli_names_what_the_data_folder_lacks(tmp_path):
+    from typer.testing import CliRunner
+
+    from lyra_tools.cli import app
+
+    result = CliRunner().invoke(app, ["models", "train-nli", "--data", str(tmp_path), "--home", str(tmp_path / "h")])
+    assert result.exit_code == 1
+    assert "missing" in result.output and "scifact/claims_train.jsonl" in result.output
+    assert not (tmp_path / "h" / "models").exists()
+
+
+@pytest.mark.slow
+def test_the_recipe_end_to_end_on_a_small_slice(shared_data, tmp_path):
+    """Every stage of `lyra models train-nli` on a few pairs: general, two folds, final, temperature."""
+    import json
+
+    from lyra_resources.models import NliModel
+    from lyra_resources.verifier_training import VerifierRecipe, train_verifier
+
+    recipe = VerifierRecipe(folds=2, general_limit=48, claims_limit=24, general_replay=16,
+                            calibration_per_fold=30, batch_size=16)
+    report = train_verifier(shared_data, tmp_path / "out", tmp_path / "work", recipe,
+                            cache_dir=tmp_path / "cache")
+    assert set(report.stages) == {"general", "fold0", "fold1", "final"}
+    assert report.stages["general"]["pairs"] == 48 and report.oof_pairs > 0
+    assert 0.25 <= report.temperature <= 8 and report.oof_nll_after <= report.oof_nll_before + 1e-9
+    calibration = json.loads((tmp_path / "out" / "calibration.json").read_text())
+    assert calibration["temperature"] == report.temperature
+    model = NliModel(tmp_path / "out")
+    assert model.temperature == report.temperature and f"-t{report.temperature:g}" in model.version
+    prediction = model.predict([("Vitamin D lowered hip fractures by 30%.", "Vitamin D reduces fracture risk.")])[0]
+    assert abs(sum(prediction.probs.values()) - 1) < 1e-5
+    # stages found in the work folder are reused: a second run trains nothing
+    again = train_verifier(shared_data, tmp_path / "out2", tmp_path / "work", recipe, cache_dir=tmp_path / "cache")
+    assert again.stages == report.stages and again.temperature == report.temperature
