@@ -12,12 +12,15 @@ from lyra_resources.store import LyraStore
 
 
 def top_claims(store: LyraStore, task_id: str, limit: int = 10) -> pd.DataFrame:
-    """Adopted claims, best evidenced first: by evidence weight, then confidence."""
+    """Adopted claims a person has not rejected: the user's first, then by relevance to the
+    question, then by evidence weight and confidence."""
     return store.fetch_df(
         "SELECT c.claim_id, c.text, c.origin, s.verdict, s.confidence, s.uncertainty, s.controversy, "
         "s.supporting_count, s.refuting_count, s.neutral_count, s.independent_sources "
         "FROM claim_scores s JOIN claims c ON c.task_id = s.task_id AND c.claim_id = s.claim_id "
-        "WHERE s.task_id = ? AND c.origin <> 'hypothesis' ORDER BY (c.origin = 'user') DESC, "
+        "WHERE s.task_id = ? AND c.origin <> 'hypothesis' AND c.claim_id NOT IN "
+        "(SELECT claim_id FROM claim_rejections WHERE task_id = s.task_id AND is_active) "
+        "ORDER BY (c.origin = 'user') DESC, round(coalesce(c.relevance, 0), 2) DESC, "
         "(s.supporting_count + s.refuting_count) DESC, s.confidence DESC, c.claim_id LIMIT ?",
         [task_id, limit])
 

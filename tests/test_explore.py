@@ -275,3 +275,14 @@ def test_task_status_without_dagster_reports_version_and_counts(store, graph):
     tasks = explore.list_tasks(store)
     assert tasks.total == 1 and tasks.tasks[0].id == graph.task_id
     assert json.loads(status.model_dump_json())["feedback"]["events"] == 0
+
+
+def test_the_report_leaves_out_a_rejected_claim(store, graph):
+    from lyra_tools.feedback import apply_feedback
+    from lyra_tools.report import report_markdown
+
+    hip = CLAIMS["hip"][0]
+    assert hip in report_markdown(store, graph.task_id)
+    apply_feedback(store, graph.task_id, "claim_reject", {"claim_id": graph.claims["hip"], "reason": "off topic"})
+    text = report_markdown(store, graph.task_id)
+    assert hip not in text and CLAIMS["none"][0] in text
