@@ -31,7 +31,7 @@ EMBEDDER_SHA256_PREFIX = "53aa5117"
 # The SNLI-trained cross-encoder: the verifier's starting point (and the bench's baseline).
 DEFAULT_SNLI_DIR = WEIGHTS_DIR / "lyra-nli-minilm-l6"
 # Lyra's claim verifier (``lyra models train-nli``): what judges every edge unless settings say otherwise.
-DEFAULT_NLI_DIR = WEIGHTS_DIR / "lyra-nli-minilm-l6"
+DEFAULT_NLI_DIR = WEIGHTS_DIR / "lyra-verifier-minilm-l6"
 
 # Beside an NLI model's weights: the temperature that turns its logits into calibrated probabilities.
 CALIBRATION_FILE = "calibration.json"
@@ -197,7 +197,8 @@ class PairClassifier:
 class NliModel(PairClassifier):
     """3-way NLI: premise (fragment) × hypothesis (claim) → SUPPORTS / REFUTES / NEUTRAL."""
 
-    def __init__(self, path: str | Path = DEFAULT_NLI_DIR, max_length: int = 256, batch_size: int = 32,
+    # The verifier is trained and evaluated on pairs cut at 128 tokens (a claim and a two-sentence window).
+    def __init__(self, path: str | Path = DEFAULT_NLI_DIR, max_length: int = 128, batch_size: int = 32,
                  adapter: str | Path | None = None):
         if not Path(path).exists() and not self._looks_like_hub_id(str(path)):
             raise ModelError(

@@ -31,7 +31,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS
-from lyra_resources.models import DEFAULT_NLI_DIR, DEFAULT_SNLI_DIR, NliModel, base_version, set_threads
+from lyra_resources.models import DEFAULT_SNLI_DIR, NliModel, base_version, set_threads
 from lyra_resources.nli_training import LABEL2ID, NliPair
 from lyra_resources.nli_versions import NliVersion, active_version, get_version, next_adapter_name
 from lyra_resources.settings import LearningSettings

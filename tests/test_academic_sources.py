@@ -17,7 +17,6 @@ from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 import numpy as np
-import pytest
 import yaml
 from dagster import DagsterInstance, materialize
 

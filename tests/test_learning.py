@@ -252,7 +252,7 @@ def test_too_few_held_out_corrections_is_a_clear_error(store, lyra_home):
 
 
 def test_activating_an_unknown_version_names_the_known_ones(store):
-    with pytest.raises(nli_versions.VersionError, match="no NLI model version 'lora-v9'.*lyra-nli-minilm-l6@"):
+    with pytest.raises(nli_versions.VersionError, match="no NLI model version 'lora-v9'.*lyra-verifier-minilm-l6@"):
         nli_versions.activate(store, "lora-v9", BASE, reason="test")
 
 

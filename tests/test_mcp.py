@@ -134,7 +134,7 @@ def test_create_task_launches_a_detached_run_and_status_reads_dagster(tmp_path, 
     assert launched[0][0] == task_id and launched[0][2].wait(10) == 0
     status = call(server, [("get_status", {"task_id": task_id})])[0].structured_content
     assert status["status"] == "queued" and status["latest_run"] is None and status["edges_nli_version"] is None
-    assert status["active_nli_version"].startswith("lyra-nli-minilm-l6@")  # the shipped model until an adapter wins
+    assert status["active_nli_version"].startswith("lyra-verifier-minilm-l6@")  # the shipped model until an adapter wins
     assert {a["asset"] for a in status["assets"]} >= {"papers", "nli_edges", "claim_scores"}
     assert all(a["state"] == "not_run" for a in status["assets"]) and status["blocked_domains"] == []
     assert task_run_command(task_id, home)[1:] == ["-m", "lyra_tools.cli", "task", "run", task_id, "--home", str(home)]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from lyra_resources import models
-from lyra_resources.models import DEFAULT_NLI_DIR, ModelError, NliModel, embedder, nli_model
+from lyra_resources.models import DEFAULT_NLI_DIR, ModelError, NliModel, embedder, nli_model, read_temperature
 
 pytestmark = pytest.mark.slow
 
@@ -26,20 +26,25 @@ def test_embedder_weights_are_verified_and_similar_sentences_are_close():
     assert embedder() is embedder()  # loaded once per process
 
 
-def test_shipped_nli_model_gets_obvious_pairs_right():
+def test_shipped_verifier_gets_obvious_pairs_right():
     nli = nli_model()
-    assert nli.path == str(DEFAULT_NLI_DIR) and nli.version.startswith("lyra-nli-minilm-l6@")
+    assert nli.path == str(DEFAULT_NLI_DIR) and nli.version.startswith("lyra-verifier-minilm-l6@")
     pairs = [
         ("A man is playing a guitar on stage.", "A man is playing music."),
         ("A man is playing a guitar on stage.", "Nobody is playing an instrument."),
-        ("Two dogs run through a snowy field.", "Animals are outside."),
-        ("Two dogs run through a snowy field.", "The dogs are sleeping indoors."),
-        ("A woman is reading a book in a park.", "The woman is reading a novel by her favourite author."),
+        ("High-dose vitamin D reduced hip fracture risk by 30% (RR 0.70, 95% CI 0.58-0.86).",
+         "Vitamin D supplementation reduces hip fracture risk."),
+        ("High-dose vitamin D reduced hip fracture risk by 30% (RR 0.70, 95% CI 0.58-0.86).",
+         "Vitamin D supplementation increases hip fracture risk."),
+        # a methods sentence says nothing about the finding
+        ("They were administered a semi-quantitative food frequency questionnaire at baseline.",
+         "Vitamin D supplementation reduces hip fracture risk."),
     ]
     predictions = nli.predict(pairs)
     assert [p.relation for p in predictions] == ["SUPPORTS", "REFUTES", "SUPPORTS", "REFUTES", "NEUTRAL"]
     for p in predictions:
         assert 0.34 < p.confidence <= 1.0 and abs(sum(p.probs.values()) - 1.0) < 1e-4
+    assert nli.temperature == pytest.approx(read_temperature(DEFAULT_NLI_DIR)) and 0.25 <= nli.temperature <= 8
 
 
 def test_missing_model_says_how_to_get_it(tmp_path):
