@@ -14,6 +14,7 @@ import duckdb
 from lyra_core.answer import AnswerClaim, AnswerPaper, AnswerView, answer_line, paper_votes
 from lyra_core.feedback import effective_edges
 from lyra_core.hypothesis import HYPOTHESIS
+from lyra_resources.settings import settings
 from lyra_tools.explore import Overlay, _in, _rows, _topic_of, claim_edges, clip, load_claims
 
 PAPERS_SHOWN = 5
@@ -67,7 +68,7 @@ def read_answer(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay)
         return None
     claim_id = found[0]["claim_id"]
     claim = load_claims(conn, task_id, overlay, [claim_id])[0]
-    votes = paper_votes(hypothesis_edges(conn, task_id, claim_id, overlay))
+    votes = paper_votes(hypothesis_edges(conn, task_id, claim_id, overlay), settings().evidence.min_vote)
     return AnswerView(
         line=answer_line(claim["verdict"], claim["confidence"], claim["uncertainty"], votes), origin=HYPOTHESIS,
         hypothesis=row["hypothesis"], hypothesis_claim_id=claim_id, verdict=claim["verdict"],
