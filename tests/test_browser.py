@@ -335,10 +335,10 @@ def test_serp_results_and_web_pages_materialize_for_a_task(site, lyra_home, tmp_
     papers = web.pd.DataFrame([
         {"paper_id": "p1", "doi": "10.1007/bf02727953", "pmid": None, "arxiv_id": None,
          "title": "On the theory of identical particles", "abstract": "Known already.", "year": 1977,
-         "venue": None, "url": None, "sources": ["local:1"], "search_rank": 1},
+         "venue": None, "url": None, "sources": ["local:1"], "search_rank": 1, "authors": []},
         {"paper_id": "p2", "doi": None, "pmid": None, "arxiv_id": None, "title": "Meaning At Work",
          "abstract": None, "year": 2025, "venue": None, "url": f"{site.base}/papis/NBER_w33843.html",
-         "sources": ["local:2"], "search_rank": 2},
+         "sources": ["local:2"], "search_rank": 2, "authors": []},
     ]).astype({"year": "Int64"})
     store.replace_partition("papers", task.id, papers)
     browser = WebBrowser(search="on", allowed_networks=LOOPBACK_ONLY, engine_urls={"duckduckgo": f"{site.base}/html/"},

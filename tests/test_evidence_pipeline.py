@@ -6,6 +6,7 @@ from dagster import DagsterInstance, materialize
 from lyra_assets.definitions import ASSETS, CHECKS, build_resources
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_core.scoring import Evidence, score_claim
+from lyra_resources.settings import settings
 from lyra_resources.store import LyraStore
 from lyra_tools import runner
 
@@ -55,14 +56,15 @@ def test_task_ends_in_a_scored_evidence_graph(lyra_home, small_corpus):
     assert set(scores.index) == adopted
     for claim_id, group in edges.groupby("claim_id"):  # scores come from edges and nothing else
         expected = score_claim([Evidence(relation=r.relation, nli_confidence=r.nli_confidence, page_id=r.page_id)
-                                for r in group.itertuples()])
+                                for r in group.itertuples()], True, settings().evidence.scoring_rule())
         assert scores.loc[claim_id, "confidence"] == expected.confidence
         assert scores.loc[claim_id, "verdict"] == expected.verdict
     assert scores.loc[user["claim_id"].iat[0], "confidence"] > 0.5
 
-    topics = store.read_partition("claim_topics", task.id)
-    assert sum(topics["claim_count"]) == len(adopted)
-    assert sorted(c for ids in topics["claim_ids"] for c in ids) == sorted(adopted)
+    topics = store.read_partition("claim_topics", task.id)  # the question's own hypothesis is no topic's claim
+    topical = set(claims.loc[(claims["adoption_status"] == "adopted") & (claims["origin"] != "hypothesis"), "claim_id"])
+    assert sum(topics["claim_count"]) == len(topical)
+    assert sorted(c for ids in topics["claim_ids"] for c in ids) == sorted(topical)
 
 
 def test_unchanged_rerun_reuses_every_nli_judgement(lyra_home, small_corpus):

@@ -9,6 +9,7 @@ from test_explore import write_graph
 from lyra_assets.ranking import ranking_weights, trust_weights
 from lyra_resources.domain_policy import DomainTrust
 from lyra_core import feedback as fb
+from lyra_core.scoring import DEFAULT_VOTE_WEIGHT
 from lyra_resources.schema import FEEDBACK_TABLES, TABLES
 from lyra_resources.store import LyraStore
 from lyra_tools import explore
@@ -150,7 +151,8 @@ def test_edge_correct_overlays_the_label_and_records_one_training_sample(store, 
     [item] = ev.evidence.supports
     assert item.edge_id == edge and item.nli_confidence == 1.0 and item.human_corrected
     assert item.model_relation == "NEUTRAL"
-    assert ev.score.recomputed and ev.score.alpha == 2.0 and ev.score.verdict == "supported"
+    # the corrected edge is its paper's one vote: α = 1 + vote_weight × 1.0
+    assert ev.score.recomputed and ev.score.alpha == 1 + DEFAULT_VOTE_WEIGHT and ev.score.verdict == "well_supported"
 
     # the same label again is a review only; a confirmation of the model's label writes no sample
     again = apply_feedback(store, graph.task_id, "edge_correct", {"edge_id": edge, "correct_relation": "SUPPORTS"})

@@ -87,7 +87,7 @@ def test_train_save_load_and_predict(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_train_nli_cli_runs_the_dagster_job(tmp_path: Path) -> None:
-    """`lyra models train-nli` runs the `nli_model_training` job: a two-step smoke run, recorded in the
+    """`lyra models train-snli` runs the `nli_model_training` job: a two-step smoke run, recorded in the
     home's Dagster instance like every other run."""
     from typer.testing import CliRunner
 
@@ -99,7 +99,7 @@ def test_train_nli_cli_runs_the_dagster_job(tmp_path: Path) -> None:
     _write_synthetic_snli(snli / "snli_1.0_train_subset.jsonl", n=40)
     _write_synthetic_snli(snli / "snli_1.0_test.jsonl", n=12)
     out, home = tmp_path / "model", tmp_path / "home"
-    result = CliRunner().invoke(app, ["models", "train-nli", "--snli-dir", str(snli), "--out", str(out),
+    result = CliRunner().invoke(app, ["models", "train-snli", "--snli-dir", str(snli), "--out", str(out),
                                       "--max-pairs", "36", "--threads", "1", "--home", str(home)])
     assert result.exit_code == 0, result.output
     assert "nli_model_training succeeded" in result.output
@@ -107,5 +107,5 @@ def test_train_nli_cli_runs_the_dagster_job(tmp_path: Path) -> None:
     with runner.open_instance(home) as instance:
         runs = instance.get_run_records()
         assert [r.dagster_run.job_name for r in runs] == ["nli_model_training"]
-    missing = CliRunner().invoke(app, ["models", "train-nli", "--snli-dir", str(tmp_path / "none"), "--home", str(home)])
+    missing = CliRunner().invoke(app, ["models", "train-snli", "--snli-dir", str(tmp_path / "none"), "--home", str(home)])
     assert missing.exit_code == 1 and "lyra models fetch-snli" in missing.output

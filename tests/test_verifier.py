@@ -130,8 +130,8 @@ def test_the_gate_rejects_an_adapter_that_forgets_the_science():
 
 def test_a_weak_vote_below_the_minimum_is_no_vote():
     weak = [Evidence(relation="SUPPORTS", nli_confidence=0.55, page_id="p")]
-    assert bayesian_score(weak, ScoringRule(min_vote=0.5)).alpha == pytest.approx(1.55)
-    assert bayesian_score(weak, ScoringRule(min_vote=0.6)).alpha == 1.0
+    assert bayesian_score(weak, ScoringRule(vote_weight=1.0, min_vote=0.5)).alpha == pytest.approx(1.55)
+    assert bayesian_score(weak, ScoringRule(vote_weight=1.0, min_vote=0.6)).alpha == 1.0
 
 
 def test_train_nli_names_what_the_data_folder_lacks(tmp_path):
