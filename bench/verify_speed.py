@@ -49,7 +49,8 @@ def main() -> None:
     args = parser.parse_args()
     data = require_data("scifact")
     home = resolve_home(args.home)
-    claims = random.Random(7).sample(read_jsonl(data / "claims_train.jsonl"), args.claims)
+    unique = {c["claim"]: c for c in read_jsonl(data / "claims_train.jsonl")}  # a few claims repeat
+    claims = random.Random(7).sample(sorted(unique.values(), key=lambda c: c["id"]), args.claims)
     claims_file = home / "bench" / f"verify_{args.claims}.jsonl"
     claims_file.parent.mkdir(parents=True, exist_ok=True)
     claims_file.write_text("".join(json.dumps({"id": c["id"], "claim": c["claim"]}) + "\n" for c in claims))
