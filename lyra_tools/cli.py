@@ -134,6 +134,12 @@ def run(
         raise _fail(f"--corpus: path cannot be used: {exc.strerror or exc}") from exc
     options = {"corpus": corpus_paths, "papers_per_source": papers, "claims": user_claims, "watch_every": watch}
     checked = _check_input(question, {k: v for k, v in options.items() if v is not None}, home, CLI_LABELS)
+    outcome = _create_and_run(checked, home)
+    raise typer.Exit(0 if outcome.success else 1)
+
+
+def _create_and_run(checked: CheckedInput, home: Path | None) -> runner.RunOutcome:
+    """Create the checked task, materialize it with live progress, print its summary."""
     try:
         task = _store(home).create_task(checked.query,
                                         checked.options.model_dump(exclude_none=True, exclude_defaults=True))
@@ -141,7 +147,7 @@ def run(
         raise _fail(str(exc)) from exc
     outcome = _run_with_progress(task, home)
     _print_summary(outcome, home)
-    raise typer.Exit(0 if outcome.success else 1)
+    return outcome
 
 
 @app.command("verify")
@@ -165,16 +171,10 @@ def verify_claims(
     except ValueError as exc:
         raise _fail(str(exc)) from exc
     checked = _check_input(f"verify {len(options.verify_claims)} claims from {claims.name}", options, home, CLI_LABELS)
-    try:
-        task = _store(home).create_task(checked.query,
-                                        checked.options.model_dump(exclude_none=True, exclude_defaults=True))
-    except StoreError as exc:
-        raise _fail(str(exc)) from exc
-    outcome = _run_with_progress(task, home)
-    _print_summary(outcome, home)
+    outcome = _create_and_run(checked, home)
     if not outcome.success:
         raise typer.Exit(1)
-    _write_verify_results(task.id, out, home)
+    _write_verify_results(outcome.task_id, out, home)
 
 
 def _write_verify_results(task_id: str, out: Path | None, home: Path | None) -> None:
