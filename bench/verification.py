@@ -35,11 +35,11 @@ import numpy as np
 from bench.common import require_data
 from lyra_core.fragments import make_fragments
 from lyra_core.scoring import Evidence, ScoringRule, score_claim
-from lyra_resources.models import DEFAULT_SNLI_DIR, PACKAGED_EMBEDDER, embedder, read_temperature, set_threads
+from lyra_resources.models import DEFAULT_SNLI_DIR, PACKAGED_EMBEDDER, embedder, read_temperature, set_threads, softmax
 from lyra_resources.settings import resolve_home
 from lyra_resources.store import LyraStore
 from lyra_resources.verifier_data import claim_folds, gold_label, transfer_sets
-from lyra_resources.verifier_training import VerifierRecipe, fit_temperature, predict_logits, softmax
+from lyra_resources.verifier_training import VerifierRecipe, fit_temperature, pair_logits
 
 LABELS = ("SUPPORT", "CONTRADICT", "NEI")
 VERDICT_TO_LABEL = {"supported": "SUPPORT", "well_supported": "SUPPORT", "likely_false": "CONTRADICT"}
@@ -122,13 +122,12 @@ def build_eval_set(data: Path, home: Path, papers: int = 10, fragments: int = 8)
 
 def logits_for(model_dir: Path, items: list[dict], claims: dict[int, str], cache: Path, max_length: int) -> np.ndarray:
     """The model's logits on (fragment, claim) items, cached per model folder and item list."""
-    from lyra_resources.nli_training import NliPair, _load_base_model
+    from lyra_resources.nli_training import NliPair
 
     if cache.exists():
         return np.load(cache)
-    model, tokenizer = _load_base_model(model_dir)
     pairs = [NliPair(premise=i["text"], hypothesis=claims[i["claim_id"]], label="neutral") for i in items]
-    logits = predict_logits(model, tokenizer, pairs, max_length=max_length)
+    logits = pair_logits(model_dir, pairs, max_length)
     cache.parent.mkdir(parents=True, exist_ok=True)
     np.save(cache, logits)
     return logits

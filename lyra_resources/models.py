@@ -228,7 +228,7 @@ class NliModel(PairClassifier):
     def predict(self, pairs: list[tuple[str, str]]) -> list[NliPrediction]:
         """Label and calibrated probabilities (softmax of logits / temperature) for each pair."""
         logits = self.logits(pairs)
-        probs = _softmax(logits / self.temperature)
+        probs = softmax(logits, self.temperature)
         predictions = []
         for row in probs:
             best = int(row.argmax())
@@ -247,11 +247,13 @@ class Reranker(PairClassifier):
         logits = self.logits([(query, p) for p in passages])
         if logits.shape[1] == 1:
             return 1.0 / (1.0 + np.exp(-logits[:, 0]))
-        return _softmax(logits)[:, -1]  # 2-class heads: probability of "relevant"
+        return softmax(logits)[:, -1]  # 2-class heads: probability of "relevant"
 
 
-def _softmax(logits: np.ndarray) -> np.ndarray:
-    shifted = logits - logits.max(axis=1, keepdims=True)
+def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    """Row-wise softmax of ``logits / temperature``."""
+    shifted = logits / temperature
+    shifted = shifted - shifted.max(axis=1, keepdims=True)
     exp = np.exp(shifted)
     return exp / exp.sum(axis=1, keepdims=True)
 

@@ -25,13 +25,11 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel
 
-from lyra_resources.models import CALIBRATION_FILE
+from lyra_resources.models import CALIBRATION_FILE, PairClassifier, softmax
 from lyra_resources.nli_training import (
     LABEL2ID,
     NliPair,
-    _encode,
     _load_base_model,
-    _pair_length,
     _training_batches,
     fit_pairs,
     log_progress,
@@ -59,27 +57,10 @@ class VerifierRecipe(BaseModel):
     claims_limit: int | None = None  # smoke runs: cap the SciFact claims
 
 
-def predict_logits(model, tokenizer, pairs: Sequence[NliPair], max_length: int = 160,
-                   batch_size: int = 64) -> np.ndarray:
-    """Raw logits (n, 3) in input order, label ids as ``LABEL2ID``; batched by length."""
-    import torch
-
-    order = sorted(range(len(pairs)), key=lambda i: _pair_length(pairs[i]))
-    out = np.zeros((len(pairs), len(LABEL2ID)), dtype=np.float32)
-    model.eval()
-    with torch.inference_mode():
-        for start in range(0, len(order), batch_size):
-            idx = order[start:start + batch_size]
-            logits = model(**_encode(tokenizer, [pairs[i] for i in idx], max_length)).logits
-            out[idx] = logits.float().numpy()
-    return out
-
-
-def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
-    z = logits / temperature
-    z = z - z.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
+def pair_logits(model_dir: Path, pairs: Sequence[NliPair], max_length: int, batch_size: int = 64) -> np.ndarray:
+    """Raw logits (n, 3) of the model at ``model_dir`` on ``pairs``, in input order."""
+    classifier = PairClassifier(model_dir, max_length=max_length, batch_size=batch_size)
+    return classifier.logits([(p.premise, p.hypothesis) for p in pairs])
 
 
 def fit_temperature(logits: np.ndarray, labels: Sequence[int]) -> float:
@@ -257,8 +238,7 @@ def train_verifier(data_dir: Path, out_dir: Path, work_dir: Path, recipe: Verifi
         stages[f"fold{k}"] = json.loads((model_dir / "stage.json").read_text())
         held_out = calibration_pairs(scifact, [c for c in scifact.claims if fold_of[c["id"]] == k], negatives)
         held_out = random.Random(recipe.seed + k).sample(held_out, min(recipe.calibration_per_fold, len(held_out)))
-        model, tokenizer = _load_base_model(model_dir)
-        logits.append(predict_logits(model, tokenizer, held_out, recipe.max_length))
+        logits.append(pair_logits(model_dir, held_out, recipe.max_length))
         labels += [LABEL2ID[p.label] for p in held_out]
     oof, y = np.concatenate(logits), np.asarray(labels)
     temperature = fit_temperature(oof, y)

@@ -8,7 +8,8 @@ import pytest
 from lyra_core.claim_rewrites import negate, templated_claim
 from lyra_core.scoring import Evidence, ScoringRule, bayesian_score, paper_votes
 from lyra_resources.verifier_data import claim_folds, claim_groups, scifact_pairs, windows
-from lyra_resources.verifier_training import fit_temperature, softmax
+from lyra_resources.models import softmax
+from lyra_resources.verifier_training import fit_temperature
 
 
 @pytest.mark.parametrize("claim,negated", [
