@@ -23,7 +23,8 @@ _DETERMINERS = {"a", "an", "the", "this", "that", "these", "those", "their", "it
                 "some", "all", "no", "each", "every", "such"}
 _PREPOSITIONS = {"of", "in", "on", "for", "with", "to", "from", "by", "at", "among", "after", "during", "between",
                  "versus", "vs", "and", "or", "than", "into", "as", "under", "over", "without", "within"}
-_VERBS = set("""
+# The verbs a question's predicate may start with (no parser: a lexicon and word shape).
+VERBS = set("""
 accelerate accept account achieve act add address affect age attend call coincide differentiate discriminate
 exhibit favor favour perform predispose prime push relate release relieve request run subside think underprescribe
 want be aggravate agree alleviate alter ameliorate amplify appear apply
@@ -95,7 +96,7 @@ def _is_verb(words: list[str], i: int) -> bool:
         return False
     if before in _DETERMINERS or before in _PREPOSITIONS - {"and", "or"} or after == "of":
         return False  # "the use of", "damage of": a noun
-    return word in _VERBS or word.endswith(_VERB_SUFFIXES)
+    return word in VERBS or word.endswith(_VERB_SUFFIXES)
 
 
 def _is_participle(word: str, after: str) -> bool:
@@ -125,6 +126,8 @@ def _predicate_start(words: list[str], verbs: bool) -> int | None:
             return i
         if _bare(words[i - 1]) in _COPULAS or _bare(words[i - 1]) in _DETERMINERS:
             continue  # "women who are treated", "the covering of": still the subject
+        if word == "not":  # "Is X not as effective as Y?": the negation opens the predicate
+            return i
         if word == "at" and after in ("risk", "increased", "higher", "greater", "lower"):  # "… at risk for"
             return i
         if word.endswith("ly") and i + 1 < len(words):  # "really increased": the adverb opens the predicate
@@ -159,6 +162,8 @@ def to_hypothesis(question: str) -> ParsedQuestion:
     if not text.endswith("?") or len(words) < 3:
         return ParsedQuestion(origin=OPEN_QUESTION)
     aux, rest = _bare(words[0]), words[1:]
+    if [_bare(w) for w in words[:4]] == ["is", "it", "true", "that"] and len(words) > 4:  # "Is it true that X?" → X
+        return _done([_capitalize(" ".join(words[4:]))])
     if aux in _OPEN_WORDS:
         return ParsedQuestion(origin=OPEN_QUESTION)
     if aux in _COPULAS:

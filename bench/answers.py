@@ -1,0 +1,203 @@
+"""How often a question-mode task answers a yes/no question right.
+
+Two sets of questions with known answers, each run as the real ``lyra run QUESTION --corpus FILE``
+(one process per task, as a user runs it) and read back from ``task_answer``:
+
+- **PubMedQA** (PQA-L, ``../shared/data/nli_training/pubmedqa_pqal``): questions labelled yes / no
+  from the 500 of its test side; the corpus is all 1,000 PQA-L abstracts (context sections and
+  the conclusion, as published), so each task has to find its paper among 999 others. No Lyra
+  model was trained on PubMedQA.
+- **SciFact** train claims with SUPPORT / CONTRADICT evidence, turned into yes/no questions by the
+  rules of :func:`to_question` (the rule each used is printed), on the 5,183-abstract SciFact
+  corpus. The shipped verifier was trained on every SciFact train claim, so these questions are
+  drawn from one cross-validation fold and judged by that fold's verifier (``--scifact-nli``,
+  trained without those claims, see ``lyra models train-nli``); without it the figures are marked
+  as seen in training.
+
+An answer is *right* when a yes question is ``supported``/``well_supported`` or a no question
+``likely_false``; *wrong in direction* when it is the opposite; *undecided* when ``unverified`` or
+``contested`` (or the question was read as an open question).
+
+    .venv/bin/python -m bench.answers [--pubmedqa 30] [--scifact 30] [--home DIR] \\
+        [--scifact-nli DIR --scifact-fold 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import yaml
+
+from bench.common import read_jsonl, require_data
+from lyra_core.hypothesis import VERBS
+from lyra_resources.settings import resolve_home
+from lyra_resources.store import LyraStore
+from lyra_resources.verifier_data import claim_folds, gold_label
+
+YES = {"supported", "well_supported"}
+NO = {"likely_false"}
+_FRONTED = {"is", "are", "was", "were", "can", "could", "may", "might", "will", "would", "should", "has", "have"}
+_NOT_AFTER = {"a", "an", "the", "of", "in", "on", "for", "with", "to", "from", "by", "at", "and", "or", "than"}
+
+
+def _base(word: str) -> str | None:
+    """'reduces' → 'reduce', 'suppresses' → 'suppress', 'modifies' → 'modify'; None if no known verb."""
+    for cut, add in (("ies", "y"), ("sses", "ss"), ("shes", "sh"), ("ches", "ch"), ("xes", "x"), ("s", "")):
+        if word.endswith(cut) and word[: -len(cut)] + add in VERBS:
+            return word[: -len(cut)] + add
+    return None
+
+
+def _subject(words: list[str]) -> str:
+    first, rest = words[0], words[1:]
+    if first[:1].isupper() and first[1:].islower() and first.isalpha():  # "Statins" → "statins", not "ALDH1"
+        first = first.lower()
+    return " ".join([first, *rest])
+
+
+def to_question(claim: str) -> tuple[str, str]:
+    """A SciFact claim as a yes/no question and the rule used: the auxiliary fronted ("X is
+    associated with Y" → "Is X associated with Y?"), do-support for a present-tense verb ("X
+    reduces Y" → "Does X reduce Y?", "Xs reduce Y" → "Do Xs reduce Y?"), else "Is it true that …?"."""
+    words = claim.rstrip(" .").split()
+    for i in range(1, len(words)):
+        word, before = words[i].lower().strip(",;:"), words[i - 1].lower()
+        if before in _NOT_AFTER:
+            continue
+        rest = " ".join(words[i + 1:])
+        if word in ("has", "have") and not re.fullmatch(r"[a-z-]+(ed|en|wn|ne)", words[i + 1].lower()
+                                                         if i + 1 < len(words) else ""):
+            return f"{'Does' if word == 'has' else 'Do'} {_subject(words[:i])} have {rest}?", "do + have"
+        if word in _FRONTED and i + 1 < len(words):
+            return f"{word.capitalize()} {_subject(words[:i])} {rest}?", "auxiliary fronted"
+        base = _base(word)
+        if base:
+            return f"Does {_subject(words[:i])} {base} {rest}?".replace("  ", " "), "does + verb"
+        if word in VERBS and word != "be":
+            return f"Do {_subject(words[:i])} {word} {rest}?".replace("  ", " "), "do + verb"
+    return f"Is it true that {_subject(words)}?", "is it true that"
+
+
+def pubmedqa_questions(n: int, seed: int, work: Path) -> tuple[list[dict], Path]:
+    folder = require_data("nli_training", "pubmedqa_pqal")
+    records = json.loads((folder / "ori_pqal.json").read_text())
+    test_side = json.loads((folder / "test_ground_truth.json").read_text())
+    corpus = work / "pubmedqa_corpus.jsonl"
+    corpus.parent.mkdir(parents=True, exist_ok=True)
+    with corpus.open("w") as out:
+        for pmid, r in sorted(records.items()):
+            out.write(json.dumps({"_id": pmid, "title": "", "text": " ".join([*r["CONTEXTS"], r["LONG_ANSWER"]])}) + "\n")
+    pool = sorted(p for p in test_side if records[p]["final_decision"] in ("yes", "no"))
+    chosen = random.Random(seed).sample(pool, min(n, len(pool)))
+    return [{"set": "PubMedQA", "id": p, "question": records[p]["QUESTION"], "expected": records[p]["final_decision"],
+             "rule": "as asked"} for p in chosen], corpus
+
+
+def scifact_questions(n: int, seed: int, fold: int | None) -> tuple[list[dict], Path]:
+    data = require_data("scifact")
+    claims = read_jsonl(data / "claims_train.jsonl")
+    fold_of = claim_folds(claims)
+    unique = {c["claim"]: c for c in claims if gold_label(c) in ("SUPPORT", "CONTRADICT")
+              and (fold is None or fold_of[c["id"]] == fold)}
+    chosen = random.Random(seed).sample(sorted(unique.values(), key=lambda c: c["id"]), min(n, len(unique)))
+    out = []
+    for c in chosen:
+        question, rule = to_question(c["claim"])
+        out.append({"set": "SciFact", "id": c["id"], "claim": c["claim"], "question": question, "rule": rule,
+                    "expected": "yes" if gold_label(c) == "SUPPORT" else "no"})
+    return out, data / "corpus.jsonl"
+
+
+def run_task(question: str, corpus: Path, home: Path, env: dict[str, str]) -> tuple[dict, float]:
+    """``lyra run`` in its own process; the task's answer row and the wall time."""
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "lyra_tools.cli", "run", question, "--corpus", str(corpus),
+                           "--home", str(home)], capture_output=True, text=True, env=env)
+    seconds = time.perf_counter() - started
+    if proc.returncode != 0:
+        return {"error": (proc.stderr or proc.stdout).strip().splitlines()[-1:]}, seconds
+    store = LyraStore.at(home)
+    task = store.list_tasks()[-1]
+    rows = store.fetch_df("SELECT * FROM task_answer WHERE task_id = ?", [task.id]).to_dict("records")
+    return (rows[0] | {"task_id": task.id}) if rows else {"error": ["no task_answer row"]}, seconds
+
+
+def outcome(expected: str, answer: dict) -> str:
+    verdict = answer.get("verdict")
+    if verdict in YES:
+        return "right" if expected == "yes" else "wrong direction"
+    if verdict in NO:
+        return "right" if expected == "no" else "wrong direction"
+    return "undecided"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pubmedqa", type=int, default=30, help="PubMedQA yes/no questions (test side)")
+    parser.add_argument("--scifact", type=int, default=30, help="SciFact train claims as questions")
+    parser.add_argument("--scifact-nli", default=None, help="verifier that never saw the fold's claims")
+    parser.add_argument("--scifact-fold", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--home", default=None)
+    args = parser.parse_args()
+    home = resolve_home(args.home)
+    work = home / "bench" / "answers"
+    env = os.environ | {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    questions, runs = [], []
+    if args.pubmedqa:
+        pqa, pqa_corpus = pubmedqa_questions(args.pubmedqa, args.seed, work)
+        runs.append((pqa, pqa_corpus, env, "shipped verifier"))
+    if args.scifact:
+        fold = args.scifact_fold if args.scifact_nli else None
+        sf, sf_corpus = scifact_questions(args.scifact, args.seed, fold)
+        sf_env, judge = env, "shipped verifier — SEEN IN TRAINING, optimistic"
+        if args.scifact_nli:
+            settings_file = work / "scifact_settings.yaml"
+            settings_file.write_text(yaml.safe_dump({"models": {"nli": str(Path(args.scifact_nli).resolve())}}))
+            sf_env, judge = env | {"LYRA_SETTINGS": str(settings_file)}, f"fold-{fold} verifier (claims unseen)"
+        runs.append((sf, sf_corpus, sf_env, judge))
+    details = work / "details.jsonl"
+    with details.open("w") as log:
+        for items, corpus, run_env, judge in runs:
+            for q in items:
+                answer, seconds = run_task(q["question"], corpus, home, run_env)
+                q |= {"judge": judge, "seconds": round(seconds, 1), "outcome": outcome(q["expected"], answer),
+                      **{k: answer.get(k) for k in ("hypothesis", "verdict", "confidence", "supporting_papers",
+                                                    "refuting_papers", "papers_judged", "error", "task_id")}}
+                questions.append(q)
+                log.write(json.dumps(q, default=str) + "\n")
+                log.flush()
+                print(f"[{q['set']} {len(questions)}] {q['expected']:>3} → {q['verdict'] or q.get('error')} "
+                      f"({q['outcome']}, {seconds:.0f} s): {q['question'][:90]}", flush=True)
+    print(f"\nquestion-mode answers ({details})")
+    print(f"{'set':<9} {'judge':<44} {'n':>3} {'right':>7} {'wrong dir':>10} {'undecided':>10} {'s/task':>7}")
+    for name in ("PubMedQA", "SciFact"):
+        rows = [q for q in questions if q["set"] == name]
+        if not rows:
+            continue
+        counts = Counter(q["outcome"] for q in rows)
+        pct = lambda k: f"{counts[k] / len(rows):.0%}"
+        print(f"{name:<9} {rows[0]['judge']:<44} {len(rows):>3} {pct('right'):>7} {pct('wrong direction'):>10} "
+              f"{pct('undecided'):>10} {sum(q['seconds'] for q in rows) / len(rows):>7.0f}")
+        for expected in ("yes", "no"):
+            part = [q for q in rows if q["expected"] == expected]
+            if part:
+                c = Counter(q["outcome"] for q in part)
+                print(f"  {expected:>3}: {len(part)} questions — {c['right']} right, {c['wrong direction']} wrong "
+                      f"direction, {c['undecided']} undecided")
+    rules = Counter(q["rule"] for q in questions if q["set"] == "SciFact")
+    if rules:
+        print("SciFact claims → questions: " + ", ".join(f"{k} {v}" for k, v in rules.most_common()))
+
+
+if __name__ == "__main__":
+    main()
