@@ -294,6 +294,8 @@ def markdown(report: Report, svg_name: str | None = None) -> str:
                 lines += [f"- {word} ({sentence_note(s)}): “{md(s.text)}” [{s.ref}]" for s in side]
                 if more:
                     lines.append(f"- … and {more} more {word.lower()[:-1]}ing source{'s' * (more != 1)}")
+            if not (c.supports or c.refutes):
+                lines.append("No source supports or refutes it.")
             lines.append("")
     if not report.topics:
         lines += ["No scored claims yet.", ""]

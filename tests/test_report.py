@@ -143,3 +143,13 @@ def test_the_run_summary_claims_carry_human_feedback(home):
     effective = explore.claim_evidence(store, user, graph.task_id).score
     assert claims.loc[user, "confidence"] == pytest.approx(effective.confidence)
     assert claims.loc[user, "supporting_count"] == effective.supporting_count == 1
+
+
+def test_a_task_without_a_graph_gets_a_report_that_says_so(tmp_path):
+    store = LyraStore.at(tmp_path / "home")
+    task_id = store.create_task("Does zinc shorten colds?").id
+    path = write_report(store, task_id, tmp_path / "reports" / f"{task_id}.md")
+    html = path.with_suffix(".html").read_text()
+    assert "No answer yet" in html and "No scored claims yet." in html and "No source is cited." in html
+    assert lines(svg_of(html)) == {"supports": 0, "refutes": 0}
+    assert "## References" in path.read_text()
