@@ -7,11 +7,13 @@ as :mod:`lyra_tools.explore` rescores any claim, and an open question lists only
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import duckdb
 
 from lyra_core.answer import AnswerClaim, AnswerPaper, AnswerView, answer_line, paper_votes
+from lyra_core.cells import cell_list
 from lyra_core.feedback import effective_edges
 from lyra_core.hypothesis import HYPOTHESIS
 from lyra_resources.settings import settings
@@ -21,29 +23,47 @@ PAPERS_SHOWN = 5
 OPEN_CLAIMS_SHOWN = 8
 
 
+def source_rows(conn: duckdb.DuckDBPyConnection, task_id: str,
+                ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Bibliographic fields of each id: a paper (title, year, venue, DOI, URL, ``authors`` as a
+    list; ``is_paper``), or a page that is no paper (a web page: title and URL only). Unknown ids
+    are absent."""
+    cond, params, post = _in("id", ids)
+    if cond == "FALSE":
+        return {}
+    rows = _rows(conn, "SELECT * FROM (SELECT paper_id AS id, TRUE AS is_paper, title, year, venue, doi, url, "
+                       "authors FROM papers WHERE task_id = ? UNION ALL SELECT page_id, FALSE, title, NULL, NULL, "
+                       f"NULL, url, NULL FROM pages WHERE task_id = ? AND paper_id IS NULL) WHERE {cond}",
+                 [task_id, task_id, *params])
+    out = {r["id"]: r | {"authors": [str(a) for a in cell_list(r["authors"])]} for r in rows}
+    return out if post is None else {k: v for k, v in out.items() if k in post}
+
+
 def _papers(conn: duckdb.DuckDBPyConnection, task_id: str, ids: list[str]) -> list[AnswerPaper]:
     """Title, year and DOI of each id: a paper, or a page that is no paper (a web page)."""
-    if not ids:
-        return []
-    cond, params, _ = _in("id", ids)
-    rows = {r["id"]: r for r in _rows(
-        conn, "SELECT * FROM (SELECT paper_id AS id, title, year, doi FROM papers WHERE task_id = ? UNION ALL "
-              f"SELECT page_id, title, NULL, NULL FROM pages WHERE task_id = ? AND paper_id IS NULL) WHERE {cond}",
-        [task_id, task_id, *params])} if cond != "TRUE" else {}
+    rows = source_rows(conn, task_id, ids)
     return [AnswerPaper(paper_id=p, title=clip(rows.get(p, {}).get("title"), 200)[0] or None,
                         year=rows.get(p, {}).get("year"), doi=rows.get(p, {}).get("doi")) for p in ids]
 
 
-def hypothesis_edges(conn: duckdb.DuckDBPyConnection, task_id: str, claim_id: str,
-                     overlay: Overlay) -> list[dict[str, Any]]:
-    """The hypothesis's effective edges, each with the paper behind it (``paper``)."""
-    edges = effective_edges(claim_edges(conn, task_id, [claim_id], with_sources=True), overlay.reviews,
+def source_edges(conn: duckdb.DuckDBPyConnection, task_id: str, claim_ids: Sequence[str],
+                 overlay: Overlay) -> list[dict[str, Any]]:
+    """The effective edges of ``claim_ids`` (corrections applied, blocked pages left out) with
+    their sentence and page, each with the paper behind it (``paper``: the paper id, or the page
+    id of a page that is no paper)."""
+    edges = effective_edges(claim_edges(conn, task_id, claim_ids, with_sources=True), overlay.reviews,
                             overlay.blocked_pages)
     paper_of = dict(conn.execute("SELECT page_id, paper_id FROM pages WHERE task_id = ? AND paper_id IS NOT NULL",
                                  [task_id]).fetchall())
     for edge in edges:
         edge["paper"] = paper_of.get(edge["page_id"]) or edge["page_id"]
     return edges
+
+
+def hypothesis_edges(conn: duckdb.DuckDBPyConnection, task_id: str, claim_id: str,
+                     overlay: Overlay) -> list[dict[str, Any]]:
+    """The hypothesis's effective edges, each with the paper behind it (``paper``)."""
+    return source_edges(conn, task_id, [claim_id], overlay)
 
 
 def read_answer(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay) -> AnswerView | None:

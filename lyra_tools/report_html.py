@@ -1,0 +1,136 @@
+"""The report as one standalone HTML page: built with ElementTree (every text escaped), a small
+inline style that also prints well, the evidence graph as inline SVG; no script, no other file."""
+
+from __future__ import annotations
+
+import html
+import xml.etree.ElementTree as ET
+
+from lyra_tools.report import Report, ReportClaim, intro, score_text, sentence_note
+
+STYLE = """
+body{font-family:Georgia,"Times New Roman",serif;max-width:60rem;margin:2rem auto;padding:0 1rem;
+ line-height:1.45;color:#111}
+h1{font-size:1.6rem;margin-bottom:.4rem} h2{font-size:1.25rem;margin-top:2rem;border-bottom:1px solid #ccc}
+h3{font-size:1.02rem;margin:1.2rem 0 .2rem} .answer{font-size:1.1rem;font-weight:bold}
+.meta,.score,.more{color:#444;font-size:.92rem} .score{margin:.1rem 0 .4rem}
+ul.evidence{margin:.2rem 0 .6rem;padding-left:1.2rem} ul.evidence li{margin:.25rem 0}
+.supports .rel{color:#0072B2;font-weight:bold} .refutes .rel{color:#D55E00;font-weight:bold}
+.corrected{background:#fff3c4} .mine{font-weight:normal;color:#555}
+a.cite{text-decoration:none} .flag{color:#D55E00;font-size:.85rem;font-weight:normal}
+figure{margin:1rem 0} figure svg{max-width:100%;height:auto} figcaption{font-size:.9rem;color:#444}
+ol.refs li{margin:.3rem 0} blockquote{border-left:3px solid #ccc;margin:.5rem 0;padding-left:.8rem;color:#444}
+@media print{body{margin:0;max-width:none;font-size:10.5pt} a{color:inherit;text-decoration:none}
+ figure,li,h3{break-inside:avoid} h2,h3{break-after:avoid}}
+"""
+GRAPH_MARK = "\x00evidence-graph\x00"  # where the SVG goes; a NUL never occurs in escaped text
+
+
+def _text(parent: ET.Element, tag: str, text: str, cls: str | None = None, **attrs: str) -> ET.Element:
+    element = ET.SubElement(parent, tag, {**({"class": cls} if cls else {}), **attrs})
+    element.text = text
+    return element
+
+
+def _cite(parent: ET.Element, number: int) -> None:
+    """`` [n]`` linking to the reference list, appended after ``parent``'s last child or text."""
+    anchor = ET.SubElement(parent, "a", {"class": "cite", "href": f"#ref-{number}"})
+    anchor.text = f"[{number}]"
+    anchor.tail = ""
+    previous = list(parent)[-2] if len(parent) > 1 else None
+    if previous is not None:
+        previous.tail = (previous.tail or "") + " "
+    else:
+        parent.text = (parent.text or "") + " "
+
+
+def _answer(body: ET.Element, report: Report) -> None:
+    answer = report.answer
+    if answer is None:
+        _text(body, "p", "No answer yet: the task has not been answered (run it).", "answer")
+        return
+    _text(body, "p", answer.line, "answer")
+    items = ET.SubElement(body, "ul")
+    if answer.hypothesis:
+        _text(items, "li", f"Hypothesis judged: {answer.hypothesis}")
+    for side, papers in (("For", answer.papers_for), ("Against", answer.papers_against)):
+        if papers:
+            item = _text(items, "li", f"{side}:")
+            for i, paper in enumerate(papers):
+                span = ET.SubElement(item, "span")
+                span.text = (" " if i == 0 else "; ") + (paper.title or paper.paper_id)
+                _cite(item, report.answer_refs[paper.paper_id])
+    for claim in answer.claims:
+        _text(items, "li", f"{claim.verdict}: {claim.text}")
+    if not len(items):
+        body.remove(items)
+
+
+def _claim(section: ET.Element, claim: ReportClaim) -> None:
+    heading = _text(section, "h3", f"C{claim.number}. {claim.text}", id=f"claim-{claim.number}")
+    if claim.origin == "user":
+        _text(heading, "span", " (your claim)", "mine")
+    score = _text(section, "p", score_text(claim), "score")
+    if claim.stated_in:
+        score.text += " · stated in"
+        _cite(score, claim.stated_in)
+    if not (claim.supports or claim.refutes):
+        _text(section, "p", "No source supports or refutes it.", "more")
+        return
+    items = ET.SubElement(section, "ul", {"class": "evidence"})
+    for word, side, more in (("Supports", claim.supports, claim.more_supporting_sources),
+                             ("Refutes", claim.refutes, claim.more_refuting_sources)):
+        for s in side:
+            css = word.lower() + (" corrected" if s.model_relation else "")
+            item = ET.SubElement(items, "li", {"class": css})
+            _text(item, "span", word, "rel").tail = f" ({sentence_note(s)}): “{s.text}”"
+            _cite(item, s.ref)
+        if more:
+            _text(items, "li", f"… and {more} more {word.lower()[:-1]}ing source{'s' * (more != 1)} "
+                  "(see the graph)", "more")
+
+
+def _references(body: ET.Element, report: Report) -> None:
+    _text(body, "h2", "References", id="references")
+    if not report.references:
+        _text(body, "p", "No source is cited.", "meta")
+        return
+    items = ET.SubElement(body, "ol", {"class": "refs"})
+    for ref in report.references:
+        item = _text(items, "li", ref.text(), id=f"ref-{ref.number}", value=str(ref.number))
+        if ref.doi_url:
+            item.text += " "
+            _text(item, "a", f"doi:{ref.doi}", href=ref.doi_url)
+        elif ref.url:
+            item.text += " "
+            _text(item, "a", ref.url, href=ref.url)
+
+
+def render_html(report: Report) -> str:
+    """The page, as text."""
+    body = ET.Element("body")
+    _text(body, "h1", report.query)
+    _answer(body, report)
+    if report.note:
+        _text(body, "blockquote", report.note)
+    _text(body, "p", intro(report), "meta")
+    for topic in report.topics:
+        section = ET.SubElement(body, "section", {"class": "topic"})
+        heading = _text(section, "h2", f"Topic: {topic.label}")
+        if topic.contradicted:
+            _text(heading, "span", "  contradicting evidence", "flag")
+        for claim in topic.claims:
+            _claim(section, claim)
+    if not report.topics:
+        _text(body, "p", "No scored claims yet.", "meta")
+    _text(body, "h2", "Evidence graph", id="graph")
+    figure = ET.SubElement(body, "figure")
+    figure.text = GRAPH_MARK
+    _text(figure, "figcaption", "Claims (left, numbered as above) and the sources that hold evidence on them "
+          "(right, numbered as in the references). Each line is a source's strongest relation to the claim.")
+    _references(body, report)
+    page = ET.tostring(body, encoding="unicode", method="html")
+    page = page.replace(GRAPH_MARK, report.svg(), 1)
+    return (f"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{html.escape(report.query)}</title><style>{STYLE}</style></head>\n{page}\n</html>\n")

@@ -1,0 +1,107 @@
+"""The report's numbered reference list: each source cited once, numbered in order of first citation.
+
+A source is a paper (authors, year, title, venue, DOI) or a web page that is no paper (title and
+URL). Numbers are handed out as the report cites sources, so the reference list, the ``[n]``
+citations beside the sentences and the numbers in the evidence graph always agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import quote
+
+from pydantic import BaseModel
+
+AUTHORS_SHOWN = 3  # then "et al.", as most journals cite
+DOI_PREFIXES = ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/", "doi:")
+
+
+class Reference(BaseModel):
+    """One numbered source of the report."""
+
+    number: int
+    source_id: str  # the paper id, or the page id of a page that is no paper
+    is_paper: bool
+    title: str
+    authors: list[str] = []
+    year: int | None = None
+    venue: str | None = None
+    doi: str | None = None
+    url: str | None = None
+
+    @property
+    def doi_url(self) -> str | None:
+        """The DOI as a resolvable https://doi.org/ link (DOIs may hold characters a URL must escape)."""
+        if not self.doi:
+            return None
+        doi = self.doi.strip()
+        for prefix in DOI_PREFIXES:
+            if doi.lower().startswith(prefix):
+                doi = doi[len(prefix):]
+        return "https://doi.org/" + quote(doi, safe="/:;()._-")
+
+    @property
+    def link(self) -> str | None:
+        """Where a reader opens the source: its DOI link for a paper that has one, else its URL."""
+        return self.doi_url or self.url
+
+    @property
+    def author_text(self) -> str:
+        """Up to three authors as stored ("Family, Given"), then "et al."; empty when none are known."""
+        if not self.authors:
+            return ""
+        shown = "; ".join(self.authors[:AUTHORS_SHOWN])
+        return shown + ("; et al." if len(self.authors) > AUTHORS_SHOWN else "")
+
+    @property
+    def short(self) -> str:
+        """A few words for a label: first author's family name and year, then the title."""
+        family = self.authors[0].split(",")[0].strip() if self.authors else ""
+        if not family:
+            return self.title
+        who = f"{family}{' et al.' if len(self.authors) > 1 else ''}"
+        return f"{who} {self.year} — {self.title}" if self.year else f"{who} — {self.title}"
+
+    def text(self) -> str:
+        """The reference as one line of plain text, no link (Vancouver order): Authors. Title. Venue; year."""
+        parts = [self.author_text.rstrip(".") + "." if self.author_text else "", self.title.rstrip(".") + "."]
+        when = str(self.year) if self.year else ""
+        if self.venue:
+            parts.append(f"{self.venue.rstrip('.')}" + (f"; {when}." if when else "."))
+        elif when:
+            parts.append(when + ".")
+        if not self.is_paper:
+            parts.append("Web page.")
+        return " ".join(p for p in parts if p)
+
+
+class References:
+    """Numbers sources in order of first citation; ``cite`` returns a source's number."""
+
+    def __init__(self, rows: Mapping[str, Mapping[str, Any]], fallback: Mapping[str, Mapping[str, Any]]):
+        """``rows``: bibliographic fields by source id (see answer_view.source_rows); ``fallback``:
+        the page's title and URL by source id, for a source the papers table does not hold."""
+        self._rows, self._fallback = rows, fallback
+        self._numbers: dict[str, int] = {}
+        self.items: list[Reference] = []
+
+    def cite(self, source_id: str) -> int:
+        if source_id not in self._numbers:
+            self._numbers[source_id] = len(self.items) + 1
+            self.items.append(self._reference(source_id, self._numbers[source_id]))
+        return self._numbers[source_id]
+
+    def number(self, source_id: str) -> int | None:
+        return self._numbers.get(source_id)
+
+    def _reference(self, source_id: str, number: int) -> Reference:
+        row = self._rows.get(source_id) or {}
+        page = self._fallback.get(source_id) or {}
+        url = row.get("url") or page.get("url")
+        title = (row.get("title") or page.get("title") or url or source_id).strip()
+        year = row.get("year")
+        return Reference(number=number, source_id=source_id, is_paper=bool(row.get("is_paper")),
+                         title=" ".join(title.split()), authors=list(row.get("authors") or []),
+                         year=int(year) if year else None,
+                         venue=row.get("venue") or None, doi=row.get("doi") or None, url=url)
