@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.table import Table
+from rich.table import Column, Table
 
 from lyra_resources.store import StoreError
 from lyra_tools import explore
@@ -59,8 +59,8 @@ def _print_claims(answers: list[TopicClaims]) -> None:
                               f"sup {c.supports}  ref {c.refutes}  {_claim_mark(c)}{c.text}",
                               markup=False, highlight=False, soft_wrap=True)
             continue
-        table = Table("claim id", "verdict", "conf. ± unc.", "sup", "ref", "claim", title=escape(heading),
-                      title_justify="left")
+        table = Table(Column("claim id", no_wrap=True), "verdict", "conf. ± unc.", "sup", "ref", "claim",
+                      title=escape(heading), title_justify="left")
         for c in answer.claims:
             table.add_row(c.claim_id, c.verdict, f"{c.confidence:.2f} ± {c.uncertainty:.2f}", str(c.supports),
                           str(c.refutes), ("[dim]" if c.rejected else "") + escape(_claim_mark(c) + c.text))
@@ -154,7 +154,8 @@ def _print_evidence(answer: ClaimEvidence) -> None:
             continue
         if not items:
             continue
-        table = Table("edge id", "p / human", "fragment", "source", title=title, title_justify="left")
+        table = Table(Column("edge id", no_wrap=True), "p / human", "fragment", "source", title=title,
+                      title_justify="left")
         for item in items:
             table.add_row(item.edge_id, escape(_edge_marks(item)).replace("  ", "\n"), escape(item.text),
                           escape(_source_line(item)))

@@ -8,8 +8,9 @@ corrections, rejected claims and blocked domains applied.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
 import duckdb
@@ -37,7 +38,7 @@ from lyra_tools.explore import (
     load_overlay,
     require_task,
 )
-from lyra_tools.task_papers import task_papers
+from lyra_tools.task_papers import paper_keys, task_papers
 
 ABSTRACT_CHARS = 1000
 CITATIONS_SHOWN = 10  # per direction, within CITATIONS_BUDGET bytes of JSON
@@ -114,10 +115,30 @@ def _check_text(name: str, value: Any, maximum: int) -> str:
     return value.strip()
 
 
-@lru_cache(maxsize=8)
-def _index(docs: tuple[tuple[str, ...], ...]) -> Bm25Index:
-    """The BM25 index of tokenized documents; a task's papers change only when it re-runs."""
-    return Bm25Index([list(d) for d in docs])
+_INDEXES: OrderedDict[tuple, Bm25Index | None] = OrderedDict()  # the last few tasks searched
+_INDEXES_KEPT = 8
+_INDEXES_LOCK = threading.Lock()  # the MCP server answers calls in worker threads
+
+
+def _index(conn: duckdb.DuckDBPyConnection, database: str, task_id: str) -> tuple[list[str], Bm25Index | None]:
+    """The task's paper ids and the BM25 index of their titles and abstracts (None when no paper
+    has a word). Tokenizing a task's abstracts costs more than searching them, and its papers
+    change only when it re-runs: the index is kept while the papers' ids and text lengths stay."""
+    keys = paper_keys(conn, task_id)
+    key = (database, task_id, tuple(keys))
+    with _INDEXES_LOCK:
+        if key in _INDEXES:
+            _INDEXES.move_to_end(key)
+            return [k[0] for k in keys], _INDEXES[key]
+    papers = task_papers(conn, task_id)
+    ids = [k[0] for k in keys]
+    docs = [tokenize(f"{papers[i]['title'] or ''} {papers[i]['abstract'] or ''}") for i in ids]
+    index = Bm25Index(docs) if any(docs) else None
+    with _INDEXES_LOCK:
+        _INDEXES[key] = index
+        while len(_INDEXES) > _INDEXES_KEPT:
+            _INDEXES.popitem(last=False)
+    return ids, index
 
 
 def search_papers(store: LyraStore, task_id: str, query: str, limit: int = 10,
@@ -133,13 +154,14 @@ def search_papers(store: LyraStore, task_id: str, query: str, limit: int = 10,
     offset = decode_cursor(cursor, key)["i"]
     with store.connect() as conn:
         require_task(conn, task_id)
-        papers = list(task_papers(conn, task_id).values())
-    docs = tuple(tuple(tokenize(f"{p['title'] or ''} {p['abstract'] or ''}")) for p in papers)
-    scores = _index(docs).get_scores(words) if any(docs) else np.zeros(len(papers))
-    ranked = sorted((i for i in range(len(papers)) if scores[i] > 0), key=lambda i: (-scores[i], papers[i]["paper_id"]))
+        ids, index = _index(conn, str(store.layout.database), task_id)
+        scores = index.get_scores(words) if index is not None else np.zeros(len(ids))
+        ranked = sorted((i for i in range(len(ids)) if scores[i] > 0), key=lambda i: (-scores[i], ids[i]))
+        chosen = ranked[offset: offset + limit]
+        papers = task_papers(conn, task_id, [ids[i] for i in chosen])
     hits = []
-    for i in ranked[offset: offset + limit]:
-        p = papers[i]
+    for i in chosen:
+        p = papers[ids[i]]
         authors = list(p["authors"]) if p["authors"] is not None else []
         hits.append(PaperHit(paper_id=p["paper_id"], title=clip(p["title"], 200)[0] or None, year=_none(p["year"]),
                              doi=p["doi"], venue=clip(p["venue"], 100)[0] or None,

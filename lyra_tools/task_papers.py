@@ -57,6 +57,14 @@ def task_papers(conn: duckdb.DuckDBPyConnection, task_id: str,
     return {r["paper_id"]: r for r in rows if keep is None or r["paper_id"] in keep}
 
 
+def paper_keys(conn: duckdb.DuckDBPyConnection, task_id: str) -> list[tuple[str, int, int]]:
+    """(paper_id, title length, abstract length) of every paper of the task, by paper id: what
+    tells whether an index built over the papers' texts still stands, without reading the texts."""
+    return [tuple(r) for r in conn.execute(
+        f"SELECT paper_id, length(coalesce(title, '')), length(coalesce(abstract, '')) FROM ({_TASK_PAPERS_SQL}) "
+        "ORDER BY paper_id", [task_id]).fetchall()]
+
+
 def add_paper_fields(conn: duckdb.DuckDBPyConnection, task_id: str, rows: list[dict[str, Any]]) -> None:
     """Give each row with a ``paper_id`` (an edge with its page's paper) that paper's ``doi`` and
     ``year``, in place; a page that is no paper (a web page) gets None for both."""
