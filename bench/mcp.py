@@ -88,7 +88,7 @@ def source_rows(n_claims: int) -> dict:
         page_of_doc[doc_id] = page_id
         papers.append({"paper_id": paper_id, "doi": None, "pmid": None, "arxiv_id": None, "title": doc["title"],
                        "abstract": abstract, "year": None, "venue": None, "url": None,
-                       "sources": [f"local:{doc_id}"], "search_rank": rank})
+                       "sources": [f"local:{doc_id}"], "search_rank": rank, "authors": []})
         pages.append({"page_id": page_id, "paper_id": paper_id, "url": None, "domain": "local",
                       "kind": "abstract", "title": doc["title"]})
         fragments += [f.model_dump() for f in make_fragments(page_id, abstract, window=2, stride=1, max_chars=1200)]
@@ -199,6 +199,11 @@ def sample_args(store: LyraStore, rng: random.Random, n: int) -> dict[str, list[
     out["find_contradictions"] = [{"task_id": rng.choice(tasks)} for _ in range(n)]
     out["get_materials summary"] = [{"task_id": rng.choice(tasks)} for _ in range(n)]
     out["get_materials full"] = [{"task_id": rng.choice(tasks), "format": "full"} for _ in range(n)]
+    papers = store.fetch_df("SELECT task_id, paper_id, title FROM papers USING SAMPLE 2000 ROWS")
+    pick_paper = lambda: papers.iloc[rng.randrange(len(papers))]
+    out["search_papers"] = [{"task_id": (p := pick_paper())["task_id"], "query": " ".join(p["title"].split()[:5])}
+                            for _ in range(n)]
+    out["get_paper"] = [{"task_id": (p := pick_paper())["task_id"], "paper_id": p["paper_id"]} for _ in range(n)]
     out["list_tasks"] = [{} for _ in range(n)]
     out["get_status"] = [{"task_id": rng.choice(tasks)} for _ in range(max(n // 3, 5))]
     return out

@@ -33,9 +33,10 @@ class ClaimInput(BaseModel):
     BibTeX key, DOI, PMID, arXiv id). ``papers`` absent: the corpus is searched with the claim."""
 
     model_config = ConfigDict(extra="forbid")
-    id: str = Field(min_length=1, max_length=200)
-    claim: str
-    papers: list[str] | None = None
+    id: str = Field(min_length=1, max_length=200, description="the caller's id for the claim")
+    claim: str = Field(description="the claim's text")
+    papers: list[str] | None = Field(None, description="the only corpus papers to judge it against (ids as the "
+                                     "corpus names them); absent: the corpus is searched with the claim")
 
     @field_validator("id", mode="before")
     @classmethod

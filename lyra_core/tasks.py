@@ -40,11 +40,15 @@ class TaskOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     corpus: list[CorpusPath] = Field(default_factory=list, max_length=50,
-                                     description="local corpus files or folders to search")
-    papers_per_source: int | None = Field(None, ge=1, le=1000, description="overrides the setting")
-    claims: list[str] = Field(default_factory=list, description="claims the user asks Lyra to verify")
-    watch_every: str | None = Field(None, description="re-run the task this often (30m, 12h, 1d, 2w; at least "
-                                    "15m): the Dagster schedule `watched_tasks_schedule` does")
+                                     description="local corpus files or folders (JSON Lines, BibTeX) on the machine "
+                                     "that runs Lyra, searched instead of (or besides) the live APIs")
+    papers_per_source: int | None = Field(None, ge=1, le=1000, description="papers asked of each source (corpus, "
+                                          "Semantic Scholar, OpenAlex); default: the settings' value")
+    claims: list[str] = Field(default_factory=list, description="claims to verify against the literature besides "
+                              "those Lyra extracts (10 to 1,000 characters each)")
+    watch_every: str | None = Field(None, description="re-run the task this often, e.g. 30m, 12h, 1d, 2w (at least "
+                                    "15m, at most 366d; feedback is kept): the Dagster schedule "
+                                    "`watched_tasks_schedule` does")
     verify_claims: list[ClaimInput] = Field(
         default_factory=list, description="a verify task (`lyra verify`): these claims, each judged only against its "
         "own papers (those it names, else its own search of the corpus); nothing is extracted")

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.live import Live
 from rich.markup import escape
 from rich.table import Table
@@ -19,33 +18,20 @@ from lyra_core.cells import cell_list
 from lyra_core.tasks import TaskOptions, parse_interval
 from lyra_resources.generations import graph_note
 from lyra_resources.settings import REPO_ROOT, HomeLayout, SettingsError, resolve_home
-from lyra_resources.store import LyraStore, StoreError, TaskRecord
+from lyra_resources.store import StoreError, TaskRecord
 from lyra_resources.models import configured_nli_path
 from lyra_resources.task_input import CLI_LABELS, STORED_LABELS, CheckedInput, TaskInputError, check_task_input
-from lyra_tools import answer_view, report, runner, verify
+from lyra_tools import answer_view, browse_cli, report, runner, verify
+from lyra_tools.cli_common import HomeOption, console, err
+from lyra_tools.cli_common import fail as _fail
+from lyra_tools.cli_common import open_store as _store
 
 app = typer.Typer(help="Lyra: turn a research question into an evidence graph.", no_args_is_help=True)
 task_app = typer.Typer(help="List, inspect, re-run, watch, stop and delete tasks.", no_args_is_help=True)
 app.add_typer(task_app, name="task")
 models_app = typer.Typer(help="Build Lyra's local models.", no_args_is_help=True)
 app.add_typer(models_app, name="models")
-console = Console()
-err = Console(stderr=True)
-
-HomeOption = Annotated[
-    Path | None,
-    typer.Option("--home", help="Lyra home directory (default: $LYRA_HOME or ./.lyra)", show_default=False),
-]
-
-
-def _store(home: Path | None) -> LyraStore:
-    return LyraStore(home=str(resolve_home(home)))
-
-
-def _fail(message: str, code: int = 1) -> typer.Exit:
-    # soft_wrap: one line stays one line whatever the terminal's width; no highlighting of paths and numbers
-    err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True, highlight=False)
-    return typer.Exit(code)
+app.add_typer(browse_cli.app)  # `lyra claims`, `lyra evidence`
 
 
 _STATE_STYLE = {"pending": "dim", "running": "yellow", "done": "green", "failed": "bold red"}

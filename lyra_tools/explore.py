@@ -38,6 +38,7 @@ from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS, ClaimScore
 from lyra_resources.generations import graph_note, published_generation
 from lyra_resources.settings import settings
 from lyra_resources.store import LyraStore
+from lyra_tools.task_papers import add_paper_fields
 
 ANSWER_BUDGET = 7_000  # bytes of JSON for the listed items; the envelope stays well under 1 KB
 PRIMARY_KINDS = ("abstract", "paper")  # scholarly records, as opposed to web pages
@@ -120,6 +121,7 @@ class ClaimBrief(BaseModel):
     supports: int
     refutes: int
     confidence: float
+    uncertainty: float = Field(0.0, description="standard deviation of the confidence")
     verdict: str
     rejected: bool = False
 
@@ -135,9 +137,12 @@ class TopicClaims(BaseModel):
 
 class Source(BaseModel):
     page_id: str | None
+    paper_id: str | None = Field(None, description="the paper behind the page (get_paper); null for a web page")
     url: str | None
     domain: str | None
     title: str | None
+    year: int | None = None
+    doi: str | None = None
     kind: str | None
     trust_level: str | None
 
@@ -178,40 +183,6 @@ class ClaimEvidence(BaseModel):
     evidence: EvidenceLists
     totals: dict[str, int] = Field(description="edges per relation in the effective graph")
     hidden_blocked: int = Field(0, description="edges left out because their domain is blocked")
-    next_cursor: str | None = None
-
-
-class SideSource(BaseModel):
-    edge_id: str
-    fragment_id: str
-    domain: str | None
-    trust_level: str | None
-    nli_confidence: float
-    human_corrected: bool
-
-
-class Contradiction(BaseModel):
-    claim_id: str
-    text: str
-    truncated: bool
-    topic: str | None
-    claim_trust_level: str | None = Field(description="trust level of the page the claim came from")
-    supports: int
-    refutes: int
-    confidence: float
-    controversy: float
-    verdict: str
-    refuting_sources: list[SideSource]
-    supporting_sources: list[SideSource]
-    rejected: bool = False
-
-
-class ContradictionList(BaseModel):
-    task_id: str
-    note: str = ("claims with REFUTES evidence, with both sides' sources and trust levels; "
-                 "Lyra records the disagreement, it does not judge which side is right")
-    contradictions: list[Contradiction]
-    total: int
     next_cursor: str | None = None
 
 
@@ -439,19 +410,22 @@ def load_overlay(conn: duckdb.DuckDBPyConnection, task_id: str) -> Overlay:
 def claim_edges(conn: duckdb.DuckDBPyConnection, task_id: str, claim_ids: Sequence[str],
                 with_sources: bool = False) -> list[dict[str, Any]]:
     """The model's edges of ``claim_ids`` with their page's domain; ``with_sources`` adds the
-    page's url, title and kind and the fragment's text."""
+    page's url, title, kind and paper (its id, year and DOI) and the fragment's text."""
     cond, params, post = _in("e.claim_id", claim_ids)
     if cond == "FALSE":
         return []
     if with_sources:
-        sql = (f"SELECT {_EDGE_COLUMNS}, p.domain, p.url, p.title, p.kind, f.text FROM nli_edges e "
+        sql = (f"SELECT {_EDGE_COLUMNS}, p.domain, p.url, p.title, p.kind, p.paper_id, f.text FROM nli_edges e "
                "LEFT JOIN pages p ON p.task_id = e.task_id AND p.page_id = e.page_id "
                "LEFT JOIN fragments f ON f.task_id = e.task_id AND f.fragment_id = e.fragment_id ")
     else:
         sql = (f"SELECT {_EDGE_COLUMNS}, p.domain FROM nli_edges e "
                "LEFT JOIN pages p ON p.task_id = e.task_id AND p.page_id = e.page_id ")
     rows = _rows(conn, sql + f"WHERE e.task_id = ? AND {cond}", [task_id, *params])
-    return rows if post is None else [r for r in rows if r["claim_id"] in post]
+    rows = rows if post is None else [r for r in rows if r["claim_id"] in post]
+    if with_sources:
+        add_paper_fields(conn, task_id, rows)
+    return rows
 
 
 def rescore(claims: list[dict[str, Any]], edges: list[dict[str, Any]], overlay: Overlay) -> None:
@@ -632,6 +606,7 @@ def _brief(row: dict[str, Any]) -> ClaimBrief:
     return ClaimBrief(claim_id=row["claim_id"], text=text, truncated=truncated, origin=row["origin"],
                       evidence_count=row["evidence_count"], supports=row["supporting_count"],
                       refutes=row["refuting_count"], confidence=float(_none(row["confidence"]) or 0.5),
+                      uncertainty=round(float(_none(row["uncertainty"]) or 0.0), 4),
                       verdict=_none(row["verdict"]) or "unverified", rejected=row["rejected"])
 
 
@@ -682,9 +657,14 @@ def _evidence_item(row: dict[str, Any]) -> EvidenceItem:
         probabilities=_probabilities(row),
         model_relation=row["model_relation"] if row["human_corrected"] else None,
         human_reviewed=row["human_reviewed"], human_corrected=row["human_corrected"],
-        source=Source(page_id=row["page_id"], url=row["url"], domain=row["domain"],
-                      title=clip(row["title"], 160)[0] or None, kind=row["kind"],
-                      trust_level=row["source_trust_level"]))
+        source=source_of(row))
+
+
+def source_of(row: dict[str, Any], title_chars: int = 160) -> Source:
+    """The source of an edge read by ``claim_edges(..., with_sources=True)``."""
+    return Source(page_id=row["page_id"], paper_id=row.get("paper_id"), url=row["url"], domain=row["domain"],
+                  title=clip(row["title"], title_chars)[0] or None, year=_none(row.get("year")),
+                  doi=row.get("doi"), kind=row["kind"], trust_level=row["source_trust_level"])
 
 
 def claim_evidence(store: LyraStore, claim_id: str, task_id: str | None = None, limit: int = 5,
@@ -739,13 +719,6 @@ def claim_evidence(store: LyraStore, claim_id: str, task_id: str | None = None, 
     )
 
 
-def _side_sources(edges: list[dict[str, Any]], relation: str, n: int = 3) -> list[SideSource]:
-    side = sorted((e for e in edges if e["relation"] == relation), key=lambda e: (-e["nli_confidence"], e["edge_id"]))
-    return [SideSource(edge_id=e["edge_id"], fragment_id=e["fragment_id"], domain=e["domain"],
-                       trust_level=e["source_trust_level"], nli_confidence=round(float(e["nli_confidence"]), 4),
-                       human_corrected=e["human_corrected"]) for e in side[:n]]
-
-
 def _topic_of(conn: duckdb.DuckDBPyConnection, task_id: str, claim_ids: Sequence[str]) -> dict[str, str]:
     wanted = set(claim_ids)
     return {c: label for label, ids in conn.execute("SELECT label, claim_ids FROM claim_topics WHERE task_id = ?",
@@ -753,37 +726,11 @@ def _topic_of(conn: duckdb.DuckDBPyConnection, task_id: str, claim_ids: Sequence
 
 
 def find_contradictions(store: LyraStore, task_id: str, limit: int = 10, cursor: str | None = None,
-                        include_rejected: bool = False) -> ContradictionList:
-    """Claims with REFUTES evidence, most controversial first, with the strongest sources on
-    each side and their trust levels."""
-    check_limit(limit, 25)
-    key = _query_key("contradictions", task_id, include_rejected)
-    offset = decode_cursor(cursor, key)["i"]
-    with store.connect() as conn:
-        require_task(conn, task_id)
-        overlay = load_overlay(conn, task_id)
-        found = [c for c in load_claims(conn, task_id, overlay, where="s.refuting_count > 0")
-                 if c["refuting_count"] > 0 and (include_rejected or not c["rejected"]) and c["origin"] != HYPOTHESIS]
-        found.sort(key=lambda c: (-c["controversy"], -c["refuting_count"], c["claim_id"]))
-        chosen = found[offset: offset + limit]
-        ids = [c["claim_id"] for c in chosen]
-        edges = effective_edges(claim_edges(conn, task_id, ids), overlay.reviews, overlay.blocked_pages)
-        topic_of = _topic_of(conn, task_id, ids)
-    items = []
-    for row in chosen:
-        mine = [e for e in edges if e["claim_id"] == row["claim_id"]]
-        text, truncated = clip(row["text"], 240)
-        items.append(Contradiction(
-            claim_id=row["claim_id"], text=text, truncated=truncated, topic=topic_of.get(row["claim_id"]),
-            claim_trust_level=mine[0]["target_trust_level"] if mine else None,
-            supports=row["supporting_count"], refutes=row["refuting_count"], confidence=float(row["confidence"]),
-            controversy=float(row["controversy"]), verdict=row["verdict"],
-            refuting_sources=_side_sources(mine, REFUTES), supporting_sources=_side_sources(mine, SUPPORTS),
-            rejected=row["rejected"]))
-    page = fit_page(items, limit)
-    end = offset + len(page)
-    return ContradictionList(task_id=task_id, contradictions=page, total=len(found),
-                             next_cursor=encode_cursor(key, {"i": end}) if end < len(found) else None)
+                        include_rejected: bool = False) -> Any:
+    """Claims with REFUTES evidence and both sides' sources: see :mod:`lyra_tools.contradictions`."""
+    from lyra_tools.contradictions import find_contradictions as find  # it builds on this module's readers
+
+    return find(store, task_id, limit, cursor, include_rejected)
 
 
 def materials(store: LyraStore, task_id: str, format: str = "summary", limit: int = 10,

@@ -16,34 +16,33 @@ import atexit
 import contextlib
 import logging
 import os
-import random
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 import anyio.to_thread
-import duckdb
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field, PrivateAttr
+from pydantic import BaseModel, Field, WithJsonSchema
 
 from lyra_core.feedback import Action
+from lyra_core.tasks import TaskOptions
 from lyra_resources.settings import resolve_home
-from lyra_resources.store import LyraStore, StoreBusyError, StoreError
+from lyra_resources.store import StoreBusyError, StoreError
 from lyra_resources.task_input import MCP_LABELS, TaskInputError, check_task_input
-from lyra_tools import explore
+from lyra_tools import contradictions, explore, papers_view
 from lyra_tools.feedback import FeedbackError, FeedbackResult, ReturnsRecorder, apply_feedback
+from lyra_tools.server_store import ServerStore
 
 INSTRUCTIONS = """\
 Lyra turns a research question into an evidence graph: claims, the fragments of papers that support
 or refute them (NLI edges), Bayesian confidence per claim, and topics. Explore it top-down:
 get_evidence_summary → list_claim_topics → get_claims_by_topic → get_claim_evidence; find_contradictions
-for the disputed claims. Answers are small and paged: pass next_cursor back unchanged for more.
+for the disputed claims; search_papers → get_paper for one paper's record, claims and citations. Answers are small and paged: pass next_cursor back unchanged for more.
 Lyra records disagreements with both sides' trust levels; it does not label sources as misinformation.
 Correct mistakes with feedback (edge_correct, claim_reject, domain_block, fragment_useful, ...):
 corrections apply at once and survive re-runs of the task."""
@@ -51,6 +50,35 @@ corrections apply at once and survive re-runs of the task."""
 TaskId = Annotated[str, Field(min_length=1, max_length=100, description="a task id from list_tasks or create_task")]
 Cursor = Annotated[str | None, Field(None, max_length=200, description="next_cursor of the previous answer")]
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+# the tools that change something: what they change, whether repeating a call changes more, and
+# whether they reach beyond Lyra's home (a task's run asks the scholarly APIs and the web)
+CREATE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True)
+STOP = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
+FEEDBACK = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
+# get_claim_evidence reads, and records what it showed as 'returned' relevance signals
+SIGNALS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+
+
+def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with its ``$defs`` references replaced by the definitions, so it can sit inside
+    another schema (a tool's input schema) where ``#/$defs/...`` would point elsewhere."""
+    defs = schema.pop("$defs", {})
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                return walk(dict(defs[ref.removeprefix("#/$defs/")]))
+            return {k: walk(v) for k, v in node.items()}
+        return [walk(v) for v in node] if isinstance(node, list) else node
+    return walk(schema)
+
+
+# The agent reads TaskOptions' schema (types, bounds, a description per option); the arguments stay
+# a plain object until check_task_input validates them, so a mistake is one line naming the option.
+OptionsArg = Annotated[dict[str, Any] | None, WithJsonSchema(
+    {"anyOf": [_inline_refs(TaskOptions.model_json_schema()), {"type": "null"}], "default": None,
+     "description": "the task's options (all optional), checked as `lyra run` checks them"})]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -70,115 +98,6 @@ class StoppedTask(BaseModel):
 
 
 Launcher = Callable[[str, Path], tuple[int | None, Path]]
-
-
-class _Attachment:
-    """One in-memory DuckDB instance that ATTACHes the Lyra database while calls use it.
-
-    Creating a DuckDB instance costs ~15 ms (in-memory ones too), more than most tool answers;
-    ATTACH/DETACH of the file on a living instance costs ~2 ms and takes/releases the same file
-    lock. The file is attached while at least one call holds a cursor and detached as soon as the
-    last one finishes, so between calls another process (a pipeline run) can write, exactly as
-    with the store's own short-lived connections. Every read and write of this process goes
-    through it: two instances of one file in one process must never coexist.
-    """
-
-    def __init__(self, path: Path, busy_timeout_s: float) -> None:
-        self.path, self.busy_timeout_s = path, busy_timeout_s
-        # one thread: answers are small scans, and on a busy machine thread hand-offs cost more than they save
-        self._instance = duckdb.connect(":memory:", config={"threads": 1})
-        self._cond = threading.Condition()
-        self._users = 0
-
-    def close(self) -> None:
-        with self._cond:
-            if self._users == 0:
-                self._instance.close()
-
-    def _attach(self) -> None:
-        deadline = time.monotonic() + self.busy_timeout_s
-        delay = 0.02
-        quoted = str(self.path).replace("'", "''")
-        while True:
-            try:
-                self._instance.execute(f"ATTACH '{quoted}' AS lyra")
-                return
-            except duckdb.Error as exc:
-                text = str(exc).lower()
-                # another process holds the lock, or this one has it open through a plain store
-                if not any(k in text for k in ("lock", "resource temporarily unavailable", "already attached")):
-                    raise
-                if time.monotonic() > deadline:
-                    raise StoreBusyError(f"{self.path} stayed locked by another process for "
-                                         f"{self.busy_timeout_s:.0f}s: {exc}") from exc
-            time.sleep(delay * (1 + random.random()))
-            delay = min(delay * 2, 0.5)
-
-    @contextlib.contextmanager
-    def cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        with self._cond:
-            if self._users == 0:
-                self._attach()
-            self._users += 1
-            try:
-                cursor = self._instance.cursor()
-                cursor.execute("USE lyra")
-            except BaseException:
-                self._release()
-                raise
-        try:
-            yield cursor
-        finally:
-            cursor.close()
-            with self._cond:
-                self._release()
-
-    def _release(self) -> None:
-        self._users -= 1
-        if self._users == 0:
-            self._instance.execute("DETACH lyra")
-            self._cond.notify_all()
-
-    @contextlib.contextmanager
-    def detached(self) -> Iterator[None]:
-        """Wait until no call uses the file and keep it detached meanwhile, for code that opens the
-        database with a plain LyraStore (the runner's stop_task)."""
-        with self._cond:
-            while self._users:
-                self._cond.wait()
-            yield
-
-
-class ServerStore(LyraStore):
-    """The store as the long-lived server uses it: same API and locking behaviour, cheap opens."""
-
-    _attachment: _Attachment | None = PrivateAttr(default=None)
-    _attach_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
-
-    def _shared(self) -> _Attachment:
-        self._ensure_schema()
-        with self._attach_lock:
-            if self._attachment is None:
-                self._attachment = _Attachment(self.layout.database, self.busy_timeout_s)
-            return self._attachment
-
-    @contextlib.contextmanager
-    def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        with self._shared().cursor() as cursor:
-            yield cursor
-
-    def close(self) -> None:
-        """Close the in-memory instance (at exit, before the interpreter tears duckdb down)."""
-        with self._attach_lock:
-            if self._attachment is not None:
-                self._attachment.close()
-                self._attachment = None
-
-    @contextlib.contextmanager
-    def exclusive(self) -> Iterator[None]:
-        """Let code that opens the file on its own (a plain LyraStore) run without a conflict."""
-        with self._shared().detached():
-            yield
 
 
 def task_run_command(task_id: str, home: Path) -> list[str]:
@@ -262,13 +181,10 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
 
     # -- tasks -------------------------------------------------------------------------------------
 
-    @server.tool()
+    @server.tool(annotations=CREATE)
     def create_task(
         query: Annotated[str, Field(min_length=1, max_length=2000, description="the research question")],
-        options: Annotated[dict[str, Any] | None, Field(None, description=(
-            "corpus: list of local corpus paths; papers_per_source: int; claims: list of claims to verify; "
-            "watch_every: re-run the task on a schedule this often, e.g. '12h', '1d', '2w' (at least '15m'; "
-            "feedback is kept)"))] = None,
+        options: OptionsArg = None,
     ) -> CreatedTask:
         """Create a research task and start its pipeline run in the background; returns the task id at once.
         Follow progress with get_status."""
@@ -294,7 +210,7 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
         user rules (seed 002's entry shape) and the NLI model version of its edges."""
         return _guard(lambda: explore.task_status(store, task_id, instance=dagster_instance()))
 
-    @server.tool()
+    @server.tool(annotations=STOP)
     def stop_task(task_id: TaskId) -> StoppedTask:
         """Stop a task's run in progress (its earlier rows stay readable)."""
         def body() -> StoppedTask:
@@ -346,7 +262,7 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
         """Claims of one topic, most relevant first, with evidence counts and effective confidence."""
         return _guard(lambda: explore.claims_by_topic(store, task_id, topic, limit, cursor, include_rejected))
 
-    @server.tool()
+    @server.tool(annotations=SIGNALS)
     def get_claim_evidence(claim_id: Annotated[str, Field(min_length=1, max_length=100)],
                            task_id: Annotated[str | None, Field(None, max_length=100)] = None,
                            limit: Annotated[int, Field(ge=1, le=20, description="fragments per side")] = 5,
@@ -364,10 +280,30 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
 
     @server.tool(annotations=READ)
     def find_contradictions(task_id: TaskId, limit: Annotated[int, Field(ge=1, le=25)] = 10, cursor: Cursor = None,
-                            include_rejected: bool = False) -> explore.ContradictionList:
+                            include_rejected: bool = False) -> contradictions.ContradictionList:
         """Claims with REFUTES evidence, most controversial first, with the strongest sources on both
         sides and their trust levels. Lyra records the disagreement; interpreting it is the agent's job."""
-        return _guard(lambda: explore.find_contradictions(store, task_id, limit, cursor, include_rejected))
+        return _guard(lambda: contradictions.find_contradictions(store, task_id, limit, cursor, include_rejected))
+
+    @server.tool(annotations=READ)
+    def search_papers(task_id: TaskId,
+                      query: Annotated[str, Field(min_length=1, max_length=300, description="words to find in "
+                                                  "the papers' titles and abstracts")],
+                      limit: Annotated[int, Field(ge=1, le=25)] = 10, cursor: Cursor = None) -> papers_view.PaperSearch:
+        """The task's papers whose title or abstract matches the query (BM25), best first, with the
+        paper_id that get_paper takes."""
+        return _guard(lambda: papers_view.search_papers(store, task_id, query, limit, cursor))
+
+    @server.tool(annotations=READ)
+    def get_paper(task_id: TaskId,
+                  paper_id: Annotated[str, Field(min_length=1, max_length=100, description="a paper_id from "
+                                                 "search_papers, get_claim_evidence or find_contradictions")],
+                  limit: Annotated[int, Field(ge=1, le=25, description="claims per side")] = 10,
+                  cursor: Cursor = None) -> papers_view.PaperDetail:
+        """One paper of the task: title, authors, year, venue, DOI, url, abstract (clipped); the claims it
+        supports or refutes in this task (human corrections applied, strongest first); the papers of the
+        task it cites and that cite it."""
+        return _guard(lambda: papers_view.get_paper(store, task_id, paper_id, limit, cursor))
 
     @server.tool(annotations=READ)
     def get_materials(task_id: TaskId, format: Literal["summary", "full"] = "summary",
@@ -382,7 +318,7 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
 
     # -- feedback ----------------------------------------------------------------------------------
 
-    @server.tool()
+    @server.tool(annotations=FEEDBACK)
     def feedback(task_id: TaskId, action: Action,
                  args: Annotated[dict[str, Any], Field(description=(
                      "domain_block/domain_unblock: {domain_pattern, reason}; domain_clear_override: {domain_pattern}; "

@@ -20,7 +20,8 @@ from lyra_tools.mcp_server import build_server, task_run_command
 
 template, store, graph = test_explore.template, test_explore.store, test_explore.graph  # fixtures
 READ_TOOLS = ["get_evidence_summary", "list_claim_topics", "get_claims_by_topic", "get_claim_evidence",
-              "find_contradictions", "get_materials", "list_tasks", "get_status"]
+              "find_contradictions", "get_materials", "list_tasks", "get_status", "search_papers", "get_paper"]
+WRITE_TOOLS = ["create_task", "stop_task", "feedback"]
 
 
 def call(server_or_params, calls: list[tuple[str, dict]]) -> list:
@@ -42,7 +43,7 @@ def test_every_tool_answers_small_structured_json(store, graph):
         async with Client(server) as client:
             return {t.name: t for t in (await client.list_tools()).tools}
     listed = anyio.run(tools)
-    assert set(listed) == {*READ_TOOLS, "create_task", "stop_task", "feedback"}
+    assert set(listed) == {*READ_TOOLS, *WRITE_TOOLS}
     assert listed["get_claims_by_topic"].output_schema["title"] == "TopicClaims"
     assert "edge_correct" in json.dumps(listed["feedback"].input_schema)
 
@@ -68,6 +69,50 @@ def test_every_tool_answers_small_structured_json(store, graph):
     more = call(server, [("get_claims_by_topic", {"task_id": t, "topic": "t_fracture", "limit": 2,
                                                    "cursor": by_topic["next_cursor"]})])[0]
     assert len(more.structured_content["claims"]) == 1
+
+
+def list_tools(server) -> dict:
+    async def tools():
+        async with Client(server) as client:
+            return {t.name: t for t in (await client.list_tools()).tools}
+    return anyio.run(tools)
+
+
+def test_tool_annotations_say_which_tools_change_something(store):
+    listed = list_tools(build_server(store.home))
+    # get_claim_evidence records what it showed as relevance signals: it is no pure read
+    for name in [*WRITE_TOOLS, "get_claim_evidence"]:
+        hints = listed[name].annotations
+        assert hints is not None and hints.read_only_hint is False, name
+        assert None not in (hints.destructive_hint, hints.idempotent_hint, hints.open_world_hint), name
+    assert listed["create_task"].annotations.open_world_hint and not listed["create_task"].annotations.destructive_hint
+    assert listed["stop_task"].annotations.destructive_hint and listed["stop_task"].annotations.idempotent_hint
+    for name in set(READ_TOOLS) - {"get_claim_evidence"}:
+        assert listed[name].annotations.read_only_hint is True, name
+
+
+def test_create_task_options_schema_describes_each_option_and_errors_stay_one_line(tmp_path):
+    from lyra_core.tasks import TaskOptions
+
+    launched = []
+    server = build_server(tmp_path / "home", launcher=lambda task_id, root: launched.append(task_id))
+    options = list_tools(server)["create_task"].input_schema["properties"]["options"]
+    typed = next(s for s in options["anyOf"] if s.get("type") == "object")
+    assert set(typed["properties"]) == set(TaskOptions.model_fields) and typed["additionalProperties"] is False
+    assert all(len(p.get("description", "")) > 20 for p in typed["properties"].values())
+    assert typed["properties"]["papers_per_source"]["anyOf"][0]["minimum"] == 1
+    assert "$ref" not in json.dumps(options)  # nested models inlined: a ref would point outside the options
+    assert "id" in typed["properties"]["verify_claims"]["items"]["properties"]
+    results = call(server, [
+        ("create_task", {"query": "q?", "options": {"papers_per_source": 0}}),
+        ("create_task", {"query": "q?", "options": {"watch_every": "5m"}}),
+        ("create_task", {"query": "q?", "options": {"corpus": "not-a-list", "pages": 3}}),
+    ])
+    for result in results:
+        assert result.is_error and "\n" not in text(result), text(result)
+    assert "options.papers_per_source" in text(results[0]) and "15 minutes" in text(results[1])
+    assert "options.corpus must be a list" in text(results[2]) and "pages is not a known name" in text(results[2])
+    assert launched == [] and not (tmp_path / "home" / "logs").exists()
 
 
 def test_feedback_through_the_client_is_reflected_at_once(store, graph):
