@@ -96,16 +96,21 @@ def family_given(name: str) -> str:
     return f"{family}, {given}" + (f", {suffix}" if suffix else "")
 
 
-def paper_id_for(doi: str | None, pmid: str | None, arxiv_id: str | None, title_key: str) -> str:
-    """Stable id from the strongest identifier, so a paper keeps its id across runs and sources."""
+def paper_id_for(doi: str | None, pmid: str | None, arxiv_id: str | None, title_key: str,
+                 source_key: str | None = None) -> str:
+    """Stable id from the strongest identifier, so a paper keeps its id across runs and sources.
+    A record with no identifier and no title (an untitled corpus line) is known by ``source_key``,
+    its source and its id there."""
     if doi:
         basis = f"doi:{doi}"
     elif pmid:
         basis = f"pmid:{pmid}"
     elif arxiv_id:
         basis = f"arxiv:{arxiv_id}"
-    else:
+    elif title_key or not source_key:
         basis = f"title:{title_key}"
+    else:
+        basis = f"source:{source_key}"
     return "p_" + hashlib.sha1(basis.encode()).hexdigest()[:16]
 
 
@@ -116,7 +121,8 @@ def canonicalize(records: Iterable[PaperRecord]) -> list[CanonicalPaper]:
     (and the longest abstract), and lists every source that returned it. Union-find over shared
     keys, so A~B by DOI and B~C by title put all three in one paper.
     """
-    items = [r for r in records if r.title_key or r.doi or r.pmid or r.arxiv_id]
+    # an untitled record without identifiers still counts when it has text and a source id
+    items = [r for r in records if r.title_key or r.doi or r.pmid or r.arxiv_id or (r.abstract and r.source_id)]
     parent = list(range(len(items)))
 
     def find(i: int) -> int:
@@ -157,7 +163,7 @@ def canonicalize(records: Iterable[PaperRecord]) -> list[CanonicalPaper]:
         sources = list(dict.fromkeys(f"{m.source}:{m.source_id}" for m in members))
         papers.append(
             CanonicalPaper(
-                paper_id=paper_id_for(doi, pmid, arxiv, normalize_title(title)),
+                paper_id=paper_id_for(doi, pmid, arxiv, normalize_title(title), sources[0]),
                 doi=doi, pmid=pmid, arxiv_id=arxiv, title=title,
                 abstract=max(abstracts, key=len) if abstracts else None,
                 year=first("year"), venue=first("venue"), url=first("url"),

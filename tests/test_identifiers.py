@@ -65,3 +65,14 @@ def test_short_titles_alone_do_not_merge_papers():
     records = [PaperRecord(source="local", source_id="1", title="Editorial", doi="10.1000/a"),
                PaperRecord(source="local", source_id="2", title="Editorial", doi="10.1000/b")]
     assert len(canonicalize(records)) == 2
+
+
+def test_untitled_corpus_records_without_identifiers_are_kept_apart():
+    # BEIR-style corpora often leave `title` empty: such lines are papers, known by their corpus id
+    records = [PaperRecord(source="local", source_id=str(i), title="", abstract=f"Finding number {i} of the trial.")
+               for i in range(3)] + [PaperRecord(source="local", source_id="x", title="", abstract=None)]
+    papers = canonicalize(records)
+    assert len(papers) == 3
+    assert len({p.paper_id for p in papers}) == 3
+    again = canonicalize(records[:1])
+    assert again[0].paper_id == papers[0].paper_id  # stable across runs
