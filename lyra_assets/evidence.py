@@ -26,6 +26,7 @@ from lyra_core.tasks import TaskOptions
 from lyra_resources.domain_policy import DomainTrust
 from lyra_resources.models import NLI_RELATION, LocalModels, NliModel
 from lyra_resources.nli_versions import active_version
+from lyra_resources.progress import track
 from lyra_resources.settings import settings
 from lyra_resources.store import LyraStore
 
@@ -65,11 +66,13 @@ def judge_pairs(store: LyraStore, nli: NliModel, pairs: list[tuple[str, str]], l
     if todo:
         predictions = []
         batch = 256
-        for start in range(0, len(todo), batch):
-            chunk = todo[start:start + batch]
-            predictions += nli.predict([pairs[i] for i in chunk])
-            if log:
-                log.info(f"NLI progress {min(start + batch, len(todo))}/{len(todo)}")
+        nli.load()  # before the clock starts: the rate shown is the model's
+        with track("NLI", len(todo), "pairs") as tracker:  # the CLI shows count, rate and elapsed time
+            for start in range(0, len(todo), batch):
+                chunk = todo[start:start + batch]
+                predictions += nli.predict([pairs[i] for i in chunk], on_batch=tracker.advance)
+                if log:
+                    log.info(f"NLI progress {min(start + batch, len(todo))}/{len(todo)}")
         fresh = pd.DataFrame({
             "premise_hash": [keys[i][0] for i in todo], "hypothesis_hash": [keys[i][1] for i in todo],
             "model_version": version, "label": [p.label for p in predictions],

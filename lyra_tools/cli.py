@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.live import Live
 from rich.markup import escape
 from rich.table import Table
 
@@ -21,7 +20,7 @@ from lyra_resources.settings import REPO_ROOT, HomeLayout, SettingsError, resolv
 from lyra_resources.store import StoreError, TaskRecord
 from lyra_resources.models import configured_nli_path
 from lyra_resources.task_input import CLI_LABELS, STORED_LABELS, CheckedInput, TaskInputError, check_task_input
-from lyra_tools import answer_view, browse_cli, report, runner, verify
+from lyra_tools import answer_view, browse_cli, progress_view, report, runner, verify
 from lyra_tools.cli_common import HomeOption, console, err
 from lyra_tools.cli_common import fail as _fail
 from lyra_tools.cli_common import open_store as _store
@@ -34,27 +33,9 @@ app.add_typer(models_app, name="models")
 app.add_typer(browse_cli.app)  # `lyra claims`, `lyra evidence`
 
 
-_STATE_STYLE = {"pending": "dim", "running": "yellow", "done": "green", "failed": "bold red"}
-
-
-def _progress_table(progress: dict[str, runner.AssetProgress]) -> Table:
-    table = Table(box=None, show_header=False, pad_edge=False)
-    for item in progress.values():
-        mark = {"pending": "·", "running": "…", "done": "✓", "failed": "✗"}[item.state]
-        rows = f"{item.rows} rows" if item.rows is not None else ""
-        secs = f"{item.seconds:.1f}s" if item.seconds is not None else ""
-        table.add_row(f"[{_STATE_STYLE[item.state]}]{mark} {item.asset}[/]", rows, secs)
-    return table
-
-
 def _run_with_progress(task: TaskRecord, home: Path | None) -> runner.RunOutcome:
     console.print(f"[bold]{task.id}[/]  {task.query}")
-    initial = {name: runner.AssetProgress(asset=name) for name in runner.asset_names()}
-    with Live(_progress_table(initial), console=console, refresh_per_second=4, transient=False) as live:
-        outcome = runner.run_task(task.id, home, on_progress=lambda p: live.update(_progress_table(p)))
-        live.update(_progress_table(outcome.assets))
-    console.print()
-    return outcome
+    return progress_view.run_with_display(task.id, home, console)
 
 
 def _print_summary(outcome: runner.RunOutcome, home: Path | None) -> None:

@@ -50,3 +50,37 @@ def test_shipped_verifier_gets_obvious_pairs_right():
 def test_missing_model_says_how_to_get_it(tmp_path):
     with pytest.raises(ModelError, match="lyra models train-nli"):
         NliModel(tmp_path / "nowhere")
+
+
+def test_embedding_many_texts_reports_each_batch_and_keeps_the_order():
+    from lyra_resources.progress import reporting_to
+
+    model = embedder()
+    texts = [f"Sentence {i}: " + "vitamin D and bone density " * (i % 7) for i in range(70)]
+    seen = []
+    with reporting_to(seen.append):
+        vectors = model.encode(texts)
+        model.encode(texts[:5])  # a handful is not a stage
+    assert [u.done for u in seen] == [0, 32, 64, 70, 70] and seen[-1].finished
+    assert {u.label for u in seen} == {"embedding"}
+    assert np.allclose(vectors, model._encode(texts), atol=1e-5)  # batched and sorted, yet in input order
+
+
+def test_nli_reports_each_batch():
+    calls = []
+    predictions = nli_model().predict([("Vitamin D lowered fractures.", "Vitamin D helps bones.")] * 40,
+                                      on_batch=calls.append)
+    assert len(predictions) == 40 and calls == [32, 8]
+
+
+def test_loading_a_model_prints_no_library_progress_bar():
+    import subprocess
+    import sys
+
+    code = ("from lyra_resources.models import NliModel, Embedder; "
+            "NliModel().load(); Embedder().encode(['a', 'b'])")
+    env = {k: v for k, v in os.environ.items() if k != "HF_HUB_DISABLE_PROGRESS_BARS"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert "Loading weights" not in done.stdout + done.stderr and "it/s" not in done.stdout + done.stderr
