@@ -148,6 +148,7 @@ def main() -> None:
     parser.add_argument("--scifact-fold", type=int, default=0)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--home", default=None)
+    parser.add_argument("--resume", action="store_true", help="keep the answers details.jsonl already holds")
     args = parser.parse_args()
     home = resolve_home(args.home)
     work = home / "bench" / "answers"
@@ -166,9 +167,15 @@ def main() -> None:
             sf_env, judge = env | {"LYRA_SETTINGS": str(settings_file)}, f"fold-{fold} verifier (claims unseen)"
         runs.append((sf, sf_corpus, sf_env, judge))
     details = work / "details.jsonl"
+    done = {(d["set"], str(d["id"])): d for d in read_jsonl(details)} if args.resume and details.exists() else {}
     with details.open("w") as log:
         for items, corpus, run_env, judge in runs:
             for q in items:
+                if (q["set"], str(q["id"])) in done and done[(q["set"], str(q["id"]))]["judge"] == judge:
+                    q = done[(q["set"], str(q["id"]))]
+                    questions.append(q)
+                    log.write(json.dumps(q, default=str) + "\n")
+                    continue
                 answer, seconds = run_task(q["question"], corpus, home, run_env)
                 q |= {"judge": judge, "seconds": round(seconds, 1), "outcome": outcome(q["expected"], answer),
                       **{k: answer.get(k) for k in ("hypothesis", "verdict", "confidence", "supporting_papers",

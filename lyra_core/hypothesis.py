@@ -144,8 +144,8 @@ def _predicate_start(words: list[str], verbs: bool) -> int | None:
 
 def _capitalize(text: str) -> str:
     """Upper-case the first letter (after any opening quote or bracket)."""
-    match = re.search(r"[A-Za-z]", text)
-    return text if match is None else text[:match.start()] + text[match.start()].upper() + text[match.start() + 1:]
+    match = re.search(r"[A-Za-z0-9]", text)  # "30-day data…" stays as it is
+    return text if match is None or match.group().isdigit() else text[:match.start()] + text[match.start()].upper() + text[match.start() + 1:]
 
 
 def _subject(words: list[str]) -> str:
@@ -158,6 +158,11 @@ def _subject(words: list[str]) -> str:
 def to_hypothesis(question: str) -> ParsedQuestion:
     """The declarative hypothesis of a yes/no question; ``open_question`` for anything else."""
     text = " ".join(question.split()).strip()
+    if ": " in text:  # "Measuring mortality: are 30-day data enough?" — the question after the heading
+        heading, asked = text.rsplit(": ", 1)
+        parsed = to_hypothesis(asked[:1].upper() + asked[1:])
+        if parsed.origin == HYPOTHESIS:
+            return parsed
     words = _TOKEN.findall(text.rstrip("?").rstrip())
     if not text.endswith("?") or len(words) < 3:
         return ParsedQuestion(origin=OPEN_QUESTION)

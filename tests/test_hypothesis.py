@@ -23,6 +23,7 @@ PUBMEDQA = Path("/work/shared/data/nli_training/pubmedqa_pqal/ori_pqal.json")
      "Induction chemotherapy has a role in the management of nasopharyngeal carcinoma."),
     ("Did the reform reduce deaths?", "The reform reduced deaths."),
     ("Is it true that statins reduce myalgia?", "Statins reduce myalgia."),
+    ("Measuring hospital mortality rates: are 30-day data enough?", "30-day data are enough."),
     ("Is allogeneic support not as effective as autologous support?",
      "Allogeneic support is not as effective as autologous support."),
     ("Is laparoscopic cholecystectomy safe and acceptable as a day case procedure?",
