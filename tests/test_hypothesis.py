@@ -69,5 +69,5 @@ def test_pubmedqa_yes_no_questions_read_as_sentences():
     for p in parsed:  # a sentence: no question mark, no auxiliary left at the front, capitalised
         if p.hypothesis:
             first = next(c for c in p.hypothesis if c.isascii() and c.isalnum())  # "99mTc…", "30-day…" open with a digit
-                assert p.hypothesis.endswith(".") and "?" not in p.hypothesis and (first.isdigit() or first.isupper())
+            assert p.hypothesis.endswith(".") and "?" not in p.hypothesis and (first.isdigit() or first.isupper())
             assert p.hypothesis.split()[0].lower() not in ("does", "do", "is", "are", "can", "should")
