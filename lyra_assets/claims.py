@@ -6,10 +6,11 @@ from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, ass
 
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
-from lyra_core.claims import claim_id_for, extract_claims
+from lyra_core.claims import ExtractorConfig, claim_id_for, extract_claims
 from lyra_core.evidence import ClaimCandidate, adoption, dedupe_claims
 from lyra_core.hypothesis import HYPOTHESIS, to_hypothesis
 from lyra_core.tasks import TaskOptions
+from lyra_resources.claim_roles import CUE_SCORE, claim_role_model
 from lyra_resources.llm import LlmError, OllamaLlm
 from lyra_resources.models import LocalModels
 from lyra_resources.settings import settings
@@ -17,16 +18,20 @@ from lyra_resources.store import LyraStore
 
 LOCAL_EXTRACTOR = "local-rules"
 QUESTION_RULES = "question-rules"
+# Candidates need one finding cue; the sentence-role model then decides (see keep_findings).
+EXTRACTOR = ExtractorConfig(min_score=CUE_SCORE)
 COLUMNS = ["claim_id", "text", "origin", "extractor", "source_fragment_id", "adoption_status",
            "also_in_fragments", "relevance", "extraction_score", "features"]
 
 
 def top_fragments(store: LyraStore, task_id: str, limit: int) -> pd.DataFrame:
     return store.fetch_df(
-        "SELECT f.fragment_id, f.page_id, f.text FROM fragment_ranking r "
+        "SELECT f.fragment_id, f.page_id, f.text, (f.position + 0.5) / (n.last + 1) AS place FROM fragment_ranking r "
         "JOIN fragments f ON f.task_id = r.task_id AND f.fragment_id = r.fragment_id "
+        "JOIN (SELECT page_id, max(position) AS last FROM fragments WHERE task_id = ? GROUP BY page_id) n "
+        "ON n.page_id = f.page_id "
         "WHERE r.task_id = ? AND r.final_rank IS NOT NULL ORDER BY r.final_rank LIMIT ?",
-        [task_id, limit],
+        [task_id, task_id, limit],
     )
 
 
@@ -49,9 +54,28 @@ def candidates_from(fragments: pd.DataFrame, question: str, llm: OllamaLlm, log)
                 log.warning(f"LLM extraction failed for {frag.fragment_id}, local extractor used: {exc}")
         out.extend(ClaimCandidate(text=c.text, origin="extracted", extractor=LOCAL_EXTRACTOR,
                                   fragment_id=frag.fragment_id, page_id=frag.page_id, score=c.score,
-                                  features=c.features)
-                   for c in extract_claims(frag.text))
+                                  features=c.features, position=float(frag.place))
+                   for c in extract_claims(frag.text, EXTRACTOR))
     return out, method
+
+
+def keep_findings(candidates: list[ClaimCandidate], vectors: np.ndarray
+                  ) -> tuple[list[ClaimCandidate], np.ndarray, int]:
+    """Drop the local extractor's candidates the sentence-role model reads as background, aims or
+    methods; each kept one records its finding probability among its features. User claims and an
+    LLM's claims pass as they are."""
+    if not candidates:
+        return candidates, vectors, 0
+    roles = claim_role_model()
+    local = [i for i, c in enumerate(candidates) if c.extractor == LOCAL_EXTRACTOR]
+    probs = dict(zip(local, roles.probabilities([candidates[i].text for i in local], vectors[local],
+                                                [candidates[i].position for i in local]), strict=True))
+    keep = [i for i in range(len(candidates)) if probs.get(i, 1.0) >= roles.weights.threshold]
+    kept = []
+    for i in keep:
+        c = candidates[i]
+        kept.append(c.model_copy(update={"features": [*c.features, f"finding:{probs[i]:.2f}"]}) if i in probs else c)
+    return kept, vectors[keep], len(candidates) - len(keep)
 
 
 def hypothesis_claim(task_id: str, question: str, query_vector: np.ndarray, encode) -> dict | None:
@@ -106,6 +130,7 @@ def claims(
     embedder = models.embedder()
     texts = [c.text for c in candidates]
     vectors = store.cached_embeddings(models.embedder_name, texts, embedder.encode) if texts else np.zeros((0, 1))
+    candidates, vectors, dropped = keep_findings(candidates, vectors)
     merged = dedupe_claims(candidates, vectors, cfg.dedup_threshold)
     query_vector = embedder.encode([task.query])[0]
     relevance = np.array([float(vectors[m.index] @ query_vector) for m in merged])
@@ -118,11 +143,13 @@ def claims(
             frame = pd.concat([pd.DataFrame([row], columns=COLUMNS), frame], ignore_index=True)
     store.replace_partition("claims", task.id, frame)
     adopted = int((frame["adoption_status"] == "adopted").sum())
-    context.log.info(f"{len(candidates)} candidate claims → {len(frame)} after merging, {adopted} adopted")
+    context.log.info(f"{len(candidates)} candidate claims ({dropped} background/methods sentences dropped) → "
+                     f"{len(frame)} after merging, {adopted} adopted")
     return MaterializeResult(metadata={
         **table_metadata(frame, ["adoption_status", "origin", "relevance", "text"]),
         "extractor": MetadataValue.text(method),
         "candidates": MetadataValue.int(len(candidates)),
+        "dropped_as_not_findings": MetadataValue.int(dropped),
         "adopted": MetadataValue.int(adopted),
         "source_fragments": MetadataValue.int(len(fragments)),
     })

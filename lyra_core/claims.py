@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 import re
 
+import numpy as np
+
 from pydantic import BaseModel, Field
 
 from lyra_core.fragments import split_sentences
@@ -167,3 +169,10 @@ def extract_claims(text: str, config: ExtractorConfig | None = None) -> list[Can
         if score >= config.min_score:
             claims.append(CandidateClaim(text=clean_claim_text(body), score=score, features=features))
     return sorted(claims, key=lambda c: -c.score)
+
+
+def finding_probability(features: np.ndarray, coef: np.ndarray, intercept: float) -> np.ndarray:
+    """Logistic score of each row of ``features`` (a sentence's embedding and cue features): the
+    probability that the sentence reports a finding rather than background, aims or methods."""
+    logits = features @ coef + intercept
+    return 1.0 / (1.0 + np.exp(-np.clip(logits, -30, 30)))

@@ -16,6 +16,8 @@ class ClaimCandidate(BaseModel):
     page_id: str | None = None
     score: float = 0.0
     features: list[str] = Field(default_factory=list)
+    # where its source sits in the text, 0 (first sentence) … 1 (last): background comes first
+    position: float | None = None
 
 
 class MergedClaim(BaseModel):

@@ -389,6 +389,29 @@ def models_train_nli(
     _finish_job(runner.run_job(runner.VERIFIER_TRAINING_JOB, {"ops": {"verifier_model": {"config": config}}}, home))
 
 
+@models_app.command("train-claim-roles")
+def models_train_claim_roles(
+    data: Annotated[Path, typer.Option(help="PubMedQA's labelled set (the folder holding ori_pqal.json)")],
+    out: Annotated[Path | None, typer.Option(help="where weights.json goes (default: the shipped model's folder)")] = None,
+    home: HomeOption = None,
+) -> None:
+    """Fit the sentence-role model that keeps background, aims and methods out of the claims
+    (a logistic regression on sentence embeddings and cue features; a few minutes on a CPU)."""
+    from lyra_resources.claim_roles import WEIGHTS_DIR, train_claim_roles
+    from lyra_resources.models import PACKAGED_EMBEDDER, embedder
+
+    if not (data / "ori_pqal.json").exists() or not (data / "test_ground_truth.json").exists():
+        raise _fail(f"--data {data}: needs ori_pqal.json and test_ground_truth.json (PubMedQA PQA-L)")
+    store = _store(home)  # sentence embeddings go to the home's cache: a second fit costs seconds
+    encode = lambda texts: store.cached_embeddings(PACKAGED_EMBEDDER, texts, embedder().encode)  # noqa: E731
+    figures = train_claim_roles(data, encode, PACKAGED_EMBEDDER, out or WEIGHTS_DIR, log=console.print)
+    for name in ("rules", "model", "rules_and_model", "cue_and_model"):
+        f = figures[name]
+        console.print(f"{name:<16} precision {f['precision']:.3f}  recall {f['recall']:.3f}  F1 {f['f1']:.3f}  "
+                      f"kept {f['kept']}")
+    console.print(f"threshold {figures['threshold']} · weights in {out or WEIGHTS_DIR}")
+
+
 @models_app.command("train-reranker")
 def models_train_reranker(
     corpus: Annotated[Path, typer.Option(help="the corpus file or folder to adapt to")],

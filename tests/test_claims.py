@@ -79,3 +79,42 @@ def test_pairs_are_the_most_similar_fragments_outside_the_claims_own_page():
     assert [j for j, _ in pairs[0]] == [1, 2]  # fragment 0 is on the claim's own page
     assert [j for j, _ in pairs[1]] == [3, 2]
     assert select_pairs(claims, np.zeros((0, 2)), [], [set(), set()], k=2) == [[], []]
+
+
+BACKGROUND_AND_FINDINGS = [
+    # (sentence, reports a finding) — the first has finding cues ("requires") the rules alone keep; background
+    # opens an abstract (position 0.15 of its text), findings come after the methods (0.75)
+    ("Vitamin D made in the skin or ingested in the diet is biologically inert and requires 2 successive "
+     "hydroxylations first in the liver on carbon 25 to form 25-hydroxyvitamin D.", False),
+    ("Vitamin D is a hormone that is essential for bone health and has been linked to many chronic diseases.", False),
+    ("Vitamin D supplementation reduced the risk of hip fracture by 30% (RR 0.70, 95% CI 0.55-0.89).", True),
+    ("In this large, long-term trial of male physicians, neither vitamin E nor C supplementation reduced "
+     "the risk of prostate or total cancer.", True),
+]
+
+
+def test_the_sentence_role_model_drops_background_the_rules_would_keep():
+    from lyra_assets.claims import LOCAL_EXTRACTOR, keep_findings
+    from lyra_resources.models import embedder
+
+    candidates = [ClaimCandidate(text=t, origin="extracted", extractor=LOCAL_EXTRACTOR, fragment_id=f"f{i}",
+                                 page_id=f"p{i}", score=2.0, position=0.75 if finding else 0.15)
+                  for i, (t, finding) in enumerate(BACKGROUND_AND_FINDINGS)]
+    candidates.append(ClaimCandidate(text=BACKGROUND_AND_FINDINGS[0][0], origin="user", extractor="user", score=10.0))
+    vectors = embedder().encode([c.text for c in candidates])
+    kept, kept_vectors, dropped = keep_findings(candidates, vectors)
+    texts = [c.text for c in kept if c.origin == "extracted"]
+    assert texts == [t for t, finding in BACKGROUND_AND_FINDINGS if finding]
+    assert dropped == 2 and len(kept_vectors) == len(kept)
+    assert any(c.origin == "user" for c in kept)  # a user's claim is never filtered
+    assert all(any(f.startswith("finding:") for f in c.features) for c in kept if c.origin == "extracted")
+
+
+def test_the_sentence_role_model_reads_the_sentence_not_only_its_place():
+    from lyra_resources.claim_roles import claim_role_model
+    from lyra_resources.models import embedder
+
+    texts = [t for t, _ in BACKGROUND_AND_FINDINGS]
+    probs = claim_role_model().probabilities(texts, embedder().encode(texts), [0.5] * len(texts))
+    background, findings = probs[:2], probs[2:]
+    assert findings.min() > background.max()  # in the middle of an abstract, the words decide
