@@ -40,7 +40,8 @@ def build_items(claims: list[dict], corpus: list[dict]) -> list[dict]:
         scores = index.get_scores(tokenize(claim["claim"]))
         top = [corpus[i]["doc_id"] for i in np.argsort(-scores)[:TOP_DOCS]]
         cited = {int(d) for d in claim.get("cited_doc_ids", [])}
-        rationale = {(int(d), s) for d, sets in claim["evidence"].items() for e in sets for s in e["sentences"]}
+        rationale = {(int(d), s) for d, sets in claim["evidence"].items()
+                     for e in sets for s in e["sentences"]}
         sentences, labels = [], []
         for doc_id in top:
             for s, text in enumerate(by_id[doc_id]["abstract"]):
@@ -97,7 +98,8 @@ def best_threshold(scores: np.ndarray, labels: np.ndarray) -> float:
     return float(max(grid, key=lambda t: (pr_at(scores, labels, t)[2], -t)))
 
 
-def scores_of(items: list[dict], vectors: dict[str, np.ndarray], cosine_weight: float | None) -> tuple[np.ndarray, np.ndarray]:
+def scores_of(items: list[dict], vectors: dict[str, np.ndarray],
+              cosine_weight: float | None) -> tuple[np.ndarray, np.ndarray]:
     """All items' sentence scores and labels; ``cosine_weight`` None = cosine alone."""
     scores, labels = [], []
     for item in items:
@@ -114,7 +116,8 @@ def scores_of(items: list[dict], vectors: dict[str, np.ndarray], cosine_weight: 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--claims", type=int, default=260, help="questions (SciFact train claims with evidence)")
+    parser.add_argument("--claims", type=int, default=260,
+                        help="questions (SciFact train claims with evidence)")
     parser.add_argument("--cache", type=Path, default=Path("/work/relbench"), help="embedding cache folder")
     args = parser.parse_args()
     claims = read_jsonl(require_data("scifact", "claims_train.jsonl"))
@@ -129,7 +132,8 @@ def main() -> None:
     vectors = embed(texts, args.cache)
     n_sent = sum(len(i["sentences"]) for i in items)
     print(f"questions: {len(tune)} tune / {len(test)} test; candidate sentences: {n_sent} "
-          f"({sum(sum(i['labels']) for i in items)} labelled relevant); labels are approximate (see docstring)")
+          f"({sum(sum(i['labels']) for i in items)} labelled relevant); "
+          "labels are approximate (see docstring)")
 
     weights = [None] + [round(w, 2) for w in np.arange(0.0, 1.01, 0.1)]
     tune_auc = {w: auc(*scores_of(tune, vectors, w)) for w in weights[1:]}
@@ -146,7 +150,8 @@ def main() -> None:
         s, y = scores_of(test, vectors, w)
         if w is None:
             p, r, f = pr_at(s, y, 0.25)
-            print(f"{'(a) at the old threshold 0.25':<34}{'test':<6}{auc(s, y):>7.3f}{0.25:>7.2f}{p:>7.3f}{r:>7.3f}{f:>7.3f}")
+            print(f"{'(a) at the old threshold 0.25':<34}{'test':<6}"
+                  f"{auc(s, y):>7.3f}{0.25:>7.2f}{p:>7.3f}{r:>7.3f}{f:>7.3f}")
 
 
 if __name__ == "__main__":

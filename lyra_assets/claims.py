@@ -64,7 +64,8 @@ def hypothesis_claim(task_id: str, question: str, query_vector: np.ndarray, enco
     if parsed.origin != HYPOTHESIS or not parsed.hypothesis:
         return None
     vector = encode([parsed.hypothesis])[0]
-    relevance = claim_relevance(question, [parsed.hypothesis], np.array([vector @ query_vector]), weights, cosine_weight)
+    cosine = np.array([vector @ query_vector])
+    relevance = claim_relevance(question, [parsed.hypothesis], cosine, weights, cosine_weight)
     return {"claim_id": claim_id_for(task_id, f"{HYPOTHESIS}: {parsed.hypothesis}"), "text": parsed.hypothesis,
             "origin": HYPOTHESIS, "extractor": QUESTION_RULES, "source_fragment_id": None,
             "adoption_status": "adopted", "also_in_fragments": [], "relevance": float(relevance[0]),

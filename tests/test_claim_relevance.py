@@ -19,8 +19,8 @@ ON_TOPIC = [
     "consequences (reduced bone mineral density (BMD), risk of fractures and falls).",
 ]
 OFF_TOPIC = [
-    "A large-scale randomized trial suggested that vitamin E may reduce risk of prostate cancer; however, few "
-    "trials have been powered to address this relationship.",
+    "A large-scale randomized trial suggested that vitamin E may reduce risk of prostate cancer; "
+    "however, few trials have been powered to address this relationship.",
     "In this large, long-term trial of male physicians, neither vitamin E nor C supplementation reduced the "
     "risk of prostate or total cancer.",
     "This finding suggests that folic acid-containing multivitamins may reduce the risk of gestational "
@@ -52,10 +52,11 @@ def test_coverage_weighs_rare_terms_more_and_is_zero_without_content_words():
     assert coverage("Is it?", "anything", weights) == 0.0
     # "supplement", "reduc", "risk" are in none of the texts: no claim could cover them, so they are left out
     assert coverage(QUESTION, "Vitamin D and fractures.", weights) == pytest.approx(1.0)
-    assert (0 < coverage(QUESTION, "Fractures.", weights) < coverage(QUESTION, "Vitamin E and hip fractures.", weights)
-            < coverage(QUESTION, "Vitamin D and fractures.", weights))
-    assert coverage(QUESTION, "Vitamin E and prostate cancer.", weights) < coverage(QUESTION, "Vitamin D.", weights)
-    assert coverage(QUESTION, "Fractures.", term_weights([])) < coverage(QUESTION, "Vitamin D fracture.", term_weights([]))
+    def cov(claim, w=weights):
+        return coverage(QUESTION, claim, w)
+    assert 0 < cov("Fractures.") < cov("Vitamin E and hip fractures.") < cov("Vitamin D and fractures.")
+    assert cov("Vitamin E and prostate cancer.") < cov("Vitamin D.")
+    assert cov("Fractures.", term_weights([])) < cov("Vitamin D fracture.", term_weights([]))
 
 
 def test_off_topic_claims_fall_below_the_threshold_and_vitamin_d_fracture_claims_stay():
