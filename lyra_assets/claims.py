@@ -9,6 +9,7 @@ from lyra_assets.partitions import task_partitions
 from lyra_core.claims import ExtractorConfig, claim_id_for, extract_claims
 from lyra_core.evidence import ClaimCandidate, adoption, dedupe_claims
 from lyra_core.hypothesis import HYPOTHESIS, to_hypothesis
+from lyra_core.relevance import TermWeights, claim_relevance, term_weights
 from lyra_core.tasks import TaskOptions
 from lyra_resources.claim_roles import CUE_SCORE, claim_role_model
 from lyra_resources.llm import LlmError, OllamaLlm
@@ -78,7 +79,8 @@ def keep_findings(candidates: list[ClaimCandidate], vectors: np.ndarray
     return kept, vectors[keep], len(candidates) - len(keep)
 
 
-def hypothesis_claim(task_id: str, question: str, query_vector: np.ndarray, encode) -> dict | None:
+def hypothesis_claim(task_id: str, question: str, query_vector: np.ndarray, encode, weights: TermWeights,
+                     cosine_weight: float) -> dict | None:
     """The row of the question's own hypothesis (origin ``hypothesis``, always adopted), judged by
     ``nli_edges`` like a user's claim; None for an open question. Its id is kept apart from a user
     claim of the same words, so both stand."""
@@ -86,9 +88,11 @@ def hypothesis_claim(task_id: str, question: str, query_vector: np.ndarray, enco
     if parsed.origin != HYPOTHESIS or not parsed.hypothesis:
         return None
     vector = encode([parsed.hypothesis])[0]
+    cosine = np.array([vector @ query_vector])
+    relevance = claim_relevance(question, [parsed.hypothesis], cosine, weights, cosine_weight)
     return {"claim_id": claim_id_for(task_id, f"{HYPOTHESIS}: {parsed.hypothesis}"), "text": parsed.hypothesis,
             "origin": HYPOTHESIS, "extractor": QUESTION_RULES, "source_fragment_id": None,
-            "adoption_status": "adopted", "also_in_fragments": [], "relevance": float(vector @ query_vector),
+            "adoption_status": "adopted", "also_in_fragments": [], "relevance": float(relevance[0]),
             "extraction_score": 0.0, "features": []}
 
 
@@ -133,12 +137,17 @@ def claims(
     candidates, vectors, dropped = keep_findings(candidates, vectors)
     merged = dedupe_claims(candidates, vectors, cfg.dedup_threshold)
     query_vector = embedder.encode([task.query])[0]
-    relevance = np.array([float(vectors[m.index] @ query_vector) for m in merged])
+    # Relevance: cosine to the question mixed with coverage of its terms, weighted by their rarity
+    # among this task's fragments (lyra_core.relevance; bench/claim_relevance.py measures it).
+    weights = term_weights(fragments["text"])
+    cosines = np.array([float(vectors[m.index] @ query_vector) for m in merged])
+    relevance = claim_relevance(task.query, [m.head.text for m in merged], cosines, weights,
+                                cfg.relevance_cosine_weight)
     statuses = adoption(merged, relevance, cfg.max_claims, cfg.min_relevance)
     frame = claims_frame(task.id, merged, statuses, relevance)
     if not options.is_verify:  # a question's hypothesis: the row task_answer reads its verdict from
         encode = lambda t: store.cached_embeddings(models.embedder_name, t, embedder.encode)
-        row = hypothesis_claim(task.id, task.query, query_vector, encode)
+        row = hypothesis_claim(task.id, task.query, query_vector, encode, weights, cfg.relevance_cosine_weight)
         if row is not None:
             frame = pd.concat([pd.DataFrame([row], columns=COLUMNS), frame], ignore_index=True)
     store.replace_partition("claims", task.id, frame)

@@ -16,6 +16,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from lyra_core.relevance import DEFAULT_COSINE_WEIGHT, DEFAULT_MIN_RELEVANCE
 from lyra_core.scoring import DEFAULT_MIN_VOTE, DEFAULT_VOTE_WEIGHT, ScoringRule
 from lyra_core.validation import describe
 
@@ -92,7 +93,13 @@ class EvidenceSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
     claim_fragments: int = Field(40, ge=1, description="claims are extracted from this many top-ranked fragments")
     max_claims: int = Field(60, ge=1, description="extracted claims adopted per task, most relevant first")
-    min_relevance: float = Field(0.25, ge=-1, le=1, description="cosine to the question a claim needs to be adopted")
+    min_relevance: float = Field(DEFAULT_MIN_RELEVANCE, ge=-1, le=1, description=(
+        "relevance to the question an extracted claim needs to be adopted; relevance = relevance_cosine_weight x "
+        "cosine to the question + the rest x the weighted share of the question's terms the claim mentions "
+        "(about 0..1)"))
+    relevance_cosine_weight: float = Field(DEFAULT_COSINE_WEIGHT, ge=0, le=1, description=(
+        "share of a claim's relevance that is its embedding cosine to the question; 1 = cosine alone "
+        "(then min_relevance 0.25 was the old rule)"))
     dedup_threshold: float = Field(0.9, gt=0, le=1, description="cosine above which two claims are one")
     nli_top_k: int = Field(8, ge=1, description="fragments judged against each claim, most similar first")
     verify_max_fragments: int = Field(120, ge=1, description="fragments of the papers a verify claim names "

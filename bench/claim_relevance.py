@@ -1,0 +1,158 @@
+"""Claim relevance to the question: embedding cosine alone vs cosine with term coverage.
+
+SciFact train claims (never dev/test) stand for questions. A question's candidate claims are the
+sentences of its 10 best BM25 abstracts in the SciFact corpus. Labels are APPROXIMATE: relevant =
+a rationale sentence of one of the claim's gold evidence abstracts; not relevant = any sentence of
+a retrieved abstract the claim does not cite (such a sentence can still be on topic, and a cited
+abstract's other sentences are left out as undecided). Claims are split by
+``claim_folds``: fold 0 is the test side, the others tune; the threshold (and the mix weight) are
+chosen on the tune side only, then both methods are reported on both sides.
+
+    nice -n 19 python -m bench.claim_relevance [--claims 260] [--cache /work/relbench]
+
+Embeddings (all-MiniLM-L6-v2) are cached on disk under ``--cache``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import random
+from pathlib import Path
+
+import numpy as np
+
+from bench.common import read_jsonl, require_data
+from lyra_core.bm25 import Bm25Index
+from lyra_core.relevance import DEFAULT_COSINE_WEIGHT, claim_relevance, term_weights
+from lyra_core.text import tokenize
+from lyra_resources.verifier_data import claim_folds
+
+TOP_DOCS = 10
+
+
+def build_items(claims: list[dict], corpus: list[dict]) -> list[dict]:
+    """One item per question: its text, candidate sentences, their labels and the retrieved abstracts."""
+    index = Bm25Index([tokenize(d["title"] + " " + " ".join(d["abstract"])) for d in corpus])
+    by_id = {d["doc_id"]: d for d in corpus}
+    items = []
+    for claim in claims:
+        scores = index.get_scores(tokenize(claim["claim"]))
+        top = [corpus[i]["doc_id"] for i in np.argsort(-scores)[:TOP_DOCS]]
+        cited = {int(d) for d in claim.get("cited_doc_ids", [])}
+        rationale = {(int(d), s) for d, sets in claim["evidence"].items()
+                     for e in sets for s in e["sentences"]}
+        sentences, labels = [], []
+        for doc_id in top:
+            for s, text in enumerate(by_id[doc_id]["abstract"]):
+                if (doc_id, s) in rationale:
+                    sentences.append(text); labels.append(1)
+                elif doc_id not in cited:
+                    sentences.append(text); labels.append(0)
+        if 1 in labels and 0 in labels:
+            abstracts = [by_id[d]["title"] + " " + " ".join(by_id[d]["abstract"]) for d in top]
+            items.append({"id": claim["id"], "question": claim["claim"], "sentences": sentences,
+                          "labels": labels, "abstracts": abstracts})
+    return items
+
+
+def embed(texts: list[str], cache: Path) -> dict[str, np.ndarray]:
+    """Unit vectors of ``texts``, read from / written to one .npz per distinct text set."""
+    unique = sorted(set(texts))
+    key = hashlib.sha1("\n".join(unique).encode()).hexdigest()[:16]
+    path = cache / f"minilm-{key}.npz"
+    if path.exists():
+        vectors = np.load(path)["vectors"]
+    else:
+        from lyra_resources.models import embedder
+        vectors = embedder().encode(unique)
+        cache.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(path, vectors=vectors)
+    return dict(zip(unique, vectors, strict=True))
+
+
+def auc(scores: np.ndarray, labels: np.ndarray) -> float:
+    """Probability a relevant sentence outscores an irrelevant one (ties count half)."""
+    order = np.argsort(scores, kind="mergesort")
+    ranks = np.empty(len(scores)); ranks[order] = np.arange(1, len(scores) + 1)
+    for value in np.unique(scores):  # average ranks of ties
+        tie = scores == value
+        ranks[tie] = ranks[tie].mean()
+    pos = labels == 1
+    n_pos, n_neg = pos.sum(), (~pos).sum()
+    return float((ranks[pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def pr_at(scores: np.ndarray, labels: np.ndarray, threshold: float) -> tuple[float, float, float]:
+    kept = scores >= threshold
+    tp = float((kept & (labels == 1)).sum())
+    precision = tp / kept.sum() if kept.sum() else 0.0
+    recall = tp / (labels == 1).sum()
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return precision, recall, f1
+
+
+def best_threshold(scores: np.ndarray, labels: np.ndarray) -> float:
+    """The threshold of best F1 on these scores (a grid of 0.01)."""
+    grid = np.round(np.arange(-0.2, 1.01, 0.01), 2)
+    return float(max(grid, key=lambda t: (pr_at(scores, labels, t)[2], -t)))
+
+
+def scores_of(items: list[dict], vectors: dict[str, np.ndarray],
+              cosine_weight: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """All items' sentence scores and labels; ``cosine_weight`` None = cosine alone."""
+    scores, labels = [], []
+    for item in items:
+        q = vectors[item["question"]]
+        cos = np.array([float(vectors[s] @ q) for s in item["sentences"]])
+        if cosine_weight is None:
+            scores.append(cos)
+        else:
+            weights = term_weights(item["abstracts"])
+            scores.append(claim_relevance(item["question"], item["sentences"], cos, weights, cosine_weight))
+        labels.append(np.array(item["labels"]))
+    return np.concatenate(scores), np.concatenate(labels)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--claims", type=int, default=260,
+                        help="questions (SciFact train claims with evidence)")
+    parser.add_argument("--cache", type=Path, default=Path("/work/relbench"), help="embedding cache folder")
+    args = parser.parse_args()
+    claims = read_jsonl(require_data("scifact", "claims_train.jsonl"))
+    corpus = read_jsonl(require_data("scifact", "corpus.jsonl"))
+    folds = claim_folds(claims)
+    with_evidence = [c for c in claims if c["evidence"]]
+    random.Random(13).shuffle(with_evidence)
+    items = build_items(with_evidence[: args.claims], corpus)
+    tune = [i for i in items if folds[i["id"]] != 0]
+    test = [i for i in items if folds[i["id"]] == 0]
+    texts = [t for i in items for t in [i["question"], *i["sentences"]]]
+    vectors = embed(texts, args.cache)
+    n_sent = sum(len(i["sentences"]) for i in items)
+    print(f"questions: {len(tune)} tune / {len(test)} test; candidate sentences: {n_sent} "
+          f"({sum(sum(i['labels']) for i in items)} labelled relevant); "
+          "labels are approximate (see docstring)")
+
+    weights = [None] + [round(w, 2) for w in np.arange(0.0, 1.01, 0.1)]
+    tune_auc = {w: auc(*scores_of(tune, vectors, w)) for w in weights[1:]}
+    best_w = max(tune_auc, key=tune_auc.get)
+    print("tune AUC by cosine weight: " + ", ".join(f"{w}: {a:.3f}" for w, a in tune_auc.items()))
+    print(f"chosen cosine weight (tune side): {best_w}; packaged default: {DEFAULT_COSINE_WEIGHT}")
+    print(f"{'method':<34}{'side':<6}{'AUC':>7}{'thr':>7}{'P':>7}{'R':>7}{'F1':>7}")
+    for name, w in (("(a) cosine to the question", None), (f"(b) cosine+coverage w={best_w}", best_w)):
+        thr = best_threshold(*scores_of(tune, vectors, w))
+        for side, part in (("tune", tune), ("test", test)):
+            s, y = scores_of(part, vectors, w)
+            p, r, f = pr_at(s, y, thr)
+            print(f"{name:<34}{side:<6}{auc(s, y):>7.3f}{thr:>7.2f}{p:>7.3f}{r:>7.3f}{f:>7.3f}")
+        s, y = scores_of(test, vectors, w)
+        if w is None:
+            p, r, f = pr_at(s, y, 0.25)
+            print(f"{'(a) at the old threshold 0.25':<34}{'test':<6}"
+                  f"{auc(s, y):>7.3f}{0.25:>7.2f}{p:>7.3f}{r:>7.3f}{f:>7.3f}")
+
+
+if __name__ == "__main__":
+    main()
