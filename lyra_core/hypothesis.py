@@ -158,11 +158,10 @@ def _subject(words: list[str]) -> str:
 def to_hypothesis(question: str) -> ParsedQuestion:
     """The declarative hypothesis of a yes/no question; ``open_question`` for anything else."""
     text = " ".join(question.split()).strip()
-    if ": " in text:  # "Measuring mortality: are 30-day data enough?" — the question after the heading
-        heading, asked = text.rsplit(": ", 1)
-        parsed = to_hypothesis(asked[:1].upper() + asked[1:])
-        if parsed.origin == HYPOTHESIS:
-            return parsed
+    opener = _bare(text.split()[0]) if text else ""
+    headed = None if opener in _COPULAS.keys() | _DO | _MODALS | _HAVE | _OPEN_WORDS else _after_heading(text)
+    if headed is not None:
+        return headed
     words = _TOKEN.findall(text.rstrip("?").rstrip())
     if not text.endswith("?") or len(words) < 3:
         return ParsedQuestion(origin=OPEN_QUESTION)
@@ -197,6 +196,47 @@ def to_hypothesis(question: str) -> ParsedQuestion:
     return ParsedQuestion(origin=OPEN_QUESTION)
 
 
+_HEADING = re.compile(r"^(?P<heading>.{3,}?)(?::\s+|\s*--\s*|\.\s+(?=[A-Z])|,\s+(?=(?:a|an|the)\s))(?P<asked>[^:]+\?)$")
+_STANDS_FOR_HEADING = {"it", "they", "this", "these"}
+
+
+def _after_heading(text: str) -> ParsedQuestion | None:
+    """A title-style question: "Measuring mortality: are 30-day data enough?" (the question after
+    the heading), "Multidisciplinary clinics. Do they work?" (the pronoun stands for the heading),
+    "Xanthogranulomatous cholecystitis: a premalignant condition?" (the heading is what is asked
+    about: "… is a premalignant condition")."""
+    match = _HEADING.match(text)
+    if match is None or not text.endswith("?"):
+        return None
+    heading, asked = match.group("heading").strip(), match.group("asked").strip()
+    parsed = to_hypothesis(asked[:1].upper() + asked[1:])
+    if parsed.origin == HYPOTHESIS and parsed.hypothesis:
+        first, _, rest = parsed.hypothesis.partition(" ")
+        if first.lower() in _STANDS_FOR_HEADING and rest:
+            return _done([heading, rest.rstrip(".")])
+        if _mentions(parsed.hypothesis, heading):
+            return parsed
+        # "Delayed diagnosis of X: are current guidelines sufficient?" — keep what it is about
+        body = parsed.hypothesis.rstrip(".")
+        if first.isalpha() and first[:1].isupper() and first[1:].islower():
+            body = body[:1].lower() + body[1:]
+        return _done(["In", heading[:1].lower() + heading[1:] if heading[1:2].islower() else heading, ",", body])
+    first_word = _bare(asked.split()[0])
+    if first_word in _OPEN_WORDS | _COPULAS.keys() | _DO | _MODALS or first_word in VERBS:
+        return None  # an open question after the heading, or one the rules cannot read
+    return _done([heading, "is", asked.rstrip("?").rstrip()])
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9-]{4,}", text.lower())} - _DETERMINERS - _PREPOSITIONS
+
+
+def _mentions(sentence: str, heading: str) -> bool:
+    """Whether ``sentence`` already names at least half of what the heading is about."""
+    wanted = _content_words(heading)
+    return not wanted or len(wanted & _content_words(sentence)) * 2 >= len(wanted)
+
+
 def _done(words: list[str]) -> ParsedQuestion:
-    sentence = " ".join(words).rstrip(" ,;:")
+    sentence = " ".join(words).replace(" , ", ", ").rstrip(" ,;:")
     return ParsedQuestion(origin=HYPOTHESIS, hypothesis=_capitalize(sentence) + ".")

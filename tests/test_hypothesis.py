@@ -23,7 +23,14 @@ PUBMEDQA = Path("/work/shared/data/nli_training/pubmedqa_pqal/ori_pqal.json")
      "Induction chemotherapy has a role in the management of nasopharyngeal carcinoma."),
     ("Did the reform reduce deaths?", "The reform reduced deaths."),
     ("Is it true that statins reduce myalgia?", "Statins reduce myalgia."),
-    ("Measuring hospital mortality rates: are 30-day data enough?", "30-day data are enough."),
+    ("Measuring hospital mortality rates: are 30-day data enough?",
+     "In measuring hospital mortality rates, 30-day data are enough."),
+    ("Xanthogranulomatous cholecystitis: a premalignant condition?", "Xanthogranulomatous cholecystitis is a premalignant condition."),
+    ("Multidisciplinary breast cancer clinics. Do they work?", "Multidisciplinary breast cancer clinics work."),
+    ("Double balloon enteroscopy: is it efficacious and safe in a community setting?",
+     "Double balloon enteroscopy is efficacious and safe in a community setting."),
+    ("Diabetes mellitus among Swedish art glass workers--an effect of arsenic exposure?",
+     "Diabetes mellitus among Swedish art glass workers is an effect of arsenic exposure."),
     ("Is allogeneic support not as effective as autologous support?",
      "Allogeneic support is not as effective as autologous support."),
     ("Is laparoscopic cholecystectomy safe and acceptable as a day case procedure?",
@@ -53,7 +60,8 @@ def test_yes_no_questions_become_hypotheses(question, hypothesis):
 
 @pytest.mark.parametrize("question", ["What causes migraine?", "How does exercise affect sleep?",
                                       "Why do statins cause myalgia?", "Which drugs reduce fracture risk?",
-                                      "vitamin D and fracture risk", "Is?"])
+                                      "vitamin D and fracture risk", "Is?",
+                                      "Vitamin D and fractures: what do trials show?"])
 def test_open_questions_and_topics_stay_open(question):
     assert to_hypothesis(question).origin == OPEN_QUESTION
     assert to_hypothesis(question).hypothesis is None
