@@ -13,7 +13,11 @@ Printed side by side, in one run, on the same claims:
 - the verifier of ``lyra models train-nli``, scored out of fold: fold k's claims are judged by the
   model trained without them, and its temperature and scoring rule (vote weight, minimum vote
   probability) are fitted on the other folds'
-  out-of-fold predictions (never on fold k).
+  out-of-fold predictions (never on fold k);
+- the same with the evidence gates of ``nli_edges`` (settings ``min_finding``, ``min_similarity``):
+  fragments the sentence-role model reads as background, aims or methods are dropped (here they
+  are not replaced by the next most similar ones, as the pipeline does) and edges whose fragment
+  is far from the claim are NEUTRAL.
 Claims that cite a common paper share a fold (``verifier_data.claim_folds``). Gold labels are read
 only to score, and to fit the temperature and choose the scoring rule on the other folds.
 
@@ -36,7 +40,7 @@ from bench.common import require_data
 from lyra_core.fragments import make_fragments
 from lyra_core.scoring import Evidence, ScoringRule, score_claim
 from lyra_resources.models import DEFAULT_SNLI_DIR, PACKAGED_EMBEDDER, embedder, read_temperature, set_threads, softmax
-from lyra_resources.settings import resolve_home
+from lyra_resources.settings import resolve_home, settings
 from lyra_resources.store import LyraStore
 from lyra_resources.verifier_data import claim_folds, gold_label, transfer_sets
 from lyra_resources.verifier_training import VerifierRecipe, fit_temperature, pair_logits
@@ -133,12 +137,38 @@ def logits_for(model_dir: Path, items: list[dict], claims: dict[int, str], cache
     return logits
 
 
-def verdicts(items: list[dict], probs: np.ndarray, claim_ids: list[int], rule: ScoringRule) -> dict[int, str]:
+def evidence_gates(items: list[dict], claims: dict[int, str], data: Path, home: Path) -> tuple[np.ndarray, np.ndarray]:
+    """Per item: cosine between claim and fragment, and the fragment's finding probability (the
+    sentence-role model, with the fragment's place in its abstract), as ``nli_edges`` computes them."""
+    from lyra_resources.claim_roles import claim_role_model
+    from lyra_resources.corpus import LocalCorpus
+
+    store = LyraStore.at(home)
+    model = embedder(PACKAGED_EMBEDDER)
+    encode = lambda texts: store.cached_embeddings(PACKAGED_EMBEDDER, texts, model.encode)
+    fragment_vectors = encode([i["text"] for i in items])
+    similarity = (fragment_vectors * encode([claims[i["claim_id"]] for i in items])).sum(axis=1)
+    corpus = LocalCorpus.open(data / "corpus.jsonl", cache_dir=home / "cache" / "corpus")
+    record = {r.source_id: r for r in corpus.records}
+    places = []
+    for item in items:
+        windows = [f.text for f in make_fragments(item["doc"], record[item["doc"]].abstract or "")]
+        places.append((windows.index(item["text"]) + 0.5) / len(windows) if item["text"] in windows else None)
+    return similarity, claim_role_model().probabilities([i["text"] for i in items], fragment_vectors, places)
+
+
+def verdicts(items: list[dict], probs: np.ndarray, claim_ids: list[int], rule: ScoringRule,
+             gates: tuple[np.ndarray, np.ndarray, float, float] | None = None) -> dict[int, str]:
+    """Verdict per claim; with ``gates`` (similarity, finding probability, their minimums) a
+    fragment that is no finding is not evidence and a far one is NEUTRAL, as in ``nli_edges``."""
     by_claim: dict[int, list[Evidence]] = {c: [] for c in claim_ids}
-    for item, p in zip(items, probs, strict=True):
+    for n, (item, p) in enumerate(zip(items, probs, strict=True)):
         if item["claim_id"] in by_claim:
+            if gates is not None and gates[1][n] < gates[3]:
+                continue
             best = int(p.argmax())
-            by_claim[item["claim_id"]].append(Evidence(relation=RELATION_OF_ID[best], nli_confidence=float(p[best]),
+            relation = RELATION_OF_ID[best] if gates is None or gates[0][n] >= gates[2] else "NEUTRAL"
+            by_claim[item["claim_id"]].append(Evidence(relation=relation, nli_confidence=float(p[best]),
                                                        page_id=item["doc"]))
     return {c: VERDICT_TO_LABEL.get(score_claim(ev, True, rule).verdict, "NEI") for c, ev in by_claim.items()}
 
@@ -207,6 +237,21 @@ def main() -> None:
         other_claims = [c for c in gold if fold_of[c] != k]
         chosen[k] = (temperature, max(RULES, key=lambda r: report_silent(
             gold, verdicts(items["retrieved"], probs_other, other_claims, r))))
+    cfg = settings().evidence
+    similarity, finding = evidence_gates(items["retrieved"], text, data, home)
+    gates = (similarity, finding, cfg.min_similarity, cfg.min_finding)
+    gated_rules = {}
+    for k, (temperature, _) in chosen.items():  # the rule re-chosen on the other folds, with the gates on
+        probs_other = softmax(oof["retrieved"], temperature)
+        other_claims = [c for c in gold if fold_of[c] != k]
+        gated_rules[k] = max(RULES, key=lambda r: report_silent(
+            gold, verdicts(items["retrieved"], probs_other, other_claims, r, gates)))
+    gated = {}
+    for k, (temperature, _) in chosen.items():
+        mine = [i for i, it in enumerate(items["retrieved"]) if fold_of[it["claim_id"]] == k]
+        subset_gates = (similarity[mine], finding[mine], cfg.min_similarity, cfg.min_finding)
+        gated.update(verdicts([items["retrieved"][i] for i in mine], softmax(oof["retrieved"][mine], temperature),
+                              [c for c in gold if fold_of[c] == k], gated_rules[k], subset_gates))
     for mode in items:
         out_edges, out_paper = {}, {}
         calibrated = np.zeros_like(oof[mode])
@@ -220,6 +265,8 @@ def main() -> None:
             out_edges.update(verdicts(subset, probs, fold_claims, seed_rule))
         rows[mode]["verifier (out of fold), seed rule (every edge votes)"] = out_edges
         rows[mode]["verifier (out of fold), one vote per paper, tuned rule"] = out_paper
+        if mode == "retrieved":
+            rows[mode][f"  + evidence gates (findings ≥ {cfg.min_finding:g}, cosine ≥ {cfg.min_similarity:g})"] = gated
         if mode == "retrieved":
             labels = np.array([i["label"] for i in items[mode]])
             ece["verifier, uncalibrated"] = expected_calibration_error(softmax(oof[mode]), labels)

@@ -23,6 +23,7 @@ from lyra_core.claims import claim_id_for
 from lyra_core.evidence import edge_id_for, select_pairs, select_scoped_pairs, text_hash
 from lyra_core.scoring import RELATIONS, VERDICTS, Evidence, ScoringRule, determine_verdict, score_claim
 from lyra_core.tasks import TaskOptions
+from lyra_resources.claim_roles import claim_role_model
 from lyra_resources.domain_policy import DomainTrust
 from lyra_resources.models import NLI_RELATION, LocalModels, NliModel
 from lyra_resources.nli_versions import active_version
@@ -92,6 +93,20 @@ def judge_pairs(store: LyraStore, nli: NliModel, pairs: list[tuple[str, str]], l
     return [known[k] for k in keys]
 
 
+def findings_only(fragments: pd.DataFrame, vectors: np.ndarray, min_finding: float
+                  ) -> tuple[pd.DataFrame, np.ndarray, int]:
+    """The fragments that can be evidence: those the sentence-role model reads as reporting a
+    finding (probability ≥ ``min_finding``), from their embedding, cue words and place in their
+    page. An aims or methods sentence restates the question's words without answering it."""
+    if fragments.empty or min_finding <= 0:
+        return fragments, vectors, 0
+    last = fragments.groupby("page_id")["position"].transform("max").astype(float)
+    places = ((fragments["position"].astype(float) + 0.5) / (last + 1)).tolist()
+    probs = claim_role_model().probabilities(fragments["text"].tolist(), vectors, places)
+    keep = probs >= min_finding
+    return fragments[keep].reset_index(drop=True), vectors[keep], int((~keep).sum())
+
+
 def excluded_pages(claims: pd.DataFrame, fragment_page: dict[str, str]) -> list[set[str]]:
     """Pages an extracted claim came from: its own fragments must not confirm it. A user's claim
     excludes nothing: a paper that states it (even one an extracted duplicate came from) is
@@ -147,6 +162,7 @@ def nli_edges(
     encode = lambda texts: store.cached_embeddings(models.embedder_name, texts, embedder.encode)
     claim_vectors = encode(claims["text"].tolist()) if len(claims) else np.zeros((0, 1))
     fragment_vectors = encode(fragments["text"].tolist()) if len(fragments) else np.zeros((0, 1))
+    fragments, fragment_vectors, not_findings = findings_only(fragments, fragment_vectors, cfg.min_finding)
     fragment_page = dict(zip(fragments["fragment_id"], fragments["page_id"], strict=True))
     if TaskOptions.model_validate(store.require_task(task_id).options).is_verify:
         chosen = scoped_pairs(store, task_id, claims, fragments, claim_vectors, fragment_vectors)
@@ -168,9 +184,11 @@ def nli_edges(
     rows = []
     for (ci, fi, sim), result in zip(flat, results, strict=True):
         fragment_id, claim_id = fragments["fragment_id"].iat[fi], claims["claim_id"].iat[ci]
+        # off-topic text decides nothing: the judge's label stays in nli_label, the edge is NEUTRAL
+        relation = NLI_RELATION[result["label"]] if sim >= cfg.min_similarity else "NEUTRAL"
         rows.append({
             "edge_id": edge_id_for(task_id, fragment_id, claim_id), "fragment_id": fragment_id,
-            "claim_id": claim_id, "relation": NLI_RELATION[result["label"]], "nli_label": result["label"],
+            "claim_id": claim_id, "relation": relation, "nli_label": result["label"],
             "nli_confidence": float(result["confidence"]),
             "source_trust_level": level_of_page.get(fragments["page_id"].iat[fi]),
             "target_trust_level": claim_level[ci], "model_version": nli.version, "similarity": sim,
@@ -185,6 +203,9 @@ def nli_edges(
         **table_metadata(frame, ["relation", "nli_confidence", "similarity", "claim_id", "fragment_id"]),
         "relations": MetadataValue.json({r: int(counts.get(r, 0)) for r in RELATIONS}),
         "model_version": MetadataValue.text(nli.version),
+        "fragments_not_findings": MetadataValue.int(not_findings),
+        "neutral_by_similarity": MetadataValue.int(int(sum(r["relation"] == "NEUTRAL" and r["nli_label"] != "neutral"
+                                                           for r in rows))),
     })
 
 

@@ -102,6 +102,10 @@ class EvidenceSettings(BaseModel):
         "(then min_relevance 0.25 was the old rule)"))
     dedup_threshold: float = Field(0.9, gt=0, le=1, description="cosine above which two claims are one")
     nli_top_k: int = Field(8, ge=1, description="fragments judged against each claim, most similar first")
+    min_finding: float = Field(0.5, ge=0, le=1, description="finding probability (the sentence-role model) a fragment "
+                               "needs to be evidence: background, aims and methods neither support nor refute")
+    min_similarity: float = Field(0.5, ge=-1, le=1, description="cosine between claim and fragment below which an "
+                                  "edge is NEUTRAL whatever the judge says: text about something else decides nothing")
     verify_max_fragments: int = Field(120, ge=1, description="fragments of the papers a verify claim names "
                                       "judged against it (all of them, up to this)")
     verify_top_k: int = Field(8, ge=1, description="fragments judged against a verify claim whose papers its "

@@ -6,6 +6,7 @@ from dagster import DagsterInstance, materialize
 from lyra_assets.definitions import ASSETS, CHECKS, build_resources
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_core.scoring import Evidence, score_claim
+from lyra_resources.models import NLI_RELATION
 from lyra_resources.settings import settings
 from lyra_resources.store import LyraStore
 from lyra_tools import runner
@@ -46,6 +47,10 @@ def test_task_ends_in_a_scored_evidence_graph(lyra_home, small_corpus):
             assert own_page not in set(fragments.loc[judged["fragment_id"], "page_id"])
     per_claim = edges.groupby("claim_id").size()
     assert per_claim.max() <= 8  # top-k pairing, never all pairs
+    cfg = settings().evidence  # text far from the claim decides nothing, whatever the judge's label
+    far = edges[edges["similarity"] < cfg.min_similarity]
+    assert set(far["relation"]) <= {"NEUTRAL"}
+    assert (edges["relation"] == edges["nli_label"].map(NLI_RELATION)).sum() >= len(edges) - len(far)
     # the user's claim meets the RR 0.70 sentence of the trial that supports it
     user_edges = edges[edges["claim_id"] == user["claim_id"].iat[0]]
     supporting = fragments.loc[user_edges[user_edges["relation"] == "SUPPORTS"]["fragment_id"], "text"]
@@ -113,3 +118,20 @@ def test_edges_carry_trust_levels_and_domains_are_verified(lyra_home, tmp_path):
     assert set(verification.index) <= {"doi.org", "spam.example", "en.wikipedia.org"}
     assert verification.loc["doi.org", "original_trust_level"] == "primary"
     assert set(verification["status"]) <= {"VERIFIED", "PENDING", "REJECTED", "BLOCKED", "UNCHANGED"}
+
+
+def test_aims_and_methods_fragments_are_not_evidence():
+    import pandas as pd
+
+    from lyra_assets.evidence import findings_only
+    from lyra_resources.models import embedder
+
+    texts = ["To investigate the effect of bracket-ligature combination on the amount of orthodontic space "
+             "closure over three months. Randomized clinical trial with three parallel groups.",
+             "Patients were randomized to one of three bracket-ligature combinations and followed for three months.",
+             "The differences in the amount of space closure over three months between the three groups was very "
+             "small and non-significant (P = 0.718)."]
+    fragments = pd.DataFrame({"fragment_id": ["f0", "f1", "f2"], "page_id": ["p"] * 3, "position": [0, 1, 2],
+                              "text": texts})
+    kept, vectors, dropped = findings_only(fragments, embedder().encode(texts), settings().evidence.min_finding)
+    assert kept["fragment_id"].tolist() == ["f2"] and dropped == 2 and len(vectors) == 1

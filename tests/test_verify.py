@@ -10,10 +10,13 @@ from dagster import DagsterInstance, materialize
 from typer.testing import CliRunner
 
 from lyra_assets.definitions import ASSETS, build_resources
+from lyra_assets.evidence import findings_only
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_core.claim_inputs import ClaimInput, ClaimsFileError, parse_claims
 from lyra_core.evidence import select_scoped_pairs
 from lyra_core.tasks import TaskOptions
+from lyra_resources.models import embedder
+from lyra_resources.settings import settings
 from lyra_resources.store import LyraStore
 from lyra_tools import runner
 from lyra_tools.cli import app
@@ -184,10 +187,12 @@ def test_verify_judges_each_claim_against_its_own_papers_and_writes_one_line_per
     restricted = claims_rows.loc[claims_rows["text"] == RESTRICTED, "claim_id"].iat[0]
     mine = edges[edges["claim_id"] == restricted]
     assert len(mine) > 0 and {doc_of[p] for p in mine["paper_id"]} == {"2"}
-    # every fragment of a searched claim's papers is judged, not only the most similar few
-    fragments = store.fetch_df("SELECT pg.paper_id, count(*) AS n FROM fragments f JOIN pages pg ON "
-                               "pg.task_id = f.task_id AND pg.page_id = f.page_id WHERE f.task_id = ? "
-                               "GROUP BY pg.paper_id", [task_id]).set_index("paper_id")["n"]
+    # every finding of a searched claim's papers is judged, not only the most similar few (aims and
+    # methods fragments are no evidence: see nli_edges' findings_only)
+    every = store.fetch_df("SELECT f.*, pg.paper_id FROM fragments f JOIN pages pg ON pg.task_id = f.task_id "
+                           "AND pg.page_id = f.page_id WHERE f.task_id = ?", [task_id])
+    findings, _, _ = findings_only(every, embedder().encode(every["text"].tolist()), settings().evidence.min_finding)
+    fragments = findings.groupby("paper_id").size()
     scope = store.read_partition("claim_scope", task_id)
     for claim_id, group in scope.groupby("claim_id"):
         judged = edges[edges["claim_id"] == claim_id]
@@ -237,9 +242,8 @@ def test_results_come_from_the_tables_and_prefer_per_class_probabilities(lyra_ho
     import pandas as pd
 
     from lyra_core.claims import claim_id_for
-    from lyra_tools.verify import verify_results
-
     from lyra_resources.schema import TABLES
+    from lyra_tools.verify import verify_results
 
     def rows(table, records):  # the columns a test does not care about stay empty
         columns = [c for c in TABLES[table].column_names if c != "task_id"]
