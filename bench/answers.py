@@ -19,7 +19,10 @@ An answer is *right* when a yes question is ``supported``/``well_supported`` or 
 ``contested`` (or the question was read as an open question).
 
     .venv/bin/python -m bench.answers [--pubmedqa 30] [--scifact 30] [--home DIR] \\
-        [--scifact-nli DIR --scifact-fold 0]
+        [--scifact-nli DIR --scifact-fold 0] [--compare-gates]
+
+``--compare-gates`` runs every question twice in the same run: with the evidence gates of
+``nli_edges`` (findings only, far fragments neutral) and without them.
 """
 
 from __future__ import annotations
@@ -140,70 +143,97 @@ def outcome(expected: str, answer: dict) -> str:
     return "undecided"
 
 
+def settings_file(work: Path, name: str, nli: str | None, gates: bool) -> Path:
+    """The project's settings with the judge and the evidence gates of one method."""
+    from lyra_resources.settings import CONFIG_DIR
+
+    data = yaml.safe_load((CONFIG_DIR / "settings.yaml").read_text()) or {}
+    if nli:
+        data.setdefault("models", {})["nli"] = str(Path(nli).resolve())
+    if not gates:  # every fragment is evidence and no edge is neutral for being far from the claim
+        data.setdefault("evidence", {}).update({"min_finding": 0.0, "min_similarity": -1.0})
+    path = work / f"settings_{name}.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pubmedqa", type=int, default=30, help="PubMedQA yes/no questions (test side)")
     parser.add_argument("--scifact", type=int, default=30, help="SciFact train claims as questions")
     parser.add_argument("--scifact-nli", default=None, help="verifier that never saw the fold's claims")
     parser.add_argument("--scifact-fold", type=int, default=0)
+    parser.add_argument("--compare-gates", action="store_true",
+                        help="also run every question with the evidence gates off (min_finding 0, min_similarity -1)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--home", default=None)
     parser.add_argument("--resume", action="store_true", help="keep the answers details.jsonl already holds")
     args = parser.parse_args()
     home = resolve_home(args.home)
     work = home / "bench" / "answers"
+    work.mkdir(parents=True, exist_ok=True)
     env = os.environ | {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    questions, runs = [], []
+    methods = [("gates on", True)] + ([("gates off", False)] if args.compare_gates else [])
+    runs = []
     if args.pubmedqa:
         pqa, pqa_corpus = pubmedqa_questions(args.pubmedqa, args.seed, work)
-        runs.append((pqa, pqa_corpus, env, "shipped verifier"))
+        for method, gates in methods:
+            path = settings_file(work, f"pubmedqa_{gates}", None, gates)
+            runs.append((pqa, pqa_corpus, env | {"LYRA_SETTINGS": str(path)}, "shipped verifier", method))
     if args.scifact:
         fold = args.scifact_fold if args.scifact_nli else None
         sf, sf_corpus = scifact_questions(args.scifact, args.seed, fold)
-        sf_env, judge = env, "shipped verifier — SEEN IN TRAINING, optimistic"
-        if args.scifact_nli:
-            settings_file = work / "scifact_settings.yaml"
-            settings_file.write_text(yaml.safe_dump({"models": {"nli": str(Path(args.scifact_nli).resolve())}}))
-            sf_env, judge = env | {"LYRA_SETTINGS": str(settings_file)}, f"fold-{fold} verifier (claims unseen)"
-        runs.append((sf, sf_corpus, sf_env, judge))
+        judge = f"fold-{fold} verifier (claims unseen)" if args.scifact_nli else \
+            "shipped verifier — SEEN IN TRAINING, optimistic"
+        for method, gates in methods:
+            path = settings_file(work, f"scifact_{gates}", args.scifact_nli, gates)
+            runs.append((sf, sf_corpus, env | {"LYRA_SETTINGS": str(path)}, judge, method))
     details = work / "details.jsonl"
-    done = {(d["set"], str(d["id"])): d for d in read_jsonl(details)} if args.resume and details.exists() else {}
+    key = lambda q: (q["set"], str(q["id"]), q["judge"], q["method"])  # noqa: E731
+    done = {key(d): d for d in read_jsonl(details) if "method" in d} if args.resume and details.exists() else {}
+    questions = []
     with details.open("w") as log:
-        for items, corpus, run_env, judge in runs:
-            for q in items:
-                if (q["set"], str(q["id"])) in done and done[(q["set"], str(q["id"]))]["judge"] == judge:
-                    q = done[(q["set"], str(q["id"]))]
-                    questions.append(q)
-                    log.write(json.dumps(q, default=str) + "\n")
-                    continue
-                answer, seconds = run_task(q["question"], corpus, home, run_env)
-                q |= {"judge": judge, "seconds": round(seconds, 1), "outcome": outcome(q["expected"], answer),
-                      **{k: answer.get(k) for k in ("hypothesis", "verdict", "confidence", "supporting_papers",
-                                                    "refuting_papers", "papers_judged", "error", "task_id")}}
+        for items, corpus, run_env, judge, method in runs:
+            for item in items:
+                q = dict(item, judge=judge, method=method)
+                if key(q) in done:
+                    q = done[key(q)]
+                else:
+                    answer, seconds = run_task(q["question"], corpus, home, run_env)
+                    q |= {"seconds": round(seconds, 1), "outcome": outcome(q["expected"], answer),
+                          **{k: answer.get(k) for k in ("hypothesis", "verdict", "confidence", "supporting_papers",
+                                                        "refuting_papers", "papers_judged", "error", "task_id")}}
+                    print(f"[{q['set']} {method} {len(questions) + 1}] {q['expected']:>3} → "
+                          f"{q['verdict'] or q.get('error')} ({q['outcome']}, {seconds:.0f} s): {q['question'][:80]}",
+                          flush=True)
                 questions.append(q)
                 log.write(json.dumps(q, default=str) + "\n")
                 log.flush()
-                print(f"[{q['set']} {len(questions)}] {q['expected']:>3} → {q['verdict'] or q.get('error')} "
-                      f"({q['outcome']}, {seconds:.0f} s): {q['question'][:90]}", flush=True)
     print(f"\nquestion-mode answers ({details})")
-    print(f"{'set':<9} {'judge':<44} {'n':>3} {'right':>7} {'wrong dir':>10} {'undecided':>10} {'s/task':>7}")
+    print(f"{'set':<9} {'judge':<34} {'method':<10} {'n':>3} {'right':>6} {'wrong dir':>10} {'undecided':>10} "
+          f"{'s/task':>7}")
     for name in ("PubMedQA", "SciFact"):
-        rows = [q for q in questions if q["set"] == name]
-        if not rows:
-            continue
-        counts = Counter(q["outcome"] for q in rows)
-        pct = lambda k: f"{counts[k] / len(rows):.0%}"
-        print(f"{name:<9} {rows[0]['judge']:<44} {len(rows):>3} {pct('right'):>7} {pct('wrong direction'):>10} "
-              f"{pct('undecided'):>10} {sum(q['seconds'] for q in rows) / len(rows):>7.0f}")
-        for expected in ("yes", "no"):
-            part = [q for q in rows if q["expected"] == expected]
-            if part:
-                c = Counter(q["outcome"] for q in part)
-                print(f"  {expected:>3}: {len(part)} questions — {c['right']} right, {c['wrong direction']} wrong "
-                      f"direction, {c['undecided']} undecided")
-    rules = Counter(q["rule"] for q in questions if q["set"] == "SciFact")
+        for method, _ in methods:
+            rows = [q for q in questions if q["set"] == name and q["method"] == method]
+            if not rows:
+                continue
+            counts = Counter(q["outcome"] for q in rows)
+            pct = lambda k: f"{counts[k] / len(rows):.0%}"  # noqa: E731
+            print(f"{name:<9} {rows[0]['judge']:<34} {method:<10} {len(rows):>3} {pct('right'):>6} "
+                  f"{pct('wrong direction'):>10} {pct('undecided'):>10} "
+                  f"{sum(q['seconds'] for q in rows) / len(rows):>7.0f}")
+            for expected in ("yes", "no"):
+                part = [q for q in rows if q["expected"] == expected]
+                if part:
+                    c = Counter(q["outcome"] for q in part)
+                    print(f"    {expected:>3}: {len(part)} questions — {c['right']} right, {c['wrong direction']} "
+                          f"wrong direction, {c['undecided']} undecided")
+    rules = Counter(q["rule"] for q in questions if q["set"] == "SciFact" and q["method"] == methods[0][0])
     if rules:
         print("SciFact claims → questions: " + ", ".join(f"{k} {v}" for k, v in rules.most_common()))
+    opened = sum(1 for q in questions if not q.get("hypothesis") and not q.get("error"))
+    if opened:
+        print(f"{opened} answers read their question as an open question (no hypothesis): counted undecided")
 
 
 if __name__ == "__main__":
