@@ -76,6 +76,8 @@ class Report(BaseModel):
     note: str | None = None
     answer: AnswerView | None = None
     answer_refs: dict[str, int] = {}  # source id of each paper for or against → reference number
+    answer_supports: list[ReportSentence] = []  # the hypothesis's strongest passage in each paper for it
+    answer_refutes: list[ReportSentence] = []
     topics: list[ReportTopic] = []
     claims_in_force: int = 0
     feedback: list[str] = []  # what human feedback changed, one phrase each
@@ -190,12 +192,20 @@ def read_report(store: LyraStore, task_id: str, limit: int = CLAIMS_SHOWN) -> Re
         edges = source_edges(conn, task_id, [c["claim_id"] for c in chosen], overlay)
         stated = _stated_in(conn, task_id, [c["claim_id"] for c in chosen], overlay)
         answer_ids = [p.paper_id for p in (answer.papers_for + answer.papers_against)] if answer else []
+        hypothesis_edges = source_edges(conn, task_id, [answer.hypothesis_claim_id], overlay) \
+            if answer and answer.hypothesis_claim_id else []
         rows = source_rows(conn, task_id, [*answer_ids, *(e["paper"] for e in edges), *stated.values()])
-    pages = {e["paper"]: {"title": e["title"], "url": e["url"]} for e in edges}
+    pages = {e["paper"]: {"title": e["title"], "url": e["url"]} for e in [*hypothesis_edges, *edges]}
     refs = References(rows, pages)
     report = Report(task_id=task_id, query=task["query"], status=task["status"], answer=answer,
                     answer_refs={p: refs.cite(p) for p in answer_ids}, claims_in_force=len(claims),
                     feedback=_feedback(overlay, edges))
+    if answer is not None:  # what each paper for / against the hypothesis says, its strongest passage
+        for relation, papers, out in ((SUPPORTS, answer.papers_for, report.answer_supports),
+                                      (REFUTES, answer.papers_against, report.answer_refutes)):
+            voters = {p.paper_id for p in papers}
+            out += [_sentence(e, refs) for e in _strongest_per_source(hypothesis_edges, relation)
+                    if e["paper"] in voters][:SOURCES_QUOTED]
     number = 0
     for label, contradicted, members in groups:
         topic = ReportTopic(label=label, contradicted=contradicted, claims=[])
@@ -268,6 +278,9 @@ def answer_md(report: Report) -> list[str]:
             lines.append(f"- {side}: " + "; ".join(
                 f"{md(p.title or p.paper_id)} [{report.answer_refs[p.paper_id]}]" for p in papers))
     lines += [f"- {md(c.verdict)}: {md(c.text)}" for c in answer.claims]
+    for sentence in [*report.answer_supports, *report.answer_refutes]:
+        lines.append(f"- {sentence.relation.capitalize()} ({sentence_note(sentence)}): “{md(sentence.text)}” "
+                     f"[{sentence.ref}]")
     return [*lines, ""]
 
 

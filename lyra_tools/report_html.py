@@ -64,6 +64,13 @@ def _answer(body: ET.Element, report: Report) -> None:
         _text(items, "li", f"{claim.verdict}: {claim.text}")
     if not len(items):
         body.remove(items)
+    if report.answer_supports or report.answer_refutes:
+        passages = ET.SubElement(body, "ul", {"class": "evidence"})
+        for word, side in (("Supports", report.answer_supports), ("Refutes", report.answer_refutes)):
+            for s in side:
+                item = ET.SubElement(passages, "li", {"class": word.lower() + (" corrected" if s.model_relation else "")})
+                _text(item, "span", word, "rel").tail = f" ({sentence_note(s)}): “{s.text}”"
+                _cite(item, s.ref)
 
 
 def _claim(section: ET.Element, claim: ReportClaim) -> None:

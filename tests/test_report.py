@@ -104,6 +104,12 @@ def test_citations_and_the_reference_list_agree(home):
         assert s.text in text_of[by_number[s.ref].title]
     for paper in report.answer.papers_for + report.answer.papers_against:
         assert by_number[report.answer_refs[paper.paper_id]].source_id == paper.paper_id
+    # the answer quotes what each paper for / against the hypothesis says, cited as that paper
+    assert len(report.answer_supports) == len(report.answer.papers_for) > 0
+    assert len(report.answer_refutes) == len(report.answer.papers_against)
+    for s, paper in zip(report.answer_supports, report.answer.papers_for, strict=True):
+        assert s.relation == "SUPPORTS" and by_number[s.ref].source_id == paper.paper_id
+        assert s.text in text_of[by_number[s.ref].title] and f"“{s.text}”" in html
     graph_refs = {link.ref for link in report.links}
     assert graph_refs == {p.number for p in report.paper_nodes} and graph_refs <= set(numbers)
 
