@@ -31,7 +31,9 @@ def source_rows(conn: duckdb.DuckDBPyConnection, task_id: str,
     cond, params, post = _in("id", ids)
     if cond == "FALSE":
         return {}
-    rows = _rows(conn, "SELECT * FROM (SELECT paper_id AS id, TRUE AS is_paper, title, year, venue, doi, url, "
+    # an untitled corpus record is shown by the opening words of its abstract
+    rows = _rows(conn, "SELECT * FROM (SELECT paper_id AS id, TRUE AS is_paper, coalesce(nullif(trim(title), ''), "
+                       "'Untitled: ' || substr(abstract, 1, 80) || '…') AS title, year, venue, doi, url, "
                        "authors FROM papers WHERE task_id = ? UNION ALL SELECT page_id, FALSE, title, NULL, NULL, "
                        f"NULL, url, NULL FROM pages WHERE task_id = ? AND paper_id IS NULL) WHERE {cond}",
                  [task_id, task_id, *params])

@@ -137,3 +137,16 @@ def test_the_cli_summary_starts_with_the_answer(answered, capsys):
     assert lines[0].startswith("Answer: ") and lines[0].endswith("3 papers for, 1 against, 4 judged")
     assert lines[1] == "Hypothesis: Vitamin D supplementation reduces fracture risk in older adults."
     assert lines[2].startswith("  for: Vitamin D miracle")  # strongest vote first
+
+
+def test_an_untitled_paper_is_shown_by_the_opening_of_its_abstract(answered):
+    # BEIR-style corpora leave titles empty: the answer names such a paper by its first words, not its id
+    store, graph, _, _ = answered
+    with store.connect() as conn:
+        conn.execute("UPDATE papers SET title = '' WHERE task_id = ? AND title LIKE 'Calcium plus vitamin D%'",
+                     [graph.task_id])
+        abstract = conn.execute("SELECT abstract FROM papers WHERE task_id = ? AND title = ''",
+                                [graph.task_id]).fetchone()[0]
+        answer = explore.effective_answer(conn, graph.task_id, explore.load_overlay(conn, graph.task_id))
+    (against,) = answer.papers_against
+    assert against.title == f"Untitled: {abstract[:80]}…"
