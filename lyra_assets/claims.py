@@ -11,7 +11,7 @@ from lyra_core.evidence import ClaimCandidate, adoption, dedupe_claims
 from lyra_core.hypothesis import HYPOTHESIS, to_hypothesis
 from lyra_core.relevance import TermWeights, claim_relevance, term_weights
 from lyra_core.tasks import TaskOptions
-from lyra_resources.claim_roles import CUE_SCORE, claim_role_model
+from lyra_resources.claim_roles import CUE_SCORE, RULE_SCORE, claim_role_model
 from lyra_resources.llm import LlmError, OllamaLlm
 from lyra_resources.models import LocalModels
 from lyra_resources.settings import settings
@@ -55,7 +55,7 @@ def candidates_from(fragments: pd.DataFrame, question: str, llm: OllamaLlm, log)
                 log.warning(f"LLM extraction failed for {frag.fragment_id}, local extractor used: {exc}")
         out.extend(ClaimCandidate(text=c.text, origin="extracted", extractor=LOCAL_EXTRACTOR,
                                   fragment_id=frag.fragment_id, page_id=frag.page_id, score=c.score,
-                                  features=c.features, position=float(frag.place))
+                                  features=c.features, position=getattr(frag, "place", None))
                    for c in extract_claims(frag.text, EXTRACTOR))
     return out, method
 
@@ -69,6 +69,9 @@ def keep_findings(candidates: list[ClaimCandidate], vectors: np.ndarray
         return candidates, vectors, 0
     roles = claim_role_model()
     local = [i for i, c in enumerate(candidates) if c.extractor == LOCAL_EXTRACTOR]
+    if not roles.reads(vectors):  # another embedder: the extractor's rules alone decide
+        keep = [i for i, c in enumerate(candidates) if c.extractor != LOCAL_EXTRACTOR or c.score >= RULE_SCORE]
+        return [candidates[i] for i in keep], vectors[keep], len(candidates) - len(keep)
     probs = dict(zip(local, roles.probabilities([candidates[i].text for i in local], vectors[local],
                                                 [candidates[i].position for i in local]), strict=True))
     keep = [i for i in range(len(candidates)) if probs.get(i, 1.0) >= roles.weights.threshold]

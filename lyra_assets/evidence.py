@@ -98,11 +98,12 @@ def findings_only(fragments: pd.DataFrame, vectors: np.ndarray, min_finding: flo
     """The fragments that can be evidence: those the sentence-role model reads as reporting a
     finding (probability ≥ ``min_finding``), from their embedding, cue words and place in their
     page. An aims or methods sentence restates the question's words without answering it."""
-    if fragments.empty or min_finding <= 0:
+    roles = claim_role_model()
+    if fragments.empty or min_finding <= 0 or not roles.reads(vectors):  # another embedder: no gate
         return fragments, vectors, 0
     last = fragments.groupby("page_id")["position"].transform("max").astype(float)
     places = ((fragments["position"].astype(float) + 0.5) / (last + 1)).tolist()
-    probs = claim_role_model().probabilities(fragments["text"].tolist(), vectors, places)
+    probs = roles.probabilities(fragments["text"].tolist(), vectors, places)
     keep = probs >= min_finding
     return fragments[keep].reset_index(drop=True), vectors[keep], int((~keep).sum())
 

@@ -82,6 +82,7 @@ def cue_matrix(texts: list[str], positions: list[float | None], names: list[str]
 
 
 CUE_SCORE = 1.0  # the extractor's candidates: sentences with at least one finding cue; the model decides
+RULE_SCORE = 2.0  # what the extractor's rules alone ask where the model cannot read the embeddings
 CUES = ["effect", "null-result", "statistic", "comparison", "hedge", "conclusion", "methods", "background",
         "question", "score", "position", "position^2"]
 SCORE = CUES.index("score")
@@ -97,6 +98,11 @@ class ClaimRoleModel:
     @classmethod
     def load(cls, folder: Path = WEIGHTS_DIR) -> ClaimRoleModel:
         return cls(ClaimRoleWeights.model_validate_json((folder / "weights.json").read_text(encoding="utf-8")))
+
+    def reads(self, vectors: np.ndarray) -> bool:
+        """Whether ``vectors`` come from an embedder of the model's width (another embedder's
+        cannot be read; the callers then fall back to the extractor's rules)."""
+        return vectors.ndim == 2 and vectors.shape[1] == len(self.weights.coef) - len(self.weights.features)
 
     def probabilities(self, texts: list[str], vectors: np.ndarray, positions: list[float | None]) -> np.ndarray:
         """Finding probability of each text, from its embedding row and its position in its source."""

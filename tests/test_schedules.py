@@ -119,8 +119,9 @@ def add_run(instance, task_id: str, status: DagsterRunStatus, **tags: str) -> st
     return run_id
 
 
-def watched_task(home, corpus, every: str = "1d", query: str = QUESTION):
-    options = TaskOptions(corpus=[str(corpus)], watch_every=every).model_dump(exclude_none=True, exclude_defaults=True)
+def watched_task(home, corpus, every: str = "1d", query: str = QUESTION, claims: list[str] | None = None):
+    options = TaskOptions(corpus=[str(corpus)], watch_every=every, claims=claims or []).model_dump(
+        exclude_none=True, exclude_defaults=True)
     return LyraStore.at(home).create_task(query, options)
 
 
@@ -347,7 +348,8 @@ def test_stop_cancels_a_scheduled_run(lyra_home, small_corpus, instance):
 def test_scheduled_reruns_bring_new_papers_and_keep_every_correction(lyra_home, tmp_path, instance):
     corpus = write_jsonl(tmp_path / "library.jsonl", SMALL_CORPUS)
     store, defs = LyraStore.at(lyra_home), stub_definitions(lyra_home)
-    task = watched_task(lyra_home, corpus, "1d")
+    # a user's claim is always adopted: with the hash embedder few extracted claims reach min_relevance
+    task = watched_task(lyra_home, corpus, "1d", claims=["High-dose vitamin D lowers the risk of hip fracture."])
     runner.register_partition(instance, task.id)
 
     # first tick: never run, so due; the daemon runs it; the sensor records it in the tasks row
