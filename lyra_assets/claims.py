@@ -152,7 +152,8 @@ def claims(
         encode = lambda t: store.cached_embeddings(models.embedder_name, t, embedder.encode)
         row = hypothesis_claim(task.id, task.query, query_vector, encode, weights, cfg.relevance_cosine_weight)
         if row is not None:
-            frame = pd.concat([pd.DataFrame([row], columns=COLUMNS), frame], ignore_index=True)
+            head = pd.DataFrame([row], columns=COLUMNS)
+            frame = head if frame.empty else pd.concat([head, frame], ignore_index=True)
     store.replace_partition("claims", task.id, frame)
     adopted = int((frame["adoption_status"] == "adopted").sum())
     context.log.info(f"{len(candidates)} candidate claims ({dropped} background/methods sentences dropped) → "
