@@ -146,7 +146,9 @@ def claims(
     cosines = np.array([float(vectors[m.index] @ query_vector) for m in merged])
     relevance = claim_relevance(task.query, [m.head.text for m in merged], cosines, weights,
                                 cfg.relevance_cosine_weight)
-    statuses = adoption(merged, relevance, cfg.max_claims, cfg.min_relevance)
+    # an open question's answer is its claims: a lower bar than for claims beside a hypothesis
+    open_question = to_hypothesis(task.query).origin != HYPOTHESIS and not options.is_verify
+    statuses = adoption(merged, relevance, cfg.max_claims, cfg.min_relevance_open if open_question else cfg.min_relevance)
     frame = claims_frame(task.id, merged, statuses, relevance)
     if not options.is_verify:  # a question's hypothesis: the row task_answer reads its verdict from
         encode = lambda t: store.cached_embeddings(models.embedder_name, t, embedder.encode)

@@ -39,7 +39,9 @@ def communities(vectors: np.ndarray, threshold: float, seed: int = 13) -> list[l
 
 def distinctive_terms(texts_by_group: list[list[str]], k: int = 3) -> list[list[str]]:
     """Class-based TF-IDF: terms frequent in a group and rare in the others."""
-    counts = [Counter(tok for text in texts for tok in tokenize(text)) for texts in texts_by_group]
+    # numbers ("14", "55.9") are no topic's name
+    counts = [Counter(tok for text in texts for tok in tokenize(text) if any(ch.isalpha() for ch in tok))
+              for texts in texts_by_group]
     doc_freq = Counter(term for c in counts for term in c)
     n = len(counts)
     out = []

@@ -115,5 +115,10 @@ def answer_lines(store, task_id: str) -> list[str]:
         lines.append(f"Hypothesis: {answer.hypothesis}")
     for side, papers in (("for", answer.papers_for), ("against", answer.papers_against)):
         lines += [f"  {side}: {p.title or p.paper_id}" + (f" ({p.year})" if p.year else "") for p in papers]
-    lines += [f"  {c.verdict}: {c.text}" for c in answer.claims]
+    topics = list(dict.fromkeys(c.topic for c in answer.claims))  # an open question's claims, by topic
+    for topic in topics:
+        mine = [c for c in answer.claims if c.topic == topic]
+        if len(topics) > 1 or topic:
+            lines.append(f"  {topic or 'other claims'}:")
+        lines += [f"    {c.verdict}: {c.text}" for c in mine]
     return lines

@@ -118,3 +118,13 @@ def test_the_sentence_role_model_reads_the_sentence_not_only_its_place():
     probs = claim_role_model().probabilities(texts, embedder().encode(texts), [0.5] * len(texts))
     background, findings = probs[:2], probs[2:]
     assert findings.min() > background.max()  # in the middle of an abstract, the words decide
+
+
+def test_topic_labels_are_words_not_numbers():
+    from lyra_core.topics import distinctive_terms
+
+    groups = [["Retention was 55.9% (14.8) with vitamin D in 14 of 20 subjects.", "Vitamin D retention rose in 14 weeks."],
+              ["Statins lowered hip fracture risk.", "Hip fracture risk fell with statins."]]
+    labels = distinctive_terms(groups)
+    assert all(any(ch.isalpha() for ch in term) for terms in labels for term in terms)
+    assert "retention" in labels[0] or "vitamin" in labels[0]
