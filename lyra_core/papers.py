@@ -80,12 +80,19 @@ _PARTICLES = {"van", "von", "der", "den", "de", "del", "della", "di", "da", "du"
 _SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
 
 
+# Words that make an author a group ("World Health Organization", "PROTECT Trial Investigators"),
+# whose name is not a person's to be turned around.
+_CORPORATE = {"organization", "organisation", "group", "consortium", "committee", "society", "association",
+              "institute", "collaboration", "collaborative", "council", "foundation", "agency", "network",
+              "investigators", "trialists", "team", "board", "commission", "department", "university"}
+
+
 def family_given(name: str) -> str:
     """An author's name as ``Family, Given`` (the form BibTeX, RIS and CSL all read):
     ``Jane Q. Smith`` → ``Smith, Jane Q.``, ``Ludwig van Beethoven`` → ``van Beethoven, Ludwig``;
-    a name already in that form, or a single word (a group), is kept."""
+    a name already in that form, a single word or a group's name ("World Health Organization") is kept."""
     name = " ".join(str(name).split())
-    if "," in name or " " not in name:
+    if "," in name or " " not in name or _CORPORATE & set(name.lower().split()):
         return name
     words = name.split(" ")
     suffix = words.pop() if words[-1].lower() in _SUFFIXES and len(words) > 2 else None

@@ -32,6 +32,9 @@ def graph_with_authors(tmp_path):
 def test_family_given_names():
     assert [family_given(n) for n in ("Jane Q. Smith", "Ludwig van Beethoven", "Smith, John", "WHO")] == [
         "Smith, Jane Q.", "van Beethoven, Ludwig", "Smith, John", "WHO"]
+    # a group's name is not a person's: it is not turned around
+    assert family_given("World Health Organization") == "World Health Organization"
+    assert family_given("PROTECT Trial Investigators") == "PROTECT Trial Investigators"
 
 
 def test_bibtex_and_ris_round_trip(tmp_path):
