@@ -17,15 +17,10 @@ import numpy as np
 
 from bench.common import Stopwatch, ndcg_at_k, read_jsonl, read_qrels, recall_at_k, require_data
 from lyra_core.ranking import RankingConfig, rank_candidates
-from lyra_core.text import tokenize
-from lyra_resources.corpus import LocalCorpus
+from lyra_resources.corpus import LocalCorpus, document_text
 from lyra_resources.models import PACKAGED_EMBEDDER, embedder, reranker, set_threads
 from lyra_resources.settings import resolve_home
 from lyra_resources.store import LyraStore
-
-
-def doc_text(record) -> str:
-    return f"{record.title}. {record.abstract or ''}".strip()
 
 
 def main() -> None:
@@ -47,7 +42,7 @@ def main() -> None:
     if args.queries:
         queries = random.Random(13).sample(queries, min(args.queries, len(queries)))
     doc_ids = [r.source_id for r in corpus.records]
-    texts = [doc_text(r) for r in corpus.records]
+    texts = [document_text(r) for r in corpus.records]
     print(f"BEIR-SciFact train: {len(corpus)} documents, {len(queries)} queries with qrels")
 
     watch = Stopwatch()
@@ -74,7 +69,7 @@ def main() -> None:
     for query in queries:
         relevant = {doc: rel for doc, rel in qrels[query["_id"]].items()}
         with watch.time("bm25", len(texts)):
-            bm25 = corpus._bm25.get_scores(tokenize(query["text"]))
+            bm25 = corpus.bm25_scores(query["text"])
         with watch.time("query embedding", 1):
             qvec = model.encode([query["text"]])[0]
 

@@ -64,11 +64,7 @@ def build_resources(home: str | os.PathLike[str] | None = None) -> dict[str, obj
     return {
         "store": graph.TaskStore(home=str(layout.root)),
         "literature": LiteratureSources(cache_dir=str(layout.cache), default_corpus=config.corpus),
-        "models": LocalModels(
-            embedder_name=config.models.embedder, nli_path=config.models.nli,
-            reranker_choice=config.models.reranker, threads=config.torch_threads,
-            reranker_dir=str(layout.root / "models" / "rerankers"),
-        ),
+        "models": LocalModels.configured(layout.root),
         "trust": DomainTrust(),
         "llm": OllamaLlm(provider=config.llm.provider, base_url=config.llm.ollama_url,
                          model=config.llm.model, timeout_s=config.llm.timeout_s),

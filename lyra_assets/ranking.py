@@ -5,16 +5,13 @@ from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, ass
 
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
-from lyra_core.bm25 import Bm25Index
 from lyra_core.feedback import RELEVANCE_STATS_SQL, RelevanceStats, blocked_domains, relevance_multiplier
-from lyra_core.ranking import RankingConfig, rank_candidates
 from lyra_core.tasks import TaskOptions
-from lyra_core.text import tokenize
 from lyra_resources.domain_policy import DomainTrust, user_domain_rules
 from lyra_resources.literature import LiteratureSources
 from lyra_resources.models import LocalModels
-from lyra_resources.settings import settings
 from lyra_resources.store import LyraStore
+from lyra_resources.text_ranking import bm25_scores, rank_texts, ranking_config
 
 COLUMNS = ["fragment_id", "bm25_score", "bm25_norm", "embedding_score", "fused_score", "rerank_score",
            "trust_weight", "final_score", "final_rank", "stage"]
@@ -63,28 +60,14 @@ def fragment_ranking(
     when one is available for the corpus); ``final_rank`` orders the stage-2 survivors."""
     task = store.require_task(context.partition_key)
     fragments = store.read_partition("fragments", task.id)
-    cfg = settings().ranking
-    config = RankingConfig(bm25_top_k=cfg.bm25_top_k, rerank_top_k=cfg.rerank_top_k,
-                           bm25_weight=cfg.bm25_weight, embedding_weight=cfg.embedding_weight)
     texts = fragments["text"].tolist()
-    tokens = [tokenize(t) for t in texts]
-    query_tokens = tokenize(task.query)
-    bm25 = Bm25Index(tokens).get_scores(query_tokens) if any(tokens) and query_tokens else [0.0] * len(texts)
-
-    embedder = models.embedder()
-    query_vector = embedder.encode([task.query])[0]
-
-    def embed_docs(indices):
-        return store.cached_embeddings(models.embedder_name, [texts[i] for i in indices], embedder.encode)
-
     options = TaskOptions.model_validate(task.options)
     corpus_paths = options.corpus or literature.default_corpus
     reranker, rerank_method = models.reranker_for(
         lambda: literature.corpus(corpus_paths[0]).fingerprint if corpus_paths else None)
-    rerank_docs = (lambda idx: reranker.score(task.query, [texts[i] for i in idx])) if reranker else None
-
-    scores = rank_candidates(bm25, query_vector, embed_docs, rerank_docs, config,
-                             trust=ranking_weights(store, task.id, fragments, trust).to_numpy())
+    scores = rank_texts(task.query, texts, bm25_scores(task.query, texts), store=store, models=models,
+                        reranker=reranker, config=ranking_config(),
+                        trust=ranking_weights(store, task.id, fragments, trust).to_numpy())
     frame = ranking_frame(scores, fragments["fragment_id"].tolist())
     store.replace_partition("fragment_ranking", task.id, frame)
     context.log.info(f"stage 3 {rerank_method}")

@@ -498,6 +498,11 @@ def _paper_text(record: PaperRecord) -> str:
     return f"{record.title} {record.abstract or ''}"
 
 
+def document_text(record: PaperRecord) -> str:
+    """A paper as one text for embedding and reranking: ``Title. Abstract``."""
+    return f"{record.title}. {record.abstract or ''}".strip()
+
+
 def _build_bm25(records: list[PaperRecord]) -> Bm25Index | None:
     tokens = [tokenize(_paper_text(r)) for r in records]
     if not any(tokens):  # rank_bm25 divides by the corpus size and the token count
@@ -649,10 +654,9 @@ class LocalCorpus:
 
     def search(self, query: str, limit: int = 50) -> list[PaperRecord]:
         """Best-first records by BM25 over title + abstract; ties keep file order; no zero scores."""
-        tokens = tokenize(query)
-        if self._bm25 is None or not tokens or limit <= 0:
+        if limit <= 0:
             return []
-        scores = np.asarray(self._bm25.get_scores(tokens))
+        scores = self.bm25_scores(query)
         hits = np.flatnonzero(scores > 0)
         if hits.size > limit:
             # keep every hit tied with the limit-th score, so ties resolve by order below
@@ -660,6 +664,13 @@ class LocalCorpus:
             hits = hits[scores[hits] >= kth]
         order = hits[np.lexsort((hits, -scores[hits]))][:limit]
         return [self.records[i].model_copy(update={"score": float(scores[i])}) for i in order]
+
+    def bm25_scores(self, query: str) -> np.ndarray:
+        """BM25 of ``query`` for every record, in record order (all zero when nothing can match)."""
+        tokens = tokenize(query)
+        if self._bm25 is None or not tokens:
+            return np.zeros(len(self.records))
+        return np.asarray(self._bm25.get_scores(tokens), dtype=float)
 
     def get(self, paper_id: str) -> PaperRecord | None:
         """By source id, or ``DOI:…`` / ``PMID:…`` / ``ARXIV:…`` in any spelling the normalisers accept."""

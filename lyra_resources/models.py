@@ -363,6 +363,16 @@ class LocalModels(ConfigurableResource):
     threads: int = 2
     reranker_dir: str = Field("", description="where corpus-adapted rerankers are stored")
 
+    @classmethod
+    def configured(cls, home: Path) -> LocalModels:
+        """The models ``settings.models`` names, with corpus-adapted rerankers under ``home``."""
+        from lyra_resources.settings import settings
+
+        config = settings()
+        return cls(embedder_name=config.models.embedder, nli_path=config.models.nli,
+                   reranker_choice=config.models.reranker, threads=config.torch_threads,
+                   reranker_dir=str(home / "models" / "rerankers"))
+
     def embedder(self) -> Embedder:
         set_threads(self.threads)
         return embedder(self.embedder_name)

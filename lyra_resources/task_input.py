@@ -80,7 +80,7 @@ def check_task_input(query: str, options: Mapping[str, Any] | TaskOptions | None
     notes: list[str] = []
     where = labels.get("corpus", "corpus") if opts.corpus else "the settings' corpus"
     for path in opts.corpus or cfg.corpus:
-        notes += _check_corpus(literature, path, where)
+        notes += check_corpus(literature, path, where)
     try:
         plan = literature.plan(opts.corpus)
     except ValueError as exc:  # a bad $LYRA_SOURCES_LIVE
@@ -95,7 +95,7 @@ def check_task_input(query: str, options: Mapping[str, Any] | TaskOptions | None
     return CheckedInput(query=query, options=opts, notes=notes)
 
 
-def _check_corpus(literature: LiteratureSources, path: str, where: str) -> list[str]:
+def check_corpus(literature: LiteratureSources, path: str, where: str) -> list[str]:
     """Notes about one corpus path; TaskInputError when it cannot give the task a paper."""
     try:  # opened on its own, not kept: a long-lived MCP server must not hold every corpus it checked
         corpus = LocalCorpus.open(path, cache_dir=literature.corpus_cache_dir)

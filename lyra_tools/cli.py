@@ -20,7 +20,7 @@ from lyra_resources.settings import REPO_ROOT, HomeLayout, SettingsError, resolv
 from lyra_resources.store import StoreError, TaskRecord
 from lyra_resources.models import configured_nli_path
 from lyra_resources.task_input import CLI_LABELS, STORED_LABELS, CheckedInput, TaskInputError, check_task_input
-from lyra_tools import answer_view, browse_cli, progress_view, report, runner, verify
+from lyra_tools import answer_view, browse_cli, progress_view, report, runner, search_cli, verify
 from lyra_tools.cli_common import HomeOption, console, err
 from lyra_tools.cli_common import fail as _fail
 from lyra_tools.cli_common import open_store as _store
@@ -31,6 +31,7 @@ app.add_typer(task_app, name="task")
 models_app = typer.Typer(help="Build Lyra's local models.", no_args_is_help=True)
 app.add_typer(models_app, name="models")
 app.add_typer(browse_cli.app)  # `lyra claims`, `lyra evidence`
+app.add_typer(search_cli.app)  # `lyra search`
 
 
 def _run_with_progress(task: TaskRecord, home: Path | None) -> runner.RunOutcome:

@@ -1,0 +1,53 @@
+"""The three-stage ranking of texts for one query, as the ``fragment_ranking`` asset and
+``lyra search`` both run it: BM25 scores given by the caller, embeddings of the BM25 survivors
+through the Lyra home's embedding cache, the configured reranker when there is one
+(``lyra_core.ranking.rank_candidates`` does the arithmetic)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from lyra_core.bm25 import Bm25Index
+from lyra_core.ranking import RankingConfig, rank_candidates
+from lyra_core.text import tokenize
+from lyra_resources.models import LocalModels, Reranker
+from lyra_resources.settings import settings
+from lyra_resources.store import LyraStore
+
+
+def ranking_config() -> RankingConfig:
+    """The stage depths and fusion weights of ``settings.ranking``."""
+    cfg = settings().ranking
+    return RankingConfig(bm25_top_k=cfg.bm25_top_k, rerank_top_k=cfg.rerank_top_k,
+                         bm25_weight=cfg.bm25_weight, embedding_weight=cfg.embedding_weight)
+
+
+def bm25_scores(query: str, texts: Sequence[str]) -> np.ndarray:
+    """BM25 of ``query`` against an index built over ``texts`` alone (all zero when either has no token)."""
+    tokens = [tokenize(t) for t in texts]
+    query_tokens = tokenize(query)
+    if not (any(tokens) and query_tokens):  # rank_bm25 divides by the corpus size and the token count
+        return np.zeros(len(texts))
+    return np.asarray(Bm25Index(tokens).get_scores(query_tokens), dtype=float)
+
+
+def rank_texts(query: str, texts: Sequence[str], bm25: np.ndarray, *, store: LyraStore, models: LocalModels,
+               reranker: Reranker | None, config: RankingConfig,
+               trust: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Every stage's score for each of ``texts`` (aligned with them), given their BM25 scores.
+
+    Only the BM25 top-k are embedded, and their vectors are read from / written to the store's
+    embedding cache, so ranking the same texts again embeds nothing. ``reranker`` None skips stage 3.
+    """
+    embedder = models.embedder()
+    query_vector = embedder.encode([query])[0]
+
+    def embed_docs(indices: np.ndarray) -> np.ndarray:
+        return store.cached_embeddings(models.embedder_name, [texts[i] for i in indices], embedder.encode)
+
+    def rerank_docs(indices: np.ndarray) -> np.ndarray:
+        return reranker.score(query, [texts[i] for i in indices])
+
+    return rank_candidates(bm25, query_vector, embed_docs, rerank_docs if reranker else None, config, trust=trust)

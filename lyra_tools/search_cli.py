@@ -1,0 +1,171 @@
+"""``lyra search``: rank a local corpus's papers for a query, or write a TREC run for a file of
+queries, with the same three stages (and the same code) as a task's ranking.
+
+One query prints the best papers with each stage's score: a Rich table on a terminal, tab-separated
+lines in a pipe, one JSON object a line with ``--json``. ``--queries FILE.jsonl --run OUT.tsv``
+writes ``qid Q0 docid rank score tag`` lines that trec_eval, pytrec_eval or ir_measures score
+against a qrels file. Document embeddings go through the home's cache: only the first search of a
+corpus embeds (a progress line says so).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from lyra_resources.corpus_search import CorpusSearch, Hit
+from lyra_resources.literature import LiteratureSources
+from lyra_resources.models import LocalModels
+from lyra_resources.progress import StageProgress, reporting_to
+from lyra_resources.settings import HomeLayout, SettingsError, resolve_home, settings
+from lyra_resources.task_input import TaskInputError, check_corpus
+from lyra_resources.text_ranking import ranking_config
+from lyra_tools.cli_common import HomeOption, console, err, fail, open_store
+
+app = typer.Typer()
+TITLE_CHARS = 70
+
+
+def read_queries(path: Path) -> list[tuple[str, str]]:
+    """``(qid, text)`` per line of a BEIR-style ``{"_id", "text"}`` JSONL file; blank lines are
+    skipped. Raises ValueError naming the first bad line by number."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"--queries {path}: cannot be read: {getattr(exc, 'strerror', None) or exc}") from None
+    queries: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"--queries {path} line {number}"
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{where}: not JSON ({exc.msg}); each line must be {{\"_id\": …, \"text\": …}}") from None
+        if not isinstance(item, dict) or not isinstance(item.get("_id"), str | int) or isinstance(item["_id"], bool):
+            raise ValueError(f"{where}: needs an \"_id\" (string or number)")
+        qid, text = str(item["_id"]).strip(), " ".join(str(item.get("text") or "").split())
+        if not qid or any(c.isspace() for c in qid):
+            raise ValueError(f"{where}: \"_id\" {qid!r} must be non-empty and hold no spaces (a TREC run column)")
+        if not isinstance(item.get("text"), str) or not text:
+            raise ValueError(f"{where}: needs a non-empty \"text\"")
+        if qid in seen:
+            raise ValueError(f"{where}: duplicate \"_id\" {qid}")
+        seen.add(qid)
+        queries.append((qid, text))
+    if not queries:
+        raise ValueError(f"--queries {path}: holds no query")
+    return queries
+
+
+def _check_run_path(run: Path) -> None:
+    if run.is_dir():
+        raise ValueError(f"--run {run}: is a folder; name the run file to write")
+    if not run.parent.is_dir():
+        raise ValueError(f"--run {run}: folder {run.parent} does not exist; create it or write elsewhere")
+
+
+@contextlib.contextmanager
+def _embedding_notes() -> Iterator[None]:
+    """A line on stderr for each long embedding pass (the first search of a corpus embeds its papers)."""
+    def sink(update: StageProgress) -> None:
+        if update.label == "embedding" and update.finished:
+            err.print(f"{update.summary()} (cached for the next search)", markup=False, highlight=False)
+        elif update.label == "embedding" and update.done == 0:
+            err.print(f"embedding {update.total} papers (once per corpus and model) …", markup=False,
+                      highlight=False)
+
+    with reporting_to(sink):
+        yield
+
+
+def _fmt(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def _print_hits(hits: list[Hit], rerank_note: str, as_json: bool) -> None:
+    if as_json:
+        for hit in hits:
+            print(hit.model_dump_json())
+        return
+    if not console.is_terminal:
+        for h in hits:
+            print("\t".join([str(h.rank), h.doc_id, f"{h.bm25:.3f}", _fmt(h.embedding), _fmt(h.fused),
+                             _fmt(h.rerank), h.title]))
+        return
+    table = Table("rank", "doc id", "title", "BM25", "embedding", "fused", "reranker", caption=escape(
+        f"reranker: {rerank_note}"), caption_justify="left")
+    for h in hits:
+        title = h.title if len(h.title) <= TITLE_CHARS else h.title[:TITLE_CHARS - 1] + "…"
+        table.add_row(str(h.rank), escape(h.doc_id), escape(title), f"{h.bm25:.2f}", _fmt(h.embedding),
+                      _fmt(h.fused), _fmt(h.rerank))
+    console.print(table)
+
+
+def _write_run(run: Path, lines: list[str]) -> None:
+    """All at once through a temporary file, so a failed search leaves no half-written run."""
+    fd, tmp = tempfile.mkstemp(dir=run.parent, prefix=f".{run.name}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.writelines(lines)
+    os.replace(tmp, run)
+
+
+@app.command("search")
+def search(
+    query: Annotated[str | None, typer.Argument(help="the query (or --queries FILE.jsonl)", show_default=False)] = None,
+    corpus: Annotated[Path | None, typer.Option("--corpus", help="local corpus file or folder (JSONL, BibTeX)",
+                                                show_default=False)] = None,
+    top: Annotated[int | None, typer.Option("--top", min=1, help="papers per query (default 10; 100 in a run)",
+                                            show_default=False)] = None,
+    queries: Annotated[Path | None, typer.Option("--queries", help="BEIR-style JSONL, {\"_id\", \"text\"} a line",
+                                                 show_default=False)] = None,
+    run: Annotated[Path | None, typer.Option("--run", help="write a TREC run (qid Q0 docid rank score tag) here",
+                                             show_default=False)] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON object per paper and line")] = False,
+    home: HomeOption = None,
+) -> None:
+    """Rank a local corpus's papers for QUERY (BM25 → embedding fusion → reranker when configured)."""
+    try:
+        if corpus is None:
+            raise ValueError("--corpus PATH is required: the corpus file or folder to search")
+        if (query is None) == (queries is None):
+            raise ValueError("give either a QUERY or --queries FILE.jsonl (with --run OUT.tsv), not both or neither")
+        if (queries is None) != (run is None):
+            raise ValueError("--queries and --run go together: --queries FILE.jsonl --run OUT.tsv")
+        if query is not None and not " ".join(query.split()):
+            raise ValueError("the query is empty; give the words to search for")
+        if run is not None:
+            _check_run_path(run)
+        todo = read_queries(queries) if queries is not None else [("query", " ".join(query.split()))]
+        settings()
+        layout = HomeLayout(root=resolve_home(home, create=False))
+        literature = LiteratureSources(cache_dir=str(layout.cache))
+        check_corpus(literature, str(corpus), "--corpus")
+    except (ValueError, TaskInputError, SettingsError) as exc:
+        raise fail(str(exc)) from None
+    opened = literature.corpus(str(corpus))
+    models = LocalModels.configured(layout.root)
+    reranker, rerank_note = models.reranker_for(lambda: opened.fingerprint)
+    ranker = CorpusSearch(opened, store=open_store(home), models=models, reranker=reranker, config=ranking_config())
+    with _embedding_notes():
+        if run is None:
+            _print_hits(ranker.search(todo[0][1], top or 10), rerank_note, as_json)
+            if not console.is_terminal and not as_json:
+                err.print(f"reranker: {rerank_note}", markup=False, highlight=False, soft_wrap=True)
+            return
+        tag = "lyra-rerank" if reranker else "lyra-fusion"
+        lines = [f"{qid} Q0 {h.doc_id} {h.rank} {h.score:.6f} {tag}\n"
+                 for qid, text in todo for h in ranker.search(text, top or 100)]
+    _write_run(run, lines)
+    err.print(f"wrote {len(lines):,} lines for {len(todo):,} queries to {run} (tag {tag}; reranker: {rerank_note})",
+              markup=False, highlight=False, soft_wrap=True)
