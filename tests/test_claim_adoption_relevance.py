@@ -7,7 +7,6 @@ folic acid and gestational hypertension, statins and hip fracture. By cosine alo
 """
 
 import json
-from pathlib import Path
 
 import pytest
 from dagster import DagsterInstance, materialize

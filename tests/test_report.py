@@ -117,7 +117,7 @@ def test_citations_and_the_reference_list_agree(home):
     assert meta.is_paper and meta.doi_url == "https://doi.org/10.1001/jama.2019.0001"
     assert ("Smith, Jane Q.; van Beethoven, Ludwig; Müller, Jörg; et al. Vitamin D supplementation and fracture "
             "risk: a meta-analysis of randomized trials. Test Journal; 2019.") in text
-    assert f'<a href="https://doi.org/10.1001/jama.2019.0001">doi:10.1001/jama.2019.0001</a>' in html
+    assert '<a href="https://doi.org/10.1001/jama.2019.0001">doi:10.1001/jama.2019.0001</a>' in html
     blog = next(r for r in report.references if r.url == PAPERS["blog"]["url"])
     assert not blog.is_paper and blog.text() == "Vitamin D miracle. Web page." and blog.link == PAPERS["blog"]["url"]
     assert f'<a href="{PAPERS["blog"]["url"]}">' in html
