@@ -116,11 +116,13 @@ def test_answers_about_a_large_paper_stay_bounded(store, graph):
          "target_page_id": f"pg_cite{i:03d}" if i % 2 else graph.pages["whi"], "relation": "CITES",
          "is_influential": False} for i in range(40)]))
     claims = store.read_partition("claims", graph.task_id).drop(columns="task_id")
-    big = pd.DataFrame([{**claims.iloc[0].to_dict(), "claim_id": f"c_big{i:03d}",
+    # an adopted claim as the model (read_partition's row order is not fixed; one claim is not adopted)
+    adopted = claims[claims["adoption_status"] == "adopted"].sort_values("claim_id").iloc[0]
+    big = pd.DataFrame([{**adopted.to_dict(), "claim_id": f"c_big{i:03d}",
                          "text": "Vitamin D " + "and calcium " * 100} for i in range(120)])
     store.replace_partition("claims", graph.task_id, pd.concat([claims, big]))
     edges = store.read_partition("nli_edges", graph.task_id).drop(columns="task_id")
-    more = pd.DataFrame([{**edges.iloc[0].to_dict(), "edge_id": f"e_big{i:03d}", "claim_id": f"c_big{i:03d}",
+    more = pd.DataFrame([{**edges.sort_values("edge_id").iloc[0].to_dict(), "edge_id": f"e_big{i:03d}", "claim_id": f"c_big{i:03d}",
                           "fragment_id": graph.fragments[("whi", 0)], "page_id": graph.pages["whi"],
                           "relation": "SUPPORTS" if i % 2 else "REFUTES", "nli_confidence": 0.6 + i / 1000}
                          for i in range(120)])
