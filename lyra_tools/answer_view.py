@@ -18,6 +18,7 @@ from lyra_core.feedback import effective_edges
 from lyra_core.hypothesis import HYPOTHESIS
 from lyra_resources.settings import settings
 from lyra_tools.explore import Overlay, _in, _rows, _topic_of, claim_edges, clip, load_claims
+from lyra_tools.task_papers import task_papers
 
 PAPERS_SHOWN = 5
 OPEN_CLAIMS_SHOWN = 8
@@ -25,20 +26,23 @@ OPEN_CLAIMS_SHOWN = 8
 
 def source_rows(conn: duckdb.DuckDBPyConnection, task_id: str,
                 ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """Bibliographic fields of each id: a paper (title, year, venue, DOI, URL, ``authors`` as a
-    list; ``is_paper``), or a page that is no paper (a web page: title and URL only). Unknown ids
-    are absent."""
-    cond, params, post = _in("id", ids)
-    if cond == "FALSE":
-        return {}
-    # an untitled corpus record is shown by the opening words of its abstract
-    rows = _rows(conn, "SELECT * FROM (SELECT paper_id AS id, TRUE AS is_paper, coalesce(nullif(trim(title), ''), "
-                       "'Untitled: ' || substr(abstract, 1, 80) || '…') AS title, year, venue, doi, url, "
-                       "authors FROM papers WHERE task_id = ? UNION ALL SELECT page_id, FALSE, title, NULL, NULL, "
-                       f"NULL, url, NULL FROM pages WHERE task_id = ? AND paper_id IS NULL) WHERE {cond}",
-                 [task_id, task_id, *params])
-    out = {r["id"]: r | {"authors": [str(a) for a in cell_list(r["authors"])]} for r in rows}
-    return out if post is None else {k: v for k, v in out.items() if k in post}
+    """Bibliographic fields of each id: a paper of the task (:func:`task_papers`: title, year,
+    venue, DOI, URL, ``authors`` as a list; ``is_paper``), or a page that is no paper (a web page:
+    title and URL only). Unknown ids are absent; an untitled paper is shown by the opening words
+    of its abstract."""
+    out = {}
+    for paper_id, row in task_papers(conn, task_id, ids).items():
+        title = (row["title"] or "").strip() or (f"Untitled: {row['abstract'][:80]}…" if row["abstract"] else None)
+        out[paper_id] = {"id": paper_id, "is_paper": True, "title": title, "year": row["year"], "venue": row["venue"],
+                         "doi": row["doi"], "url": row["url"], "authors": [str(a) for a in cell_list(row["authors"])]}
+    cond, params, post = _in("page_id", [i for i in dict.fromkeys(ids) if i not in out])
+    if cond != "FALSE":
+        for r in _rows(conn, f"SELECT page_id, title, url FROM pages WHERE task_id = ? AND paper_id IS NULL AND {cond}",
+                       [task_id, *params]):
+            if post is None or r["page_id"] in post:
+                out[r["page_id"]] = {"id": r["page_id"], "is_paper": False, "title": r["title"], "year": None,
+                                     "venue": None, "doi": None, "url": r["url"], "authors": []}
+    return out
 
 
 def _papers(conn: duckdb.DuckDBPyConnection, task_id: str, ids: list[str]) -> list[AnswerPaper]:
