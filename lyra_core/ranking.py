@@ -1,6 +1,8 @@
 """The three-stage ranking of seed 002, Phase 4, as pure functions over score arrays.
 
-Stage 1: BM25 over every candidate, keep the top ``bm25_top_k``.
+Stage 1: BM25 over every candidate, keep the top ``bm25_top_k``; where the query's cosine to every
+         candidate is known (a corpus whose embeddings are all cached), the ``dense_top_k`` nearest
+         join them, so a paper that shares no word with the query can still be found.
 Stage 2: cosine similarity of query and candidate embeddings; fused = 0.3·BM25 + 0.7·embedding,
          with BM25 min-max normalised per query (raw BM25 is unbounded and query-dependent).
 Stage 3: a cross-encoder reranker scores the best ``rerank_top_k`` fused candidates; the final
@@ -21,6 +23,8 @@ EMBEDDING_WEIGHT = 0.7
 
 class RankingConfig(BaseModel):
     bm25_top_k: int = Field(100, ge=1)
+    dense_top_k: int = Field(100, ge=0, description="nearest candidates by embedding added to stage 1 when "
+                                                    "every candidate's cosine is given; 0 = BM25 alone")
     rerank_top_k: int = Field(30, ge=0, description="0 skips stage 3")
     bm25_weight: float = Field(BM25_WEIGHT, ge=0, le=1)
     embedding_weight: float = Field(EMBEDDING_WEIGHT, ge=0, le=1)
@@ -76,12 +80,14 @@ def rank_candidates(
     rerank_docs=None,
     config: RankingConfig | None = None,
     trust: np.ndarray | None = None,
+    dense: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Run the three stages over candidates whose BM25 scores are given.
 
     ``embed_docs(indices) -> matrix`` embeds the chosen candidates (stage 2 only embeds the BM25
     top-k); ``rerank_docs(indices) -> probabilities`` scores candidates with the cross-encoder,
-    or is None to skip stage 3. Returns one array per score column, aligned with the candidates;
+    or is None to skip stage 3. ``dense``, the query's cosine to every candidate, adds the
+    ``dense_top_k`` nearest to stage 1 (and is their embedding score). Returns one array per score column, aligned with the candidates;
     candidates a stage did not reach hold NaN there, and ``final_rank`` is 0 for candidates
     outside the BM25 top-k.
     """
@@ -93,12 +99,15 @@ def rank_candidates(
            "trust_weight": np.ones(n) if trust is None else np.asarray(trust, dtype=float),
            "final_score": nan.copy(), "final_rank": np.zeros(n, dtype=int), "stage": np.zeros(n, dtype=int)}
     positive = np.flatnonzero(out["bm25_score"] > 0)
-    if positive.size == 0:
-        return out
     stage1 = positive[top_k(out["bm25_score"][positive], config.bm25_top_k)]
+    if dense is not None and config.dense_top_k > 0:
+        stage1 = np.union1d(stage1, top_k(dense, config.dense_top_k))
+    if stage1.size == 0:
+        return out
     out["stage"][stage1] = 1
     out["bm25_norm"][stage1] = minmax(out["bm25_score"][stage1])
-    out["embedding_score"][stage1] = cosine(query_vector, np.asarray(embed_docs(stage1)))
+    out["embedding_score"][stage1] = (np.asarray(dense, dtype=float)[stage1] if dense is not None
+                                      else cosine(query_vector, np.asarray(embed_docs(stage1))))
     out["fused_score"][stage1] = fuse(out["bm25_norm"][stage1], out["embedding_score"][stage1], config)
     out["stage"][stage1] = 2
     rerank: list[float | None] = [None] * stage1.size

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 import unicodedata
 
 # Lucene's English stop set plus frequent function words of scientific abstracts. Kept small on
@@ -39,3 +40,44 @@ def tokenize(text: str | None) -> list[str]:
         return []
     tokens = _TOKEN_RE.findall(fold_accents(text).lower())
     return [tok for tok in tokens if len(tok) > 1 and tok not in STOP_WORDS]
+
+
+# A word, or a compound whose parts are joined by a hyphen or a dot ("IL-6", "H2A.Z", "COVID-19").
+_COMPOUND_RE = re.compile(r"[^\W_]+(?:[-.][^\W_]+)*")
+_PART_RE = re.compile(r"[-.]")
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    import Stemmer  # PyStemmer: the Snowball English stemmer in C
+
+    return Stemmer.Stemmer("english")
+
+
+def science_tokens(text: str | None) -> list[str]:
+    """``tokenize`` that keeps what names things in science, unstemmed.
+
+    Besides every part of a compound, a compound with a short or numeric part is also kept whole
+    (``IL-6`` → ``il``, ``il6``; ``COVID-19`` → ``covid``, ``19``, ``covid19``; ``H2A.Z`` → ``h2a``,
+    ``h2az``), numbers stay (``type 2``), and a capital letter after a word is kept with it
+    (``vitamin D`` → ``vitamin``, ``vitamin_d``), where ``tokenize`` drops one-letter tokens.
+    """
+    if not text:
+        return []
+    words = _COMPOUND_RE.findall(fold_accents(text))
+    out: list[str] = []
+    for i, word in enumerate(words):
+        low = word.lower()
+        parts = [p for p in _PART_RE.split(low) if p]
+        out.extend(p for p in parts if (len(p) > 1 or p.isdigit()) and p not in STOP_WORDS)
+        if len(parts) > 1 and any(len(p) <= 2 or p.isdigit() for p in parts):
+            out.append("".join(parts))
+        elif len(word) == 1 and word.isupper() and i > 0 and low not in STOP_WORDS:
+            out.append(f"{words[i - 1].lower()}_{low}")
+    return out
+
+
+def index_terms(text: str | None) -> list[str]:
+    """What BM25 indexes and searches: ``science_tokens``, Snowball-stemmed (``reduces``,
+    ``reduced``, ``reduction`` → ``reduc``), so a query matches a paper's other word forms."""
+    return _stemmer().stemWords(science_tokens(text))

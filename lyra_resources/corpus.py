@@ -46,7 +46,7 @@ from lyra_core.identifiers import (
     normalize_pmid,
 )
 from lyra_core.papers import PaperRecord
-from lyra_core.text import tokenize
+from lyra_core.text import index_terms
 from lyra_resources.corpus_files import (
     BIBTEX_SUFFIXES,
     WANTED,
@@ -63,7 +63,7 @@ logger = logging.getLogger(__name__)
 
 SOURCE = "local"
 # Bump when the parsing or the pickled layout changes, so old caches are not reused.
-INDEX_FORMAT_VERSION = 3
+INDEX_FORMAT_VERSION = 4  # 4: BM25 over index_terms (scientific tokens, stemmed)
 _INDEX_FILE = "index.pkl"
 _LATEX = LatexNodes2Text()
 
@@ -504,7 +504,7 @@ def document_text(record: PaperRecord) -> str:
 
 
 def _build_bm25(records: list[PaperRecord]) -> Bm25Index | None:
-    tokens = [tokenize(_paper_text(r)) for r in records]
+    tokens = [index_terms(_paper_text(r)) for r in records]
     if not any(tokens):  # rank_bm25 divides by the corpus size and the token count
         return None
     return Bm25Index(tokens)
@@ -667,7 +667,7 @@ class LocalCorpus:
 
     def bm25_scores(self, query: str) -> np.ndarray:
         """BM25 of ``query`` for every record, in record order (all zero when nothing can match)."""
-        tokens = tokenize(query)
+        tokens = index_terms(query)
         if self._bm25 is None or not tokens:
             return np.zeros(len(self.records))
         return np.asarray(self._bm25.get_scores(tokens), dtype=float)

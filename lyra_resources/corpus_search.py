@@ -1,8 +1,12 @@
 """Whole papers of a local corpus ranked for a query by the same three stages as a task's
 fragments (``text_ranking.rank_texts``), with BM25 from the corpus's own cached index (the one
-the ``papers`` asset searches). What ``lyra search`` prints and writes as TREC runs."""
+the ``papers`` asset searches) and, since every paper is embedded once (through the home's
+embedding cache), the papers nearest the query by embedding as candidates too. What
+``lyra search`` prints and writes as TREC runs."""
 
 from __future__ import annotations
+
+from functools import cached_property
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -40,13 +44,22 @@ class CorpusSearch:
         self.corpus, self.store, self.models, self.reranker, self.config = corpus, store, models, reranker, config
         self.texts = [document_text(r) for r in corpus.records]
 
+    @cached_property
+    def vectors(self) -> np.ndarray | None:
+        """Every paper's embedding (computed once per corpus and model, then read from the cache);
+        None when ``dense_top_k`` is 0 and only BM25's candidates are embedded."""
+        if not self.config.dense_top_k or not self.texts:
+            return None
+        return np.asarray(self.store.cached_embeddings(self.models.embedder_name, self.texts,
+                                                       self.models.embedder().encode))
+
     def scores(self, query: str) -> dict[str, np.ndarray]:
         """Every stage's score per record, as the shared ranking returns them."""
         return rank_texts(query, self.texts, self.corpus.bm25_scores(query), store=self.store, models=self.models,
-                          reranker=self.reranker, config=self.config)
+                          reranker=self.reranker, config=self.config, vectors=self.vectors)
 
     def search(self, query: str, top: int) -> list[Hit]:
-        """The ``top`` best papers, best first (only papers BM25 matched at all are ranked)."""
+        """The ``top`` best papers, best first (BM25's and the embedding's candidates; the rest unranked)."""
         scores = self.scores(query)
         ranked = np.flatnonzero(scores["final_rank"] > 0)
         ranked = ranked[np.argsort(scores["final_rank"][ranked])][:top]

@@ -71,23 +71,36 @@ def build_pairs(corpus: LocalCorpus, max_queries: int, hard_negatives: int = 3, 
     return pairs
 
 
-def train_reranker(
-    corpus: LocalCorpus,
-    out_dir: str | Path,
-    base_model_dir: str | Path,
-    *,
-    max_queries: int = 2000,
-    hard_negatives: int = 3,
-    epochs: int = 1,
-    batch_size: int = 16,
-    lr: float = 3e-5,
-    warmup_ratio: float = 0.1,
-    max_length: int = 256,
-    seed: int = 13,
-    num_threads: int = 2,
-    min_abstract_chars: int = 200,
-    progress=None,
-) -> RerankerReport:
+def labelled_pairs(queries: dict[str, str], relevant: dict[str, set[str]], candidates: dict[str, list[str]],
+                   passages: dict[str, str], hard_negatives: int = 7, seed: int = 13) -> list[RerankerPair]:
+    """Pairs from judged queries: each relevant paper a positive, and the ``hard_negatives`` best-ranked
+    unjudged papers among ``candidates[qid]`` (what the earlier stages put near the top) negatives."""
+    rng = random.Random(seed)
+    pairs: list[RerankerPair] = []
+    for qid, text in queries.items():
+        good = relevant.get(qid, set())
+        pairs.extend(RerankerPair(query=text, passage=passages[d], label=1.0) for d in sorted(good) if d in passages)
+        negatives = [d for d in candidates.get(qid, []) if d not in good and d in passages][:hard_negatives]
+        pairs.extend(RerankerPair(query=text, passage=passages[d], label=0.0) for d in negatives)
+    rng.shuffle(pairs)
+    return pairs
+
+
+class FitReport(BaseModel):
+    base_model: str
+    out_dir: str
+    pairs: int
+    epochs: int
+    steps: int
+    seconds: float
+    pairs_per_s: float
+    final_loss: float
+
+
+def fit_reranker(pairs: list[RerankerPair], out_dir: str | Path, base_model_dir: str | Path, *, epochs: int = 1,
+                 batch_size: int = 16, lr: float = 3e-5, warmup_ratio: float = 0.1, max_length: int = 256,
+                 seed: int = 13, num_threads: int = 2, progress=None) -> FitReport:
+    """Train a one-logit cross-encoder on ``pairs`` (binary cross-entropy) and save it to ``out_dir``."""
     import torch
     from transformers import (
         AutoModelForSequenceClassification,
@@ -97,9 +110,6 @@ def train_reranker(
 
     torch.manual_seed(seed)
     torch.set_num_threads(num_threads)
-    pairs = build_pairs(corpus, max_queries, hard_negatives, seed, min_abstract_chars)
-    if not pairs:
-        raise ValueError(f"corpus {corpus.path} has no paper with a title and an abstract to learn from")
     tokenizer = AutoTokenizer.from_pretrained(base_model_dir)
     # A one-logit head replaces whatever head the base had (NLI's three classes, or none).
     model = AutoModelForSequenceClassification.from_pretrained(
@@ -111,10 +121,13 @@ def train_reranker(
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
     schedule = get_linear_schedule_with_warmup(optimizer, int(total * warmup_ratio), total)
     loss_fn = torch.nn.BCEWithLogitsLoss()
+    rng = random.Random(seed)
     started, step, running = time.perf_counter(), 0, 0.0
     for _ in range(epochs):
-        for start in range(0, len(pairs), batch_size):
-            batch = pairs[start:start + batch_size]
+        order = list(pairs)
+        rng.shuffle(order)
+        for start in range(0, len(order), batch_size):
+            batch = order[start:start + batch_size]
             enc = tokenizer([p.query for p in batch], [p.passage for p in batch], padding="longest",
                             truncation="only_second", max_length=max_length, return_tensors="pt")
             logits = model(**enc).logits.squeeze(-1)
@@ -134,10 +147,39 @@ def train_reranker(
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out, safe_serialization=True)
     tokenizer.save_pretrained(out)
+    return FitReport(base_model=str(base_model_dir), out_dir=str(out), pairs=len(pairs), epochs=epochs, steps=step,
+                     seconds=round(seconds, 1), pairs_per_s=round(len(pairs) * epochs / max(seconds, 1e-9), 2),
+                     final_loss=round(running, 4))
+
+
+def train_reranker(
+    corpus: LocalCorpus,
+    out_dir: str | Path,
+    base_model_dir: str | Path,
+    *,
+    max_queries: int = 2000,
+    hard_negatives: int = 3,
+    epochs: int = 1,
+    batch_size: int = 16,
+    lr: float = 3e-5,
+    warmup_ratio: float = 0.1,
+    max_length: int = 256,
+    seed: int = 13,
+    num_threads: int = 2,
+    min_abstract_chars: int = 200,
+    progress=None,
+) -> RerankerReport:
+    """A reranker adapted to ``corpus`` from its own title → abstract pairs (no labels needed)."""
+    pairs = build_pairs(corpus, max_queries, hard_negatives, seed, min_abstract_chars)
+    if not pairs:
+        raise ValueError(f"corpus {corpus.path} has no paper with a title and an abstract to learn from")
+    fit = fit_reranker(pairs, out_dir, base_model_dir, epochs=epochs, batch_size=batch_size, lr=lr,
+                       warmup_ratio=warmup_ratio, max_length=max_length, seed=seed, num_threads=num_threads,
+                       progress=progress)
     report = RerankerReport(
-        corpus=str(corpus.path), fingerprint=corpus.fingerprint, base_model=str(base_model_dir), out_dir=str(out),
+        corpus=str(corpus.path), fingerprint=corpus.fingerprint, base_model=fit.base_model, out_dir=fit.out_dir,
         queries=len(pairs) // (hard_negatives + 2) if pairs else 0, pairs=len(pairs),
-        negatives_per_query=hard_negatives + 1, epochs=epochs, steps=step, seconds=round(seconds, 1),
-        pairs_per_s=round(len(pairs) * epochs / seconds, 2), final_loss=round(running, 4))
-    (out / "training.json").write_text(report.model_dump_json(indent=2))
+        negatives_per_query=hard_negatives + 1, epochs=epochs, steps=fit.steps, seconds=fit.seconds,
+        pairs_per_s=fit.pairs_per_s, final_loss=fit.final_loss)
+    (Path(out_dir) / "training.json").write_text(report.model_dump_json(indent=2))
     return report

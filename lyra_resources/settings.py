@@ -84,6 +84,8 @@ class ModelSettings(BaseModel):
 class RankingSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
     bm25_top_k: int = Field(100, ge=1, description="stage 1 keeps this many fragments")
+    dense_top_k: int = Field(100, ge=0, description="papers nearest the query by embedding that join BM25's in "
+                             "stage 1 where the whole corpus is embedded (`lyra search`); 0 = BM25's alone")
     rerank_top_k: int = Field(30, ge=0, description="stage 3 rescoring depth; 0 skips the reranker")
     bm25_weight: float = Field(0.3, ge=0, le=1)
     embedding_weight: float = Field(0.7, ge=0, le=1)

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from lyra_core.bm25 import Bm25Index
-from lyra_core.ranking import RankingConfig, rank_candidates
-from lyra_core.text import tokenize
+from lyra_core.ranking import RankingConfig, cosine, rank_candidates
+from lyra_core.text import index_terms
 from lyra_resources.models import LocalModels, Reranker
 from lyra_resources.settings import settings
 from lyra_resources.store import LyraStore
@@ -20,14 +20,14 @@ from lyra_resources.store import LyraStore
 def ranking_config() -> RankingConfig:
     """The stage depths and fusion weights of ``settings.ranking``."""
     cfg = settings().ranking
-    return RankingConfig(bm25_top_k=cfg.bm25_top_k, rerank_top_k=cfg.rerank_top_k,
+    return RankingConfig(bm25_top_k=cfg.bm25_top_k, dense_top_k=cfg.dense_top_k, rerank_top_k=cfg.rerank_top_k,
                          bm25_weight=cfg.bm25_weight, embedding_weight=cfg.embedding_weight)
 
 
 def bm25_scores(query: str, texts: Sequence[str]) -> np.ndarray:
     """BM25 of ``query`` against an index built over ``texts`` alone (all zero when either has no token)."""
-    tokens = [tokenize(t) for t in texts]
-    query_tokens = tokenize(query)
+    tokens = [index_terms(t) for t in texts]
+    query_tokens = index_terms(query)
     if not (any(tokens) and query_tokens):  # rank_bm25 divides by the corpus size and the token count
         return np.zeros(len(texts))
     return np.asarray(Bm25Index(tokens).get_scores(query_tokens), dtype=float)
@@ -35,14 +35,17 @@ def bm25_scores(query: str, texts: Sequence[str]) -> np.ndarray:
 
 def rank_texts(query: str, texts: Sequence[str], bm25: np.ndarray, *, store: LyraStore, models: LocalModels,
                reranker: Reranker | None, config: RankingConfig,
-               trust: np.ndarray | None = None) -> dict[str, np.ndarray]:
+               trust: np.ndarray | None = None, vectors: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Every stage's score for each of ``texts`` (aligned with them), given their BM25 scores.
 
-    Only the BM25 top-k are embedded, and their vectors are read from / written to the store's
-    embedding cache, so ranking the same texts again embeds nothing. ``reranker`` None skips stage 3.
+    With ``vectors`` (every text's embedding, e.g. a whole corpus's) the nearest texts join BM25's
+    candidates. Without, only the BM25 top-k are embedded, their vectors read from / written to the
+    store's embedding cache, so ranking the same texts again embeds nothing. ``reranker`` None skips
+    stage 3.
     """
     embedder = models.embedder()
     query_vector = embedder.encode([query])[0]
+    dense = cosine(query_vector, vectors) if vectors is not None else None
 
     def embed_docs(indices: np.ndarray) -> np.ndarray:
         return store.cached_embeddings(models.embedder_name, [texts[i] for i in indices], embedder.encode)
@@ -50,4 +53,5 @@ def rank_texts(query: str, texts: Sequence[str], bm25: np.ndarray, *, store: Lyr
     def rerank_docs(indices: np.ndarray) -> np.ndarray:
         return reranker.score(query, [texts[i] for i in indices])
 
-    return rank_candidates(bm25, query_vector, embed_docs, rerank_docs if reranker else None, config, trust=trust)
+    return rank_candidates(bm25, query_vector, embed_docs, rerank_docs if reranker else None, config, trust=trust,
+                           dense=dense)

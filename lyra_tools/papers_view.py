@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from lyra_core.bm25 import Bm25Index
 from lyra_core.feedback import effective_edges
 from lyra_core.scoring import REFUTES, SUPPORTS
-from lyra_core.text import tokenize
+from lyra_core.text import index_terms
 from lyra_resources.store import LyraStore
 from lyra_tools.explore import (
     ANSWER_BUDGET,
@@ -132,7 +132,7 @@ def _index(conn: duckdb.DuckDBPyConnection, database: str, task_id: str) -> tupl
             return [k[0] for k in keys], _INDEXES[key]
     papers = task_papers(conn, task_id)
     ids = [k[0] for k in keys]
-    docs = [tokenize(f"{papers[i]['title'] or ''} {papers[i]['abstract'] or ''}") for i in ids]
+    docs = [index_terms(f"{papers[i]['title'] or ''} {papers[i]['abstract'] or ''}") for i in ids]
     index = Bm25Index(docs) if any(docs) else None
     with _INDEXES_LOCK:
         _INDEXES[key] = index
@@ -146,7 +146,7 @@ def search_papers(store: LyraStore, task_id: str, query: str, limit: int = 10,
     """The task's papers whose title or abstract matches ``query`` (BM25), best first."""
     check_limit(limit, 25)
     query = _check_text("query", query, 300)
-    words = tokenize(query)
+    words = index_terms(query)
     if not words:
         raise ExploreError(f"query {query[:60]!r} has no searchable words (stop words and single characters "
                            "are ignored); use content words, e.g. 'vitamin D fracture'")

@@ -56,6 +56,21 @@ def test_no_bm25_match_ranks_nothing():
     assert out["final_rank"].tolist() == [0, 0, 0] and out["stage"].tolist() == [0, 0, 0]
 
 
+def test_dense_candidates_join_bm25s_and_are_not_embedded_again():
+    bm25 = np.array([4.0, 0.0, 0.0, 2.0])
+    dense = np.array([0.1, 0.9, 0.2, 0.3])  # doc 1 shares no word with the query but is nearest
+    embedded = []
+    out = rank_candidates(bm25, np.ones(2), lambda idx: embedded.append(idx) or np.ones((len(idx), 2)), None,
+                          RankingConfig(bm25_top_k=1, dense_top_k=1), dense=dense)
+    assert embedded == [] and out["stage"].tolist() == [2, 2, 0, 0]
+    assert out["embedding_score"][:2].tolist() == pytest.approx([0.1, 0.9])
+    assert out["fused_score"][:2].tolist() == pytest.approx([0.3 + 0.07, 0.63])
+    assert out["final_rank"].tolist() == [2, 1, 0, 0]
+    alone = rank_candidates(bm25, np.ones(2), lambda idx: np.ones((len(idx), 2)), None,
+                            RankingConfig(bm25_top_k=1, dense_top_k=0), dense=dense)
+    assert alone["stage"].tolist() == [2, 0, 0, 0]
+
+
 @pytest.mark.slow
 def test_fragment_ranking_with_a_corpus_adapted_reranker(lyra_home, small_corpus, tmp_path):
     """Train a tiny reranker on the test corpus (two steps), name it in the models resource, and

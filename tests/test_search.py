@@ -59,7 +59,8 @@ def test_run_file_is_a_valid_trec_run(tmp_path, small_corpus):
 @pytest.mark.slow
 def test_search_ranks_as_the_assets_shared_code_does(tmp_path, small_corpus):
     """The command's order is rank_texts over the papers (as fragment_ranking calls it, BM25 built
-    over the texts themselves), and its BM25 stage is the papers asset's corpus search order."""
+    over the texts themselves, with every paper's embedding given), and its BM25 stage is the papers
+    asset's corpus search order."""
     from lyra_resources.corpus import LocalCorpus, document_text
     from lyra_resources.corpus_search import CorpusSearch
     from lyra_resources.models import LocalModels
@@ -73,12 +74,13 @@ def test_search_ranks_as_the_assets_shared_code_does(tmp_path, small_corpus):
     hits = ranker.search(query, 10)
     texts = [document_text(r) for r in corpus.records]
     asset_way = rank_texts(query, texts, bm25_scores(query, texts), store=store, models=models, reranker=None,
-                           config=ranking_config())
+                           config=ranking_config(), vectors=ranker.vectors)
     ranked = np.flatnonzero(asset_way["final_rank"] > 0)
     expected = [corpus.records[i].source_id for i in ranked[np.argsort(asset_way["final_rank"][ranked])]]
     assert [h.doc_id for h in hits] == expected
     assert np.allclose([h.fused for h in hits], [asset_way["fused_score"][int(d) - 1] for d in expected])
-    by_bm25 = sorted(hits, key=lambda h: -h.bm25)
+    assert ranker.vectors.shape[0] == len(corpus) and any(h.bm25 == 0 for h in hits)  # found by embedding alone
+    by_bm25 = sorted((h for h in hits if h.bm25 > 0), key=lambda h: -h.bm25)
     assert [h.doc_id for h in by_bm25] == [r.source_id for r in corpus.search(query, 10)]
 
 
