@@ -226,10 +226,7 @@ def citation_expansions(context: AssetExecutionContext, store: LyraStore, litera
         return _empty(store, task.id, f"none of the task's {len(task_papers)} papers has a DOI, PMID, arXiv id "
                                       "or S2/OpenAlex id to follow")
 
-    embedder = models.embedder()
-
-    def embed(texts: list[str]) -> np.ndarray:
-        return store.cached_embeddings(models.embedder_name, texts, embedder.encode)
+    embed = models.cached_encoder(store)
 
     scorer: Stage2Scorer | None = None
     known: list[CanonicalPaper] = list(task_papers)

@@ -134,12 +134,12 @@ def claims(
     user_claims = [c.claim for c in options.verify_claims] or options.claims
     candidates += [ClaimCandidate(text=c, origin="user", extractor="user", score=10.0) for c in user_claims]
 
-    embedder = models.embedder()
+    encode = models.cached_encoder(store)
     texts = [c.text for c in candidates]
-    vectors = store.cached_embeddings(models.embedder_name, texts, embedder.encode) if texts else np.zeros((0, 1))
+    vectors = encode(texts) if texts else np.zeros((0, 1))
     candidates, vectors, dropped = keep_findings(candidates, vectors)
     merged = dedupe_claims(candidates, vectors, cfg.dedup_threshold)
-    query_vector = embedder.encode([task.query])[0]
+    query_vector = encode([task.query])[0]
     # Relevance: cosine to the question mixed with coverage of its terms, weighted by their rarity
     # among this task's fragments (lyra_core.relevance; bench/claim_relevance.py measures it).
     weights = term_weights(fragments["text"])
@@ -151,7 +151,6 @@ def claims(
     statuses = adoption(merged, relevance, cfg.max_claims, cfg.min_relevance_open if open_question else cfg.min_relevance)
     frame = claims_frame(task.id, merged, statuses, relevance)
     if not options.is_verify:  # a question's hypothesis: the row task_answer reads its verdict from
-        encode = lambda t: store.cached_embeddings(models.embedder_name, t, embedder.encode)
         row = hypothesis_claim(task.id, task.query, query_vector, encode, weights, cfg.relevance_cosine_weight)
         if row is not None:
             head = pd.DataFrame([row], columns=COLUMNS)

@@ -159,8 +159,7 @@ def nli_edges(
     claims = store.fetch_df("SELECT * FROM claims WHERE task_id = ? AND adoption_status = 'adopted' ORDER BY claim_id",
                             [task_id])
     fragments = store.read_partition("fragments", task_id)
-    embedder = models.embedder()
-    encode = lambda texts: store.cached_embeddings(models.embedder_name, texts, embedder.encode)
+    encode = models.cached_encoder(store)
     claim_vectors = encode(claims["text"].tolist()) if len(claims) else np.zeros((0, 1))
     fragment_vectors = encode(fragments["text"].tolist()) if len(fragments) else np.zeros((0, 1))
     fragments, fragment_vectors, not_findings = findings_only(fragments, fragment_vectors, cfg.min_finding)

@@ -26,8 +26,7 @@ def claim_topics(context: AssetExecutionContext, store: LyraStore, models: Local
         "WHERE c.task_id = ? AND c.adoption_status = 'adopted' AND c.origin <> 'hypothesis' "
         "ORDER BY c.claim_id", [task_id])
     texts = claims["text"].tolist()
-    embedder = models.embedder()
-    vectors = store.cached_embeddings(models.embedder_name, texts, embedder.encode) if texts else np.zeros((0, 1))
+    vectors = models.cached_encoder(store)(texts) if texts else np.zeros((0, 1))
     topics = build_topics(task_id, claims["claim_id"].tolist(), texts, vectors, settings().evidence.topic_similarity)
     refuted = claims["refuting_count"].to_numpy() > 0
     frame = pd.DataFrame([{

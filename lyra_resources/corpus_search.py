@@ -50,8 +50,7 @@ class CorpusSearch:
         None when ``dense_top_k`` is 0 and only BM25's candidates are embedded."""
         if not self.config.dense_top_k or not self.texts:
             return None
-        return np.asarray(self.store.cached_embeddings(self.models.embedder_name, self.texts,
-                                                       self.models.embedder().encode))
+        return np.asarray(self.models.cached_encoder(self.store)(self.texts))
 
     def scores(self, query: str) -> dict[str, np.ndarray]:
         """Every stage's score per record, as the shared ranking returns them."""

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 import functools
 from functools import cached_property
 from pathlib import Path
@@ -23,6 +25,9 @@ from dagster import ConfigurableResource
 from pydantic import BaseModel, Field
 
 from lyra_resources.progress import track
+
+if TYPE_CHECKING:
+    from lyra_resources.store import LyraStore
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -60,11 +65,23 @@ _lock = threading.Lock()
 _cache: dict[tuple[str, str], object] = {}
 
 
+_threads: int | None = None
+
+
 def set_threads(threads: int) -> None:
+    """Torch's CPU threads: now if torch is loaded, else when a model loads it (importing torch
+    takes seconds, and a run whose embeddings are all cached needs no model)."""
+    global _threads
+    _threads = threads
+    if "torch" in sys.modules:
+        _apply_threads()
+
+
+def _apply_threads() -> None:
     import torch
 
-    if torch.get_num_threads() != threads:
-        torch.set_num_threads(threads)
+    if _threads is not None and torch.get_num_threads() != _threads:
+        torch.set_num_threads(_threads)
 
 
 def quiet_model_libraries() -> None:
@@ -123,6 +140,7 @@ class Embedder:
 
         path = packaged_embedder_dir() if self.name_or_path == PACKAGED_EMBEDDER else self.name_or_path
         quiet_model_libraries()
+        _apply_threads()
         try:
             return SentenceTransformer(str(path), device="cpu")
         except OSError as exc:
@@ -176,6 +194,7 @@ class PairClassifier:
         if not Path(self.path).exists() and not self._looks_like_hub_id(self.path):
             raise ModelError(f"model directory {self.path} does not exist")
         quiet_model_libraries()
+        _apply_threads()
         try:
             tokenizer = AutoTokenizer.from_pretrained(self.path)
             model = AutoModelForSequenceClassification.from_pretrained(self.path, dtype=torch.float32)
@@ -376,6 +395,12 @@ class LocalModels(ConfigurableResource):
     def embedder(self) -> Embedder:
         set_threads(self.threads)
         return embedder(self.embedder_name)
+
+    def cached_encoder(self, store: LyraStore) -> Callable[[list[str]], np.ndarray]:
+        """``encode(texts)`` through the store's embedding cache: texts embedded before are read
+        back, and the model is loaded only when one is new (a re-run loads no model at all)."""
+        model = self.embedder()
+        return lambda texts: store.cached_embeddings(self.embedder_name, list(texts), model.encode)
 
     def nli(self, adapter: str | None = None) -> NliModel:
         """The base NLI model, or with a LoRA adapter (the active version's, see nli_versions)."""

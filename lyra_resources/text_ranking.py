@@ -43,12 +43,12 @@ def rank_texts(query: str, texts: Sequence[str], bm25: np.ndarray, *, store: Lyr
     store's embedding cache, so ranking the same texts again embeds nothing. ``reranker`` None skips
     stage 3.
     """
-    embedder = models.embedder()
-    query_vector = embedder.encode([query])[0]
+    encode = models.cached_encoder(store)
+    query_vector = encode([query])[0]
     dense = cosine(query_vector, vectors) if vectors is not None else None
 
     def embed_docs(indices: np.ndarray) -> np.ndarray:
-        return store.cached_embeddings(models.embedder_name, [texts[i] for i in indices], embedder.encode)
+        return encode([texts[i] for i in indices])
 
     def rerank_docs(indices: np.ndarray) -> np.ndarray:
         return reranker.score(query, [texts[i] for i in indices])

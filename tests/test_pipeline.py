@@ -31,8 +31,8 @@ def test_materialize_in_process_writes_the_source_tables(lyra_home, small_corpus
     assert result.success
     store = LyraStore.at(lyra_home)
     papers = store.read_partition("papers", task.id).sort_values("search_rank")
-    # the sleep paper shares no term with the question: BM25 leaves it out
-    assert "Sleep deprivation impairs memory consolidation" not in set(papers["title"])
+    # the sleep paper shares only a word form ("reduced") with the question: BM25 ranks it last
+    assert papers.iloc[-1]["title"] == "Sleep deprivation impairs memory consolidation"
     assert papers.iloc[0]["title"].startswith("Vitamin D supplementation")
     assert list(papers.iloc[0]["sources"]) == ["local:1"]
     pages = store.read_partition("pages", task.id)
