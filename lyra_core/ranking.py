@@ -5,8 +5,9 @@ Stage 1: BM25 over every candidate, keep the top ``bm25_top_k``; where the query
          join them, so a paper that shares no word with the query can still be found.
 Stage 2: cosine similarity of query and candidate embeddings; fused = 0.3·BM25 + 0.7·embedding,
          with BM25 min-max normalised per query (raw BM25 is unbounded and query-dependent).
-Stage 3: a cross-encoder reranker scores the best ``rerank_top_k`` fused candidates; the final
-         order is by reranker score there and by fused score below.
+Stage 3: a scorer (a cross-encoder, or the best-matching sentence) scores the best ``rerank_top_k``
+         fused candidates; the final order there is by ``rerank_weight``·stage 3 + the rest·fused,
+         and by fused score below.
 Every stage's score is kept so the ranking can be explained.
 """
 
@@ -26,6 +27,8 @@ class RankingConfig(BaseModel):
     dense_top_k: int = Field(100, ge=0, description="nearest candidates by embedding added to stage 1 when "
                                                     "every candidate's cosine is given; 0 = BM25 alone")
     rerank_top_k: int = Field(30, ge=0, description="0 skips stage 3")
+    rerank_weight: float = Field(1.0, ge=0, le=1, description="share of the stage-3 score in a reranked "
+                                                              "candidate's final score; the rest is its fused score")
     bm25_weight: float = Field(BM25_WEIGHT, ge=0, le=1)
     embedding_weight: float = Field(EMBEDDING_WEIGHT, ge=0, le=1)
 
@@ -117,12 +120,13 @@ def rank_candidates(
         scores = np.asarray(rerank_docs(stage1[chosen]), dtype=float)
         out["rerank_score"][stage1[chosen]] = scores
         out["stage"][stage1[chosen]] = 3
-        for pos, score in zip(chosen, scores, strict=True):
+        blended = config.rerank_weight * scores + (1 - config.rerank_weight) * out["fused_score"][stage1[chosen]]
+        for pos, score in zip(chosen, blended, strict=True):
             rerank[pos] = float(score)
     order = final_order(out["fused_score"][stage1], rerank, out["trust_weight"][stage1])
     for rank, pos in enumerate(order, start=1):
         idx = stage1[pos]
         out["final_rank"][idx] = rank
-        base = out["rerank_score"][idx] if not np.isnan(out["rerank_score"][idx]) else out["fused_score"][idx]
+        base = rerank[pos] if rerank[pos] is not None else out["fused_score"][idx]
         out["final_score"][idx] = base * out["trust_weight"][idx]
     return out

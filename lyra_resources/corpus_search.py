@@ -6,7 +6,9 @@ embedding cache), the papers nearest the query by embedding as candidates too. W
 
 from __future__ import annotations
 
+import json
 from functools import cached_property
+from pathlib import Path
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -14,6 +16,8 @@ from pydantic import BaseModel, Field
 from lyra_core.ranking import RankingConfig
 from lyra_resources.corpus import LocalCorpus, document_text
 from lyra_resources.models import LocalModels, Reranker
+from lyra_resources.sentence_match import SentenceMatch
+from lyra_resources.settings import settings
 from lyra_resources.store import LyraStore
 from lyra_resources.text_ranking import rank_texts
 
@@ -29,18 +33,34 @@ class Hit(BaseModel):
     fused: float | None
     rerank: float | None
     score: float = Field(description="non-increasing with rank: the fused score, and for reranked papers "
-                                     "their reranker score plus the highest fused score possible (1 by default)")
+                                     "their stage-3 final score plus 1 plus the highest fused score possible")
 
 
 def _value(x: float) -> float | None:
     return None if np.isnan(x) else float(x)
 
 
+def paper_stage3(models: LocalModels, store: LyraStore, corpus: LocalCorpus,
+                 config: RankingConfig) -> tuple[Reranker | SentenceMatch | None, str, RankingConfig]:
+    """Stage 3 of paper search as ``settings.ranking`` chooses it, the sentence saying which, and
+    the ranking config with its depth and blend weight."""
+    cfg = settings().ranking
+    if cfg.paper_stage3 == "sentences":
+        config = config.model_copy(update={"rerank_top_k": cfg.paper_rerank_top_k,
+                                           "rerank_weight": cfg.paper_rerank_weight})
+        return (SentenceMatch(models, store), f"best sentence of the top {cfg.paper_rerank_top_k}, weight "
+                f"{cfg.paper_rerank_weight:g}", config)
+    if cfg.paper_stage3 == "none":
+        return None, "skipped: ranking.paper_stage3 is 'none'", config
+    scorer, note = models.reranker_for(lambda: corpus.fingerprint)
+    return scorer, note, config
+
+
 class CorpusSearch:
     """Ranks one corpus's papers for query after query; their embedding texts are built once."""
 
     def __init__(self, corpus: LocalCorpus, *, store: LyraStore, models: LocalModels,
-                 reranker: Reranker | None, config: RankingConfig) -> None:
+                 reranker: Reranker | SentenceMatch | None, config: RankingConfig) -> None:
         self.corpus, self.store, self.models, self.reranker, self.config = corpus, store, models, reranker, config
         self.texts = [document_text(r) for r in corpus.records]
 
@@ -62,7 +82,9 @@ class CorpusSearch:
         scores = self.scores(query)
         ranked = np.flatnonzero(scores["final_rank"] > 0)
         ranked = ranked[np.argsort(scores["final_rank"][ranked])][:top]
-        ceiling = self.config.bm25_weight + self.config.embedding_weight  # fused can reach no higher
+        # fused can reach no higher than the weights' sum and a stage-3 score no lower than -1 (a cosine):
+        # reranked papers score above every other, so a run's scores fall with its ranks
+        offset = self.config.bm25_weight + self.config.embedding_weight + 1.0
         hits = []
         for i in ranked:
             rerank = _value(scores["rerank_score"][i])
@@ -70,5 +92,39 @@ class CorpusSearch:
             hits.append(Hit(rank=int(scores["final_rank"][i]), doc_id=record.source_id, title=record.title,
                             bm25=float(scores["bm25_score"][i]), embedding=_value(scores["embedding_score"][i]),
                             fused=_value(scores["fused_score"][i]), rerank=rerank,
-                            score=ceiling + rerank if rerank is not None else float(scores["fused_score"][i])))
+                            score=offset + float(scores["final_score"][i]) if rerank is not None
+                            else float(scores["fused_score"][i])))
         return hits
+
+
+def read_queries(path: Path) -> list[tuple[str, str]]:
+    """``(qid, text)`` per line of a BEIR-style ``{"_id", "text"}`` JSONL file; blank lines are
+    skipped. Raises ValueError naming the first bad line by number."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"--queries {path}: cannot be read: {getattr(exc, 'strerror', None) or exc}") from None
+    queries: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"--queries {path} line {number}"
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{where}: not JSON ({exc.msg}); each line must be {{\"_id\": …, \"text\": …}}") from None
+        if not isinstance(item, dict) or not isinstance(item.get("_id"), str | int) or isinstance(item["_id"], bool):
+            raise ValueError(f"{where}: needs an \"_id\" (string or number)")
+        qid, text = str(item["_id"]).strip(), " ".join(str(item.get("text") or "").split())
+        if not qid or any(c.isspace() for c in qid):
+            raise ValueError(f"{where}: \"_id\" {qid!r} must be non-empty and hold no spaces (a TREC run column)")
+        if not isinstance(item.get("text"), str) or not text:
+            raise ValueError(f"{where}: needs a non-empty \"text\"")
+        if qid in seen:
+            raise ValueError(f"{where}: duplicate \"_id\" {qid}")
+        seen.add(qid)
+        queries.append((qid, text))
+    if not queries:
+        raise ValueError(f"--queries {path}: holds no query")
+    return queries

@@ -1,6 +1,8 @@
-"""Adapting a cross-encoder reranker to a user's own corpus, with no labelled data and no download.
+"""Training cross-encoder rerankers: from judged queries (``train_labelled_reranker``: a query's
+relevant papers against the papers stage 2 ranks highest that are not), or adapted to a user's own
+corpus with no labelled data and no download (``train_reranker``).
 
-Each paper's title is a query whose relevant passage is that paper's abstract; BM25's best other
+Without labels, each paper's title is a query whose relevant passage is that paper's abstract; BM25's best other
 papers for the same title are hard negatives (close in words, wrong paper), plus one random paper.
 A cross-encoder (one relevance logit) learns to tell them apart, starting from the weights of
 Lyra's NLI cross-encoder (already trained on sentence pairs) or from MiniLM.
@@ -17,6 +19,7 @@ from pydantic import BaseModel
 
 from lyra_core.identifiers import normalize_title
 from lyra_resources.corpus import LocalCorpus
+from lyra_resources.corpus_search import CorpusSearch
 
 log = logging.getLogger(__name__)
 
@@ -150,6 +153,54 @@ def fit_reranker(pairs: list[RerankerPair], out_dir: str | Path, base_model_dir:
     return FitReport(base_model=str(base_model_dir), out_dir=str(out), pairs=len(pairs), epochs=epochs, steps=step,
                      seconds=round(seconds, 1), pairs_per_s=round(len(pairs) * epochs / max(seconds, 1e-9), 2),
                      final_loss=round(running, 4))
+
+
+class LabelledReport(BaseModel):
+    corpus: str
+    fingerprint: str
+    queries: int
+    pairs: int
+    negatives_per_query: int
+    fit: FitReport
+
+
+def read_qrels(path: Path) -> dict[str, set[str]]:
+    """Relevant documents per query from a BEIR qrels TSV (``query-id corpus-id score``, header
+    line) or a TREC qrels file (``qid 0 docid relevance``); judgements of 0 are not relevance."""
+    relevant: dict[str, set[str]] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        cells = line.split()
+        if not cells or (number == 1 and not cells[-1].lstrip("-").isdigit()):
+            continue  # blank, or BEIR's header
+        if len(cells) not in (3, 4) or not cells[-1].lstrip("-").isdigit():
+            raise ValueError(f"{path} line {number}: expected 'query doc score' or 'query 0 doc relevance'")
+        qid, doc, score = cells[0], cells[-2], int(cells[-1])
+        if score > 0:
+            relevant.setdefault(qid, set()).add(doc)
+    if not relevant:
+        raise ValueError(f"{path}: holds no positive judgement")
+    return relevant
+
+
+def train_labelled_reranker(search: CorpusSearch, queries: list[tuple[str, str]], relevant: dict[str, set[str]],
+                            out_dir: str | Path, base_model_dir: str | Path, *, epochs: int = 1,
+                            hard_negatives: int = 7, num_threads: int = 2, progress=None) -> LabelledReport:
+    """A reranker from judged queries over ``search``'s corpus: each query's relevant papers are
+    positives, its best-ranked unjudged papers by stage 2 (``search``, with no reranker) negatives."""
+    judged = [(qid, text) for qid, text in queries if relevant.get(qid)]
+    if not judged:
+        raise ValueError("no query has a judgement: the queries' ids must match the qrels' query ids")
+    doc_ids = [r.source_id for r in search.corpus.records]
+    candidates = {qid: [h.doc_id for h in search.search(text, hard_negatives * 4)] for qid, text in judged}
+    pairs = labelled_pairs(dict(judged), relevant, candidates, dict(zip(doc_ids, search.texts, strict=True)),
+                           hard_negatives=hard_negatives)
+    if not any(p.label for p in pairs):
+        raise ValueError("no judged paper is in the corpus: the qrels' document ids must be the corpus's ids")
+    fit = fit_reranker(pairs, out_dir, base_model_dir, epochs=epochs, num_threads=num_threads, progress=progress)
+    report = LabelledReport(corpus=str(search.corpus.path), fingerprint=search.corpus.fingerprint,
+                            queries=len(judged), pairs=len(pairs), negatives_per_query=hard_negatives, fit=fit)
+    (Path(out_dir) / "training.json").write_text(report.model_dump_json(indent=2))
+    return report
 
 
 def train_reranker(

@@ -11,7 +11,6 @@ corpus embeds (a progress line says so).
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import tempfile
 from collections.abc import Iterator
@@ -22,10 +21,11 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from lyra_resources.corpus_search import CorpusSearch, Hit
+from lyra_resources.corpus_search import CorpusSearch, Hit, paper_stage3, read_queries
 from lyra_resources.literature import LiteratureSources
 from lyra_resources.models import LocalModels
 from lyra_resources.progress import StageProgress, reporting_to
+from lyra_resources.sentence_match import SentenceMatch
 from lyra_resources.settings import HomeLayout, SettingsError, resolve_home, settings
 from lyra_resources.task_input import TaskInputError, check_corpus
 from lyra_resources.text_ranking import ranking_config
@@ -33,39 +33,6 @@ from lyra_tools.cli_common import HomeOption, console, err, fail, open_store
 
 app = typer.Typer()
 TITLE_CHARS = 70
-
-
-def read_queries(path: Path) -> list[tuple[str, str]]:
-    """``(qid, text)`` per line of a BEIR-style ``{"_id", "text"}`` JSONL file; blank lines are
-    skipped. Raises ValueError naming the first bad line by number."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"--queries {path}: cannot be read: {getattr(exc, 'strerror', None) or exc}") from None
-    queries: list[tuple[str, str]] = []
-    seen: set[str] = set()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"--queries {path} line {number}"
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{where}: not JSON ({exc.msg}); each line must be {{\"_id\": …, \"text\": …}}") from None
-        if not isinstance(item, dict) or not isinstance(item.get("_id"), str | int) or isinstance(item["_id"], bool):
-            raise ValueError(f"{where}: needs an \"_id\" (string or number)")
-        qid, text = str(item["_id"]).strip(), " ".join(str(item.get("text") or "").split())
-        if not qid or any(c.isspace() for c in qid):
-            raise ValueError(f"{where}: \"_id\" {qid!r} must be non-empty and hold no spaces (a TREC run column)")
-        if not isinstance(item.get("text"), str) or not text:
-            raise ValueError(f"{where}: needs a non-empty \"text\"")
-        if qid in seen:
-            raise ValueError(f"{where}: duplicate \"_id\" {qid}")
-        seen.add(qid)
-        queries.append((qid, text))
-    if not queries:
-        raise ValueError(f"--queries {path}: holds no query")
-    return queries
 
 
 def _check_run_path(run: Path) -> None:
@@ -103,8 +70,8 @@ def _print_hits(hits: list[Hit], rerank_note: str, as_json: bool) -> None:
             print("\t".join([str(h.rank), h.doc_id, f"{h.bm25:.3f}", _fmt(h.embedding), _fmt(h.fused),
                              _fmt(h.rerank), h.title]))
         return
-    table = Table("rank", "doc id", "title", "BM25", "embedding", "fused", "reranker", caption=escape(
-        f"reranker: {rerank_note}"), caption_justify="left")
+    table = Table("rank", "doc id", "title", "BM25", "embedding", "fused", "stage 3", caption=escape(
+        f"stage 3: {rerank_note}"), caption_justify="left")
     for h in hits:
         title = h.title if len(h.title) <= TITLE_CHARS else h.title[:TITLE_CHARS - 1] + "…"
         table.add_row(str(h.rank), escape(h.doc_id), escape(title), f"{h.bm25:.2f}", _fmt(h.embedding),
@@ -154,18 +121,19 @@ def search(
     except (ValueError, TaskInputError, SettingsError) as exc:
         raise fail(str(exc)) from None
     opened = literature.corpus(str(corpus))
-    models = LocalModels.configured(layout.root)
-    reranker, rerank_note = models.reranker_for(lambda: opened.fingerprint)
-    ranker = CorpusSearch(opened, store=open_store(home), models=models, reranker=reranker, config=ranking_config())
+    models, store = LocalModels.configured(layout.root), open_store(home)
+    reranker, rerank_note, config = paper_stage3(models, store, opened, ranking_config())
+    ranker = CorpusSearch(opened, store=store, models=models, reranker=reranker, config=config)
     with _embedding_notes():
         if run is None:
             _print_hits(ranker.search(todo[0][1], top or 10), rerank_note, as_json)
             if not console.is_terminal and not as_json:
-                err.print(f"reranker: {rerank_note}", markup=False, highlight=False, soft_wrap=True)
+                err.print(f"stage 3: {rerank_note}", markup=False, highlight=False, soft_wrap=True)
             return
-        tag = "lyra-rerank" if reranker else "lyra-fusion"
+        tag = ("lyra-fusion" if reranker is None
+               else "lyra-sentences" if isinstance(reranker, SentenceMatch) else "lyra-rerank")
         lines = [f"{qid} Q0 {h.doc_id} {h.rank} {h.score:.6f} {tag}\n"
                  for qid, text in todo for h in ranker.search(text, top or 100)]
     _write_run(run, lines)
-    err.print(f"wrote {len(lines):,} lines for {len(todo):,} queries to {run} (tag {tag}; reranker: {rerank_note})",
+    err.print(f"wrote {len(lines):,} lines for {len(todo):,} queries to {run} (tag {tag}; stage 3: {rerank_note})",
               markup=False, highlight=False, soft_wrap=True)

@@ -47,6 +47,16 @@ def test_reranker_orders_its_candidates_first_and_trust_multiplies():
     assert trusted["final_rank"].tolist()[0] == 1  # weight 5 lifts doc 0 above doc 1 (0.2·5 > 0.9)
 
 
+def test_stage3_blends_with_the_fused_score():
+    bm25 = np.array([5.0, 4.0, 3.0])
+    docs = np.eye(3)
+    out = rank_candidates(bm25, np.ones(3), lambda idx: docs[idx], lambda idx: np.array([0.0, 1.0, 0.0])[idx],
+                          RankingConfig(rerank_top_k=2, rerank_weight=0.5))
+    fused = out["fused_score"]
+    assert out["final_score"][:2].tolist() == pytest.approx([0.5 * fused[0], 0.5 + 0.5 * fused[1]])
+    assert out["rerank_score"][:2].tolist() == [0.0, 1.0] and out["final_rank"].tolist() == [2, 1, 3]
+
+
 def test_final_order_is_stable_on_ties():
     assert final_order(np.array([0.5, 0.5, 0.9]), [None, None, None]).tolist() == [2, 0, 1]
 
@@ -109,3 +119,47 @@ def test_fragment_ranking_with_a_corpus_adapted_reranker(lyra_home, small_corpus
     assert ranking.loc[ranking["stage"] < 3, "rerank_score"].isna().all()
     meta = result.asset_materializations_for_node("fragment_ranking")[0].metadata
     assert "cross-encoder" in meta["reranker"].value
+
+
+def test_qrels_files_read_beir_and_trec_and_skip_zero_judgements(tmp_path):
+    from lyra_resources.reranker_training import read_qrels
+
+    beir = tmp_path / "train.tsv"
+    beir.write_text("query-id\tcorpus-id\tscore\n1\t31715818\t1\n1\t999\t0\n3\t14717500\t1\n")
+    trec = tmp_path / "train.qrels"
+    trec.write_text("1 0 31715818 1\n3 0 14717500 2\n3 0 5 0\n")
+    assert read_qrels(beir) == read_qrels(trec) == {"1": {"31715818"}, "3": {"14717500"}}
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("1 31715818\n")
+    with pytest.raises(ValueError, match="bad.tsv line 1"):
+        read_qrels(bad)
+
+
+@pytest.mark.slow
+def test_a_reranker_learns_from_judged_queries(tmp_path, small_corpus):
+    """Positives are the judged papers, negatives the best-ranked unjudged ones; ids that match
+    nothing are one clear error."""
+    from lyra_core.ranking import RankingConfig
+    from lyra_resources.corpus import LocalCorpus
+    from lyra_resources.corpus_search import CorpusSearch
+    from lyra_resources.models import LocalModels, Reranker, packaged_embedder_dir
+    from lyra_resources.reranker_training import labelled_pairs, train_labelled_reranker
+    from lyra_resources.store import LyraStore
+
+    corpus = LocalCorpus.open(small_corpus)
+    search = CorpusSearch(corpus, store=LyraStore.at(tmp_path / "h"), models=LocalModels.configured(tmp_path / "h"),
+                          reranker=None, config=RankingConfig())
+    queries = [("q1", "vitamin D and hip fracture"), ("q2", "sleep loss and memory")]
+    relevant = {"q1": {"1"}, "q2": {"3"}}
+    pairs = labelled_pairs(dict(queries), relevant, {"q1": ["1", "2", "4"], "q2": ["3", "1"]},
+                           dict(zip([r.source_id for r in corpus.records], search.texts)), hard_negatives=1)
+    assert sorted((p.query, p.label) for p in pairs) == [
+        ("sleep loss and memory", 0.0), ("sleep loss and memory", 1.0),
+        ("vitamin D and hip fracture", 0.0), ("vitamin D and hip fracture", 1.0)]
+    assert {p.passage for p in pairs if p.label == 0 and p.query.startswith("vitamin")} == {search.texts[1]}
+    report = train_labelled_reranker(search, queries, relevant, tmp_path / "rr", packaged_embedder_dir(),
+                                     hard_negatives=2, num_threads=1)
+    assert report.queries == 2 and report.pairs == 6 and report.fit.steps == 1
+    assert Reranker(tmp_path / "rr").score("vitamin D", ["a", "b"]).shape == (2,)
+    with pytest.raises(ValueError, match="qrels' document ids"):
+        train_labelled_reranker(search, queries, {"q1": {"nope"}}, tmp_path / "rr2", packaged_embedder_dir())

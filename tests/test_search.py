@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from lyra_resources.corpus_search import read_queries
 from lyra_tools.cli import app
-from lyra_tools.search_cli import read_queries
 
 cli = CliRunner()
 
@@ -31,11 +31,13 @@ def test_one_query_prints_the_best_paper_first_with_each_stage(tmp_path, small_c
     rows = [line.split("\t") for line in result.stdout.splitlines()]
     assert [r[1] for r in rows][:2] == ["1", "2"] and [r[0] for r in rows] == [str(i) for i in range(1, len(rows) + 1)]
     assert rows[0][6].startswith("Vitamin D supplementation")
-    assert all(r[5] == "—" for r in rows)  # no reranker configured: stage 3 skipped
-    assert "reranker: skipped" in result.stderr
+    # stage 3 by default: each paper's best-matching sentence, a cosine
+    assert all(-1 <= float(r[5]) <= 1 for r in rows)
+    assert "stage 3: best sentence of the top 20, weight 0.5" in result.stderr
     as_json = search("--corpus", str(small_corpus), "sleep memory", "--json", "--top", "1", home=tmp_path / "h")
     [hit] = [json.loads(line) for line in as_json.stdout.splitlines()]
-    assert hit["doc_id"] == "3" and hit["rank"] == 1 and hit["rerank"] is None and hit["fused"] == hit["score"]
+    assert hit["doc_id"] == "3" and hit["rank"] == 1 and hit["rerank"] is not None
+    assert hit["score"] == pytest.approx(2.0 + 0.5 * hit["rerank"] + 0.5 * hit["fused"])
 
 
 @pytest.mark.slow
@@ -46,7 +48,7 @@ def test_run_file_is_a_valid_trec_run(tmp_path, small_corpus):
     result = search("--corpus", str(small_corpus), "--queries", str(queries), "--run", str(run), home=tmp_path / "h")
     assert result.exit_code == 0, result.output
     rows = [line.split() for line in run.read_text().splitlines()]
-    assert rows and all(len(r) == 6 and r[1] == "Q0" and r[5] == "lyra-fusion" for r in rows)
+    assert rows and all(len(r) == 6 and r[1] == "Q0" and r[5] == "lyra-sentences" for r in rows)
     assert {r[2] for r in rows} <= {"1", "2", "3", "4"}
     for qid in ("q1", "7"):
         mine = [r for r in rows if r[0] == qid]
@@ -125,3 +127,20 @@ def test_duplicate_and_empty_query_files(tmp_path):
     empty = write_queries(tmp_path / "e.jsonl", [""])
     with pytest.raises(ValueError, match="holds no query"):
         read_queries(empty)
+
+
+@pytest.mark.slow
+def test_sentence_match_scores_the_best_sentence_of_each_paper(tmp_path):
+    from lyra_resources.models import LocalModels
+    from lyra_resources.sentence_match import SentenceMatch
+    from lyra_resources.store import LyraStore
+
+    store, models = LyraStore.at(tmp_path / "h"), LocalModels.configured(tmp_path / "h")
+    match = SentenceMatch(models, store)
+    buried = ("Vitamin D status was measured in 400 adults. Sleep loss impaired memory consolidation. "
+              "Bone density did not differ.")
+    scores = match.score("sleep loss impairs memory", [buried, "Bone density did not differ.", ""])
+    alone = match.score("sleep loss impairs memory", ["Sleep loss impaired memory consolidation."])
+    assert scores[0] == pytest.approx(alone[0], abs=1e-5)  # the buried sentence is what counts
+    assert scores[0] > scores[1] + 0.3 and scores[2] == 0.0
+    assert match.score("anything", []).shape == (0,)

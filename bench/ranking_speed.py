@@ -1,0 +1,72 @@
+"""Speed figures of ``bench.ranking``: corpus embedding throughput against the model's own peak,
+per-stage query latency, and a task's first run against an unchanged re-run."""
+
+from __future__ import annotations
+
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from lyra_resources.models import LocalModels
+from lyra_resources.store import LyraStore
+
+QUESTION = "Does vitamin D supplementation reduce fracture risk?"
+_ASSET_LINE = re.compile(r"^✓ (\w+)\s+(\d+) rows\s+([\d.]+)s")
+
+
+def embedding_throughput(models: LocalModels, store: LyraStore, texts: list[str], sample: int = 512) -> tuple[float, float]:
+    """docs/s of the model alone (its own length-sorted batches, nothing stored) and docs/s
+    through Lyra's cached encoder into an empty store, on the same seeded sample of texts."""
+    chosen = random.Random(5).sample(texts, min(sample, len(texts)))
+    embedder = models.embedder()
+    embedder.encode(chosen[:32])  # load and warm up
+    start = time.perf_counter()
+    embedder.encode(chosen)
+    peak = len(chosen) / (time.perf_counter() - start)
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = LyraStore.at(Path(tmp))
+        start = time.perf_counter()
+        models.cached_encoder(fresh)(chosen)
+        through = len(chosen) / (time.perf_counter() - start)
+    return peak, through
+
+
+def latency_line(stage: str, seconds: list[float]) -> str:
+    ms = np.asarray(seconds) * 1000
+    return (f"  {stage + ' latency:':<26} p50 {np.percentile(ms, 50):8.1f} ms   p95 {np.percentile(ms, 95):8.1f} ms"
+            f"   ({len(ms)} queries)")
+
+
+def _run(args: list[str]) -> tuple[float, dict[str, float], str]:
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "lyra_tools.cli", *args], capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"lyra {' '.join(args[:2])} failed:\n{proc.stderr[-2000:]}")
+    assets = {m.group(1): float(m.group(3)) for m in map(_ASSET_LINE.match, proc.stdout.splitlines()) if m}
+    return wall, assets, proc.stdout
+
+
+def rerun_timing(workdir: Path, corpus: Path, papers: int = 100) -> None:
+    """A first ``lyra run`` of a ``papers``-paper task in a fresh home (nothing cached: the corpus
+    index, every embedding and NLI judgement computed) and ``lyra task run`` of it unchanged."""
+    home = workdir / "rerun-home"
+    shutil.rmtree(home, ignore_errors=True)
+    print(f"\nre-run of an unchanged task ({QUESTION!r}, {papers} papers, fresh home {home}):", flush=True)
+    first_wall, first, out = _run(["run", QUESTION, "--corpus", str(corpus), "--papers", str(papers),
+                                   "--home", str(home)])
+    task_id = out.split()[0]
+    again_wall, again, _ = _run(["task", "run", task_id, "--home", str(home)])
+    print(f"  {'asset':<22} {'first run':>10} {'re-run':>10}")
+    for asset, seconds in first.items():
+        print(f"  {asset:<22} {seconds:9.1f}s {again.get(asset, float('nan')):9.1f}s")
+    print(f"  {'assets, summed':<22} {sum(first.values()):9.1f}s {sum(again.values()):9.1f}s   "
+          f"(×{sum(again.values()) / sum(first.values()):.3f})")
+    print(f"  {'wall clock (process)':<22} {first_wall:9.1f}s {again_wall:9.1f}s   (×{again_wall / first_wall:.3f})")
