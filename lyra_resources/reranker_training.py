@@ -118,6 +118,8 @@ def fit_reranker(pairs: list[RerankerPair], out_dir: str | Path, base_model_dir:
     model = AutoModelForSequenceClassification.from_pretrained(
         base_model_dir, num_labels=1, ignore_mismatched_sizes=True, dtype=torch.float32,
         id2label={0: "relevant"}, label2id={"relevant": 0})
+    # an NLI base says single_label_classification, which a one-logit model cannot be loaded with
+    model.config.problem_type = None
     model.train()
     steps_per_epoch = (len(pairs) + batch_size - 1) // batch_size
     total = steps_per_epoch * epochs

@@ -138,11 +138,11 @@ def test_qrels_files_read_beir_and_trec_and_skip_zero_judgements(tmp_path):
 @pytest.mark.slow
 def test_a_reranker_learns_from_judged_queries(tmp_path, small_corpus):
     """Positives are the judged papers, negatives the best-ranked unjudged ones; ids that match
-    nothing are one clear error."""
+    nothing are one clear error. Trained from the NLI verifier (3 labels), the one-logit model loads."""
     from lyra_core.ranking import RankingConfig
     from lyra_resources.corpus import LocalCorpus
     from lyra_resources.corpus_search import CorpusSearch
-    from lyra_resources.models import LocalModels, Reranker, packaged_embedder_dir
+    from lyra_resources.models import DEFAULT_NLI_DIR, LocalModels, Reranker, packaged_embedder_dir
     from lyra_resources.reranker_training import labelled_pairs, train_labelled_reranker
     from lyra_resources.store import LyraStore
 
@@ -157,7 +157,7 @@ def test_a_reranker_learns_from_judged_queries(tmp_path, small_corpus):
         ("sleep loss and memory", 0.0), ("sleep loss and memory", 1.0),
         ("vitamin D and hip fracture", 0.0), ("vitamin D and hip fracture", 1.0)]
     assert {p.passage for p in pairs if p.label == 0 and p.query.startswith("vitamin")} == {search.texts[1]}
-    report = train_labelled_reranker(search, queries, relevant, tmp_path / "rr", packaged_embedder_dir(),
+    report = train_labelled_reranker(search, queries, relevant, tmp_path / "rr", DEFAULT_NLI_DIR,
                                      hard_negatives=2, num_threads=1)
     assert report.queries == 2 and report.pairs == 6 and report.fit.steps == 1
     assert Reranker(tmp_path / "rr").score("vitamin D", ["a", "b"]).shape == (2,)
