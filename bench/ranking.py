@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.common import Stopwatch, ndcg_at_k, read_jsonl, read_qrels, recall_at_k, require_data
+from bench.common import ndcg_at_k, read_jsonl, read_qrels, recall_at_k, require_data
 from bench.ranking_speed import embedding_throughput, latency_line, rerun_timing
 from lyra_core.bm25 import Bm25Index
 from lyra_core.ranking import RankingConfig, cosine, rank_candidates, top_k
@@ -42,7 +42,7 @@ from lyra_core.text import tokenize
 from lyra_resources.corpus import LocalCorpus, document_text
 from lyra_resources.corpus_search import CorpusSearch, paper_stage3
 from lyra_resources.models import LocalModels, Reranker, packaged_embedder_dir, set_threads
-from lyra_resources.reranker_training import fit_reranker, labelled_pairs
+from lyra_resources.reranker_training import train_labelled_reranker
 from lyra_resources.settings import resolve_home
 from lyra_resources.store import LyraStore
 
@@ -61,20 +61,21 @@ def split_folds(qids: list[str], folds: int, seed: int = FOLD_SEED) -> dict[str,
     return {qids[i]: min(p // size, folds - 1) for p, i in enumerate(order)}
 
 
-def fold_reranker(home: Path, fold: int, folds: int, train: list[dict], qrels, candidates: dict[str, list[str]],
-                  passages: dict[str, str], epochs: int) -> Path:
-    """The reranker for ``fold``, trained on ``train`` (the other folds' queries), cached by what it learns from."""
+def fold_reranker(home: Path, fold: int, folds: int, train: list[dict], qrels, search: CorpusSearch,
+                  epochs: int) -> Path:
+    """The reranker for ``fold``, trained on ``train`` (the other folds' queries, negatives from
+    ``search``'s stage 2), cached by what it learns from."""
     digest = hashlib.sha256(f"{FOLD_SEED}/{folds}/{epochs}/{NEGATIVES}/".encode()
                             + ",".join(sorted(q["_id"] for q in train)).encode()).hexdigest()[:12]
     out = home / "bench" / "ranking" / f"reranker-fold{fold}-{digest}"
     if (out / "config.json").exists():
         return out
-    pairs = labelled_pairs({q["_id"]: q["text"] for q in train}, {q["_id"]: set(qrels[q["_id"]]) for q in train},
-                           {q["_id"]: candidates[q["_id"]][:30] for q in train}, passages, hard_negatives=NEGATIVES)
-    print(f"training the fold-{fold} reranker on {len(train)} queries ({len(pairs)} pairs) …", flush=True)
-    report = fit_reranker(pairs, out, packaged_embedder_dir(), epochs=epochs,
-                          progress=lambda line: print(f"  {line}", flush=True))
-    print(f"  done in {report.seconds:.0f}s ({report.pairs_per_s} pairs/s)", flush=True)
+    print(f"training the fold-{fold} reranker on {len(train)} queries …", flush=True)
+    report = train_labelled_reranker(search, [(q["_id"], q["text"]) for q in train],
+                                     {q["_id"]: set(qrels[q["_id"]]) for q in train}, out, packaged_embedder_dir(),
+                                     epochs=epochs, hard_negatives=NEGATIVES,
+                                     progress=lambda line: print(f"  {line}", flush=True))
+    print(f"  {report.pairs} pairs, done in {report.fit.seconds:.0f}s ({report.fit.pairs_per_s} pairs/s)", flush=True)
     return out
 
 
@@ -101,7 +102,6 @@ def main() -> None:
     scored = queries if not args.queries else random.Random(13).sample(queries, min(args.queries, len(queries)))
     doc_ids = [r.source_id for r in corpus.records]
     texts = [document_text(r) for r in corpus.records]
-    passages = dict(zip(doc_ids, texts, strict=True))
     print(f"BEIR-SciFact train: {len(corpus)} documents, {len(queries)} queries with judgements, "
           f"{args.folds} folds by query, {len(scored)} scored")
 
@@ -118,7 +118,6 @@ def main() -> None:
     plain = Bm25Index([tokenize(f"{r.title} {r.abstract or ''}") for r in corpus.records])
     embedder = models.embedder()
 
-    watch = Stopwatch()
     latency: dict[str, list[float]] = {s: [] for s in ("BM25", "query embedding", "fusion", "best sentence",
                                                        "reranker")}
     runs: dict[str, dict[str, list[str]]] = {m: {} for m in METHODS}
@@ -157,17 +156,16 @@ def main() -> None:
     if args.reranker:
         for fold in range(args.folds):
             train = [q for q in queries if fold_of[q["_id"]] != fold]
-            path = fold_reranker(home, fold, args.folds, train, qrels, runs["hybrid fusion"], passages, args.epochs)
+            path = fold_reranker(home, fold, args.folds, train, qrels, search, args.epochs)
             model = Reranker(path)
             for query in (q for q in scored if fold_of[q["_id"]] == fold):
                 qid, (bm25, qvec, dense) = query["_id"], inputs[query["_id"]]
 
                 def rerank(idx, text=query["text"]):
-                    with watch.time("reranker", len(idx)):
-                        start = time.perf_counter()
-                        out = model.score(text, [texts[i] for i in idx])
-                        latency["reranker"].append(time.perf_counter() - start)
-                        return out
+                    start = time.perf_counter()
+                    out = model.score(text, [texts[i] for i in idx])
+                    latency["reranker"].append(time.perf_counter() - start)
+                    return out
 
                 ranked = rank_candidates(bm25, qvec, lambda idx: vectors[idx], rerank, config, dense=dense)
                 reached = np.flatnonzero(ranked["final_rank"] > 0)

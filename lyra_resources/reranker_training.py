@@ -75,17 +75,16 @@ def build_pairs(corpus: LocalCorpus, max_queries: int, hard_negatives: int = 3, 
 
 
 def labelled_pairs(queries: dict[str, str], relevant: dict[str, set[str]], candidates: dict[str, list[str]],
-                   passages: dict[str, str], hard_negatives: int = 7, seed: int = 13) -> list[RerankerPair]:
+                   passages: dict[str, str], hard_negatives: int = 7) -> list[RerankerPair]:
     """Pairs from judged queries: each relevant paper a positive, and the ``hard_negatives`` best-ranked
-    unjudged papers among ``candidates[qid]`` (what the earlier stages put near the top) negatives."""
-    rng = random.Random(seed)
+    unjudged papers among ``candidates[qid]`` (what the earlier stages put near the top) negatives.
+    In query order: ``fit_reranker`` shuffles."""
     pairs: list[RerankerPair] = []
     for qid, text in queries.items():
         good = relevant.get(qid, set())
         pairs.extend(RerankerPair(query=text, passage=passages[d], label=1.0) for d in sorted(good) if d in passages)
         negatives = [d for d in candidates.get(qid, []) if d not in good and d in passages][:hard_negatives]
         pairs.extend(RerankerPair(query=text, passage=passages[d], label=0.0) for d in negatives)
-    rng.shuffle(pairs)
     return pairs
 
 

@@ -19,8 +19,6 @@ from lyra_resources.store import LyraStore
 class SentenceMatch:
     """A stage-3 scorer (``score(query, passages)``, as ``Reranker``) without a cross-encoder."""
 
-    name = "best sentence"
-
     def __init__(self, models: LocalModels, store: LyraStore) -> None:
         self.encode = models.cached_encoder(store)
 
