@@ -18,8 +18,8 @@ from lyra_resources.corpus import (
     CorpusError,
     LocalCorpus,
     LocalCorpusProvider,
-    rebuild_abstract,
 )
+from lyra_resources.corpus_records import rebuild_abstract
 from lyra_resources.providers import PaperProvider
 
 # --------------------------------------------------------------------------- test corpora
