@@ -70,9 +70,8 @@ def attempts(monkeypatch) -> list[tuple[str, int]]:
 
 def test_real_conflicts_are_lock_conflicts_and_real_errors_are_not(store):
     database = str(store.layout.database)
-    with held_by_another_process(store.layout.database, 1.0):
-        with pytest.raises(duckdb.Error) as held:
-            duckdb.connect(database)
+    with held_by_another_process(store.layout.database, 1.0), pytest.raises(duckdb.Error) as held:
+        duckdb.connect(database)
     assert is_lock_conflict(held.value)
 
     with duckdb.connect(database) as a, duckdb.connect(database) as b:  # one instance, two connections
