@@ -201,7 +201,7 @@ class TaskList(BaseModel):
 # -- task status -----------------------------------------------------------------------------------
 
 class BlockedDomain(BaseModel):
-    """Seed 002's blocked-domain entry. Today only user rules block; the domain policy will add its own."""
+    """A domain whose evidence the task leaves out: blocked by a user rule or by source verification, and how to restore it."""
 
     domain: str
     blocked_at: datetime | None
