@@ -101,15 +101,33 @@ def ensure_base(store: LyraStore, base_path: str | Path) -> NliVersion:
     return found
 
 
+_ACTIVE_SQL = "SELECT * FROM nli_model_versions WHERE status = 'active' ORDER BY activated_at DESC LIMIT 1"
+
+
+def _runs_on(version: str, base: str) -> bool:
+    """Whether ``version`` is the base model ``base`` or an adapter of it (an adapter only fits the
+    weights it was trained on)."""
+    return version == base or version.startswith(base + "+")
+
+
 def active_version(store: LyraStore, base_path: str | Path) -> NliVersion:
     """The version that judges new edges: the active row when it belongs to the configured base
-    model (an adapter only fits the weights it was trained on), else the base model itself."""
+    model, else the base model itself."""
     base = ensure_base(store, base_path)
-    frame = store.fetch_df("SELECT * FROM nli_model_versions WHERE status = 'active' ORDER BY activated_at DESC LIMIT 1")
+    frame = store.fetch_df(_ACTIVE_SQL)
     if not len(frame):
         return base
     active = _row(frame.iloc[0].to_dict())
-    return active if active.version == base.version or active.version.startswith(base.version + "+") else base
+    return active if _runs_on(active.version, base.version) else base
+
+
+def active_version_id(store: LyraStore, base_path: str | Path) -> str:
+    """The id :func:`active_version` names, read without writing anything (a new home's base row
+    is not inserted): for status readers."""
+    base = base_version(base_path)
+    frame = store.fetch_df(_ACTIVE_SQL)
+    active = str(frame["version"].iloc[0]) if len(frame) else None
+    return active if active is not None and _runs_on(active, base) else base
 
 
 def activate(store: LyraStore, version: str, base_path: str | Path, *, reason: str) -> tuple[NliVersion, NliVersion]:

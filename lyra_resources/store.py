@@ -18,11 +18,9 @@ import hashlib
 import json
 import logging
 import os
-import random
 import shutil
 import tempfile
 import threading
-import time
 import uuid
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
@@ -36,19 +34,12 @@ from pydantic import BaseModel, Field, PrivateAttr
 
 from lyra_resources.schema import PER_TASK_TABLES, STAGE_PREFIX, STAGING_TABLES, TABLES, TableSpec
 from lyra_resources.settings import HomeLayout, resolve_home
+from lyra_resources.store_locks import STORE_RETRY, StoreBusyError, StoreError  # noqa: F401 (re-exported)
 
 log = logging.getLogger(__name__)
 
 _schema_ready: set[str] = set()
 _schema_lock = threading.Lock()
-
-
-class StoreError(RuntimeError):
-    """A store operation failed for a reason the caller should see."""
-
-
-class StoreBusyError(StoreError):
-    """Another process kept the database locked for longer than the store waits."""
 
 
 class TaskRecord(BaseModel):
@@ -63,13 +54,6 @@ class TaskRecord(BaseModel):
 
 
 TASK_STATUSES = ("created", "queued", "running", "completed", "failed", "stopped")
-
-
-def _is_lock_conflict(exc: Exception) -> bool:
-    text = str(exc).lower()
-    return isinstance(exc, duckdb.TransactionException) or (
-        isinstance(exc, duckdb.IOException) and ("lock" in text or "resource temporarily unavailable" in text)
-    )
 
 
 def _utcnow() -> datetime:
@@ -111,44 +95,26 @@ class LyraStore(ConfigurableResource):
             conn.close()
 
     def _open(self) -> duckdb.DuckDBPyConnection:
-        deadline = time.monotonic() + self.busy_timeout_s
-        delay = 0.02
-        while True:
-            try:
-                return duckdb.connect(str(self.layout.database))
-            except duckdb.Error as exc:
-                if not _is_lock_conflict(exc) or time.monotonic() > deadline:
-                    if _is_lock_conflict(exc):
-                        raise StoreBusyError(
-                            f"{self.layout.database} stayed locked by another process for "
-                            f"{self.busy_timeout_s:.0f}s: {exc}"
-                        ) from exc
-                    raise
-            time.sleep(delay * (1 + random.random()))
-            delay = min(delay * 2, 1.0)
+        database = str(self.layout.database)
+        return STORE_RETRY.run(lambda: duckdb.connect(database), timeout_s=self.busy_timeout_s, what=database)
 
     def transaction(self, work, *, retries_s: float | None = None):
         """Run ``work(conn)`` in one transaction; retried as a whole on a lock or write conflict."""
-        deadline = time.monotonic() + (retries_s if retries_s is not None else self.busy_timeout_s)
-        delay = 0.02
-        while True:
+
+        def attempt():
             with self.connect() as conn:
                 try:
                     conn.execute("BEGIN TRANSACTION")
                     result = work(conn)
                     conn.execute("COMMIT")
                     return result
-                except duckdb.Error as exc:
-                    with contextlib.suppress(duckdb.Error):
-                        conn.execute("ROLLBACK")
-                    if not _is_lock_conflict(exc) or time.monotonic() > deadline:
-                        raise
                 except BaseException:
                     with contextlib.suppress(duckdb.Error):
                         conn.execute("ROLLBACK")
                     raise
-            time.sleep(delay * (1 + random.random()))
-            delay = min(delay * 2, 1.0)
+
+        timeout_s = retries_s if retries_s is not None else self.busy_timeout_s
+        return STORE_RETRY.run(attempt, timeout_s=timeout_s, what=self.layout.database)
 
     def _ensure_schema(self) -> None:
         key = str(self.layout.database)

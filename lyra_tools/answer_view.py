@@ -17,7 +17,9 @@ from lyra_core.cells import cell_list
 from lyra_core.feedback import effective_edges
 from lyra_core.hypothesis import HYPOTHESIS
 from lyra_resources.settings import settings
-from lyra_tools.explore import Overlay, _in, _rows, _topic_of, claim_edges, clip, load_claims
+from lyra_tools.explore.overlay import Overlay, load_claims, load_overlay
+from lyra_tools.explore.paging import clip
+from lyra_tools.explore.queries import claim_edges, fetch_rows, in_ids, topic_labels
 from lyra_tools.task_papers import task_papers
 
 PAPERS_SHOWN = 5
@@ -35,9 +37,9 @@ def source_rows(conn: duckdb.DuckDBPyConnection, task_id: str,
         title = (row["title"] or "").strip() or (f"Untitled: {row['abstract'][:80]}…" if row["abstract"] else None)
         out[paper_id] = {"id": paper_id, "is_paper": True, "title": title, "year": row["year"], "venue": row["venue"],
                          "doi": row["doi"], "url": row["url"], "authors": [str(a) for a in cell_list(row["authors"])]}
-    cond, params, post = _in("page_id", [i for i in dict.fromkeys(ids) if i not in out])
+    cond, params, post = in_ids("page_id", [i for i in dict.fromkeys(ids) if i not in out])
     if cond != "FALSE":
-        for r in _rows(conn, f"SELECT page_id, title, url FROM pages WHERE task_id = ? AND paper_id IS NULL AND {cond}",
+        for r in fetch_rows(conn, f"SELECT page_id, title, url FROM pages WHERE task_id = ? AND paper_id IS NULL AND {cond}",
                        [task_id, *params]):
             if post is None or r["page_id"] in post:
                 out[r["page_id"]] = {"id": r["page_id"], "is_paper": False, "title": r["title"], "year": None,
@@ -74,7 +76,7 @@ def hypothesis_edges(conn: duckdb.DuckDBPyConnection, task_id: str, claim_id: st
 
 def read_answer(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay) -> AnswerView | None:
     """The task's answer with human feedback applied; None before ``task_answer`` ran."""
-    stored = _rows(conn, "SELECT * FROM task_answer WHERE task_id = ?", [task_id])
+    stored = fetch_rows(conn, "SELECT * FROM task_answer WHERE task_id = ?", [task_id])
     if not stored:
         return None
     row = stored[0]
@@ -83,13 +85,13 @@ def read_answer(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay)
         claims.sort(key=lambda c: (-(c["relevance"] or 0.0), -(c["supporting_count"] + c["refuting_count"]),
                                    c["claim_id"]))
         chosen = claims[:OPEN_CLAIMS_SHOWN]
-        topic_of = _topic_of(conn, task_id, [c["claim_id"] for c in chosen])
+        topic_of = topic_labels(conn, task_id, [c["claim_id"] for c in chosen])
         return AnswerView(
             line=answer_line(None, None, None, None, len(chosen)), origin=row["origin"],
             claims=[AnswerClaim(claim_id=c["claim_id"], text=clip(c["text"], 300)[0], topic=topic_of.get(c["claim_id"]),
                                 verdict=c["verdict"] or "unverified", confidence=float(c["confidence"] or 0.5))
                     for c in chosen])
-    found = _rows(conn, "SELECT claim_id FROM claims WHERE task_id = ? AND origin = ? LIMIT 1", [task_id, HYPOTHESIS])
+    found = fetch_rows(conn, "SELECT claim_id FROM claims WHERE task_id = ? AND origin = ? LIMIT 1", [task_id, HYPOTHESIS])
     if not found:
         return None
     claim_id = found[0]["claim_id"]
@@ -108,8 +110,6 @@ def read_answer(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay)
 
 def answer_lines(store, task_id: str) -> list[str]:
     """The answer as text, its line first, then the papers for and against (or the claims)."""
-    from lyra_tools.explore import load_overlay
-
     with store.connect() as conn:
         answer = read_answer(conn, task_id, load_overlay(conn, task_id))
     if answer is None:

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from lyra_resources.settings import resolve_home
-from lyra_resources.store import LyraStore
+from lyra_resources.store import LyraStore, StoreError, TaskRecord
 
 console = Console()
 err = Console(stderr=True)
@@ -32,3 +32,11 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     # soft_wrap: one line stays one line whatever the terminal's width; no highlighting of paths and numbers
     err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True, highlight=False)
     return typer.Exit(code)
+
+
+def require_task(home: Path | None, task_id: str) -> TaskRecord:
+    """The task ``task_id`` of the home, or its one-line error and exit code 1."""
+    try:
+        return open_store(home).require_task(task_id)
+    except StoreError as exc:
+        raise fail(str(exc)) from exc

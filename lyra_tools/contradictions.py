@@ -16,20 +16,17 @@ from lyra_core.feedback import effective_edges
 from lyra_core.hypothesis import HYPOTHESIS
 from lyra_core.scoring import REFUTES, SUPPORTS
 from lyra_resources.store import LyraStore
-from lyra_tools.explore import (
-    _none,
-    _query_key,
-    _topic_of,
+from lyra_tools.explore.overlay import load_claims, load_overlay
+from lyra_tools.explore.paging import (
     check_limit,
-    claim_edges,
     clip,
     decode_cursor,
     encode_cursor,
     fit_page,
-    load_claims,
-    load_overlay,
-    require_task,
+    nan_to_none,
+    query_key,
 )
+from lyra_tools.explore.queries import claim_edges, require_task, topic_labels
 
 SIDE_SOURCES = 3  # strongest sources shown per side
 TEXT_CHARS = 160  # fragment text per source: the answer holds up to 6 of them per claim
@@ -87,7 +84,7 @@ def side_sources(edges: list[dict[str, Any]], relation: str, n: int = SIDE_SOURC
             edge_id=e["edge_id"], fragment_id=e["fragment_id"], text=text, truncated=truncated, domain=e["domain"],
             trust_level=e["source_trust_level"], nli_confidence=round(float(e["nli_confidence"]), 4),
             human_corrected=e["human_corrected"], paper_id=e.get("paper_id"),
-            title=clip(e["title"], TITLE_CHARS)[0] or None, year=_none(e.get("year")), doi=e.get("doi"),
+            title=clip(e["title"], TITLE_CHARS)[0] or None, year=nan_to_none(e.get("year")), doi=e.get("doi"),
             url=e.get("url")))
     return out
 
@@ -97,7 +94,7 @@ def find_contradictions(store: LyraStore, task_id: str, limit: int = 10, cursor:
     """Claims with REFUTES evidence, most controversial first, with the strongest sources on
     each side: their fragment text, title, year, DOI, url and trust level."""
     check_limit(limit, 25)
-    key = _query_key("contradictions", task_id, include_rejected)
+    key = query_key("contradictions", task_id, include_rejected)
     offset = decode_cursor(cursor, key)["i"]
     with store.connect() as conn:
         require_task(conn, task_id)
@@ -109,7 +106,7 @@ def find_contradictions(store: LyraStore, task_id: str, limit: int = 10, cursor:
         ids = [c["claim_id"] for c in chosen]
         edges = effective_edges(claim_edges(conn, task_id, ids, with_sources=True), overlay.reviews,
                                 overlay.blocked_pages)
-        topic_of = _topic_of(conn, task_id, ids)
+        topic_of = topic_labels(conn, task_id, ids)
     items = []
     for row in chosen:
         mine = [e for e in edges if e["claim_id"] == row["claim_id"]]

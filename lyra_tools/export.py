@@ -15,6 +15,7 @@ import pandas as pd
 import rispy
 from bibtexparser.model import Entry, Field
 
+from lyra_core.feedback import effective_edges
 from lyra_resources.store import LyraStore
 from lyra_tools import explore
 
@@ -85,7 +86,7 @@ def claim_rows(store: LyraStore, task_id: str) -> list[dict]:
         overlay = explore.load_overlay(conn, task_id)
         claims = [c for c in explore.load_claims(conn, task_id, overlay, order="c.relevance DESC, c.claim_id")
                   if not c["rejected"]]
-        edges = explore.effective_edges(explore.claim_edges(conn, task_id, [c["claim_id"] for c in claims],
+        edges = effective_edges(explore.claim_edges(conn, task_id, [c["claim_id"] for c in claims],
                                                             with_sources=True), overlay.reviews, overlay.blocked_pages)
     rows = []
     for c in claims:

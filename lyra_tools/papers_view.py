@@ -22,22 +22,19 @@ from lyra_core.feedback import effective_edges
 from lyra_core.scoring import REFUTES, SUPPORTS
 from lyra_core.text import index_terms
 from lyra_resources.store import LyraStore
-from lyra_tools.explore import (
+from lyra_tools.explore.models import ExploreError
+from lyra_tools.explore.overlay import load_claims, load_overlay
+from lyra_tools.explore.paging import (
     ANSWER_BUDGET,
-    ExploreError,
-    _EDGE_COLUMNS,
-    _none,
-    _query_key,
-    _rows,
     check_limit,
     clip,
     decode_cursor,
     encode_cursor,
     fit_page,
-    load_claims,
-    load_overlay,
-    require_task,
+    nan_to_none,
+    query_key,
 )
+from lyra_tools.explore.queries import EDGE_COLUMNS, fetch_rows, require_task
 from lyra_tools.task_papers import paper_keys, task_papers
 
 ABSTRACT_CHARS = 1000
@@ -150,7 +147,7 @@ def search_papers(store: LyraStore, task_id: str, query: str, limit: int = 10,
     if not words:
         raise ExploreError(f"query {query[:60]!r} has no searchable words (stop words and single characters "
                            "are ignored); use content words, e.g. 'vitamin D fracture'")
-    key = _query_key("search_papers", task_id, query)
+    key = query_key("search_papers", task_id, query)
     offset = decode_cursor(cursor, key)["i"]
     with store.connect() as conn:
         require_task(conn, task_id)
@@ -163,7 +160,7 @@ def search_papers(store: LyraStore, task_id: str, query: str, limit: int = 10,
     for i in chosen:
         p = papers[ids[i]]
         authors = list(p["authors"]) if p["authors"] is not None else []
-        hits.append(PaperHit(paper_id=p["paper_id"], title=clip(p["title"], 200)[0] or None, year=_none(p["year"]),
+        hits.append(PaperHit(paper_id=p["paper_id"], title=clip(p["title"], 200)[0] or None, year=nan_to_none(p["year"]),
                              doi=p["doi"], venue=clip(p["venue"], 100)[0] or None,
                              first_author=authors[0] if authors else None, score=round(float(scores[i]), 3)))
     page = fit_page(hits, limit)
@@ -186,7 +183,7 @@ def _citations(conn: duckdb.DuckDBPyConnection, task_id: str, pages: Sequence[st
     if not pages:
         return {"cites": [], "cited_by": []}
     marks = ", ".join("?" * len(pages))
-    rows = _rows(conn, "SELECT 'cites' AS direction, q.paper_id, any_value(c.is_influential) AS influential "
+    rows = fetch_rows(conn, "SELECT 'cites' AS direction, q.paper_id, any_value(c.is_influential) AS influential "
                        "FROM citation_edges c JOIN pages q ON q.task_id = c.task_id AND q.page_id = c.target_page_id "
                        f"WHERE c.task_id = ? AND c.source_page_id IN ({marks}) GROUP BY ALL UNION ALL "
                        "SELECT 'cited_by', q.paper_id, any_value(c.is_influential) FROM citation_edges c JOIN pages q "
@@ -200,7 +197,7 @@ def _citations(conn: duckdb.DuckDBPyConnection, task_id: str, pages: Sequence[st
                                          r["paper_id"])):
         m = meta.get(r["paper_id"], {})
         out[r["direction"]].append(CitedPaper(paper_id=r["paper_id"], title=clip(m.get("title"), 120)[0] or None,
-                                              year=_none(m.get("year")), doi=m.get("doi"),
+                                              year=nan_to_none(m.get("year")), doi=m.get("doi"),
                                               influential=bool(r["influential"])))
     return out
 
@@ -210,7 +207,7 @@ def get_paper(store: LyraStore, task_id: str, paper_id: str, limit: int = 10, cu
     strongest first, in the effective graph) and its citation links within the task."""
     check_limit(limit, 25)
     paper_id = _check_text("paper_id", paper_id, 100)
-    key = _query_key("get_paper", task_id, paper_id, limit)
+    key = query_key("get_paper", task_id, paper_id, limit)
     offsets = decode_cursor(cursor, key, ["supports", "refutes"])
     with store.connect() as conn:
         require_task(conn, task_id)
@@ -221,7 +218,7 @@ def get_paper(store: LyraStore, task_id: str, paper_id: str, limit: int = 10, cu
         pages = [r[0] for r in conn.execute("SELECT page_id FROM pages WHERE task_id = ? AND paper_id = ? "
                                             "ORDER BY page_id", [task_id, paper_id]).fetchall()]
         overlay = load_overlay(conn, task_id)
-        model = _rows(conn, f"SELECT {_EDGE_COLUMNS} FROM nli_edges e WHERE e.task_id = ? AND e.page_id IN "
+        model = fetch_rows(conn, f"SELECT {EDGE_COLUMNS} FROM nli_edges e WHERE e.task_id = ? AND e.page_id IN "
                             f"({', '.join('?' * len(pages))})", [task_id, *pages]) if pages else []
         edges = [e for e in effective_edges(model, overlay.reviews, overlay.blocked_pages)
                  if e["claim_id"] not in overlay.rejected]
@@ -232,7 +229,7 @@ def get_paper(store: LyraStore, task_id: str, paper_id: str, limit: int = 10, cu
     authors = [str(a) for a in paper["authors"]] if paper["authors"] is not None else []
     detail = PaperDetail(
         task_id=task_id, paper_id=paper_id, title=clip(paper["title"], 300)[0] or None,
-        authors=[clip(a, 60)[0] for a in authors[:MAX_AUTHORS]], authors_total=len(authors), year=_none(paper["year"]),
+        authors=[clip(a, 60)[0] for a in authors[:MAX_AUTHORS]], authors_total=len(authors), year=nan_to_none(paper["year"]),
         venue=clip(paper["venue"], 120)[0] or None, doi=paper["doi"], url=paper["url"], abstract=abstract or None,
         abstract_truncated=abstract_cut, found_by=paper["found_by"], supports=[], refutes=[],
         totals={"supports": sum(e["relation"] == SUPPORTS for e in best.values()),
@@ -262,5 +259,5 @@ def _paper_claim(claim: dict[str, Any], edge: dict[str, Any]) -> PaperClaim:
     return PaperClaim(claim_id=claim["claim_id"], text=text, truncated=truncated, origin=claim["origin"],
                       edge_id=edge["edge_id"], fragment_id=edge["fragment_id"],
                       nli_confidence=round(float(edge["nli_confidence"]), 4), human_corrected=edge["human_corrected"],
-                      verdict=_none(claim["verdict"]) or "unverified",
-                      confidence=float(_none(claim["confidence"]) or 0.5))
+                      verdict=nan_to_none(claim["verdict"]) or "unverified",
+                      confidence=float(nan_to_none(claim["confidence"]) or 0.5))

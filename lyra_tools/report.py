@@ -25,6 +25,9 @@ from lyra_resources.generations import graph_note
 from lyra_resources.store import LyraStore
 from lyra_tools import explore
 from lyra_tools.answer_view import read_answer, source_edges, source_rows
+from lyra_tools.explore.overlay import effective_topics
+from lyra_tools.explore.paging import nan_to_none
+from lyra_tools.explore.queries import fetch_rows, in_ids, task_topics
 from lyra_tools.report_graph import GraphLink, GraphNode, evidence_svg, svg_text
 from lyra_tools.report_refs import Reference, References
 
@@ -96,7 +99,7 @@ class Report(BaseModel):
 
 def _order(claim: dict[str, Any]) -> tuple:
     """The user's claims first, then by relevance to the question, evidence weight and confidence."""
-    return (claim["origin"] != "user", -round(float(explore._none(claim["relevance"]) or 0.0), 2),
+    return (claim["origin"] != "user", -round(float(nan_to_none(claim["relevance"]) or 0.0), 2),
             -(claim["supporting_count"] + claim["refuting_count"]), -float(claim["confidence"] or 0.0),
             claim["claim_id"])
 
@@ -121,12 +124,12 @@ def top_claims(store: LyraStore, task_id: str, limit: int = 10) -> pd.DataFrame:
 def _by_topic(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: explore.Overlay,
               claims: list[dict[str, Any]], chosen: list[dict[str, Any]]) -> list[tuple[str, bool, list]]:
     """The chosen claims grouped under their topic, largest topic first; the rest last."""
-    rows = explore._topics(conn, task_id)
+    rows = task_topics(conn, task_id)
     refuted = {c["claim_id"] for c in claims if c["refuting_count"] > 0}
     members = {r["topic_id"]: cell_list(r["claim_ids"]) for r in rows}
     placed: set[str] = set()
     groups = []
-    for topic in explore._effective_topics(rows, overlay.rejected, refuted):
+    for topic in effective_topics(rows, overlay.rejected, refuted):
         mine = [c for c in chosen if c["claim_id"] in members[topic.topic_id] and c["claim_id"] not in placed]
         placed |= {c["claim_id"] for c in mine}
         if mine:
@@ -170,8 +173,8 @@ def _stated_in(conn: duckdb.DuckDBPyConnection, task_id: str, claim_ids: list[st
                overlay: explore.Overlay) -> dict[str, str]:
     """The source each claim was extracted from (paper id, or page id of a page that is no paper),
     unless its domain is blocked; the user's own claims have none."""
-    cond, params, post = explore._in("c.claim_id", claim_ids)
-    found = explore._rows(
+    cond, params, post = in_ids("c.claim_id", claim_ids)
+    found = fetch_rows(
         conn, "SELECT c.claim_id, p.page_id, coalesce(p.paper_id, p.page_id) AS source FROM claims c "
               "JOIN fragments f ON f.task_id = c.task_id AND f.fragment_id = c.source_fragment_id "
               f"JOIN pages p ON p.task_id = f.task_id AND p.page_id = f.page_id WHERE c.task_id = ? AND {cond}",

@@ -5,16 +5,15 @@ calls exactly as with the store's own short-lived connections."""
 from __future__ import annotations
 
 import contextlib
-import random
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
 from pydantic import PrivateAttr
 
-from lyra_resources.store import LyraStore, StoreBusyError
+from lyra_resources.store import LyraStore
+from lyra_resources.store_locks import STORE_RETRY
 
 
 class _Attachment:
@@ -41,23 +40,11 @@ class _Attachment:
                 self._instance.close()
 
     def _attach(self) -> None:
-        deadline = time.monotonic() + self.busy_timeout_s
-        delay = 0.02
+        """ATTACH the file, waiting with the store's policy while another process (or a plain store
+        in this one) holds it."""
         quoted = str(self.path).replace("'", "''")
-        while True:
-            try:
-                self._instance.execute(f"ATTACH '{quoted}' AS lyra")
-                return
-            except duckdb.Error as exc:
-                text = str(exc).lower()
-                # another process holds the lock, or this one has it open through a plain store
-                if not any(k in text for k in ("lock", "resource temporarily unavailable", "already attached")):
-                    raise
-                if time.monotonic() > deadline:
-                    raise StoreBusyError(f"{self.path} stayed locked by another process for "
-                                         f"{self.busy_timeout_s:.0f}s: {exc}") from exc
-            time.sleep(delay * (1 + random.random()))
-            delay = min(delay * 2, 0.5)
+        STORE_RETRY.run(lambda: self._instance.execute(f"ATTACH '{quoted}' AS lyra"),
+                        timeout_s=self.busy_timeout_s, what=self.path)
 
     @contextlib.contextmanager
     def cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:

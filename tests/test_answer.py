@@ -128,11 +128,11 @@ def test_an_open_question_is_answered_by_its_most_relevant_claims(tmp_path):
 
 
 def test_the_cli_summary_starts_with_the_answer(answered, capsys):
-    from lyra_tools import cli, runner
+    from lyra_tools import cli_run, runner
 
     store, graph, _, _ = answered
     outcome = runner.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
-    cli._print_summary(outcome, store.layout.root)
+    cli_run.print_summary(outcome, store.layout.root)
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("Answer: ") and lines[0].endswith("3 papers for, 1 against, 4 judged")
     assert lines[1] == "Hypothesis: Vitamin D supplementation reduces fracture risk in older adults."

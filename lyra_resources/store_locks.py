@@ -1,0 +1,76 @@
+"""How every Lyra process waits for the database file another one holds.
+
+DuckDB lets one process hold ``lyra.duckdb`` at a time, so the pipeline, the CLI and the MCP
+server all meet lock errors as a matter of course. This module is the one place that tells such a
+conflict (worth waiting out) from a real error, and the one retry policy they all wait with: the
+store's opens and transactions (:mod:`lyra_resources.store`) and the MCP server's ATTACH
+(:mod:`lyra_tools.server_store`).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+import duckdb
+from pydantic import BaseModel, ConfigDict, Field
+
+T = TypeVar("T")
+
+# DuckDB's words for "another process holds the file lock" (POSIX and Windows wordings)
+_LOCK_WORDS = ("lock", "resource temporarily unavailable")
+
+
+class StoreError(RuntimeError):
+    """A store operation failed for a reason the caller should see."""
+
+
+class StoreBusyError(StoreError):
+    """Another process kept the database locked for longer than the store waits."""
+
+
+def is_lock_conflict(exc: BaseException) -> bool:
+    """Whether ``exc`` means "someone else has the database right now", so trying again later can succeed.
+
+    That is a write-write conflict between transactions, the file lock another process holds, or
+    (for an in-memory instance that ATTACHes the file) this process having it open through another
+    DuckDB instance. Any other error (a missing table, bad SQL) is real and must not be waited on.
+    """
+    if isinstance(exc, duckdb.TransactionException):
+        return True
+    if isinstance(exc, duckdb.IOException):
+        return any(word in str(exc).lower() for word in _LOCK_WORDS)
+    return isinstance(exc, duckdb.ResourceInUseException) and "already attached" in str(exc).lower()
+
+
+class RetryPolicy(BaseModel):
+    """Jittered exponential backoff while the database is locked, up to a deadline."""
+
+    model_config = ConfigDict(frozen=True)
+
+    first_delay_s: float = Field(0.02, gt=0, description="sleep after the first conflict (before jitter)")
+    max_delay_s: float = Field(1.0, gt=0, description="longest sleep between two attempts (before jitter)")
+
+    def run(self, attempt: Callable[[], T], *, timeout_s: float, what: object) -> T:
+        """Call ``attempt`` until it returns. A lock conflict (:func:`is_lock_conflict`) is retried
+        until ``timeout_s`` has passed and then raised as :class:`StoreBusyError` naming ``what``
+        (the database); any other exception propagates at once."""
+        deadline = time.monotonic() + timeout_s
+        delay = self.first_delay_s
+        while True:
+            try:
+                return attempt()
+            except Exception as exc:
+                if not is_lock_conflict(exc):
+                    raise
+                if time.monotonic() > deadline:
+                    raise StoreBusyError(f"{what} stayed locked by another process for {timeout_s:.0f}s: {exc}") from exc
+            # jitter: processes that met the same lock must not all retry at the same instant
+            time.sleep(delay * (1 + random.random()))
+            delay = min(delay * 2, self.max_delay_s)
+
+
+STORE_RETRY = RetryPolicy()
+"""The policy the store, the CLI and the MCP server share."""

@@ -1,0 +1,161 @@
+"""``lyra run`` and ``lyra verify``: check the input, create the task, materialize it with live
+progress and print its answer and summary. ``lyra task run`` re-runs through the same steps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from lyra_core.tasks import TaskOptions
+from lyra_resources.generations import graph_note
+from lyra_resources.settings import HomeLayout, resolve_home
+from lyra_resources.store import StoreError, TaskRecord
+from lyra_resources.task_input import CLI_LABELS, CheckedInput, TaskInputError, check_task_input
+from lyra_tools import answer_view, progress_view, report, runner, verify
+from lyra_tools.cli_common import HomeOption, console, err, fail, open_store
+
+app = typer.Typer()
+
+
+def run_with_progress(task: TaskRecord, home: Path | None) -> runner.RunOutcome:
+    console.print(f"[bold]{task.id}[/]  {task.query}")
+    return progress_view.run_with_display(task.id, home, console)
+
+
+def print_summary(outcome: runner.RunOutcome, home: Path | None) -> None:
+    layout = HomeLayout(root=resolve_home(home))
+    counts = open_store(home).row_counts(outcome.task_id)
+    if outcome.success:  # the answer to the question comes first, then how it was reached
+        for line in answer_view.answer_lines(open_store(home), outcome.task_id):
+            console.print(line, markup=False, soft_wrap=True)
+    if outcome.success:
+        console.print(f"[green]task {outcome.task_id} completed[/] (run {outcome.run_id})")
+    else:
+        console.print(f"[red]task {outcome.task_id} {outcome.status.lower()}[/] (run {outcome.run_id})")
+        if outcome.error:
+            console.print(f"[red]{outcome.error}[/]")
+    if not outcome.success:
+        note = graph_note(open_store(home), outcome.task_id)
+        if note:
+            console.print(f"[yellow]{note}[/]", soft_wrap=True)
+    table = Table("table", "rows", title=None)
+    for name, count in counts.items():
+        table.add_row(name, str(count))
+    console.print(table)
+    if outcome.success and counts.get("claim_scores"):
+        claims = report.top_claims(open_store(home), outcome.task_id, limit=8)
+        top = Table("verdict", "conf.", "±", "sup", "ref", "claim", title="claims with the most evidence")
+        for c in claims.itertuples(index=False):
+            top.add_row(c.verdict, f"{c.confidence:.2f}", f"{c.uncertainty:.2f}", str(c.supporting_count),
+                        str(c.refuting_count), ("★ " if c.origin == "user" else "") + c.text)
+        console.print(top)
+        path = report.write_report(open_store(home), outcome.task_id, layout.root / "reports" / f"{outcome.task_id}.md")
+        console.print(f"Report:  {path}")
+    console.print(f"DuckDB:  {layout.database}")
+    console.print(f"Parquet: {layout.parquet}/<table>/task_id={outcome.task_id}/data.parquet")
+
+
+@app.command()
+def run(
+    question: Annotated[str, typer.Argument(help="the research question")],
+    corpus: Annotated[
+        list[Path] | None,
+        typer.Option("--corpus", help="local corpus file or folder (JSONL, BibTeX); repeatable"),
+    ] = None,
+    papers: Annotated[int | None, typer.Option("--papers", help="papers asked of each source")] = None,
+    claim: Annotated[
+        list[str] | None, typer.Option("--claim", help="a claim to verify against the literature; repeatable")
+    ] = None,
+    claims_file: Annotated[
+        Path | None, typer.Option("--claims-file", help="a text file of claims to verify, one per line")
+    ] = None,
+    watch: Annotated[
+        str | None, typer.Option("--watch", help="re-run the task this often (30m, 12h, 1d, 2w) on the Dagster "
+                                 "schedule `watched_tasks_schedule`; see `lyra task watch`")
+    ] = None,
+    home: HomeOption = None,
+) -> None:
+    """Create a task for QUESTION and materialize its assets."""
+    user_claims = list(claim or [])
+    if claims_file:
+        user_claims += read_claims_file(claims_file)
+    try:
+        corpus_paths = [str(p.expanduser().resolve()) for p in corpus or []]
+    except OSError as exc:
+        raise fail(f"--corpus: path cannot be used: {exc.strerror or exc}") from exc
+    options = {"corpus": corpus_paths, "papers_per_source": papers, "claims": user_claims, "watch_every": watch}
+    checked = check_input(question, {k: v for k, v in options.items() if v is not None}, home, CLI_LABELS)
+    outcome = create_and_run(checked, home)
+    raise typer.Exit(0 if outcome.success else 1)
+
+
+def create_and_run(checked: CheckedInput, home: Path | None) -> runner.RunOutcome:
+    """Create the checked task, materialize it with live progress, print its summary."""
+    try:
+        task = open_store(home).create_task(checked.query,
+                                        checked.options.model_dump(exclude_none=True, exclude_defaults=True))
+    except StoreError as exc:
+        raise fail(str(exc)) from exc
+    outcome = run_with_progress(task, home)
+    print_summary(outcome, home)
+    return outcome
+
+
+@app.command("verify")
+def verify_claims(
+    corpus: Annotated[list[Path], typer.Option("--corpus", help="the library: a corpus file or folder (JSONL, "
+                                               "BibTeX); repeatable")],
+    claims: Annotated[Path, typer.Option("--claims", help="claims file: one claim a line, or JSON Lines "
+                                         '{"id": …, "claim": "…", "papers": \\[ids]}')],
+    out: Annotated[Path | None, typer.Option("--out", help="results, one JSON line per claim (default: "
+                                             "<home>/verify/<task>.jsonl)")] = None,
+    papers_per_claim: Annotated[int, typer.Option("--papers-per-claim", min=1, max=100,
+                                                  help="corpus papers searched for a claim that names none")] = 10,
+    home: HomeOption = None,
+) -> None:
+    """Check a batch of claims against a library: one task, run through Dagster."""
+    layout = HomeLayout(root=resolve_home(home))
+    if out is not None and out.is_dir():
+        raise fail(f"--out {out} is a folder; give a file name, e.g. {out / 'results.jsonl'}")
+    try:
+        options = verify.verify_options(corpus, claims, papers_per_claim, layout)
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
+    checked = check_input(f"verify {len(options.verify_claims)} claims from {claims.name}", options, home, CLI_LABELS)
+    outcome = create_and_run(checked, home)
+    if not outcome.success:
+        raise typer.Exit(1)
+    write_verify_results(outcome.task_id, out, home)
+
+
+def write_verify_results(task_id: str, out: Path | None, home: Path | None) -> None:
+    path = out or verify.default_results_path(HomeLayout(root=resolve_home(home)), task_id)
+    verdicts = verify.write_results(open_store(home), task_id, path)
+    console.print("Results: " + str(path) + "  (" + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items(),
+                                                                                         key=str)) + ")")
+
+
+def read_claims_file(path: Path) -> list[str]:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise fail(f"--claims-file: path not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise fail(f"--claims-file: {path} cannot be read as UTF-8 text: {reason}") from None
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+def check_input(query: str, options: dict | TaskOptions, home: Path | None, labels: dict[str, str]) -> CheckedInput:
+    """The shared input check (lyra_resources.task_input), its problem as one line and exit code 1."""
+    try:
+        checked = check_task_input(query, options, resolve_home(home), labels=labels)
+    except TaskInputError as exc:
+        raise fail(str(exc)) from None
+    for note in checked.notes:
+        err.print(f"[yellow]note:[/] {escape(note)}", soft_wrap=True, highlight=False)
+    return checked

@@ -1,0 +1,70 @@
+"""Handing a task's graph on: ``lyra mcp`` (agents), ``lyra ui`` (the Dagster UI) and
+``lyra export`` (files)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from lyra_resources.settings import REPO_ROOT, HomeLayout, resolve_home
+from lyra_tools import runner
+from lyra_tools.cli_common import HomeOption, console, fail, open_store, require_task
+
+app = typer.Typer()
+
+
+@app.command()
+def mcp(
+    transport: Annotated[str, typer.Option(help="stdio (default) or http (streamable HTTP on 127.0.0.1)")] = "stdio",
+    port: Annotated[int, typer.Option(help="port for --transport http")] = 8765,
+    home: HomeOption = None,
+) -> None:
+    """Serve Lyra's evidence graph to AI agents over MCP (exploration and feedback tools)."""
+    from lyra_tools import mcp_server
+
+    args = ["--transport", transport, "--port", str(port)]
+    if home:
+        args += ["--home", str(home)]
+    mcp_server.main(args)
+
+
+@app.command()
+def ui(
+    port: Annotated[int, typer.Option(help="port of the Dagster UI")] = 3000,
+    home: HomeOption = None,
+) -> None:
+    """Start the Dagster UI (`dagster dev`) on this Lyra home's instance."""
+    layout = HomeLayout(root=resolve_home(home))
+    runner.prepare_instance_dir(layout)
+    dagster = shutil.which("dagster") or str(Path(sys.executable).with_name("dagster"))
+    env = {**os.environ, "DAGSTER_HOME": str(layout.dagster_home), "LYRA_HOME": str(layout.root)}
+    os.chdir(REPO_ROOT)
+    os.execvpe(dagster, [dagster, "dev", "-w", str(REPO_ROOT / "workspace.yaml"), "-p", str(port)], env)
+
+
+@app.command("export")
+def export_task(
+    task_id: str,
+    format: Annotated[str, typer.Option("--format", help="bibtex, ris, csl-json (papers); csv, jsonl (claims "
+                                        "with verdicts and evidence); html (the report)")],
+    out: Annotated[Path | None, typer.Option("--out", help="file to write (default: standard output)")] = None,
+    home: HomeOption = None,
+) -> None:
+    """Export a task's papers, claims or report (human feedback applied)."""
+    from lyra_tools import export
+
+    if format not in export.FORMATS:
+        raise fail(f"unknown --format {format!r}: use one of {', '.join(export.FORMATS)}")
+    require_task(home, task_id)
+    text = export.export(open_store(home), task_id, format)
+    if out is None:
+        sys.stdout.write(text)
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    console.print(f"{format} export of {task_id}: {out}")

@@ -1,0 +1,169 @@
+"""``lyra task``: list, inspect, re-run, watch, stop and delete tasks."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from lyra_core.cells import cell_list
+from lyra_core.tasks import TaskOptions, parse_interval
+from lyra_resources.generations import graph_note
+from lyra_resources.store import TaskRecord
+from lyra_resources.task_input import STORED_LABELS
+from lyra_tools import runner
+from lyra_tools.cli_common import HomeOption, console, fail, open_store, require_task
+from lyra_tools.cli_run import check_input, print_summary, run_with_progress, write_verify_results
+
+app = typer.Typer(help="List, inspect, re-run, watch, stop and delete tasks.", no_args_is_help=True)
+
+
+@app.command("list")
+def task_list(home: HomeOption = None) -> None:
+    """Every task with its status."""
+    tasks = synced_tasks(home)
+    if not tasks:
+        console.print("no tasks yet: start one with `lyra run \"your question\"`")
+        return
+    table = Table("id", "status", "created", "watch", "query")
+    for t in tasks:
+        every = t.options.get("watch_every")
+        table.add_row(t.id, t.status, t.created_at.strftime("%Y-%m-%d %H:%M"), f"every {every}" if every else "",
+                      t.query)
+    console.print(table)
+
+
+def synced_tasks(home: Path | None, only: str | None = None) -> list[TaskRecord]:
+    """Tasks whose row reads running or queued take their Dagster run's outcome (a killed run reads failed)."""
+    store = open_store(home)
+    tasks = [store.require_task(only)] if only else store.list_tasks()
+    if any(t.status in ("running", "queued") for t in tasks):
+        with runner.open_instance(home) as instance:
+            tasks = [runner.sync_task_status(store, instance, t.id) if t.status in ("running", "queued") else t
+                     for t in tasks]
+    return tasks
+
+
+@app.command("status")
+def task_status(task_id: str, home: HomeOption = None) -> None:
+    """A task's status, row counts and recent runs."""
+    require_task(home, task_id)
+    task = synced_tasks(home, task_id)[0]
+    console.print(f"[bold]{task.id}[/]  {task.query}")
+    console.print(f"status: {task.status}   created: {task.created_at:%Y-%m-%d %H:%M:%S}   options: {task.options}")
+    if task.options.get("watch_every"):
+        from lyra_assets.schedules import watch_decision
+
+        with runner.open_instance(home) as instance:
+            decision = watch_decision(task, instance, datetime.now(UTC))
+        console.print(f"watch: every {task.options['watch_every']}: "
+                      f"{'due at the next hourly check' if decision.due else decision.reason}")
+    if task.error:
+        console.print(f"[red]last error: {task.error}[/]", soft_wrap=True)
+    note = graph_note(open_store(home), task.id)
+    if note:
+        console.print(f"[yellow]{note}[/]", soft_wrap=True)
+    counts = Table("table", "rows")
+    for name, count in open_store(home).row_counts(task.id).items():
+        counts.add_row(name, str(count))
+    console.print(counts)
+    blocked = open_store(home).fetch_df(
+        "SELECT domain, blocked_at, reason, cause_ids, original_trust_level, can_restore, restore_via "
+        "FROM domain_verification WHERE task_id = ? AND status = 'BLOCKED' ORDER BY domain", [task.id])
+    if len(blocked):
+        table = Table("blocked domain", "since", "was", "reason", "causes", "restore via", title="blocked domains")
+        for b in blocked.itertuples(index=False):
+            causes = cell_list(b.cause_ids)
+            table.add_row(b.domain, f"{b.blocked_at:%Y-%m-%d %H:%M}", b.original_trust_level, b.reason,
+                          ", ".join(causes[:3]) + (" …" if len(causes) > 3 else ""), b.restore_via)
+        console.print(table)
+    with runner.open_instance(home) as instance:
+        records = runner.task_runs(instance, task.id, limit=5)
+        runs = Table("run", "status", "started")
+        for record in records:
+            started = datetime.fromtimestamp(record.start_time) if record.start_time else None
+            runs.add_row(record.dagster_run.run_id, record.dagster_run.status.value,
+                         f"{started:%Y-%m-%d %H:%M:%S}" if started else "")
+        console.print(runs)
+
+
+@app.command("run")
+def task_run(task_id: str, home: HomeOption = None) -> None:
+    """Re-materialize an existing task (its rows are replaced, feedback is kept)."""
+    task = require_task(home, task_id)
+    check_input(task.query, task.options, home, STORED_LABELS)  # a corpus may be gone, the network down
+    try:
+        outcome = run_with_progress(task, home)
+    except RuntimeError as exc:
+        raise fail(str(exc)) from exc
+    print_summary(outcome, home)
+    if outcome.success and TaskOptions.model_validate(task.options).is_verify:
+        write_verify_results(task.id, None, home)
+    raise typer.Exit(0 if outcome.success else 1)
+
+
+def _set_watch(home: Path | None, task: TaskRecord, every: str | None) -> None:
+    options = TaskOptions.model_validate({**task.options, "watch_every": every})
+    open_store(home).update_task(task.id, options=options.model_dump(exclude_none=True, exclude_defaults=True))
+
+
+@app.command("watch")
+def task_watch(
+    task_id: str,
+    every: Annotated[str, typer.Option("--every", help="how often: 30m, 12h, 1d, 2w (at least 15m)")] = "1d",
+    home: HomeOption = None,
+) -> None:
+    """Re-run a task on a schedule, so new papers enter its graph (feedback is kept)."""
+    task = require_task(home, task_id)
+    try:
+        parse_interval(every)
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
+    _set_watch(home, task, every)
+    with runner.open_instance(home) as instance:  # the schedule requests runs of this partition
+        runner.register_partition(instance, task_id)
+    console.print(f"{task_id} is re-run every {TaskOptions(watch_every=every).watch_every} by the Dagster schedule "
+                  "`watched_tasks_schedule` (checked hourly while `lyra ui` or a Dagster daemon runs on this home)")
+
+
+@app.command("unwatch")
+def task_unwatch(task_id: str, home: HomeOption = None) -> None:
+    """Stop re-running a task on a schedule."""
+    task = require_task(home, task_id)
+    if not task.options.get("watch_every"):
+        console.print(f"{task_id} was not watched")
+        return
+    _set_watch(home, task, None)
+    console.print(f"{task_id} is no longer re-run on a schedule")
+
+
+@app.command("stop")
+def task_stop(task_id: str, home: HomeOption = None) -> None:
+    """Stop a task's run in progress."""
+    require_task(home, task_id)
+    task = synced_tasks(home, task_id)[0]
+    stopped = runner.stop_task(task_id, home)
+    if stopped:
+        console.print(f"stopped {len(stopped)} run(s) of {task_id}; the graph readers see is unchanged")
+    else:
+        console.print(f"nothing to stop: {task_id} has no run in progress (status {task.status}, left unchanged)")
+
+
+@app.command("delete")
+def task_delete(
+    task_id: str,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="do not ask for confirmation")] = False,
+    home: HomeOption = None,
+) -> None:
+    """Delete a task: its partition, rows and Parquet files. Feedback is kept."""
+    task = require_task(home, task_id)
+    if not yes and not typer.confirm(f"delete {task.id} ({task.query!r}) and all its rows?"):
+        raise typer.Exit(1)
+    try:
+        removed = runner.delete_task(task_id, home)
+    except RuntimeError as exc:
+        raise fail(str(exc)) from exc
+    console.print(f"deleted {task_id}: " + ", ".join(f"{n} {t}" for t, n in removed.items()))

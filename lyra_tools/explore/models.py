@@ -1,0 +1,252 @@
+"""The answers of the exploration tools, as pydantic models: what an agent (through MCP) or the
+CLI gets back, each small enough to read in one go."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from lyra_core.answer import AnswerView
+from lyra_core.scoring import ClaimScore
+
+
+class ExploreError(ValueError):
+    """A request the exploration tools cannot answer (unknown id, bad cursor); says why."""
+
+
+class Statistics(BaseModel):
+    total_claims: int = Field(description="adopted claims, rejected ones excluded")
+    rejected_claims: int
+    not_adopted_claims: int = Field(description="extracted but never judged (outside the top claims)")
+    total_pages: int
+    total_fragments: int
+    supports_edges: int
+    refutes_edges: int
+    neutral_edges: int
+    human_reviewed_edges: int
+    human_corrected_edges: int
+    verdicts: dict[str, int]
+
+
+class TopicBrief(BaseModel):
+    topic_id: str
+    label: str
+    claim_count: int
+    has_contradiction: bool
+
+
+class ContradictionHighlight(BaseModel):
+    topic_id: str
+    label: str
+    claim_count: int = Field(description="claims of the topic with at least one REFUTES edge")
+
+
+class EvidenceSummary(BaseModel):
+    answer_line: str = Field(description="the answer to the question in one line, e.g. 'Answer: supported "
+                             "(0.78 ± 0.09) — 6 papers for, 1 against, 23 judged'")
+    answer: AnswerView | None = Field(None, description="the hypothesis judged and its papers, or (open question) "
+                                      "the most relevant claims; human feedback applied")
+    task_id: str
+    query: str
+    status: str
+    statistics: Statistics
+    top_topics: list[TopicBrief]
+    contradiction_highlights: list[ContradictionHighlight]
+    primary_source_ratio: float | None = Field(
+        description="share of the task's pages that are scholarly records (kind abstract or paper) rather "
+                    "than web pages; null when the task has no pages")
+    blocked_domains: list[str] = Field(default_factory=list, description="task domains a user rule blocks")
+    graph_note: str | None = Field(None, description="set when the graph shown is not the latest run's: "
+                                   "which run's graph it is and what to do")
+
+
+class Topic(BaseModel):
+    topic_id: str
+    label: str
+    claim_count: int
+    has_contradiction: bool
+    terms: list[str]
+
+
+class TopicList(BaseModel):
+    task_id: str
+    topics: list[Topic]
+    total: int
+    next_cursor: str | None = None
+
+
+class ClaimBrief(BaseModel):
+    claim_id: str
+    text: str
+    truncated: bool
+    origin: str
+    evidence_count: int
+    supports: int
+    refutes: int
+    confidence: float
+    uncertainty: float = Field(0.0, description="standard deviation of the confidence")
+    verdict: str
+    rejected: bool = False
+
+
+class TopicClaims(BaseModel):
+    task_id: str
+    topic_id: str
+    topic: str
+    claims: list[ClaimBrief]
+    total: int
+    next_cursor: str | None = None
+
+
+class Source(BaseModel):
+    page_id: str | None
+    paper_id: str | None = Field(None, description="the paper behind the page (get_paper); null for a web page")
+    url: str | None
+    domain: str | None
+    title: str | None
+    year: int | None = None
+    doi: str | None = None
+    kind: str | None
+    trust_level: str | None
+
+
+class EvidenceItem(BaseModel):
+    edge_id: str
+    fragment_id: str
+    text: str
+    truncated: bool
+    nli_confidence: float = Field(description="calibrated probability of the edge's relation")
+    probabilities: dict[str, float] | None = Field(
+        None, description="calibrated p_supports / p_refutes / p_neutral of the edge (a weak SUPPORTS has a high p_neutral)")
+    model_relation: str | None = Field(None, description="the model's label, given when a human changed it")
+    human_reviewed: bool
+    human_corrected: bool
+    source: Source
+
+
+class ClaimScoreView(ClaimScore):
+    method: str
+    recomputed: bool = Field(description="true when human feedback changed the model's score")
+
+
+class EvidenceLists(BaseModel):
+    supports: list[EvidenceItem]
+    refutes: list[EvidenceItem]
+    neutral: list[EvidenceItem]
+
+
+class ClaimEvidence(BaseModel):
+    task_id: str
+    claim_id: str
+    claim_text: str
+    truncated: bool
+    origin: str
+    rejected: bool
+    score: ClaimScoreView | None
+    evidence: EvidenceLists
+    totals: dict[str, int] = Field(description="edges per relation in the effective graph")
+    hidden_blocked: int = Field(0, description="edges left out because their domain is blocked")
+    next_cursor: str | None = None
+
+
+class MaterialEdge(BaseModel):
+    edge_id: str
+    fragment_id: str
+    relation: str
+    nli_confidence: float
+    domain: str | None
+    human_corrected: bool
+
+
+class MaterialClaim(BaseModel):
+    claim_id: str
+    text: str
+    truncated: bool
+    origin: str
+    topic: str | None
+    confidence: float
+    uncertainty: float
+    controversy: float
+    verdict: str
+    rejected: bool
+    edges: list[MaterialEdge]
+
+
+class Materials(BaseModel):
+    task_id: str
+    format: Literal["summary", "full"]
+    summary: EvidenceSummary | None = None
+    claims: list[MaterialClaim] | None = None
+    total: int | None = None
+    next_cursor: str | None = None
+
+
+class TaskBrief(BaseModel):
+    id: str
+    query: str
+    truncated: bool
+    status: str
+    created_at: datetime
+    updated_at: datetime | None = None
+
+
+class TaskList(BaseModel):
+    tasks: list[TaskBrief]
+    total: int
+    next_cursor: str | None = None
+
+
+# -- task status -----------------------------------------------------------------------------------
+
+class BlockedDomain(BaseModel):
+    """A domain whose evidence the task leaves out: blocked by a user rule or by source verification, and how to restore it."""
+
+    domain: str
+    blocked_at: datetime | None
+    reason: str
+    cause_ids: list[str]
+    original_trust_level: str | None
+    can_restore: bool
+    restore_via: str
+
+
+class RunState(BaseModel):
+    run_id: str
+    status: str
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+
+
+class AssetState(BaseModel):
+    asset: str
+    state: str = Field(description="in the latest run: pending, running, done, failed, skipped or not_run")
+    last_materialized_at: datetime | None = None
+
+
+class FeedbackCounts(BaseModel):
+    events: int
+    reviewed_edges: int
+    corrected_edges: int
+    rejected_claims: int
+
+
+class TaskStatus(BaseModel):
+    task_id: str
+    query: str
+    status: str
+    error: str | None
+    created_at: datetime | None
+    updated_at: datetime | None
+    latest_run: RunState | None
+    assets: list[AssetState]
+    row_counts: dict[str, int]
+    blocked_domains: list[BlockedDomain]
+    active_nli_version: str | None = Field(description="the NLI model version that judges new edges (lyra models list)")
+    edges_nli_version: str | None = Field(description="NLI model version on the task's edges (the most common one); "
+                                          "differs from the active one until the task is re-scored")
+    graph_run_id: str | None = Field(description="the run whose graph readers see (the last one that published)")
+    graph_note: str | None = Field(description="set when the graph shown is not the latest run's: which run's "
+                                   "graph it is and what to do")
+    feedback: FeedbackCounts

@@ -1,0 +1,88 @@
+"""Keeping answers small: lists are paged with ``limit`` and an opaque ``cursor`` bound to the
+query that handed it out, pages are cut to a byte budget, and long texts are clipped."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from lyra_tools.explore.models import ExploreError
+
+ANSWER_BUDGET = 7_000  # bytes of JSON for the listed items; the envelope stays well under 1 KB
+MAX_LIMIT = 50
+
+
+def clip(text: Any, limit: int) -> tuple[str, bool]:
+    """``text`` cut at a word to at most ``limit`` characters (an ellipsis marks the cut)."""
+    text = text if isinstance(text, str) else ""
+    if len(text) <= limit:
+        return text, False
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit * 0.6:
+        cut = cut[:space]
+    return cut.rstrip() + "…", True
+
+
+def nan_to_none(value: Any) -> Any:
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def check_limit(limit: int, maximum: int = MAX_LIMIT) -> int:
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= maximum:
+        raise ExploreError(f"limit must be an integer from 1 to {maximum} (got {limit!r})")
+    return limit
+
+
+def query_key(kind: str, *parts: Any) -> str:
+    return hashlib.sha1(json.dumps([kind, *parts], default=str).encode()).hexdigest()[:10]
+
+
+def encode_cursor(key: str, offsets: dict[str, int]) -> str:
+    raw = json.dumps({"k": key, "o": offsets}, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str | None, key: str, names: Sequence[str] = ("i",)) -> dict[str, int]:
+    """Offsets from a cursor this query handed out; a cursor of another query is refused."""
+    if not cursor:
+        return {n: 0 for n in names}
+    try:
+        if len(cursor) > 200:
+            raise ValueError
+        data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        offsets = {n: int(data["o"][n]) for n in names}
+        if data["k"] != key or any(v < 0 for v in offsets.values()):
+            raise ValueError
+    except (ValueError, KeyError, TypeError):
+        raise ExploreError("cursor does not belong to this query: pass the next_cursor of the previous "
+                           "answer unchanged, with the same arguments") from None
+    return offsets
+
+
+T = TypeVar("T", bound=BaseModel)
+
+
+def fit_page(items: Sequence[T], limit: int, budget: int = ANSWER_BUDGET) -> list[T]:
+    """The first ``limit`` items, fewer if their JSON would pass ``budget`` bytes (at least one)."""
+    out: list[T] = []
+    used = 0
+    for item in items[:limit]:
+        size = len(item.model_dump_json()) + 1
+        if out and used + size > budget:
+            break
+        out.append(item)
+        used += size
+    return out
+
+
+def page_of(items: list[T], offset: int, limit: int, key: str, budget: int = ANSWER_BUDGET) -> tuple[list[T], str | None]:
+    page = fit_page(items[offset:], limit, budget)
+    end = offset + len(page)
+    return page, (encode_cursor(key, {"i": end}) if end < len(items) else None)

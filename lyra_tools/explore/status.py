@@ -1,0 +1,125 @@
+"""A task's status: its latest Dagster run and each asset's state in it, row counts, blocked
+domains, NLI versions and feedback counts."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from lyra_core.cells import cell_list
+from lyra_core.feedback import rule_for
+from lyra_resources.generations import graph_note, published_generation
+from lyra_resources.store import LyraStore
+from lyra_tools.explore.models import AssetState, BlockedDomain, FeedbackCounts, RunState, TaskStatus
+from lyra_tools.explore.overlay import load_overlay
+from lyra_tools.explore.paging import clip
+from lyra_tools.explore.queries import in_ids, require_task
+
+
+def _ts(value: float | None) -> datetime | None:
+    return datetime.fromtimestamp(value) if value else None
+
+
+def dagster_state(store: LyraStore, task_id: str, instance: Any = None) -> tuple[RunState | None, list[AssetState]]:
+    """Latest run of the task's partition and each asset's state in it, from the Dagster instance
+    of the store's home (or the open ``instance`` given, which a long-lived server keeps); the task
+    row takes the run's outcome first if its run ended unseen (a killed process)."""
+    from lyra_tools import runner  # imports the asset graph: only when status is asked for
+
+    if instance is None:
+        with runner.open_instance(store.layout.root) as opened:
+            return _dagster_state(store, opened, task_id)
+    return _dagster_state(store, instance, task_id)
+
+
+def _dagster_state(store: LyraStore, instance: Any, task_id: str) -> tuple[RunState | None, list[AssetState]]:
+    from dagster import AssetKey, AssetRecordsFilter, DagsterEventType
+
+    from lyra_tools import runner
+
+    types = {DagsterEventType.STEP_START: "running", DagsterEventType.STEP_SUCCESS: "done",
+             DagsterEventType.STEP_FAILURE: "failed", DagsterEventType.STEP_SKIPPED: "skipped"}
+    names = runner.asset_names()
+    runner.sync_task_status(store, instance, task_id)  # a run whose process died reads failed
+    records = runner.task_runs(instance, task_id, limit=1)
+    run_state, steps, active = None, {}, False
+    if records:
+        record = records[0]
+        run = record.dagster_run
+        run_state = RunState(run_id=run.run_id, status=run.status.value, started_at=_ts(record.start_time),
+                             ended_at=_ts(record.end_time))
+        events = instance.get_records_for_run(run.run_id, of_type=set(types)).records
+        for ev in events:
+            event = ev.event_log_entry.dagster_event
+            if event is not None and event.step_key:
+                steps[event.step_key] = types.get(event.event_type, steps.get(event.step_key))
+        active = run.status in runner.ACTIVE_STATUSES
+    assets = []
+    for name in names:
+        found = instance.fetch_materializations(
+            AssetRecordsFilter(asset_key=AssetKey.from_user_string(name), asset_partitions=[task_id]), limit=1)
+        last = _ts(found.records[0].timestamp) if found.records else None
+        state = steps.get(name) or ("pending" if run_state and active else "not_run")
+        assets.append(AssetState(asset=name, state=state, last_materialized_at=last))
+    return run_state, assets
+
+
+def default_nli_version() -> str:
+    """The shipped (or configured) base model's version: active until an adapter is."""
+    from lyra_resources.models import base_version, configured_nli_path  # the model code: only when asked
+
+    return base_version(configured_nli_path())
+
+
+def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, instance: Any = None) -> TaskStatus:
+    """Status, run state per asset, row counts, blocked domains and the NLI version of a task."""
+    from lyra_resources.models import configured_nli_path  # the model code: only when status is asked for
+    from lyra_resources.nli_versions import active_version_id
+
+    if with_dagster:
+        with store.connect() as conn:
+            require_task(conn, task_id)  # its message, before Dagster is asked about the task
+    run_state, assets = dagster_state(store, task_id, instance) if with_dagster else (None, [])
+    with store.connect() as conn:
+        task = require_task(conn, task_id)
+        overlay = load_overlay(conn, task_id)
+        version = conn.execute("SELECT model_version FROM nli_edges WHERE task_id = ? AND model_version IS NOT NULL "
+                               "GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1", [task_id]).fetchone()
+        events, reviewed, corrected = conn.execute(
+            "SELECT (SELECT count(*) FROM feedback_events WHERE task_id = $1), "
+            "(SELECT count(*) FROM edge_reviews WHERE task_id = $1), "
+            "(SELECT count(*) FROM edge_reviews WHERE task_id = $1 AND human_corrected)", [task_id]).fetchone()
+        cond, domains, _ = in_ids("p.domain", sorted(overlay.blocked))
+        trust = dict(conn.execute(
+            "SELECT p.domain, any_value(e.source_trust_level) FROM nli_edges e JOIN pages p "
+            f"ON p.task_id = e.task_id AND p.page_id = e.page_id WHERE e.task_id = ? AND {cond} GROUP BY 1",
+            [task_id, *domains]).fetchall()) if overlay.blocked else {}
+        policy_blocks = conn.execute(
+            "SELECT domain, blocked_at, reason, cause_ids, original_trust_level, can_restore, restore_via "
+            "FROM domain_verification WHERE task_id = ? AND status = 'BLOCKED' ORDER BY domain", [task_id]).fetchall()
+    rules = overlay.rules
+    active_nli = active_version_id(store, configured_nli_path())  # what `lyra models list` marks active
+    published = published_generation(store, task_id)
+    blocked = [BlockedDomain(
+        domain=domain, blocked_at=rule.created_at, reason=f"blocked by a user rule on {rule.domain_pattern!r}: "
+        f"{rule.reason}", cause_ids=[rule.id], original_trust_level=trust.get(domain), can_restore=True,
+        restore_via=f"feedback domain_clear_override or domain_unblock with domain_pattern '{rule.domain_pattern}'",
+    ) for domain, rule in sorted(overlay.blocked.items())]
+    for domain, blocked_at, reason, causes, original, can_restore, restore_via in policy_blocks:
+        decided = rule_for(domain, rules)
+        if domain in overlay.blocked or (decided is not None and decided.decision == "unblock"):
+            continue  # a user rule decides this domain
+        blocked.append(BlockedDomain(
+            domain=domain, blocked_at=blocked_at, reason=reason or "blocked by source verification",
+            cause_ids=cell_list(causes)[:10], original_trust_level=original,
+            can_restore=bool(can_restore), restore_via=restore_via or "feedback domain_unblock"))
+    return TaskStatus(
+        task_id=task_id, query=clip(task["query"], 300)[0], status=task["status"], error=clip(task["error"], 500)[0] or None,
+        created_at=task["created_at"], updated_at=task["updated_at"], latest_run=run_state, assets=assets,
+        row_counts=store.row_counts(task_id), blocked_domains=blocked[:20],
+        active_nli_version=active_nli,
+        edges_nli_version=version[0] if version else None,
+        graph_run_id=published.run_id if published else None, graph_note=graph_note(store, task_id),
+        feedback=FeedbackCounts(events=int(events), reviewed_edges=int(reviewed), corrected_edges=int(corrected),
+                                rejected_claims=len(overlay.rejected)),
+    )

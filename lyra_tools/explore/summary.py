@@ -1,0 +1,204 @@
+"""Task-wide answers: the evidence summary, the topic list, the materials export and the task list."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lyra_core.cells import cell_list
+from lyra_core.feedback import effective_edges
+from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS
+from lyra_resources.generations import graph_note
+from lyra_resources.store import LyraStore
+from lyra_tools.explore.models import (
+    ContradictionHighlight,
+    EvidenceSummary,
+    ExploreError,
+    MaterialClaim,
+    MaterialEdge,
+    Materials,
+    Statistics,
+    TaskBrief,
+    TaskList,
+    TopicBrief,
+    TopicList,
+)
+from lyra_tools.explore.overlay import (
+    effective_answer,
+    effective_topics,
+    load_claims,
+    load_overlay,
+    refuted_claims,
+)
+from lyra_tools.explore.paging import (
+    check_limit,
+    clip,
+    decode_cursor,
+    encode_cursor,
+    fit_page,
+    nan_to_none,
+    page_of,
+    query_key,
+)
+from lyra_tools.explore.queries import (
+    BY_RELEVANCE,
+    claim_edges,
+    fetch_rows,
+    hypothesis_ids,
+    require_task,
+    task_topics,
+    topic_labels,
+)
+
+PRIMARY_KINDS = ("abstract", "paper")  # scholarly records, as opposed to web pages
+
+
+def evidence_summary(store: LyraStore, task_id: str) -> EvidenceSummary:
+    """The whole task at a glance (about 1–2 KB): counts, top topics, where the contradictions are."""
+    with store.connect() as conn:
+        task = require_task(conn, task_id)
+        overlay = load_overlay(conn, task_id)
+        per_claim = conn.execute("SELECT claim_id, relation, count(*) FROM nli_edges WHERE task_id = ? GROUP BY 1, 2",
+                                 [task_id]).fetchall()
+        # claim_scores holds the adopted claims only: the claims asset scores nothing else
+        scored = conn.execute("SELECT claim_id, verdict, refuting_count FROM claim_scores WHERE task_id = ?",
+                              [task_id]).fetchall()
+        adopted, not_adopted, pages, primary, fragments = conn.execute(
+            "SELECT count(*) FILTER (WHERE adoption_status = 'adopted' AND origin <> 'hypothesis'), "
+            "count(*) FILTER (WHERE adoption_status <> 'adopted'), "
+            "(SELECT count(*) FROM pages WHERE task_id = $1), "
+            f"(SELECT count(*) FROM pages WHERE task_id = $1 AND kind IN ({', '.join(repr(k) for k in PRIMARY_KINDS)})), "
+            "(SELECT count(*) FROM fragments WHERE task_id = $1) FROM claims WHERE task_id = $1", [task_id]).fetchone()
+        hypotheses = hypothesis_ids(conn, task_id)  # the question's own claim: the answer, not a listed claim
+        live_touched = sorted(overlay.touched - overlay.rejected - hypotheses)
+        touched_edges = claim_edges(conn, task_id, live_touched)
+        touched = load_claims(conn, task_id, overlay, live_touched) if live_touched else []
+        topic_rows = task_topics(conn, task_id)
+        answer = effective_answer(conn, task_id, overlay)
+    excluded = overlay.excluded | hypotheses
+    relations: dict[str, int] = {}
+    for claim_id, relation, count in per_claim:
+        if claim_id not in excluded:
+            relations[relation] = relations.get(relation, 0) + count
+    effective = effective_edges(touched_edges, overlay.reviews, overlay.blocked_pages)
+    for edge in effective:
+        relations[edge["relation"]] = relations.get(edge["relation"], 0) + 1
+    verdicts: dict[str, int] = {}
+    refuted = set()
+    for claim_id, verdict, refuting in scored:
+        if claim_id not in excluded:
+            verdicts[verdict] = verdicts.get(verdict, 0) + 1
+            if refuting:
+                refuted.add(claim_id)
+    for claim in touched:
+        verdicts[claim["verdict"]] = verdicts.get(claim["verdict"], 0) + 1
+        if claim["refuting_count"]:
+            refuted.add(claim["claim_id"])
+    adopted_ids = {c for c, *_ in scored} | {c["claim_id"] for c in touched}
+    live_reviews = [e for e, c in overlay.reviewed_claims.items() if c not in overlay.rejected]
+    topics = effective_topics(topic_rows, overlay.rejected, refuted)
+    highlights = []
+    for row in topic_rows:
+        count = sum(c in refuted for c in cell_list(row["claim_ids"]))
+        if count:
+            highlights.append(ContradictionHighlight(topic_id=row["topic_id"], label=row["label"], claim_count=count))
+    highlights.sort(key=lambda h: (-h.claim_count, h.topic_id))
+    return EvidenceSummary(
+        answer_line=answer.line if answer else "Answer: none yet — the task has not been answered (run it)",
+        answer=answer, task_id=task_id, query=clip(task["query"], 300)[0], status=task["status"],
+        graph_note=graph_note(store, task_id) if task["status"] != "completed" else None,
+        statistics=Statistics(
+            total_claims=int(adopted) - len(overlay.rejected & adopted_ids), rejected_claims=len(overlay.rejected),
+            not_adopted_claims=int(not_adopted), total_pages=int(pages), total_fragments=int(fragments),
+            supports_edges=relations.get(SUPPORTS, 0), refutes_edges=relations.get(REFUTES, 0),
+            neutral_edges=relations.get(NEUTRAL, 0), human_reviewed_edges=len(live_reviews),
+            human_corrected_edges=sum(e["human_corrected"] for e in effective),
+            verdicts={str(k): v for k, v in sorted(verdicts.items(), key=lambda kv: -kv[1]) if v},
+        ),
+        top_topics=[TopicBrief(**t.model_dump(exclude={"terms"})) for t in topics[:8]],
+        contradiction_highlights=highlights[:5],
+        primary_source_ratio=round(primary / pages, 3) if pages else None,
+        blocked_domains=sorted(overlay.blocked)[:20],
+    )
+
+
+def list_claim_topics(store: LyraStore, task_id: str, limit: int = 50, cursor: str | None = None) -> TopicList:
+    """The task's topics, largest first, counted over the claims in force."""
+    check_limit(limit)
+    key = query_key("topics", task_id)
+    offset = decode_cursor(cursor, key)["i"]
+    with store.connect() as conn:
+        require_task(conn, task_id)
+        overlay = load_overlay(conn, task_id)
+        topics = effective_topics(task_topics(conn, task_id), overlay.rejected, refuted_claims(conn, task_id, overlay))
+    page, next_cursor = page_of(topics, offset, limit, key)
+    return TopicList(task_id=task_id, topics=page, total=len(topics), next_cursor=next_cursor)
+
+
+def find_contradictions(store: LyraStore, task_id: str, limit: int = 10, cursor: str | None = None,
+                        include_rejected: bool = False) -> Any:
+    """Claims with REFUTES evidence and both sides' sources: see :mod:`lyra_tools.contradictions`."""
+    from lyra_tools.contradictions import find_contradictions as find  # it builds on this module's readers
+
+    return find(store, task_id, limit, cursor, include_rejected)
+
+
+def materials(store: LyraStore, task_id: str, format: str = "summary", limit: int = 10,
+              cursor: str | None = None, include_rejected: bool = False) -> Materials:
+    """``summary``: the evidence summary. ``full``: every claim with its effective score and
+    edges (ids, relation, confidence, domain), a page at a time; fragment texts come from
+    get_claim_evidence."""
+    if format not in ("summary", "full"):
+        raise ExploreError(f"format must be 'summary' or 'full' (got {str(format)[:40]!r})")
+    if format == "summary":
+        return Materials(task_id=task_id, format="summary", summary=evidence_summary(store, task_id))
+    check_limit(limit, 25)
+    key = query_key("materials", task_id, include_rejected)
+    offset = decode_cursor(cursor, key)["i"]
+    with store.connect() as conn:
+        require_task(conn, task_id)
+        overlay = load_overlay(conn, task_id)
+        ids = [r[0] for r in conn.execute(
+            "SELECT c.claim_id FROM claims c WHERE c.task_id = ? AND c.adoption_status = 'adopted' "
+            f"AND c.origin <> 'hypothesis' ORDER BY {BY_RELEVANCE}", [task_id]).fetchall()
+               if include_rejected or r[0] not in overlay.rejected]
+        chosen = ids[offset: offset + limit]
+        claims = load_claims(conn, task_id, overlay, chosen, order=BY_RELEVANCE)
+        edges = effective_edges(claim_edges(conn, task_id, chosen), overlay.reviews, overlay.blocked_pages)
+        topic_of = topic_labels(conn, task_id, chosen)
+    order = {SUPPORTS: 0, REFUTES: 1, NEUTRAL: 2}
+    edges.sort(key=lambda e: (order.get(e["relation"], 3), -e["nli_confidence"], e["edge_id"]))
+    items = []
+    for row in claims:
+        text, truncated = clip(row["text"], 300)
+        items.append(MaterialClaim(
+            claim_id=row["claim_id"], text=text, truncated=truncated, origin=row["origin"],
+            topic=topic_of.get(row["claim_id"]), confidence=float(nan_to_none(row["confidence"]) or 0.5),
+            uncertainty=float(nan_to_none(row["uncertainty"]) or 0.0), controversy=float(nan_to_none(row["controversy"]) or 0.0),
+            verdict=nan_to_none(row["verdict"]) or "unverified", rejected=row["rejected"],
+            edges=[MaterialEdge(edge_id=e["edge_id"], fragment_id=e["fragment_id"], relation=e["relation"],
+                                nli_confidence=round(float(e["nli_confidence"]), 4), domain=e["domain"],
+                                human_corrected=e["human_corrected"])
+                   for e in edges if e["claim_id"] == row["claim_id"]]))
+    page = fit_page(items, limit)
+    end = offset + len(page)
+    return Materials(task_id=task_id, format="full", claims=page, total=len(ids),
+                     next_cursor=encode_cursor(key, {"i": end}) if end < len(ids) else None)
+
+
+def list_tasks(store: LyraStore, limit: int = 20, cursor: str | None = None) -> TaskList:
+    """Every task, oldest first, with its status."""
+    check_limit(limit)
+    key = query_key("tasks")
+    offset = decode_cursor(cursor, key)["i"]
+    with store.connect() as conn:
+        total = conn.execute("SELECT count(*) FROM tasks").fetchone()[0]
+        rows = fetch_rows(conn, "SELECT id, query, status, created_at, updated_at FROM tasks "
+                           "ORDER BY created_at, id LIMIT ? OFFSET ?", [limit, offset])
+    items = []
+    for t in rows:
+        query, truncated = clip(t["query"], 200)
+        items.append(TaskBrief(id=t["id"], query=query, truncated=truncated, status=t["status"],
+                               created_at=t["created_at"], updated_at=t["updated_at"]))
+    page = fit_page(items, limit)
+    end = offset + len(page)
+    return TaskList(tasks=page, total=total, next_cursor=encode_cursor(key, {"i": end}) if end < total else None)
