@@ -9,10 +9,8 @@ given during a materialization waits briefly instead of failing.
 from __future__ import annotations
 
 import json
-import logging
-import threading
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,11 +18,10 @@ import duckdb
 from pydantic import BaseModel, Field
 
 from lyra_core import feedback as fb
-from lyra_resources.store import LyraStore, StoreError
+from lyra_resources.store import LyraStore
 from lyra_tools import explore
 
 MAX_ARGS_BYTES = 16_000
-log = logging.getLogger(__name__)
 
 
 class FeedbackError(ValueError):
@@ -336,87 +333,8 @@ _HANDLERS = {
 assert set(_HANDLERS) == set(fb.ACTIONS)
 
 
-def record_returns(store: LyraStore, rows: Sequence[tuple[str, str, str, str]]) -> int:
-    """Store seed 004's implicit 'returned' signals — (task_id, fragment_id, query_id, query) for
-    each fragment an agent was shown — in one transaction."""
-    if not rows:
-        return 0
-    now = _now()
-    values = [[_new_id("rs"), task_id, fid, "returned", query_id, query[:1000], now] for task_id, fid, query_id, query in rows]
-
-    def insert(conn: duckdb.DuckDBPyConnection) -> None:
-        for start in range(0, len(values), 500):  # one multi-row INSERT per 500 rows
-            chunk = values[start:start + 500]
-            conn.execute("INSERT INTO relevance_signals (id, task_id, fragment_id, signal, query_id, query, created_at) "
-                         "VALUES " + ", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * len(chunk)), [v for row in chunk for v in row])
-
-    store.transaction(insert)
-    return len(values)
-
-
-class ReturnsRecorder:
-    """Buffers 'returned' signals and writes them in the background, one transaction a flush.
-
-    A durable write costs tens of milliseconds (WAL sync, then a checkpoint when the file is
-    released), more than the read it would be attached to; so get_claim_evidence only queues its
-    signals here. Pending signals are written every ``interval_s`` seconds, when the server
-    session ends and when the server stops; a crash can lose the last interval's worth, which
-    only delays the ≥ 5 returns a fragment needs before its ranking weight moves.
-    """
-
-    def __init__(self, store: LyraStore, interval_s: float = 2.0) -> None:
-        self.store, self.interval_s = store, interval_s
-        self._pending: list[tuple[str, str, str, str]] = []
-        self._lock = threading.Lock()
-        self._flush_lock = threading.Lock()
-        self._wake = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._closed = False
-
-    def add(self, task_id: str, fragment_ids: Sequence[str], query_id: str, query: str) -> None:
-        with self._lock:
-            self._pending += [(task_id, fid, query_id, query) for fid in dict.fromkeys(fragment_ids)]
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, name="lyra-returns", daemon=True)
-                self._thread.start()
-
-    def flush(self) -> int:
-        """Write every pending signal now; on failure they stay queued for the next flush."""
-        with self._flush_lock:
-            with self._lock:
-                rows, self._pending = self._pending, []
-            try:
-                return record_returns(self.store, rows)
-            except BaseException:
-                with self._lock:
-                    self._pending = rows + self._pending
-                raise
-
-    def close(self, timeout_s: float = 10.0) -> None:
-        """Stop the background writer after a last flush (the server calls it at exit)."""
-        self._closed = True
-        self._wake.set()
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout_s)
-        self.flush()
-
-    def _run(self) -> None:
-        while True:
-            self._wake.wait(self.interval_s)
-            self._wake.clear()
-            try:
-                self.flush()
-            except (duckdb.Error, StoreError) as exc:  # keep the signals and try again next interval
-                log.warning("relevance signals not written yet: %s", exc)
-            with self._lock:
-                if not self._pending or self._closed:
-                    self._thread = None
-                    return
-
-
 def relevance_multipliers(store: LyraStore, task_id: str) -> dict[str, float]:
-    """Seed 004 multiplier of every fragment of the task that has signals (others weigh 1.0)."""
+    """The ranking multiplier of every fragment of the task that has relevance signals (others weigh 1.0)."""
     stats = store.fetch_df(fb.RELEVANCE_STATS_SQL, [task_id])
     return {r.fragment_id: fb.relevance_multiplier(fb.RelevanceStats(returns=r.returns, positive=r.positive,
                                                                      negative=r.negative))

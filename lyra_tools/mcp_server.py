@@ -35,7 +35,8 @@ from lyra_resources.settings import resolve_home
 from lyra_resources.store import StoreBusyError, StoreError
 from lyra_resources.task_input import MCP_LABELS, TaskInputError, check_task_input
 from lyra_tools import contradictions, explore, papers_view
-from lyra_tools.feedback import FeedbackError, FeedbackResult, ReturnsRecorder, apply_feedback
+from lyra_tools.feedback import FeedbackError, FeedbackResult, apply_feedback
+from lyra_tools.relevance_returns import ReturnsRecorder
 from lyra_tools.server_store import ServerStore
 
 INSTRUCTIONS = """\

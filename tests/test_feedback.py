@@ -7,13 +7,14 @@ import test_explore
 from test_explore import write_graph
 
 from lyra_assets.ranking import ranking_weights, trust_weights
-from lyra_resources.domain_policy import DomainTrust
 from lyra_core import feedback as fb
 from lyra_core.scoring import DEFAULT_VOTE_WEIGHT
+from lyra_resources.domain_policy import DomainTrust
 from lyra_resources.schema import FEEDBACK_TABLES, TABLES
 from lyra_resources.store import LyraStore
 from lyra_tools import explore
-from lyra_tools.feedback import FeedbackError, ReturnsRecorder, apply_feedback, relevance_multipliers
+from lyra_tools.feedback import FeedbackError, apply_feedback, relevance_multipliers
+from lyra_tools.relevance_returns import ReturnsRecorder
 
 # the graph fixtures of test_explore: a materialized task, copied into each test's own home
 template, store, graph = test_explore.template, test_explore.store, test_explore.graph
