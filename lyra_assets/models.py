@@ -12,9 +12,11 @@ from pydantic import Field
 
 from lyra_resources.literature import LiteratureSources
 from lyra_resources.models import DEFAULT_NLI_DIR, DEFAULT_SNLI_DIR, LocalModels
-from lyra_resources.nli_training import evaluate_nli_model, train_nli_model, write_model_card
-from lyra_resources.reranker_training import train_reranker
-from lyra_resources.snli_data import snli_files
+from lyra_training.nli_card import write_model_card
+from lyra_training.nli_eval import evaluate_nli_model
+from lyra_training.nli_model import train_nli_model
+from lyra_training.reranker import train_reranker
+from lyra_training.snli_data import snli_files
 
 
 class NliTrainingConfig(Config):
@@ -59,7 +61,7 @@ def verifier_model(context: AssetExecutionContext, config: VerifierTrainingConfi
     with a temperature fitted on the out-of-fold predictions."""
     import torch
 
-    from lyra_resources.verifier_training import train_verifier
+    from lyra_training.verifier import train_verifier
 
     torch.set_num_threads(config.threads)
     report = train_verifier(Path(config.data_dir), Path(config.out_dir), Path(config.work_dir))

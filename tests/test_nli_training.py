@@ -7,15 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from lyra_resources.nli_training import (
-    ID2LABEL,
-    EvalReport,
-    TrainingReport,
-    evaluate_nli_model,
-    load_snli_pairs,
-    train_nli_model,
-    write_model_card,
-)
+from lyra_training.nli_card import write_model_card
+from lyra_training.nli_data import ID2LABEL, load_snli_pairs
+from lyra_training.nli_eval import EvalReport, evaluate_nli_model
+from lyra_training.nli_model import TrainingReport, train_nli_model
 
 SUBJECTS = ["A man", "A woman", "Two children", "A dog", "An old lady"]
 ACTIONS = ["is running in a park.", "is playing a guitar.", "is eating soup.", "is sleeping on a couch."]
