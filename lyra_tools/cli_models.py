@@ -40,15 +40,14 @@ def models_fetch_snli(
 @app.command("train-snli")
 def models_train_snli(
     snli_dir: Annotated[Path, typer.Option(help="folder with the SNLI files (see fetch-snli)")] = Path(".lyra/snli"),
-    out: Annotated[Path | None, typer.Option(help="output folder (default: the shipped SNLI base's folder)")] = None,
+    out: Annotated[Path | None, typer.Option(help="output folder (default: <home>/models/lyra-nli-minilm-l6)")] = None,
     max_pairs: Annotated[int, typer.Option(help="training pairs, one pass")] = 80_000,
     threads: Annotated[int, typer.Option(help="CPU threads")] = 2,
     home: HomeOption = None,
 ) -> None:
-    """Train the SNLI base cross-encoder, the verifier's starting point (Dagster job `nli_model_training`)."""
-    from lyra_resources.models import DEFAULT_SNLI_DIR
-
-    config = {"snli_dir": str(snli_dir.resolve()), "out_dir": str((out or DEFAULT_SNLI_DIR).resolve()),
+    """Train the SNLI base cross-encoder, the verifier's starting point (Dagster job `nli_model_training`).
+    It goes under the home unless `--out` says otherwise; `train-nli` then starts from it."""
+    config = {"snli_dir": str(snli_dir.resolve()), "out_dir": str(out.resolve()) if out else "",
               "max_pairs": max_pairs, "threads": threads}
     _finish_job(runner.run_job(runner.NLI_TRAINING_JOB, {"ops": {"nli_model": {"config": config}}}, home))
 
