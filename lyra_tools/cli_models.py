@@ -84,8 +84,9 @@ def models_train_claim_roles(
 ) -> None:
     """Fit the sentence-role model that keeps background, aims and methods out of the claims
     (a logistic regression on sentence embeddings and cue features; a few minutes on a CPU)."""
-    from lyra_resources.claim_roles import WEIGHTS_DIR, train_claim_roles
+    from lyra_resources.claim_roles import WEIGHTS_DIR
     from lyra_resources.models import PACKAGED_EMBEDDER, embedder
+    from lyra_training.claim_roles import train_claim_roles
 
     if not (data / "ori_pqal.json").exists() or not (data / "test_ground_truth.json").exists():
         raise fail(f"--data {data}: needs ori_pqal.json and test_ground_truth.json (PubMedQA PQA-L)")
