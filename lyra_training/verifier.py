@@ -3,8 +3,9 @@ calibrated and documented.
 
 The recipe (``lyra models train-nli --data DIR``):
 1. *general* stage — from the SNLI base (the home's if it trained one, else the shipped one), one
-   pass over scientific and general claim/evidence sets (Evidence Inference, AbstRCT, SciNLI, FEVER-Symmetric, Fool Me Twice) with
-   SNLI replay; no SciFact claim is seen here, so this stage is shared by every fold;
+   pass over scientific and general claim/evidence sets (Evidence Inference, AbstRCT, SciNLI,
+   FEVER-Symmetric, Fool Me Twice) with SNLI replay; no SciFact claim is seen here, so this stage
+   is shared by every fold;
 2. *SciFact* stage — from the general model, SciFact train rationales (and their negations,
    neutral windows, retrieved-but-not-cited abstracts) with some general pairs replayed:
    once per cross-validation fold (claims grouped by cited paper), then once on every claim;
