@@ -25,9 +25,9 @@ import numpy as np
 from bench.common import read_jsonl, require_data
 from lyra_core.bm25 import Bm25Index
 from lyra_core.relevance import DEFAULT_COSINE_WEIGHT, claim_relevance, term_weights
+from lyra_core.splits import claim_folds
 from lyra_core.text import tokenize
 from lyra_resources.settings import resolve_home
-from lyra_resources.verifier_data import claim_folds
 
 TOP_DOCS = 10
 

@@ -6,7 +6,7 @@ claim and label is one correction (premise = that abstract sentence, hypothesis 
 SUPPORT → entailment, CONTRADICT → contradiction). Claims are split 70 / 30 by claim id (a seeded
 shuffle of the ids, seed 13; the two claim texts that occur under two ids each are kept on one
 side, so no claim text and no pair is both trained on and judged). Adapters are trained with the
-product's own code and settings (``nli_adapters.train_adapter``, ``LearningSettings()``, the same
+product's own code and settings (``lyra_training.adapters.train_adapter``, ``LearningSettings()``, the same
 SNLI replay mix as ``learn_from_corrections``) on the first 50, 100, 200 and all training corrections in a
 seeded arrival order, and compared with the base model on:
 
@@ -46,15 +46,15 @@ from pathlib import Path
 
 from bench.common import read_jsonl, require_data
 from bench.verification import LABELS, Judged, gold_label, judge, macro_f1
+from lyra_core.splits import claim_key
+from lyra_core.training_metrics import Metrics, metrics
 from lyra_resources.corpus import LocalCorpus
 from lyra_resources.models import DEFAULT_NLI_DIR, PACKAGED_EMBEDDER, NliModel, embedder, set_threads
-from lyra_resources.nli_adapters import (
-    GATE_DIR, Metrics, WeightedPair, claim_key, evaluate, metrics, read_pairs, replay_sample, replay_size,
-    train_adapter,
-)
-from lyra_resources.nli_training import NliPair
 from lyra_resources.settings import LearningSettings, resolve_home, settings
 from lyra_resources.store import LyraStore
+from lyra_training.adapter_gate import evaluate
+from lyra_training.adapters import GATE_DIR, WeightedPair, replay_sample, replay_size, train_adapter
+from lyra_training.nli_data import NliPair, read_pairs
 
 SEED = 13
 HELD_OUT = 0.3

@@ -5,7 +5,7 @@ cross-validated by query, with each stage's speed.
 
 Quality: the 809 train queries with judgements are split into ``--folds`` folds by query (seeded).
 Nothing is tuned here: BM25, the embedder and the fusion are fixed; the reranker of each fold is
-trained on the *other* folds' queries only (``lyra_resources.reranker_training``, hard negatives from
+trained on the *other* folds' queries only (``lyra_training.reranker``, hard negatives from
 the hybrid stage 2 of those queries) and scores its own fold, so every figure is on queries its
 models never saw. Rows, each with its ratio to BM25 (today's shipped stage 1):
 
@@ -42,9 +42,9 @@ from lyra_core.text import tokenize
 from lyra_resources.corpus import LocalCorpus, document_text
 from lyra_resources.corpus_search import CorpusSearch, paper_stage3
 from lyra_resources.models import LocalModels, Reranker, packaged_embedder_dir, set_threads
-from lyra_resources.reranker_training import train_labelled_reranker
 from lyra_resources.settings import resolve_home
 from lyra_resources.store import LyraStore
+from lyra_training.reranker import train_labelled_reranker
 
 FOLD_SEED = 18
 NEGATIVES = 7

@@ -18,7 +18,7 @@ Printed side by side, in one run, on the same claims:
   fragments the sentence-role model reads as background, aims or methods are dropped (here they
   are not replaced by the next most similar ones, as the pipeline does) and edges whose fragment
   is far from the claim are NEUTRAL.
-Claims that cite a common paper share a fold (``verifier_data.claim_folds``). Gold labels are read
+Claims that cite a common paper share a fold (``lyra_core.splits.claim_folds``). Gold labels are read
 only to score, and to fit the temperature and choose the scoring rule on the other folds.
 
     .venv/bin/python -m bench.verification --work DIR [--threads 2]
@@ -39,11 +39,12 @@ import numpy as np
 from bench.common import require_data
 from lyra_core.fragments import make_fragments
 from lyra_core.scoring import Evidence, ScoringRule, score_claim
+from lyra_core.splits import claim_folds
 from lyra_resources.models import DEFAULT_SNLI_DIR, PACKAGED_EMBEDDER, embedder, read_temperature, set_threads, softmax
 from lyra_resources.settings import resolve_home, settings
 from lyra_resources.store import LyraStore
-from lyra_resources.verifier_data import claim_folds, gold_label, transfer_sets
-from lyra_resources.verifier_training import VerifierRecipe, fit_temperature, pair_logits
+from lyra_training.verifier import VerifierRecipe, fit_temperature, pair_logits
+from lyra_training.verifier_data import gold_label, transfer_sets
 
 LABELS = ("SUPPORT", "CONTRADICT", "NEI")
 VERDICT_TO_LABEL = {"supported": "SUPPORT", "well_supported": "SUPPORT", "likely_false": "CONTRADICT"}
@@ -81,7 +82,7 @@ def build_eval_set(data: Path, home: Path, papers: int = 10, fragments: int = 8)
     """Per claim: gold label, retrieved and oracle fragments with their gold fragment labels.
     Cached in ``home`` (the BM25 search and the embeddings are the slow part)."""
     from lyra_resources.corpus import LocalCorpus
-    from lyra_resources.verifier_data import read_jsonl
+    from lyra_training.verifier_data import read_jsonl
 
     cache = home / "bench" / f"verification_eval_{papers}_{fragments}.json"
     if cache.exists():
@@ -126,7 +127,7 @@ def build_eval_set(data: Path, home: Path, papers: int = 10, fragments: int = 8)
 
 def logits_for(model_dir: Path, items: list[dict], claims: dict[int, str], cache: Path, max_length: int) -> np.ndarray:
     """The model's logits on (fragment, claim) items, cached per model folder and item list."""
-    from lyra_resources.nli_training import NliPair
+    from lyra_training.nli_data import NliPair
 
     if cache.exists():
         return np.load(cache)

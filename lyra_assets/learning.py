@@ -3,7 +3,7 @@
 wait, and the ``nli_version_sensor`` that re-scores the tasks a newly active NLI version affects
 (job ``nli_rescoring``: ``nli_edges`` and everything downstream, one run per task partition).
 
-Thin over :mod:`lyra_resources.nli_adapters` and :mod:`lyra_resources.nli_versions`.
+Thin over :mod:`lyra_training.corrections` and :mod:`lyra_resources.nli_versions`.
 """
 
 
@@ -34,10 +34,11 @@ from pydantic import Field
 from lyra_assets import evidence
 from lyra_assets.partitions import TASK_TAG, TASKS_PARTITION, TRIGGER_TAG
 from lyra_resources.models import LocalModels
-from lyra_resources.nli_adapters import LearningError, learn_from_corrections
 from lyra_resources.nli_versions import active_version, affected_tasks
 from lyra_resources.settings import settings
 from lyra_resources.store import LyraStore
+from lyra_training.adapters import LearningError
+from lyra_training.corrections import learn_from_corrections
 
 ADAPTER_JOB = "nli_adapter_training"
 RESCORING_JOB = "nli_rescoring"

@@ -11,33 +11,38 @@ from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataVa
 from pydantic import Field
 
 from lyra_resources.literature import LiteratureSources
-from lyra_resources.models import DEFAULT_NLI_DIR, DEFAULT_SNLI_DIR, LocalModels
-from lyra_resources.nli_training import evaluate_nli_model, train_nli_model, write_model_card
-from lyra_resources.reranker_training import train_reranker
-from lyra_resources.snli_data import snli_files
+from lyra_resources.models import DEFAULT_NLI_DIR, LocalModels, snli_base_dir, trained_snli_dir
+from lyra_resources.store import LyraStore
+from lyra_training.nli_card import write_model_card
+from lyra_training.nli_eval import evaluate_nli_model
+from lyra_training.nli_model import train_nli_model
+from lyra_training.reranker import train_reranker
+from lyra_training.snli_data import snli_files
 
 
 class NliTrainingConfig(Config):
     snli_dir: str = Field(description="folder holding snli_1.0_train_subset.jsonl and snli_1.0_test.jsonl")
-    out_dir: str = Field(str(DEFAULT_SNLI_DIR), description="where the model is written")
+    out_dir: str = Field("", description="where the model is written; empty: <home>/models/lyra-nli-minilm-l6")
     max_pairs: int = Field(80_000, description="training pairs (one pass)")
     threads: int = 2
 
 
 @asset(group_name="models", kinds={"pytorch"})
-def nli_model(context: AssetExecutionContext, config: NliTrainingConfig) -> MaterializeResult:
+def nli_model(context: AssetExecutionContext, config: NliTrainingConfig, store: LyraStore) -> MaterializeResult:
     """The SNLI base cross-encoder: all-MiniLM-L6-v2 fine-tuned on SNLI (entailment → SUPPORTS,
     contradiction → REFUTES, neutral → NEUTRAL), evaluated on the full SNLI test set, saved in
     fp16 with a model card. The claim verifier starts from it."""
     train, test = snli_files(Path(config.snli_dir))
-    report = train_nli_model(train, config.out_dir, max_pairs=config.max_pairs, eval_path=test,
+    # Under the home unless the run says otherwise: the copy shipped in the package is never overwritten.
+    out_dir = config.out_dir or str(trained_snli_dir(store.home))
+    report = train_nli_model(train, out_dir, max_pairs=config.max_pairs, eval_path=test,
                              num_threads=config.threads,
                              progress=lambda p: context.log.info(
                                  f"step {p.step}/{p.total_steps} {p.pairs_per_s:.1f} pairs/s loss {p.running_loss:.3f}"))
-    evaluation = evaluate_nli_model(config.out_dir, test)
-    write_model_card(config.out_dir, report, evaluation)
+    evaluation = evaluate_nli_model(out_dir, test)
+    write_model_card(out_dir, report, evaluation)
     return MaterializeResult(metadata={
-        "path": MetadataValue.path(config.out_dir),
+        "path": MetadataValue.path(out_dir),
         "test_accuracy": MetadataValue.float(evaluation.accuracy),
         "pairs": MetadataValue.int(report.pairs),
         "train_pairs_per_s": MetadataValue.float(report.pairs_per_s),
@@ -53,16 +58,17 @@ class VerifierTrainingConfig(Config):
 
 
 @asset(group_name="models", kinds={"pytorch"})
-def verifier_model(context: AssetExecutionContext, config: VerifierTrainingConfig) -> MaterializeResult:
+def verifier_model(context: AssetExecutionContext, config: VerifierTrainingConfig, store: LyraStore) -> MaterializeResult:
     """Lyra's claim verifier: the SNLI base retrained on scientific and general claim/evidence
     sets, then on SciFact train claims (5-fold cross-validated by claim group, then on all),
     with a temperature fitted on the out-of-fold predictions."""
     import torch
 
-    from lyra_resources.verifier_training import train_verifier
+    from lyra_training.verifier import train_verifier
 
     torch.set_num_threads(config.threads)
-    report = train_verifier(Path(config.data_dir), Path(config.out_dir), Path(config.work_dir))
+    report = train_verifier(Path(config.data_dir), Path(config.out_dir), Path(config.work_dir),
+                            snli_base=snli_base_dir(store.home))
     return MaterializeResult(metadata={
         "path": MetadataValue.path(config.out_dir),
         "temperature": MetadataValue.float(report.temperature),

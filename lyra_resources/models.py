@@ -364,6 +364,23 @@ def configured_nli_path() -> str:
     return settings().models.nli or str(DEFAULT_NLI_DIR)
 
 
+def trained_snli_dir(home: str | Path) -> Path:
+    """Where ``home`` keeps an SNLI base cross-encoder trained for it (``lyra models train-snli``)."""
+    from lyra_resources.settings import HomeLayout
+
+    return HomeLayout(root=Path(home)).models / DEFAULT_SNLI_DIR.name
+
+
+def snli_base_dir(home: str | Path | None = None) -> Path:
+    """The SNLI base cross-encoder to start from: the one trained in ``home`` if there is one,
+    else the one shipped in the package."""
+    if home is not None:
+        trained = trained_snli_dir(home)
+        if (trained / "model.safetensors").exists():
+            return trained
+    return DEFAULT_SNLI_DIR
+
+
 def nli_model(path: str | Path = DEFAULT_NLI_DIR, adapter: str | Path | None = None) -> NliModel:
     return _cached("nli", f"{path}|{adapter or ''}", lambda: NliModel(path, adapter=adapter))
 

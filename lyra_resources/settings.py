@@ -56,6 +56,11 @@ class HomeLayout(BaseModel):
     def cache(self) -> Path:
         return self.root / "cache"
 
+    @property
+    def models(self) -> Path:
+        """Models trained for this home (the shipped ones stay in the installed package)."""
+        return self.root / "models"
+
 
 class SearchSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")

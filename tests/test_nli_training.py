@@ -7,15 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from lyra_resources.nli_training import (
-    ID2LABEL,
-    EvalReport,
-    TrainingReport,
-    evaluate_nli_model,
-    load_snli_pairs,
-    train_nli_model,
-    write_model_card,
-)
+from lyra_training.nli_card import write_model_card
+from lyra_training.nli_data import ID2LABEL, load_snli_pairs
+from lyra_training.nli_eval import EvalReport, evaluate_nli_model
+from lyra_training.nli_model import TrainingReport, train_nli_model
 
 SUBJECTS = ["A man", "A woman", "Two children", "A dog", "An old lady"]
 ACTIONS = ["is running in a park.", "is playing a guitar.", "is eating soup.", "is sleeping on a couch."]
@@ -109,3 +104,32 @@ def test_train_nli_cli_runs_the_dagster_job(tmp_path: Path) -> None:
         assert [r.dagster_run.job_name for r in runs] == ["nli_model_training"]
     missing = CliRunner().invoke(app, ["models", "train-snli", "--snli-dir", str(tmp_path / "none"), "--home", str(home)])
     assert missing.exit_code == 1 and "lyra models fetch-snli" in missing.output
+
+
+@pytest.mark.slow
+def test_train_snli_writes_under_the_home_and_never_into_the_package(tmp_path: Path) -> None:
+    """Without `--out` the SNLI base goes to `<home>/models/`; the copy shipped in the package is left
+    as it was, and the verifier's training then starts from the home's model."""
+    from typer.testing import CliRunner
+
+    from lyra_resources.models import DEFAULT_SNLI_DIR, snli_base_dir, trained_snli_dir
+    from lyra_tools.cli import app
+
+    def shipped() -> dict[str, tuple[int, int]]:
+        return {str(p.relative_to(DEFAULT_SNLI_DIR)): (p.stat().st_size, p.stat().st_mtime_ns)
+                for p in DEFAULT_SNLI_DIR.rglob("*") if p.is_file()}
+
+    before = shipped()
+    snli = tmp_path / "snli"
+    snli.mkdir()
+    _write_synthetic_snli(snli / "snli_1.0_train_subset.jsonl", n=40)
+    _write_synthetic_snli(snli / "snli_1.0_test.jsonl", n=12)
+    home = tmp_path / "home"
+    result = CliRunner().invoke(app, ["models", "train-snli", "--snli-dir", str(snli), "--max-pairs", "36",
+                                      "--threads", "1", "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    out = home / "models" / DEFAULT_SNLI_DIR.name
+    assert out == trained_snli_dir(home)
+    assert {"model.safetensors", "config.json", "README.md", "training.json"} <= {p.name for p in out.iterdir()}
+    assert shipped() == before
+    assert snli_base_dir(home) == out

@@ -90,8 +90,8 @@ def test_fragment_ranking_with_a_corpus_adapted_reranker(lyra_home, small_corpus
     from lyra_assets.definitions import ASSETS, build_resources
     from lyra_resources.corpus import LocalCorpus
     from lyra_resources.models import LocalModels, packaged_embedder_dir
-    from lyra_resources.reranker_training import build_pairs, train_reranker
     from lyra_resources.store import LyraStore
+    from lyra_training.reranker import build_pairs, train_reranker
 
     corpus = LocalCorpus.open(small_corpus)
     pairs = build_pairs(corpus, max_queries=4, hard_negatives=1, min_abstract_chars=50)
@@ -122,7 +122,7 @@ def test_fragment_ranking_with_a_corpus_adapted_reranker(lyra_home, small_corpus
 
 
 def test_qrels_files_read_beir_and_trec_and_skip_zero_judgements(tmp_path):
-    from lyra_resources.reranker_training import read_qrels
+    from lyra_training.reranker import read_qrels
 
     beir = tmp_path / "train.tsv"
     beir.write_text("query-id\tcorpus-id\tscore\n1\t31715818\t1\n1\t999\t0\n3\t14717500\t1\n")
@@ -143,8 +143,8 @@ def test_a_reranker_learns_from_judged_queries(tmp_path, small_corpus):
     from lyra_resources.corpus import LocalCorpus
     from lyra_resources.corpus_search import CorpusSearch
     from lyra_resources.models import DEFAULT_NLI_DIR, LocalModels, Reranker, packaged_embedder_dir
-    from lyra_resources.reranker_training import labelled_pairs, train_labelled_reranker
     from lyra_resources.store import LyraStore
+    from lyra_training.reranker import labelled_pairs, train_labelled_reranker
 
     corpus = LocalCorpus.open(small_corpus)
     search = CorpusSearch(corpus, store=LyraStore.at(tmp_path / "h"), models=LocalModels.configured(tmp_path / "h"),

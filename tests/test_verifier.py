@@ -7,9 +7,10 @@ import pytest
 
 from lyra_core.claim_rewrites import negate, templated_claim
 from lyra_core.scoring import Evidence, ScoringRule, bayesian_score, paper_votes
-from lyra_resources.verifier_data import claim_folds, claim_groups, scifact_pairs, windows
+from lyra_core.splits import claim_folds, claim_groups
 from lyra_resources.models import softmax
-from lyra_resources.verifier_training import fit_temperature
+from lyra_training.verifier import fit_temperature
+from lyra_training.verifier_data import scifact_pairs, windows
 
 
 @pytest.mark.parametrize("claim,negated", [
@@ -117,7 +118,8 @@ def test_a_clearly_refuting_paper_can_make_a_claim_likely_false_with_a_vote_weig
 
 
 def test_the_gate_rejects_an_adapter_that_forgets_the_science():
-    from lyra_resources.nli_adapters import Metrics, gate_decision
+    from lyra_core.model_gate import gate_decision
+    from lyra_core.training_metrics import Metrics
 
     def m(acc: float, pairs: int = 100) -> Metrics:
         return Metrics(pairs=pairs, accuracy=acc, macro_f1=acc)
@@ -152,7 +154,7 @@ def test_the_recipe_end_to_end_on_a_small_slice(shared_data, tmp_path):
     import json
 
     from lyra_resources.models import NliModel
-    from lyra_resources.verifier_training import VerifierRecipe, train_verifier
+    from lyra_training.verifier import VerifierRecipe, train_verifier
 
     recipe = VerifierRecipe(folds=2, general_limit=48, claims_limit=24, general_replay=16,
                             calibration_per_fold=30, batch_size=16)

