@@ -53,7 +53,7 @@ from lyra_resources.nli_adapters import (
     train_adapter,
 )
 from lyra_resources.nli_training import NliPair
-from lyra_resources.settings import LearningSettings, resolve_home, settings
+from lyra_resources.settings import LearningSettings, load_settings, resolve_home
 from lyra_resources.store import LyraStore
 
 SEED = 13
@@ -292,7 +292,7 @@ def main() -> None:
     store = LyraStore.at(home)
     model = embedder(PACKAGED_EMBEDDER)
     encode = lambda texts: store.cached_embeddings(PACKAGED_EMBEDDER, texts, model.encode)
-    k = settings().evidence.nli_top_k
+    k = load_settings().evidence.nli_top_k
     models = {"base": base_model}
     if last_adapter is not None:
         models[f"adapter @{sizes[-1]}"] = NliModel(DEFAULT_NLI_DIR, adapter=last_adapter)
