@@ -50,7 +50,7 @@ from lyra_core.splits import claim_key
 from lyra_core.training_metrics import Metrics, metrics
 from lyra_resources.corpus import LocalCorpus
 from lyra_resources.models import DEFAULT_NLI_DIR, PACKAGED_EMBEDDER, NliModel, embedder, set_threads
-from lyra_resources.settings import LearningSettings, resolve_home, settings
+from lyra_resources.settings import LearningSettings, load_settings, resolve_home
 from lyra_resources.store import LyraStore
 from lyra_training.adapter_gate import evaluate
 from lyra_training.adapters import GATE_DIR, WeightedPair, replay_sample, replay_size, train_adapter
@@ -292,7 +292,7 @@ def main() -> None:
     store = LyraStore.at(home)
     model = embedder(PACKAGED_EMBEDDER)
     encode = lambda texts: store.cached_embeddings(PACKAGED_EMBEDDER, texts, model.encode)
-    k = settings().evidence.nli_top_k
+    k = load_settings().evidence.nli_top_k
     models = {"base": base_model}
     if last_adapter is not None:
         models[f"adapter @{sizes[-1]}"] = NliModel(DEFAULT_NLI_DIR, adapter=last_adapter)

@@ -42,7 +42,7 @@ from lyra_core.text import tokenize
 from lyra_resources.corpus import LocalCorpus, document_text
 from lyra_resources.corpus_search import CorpusSearch, paper_stage3
 from lyra_resources.models import LocalModels, Reranker, packaged_embedder_dir, set_threads
-from lyra_resources.settings import resolve_home
+from lyra_resources.settings import load_settings, resolve_home
 from lyra_resources.store import LyraStore
 from lyra_training.reranker import train_labelled_reranker
 
@@ -112,7 +112,8 @@ def main() -> None:
     print(f"corpus embeddings ready in {time.perf_counter() - started:.1f}s (cached in {store.layout.database})")
     config = RankingConfig(rerank_top_k=args.rerank_top_k)
     search = CorpusSearch(corpus, store=store, models=models, reranker=None, config=config)
-    sentences, sentence_note, sentence_config = paper_stage3(models, store, corpus, RankingConfig())
+    sentences, sentence_note, sentence_config = paper_stage3(models, store, corpus, RankingConfig(),
+                                                             load_settings().ranking)
     shipped_search = CorpusSearch(corpus, store=store, models=models, reranker=sentences, config=sentence_config)
     print(f"shipped stage 3: {sentence_note}")
     plain = Bm25Index([tokenize(f"{r.title} {r.abstract or ''}") for r in corpus.records])

@@ -41,7 +41,7 @@ from lyra_core.fragments import make_fragments
 from lyra_core.scoring import Evidence, ScoringRule, score_claim
 from lyra_core.splits import claim_folds
 from lyra_resources.models import DEFAULT_SNLI_DIR, PACKAGED_EMBEDDER, embedder, read_temperature, set_threads, softmax
-from lyra_resources.settings import resolve_home, settings
+from lyra_resources.settings import load_settings, resolve_home
 from lyra_resources.store import LyraStore
 from lyra_training.verifier import VerifierRecipe, fit_temperature, pair_logits
 from lyra_training.verifier_data import gold_label, transfer_sets
@@ -238,7 +238,7 @@ def main() -> None:
         other_claims = [c for c in gold if fold_of[c] != k]
         chosen[k] = (temperature, max(RULES, key=lambda r: report_silent(
             gold, verdicts(items["retrieved"], probs_other, other_claims, r))))
-    cfg = settings().evidence
+    cfg = load_settings().evidence
     similarity, finding = evidence_gates(items["retrieved"], text, data, home)
     gates = (similarity, finding, cfg.min_similarity, cfg.min_finding)
     gated_rules = {}

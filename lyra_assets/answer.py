@@ -7,7 +7,7 @@ from lyra_assets.partitions import task_partitions
 from lyra_core.answer import answer_line, paper_votes
 from lyra_core.hypothesis import HYPOTHESIS, OPEN_QUESTION, to_hypothesis
 from lyra_core.tasks import TaskOptions
-from lyra_resources.settings import settings
+from lyra_resources.settings import LyraSettings
 from lyra_resources.schema import TASK_ANSWER
 from lyra_resources.store import LyraStore
 
@@ -45,7 +45,7 @@ def _titles(store: LyraStore, task_id: str, paper_ids: list[str]) -> list[str]:
 
 @asset(partitions_def=task_partitions, group_name="evidence", deps=["claim_scores", "claim_topics"],
        kinds={"duckdb", "parquet"})
-def task_answer(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult:
+def task_answer(context: AssetExecutionContext, store: LyraStore, settings: LyraSettings) -> MaterializeResult:
     """The answer to the question. A yes/no question's hypothesis (the ``claims`` row of origin
     ``hypothesis``) has its verdict, confidence ± uncertainty and controversy from ``claim_scores``
     and its papers for / against / judged from its edges, one vote per paper (its strongest edge);
@@ -69,7 +69,7 @@ def task_answer(context: AssetExecutionContext, store: LyraStore) -> Materialize
         lines += [f"- {c.text} ({c.verdict or 'unverified'})" for c in claims.itertuples(index=False)]
     else:
         h = hypothesis.iloc[0]
-        votes = paper_votes(hypothesis_edges(store, task.id, h["claim_id"]), settings().evidence.min_vote)
+        votes = paper_votes(hypothesis_edges(store, task.id, h["claim_id"]), settings.evidence.min_vote)
         verdict = h["verdict"] if isinstance(h["verdict"], str) else "unverified"
         row = {"hypothesis": h["text"], "origin": HYPOTHESIS, "verdict": verdict,
                **{k: float(h[k]) if pd.notna(h[k]) else None for k in ("confidence", "uncertainty", "controversy")},

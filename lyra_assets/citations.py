@@ -43,7 +43,7 @@ from lyra_resources.literature import LiteratureSources
 from lyra_resources.llm import LlmError, OllamaLlm, render_prompt
 from lyra_resources.models import LocalModels
 from lyra_resources.providers import SourceIssue
-from lyra_resources.settings import CitationSettings, settings
+from lyra_resources.settings import CitationSettings, LyraSettings
 from lyra_resources.store import LyraStore
 
 EXPANSION_COLUMNS = ["paper_id", "candidate_paper_id", "direction", "is_influential", "embed_similarity",
@@ -126,7 +126,7 @@ async def fetch_level(literature: LiteratureSources, frontier: Sequence[Canonica
         errors = links.issues()
         completions: list[PaperRecord] = []
         reachable = [s for s in live if not s.http.unreachable]
-        if settings().sources.complete_identifiers and edges and reachable:
+        if literature.sources.complete_identifiers and edges and reachable:
             _, papers = merge_candidates(edges, [], frontier)
             missing = [p for p in papers.values() if not p.abstract]
             done = await complete_identifiers(missing, reachable, need=lambda p: not p.abstract)
@@ -201,7 +201,7 @@ def _empty(store: LyraStore, task_id: str, reason: str) -> MaterializeResult:
 
 @asset(partitions_def=task_partitions, group_name="citations", deps=["papers"], kinds={"duckdb", "parquet"})
 def citation_expansions(context: AssetExecutionContext, store: LyraStore, literature: LiteratureSources,
-                        models: LocalModels, llm: OllamaLlm) -> MaterializeResult:
+                        models: LocalModels, llm: OllamaLlm, settings: LyraSettings) -> MaterializeResult:
     """References and citing papers of every task paper from S2 and OpenAlex, deduplicated, one
     row per (paper, candidate, direction): stage 1 = 0.5·is_influential + 0.5·cosine of the two
     abstracts (top 30 per paper), stage 2 = LLM relevance 0–10 (``stage2_method`` says which
@@ -210,7 +210,7 @@ def citation_expansions(context: AssetExecutionContext, store: LyraStore, litera
     Empty, with ``skipped`` saying why, when live sources are off or unreachable."""
     task = store.require_task(context.partition_key)
     options = TaskOptions.model_validate(task.options)
-    cfg = settings().citations
+    cfg = settings.citations
     plan = literature.plan(options.corpus)
     task_papers = papers_from_frame(store.read_partition("papers", task.id))
     if not cfg.enabled:

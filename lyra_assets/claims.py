@@ -14,7 +14,7 @@ from lyra_core.tasks import TaskOptions
 from lyra_resources.claim_roles import CUE_SCORE, RULE_SCORE, claim_role_model
 from lyra_resources.llm import LlmError, OllamaLlm
 from lyra_resources.models import LocalModels
-from lyra_resources.settings import settings
+from lyra_resources.settings import LyraSettings
 from lyra_resources.store import LyraStore
 
 LOCAL_EXTRACTOR = "local-rules"
@@ -114,7 +114,7 @@ def claims_frame(task_id: str, merged, statuses: list[str], relevance: np.ndarra
 
 @asset(partitions_def=task_partitions, group_name="evidence", deps=["fragment_ranking"], kinds={"duckdb", "parquet"})
 def claims(
-    context: AssetExecutionContext, store: LyraStore, models: LocalModels, llm: OllamaLlm
+    context: AssetExecutionContext, store: LyraStore, models: LocalModels, llm: OllamaLlm, settings: LyraSettings
 ) -> MaterializeResult:
     """Claims extracted from the top-ranked fragments (``extractor`` says how: Ollama when a
     server is reachable, otherwise Lyra's local finding extractor) and the user's own claims
@@ -124,7 +124,7 @@ def claims(
     which the claim listings leave out. A verify
     task (``lyra verify``) extracts nothing: its claims are the user's, all adopted."""
     task = store.require_task(context.partition_key)
-    cfg = settings().evidence
+    cfg = settings.evidence
     options = TaskOptions.model_validate(task.options)
     if options.is_verify:  # a verify task judges the user's claims only: nothing to extract
         fragments, candidates, method = top_fragments(store, task.id, 0), [], "none (verify task)"

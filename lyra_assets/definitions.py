@@ -28,7 +28,7 @@ from lyra_resources.domain_policy import DomainTrust
 from lyra_resources.literature import LiteratureSources
 from lyra_resources.llm import OllamaLlm
 from lyra_resources.models import LocalModels
-from lyra_resources.settings import HomeLayout, resolve_home, settings
+from lyra_resources.settings import HomeLayout, LyraSettings, load_settings, resolve_home
 
 TASK_JOB = "task_pipeline"
 NLI_TRAINING_JOB = "nli_model_training"
@@ -58,13 +58,17 @@ reranker_training = define_asset_job(RERANKER_TRAINING_JOB, selection=[models.co
                                      description="Adapt a cross-encoder reranker to one corpus.")
 
 
-def build_resources(home: str | os.PathLike[str] | None = None) -> dict[str, object]:
+def build_resources(home: str | os.PathLike[str] | None = None,
+                    settings: LyraSettings | None = None) -> dict[str, object]:
+    """Every resource rooted at one Lyra home and configured by ``settings`` (default: the user's
+    settings file, read now)."""
     layout = HomeLayout(root=resolve_home(home, create=False))
-    config = settings()
+    config = settings or load_settings()
     return {
+        "settings": config,
         "store": graph.TaskStore(home=str(layout.root)),
-        "literature": LiteratureSources(cache_dir=str(layout.cache), default_corpus=config.corpus),
-        "models": LocalModels.configured(layout.root),
+        "literature": LiteratureSources.configured(layout.cache, config),
+        "models": LocalModels.configured(layout.root, config),
         "trust": DomainTrust(),
         "llm": OllamaLlm(provider=config.llm.provider, base_url=config.llm.ollama_url,
                          model=config.llm.model, timeout_s=config.llm.timeout_s),
@@ -72,13 +76,15 @@ def build_resources(home: str | os.PathLike[str] | None = None) -> dict[str, obj
     }
 
 
-def build_definitions(home: str | os.PathLike[str] | None = None) -> Definitions:
-    """Lyra's definitions with every resource rooted at one Lyra home."""
+def build_definitions(home: str | os.PathLike[str] | None = None,
+                      settings: LyraSettings | None = None) -> Definitions:
+    """Lyra's definitions with every resource rooted at one Lyra home and configured by ``settings``
+    (default: the user's settings file)."""
     return Definitions(
         assets=[*ASSETS, *MODEL_ASSETS], asset_checks=CHECKS,
         jobs=[task_pipeline, nli_model_training, verifier_training, reranker_training, learning.nli_adapter_training,
               learning.nli_rescoring],
-        resources=build_resources(home),
+        resources=build_resources(home, settings),
         schedules=[schedules.watched_tasks_schedule], sensors=[schedules.watched_task_status_sensor,
                                                                    learning.nli_corrections_sensor,
                                                                    learning.nli_version_sensor],

@@ -11,7 +11,7 @@ from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, ass
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.fragments import make_fragments
-from lyra_resources.settings import settings
+from lyra_resources.settings import FragmentSettings, LyraSettings
 from lyra_resources.store import LyraStore
 
 PAGE_COLUMNS = ["page_id", "paper_id", "url", "domain", "kind", "title"]
@@ -57,9 +57,8 @@ def abstract_pages(papers: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=PAGE_COLUMNS)
 
 
-def page_fragments(pages: pd.DataFrame, texts: dict[str, str]) -> pd.DataFrame:
+def page_fragments(pages: pd.DataFrame, texts: dict[str, str], cfg: FragmentSettings) -> pd.DataFrame:
     """Sentence-window fragments of each page's text (``texts`` maps page_id to text)."""
-    cfg = settings().fragments
     rows = []
     for page_id in pages["page_id"]:
         for fragment in make_fragments(page_id, texts.get(page_id, ""), window=cfg.window_sentences,
@@ -131,7 +130,7 @@ def pages(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult
 
 
 @asset(partitions_def=task_partitions, group_name="documents", deps=["pages"], kinds={"duckdb", "parquet"})
-def fragments(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult:
+def fragments(context: AssetExecutionContext, store: LyraStore, settings: LyraSettings) -> MaterializeResult:
     """Overlapping sentence windows of every page's text, with ids stable across runs
     (a hash of page and text), the unit that ranking and NLI judge."""
     task_id = context.partition_key
@@ -149,6 +148,6 @@ def fragments(context: AssetExecutionContext, store: LyraStore) -> MaterializeRe
         "WHERE pg.task_id = ? AND pg.kind = 'web'",
         [task_id, task_id, task_id, task_id],
     )
-    frame = page_fragments(pages_frame, dict(zip(texts["page_id"], texts["text"], strict=True)))
+    frame = page_fragments(pages_frame, dict(zip(texts["page_id"], texts["text"], strict=True)), settings.fragments)
     store.replace_partition("fragments", task_id, frame)
     return MaterializeResult(metadata=table_metadata(frame, ["page_id", "position", "text"]))

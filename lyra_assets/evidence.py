@@ -28,7 +28,7 @@ from lyra_resources.domain_policy import DomainTrust
 from lyra_resources.models import NLI_RELATION, LocalModels, NliModel
 from lyra_resources.nli_versions import active_version
 from lyra_resources.progress import track
-from lyra_resources.settings import settings
+from lyra_resources.settings import EvidenceSettings, LyraSettings
 from lyra_resources.store import LyraStore
 
 # Partitioned asset checks are a preview feature of Dagster 1.13; Lyra relies on them knowingly.
@@ -123,11 +123,11 @@ def excluded_pages(claims: pd.DataFrame, fragment_page: dict[str, str]) -> list[
 
 
 def scoped_pairs(store: LyraStore, task_id: str, claims: pd.DataFrame, fragments: pd.DataFrame,
-                 claim_vectors: np.ndarray, fragment_vectors: np.ndarray) -> list[list[tuple[int, float]]]:
+                 claim_vectors: np.ndarray, fragment_vectors: np.ndarray,
+                 cfg: EvidenceSettings) -> list[list[tuple[int, float]]]:
     """A verify task's pairs: each claim against fragments of its ``claim_scope`` papers — all of
     them (up to ``verify_max_fragments``) for papers the user named, the ``verify_top_k`` most
     similar for papers its own search found."""
-    cfg = settings().evidence
     scope = store.read_partition("claim_scope", task_id)
     by_claim: dict[str, dict[str, int]] = {}
     for row in scope.itertuples(index=False):
@@ -146,7 +146,7 @@ def scoped_pairs(store: LyraStore, task_id: str, claims: pd.DataFrame, fragments
 
 @asset(partitions_def=task_partitions, group_name="evidence", deps=["claims", "fragments"], kinds={"duckdb", "parquet"})
 def nli_edges(
-    context: AssetExecutionContext, store: LyraStore, models: LocalModels, trust: DomainTrust
+    context: AssetExecutionContext, store: LyraStore, models: LocalModels, trust: DomainTrust, settings: LyraSettings
 ) -> MaterializeResult:
     """Fragment → claim edges judged by the NLI model: SUPPORTS, REFUTES or NEUTRAL with the
     model's confidence. Each adopted claim meets only its ``nli_top_k`` most similar fragments,
@@ -155,7 +155,7 @@ def nli_edges(
     ``source_trust_level`` (the fragment's domain) and ``target_trust_level`` (the domain the claim
     was extracted from; null for a user's claim) annotate the edge and never enter its scores."""
     task_id = context.partition_key
-    cfg = settings().evidence
+    cfg = settings.evidence
     claims = store.fetch_df("SELECT * FROM claims WHERE task_id = ? AND adoption_status = 'adopted' ORDER BY claim_id",
                             [task_id])
     fragments = store.read_partition("fragments", task_id)
@@ -165,7 +165,7 @@ def nli_edges(
     fragments, fragment_vectors, not_findings = findings_only(fragments, fragment_vectors, cfg.min_finding)
     fragment_page = dict(zip(fragments["fragment_id"], fragments["page_id"], strict=True))
     if TaskOptions.model_validate(store.require_task(task_id).options).is_verify:
-        chosen = scoped_pairs(store, task_id, claims, fragments, claim_vectors, fragment_vectors)
+        chosen = scoped_pairs(store, task_id, claims, fragments, claim_vectors, fragment_vectors, cfg)
     else:
         chosen = select_pairs(claim_vectors, fragment_vectors, fragments["page_id"].tolist(),
                               excluded_pages(claims, fragment_page), cfg.nli_top_k)
@@ -242,7 +242,7 @@ def scores_frame(claims: pd.DataFrame, edges: pd.DataFrame, use_bayesian: bool,
 
 
 @asset(partitions_def=task_partitions, group_name="evidence", deps=["nli_edges"], kinds={"duckdb", "parquet"})
-def claim_scores(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult:
+def claim_scores(context: AssetExecutionContext, store: LyraStore, settings: LyraSettings) -> MaterializeResult:
     """Bayesian score of every adopted claim (seed 002): Beta(1, 1) updated by each paper's vote
     (its strongest SUPPORTS or REFUTES edge's calibrated probability, times ``evidence.vote_weight``)
     or, with ``evidence.aggregation: edges``, by every edge; confidence, uncertainty, controversy
@@ -251,7 +251,7 @@ def claim_scores(context: AssetExecutionContext, store: LyraStore) -> Materializ
     claims = store.fetch_df("SELECT claim_id FROM claims WHERE task_id = ? AND adoption_status = 'adopted' "
                             "ORDER BY claim_id", [task_id])
     edges = store.read_partition("nli_edges", task_id)
-    cfg = settings().evidence
+    cfg = settings.evidence
     frame = scores_frame(claims, edges, cfg.use_bayesian_confidence, cfg.scoring_rule())
     store.replace_partition("claim_scores", task_id, frame)
     verdicts = frame["verdict"].value_counts().to_dict()

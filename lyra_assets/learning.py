@@ -35,7 +35,7 @@ from lyra_assets import evidence
 from lyra_assets.partitions import TASK_TAG, TASKS_PARTITION, TRIGGER_TAG
 from lyra_resources.models import LocalModels
 from lyra_resources.nli_versions import active_version, affected_tasks
-from lyra_resources.settings import settings
+from lyra_resources.settings import LyraSettings
 from lyra_resources.store import LyraStore
 from lyra_training.adapters import LearningError
 from lyra_training.corrections import learn_from_corrections
@@ -58,14 +58,14 @@ class AdapterTrainingConfig(Config):
 
 @asset(group_name="models", kinds={"pytorch", "duckdb"})
 def nli_adapter(context: AssetExecutionContext, config: AdapterTrainingConfig, store: LyraStore,
-                models: LocalModels) -> MaterializeResult:
+                models: LocalModels, settings: LyraSettings) -> MaterializeResult:
     """A LoRA adapter for the NLI model trained from ``nli_corrections`` (plus an SNLI replay
     sample), gated against the active version on held-out corrections and the SNLI regression
     set, and recorded in ``nli_model_versions`` as ``active`` or ``rejected`` with its figures.
     A failure leaves the active model and every table unchanged."""
     cutoff = datetime.fromisoformat(config.cutoff) if config.cutoff else None
     try:
-        outcome = learn_from_corrections(store, adapters_dir(store), models.nli_base_path, settings().learning,
+        outcome = learn_from_corrections(store, adapters_dir(store), models.nli_base_path, settings.learning,
                                          cutoff=cutoff, threads=models.threads, require_new=not config.force,
                                          progress=context.log.info)
     except LearningError as exc:
@@ -122,8 +122,9 @@ def waiting_corrections(store: LyraStore, after: str | None) -> tuple[int, datet
         description="Requests one nli_adapter_training run when the corrections not yet used for training "
                     "reach learning.correction_threshold; the cursor is the newest correction already handed "
                     "to a training, so no correction triggers two.")
-def nli_corrections_sensor(context: SensorEvaluationContext, store: LyraStore) -> SensorResult | SkipReason:
-    threshold = settings().learning.correction_threshold
+def nli_corrections_sensor(context: SensorEvaluationContext, store: LyraStore, settings: LyraSettings
+                           ) -> SensorResult | SkipReason:
+    threshold = settings.learning.correction_threshold
     if training_in_progress(context):
         return SkipReason("an nli_adapter_training run is in progress")
     count, newest = waiting_corrections(store, context.cursor or None)

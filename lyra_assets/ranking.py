@@ -11,7 +11,8 @@ from lyra_resources.domain_policy import DomainTrust, user_domain_rules
 from lyra_resources.literature import LiteratureSources
 from lyra_resources.models import LocalModels
 from lyra_resources.store import LyraStore
-from lyra_resources.text_ranking import bm25_scores, rank_texts, ranking_config
+from lyra_resources.settings import LyraSettings
+from lyra_resources.text_ranking import bm25_scores, rank_texts
 
 COLUMNS = ["fragment_id", "bm25_score", "bm25_norm", "embedding_score", "fused_score", "rerank_score",
            "trust_weight", "final_score", "final_rank", "stage"]
@@ -53,7 +54,7 @@ def ranking_frame(scores: dict, fragment_ids: list[str]) -> pd.DataFrame:
 @asset(partitions_def=task_partitions, group_name="ranking", deps=["fragments"], kinds={"duckdb", "parquet"})
 def fragment_ranking(
     context: AssetExecutionContext, store: LyraStore, models: LocalModels, literature: LiteratureSources,
-    trust: DomainTrust,
+    trust: DomainTrust, settings: LyraSettings,
 ) -> MaterializeResult:
     """How well each fragment answers the task's question, stage by stage: BM25 (stage 1, top
     100 kept), fused 0.3·BM25 + 0.7·embedding cosine (stage 2), cross-encoder reranker (stage 3,
@@ -66,7 +67,7 @@ def fragment_ranking(
     reranker, rerank_method = models.reranker_for(
         lambda: literature.corpus(corpus_paths[0]).fingerprint if corpus_paths else None)
     scores = rank_texts(task.query, texts, bm25_scores(task.query, texts), store=store, models=models,
-                        reranker=reranker, config=ranking_config(),
+                        reranker=reranker, config=settings.ranking.ranking_config(),
                         trust=ranking_weights(store, task.id, fragments, trust).to_numpy())
     frame = ranking_frame(scores, fragments["fragment_id"].tolist())
     store.replace_partition("fragment_ranking", task.id, frame)

@@ -27,7 +27,7 @@ from lyra_resources.corpus import LocalCorpusProvider
 from lyra_resources.literature import OFFLINE_HINT, LiteratureSources, SourcePlan
 from lyra_resources.models import LocalModels
 from lyra_resources.providers import PaperProvider, SourceIssue
-from lyra_resources.settings import settings
+from lyra_resources.settings import LyraSettings
 from lyra_resources.store import LyraStore
 
 
@@ -98,7 +98,7 @@ async def collect(query: str, local: Sequence[PaperProvider], plan: SourcePlan, 
         merged = canonicalize(interleave(results))
         completed = 0
         reachable = reachable_sources(live)
-        if settings().sources.complete_identifiers and merged and reachable:
+        if literature.sources.complete_identifiers and merged and reachable:
             completion = await complete_identifiers(merged, reachable)
             errors += completion.errors
             if completion.records:  # appended last: they join their papers, never outrank them
@@ -134,7 +134,7 @@ def check_outcome(task_id: str, plan: SourcePlan, has_local: bool, got: Collecte
 
 @asset(partitions_def=task_partitions, group_name="sources", kinds={"duckdb", "parquet"})
 def papers(context: AssetExecutionContext, store: LyraStore, literature: LiteratureSources,
-           models: LocalModels) -> MaterializeResult:
+           models: LocalModels, settings: LyraSettings) -> MaterializeResult:
     """Canonical papers for the task's question: the local corpus's hits and, when live sources
     are on and the question is academic, Semantic Scholar's and OpenAlex's (phase 2), merged by
     DOI, PMID, arXiv id and normalised title; papers lacking an abstract or a DOI are then looked
@@ -151,8 +151,8 @@ def papers(context: AssetExecutionContext, store: LyraStore, literature: Literat
             f"task {task.id} has no literature source: pass --corpus PATH or set `corpus` in config/settings.yaml "
             f"({plan.reason})"
         )
-    limit = options.papers_per_source or settings().search.papers_per_source
-    margin = settings().sources.academic_margin
+    limit = options.papers_per_source or settings.search.papers_per_source
+    margin = literature.sources.academic_margin
 
     def decide(query: str) -> AcademicDecision:  # the embedder loads only when no keyword decides
         return classify_query(query, lambda texts: models.embedder().encode(texts), margin)

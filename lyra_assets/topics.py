@@ -8,14 +8,15 @@ from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.topics import build_topics
 from lyra_resources.models import LocalModels
-from lyra_resources.settings import settings
+from lyra_resources.settings import LyraSettings
 from lyra_resources.store import LyraStore
 
 COLUMNS = ["topic_id", "label", "label_method", "claim_count", "has_contradiction", "claim_ids", "terms"]
 
 
 @asset(partitions_def=task_partitions, group_name="evidence", deps=["claim_scores"], kinds={"duckdb", "parquet"})
-def claim_topics(context: AssetExecutionContext, store: LyraStore, models: LocalModels) -> MaterializeResult:
+def claim_topics(context: AssetExecutionContext, store: LyraStore, models: LocalModels,
+                 settings: LyraSettings) -> MaterializeResult:
     """Adopted claims grouped into topics: Louvain communities of the graph that links claims
     with similar embeddings, labelled by their most distinctive terms. ``has_contradiction`` marks
     a topic in which any claim has a REFUTES edge."""
@@ -27,7 +28,7 @@ def claim_topics(context: AssetExecutionContext, store: LyraStore, models: Local
         "ORDER BY c.claim_id", [task_id])
     texts = claims["text"].tolist()
     vectors = models.cached_encoder(store)(texts) if texts else np.zeros((0, 1))
-    topics = build_topics(task_id, claims["claim_id"].tolist(), texts, vectors, settings().evidence.topic_similarity)
+    topics = build_topics(task_id, claims["claim_id"].tolist(), texts, vectors, settings.evidence.topic_similarity)
     refuted = claims["refuting_count"].to_numpy() > 0
     frame = pd.DataFrame([{
         "topic_id": t.topic_id, "label": t.label, "label_method": "distinctive-terms",

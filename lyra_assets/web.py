@@ -41,7 +41,7 @@ from lyra_resources.academic import AcademicApiError, AcademicSource
 from lyra_resources.academic.gather import complete_identifiers, reachable_sources
 from lyra_resources.literature import LiteratureSources, live_mode
 from lyra_resources.search_engines import SerpResult, engine, looks_like_challenge
-from lyra_resources.settings import BrowserSettings, settings
+from lyra_resources.settings import BrowserSettings
 from lyra_resources.store import LyraStore
 
 SERP_COLUMNS = ["engine", "query", "rank", "url", "title", "snippet", "domain", "dois", "pmids", "arxiv_ids"]
@@ -51,12 +51,13 @@ WEB_PAGE_COLUMNS = ["page_id", "url", "final_url", "domain", "title", "text", "s
 
 # -- when the browser runs -------------------------------------------------------------------------
 
-def task_uses_browser(options: TaskOptions, cfg: BrowserSettings, *, fetch: bool = False) -> tuple[bool, str]:
+def task_uses_browser(options: TaskOptions, cfg: BrowserSettings, literature: LiteratureSources, *,
+                      fetch: bool = False) -> tuple[bool, str]:
     """Whether this task searches (or, with ``fetch``, fetches pages) with the browser, and why."""
     if options.is_verify:
         return False, "a verify task reads only its corpus"
-    has_corpus = bool(options.corpus or settings().corpus)
-    searching, reason = browser_mode(cfg.search, live_mode(), has_local_corpus=has_corpus)
+    has_corpus = bool(options.corpus or literature.default_corpus)
+    searching, reason = browser_mode(cfg.search, live_mode(literature.sources), has_local_corpus=has_corpus)
     if not fetch or cfg.fetch == "auto":
         return searching, reason
     return browser_mode(cfg.fetch, "on", has_local_corpus=False)[0], f"browser.fetch is {cfg.fetch}"
@@ -120,14 +121,14 @@ def _unavailable(context: AssetExecutionContext, exc: BrowserUnavailable, mode: 
 
 @asset(partitions_def=task_partitions, group_name="web", kinds={"duckdb", "parquet"})
 def serp_results(context: AssetExecutionContext, store: LyraStore, browser: WebBrowser,
-                 trust: DomainTrust) -> MaterializeResult:
+                 trust: DomainTrust, literature: LiteratureSources) -> MaterializeResult:
     """Phase 1: organic results of the configured search engines for the task's question, asked
     through the browser: engine, rank, link (click-tracking redirects unwrapped), title, snippet,
     and the DOIs / PMIDs / arXiv ids they name. Empty, with the reason in the metadata, when the
     browser is off for the task (``browser.search``; auto = off for a task with a local corpus)."""
     task = store.require_task(context.partition_key)
     cfg = browser.config()
-    enabled, reason = task_uses_browser(TaskOptions.model_validate(task.options), cfg)
+    enabled, reason = task_uses_browser(TaskOptions.model_validate(task.options), cfg, literature)
     results: list[SerpResult] = []
     runs: list[EngineRun] = []
     if enabled and cfg.engines:
@@ -326,10 +327,6 @@ def web_pages_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
     return frame.astype({"http_status": "Int64", "depth": "Int64"})
 
 
-def completion_enabled(plan_live: bool) -> bool:
-    return plan_live and settings().sources.complete_identifiers
-
-
 @asset(partitions_def=task_partitions, group_name="web", deps=["serp_results", "papers"],
        kinds={"duckdb", "parquet"})
 def web_pages(context: AssetExecutionContext, store: LyraStore, browser: WebBrowser, trust: DomainTrust,
@@ -345,7 +342,7 @@ def web_pages(context: AssetExecutionContext, store: LyraStore, browser: WebBrow
     task = store.require_task(context.partition_key)
     options = TaskOptions.model_validate(task.options)
     cfg = browser.config()
-    enabled, reason = task_uses_browser(options, cfg, fetch=True)
+    enabled, reason = task_uses_browser(options, cfg, literature, fetch=True)
     serp = store.read_partition("serp_results", task.id)
     papers = store.read_partition("papers", task.id)
     targets = serp_targets(serp) + paper_targets(papers, cfg.doi_resolver)
@@ -356,7 +353,7 @@ def web_pages(context: AssetExecutionContext, store: LyraStore, browser: WebBrow
     completion: IdentifierCompletion | None = None
     if enabled and targets and cfg.fetch_limit:
         is_blocked, qps = _policy_hooks(trust, store)
-        complete_ids = completion_enabled(literature.plan(options.corpus).live)
+        complete_ids = literature.plan(options.corpus).live and literature.sources.complete_identifiers
 
         async def run() -> tuple[Crawl, IdentifierCompletion | None]:
             async with contextlib.AsyncExitStack() as stack:

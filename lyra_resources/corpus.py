@@ -29,6 +29,7 @@ from lyra_resources.corpus_files import WANTED, CorpusError, Discovery, Skipped,
 from lyra_resources.corpus_records import SOURCE, load_file, openalex_work_id, source_issue
 from lyra_resources.files import write_cache_file
 from lyra_resources.providers import SourceIssue
+from lyra_resources.settings import CorpusFileSettings
 
 logger = logging.getLogger(__name__)
 
@@ -40,9 +41,9 @@ _INDEX_FILE = "index.pkl"
 # --------------------------------------------------------------------------- files & fingerprint
 
 
-def discover_files(path: str | Path) -> list[Path]:
+def discover_files(path: str | Path, limits: CorpusFileSettings | None = None) -> list[Path]:
     """The supported files a corpus path names, resolved and sorted; CorpusError if none."""
-    return _usable(discover(path))
+    return _usable(discover(path, limits))
 
 
 def _usable(found: Discovery) -> list[Path]:
@@ -148,8 +149,9 @@ class LocalCorpus:
     """Records of a local corpus and their BM25 index. Build with :meth:`open`."""
 
     def __init__(self, path: Path, payload: _IndexPayload, *, loaded_from_cache: bool,
-                 skipped: list[Skipped] | None = None) -> None:
+                 skipped: list[Skipped] | None = None, limits: CorpusFileSettings | None = None) -> None:
         self.path = path
+        self.limits = limits  # the staleness check rediscovers the files within the same limits
         self.fingerprint = payload.fingerprint
         self.files: list[Path] = list(payload.files)
         self.records: list[PaperRecord] = payload.records
@@ -174,14 +176,16 @@ class LocalCorpus:
                 self._by_arxiv.setdefault(r.arxiv_id, i)
 
     @classmethod
-    def open(cls, path: str | Path, cache_dir: str | Path | None = None) -> LocalCorpus:
-        """Load the corpus at ``path``, from ``cache_dir`` when its files have not changed.
+    def open(cls, path: str | Path, cache_dir: str | Path | None = None,
+             limits: CorpusFileSettings | None = None) -> LocalCorpus:
+        """Load the corpus at ``path``, from ``cache_dir`` when its files have not changed; ``limits``
+        bound the files a folder may pull in (default: the default limits).
 
         Raises CorpusError when the path does not exist or holds no supported file.
         """
         started = time.perf_counter()
         root = Path(path).expanduser()
-        found = discover(root)
+        found = discover(root, limits)
         files = _usable(found)
         key = fingerprint(files)
         target = Path(cache_dir) / key / _INDEX_FILE if cache_dir is not None else None
@@ -191,7 +195,7 @@ class LocalCorpus:
             payload = _build(files, key)
             if target:
                 _write_cache(target, payload)
-        corpus = cls(root.resolve(), payload, loaded_from_cache=cached, skipped=found.skipped)
+        corpus = cls(root.resolve(), payload, loaded_from_cache=cached, skipped=found.skipped, limits=limits)
         logger.info(
             "local corpus %s: %d papers, %d issues, %d files (%s) in %.2fs",
             root, len(corpus), len(corpus.issues), len(files), "cached" if cached else "built",
@@ -221,7 +225,7 @@ class LocalCorpus:
     def is_stale(self) -> bool:
         """True when a file was added, removed or changed since this corpus was loaded."""
         try:
-            return fingerprint(discover_files(self.path)) != self.fingerprint
+            return fingerprint(discover_files(self.path, self.limits)) != self.fingerprint
         except (CorpusError, OSError):
             return True
 

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lyra_resources.settings import CorpusFileSettings, settings
+from lyra_resources.settings import CorpusFileSettings
 
 JSON_SUFFIXES = (".jsonl", ".ndjson", ".json")
 BIBTEX_SUFFIXES = (".bib",)
@@ -63,12 +63,12 @@ def _oversize(path: Path, limits: CorpusFileSettings) -> str | None:
 
 
 def discover(path: str | Path, limits: CorpusFileSettings | None = None) -> Discovery:
-    """The corpus files ``path`` names (resolved, sorted), within ``limits`` (default: the settings').
+    """The corpus files ``path`` names (resolved, sorted), within ``limits`` (default: the default limits).
 
     Raises CorpusError when the path is missing or unusable, or a folder holds more corpus files
     than allowed; a folder with no corpus file at all is the caller's to judge (``files`` empty).
     """
-    limits = limits or settings().corpus_files
+    limits = limits or CorpusFileSettings()
     root = Path(path).expanduser()
     try:
         if not root.exists():

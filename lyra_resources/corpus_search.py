@@ -17,7 +17,7 @@ from lyra_core.ranking import RankingConfig
 from lyra_resources.corpus import LocalCorpus, document_text
 from lyra_resources.models import LocalModels, Reranker
 from lyra_resources.sentence_match import SentenceMatch
-from lyra_resources.settings import settings
+from lyra_resources.settings import RankingSettings
 from lyra_resources.store import LyraStore
 from lyra_resources.text_ranking import rank_texts
 
@@ -40,11 +40,10 @@ def _value(x: float) -> float | None:
     return None if np.isnan(x) else float(x)
 
 
-def paper_stage3(models: LocalModels, store: LyraStore, corpus: LocalCorpus,
-                 config: RankingConfig) -> tuple[Reranker | SentenceMatch | None, str, RankingConfig]:
-    """Stage 3 of paper search as ``settings.ranking`` chooses it, the sentence saying which, and
+def paper_stage3(models: LocalModels, store: LyraStore, corpus: LocalCorpus, config: RankingConfig,
+                 cfg: RankingSettings) -> tuple[Reranker | SentenceMatch | None, str, RankingConfig]:
+    """Stage 3 of paper search as ``cfg.paper_stage3`` chooses it, the sentence saying which, and
     the ranking config with its depth and blend weight."""
-    cfg = settings().ranking
     if cfg.paper_stage3 == "sentences":
         config = config.model_copy(update={"rerank_top_k": cfg.paper_rerank_top_k,
                                            "rerank_weight": cfg.paper_rerank_weight})

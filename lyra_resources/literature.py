@@ -19,7 +19,7 @@ from lyra_core.papers import PaperRecord
 from lyra_resources.academic import AcademicSource, open_sources
 from lyra_resources.corpus import LocalCorpus, LocalCorpusProvider
 from lyra_resources.providers import PaperProvider
-from lyra_resources.settings import settings
+from lyra_resources.settings import CorpusFileSettings, LyraSettings, SourcesSettings
 
 LIVE_ENV = "LYRA_SOURCES_LIVE"
 OFFLINE_HINT = "pass --corpus PATH or set `corpus` in config/settings.yaml to work from local files"
@@ -37,9 +37,9 @@ class SourcePlan(BaseModel):
     reason: str
 
 
-def live_mode() -> str:
+def live_mode(sources: SourcesSettings) -> str:
     """``sources.live``, overridden by ``$LYRA_SOURCES_LIVE`` (auto | on | off)."""
-    mode = (os.environ.get(LIVE_ENV) or settings().sources.live).strip().lower()
+    mode = (os.environ.get(LIVE_ENV) or sources.live).strip().lower()
     if mode not in ("auto", "on", "off"):
         raise ValueError(f"${LIVE_ENV} must be auto, on or off, not {mode!r}")
     return mode
@@ -54,6 +54,15 @@ class LiteratureSources(ConfigurableResource):
 
     cache_dir: str = Field(description="where corpus indexes and HTTP answers are cached")
     default_corpus: list[str] = Field(default_factory=list, description="corpora used when a task names none")
+    sources: SourcesSettings = Field(default_factory=SourcesSettings, description="the settings' sources section")
+    corpus_files: CorpusFileSettings = Field(default_factory=CorpusFileSettings,
+                                             description="what one corpus path may pull in")
+
+    @classmethod
+    def configured(cls, cache_dir: str | Path, settings: LyraSettings) -> LiteratureSources:
+        """The sources ``settings`` describe, caching under ``cache_dir``."""
+        return cls(cache_dir=str(cache_dir), default_corpus=settings.corpus, sources=settings.sources,
+                   corpus_files=settings.corpus_files)
 
     @property
     def corpus_cache_dir(self) -> Path:
@@ -65,7 +74,7 @@ class LiteratureSources(ConfigurableResource):
         with _open_lock:
             corpus = _open_corpora.get(key)
             if corpus is None or corpus.is_stale():
-                corpus = LocalCorpus.open(resolved, cache_dir=self.corpus_cache_dir)
+                corpus = LocalCorpus.open(resolved, cache_dir=self.corpus_cache_dir, limits=self.corpus_files)
                 _open_corpora[key] = corpus
             return corpus
 
@@ -103,7 +112,7 @@ class LiteratureSources(ConfigurableResource):
     def plan(self, task_corpus: list[str]) -> SourcePlan:
         """auto: live APIs only when the task names no --corpus (a configured default corpus then
         joins them, and carries the task alone when there is no network); on: always; off: never."""
-        mode = live_mode()
+        mode = live_mode(self.sources)
         corpus = list(task_corpus or self.default_corpus)
         if mode == "off":
             return SourcePlan(corpus=corpus, live=False, reason="live sources off (sources.live: off)")
@@ -121,7 +130,7 @@ class LiteratureSources(ConfigurableResource):
     @contextlib.asynccontextmanager
     async def academic(self, transport: httpx.AsyncBaseTransport | None = None) -> AsyncIterator[list[AcademicSource]]:
         """Semantic Scholar and OpenAlex clients for one event loop, closed on exit."""
-        sources = open_sources(settings().sources, self.http_cache_dir, transport=transport)
+        sources = open_sources(self.sources, self.http_cache_dir, transport=transport)
         try:
             yield sources
         finally:

@@ -25,6 +25,7 @@ from dagster import ConfigurableResource
 from pydantic import BaseModel, Field
 
 from lyra_resources.progress import track
+from lyra_resources.settings import LyraSettings, ModelSettings
 
 if TYPE_CHECKING:
     from lyra_resources.store import LyraStore
@@ -357,11 +358,9 @@ def _weights_digest(path: str, size: int, mtime_ns: int) -> str:
     return file_sha256(Path(path))[:10]  # size and mtime key the cache: hashing 45 MB once per process
 
 
-def configured_nli_path() -> str:
+def configured_nli_path(models: ModelSettings) -> str:
     """The NLI base model the settings name (``models.nli``), else the shipped one."""
-    from lyra_resources.settings import settings
-
-    return settings().models.nli or str(DEFAULT_NLI_DIR)
+    return models.nli or str(DEFAULT_NLI_DIR)
 
 
 def trained_snli_dir(home: str | Path) -> Path:
@@ -400,11 +399,8 @@ class LocalModels(ConfigurableResource):
     reranker_dir: str = Field("", description="where corpus-adapted rerankers are stored")
 
     @classmethod
-    def configured(cls, home: Path) -> LocalModels:
-        """The models ``settings.models`` names, with corpus-adapted rerankers under ``home``."""
-        from lyra_resources.settings import settings
-
-        config = settings()
+    def configured(cls, home: Path, config: LyraSettings) -> LocalModels:
+        """The models ``config.models`` names, with corpus-adapted rerankers under ``home``."""
         return cls(embedder_name=config.models.embedder, nli_path=config.models.nli,
                    reranker_choice=config.models.reranker, threads=config.torch_threads,
                    reranker_dir=str(home / "models" / "rerankers"))

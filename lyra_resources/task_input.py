@@ -23,7 +23,7 @@ from lyra_resources.academic.gather import no_network_line
 from lyra_resources.corpus import CorpusError, LocalCorpus
 from lyra_resources.domain_policy import DomainPolicy, PolicyError
 from lyra_resources.literature import OFFLINE_HINT, LiteratureSources
-from lyra_resources.settings import HomeLayout, LyraSettings, SettingsError, settings
+from lyra_resources.settings import HomeLayout, LyraSettings, SettingsError, load_settings
 
 MAX_QUERY_CHARS = 2000
 CLI_LABELS = {"corpus": "--corpus", "papers_per_source": "--papers", "claims": "--claim", "watch_every": "--watch"}
@@ -57,11 +57,11 @@ def check_task_input(query: str, options: Mapping[str, Any] | TaskOptions | None
 
     ``labels`` spells option names the way the caller's user typed them (``--papers`` on the
     command line, ``options.papers_per_source`` over MCP)."""
-    try:
-        cfg = settings()
+    try:  # both read afresh, as the run's own process will read them
+        cfg = load_settings()
     except SettingsError as exc:
         raise TaskInputError(str(exc)) from None
-    try:  # read afresh: the run's own process will, whatever this process has cached
+    try:
         DomainPolicy()
     except PolicyError as exc:
         raise TaskInputError(str(exc)) from None
@@ -76,7 +76,7 @@ def check_task_input(query: str, options: Mapping[str, Any] | TaskOptions | None
     except ValidationError as exc:
         raise TaskInputError(describe(exc, labels, TaskOptions)) from None
     layout = HomeLayout(root=Path(home))
-    literature = LiteratureSources(cache_dir=str(layout.cache), default_corpus=cfg.corpus)
+    literature = LiteratureSources.configured(layout.cache, cfg)
     notes: list[str] = []
     where = labels.get("corpus", "corpus") if opts.corpus else "the settings' corpus"
     for path in opts.corpus or cfg.corpus:
@@ -98,7 +98,7 @@ def check_task_input(query: str, options: Mapping[str, Any] | TaskOptions | None
 def check_corpus(literature: LiteratureSources, path: str, where: str) -> list[str]:
     """Notes about one corpus path; TaskInputError when it cannot give the task a paper."""
     try:  # opened on its own, not kept: a long-lived MCP server must not hold every corpus it checked
-        corpus = LocalCorpus.open(path, cache_dir=literature.corpus_cache_dir)
+        corpus = LocalCorpus.open(path, cache_dir=literature.corpus_cache_dir, limits=literature.corpus_files)
     except CorpusError as exc:
         raise TaskInputError(f"{where}: {exc}") from None
     except OSError as exc:

@@ -13,15 +13,7 @@ from lyra_core.bm25 import Bm25Index
 from lyra_core.ranking import RankingConfig, cosine, rank_candidates
 from lyra_core.text import index_terms
 from lyra_resources.models import LocalModels, Reranker
-from lyra_resources.settings import settings
 from lyra_resources.store import LyraStore
-
-
-def ranking_config() -> RankingConfig:
-    """The stage depths and fusion weights of ``settings.ranking``."""
-    cfg = settings().ranking
-    return RankingConfig(bm25_top_k=cfg.bm25_top_k, dense_top_k=cfg.dense_top_k, rerank_top_k=cfg.rerank_top_k,
-                         bm25_weight=cfg.bm25_weight, embedding_weight=cfg.embedding_weight)
 
 
 def bm25_scores(query: str, texts: Sequence[str]) -> np.ndarray:

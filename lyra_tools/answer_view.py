@@ -16,7 +16,6 @@ from lyra_core.answer import AnswerClaim, AnswerPaper, AnswerView, answer_line, 
 from lyra_core.cells import cell_list
 from lyra_core.feedback import effective_edges
 from lyra_core.hypothesis import HYPOTHESIS
-from lyra_resources.settings import settings
 from lyra_tools.explore.overlay import Overlay, load_claims, load_overlay
 from lyra_tools.explore.paging import clip
 from lyra_tools.explore.queries import claim_edges, fetch_rows, in_ids, topic_labels
@@ -96,7 +95,7 @@ def read_answer(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay)
         return None
     claim_id = found[0]["claim_id"]
     claim = load_claims(conn, task_id, overlay, [claim_id])[0]
-    votes = paper_votes(hypothesis_edges(conn, task_id, claim_id, overlay), settings().evidence.min_vote)
+    votes = paper_votes(hypothesis_edges(conn, task_id, claim_id, overlay), overlay.rule.min_vote)
     return AnswerView(
         line=answer_line(claim["verdict"], claim["confidence"], claim["uncertainty"], votes), origin=HYPOTHESIS,
         hypothesis=row["hypothesis"], hypothesis_claim_id=claim_id, verdict=claim["verdict"],

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from lyra_resources.models import configured_nli_path
-from lyra_resources.settings import resolve_home
+from lyra_resources.settings import load_settings, resolve_home
 from lyra_tools import runner
 from lyra_tools.cli_common import HomeOption, console, fail, open_store
 
@@ -21,6 +21,11 @@ def _finish_job(outcome: runner.JobOutcome) -> None:
         console.print(f"[green]{outcome.job} succeeded[/] (run {outcome.run_id})")
         return
     raise fail(f"{outcome.job} failed (run {outcome.run_id}): {outcome.error}")
+
+
+def _nli_base() -> str:
+    """The NLI base model the settings file names now (the versions of a home belong to one base)."""
+    return configured_nli_path(load_settings().models)
 
 
 @app.command("fetch-snli")
@@ -152,7 +157,7 @@ def models_list(home: HomeOption = None) -> None:
     """The NLI model versions of this home, with the gate's figures; one is active."""
     from lyra_resources.nli_versions import list_versions
 
-    _print_versions(list_versions(open_store(home), configured_nli_path()))
+    _print_versions(list_versions(open_store(home), _nli_base()))
 
 
 @app.command("activate")
@@ -165,7 +170,7 @@ def models_activate(
     from lyra_resources.nli_versions import VersionError, activate
 
     try:
-        previous, now = activate(open_store(home), version, configured_nli_path(), reason="by hand (lyra models activate)")
+        previous, now = activate(open_store(home), version, _nli_base(), reason="by hand (lyra models activate)")
     except VersionError as exc:
         raise fail(str(exc)) from exc
     console.print(f"active NLI version: {now.version} (was {previous.version})", soft_wrap=True)
@@ -182,9 +187,9 @@ def models_train_adapter(
     """Train a LoRA adapter from the corrections now and gate it (job `nli_adapter_training`)."""
     from lyra_resources.nli_versions import active_version
 
-    before = active_version(open_store(home), configured_nli_path()).version
+    before = active_version(open_store(home), _nli_base()).version
     _finish_job(runner.run_job(runner.ADAPTER_JOB, {"ops": {"nli_adapter": {"config": {"force": force}}}}, home))
-    after = active_version(open_store(home), configured_nli_path()).version
+    after = active_version(open_store(home), _nli_base()).version
     if after == before:
         console.print(f"active NLI version unchanged: {after} (see `lyra models list` for the gate's figures)", soft_wrap=True)
     else:

@@ -26,9 +26,8 @@ from lyra_resources.literature import LiteratureSources
 from lyra_resources.models import LocalModels
 from lyra_resources.progress import StageProgress, reporting_to
 from lyra_resources.sentence_match import SentenceMatch
-from lyra_resources.settings import HomeLayout, SettingsError, resolve_home, settings
+from lyra_resources.settings import HomeLayout, SettingsError, load_settings, resolve_home
 from lyra_resources.task_input import TaskInputError, check_corpus
-from lyra_resources.text_ranking import ranking_config
 from lyra_tools.cli_common import HomeOption, console, err, fail, open_store
 
 app = typer.Typer()
@@ -114,16 +113,17 @@ def search(
         if run is not None:
             _check_run_path(run)
         todo = read_queries(queries) if queries is not None else [("query", " ".join(query.split()))]
-        settings()
+        config = load_settings()
         layout = HomeLayout(root=resolve_home(home, create=False))
-        literature = LiteratureSources(cache_dir=str(layout.cache))
+        literature = LiteratureSources.configured(layout.cache, config)
         check_corpus(literature, str(corpus), "--corpus")
     except (ValueError, TaskInputError, SettingsError) as exc:
         raise fail(str(exc)) from None
     opened = literature.corpus(str(corpus))
-    models, store = LocalModels.configured(layout.root), open_store(home)
-    reranker, rerank_note, config = paper_stage3(models, store, opened, ranking_config())
-    ranker = CorpusSearch(opened, store=store, models=models, reranker=reranker, config=config)
+    models, store = LocalModels.configured(layout.root, config), open_store(home)
+    reranker, rerank_note, ranking = paper_stage3(models, store, opened, config.ranking.ranking_config(),
+                                                  config.ranking)
+    ranker = CorpusSearch(opened, store=store, models=models, reranker=reranker, config=ranking)
     with _embedding_notes():
         if run is None:
             _print_hits(ranker.search(todo[0][1], top or 10), rerank_note, as_json)

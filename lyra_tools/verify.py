@@ -14,7 +14,7 @@ from lyra_core.claims import claim_id_for
 from lyra_core.tasks import TaskOptions
 from lyra_resources.corpus import CorpusError
 from lyra_resources.literature import LiteratureSources, UnknownPapersError
-from lyra_resources.settings import HomeLayout
+from lyra_resources.settings import HomeLayout, load_settings
 from lyra_resources.store import LyraStore
 
 CORPUS_SOURCE = "local:"  # how papers.sources names a local corpus record: local:<its id in the file>
@@ -39,7 +39,7 @@ def verify_options(corpus: list[Path], claims_file: Path, papers_per_claim: int,
     except ClaimsFileError as exc:
         raise VerifyInputError(f"{claims_file}: {exc}") from None
     paths = [str(p.resolve()) for p in corpus]
-    literature = LiteratureSources(cache_dir=str(layout.cache))  # the cache the task's run reads too
+    literature = LiteratureSources.configured(layout.cache, load_settings())  # the cache the task's run reads too
     try:  # only the claims that name papers: the others are searched when the task runs
         literature.claim_papers(paths, [c for c in claims if c.papers is not None], papers_per_claim)
     except (UnknownPapersError, CorpusError) as exc:

@@ -22,7 +22,6 @@ from dagster import DagsterInstance, materialize
 
 from lyra_assets.definitions import ASSETS, build_resources
 from lyra_assets.partitions import TASKS_PARTITION
-from lyra_resources import settings as settings_module
 from lyra_resources.models import LocalModels
 from lyra_resources.store import LyraStore
 from lyra_tools import runner
@@ -177,12 +176,10 @@ def settings_writer(tmp_path: Path, monkeypatch):
             base[key] = {**base.get(key, {}), **value} if isinstance(value, dict) else value
         path = tmp_path / "settings.yaml"
         path.write_text(yaml.safe_dump(base))
-        monkeypatch.setenv("LYRA_SETTINGS", str(path))
-        settings_module.settings.cache_clear()
+        monkeypatch.setenv("LYRA_SETTINGS", str(path))  # read by every command and run from now on
         return base
 
     yield write
-    settings_module.settings.cache_clear()
 
 
 class HashEmbedder:

@@ -14,6 +14,7 @@ from lyra_assets.partitions import TASKS_PARTITION
 from lyra_core.claims import claim_id_for
 from lyra_core.evidence import edge_id_for
 from lyra_core.hypothesis import to_hypothesis
+from lyra_resources.settings import LyraSettings
 from lyra_resources.store import LyraStore
 from lyra_tools import explore
 from lyra_tools.feedback import apply_feedback
@@ -48,7 +49,8 @@ def add_hypothesis(store: LyraStore, graph) -> str:
 def run_answer(store: LyraStore, task_id: str):
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task_id])
-        result = materialize([task_answer], partition_key=task_id, resources={"store": store}, instance=instance)
+        result = materialize([task_answer], partition_key=task_id, instance=instance,
+                             resources={"store": store, "settings": LyraSettings()})
     assert result.success
     return result.asset_materializations_for_node("task_answer")[0].metadata
 

@@ -26,7 +26,7 @@ from lyra_resources import browser as browser_module
 from lyra_resources.browser import BrowserSession, BrowserUnavailable, EgressGate, WebBrowser, find_chromium
 from lyra_resources.domain_policy import DomainTrust
 from lyra_resources.literature import LiteratureSources
-from lyra_resources.settings import BrowserSettings
+from lyra_resources.settings import BrowserSettings, LyraSettings
 from lyra_resources.store import LyraStore
 
 LOOPBACK_ONLY = ["127.0.0.1/32"]
@@ -317,7 +317,7 @@ def literature(home: Path) -> LiteratureSources:
 def materialize_web_stages(store: LyraStore, task_id: str, browser: WebBrowser, home: Path, tmp_path: Path):
     """serp_results → web_pages → pages → fragments for one task, in-process, with the test policy."""
     resources = {"store": store, "browser": browser, "trust": DomainTrust(path=str(policy_file(tmp_path))),
-                 "literature": literature(home)}
+                 "literature": literature(home), "settings": LyraSettings()}
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task_id])
         result = materialize([web.serp_results, web.web_pages, documents.pages, documents.fragments],
@@ -429,7 +429,8 @@ def test_browser_on_without_chromium_fails_with_the_install_message(lyra_home, m
         browser = WebBrowser(search="on", allowed_networks=LOOPBACK_ONLY,
                              engine_urls={"duckduckgo": "http://127.0.0.1:9/html/"})
         result = materialize([web.serp_results], partition_key=task.id, instance=instance, raise_on_error=False,
-                             resources={"store": store, "browser": browser, "trust": DomainTrust()})
+                             resources={"store": store, "browser": browser, "trust": DomainTrust(),
+                                        "literature": literature(lyra_home)})
     assert not result.success
     [failure] = [e for e in result.all_events if e.is_step_failure]
     assert "apt-get install chromium" in failure.step_failure_data.error.to_string()

@@ -7,7 +7,7 @@ from lyra_assets.definitions import ASSETS, CHECKS, build_resources
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_core.scoring import Evidence, score_claim
 from lyra_resources.models import NLI_RELATION
-from lyra_resources.settings import settings
+from lyra_resources.settings import load_settings
 from lyra_resources.store import LyraStore
 from lyra_tools import runner
 
@@ -47,7 +47,7 @@ def test_task_ends_in_a_scored_evidence_graph(lyra_home, small_corpus):
             assert own_page not in set(fragments.loc[judged["fragment_id"], "page_id"])
     per_claim = edges.groupby("claim_id").size()
     assert per_claim.max() <= 8  # top-k pairing, never all pairs
-    cfg = settings().evidence  # text far from the claim decides nothing, whatever the judge's label
+    cfg = load_settings().evidence  # text far from the claim decides nothing, whatever the judge's label
     far = edges[edges["similarity"] < cfg.min_similarity]
     assert set(far["relation"]) <= {"NEUTRAL"}
     assert (edges["relation"] == edges["nli_label"].map(NLI_RELATION)).sum() >= len(edges) - len(far)
@@ -61,7 +61,7 @@ def test_task_ends_in_a_scored_evidence_graph(lyra_home, small_corpus):
     assert set(scores.index) == adopted
     for claim_id, group in edges.groupby("claim_id"):  # scores come from edges and nothing else
         expected = score_claim([Evidence(relation=r.relation, nli_confidence=r.nli_confidence, page_id=r.page_id)
-                                for r in group.itertuples()], True, settings().evidence.scoring_rule())
+                                for r in group.itertuples()], True, load_settings().evidence.scoring_rule())
         assert scores.loc[claim_id, "confidence"] == expected.confidence
         assert scores.loc[claim_id, "verdict"] == expected.verdict
     assert scores.loc[user["claim_id"].iat[0], "confidence"] > 0.5
@@ -133,5 +133,5 @@ def test_aims_and_methods_fragments_are_not_evidence():
              "small and non-significant (P = 0.718)."]
     fragments = pd.DataFrame({"fragment_id": ["f0", "f1", "f2"], "page_id": ["p"] * 3, "position": [0, 1, 2],
                               "text": texts})
-    kept, vectors, dropped = findings_only(fragments, embedder().encode(texts), settings().evidence.min_finding)
+    kept, vectors, dropped = findings_only(fragments, embedder().encode(texts), load_settings().evidence.min_finding)
     assert kept["fragment_id"].tolist() == ["f2"] and dropped == 2 and len(vectors) == 1

@@ -9,6 +9,7 @@ import test_explore
 
 from lyra_resources import nli_versions
 from lyra_resources.models import configured_nli_path
+from lyra_resources.settings import load_settings
 from lyra_tools import explore
 
 template, store, graph = test_explore.template, test_explore.store, test_explore.graph  # fixtures
@@ -36,7 +37,7 @@ def test_status_reads_the_active_version_from_the_registry_without_writing(store
     add_version(store, f"{base}+lora-v1", "active")  # an adapter of the configured base judges
     assert explore.task_status(store, graph.task_id, with_dagster=False).active_nli_version == f"{base}+lora-v1"
     assert explore.task_status(store, graph.task_id, with_dagster=False).active_nli_version == \
-        nli_versions.active_version(store, configured_nli_path()).version
+        nli_versions.active_version(store, configured_nli_path(load_settings().models)).version
 
     store.transaction(lambda conn: conn.execute("UPDATE nli_model_versions SET status = 'retired'"))
     add_version(store, "another-model@0123456789+lora-v2", "active")  # fits other weights: never judges here

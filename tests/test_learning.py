@@ -25,7 +25,7 @@ from lyra_core.splits import is_held_out, split_corrections
 from lyra_core.training_metrics import Metrics
 from lyra_resources import nli_versions
 from lyra_resources.models import DEFAULT_NLI_DIR, NliModel, base_version
-from lyra_resources.settings import LearningSettings
+from lyra_resources.settings import LearningSettings, LyraSettings
 from lyra_resources.store import LyraStore
 from lyra_tools import explore
 from lyra_tools.feedback import apply_feedback
@@ -101,12 +101,12 @@ def test_gate_needs_a_gain_on_held_out_and_at_most_one_point_lost_on_snli():
 
 # -- the corrections sensor ------------------------------------------------------------------------
 
-def test_corrections_sensor_keeps_a_cursor_and_never_overlaps_a_training(store, monkeypatch):
-    monkeypatch.setattr(learning.settings(), "learning", LearningSettings(correction_threshold=5))
+def test_corrections_sensor_keeps_a_cursor_and_never_overlaps_a_training(store):
+    settings = LyraSettings(learning=LearningSettings(correction_threshold=5))
     pairs = read_pairs(GATE_DIR / "regression.jsonl", limit=30)
     with DagsterInstance.ephemeral() as instance:
         def tick(cursor=None):
-            ctx = build_sensor_context(instance=instance, cursor=cursor, resources={"store": store})
+            ctx = build_sensor_context(instance=instance, cursor=cursor, resources={"store": store, "settings": settings})
             return learning.nli_corrections_sensor(ctx)
 
         add_corrections(store, pairs[:4])
@@ -132,11 +132,12 @@ def test_corrections_sensor_keeps_a_cursor_and_never_overlaps_a_training(store, 
         assert isinstance(busy, SkipReason) and "in progress" in busy.skip_message
 
 
-def test_edge_corrections_through_feedback_reach_the_sensor(store, monkeypatch):
-    monkeypatch.setattr(learning.settings(), "learning", LearningSettings(correction_threshold=2))
+def test_edge_corrections_through_feedback_reach_the_sensor(store):
+    settings = LyraSettings(learning=LearningSettings(correction_threshold=2))
     graph = write_graph(store)
     with DagsterInstance.ephemeral() as instance:
-        tick = lambda: learning.nli_corrections_sensor(build_sensor_context(instance=instance, resources={"store": store}))
+        tick = lambda: learning.nli_corrections_sensor(
+            build_sensor_context(instance=instance, resources={"store": store, "settings": settings}))
         apply_feedback(store, graph.task_id, "edge_correct",
                        {"edge_id": graph.edges[("falls", "meta")], "correct_relation": "supports"})
         apply_feedback(store, graph.task_id, "edge_correct",  # agrees with the model: no sample
@@ -257,45 +258,40 @@ def test_command_line_corrects_trains_lists_and_rolls_back(store, lyra_home, tmp
     import yaml
     from typer.testing import CliRunner
 
-    from lyra_resources import settings as settings_module
     from lyra_tools.cli import app
 
     path = tmp_path / "settings.yaml"
     path.write_text(yaml.safe_dump({"learning": {**TINY, "correction_threshold": 2}, "torch_threads": 2}))
     monkeypatch.setenv("LYRA_SETTINGS", str(path))
-    settings_module.settings.cache_clear()
     cli = CliRunner()
     run = lambda *args: cli.invoke(app, [*args, "--home", str(lyra_home)], catch_exceptions=False)
-    try:
-        graph = write_graph(store)
-        corrected = run("feedback", "edge-correct", graph.task_id, graph.edges[("falls", "meta")], "supports",
-                        "--reason", "the trial found fewer falls")
-        assert corrected.exit_code == 0 and '"changed": true' in corrected.output
-        bad = run("feedback", "edge-correct", graph.task_id, graph.edges[("falls", "meta")], "maybe")
-        assert bad.exit_code == 1 and "maybe" in bad.output
-        add_corrections(store, read_pairs(GATE_DIR / "regression.jsonl", limit=24))
+    graph = write_graph(store)
+    corrected = run("feedback", "edge-correct", graph.task_id, graph.edges[("falls", "meta")], "supports",
+                    "--reason", "the trial found fewer falls")
+    assert corrected.exit_code == 0 and '"changed": true' in corrected.output
+    bad = run("feedback", "edge-correct", graph.task_id, graph.edges[("falls", "meta")], "maybe")
+    assert bad.exit_code == 1 and "maybe" in bad.output
+    add_corrections(store, read_pairs(GATE_DIR / "regression.jsonl", limit=24))
 
-        trained = run("models", "train-adapter")
-        assert trained.exit_code == 0, trained.output
-        assert "nli_adapter_training succeeded" in trained.output
-        listed = run("models", "list")
-        assert "lora-v1" in listed.output and listed.output.count("active") == 1
-        [row] = [v for v in nli_versions.list_versions(store, BASE) if v.is_adapter]
-        assert row.corrections_used >= 1 and row.heldout_after is not None and row.regression_after is not None
-        assert table(store, "nli_corrections")["applied_in_version"].eq(row.version).all()
+    trained = run("models", "train-adapter")
+    assert trained.exit_code == 0, trained.output
+    assert "nli_adapter_training succeeded" in trained.output
+    listed = run("models", "list")
+    assert "lora-v1" in listed.output and listed.output.count("active") == 1
+    [row] = [v for v in nli_versions.list_versions(store, BASE) if v.is_adapter]
+    assert row.corrections_used >= 1 and row.heldout_after is not None and row.regression_after is not None
+    assert table(store, "nli_corrections")["applied_in_version"].eq(row.version).all()
 
-        again = run("models", "train-adapter")  # nothing new since: refused, nothing written
-        assert again.exit_code == 1 and "no correction waits" in again.output
-        assert len(nli_versions.list_versions(store, BASE)) == 2
+    again = run("models", "train-adapter")  # nothing new since: refused, nothing written
+    assert again.exit_code == 1 and "no correction waits" in again.output
+    assert len(nli_versions.list_versions(store, BASE)) == 2
 
-        forward = run("models", "activate", row.version, "--no-rescore")
-        assert forward.exit_code == 0 and f"active NLI version: {row.version}" in forward.output
-        back = run("models", "activate", base_version(BASE), "--no-rescore")
-        assert back.exit_code == 0 and f"was {row.version}" in back.output
-        unknown = run("models", "activate", "lora-v7")
-        assert unknown.exit_code == 1 and "no NLI model version 'lora-v7'" in unknown.output
-    finally:
-        settings_module.settings.cache_clear()
+    forward = run("models", "activate", row.version, "--no-rescore")
+    assert forward.exit_code == 0 and f"active NLI version: {row.version}" in forward.output
+    back = run("models", "activate", base_version(BASE), "--no-rescore")
+    assert back.exit_code == 0 and f"was {row.version}" in back.output
+    unknown = run("models", "activate", "lora-v7")
+    assert unknown.exit_code == 1 and "no NLI model version 'lora-v7'" in unknown.output
 
 
 def test_an_adapter_of_another_base_model_never_judges(store, lyra_home, tmp_path):

@@ -143,11 +143,13 @@ def test_a_reranker_learns_from_judged_queries(tmp_path, small_corpus):
     from lyra_resources.corpus import LocalCorpus
     from lyra_resources.corpus_search import CorpusSearch
     from lyra_resources.models import DEFAULT_NLI_DIR, LocalModels, Reranker, packaged_embedder_dir
+    from lyra_resources.settings import load_settings
     from lyra_resources.store import LyraStore
     from lyra_training.reranker import labelled_pairs, train_labelled_reranker
 
     corpus = LocalCorpus.open(small_corpus)
-    search = CorpusSearch(corpus, store=LyraStore.at(tmp_path / "h"), models=LocalModels.configured(tmp_path / "h"),
+    models = LocalModels.configured(tmp_path / "h", load_settings())
+    search = CorpusSearch(corpus, store=LyraStore.at(tmp_path / "h"), models=models,
                           reranker=None, config=RankingConfig())
     queries = [("q1", "vitamin D and hip fracture"), ("q2", "sleep loss and memory")]
     relevant = {"q1": {"1"}, "q2": {"3"}}

@@ -66,17 +66,19 @@ def test_search_ranks_as_the_assets_shared_code_does(tmp_path, small_corpus):
     from lyra_resources.corpus import LocalCorpus, document_text
     from lyra_resources.corpus_search import CorpusSearch
     from lyra_resources.models import LocalModels
+    from lyra_resources.settings import load_settings
     from lyra_resources.store import LyraStore
-    from lyra_resources.text_ranking import bm25_scores, rank_texts, ranking_config
+    from lyra_resources.text_ranking import bm25_scores, rank_texts
 
     query = "vitamin D and hip fractures in women"
     corpus = LocalCorpus.open(small_corpus)
-    store, models = LyraStore.at(tmp_path / "h"), LocalModels.configured(tmp_path / "h")
-    ranker = CorpusSearch(corpus, store=store, models=models, reranker=None, config=ranking_config())
+    settings = load_settings()
+    store, models = LyraStore.at(tmp_path / "h"), LocalModels.configured(tmp_path / "h", settings)
+    ranker = CorpusSearch(corpus, store=store, models=models, reranker=None, config=settings.ranking.ranking_config())
     hits = ranker.search(query, 10)
     texts = [document_text(r) for r in corpus.records]
     asset_way = rank_texts(query, texts, bm25_scores(query, texts), store=store, models=models, reranker=None,
-                           config=ranking_config(), vectors=ranker.vectors)
+                           config=settings.ranking.ranking_config(), vectors=ranker.vectors)
     ranked = np.flatnonzero(asset_way["final_rank"] > 0)
     expected = [corpus.records[i].source_id for i in ranked[np.argsort(asset_way["final_rank"][ranked])]]
     assert [h.doc_id for h in hits] == expected
@@ -133,9 +135,10 @@ def test_duplicate_and_empty_query_files(tmp_path):
 def test_sentence_match_scores_the_best_sentence_of_each_paper(tmp_path):
     from lyra_resources.models import LocalModels
     from lyra_resources.sentence_match import SentenceMatch
+    from lyra_resources.settings import load_settings
     from lyra_resources.store import LyraStore
 
-    store, models = LyraStore.at(tmp_path / "h"), LocalModels.configured(tmp_path / "h")
+    store, models = LyraStore.at(tmp_path / "h"), LocalModels.configured(tmp_path / "h", load_settings())
     match = SentenceMatch(models, store)
     buried = ("Vitamin D status was measured in 400 adults. Sleep loss impaired memory consolidation. "
               "Bone density did not differ.")

@@ -17,9 +17,8 @@ from test_academic_sources import closed_port
 from typer.testing import CliRunner
 
 from lyra_assets.partitions import TASKS_PARTITION
-from lyra_resources import settings as settings_module
 from lyra_resources.corpus import LocalCorpus
-from lyra_resources.settings import REPO_ROOT
+from lyra_resources.settings import REPO_ROOT, load_settings
 from lyra_resources.store import LyraStore
 from lyra_tools import runner
 from lyra_tools.cli import app
@@ -42,9 +41,6 @@ def home(tmp_path: Path) -> Path:
 def fresh_settings(monkeypatch):
     monkeypatch.delenv("LYRA_SETTINGS", raising=False)
     monkeypatch.delenv("LYRA_SOURCES_LIVE", raising=False)
-    settings_module.settings.cache_clear()
-    yield
-    settings_module.settings.cache_clear()
 
 
 def state(home: Path) -> tuple:
@@ -141,7 +137,6 @@ def test_live_sources_off_and_no_corpus(home, monkeypatch):
 def test_broken_settings_file(home, tmp_path, monkeypatch, small_corpus):
     path = write_settings(tmp_path, monkeypatch, "search:\n  papers_per_source: [1,\n")
     refused_by_cli(home, "--corpus", str(small_corpus), expected=(str(path), "not valid YAML", "line"))
-    settings_module.settings.cache_clear()
     write_settings(tmp_path, monkeypatch, "search:\n  papers_per_source: 0\nsources:\n  live: maybe\n")
     refused_by_cli(home, "--corpus", str(small_corpus),
                    expected=("search.papers_per_source must be at least 1 (got 0)", "sources.live must be one of"))
@@ -232,7 +227,7 @@ def test_a_folder_reads_inside_files_and_reports_what_it_left_out(tmp_path, smal
     write_jsonl(folder / "big.jsonl", SMALL_CORPUS * 200)
     (folder / "README.md").write_text("not a corpus file")
     write_settings(tmp_path, monkeypatch, "corpus_files:\n  max_file_mb: 0.01\n")
-    corpus = LocalCorpus.open(folder)
+    corpus = LocalCorpus.open(folder, limits=load_settings().corpus_files)
     assert corpus.files == [(folder / "sub" / "inside.jsonl").resolve()] and len(corpus) == 2
     reasons = {Path(i.location.rsplit(":", 1)[0]).name: i.reason for i in corpus.issues}
     assert "outside the corpus folder" in reasons["link-outside.jsonl"]

@@ -16,7 +16,7 @@ from lyra_core.claim_inputs import ClaimInput, ClaimsFileError, parse_claims
 from lyra_core.evidence import select_scoped_pairs
 from lyra_core.tasks import TaskOptions
 from lyra_resources.models import embedder
-from lyra_resources.settings import settings
+from lyra_resources.settings import load_settings
 from lyra_resources.store import LyraStore
 from lyra_tools import runner
 from lyra_tools.cli import app
@@ -191,7 +191,7 @@ def test_verify_judges_each_claim_against_its_own_papers_and_writes_one_line_per
     # methods fragments are no evidence: see nli_edges' findings_only)
     every = store.fetch_df("SELECT f.*, pg.paper_id FROM fragments f JOIN pages pg ON pg.task_id = f.task_id "
                            "AND pg.page_id = f.page_id WHERE f.task_id = ?", [task_id])
-    findings, _, _ = findings_only(every, embedder().encode(every["text"].tolist()), settings().evidence.min_finding)
+    findings, _, _ = findings_only(every, embedder().encode(every["text"].tolist()), load_settings().evidence.min_finding)
     fragments = findings.groupby("paper_id").size()
     scope = store.read_partition("claim_scope", task_id)
     for claim_id, group in scope.groupby("claim_id"):

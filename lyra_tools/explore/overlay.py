@@ -12,7 +12,8 @@ import duckdb
 from lyra_core.answer import AnswerView
 from lyra_core.cells import cell_list
 from lyra_core.feedback import DomainRule, blocked_domains, effective_edges, effective_scores, touched_claims
-from lyra_resources.settings import settings
+from lyra_core.scoring import ScoringRule
+from lyra_resources.settings import load_settings
 from lyra_tools.explore.models import Topic
 from lyra_tools.explore.queries import CLAIM_SQL, claim_edges, fetch_rows, in_ids
 
@@ -28,6 +29,7 @@ class Overlay:
     blocked_pages: set[str] = field(default_factory=set)
     touched: set[str] = field(default_factory=set)  # claims whose score the overlay changes
     reviewed_claims: dict[str, str] = field(default_factory=dict)  # reviewed edge → its claim
+    rule: ScoringRule = field(default_factory=ScoringRule)  # how rescored claims count their papers' votes
 
     @property
     def excluded(self) -> set[str]:
@@ -41,9 +43,10 @@ def active_rules(conn: duckdb.DuckDBPyConnection) -> list[DomainRule]:
               "FROM domain_override_rules WHERE is_active ORDER BY created_at, id")]
 
 
-def load_overlay(conn: duckdb.DuckDBPyConnection, task_id: str) -> Overlay:
-    """Reviews, rejections and domain rules in force on the task, and the claims they touch."""
-    overlay = Overlay()
+def load_overlay(conn: duckdb.DuckDBPyConnection, task_id: str, rule: ScoringRule | None = None) -> Overlay:
+    """Reviews, rejections and domain rules in force on the task, and the claims they touch;
+    ``rule`` scores the claims they touch (default: the settings file's ``evidence`` rule, read now)."""
+    overlay = Overlay(rule=rule or load_settings().evidence.scoring_rule())
     for kind, key, value in conn.execute(
             "SELECT 0, edge_id, correct_relation FROM edge_reviews WHERE task_id = $1 "
             "UNION ALL SELECT 1, claim_id, NULL FROM claim_rejections WHERE task_id = $1 AND is_active "
@@ -85,7 +88,7 @@ def rescore(claims: list[dict[str, Any]], edges: list[dict[str, Any]], overlay: 
     for method in {c.get("method") or "bayesian" for c in todo}:
         group = [c for c in todo if (c.get("method") or "bayesian") == method]
         scores = effective_scores(effective, [c["claim_id"] for c in group], use_bayesian=(method != "legacy"),
-                                  rule=settings().evidence.scoring_rule())
+                                  rule=overlay.rule)
         for claim in group:
             claim.update(scores[claim["claim_id"]].model_dump(), method=method, recomputed=True)
 

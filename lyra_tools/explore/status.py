@@ -9,6 +9,7 @@ from typing import Any
 from lyra_core.cells import cell_list
 from lyra_core.feedback import rule_for
 from lyra_resources.generations import graph_note, published_generation
+from lyra_resources.settings import load_settings
 from lyra_resources.store import LyraStore
 from lyra_tools.explore.models import AssetState, BlockedDomain, FeedbackCounts, RunState, TaskStatus
 from lyra_tools.explore.overlay import load_overlay
@@ -68,7 +69,7 @@ def default_nli_version() -> str:
     """The shipped (or configured) base model's version: active until an adapter is."""
     from lyra_resources.models import base_version, configured_nli_path  # the model code: only when asked
 
-    return base_version(configured_nli_path())
+    return base_version(configured_nli_path(load_settings().models))
 
 
 def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, instance: Any = None) -> TaskStatus:
@@ -98,7 +99,8 @@ def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, insta
             "SELECT domain, blocked_at, reason, cause_ids, original_trust_level, can_restore, restore_via "
             "FROM domain_verification WHERE task_id = ? AND status = 'BLOCKED' ORDER BY domain", [task_id]).fetchall()
     rules = overlay.rules
-    active_nli = active_version_id(store, configured_nli_path())  # what `lyra models list` marks active
+    # what `lyra models list` marks active
+    active_nli = active_version_id(store, configured_nli_path(load_settings().models))
     published = published_generation(store, task_id)
     blocked = [BlockedDomain(
         domain=domain, blocked_at=rule.created_at, reason=f"blocked by a user rule on {rule.domain_pattern!r}: "
