@@ -51,7 +51,8 @@ def test_build_resources_reads_the_users_settings_file(tmp_path, monkeypatch):
 def test_the_definitions_carry_the_settings_as_a_resource_dagster_can_show(tmp_path):
     given = LyraSettings(evidence=EvidenceSettings(min_similarity=0.42))
     defs = build_definitions(tmp_path / "home", settings=given)
-    shown = defs.get_repository_def().get_top_level_resources()["settings"]
+    assert defs.resources["settings"] is given
+    shown = given.get_resource_definition()  # what Dagster registers for it
     # the values the UI lists under the resource are the ones given
     assert shown.config_field.default_value["evidence"]["min_similarity"] == 0.42
     assert shown.config_field.default_value["search"] == {"papers_per_source": 50}
