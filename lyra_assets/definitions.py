@@ -1,5 +1,5 @@
-"""The Dagster ``Definitions`` of Lyra, built for one Lyra home (by the CLI, and by ``lyra_assets.repository``
-for ``dagster dev``)."""
+"""The Dagster `Definitions` of Lyra, built for one Lyra home (by the CLI, and by `lyra_assets.repository`
+for `dagster dev`)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from lyra_assets import (
     verification,
     web,
 )
+from lyra_assets.metadata import with_table_metadata
 from lyra_resources.browser import WebBrowser
 from lyra_resources.domain_policy import DomainTrust
 from lyra_resources.literature import LiteratureSources
@@ -80,8 +81,9 @@ def build_definitions(home: str | os.PathLike[str] | None = None,
                       settings: LyraSettings | None = None) -> Definitions:
     """Lyra's definitions with every resource rooted at one Lyra home and configured by ``settings``
     (default: the user's settings file)."""
+    layout = HomeLayout(root=resolve_home(home, create=False))
     return Definitions(
-        assets=[*ASSETS, *MODEL_ASSETS], asset_checks=CHECKS,
+        assets=with_table_metadata([*ASSETS, *MODEL_ASSETS], layout), asset_checks=CHECKS,
         jobs=[task_pipeline, nli_model_training, verifier_training, reranker_training, learning.nli_adapter_training,
               learning.nli_rescoring],
         resources=build_resources(home, settings),
