@@ -1,8 +1,9 @@
-"""Stage 10: ``task_answer`` — the answer to the task's question, read from the judged graph."""
+"""The `task_answer` asset: the answer to the task's question, read from the judged graph."""
 
 import pandas as pd
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
+from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.answer import answer_line, paper_votes
 from lyra_core.hypothesis import HYPOTHESIS, OPEN_QUESTION, to_hypothesis
@@ -12,6 +13,8 @@ from lyra_resources.schema import TASK_ANSWER
 from lyra_resources.store import LyraStore
 
 COLUMNS = [c for c in TASK_ANSWER.column_names if c != "task_id"]
+PREVIEW_COLUMNS = ["hypothesis", "verdict", "confidence", "uncertainty", "supporting_papers", "refuting_papers",
+                   "papers_judged"]
 OPEN_ANSWER_CLAIMS = 8
 
 
@@ -44,18 +47,23 @@ def _titles(store: LyraStore, task_id: str, paper_ids: list[str]) -> list[str]:
 
 
 @asset(partitions_def=task_partitions, group_name="evidence", deps=["claim_scores", "claim_topics"],
-       kinds={"duckdb", "parquet"})
+       kinds={"duckdb", "parquet"}, code_version="1")
 def task_answer(context: AssetExecutionContext, store: LyraStore, settings: LyraSettings) -> MaterializeResult:
-    """The answer to the question. A yes/no question's hypothesis (the ``claims`` row of origin
-    ``hypothesis``) has its verdict, confidence ± uncertainty and controversy from ``claim_scores``
-    and its papers for / against / judged from its edges, one vote per paper (its strongest edge);
-    ``unverified`` or ``contested`` say the evidence does not decide. An open question gets origin
-    ``open_question`` and no verdict: its answer is the most relevant adopted claims. A verify task
-    has no question to answer: no row."""
+    """The answer to the task's question: one row, or none for a verify task.
+
+    A yes/no question is judged as its declarative hypothesis (the `claims` row of origin
+    `hypothesis`): its verdict, confidence ± uncertainty and controversy come from `claim_scores`,
+    and its papers for and against from its edges, one vote per paper (its strongest edge);
+    `unverified` or `contested` say the evidence does not decide. An open question gets origin
+    `open_question` and no verdict: its answer is the most relevant adopted claims.
+    """
     task = store.require_task(context.partition_key)
     if TaskOptions.model_validate(task.options).is_verify:
-        store.replace_partition("task_answer", task.id, pd.DataFrame(columns=COLUMNS))
-        return MaterializeResult(metadata={"answer": MetadataValue.text("no question: a verify task")})
+        empty = pd.DataFrame(columns=COLUMNS)
+        store.replace_partition("task_answer", task.id, empty)
+        return MaterializeResult(metadata={
+            **table_metadata(empty, PREVIEW_COLUMNS, store=store, task=task, table="task_answer"),
+            "answer": MetadataValue.text("no question: a verify task")})
     hypothesis = store.fetch_df(
         "SELECT c.claim_id, c.text, s.verdict, s.confidence, s.uncertainty, s.controversy FROM claims c "
         "LEFT JOIN claim_scores s ON s.task_id = c.task_id AND s.claim_id = c.claim_id "
@@ -82,8 +90,8 @@ def task_answer(context: AssetExecutionContext, store: LyraStore, settings: Lyra
     store.replace_partition("task_answer", task.id, frame)
     context.log.info(lines[0])
     return MaterializeResult(metadata={
+        **table_metadata(frame, PREVIEW_COLUMNS, store=store, task=task, table="task_answer"),
         "answer": MetadataValue.md("\n".join(lines)),  # the first line is the answer, as everywhere
         "origin": MetadataValue.text(row["origin"]),
         "question_reads_as": MetadataValue.text(to_hypothesis(task.query).hypothesis or "(open question)"),
-        "dagster/row_count": MetadataValue.int(1),
     })

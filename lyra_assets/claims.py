@@ -1,4 +1,4 @@
-"""Stage 6: ``claims`` — what the top-ranked fragments claim, plus the claims the user states."""
+"""The `claims` asset: what the top-ranked fragments claim, plus the claims the user states."""
 
 import numpy as np
 import pandas as pd
@@ -112,17 +112,20 @@ def claims_frame(task_id: str, merged, statuses: list[str], relevance: np.ndarra
     return frame.drop_duplicates("claim_id").sort_values(["adoption_status", "relevance"], ascending=[True, False])
 
 
-@asset(partitions_def=task_partitions, group_name="evidence", deps=["fragment_ranking"], kinds={"duckdb", "parquet"})
+@asset(partitions_def=task_partitions, group_name="evidence", deps=["fragment_ranking"], kinds={"duckdb", "parquet"},
+       code_version="1")
 def claims(
     context: AssetExecutionContext, store: LyraStore, models: LocalModels, llm: OllamaLlm, settings: LyraSettings
 ) -> MaterializeResult:
-    """Claims extracted from the top-ranked fragments (``extractor`` says how: Ollama when a
-    server is reachable, otherwise Lyra's local finding extractor) and the user's own claims
-    (``origin=user``). Near-identical claims are merged, keeping every source fragment; the most
-    relevant are ``adopted`` for judgement, the rest stay in the graph as ``not_adopted``. A yes/no
-    question adds its declarative hypothesis (``origin=hypothesis``, adopted; see ``task_answer``),
-    which the claim listings leave out. A verify
-    task (``lyra verify``) extracts nothing: its claims are the user's, all adopted."""
+    """Claims of the task: extracted from its top-ranked fragments, or stated by the user.
+
+    `extractor` says how a claim was extracted: by Ollama when a server is reachable, otherwise
+    by Lyra's local finding extractor; the user's own claims have origin `user`. Near-identical
+    claims are merged, keeping every source fragment; the most relevant are `adopted` for
+    judgement, the rest stay as `not_adopted`. A yes/no question adds its declarative hypothesis
+    (origin `hypothesis`, adopted), which `task_answer` reads its verdict from. A verify task
+    extracts nothing: its claims are the user's, all adopted.
+    """
     task = store.require_task(context.partition_key)
     cfg = settings.evidence
     options = TaskOptions.model_validate(task.options)
@@ -160,7 +163,8 @@ def claims(
     context.log.info(f"{len(candidates)} candidate claims ({dropped} background/methods sentences dropped) → "
                      f"{len(frame)} after merging, {adopted} adopted")
     return MaterializeResult(metadata={
-        **table_metadata(frame, ["adoption_status", "origin", "relevance", "text"]),
+        **table_metadata(frame, ["text", "origin", "adoption_status", "relevance"], store=store, task=task,
+                         table="claims", width=120),
         "extractor": MetadataValue.text(method),
         "candidates": MetadataValue.int(len(candidates)),
         "dropped_as_not_findings": MetadataValue.int(dropped),

@@ -1,4 +1,4 @@
-"""Stages 7–8: ``nli_edges`` (fragment → claim judgements) and ``claim_scores`` (Bayesian scores)."""
+"""The `nli_edges` asset (fragment → claim judgements) and the `claim_scores` asset (Bayesian scores of claims)."""
 
 import json
 import warnings
@@ -144,16 +144,19 @@ def scoped_pairs(store: LyraStore, task_id: str, claims: pd.DataFrame, fragments
                                [cfg.verify_top_k if s else cfg.verify_max_fragments for s in searched], searched)
 
 
-@asset(partitions_def=task_partitions, group_name="evidence", deps=["claims", "fragments"], kinds={"duckdb", "parquet"})
+@asset(partitions_def=task_partitions, group_name="evidence", deps=["claims", "fragments"], kinds={"duckdb", "parquet"},
+       code_version="1")
 def nli_edges(
     context: AssetExecutionContext, store: LyraStore, models: LocalModels, trust: DomainTrust, settings: LyraSettings
 ) -> MaterializeResult:
-    """Fragment → claim edges judged by the NLI model: SUPPORTS, REFUTES or NEUTRAL with the
-    model's confidence. Each adopted claim meets only its ``nli_top_k`` most similar fragments,
-    never one of its own page (a verify task's claim meets fragments of its own ``claim_scope``
-    papers only: see ``scoped_pairs``); ``edge_id`` hashes task, fragment and claim, so it is stable.
-    ``source_trust_level`` (the fragment's domain) and ``target_trust_level`` (the domain the claim
-    was extracted from; null for a user's claim) annotate the edge and never enter its scores."""
+    """Fragment → claim edges: SUPPORTS, REFUTES or NEUTRAL, as the NLI model judges them.
+
+    Each adopted claim meets only its `nli_top_k` most similar fragments that report a finding,
+    never one of its own page (a verify task's claim meets fragments of its `claim_scope` papers
+    only). Each edge keeps the model's probabilities; `edge_id` hashes task, fragment and claim,
+    so it is stable. `source_trust_level` (the fragment's domain) and `target_trust_level` (the
+    domain the claim came from) annotate the edge and never enter its scores.
+    """
     task_id = context.partition_key
     cfg = settings.evidence
     claims = store.fetch_df("SELECT * FROM claims WHERE task_id = ? AND adoption_status = 'adopted' ORDER BY claim_id",
@@ -200,7 +203,9 @@ def nli_edges(
     store.replace_partition("nli_edges", task_id, frame)
     counts = frame["relation"].value_counts().to_dict()
     return MaterializeResult(metadata={
-        **table_metadata(frame, ["relation", "nli_confidence", "similarity", "claim_id", "fragment_id"]),
+        **table_metadata(edges_preview(frame, claims, fragments), ["claim", "fragment", "relation", "p_supports",
+                                                                   "p_refutes"], store=store, task=task_id,
+                         table="nli_edges"),
         "relations": MetadataValue.json({r: int(counts.get(r, 0)) for r in RELATIONS}),
         "model_version": MetadataValue.text(nli.version),
         "fragments_not_findings": MetadataValue.int(not_findings),
@@ -209,8 +214,17 @@ def nli_edges(
     })
 
 
+def edges_preview(edges: pd.DataFrame, claims: pd.DataFrame, fragments: pd.DataFrame) -> pd.DataFrame:
+    """The edges with their claim's and fragment's text, the most decisive first."""
+    texts = edges.merge(claims[["claim_id", "text"]].rename(columns={"text": "claim"}), on="claim_id", how="left")
+    texts = texts.merge(fragments[["fragment_id", "text"]].rename(columns={"text": "fragment"}), on="fragment_id",
+                        how="left")
+    decisive = texts[["p_supports", "p_refutes"]].max(axis=1)
+    return texts.assign(decisive=decisive).sort_values("decisive", ascending=False, kind="stable")
+
+
 @asset_check(asset=nli_edges, blocking=True, partitions_def=task_partitions,
-             description="every edge joins an existing fragment and claim; edge ids are unique")
+             description="Every edge joins an existing fragment and claim, and edge ids are unique.")
 def nli_edges_are_well_formed(context: AssetCheckExecutionContext, store: LyraStore) -> AssetCheckResult:
     task_id = context.op_execution_context.partition_key
     bad = store.fetch_df(
@@ -241,29 +255,36 @@ def scores_frame(claims: pd.DataFrame, edges: pd.DataFrame, use_bayesian: bool,
     return pd.DataFrame(rows, columns=SCORE_COLUMNS)
 
 
-@asset(partitions_def=task_partitions, group_name="evidence", deps=["nli_edges"], kinds={"duckdb", "parquet"})
+@asset(partitions_def=task_partitions, group_name="evidence", deps=["nli_edges"], kinds={"duckdb", "parquet"},
+       code_version="1")
 def claim_scores(context: AssetExecutionContext, store: LyraStore, settings: LyraSettings) -> MaterializeResult:
-    """Bayesian score of every adopted claim (seed 002): Beta(1, 1) updated by each paper's vote
-    (its strongest SUPPORTS or REFUTES edge's calibrated probability, times ``evidence.vote_weight``)
-    or, with ``evidence.aggregation: edges``, by every edge; confidence, uncertainty, controversy
-    and the verdict follow. Domain trust never enters."""
+    """Bayesian score and verdict of every adopted claim.
+
+    Each claim starts from Beta(1, 1), updated by each paper's vote (its strongest SUPPORTS or
+    REFUTES edge's calibrated probability, times `evidence.vote_weight`) or, with
+    `evidence.aggregation: edges`, by every edge; confidence, uncertainty, controversy and the
+    verdict follow. Domain trust never enters.
+    """
     task_id = context.partition_key
-    claims = store.fetch_df("SELECT claim_id FROM claims WHERE task_id = ? AND adoption_status = 'adopted' "
+    claims = store.fetch_df("SELECT claim_id, text FROM claims WHERE task_id = ? AND adoption_status = 'adopted' "
                             "ORDER BY claim_id", [task_id])
     edges = store.read_partition("nli_edges", task_id)
     cfg = settings.evidence
     frame = scores_frame(claims, edges, cfg.use_bayesian_confidence, cfg.scoring_rule())
     store.replace_partition("claim_scores", task_id, frame)
     verdicts = frame["verdict"].value_counts().to_dict()
+    preview = frame.merge(claims, on="claim_id", how="left").sort_values("confidence", ascending=False, kind="stable")
+    preview["confidence ± uncertainty"] = [f"{c:.3f} ± {u:.3f}" for c, u in zip(preview["confidence"],
+                                                                               preview["uncertainty"], strict=True)]
     return MaterializeResult(metadata={
-        **table_metadata(frame.sort_values("confidence", ascending=False),
-                         ["claim_id", "verdict", "confidence", "uncertainty", "controversy", "evidence_count"]),
+        **table_metadata(preview, ["text", "verdict", "confidence ± uncertainty", "evidence_count"], store=store,
+                         task=task_id, table="claim_scores"),
         "verdicts": MetadataValue.json({v: int(verdicts.get(v, 0)) for v in VERDICTS}),
     })
 
 
 @asset_check(asset=claim_scores, blocking=True, partitions_def=task_partitions,
-             description="scores lie in [0, 1] and every verdict follows from confidence and controversy")
+             description="Scores lie in [0, 1] and every verdict follows from confidence and controversy.")
 def claim_scores_are_consistent(context: AssetCheckExecutionContext, store: LyraStore) -> AssetCheckResult:
     frame = store.read_partition("claim_scores", context.op_execution_context.partition_key)
     out_of_range = int(sum(((frame[c] < 0) | (frame[c] > 1)).sum() for c in ("confidence", "uncertainty", "controversy")))

@@ -1,13 +1,14 @@
-"""The last step of a task run: ``task_graph`` publishes the generation the run built.
+"""The last step of a task run: the `task_graph` asset publishes the generation the run built.
 
-Runs that include ``task_graph`` (``task_pipeline``, ``nli_rescoring``, or any selection with it)
-get a store that stages every per-task write under the run id (see
-:mod:`lyra_resources.generations`); ``task_graph`` swaps the staged rows in at once. A run
-without it (one asset materialized from the Dagster UI) writes in place, one table at a time.
+Runs that include `task_graph` (`task_pipeline`, `nli_rescoring`, or any selection with it) get a
+store that stages every per-task write under the run id (see `lyra_resources.generations`);
+`task_graph` swaps the staged rows in at once. A run without it (one asset materialized from the
+Dagster UI) writes in place, one table at a time.
 """
 
 from dagster import AssetExecutionContext, InitResourceContext, MaterializeResult, MetadataValue, asset
 
+from lyra_assets.metadata import task_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_resources.generations import open_generation, publish_generation
 from lyra_resources.store import LyraStore
@@ -45,13 +46,17 @@ def publishing_asset(upstream: list[str]):
     """``task_graph`` depending on every per-task asset, so it runs last and only when all succeeded."""
 
     @asset(name=PUBLISH_ASSET, partitions_def=task_partitions, group_name="graph", deps=upstream,
-           kinds={"duckdb", "parquet"})
+           kinds={"duckdb", "parquet"}, code_version="1")
     def task_graph(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult:
-        """The task's published graph: every table this run wrote, swapped in for the previous
-        generation in one DuckDB transaction (Parquet files rewritten after the commit). Until
-        this step succeeds, readers see the previous generation whole."""
+        """The task's published graph: every table the run wrote, made visible at once.
+
+        The run's staged rows replace the previous generation in one DuckDB transaction, and the
+        Parquet files are rewritten after the commit. Until this step succeeds, readers see the
+        previous generation whole.
+        """
         counts = publish_generation(store, context.partition_key, context.run.run_id)
         return MaterializeResult(metadata={"dagster/row_count": MetadataValue.int(sum(counts.values())),
-                                           "tables": MetadataValue.json(counts)})
+                                           "tables": MetadataValue.json(counts),
+                                           **task_metadata(store, context.partition_key)})
 
     return task_graph

@@ -1,9 +1,9 @@
-"""Learning from corrections, the Dagster side: the ``nli_adapter`` asset (job
-``nli_adapter_training``), the ``nli_corrections_sensor`` that requests it once enough corrections
-wait, and the ``nli_version_sensor`` that re-scores the tasks a newly active NLI version affects
-(job ``nli_rescoring``: ``nli_edges`` and everything downstream, one run per task partition).
+"""Learning from corrections, the Dagster side: the `nli_adapter` asset (job
+`nli_adapter_training`), the `nli_corrections_sensor` that requests it once enough corrections
+wait, and the `nli_version_sensor` that re-scores the tasks a newly active NLI version affects
+(job `nli_rescoring`: `nli_edges` and everything downstream, one run per task partition).
 
-Thin over :mod:`lyra_training.corrections` and :mod:`lyra_resources.nli_versions`.
+Thin over `lyra_training.corrections` and `lyra_resources.nli_versions`.
 """
 
 
@@ -56,13 +56,16 @@ class AdapterTrainingConfig(Config):
     force: bool = Field(False, description="train even when no correction is new since the last adapter")
 
 
-@asset(group_name="models", kinds={"pytorch", "duckdb"})
+@asset(group_name="models", kinds={"pytorch", "duckdb"}, code_version="1")
 def nli_adapter(context: AssetExecutionContext, config: AdapterTrainingConfig, store: LyraStore,
                 models: LocalModels, settings: LyraSettings) -> MaterializeResult:
-    """A LoRA adapter for the NLI model trained from ``nli_corrections`` (plus an SNLI replay
-    sample), gated against the active version on held-out corrections and the SNLI regression
-    set, and recorded in ``nli_model_versions`` as ``active`` or ``rejected`` with its figures.
-    A failure leaves the active model and every table unchanged."""
+    """A LoRA adapter for the NLI model, learned from people's corrections of edges.
+
+    Trained on `nli_corrections` plus an SNLI replay sample, then gated against the active
+    version on held-out corrections and the SNLI regression set, and recorded in
+    `nli_model_versions` as `active` or `rejected` with its figures. A failure leaves the active
+    model and every table unchanged.
+    """
     cutoff = datetime.fromisoformat(config.cutoff) if config.cutoff else None
     try:
         outcome = learn_from_corrections(store, adapters_dir(store), models.nli_base_path, settings.learning,

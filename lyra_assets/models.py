@@ -1,8 +1,9 @@
-"""Model-building assets: the shipped NLI cross-encoder and per-corpus rerankers.
+"""Model-building assets: the SNLI base cross-encoder, the claim verifier and per-corpus rerankers.
 
-Neither is partitioned by task: the NLI model is built once (and shipped), a reranker once per
-corpus. Both run as their own jobs (``nli_model_training``, ``reranker_training``), from the
-Dagster UI or from ``lyra models train-nli`` / ``lyra models train-reranker``.
+None is partitioned by task: the SNLI base and the verifier are built once (and shipped in the
+package; `lyra_assets.shipped_models` records the shipped copies), a reranker once per corpus.
+Each runs as its own job (`nli_model_training`, `verifier_training`, `reranker_training`), from
+the Dagster UI or from the `lyra models` commands.
 """
 
 from pathlib import Path
@@ -27,11 +28,14 @@ class NliTrainingConfig(Config):
     threads: int = 2
 
 
-@asset(group_name="models", kinds={"pytorch"})
+@asset(group_name="models", kinds={"pytorch"}, code_version="1")
 def nli_model(context: AssetExecutionContext, config: NliTrainingConfig, store: LyraStore) -> MaterializeResult:
-    """The SNLI base cross-encoder: all-MiniLM-L6-v2 fine-tuned on SNLI (entailment → SUPPORTS,
-    contradiction → REFUTES, neutral → NEUTRAL), evaluated on the full SNLI test set, saved in
-    fp16 with a model card. The claim verifier starts from it."""
+    """The SNLI base cross-encoder, which the claim verifier starts from.
+
+    all-MiniLM-L6-v2 fine-tuned on SNLI (entailment → SUPPORTS, contradiction → REFUTES,
+    neutral → NEUTRAL), evaluated on the full SNLI test set and saved in fp16 with a model card.
+    A trained copy ships in the package; a run writes under the Lyra home.
+    """
     train, test = snli_files(Path(config.snli_dir))
     # Under the home unless the run says otherwise: the copy shipped in the package is never overwritten.
     out_dir = config.out_dir or str(trained_snli_dir(store.home))
@@ -57,11 +61,14 @@ class VerifierTrainingConfig(Config):
     threads: int = 2
 
 
-@asset(group_name="models", kinds={"pytorch"})
+@asset(group_name="models", kinds={"pytorch"}, code_version="1")
 def verifier_model(context: AssetExecutionContext, config: VerifierTrainingConfig, store: LyraStore) -> MaterializeResult:
-    """Lyra's claim verifier: the SNLI base retrained on scientific and general claim/evidence
-    sets, then on SciFact train claims (5-fold cross-validated by claim group, then on all),
-    with a temperature fitted on the out-of-fold predictions."""
+    """Lyra's claim verifier, the model that judges every edge unless the settings name another.
+
+    The SNLI base retrained on scientific and general claim/evidence sets, then on SciFact train
+    claims (5-fold cross-validated by claim group, then on all), with a temperature fitted on
+    the out-of-fold predictions. A trained copy ships in the package.
+    """
     import torch
 
     from lyra_training.verifier import train_verifier
@@ -87,12 +94,15 @@ class RerankerTrainingConfig(Config):
     threads: int = 2
 
 
-@asset(group_name="models", kinds={"pytorch"})
+@asset(group_name="models", kinds={"pytorch"}, code_version="1")
 def corpus_reranker(
     context: AssetExecutionContext, config: RerankerTrainingConfig, literature: LiteratureSources, models: LocalModels
 ) -> MaterializeResult:
-    """A cross-encoder reranker adapted to one corpus (titles as queries, abstracts as positives,
-    BM25 hard negatives), stored per corpus fingerprint and reused by ``fragment_ranking``."""
+    """A cross-encoder reranker adapted to one corpus, used by `fragment_ranking` for its third stage.
+
+    Trained with the corpus's titles as queries, their abstracts as positives and BM25 hard
+    negatives; stored per corpus fingerprint under the Lyra home and reused.
+    """
     from lyra_resources.models import packaged_embedder_dir
 
     corpus = literature.corpus(config.corpus)

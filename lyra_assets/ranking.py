@@ -1,4 +1,4 @@
-"""Stage 4: ``fragment_ranking`` — BM25 → embeddings → cross-encoder over the task's fragments."""
+"""The `fragment_ranking` asset: BM25, then embeddings, then a cross-encoder over the task's fragments."""
 
 import pandas as pd
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
@@ -31,7 +31,7 @@ def trust_weights(store: LyraStore, task_id: str, fragments: pd.DataFrame, trust
 
 
 def ranking_weights(store: LyraStore, task_id: str, fragments: pd.DataFrame, trust: DomainTrust) -> pd.Series:
-    """Weight multiplying each fragment's ranking score: its domain trust weight times the seed 004
+    """Weight multiplying each fragment's ranking score: its domain trust weight times the
     relevance multiplier learned from agents' signals on this task (1.0 until a fragment was shown
     5 times; see lyra_core.feedback.relevance_multiplier). Stored as ``trust_weight``."""
     stats = store.fetch_df(RELEVANCE_STATS_SQL, [task_id])
@@ -51,14 +51,20 @@ def ranking_frame(scores: dict, fragment_ids: list[str]) -> pd.DataFrame:
     return frame.sort_values(["final_rank", "bm25_score"], ascending=[True, False], na_position="last")
 
 
-@asset(partitions_def=task_partitions, group_name="ranking", deps=["fragments"], kinds={"duckdb", "parquet"})
+@asset(partitions_def=task_partitions, group_name="ranking", deps=["fragments"], kinds={"duckdb", "parquet"},
+       code_version="1")
 def fragment_ranking(
     context: AssetExecutionContext, store: LyraStore, models: LocalModels, literature: LiteratureSources,
     trust: DomainTrust, settings: LyraSettings,
 ) -> MaterializeResult:
-    """How well each fragment answers the task's question, stage by stage: BM25 (stage 1, top
-    100 kept), fused 0.3·BM25 + 0.7·embedding cosine (stage 2), cross-encoder reranker (stage 3,
-    when one is available for the corpus); ``final_rank`` orders the stage-2 survivors."""
+    """How well each fragment answers the task's question, and its final rank.
+
+    Three stages, as `ranking` in the settings says: BM25 keeps the top fragments (100 by
+    default); their BM25 score is fused with embedding cosine (0.3·BM25 + 0.7·cosine by default);
+    a cross-encoder rescores the best when one is available for the corpus. Scores are weighted
+    by the trust of the fragment's domain and by agents' relevance signals; `final_rank` orders
+    the fragments that passed the second stage.
+    """
     task = store.require_task(context.partition_key)
     fragments = store.read_partition("fragments", task.id)
     texts = fragments["text"].tolist()
@@ -72,9 +78,10 @@ def fragment_ranking(
     frame = ranking_frame(scores, fragments["fragment_id"].tolist())
     store.replace_partition("fragment_ranking", task.id, frame)
     context.log.info(f"stage 3 {rerank_method}")
-    preview = frame.merge(fragments[["fragment_id", "text"]], on="fragment_id")
+    preview = frame.merge(fragments[["fragment_id", "text"]], on="fragment_id", how="left")
     return MaterializeResult(metadata={
-        **table_metadata(preview, ["final_rank", "final_score", "bm25_norm", "embedding_score", "rerank_score", "text"]),
+        **table_metadata(preview, ["final_rank", "text", "final_score"], store=store, task=task,
+                         table="fragment_ranking", width=120),
         "reranker": MetadataValue.text(rerank_method),
         "ranked": MetadataValue.int(int((frame["stage"] >= 2).sum())),
     })

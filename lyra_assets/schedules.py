@@ -1,16 +1,16 @@
-"""Scheduled re-runs of watched tasks, and the sensor that keeps their ``tasks`` rows right.
+"""Scheduled re-runs of watched tasks, and the sensor that keeps their `tasks` rows right.
 
-A task is *watched* when its options name ``watch_every`` (``lyra task watch ID --every 1d``,
-``lyra run … --watch 1d``, or MCP ``create_task`` options). Every hour ``watched_tasks_schedule``
-reads the watched tasks from the store and requests a ``task_pipeline`` run of each one whose
+A task is *watched* when its options name `watch_every` (`lyra task watch ID --every 1d`,
+`lyra run … --watch 1d`, or MCP `create_task` options). Every hour `watched_tasks_schedule`
+reads the watched tasks from the store and requests a `task_pipeline` run of each one whose
 interval has passed since its latest run started, unless a run of it is still in progress. The
-run replaces the task's rows the way ``lyra task run`` does; feedback tables are not per-task
+run replaces the task's rows the way `lyra task run` does; feedback tables are not per-task
 and no asset writes them, so every correction stays in force.
 
-Runs the Dagster daemon launches do not go through ``lyra_tools.runner``, which keeps the
-``tasks`` row (status, last run, error) for the runs it starts; ``watched_task_status_sensor``
-does that for the runs the schedule requested. Both start RUNNING under ``lyra ui`` /
-``dagster dev`` and can be turned off in the UI.
+Runs the Dagster daemon launches do not go through `lyra_tools.runner`, which keeps the
+`tasks` row (status, last run, error) for the runs it starts; `watched_task_status_sensor`
+does that for the runs the schedule requested. Both start RUNNING under `lyra ui` /
+`dagster dev` and can be turned off in the UI.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Stage 2: ``papers`` — phases 2–3 of seed 002: search the task's sources, merge what they return
-into canonical papers, and complete papers lacking an abstract or a DOI by their identifiers."""
+"""The `papers` asset: search the task's sources, merge what they return into canonical papers, and
+complete papers lacking an abstract or a DOI by their identifiers."""
 
 
 import asyncio
@@ -63,7 +63,7 @@ def papers_frame(papers: list[CanonicalPaper]) -> pd.DataFrame:
 
 
 class Collected(BaseModel):
-    """What phases 2–3 found for a task, and what they could not do."""
+    """What the search and the identifier completion found for a task, and what they could not do."""
 
     papers: list[CanonicalPaper]
     records_per_source: dict[str, int]
@@ -77,8 +77,8 @@ class Collected(BaseModel):
 
 async def collect(query: str, local: Sequence[PaperProvider], plan: SourcePlan, literature: LiteratureSources,
                   limit: int, decide: Callable[[str], AcademicDecision]) -> Collected:
-    """Phase 2 (local corpus always; live APIs when the plan allows and ``decide`` says the
-    question is academic) and phase 3 (identifier completion whenever live APIs are allowed)."""
+    """The search (local corpus always; live APIs when the plan allows and `decide` says the
+    question is academic), then identifier completion whenever live APIs are allowed."""
     local_results = await search_all(local, query, limit)
     counts = {p.name: len(r) for p, r in zip(local, local_results, strict=True)}
     if not plan.live:
@@ -123,7 +123,7 @@ def check_outcome(task_id: str, plan: SourcePlan, has_local: bool, got: Collecte
     if got.decision is not None and not got.decision.academic and not has_local:
         raise SourcesUnavailableError(
             f"task {task_id}: the question does not look academic ({got.decision.reason}), so the academic APIs "
-            f"were not searched (phase 2), and the task has no other source; {OFFLINE_HINT}, or rephrase it")
+            f"were not searched, and the task has no other source; {OFFLINE_HINT}, or rephrase it")
     if got.api_errors and not got.answered and not has_local:
         detail = "; ".join(f"{i.source} {i.location}: {i.reason}" for i in got.api_errors[:3])
         raise SourcesUnavailableError(f"no literature source answered: {detail}")
@@ -132,14 +132,17 @@ def check_outcome(task_id: str, plan: SourcePlan, has_local: bool, got: Collecte
     return None
 
 
-@asset(partitions_def=task_partitions, group_name="sources", kinds={"duckdb", "parquet"})
+@asset(partitions_def=task_partitions, group_name="sources", kinds={"duckdb", "parquet"}, code_version="1")
 def papers(context: AssetExecutionContext, store: LyraStore, literature: LiteratureSources,
            models: LocalModels, settings: LyraSettings) -> MaterializeResult:
-    """Canonical papers for the task's question: the local corpus's hits and, when live sources
-    are on and the question is academic, Semantic Scholar's and OpenAlex's (phase 2), merged by
-    DOI, PMID, arXiv id and normalised title; papers lacking an abstract or a DOI are then looked
-    up by identifier in the APIs they did not come from (phase 3). ``sources`` lists every record
-    merged into a row; a live API that fails is recorded in the metadata, not fatal."""
+    """Canonical papers found for the task's question, best first.
+
+    The local corpus is searched and, when live sources are on and the question is academic,
+    Semantic Scholar and OpenAlex too; their records are merged by DOI, PMID, arXiv id and
+    normalised title, and papers lacking an abstract or a DOI are looked up by identifier in the
+    APIs they did not come from. `sources` lists every record merged into a row. A live API that
+    fails is recorded in the metadata, not fatal. A verify task takes its claims' own papers.
+    """
     task = store.require_task(context.partition_key)
     options = TaskOptions.model_validate(task.options)
     plan = literature.plan(options.corpus)
@@ -179,7 +182,7 @@ def papers(context: AssetExecutionContext, store: LyraStore, literature: Literat
                      + (f"; academic question: {decision.academic} ({decision.reason})" if decision else ""))
     return MaterializeResult(
         metadata=table_metadata(
-            frame, ["search_rank", "title", "year", "doi", "sources"],
+            frame, ["search_rank", "title", "year", "doi", "sources"], store=store, task=task, table="papers",
             records_per_source=MetadataValue.json(got.records_per_source),
             source_issues=MetadataValue.int(len(corpus_issues) + len(got.api_errors)),
             live_sources=MetadataValue.text(plan.reason + (f"; {warning}" if warning else "")),
@@ -213,7 +216,7 @@ def verify_papers(context: AssetExecutionContext, store: LyraStore, literature: 
     context.log.info(f"{len(frame)} papers for {len(options.verify_claims)} claims ({named} name their papers, "
                      f"the others take the corpus's top {options.papers_per_claim})")
     return MaterializeResult(metadata=table_metadata(
-        frame, ["search_rank", "title", "year", "doi", "sources"],
+        frame, ["search_rank", "title", "year", "doi", "sources"], store=store, task=task_id, table="papers",
         claims=MetadataValue.int(len(options.verify_claims)), claims_naming_papers=MetadataValue.int(named),
         scope_rows=MetadataValue.int(len(scope)),
         live_sources=MetadataValue.text("not used: a verify task reads only its corpus")))

@@ -1,4 +1,4 @@
-"""Stage 9: ``claim_topics`` — claims grouped into topics for exploration."""
+"""The `claim_topics` asset: the task's adopted claims grouped into topics for exploration."""
 
 import numpy as np
 import pandas as pd
@@ -14,12 +14,16 @@ from lyra_resources.store import LyraStore
 COLUMNS = ["topic_id", "label", "label_method", "claim_count", "has_contradiction", "claim_ids", "terms"]
 
 
-@asset(partitions_def=task_partitions, group_name="evidence", deps=["claim_scores"], kinds={"duckdb", "parquet"})
+@asset(partitions_def=task_partitions, group_name="evidence", deps=["claim_scores"], kinds={"duckdb", "parquet"},
+       code_version="1")
 def claim_topics(context: AssetExecutionContext, store: LyraStore, models: LocalModels,
                  settings: LyraSettings) -> MaterializeResult:
-    """Adopted claims grouped into topics: Louvain communities of the graph that links claims
-    with similar embeddings, labelled by their most distinctive terms. ``has_contradiction`` marks
-    a topic in which any claim has a REFUTES edge."""
+    """Topics of the task's adopted claims, each with a label and its claims.
+
+    A topic is a Louvain community of the graph that links claims with similar embeddings,
+    labelled by its most distinctive terms. `has_contradiction` marks a topic in which any claim
+    has a REFUTES edge.
+    """
     task_id = context.partition_key
     claims = store.fetch_df(
         "SELECT c.claim_id, c.text, coalesce(s.refuting_count, 0) AS refuting_count FROM claims c "
@@ -36,4 +40,8 @@ def claim_topics(context: AssetExecutionContext, store: LyraStore, models: Local
         "claim_ids": [claims["claim_id"].iat[i] for i in t.members], "terms": t.terms,
     } for t in topics], columns=COLUMNS)
     store.replace_partition("claim_topics", task_id, frame)
-    return MaterializeResult(metadata=table_metadata(frame, ["label", "claim_count", "has_contradiction"]))
+    text_of = dict(zip(claims["claim_id"], claims["text"], strict=True))
+    preview = frame.assign(first_claims=[" / ".join(text_of[c] for c in ids[:3]) for ids in frame["claim_ids"]])
+    return MaterializeResult(metadata=table_metadata(
+        preview, ["label", "claim_count", "has_contradiction", "first_claims"], store=store, task=task_id,
+        table="claim_topics", width=240))

@@ -1,4 +1,4 @@
-"""Stage 10: ``domain_verification`` — per-domain trust decisions from the task's evidence (L6)."""
+"""The `domain_verification` asset: per-domain trust decisions from the task's evidence."""
 
 import json
 import logging
@@ -33,12 +33,16 @@ def judged_edges(store: LyraStore, task_id: str) -> pd.DataFrame:
         "WHERE e.task_id = ? ORDER BY e.edge_id", [task_id])
 
 
-@asset(partitions_def=task_partitions, group_name="evidence", deps=["nli_edges"], kinds={"duckdb", "parquet"})
+@asset(partitions_def=task_partitions, group_name="evidence", deps=["nli_edges"], kinds={"duckdb", "parquet"},
+       code_version="1")
 def domain_verification(context: AssetExecutionContext, store: LyraStore, trust: DomainTrust) -> MaterializeResult:
-    """Each domain of the task with its trust level before and after verification: promoted to
-    LOW when two independent domains corroborate it, REJECTED or BLOCKED when it loses
-    contradictions, PENDING when sources of comparable trust disagree (a scientific controversy).
-    Every decision has a reason and the edge ids that caused it. Claim confidence is untouched."""
+    """Each domain of the task with its trust level before and after verification.
+
+    A domain is promoted to LOW when two independent domains corroborate it, REJECTED or BLOCKED
+    when it loses contradictions, PENDING when sources of comparable trust disagree (a scientific
+    controversy). Every decision has a reason and the edge ids that caused it. Claim confidence
+    is untouched.
+    """
     task_id = context.partition_key
     policy = trust.policy()
     rows = judged_edges(store, task_id)
@@ -60,7 +64,9 @@ def domain_verification(context: AssetExecutionContext, store: LyraStore, trust:
     frame = pd.DataFrame(records, columns=COLUMNS)
     store.replace_partition("domain_verification", task_id, frame)
     counts = frame["status"].value_counts().to_dict()
+    decided_first = frame.sort_values("status", key=lambda s: s == "UNCHANGED", kind="stable")
     return MaterializeResult(metadata={
-        **table_metadata(frame, ["domain", "status", "original_trust_level", "trust_level", "reason"]),
+        **table_metadata(decided_first, ["domain", "status", "original_trust_level", "trust_level", "reason"],
+                         store=store, task=task_id, table="domain_verification", width=120),
         "statuses": MetadataValue.json({k: int(v) for k, v in counts.items()}),
     })
