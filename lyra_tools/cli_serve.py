@@ -40,7 +40,8 @@ def ui(
 ) -> None:
     """Start the Dagster UI (`dagster dev`) on this Lyra home's instance."""
     layout = HomeLayout(root=resolve_home(home))
-    runner.prepare_instance_dir(layout)
+    with runner.open_instance(layout.root):  # prepared (shipped models recorded) before dagster dev opens it
+        pass
     dagster = shutil.which("dagster") or str(Path(sys.executable).with_name("dagster"))
     env = {**os.environ, "DAGSTER_HOME": str(layout.dagster_home), "LYRA_HOME": str(layout.root)}
     os.chdir(REPO_ROOT)

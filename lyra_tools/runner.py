@@ -29,6 +29,7 @@ from lyra_assets.definitions import (  # noqa: F401
 )
 from lyra_assets.learning import ADAPTER_JOB, RESCORING_JOB  # noqa: F401
 from lyra_assets.partitions import TASK_TAG, TASKS_PARTITION
+from lyra_assets.shipped_models import record_shipped_models
 from lyra_resources.settings import HomeLayout, resolve_home
 from lyra_resources.store import LyraStore, TaskRecord
 
@@ -81,6 +82,7 @@ def open_instance(home: str | os.PathLike[str] | None = None) -> Iterator[Dagste
     layout = HomeLayout(root=resolve_home(home))
     prepare_instance_dir(layout)
     with DagsterInstance.from_config(str(layout.dagster_home)) as instance:
+        record_shipped_models(instance)  # a fresh home shows the shipped NLI models as materialized
         yield instance
 
 
