@@ -1,0 +1,107 @@
+"""What the Dagster UI shows: table schemas from the registry, task metadata on every
+materialization, previews that read as text, code versions, and the shipped models."""
+
+import pandas as pd
+from dagster import (
+    AssetKey,
+    AssetMaterialization,
+    AssetRecordsFilter,
+    AssetsDefinition,
+    DagsterInstance,
+    materialize,
+)
+
+from lyra_assets import answer, claims, evidence, graph, learning, models, ranking, sources, topics, verification
+from lyra_assets.definitions import ASSETS, build_definitions, build_resources
+from lyra_assets.evidence import edges_preview
+from lyra_assets.metadata import markdown_preview, table_metadata
+from lyra_assets.partitions import TASKS_PARTITION
+from lyra_assets.shipped_models import SHIPPED_TAG, record_shipped_models
+from lyra_resources.models import DEFAULT_NLI_DIR, DEFAULT_SNLI_DIR, base_version
+from lyra_resources.schema import TABLES
+from lyra_resources.store import LyraStore
+from lyra_tools import runner
+
+
+def test_every_table_asset_carries_its_registry_schema_table_and_parquet_location(lyra_home):
+    specs = {s.key.to_user_string(): s for s in build_definitions(lyra_home).resolve_all_asset_specs()}
+    tables = [name for name in specs if name in TABLES]
+    assert {"papers", "claims", "nli_edges", "claim_scores", "task_answer", "serp_results"} <= set(tables)
+    for name in tables:
+        metadata = specs[name].metadata
+        columns = [(c.name, c.type) for c in metadata["dagster/column_schema"].columns]
+        assert columns == [(c.name, c.type) for c in TABLES[name].columns], name
+        assert metadata["dagster/table_name"] == f"lyra.main.{name}"
+        assert metadata["parquet_files"].value == str(lyra_home / "parquet" / name / "task_id=<task>" / "data.parquet")
+    assert "dagster/column_schema" not in specs["task_graph"].metadata  # no table of that name
+
+
+def test_the_assets_carry_a_code_version():
+    modules = [answer, claims, evidence, ranking, topics, verification, sources, models, learning]
+    owned = [a for m in modules for a in vars(m).values() if isinstance(a, AssetsDefinition)]
+    specs = {s.key: s for a in [*owned, graph.publishing_asset(["papers"])] for s in a.specs}
+    assert len(specs) == 13
+    for key, spec in specs.items():
+        assert spec.code_version == "1", key
+
+
+def test_a_materialization_names_the_question_and_the_parquet_file(lyra_home, small_corpus):
+    store = LyraStore.at(lyra_home)
+    task = store.create_task("Does vitamin D supplementation reduce fracture risk?", {"corpus": [str(small_corpus)]})
+    with DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
+        result = materialize(ASSETS, partition_key=task.id, resources=build_resources(lyra_home), instance=instance,
+                             selection=["papers"])
+    metadata = result.asset_materializations_for_node("papers")[0].metadata
+    assert metadata["question"].value == task.query
+    assert metadata["parquet"].path == str(store.parquet_path("papers", task.id))
+    assert metadata["dagster/row_count"].value == len(store.read_partition("papers", task.id))
+
+
+def test_table_metadata_without_a_task_keeps_its_old_form():
+    frame = pd.DataFrame({"text": ["a finding"], "score": [0.123456]})
+    metadata = table_metadata(frame, ["text", "score"], note="kept")
+    assert set(metadata) == {"dagster/row_count", "preview", "note"}
+    assert "| a finding | 0.123 |" in metadata["preview"].value
+
+
+def test_the_edges_preview_reads_claim_and_fragment_text_most_decisive_first():
+    edges = pd.DataFrame({"claim_id": ["c1", "c1"], "fragment_id": ["f1", "f2"], "relation": ["NEUTRAL", "SUPPORTS"],
+                          "p_supports": [0.2, 0.9], "p_refutes": [0.1, 0.05]})
+    claims_frame = pd.DataFrame({"claim_id": ["c1"], "text": ["Vitamin D lowers fracture risk."]})
+    fragments = pd.DataFrame({"fragment_id": ["f1", "f2"],
+                              "text": ["Sleep matters. " * 10, "Fractures fell (RR 0.70)."]})
+    preview = markdown_preview(edges_preview(edges, claims_frame, fragments),
+                               ["claim", "fragment", "relation", "p_supports", "p_refutes"])
+    rows = preview.splitlines()[2:]
+    assert rows[0] == "| Vitamin D lowers fracture risk. | Fractures fell (RR 0.70). | SUPPORTS | 0.900 | 0.050 |"
+    assert "…" in rows[1]  # a long fragment is cut
+
+
+def _materializations(instance: DagsterInstance, asset: str):
+    return instance.fetch_materializations(AssetRecordsFilter(asset_key=AssetKey(asset)), limit=10).records
+
+
+def test_a_fresh_home_shows_the_shipped_models_as_materialized_once(lyra_home):
+    with runner.open_instance(lyra_home) as instance:
+        for asset, model_dir in (("nli_model", DEFAULT_SNLI_DIR), ("verifier_model", DEFAULT_NLI_DIR)):
+            event = instance.get_latest_materialization_event(AssetKey(asset))
+            assert event is not None, asset
+            materialization = event.asset_materialization
+            assert materialization.tags[SHIPPED_TAG] == "true"
+            assert materialization.metadata["path"].path == str(model_dir)
+            assert materialization.metadata["version"].value == base_version(model_dir)
+        assert materialization.metadata["out_of_fold_accuracy"].value > 0.5  # the verifier's card
+        assert record_shipped_models(instance) == []  # idempotent
+    with runner.open_instance(lyra_home) as instance:
+        assert len(_materializations(instance, "nli_model")) == 1
+        assert len(_materializations(instance, "verifier_model")) == 1
+        first = instance.get_latest_materialization_event(AssetKey("nli_model")).asset_materialization
+        assert first.metadata["snli_test_accuracy"].value > 0.5
+
+
+def test_a_home_that_trained_its_own_model_is_not_told_otherwise():
+    with DagsterInstance.ephemeral() as instance:
+        instance.report_runless_asset_event(AssetMaterialization("nli_model", metadata={"path": "/trained"}))
+        assert record_shipped_models(instance) == ["verifier_model"]
+        assert len(_materializations(instance, "nli_model")) == 1
