@@ -3,8 +3,8 @@
 A trained SNLI base (`nli_model`) and claim verifier (`verifier_model`) ship in
 `lyra_resources/model_weights`, so a fresh home has both without running their training jobs.
 Without a record, the Dagster UI would show them as never materialized; `record_shipped_models`
-records each shipped copy once, on an instance that has no materialization of the asset yet (a
-home that trained its own keeps its own record).
+records each shipped copy once, on an instance that has no materialization of the asset yet; a
+training run on the home materializes the asset again, and that one is then the latest.
 """
 
 from __future__ import annotations
