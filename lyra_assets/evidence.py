@@ -202,10 +202,10 @@ def nli_edges(
     frame = pd.DataFrame(rows, columns=EDGE_COLUMNS)
     store.replace_partition("nli_edges", task_id, frame)
     counts = frame["relation"].value_counts().to_dict()
+    preview = edges_preview(frame, claims, fragments)
     return MaterializeResult(metadata={
-        **table_metadata(edges_preview(frame, claims, fragments), ["claim", "fragment", "relation", "p_supports",
-                                                                   "p_refutes"], store=store, task=task_id,
-                         table="nli_edges"),
+        **table_metadata(preview, ["claim", "fragment", "relation", "p_supports", "p_refutes"], store=store,
+                         task=task_id, table="nli_edges"),
         "relations": MetadataValue.json({r: int(counts.get(r, 0)) for r in RELATIONS}),
         "model_version": MetadataValue.text(nli.version),
         "fragments_not_findings": MetadataValue.int(not_findings),
