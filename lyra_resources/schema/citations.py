@@ -30,7 +30,7 @@ CITATION_EXPANSIONS = table(
 CITATION_PAPERS = TableSpec(
     name="citation_papers",
     description="the candidate papers met during citation expansion that are not among the task's papers "
-    "(selected ones become ``citation`` pages)",
+    "(selected ones become `citation` pages)",
     columns=[c for c in PAPERS.columns if c.name not in ("search_rank", "authors")],
 )
 

@@ -25,7 +25,7 @@ CLAIMS = table(
 CLAIM_SCOPE = table(
     "claim_scope",
     "the papers each claim of a verify task (`lyra verify`) is judged against, its first paper rank 1: those "
-    "the claim names, else its own search hits; ``input_id`` is the id the claims file gave it. Empty for "
+    "the claim names, else its own search hits; `input_id` is the id the claims file gave it. Empty for "
     "other tasks, whose claims meet their most similar fragments",
     """
     task_id VARCHAR
@@ -97,9 +97,9 @@ CLAIM_TOPICS = table(
 
 TASK_ANSWER = table(
     "task_answer",
-    "the answer to the task's question: a yes/no question's declarative hypothesis (origin ``hypothesis``, "
+    "the answer to the task's question: a yes/no question's declarative hypothesis (origin `hypothesis`, "
     "judged like a user's claim; its verdict, scores and papers for / against / judged, each paper voting "
-    "by its strongest edge) or an open question (origin ``open_question``: no verdict, see the claims)",
+    "by its strongest edge) or an open question (origin `open_question`: no verdict, see the claims)",
     """
     task_id VARCHAR
     hypothesis VARCHAR

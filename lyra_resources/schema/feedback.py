@@ -10,7 +10,7 @@ from lyra_resources.schema.columns import table
 
 FEEDBACK_EVENTS = table(
     "feedback_events",
-    "audit log: one row per accepted feedback call (seed 000's feedback table, every action)",
+    "audit log: one row per accepted feedback call, whatever its action",
     """
     id VARCHAR PRIMARY KEY
     task_id VARCHAR
@@ -26,7 +26,7 @@ FEEDBACK_EVENTS = table(
 
 NLI_CORRECTIONS = table(
     "nli_corrections",
-    "edge_correct calls that changed an edge's label: training samples for the NLI adapter (seed 001)",
+    "edge_correct calls that changed an edge's label: training samples for the NLI adapter",
     """
     id VARCHAR PRIMARY KEY
     edge_id VARCHAR NOT NULL
@@ -74,7 +74,7 @@ CLAIM_REJECTIONS = table(
 
 DOMAIN_OVERRIDE_RULES = table(
     "domain_override_rules",
-    "user block/unblock rules on domain patterns (seed 001); at most one active rule per pattern",
+    "user block/unblock rules on domain patterns; at most one active rule per pattern",
     """
     id VARCHAR PRIMARY KEY
     domain_pattern VARCHAR NOT NULL
@@ -88,7 +88,7 @@ DOMAIN_OVERRIDE_RULES = table(
 
 DOMAIN_OVERRIDE_EVENTS = table(
     "domain_override_events",
-    "audit log of every domain rule change (seed 001)",
+    "audit log of every domain rule change",
     """
     id VARCHAR PRIMARY KEY
     rule_id VARCHAR
@@ -103,8 +103,8 @@ DOMAIN_OVERRIDE_EVENTS = table(
 
 RELEVANCE_SIGNALS = table(
     "relevance_signals",
-    "seed 004 signals per fragment and task: 'returned' (shown to an agent), 'explicit_positive', "
-    "'explicit_negative'; query_id/query name what the fragment answered",
+    "relevance signals per fragment and task: `returned` (shown to an agent), `explicit_positive`, "
+    "`explicit_negative`; `query_id` / `query` name what the fragment answered",
     """
     id VARCHAR PRIMARY KEY
     task_id VARCHAR

@@ -54,7 +54,7 @@ WEB_PAGES = table(
 IDENTIFIED_PAPERS = TableSpec(
     name="identified_papers",
     description="papers behind the DOIs / PMIDs / arXiv ids that search results and fetched pages named, "
-    "looked up by identifier in the live APIs (the phase 6 → 3 loop); those with an abstract become "
-    "``abstract`` pages; ``depth`` is the loop round that found them",
+    "looked up by identifier in the live APIs; those with an abstract become `abstract` pages; `depth` is "
+    "the round of fetching pages and looking up the ids they name that found them",
     columns=[*(c for c in PAPERS.columns if c.name != "search_rank"), Column(name="depth", type="INTEGER")],
 )
