@@ -11,7 +11,6 @@ from lyra_resources.settings import LyraSettings
 from lyra_resources.schema import TASK_ANSWER
 from lyra_resources.store import LyraStore
 
-COLUMNS = [c for c in TASK_ANSWER.column_names if c != "task_id"]
 OPEN_ANSWER_CLAIMS = 8
 
 
@@ -54,7 +53,7 @@ def task_answer(context: AssetExecutionContext, store: LyraStore, settings: Lyra
     has no question to answer: no row."""
     task = store.require_task(context.partition_key)
     if TaskOptions.model_validate(task.options).is_verify:
-        store.replace_partition("task_answer", task.id, pd.DataFrame(columns=COLUMNS))
+        store.replace_partition("task_answer", task.id, pd.DataFrame(columns=TASK_ANSWER.data_columns))
         return MaterializeResult(metadata={"answer": MetadataValue.text("no question: a verify task")})
     hypothesis = store.fetch_df(
         "SELECT c.claim_id, c.text, s.verdict, s.confidence, s.uncertainty, s.controversy FROM claims c "
@@ -63,8 +62,8 @@ def task_answer(context: AssetExecutionContext, store: LyraStore, settings: Lyra
     lines: list[str]
     if hypothesis.empty:
         claims = relevant_claims(store, task.id, OPEN_ANSWER_CLAIMS)
-        row = {c: None for c in COLUMNS} | {"origin": OPEN_QUESTION, "supporting_papers": 0, "refuting_papers": 0,
-                                             "papers_judged": 0}
+        row = {c: None for c in TASK_ANSWER.data_columns} | {
+            "origin": OPEN_QUESTION, "supporting_papers": 0, "refuting_papers": 0, "papers_judged": 0}
         lines = [answer_line(None, None, None, None, len(claims))]
         lines += [f"- {c.text} ({c.verdict or 'unverified'})" for c in claims.itertuples(index=False)]
     else:
@@ -78,7 +77,7 @@ def task_answer(context: AssetExecutionContext, store: LyraStore, settings: Lyra
         lines = [answer_line(verdict, row["confidence"], row["uncertainty"], votes), f"Hypothesis: {h['text']}"]
         lines += [f"- for: {t}" for t in _titles(store, task.id, votes.supporting_paper_ids[:5])]
         lines += [f"- against: {t}" for t in _titles(store, task.id, votes.refuting_paper_ids[:5])]
-    frame = pd.DataFrame([row], columns=COLUMNS)
+    frame = pd.DataFrame([row], columns=TASK_ANSWER.data_columns)
     store.replace_partition("task_answer", task.id, frame)
     context.log.info(lines[0])
     return MaterializeResult(metadata={

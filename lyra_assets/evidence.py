@@ -28,18 +28,12 @@ from lyra_resources.domain_policy import DomainTrust
 from lyra_resources.models import NLI_RELATION, LocalModels, NliModel
 from lyra_resources.nli_versions import active_version
 from lyra_resources.progress import track
+from lyra_resources.schema import CLAIM_SCORES, NLI_EDGES
 from lyra_resources.settings import EvidenceSettings, LyraSettings
 from lyra_resources.store import LyraStore
 
 # Partitioned asset checks are a preview feature of Dagster 1.13; Lyra relies on them knowingly.
 warnings.filterwarnings("ignore", category=PreviewWarning, message=".*partitions_def on an AssetCheckSpec.*")
-
-EDGE_COLUMNS = ["edge_id", "fragment_id", "claim_id", "relation", "nli_label", "nli_confidence",
-                "source_trust_level", "target_trust_level", "model_version", "similarity", "page_id",
-                "p_supports", "p_refutes", "p_neutral"]
-SCORE_COLUMNS = ["claim_id", "alpha", "beta", "confidence", "uncertainty", "controversy", "verdict",
-                 "supporting_count", "refuting_count", "neutral_count", "independent_sources",
-                 "evidence_count", "method"]
 
 
 def judge_pairs(store: LyraStore, nli: NliModel, pairs: list[tuple[str, str]], log=None) -> list[dict]:
@@ -196,7 +190,7 @@ def nli_edges(
             "p_supports": float(result["probs"]["entailment"]), "p_refutes": float(result["probs"]["contradiction"]),
             "p_neutral": float(result["probs"]["neutral"]),
         })
-    frame = pd.DataFrame(rows, columns=EDGE_COLUMNS)
+    frame = pd.DataFrame(rows, columns=NLI_EDGES.data_columns)
     store.replace_partition("nli_edges", task_id, frame)
     counts = frame["relation"].value_counts().to_dict()
     return MaterializeResult(metadata={
@@ -238,7 +232,7 @@ def scores_frame(claims: pd.DataFrame, edges: pd.DataFrame, use_bayesian: bool,
     method = "bayesian" if use_bayesian else "legacy"
     rows = [{"claim_id": cid, **score_claim(by_claim.get(cid, []), use_bayesian, rule).model_dump(), "method": method}
             for cid in claims["claim_id"]]
-    return pd.DataFrame(rows, columns=SCORE_COLUMNS)
+    return pd.DataFrame(rows, columns=CLAIM_SCORES.data_columns)
 
 
 @asset(partitions_def=task_partitions, group_name="evidence", deps=["nli_edges"], kinds={"duckdb", "parquet"})

@@ -20,6 +20,11 @@ class TableSpec(BaseModel):
     def column_names(self) -> list[str]:
         return [c.name for c in self.columns]
 
+    @property
+    def data_columns(self) -> list[str]:
+        """The columns without ``task_id``: those an asset's frame carries (the store adds the task)."""
+        return [c.name for c in self.columns if c.name != "task_id"]
+
     def ddl(self) -> str:
         cols = ", ".join(f"{c.name} {c.type}" for c in self.columns)
         return f"CREATE TABLE IF NOT EXISTS {self.name} ({cols})"
