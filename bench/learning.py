@@ -48,6 +48,7 @@ from bench.common import read_jsonl, require_data
 from bench.verification import LABELS, Judged, gold_label, judge, macro_f1
 from lyra_core.splits import claim_key
 from lyra_core.training_metrics import Metrics, metrics
+from lyra_resources.content_cache import cached_embeddings
 from lyra_resources.corpus import LocalCorpus
 from lyra_resources.models import DEFAULT_NLI_DIR, PACKAGED_EMBEDDER, NliModel, embedder, set_threads
 from lyra_resources.settings import LearningSettings, load_settings, resolve_home
@@ -291,7 +292,7 @@ def main() -> None:
     index_of = {r.source_id: i for i, r in enumerate(corpus.records)}
     store = LyraStore.at(home)
     model = embedder(PACKAGED_EMBEDDER)
-    encode = lambda texts: store.cached_embeddings(PACKAGED_EMBEDDER, texts, model.encode)
+    encode = lambda texts: cached_embeddings(store, PACKAGED_EMBEDDER, texts, model.encode)
     k = load_settings().evidence.nli_top_k
     models = {"base": base_model}
     if last_adapter is not None:

@@ -40,6 +40,7 @@ from bench.common import require_data
 from lyra_core.fragments import make_fragments
 from lyra_core.scoring import Evidence, ScoringRule, score_claim
 from lyra_core.splits import claim_folds
+from lyra_resources.content_cache import cached_embeddings
 from lyra_resources.models import DEFAULT_SNLI_DIR, PACKAGED_EMBEDDER, embedder, read_temperature, set_threads, softmax
 from lyra_resources.settings import load_settings, resolve_home
 from lyra_resources.store import LyraStore
@@ -92,7 +93,7 @@ def build_eval_set(data: Path, home: Path, papers: int = 10, fragments: int = 8)
     index_of = {r.source_id: i for i, r in enumerate(corpus.records)}
     store = LyraStore.at(home)
     model = embedder(PACKAGED_EMBEDDER)
-    encode = lambda texts: store.cached_embeddings(PACKAGED_EMBEDDER, texts, model.encode)
+    encode = lambda texts: cached_embeddings(store, PACKAGED_EMBEDDER, texts, model.encode)
     windows: dict[str, list[str]] = {}
 
     def fragments_of(doc: str) -> list[str]:
@@ -146,7 +147,7 @@ def evidence_gates(items: list[dict], claims: dict[int, str], data: Path, home: 
 
     store = LyraStore.at(home)
     model = embedder(PACKAGED_EMBEDDER)
-    encode = lambda texts: store.cached_embeddings(PACKAGED_EMBEDDER, texts, model.encode)
+    encode = lambda texts: cached_embeddings(store, PACKAGED_EMBEDDER, texts, model.encode)
     fragment_vectors = encode([i["text"] for i in items])
     similarity = (fragment_vectors * encode([claims[i["claim_id"]] for i in items])).sum(axis=1)
     corpus = LocalCorpus.open(data / "corpus.jsonl", cache_dir=home / "cache" / "corpus")

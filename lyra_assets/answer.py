@@ -12,7 +12,6 @@ from lyra_resources.settings import LyraSettings
 from lyra_resources.schema import TASK_ANSWER
 from lyra_resources.store import LyraStore
 
-COLUMNS = [c for c in TASK_ANSWER.column_names if c != "task_id"]
 PREVIEW_COLUMNS = ["hypothesis", "verdict", "confidence", "uncertainty", "supporting_papers", "refuting_papers",
                    "papers_judged"]
 OPEN_ANSWER_CLAIMS = 8
@@ -59,7 +58,7 @@ def task_answer(context: AssetExecutionContext, store: LyraStore, settings: Lyra
     """
     task = store.require_task(context.partition_key)
     if TaskOptions.model_validate(task.options).is_verify:
-        empty = pd.DataFrame(columns=COLUMNS)
+        empty = pd.DataFrame(columns=TASK_ANSWER.data_columns)
         store.replace_partition("task_answer", task.id, empty)
         return MaterializeResult(metadata={
             **table_metadata(empty, PREVIEW_COLUMNS, store=store, task=task, table="task_answer"),
@@ -71,8 +70,8 @@ def task_answer(context: AssetExecutionContext, store: LyraStore, settings: Lyra
     lines: list[str]
     if hypothesis.empty:
         claims = relevant_claims(store, task.id, OPEN_ANSWER_CLAIMS)
-        row = {c: None for c in COLUMNS} | {"origin": OPEN_QUESTION, "supporting_papers": 0, "refuting_papers": 0,
-                                             "papers_judged": 0}
+        row = {c: None for c in TASK_ANSWER.data_columns} | {
+            "origin": OPEN_QUESTION, "supporting_papers": 0, "refuting_papers": 0, "papers_judged": 0}
         lines = [answer_line(None, None, None, None, len(claims))]
         lines += [f"- {c.text} ({c.verdict or 'unverified'})" for c in claims.itertuples(index=False)]
     else:
@@ -86,7 +85,7 @@ def task_answer(context: AssetExecutionContext, store: LyraStore, settings: Lyra
         lines = [answer_line(verdict, row["confidence"], row["uncertainty"], votes), f"Hypothesis: {h['text']}"]
         lines += [f"- for: {t}" for t in _titles(store, task.id, votes.supporting_paper_ids[:5])]
         lines += [f"- against: {t}" for t in _titles(store, task.id, votes.refuting_paper_ids[:5])]
-    frame = pd.DataFrame([row], columns=COLUMNS)
+    frame = pd.DataFrame([row], columns=TASK_ANSWER.data_columns)
     store.replace_partition("task_answer", task.id, frame)
     context.log.info(lines[0])
     return MaterializeResult(metadata={

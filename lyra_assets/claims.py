@@ -14,6 +14,7 @@ from lyra_core.tasks import TaskOptions
 from lyra_resources.claim_roles import CUE_SCORE, RULE_SCORE, claim_role_model
 from lyra_resources.llm import LlmError, OllamaLlm
 from lyra_resources.models import LocalModels
+from lyra_resources.schema import CLAIMS
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store import LyraStore
 
@@ -21,8 +22,6 @@ LOCAL_EXTRACTOR = "local-rules"
 QUESTION_RULES = "question-rules"
 # Candidates need one finding cue; the sentence-role model then decides (see keep_findings).
 EXTRACTOR = ExtractorConfig(min_score=CUE_SCORE)
-COLUMNS = ["claim_id", "text", "origin", "extractor", "source_fragment_id", "adoption_status",
-           "also_in_fragments", "relevance", "extraction_score", "features"]
 
 
 def top_fragments(store: LyraStore, task_id: str, limit: int) -> pd.DataFrame:
@@ -108,7 +107,7 @@ def claims_frame(task_id: str, merged, statuses: list[str], relevance: np.ndarra
             "adoption_status": status, "also_in_fragments": m.also_in, "relevance": float(rel),
             "extraction_score": m.head.score, "features": m.head.features,
         })
-    frame = pd.DataFrame(rows, columns=COLUMNS)
+    frame = pd.DataFrame(rows, columns=CLAIMS.data_columns)
     return frame.drop_duplicates("claim_id").sort_values(["adoption_status", "relevance"], ascending=[True, False])
 
 
@@ -156,7 +155,7 @@ def claims(
     if not options.is_verify:  # a question's hypothesis: the row task_answer reads its verdict from
         row = hypothesis_claim(task.id, task.query, query_vector, encode, weights, cfg.relevance_cosine_weight)
         if row is not None:
-            head = pd.DataFrame([row], columns=COLUMNS)
+            head = pd.DataFrame([row], columns=CLAIMS.data_columns)
             frame = head if frame.empty else pd.concat([head, frame], ignore_index=True)
     store.replace_partition("claims", task.id, frame)
     adopted = int((frame["adoption_status"] == "adopted").sum())

@@ -1,6 +1,5 @@
 """The `nli_edges` asset (fragment → claim judgements) and the `claim_scores` asset (Bayesian scores of claims)."""
 
-import json
 import warnings
 
 import numpy as np
@@ -20,77 +19,43 @@ from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.cells import cell_list
 from lyra_core.claims import claim_id_for
-from lyra_core.evidence import edge_id_for, select_pairs, select_scoped_pairs, text_hash
+from lyra_core.evidence import edge_id_for, select_pairs, select_scoped_pairs
 from lyra_core.scoring import RELATIONS, VERDICTS, Evidence, ScoringRule, determine_verdict, score_claim
 from lyra_core.tasks import TaskOptions
 from lyra_resources.claim_roles import claim_role_model
+from lyra_resources.content_cache import cached_judgements
 from lyra_resources.domain_policy import DomainTrust
-from lyra_resources.models import NLI_RELATION, LocalModels, NliModel
+from lyra_resources.models import NLI_RELATION, LocalModels, NliModel, NliPrediction
 from lyra_resources.nli_versions import active_version
 from lyra_resources.progress import track
+from lyra_resources.schema import CLAIM_SCORES, NLI_EDGES
 from lyra_resources.settings import EvidenceSettings, LyraSettings
 from lyra_resources.store import LyraStore
 
 # Partitioned asset checks are a preview feature of Dagster 1.13; Lyra relies on them knowingly.
 warnings.filterwarnings("ignore", category=PreviewWarning, message=".*partitions_def on an AssetCheckSpec.*")
 
-EDGE_COLUMNS = ["edge_id", "fragment_id", "claim_id", "relation", "nli_label", "nli_confidence",
-                "source_trust_level", "target_trust_level", "model_version", "similarity", "page_id",
-                "p_supports", "p_refutes", "p_neutral"]
-SCORE_COLUMNS = ["claim_id", "alpha", "beta", "confidence", "uncertainty", "controversy", "verdict",
-                 "supporting_count", "refuting_count", "neutral_count", "independent_sources",
-                 "evidence_count", "method"]
-
 
 def judge_pairs(store: LyraStore, nli: NliModel, pairs: list[tuple[str, str]], log=None) -> list[dict]:
     """NLI results for (premise, hypothesis) pairs, from the cache when the same texts were
     already judged by the same model version; only the rest reach the model."""
-    version = nli.version
-    keys = [(text_hash(p), text_hash(h)) for p, h in pairs]
-    known: dict[tuple[str, str], dict] = {}
-    if keys:
-        wanted = pd.DataFrame(list(set(keys)), columns=["premise_hash", "hypothesis_hash"])
-        with store.connect() as conn:
-            conn.register("wanted", wanted)
-            rows = conn.execute(
-                "SELECT c.premise_hash, c.hypothesis_hash, c.label, c.confidence, c.probs FROM nli_cache c "
-                "JOIN wanted w USING (premise_hash, hypothesis_hash) WHERE c.model_version = ?", [version]
-            ).fetchall()
-        known = {(p, h): {"label": lab, "confidence": conf, "probs": json.loads(probs)}
-                 for p, h, lab, conf, probs in rows}
-    first_index: dict[tuple[str, str], int] = {}
-    for i, key in enumerate(keys):
-        first_index.setdefault(key, i)
-    todo = [i for key, i in first_index.items() if key not in known]  # one model call per distinct pair
-    if log:
-        log.info(f"NLI: {len(pairs)} pairs, {len(pairs) - len(todo)} from cache, {len(todo)} to judge")
-    if todo:
+
+    def report(todo: int) -> None:
+        if log:
+            log.info(f"NLI: {len(pairs)} pairs, {len(pairs) - todo} from cache, {todo} to judge")
+
+    def judge(todo: list[tuple[str, str]]) -> list[NliPrediction]:  # one model call per distinct pair
         predictions = []
         batch = 256
         nli.load()  # before the clock starts: the rate shown is the model's
         with track("NLI", len(todo), "pairs") as tracker:  # the CLI shows count, rate and elapsed time
             for start in range(0, len(todo), batch):
-                chunk = todo[start:start + batch]
-                predictions += nli.predict([pairs[i] for i in chunk], on_batch=tracker.advance)
+                predictions += nli.predict(todo[start:start + batch], on_batch=tracker.advance)
                 if log:
                     log.info(f"NLI progress {min(start + batch, len(todo))}/{len(todo)}")
-        fresh = pd.DataFrame({
-            "premise_hash": [keys[i][0] for i in todo], "hypothesis_hash": [keys[i][1] for i in todo],
-            "model_version": version, "label": [p.label for p in predictions],
-            "confidence": [p.confidence for p in predictions],
-            "probs": [json.dumps(p.probs) for p in predictions],
-        })
+        return predictions
 
-        def insert(conn):
-            conn.register("fresh", fresh)
-            conn.execute("INSERT INTO nli_cache SELECT * FROM fresh f WHERE NOT EXISTS (SELECT 1 FROM nli_cache c "
-                         "WHERE c.premise_hash = f.premise_hash AND c.hypothesis_hash = f.hypothesis_hash "
-                         "AND c.model_version = f.model_version)")
-
-        store.transaction(insert)
-        known.update({keys[i]: {"label": p.label, "confidence": p.confidence, "probs": p.probs}
-                      for i, p in zip(todo, predictions, strict=True)})
-    return [known[k] for k in keys]
+    return cached_judgements(store, nli.version, pairs, judge, on_lookup=report)
 
 
 def findings_only(fragments: pd.DataFrame, vectors: np.ndarray, min_finding: float
@@ -199,7 +164,7 @@ def nli_edges(
             "p_supports": float(result["probs"]["entailment"]), "p_refutes": float(result["probs"]["contradiction"]),
             "p_neutral": float(result["probs"]["neutral"]),
         })
-    frame = pd.DataFrame(rows, columns=EDGE_COLUMNS)
+    frame = pd.DataFrame(rows, columns=NLI_EDGES.data_columns)
     store.replace_partition("nli_edges", task_id, frame)
     counts = frame["relation"].value_counts().to_dict()
     preview = edges_preview(frame, claims, fragments)
@@ -252,7 +217,7 @@ def scores_frame(claims: pd.DataFrame, edges: pd.DataFrame, use_bayesian: bool,
     method = "bayesian" if use_bayesian else "legacy"
     rows = [{"claim_id": cid, **score_claim(by_claim.get(cid, []), use_bayesian, rule).model_dump(), "method": method}
             for cid in claims["claim_id"]]
-    return pd.DataFrame(rows, columns=SCORE_COLUMNS)
+    return pd.DataFrame(rows, columns=CLAIM_SCORES.data_columns)
 
 
 @asset(partitions_def=task_partitions, group_name="evidence", deps=["nli_edges"], kinds={"duckdb", "parquet"},

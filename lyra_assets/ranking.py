@@ -10,12 +10,10 @@ from lyra_core.tasks import TaskOptions
 from lyra_resources.domain_policy import DomainTrust, user_domain_rules
 from lyra_resources.literature import LiteratureSources
 from lyra_resources.models import LocalModels
+from lyra_resources.schema import FRAGMENT_RANKING
 from lyra_resources.store import LyraStore
 from lyra_resources.settings import LyraSettings
 from lyra_resources.text_ranking import bm25_scores, rank_texts
-
-COLUMNS = ["fragment_id", "bm25_score", "bm25_norm", "embedding_score", "fused_score", "rerank_score",
-           "trust_weight", "final_score", "final_rank", "stage"]
 
 
 def trust_weights(store: LyraStore, task_id: str, fragments: pd.DataFrame, trust: DomainTrust) -> pd.Series:
@@ -45,7 +43,8 @@ def ranking_weights(store: LyraStore, task_id: str, fragments: pd.DataFrame, tru
 def ranking_frame(scores: dict, fragment_ids: list[str]) -> pd.DataFrame:
     # explicit dtypes: with no fragment at all, pandas would make every column float64
     frame = pd.DataFrame({"fragment_id": pd.Series(fragment_ids, dtype=object),
-                          **{name: pd.Series(values, dtype=float) for name, values in scores.items()}})[COLUMNS]
+                          **{name: pd.Series(values, dtype=float) for name, values in scores.items()}})
+    frame = frame[FRAGMENT_RANKING.data_columns]
     frame["stage"] = frame["stage"].astype(int)
     frame["final_rank"] = frame["final_rank"].astype("Int64").where(frame["final_rank"] > 0)
     return frame.sort_values(["final_rank", "bm25_score"], ascending=[True, False], na_position="last")

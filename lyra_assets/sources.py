@@ -27,6 +27,7 @@ from lyra_resources.corpus import LocalCorpusProvider
 from lyra_resources.literature import OFFLINE_HINT, LiteratureSources, SourcePlan
 from lyra_resources.models import LocalModels
 from lyra_resources.providers import PaperProvider, SourceIssue
+from lyra_resources.schema import CLAIM_SCOPE, PAPERS
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store import LyraStore
 
@@ -57,9 +58,7 @@ def papers_frame(papers: list[CanonicalPaper]) -> pd.DataFrame:
         }
         for rank, p in enumerate(papers, start=1)
     ]
-    columns = ["paper_id", "doi", "pmid", "arxiv_id", "title", "abstract", "year", "venue", "url",
-               "sources", "search_rank", "authors"]
-    return pd.DataFrame(rows, columns=columns).astype({"year": "Int64"})
+    return pd.DataFrame(rows, columns=PAPERS.data_columns).astype({"year": "Int64"})
 
 
 class Collected(BaseModel):
@@ -196,11 +195,8 @@ def papers(context: AssetExecutionContext, store: LyraStore, literature: Literat
     )
 
 
-SCOPE_COLUMNS = list(ScopeRow.model_fields)
-
-
 def scope_frame(rows: list[ScopeRow]) -> pd.DataFrame:
-    return pd.DataFrame([r.model_dump() for r in rows], columns=SCOPE_COLUMNS)
+    return pd.DataFrame([r.model_dump() for r in rows], columns=CLAIM_SCOPE.data_columns)
 
 
 def verify_papers(context: AssetExecutionContext, store: LyraStore, literature: LiteratureSources, task_id: str,

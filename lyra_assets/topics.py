@@ -8,10 +8,9 @@ from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.topics import build_topics
 from lyra_resources.models import LocalModels
+from lyra_resources.schema import CLAIM_TOPICS
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store import LyraStore
-
-COLUMNS = ["topic_id", "label", "label_method", "claim_count", "has_contradiction", "claim_ids", "terms"]
 
 
 @asset(partitions_def=task_partitions, group_name="evidence", deps=["claim_scores"], kinds={"duckdb", "parquet"},
@@ -38,7 +37,7 @@ def claim_topics(context: AssetExecutionContext, store: LyraStore, models: Local
         "topic_id": t.topic_id, "label": t.label, "label_method": "distinctive-terms",
         "claim_count": len(t.members), "has_contradiction": bool(refuted[t.members].any()),
         "claim_ids": [claims["claim_id"].iat[i] for i in t.members], "terms": t.terms,
-    } for t in topics], columns=COLUMNS)
+    } for t in topics], columns=CLAIM_TOPICS.data_columns)
     store.replace_partition("claim_topics", task_id, frame)
     text_of = dict(zip(claims["claim_id"], claims["text"], strict=True))
     preview = frame.assign(first_claims=[" / ".join(text_of[c] for c in ids[:3]) for ids in frame["claim_ids"]])

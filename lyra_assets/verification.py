@@ -11,11 +11,10 @@ from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.verification import JudgedEdge, verify_domains
 from lyra_resources.domain_policy import DomainTrust
+from lyra_resources.schema import DOMAIN_VERIFICATION
 from lyra_resources.store import LyraStore
 
 log = logging.getLogger("lyra.verification")
-COLUMNS = ["domain", "original_trust_level", "trust_level", "status", "promotion", "reason", "cause_ids",
-           "rejection_rate", "judgements", "corroborating_domains", "blocked_at", "can_restore", "restore_via"]
 RESTORE_VIA = "config/domains.yaml user_overrides"
 
 
@@ -61,7 +60,7 @@ def domain_verification(context: AssetExecutionContext, store: LyraStore, trust:
             log.warning(json.dumps({"event": "domain_verification", "task_id": task_id, "domain": d.domain,
                                     "status": d.status, "from": d.original_trust_level, "to": d.trust_level,
                                     "reason": d.reason, "cause_ids": d.cause_ids[:20]}))
-    frame = pd.DataFrame(records, columns=COLUMNS)
+    frame = pd.DataFrame(records, columns=DOMAIN_VERIFICATION.data_columns)
     store.replace_partition("domain_verification", task_id, frame)
     counts = frame["status"].value_counts().to_dict()
     decided_first = frame.sort_values("status", key=lambda s: s == "UNCHANGED", kind="stable")

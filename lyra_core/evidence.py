@@ -116,6 +116,7 @@ def edge_id_for(task_id: str, fragment_id: str, claim_id: str) -> str:
 
 
 def text_hash(text: str) -> str:
+    """The key of a text's content in Lyra's caches: the SHA-1 hex digest of its UTF-8 bytes."""
     return hashlib.sha1(text.encode()).hexdigest()
 
 

@@ -24,6 +24,7 @@ import numpy as np
 from dagster import ConfigurableResource
 from pydantic import BaseModel, Field
 
+from lyra_resources.content_cache import cached_embeddings
 from lyra_resources.progress import track
 from lyra_resources.settings import LyraSettings, ModelSettings
 
@@ -413,7 +414,7 @@ class LocalModels(ConfigurableResource):
         """``encode(texts)`` through the store's embedding cache: texts embedded before are read
         back, and the model is loaded only when one is new (a re-run loads no model at all)."""
         model = self.embedder()
-        return lambda texts: store.cached_embeddings(self.embedder_name, list(texts), model.encode)
+        return lambda texts: cached_embeddings(store, self.embedder_name, texts, model.encode)
 
     def nli(self, adapter: str | None = None) -> NliModel:
         """The base NLI model, or with a LoRA adapter (the active version's, see nli_versions)."""

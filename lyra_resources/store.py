@@ -14,7 +14,6 @@ open and does not close the connection when the block raises, which would keep t
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import os
@@ -297,42 +296,6 @@ class LyraStore(ConfigurableResource):
             )
         finally:
             mem.close()
-
-    # -- embedding cache -----------------------------------------------------------------------
-
-    def cached_embeddings(self, model: str, texts: list[str], compute) -> Any:
-        """Embeddings of ``texts``: cached ones read back, the rest computed by ``compute(texts)``
-        (outside any database connection, since it is slow) and stored for next time."""
-        import numpy as np
-
-        hashes = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
-        unique = list(dict.fromkeys(hashes))
-        known: dict[str, np.ndarray] = {}
-        if unique:
-            with self.connect() as conn:
-                conn.register("wanted", pd.DataFrame({"text_hash": unique}))
-                rows = conn.execute(
-                    "SELECT e.text_hash, e.vector FROM embedding_cache e JOIN wanted w USING (text_hash) "
-                    "WHERE e.model = ?", [model]).fetchall()
-            known = {h: np.asarray(v, dtype=np.float32) for h, v in rows}
-        first_index = {h: i for i, h in reversed(list(enumerate(hashes)))}
-        todo = [first_index[h] for h in unique if h not in known]
-        if todo:
-            vectors = compute([texts[i] for i in todo])
-            fresh = pd.DataFrame({"model": model, "text_hash": [hashes[i] for i in todo],
-                                  "vector": [v.astype(np.float32).tolist() for v in vectors]})
-
-            def insert(conn: duckdb.DuckDBPyConnection) -> None:
-                conn.register("fresh", fresh)
-                conn.execute("INSERT INTO embedding_cache SELECT f.model, f.text_hash, f.vector FROM fresh f "
-                             "WHERE NOT EXISTS (SELECT 1 FROM embedding_cache e "
-                             "WHERE e.model = f.model AND e.text_hash = f.text_hash)")
-
-            self.transaction(insert)
-            known.update({hashes[i]: np.asarray(v, dtype=np.float32) for i, v in zip(todo, vectors, strict=True)})
-        if not texts:
-            return np.zeros((0, 0), dtype=np.float32)
-        return np.stack([known[h] for h in hashes])
 
     # -- tasks ---------------------------------------------------------------------------------
 

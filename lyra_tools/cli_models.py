@@ -90,13 +90,14 @@ def models_train_claim_roles(
     """Fit the sentence-role model that keeps background, aims and methods out of the claims
     (a logistic regression on sentence embeddings and cue features; a few minutes on a CPU)."""
     from lyra_resources.claim_roles import WEIGHTS_DIR
+    from lyra_resources.content_cache import cached_embeddings
     from lyra_resources.models import PACKAGED_EMBEDDER, embedder
     from lyra_training.claim_roles import train_claim_roles
 
     if not (data / "ori_pqal.json").exists() or not (data / "test_ground_truth.json").exists():
         raise fail(f"--data {data}: needs ori_pqal.json and test_ground_truth.json (PubMedQA PQA-L)")
     store = open_store(home)  # sentence embeddings go to the home's cache: a second fit costs seconds
-    encode = lambda texts: store.cached_embeddings(PACKAGED_EMBEDDER, texts, embedder().encode)  # noqa: E731
+    encode = lambda texts: cached_embeddings(store, PACKAGED_EMBEDDER, texts, embedder().encode)  # noqa: E731
     figures = train_claim_roles(data, encode, PACKAGED_EMBEDDER, out or WEIGHTS_DIR, log=console.print)
     for name in ("rules", "model", "rules_and_model", "cue_and_model"):
         f = figures[name]
