@@ -16,6 +16,8 @@ from dagster import (
     asset_check,
 )
 
+from lyra_assets import documents, sources
+from lyra_assets.claims import claims as claims_asset
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.cells import cell_list
@@ -144,7 +146,9 @@ def scoped_pairs(store: LyraStore, task_id: str, claims: pd.DataFrame, fragments
                                [cfg.verify_top_k if s else cfg.verify_max_fragments for s in searched], searched)
 
 
-@asset(partitions_def=task_partitions, group_name="evidence", deps=["claims", "fragments"], kinds={"duckdb", "parquet"})
+# ``papers`` writes the ``claim_scope`` rows a verify task reads
+@asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
+       deps=[claims_asset, documents.fragments, documents.pages, sources.papers])
 def nli_edges(
     context: AssetExecutionContext, store: LyraStore, models: LocalModels, trust: DomainTrust, settings: LyraSettings
 ) -> MaterializeResult:
@@ -241,7 +245,7 @@ def scores_frame(claims: pd.DataFrame, edges: pd.DataFrame, use_bayesian: bool,
     return pd.DataFrame(rows, columns=SCORE_COLUMNS)
 
 
-@asset(partitions_def=task_partitions, group_name="evidence", deps=["nli_edges"], kinds={"duckdb", "parquet"})
+@asset(partitions_def=task_partitions, group_name="evidence", deps=[nli_edges, claims_asset], kinds={"duckdb", "parquet"})
 def claim_scores(context: AssetExecutionContext, store: LyraStore, settings: LyraSettings) -> MaterializeResult:
     """Bayesian score of every adopted claim (seed 002): Beta(1, 1) updated by each paper's vote
     (its strongest SUPPORTS or REFUTES edge's calibrated probability, times ``evidence.vote_weight``)

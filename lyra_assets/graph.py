@@ -6,7 +6,16 @@ get a store that stages every per-task write under the run id (see
 without it (one asset materialized from the Dagster UI) writes in place, one table at a time.
 """
 
-from dagster import AssetExecutionContext, InitResourceContext, MaterializeResult, MetadataValue, asset
+from collections.abc import Sequence
+
+from dagster import (
+    AssetExecutionContext,
+    AssetsDefinition,
+    InitResourceContext,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+)
 
 from lyra_assets.partitions import task_partitions
 from lyra_resources.generations import open_generation, publish_generation
@@ -41,8 +50,9 @@ def _planned_steps(context: InitResourceContext) -> set[str]:
     return steps & set(run.step_keys_to_execute) if run.step_keys_to_execute is not None else steps
 
 
-def publishing_asset(upstream: list[str]):
-    """``task_graph`` depending on every per-task asset, so it runs last and only when all succeeded."""
+def publishing_asset(upstream: Sequence[AssetsDefinition]) -> AssetsDefinition:
+    """``task_graph`` depending on every asset of ``upstream`` (each key of a multi-asset), so it
+    runs last and only when all succeeded."""
 
     @asset(name=PUBLISH_ASSET, partitions_def=task_partitions, group_name="graph", deps=upstream,
            kinds={"duckdb", "parquet"})

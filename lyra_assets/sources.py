@@ -26,6 +26,7 @@ from lyra_resources.academic.gather import (
 from lyra_resources.corpus import LocalCorpusProvider
 from lyra_resources.literature import OFFLINE_HINT, LiteratureSources, SourcePlan
 from lyra_resources.models import LocalModels
+from lyra_resources.paper_rows import papers_frame
 from lyra_resources.providers import PaperProvider, SourceIssue
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store import LyraStore
@@ -46,20 +47,6 @@ def interleave(result_lists: list[list[PaperRecord]]) -> list[PaperRecord]:
     for depth in range(max((len(r) for r in result_lists), default=0)):
         merged.extend(r[depth] for r in result_lists if depth < len(r))
     return merged
-
-
-def papers_frame(papers: list[CanonicalPaper]) -> pd.DataFrame:
-    rows = [
-        {
-            "paper_id": p.paper_id, "doi": p.doi, "pmid": p.pmid, "arxiv_id": p.arxiv_id,
-            "title": p.title, "abstract": p.abstract, "year": p.year, "venue": p.venue, "url": p.url,
-            "sources": p.sources, "search_rank": rank, "authors": p.authors,
-        }
-        for rank, p in enumerate(papers, start=1)
-    ]
-    columns = ["paper_id", "doi", "pmid", "arxiv_id", "title", "abstract", "year", "venue", "url",
-               "sources", "search_rank", "authors"]
-    return pd.DataFrame(rows, columns=columns).astype({"year": "Int64"})
 
 
 class Collected(BaseModel):

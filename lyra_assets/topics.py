@@ -4,6 +4,8 @@ import numpy as np
 import pandas as pd
 from dagster import AssetExecutionContext, MaterializeResult, asset
 
+from lyra_assets import evidence
+from lyra_assets.claims import claims as claims_asset
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.topics import build_topics
@@ -14,7 +16,7 @@ from lyra_resources.store import LyraStore
 COLUMNS = ["topic_id", "label", "label_method", "claim_count", "has_contradiction", "claim_ids", "terms"]
 
 
-@asset(partitions_def=task_partitions, group_name="evidence", deps=["claim_scores"], kinds={"duckdb", "parquet"})
+@asset(partitions_def=task_partitions, group_name="evidence", deps=[evidence.claim_scores, claims_asset], kinds={"duckdb", "parquet"})
 def claim_topics(context: AssetExecutionContext, store: LyraStore, models: LocalModels,
                  settings: LyraSettings) -> MaterializeResult:
     """Adopted claims grouped into topics: Louvain communities of the graph that links claims

@@ -24,6 +24,11 @@ class TableSpec(BaseModel):
     def column_names(self) -> list[str]:
         return [c.name for c in self.columns]
 
+    @property
+    def data_columns(self) -> list[str]:
+        """The columns an asset's frame carries: all but ``task_id``, which the store adds."""
+        return [c for c in self.column_names if c != "task_id"]
+
     def ddl(self) -> str:
         cols = ", ".join(f"{c.name} {c.type}" for c in self.columns)
         return f"CREATE TABLE IF NOT EXISTS {self.name} ({cols})"
