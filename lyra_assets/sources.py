@@ -147,8 +147,8 @@ def papers(context: AssetExecutionContext, store: LyraStore, literature: Literat
     got = asyncio.run(collect(task.query, local, plan, literature, limit, decide))
     warning = check_outcome(task.id, plan, bool(local), got)
     frame = papers_frame(got.papers)
-    store.replace_partition("papers", task.id, frame)
-    store.replace_partition("claim_scope", task.id, scope_frame([]))  # only verify tasks scope their claims
+    # only verify tasks scope their claims; ``claim_scope`` is replaced with ``papers``, in one transaction
+    store.replace_partitions(task.id, {"papers": frame, "claim_scope": scope_frame([])})
 
     corpus_issues = [issue for p in local for issue in getattr(p, "issues", [])]
     for issue in corpus_issues[:20]:
@@ -194,8 +194,7 @@ def verify_papers(context: AssetExecutionContext, store: LyraStore, literature: 
     records = literature.claim_papers(options.corpus, options.verify_claims, options.papers_per_claim)
     found, scope = scope_claims(task_id, options.verify_claims, records)
     frame = papers_frame(found)
-    store.replace_partition("papers", task_id, frame)
-    store.replace_partition("claim_scope", task_id, scope_frame(scope))
+    store.replace_partitions(task_id, {"papers": frame, "claim_scope": scope_frame(scope)})
     named = sum(c.papers is not None for c in options.verify_claims)
     context.log.info(f"{len(frame)} papers for {len(options.verify_claims)} claims ({named} name their papers, "
                      f"the others take the corpus's top {options.papers_per_claim})")
