@@ -35,15 +35,16 @@ def cites_edges(expansions: pd.DataFrame, pages: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-@asset(partitions_def=task_partitions, group_name="citations", deps=[documents.pages, citation_expansions_spec],
-       kinds={"duckdb", "parquet"}, code_version="1")
+@asset(partitions_def=task_partitions, group_name="citations", kinds={"duckdb", "parquet"},
+       deps=[documents.pages, citation_expansions_spec], code_version="1")
 def citation_edges(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult:
     """Citation links between the task's pages: one `CITES` edge from the citing page to the cited one.
 
     Made from `citation_expansions` wherever both papers have a page (the task's papers with an
     abstract and the selected citation papers); `is_influential` is Semantic Scholar's flag."""
     task_id = context.partition_key
-    frame = cites_edges(store.read_partition("citation_expansions", task_id), store.read_partition("pages", task_id))
+    frame = cites_edges(store.read_partition("citation_expansions", task_id),
+                        store.read_partition("pages", task_id))
     store.replace_partition("citation_edges", task_id, frame)
     return MaterializeResult(metadata={
         **table_metadata(frame, EDGE_COLUMNS),

@@ -192,23 +192,20 @@ def _empty(store: LyraStore, task_id: str, reason: str) -> tuple[MaterializeResu
 citation_expansions_spec = AssetSpec(
     "citation_expansions", group_name="citations", kinds={"duckdb", "parquet"}, deps=[sources.papers],
     code_version="1",
-    description="""Candidate citations of the task's papers: one row per paper, candidate and direction.
+    description="""Candidate citations of the task's papers, one row per paper, candidate and direction.
 
-The references and citing papers of every task paper are gathered from Semantic Scholar and
-OpenAlex and deduplicated. A first score mixes S2's `is_influential` flag with the cosine of the
-two abstracts (top 30 per paper); an LLM then rates the best candidates' relevance from 0 to 10
-(`stage2_method` names the model, or the question-cosine fallback without one). The final score
-weighs both and the flag; the top 10 per paper are `selected` and become `citation` pages.
-Empty, with `skipped` saying why, when live sources are off or unreachable.""")
+References and citing papers come from Semantic Scholar and OpenAlex; each candidate is scored by
+abstract similarity and influence, the best ones by an LLM's relevance rating (`stage2_method`
+says which), and the top ones per paper are `selected`. Empty, with `skipped` saying why, when
+live sources are off or unreachable.""")
 
 citation_papers_spec = AssetSpec(
     "citation_papers", group_name="citations", kinds={"duckdb", "parquet"}, deps=[sources.papers],
     code_version="1",
     description="""Papers met through citation tracking that are not among the task's papers.
 
-One row per candidate paper from `citation_expansions`, with its identifiers, title, abstract,
-year, venue and the records it was merged from. `pages` makes a `citation` page of each one
-that was selected and has an abstract.""")
+One row per candidate of `citation_expansions`, with the identifiers, title and abstract the APIs
+report; `pages` makes a `citation` page of each selected one with an abstract.""")
 
 
 @multi_asset(specs=[citation_expansions_spec, citation_papers_spec], partitions_def=task_partitions)

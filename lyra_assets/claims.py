@@ -113,7 +113,8 @@ def claims_frame(task_id: str, merged, statuses: list[str], relevance: np.ndarra
     return frame.drop_duplicates("claim_id").sort_values(["adoption_status", "relevance"], ascending=[True, False])
 
 
-@asset(partitions_def=task_partitions, group_name="evidence", deps=[ranking.fragment_ranking, documents.fragments], kinds={"duckdb", "parquet"})
+@asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
+       deps=[ranking.fragment_ranking, documents.fragments])
 def claims(
     context: AssetExecutionContext, store: LyraStore, models: LocalModels, llm: OllamaLlm, settings: LyraSettings
 ) -> MaterializeResult:

@@ -136,7 +136,8 @@ def pages(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult
 
 
 @asset(partitions_def=task_partitions, group_name="documents", kinds={"duckdb", "parquet"}, code_version="1",
-       deps=[pages, sources.papers, citations.citation_papers_spec, web.identified_papers_spec, web.web_pages_spec])
+       deps=[pages, sources.papers, citations.citation_papers_spec, web.identified_papers_spec,
+             web.web_pages_spec])
 def fragments(context: AssetExecutionContext, store: LyraStore, settings: LyraSettings) -> MaterializeResult:
     """Overlapping sentence windows of every page's text: the unit that ranking and NLI judge.
 

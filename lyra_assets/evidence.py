@@ -245,7 +245,8 @@ def scores_frame(claims: pd.DataFrame, edges: pd.DataFrame, use_bayesian: bool,
     return pd.DataFrame(rows, columns=SCORE_COLUMNS)
 
 
-@asset(partitions_def=task_partitions, group_name="evidence", deps=[nli_edges, claims_asset], kinds={"duckdb", "parquet"})
+@asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
+       deps=[nli_edges, claims_asset])
 def claim_scores(context: AssetExecutionContext, store: LyraStore, settings: LyraSettings) -> MaterializeResult:
     """Bayesian score of every adopted claim (seed 002): Beta(1, 1) updated by each paper's vote
     (its strongest SUPPORTS or REFUTES edge's calibrated probability, times ``evidence.vote_weight``)

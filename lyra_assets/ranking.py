@@ -52,7 +52,8 @@ def ranking_frame(scores: dict, fragment_ids: list[str]) -> pd.DataFrame:
     return frame.sort_values(["final_rank", "bm25_score"], ascending=[True, False], na_position="last")
 
 
-@asset(partitions_def=task_partitions, group_name="ranking", deps=[documents.fragments, documents.pages], kinds={"duckdb", "parquet"})
+@asset(partitions_def=task_partitions, group_name="ranking", kinds={"duckdb", "parquet"},
+       deps=[documents.fragments, documents.pages])
 def fragment_ranking(
     context: AssetExecutionContext, store: LyraStore, models: LocalModels, literature: LiteratureSources,
     trust: DomainTrust, settings: LyraSettings,

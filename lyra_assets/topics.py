@@ -16,7 +16,8 @@ from lyra_resources.store import LyraStore
 COLUMNS = ["topic_id", "label", "label_method", "claim_count", "has_contradiction", "claim_ids", "terms"]
 
 
-@asset(partitions_def=task_partitions, group_name="evidence", deps=[evidence.claim_scores, claims_asset], kinds={"duckdb", "parquet"})
+@asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
+       deps=[evidence.claim_scores, claims_asset])
 def claim_topics(context: AssetExecutionContext, store: LyraStore, models: LocalModels,
                  settings: LyraSettings) -> MaterializeResult:
     """Adopted claims grouped into topics: Louvain communities of the graph that links claims

@@ -35,7 +35,8 @@ def judged_edges(store: LyraStore, task_id: str) -> pd.DataFrame:
         "WHERE e.task_id = ? ORDER BY e.edge_id", [task_id])
 
 
-@asset(partitions_def=task_partitions, group_name="evidence", deps=[evidence.nli_edges, claims_asset, documents.fragments, documents.pages], kinds={"duckdb", "parquet"})
+@asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
+       deps=[evidence.nli_edges, claims_asset, documents.fragments, documents.pages])
 def domain_verification(context: AssetExecutionContext, store: LyraStore, trust: DomainTrust) -> MaterializeResult:
     """Each domain of the task with its trust level before and after verification: promoted to
     LOW when two independent domains corroborate it, REJECTED or BLOCKED when it loses

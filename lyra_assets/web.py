@@ -73,12 +73,11 @@ def _unavailable(context: AssetExecutionContext, exc: BrowserUnavailable, mode: 
 @asset(partitions_def=task_partitions, group_name="web", kinds={"duckdb", "parquet"}, code_version="1")
 def serp_results(context: AssetExecutionContext, store: LyraStore, browser: WebBrowser,
                  trust: DomainTrust, literature: LiteratureSources) -> MaterializeResult:
-    """Search engine results for the task's question.
+    """Search engine results for the task's question, one row per organic result.
 
-    The configured engines are asked through the browser; each organic result keeps its engine,
-    rank, link (click-tracking redirects unwrapped), title, snippet and the DOIs, PMIDs and arXiv
-    ids it names. Empty, with the reason in the metadata, when the browser is off for the task
-    (`browser.search`; `auto` is off for a task with a local corpus)."""
+    The configured engines are asked through the browser; each result keeps its rank, link, title,
+    snippet and the DOIs, PMIDs and arXiv ids it names. Empty, with the reason in the metadata,
+    when the browser is off for the task (`browser.search`)."""
     task = store.require_task(context.partition_key)
     cfg = browser.config()
     enabled, reason = task_uses_browser(TaskOptions.model_validate(task.options), cfg, literature)
@@ -114,25 +113,23 @@ def serp_results(context: AssetExecutionContext, store: LyraStore, browser: WebB
 # -- fetch, and the identifier loop ----------------------------------------------------------------
 
 web_pages_spec = AssetSpec(
-    "web_pages", group_name="web", kinds={"duckdb", "parquet"}, deps=[serp_results, sources.papers], code_version="1",
-    description="""Web pages the browser fetched for the task: its search results, and the landing pages
-of papers known without an abstract.
+    "web_pages", group_name="web", kinds={"duckdb", "parquet"}, deps=[serp_results, sources.papers],
+    code_version="1",
+    description="""Web pages the browser fetched for the task, one row per page.
 
-Each row holds the page's main text (trafilatura), its citation metadata and the DOIs, PMIDs and
-arXiv ids found on it (the page's own first); `status` says how the fetch went (`ok`,
-`http_error`, `refused` for an unsafe URL or redirect, `blocked` for a blocked domain, never
-fetched, `unsupported`, `timeout`, `error`). With live sources on, the identifiers new to the task
-are looked up, and the landing pages of the papers found without an abstract are fetched in the
-next round, up to `browser.loop_depth` rounds.""")
+The task's search results and the landing pages of papers without an abstract are fetched, and
+each page's main text, citation metadata and identifiers are kept; `status` says how the fetch
+went. Landing pages of papers the identifier loop finds are fetched in later rounds, up to
+`browser.loop_depth`.""")
 
 identified_papers_spec = AssetSpec(
     "identified_papers", group_name="web", kinds={"duckdb", "parquet"}, deps=[serp_results, sources.papers],
     code_version="1",
-    description="""Papers found by looking up the identifiers named on the task's web pages and search results.
+    description="""Papers found through the identifiers named on the task's web pages and search results.
 
-With live sources on, every DOI, PMID and arXiv id the task did not know is looked up in the
-academic APIs; each paper found is one row, its records merged, with the round (`depth`) that
-found it. Papers the task already had are left to `papers`. Empty without live sources.""")
+With live sources on, each DOI, PMID and arXiv id the task did not know is looked up in the
+academic APIs; every paper found that the task lacked is one row, with the round (`depth`) that
+found it. Empty without live sources.""")
 
 
 @multi_asset(specs=[web_pages_spec, identified_papers_spec], partitions_def=task_partitions)

@@ -193,8 +193,9 @@ class LyraStore(ConfigurableResource):
         leaves the old ones. An asset that writes two tables (a table and its side table) writes
         them with one call.
         """
-        conformed = {spec.name: (spec, self._conform(spec, task_id, frame))
-                     for spec, frame in ((self._spec(table, per_task=True), frame) for table, frame in frames.items())}
+        specs = {table: self._spec(table, per_task=True) for table in frames}
+        conformed = {table: (specs[table], self._conform(specs[table], task_id, frame))
+                     for table, frame in frames.items()}
         if self._staged is not None:
             return self._stage_rows(task_id, conformed)
         moves: list[tuple[Path, Path]] = []
@@ -219,7 +220,8 @@ class LyraStore(ConfigurableResource):
                 tmp.unlink(missing_ok=True)
         return {name: len(frame) for name, (_, frame) in conformed.items()}
 
-    def _stage_rows(self, task_id: str, conformed: Mapping[str, tuple[TableSpec, pd.DataFrame]]) -> dict[str, int]:
+    def _stage_rows(self, task_id: str,
+                    conformed: Mapping[str, tuple[TableSpec, pd.DataFrame]]) -> dict[str, int]:
         """Replace the staged rows of the tables for the run this store serves, in one transaction
         (Parquet follows at publish)."""
         staged_task, run_id = self._staged
