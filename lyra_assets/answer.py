@@ -4,6 +4,8 @@ import pandas as pd
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
 from lyra_assets.metadata import table_metadata
+from lyra_assets import documents, evidence, sources, topics
+from lyra_assets.claims import claims as claims_asset
 from lyra_assets.partitions import task_partitions
 from lyra_core.answer import answer_line, paper_votes
 from lyra_core.hypothesis import HYPOTHESIS, OPEN_QUESTION, to_hypothesis
@@ -45,8 +47,9 @@ def _titles(store: LyraStore, task_id: str, paper_ids: list[str]) -> list[str]:
     return [str(found.get(p) or p) for p in paper_ids]
 
 
-@asset(partitions_def=task_partitions, group_name="evidence", deps=["claim_scores", "claim_topics"],
-       kinds={"duckdb", "parquet"}, code_version="1")
+@asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
+       deps=[evidence.claim_scores, topics.claim_topics, claims_asset, evidence.nli_edges, documents.pages,
+             sources.papers], code_version="1")
 def task_answer(context: AssetExecutionContext, store: LyraStore, settings: LyraSettings) -> MaterializeResult:
     """The answer to the task's question: one row, or none for a verify task.
 

@@ -1,10 +1,10 @@
-"""Stage 5: ``citation_expansions`` and ``citation_edges`` — phase 5 of seed 002 (citation tracking).
+"""Citation tracking: the ``citation_tracking`` multi-asset writes ``citation_expansions`` and
+``citation_papers`` together.
 
-For every paper of the task (not only the top few), the references and citing papers reported
-by Semantic Scholar and OpenAlex are merged into candidates and filtered in two stages (see
-``lyra_core.citations``). The selected candidates become ``citation`` pages in the ``pages``
-asset, which depends on this one, so ``pages``/``fragments`` stay the single tables of record
-for every document; ``citation_edges`` then links pages with ``CITES`` edges.
+For every paper of the task, the references and citing papers reported by Semantic Scholar and
+OpenAlex are merged into candidates and filtered in two rounds (see ``lyra_core.citations``). The
+selected candidates become ``citation`` pages in the ``pages`` asset, which reads both tables, so
+``pages`` and ``fragments`` stay the single tables of record for every document.
 """
 
 
@@ -14,12 +14,12 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from dagster import AssetExecutionContext, AssetSpec, MaterializeResult, MetadataValue, multi_asset
 from pydantic import BaseModel, Field
 
+from lyra_assets import sources
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
-from lyra_core.cells import cell_list
 from lyra_core.citations import (
     FALLBACK_METHOD,
     CitationCandidate,
@@ -42,16 +42,14 @@ from lyra_resources.academic.gather import (
 from lyra_resources.literature import LiteratureSources
 from lyra_resources.llm import LlmError, OllamaLlm, render_prompt
 from lyra_resources.models import LocalModels
+from lyra_resources.paper_rows import papers_from_frame
 from lyra_resources.providers import SourceIssue
+from lyra_resources.schema import TABLES
 from lyra_resources.settings import CitationSettings, LyraSettings
 from lyra_resources.store import LyraStore
 
-EXPANSION_COLUMNS = ["paper_id", "candidate_paper_id", "direction", "is_influential", "embed_similarity",
-                     "stage1_score", "llm_score", "stage2_method", "final_score", "selected", "sources", "depth",
-                     "question_similarity"]
-CITATION_PAPER_COLUMNS = ["paper_id", "doi", "pmid", "arxiv_id", "title", "abstract", "year", "venue", "url",
-                          "sources"]
-EDGE_COLUMNS = ["source_page_id", "target_page_id", "relation", "is_influential"]
+EXPANSION_COLUMNS = TABLES["citation_expansions"].data_columns
+CITATION_PAPER_COLUMNS = TABLES["citation_papers"].data_columns
 # after this many LLM failures in a row the server is taken to be gone: the rest use the fallback
 MAX_LLM_FAILURES = 3
 
@@ -90,22 +88,6 @@ class Stage2Scorer:
         return fallback_relevance(question_similarity), FALLBACK_METHOD
 
 
-def papers_from_frame(frame: pd.DataFrame) -> list[CanonicalPaper]:
-    """The ``papers`` table's rows as CanonicalPapers (the shape the citation helpers take)."""
-    out = []
-    for row in frame.sort_values("search_rank").to_dict("records"):
-        sources = cell_list(row.pop("sources", None))
-        authors = cell_list(row.pop("authors", None))
-        clean = {k: (None if pd.isna(v) else v) for k, v in row.items()}
-        out.append(CanonicalPaper(
-            paper_id=clean["paper_id"], doi=clean.get("doi"), pmid=clean.get("pmid"), arxiv_id=clean.get("arxiv_id"),
-            title=clean.get("title") or "", abstract=clean.get("abstract"),
-            year=int(clean["year"]) if clean.get("year") is not None else None, venue=clean.get("venue"),
-            url=clean.get("url"), sources=sources, authors=authors,
-            best_rank=int(clean.get("search_rank") or 0)))
-    return out
-
-
 class Fetched(BaseModel):
     edges: list[CitationEdge] = Field(default_factory=list)
     completions: list[PaperRecord] = Field(default_factory=list)
@@ -117,7 +99,7 @@ class Fetched(BaseModel):
 async def fetch_level(literature: LiteratureSources, frontier: Sequence[CanonicalPaper],
                       cfg: CitationSettings) -> Fetched:
     """References and citations of ``frontier`` from both APIs, then abstracts for candidates
-    that came without one (phase 3 on the citation graph)."""
+    that came without one (identifier completion on the citation graph)."""
     async with literature.academic() as live:
         links = await citation_links(frontier, live, cfg.references_per_paper, cfg.citations_per_paper)
         edges = [CitationEdge(paper_id=pid, direction=link.direction, is_influential=link.is_influential,
@@ -165,7 +147,7 @@ def score_level(question: str, sources: Sequence[CanonicalPaper], candidates: Se
                    "is_influential": cand.is_influential, "embed_similarity": None, "stage1_score": None,
                    "llm_score": None, "stage2_method": None, "final_score": None, "selected": False,
                    "sources": cand.sources, "depth": depth, "question_similarity": None}
-            if other.abstract:  # seed 002: a candidate without an abstract cannot be judged
+            if other.abstract:  # a candidate without an abstract cannot be judged
                 sim = _cosines(vectors, text_of(source), other.abstract)
                 row["embed_similarity"] = round(sim, 6)
                 row["stage1_score"] = round(stage1_score(cand.is_influential, sim), 6)
@@ -191,23 +173,47 @@ def score_level(question: str, sources: Sequence[CanonicalPaper], candidates: Se
     return rows
 
 
-def _empty(store: LyraStore, task_id: str, reason: str) -> MaterializeResult:
+def _write(store: LyraStore, task_id: str, expansions: pd.DataFrame, cited: pd.DataFrame,
+           expansions_metadata: dict) -> tuple[MaterializeResult, MaterializeResult]:
+    """Both tables in one transaction, and each asset's materialization."""
+    store.replace_partitions(task_id, {"citation_expansions": expansions, "citation_papers": cited})
+    return (MaterializeResult(asset_key=citation_expansions_spec.key, metadata=expansions_metadata),
+            MaterializeResult(asset_key=citation_papers_spec.key, metadata=table_metadata(
+                cited, ["title", "year", "doi", "sources"], store=store, task=task_id, table="citation_papers",
+                with_abstract=MetadataValue.int(int(cited["abstract"].notna().sum()) if len(cited) else 0))))
+
+
+def _empty(store: LyraStore, task_id: str, reason: str) -> tuple[MaterializeResult, MaterializeResult]:
     frame = pd.DataFrame(columns=EXPANSION_COLUMNS)
-    store.replace_partition("citation_expansions", task_id, frame)
-    store.replace_partition("citation_papers", task_id, pd.DataFrame(columns=CITATION_PAPER_COLUMNS))
-    return MaterializeResult(metadata={**table_metadata(frame, ["paper_id", "candidate_paper_id"]),
-                                       "skipped": MetadataValue.text(reason)})
+    return _write(store, task_id, frame, pd.DataFrame(columns=CITATION_PAPER_COLUMNS),
+                  {**table_metadata(frame, ["paper_id", "candidate_paper_id"], store=store, task=task_id,
+                                    table="citation_expansions"), "skipped": MetadataValue.text(reason)})
 
 
-@asset(partitions_def=task_partitions, group_name="citations", deps=["papers"], kinds={"duckdb", "parquet"})
-def citation_expansions(context: AssetExecutionContext, store: LyraStore, literature: LiteratureSources,
-                        models: LocalModels, llm: OllamaLlm, settings: LyraSettings) -> MaterializeResult:
-    """References and citing papers of every task paper from S2 and OpenAlex, deduplicated, one
-    row per (paper, candidate, direction): stage 1 = 0.5·is_influential + 0.5·cosine of the two
-    abstracts (top 30 per paper), stage 2 = LLM relevance 0–10 (``stage2_method`` says which
-    model, or the question-cosine fallback without one), final = 0.5·LLM/10 + 0.3·stage 1 +
-    0.2·influential; the top 10 per paper are ``selected`` and become ``citation`` pages.
-    Empty, with ``skipped`` saying why, when live sources are off or unreachable."""
+citation_expansions_spec = AssetSpec(
+    "citation_expansions", group_name="citations", kinds={"duckdb", "parquet"}, deps=[sources.papers],
+    code_version="1",
+    description="""Candidate citations of the task's papers, one row per paper, candidate and direction.
+
+References and citing papers come from Semantic Scholar and OpenAlex; each candidate is scored by
+abstract similarity and influence, the best ones by an LLM's relevance rating (`stage2_method`
+says which), and the top ones per paper are `selected`. Empty, with `skipped` saying why, when
+live sources are off or unreachable.""")
+
+citation_papers_spec = AssetSpec(
+    "citation_papers", group_name="citations", kinds={"duckdb", "parquet"}, deps=[sources.papers],
+    code_version="1",
+    description="""Papers met through citation tracking that are not among the task's papers.
+
+One row per candidate of `citation_expansions`, with the identifiers, title and abstract the APIs
+report; `pages` makes a `citation` page of each selected one with an abstract.""")
+
+
+@multi_asset(specs=[citation_expansions_spec, citation_papers_spec], partitions_def=task_partitions)
+def citation_tracking(context: AssetExecutionContext, store: LyraStore, literature: LiteratureSources,
+                      models: LocalModels, llm: OllamaLlm, settings: LyraSettings
+                      ) -> tuple[MaterializeResult, MaterializeResult]:
+    """Follow the task's papers' references and citations; both tables are written in one transaction."""
     task = store.require_task(context.partition_key)
     options = TaskOptions.model_validate(task.options)
     cfg = settings.citations
@@ -273,8 +279,6 @@ def citation_expansions(context: AssetExecutionContext, store: LyraStore, litera
                            "title": p.title, "abstract": p.abstract, "year": p.year, "venue": p.venue,
                            "url": p.url, "sources": p.sources} for p in found.values()],
                          columns=CITATION_PAPER_COLUMNS).astype({"year": "Int64"})
-    store.replace_partition("citation_expansions", task.id, frame)
-    store.replace_partition("citation_papers", task.id, cited)
 
     for issue in errors[:20]:
         context.log.warning(f"{issue.source} {issue.location}: {issue.reason}")
@@ -282,8 +286,9 @@ def citation_expansions(context: AssetExecutionContext, store: LyraStore, litera
     titles = {p.paper_id: p.title for p in [*known, *found.values()]}
     chosen = frame[frame["selected"].astype(bool)].assign(title=lambda f: f["candidate_paper_id"].map(titles))
     extra = {} if len(frame) else {"skipped": MetadataValue.text("the APIs reported no references or citations")}
-    return MaterializeResult(metadata={
-        **table_metadata(chosen, ["paper_id", "direction", "final_score", "stage2_method", "title"]), **extra,
+    return _write(store, task.id, frame, cited, {
+        **table_metadata(chosen, ["paper_id", "direction", "final_score", "stage2_method", "title"], store=store,
+                         task=task, table="citation_expansions"), **extra,
         "dagster/row_count": MetadataValue.int(len(frame)),
         "candidates": MetadataValue.int(int(frame["candidate_paper_id"].nunique()) if len(frame) else 0),
         "with_abstract": MetadataValue.int(int(frame["stage1_score"].notna().sum()) if len(frame) else 0),
@@ -292,36 +297,4 @@ def citation_expansions(context: AssetExecutionContext, store: LyraStore, litera
         "directions": MetadataValue.json(dict(Counter(frame["direction"])) if len(frame) else {}),
         "api_errors": MetadataValue.json([i.model_dump() for i in errors[:20]]),
         "unreachable": MetadataValue.json(unreachable),
-    })
-
-
-def cites_edges(expansions: pd.DataFrame, pages: pd.DataFrame) -> pd.DataFrame:
-    """``CITES`` edges (citing page → cited page) for every expansion row whose two papers both
-    have a page: the task's papers with abstracts, and the selected citation papers."""
-    kind_order = {"abstract": 0, "citation": 1}
-    ordered = pages.assign(_k=pages["kind"].map(kind_order).fillna(9)).sort_values("_k")
-    page_of = dict(ordered.drop_duplicates("paper_id")[["paper_id", "page_id"]].itertuples(index=False))
-    edges: dict[tuple[str, str], bool] = {}
-    for row in expansions.itertuples(index=False):
-        a, b = page_of.get(row.paper_id), page_of.get(row.candidate_paper_id)
-        if not a or not b or a == b:
-            continue
-        key = (a, b) if row.direction == "references" else (b, a)
-        edges[key] = edges.get(key, False) or bool(row.is_influential)
-    frame = pd.DataFrame([{"source_page_id": s, "target_page_id": t, "relation": "CITES", "is_influential": i}
-                          for (s, t), i in sorted(edges.items())], columns=EDGE_COLUMNS)
-    return frame
-
-
-@asset(partitions_def=task_partitions, group_name="citations", deps=["pages", "citation_expansions"],
-       kinds={"duckdb", "parquet"})
-def citation_edges(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult:
-    """Page → page ``CITES`` edges between the task's pages (its papers' abstracts and the
-    selected citation papers), from the citation expansions; ``is_influential`` is S2's flag."""
-    task_id = context.partition_key
-    frame = cites_edges(store.read_partition("citation_expansions", task_id), store.read_partition("pages", task_id))
-    store.replace_partition("citation_edges", task_id, frame)
-    return MaterializeResult(metadata={
-        **table_metadata(frame, EDGE_COLUMNS),
-        "influential": MetadataValue.int(int(frame["is_influential"].sum()) if len(frame) else 0),
     })

@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
+from lyra_assets import documents, ranking
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.claims import ExtractorConfig, claim_id_for, extract_claims
@@ -111,8 +112,8 @@ def claims_frame(task_id: str, merged, statuses: list[str], relevance: np.ndarra
     return frame.drop_duplicates("claim_id").sort_values(["adoption_status", "relevance"], ascending=[True, False])
 
 
-@asset(partitions_def=task_partitions, group_name="evidence", deps=["fragment_ranking"], kinds={"duckdb", "parquet"},
-       code_version="1")
+@asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
+       deps=[ranking.fragment_ranking, documents.fragments], code_version="1")
 def claims(
     context: AssetExecutionContext, store: LyraStore, models: LocalModels, llm: OllamaLlm, settings: LyraSettings
 ) -> MaterializeResult:

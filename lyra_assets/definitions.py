@@ -9,6 +9,7 @@ from dagster import AssetSelection, Definitions, define_asset_job
 
 from lyra_assets import (
     answer,
+    citation_graph,
     citations,
     claims,
     documents,
@@ -37,12 +38,12 @@ VERIFIER_TRAINING_JOB = "verifier_training"
 RERANKER_TRAINING_JOB = "reranker_training"
 
 _TABLE_ASSETS = [  # in the order they run
-    web.serp_results, sources.papers, citations.citation_expansions, web.web_pages,
-    documents.pages, documents.fragments, citations.citation_edges, ranking.fragment_ranking,
+    web.serp_results, sources.papers, citations.citation_tracking, web.web_fetch,
+    documents.pages, documents.fragments, citation_graph.citation_edges, ranking.fragment_ranking,
     claims.claims, evidence.nli_edges, evidence.claim_scores, topics.claim_topics,
     answer.task_answer, verification.domain_verification,
 ]
-ASSETS = [*_TABLE_ASSETS, graph.publishing_asset([k.to_user_string() for a in _TABLE_ASSETS for k in a.keys])]
+ASSETS = [*_TABLE_ASSETS, graph.publishing_asset(_TABLE_ASSETS)]
 CHECKS = [evidence.nli_edges_are_well_formed, evidence.claim_scores_are_consistent]
 MODEL_ASSETS = [models.nli_model, models.verifier_model, models.corpus_reranker, learning.nli_adapter]
 

@@ -1,5 +1,6 @@
-"""Stage 3: ``pages`` and ``fragments`` — every source document (the task's papers and the
-papers citation tracking selected), and its text cut into fragments."""
+"""``pages`` and ``fragments``: every source document of the task (its papers, the papers citation
+tracking selected or the identifier loop found, the web pages the browser fetched), and its text
+cut into fragments."""
 
 
 import hashlib
@@ -8,14 +9,16 @@ from urllib.parse import urlparse
 import pandas as pd
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
+from lyra_assets import citations, sources, web
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.fragments import make_fragments
+from lyra_resources.schema import TABLES
 from lyra_resources.settings import FragmentSettings, LyraSettings
 from lyra_resources.store import LyraStore
 
-PAGE_COLUMNS = ["page_id", "paper_id", "url", "domain", "kind", "title"]
-FRAGMENT_COLUMNS = ["fragment_id", "page_id", "position", "text"]
+PAGE_COLUMNS = TABLES["pages"].data_columns
+FRAGMENT_COLUMNS = TABLES["fragments"].data_columns
 
 
 def paper_url(doi: str | None, pmid: str | None, arxiv_id: str | None, url: str | None) -> str | None:
@@ -68,7 +71,7 @@ def page_fragments(pages: pd.DataFrame, texts: dict[str, str], cfg: FragmentSett
 
 
 def citation_pages(cited: pd.DataFrame) -> pd.DataFrame:
-    """One ``citation`` page per selected citation paper (phase 5); they all have abstracts."""
+    """One ``citation`` page per selected citation paper; they all have abstracts."""
     rows = []
     for paper in cited.itertuples(index=False):
         url = paper_url(paper.doi, paper.pmid, paper.arxiv_id, paper.url)
@@ -80,7 +83,7 @@ def citation_pages(cited: pd.DataFrame) -> pd.DataFrame:
 
 
 def selected_citation_papers(store: LyraStore, task_id: str) -> pd.DataFrame:
-    """Citation papers that stage 2 selected for at least one paper, with their abstracts."""
+    """Citation papers selected for at least one task paper, with their abstracts."""
     return store.fetch_df(
         "SELECT c.paper_id, c.doi, c.pmid, c.arxiv_id, c.url, c.title, c.abstract FROM citation_papers c "
         "WHERE c.task_id = ? AND c.abstract IS NOT NULL AND c.paper_id IN (SELECT candidate_paper_id "
@@ -90,7 +93,7 @@ def selected_citation_papers(store: LyraStore, task_id: str) -> pd.DataFrame:
 
 
 def identified_papers_with_abstract(store: LyraStore, task_id: str) -> pd.DataFrame:
-    """Papers the identifier loop found (phase 6 → 3) that came with an abstract."""
+    """Papers the identifier loop found that came with an abstract."""
     return store.fetch_df(
         "SELECT paper_id, doi, pmid, arxiv_id, url, title, abstract FROM identified_papers "
         "WHERE task_id = ? AND length(trim(coalesce(abstract, ''))) > 0 ORDER BY paper_id", [task_id])
@@ -104,35 +107,43 @@ def fetched_web_pages(store: LyraStore, task_id: str) -> pd.DataFrame:
         "ORDER BY page_id", [task_id])
 
 
-# ``citation_expansions`` and ``web_pages`` are upstream so that the papers citation tracking selects
-# and the pages the browser fetched become pages here: ``pages`` and ``fragments`` stay the one
-# table of record for every document the task reads.
-@asset(partitions_def=task_partitions, group_name="documents", deps=["papers", "citation_expansions", "web_pages"],
-       kinds={"duckdb", "parquet"})
+# The citation tables and the web tables are upstream so that the papers citation tracking selects,
+# the papers the identifier loop found and the pages the browser fetched become pages here: ``pages``
+# and ``fragments`` stay the one table of record for every document the task reads.
+@asset(partitions_def=task_partitions, group_name="documents", kinds={"duckdb", "parquet"}, code_version="1",
+       deps=[sources.papers, citations.citation_expansions_spec, citations.citation_papers_spec,
+             web.identified_papers_spec, web.web_pages_spec])
 def pages(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult:
-    """Every source document of the task: one ``abstract`` page per paper with an abstract, one
-    ``citation`` page per paper that citation tracking selected, one ``abstract`` page per paper the
-    identifier loop found with an abstract, and one ``web`` page per page the browser fetched with text. ``domain`` is what trust levels attach to."""
+    """Every source document of the task, one row per page; `domain` is what trust levels attach to.
+
+    One `abstract` page per task paper with an abstract, one `citation` page per paper citation
+    tracking selected, one `abstract` page per paper the identifier loop found with an abstract,
+    and one `web` page per page the browser fetched with text."""
     papers = store.read_partition("papers", context.partition_key)
     cited = selected_citation_papers(store, context.partition_key)
     cited = cited[~cited["paper_id"].isin(papers["paper_id"])]  # a task paper keeps its abstract page
     identified = identified_papers_with_abstract(store, context.partition_key)
     identified = identified[~identified["paper_id"].isin(papers["paper_id"])]
-    web = fetched_web_pages(store, context.partition_key)
-    parts = [abstract_pages(papers), citation_pages(cited), abstract_pages(identified), web[PAGE_COLUMNS]]
+    fetched = fetched_web_pages(store, context.partition_key)
+    parts = [abstract_pages(papers), citation_pages(cited), abstract_pages(identified), fetched[PAGE_COLUMNS]]
     frame = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) \
         else pd.DataFrame(columns=PAGE_COLUMNS)
     frame = frame.drop_duplicates("page_id")
     store.replace_partition("pages", context.partition_key, frame)
     return MaterializeResult(metadata=table_metadata(
-        frame, ["kind", "domain", "title", "url"], citation_pages=MetadataValue.int(len(cited)),
-        identified_papers=MetadataValue.int(len(identified)), web_pages=MetadataValue.int(len(web))))
+        frame, ["kind", "domain", "title", "url"], store=store, task=context.partition_key, table="pages",
+        citation_pages=MetadataValue.int(len(cited)),
+        identified_papers=MetadataValue.int(len(identified)), web_pages=MetadataValue.int(len(fetched))))
 
 
-@asset(partitions_def=task_partitions, group_name="documents", deps=["pages"], kinds={"duckdb", "parquet"})
+@asset(partitions_def=task_partitions, group_name="documents", kinds={"duckdb", "parquet"}, code_version="1",
+       deps=[pages, sources.papers, citations.citation_papers_spec, web.identified_papers_spec,
+             web.web_pages_spec])
 def fragments(context: AssetExecutionContext, store: LyraStore, settings: LyraSettings) -> MaterializeResult:
-    """Overlapping sentence windows of every page's text, with ids stable across runs
-    (a hash of page and text), the unit that ranking and NLI judge."""
+    """Overlapping sentence windows of every page's text: the unit that ranking and NLI judge.
+
+    Each page's text (its paper's abstract, or the fetched page's main text) is cut into windows
+    of sentences; a fragment's id hashes its page and text, so it is stable across runs."""
     task_id = context.partition_key
     pages_frame = store.read_partition("pages", task_id)
     texts = store.fetch_df(
@@ -150,4 +161,5 @@ def fragments(context: AssetExecutionContext, store: LyraStore, settings: LyraSe
     )
     frame = page_fragments(pages_frame, dict(zip(texts["page_id"], texts["text"], strict=True)), settings.fragments)
     store.replace_partition("fragments", task_id, frame)
-    return MaterializeResult(metadata=table_metadata(frame, ["page_id", "position", "text"]))
+    return MaterializeResult(metadata=table_metadata(frame, ["position", "text"], store=store, task=task_id,
+                                                     table="fragments"))

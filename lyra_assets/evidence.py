@@ -15,6 +15,8 @@ from dagster import (
     asset_check,
 )
 
+from lyra_assets import documents, sources
+from lyra_assets.claims import claims as claims_asset
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.cells import cell_list
@@ -109,8 +111,9 @@ def scoped_pairs(store: LyraStore, task_id: str, claims: pd.DataFrame, fragments
                                [cfg.verify_top_k if s else cfg.verify_max_fragments for s in searched], searched)
 
 
-@asset(partitions_def=task_partitions, group_name="evidence", deps=["claims", "fragments"], kinds={"duckdb", "parquet"},
-       code_version="1")
+# ``papers`` writes the ``claim_scope`` rows a verify task reads
+@asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
+       deps=[claims_asset, documents.fragments, documents.pages, sources.papers], code_version="1")
 def nli_edges(
     context: AssetExecutionContext, store: LyraStore, models: LocalModels, trust: DomainTrust, settings: LyraSettings
 ) -> MaterializeResult:
@@ -220,8 +223,8 @@ def scores_frame(claims: pd.DataFrame, edges: pd.DataFrame, use_bayesian: bool,
     return pd.DataFrame(rows, columns=CLAIM_SCORES.data_columns)
 
 
-@asset(partitions_def=task_partitions, group_name="evidence", deps=["nli_edges"], kinds={"duckdb", "parquet"},
-       code_version="1")
+@asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
+       deps=[nli_edges, claims_asset], code_version="1")
 def claim_scores(context: AssetExecutionContext, store: LyraStore, settings: LyraSettings) -> MaterializeResult:
     """Bayesian score and verdict of every adopted claim.
 

@@ -6,7 +6,16 @@ store that stages every per-task write under the run id (see `lyra_resources.gen
 Dagster UI) writes in place, one table at a time.
 """
 
-from dagster import AssetExecutionContext, InitResourceContext, MaterializeResult, MetadataValue, asset
+from collections.abc import Sequence
+
+from dagster import (
+    AssetExecutionContext,
+    AssetsDefinition,
+    InitResourceContext,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+)
 
 from lyra_assets.metadata import task_metadata
 from lyra_assets.partitions import task_partitions
@@ -42,8 +51,9 @@ def _planned_steps(context: InitResourceContext) -> set[str]:
     return steps & set(run.step_keys_to_execute) if run.step_keys_to_execute is not None else steps
 
 
-def publishing_asset(upstream: list[str]):
-    """``task_graph`` depending on every per-task asset, so it runs last and only when all succeeded."""
+def publishing_asset(upstream: Sequence[AssetsDefinition]) -> AssetsDefinition:
+    """``task_graph`` depending on every asset of ``upstream`` (each key of a multi-asset), so it
+    runs last and only when all succeeded."""
 
     @asset(name=PUBLISH_ASSET, partitions_def=task_partitions, group_name="graph", deps=upstream,
            kinds={"duckdb", "parquet"}, code_version="1")

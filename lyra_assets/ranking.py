@@ -3,6 +3,7 @@
 import pandas as pd
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
+from lyra_assets import documents
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.feedback import RELEVANCE_STATS_SQL, RelevanceStats, blocked_domains, relevance_multiplier
@@ -50,8 +51,8 @@ def ranking_frame(scores: dict, fragment_ids: list[str]) -> pd.DataFrame:
     return frame.sort_values(["final_rank", "bm25_score"], ascending=[True, False], na_position="last")
 
 
-@asset(partitions_def=task_partitions, group_name="ranking", deps=["fragments"], kinds={"duckdb", "parquet"},
-       code_version="1")
+@asset(partitions_def=task_partitions, group_name="ranking", kinds={"duckdb", "parquet"},
+       deps=[documents.fragments, documents.pages], code_version="1")
 def fragment_ranking(
     context: AssetExecutionContext, store: LyraStore, models: LocalModels, literature: LiteratureSources,
     trust: DomainTrust, settings: LyraSettings,

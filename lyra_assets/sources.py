@@ -26,6 +26,7 @@ from lyra_resources.academic.gather import (
 from lyra_resources.corpus import LocalCorpusProvider
 from lyra_resources.literature import OFFLINE_HINT, LiteratureSources, SourcePlan
 from lyra_resources.models import LocalModels
+from lyra_resources.paper_rows import papers_frame
 from lyra_resources.providers import PaperProvider, SourceIssue
 from lyra_resources.schema import CLAIM_SCOPE, PAPERS
 from lyra_resources.settings import LyraSettings
@@ -47,18 +48,6 @@ def interleave(result_lists: list[list[PaperRecord]]) -> list[PaperRecord]:
     for depth in range(max((len(r) for r in result_lists), default=0)):
         merged.extend(r[depth] for r in result_lists if depth < len(r))
     return merged
-
-
-def papers_frame(papers: list[CanonicalPaper]) -> pd.DataFrame:
-    rows = [
-        {
-            "paper_id": p.paper_id, "doi": p.doi, "pmid": p.pmid, "arxiv_id": p.arxiv_id,
-            "title": p.title, "abstract": p.abstract, "year": p.year, "venue": p.venue, "url": p.url,
-            "sources": p.sources, "search_rank": rank, "authors": p.authors,
-        }
-        for rank, p in enumerate(papers, start=1)
-    ]
-    return pd.DataFrame(rows, columns=PAPERS.data_columns).astype({"year": "Int64"})
 
 
 class Collected(BaseModel):
@@ -162,8 +151,8 @@ def papers(context: AssetExecutionContext, store: LyraStore, literature: Literat
     got = asyncio.run(collect(task.query, local, plan, literature, limit, decide))
     warning = check_outcome(task.id, plan, bool(local), got)
     frame = papers_frame(got.papers)
-    store.replace_partition("papers", task.id, frame)
-    store.replace_partition("claim_scope", task.id, scope_frame([]))  # only verify tasks scope their claims
+    # only verify tasks scope their claims; ``claim_scope`` is replaced with ``papers``, in one transaction
+    store.replace_partitions(task.id, {"papers": frame, "claim_scope": scope_frame([])})
 
     corpus_issues = [issue for p in local for issue in getattr(p, "issues", [])]
     for issue in corpus_issues[:20]:
@@ -206,8 +195,7 @@ def verify_papers(context: AssetExecutionContext, store: LyraStore, literature: 
     records = literature.claim_papers(options.corpus, options.verify_claims, options.papers_per_claim)
     found, scope = scope_claims(task_id, options.verify_claims, records)
     frame = papers_frame(found)
-    store.replace_partition("papers", task_id, frame)
-    store.replace_partition("claim_scope", task_id, scope_frame(scope))
+    store.replace_partitions(task_id, {"papers": frame, "claim_scope": scope_frame(scope)})
     named = sum(c.papers is not None for c in options.verify_claims)
     context.log.info(f"{len(frame)} papers for {len(options.verify_claims)} claims ({named} name their papers, "
                      f"the others take the corpus's top {options.papers_per_claim})")

@@ -4,6 +4,8 @@ import numpy as np
 import pandas as pd
 from dagster import AssetExecutionContext, MaterializeResult, asset
 
+from lyra_assets import evidence
+from lyra_assets.claims import claims as claims_asset
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.topics import build_topics
@@ -13,8 +15,9 @@ from lyra_resources.settings import LyraSettings
 from lyra_resources.store import LyraStore
 
 
-@asset(partitions_def=task_partitions, group_name="evidence", deps=["claim_scores"], kinds={"duckdb", "parquet"},
-       code_version="1")
+
+@asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
+       deps=[evidence.claim_scores, claims_asset], code_version="1")
 def claim_topics(context: AssetExecutionContext, store: LyraStore, models: LocalModels,
                  settings: LyraSettings) -> MaterializeResult:
     """Topics of the task's adopted claims, each with a label and its claims.

@@ -7,6 +7,8 @@ from datetime import UTC, datetime
 import pandas as pd
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
+from lyra_assets import documents, evidence
+from lyra_assets.claims import claims as claims_asset
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.verification import JudgedEdge, verify_domains
@@ -32,8 +34,8 @@ def judged_edges(store: LyraStore, task_id: str) -> pd.DataFrame:
         "WHERE e.task_id = ? ORDER BY e.edge_id", [task_id])
 
 
-@asset(partitions_def=task_partitions, group_name="evidence", deps=["nli_edges"], kinds={"duckdb", "parquet"},
-       code_version="1")
+@asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
+       deps=[evidence.nli_edges, claims_asset, documents.fragments, documents.pages], code_version="1")
 def domain_verification(context: AssetExecutionContext, store: LyraStore, trust: DomainTrust) -> MaterializeResult:
     """Each domain of the task with its trust level before and after verification.
 

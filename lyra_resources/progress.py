@@ -67,12 +67,16 @@ def reporting_to(sink: Sink) -> Iterator[None]:
 
 
 def _current_asset() -> str | None:
-    """The asset Dagster is materializing on this thread, or None outside a step."""
+    """The asset Dagster is materializing on this thread (a multi-asset's first selected one), or
+    None outside a step."""
     from dagster import AssetExecutionContext, DagsterInvariantViolationError
 
     try:
-        return AssetExecutionContext.get().asset_key.to_user_string()
-    except DagsterInvariantViolationError:  # no step in scope, an asset check, or a multi-asset step
+        context = AssetExecutionContext.get()
+        selected = context.selected_asset_keys
+        first = next(key for key in context.assets_def.keys_by_output_name.values() if key in selected)
+        return first.to_user_string()
+    except (DagsterInvariantViolationError, StopIteration):  # no step in scope, or an asset check
         return None
 
 

@@ -21,7 +21,7 @@ import shutil
 import tempfile
 import threading
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -178,51 +178,61 @@ class LyraStore(ConfigurableResource):
         return self.layout.parquet / table / f"task_id={task_id}" / "data.parquet"
 
     def replace_partition(self, table: str, task_id: str, frame: pd.DataFrame) -> int:
-        """Atomically replace one task's rows of ``table`` with ``frame``; returns the row count.
+        """Atomically replace one task's rows of ``table`` with ``frame``; returns the row count
+        (the one-table case of ``replace_partitions``)."""
+        return self.replace_partitions(task_id, {table: frame})[table]
 
-        The Parquet file is written to a temporary path first, the database rows are swapped in
-        one transaction, and only then is the Parquet file moved into place, so readers of either
-        see the old rows or the new rows, never a mix; a failure leaves the old ones.
+    def replace_partitions(self, task_id: str, frames: Mapping[str, pd.DataFrame]) -> dict[str, int]:
+        """Replace one task's rows of every table in ``frames`` (table name → rows) in one
+        transaction; returns each table's row count.
+
+        The Parquet files are written to temporary paths first, the database rows of every table
+        are swapped in one transaction, and only then are the Parquet files moved into place, so
+        readers see the old rows of all the tables or the new rows of all, never a mix; a failure
+        leaves the old ones. An asset that writes two tables (a table and its side table) writes
+        them with one call.
         """
-        spec = self._spec(table, per_task=True)
-        frame = self._conform(spec, task_id, frame)
+        specs = {table: self._spec(table, per_task=True) for table in frames}
+        conformed = {table: (specs[table], self._conform(specs[table], task_id, frame))
+                     for table, frame in frames.items()}
         if self._staged is not None:
-            return self._stage_rows(spec, task_id, frame)
-        final = self.parquet_path(table, task_id)
-        final.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(dir=final.parent, prefix=".tmp-", suffix=".parquet")
-        os.close(fd)
-        tmp = Path(tmp_name)
+            return self._stage_rows(task_id, conformed)
+        moves: list[tuple[Path, Path]] = []
         try:
-            self._write_parquet(spec, frame, tmp)
+            for name, (spec, frame) in conformed.items():
+                final = self.parquet_path(name, task_id)
+                final.parent.mkdir(parents=True, exist_ok=True)
+                fd, tmp_name = tempfile.mkstemp(dir=final.parent, prefix=".tmp-", suffix=".parquet")
+                os.close(fd)
+                moves.append((Path(tmp_name), final))
+                self._write_parquet(spec, frame, Path(tmp_name))
 
             def swap(conn: duckdb.DuckDBPyConnection) -> None:
-                conn.register("incoming_rows", frame)
-                conn.execute(f"DELETE FROM {spec.name} WHERE task_id = ?", [task_id])
-                conn.execute(f"INSERT INTO {spec.name} BY NAME SELECT * FROM incoming_rows")
-                conn.unregister("incoming_rows")
+                for name, (_, frame) in conformed.items():
+                    _swap_rows(conn, name, "task_id", task_id, frame)
 
             self.transaction(swap)
-            os.replace(tmp, final)
+            for tmp, final in moves:
+                os.replace(tmp, final)
         finally:
-            tmp.unlink(missing_ok=True)
-        return len(frame)
+            for tmp, _ in moves:
+                tmp.unlink(missing_ok=True)
+        return {name: len(frame) for name, (_, frame) in conformed.items()}
 
-    def _stage_rows(self, spec: TableSpec, task_id: str, frame: pd.DataFrame) -> int:
-        """Replace the staged rows of ``table`` for the run this store serves (Parquet follows at publish)."""
+    def _stage_rows(self, task_id: str,
+                    conformed: Mapping[str, tuple[TableSpec, pd.DataFrame]]) -> dict[str, int]:
+        """Replace the staged rows of the tables for the run this store serves, in one transaction
+        (Parquet follows at publish)."""
         staged_task, run_id = self._staged
         if task_id != staged_task:
             raise StoreError(f"this run stages task {staged_task}; it cannot write rows of {task_id}")
 
         def swap(conn: duckdb.DuckDBPyConnection) -> None:
-            conn.register("incoming_rows", frame)
-            conn.execute(f"DELETE FROM {STAGE_PREFIX}{spec.name} WHERE run_id = ?", [run_id])
-            conn.execute(f"INSERT INTO {STAGE_PREFIX}{spec.name} BY NAME "
-                         "SELECT ?::VARCHAR AS run_id, * FROM incoming_rows", [run_id])
-            conn.unregister("incoming_rows")
+            for name, (_, frame) in conformed.items():
+                _swap_rows(conn, STAGE_PREFIX + name, "run_id", run_id, frame.assign(run_id=run_id))
 
         self.transaction(swap)
-        return len(frame)
+        return {name: len(frame) for name, (_, frame) in conformed.items()}
 
     def export_partition(self, table: str, task_id: str) -> Path:
         """Write one task's rows of ``table``, as the database holds them, to its Parquet file
@@ -359,6 +369,16 @@ def _task_from_row(row: dict[str, Any]) -> TaskRecord:
         elif row.get(key) is pd.NaT:
             row[key] = None
     return TaskRecord.model_validate(row)
+
+
+def _swap_rows(conn: duckdb.DuckDBPyConnection, table: str, key: str, value: str, frame: pd.DataFrame) -> None:
+    """Within the caller's transaction: the rows of ``table`` whose ``key`` is ``value`` become ``frame``."""
+    conn.register("incoming_rows", frame)
+    try:
+        conn.execute(f"DELETE FROM {table} WHERE {key} = ?", [value])
+        conn.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_rows")
+    finally:
+        conn.unregister("incoming_rows")
 
 
 def _literal(value: str) -> str:

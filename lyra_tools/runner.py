@@ -66,7 +66,13 @@ class RunOutcome(BaseModel):
 
 
 def asset_names() -> list[str]:
-    return [key.to_user_string() for a in ASSETS for key in a.keys]
+    """Every asset of a task run, in run order (a multi-asset's in the order it declares them)."""
+    return [name for names in step_assets().values() for name in names]
+
+
+def step_assets() -> dict[str, list[str]]:
+    """The assets each step of a task run materializes: one for most steps, two for a multi-asset's."""
+    return {a.node_def.name: [key.to_user_string() for key in a.keys_by_output_name.values()] for a in ASSETS}
 
 
 def prepare_instance_dir(layout: HomeLayout) -> None:
@@ -155,6 +161,7 @@ class _ProgressWatcher(threading.Thread):
         self.finished = threading.Event()
         self._cursor: str | None = None
         self._step_started: dict[str, float] = {}
+        self._step_assets = step_assets()
 
     def run(self) -> None:
         while not self.finished.is_set():
@@ -173,25 +180,30 @@ class _ProgressWatcher(threading.Thread):
             event = record.event_log_entry.dagster_event
             if event is None:
                 continue
-            name = event.step_key or (event.asset_key.to_user_string() if event.asset_key else None)
-            item = self.progress.get(name or "")
-            if item is None:
-                continue
-            changed = True
-            if event.event_type == DagsterEventType.STEP_START:
-                item.state = "running"
-                self._step_started[name] = record.event_log_entry.timestamp
-            elif event.event_type == DagsterEventType.ASSET_MATERIALIZATION:
+            timestamp = record.event_log_entry.timestamp
+            if event.event_type == DagsterEventType.ASSET_MATERIALIZATION:  # one per asset of the step
+                item = self.progress.get(event.asset_key.to_user_string() if event.asset_key else "")
+                if item is None:
+                    continue
                 meta = event.event_specific_data.materialization.metadata
                 rows = meta.get("dagster/row_count")
                 item.rows = int(rows.value) if rows is not None else None
-            elif event.event_type == DagsterEventType.STEP_SUCCESS:
-                item.state = "done"
-                item.seconds = record.event_log_entry.timestamp - self._step_started.get(name, record.event_log_entry.timestamp)
-            elif event.event_type == DagsterEventType.STEP_FAILURE:
-                item.state = "failed"
-                error = event.event_specific_data.error
-                item.error = _root_message(error)
+                changed = True
+                continue
+            step = event.step_key or ""
+            items = [self.progress[name] for name in self._step_assets.get(step, []) if name in self.progress]
+            changed = changed or bool(items)
+            if event.event_type == DagsterEventType.STEP_START:
+                self._step_started[step] = timestamp
+            for item in items:  # a step event is every asset's of the step
+                if event.event_type == DagsterEventType.STEP_START:
+                    item.state = "running"
+                elif event.event_type == DagsterEventType.STEP_SUCCESS:
+                    item.state = "done"
+                    item.seconds = timestamp - self._step_started.get(step, timestamp)
+                elif event.event_type == DagsterEventType.STEP_FAILURE:
+                    item.state = "failed"
+                    item.error = _root_message(event.event_specific_data.error)
         if changed and self.callback:
             self.callback(self.progress)
 

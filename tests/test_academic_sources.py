@@ -205,7 +205,7 @@ def resources(home: Path) -> dict:
 
 
 def assets(*names: str):
-    return [a for a in ASSETS if a.key.to_user_string() in names]
+    return [a for a in ASSETS if any(key.to_user_string() in names for key in a.keys)]
 
 
 def materialize_task(home: Path, task_id: str, *names: str, raise_on_error: bool = True):
@@ -216,7 +216,8 @@ def materialize_task(home: Path, task_id: str, *names: str, raise_on_error: bool
 
 
 def metadata(result, asset: str) -> dict:
-    return {k: v.value for k, v in result.asset_materializations_for_node(asset)[0].metadata.items()}
+    event = next(e for e in result.get_asset_materialization_events() if e.asset_key.to_user_string() == asset)
+    return {k: v.value for k, v in event.event_specific_data.materialization.metadata.items()}
 
 
 # --------------------------------------------------------------------------- tests

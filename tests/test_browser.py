@@ -15,12 +15,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote
 
+import pandas as pd
 import pytest
 from dagster import DagsterInstance, materialize
 
 from lyra_assets import documents, web
 from lyra_assets.partitions import TASKS_PARTITION
-from lyra_assets.sources import papers_frame
+from lyra_resources.paper_rows import papers_frame
 from lyra_core.web import address_refusal, parse_networks, url_refusal, web_page_id
 from lyra_resources import browser as browser_module
 from lyra_resources.browser import BrowserSession, BrowserUnavailable, EgressGate, WebBrowser, find_chromium
@@ -314,13 +315,19 @@ def literature(home: Path) -> LiteratureSources:
     return LiteratureSources(cache_dir=str(home / "cache"))
 
 
+def materialization_metadata(result, asset: str) -> dict:
+    """The metadata of ``asset``'s materialization in ``result`` (one step may materialize two assets)."""
+    return next(e.event_specific_data.materialization.metadata for e in result.get_asset_materialization_events()
+                if e.asset_key.to_user_string() == asset)
+
+
 def materialize_web_stages(store: LyraStore, task_id: str, browser: WebBrowser, home: Path, tmp_path: Path):
     """serp_results → web_pages → pages → fragments for one task, in-process, with the test policy."""
     resources = {"store": store, "browser": browser, "trust": DomainTrust(path=str(policy_file(tmp_path))),
                  "literature": literature(home), "settings": LyraSettings()}
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task_id])
-        result = materialize([web.serp_results, web.web_pages, documents.pages, documents.fragments],
+        result = materialize([web.serp_results, web.web_fetch, documents.pages, documents.fragments],
                              partition_key=task_id, resources=resources, instance=instance)
     assert result.success
     return result
@@ -332,7 +339,7 @@ def test_serp_results_and_web_pages_materialize_for_a_task(site, lyra_home, tmp_
     store = LyraStore.at(lyra_home)
     task = store.create_task("magnetic temperature scale at low temperatures")
     # papers the task already has: one known by DOI, one without an abstract whose page is fetched
-    papers = web.pd.DataFrame([
+    papers = pd.DataFrame([
         {"paper_id": "p1", "doi": "10.1007/bf02727953", "pmid": None, "arxiv_id": None,
          "title": "On the theory of identical particles", "abstract": "Known already.", "year": 1977,
          "venue": None, "url": None, "sources": ["local:1"], "search_rank": 1, "authors": []},
@@ -378,7 +385,7 @@ def test_serp_results_and_web_pages_materialize_for_a_task(site, lyra_home, tmp_
     assert f"{b}/go/IOPScience_002" not in pages.index and pages["page_id"].is_unique
     assert "/papis/NBER_w29971.html" not in site.hits and site.spy.connections == 0
 
-    meta = result.asset_materializations_for_node("web_pages")[0].metadata
+    meta = materialization_metadata(result, "web_pages")
     pending = meta["identifiers_for_completion"].value
     assert "10.1088/0026-1394/12/4/002" in pending["dois"] and "10.3386/w33843" in pending["dois"]
     assert "10.1007/bf02727953" not in pending["dois"]  # the task's papers know it already
@@ -406,12 +413,12 @@ def test_offline_task_never_launches_a_browser(lyra_home, small_corpus, monkeypa
     task = store.create_task("vitamin D and fractures", {"corpus": [str(small_corpus)]})
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
-        result = materialize([web.serp_results, web.web_pages], partition_key=task.id, instance=instance,
+        result = materialize([web.serp_results, web.web_fetch], partition_key=task.id, instance=instance,
                              resources={"store": store, "browser": WebBrowser(), "trust": DomainTrust(),
                                         "literature": literature(lyra_home)})
     assert result.success
     for name in ("serp_results", "web_pages"):
-        meta = result.asset_materializations_for_node(name)[0].metadata
+        meta = materialization_metadata(result, name)
         assert meta["browser"].value == "off" and "local corpus" in meta["reason"].value
         assert store.read_partition(name, task.id).empty
 
@@ -507,7 +514,7 @@ def test_identifiers_on_pages_are_completed_and_landing_pages_fetched(reading_li
     assert landing.url == f"{site.base}/doi/10.1007/bf02727953"
     assert len(fetched) == 2  # nothing else: the loop stops at depth 1, and the other three had abstracts
 
-    meta = result.asset_materializations_for_node("web_pages")[0].metadata
+    meta = materialization_metadata(result, "web_pages")
     assert meta["identified_papers"].value == 3 and meta["identified_with_abstract"].value == 2
     assert meta["unresolved_identifiers"].value == ["doi:10.5555/lyra.nowhere.1"]
     assert meta["loop_rounds"].value == 2 and meta["identifiers_for_completion_count"].value == 0

@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 from test_academic_sources import body, materialize_task, metadata
 
-from lyra_assets.citations import cites_edges
+from lyra_assets.citation_graph import cites_edges
 from lyra_assets.documents import page_id_for
 from lyra_core.citations import (
     FALLBACK_METHOD,

@@ -80,7 +80,7 @@ def test_cli_export_writes_the_file_and_refuses_bad_input(tmp_path):
 
 
 def test_papers_keep_their_authors_as_family_given(tmp_path):
-    from lyra_assets.sources import papers_frame
+    from lyra_resources.paper_rows import papers_frame
     from lyra_core.papers import PaperRecord, canonicalize
 
     records = [PaperRecord(source="s2", source_id="1", title="Vitamin D and fracture risk in older adults",

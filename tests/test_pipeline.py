@@ -17,9 +17,10 @@ def test_definitions_load_with_every_asset_partitioned_by_task(lyra_home):
     defs = build_definitions(lyra_home)
     job = defs.resolve_job_def("task_pipeline")
     assert job.partitions_def is not None and job.partitions_def.name == TASKS_PARTITION
-    assert runner.asset_names() == ["serp_results", "papers", "citation_expansions", "web_pages", "pages",
-                                    "fragments", "citation_edges", "fragment_ranking", "claims", "nli_edges",
-                                    "claim_scores", "claim_topics", "task_answer", "domain_verification", "task_graph"]
+    assert runner.asset_names() == ["serp_results", "papers", "citation_expansions", "citation_papers",
+                                    "web_pages", "identified_papers", "pages", "fragments", "citation_edges",
+                                    "fragment_ranking", "claims", "nli_edges", "claim_scores", "claim_topics",
+                                    "task_answer", "domain_verification", "task_graph"]
 
 
 def test_materialize_in_process_writes_the_source_tables(lyra_home, small_corpus):

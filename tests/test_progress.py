@@ -9,7 +9,15 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from dagster import AssetExecutionContext, asset, materialize
+from dagster import (
+    AssetExecutionContext,
+    AssetSpec,
+    DagsterInstance,
+    MaterializeResult,
+    asset,
+    materialize,
+    multi_asset,
+)
 from rich.console import Console
 
 from lyra_resources.progress import StageProgress, reporting_to, track
@@ -70,6 +78,31 @@ def test_updates_name_the_asset_dagster_is_materializing():
     assert seen and {u.asset for u in seen} == {"judged_pairs"}
 
 
+@multi_asset(specs=[AssetSpec("found_pages"), AssetSpec("found_papers")])
+def found_together(context: AssetExecutionContext):
+    with track("embedding", 3, "texts") as tracker:
+        tracker.advance(3)
+    return (MaterializeResult(asset_key="found_pages", metadata={"dagster/row_count": 4}),
+            MaterializeResult(asset_key="found_papers", metadata={"dagster/row_count": 2}))
+
+
+def test_a_multi_asset_step_shows_each_of_its_assets(monkeypatch):
+    """One step writes two assets: both lines follow the step, each with its own row count, and a
+    long loop inside the step is noted on the first."""
+    seen: list[StageProgress] = []
+    with DagsterInstance.ephemeral() as instance:
+        with reporting_to(seen.append):
+            result = materialize([found_together], instance=instance)
+        assert result.success
+        monkeypatch.setattr(runner, "step_assets", lambda: {"found_together": ["found_pages", "found_papers"]})
+        progress = {name: AssetProgress(asset=name) for name in ("found_pages", "found_papers")}
+        watcher = runner._ProgressWatcher(instance, result.run_id, progress, None)
+        watcher.poll()
+    assert {u.asset for u in seen} == {"found_pages"}
+    assert [(p.state, p.rows) for p in progress.values()] == [("done", 4), ("done", 2)]
+    assert all(p.seconds is not None for p in progress.values())
+
+
 def _item(name: str, state: str, rows: int | None = None, error: str | None = None) -> AssetProgress:
     return AssetProgress(asset=name, state=state, rows=rows, seconds=1.25 if state != "pending" else None,
                          error=error)
@@ -126,8 +159,8 @@ def test_piped_run_prints_asset_lines_while_running_and_no_library_bars(tmp_path
     stderr = proc.stderr.read()
     assert proc.wait(timeout=60) == 0, stderr
     asset_lines = [line for line in lines if re.match(r"[✓✗] \w+", line)]
-    assert len(asset_lines) == 15 and run_active_at_first_line, lines
-    assert len({line.split()[1] for line in asset_lines}) == 15  # each asset once
+    assert len(asset_lines) == 17 and run_active_at_first_line, lines
+    assert len({line.split()[1] for line in asset_lines}) == 17  # each asset once
     nli = next(line for line in asset_lines if line.split()[1] == "nli_edges")
     assert re.search(r"NLI \d+ pairs in \d+\.\ds", nli), nli
     everything = "\n".join(lines) + stderr

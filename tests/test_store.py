@@ -7,6 +7,7 @@ import duckdb
 import pandas as pd
 import pytest
 
+from lyra_resources.generations import open_generation
 from lyra_resources.store import LyraStore, StoreError
 
 
@@ -80,6 +81,74 @@ def test_a_failed_write_leaves_the_previous_rows(store, monkeypatch):
     assert sorted(store.read_partition("fragments", task.id)["fragment_id"]) == ["old0", "old1"]
     assert sorted(parquet_rows(store, "fragments", task.id)["fragment_id"]) == ["old0", "old1"]
     assert not list(store.parquet_path("fragments", task.id).parent.glob(".tmp-*"))
+
+
+def page_rows(prefix: str, n: int) -> pd.DataFrame:
+    return pd.DataFrame({"page_id": [f"{prefix}{i}" for i in range(n)], "paper_id": None, "url": None,
+                         "domain": "local", "kind": "abstract", "title": [f"title {i}" for i in range(n)]})
+
+
+class FailingInsert:
+    """A connection that fails on the INSERT into one table, inside the store's transaction."""
+
+    def __init__(self, conn: duckdb.DuckDBPyConnection, table: str):
+        self.conn, self.table = conn, table
+
+    def execute(self, sql: str, *args):
+        if sql.startswith(f"INSERT INTO {self.table} "):
+            raise duckdb.ConversionException(f"cannot insert into {self.table}")
+        return self.conn.execute(sql, *args)
+
+    def __getattr__(self, name: str):
+        return getattr(self.conn, name)
+
+
+def fail_inserts_into(monkeypatch, table: str) -> None:
+    real_open = LyraStore._open
+    monkeypatch.setattr(LyraStore, "_open", lambda self: FailingInsert(real_open(self), table))
+
+
+def test_two_tables_of_a_task_are_replaced_together(store, monkeypatch):
+    task = store.create_task("q")
+    counts = store.replace_partitions(task.id, {"fragments": frag_rows("old", 2), "pages": page_rows("oldpg", 1)})
+    assert counts == {"fragments": 2, "pages": 1}
+    assert store.replace_partitions(task.id, {"fragments": frag_rows("new", 3), "pages": page_rows("newpg", 2)}) \
+        == {"fragments": 3, "pages": 2}
+    assert sorted(store.read_partition("fragments", task.id)["fragment_id"]) == ["new0", "new1", "new2"]
+    assert sorted(parquet_rows(store, "pages", task.id)["page_id"]) == ["newpg0", "newpg1"]
+
+    # rows that do not match their table: refused before anything is written
+    with pytest.raises(StoreError, match="missing"):
+        store.replace_partitions(task.id, {"fragments": frag_rows("bad", 1), "pages": page_rows("bad", 1).drop(
+            columns=["title"])})
+    # a failure inside the transaction, after the first table's rows were swapped: both rolled back
+    with monkeypatch.context() as patch:
+        fail_inserts_into(patch, "pages")
+        with pytest.raises(duckdb.Error, match="cannot insert into pages"):
+            store.replace_partitions(task.id, {"fragments": frag_rows("bad", 1), "pages": page_rows("bad", 1)})
+    for table, column, kept in (("fragments", "fragment_id", ["new0", "new1", "new2"]),
+                                ("pages", "page_id", ["newpg0", "newpg1"])):
+        assert sorted(store.read_partition(table, task.id)[column]) == kept
+        assert sorted(parquet_rows(store, table, task.id)[column]) == kept
+        assert not list(store.parquet_path(table, task.id).parent.glob(".tmp-*"))
+
+
+def test_a_staging_run_replaces_two_tables_in_one_transaction(tmp_path, monkeypatch):
+    store = LyraStore.at(tmp_path / "home")
+    task = store.create_task("q")
+    store.replace_partitions(task.id, {"fragments": frag_rows("old", 1), "pages": page_rows("oldpg", 1)})
+    run = LyraStore.at(tmp_path / "home")
+    open_generation(run, task.id, "run-1")
+    run.replace_partitions(task.id, {"fragments": frag_rows("new", 2), "pages": page_rows("newpg", 2)})
+    with monkeypatch.context() as patch:
+        fail_inserts_into(patch, "stage_pages")
+        with pytest.raises(duckdb.Error, match="cannot insert into stage_pages"):
+            run.replace_partitions(task.id, {"fragments": frag_rows("bad", 1), "pages": page_rows("bad", 1)})
+    assert sorted(run.read_partition("fragments", task.id)["fragment_id"]) == ["new0", "new1"]  # the run's rows
+    assert sorted(run.read_partition("pages", task.id)["page_id"]) == ["newpg0", "newpg1"]
+    assert list(store.read_partition("pages", task.id)["page_id"]) == ["oldpg0"]  # readers: the published ones
+    with pytest.raises(StoreError, match="cannot write rows of task_other"):
+        run.replace_partitions("task_other", {"pages": page_rows("x", 1)})
 
 
 def test_unknown_table_and_task_are_clear_errors(store):
