@@ -9,11 +9,11 @@ without it (one asset materialized from the Dagster UI) writes in place, one tab
 from dagster import AssetExecutionContext, InitResourceContext, MaterializeResult, MetadataValue, asset
 
 from lyra_assets.partitions import task_partitions
+from lyra_assets.runs import PARTITION_TAG
 from lyra_resources.generations import open_generation, publish_generation
 from lyra_resources.store import LyraStore
 
 PUBLISH_ASSET = "task_graph"
-PARTITION_TAG = "dagster/partition"
 
 
 class TaskStore(LyraStore):
