@@ -291,7 +291,8 @@ def main() -> None:
     index_of = {r.source_id: i for i, r in enumerate(corpus.records)}
     store = LyraStore.at(home)
     model = embedder(PACKAGED_EMBEDDER)
-    encode = lambda texts: store.cached_embeddings(PACKAGED_EMBEDDER, texts, model.encode)
+    def encode(texts):
+        return store.cached_embeddings(PACKAGED_EMBEDDER, texts, model.encode)
     k = load_settings().evidence.nli_top_k
     models = {"base": base_model}
     if last_adapter is not None:

@@ -131,7 +131,8 @@ def models_train_reranker(
 
 def _print_versions(versions) -> None:
     """One block per version, newest last; the active one marked with *."""
-    fmt = lambda v: "—" if v is None else f"{v:.4f}"
+    def fmt(v):
+        return "—" if v is None else f"{v:.4f}"
     for v in versions:
         mark = "[bold green]*[/]" if v.status == "active" else " "
         console.print(f"{mark} [bold]{v.version}[/]  {v.status}  created {v.created_at:%Y-%m-%d %H:%M}", soft_wrap=True)

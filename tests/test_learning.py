@@ -77,7 +77,8 @@ def test_train_and_held_out_corrections_never_share_a_claim_or_a_pair():
         corrections.append(Correction(id=str(i), premise=f"fragment {rng.randrange(500)}", hypothesis=spelled,
                                       label=rng.choice(["entailment", "contradiction", "neutral"])))
     train, held = split_corrections(corrections, 0.3, seed=13)
-    key = lambda c: " ".join(c.hypothesis.lower().split())
+    def key(c):
+        return " ".join(c.hypothesis.lower().split())
     assert {key(c) for c in train}.isdisjoint({key(c) for c in held})
     assert {(c.premise, key(c)) for c in train}.isdisjoint({(c.premise, key(c)) for c in held})
     assert 0.22 < len({key(c) for c in held}) / len(claims) < 0.38
@@ -137,8 +138,9 @@ def test_edge_corrections_through_feedback_reach_the_sensor(store):
     settings = LyraSettings(learning=LearningSettings(correction_threshold=2))
     graph = write_graph(store)
     with DagsterInstance.ephemeral() as instance:
-        tick = lambda: learning.nli_corrections_sensor(
-            build_sensor_context(instance=instance, resources={"store": store, "settings": settings}))
+        def tick():
+            return learning.nli_corrections_sensor(
+                build_sensor_context(instance=instance, resources={"store": store, "settings": settings}))
         apply_feedback(store, graph.task_id, "edge_correct",
                        {"edge_id": graph.edges[("falls", "meta")], "correct_relation": "supports"})
         apply_feedback(store, graph.task_id, "edge_correct",  # agrees with the model: no sample
@@ -276,7 +278,8 @@ def test_command_line_corrects_trains_lists_and_rolls_back(store, lyra_home, tmp
     path.write_text(yaml.safe_dump({"learning": {**TINY, "correction_threshold": 2}, "torch_threads": 2}))
     monkeypatch.setenv("LYRA_SETTINGS", str(path))
     cli = CliRunner()
-    run = lambda *args: cli.invoke(app, [*args, "--home", str(lyra_home)], catch_exceptions=False)
+    def run(*args):
+        return cli.invoke(app, [*args, "--home", str(lyra_home)], catch_exceptions=False)
     graph = write_graph(store)
     corrected = run("feedback", "edge-correct", graph.task_id, graph.edges[("falls", "meta")], "supports",
                     "--reason", "the trial found fewer falls")
