@@ -32,13 +32,21 @@ from pydantic import Field
 
 from lyra_assets import evidence
 from lyra_assets.partitions import TASKS_PARTITION
-from lyra_assets.runs import ACTIVE_STATUSES, ADAPTER_JOB, NLI_VERSION_TAG, RESCORING_JOB, TRIGGER_TAG, task_tags
+from lyra_assets.runs import (
+    ACTIVE_STATUSES,
+    ADAPTER_JOB,
+    NLI_VERSION_TAG,
+    RESCORING_JOB,
+    TRIGGER_TAG,
+    task_tags,
+)
 from lyra_resources.models import LocalModels
 from lyra_resources.nli_versions import active_version, affected_tasks
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store import LyraStore
 from lyra_training.adapters import LearningError
 from lyra_training.corrections import learn_from_corrections
+
 
 def adapters_dir(store: LyraStore) -> Path:
     """Adapters live under the Lyra home, never in the package."""
@@ -95,8 +103,8 @@ nli_rescoring = define_asset_job(
 
 
 def training_in_progress(context: SensorEvaluationContext) -> bool:
-    runs = context.instance.get_runs(filters=RunsFilter(job_name=ADAPTER_JOB, statuses=list(ACTIVE_STATUSES)), limit=1)
-    return bool(runs)
+    active = RunsFilter(job_name=ADAPTER_JOB, statuses=list(ACTIVE_STATUSES))
+    return bool(context.instance.get_runs(filters=active, limit=1))
 
 
 def waiting_corrections(store: LyraStore, after: str | None) -> tuple[int, datetime | None]:

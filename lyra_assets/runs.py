@@ -59,8 +59,10 @@ def task_tags(task_id: str, question: str | None) -> dict[str, str]:
     (whitespace collapsed, cut to Dagster's tag value limit with an ellipsis)."""
     tags = {TASK_TAG: task_id}
     text = " ".join((question or "").split())
+    if len(text) > TAG_VALUE_LIMIT:
+        text = text[:TAG_VALUE_LIMIT - 1].rstrip() + "…"
     if text:
-        tags[QUESTION_TAG] = text if len(text) <= TAG_VALUE_LIMIT else text[:TAG_VALUE_LIMIT - 1].rstrip() + "…"
+        tags[QUESTION_TAG] = text
     return tags
 
 

@@ -1,5 +1,5 @@
 """Dagster run handling in ``lyra_assets.runs``: the run tags that say which task a run is about,
-and the Dagster layer importing without the CLI above it."""
+what a failed run reports, and the Dagster layer importing without the CLI above it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lyra_assets.runs import QUESTION_TAG, TAG_VALUE_LIMIT, TASK_TAG, task_tags
+from lyra_assets.partitions import task_partitions
+from lyra_assets.runs import (
+    QUESTION_TAG,
+    RESCORING_JOB,
+    TAG_VALUE_LIMIT,
+    TASK_TAG,
+    failed_step,
+    open_instance,
+    task_runs,
+    task_tags,
+)
+from lyra_resources.store import LyraStore
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -57,3 +68,42 @@ def test_every_dagster_module_imports_without_the_cli(tmp_path):
                           timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def _stub_job(monkeypatch, fail: bool) -> None:
+    """``run_job`` against definitions holding one tiny partitioned job under the re-scoring job's name."""
+    from dagster import Definitions, asset, define_asset_job
+
+    from lyra_tools import runner
+
+    @asset(partitions_def=task_partitions)
+    def probe() -> None:
+        if fail:
+            raise ValueError("the edges table is gone")
+
+    defs = Definitions(assets=[probe], jobs=[define_asset_job(RESCORING_JOB, selection=[probe])])
+    monkeypatch.setattr(runner, "build_definitions", lambda home: defs)
+
+
+def test_a_job_run_on_a_task_partition_carries_the_task_and_its_question(lyra_home, monkeypatch):
+    from lyra_tools import runner
+
+    _stub_job(monkeypatch, fail=False)
+    task = LyraStore.at(lyra_home).create_task("Does vitamin D\n  reduce fracture risk?", {})
+    outcome = runner.run_job(RESCORING_JOB, {}, lyra_home, partition_key=task.id)
+    assert outcome.success and outcome.error is None
+    with open_instance(lyra_home) as instance:
+        [record] = task_runs(instance, task.id)
+    assert record.dagster_run.run_id == outcome.run_id
+    assert record.dagster_run.tags[QUESTION_TAG] == "Does vitamin D reduce fracture risk?"
+
+
+def test_a_failed_job_reports_the_innermost_error_of_its_step(lyra_home, monkeypatch):
+    from lyra_tools import runner
+
+    _stub_job(monkeypatch, fail=True)
+    task = LyraStore.at(lyra_home).create_task("Does vitamin D reduce fracture risk?", {})
+    outcome = runner.run_job(RESCORING_JOB, {}, lyra_home, partition_key=task.id)
+    assert not outcome.success and outcome.error == "ValueError: the edges table is gone"
+    with open_instance(lyra_home) as instance:
+        assert failed_step(instance, outcome.run_id) == ("probe", "ValueError: the edges table is gone")
