@@ -47,9 +47,11 @@ def build_items(claims: list[dict], corpus: list[dict]) -> list[dict]:
         for doc_id in top:
             for s, text in enumerate(by_id[doc_id]["abstract"]):
                 if (doc_id, s) in rationale:
-                    sentences.append(text); labels.append(1)
+                    sentences.append(text)
+                    labels.append(1)
                 elif doc_id not in cited:
-                    sentences.append(text); labels.append(0)
+                    sentences.append(text)
+                    labels.append(0)
         if 1 in labels and 0 in labels:
             abstracts = [by_id[d]["title"] + " " + " ".join(by_id[d]["abstract"]) for d in top]
             items.append({"id": claim["id"], "question": claim["claim"], "sentences": sentences,
@@ -75,7 +77,8 @@ def embed(texts: list[str], cache: Path) -> dict[str, np.ndarray]:
 def auc(scores: np.ndarray, labels: np.ndarray) -> float:
     """Probability a relevant sentence outscores an irrelevant one (ties count half)."""
     order = np.argsort(scores, kind="mergesort")
-    ranks = np.empty(len(scores)); ranks[order] = np.arange(1, len(scores) + 1)
+    ranks = np.empty(len(scores))
+    ranks[order] = np.arange(1, len(scores) + 1)
     for value in np.unique(scores):  # average ranks of ties
         tie = scores == value
         ranks[tie] = ranks[tie].mean()

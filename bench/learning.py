@@ -292,7 +292,8 @@ def main() -> None:
     index_of = {r.source_id: i for i, r in enumerate(corpus.records)}
     store = LyraStore.at(home)
     model = embedder(PACKAGED_EMBEDDER)
-    encode = lambda texts: cached_embeddings(store, PACKAGED_EMBEDDER, texts, model.encode)
+    def encode(texts):
+        return cached_embeddings(store, PACKAGED_EMBEDDER, texts, model.encode)
     k = load_settings().evidence.nli_top_k
     models = {"base": base_model}
     if last_adapter is not None:

@@ -189,8 +189,10 @@ def sample_args(store: LyraStore, rng: random.Random, n: int) -> dict[str, list[
     topics = store.fetch_df("SELECT task_id, topic_id FROM claim_topics")
     claims = store.fetch_df("SELECT task_id, claim_id FROM claims USING SAMPLE 2000 ROWS")
     out: dict[str, list[dict]] = {}
-    pick_topic = lambda: topics.iloc[rng.randrange(len(topics))]
-    pick_claim = lambda: claims.iloc[rng.randrange(len(claims))]
+    def pick_topic():
+        return topics.iloc[rng.randrange(len(topics))]
+    def pick_claim():
+        return claims.iloc[rng.randrange(len(claims))]
     out["get_evidence_summary"] = [{"task_id": rng.choice(tasks)} for _ in range(n)]
     out["list_claim_topics"] = [{"task_id": rng.choice(tasks)} for _ in range(n)]
     out["get_claims_by_topic"] = [{"task_id": (t := pick_topic())["task_id"], "topic": t["topic_id"]} for _ in range(n)]
@@ -200,7 +202,8 @@ def sample_args(store: LyraStore, rng: random.Random, n: int) -> dict[str, list[
     out["get_materials summary"] = [{"task_id": rng.choice(tasks)} for _ in range(n)]
     out["get_materials full"] = [{"task_id": rng.choice(tasks), "format": "full"} for _ in range(n)]
     papers = store.fetch_df("SELECT task_id, paper_id, title FROM papers USING SAMPLE 2000 ROWS")
-    pick_paper = lambda: papers.iloc[rng.randrange(len(papers))]
+    def pick_paper():
+        return papers.iloc[rng.randrange(len(papers))]
     out["search_papers"] = [{"task_id": (p := pick_paper())["task_id"], "query": " ".join(p["title"].split()[:5])}
                             for _ in range(n)]
     out["get_paper"] = [{"task_id": (p := pick_paper())["task_id"], "paper_id": p["paper_id"]} for _ in range(n)]

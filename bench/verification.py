@@ -93,7 +93,8 @@ def build_eval_set(data: Path, home: Path, papers: int = 10, fragments: int = 8)
     index_of = {r.source_id: i for i, r in enumerate(corpus.records)}
     store = LyraStore.at(home)
     model = embedder(PACKAGED_EMBEDDER)
-    encode = lambda texts: cached_embeddings(store, PACKAGED_EMBEDDER, texts, model.encode)
+    def encode(texts):
+        return cached_embeddings(store, PACKAGED_EMBEDDER, texts, model.encode)
     windows: dict[str, list[str]] = {}
 
     def fragments_of(doc: str) -> list[str]:
@@ -147,7 +148,8 @@ def evidence_gates(items: list[dict], claims: dict[int, str], data: Path, home: 
 
     store = LyraStore.at(home)
     model = embedder(PACKAGED_EMBEDDER)
-    encode = lambda texts: cached_embeddings(store, PACKAGED_EMBEDDER, texts, model.encode)
+    def encode(texts):
+        return cached_embeddings(store, PACKAGED_EMBEDDER, texts, model.encode)
     fragment_vectors = encode([i["text"] for i in items])
     similarity = (fragment_vectors * encode([claims[i["claim_id"]] for i in items])).sum(axis=1)
     corpus = LocalCorpus.open(data / "corpus.jsonl", cache_dir=home / "cache" / "corpus")

@@ -17,9 +17,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from bench.common import read_jsonl, require_data
+from lyra_assets.runs import open_instance, task_runs
 from lyra_resources.settings import resolve_home
 from lyra_resources.store import LyraStore
-from lyra_tools import runner
 from lyra_tools.cli import app
 
 
@@ -27,8 +27,8 @@ def step_seconds(home: Path, task_id: str) -> dict[str, float]:
     """Seconds from each step's start to its success in the task's latest Dagster run."""
     from dagster import DagsterEventType
 
-    with runner.open_instance(home) as instance:
-        run = runner.task_runs(instance, task_id, limit=1)[0].dagster_run
+    with open_instance(home) as instance:
+        run = task_runs(instance, task_id, limit=1)[0].dagster_run
         started: dict[str, float] = {}
         out: dict[str, float] = {}
         for entry in instance.all_logs(run.run_id):

@@ -25,17 +25,13 @@ from lyra_assets import (
     web,
 )
 from lyra_assets.metadata import with_table_metadata
+from lyra_assets.runs import NLI_TRAINING_JOB, RERANKER_TRAINING_JOB, TASK_JOB, VERIFIER_TRAINING_JOB
 from lyra_resources.browser import WebBrowser
 from lyra_resources.domain_policy import DomainTrust
 from lyra_resources.literature import LiteratureSources
 from lyra_resources.llm import OllamaLlm
 from lyra_resources.models import LocalModels
 from lyra_resources.settings import HomeLayout, LyraSettings, load_settings, resolve_home
-
-TASK_JOB = "task_pipeline"
-NLI_TRAINING_JOB = "nli_model_training"
-VERIFIER_TRAINING_JOB = "verifier_training"
-RERANKER_TRAINING_JOB = "reranker_training"
 
 _TABLE_ASSETS = [  # in the order they run
     web.serp_results, sources.papers, citations.citation_tracking, web.web_fetch,

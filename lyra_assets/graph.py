@@ -19,11 +19,11 @@ from dagster import (
 
 from lyra_assets.metadata import task_metadata
 from lyra_assets.partitions import task_partitions
+from lyra_assets.runs import PARTITION_TAG
 from lyra_resources.generations import open_generation, publish_generation
 from lyra_resources.store import LyraStore
 
 PUBLISH_ASSET = "task_graph"
-PARTITION_TAG = "dagster/partition"
 
 
 class TaskStore(LyraStore):

@@ -15,7 +15,6 @@ from dagster import (
     AssetExecutionContext,
     AssetSelection,
     Config,
-    DagsterRunStatus,
     DefaultSensorStatus,
     Failure,
     MaterializeResult,
@@ -32,18 +31,21 @@ from dagster import (
 from pydantic import Field
 
 from lyra_assets import evidence
-from lyra_assets.partitions import TASK_TAG, TASKS_PARTITION, TRIGGER_TAG
+from lyra_assets.partitions import TASKS_PARTITION
+from lyra_assets.runs import (
+    ACTIVE_STATUSES,
+    ADAPTER_JOB,
+    NLI_VERSION_TAG,
+    RESCORING_JOB,
+    TRIGGER_TAG,
+    task_tags,
+)
 from lyra_resources.models import LocalModels
 from lyra_resources.nli_versions import active_version, affected_tasks
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store import LyraStore
 from lyra_training.adapters import LearningError
 from lyra_training.corrections import learn_from_corrections
-
-ADAPTER_JOB = "nli_adapter_training"
-RESCORING_JOB = "nli_rescoring"
-IN_PROGRESS = [DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING,
-               DagsterRunStatus.STARTED, DagsterRunStatus.CANCELING]
 
 
 def adapters_dir(store: LyraStore) -> Path:
@@ -104,8 +106,8 @@ nli_rescoring = define_asset_job(
 
 
 def training_in_progress(context: SensorEvaluationContext) -> bool:
-    runs = context.instance.get_runs(filters=RunsFilter(job_name=ADAPTER_JOB, statuses=IN_PROGRESS), limit=1)
-    return bool(runs)
+    active = RunsFilter(job_name=ADAPTER_JOB, statuses=list(ACTIVE_STATUSES))
+    return bool(context.instance.get_runs(filters=active, limit=1))
 
 
 def waiting_corrections(store: LyraStore, after: str | None) -> tuple[int, datetime | None]:
@@ -150,9 +152,12 @@ def nli_version_sensor(context: SensorEvaluationContext, store: LyraStore, model
         return SkipReason(f"active NLI version unchanged: {active}")
     known = set(context.instance.get_dynamic_partitions(TASKS_PARTITION))
     tasks = [t for t in affected_tasks(store, active) if t in known]
-    requests = [RunRequest(partition_key=task, run_key=f"rescore-{active}-{task}",
-                           tags={TASK_TAG: task, TRIGGER_TAG: "nli_version_sensor",
-                                 "lyra/nli_version": active})
-                for task in tasks]
+    requests = []
+    for task in tasks:
+        row = store.get_task(task)
+        requests.append(RunRequest(
+            partition_key=task, run_key=f"rescore-{active}-{task}",
+            tags={**task_tags(task, row.query if row else None), TRIGGER_TAG: "nli_version_sensor",
+                  NLI_VERSION_TAG: active}))
     context.log.info(json.dumps({"active": active, "tasks": tasks}))
     return SensorResult(run_requests=requests, cursor=active)

@@ -7,9 +7,9 @@ interval has passed since its latest run started, unless a run of it is still in
 run replaces the task's rows the way `lyra task run` does; feedback tables are not per-task
 and no asset writes them, so every correction stays in force.
 
-Runs the Dagster daemon launches do not go through `lyra_tools.runner`, which keeps the
-`tasks` row (status, last run, error) for the runs it starts; `watched_task_status_sensor`
-does that for the runs the schedule requested. Both start RUNNING under `lyra ui` /
+Runs the Dagster daemon launches do not go through the CLI's runner, which keeps the `tasks`
+row (status, last run, error) for the runs it starts; `watched_task_status_sensor` does that
+for the runs the schedule requested. Both start RUNNING under `lyra ui` /
 `dagster dev` and can be turned off in the UI.
 """
 
@@ -19,7 +19,6 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 from dagster import (
-    DagsterEventType,
     DagsterInstance,
     DagsterRunStatus,
     DefaultScheduleStatus,
@@ -35,14 +34,22 @@ from dagster import (
 )
 from pydantic import BaseModel
 
-from lyra_assets.partitions import TASK_TAG, TASKS_PARTITION, TRIGGER_TAG, WATCH_TRIGGER
+from lyra_assets.runs import (
+    ACTIVE_STATUSES,
+    PARTITION_TAG,
+    TASK_JOB,
+    TASK_TAG,
+    TRIGGER_TAG,
+    WATCH_TAG,
+    WATCH_TRIGGER,
+    active_runs,
+    failed_step,
+    register_partition,
+    task_tags,
+)
 from lyra_core.tasks import parse_interval
 from lyra_resources.store import LyraStore, TaskRecord
 
-# The job ``lyra_assets.definitions`` defines (named here, not imported: definitions imports this module).
-TASK_JOB = "task_pipeline"
-WATCH_TAG = "lyra/watch_every"
-PARTITION_TAG = "dagster/partition"  # Dagster's own tag on every run of one partition
 WATCH_CRON = "0 * * * *"
 # Runs start a little after the tick that requested them: without some slack a task watched
 # every 1d, last started at 10:00:40, would miss the next day's 10:00 tick and run at 11:00.
@@ -69,11 +76,9 @@ def runs_in_progress(instance: DagsterInstance, task_id: str) -> list[RunRecord]
     """Runs of the task's partition not yet finished: the CLI's and MCP's (tagged with the task;
     a run whose process died is marked failed, not counted) and any other run of the partition
     (the schedule's, or one launched from the UI)."""
-    from lyra_tools import runner  # runner imports the definitions, which import this module
-
-    active = {r.dagster_run.run_id: r for r in runner.active_runs(instance, task_id)}
+    active = {r.dagster_run.run_id: r for r in active_runs(instance, task_id)}
     others = instance.get_run_records(
-        RunsFilter(tags={PARTITION_TAG: task_id}, statuses=list(runner.ACTIVE_STATUSES)), limit=20)
+        RunsFilter(tags={PARTITION_TAG: task_id}, statuses=list(ACTIVE_STATUSES)), limit=20)
     for record in others:
         if TASK_TAG not in record.dagster_run.tags:  # tagged runs were judged by active_runs
             active.setdefault(record.dagster_run.run_id, record)
@@ -126,7 +131,8 @@ def watch_decision(task: TaskRecord, instance: DagsterInstance, now: datetime) -
 def watched_tasks_schedule(context: ScheduleEvaluationContext, store: LyraStore) -> Iterator[RunRequest | SkipReason]:
     now = context.scheduled_execution_time or datetime.now(UTC)
     tick = now.astimezone(UTC).strftime("%Y-%m-%dT%H:%MZ")
-    decisions = [d for task in store.list_tasks() if (d := watch_decision(task, context.instance, now))]
+    tasks = {task.id: task for task in store.list_tasks()}
+    decisions = [d for task in tasks.values() if (d := watch_decision(task, context.instance, now))]
     due = [d for d in decisions if d.due]
     for decision in decisions:
         context.log.info(f"{decision.task_id}: {'run' if decision.due else 'skip'}: {decision.reason}")
@@ -138,12 +144,12 @@ def watched_tasks_schedule(context: ScheduleEvaluationContext, store: LyraStore)
         return
     for decision in due:
         # The partition normally exists (the CLI and MCP add it); a task made some other way gets it here.
-        if not context.instance.has_dynamic_partition(TASKS_PARTITION, decision.task_id):
-            context.instance.add_dynamic_partitions(TASKS_PARTITION, [decision.task_id])
+        register_partition(context.instance, decision.task_id)
         yield RunRequest(
             partition_key=decision.task_id,
             run_key=f"{decision.task_id}@{tick}",  # one run per task per tick, even if the tick is retried
-            tags={TASK_TAG: decision.task_id, TRIGGER_TAG: WATCH_TRIGGER, WATCH_TAG: decision.watch_every},
+            tags={**task_tags(decision.task_id, tasks[decision.task_id].query),
+                  TRIGGER_TAG: WATCH_TRIGGER, WATCH_TAG: decision.watch_every},
         )
 
 
@@ -155,17 +161,6 @@ _ROW_STATUS = {
     DagsterRunStatus.SUCCESS: "completed", DagsterRunStatus.FAILURE: "failed",
     DagsterRunStatus.CANCELED: "stopped",
 }
-
-
-def _failure_message(instance: DagsterInstance, run_id: str) -> str:
-    """The innermost error of the run's first failed step (what went wrong inside the asset)."""
-    for entry in instance.all_logs(run_id, of_type=DagsterEventType.STEP_FAILURE):
-        error = entry.dagster_event.event_specific_data.error if entry.dagster_event else None
-        while error is not None and error.cause is not None:
-            error = error.cause
-        if error is not None:
-            return f"{entry.dagster_event.step_key}: {error.message.strip()}"
-    return f"scheduled run {run_id} failed"
 
 
 def sync_task_row(store: LyraStore, instance: DagsterInstance, record: RunRecord) -> str | None:
@@ -181,7 +176,8 @@ def sync_task_row(store: LyraStore, instance: DagsterInstance, record: RunRecord
     if latest and latest[0].dagster_run.run_id != run.run_id:
         return None  # a later run (the CLI's, or the next scheduled one) owns the row
     if status == "failed":
-        error = _failure_message(instance, run.run_id)
+        failure = failed_step(instance, run.run_id)
+        error = f"{failure.step}: {failure.message}" if failure else f"scheduled run {run.run_id} failed"
     elif status == "stopped":  # `lyra task stop` already said why; a cancel in the UI says so here
         error = task.error if task.status == "stopped" and task.error else "canceled in Dagster"
     else:

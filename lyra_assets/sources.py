@@ -28,7 +28,7 @@ from lyra_resources.literature import OFFLINE_HINT, LiteratureSources, SourcePla
 from lyra_resources.models import LocalModels
 from lyra_resources.paper_rows import papers_frame
 from lyra_resources.providers import PaperProvider, SourceIssue
-from lyra_resources.schema import CLAIM_SCOPE, PAPERS
+from lyra_resources.schema import CLAIM_SCOPE
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store import LyraStore
 

@@ -98,7 +98,10 @@ def known_identifiers(papers: pd.DataFrame) -> Identifiers:
     """The identifiers the task's papers already carry: completion has nothing to add for them."""
     if papers.empty:
         return Identifiers()
-    col = lambda name: [v for v in papers.get(name, pd.Series(dtype=object)) if isinstance(v, str) and v]
+
+    def col(name: str) -> list[str]:
+        return [v for v in papers.get(name, pd.Series(dtype=object)) if isinstance(v, str) and v]
+
     return Identifiers.of(col("doi"), col("pmid"), col("arxiv_id"))
 
 

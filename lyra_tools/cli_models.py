@@ -8,6 +8,13 @@ from typing import Annotated
 
 import typer
 
+from lyra_assets.runs import (
+    ADAPTER_JOB,
+    NLI_TRAINING_JOB,
+    RERANKER_TRAINING_JOB,
+    RESCORING_JOB,
+    VERIFIER_TRAINING_JOB,
+)
 from lyra_resources.models import configured_nli_path
 from lyra_resources.settings import load_settings, resolve_home
 from lyra_tools import runner
@@ -54,7 +61,7 @@ def models_train_snli(
     It goes under the home unless `--out` says otherwise; `train-nli` then starts from it."""
     config = {"snli_dir": str(snli_dir.resolve()), "out_dir": str(out.resolve()) if out else "",
               "max_pairs": max_pairs, "threads": threads}
-    _finish_job(runner.run_job(runner.NLI_TRAINING_JOB, {"ops": {"nli_model": {"config": config}}}, home))
+    _finish_job(runner.run_job(NLI_TRAINING_JOB, {"ops": {"nli_model": {"config": config}}}, home))
 
 
 @app.command("train-nli")
@@ -78,7 +85,7 @@ def models_train_nli(
     config = {"data_dir": str(data.resolve()),
               "out_dir": str((out or root / "models" / "lyra-verifier").resolve()),
               "work_dir": str((work or root / "models" / "verifier-work").resolve()), "threads": threads}
-    _finish_job(runner.run_job(runner.VERIFIER_TRAINING_JOB, {"ops": {"verifier_model": {"config": config}}}, home))
+    _finish_job(runner.run_job(VERIFIER_TRAINING_JOB, {"ops": {"verifier_model": {"config": config}}}, home))
 
 
 @app.command("train-claim-roles")
@@ -120,12 +127,13 @@ def models_train_reranker(
         raise fail(f"path not found: {corpus}")
     config = {"corpus": str(corpus.resolve()), "max_queries": max_queries, "base": base, "force": force,
               "threads": threads}
-    _finish_job(runner.run_job(runner.RERANKER_TRAINING_JOB, {"ops": {"corpus_reranker": {"config": config}}}, home))
+    _finish_job(runner.run_job(RERANKER_TRAINING_JOB, {"ops": {"corpus_reranker": {"config": config}}}, home))
 
 
 def _print_versions(versions) -> None:
     """One block per version, newest last; the active one marked with *."""
-    fmt = lambda v: "—" if v is None else f"{v:.4f}"
+    def fmt(v):
+        return "—" if v is None else f"{v:.4f}"
     for v in versions:
         mark = "[bold green]*[/]" if v.status == "active" else " "
         console.print(f"{mark} [bold]{v.version}[/]  {v.status}  created {v.created_at:%Y-%m-%d %H:%M}", soft_wrap=True)
@@ -148,7 +156,7 @@ def _rescore(home: Path | None, version: str) -> None:
         console.print("no task has edges from another NLI version: nothing to re-score")
         return
     for task_id in tasks:
-        outcome = runner.run_job(runner.RESCORING_JOB, {}, home, partition_key=task_id)
+        outcome = runner.run_job(RESCORING_JOB, {}, home, partition_key=task_id)
         state = "[green]re-scored[/]" if outcome.success else f"[red]failed[/]: {outcome.error}"
         console.print(f"{task_id}: {state} (run {outcome.run_id})")
 
@@ -189,7 +197,7 @@ def models_train_adapter(
     from lyra_resources.nli_versions import active_version
 
     before = active_version(open_store(home), _nli_base()).version
-    _finish_job(runner.run_job(runner.ADAPTER_JOB, {"ops": {"nli_adapter": {"config": {"force": force}}}}, home))
+    _finish_job(runner.run_job(ADAPTER_JOB, {"ops": {"nli_adapter": {"config": {"force": force}}}}, home))
     after = active_version(open_store(home), _nli_base()).version
     if after == before:
         console.print(f"active NLI version unchanged: {after} (see `lyra models list` for the gate's figures)", soft_wrap=True)

@@ -11,8 +11,8 @@ from typing import Annotated
 
 import typer
 
+from lyra_assets.runs import open_instance
 from lyra_resources.settings import REPO_ROOT, HomeLayout, resolve_home
-from lyra_tools import runner
 from lyra_tools.cli_common import HomeOption, console, fail, open_store, require_task
 
 app = typer.Typer()
@@ -40,7 +40,7 @@ def ui(
 ) -> None:
     """Start the Dagster UI (`dagster dev`) on this Lyra home's instance."""
     layout = HomeLayout(root=resolve_home(home))
-    with runner.open_instance(layout.root):  # prepared (shipped models recorded) before dagster dev opens it
+    with open_instance(layout.root):  # prepared (shipped models recorded) before dagster dev opens it
         pass
     dagster = shutil.which("dagster") or str(Path(sys.executable).with_name("dagster"))
     env = {**os.environ, "DAGSTER_HOME": str(layout.dagster_home), "LYRA_HOME": str(layout.root)}

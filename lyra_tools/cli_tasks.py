@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from lyra_assets.runs import open_instance, register_partition, task_runs
 from lyra_core.cells import cell_list
 from lyra_core.tasks import TaskOptions, parse_interval
 from lyra_resources.generations import graph_note
@@ -41,7 +42,7 @@ def synced_tasks(home: Path | None, only: str | None = None) -> list[TaskRecord]
     store = open_store(home)
     tasks = [store.require_task(only)] if only else store.list_tasks()
     if any(t.status in ("running", "queued") for t in tasks):
-        with runner.open_instance(home) as instance:
+        with open_instance(home) as instance:
             tasks = [runner.sync_task_status(store, instance, t.id) if t.status in ("running", "queued") else t
                      for t in tasks]
     return tasks
@@ -57,7 +58,7 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
     if task.options.get("watch_every"):
         from lyra_assets.schedules import watch_decision
 
-        with runner.open_instance(home) as instance:
+        with open_instance(home) as instance:
             decision = watch_decision(task, instance, datetime.now(UTC))
         console.print(f"watch: every {task.options['watch_every']}: "
                       f"{'due at the next hourly check' if decision.due else decision.reason}")
@@ -80,8 +81,8 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
             table.add_row(b.domain, f"{b.blocked_at:%Y-%m-%d %H:%M}", b.original_trust_level, b.reason,
                           ", ".join(causes[:3]) + (" …" if len(causes) > 3 else ""), b.restore_via)
         console.print(table)
-    with runner.open_instance(home) as instance:
-        records = runner.task_runs(instance, task.id, limit=5)
+    with open_instance(home) as instance:
+        records = task_runs(instance, task.id, limit=5)
         runs = Table("run", "status", "started")
         for record in records:
             started = datetime.fromtimestamp(record.start_time) if record.start_time else None
@@ -123,8 +124,8 @@ def task_watch(
     except ValueError as exc:
         raise fail(str(exc)) from exc
     _set_watch(home, task, every)
-    with runner.open_instance(home) as instance:  # the schedule requests runs of this partition
-        runner.register_partition(instance, task_id)
+    with open_instance(home) as instance:  # the schedule requests runs of this partition
+        register_partition(instance, task_id)
     console.print(f"{task_id} is re-run every {TaskOptions(watch_every=every).watch_every} by the Dagster schedule "
                   "`watched_tasks_schedule` (checked hourly while `lyra ui` or a Dagster daemon runs on this home)")
 

@@ -157,9 +157,9 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
             if "instance" not in dagster:
                 from dagster import DagsterInstance
 
-                from lyra_tools import runner  # the asset graph and Dagster: only once needed
+                from lyra_assets.runs import prepare_instance_dir  # Dagster: only once needed
 
-                runner.prepare_instance_dir(store.layout)
+                prepare_instance_dir(store.layout)
                 dagster["instance"] = DagsterInstance.from_config(str(store.layout.dagster_home))
             return dagster["instance"]
 
@@ -197,9 +197,9 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
                 raise StoreError(f"create_task: {exc}") from None
             task = store.create_task(checked.query,
                                      checked.options.model_dump(exclude_none=True, exclude_defaults=True))
-            from lyra_tools import runner
+            from lyra_assets.runs import register_partition
 
-            runner.register_partition(dagster_instance(), task.id)
+            register_partition(dagster_instance(), task.id)
             store.update_task(task.id, status="queued")
             pid, log_path = launch(task.id, root)
             return CreatedTask(task_id=task.id, status="queued", log_path=str(log_path), pid=pid)

@@ -2,7 +2,8 @@
 
 The CLI never computes an asset itself: it adds the task's partition to the instance under the
 Lyra home and executes the ``task_pipeline`` job for that partition, so every run, event and
-materialization is recorded where ``dagster dev`` shows them.
+materialization is recorded where ``dagster dev`` shows them. Job names, run tags, the instance and
+a task's runs come from :mod:`lyra_assets.runs`; this module runs jobs and follows their progress.
 """
 
 from __future__ import annotations
@@ -13,39 +14,30 @@ import signal
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Literal
 
-from dagster import DagsterEventType, DagsterInstance, DagsterRunStatus, RunsFilter
+from dagster import DagsterEventType, DagsterInstance, DagsterRunStatus
 from pydantic import BaseModel
 
-from lyra_assets.definitions import (  # noqa: F401
-    ASSETS,
-    NLI_TRAINING_JOB,
-    VERIFIER_TRAINING_JOB,
-    RERANKER_TRAINING_JOB,
+from lyra_assets.definitions import ASSETS, build_definitions
+from lyra_assets.partitions import TASKS_PARTITION
+from lyra_assets.runs import (
+    ACTIVE_STATUSES,
+    PID_TAG,
+    STOP_TAG,
     TASK_JOB,
-    build_definitions,
+    active_runs,
+    failed_step,
+    innermost_message,
+    open_instance,
+    process_alive,
+    register_partition,
+    task_runs,
+    task_tags,
 )
-from lyra_assets.learning import ADAPTER_JOB, RESCORING_JOB  # noqa: F401
-from lyra_assets.partitions import TASK_TAG, TASKS_PARTITION
-from lyra_assets.shipped_models import record_shipped_models
 from lyra_resources.settings import HomeLayout, resolve_home
 from lyra_resources.store import LyraStore, TaskRecord
-
-PID_TAG = "lyra/pid"
-STOP_TAG = "lyra/stop_requested"  # set by `lyra task stop` before it interrupts a run
-ACTIVE_STATUSES = {
-    DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING,
-    DagsterRunStatus.STARTED, DagsterRunStatus.CANCELING,
-}
-_DAGSTER_YAML = """\
-# Dagster instance of one Lyra home; `lyra ui` points dagster dev here.
-telemetry:
-  enabled: false
-nux:
-  enabled: false
-"""
 
 
 class AssetProgress(BaseModel):
@@ -73,51 +65,6 @@ def asset_names() -> list[str]:
 def step_assets() -> dict[str, list[str]]:
     """The assets each step of a task run materializes: one for most steps, two for a multi-asset's."""
     return {a.node_def.name: [key.to_user_string() for key in a.keys_by_output_name.values()] for a in ASSETS}
-
-
-def prepare_instance_dir(layout: HomeLayout) -> None:
-    layout.dagster_home.mkdir(parents=True, exist_ok=True)
-    config = layout.dagster_home / "dagster.yaml"
-    if not config.exists():
-        config.write_text(_DAGSTER_YAML)
-
-
-@contextlib.contextmanager
-def open_instance(home: str | os.PathLike[str] | None = None) -> Iterator[DagsterInstance]:
-    """The persistent Dagster instance under the Lyra home (``<home>/dagster``)."""
-    layout = HomeLayout(root=resolve_home(home))
-    prepare_instance_dir(layout)
-    with DagsterInstance.from_config(str(layout.dagster_home)) as instance:
-        record_shipped_models(instance)  # a fresh home shows the shipped NLI models as materialized
-        yield instance
-
-
-def register_partition(instance: DagsterInstance, task_id: str) -> None:
-    if not instance.has_dynamic_partition(TASKS_PARTITION, task_id):
-        instance.add_dynamic_partitions(TASKS_PARTITION, [task_id])
-
-
-def task_runs(instance: DagsterInstance, task_id: str, limit: int = 20):
-    return instance.get_run_records(filters=RunsFilter(tags={TASK_TAG: task_id}), limit=limit)
-
-
-def active_runs(instance: DagsterInstance, task_id: str):
-    """Runs of the task still in progress; a run whose process died is marked failed, not counted."""
-    active = []
-    for record in task_runs(instance, task_id, limit=50):
-        run = record.dagster_run
-        if run.status not in ACTIVE_STATUSES:
-            continue
-        pid = run.tags.get(PID_TAG)
-        if pid and not _alive(int(pid)):
-            instance.report_run_failed(run, message=killed_message(run.run_id, pid))
-            continue
-        active.append(record)
-    return active
-
-
-def killed_message(run_id: str, pid: str | int) -> str:
-    return f"run {run_id} was killed (process {pid} gone)"
 
 
 def _run_failure_message(instance: DagsterInstance, run_id: str) -> str | None:
@@ -203,16 +150,9 @@ class _ProgressWatcher(threading.Thread):
                     item.seconds = timestamp - self._step_started.get(step, timestamp)
                 elif event.event_type == DagsterEventType.STEP_FAILURE:
                     item.state = "failed"
-                    item.error = _root_message(event.event_specific_data.error)
+                    item.error = innermost_message(event.event_specific_data.error)
         if changed and self.callback:
             self.callback(self.progress)
-
-
-def _root_message(error) -> str | None:
-    """The innermost error's message: what actually went wrong inside the asset."""
-    while error is not None and error.cause is not None:
-        error = error.cause
-    return error.message.strip() if error is not None else None
 
 
 def run_task(
@@ -223,7 +163,7 @@ def run_task(
     """Materialize every asset of one task; the task row records running → completed/failed/stopped."""
     layout = HomeLayout(root=resolve_home(home))
     store = LyraStore(home=str(layout.root))
-    store.require_task(task_id)
+    task = store.require_task(task_id)
     progress = {name: AssetProgress(asset=name) for name in asset_names()}
     run_id = str(uuid.uuid4())
 
@@ -240,7 +180,7 @@ def run_task(
         try:
             result = job.execute_in_process(
                 instance=instance, partition_key=task_id, run_id=run_id, raise_on_error=False,
-                tags={TASK_TAG: task_id, PID_TAG: str(os.getpid())},
+                tags={**task_tags(task_id, task.query), PID_TAG: str(os.getpid())},
                 # Dagster's console logger would interleave with the progress display.
                 run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}},
             )
@@ -277,7 +217,10 @@ def run_job(job_name: str, run_config: dict, home: str | os.PathLike[str] | None
     in this process on the home's instance, logging to the console as it goes."""
     layout = HomeLayout(root=resolve_home(home))
     run_id = str(uuid.uuid4())
-    tags = {PID_TAG: str(os.getpid()), **({TASK_TAG: partition_key} if partition_key else {})}
+    tags = {PID_TAG: str(os.getpid())}
+    if partition_key:  # a task's partition: the run says which task, and its question
+        task = LyraStore(home=str(layout.root)).get_task(partition_key)
+        tags.update(task_tags(partition_key, task.query if task else None))
     with open_instance(layout.root) as instance:
         job = build_definitions(layout.root).resolve_job_def(job_name)
         if partition_key:
@@ -288,8 +231,8 @@ def run_job(job_name: str, run_config: dict, home: str | os.PathLike[str] | None
         )
         error = None
         if not result.success:
-            failures = [e for e in result.all_events if e.event_type == DagsterEventType.STEP_FAILURE]
-            error = _root_message(failures[0].event_specific_data.error) if failures else "run failed"
+            failure = failed_step(instance, run_id)
+            error = failure.message if failure else "run failed"
     return JobOutcome(job=job_name, run_id=run_id, success=result.success, error=error)
 
 
@@ -306,10 +249,10 @@ def stop_task(task_id: str, home: str | os.PathLike[str] | None = None, wait_s: 
             # recorded first, so the interrupted process itself reports `stopped`, not `failed`
             instance.add_run_tags(run.run_id, {STOP_TAG: "1"})
             pid = run.tags.get(PID_TAG)
-            if pid and _alive(int(pid)):
+            if pid and process_alive(int(pid)):
                 os.kill(int(pid), signal.SIGINT)  # in-process runs turn SIGINT into a clean failure
                 deadline = time.monotonic() + wait_s
-                while time.monotonic() < deadline and _alive(int(pid)):
+                while time.monotonic() < deadline and process_alive(int(pid)):
                     time.sleep(0.2)
             elif not pid:  # launched by the Dagster daemon (a scheduled re-run): its launcher stops it
                 with contextlib.suppress(Exception):
@@ -335,18 +278,3 @@ def delete_task(task_id: str, home: str | os.PathLike[str] | None = None) -> dic
             instance.delete_dynamic_partition(TASKS_PARTITION, task_id)
     return removed
 
-
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` is a live Python process (a reused pid of another program does not count)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    cmdline = f"/proc/{pid}/cmdline"
-    if os.path.exists(cmdline):
-        with open(cmdline, "rb") as fh:
-            command = fh.read()
-        return b"python" in command or b"lyra" in command
-    return True

@@ -151,7 +151,8 @@ def evidence_inference_pairs(folder: Path, split: str = "train", limit: int = 40
     rng.shuffle(rows)
     pairs: list[TrainingPair] = []
     for i, (span, prompt, way) in enumerate(rows):
-        claim = lambda d, p=prompt: templated_claim(p["Intervention"], p["Comparator"], p["Outcome"], d)
+        def claim(d, p=prompt):
+            return templated_claim(p["Intervention"], p["Comparator"], p["Outcome"], d)
         pairs.append(TrainingPair(premise=span, hypothesis=claim(way), label="entailment", source="evidence_inference"))
         pairs.append(TrainingPair(premise=span, hypothesis=claim(opposite[way]), label="contradiction",
                                   source="evidence_inference"))

@@ -36,6 +36,19 @@ def write_jsonl(path: Path, rows: list[dict]) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def no_leftover_dagster_instance():
+    """Each test starts and ends with no current Dagster definitions-state storage.
+
+    `DagsterInstance.__exit__` (Dagster 1.13) disposes an instance a test opened with `with`
+    (e.g. `DagsterInstance.ephemeral()`) but leaves it set in a context variable; a later test that
+    builds definitions would then resolve the dead instance."""
+    from dagster._core.storage.defs_state.base import set_defs_state_storage
+
+    with set_defs_state_storage(None):
+        yield
+
+
 @pytest.fixture
 def small_corpus(tmp_path: Path) -> Path:
     return write_jsonl(tmp_path / "corpus.jsonl", SMALL_CORPUS)

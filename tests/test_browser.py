@@ -89,7 +89,8 @@ def test_domains_a_user_blocked_through_feedback_are_blocked():
 
     rules = [DomainRule(id=str(i), domain_pattern=p, decision=d) for i, (p, d) in enumerate(
         [("example.com", "block"), ("good.example.com", "unblock"), ("*.ads.test", "block")])]
-    blocked = lambda domain: bool(blocked_domains([domain], rules))
+    def blocked(domain):
+        return bool(blocked_domains([domain], rules))
     assert blocked("example.com") and blocked("www.example.com")
     assert not blocked("good.example.com")  # the more specific unblock wins
     assert blocked("x.ads.test") and not blocked("ads.test")

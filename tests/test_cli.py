@@ -67,7 +67,7 @@ def test_stop_interrupts_a_run_in_another_process(tmp_path, small_corpus):
     import sys
     import time
 
-    from lyra_tools import runner
+    from lyra_assets.runs import active_runs, open_instance, task_runs
 
     home = tmp_path / "h"
     store = LyraStore.at(home)
@@ -76,8 +76,8 @@ def test_stop_interrupts_a_run_in_another_process(tmp_path, small_corpus):
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:  # wait until the run is really under way
-        with runner.open_instance(home) as instance:
-            if runner.active_runs(instance, task.id):
+        with open_instance(home) as instance:
+            if active_runs(instance, task.id):
                 break
         time.sleep(0.2)
     else:
@@ -87,9 +87,9 @@ def test_stop_interrupts_a_run_in_another_process(tmp_path, small_corpus):
     assert stop.exit_code == 0 and "stopped 1 run" in stop.output
     assert proc.wait(timeout=60) != 0
     assert store.require_task(task.id).status == "stopped"
-    with runner.open_instance(home) as instance:
-        assert not runner.active_runs(instance, task.id)
-        assert runner.task_runs(instance, task.id)[0].dagster_run.status.value in {"CANCELED", "FAILURE"}
+    with open_instance(home) as instance:
+        assert not active_runs(instance, task.id)
+        assert task_runs(instance, task.id)[0].dagster_run.status.value in {"CANCELED", "FAILURE"}
 
 
 def test_feedback_command_records_and_refuses_clearly(tmp_path):

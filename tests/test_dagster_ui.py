@@ -14,11 +14,11 @@ from lyra_assets.definitions import ASSETS, build_definitions, build_resources
 from lyra_assets.evidence import edges_preview
 from lyra_assets.metadata import markdown_preview, table_metadata
 from lyra_assets.partitions import TASKS_PARTITION
+from lyra_assets.runs import open_instance
 from lyra_assets.shipped_models import SHIPPED_TAG, record_shipped_models
 from lyra_resources.models import DEFAULT_NLI_DIR, DEFAULT_SNLI_DIR, base_version
 from lyra_resources.schema import TABLES
 from lyra_resources.store import LyraStore
-from lyra_tools import runner
 
 
 def test_every_table_asset_carries_its_registry_schema_table_and_parquet_location(lyra_home):
@@ -79,7 +79,7 @@ def _materializations(instance: DagsterInstance, asset: str):
 
 
 def test_a_fresh_home_shows_the_shipped_models_as_materialized_once(lyra_home):
-    with runner.open_instance(lyra_home) as instance:
+    with open_instance(lyra_home) as instance:
         for asset, model_dir in (("nli_model", DEFAULT_SNLI_DIR), ("verifier_model", DEFAULT_NLI_DIR)):
             event = instance.get_latest_materialization_event(AssetKey(asset))
             assert event is not None, asset
@@ -89,7 +89,7 @@ def test_a_fresh_home_shows_the_shipped_models_as_materialized_once(lyra_home):
             assert materialization.metadata["version"].value == base_version(model_dir)
         assert materialization.metadata["out_of_fold_accuracy"].value > 0.5  # the verifier's card
         assert record_shipped_models(instance) == []  # idempotent
-    with runner.open_instance(lyra_home) as instance:
+    with open_instance(lyra_home) as instance:
         assert len(_materializations(instance, "nli_model")) == 1
         assert len(_materializations(instance, "verifier_model")) == 1
         first = instance.get_latest_materialization_event(AssetKey("nli_model")).asset_materialization

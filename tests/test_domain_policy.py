@@ -73,7 +73,8 @@ def test_a_bad_file_names_the_line():
 
 def test_hot_reload_and_the_last_good_policy_stays(policy):
     assert policy.trust_level("example.org") == TrustLevel.UNVERIFIED
-    bump = lambda: os.utime(policy.path, ns=(time.time_ns(), time.time_ns() + 1_000_000_000))
+    def bump() -> None:
+        os.utime(policy.path, ns=(time.time_ns(), time.time_ns() + 1_000_000_000))
     policy.path.write_text(POLICY + "  - {domain: example.org, trust_level: trusted, reason: reviewed}\n")
     bump()
     assert policy.trust_level("example.org") == TrustLevel.TRUSTED and policy.last_error is None

@@ -105,7 +105,8 @@ def test_the_most_specific_rule_decides_a_domain():
 
 
 def test_relevance_multiplier_follows_seed_004():
-    m = lambda **kw: fb.relevance_multiplier(fb.RelevanceStats(**kw))
+    def m(**kw):
+        return fb.relevance_multiplier(fb.RelevanceStats(**kw))
     assert m(returns=4, positive=3) == 1.0  # fewer than 5 returns: no adjustment
     assert m(returns=5) == 1.0  # returned but never judged: use rate 0.5
     assert m(returns=5, positive=1) == pytest.approx(1.6)  # 0.5 + 1.0 + 0.1

@@ -16,6 +16,7 @@ from conftest import SMALL_CORPUS, write_jsonl
 from test_mcp import call
 from typer.testing import CliRunner
 
+from lyra_assets.runs import active_runs, open_instance
 from lyra_resources.generations import open_generation, publish_generation, published_generation
 from lyra_resources.schema import PER_TASK_TABLES
 from lyra_resources.store import LyraStore
@@ -154,8 +155,8 @@ def test_stop_marks_a_running_task_stopped_and_keeps_its_graph(tmp_path, small_c
     assert proc.wait(timeout=60) != 0
     assert store.require_task(task.id).status == "stopped"  # after the interrupted process wrote its own ending
     assert store.row_counts(task.id)["claims"] == 0  # the stopped run published nothing
-    with runner.open_instance(home) as instance:
-        assert not runner.active_runs(instance, task.id)
+    with open_instance(home) as instance:
+        assert not active_runs(instance, task.id)
     assert "status: stopped" in cli("task", "status", task.id, "--home", str(home)).output
 
 

@@ -80,7 +80,8 @@ def test_citation_metadata_agrees_with_papis_gold(shared_data):
 def test_main_text_holds_the_abstract(shared_data):
     """trafilatura misses the abstract block of APS, HAL and ScienceDirect pages; the citation
     abstract is then put in front, so every gold abstract is in the text."""
-    norm = lambda s: " ".join(s.split()).lower()
+    def norm(s):
+        return " ".join(s.split()).lower()
     with_abstract = 0
     for name, html, gold in papis_pages(shared_data):
         page = extracted(html, gold.get("url"))

@@ -20,6 +20,7 @@ from test_explore import write_graph
 from lyra_assets import learning
 from lyra_assets.definitions import build_definitions, build_resources
 from lyra_assets.partitions import TASKS_PARTITION
+from lyra_assets.runs import ADAPTER_JOB, QUESTION_TAG, RESCORING_JOB, TASK_TAG, task_tags
 from lyra_core.model_gate import gate_decision
 from lyra_core.splits import is_held_out, split_corrections
 from lyra_core.training_metrics import Metrics
@@ -76,7 +77,8 @@ def test_train_and_held_out_corrections_never_share_a_claim_or_a_pair():
         corrections.append(Correction(id=str(i), premise=f"fragment {rng.randrange(500)}", hypothesis=spelled,
                                       label=rng.choice(["entailment", "contradiction", "neutral"])))
     train, held = split_corrections(corrections, 0.3, seed=13)
-    key = lambda c: " ".join(c.hypothesis.lower().split())
+    def key(c):
+        return " ".join(c.hypothesis.lower().split())
     assert {key(c) for c in train}.isdisjoint({key(c) for c in held})
     assert {(c.premise, key(c)) for c in train}.isdisjoint({(c.premise, key(c)) for c in held})
     assert 0.22 < len({key(c) for c in held}) / len(claims) < 0.38
@@ -127,7 +129,7 @@ def test_corrections_sensor_keeps_a_cursor_and_never_overlaps_a_training(store):
         assert later.run_requests[0].run_key != request.run_key
 
         # a training in progress: no second one, whatever waits
-        create_run_for_test(instance, job_name=learning.ADAPTER_JOB, status=DagsterRunStatus.STARTED)
+        create_run_for_test(instance, job_name=ADAPTER_JOB, status=DagsterRunStatus.STARTED)
         busy = tick(result.cursor)
         assert isinstance(busy, SkipReason) and "in progress" in busy.skip_message
 
@@ -136,8 +138,9 @@ def test_edge_corrections_through_feedback_reach_the_sensor(store):
     settings = LyraSettings(learning=LearningSettings(correction_threshold=2))
     graph = write_graph(store)
     with DagsterInstance.ephemeral() as instance:
-        tick = lambda: learning.nli_corrections_sensor(
-            build_sensor_context(instance=instance, resources={"store": store, "settings": settings}))
+        def tick():
+            return learning.nli_corrections_sensor(
+                build_sensor_context(instance=instance, resources={"store": store, "settings": settings}))
         apply_feedback(store, graph.task_id, "edge_correct",
                        {"edge_id": graph.edges[("falls", "meta")], "correct_relation": "supports"})
         apply_feedback(store, graph.task_id, "edge_correct",  # agrees with the model: no sample
@@ -173,6 +176,17 @@ def test_noisy_corrections_make_an_adapter_the_gate_refuses(store, lyra_home):
     assert "rejected" in card and "held-out corrections" in card and "CC BY-SA 4.0" in card
 
 
+def test_version_sensor_tags_each_rescoring_with_its_task_and_question(store):
+    graph = write_graph(store)
+    with DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions(TASKS_PARTITION, [graph.task_id])
+        ctx = build_sensor_context(instance=instance, resources={"store": store, "models": HashModels()})
+        [request] = learning.nli_version_sensor(ctx).run_requests
+    question = store.require_task(graph.task_id).query
+    assert request.partition_key == request.tags[TASK_TAG] == graph.task_id
+    assert request.tags[QUESTION_TAG] == task_tags(graph.task_id, question)[QUESTION_TAG]
+
+
 @pytest.mark.slow  # ~30 s: a few LoRA steps, the gate, and one task re-scored with the real NLI model
 def test_an_activated_adapter_judges_the_edges_and_corrections_stay(store, lyra_home, monkeypatch):
     graph = write_graph(store)
@@ -204,7 +218,7 @@ def test_an_activated_adapter_judges_the_edges_and_corrections_stay(store, lyra_
                                    resources={"store": store, "models": HashModels()})
         assert isinstance(learning.nli_version_sensor(ctx), SkipReason)
 
-        job = build_definitions(lyra_home).resolve_job_def(learning.RESCORING_JOB)
+        job = build_definitions(lyra_home).resolve_job_def(RESCORING_JOB)
         resources = {**build_resources(lyra_home), "models": HashModels(embedder_name="test-hash")}
         run = job.execute_in_process(partition_key=graph.task_id, instance=instance, resources=resources)
         assert run.success
@@ -264,7 +278,8 @@ def test_command_line_corrects_trains_lists_and_rolls_back(store, lyra_home, tmp
     path.write_text(yaml.safe_dump({"learning": {**TINY, "correction_threshold": 2}, "torch_threads": 2}))
     monkeypatch.setenv("LYRA_SETTINGS", str(path))
     cli = CliRunner()
-    run = lambda *args: cli.invoke(app, [*args, "--home", str(lyra_home)], catch_exceptions=False)
+    def run(*args):
+        return cli.invoke(app, [*args, "--home", str(lyra_home)], catch_exceptions=False)
     graph = write_graph(store)
     corrected = run("feedback", "edge-correct", graph.task_id, graph.edges[("falls", "meta")], "supports",
                     "--reason", "the trial found fewer falls")

@@ -86,7 +86,7 @@ def test_train_nli_cli_runs_the_dagster_job(tmp_path: Path) -> None:
     home's Dagster instance like every other run."""
     from typer.testing import CliRunner
 
-    from lyra_tools import runner
+    from lyra_assets.runs import open_instance
     from lyra_tools.cli import app
 
     snli = tmp_path / "snli"
@@ -99,7 +99,7 @@ def test_train_nli_cli_runs_the_dagster_job(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "nli_model_training succeeded" in result.output
     assert (out / "model.safetensors").exists() and (out / "README.md").exists()
-    with runner.open_instance(home) as instance:
+    with open_instance(home) as instance:
         runs = instance.get_run_records()
         assert [r.dagster_run.job_name for r in runs] == ["nli_model_training"]
     missing = CliRunner().invoke(app, ["models", "train-snli", "--snli-dir", str(tmp_path / "none"), "--home", str(home)])

@@ -5,6 +5,7 @@ from dagster import DagsterInstance, materialize
 
 from lyra_assets.definitions import ASSETS, build_definitions, build_resources
 from lyra_assets.partitions import TASKS_PARTITION
+from lyra_assets.runs import QUESTION_TAG, TASK_JOB, open_instance, task_runs
 from lyra_resources.store import LyraStore
 from lyra_tools import runner
 
@@ -15,7 +16,7 @@ def new_task(home, query, corpus):
 
 def test_definitions_load_with_every_asset_partitioned_by_task(lyra_home):
     defs = build_definitions(lyra_home)
-    job = defs.resolve_job_def("task_pipeline")
+    job = defs.resolve_job_def(TASK_JOB)
     assert job.partitions_def is not None and job.partitions_def.name == TASKS_PARTITION
     assert runner.asset_names() == ["serp_results", "papers", "citation_expansions", "citation_papers",
                                     "web_pages", "identified_papers", "pages", "fragments", "citation_edges",
@@ -64,10 +65,11 @@ def test_rerun_replaces_rows_and_tasks_stay_apart(lyra_home, small_corpus):
         assert again.drop(columns=lists).equals(rows.drop(columns=lists)), table
     assert set(store.read_partition("papers", second.id)["title"]) == {"Sleep deprivation impairs memory consolidation"}
     assert store.require_task(first.id).status == "completed"
-    with runner.open_instance(lyra_home) as instance:
+    with open_instance(lyra_home) as instance:
         assert instance.has_dynamic_partition(TASKS_PARTITION, first.id)
-        runs = runner.task_runs(instance, first.id)
+        runs = task_runs(instance, first.id)
         assert len(runs) == 2 and all(r.dagster_run.is_success for r in runs)
+        assert {r.dagster_run.tags[QUESTION_TAG] for r in runs} == {first.query}
 
 
 @pytest.mark.slow
@@ -101,7 +103,7 @@ def test_delete_removes_partition_and_rows(lyra_home, small_corpus):
     assert store.get_task(gone.id) is None
     assert sum(store.row_counts(gone.id).values()) == 0
     assert store.row_counts(keep.id)["fragments"] > 0
-    with runner.open_instance(lyra_home) as instance:
+    with open_instance(lyra_home) as instance:
         assert not instance.has_dynamic_partition(TASKS_PARTITION, gone.id)
         assert instance.has_dynamic_partition(TASKS_PARTITION, keep.id)
 

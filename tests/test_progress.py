@@ -20,6 +20,7 @@ from dagster import (
 )
 from rich.console import Console
 
+from lyra_assets.runs import active_runs, open_instance
 from lyra_resources.progress import StageProgress, reporting_to, track
 from lyra_tools import progress_view, runner
 from lyra_tools.runner import AssetProgress
@@ -154,8 +155,8 @@ def test_piped_run_prints_asset_lines_while_running_and_no_library_bars(tmp_path
         lines.append(line.rstrip("\n"))
         if line.startswith("✓ ") and run_active_at_first_line is None:
             task_id = re.match(r"task_[0-9a-f]{8}", lines[0]).group(0)
-            with runner.open_instance(tmp_path / "h") as instance:  # the run has not ended yet
-                run_active_at_first_line = bool(runner.active_runs(instance, task_id)) and proc.poll() is None
+            with open_instance(tmp_path / "h") as instance:  # the run has not ended yet
+                run_active_at_first_line = bool(active_runs(instance, task_id)) and proc.poll() is None
     stderr = proc.stderr.read()
     assert proc.wait(timeout=60) == 0, stderr
     asset_lines = [line for line in lines if re.match(r"[✓✗] \w+", line)]

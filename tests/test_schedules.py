@@ -25,13 +25,20 @@ from dagster import (
 from typer.testing import CliRunner
 
 from lyra_assets import definitions as lyra_defs
-from lyra_assets.partitions import TASK_TAG, TASKS_PARTITION, TRIGGER_TAG, WATCH_TRIGGER
-from lyra_assets.schedules import (
+from lyra_assets.partitions import TASKS_PARTITION
+from lyra_assets.runs import (
     PARTITION_TAG,
-    WATCH_CRON,
-    watched_task_status_sensor,
-    watched_tasks_schedule,
+    PID_TAG,
+    QUESTION_TAG,
+    TASK_JOB,
+    TASK_TAG,
+    TRIGGER_TAG,
+    WATCH_TRIGGER,
+    open_instance,
+    register_partition,
+    task_runs,
 )
+from lyra_assets.schedules import WATCH_CRON, watched_task_status_sensor, watched_tasks_schedule
 from lyra_core.tasks import TaskOptions, parse_interval
 from lyra_resources.models import NLI_RELATION, LocalModels, NliPrediction
 from lyra_resources.schema import FEEDBACK_TABLES
@@ -91,7 +98,7 @@ def stub_definitions(home=None) -> Definitions:
 
 @pytest.fixture
 def instance(lyra_home):
-    with runner.open_instance(lyra_home) as opened:
+    with open_instance(lyra_home) as opened:
         yield opened
 
 
@@ -108,13 +115,13 @@ def sync_rows(instance, store: LyraStore, cursor: str | None = None):
 
 def execute(defs: Definitions, instance, request):
     """What the daemon does with a run request, in this process."""
-    return defs.resolve_job_def(lyra_defs.TASK_JOB).execute_in_process(
+    return defs.resolve_job_def(TASK_JOB).execute_in_process(
         instance=instance, partition_key=request.partition_key, tags=request.tags, raise_on_error=False)
 
 
 def add_run(instance, task_id: str, status: DagsterRunStatus, **tags: str) -> str:
     run_id = str(uuid.uuid4())
-    instance.add_run(DagsterRun(job_name=lyra_defs.TASK_JOB, run_id=run_id, status=status,
+    instance.add_run(DagsterRun(job_name=TASK_JOB, run_id=run_id, status=status,
                                 tags={PARTITION_TAG: task_id, **tags}))
     return run_id
 
@@ -179,7 +186,7 @@ def test_watch_and_unwatch_a_task(lyra_home, small_corpus):
     ok = invoke("task", "watch", task.id, "--every", "12h", "--home", home)
     assert ok.exit_code == 0 and "every 12h" in ok.output, ok.output
     assert LyraStore.at(home).require_task(task.id).options == {"corpus": [str(small_corpus)], "watch_every": "12h"}
-    with runner.open_instance(home) as inst:  # the schedule can request runs of its partition
+    with open_instance(home) as inst:  # the schedule can request runs of its partition
         assert inst.has_dynamic_partition(TASKS_PARTITION, task.id)
     assert "every 12h" in invoke("task", "list", "--home", home).output
     status = invoke("task", "status", task.id, "--home", home)
@@ -234,7 +241,7 @@ def test_mcp_create_task_takes_watch_every(tmp_path, small_corpus):
 def test_schedule_is_hourly_on_the_task_job_and_on_by_default(lyra_home):
     defs = lyra_defs.build_definitions(lyra_home)
     schedule = defs.get_repository_def().get_schedule_def("watched_tasks_schedule")
-    assert schedule.job_name == lyra_defs.TASK_JOB and schedule.cron_schedule == WATCH_CRON == "0 * * * *"
+    assert schedule.job_name == TASK_JOB and schedule.cron_schedule == WATCH_CRON == "0 * * * *"
     assert schedule.default_status.value == "RUNNING"
     sensor = defs.get_repository_def().get_sensor_def("watched_task_status_sensor")
     assert sensor.default_status.value == "RUNNING"
@@ -253,15 +260,15 @@ def test_schedule_requests_only_due_tasks_that_are_not_running(lyra_home, small_
     cli_running = watched_task(lyra_home, small_corpus, "30m", "vitamin D in men")
     dead_cli = watched_task(lyra_home, small_corpus, "30m", "vitamin D in children")
     for task in store.list_tasks():
-        runner.register_partition(instance, task.id)
+        register_partition(instance, task.id)
     for task in (recent, old, unwatched):
         add_run(instance, task.id, DagsterRunStatus.SUCCESS, **{TASK_TAG: task.id})
     add_run(instance, ui_running.id, DagsterRunStatus.STARTED)  # launched from the UI: no Lyra tag
     add_run(instance, cli_running.id, DagsterRunStatus.STARTED, **{TASK_TAG: cli_running.id,
-                                                                    runner.PID_TAG: str(os.getpid())})
+                                                                    PID_TAG: str(os.getpid())})
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
-    add_run(instance, dead_cli.id, DagsterRunStatus.STARTED, **{TASK_TAG: dead_cli.id, runner.PID_TAG: str(gone.pid)})
+    add_run(instance, dead_cli.id, DagsterRunStatus.STARTED, **{TASK_TAG: dead_cli.id, PID_TAG: str(gone.pid)})
 
     # 13 hours on: the 12h task is due, the 1d one is not; runs in progress hold their tasks back
     later = now + timedelta(hours=13)
@@ -270,10 +277,11 @@ def test_schedule_requests_only_due_tasks_that_are_not_running(lyra_home, small_
     assert set(requested) == {never_run.id, old.id, dead_cli.id}
     request = requested[old.id]
     assert request.tags[TASK_TAG] == old.id and request.tags[TRIGGER_TAG] == WATCH_TRIGGER
+    assert request.tags[QUESTION_TAG] == old.query  # the UI's run list says what the run is about
     assert request.tags["dagster/schedule_name"] == "watched_tasks_schedule"
     assert request.run_key == f"{old.id}@{later:%Y-%m-%dT%H:%MZ}"
     # the run whose process died was marked failed, so it no longer holds the task back
-    [dead] = runner.task_runs(instance, dead_cli.id)
+    [dead] = task_runs(instance, dead_cli.id)
     assert dead.dagster_run.status == DagsterRunStatus.FAILURE
 
     # at 25 hours the daily task is due too; unwatched and running tasks never are
@@ -292,7 +300,7 @@ def test_schedule_requests_only_due_tasks_that_are_not_running(lyra_home, small_
 def test_schedule_says_why_it_skips(lyra_home, small_corpus, instance):
     store, defs = LyraStore.at(lyra_home), stub_definitions(lyra_home)
     task = watched_task(lyra_home, small_corpus, "1d")
-    runner.register_partition(instance, task.id)
+    register_partition(instance, task.id)
     run_id = add_run(instance, task.id, DagsterRunStatus.STARTED)
     busy = evaluate(defs, instance, store, datetime.now(UTC))
     assert busy.run_requests == [] and f"run {run_id} is still in progress" in busy.skip_message
@@ -306,7 +314,7 @@ def test_schedule_says_why_it_skips(lyra_home, small_corpus, instance):
 def test_sensor_keeps_the_task_row_of_scheduled_runs(lyra_home, small_corpus, instance):
     store = LyraStore.at(lyra_home)
     task = watched_task(lyra_home, small_corpus)
-    runner.register_partition(instance, task.id)
+    register_partition(instance, task.id)
     scheduled = {TASK_TAG: task.id, TRIGGER_TAG: WATCH_TRIGGER}
     first = add_run(instance, task.id, DagsterRunStatus.STARTED, **scheduled)
     tick = sync_rows(instance, store)
@@ -321,7 +329,7 @@ def test_sensor_keeps_the_task_row_of_scheduled_runs(lyra_home, small_corpus, in
 
     # a later run (the CLI's) owns the row: the scheduled run's news does not overwrite it
     store.update_task(task.id, status="completed", error=None)
-    add_run(instance, task.id, DagsterRunStatus.SUCCESS, **{TASK_TAG: task.id, runner.PID_TAG: "1"})
+    add_run(instance, task.id, DagsterRunStatus.SUCCESS, **{TASK_TAG: task.id, PID_TAG: "1"})
     sync_rows(instance, store)
     assert store.require_task(task.id).status == "completed"
     # runs the schedule did not request are the CLI's business
@@ -334,7 +342,7 @@ def test_sensor_keeps_the_task_row_of_scheduled_runs(lyra_home, small_corpus, in
 def test_stop_cancels_a_scheduled_run(lyra_home, small_corpus, instance):
     store = LyraStore.at(lyra_home)
     task = watched_task(lyra_home, small_corpus)
-    runner.register_partition(instance, task.id)
+    register_partition(instance, task.id)
     run_id = add_run(instance, task.id, DagsterRunStatus.STARTED, **{TASK_TAG: task.id, TRIGGER_TAG: WATCH_TRIGGER})
     cursor = sync_rows(instance, store).cursor
     assert store.require_task(task.id).status == "running"
@@ -350,7 +358,7 @@ def test_scheduled_reruns_bring_new_papers_and_keep_every_correction(lyra_home, 
     store, defs = LyraStore.at(lyra_home), stub_definitions(lyra_home)
     # a user's claim is always adopted: with the hash embedder few extracted claims reach min_relevance
     task = watched_task(lyra_home, corpus, "1d", claims=["High-dose vitamin D lowers the risk of hip fracture."])
-    runner.register_partition(instance, task.id)
+    register_partition(instance, task.id)
 
     # first tick: never run, so due; the daemon runs it; the sensor records it in the tasks row
     [request] = evaluate(defs, instance, store, datetime.now(UTC)).run_requests

@@ -17,6 +17,7 @@ from test_academic_sources import closed_port
 from typer.testing import CliRunner
 
 from lyra_assets.partitions import TASKS_PARTITION
+from lyra_assets.runs import open_instance, register_partition
 from lyra_resources.corpus import LocalCorpus
 from lyra_resources.settings import REPO_ROOT, load_settings
 from lyra_resources.store import LyraStore
@@ -32,8 +33,8 @@ def home(tmp_path: Path) -> Path:
     """A home that already holds one task with its partition, so "unchanged" means something."""
     home = tmp_path / "home"
     task = LyraStore.at(str(home)).create_task("an earlier question about sleep")
-    with runner.open_instance(home) as instance:
-        runner.register_partition(instance, task.id)
+    with open_instance(home) as instance:
+        register_partition(instance, task.id)
     return home
 
 
@@ -45,7 +46,7 @@ def fresh_settings(monkeypatch):
 
 def state(home: Path) -> tuple:
     listed = CliRunner().invoke(app, ["task", "list", "--home", str(home)]).output
-    with runner.open_instance(home) as instance:
+    with open_instance(home) as instance:
         runs = sorted(r.run_id for r in instance.get_runs())
         partitions = sorted(instance.get_dynamic_partitions(TASKS_PARTITION))
     return listed, runs, partitions

@@ -12,13 +12,13 @@ from typer.testing import CliRunner
 from lyra_assets.definitions import ASSETS, build_resources
 from lyra_assets.evidence import findings_only
 from lyra_assets.partitions import TASKS_PARTITION
+from lyra_assets.runs import open_instance, register_partition
 from lyra_core.claim_inputs import ClaimInput, ClaimsFileError, parse_claims
 from lyra_core.evidence import select_scoped_pairs
 from lyra_core.tasks import TaskOptions
 from lyra_resources.models import embedder
 from lyra_resources.settings import load_settings
 from lyra_resources.store import LyraStore
-from lyra_tools import runner
 from lyra_tools.cli import app
 
 cli = CliRunner()
@@ -127,11 +127,11 @@ def test_papers_are_the_union_of_each_claims_papers_and_claim_scope_says_whose(l
 def test_bad_claims_files_fail_in_one_line_and_create_nothing(tmp_path, small_corpus):
     home = tmp_path / "h"
     existing = LyraStore.at(home).create_task("an earlier task", {"corpus": [str(small_corpus)]})
-    with runner.open_instance(home) as instance:
-        runner.register_partition(instance, existing.id)
+    with open_instance(home) as instance:
+        register_partition(instance, existing.id)
 
     def state():
-        with runner.open_instance(home) as instance:
+        with open_instance(home) as instance:
             partitions = instance.get_dynamic_partitions(TASKS_PARTITION)
         return [t.id for t in LyraStore.at(home).list_tasks()], partitions
 

@@ -25,10 +25,10 @@ def dagster_state(store: LyraStore, task_id: str, instance: Any = None) -> tuple
     """Latest run of the task's partition and each asset's state in it, from the Dagster instance
     of the store's home (or the open ``instance`` given, which a long-lived server keeps); the task
     row takes the run's outcome first if its run ended unseen (a killed process)."""
-    from lyra_tools import runner  # imports the asset graph: only when status is asked for
+    from lyra_assets.runs import open_instance  # imports Dagster: only when status is asked for
 
     if instance is None:
-        with runner.open_instance(store.layout.root) as opened:
+        with open_instance(store.layout.root) as opened:
             return _dagster_state(store, opened, task_id)
     return _dagster_state(store, instance, task_id)
 
@@ -36,13 +36,14 @@ def dagster_state(store: LyraStore, task_id: str, instance: Any = None) -> tuple
 def _dagster_state(store: LyraStore, instance: Any, task_id: str) -> tuple[RunState | None, list[AssetState]]:
     from dagster import AssetKey, AssetRecordsFilter, DagsterEventType
 
-    from lyra_tools import runner
+    from lyra_assets.runs import ACTIVE_STATUSES, task_runs
+    from lyra_tools import runner  # imports the asset graph: only when status is asked for
 
     types = {DagsterEventType.STEP_START: "running", DagsterEventType.STEP_SUCCESS: "done",
              DagsterEventType.STEP_FAILURE: "failed", DagsterEventType.STEP_SKIPPED: "skipped"}
     names = runner.asset_names()
     runner.sync_task_status(store, instance, task_id)  # a run whose process died reads failed
-    records = runner.task_runs(instance, task_id, limit=1)
+    records = task_runs(instance, task_id, limit=1)
     run_state, steps, active = None, {}, False
     if records:
         record = records[0]
@@ -54,7 +55,7 @@ def _dagster_state(store: LyraStore, instance: Any, task_id: str) -> tuple[RunSt
             event = ev.event_log_entry.dagster_event
             if event is not None and event.step_key:
                 steps[event.step_key] = types.get(event.event_type, steps.get(event.step_key))
-        active = run.status in runner.ACTIVE_STATUSES
+        active = run.status in ACTIVE_STATUSES
     assets = []
     for name in names:
         found = instance.fetch_materializations(
