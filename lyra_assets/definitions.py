@@ -38,7 +38,7 @@ VERIFIER_TRAINING_JOB = "verifier_training"
 RERANKER_TRAINING_JOB = "reranker_training"
 
 _TABLE_ASSETS = [  # in the order they run
-    web.serp_results, sources.papers, citations.citation_tracking, web.web_fetch,
+    web.serp_results, sources.paper_search, citations.citation_tracking, web.web_fetch,
     documents.pages, documents.fragments, citation_graph.citation_edges, ranking.fragment_ranking,
     claims.claims, evidence.nli_edges, evidence.claim_scores, topics.claim_topics,
     answer.task_answer, verification.domain_verification,
