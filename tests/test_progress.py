@@ -20,8 +20,12 @@ from dagster import (
 )
 from rich.console import Console
 
+from lyra_assets.definitions import ASSETS, build_resources
+from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.progress import StageProgress, reporting_to, track
+from lyra_resources.store import LyraStore
 from lyra_tools import progress_view, runner
+from lyra_tools.explore.status import dagster_state
 from lyra_tools.runner import AssetProgress
 
 REPO = Path(__file__).resolve().parents[1]
@@ -106,6 +110,19 @@ def test_a_multi_asset_step_shows_each_of_its_assets(monkeypatch):
 def _item(name: str, state: str, rows: int | None = None, error: str | None = None) -> AssetProgress:
     return AssetProgress(asset=name, state=state, rows=rows, seconds=1.25 if state != "pending" else None,
                          error=error)
+
+
+def test_task_status_gives_each_asset_of_a_multi_asset_step_the_step_state(lyra_home, small_corpus):
+    store = LyraStore.at(lyra_home)
+    task = store.create_task("vitamin D fracture", {"corpus": [str(small_corpus)]})
+    with DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
+        assert materialize(ASSETS, partition_key=task.id, resources=build_resources(lyra_home), instance=instance,
+                           selection=["papers", "claim_scope"], tags={runner.TASK_TAG: task.id}).success
+        _, assets = dagster_state(store, task.id, instance)
+    states = {a.asset: a.state for a in assets}
+    assert states["papers"] == states["claim_scope"] == "done"
+    assert states["pages"] == "not_run"
 
 
 def test_piped_display_writes_each_asset_once_as_it_finishes():
