@@ -49,7 +49,7 @@ def _titles(store: LyraStore, task_id: str, paper_ids: list[str]) -> list[str]:
 
 @asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
        deps=[evidence.claim_scores, topics.claim_topics, claims_asset, evidence.nli_edges, documents.pages,
-             sources.papers], code_version="1")
+             sources.papers_spec], code_version="1")
 def task_answer(context: AssetExecutionContext, store: LyraStore, settings: LyraSettings) -> MaterializeResult:
     """The answer to the task's question: one row, or none for a verify task.
 

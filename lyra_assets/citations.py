@@ -191,7 +191,7 @@ def _empty(store: LyraStore, task_id: str, reason: str) -> tuple[MaterializeResu
 
 
 citation_expansions_spec = AssetSpec(
-    "citation_expansions", group_name="citations", kinds={"duckdb", "parquet"}, deps=[sources.papers],
+    "citation_expansions", group_name="citations", kinds={"duckdb", "parquet"}, deps=[sources.papers_spec],
     code_version="1",
     description="""Candidate citations of the task's papers, one row per paper, candidate and direction.
 
@@ -201,7 +201,7 @@ says which), and the top ones per paper are `selected`. Empty, with `skipped` sa
 live sources are off or unreachable.""")
 
 citation_papers_spec = AssetSpec(
-    "citation_papers", group_name="citations", kinds={"duckdb", "parquet"}, deps=[sources.papers],
+    "citation_papers", group_name="citations", kinds={"duckdb", "parquet"}, deps=[sources.papers_spec],
     code_version="1",
     description="""Papers met through citation tracking that are not among the task's papers.
 

@@ -34,7 +34,7 @@ from lyra_resources.models import LocalModels
 from lyra_resources.settings import HomeLayout, LyraSettings, load_settings, resolve_home
 
 _TABLE_ASSETS = [  # in the order they run
-    web.serp_results, sources.papers, citations.citation_tracking, web.web_fetch,
+    web.serp_results, sources.paper_search, citations.citation_tracking, web.web_fetch,
     documents.pages, documents.fragments, citation_graph.citation_edges, ranking.fragment_ranking,
     claims.claims, evidence.nli_edges, evidence.claim_scores, topics.claim_topics,
     answer.task_answer, verification.domain_verification,

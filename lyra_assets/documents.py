@@ -111,7 +111,7 @@ def fetched_web_pages(store: LyraStore, task_id: str) -> pd.DataFrame:
 # the papers the identifier loop found and the pages the browser fetched become pages here: ``pages``
 # and ``fragments`` stay the one table of record for every document the task reads.
 @asset(partitions_def=task_partitions, group_name="documents", kinds={"duckdb", "parquet"}, code_version="1",
-       deps=[sources.papers, citations.citation_expansions_spec, citations.citation_papers_spec,
+       deps=[sources.papers_spec, citations.citation_expansions_spec, citations.citation_papers_spec,
              web.identified_papers_spec, web.web_pages_spec])
 def pages(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult:
     """Every source document of the task, one row per page; `domain` is what trust levels attach to.
@@ -137,7 +137,7 @@ def pages(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult
 
 
 @asset(partitions_def=task_partitions, group_name="documents", kinds={"duckdb", "parquet"}, code_version="1",
-       deps=[pages, sources.papers, citations.citation_papers_spec, web.identified_papers_spec,
+       deps=[pages, sources.papers_spec, citations.citation_papers_spec, web.identified_papers_spec,
              web.web_pages_spec])
 def fragments(context: AssetExecutionContext, store: LyraStore, settings: LyraSettings) -> MaterializeResult:
     """Overlapping sentence windows of every page's text: the unit that ranking and NLI judge.

@@ -111,9 +111,8 @@ def scoped_pairs(store: LyraStore, task_id: str, claims: pd.DataFrame, fragments
                                [cfg.verify_top_k if s else cfg.verify_max_fragments for s in searched], searched)
 
 
-# ``papers`` writes the ``claim_scope`` rows a verify task reads
 @asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
-       deps=[claims_asset, documents.fragments, documents.pages, sources.papers], code_version="1")
+       deps=[claims_asset, documents.fragments, documents.pages, sources.claim_scope_spec], code_version="1")
 def nli_edges(
     context: AssetExecutionContext, store: LyraStore, models: LocalModels, trust: DomainTrust, settings: LyraSettings
 ) -> MaterializeResult:

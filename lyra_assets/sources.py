@@ -1,18 +1,22 @@
-"""The `papers` asset: search the task's sources, merge what they return into canonical papers, and
-complete papers lacking an abstract or a DOI by their identifiers."""
+"""Paper search: the `paper_search` multi-asset writes `papers` and `claim_scope` together.
+
+It searches the task's sources, merges what they return into canonical papers and completes
+papers lacking an abstract or a DOI by their identifiers; a verify task takes each claim's own
+papers instead, and `claim_scope` records which are whose."""
 
 
 import asyncio
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import pandas as pd
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from dagster import AssetExecutionContext, AssetSpec, MaterializeResult, MetadataValue, multi_asset
 from pydantic import BaseModel, Field
 
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.academic import AcademicDecision, classify_query
-from lyra_core.claim_inputs import ScopeRow, scope_claims
+from lyra_core.claim_inputs import ClaimInput, ScopeRow, scope_claims
 from lyra_core.papers import CanonicalPaper, PaperRecord, canonicalize
 from lyra_core.tasks import TaskOptions
 from lyra_resources.academic import AcademicApiError
@@ -30,7 +34,10 @@ from lyra_resources.paper_rows import papers_frame
 from lyra_resources.providers import PaperProvider, SourceIssue
 from lyra_resources.schema import CLAIM_SCOPE
 from lyra_resources.settings import LyraSettings
-from lyra_resources.store import LyraStore
+from lyra_resources.store import LyraStore, TaskRecord
+
+
+PAPER_PREVIEW = ["search_rank", "title", "year", "doi", "sources"]
 
 
 class SourcesUnavailableError(RuntimeError):
@@ -120,17 +127,30 @@ def check_outcome(task_id: str, plan: SourcePlan, has_local: bool, got: Collecte
     return None
 
 
-@asset(partitions_def=task_partitions, group_name="sources", kinds={"duckdb", "parquet"}, code_version="1")
-def papers(context: AssetExecutionContext, store: LyraStore, literature: LiteratureSources,
-           models: LocalModels, settings: LyraSettings) -> MaterializeResult:
-    """Canonical papers found for the task's question, best first.
+papers_spec = AssetSpec(
+    "papers", group_name="sources", kinds={"duckdb", "parquet"}, code_version="1",
+    description="""Canonical papers found for the task's question, best first.
 
-    The local corpus is searched and, when live sources are on and the question is academic,
-    Semantic Scholar and OpenAlex too; their records are merged by DOI, PMID, arXiv id and
-    normalised title, and papers lacking an abstract or a DOI are looked up by identifier in the
-    APIs they did not come from. `sources` lists every record merged into a row. A live API that
-    fails is recorded in the metadata, not fatal. A verify task takes its claims' own papers.
-    """
+The local corpus is searched and, when live sources are on and the question is academic,
+Semantic Scholar and OpenAlex too; their records are merged by DOI, PMID, arXiv id and
+normalised title, and papers lacking an abstract or a DOI are looked up by identifier in the
+APIs they did not come from. `sources` lists every record merged into a row. A live API that
+fails is recorded in the metadata, not fatal. A verify task takes its claims' own papers.""")
+
+claim_scope_spec = AssetSpec(
+    "claim_scope", group_name="sources", kinds={"duckdb", "parquet"}, code_version="1",
+    description="""The papers each claim of a verify task is judged against, one row per claim and paper.
+
+A claim's papers are those it names, else the top `--papers-per-claim` of its own corpus search,
+in order (`rank` 1 first); `input_id` is the id the claims file gave the claim. Empty for other
+tasks, whose claims meet their most similar fragments.""")
+
+
+@multi_asset(specs=[papers_spec, claim_scope_spec], partitions_def=task_partitions)
+def paper_search(context: AssetExecutionContext, store: LyraStore, literature: LiteratureSources,
+                 models: LocalModels, settings: LyraSettings) -> tuple[MaterializeResult, MaterializeResult]:
+    """Search the task's sources for its papers (a verify task: each claim's own papers); both
+    tables are written in one transaction."""
     task = store.require_task(context.partition_key)
     options = TaskOptions.model_validate(task.options)
     plan = literature.plan(options.corpus)
@@ -151,8 +171,8 @@ def papers(context: AssetExecutionContext, store: LyraStore, literature: Literat
     got = asyncio.run(collect(task.query, local, plan, literature, limit, decide))
     warning = check_outcome(task.id, plan, bool(local), got)
     frame = papers_frame(got.papers)
-    # only verify tasks scope their claims; ``claim_scope`` is replaced with ``papers``, in one transaction
-    store.replace_partitions(task.id, {"papers": frame, "claim_scope": scope_frame([])})
+    scope = scope_frame([])  # only a verify task scopes its claims
+    store.replace_partitions(task.id, {"papers": frame, "claim_scope": scope})
 
     corpus_issues = [issue for p in local for issue in getattr(p, "issues", [])]
     for issue in corpus_issues[:20]:
@@ -168,39 +188,51 @@ def papers(context: AssetExecutionContext, store: LyraStore, literature: Literat
     context.log.info(f"{len(frame)} papers from {sum(got.records_per_source.values())} records "
                      f"({got.records_per_source}); live sources: {plan.reason}"
                      + (f"; academic question: {decision.academic} ({decision.reason})" if decision else ""))
-    return MaterializeResult(
-        metadata=table_metadata(
-            frame, ["search_rank", "title", "year", "doi", "sources"], store=store, task=task, table="papers",
-            records_per_source=MetadataValue.json(got.records_per_source),
-            source_issues=MetadataValue.int(len(corpus_issues) + len(got.api_errors)),
-            live_sources=MetadataValue.text(plan.reason + (f"; {warning}" if warning else "")),
-            academic_query=MetadataValue.text(
-                f"{decision.academic} by {decision.method}: {decision.reason}" if decision
-                else "not asked (live sources not used)"),
-            api_errors=MetadataValue.json([i.model_dump() for i in got.api_errors[:20]]),
-            completed_by_identifier=MetadataValue.int(got.completed),
-            corpus_lines_repaired=MetadataValue.int(sum(c.repaired_lines() for c in corpora)),
-        )
-    )
+    papers_result = MaterializeResult(asset_key=papers_spec.key, metadata=table_metadata(
+        frame, PAPER_PREVIEW, store=store, task=task, table="papers",
+        records_per_source=MetadataValue.json(got.records_per_source),
+        source_issues=MetadataValue.int(len(corpus_issues) + len(got.api_errors)),
+        live_sources=MetadataValue.text(plan.reason + (f"; {warning}" if warning else "")),
+        academic_query=MetadataValue.text(
+            f"{decision.academic} by {decision.method}: {decision.reason}" if decision
+            else "not asked (live sources not used)"),
+        api_errors=MetadataValue.json([i.model_dump() for i in got.api_errors[:20]]),
+        completed_by_identifier=MetadataValue.int(got.completed),
+        corpus_lines_repaired=MetadataValue.int(sum(c.repaired_lines() for c in corpora)),
+    ))
+    return papers_result, scope_result(store, task, scope, frame, [],
+                                       scoped=MetadataValue.text("no: only a verify task scopes its claims"))
 
 
 def scope_frame(rows: list[ScopeRow]) -> pd.DataFrame:
     return pd.DataFrame([r.model_dump() for r in rows], columns=CLAIM_SCOPE.data_columns)
 
 
+def scope_result(store: LyraStore, task: TaskRecord | str, scope: pd.DataFrame, papers: pd.DataFrame,
+                 claim_inputs: Sequence[ClaimInput], **extra: Any) -> MaterializeResult:
+    """``claim_scope``'s materialization; its preview shows each claim's text and each paper's title."""
+    text = {c.id: c.claim for c in claim_inputs}
+    titles = dict(zip(papers["paper_id"], papers["title"], strict=True))
+    shown = scope.assign(claim=scope["input_id"].map(text), title=scope["paper_id"].map(titles))
+    return MaterializeResult(asset_key=claim_scope_spec.key, metadata=table_metadata(
+        shown, ["input_id", "claim", "rank", "title"], store=store, task=task, table="claim_scope", **extra))
+
+
 def verify_papers(context: AssetExecutionContext, store: LyraStore, literature: LiteratureSources, task_id: str,
-                  options: TaskOptions) -> MaterializeResult:
+                  options: TaskOptions) -> tuple[MaterializeResult, MaterializeResult]:
     """A verify task's papers: the union of every claim's own papers (those it names, else its
     corpus search), only from the task's corpora; ``claim_scope`` records which are whose."""
     records = literature.claim_papers(options.corpus, options.verify_claims, options.papers_per_claim)
     found, scope = scope_claims(task_id, options.verify_claims, records)
     frame = papers_frame(found)
-    store.replace_partitions(task_id, {"papers": frame, "claim_scope": scope_frame(scope)})
+    scoped = scope_frame(scope)
+    store.replace_partitions(task_id, {"papers": frame, "claim_scope": scoped})
     named = sum(c.papers is not None for c in options.verify_claims)
     context.log.info(f"{len(frame)} papers for {len(options.verify_claims)} claims ({named} name their papers, "
                      f"the others take the corpus's top {options.papers_per_claim})")
-    return MaterializeResult(metadata=table_metadata(
-        frame, ["search_rank", "title", "year", "doi", "sources"], store=store, task=task_id, table="papers",
-        claims=MetadataValue.int(len(options.verify_claims)), claims_naming_papers=MetadataValue.int(named),
-        scope_rows=MetadataValue.int(len(scope)),
+    papers_result = MaterializeResult(asset_key=papers_spec.key, metadata=table_metadata(
+        frame, PAPER_PREVIEW, store=store, task=task_id, table="papers",
         live_sources=MetadataValue.text("not used: a verify task reads only its corpus")))
+    return papers_result, scope_result(store, task_id, scoped, frame, options.verify_claims,
+                                       claims=MetadataValue.int(len(options.verify_claims)),
+                                       claims_naming_papers=MetadataValue.int(named))

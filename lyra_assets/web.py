@@ -113,7 +113,7 @@ def serp_results(context: AssetExecutionContext, store: LyraStore, browser: WebB
 # -- fetch, and the identifier loop ----------------------------------------------------------------
 
 web_pages_spec = AssetSpec(
-    "web_pages", group_name="web", kinds={"duckdb", "parquet"}, deps=[serp_results, sources.papers],
+    "web_pages", group_name="web", kinds={"duckdb", "parquet"}, deps=[serp_results, sources.papers_spec],
     code_version="1",
     description="""Web pages the browser fetched for the task, one row per page.
 
@@ -123,7 +123,7 @@ went. Landing pages of papers the identifier loop finds are fetched in later rou
 `browser.loop_depth`.""")
 
 identified_papers_spec = AssetSpec(
-    "identified_papers", group_name="web", kinds={"duckdb", "parquet"}, deps=[serp_results, sources.papers],
+    "identified_papers", group_name="web", kinds={"duckdb", "parquet"}, deps=[serp_results, sources.papers_spec],
     code_version="1",
     description="""Papers found through the identifiers named on the task's web pages and search results.
 

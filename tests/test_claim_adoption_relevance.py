@@ -31,7 +31,8 @@ def test_vitamin_e_and_folic_acid_findings_are_not_adopted_for_a_vitamin_d_fract
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
         result = materialize(ASSETS, partition_key=task.id, resources=build_resources(lyra_home),
-                             instance=instance, selection=["papers", "pages", "fragments", "fragment_ranking", "claims"])
+                             instance=instance, selection=["papers", "claim_scope", "pages", "fragments",
+                                                           "fragment_ranking", "claims"])
     assert result.success
     frame = store.read_partition("claims", task.id)
     extracted = frame[frame["origin"] == "extracted"]

@@ -47,8 +47,9 @@ def test_a_materialization_names_the_question_and_the_parquet_file(lyra_home, sm
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
         result = materialize(ASSETS, partition_key=task.id, resources=build_resources(lyra_home), instance=instance,
-                             selection=["papers"])
-    metadata = result.asset_materializations_for_node("papers")[0].metadata
+                             selection=["papers", "claim_scope"])
+    metadata = next(m.metadata for m in result.asset_materializations_for_node("paper_search")
+                    if m.asset_key.to_user_string() == "papers")
     assert metadata["question"].value == task.query
     assert metadata["parquet"].path == str(store.parquet_path("papers", task.id))
     assert metadata["dagster/row_count"].value == len(store.read_partition("papers", task.id))

@@ -18,10 +18,11 @@ def test_definitions_load_with_every_asset_partitioned_by_task(lyra_home):
     defs = build_definitions(lyra_home)
     job = defs.resolve_job_def(TASK_JOB)
     assert job.partitions_def is not None and job.partitions_def.name == TASKS_PARTITION
-    assert runner.asset_names() == ["serp_results", "papers", "citation_expansions", "citation_papers",
-                                    "web_pages", "identified_papers", "pages", "fragments", "citation_edges",
-                                    "fragment_ranking", "claims", "nli_edges", "claim_scores", "claim_topics",
-                                    "task_answer", "domain_verification", "task_graph"]
+    assert runner.asset_names() == ["serp_results", "papers", "claim_scope", "citation_expansions",
+                                    "citation_papers", "web_pages", "identified_papers", "pages", "fragments",
+                                    "citation_edges", "fragment_ranking", "claims", "nli_edges",
+                                    "claim_scores", "claim_topics", "task_answer", "domain_verification",
+                                    "task_graph"]
 
 
 def test_materialize_in_process_writes_the_source_tables(lyra_home, small_corpus):
@@ -29,7 +30,7 @@ def test_materialize_in_process_writes_the_source_tables(lyra_home, small_corpus
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
         result = materialize(ASSETS, partition_key=task.id, resources=build_resources(lyra_home), instance=instance,
-                             selection=["papers", "pages", "fragments"])
+                             selection=["papers", "claim_scope", "pages", "fragments"])
     assert result.success
     store = LyraStore.at(lyra_home)
     papers = store.read_partition("papers", task.id).sort_values("search_rank")
@@ -42,7 +43,8 @@ def test_materialize_in_process_writes_the_source_tables(lyra_home, small_corpus
     fragments = store.read_partition("fragments", task.id)
     assert set(fragments["page_id"]) == set(pages["page_id"])
     assert any("RR 0.70" in t for t in fragments["text"])
-    mat = result.asset_materializations_for_node("papers")[0]
+    mat = next(m for m in result.asset_materializations_for_node("paper_search")
+               if m.asset_key.to_user_string() == "papers")
     assert mat.metadata["dagster/row_count"].value == len(papers)
     assert "Vitamin D" in mat.metadata["preview"].value
 

@@ -20,9 +20,13 @@ from dagster import (
 )
 from rich.console import Console
 
-from lyra_assets.runs import active_runs, open_instance
+from lyra_assets.definitions import ASSETS, build_resources
+from lyra_assets.partitions import TASKS_PARTITION
+from lyra_assets.runs import TASK_TAG, active_runs, open_instance
 from lyra_resources.progress import StageProgress, reporting_to, track
+from lyra_resources.store import LyraStore
 from lyra_tools import progress_view, runner
+from lyra_tools.explore.status import dagster_state
 from lyra_tools.runner import AssetProgress
 
 REPO = Path(__file__).resolve().parents[1]
@@ -109,6 +113,19 @@ def _item(name: str, state: str, rows: int | None = None, error: str | None = No
                          error=error)
 
 
+def test_task_status_gives_each_asset_of_a_multi_asset_step_the_step_state(lyra_home, small_corpus):
+    store = LyraStore.at(lyra_home)
+    task = store.create_task("vitamin D fracture", {"corpus": [str(small_corpus)]})
+    with DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
+        assert materialize(ASSETS, partition_key=task.id, resources=build_resources(lyra_home), instance=instance,
+                           selection=["papers", "claim_scope"], tags={TASK_TAG: task.id}).success
+        _, assets = dagster_state(store, task.id, instance)
+    states = {a.asset: a.state for a in assets}
+    assert states["papers"] == states["claim_scope"] == "done"
+    assert states["pages"] == "not_run"
+
+
 def test_piped_display_writes_each_asset_once_as_it_finishes():
     out = io.StringIO()
     lines = progress_view.LineDisplay(Console(file=out, width=200))
@@ -160,8 +177,8 @@ def test_piped_run_prints_asset_lines_while_running_and_no_library_bars(tmp_path
     stderr = proc.stderr.read()
     assert proc.wait(timeout=60) == 0, stderr
     asset_lines = [line for line in lines if re.match(r"[✓✗] \w+", line)]
-    assert len(asset_lines) == 17 and run_active_at_first_line, lines
-    assert len({line.split()[1] for line in asset_lines}) == 17  # each asset once
+    assert len(asset_lines) == 18 and run_active_at_first_line, lines
+    assert len({line.split()[1] for line in asset_lines}) == 18  # each asset once
     nli = next(line for line in asset_lines if line.split()[1] == "nli_edges")
     assert re.search(r"NLI \d+ pairs in \d+\.\ds", nli), nli
     everything = "\n".join(lines) + stderr

@@ -111,7 +111,7 @@ def test_fragment_ranking_with_a_corpus_adapted_reranker(lyra_home, small_corpus
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions("tasks", [task.id])
         result = materialize(ASSETS, partition_key=task.id, resources=resources, instance=instance,
-                             selection=["papers", "pages", "fragments", "fragment_ranking"])
+                             selection=["papers", "claim_scope", "pages", "fragments", "fragment_ranking"])
     assert result.success
     ranking = store.read_partition("fragment_ranking", task.id)
     reranked = ranking[ranking["stage"] == 3]

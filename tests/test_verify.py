@@ -109,7 +109,7 @@ def test_papers_are_the_union_of_each_claims_papers_and_claim_scope_says_whose(l
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
         result = materialize(ASSETS, partition_key=task.id, resources=build_resources(lyra_home),
-                             instance=instance, selection=["papers", "pages", "fragments"])
+                             instance=instance, selection=["papers", "claim_scope", "pages", "fragments"])
     assert result.success
     store = LyraStore.at(lyra_home)
     papers = store.read_partition("papers", task.id)
@@ -120,6 +120,10 @@ def test_papers_are_the_union_of_each_claims_papers_and_claim_scope_says_whose(l
     assert by_input["2"][0] == "1" and len(by_input["2"]) == 2  # its own top 2 of the corpus
     assert by_input["7"] == ["3"]  # only the sleep paper shares its terms
     assert set(doc_of.values()) == {d for docs in by_input.values() for d in docs}
+    shown = result.asset_materializations_for_node("paper_search")
+    scope_metadata = next(m.metadata for m in shown if m.asset_key.to_user_string() == "claim_scope")
+    assert scope_metadata["dagster/row_count"].value == len(scope)
+    assert RESTRICTED[:40] in scope_metadata["preview"].value  # the claim's text, not its hash
 
 
 # -- the command: bad input creates nothing ------------------------------------------------------------

@@ -42,6 +42,8 @@ def _dagster_state(store: LyraStore, instance: Any, task_id: str) -> tuple[RunSt
     types = {DagsterEventType.STEP_START: "running", DagsterEventType.STEP_SUCCESS: "done",
              DagsterEventType.STEP_FAILURE: "failed", DagsterEventType.STEP_SKIPPED: "skipped"}
     names = runner.asset_names()
+    # the assets of a multi-asset share its step, whose key is not an asset's name
+    step_of = {name: step for step, assets in runner.step_assets().items() for name in assets}
     runner.sync_task_status(store, instance, task_id)  # a run whose process died reads failed
     records = task_runs(instance, task_id, limit=1)
     run_state, steps, active = None, {}, False
@@ -61,7 +63,7 @@ def _dagster_state(store: LyraStore, instance: Any, task_id: str) -> tuple[RunSt
         found = instance.fetch_materializations(
             AssetRecordsFilter(asset_key=AssetKey.from_user_string(name), asset_partitions=[task_id]), limit=1)
         last = _ts(found.records[0].timestamp) if found.records else None
-        state = steps.get(name) or ("pending" if run_state and active else "not_run")
+        state = steps.get(step_of[name]) or ("pending" if run_state and active else "not_run")
         assets.append(AssetState(asset=name, state=state, last_materialized_at=last))
     return run_state, assets
 
