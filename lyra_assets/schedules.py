@@ -49,6 +49,7 @@ from lyra_assets.runs import (
 )
 from lyra_core.tasks import parse_interval
 from lyra_resources.store import LyraStore, TaskRecord
+from lyra_resources.task_input import STORED_LABELS, TaskInputError, check_task_input
 
 WATCH_CRON = "0 * * * *"
 # Runs start a little after the tick that requested them: without some slack a task watched
@@ -119,6 +120,16 @@ def watch_decision(task: TaskRecord, instance: DagsterInstance, now: datetime) -
     return decide(True, f"watched every {every}; last run started {_when(started)}", started)
 
 
+def checked_input(decision: WatchDecision, task: TaskRecord, home: str) -> WatchDecision:
+    """A due task whose input no longer passes the check `lyra task run` makes (its corpus gone, no
+    source reachable) is not re-run: a run would only fail and leave its partition red."""
+    try:
+        check_task_input(task.query, task.options, home, labels=STORED_LABELS)
+    except TaskInputError as exc:
+        return decision.model_copy(update={"due": False, "reason": f"not re-run: {exc}"})
+    return decision
+
+
 @schedule(
     cron_schedule=WATCH_CRON,
     job_name=TASK_JOB,
@@ -132,7 +143,8 @@ def watched_tasks_schedule(context: ScheduleEvaluationContext, store: LyraStore)
     now = context.scheduled_execution_time or datetime.now(UTC)
     tick = now.astimezone(UTC).strftime("%Y-%m-%dT%H:%MZ")
     tasks = {task.id: task for task in store.list_tasks()}
-    decisions = [d for task in tasks.values() if (d := watch_decision(task, context.instance, now))]
+    decisions = [checked_input(d, tasks[d.task_id], store.home) if d.due else d
+                 for task in tasks.values() if (d := watch_decision(task, context.instance, now))]
     due = [d for d in decisions if d.due]
     for decision in decisions:
         context.log.info(f"{decision.task_id}: {'run' if decision.due else 'skip'}: {decision.reason}")

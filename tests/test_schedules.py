@@ -309,6 +309,22 @@ def test_schedule_says_why_it_skips(lyra_home, small_corpus, instance):
     assert early.run_requests == [] and "next due after" in early.skip_message
 
 
+def test_schedule_does_not_rerun_a_task_whose_input_no_longer_checks(lyra_home, tmp_path, small_corpus, instance):
+    store, defs = LyraStore.at(lyra_home), stub_definitions(lyra_home)
+    corpus = tmp_path / "moved.jsonl"
+    corpus.write_text(small_corpus.read_text())
+    gone = watched_task(lyra_home, corpus, "1d", "vitamin D and fractures")
+    kept = watched_task(lyra_home, small_corpus, "1d", "sleep and memory")
+    corpus.unlink()
+    result = evaluate(defs, instance, store, datetime.now(UTC))
+    assert [r.partition_key for r in result.run_requests] == [kept.id]  # no run that could only fail
+    assert not task_runs(instance, gone.id)
+    store.update_task(kept.id, options={"corpus": [str(small_corpus)]})  # unwatched: only the broken one is left
+    skipped = evaluate(defs, instance, store, datetime.now(UTC))
+    assert skipped.run_requests == []
+    assert f"{gone.id}: not re-run:" in skipped.skip_message and str(corpus) in skipped.skip_message
+
+
 # -- the sensor -------------------------------------------------------------------------------------
 
 def test_sensor_keeps_the_task_row_of_scheduled_runs(lyra_home, small_corpus, instance):
@@ -406,12 +422,13 @@ def test_scheduled_reruns_bring_new_papers_and_keep_every_correction(lyra_home, 
     assert (row.status, row.last_run_id) == ("completed", second.run_id)
 
     # a scheduled run that fails leaves the rows readable and says why in the tasks row
-    corpus.unlink()
+    # (the corpus disappears between the tick that asked for the run and the run itself)
     counts = store.row_counts(task.id)
     [third_request] = evaluate(defs, instance, store, datetime.now(UTC) + timedelta(days=2)).run_requests
+    corpus.unlink()
     third = execute(defs, instance, third_request)
     assert not third.success
     sync_rows(instance, store, cursor)
     row = store.require_task(task.id)
-    assert (row.status, row.last_run_id) == ("failed", third.run_id) and row.error.startswith("papers")
+    assert (row.status, row.last_run_id) == ("failed", third.run_id) and row.error.startswith("paper_search:")
     assert store.row_counts(task.id) == counts and feedback_rows(store) == before
