@@ -18,7 +18,8 @@ from lyra_assets.partitions import task_partitions
 from lyra_core.cells import cell_list
 from lyra_core.feedback import blocked_domains
 from lyra_core.tasks import TaskOptions
-from lyra_core.web import Identifiers, browser_mode
+from lyra_core.browsing import browser_mode
+from lyra_core.identifiers import Identifiers
 from lyra_resources.browser import BrowserSession, BrowserUnavailable, WebBrowser
 from lyra_resources.domain_policy import DomainTrust, TrustLevel, user_domain_rules
 from lyra_resources.identifier_completion import IdentifierCompletion

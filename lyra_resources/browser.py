@@ -15,7 +15,8 @@ How a page is fetched, and why:
   fetchable, e.g. offline, never launches one), a fresh temporary profile, a pool of
   ``concurrency`` reused pages, per-domain politeness (queries per second from the domain policy) before each navigation.
 
-The pure parts (URL checks, extraction) live in ``lyra_core.web``.
+The pure parts live in ``lyra_core``: URL checks in ``lyra_core.urls``, page extraction in
+``lyra_core.page_extraction``.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ import httpx
 from dagster import ConfigurableResource
 from pydantic import BaseModel, Field
 
-from lyra_core.web import parse_networks, url_domain
+from lyra_core.urls import parse_networks, url_domain
 from lyra_resources.egress import EgressGate, gated_client
 from lyra_resources.settings import BrowserSettings
 

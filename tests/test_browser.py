@@ -22,7 +22,7 @@ from dagster import DagsterInstance, materialize
 from lyra_assets import documents, web
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.paper_rows import papers_frame
-from lyra_core.web import address_refusal, parse_networks, url_refusal, web_page_id
+from lyra_core.urls import address_refusal, parse_networks, url_refusal, web_page_id
 from lyra_resources import browser as browser_module
 from lyra_resources.browser import BrowserSession, BrowserUnavailable, EgressGate, WebBrowser, find_chromium
 from lyra_resources.domain_policy import DomainTrust
