@@ -12,8 +12,8 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel, Field
 
-from lyra_core.cells import cell_list
 from lyra_core.browsing import new_identifiers
+from lyra_core.cells import cell_list
 from lyra_core.identifiers import Identifiers
 from lyra_core.page_extraction import extract_page
 from lyra_core.urls import canonical_url, url_domain, web_page_id
