@@ -28,7 +28,7 @@ from lyra_assets.metadata import with_table_metadata
 from lyra_resources.domain_policy import DomainTrust
 from lyra_resources.literature import LiteratureSources
 from lyra_resources.llm import OllamaLlm
-from lyra_resources.models import LocalModels
+from lyra_resources.local_models import LocalModels
 from lyra_resources.settings import HomeLayout, LyraSettings, load_settings, resolve_home
 from lyra_resources.web_browser import WebBrowser
 

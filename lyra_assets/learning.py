@@ -33,7 +33,7 @@ from pydantic import Field
 
 from lyra_assets import evidence
 from lyra_assets.partitions import TASK_TAG, TASKS_PARTITION, TRIGGER_TAG
-from lyra_resources.models import LocalModels
+from lyra_resources.local_models import LocalModels
 from lyra_resources.nli_versions import active_version, affected_tasks
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store import LyraStore
