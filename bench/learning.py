@@ -50,7 +50,8 @@ from lyra_core.splits import claim_key
 from lyra_core.training_metrics import Metrics, metrics
 from lyra_resources.content_cache import cached_embeddings
 from lyra_resources.corpus import LocalCorpus
-from lyra_resources.models import DEFAULT_NLI_DIR, PACKAGED_EMBEDDER, NliModel, embedder, set_threads
+from lyra_resources.model_files import DEFAULT_NLI_DIR, PACKAGED_EMBEDDER
+from lyra_resources.models import NliModel, embedder, set_threads
 from lyra_resources.settings import LearningSettings, load_settings, resolve_home
 from lyra_resources.store import LyraStore
 from lyra_training.adapter_gate import evaluate

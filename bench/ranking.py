@@ -41,7 +41,9 @@ from lyra_core.ranking import RankingConfig, cosine, rank_candidates, top_k
 from lyra_core.text import tokenize
 from lyra_resources.corpus import LocalCorpus, document_text
 from lyra_resources.corpus_search import CorpusSearch, paper_stage3
-from lyra_resources.models import LocalModels, Reranker, packaged_embedder_dir, set_threads
+from lyra_resources.local_models import LocalModels
+from lyra_resources.model_files import packaged_embedder_dir
+from lyra_resources.models import Reranker, set_threads
 from lyra_resources.settings import load_settings, resolve_home
 from lyra_resources.store import LyraStore
 from lyra_training.reranker import train_labelled_reranker

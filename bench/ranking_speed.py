@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lyra_resources.models import LocalModels
+from lyra_resources.local_models import LocalModels
 from lyra_resources.store import LyraStore
 
 QUESTION = "Does vitamin D supplementation reduce fracture risk?"

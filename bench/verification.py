@@ -41,7 +41,8 @@ from lyra_core.fragments import make_fragments
 from lyra_core.scoring import Evidence, ScoringRule, score_claim
 from lyra_core.splits import claim_folds
 from lyra_resources.content_cache import cached_embeddings
-from lyra_resources.models import DEFAULT_SNLI_DIR, PACKAGED_EMBEDDER, embedder, read_temperature, set_threads, softmax
+from lyra_resources.model_files import DEFAULT_SNLI_DIR, PACKAGED_EMBEDDER, read_temperature
+from lyra_resources.models import embedder, set_threads, softmax
 from lyra_resources.settings import load_settings, resolve_home
 from lyra_resources.store import LyraStore
 from lyra_training.verifier import VerifierRecipe, fit_temperature, pair_logits

@@ -41,7 +41,7 @@ from lyra_resources.academic.gather import (
 )
 from lyra_resources.literature import LiteratureSources
 from lyra_resources.llm import LlmError, OllamaLlm, render_prompt
-from lyra_resources.models import LocalModels
+from lyra_resources.local_models import LocalModels
 from lyra_resources.paper_rows import papers_from_frame
 from lyra_resources.providers import SourceIssue
 from lyra_resources.schema import TABLES

@@ -26,12 +26,12 @@ from lyra_assets import (
 )
 from lyra_assets.metadata import with_table_metadata
 from lyra_assets.runs import NLI_TRAINING_JOB, RERANKER_TRAINING_JOB, TASK_JOB, VERIFIER_TRAINING_JOB
-from lyra_resources.browser import WebBrowser
 from lyra_resources.domain_policy import DomainTrust
 from lyra_resources.literature import LiteratureSources
 from lyra_resources.llm import OllamaLlm
-from lyra_resources.models import LocalModels
+from lyra_resources.local_models import LocalModels
 from lyra_resources.settings import HomeLayout, LyraSettings, load_settings, resolve_home
+from lyra_resources.web_browser import WebBrowser
 
 _TABLE_ASSETS = [  # in the order they run
     web.serp_results, sources.paper_search, citations.citation_tracking, web.web_fetch,

@@ -27,7 +27,8 @@ from lyra_core.tasks import TaskOptions
 from lyra_resources.claim_roles import claim_role_model
 from lyra_resources.content_cache import cached_judgements
 from lyra_resources.domain_policy import DomainTrust
-from lyra_resources.models import NLI_RELATION, LocalModels, NliModel, NliPrediction
+from lyra_resources.local_models import LocalModels
+from lyra_resources.models import NLI_RELATION, NliModel, NliPrediction
 from lyra_resources.nli_versions import active_version
 from lyra_resources.progress import track
 from lyra_resources.schema import CLAIM_SCORES, NLI_EDGES

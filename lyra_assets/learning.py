@@ -40,7 +40,7 @@ from lyra_assets.runs import (
     TRIGGER_TAG,
     task_tags,
 )
-from lyra_resources.models import LocalModels
+from lyra_resources.local_models import LocalModels
 from lyra_resources.nli_versions import active_version, affected_tasks
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store import LyraStore

@@ -12,7 +12,8 @@ from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataVa
 from pydantic import Field
 
 from lyra_resources.literature import LiteratureSources
-from lyra_resources.models import DEFAULT_NLI_DIR, LocalModels, snli_base_dir, trained_snli_dir
+from lyra_resources.local_models import LocalModels
+from lyra_resources.model_files import DEFAULT_NLI_DIR, snli_base_dir, trained_snli_dir
 from lyra_resources.store import LyraStore
 from lyra_training.nli_card import write_model_card
 from lyra_training.nli_eval import evaluate_nli_model
@@ -103,7 +104,7 @@ def corpus_reranker(
     Trained with the corpus's titles as queries, their abstracts as positives and BM25 hard
     negatives; stored per corpus fingerprint under the Lyra home and reused.
     """
-    from lyra_resources.models import packaged_embedder_dir
+    from lyra_resources.model_files import packaged_embedder_dir
 
     corpus = literature.corpus(config.corpus)
     out = Path(models.reranker_dir) / corpus.fingerprint

@@ -10,7 +10,7 @@ from lyra_core.feedback import RELEVANCE_STATS_SQL, RelevanceStats, blocked_doma
 from lyra_core.tasks import TaskOptions
 from lyra_resources.domain_policy import DomainTrust, user_domain_rules
 from lyra_resources.literature import LiteratureSources
-from lyra_resources.models import LocalModels
+from lyra_resources.local_models import LocalModels
 from lyra_resources.schema import FRAGMENT_RANKING
 from lyra_resources.store import LyraStore
 from lyra_resources.settings import LyraSettings

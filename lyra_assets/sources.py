@@ -29,7 +29,7 @@ from lyra_resources.academic.gather import (
 )
 from lyra_resources.corpus import LocalCorpusProvider
 from lyra_resources.literature import OFFLINE_HINT, LiteratureSources, SourcePlan
-from lyra_resources.models import LocalModels
+from lyra_resources.local_models import LocalModels
 from lyra_resources.paper_rows import papers_frame
 from lyra_resources.providers import PaperProvider, SourceIssue
 from lyra_resources.schema import CLAIM_SCOPE

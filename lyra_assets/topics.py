@@ -9,7 +9,7 @@ from lyra_assets.claims import claims as claims_asset
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.topics import build_topics
-from lyra_resources.models import LocalModels
+from lyra_resources.local_models import LocalModels
 from lyra_resources.schema import CLAIM_TOPICS
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store import LyraStore

@@ -15,11 +15,12 @@ from dagster import AssetExecutionContext, AssetSpec, MaterializeResult, Metadat
 from lyra_assets import sources
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
+from lyra_core.browsing import browser_mode
 from lyra_core.cells import cell_list
 from lyra_core.feedback import blocked_domains
+from lyra_core.identifiers import Identifiers
 from lyra_core.tasks import TaskOptions
-from lyra_core.web import Identifiers, browser_mode
-from lyra_resources.browser import BrowserSession, BrowserUnavailable, WebBrowser
+from lyra_resources.browser import BrowserSession, BrowserUnavailable
 from lyra_resources.domain_policy import DomainTrust, TrustLevel, user_domain_rules
 from lyra_resources.identifier_completion import IdentifierCompletion
 from lyra_resources.literature import LiteratureSources, live_mode
@@ -37,6 +38,7 @@ from lyra_resources.web_crawl import (
     serp_targets,
     web_pages_frame,
 )
+from lyra_resources.web_browser import WebBrowser
 
 # -- when the browser runs -------------------------------------------------------------------------
 

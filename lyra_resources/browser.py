@@ -5,17 +5,21 @@ How a page is fetched, and why:
   proxy that refuses every connection, and every request it makes is intercepted
   (``BrowserContext.route``) and answered by Lyra's own HTTP client after the egress gate has
   passed the URL: http(s) only, not a blocked domain, every resolved address public (or allowed
-  by settings). That client connects to the very addresses the gate checked, never resolving the
-  name again (``lyra_resources.egress``: no DNS rebinding between check and connection). Routing alone is not enough: Chromium follows redirects of a continued request
-  without routing them again, and opens preconnect and WebSocket sockets that are never routed;
-  the dead proxy catches those (checked in tests/test_browser.py).
+  by settings (``lyra_resources.browser_routing``). That client connects to the very addresses
+  the gate checked, never resolving the name again (``lyra_resources.egress``: no DNS rebinding
+  between check and connection). Routing alone is not enough: Chromium follows redirects of a
+  continued request without routing them again, and opens preconnect and WebSocket sockets that
+  are never routed; the dead proxy catches those (checked in tests/test_browser.py).
 - Redirects are followed one hop at a time, each hop through the gate, so a public page that
   redirects to a private address is refused. Response bodies are cut at ``max_page_bytes``.
 - One browser per session, started at the first URL that passes the gate (so a run with nothing
   fetchable, e.g. offline, never launches one), a fresh temporary profile, a pool of
-  ``concurrency`` reused pages, per-domain politeness (queries per second from the domain policy) before each navigation.
+  ``concurrency`` reused pages, per-domain politeness (queries per second from the domain policy)
+  before each navigation.
 
-The pure parts (URL checks, extraction) live in ``lyra_core.web``.
+The Dagster resource that configures a session is ``lyra_resources.web_browser.WebBrowser``.
+The pure parts live in ``lyra_core``: URL checks in ``lyra_core.urls``, page extraction in
+``lyra_core.page_extraction``.
 """
 
 from __future__ import annotations
@@ -27,17 +31,15 @@ import shutil
 import socket
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, Self
-from urllib.parse import urljoin
 
 import httpx
-from dagster import ConfigurableResource
 from pydantic import BaseModel, Field
 
-from lyra_core.web import parse_networks, url_domain
+from lyra_core.urls import parse_networks, url_domain
+from lyra_resources.browser_routing import MAX_REDIRECTS, PageState, RequestRouter
 from lyra_resources.egress import EgressGate, gated_client
 from lyra_resources.settings import BrowserSettings
 
@@ -56,18 +58,6 @@ BASE_ARGS = (
     "--disable-quic", "--disable-gpu", "--disable-default-apps", "--disable-extensions",
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
 )
-# Requests a text extractor has no use for; refusing them also saves bandwidth and politeness.
-SKIPPED_RESOURCE_TYPES = frozenset({
-    "image", "media", "font", "stylesheet", "manifest", "texttrack", "ping", "eventsource", "websocket",
-    "beacon", "other",
-})
-HTML_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "application/xml", "text/xml")
-MAX_REDIRECTS = 10
-# Headers of Chromium's request that must not reach the origin as they are.
-_DROP_REQUEST_HEADERS = {"host", "content-length", "accept-encoding", "connection", "keep-alive",
-                         "proxy-connection", "proxy-authorization", "transfer-encoding", "upgrade"}
-# Headers of the origin's response that no longer describe the body handed to Chromium.
-_DROP_RESPONSE_HEADERS = {"content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive"}
 
 FetchStatus = Literal["ok", "http_error", "refused", "blocked", "unsupported", "timeout", "error"]
 
@@ -127,30 +117,6 @@ class DomainThrottle:
         return slot - now
 
 
-class _PageState:
-    """What the request handler learnt about the current navigation of one page."""
-
-    def __init__(self) -> None:
-        self.reset()
-
-    def reset(self) -> None:
-        self.redirect_to: str | None = None
-        self.http_status: int | None = None
-        self.content_type: str | None = None
-        self.unsupported: bool = False
-        self.truncated: bool = False
-        self.failure: tuple[FetchStatus, str] | None = None
-        self.refused: list[str] = []
-
-
-@dataclass
-class _Answer:
-    status: int
-    headers: list[tuple[str, str]]
-    body: bytes = b""
-    truncated: bool = False
-
-
 class BrowserSession:
     """One Chromium for a run of searches and fetches; use as ``async with BrowserSession(...)``."""
 
@@ -167,7 +133,7 @@ class BrowserSession:
         self._profile: str | None = None
         self._dead_port: socket.socket | None = None
         self._pages: asyncio.Queue = asyncio.Queue()
-        self._states: dict[int, _PageState] = {}
+        self._router: RequestRouter | None = None
         self._start_lock = asyncio.Lock()
         self._start_error: BrowserUnavailable | None = None
 
@@ -231,13 +197,14 @@ class BrowserSession:
                                      f"{INSTALL_HINT}") from exc
         timeout = httpx.Timeout(cfg.page_timeout_s, connect=min(10.0, cfg.page_timeout_s))
         self._http = gated_client(self.gate, timeout=timeout)  # dials only the addresses the gate checked
-        await self._context.route("**/*", self._route)
+        self._router = RequestRouter(self.gate, self._http, cfg)
+        await self._context.route("**/*", self._router.handle)
         pages = list(self._context.pages)
         while len(pages) < cfg.concurrency:
             pages.append(await self._context.new_page())
         for page in pages[:cfg.concurrency]:
             page.set_default_timeout(cfg.page_timeout_s * 1000)
-            self._states[id(page)] = _PageState()
+            self._router.add_page(page)
             self._pages.put_nowait(page)
 
     async def aclose(self) -> None:
@@ -283,7 +250,7 @@ class BrowserSession:
             log.debug("could not park a page: %s", exc)
 
     def _done(self, url: str, current: str, status: FetchStatus, error: str | None, redirects: list[str],
-              state: _PageState | None = None, **fields) -> FetchedPage:
+              state: PageState | None = None, **fields) -> FetchedPage:
         return FetchedPage(url=url, final_url=current, status=status, error=error, redirects=redirects,
                            http_status=state.http_status if state else None,
                            content_type=state.content_type if state else None,
@@ -295,7 +262,7 @@ class BrowserSession:
         from playwright.async_api import TimeoutError as PlaywrightTimeout
 
         cfg = self.settings
-        state = self._states[id(page)]
+        state = self._router.state(page)
         current, redirects = url, []
         for _ in range(MAX_REDIRECTS + 1):
             if refusal := await self.gate.refusal(current):
@@ -343,159 +310,3 @@ class BrowserSession:
         status: FetchStatus = "http_error" if (state.http_status or 200) >= 400 else "ok"
         error = f"HTTP {state.http_status}" if status == "http_error" else None
         return self._done(url, final, status, error, redirects, state, html=html, truncated=truncated)
-
-    # -- the request handler: every request Chromium makes comes through here --------------------
-
-    async def _route(self, route) -> None:
-        request = route.request
-        try:
-            state, main = self._state_of(request)
-            if request.resource_type in SKIPPED_RESOURCE_TYPES or (request.is_navigation_request() and not main):
-                await route.abort("blockedbyclient")  # sub-frames too: ads, trackers, embeds
-                return
-            if refusal := await self.gate.refusal(request.url):
-                if main and state is not None:
-                    state.failure = refusal
-                elif state is not None:
-                    state.refused.append(request.url)
-                await route.abort("blockedbyclient")
-                return
-            if main and state is not None:
-                await self._serve_document(route, state)
-            else:
-                await self._serve_subresource(route, state)
-        except Exception as exc:  # noqa: BLE001 - an unanswered route would hang the page
-            log.debug("request %s failed: %s", request.url, exc)
-            try:
-                await route.abort("failed")
-            except Exception as late:  # noqa: BLE001 - already answered, or the page is gone
-                log.debug("request %s could not be aborted: %s", request.url, late)
-
-    def _state_of(self, request) -> tuple[_PageState | None, bool]:
-        try:
-            frame = request.frame
-            page = frame.page
-        except Exception:  # noqa: BLE001 - a worker's request has no frame
-            return None, False
-        state = self._states.get(id(page))
-        return state, request.is_navigation_request() and frame == page.main_frame
-
-    async def _serve_document(self, route, state: _PageState) -> None:
-        request = route.request
-        answer = await self._http_request(request, request.url, document=True)
-        location = _header(answer.headers, "location")
-        if 300 <= answer.status < 400 and location:
-            # Chromium would follow it unrouted: the fetch loop navigates to it after the gate.
-            state.redirect_to = urljoin(request.url, location)
-            await route.fulfill(status=200, content_type="text/html", body="")
-            return
-        state.http_status = answer.status
-        state.content_type = (_header(answer.headers, "content-type") or "").split(";")[0].strip().lower() or None
-        if state.content_type and not state.content_type.startswith(HTML_TYPES):
-            state.unsupported = True
-            await route.fulfill(status=200, content_type="text/html", body="")
-            return
-        state.truncated = answer.truncated
-        await route.fulfill(status=answer.status, headers=_response_headers(answer.headers), body=answer.body)
-
-    async def _serve_subresource(self, route, state: _PageState | None) -> None:
-        request = route.request
-        url = request.url
-        for _ in range(MAX_REDIRECTS):
-            answer = await self._http_request(request, url, document=False)
-            location = _header(answer.headers, "location")
-            if not (300 <= answer.status < 400 and location):
-                await route.fulfill(status=answer.status, headers=_response_headers(answer.headers),
-                                    body=answer.body)
-                return
-            url = urljoin(url, location)
-            if await self.gate.refusal(url):
-                if state is not None:
-                    state.refused.append(url)
-                await route.abort("blockedbyclient")
-                return
-        await route.abort("failed")
-
-    async def _http_request(self, request, url: str, *, document: bool) -> _Answer:
-        """One HTTP exchange, without following redirects, the body read up to the size cap."""
-        assert self._http is not None
-        headers = {k: v for k, v in (await request.all_headers()).items()
-                   if k.lower() not in _DROP_REQUEST_HEADERS and not k.startswith(":")}
-        cap = self.settings.max_page_bytes
-
-        async def exchange() -> _Answer:
-            async with self._http.stream(request.method, url, headers=headers,
-                                         content=request.post_data_buffer) as response:
-                answer = _Answer(status=response.status_code, headers=list(response.headers.multi_items()))
-                if 300 <= response.status_code < 400:
-                    return answer
-                content_type = (response.headers.get("content-type") or "").split(";")[0].strip().lower()
-                if document and content_type and not content_type.startswith(HTML_TYPES):
-                    return answer  # a PDF or a download: the body is not wanted
-                chunks, size = [], 0
-                async for chunk in response.aiter_bytes():
-                    if size + len(chunk) > cap:
-                        chunks.append(chunk[:cap - size])
-                        answer.truncated = True
-                        break
-                    chunks.append(chunk)
-                    size += len(chunk)
-                answer.body = b"".join(chunks)
-                return answer
-
-        # httpx's timeout bounds each read; this bounds a server that drips bytes forever.
-        return await asyncio.wait_for(exchange(), timeout=self.settings.page_timeout_s)
-
-
-def _header(headers: list[tuple[str, str]], name: str) -> str | None:
-    return next((v for k, v in headers if k.lower() == name), None)
-
-
-def _response_headers(headers: list[tuple[str, str]]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for key, value in headers:
-        key = key.lower()
-        if key in _DROP_RESPONSE_HEADERS:
-            continue
-        out[key] = f"{out[key]}\n{value}" if key in out else value  # Playwright splits Set-Cookie on \n
-    return out
-
-
-class WebBrowser(ConfigurableResource):
-    """Browser search and page fetching (Phases 1 and 6); fields mirror ``browser:`` in settings."""
-
-    search: str = "auto"
-    fetch: str = "auto"
-    executable_path: str = ""
-    headless: bool = True
-    user_agent: str = ""
-    concurrency: int = 3
-    page_timeout_s: float = 20.0
-    settle_s: float = 1.5
-    max_page_bytes: int = 5_000_000
-    allow_private_addresses: bool = False
-    allowed_networks: list[str] = Field(default_factory=list)
-    engines: list[str] = Field(default_factory=lambda: ["duckduckgo"])
-    engine_urls: dict[str, str] = Field(default_factory=dict)
-    results_per_engine: int = 10
-    fetch_limit: int = 20
-    loop_depth: int = 1
-    identifiers_per_page: int = 20
-    doi_resolver: str = "https://doi.org/"
-
-    @classmethod
-    def from_settings(cls, cfg: BrowserSettings, env: dict[str, str] | None = None) -> WebBrowser:
-        """From ``config/settings.yaml``; ``$LYRA_BROWSER_SEARCH`` (auto|on|off) wins over the file."""
-        env = os.environ if env is None else env
-        values = cfg.model_dump()
-        if override := (env.get("LYRA_BROWSER_SEARCH") or "").strip().lower():
-            values["search"] = override
-        return cls(**values)
-
-    def config(self) -> BrowserSettings:
-        """The fields validated as settings (a bad value fails here with the field's name)."""
-        return BrowserSettings.model_validate({name: getattr(self, name) for name in BrowserSettings.model_fields})
-
-    def session(self, *, is_blocked: Callable[[str], bool] | None = None,
-                qps: Callable[[str], float] | None = None) -> BrowserSession:
-        return BrowserSession(self.config(), is_blocked=is_blocked, qps=qps)

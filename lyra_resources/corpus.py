@@ -2,8 +2,9 @@
 
 A corpus path is one file or a directory (every supported file inside, recursively, in sorted
 order, within the limits ``lyra_resources.corpus_files`` applies). Each file is read by
-``lyra_resources.corpus_records`` (OpenAlex, Semantic Scholar, SciFact, BEIR or BibTeX, detected
-from its content); what cannot be read is reported as a ``SourceIssue``, never skipped silently.
+``lyra_resources.corpus_bibtex`` (BibTeX) or ``lyra_resources.corpus_json`` (OpenAlex, Semantic
+Scholar, SciFact or BEIR, detected from its content); what cannot be read is reported as a
+``SourceIssue``, never skipped silently.
 
 The parsed records and the BM25 index are pickled under ``cache_dir/<fingerprint>/`` and reused
 while no file changes (the fingerprint hashes each file's path, size and mtime).
@@ -25,8 +26,10 @@ from lyra_core.bm25 import Bm25Index
 from lyra_core.identifiers import normalize_arxiv_id, normalize_doi, normalize_pmid
 from lyra_core.papers import PaperRecord
 from lyra_core.text import index_terms
-from lyra_resources.corpus_files import WANTED, CorpusError, Discovery, Skipped, discover
-from lyra_resources.corpus_records import SOURCE, load_file, openalex_work_id, source_issue
+from lyra_resources.corpus_bibtex import load_bibtex_file
+from lyra_resources.corpus_files import BIBTEX_SUFFIXES, WANTED, CorpusError, Discovery, Skipped, discover
+from lyra_resources.corpus_json import load_json_file, openalex_work_id
+from lyra_resources.corpus_records import SOURCE, FileResult, source_issue
 from lyra_resources.files import write_cache_file
 from lyra_resources.providers import SourceIssue
 from lyra_resources.settings import CorpusFileSettings
@@ -96,6 +99,13 @@ class _IndexPayload:
     shapes: dict[str, str]  # file → detected shape
     bm25: Bm25Index | None
     repairs: dict[str, list[int]] = field(default_factory=dict)  # file → lines read as Windows-1252
+
+
+def load_file(path: Path) -> FileResult:
+    """Records and issues of one corpus file, its shape detected from its content."""
+    if path.suffix.lower() in BIBTEX_SUFFIXES:
+        return load_bibtex_file(path)
+    return load_json_file(path)
 
 
 def _build(files: list[Path], key: str) -> _IndexPayload:

@@ -15,7 +15,8 @@ from pydantic import BaseModel, Field
 
 from lyra_core.ranking import RankingConfig
 from lyra_resources.corpus import LocalCorpus, document_text
-from lyra_resources.models import LocalModels, Reranker
+from lyra_resources.local_models import LocalModels
+from lyra_resources.models import Reranker
 from lyra_resources.sentence_match import SentenceMatch
 from lyra_resources.settings import RankingSettings
 from lyra_resources.store import LyraStore

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import httpcore
 import httpx
 
-from lyra_core.web import IpNetwork, address_refusal, url_domain, url_refusal
+from lyra_core.urls import IpNetwork, address_refusal, url_domain, url_refusal
 
 Refusal = tuple[Literal["refused", "blocked", "error"], str]
 

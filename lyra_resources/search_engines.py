@@ -14,14 +14,9 @@ from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict
 
-from lyra_core.web import (
-    Identifiers,
-    identifiers_in_text,
-    identifiers_in_url,
-    parse_html,
-    unwrap_redirect,
-    url_domain,
-)
+from lyra_core.identifiers import Identifiers, identifiers_in_text, identifiers_in_url
+from lyra_core.page_extraction import parse_html
+from lyra_core.urls import unwrap_redirect, url_domain
 
 
 class SerpResult(BaseModel):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from lyra_core.fragments import split_sentences
-from lyra_resources.models import LocalModels
+from lyra_resources.local_models import LocalModels
 from lyra_resources.store import LyraStore
 
 

@@ -12,7 +12,8 @@ import numpy as np
 from lyra_core.bm25 import Bm25Index
 from lyra_core.ranking import RankingConfig, cosine, rank_candidates
 from lyra_core.text import index_terms
-from lyra_resources.models import LocalModels, Reranker
+from lyra_resources.local_models import LocalModels
+from lyra_resources.models import Reranker
 from lyra_resources.store import LyraStore
 
 

@@ -12,8 +12,11 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel, Field
 
+from lyra_core.browsing import new_identifiers
 from lyra_core.cells import cell_list
-from lyra_core.web import Identifiers, canonical_url, extract_page, new_identifiers, url_domain, web_page_id
+from lyra_core.identifiers import Identifiers
+from lyra_core.page_extraction import extract_page
+from lyra_core.urls import canonical_url, url_domain, web_page_id
 from lyra_resources.browser import BrowserSession, FetchedPage
 from lyra_resources.schema import TABLES
 from lyra_resources.search_engines import SerpResult, engine, looks_like_challenge

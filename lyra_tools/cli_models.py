@@ -15,7 +15,7 @@ from lyra_assets.runs import (
     RESCORING_JOB,
     VERIFIER_TRAINING_JOB,
 )
-from lyra_resources.models import configured_nli_path
+from lyra_resources.model_files import configured_nli_path
 from lyra_resources.settings import load_settings, resolve_home
 from lyra_tools import runner
 from lyra_tools.cli_common import HomeOption, console, fail, open_store
@@ -98,7 +98,8 @@ def models_train_claim_roles(
     (a logistic regression on sentence embeddings and cue features; a few minutes on a CPU)."""
     from lyra_resources.claim_roles import WEIGHTS_DIR
     from lyra_resources.content_cache import cached_embeddings
-    from lyra_resources.models import PACKAGED_EMBEDDER, embedder
+    from lyra_resources.model_files import PACKAGED_EMBEDDER
+    from lyra_resources.models import embedder
     from lyra_training.claim_roles import train_claim_roles
 
     if not (data / "ori_pqal.json").exists() or not (data / "test_ground_truth.json").exists():

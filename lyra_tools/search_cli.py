@@ -23,7 +23,7 @@ from rich.table import Table
 
 from lyra_resources.corpus_search import CorpusSearch, Hit, paper_stage3, read_queries
 from lyra_resources.literature import LiteratureSources
-from lyra_resources.models import LocalModels
+from lyra_resources.local_models import LocalModels
 from lyra_resources.progress import StageProgress, reporting_to
 from lyra_resources.sentence_match import SentenceMatch
 from lyra_resources.settings import HomeLayout, SettingsError, load_settings, resolve_home

@@ -19,7 +19,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS
-from lyra_resources.models import DEFAULT_SNLI_DIR, set_threads
+from lyra_resources.model_files import DEFAULT_SNLI_DIR
+from lyra_resources.models import set_threads
 from lyra_resources.settings import LearningSettings
 from lyra_resources.store import LyraStore
 from lyra_training.loop import LoopState, OptimiserSettings, TrainingStopped, shuffled_epochs, train_loop

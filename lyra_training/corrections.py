@@ -15,7 +15,8 @@ from pydantic import BaseModel
 
 from lyra_core.model_gate import GateResult
 from lyra_core.splits import split_corrections
-from lyra_resources.models import NliModel, base_version
+from lyra_resources.model_files import base_version
+from lyra_resources.models import NliModel
 from lyra_resources.nli_versions import NliVersion, active_version, get_version, next_adapter_name
 from lyra_resources.settings import LearningSettings
 from lyra_resources.store import LyraStore, StoreError

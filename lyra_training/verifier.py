@@ -27,7 +27,8 @@ import numpy as np
 from pydantic import BaseModel
 
 from lyra_core.splits import claim_folds
-from lyra_resources.models import CALIBRATION_FILE, PairClassifier, softmax
+from lyra_resources.model_files import CALIBRATION_FILE
+from lyra_resources.models import PairClassifier, softmax
 from lyra_training.nli_batches import training_batches
 from lyra_training.nli_data import LABEL2ID, NliPair
 from lyra_training.nli_model import fit_pairs, load_base_model, log_progress, save_fp16
@@ -208,7 +209,7 @@ def train_verifier(data_dir: Path, out_dir: Path, work_dir: Path, recipe: Verifi
     run resumes. The final model, its ``calibration.json`` and ``training.json`` go to ``out_dir``."""
     import shutil
 
-    from lyra_resources.models import DEFAULT_SNLI_DIR
+    from lyra_resources.model_files import DEFAULT_SNLI_DIR
     from lyra_training.verifier_data import general_pairs
 
     recipe = recipe or VerifierRecipe()

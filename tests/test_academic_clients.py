@@ -22,7 +22,7 @@ from lyra_resources.academic import (
     SemanticScholarClient,
 )
 from lyra_resources.academic.gather import complete_identifiers
-from lyra_resources.corpus_records import rebuild_abstract
+from lyra_resources.corpus_json import rebuild_abstract
 
 S2_BASE = "https://api.semanticscholar.org/graph/v1"
 OA_BASE = "https://api.openalex.org"

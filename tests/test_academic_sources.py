@@ -22,7 +22,7 @@ from dagster import DagsterInstance, materialize
 
 from lyra_assets.definitions import ASSETS, build_resources
 from lyra_assets.partitions import TASKS_PARTITION
-from lyra_resources.models import LocalModels
+from lyra_resources.local_models import LocalModels
 from lyra_resources.store import LyraStore
 from lyra_tools import runner
 

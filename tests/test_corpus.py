@@ -19,7 +19,7 @@ from lyra_resources.corpus import (
     LocalCorpus,
     LocalCorpusProvider,
 )
-from lyra_resources.corpus_records import rebuild_abstract
+from lyra_resources.corpus_json import rebuild_abstract
 from lyra_resources.providers import PaperProvider
 
 # --------------------------------------------------------------------------- test corpora

@@ -16,7 +16,7 @@ from lyra_assets.metadata import markdown_preview, table_metadata
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.runs import open_instance
 from lyra_assets.shipped_models import SHIPPED_TAG, record_shipped_models
-from lyra_resources.models import DEFAULT_NLI_DIR, DEFAULT_SNLI_DIR, base_version
+from lyra_resources.model_files import DEFAULT_NLI_DIR, DEFAULT_SNLI_DIR, base_version
 from lyra_resources.schema import TABLES
 from lyra_resources.store import LyraStore
 

@@ -22,7 +22,7 @@ import httpx
 import pytest
 from test_browser import Spy, fast_politeness, quick
 
-from lyra_core.web import parse_networks
+from lyra_core.urls import parse_networks
 from lyra_resources.browser import BrowserSession
 from lyra_resources.egress import EgressGate, gated_client
 

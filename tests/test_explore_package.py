@@ -8,7 +8,7 @@ from pathlib import Path
 import test_explore
 
 from lyra_resources import nli_versions
-from lyra_resources.models import configured_nli_path
+from lyra_resources.model_files import configured_nli_path
 from lyra_resources.settings import load_settings
 from lyra_tools import explore
 

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from lyra_core.identifiers import normalize_title
-from lyra_core.web import Identifiers, browser_mode, clean_doi, extract_page, new_identifiers
+from lyra_core.browsing import browser_mode, new_identifiers
+from lyra_core.identifiers import Identifiers, normalize_title
+from lyra_core.identifiers import normalize_doi as clean_doi
+from lyra_core.page_extraction import extract_page
 
 PAPIS_FIELDS = ("journal", "volume", "issue", "firstpage", "lastpage", "issn", "pdf_url")
 

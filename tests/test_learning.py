@@ -25,7 +25,8 @@ from lyra_core.model_gate import gate_decision
 from lyra_core.splits import is_held_out, split_corrections
 from lyra_core.training_metrics import Metrics
 from lyra_resources import nli_versions
-from lyra_resources.models import DEFAULT_NLI_DIR, NliModel, base_version
+from lyra_resources.model_files import DEFAULT_NLI_DIR, base_version
+from lyra_resources.models import NliModel
 from lyra_resources.settings import LearningSettings, LyraSettings
 from lyra_resources.store import LyraStore
 from lyra_tools import explore

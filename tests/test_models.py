@@ -5,8 +5,9 @@ import os
 import numpy as np
 import pytest
 
-from lyra_resources import models
-from lyra_resources.models import DEFAULT_NLI_DIR, ModelError, NliModel, embedder, nli_model, read_temperature
+from lyra_resources import model_files as models
+from lyra_resources.model_files import DEFAULT_NLI_DIR, ModelError, read_temperature
+from lyra_resources.models import NliModel, embedder, nli_model
 
 pytestmark = pytest.mark.slow
 

@@ -89,7 +89,8 @@ def test_fragment_ranking_with_a_corpus_adapted_reranker(lyra_home, small_corpus
 
     from lyra_assets.definitions import ASSETS, build_resources
     from lyra_resources.corpus import LocalCorpus
-    from lyra_resources.models import LocalModels, packaged_embedder_dir
+    from lyra_resources.local_models import LocalModels
+    from lyra_resources.model_files import packaged_embedder_dir
     from lyra_resources.store import LyraStore
     from lyra_training.reranker import build_pairs, train_reranker
 
@@ -142,7 +143,9 @@ def test_a_reranker_learns_from_judged_queries(tmp_path, small_corpus):
     from lyra_core.ranking import RankingConfig
     from lyra_resources.corpus import LocalCorpus
     from lyra_resources.corpus_search import CorpusSearch
-    from lyra_resources.models import DEFAULT_NLI_DIR, LocalModels, Reranker, packaged_embedder_dir
+    from lyra_resources.local_models import LocalModels
+    from lyra_resources.model_files import DEFAULT_NLI_DIR, packaged_embedder_dir
+    from lyra_resources.models import Reranker
     from lyra_resources.settings import load_settings
     from lyra_resources.store import LyraStore
     from lyra_training.reranker import labelled_pairs, train_labelled_reranker

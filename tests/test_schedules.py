@@ -40,7 +40,8 @@ from lyra_assets.runs import (
 )
 from lyra_assets.schedules import WATCH_CRON, watched_task_status_sensor, watched_tasks_schedule
 from lyra_core.tasks import TaskOptions, parse_interval
-from lyra_resources.models import NLI_RELATION, LocalModels, NliPrediction
+from lyra_resources.local_models import LocalModels
+from lyra_resources.models import NLI_RELATION, NliPrediction
 from lyra_resources.schema import FEEDBACK_TABLES
 from lyra_resources.store import LyraStore
 from lyra_tools import explore, runner

@@ -65,7 +65,7 @@ def test_search_ranks_as_the_assets_shared_code_does(tmp_path, small_corpus):
     asset's corpus search order."""
     from lyra_resources.corpus import LocalCorpus, document_text
     from lyra_resources.corpus_search import CorpusSearch
-    from lyra_resources.models import LocalModels
+    from lyra_resources.local_models import LocalModels
     from lyra_resources.settings import load_settings
     from lyra_resources.store import LyraStore
     from lyra_resources.text_ranking import bm25_scores, rank_texts
@@ -133,7 +133,7 @@ def test_duplicate_and_empty_query_files(tmp_path):
 
 @pytest.mark.slow
 def test_sentence_match_scores_the_best_sentence_of_each_paper(tmp_path):
-    from lyra_resources.models import LocalModels
+    from lyra_resources.local_models import LocalModels
     from lyra_resources.sentence_match import SentenceMatch
     from lyra_resources.settings import load_settings
     from lyra_resources.store import LyraStore

@@ -7,14 +7,9 @@ from urllib.parse import quote, urlsplit
 import pytest
 import yaml
 
-from lyra_core.web import (
-    Identifiers,
-    identifiers_in_text,
-    identifiers_in_url,
-    link_identifiers,
-    parse_html,
-    unwrap_redirect,
-)
+from lyra_core.identifiers import Identifiers, identifiers_in_text, identifiers_in_url
+from lyra_core.page_extraction import link_identifiers, parse_html
+from lyra_core.urls import unwrap_redirect
 from lyra_resources.search_engines import (
     DEFAULT_BASE_URLS,
     engine,

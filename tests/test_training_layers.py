@@ -55,7 +55,7 @@ def test_claim_roles_training_moved_and_scoring_stayed():
 
 
 def test_snli_base_is_the_homes_trained_one_else_the_shipped_one(tmp_path):
-    from lyra_resources.models import DEFAULT_SNLI_DIR, snli_base_dir, trained_snli_dir
+    from lyra_resources.model_files import DEFAULT_SNLI_DIR, snli_base_dir, trained_snli_dir
 
     home = tmp_path / "home"
     assert trained_snli_dir(home) == home / "models" / DEFAULT_SNLI_DIR.name

@@ -18,7 +18,7 @@ from lyra_core.identifiers import find_arxiv_ids, normalize_arxiv_id, normalize_
 from lyra_core.papers import PaperRecord
 from lyra_resources.academic.base import ApiSource, CitationLink, LinkResult, chunked, parse, parse_items
 from lyra_resources.academic.errors import AcademicApiError
-from lyra_resources.corpus_records import rebuild_abstract
+from lyra_resources.corpus_json import rebuild_abstract
 
 SOURCE = "openalex"
 API = "OpenAlex"

@@ -70,14 +70,14 @@ def _dagster_state(store: LyraStore, instance: Any, task_id: str) -> tuple[RunSt
 
 def default_nli_version() -> str:
     """The shipped (or configured) base model's version: active until an adapter is."""
-    from lyra_resources.models import base_version, configured_nli_path  # the model code: only when asked
+    from lyra_resources.model_files import base_version, configured_nli_path  # only when asked
 
     return base_version(configured_nli_path(load_settings().models))
 
 
 def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, instance: Any = None) -> TaskStatus:
     """Status, run state per asset, row counts, blocked domains and the NLI version of a task."""
-    from lyra_resources.models import configured_nli_path  # the model code: only when status is asked for
+    from lyra_resources.model_files import configured_nli_path  # only when status is asked for
     from lyra_resources.nli_versions import active_version_id
 
     if with_dagster:
