@@ -9,6 +9,7 @@ folder share one instance.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
@@ -273,6 +274,40 @@ class CorpusFileSettings(Config):
     max_file_mb: float = Field(1024.0, gt=0, description="a corpus file larger than this is skipped and reported")
 
 
+PROFILE_ENV = "LYRA_PROFILE"
+
+
+class ClusterSettings(Config):
+    """Where runs and their Dagster records go when one machine is not enough.
+
+    The `local` profile (the default) keeps everything on this machine: a Dagster instance in files
+    under the home, runs executed in the process that starts them, one DuckDB file. The `cluster`
+    profile puts the Dagster instance in Postgres, queues runs (never two of one task at once, at
+    most `max_concurrent_runs` in all) and spreads their steps over worker processes through a
+    Redis broker. `$LYRA_PROFILE` (local | cluster) wins over the file."""
+
+    model_config = ConfigDict(extra="forbid")
+    profile: Literal["local", "cluster"] = Field("local", description="local | cluster (overridden by $LYRA_PROFILE)")
+    postgres_url: str = Field("", description="the cluster's Postgres, e.g. postgresql://lyra@db:5432/lyra "
+                              "(overridden by $LYRA_POSTGRES_URL)")
+    redis_url: str = Field("", description="the cluster's Redis broker, e.g. redis://broker:6379/0 "
+                           "(overridden by $LYRA_REDIS_URL)")
+    max_concurrent_runs: int = Field(4, ge=1, description="task runs in progress at once, all tasks together")
+
+    def effective(self, env: Mapping[str, str] | None = None) -> ClusterSettings:
+        """These settings with `$LYRA_PROFILE`, `$LYRA_POSTGRES_URL` and `$LYRA_REDIS_URL` applied."""
+        env = os.environ if env is None else env
+        update: dict[str, str] = {}
+        if profile := (env.get(PROFILE_ENV) or "").strip().lower():
+            if profile not in ("local", "cluster"):
+                raise SettingsError(f"${PROFILE_ENV} is {profile!r}; use local or cluster")
+            update["profile"] = profile
+        for field, name in (("postgres_url", "LYRA_POSTGRES_URL"), ("redis_url", "LYRA_REDIS_URL")):
+            if value := (env.get(name) or "").strip():
+                update[field] = value
+        return self.model_copy(update=update)
+
+
 class LyraSettings(ConfigurableResource):
     """Lyra's settings: the user's ``config/settings.yaml`` (or ``$LYRA_SETTINGS``), every field with a
     working default. A Dagster resource, so the assets receive it and the UI shows the values a run used;
@@ -292,6 +327,7 @@ class LyraSettings(ConfigurableResource):
     browser: BrowserSettings = Field(default_factory=BrowserSettings)
     learning: LearningSettings = Field(default_factory=LearningSettings)
     torch_threads: int = Field(2, ge=1, le=256)
+    cluster: ClusterSettings = Field(default_factory=ClusterSettings)
 
 
 class SettingsError(ValueError):

@@ -3,6 +3,7 @@ user's settings file by ``build_resources``, and shown by Dagster as the resourc
 
 from __future__ import annotations
 
+import pytest
 import yaml
 from dagster import DagsterInstance, materialize
 from test_explore import write_graph
@@ -74,3 +75,16 @@ def test_an_unknown_search_engine_is_one_line_naming_the_known_ones(tmp_path, mo
     message = str(raised.value)
     assert "\n" not in message and "browser.engines" in message and "'yahoo'" in message
     assert "duckduckgo, google_scholar, bing, google" in message
+
+
+def test_the_cluster_profile_is_off_by_default_and_the_environment_wins():
+    from lyra_resources.settings import ClusterSettings, SettingsError
+
+    assert LyraSettings().cluster.profile == "local"
+    file = ClusterSettings(profile="local", postgres_url="postgresql://lyra@db/lyra", max_concurrent_runs=8)
+    assert file.effective({}) == file
+    chosen = file.effective({"LYRA_PROFILE": " Cluster ", "LYRA_REDIS_URL": "redis://broker:6379/0"})
+    assert (chosen.profile, chosen.postgres_url, chosen.redis_url, chosen.max_concurrent_runs) == (
+        "cluster", "postgresql://lyra@db/lyra", "redis://broker:6379/0", 8)
+    with pytest.raises(SettingsError, match=r"\$LYRA_PROFILE is 'everywhere'; use local or cluster"):
+        file.effective({"LYRA_PROFILE": "everywhere"})
