@@ -18,7 +18,7 @@ CLAIMS = table(
     also_in_fragments VARCHAR[] -- other fragments whose near-identical claims were merged into this one
     relevance DOUBLE -- relevance to the question, roughly 0–1: cosine mixed with coverage of the question's terms
     extraction_score DOUBLE -- the local extractor's cue score; 3 for an LLM's claim, 10 a user's, 0 the hypothesis
-    features VARCHAR[] -- the cues that made it a claim (`effect`, `statistic`, …) and `finding:<p>` of the role model
+    features VARCHAR[] -- cues that made it a claim (`effect`, `statistic`, …) and the role model's `finding:<p>`
     """,
 )
 

@@ -111,7 +111,7 @@ RELEVANCE_SIGNALS = table(
     fragment_id VARCHAR -- the fragment signalled (`fragments`)
     signal VARCHAR -- returned (shown to an agent) | explicit_positive | explicit_negative
     query_id VARCHAR -- what the fragment answered: a claim id, or the task id for its question
-    query VARCHAR -- that claim's text or question, or the query the agent gave
+    query VARCHAR -- that claim's text or the task's question, or the query the agent gave
     created_at TIMESTAMP -- when the signal was recorded (UTC)
     """,
     per_task=False,

@@ -48,7 +48,7 @@ PAPERS = table(
     year INTEGER -- publication year; NULL when no source gave one
     venue VARCHAR -- journal or venue as a source reported it
     url VARCHAR -- a source's link to the paper
-    sources VARCHAR[] -- `source:id` of every record merged into the paper (`s2:…`, `openalex:…`), best first
+    sources VARCHAR[] -- `source:id` of every record merged into the paper (`local:…`, `s2:…`, `openalex:…`)
     search_rank INTEGER -- the paper's place among the task's papers, 1 first
     authors VARCHAR[] -- `Family, Given` per author, in the record's order
     """,
