@@ -30,10 +30,12 @@ TASK_COLUMN_DESCRIPTION = "the research task the row belongs to (the asset's par
 # -- definition metadata --------------------------------------------------------------------------
 
 def column_schema(spec: TableSpec) -> TableSchema:
-    """The table's columns as Dagster shows them: names and DuckDB types, in the registry's order."""
+    """The table's columns as Dagster shows them: names, DuckDB types and what each holds, in the
+    registry's order; a per-task table's `task_id` says it is the partition key."""
     return TableSchema(columns=[
         TableColumn(name=c.name, type=c.type,
-                    description=TASK_COLUMN_DESCRIPTION if c.name == "task_id" and spec.per_task else None)
+                    description=TASK_COLUMN_DESCRIPTION if c.name == "task_id" and spec.per_task
+                    else c.description or None)
         for c in spec.columns])
 
 

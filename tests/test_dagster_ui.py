@@ -12,12 +12,13 @@ from dagster import (
 
 from lyra_assets.definitions import ASSETS, build_definitions, build_resources
 from lyra_assets.evidence import edges_preview
-from lyra_assets.metadata import markdown_preview, table_metadata
+from lyra_assets.metadata import TASK_COLUMN_DESCRIPTION, column_schema, markdown_preview, table_metadata
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.runs import open_instance
 from lyra_assets.shipped_models import SHIPPED_TAG, record_shipped_models
 from lyra_resources.model_files import DEFAULT_NLI_DIR, DEFAULT_SNLI_DIR, base_version
-from lyra_resources.schema import TABLES
+from lyra_resources.schema import STAGING_TABLES, TABLES
+from lyra_resources.schema.columns import TASK_ID_DESCRIPTION, table
 from lyra_resources.store import LyraStore
 
 
@@ -29,9 +30,35 @@ def test_every_table_asset_carries_its_registry_schema_table_and_parquet_locatio
         metadata = specs[name].metadata
         columns = [(c.name, c.type) for c in metadata["dagster/column_schema"].columns]
         assert columns == [(c.name, c.type) for c in TABLES[name].columns], name
+        assert all(c.description for c in metadata["dagster/column_schema"].columns), name
         assert metadata["dagster/table_name"] == f"lyra.main.{name}"
         assert metadata["parquet_files"].value == str(lyra_home / "parquet" / name / "task_id=<task>" / "data.parquet")
     assert "dagster/column_schema" not in specs["task_graph"].metadata  # no table of that name
+
+
+def test_every_column_of_every_registry_table_says_what_it_holds():
+    for name, spec in TABLES.items():
+        shown = column_schema(spec).columns
+        assert [c.name for c in shown] == spec.column_names, name
+        for column in shown:
+            assert column.description and column.description.strip(), f"{name}.{column.name}"
+    for spec in STAGING_TABLES.values():  # staged rows carry the descriptions of the table they copy
+        assert all(c.description for c in spec.columns), spec.name
+    papers = column_schema(TABLES["papers"]).columns
+    assert papers[0].description == TASK_COLUMN_DESCRIPTION  # the partition key keeps its own text
+    assert TABLES["citation_papers"].columns[1].description == TABLES["papers"].columns[1].description
+
+
+def test_a_column_line_takes_its_description_after_the_type():
+    spec = table("t", "a table", """
+    task_id VARCHAR
+    n DOUBLE DEFAULT 1.0 -- a count -- of things
+    id VARCHAR PRIMARY KEY
+    """)
+    assert [(c.name, c.type, c.description) for c in spec.columns] == [
+        ("task_id", "VARCHAR", TASK_ID_DESCRIPTION), ("n", "DOUBLE DEFAULT 1.0", "a count -- of things"),
+        ("id", "VARCHAR PRIMARY KEY", "")]
+    assert spec.ddl() == "CREATE TABLE IF NOT EXISTS t (task_id VARCHAR, n DOUBLE DEFAULT 1.0, id VARCHAR PRIMARY KEY)"
 
 
 def test_every_asset_carries_a_code_version(lyra_home):

@@ -49,7 +49,9 @@ PER_TASK_TABLES = [name for name, spec in TABLES.items() if spec.per_task]
 
 STAGE_PREFIX = "stage_"
 STAGING_TABLES: dict[str, TableSpec] = {
-    name: TableSpec(name=STAGE_PREFIX + name, columns=[Column(name="run_id", type="VARCHAR"), *spec.columns],
+    name: TableSpec(name=STAGE_PREFIX + name,
+                    columns=[Column(name="run_id", type="VARCHAR", description="the run that staged the row "
+                                    "(`task_generations`)"), *spec.columns],
                     per_task=False, description=f"rows of {name} staged by a run, not yet published")
     for name, spec in TABLES.items() if spec.per_task
 }

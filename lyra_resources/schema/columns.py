@@ -1,13 +1,20 @@
-"""How a table of the registry is described: its columns, their types and whether it is per task."""
+"""How a table of the registry is described: its columns, their types, what each holds and whether
+the table is per task."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel
 
+# Between a column's type and its description in ``table``'s text: ``--`` starts an SQL comment,
+# so no DuckDB type (nor a DEFAULT clause Lyra writes) contains it.
+DESCRIPTION_SEPARATOR = "--"
+TASK_ID_DESCRIPTION = "the task the row belongs to"
+
 
 class Column(BaseModel):
     name: str
     type: str
+    description: str = ""
 
 
 class TableSpec(BaseModel):
@@ -30,10 +37,18 @@ class TableSpec(BaseModel):
         return f"CREATE TABLE IF NOT EXISTS {self.name} ({cols})"
 
 
+def parse_column(line: str) -> Column:
+    """One ``name TYPE -- what it holds`` line as a Column (the description may be left out)."""
+    definition, _, description = line.partition(DESCRIPTION_SEPARATOR)
+    col_name, col_type = definition.split(maxsplit=1)
+    return Column(name=col_name, type=col_type.strip(), description=description.strip())
+
+
 def table(name: str, description: str, columns: str, per_task: bool = True) -> TableSpec:
-    """A table from one ``name TYPE`` line per column."""
-    parsed = []
-    for line in columns.strip().splitlines():
-        col_name, col_type = line.split(maxsplit=1)
-        parsed.append(Column(name=col_name, type=col_type.strip()))
+    """A table from one ``name TYPE -- what it holds`` line per column. A per-task table's
+    ``task_id`` line may leave its description out: every such column holds the same thing."""
+    parsed = [parse_column(line) for line in columns.strip().splitlines()]
+    if per_task:
+        parsed = [c.model_copy(update={"description": c.description or TASK_ID_DESCRIPTION}) if c.name == "task_id"
+                  else c for c in parsed]
     return TableSpec(name=name, columns=parsed, per_task=per_task, description=description)

@@ -9,16 +9,16 @@ CLAIMS = table(
     "claims extracted from the top-ranked fragments or stated by the user, deduplicated",
     """
     task_id VARCHAR
-    claim_id VARCHAR
-    text VARCHAR
-    origin VARCHAR
-    extractor VARCHAR
-    source_fragment_id VARCHAR
-    adoption_status VARCHAR
-    also_in_fragments VARCHAR[]
-    relevance DOUBLE
-    extraction_score DOUBLE
-    features VARCHAR[]
+    claim_id VARCHAR -- `c_` + hash of the task and the text (case and spacing ignored): stable across runs
+    text VARCHAR -- the claim, one sentence
+    origin VARCHAR -- extracted | user | hypothesis (the task's yes/no question restated as a claim)
+    extractor VARCHAR -- local-rules | ollama:<model> | user | question-rules (the hypothesis)
+    source_fragment_id VARCHAR -- the fragment it was extracted from; NULL for a user's claim or the hypothesis
+    adoption_status VARCHAR -- adopted (judged against fragments) | not_adopted (kept in the graph, unjudged)
+    also_in_fragments VARCHAR[] -- other fragments whose near-identical claims were merged into this one
+    relevance DOUBLE -- relevance to the question, roughly 0–1: cosine mixed with coverage of the question's terms
+    extraction_score DOUBLE -- the local extractor's cue score; 3 for an LLM's claim, 10 a user's, 0 the hypothesis
+    features VARCHAR[] -- cues that made it a claim (`effect`, `statistic`, …) and the role model's `finding:<p>`
     """,
 )
 
@@ -29,10 +29,10 @@ CLAIM_SCOPE = table(
     "other tasks, whose claims meet their most similar fragments",
     """
     task_id VARCHAR
-    claim_id VARCHAR
-    input_id VARCHAR
-    paper_id VARCHAR
-    rank INTEGER
+    claim_id VARCHAR -- the verify task's claim (`claims`)
+    input_id VARCHAR -- the id the claims file gave the claim
+    paper_id VARCHAR -- a paper (`papers`) the claim is judged against
+    rank INTEGER -- the paper's place for this claim, 1 first: the order the claim names them, else search order
     """,
 )
 
@@ -42,20 +42,20 @@ NLI_EDGES = table(
     "probability of each",
     """
     task_id VARCHAR
-    edge_id VARCHAR
-    fragment_id VARCHAR
-    claim_id VARCHAR
-    relation VARCHAR
-    nli_label VARCHAR
-    nli_confidence DOUBLE
-    source_trust_level VARCHAR
-    target_trust_level VARCHAR
-    model_version VARCHAR
-    similarity DOUBLE
-    page_id VARCHAR
-    p_supports DOUBLE
-    p_refutes DOUBLE
-    p_neutral DOUBLE
+    edge_id VARCHAR -- `e_` + hash of the task, fragment and claim ids: stable across runs
+    fragment_id VARCHAR -- the premise: the fragment judged (`fragments`)
+    claim_id VARCHAR -- the hypothesis: the adopted claim judged (`claims`)
+    relation VARCHAR -- SUPPORTS | REFUTES | NEUTRAL; NEUTRAL whatever the model says below `evidence.min_similarity`
+    nli_label VARCHAR -- the model's own label: entailment | contradiction | neutral
+    nli_confidence DOUBLE -- calibrated probability (0–1) of `nli_label`
+    source_trust_level VARCHAR -- trust level of the fragment's domain (primary … unverified, blocked); never scored
+    target_trust_level VARCHAR -- trust level of the domain the claim came from; NULL if none (user claim, hypothesis)
+    model_version VARCHAR -- the NLI version that judged: `<model>@<weights hash>`, `+<adapter>` for a LoRA adapter
+    similarity DOUBLE -- cosine of the claim's and the fragment's embeddings (−1 to 1)
+    page_id VARCHAR -- the fragment's page (`pages`): each page casts one vote in `claim_scores`
+    p_supports DOUBLE -- calibrated probability (0–1) that the fragment supports the claim (entailment)
+    p_refutes DOUBLE -- calibrated probability (0–1) that the fragment refutes the claim (contradiction)
+    p_neutral DOUBLE -- calibrated probability (0–1) that the fragment neither supports nor refutes it
     """,
 )
 
@@ -64,19 +64,19 @@ CLAIM_SCORES = table(
     "Bayesian Beta(1,1) scores of each adopted claim, computed from its edges alone",
     """
     task_id VARCHAR
-    claim_id VARCHAR
-    alpha DOUBLE
-    beta DOUBLE
-    confidence DOUBLE
-    uncertainty DOUBLE
-    controversy DOUBLE
-    verdict VARCHAR
-    supporting_count INTEGER
-    refuting_count INTEGER
-    neutral_count INTEGER
-    independent_sources INTEGER
-    evidence_count INTEGER
-    method VARCHAR
+    claim_id VARCHAR -- the adopted claim scored (`claims`)
+    alpha DOUBLE -- Beta parameter α: 1 + the supporting votes, each its probability × `evidence.vote_weight`
+    beta DOUBLE -- Beta parameter β: 1 + the refuting votes, each its probability × `evidence.vote_weight`
+    confidence DOUBLE -- α / (α + β), 0–1: how likely the claim holds given its evidence
+    uncertainty DOUBLE -- standard deviation of Beta(α, β), 0–0.29 (0 with `method` legacy)
+    controversy DOUBLE -- min(α − 1, β − 1) / (α + β − 2), 0–0.5: how evenly the evidence splits
+    verdict VARCHAR -- well_supported | supported | unverified | likely_false | contested
+    supporting_count INTEGER -- the claim's SUPPORTS edges
+    refuting_count INTEGER -- the claim's REFUTES edges
+    neutral_count INTEGER -- the claim's NEUTRAL edges
+    independent_sources INTEGER -- distinct pages among the SUPPORTS edges
+    evidence_count INTEGER -- all edges of the claim
+    method VARCHAR -- bayesian | legacy (`evidence.use_bayesian_confidence`)
     """,
 )
 
@@ -85,13 +85,13 @@ CLAIM_TOPICS = table(
     "claims grouped into topics by embedding similarity communities",
     """
     task_id VARCHAR
-    topic_id VARCHAR
-    label VARCHAR
-    label_method VARCHAR
-    claim_count INTEGER
-    has_contradiction BOOLEAN
-    claim_ids VARCHAR[]
-    terms VARCHAR[]
+    topic_id VARCHAR -- `t_` + hash of the task and the topic's claim ids
+    label VARCHAR -- the topic's distinctive terms, comma-separated (`claims` when it has none)
+    label_method VARCHAR -- how the label was made: distinctive-terms (terms frequent here, rare in other topics)
+    claim_count INTEGER -- claims in the topic
+    has_contradiction BOOLEAN -- whether any of its claims has a REFUTES edge
+    claim_ids VARCHAR[] -- its adopted claims (`claims`); claims similar to no other share the last topic
+    terms VARCHAR[] -- up to 3 distinctive terms, most distinctive first
     """,
 )
 
@@ -102,17 +102,17 @@ TASK_ANSWER = table(
     "by its strongest edge) or an open question (origin `open_question`: no verdict, see the claims)",
     """
     task_id VARCHAR
-    hypothesis VARCHAR
-    origin VARCHAR
-    verdict VARCHAR
-    confidence DOUBLE
-    uncertainty DOUBLE
-    controversy DOUBLE
-    supporting_papers INTEGER
-    refuting_papers INTEGER
-    papers_judged INTEGER
-    strongest_support_edge VARCHAR
-    strongest_refute_edge VARCHAR
+    hypothesis VARCHAR -- the question restated as a declarative claim; NULL for an open question
+    origin VARCHAR -- hypothesis | open_question
+    verdict VARCHAR -- the hypothesis's verdict as in `claim_scores` (unverified if unscored); NULL for an open question
+    confidence DOUBLE -- the hypothesis's confidence (0–1); NULL for an open question
+    uncertainty DOUBLE -- the hypothesis's uncertainty; NULL for an open question
+    controversy DOUBLE -- the hypothesis's controversy (0–0.5); NULL for an open question
+    supporting_papers INTEGER -- papers whose strongest edge SUPPORTS the hypothesis (at least `evidence.min_vote`)
+    refuting_papers INTEGER -- papers whose strongest edge REFUTES the hypothesis (at least `evidence.min_vote`)
+    papers_judged INTEGER -- papers with at least one edge to the hypothesis, voting or not
+    strongest_support_edge VARCHAR -- the edge (`nli_edges`) of the strongest supporting vote; NULL if none
+    strongest_refute_edge VARCHAR -- the edge (`nli_edges`) of the strongest refuting vote; NULL if none
     """,
 )
 
@@ -121,18 +121,18 @@ DOMAIN_VERIFICATION = table(
     "per domain of the task: trust level before and after source verification, with reason and cause ids",
     """
     task_id VARCHAR
-    domain VARCHAR
-    original_trust_level VARCHAR
-    trust_level VARCHAR
-    status VARCHAR
-    promotion VARCHAR
-    reason VARCHAR
-    cause_ids VARCHAR[]
-    rejection_rate DOUBLE
-    judgements INTEGER
-    corroborating_domains VARCHAR[]
-    blocked_at TIMESTAMP
-    can_restore BOOLEAN
-    restore_via VARCHAR
+    domain VARCHAR -- a domain on either side of the task's edges (a fragment's page or a claim's page)
+    original_trust_level VARCHAR -- its trust level in the domain policy (config/domains.yaml) before verification
+    trust_level VARCHAR -- its level after: `low` when promoted, `blocked` when blocked, else unchanged
+    status VARCHAR -- VERIFIED | PENDING | REJECTED | BLOCKED | UNCHANGED
+    promotion VARCHAR -- PROMOTED | DEMOTED | UNCHANGED
+    reason VARCHAR -- the decision in words
+    cause_ids VARCHAR[] -- the edges (`nli_edges`) behind the decision
+    rejection_rate DOUBLE -- contradictions it lost / judgements, 0–1 (above 0.3 may block a low-trust domain)
+    judgements INTEGER -- claims the domain was judged on
+    corroborating_domains VARCHAR[] -- other domains whose fragments support claims from this one
+    blocked_at TIMESTAMP -- when verification blocked it (UTC); NULL unless BLOCKED
+    can_restore BOOLEAN -- true for a blocked domain: a user override restores it
+    restore_via VARCHAR -- where to restore it (`config/domains.yaml user_overrides`); NULL unless BLOCKED
     """,
 )

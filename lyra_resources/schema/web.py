@@ -11,16 +11,16 @@ SERP_RESULTS = table(
     "DOIs / PMIDs / arXiv ids they name",
     """
     task_id VARCHAR
-    engine VARCHAR
-    query VARCHAR
-    rank INTEGER
-    url VARCHAR
-    title VARCHAR
-    snippet VARCHAR
-    domain VARCHAR
-    dois VARCHAR[]
-    pmids VARCHAR[]
-    arxiv_ids VARCHAR[]
+    engine VARCHAR -- the search engine asked: duckduckgo | google_scholar | bing | google
+    query VARCHAR -- the text searched: the task's question
+    rank INTEGER -- the result's place among the engine's organic results, 1 first
+    url VARCHAR -- the result's link, the engine's redirect unwrapped
+    title VARCHAR -- the result's title as the engine shows it
+    snippet VARCHAR -- the engine's excerpt under the result
+    domain VARCHAR -- host of `url` without `www.`
+    dois VARCHAR[] -- DOIs named in the link, title or snippet (bare, lower case)
+    pmids VARCHAR[] -- PubMed ids named in the link, title or snippet
+    arxiv_ids VARCHAR[] -- arXiv ids named in the link, title or snippet (without version)
     """,
 )
 
@@ -30,24 +30,24 @@ WEB_PAGES = table(
     "(the page's own first), and how the fetch went; page_id hashes the final URL",
     """
     task_id VARCHAR
-    page_id VARCHAR
-    url VARCHAR
-    final_url VARCHAR
-    domain VARCHAR
-    title VARCHAR
-    text VARCHAR
-    status VARCHAR
-    error VARCHAR
-    http_status INTEGER
-    truncated BOOLEAN
-    page_doi VARCHAR
-    dois VARCHAR[]
-    pmids VARCHAR[]
-    arxiv_ids VARCHAR[]
-    citation JSON
-    source VARCHAR
-    fetched_at TIMESTAMP
-    depth INTEGER
+    page_id VARCHAR -- `pg_` + hash of the canonical final URL: two links ending on one page are one row
+    url VARCHAR -- the address fetched: a search result, a paper's DOI link or URL
+    final_url VARCHAR -- where the fetch ended, after redirects
+    domain VARCHAR -- host of the final URL without `www.`
+    title VARCHAR -- the page's title; NULL unless `status` is ok
+    text VARCHAR -- the page's main text; NULL unless `status` is ok
+    status VARCHAR -- ok | http_error | refused | blocked | unsupported | timeout | error
+    error VARCHAR -- what went wrong, in words; NULL when ok
+    http_status INTEGER -- HTTP status code of the page's response; NULL when none came
+    truncated BOOLEAN -- whether the HTML was cut at `browser.max_page_bytes`
+    page_doi VARCHAR -- the DOI the page's citation metadata gives for itself; NULL if none
+    dois VARCHAR[] -- DOIs found on the page, its own first
+    pmids VARCHAR[] -- PubMed ids found on the page
+    arxiv_ids VARCHAR[] -- arXiv ids found on the page
+    citation JSON -- the page's citation metadata (`citation_*`, Dublin Core, PRISM meta tags), empty fields left out
+    source VARCHAR -- why it was fetched: `serp:<engine>:<rank>`, `paper:<paper id>` or `doi:<doi>`
+    fetched_at TIMESTAMP -- when the fetch ended (UTC)
+    depth INTEGER -- round of the identifier loop: 0 for search results and papers' pages, N for pages it found
     """,
 )
 
@@ -56,5 +56,6 @@ IDENTIFIED_PAPERS = TableSpec(
     description="papers behind the DOIs / PMIDs / arXiv ids that search results and fetched pages named, "
     "looked up by identifier in the live APIs; those with an abstract become `abstract` pages; `depth` is "
     "the round of fetching pages and looking up the ids they name that found them",
-    columns=[*(c for c in PAPERS.columns if c.name != "search_rank"), Column(name="depth", type="INTEGER")],
+    columns=[*(c for c in PAPERS.columns if c.name != "search_rank"),
+             Column(name="depth", type="INTEGER", description="the identifier loop's round that found it, 1 first")],
 )
