@@ -17,8 +17,9 @@ seeded arrival order, and compared with the base model on:
   label those sentences: a few may bear on the claim, so this set is an approximation;
 - the SNLI regression slice the product's gate uses (1,000 pairs): what the adapter forgets;
 - verdict macro-F1 (SUPPORT / CONTRADICT / NEI) of the verification benchmark on the held-out
-  claims (``bench.verification.judge``: BM25 papers → fragments → top-k by embedding → NLI →
-  Bayesian verdict), base model and the adapter trained on all corrections side by side.
+  claims (``bench.verification.ClaimEvidence``: BM25 papers → fragments → top-k by embedding, or
+  every fragment of the cited papers → NLI → Bayesian verdict with every edge voting), base model
+  and the adapter trained on all corrections side by side.
 
 ``--train-neutral`` adds one such neutral correction per training claim (what a person rejecting a
 wrong SUPPORTS / REFUTES edge gives); it is off by default, as the corrections above are the rationales.
@@ -44,16 +45,15 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from bench.common import read_jsonl, require_data
-from bench.verification import LABELS, Judged, gold_label, judge, macro_f1
+from bench.verification import EVERY_EDGE_VOTES, LABELS, NLI_IDS, ClaimEvidence, macro_f1, verdicts
 from lyra_core.splits import claim_key
 from lyra_core.training_metrics import Metrics, metrics
-from lyra_resources.content_cache import cached_embeddings
-from lyra_resources.corpus import LocalCorpus
-from lyra_resources.model_files import DEFAULT_NLI_DIR, PACKAGED_EMBEDDER
-from lyra_resources.models import NliModel, embedder, set_threads
+from lyra_resources.model_files import DEFAULT_NLI_DIR
+from lyra_resources.models import NliModel, set_threads
 from lyra_resources.settings import LearningSettings, load_settings, resolve_home
-from lyra_resources.store import LyraStore
 from lyra_training.adapter_gate import evaluate
 from lyra_training.adapters import GATE_DIR, WeightedPair, replay_sample, replay_size, train_adapter
 from lyra_training.nli_data import NliPair, read_pairs
@@ -121,6 +121,13 @@ def neutral_pairs(claims: list[dict], abstracts: dict[int, list[str]], seed: int
             d, i = rng.choice(candidates)
             pairs.append(Pair(claim["id"], abstracts[d][i].strip(), claim["claim"], "neutral"))
     return pairs
+
+
+def probabilities(model: NliModel, items: list[dict], claim_text: dict[int, str]) -> np.ndarray:
+    """The model's calibrated probabilities on (fragment, claim) items, one column per NLI label
+    in ``NLI_IDS`` order, as ``bench.verification.verdicts`` reads them."""
+    predictions = model.predict([(item["text"], claim_text[item["claim_id"]]) for item in items])
+    return np.array([[p.probs[label] for label in NLI_IDS] for p in predictions]).reshape(-1, len(NLI_IDS))
 
 
 @dataclass
@@ -288,30 +295,25 @@ def main() -> None:
     if args.claims_verify:
         verify = sorted(random.Random(SEED).sample(verify, min(args.claims_verify, len(verify))),
                         key=lambda c: c["id"])
-    home = resolve_home(args.home)
-    corpus = LocalCorpus.open(data / "corpus.jsonl", cache_dir=home / "cache" / "corpus")
-    index_of = {r.source_id: i for i, r in enumerate(corpus.records)}
-    store = LyraStore.at(home)
-    model = embedder(PACKAGED_EMBEDDER)
-    def encode(texts):
-        return cached_embeddings(store, PACKAGED_EMBEDDER, texts, model.encode)
     k = load_settings().evidence.nli_top_k
+    evidence = ClaimEvidence(data, resolve_home(args.home), args.papers, k)
     models = {"base": base_model}
     if last_adapter is not None:
         models[f"adapter @{sizes[-1]}"] = NliModel(DEFAULT_NLI_DIR, adapter=last_adapter)
-    frag_cache: dict[int, list] = {}
-    judged: dict[str, dict[str, list[Judged]]] = {name: {"retrieved": [], "oracle": []} for name in models}
     started = time.perf_counter()
+    entries = []
     for done, claim in enumerate(verify, 1):  # prediction: claim text and abstracts only
         if done % 25 == 0:
             print(f"  verifying claim {done}/{len(verify)} ({time.perf_counter() - started:.0f}s)", file=sys.stderr)
-        hits = [index_of[h.source_id] for h in corpus.search(claim["claim"], limit=args.papers)]
-        cited = [index_of[str(d)] for d in claim["cited_doc_ids"] if str(d) in index_of]
-        for name, nli in models.items():
-            judged[name]["retrieved"].append(judge(claim["claim"], hits, corpus, frag_cache, encode, nli, k))
-            judged[name]["oracle"].append(judge(claim["claim"], cited, corpus, frag_cache, encode, nli, k))
+        entries.append(evidence.of(claim))
+    ids, claim_text = [e["id"] for e in entries], {e["id"]: e["claim"] for e in entries}
+    predicted: dict[str, dict[str, dict[int, str]]] = {name: {} for name in models}
+    for name, nli in models.items():
+        for papers in ("retrieved", "oracle"):
+            items = [{**f, "claim_id": e["id"]} for e in entries for f in e[papers]]
+            predicted[name][papers] = verdicts(items, probabilities(nli, items, claim_text), ids, EVERY_EDGE_VOTES)
     verify_seconds = time.perf_counter() - started
-    gold = [gold_label(c) for c in verify]  # read only to score
+    gold = [e["gold"] for e in entries]  # read only to score
 
     # -- the report ----------------------------------------------------------------------------
     print(f"\n== NLI on held-out claims ({len(held_claims)} claims never trained on) ==")
@@ -319,16 +321,16 @@ def main() -> None:
           "+neutral = with one neutral pair per claim (3-class macro-F1)\n")
     print_table(rows, base)
     print(f"\n== verdicts on held-out claims ({len(verify)} claims"
-          f"{', seeded sample' if args.claims_verify else ''}; {args.papers} BM25 papers, NLI top-{k} fragments, "
-          f"seed verdict rule) ==")
+          f"{', seeded sample' if args.claims_verify else ''}; {args.papers} BM25 papers, NLI top-{k} fragments "
+          f"(oracle: every fragment of the cited papers), seed verdict rule) ==")
     print("gold: " + ", ".join(f"{lab} {gold.count(lab)}" for lab in LABELS) + "\n")
     for papers in ("retrieved", "oracle"):
         for name in models:
-            f1, per = macro_f1(gold, [j.seed_verdict() for j in judged[name][papers]])
+            f1, per = macro_f1(gold, [predicted[name][papers][i] for i in ids])
             cells = "  ".join(f"{lab[:4]} P {per[lab][0]:.2f} R {per[lab][1]:.2f}" for lab in LABELS)
             print(f"{name:<18} {papers + ' abstracts':<20} verdict macro-F1 {f1:.3f}   {cells}")
     print(f"\nverification: {len(verify) * 2 * len(models) / verify_seconds:.2f} claim judgements/s "
-          f"({verify_seconds:.0f}s; embeddings cached in {store.layout.database})")
+          f"({verify_seconds:.0f}s; embeddings cached in {evidence.store.layout.database})")
     train_seconds = sum(r.seconds for r in rows[1:])
     print(f"training: {train_seconds:.0f}s for {len(rows) - 1} adapters on {args.threads} torch threads; "
           f"whole run {time.perf_counter() - started_all:.0f}s"

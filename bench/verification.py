@@ -53,6 +53,7 @@ VERDICT_TO_LABEL = {"supported": "SUPPORT", "well_supported": "SUPPORT", "likely
 NLI_IDS = {"contradiction": 0, "entailment": 1, "neutral": 2}  # LABEL2ID of the NLI models
 RELATION_OF_ID = {0: "REFUTES", 1: "SUPPORTS", 2: "NEUTRAL"}
 GOLD_ID = {"SUPPORT": 1, "CONTRADICT": 0}
+EVERY_EDGE_VOTES = ScoringRule(aggregation="edges")  # the "seed rule" of the tables: weight 1 per edge
 RULES = [ScoringRule(vote_weight=w, min_vote=t) for w in (1.0, 2.0, 3.0, 4.0) for t in (0.0, 0.5, 0.6, 0.7, 0.8, 0.9)]
 
 
@@ -80,49 +81,65 @@ def expected_calibration_error(probs: np.ndarray, labels: np.ndarray, bins: int 
     return float(total)
 
 
+class ClaimEvidence:
+    """The two evidence settings of one SciFact claim: the ``fragments`` fragments most similar to
+    the claim (by embedding) among its ``papers`` best BM25 papers, and every fragment of the papers
+    it cites; each fragment with its gold label (entailment / contradiction where it holds a
+    rationale sentence, else neutral), which only scoring reads."""
+
+    def __init__(self, data: Path, home: Path, papers: int = 10, fragments: int = 8):
+        from lyra_resources.corpus import LocalCorpus
+        from lyra_training.verifier_data import read_jsonl
+
+        self.papers, self.fragments = papers, fragments
+        self.corpus = LocalCorpus.open(data / "corpus.jsonl", cache_dir=home / "cache" / "corpus")
+        self.raw = {r["doc_id"]: r for r in read_jsonl(data / "corpus.jsonl")}
+        self.index_of = {r.source_id: i for i, r in enumerate(self.corpus.records)}
+        self.store = LyraStore.at(home)
+        self.model = embedder(PACKAGED_EMBEDDER)
+        self.windows: dict[str, list[str]] = {}
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        return cached_embeddings(self.store, PACKAGED_EMBEDDER, texts, self.model.encode)
+
+    def fragments_of(self, doc: str) -> list[str]:
+        if doc not in self.windows:
+            record = self.corpus.records[self.index_of[doc]]
+            self.windows[doc] = [f.text for f in make_fragments(record.source_id, record.abstract or "")]
+        return self.windows[doc]
+
+    def label_of(self, claim: dict, doc: str, text: str) -> int:
+        for rset in claim["evidence"].get(doc, []):
+            if any(" ".join(self.raw[int(doc)]["abstract"][i].split())[:60] in text for i in rset["sentences"]):
+                return GOLD_ID[rset["label"]]
+        return NLI_IDS["neutral"]
+
+    def of(self, claim: dict) -> dict:
+        """Gold label, cited papers, and the retrieved and oracle fragments of ``claim``."""
+        docs = [h.source_id for h in self.corpus.search(claim["claim"], limit=self.papers)]
+        texts = [(d, t) for d in docs for t in self.fragments_of(d)]
+        sims = self.encode([t for _, t in texts]) @ self.encode([claim["claim"]])[0] if texts else np.zeros(0)
+        cited = [str(d) for d in claim["cited_doc_ids"] if str(d) in self.index_of]
+        return {
+            "id": claim["id"], "claim": claim["claim"], "gold": gold_label(claim), "cited": cited,
+            "hard_negative": next((d for d in docs if d not in cited), None),
+            "retrieved": [{"doc": texts[j][0], "text": texts[j][1], "label": self.label_of(claim, *texts[j])}
+                          for j in np.argsort(-sims)[:self.fragments]],
+            "oracle": [{"doc": d, "text": t, "label": self.label_of(claim, d, t)}
+                       for d in cited for t in self.fragments_of(d)],
+        }
+
+
 def build_eval_set(data: Path, home: Path, papers: int = 10, fragments: int = 8) -> list[dict]:
-    """Per claim: gold label, retrieved and oracle fragments with their gold fragment labels.
-    Cached in ``home`` (the BM25 search and the embeddings are the slow part)."""
-    from lyra_resources.corpus import LocalCorpus
+    """``ClaimEvidence`` of every SciFact train claim, cached in ``home`` (the BM25 search and the
+    embeddings are the slow part)."""
     from lyra_training.verifier_data import read_jsonl
 
     cache = home / "bench" / f"verification_eval_{papers}_{fragments}.json"
     if cache.exists():
         return json.loads(cache.read_text())
-    corpus = LocalCorpus.open(data / "corpus.jsonl", cache_dir=home / "cache" / "corpus")
-    raw = {r["doc_id"]: r for r in read_jsonl(data / "corpus.jsonl")}
-    index_of = {r.source_id: i for i, r in enumerate(corpus.records)}
-    store = LyraStore.at(home)
-    model = embedder(PACKAGED_EMBEDDER)
-    def encode(texts):
-        return cached_embeddings(store, PACKAGED_EMBEDDER, texts, model.encode)
-    windows: dict[str, list[str]] = {}
-
-    def fragments_of(doc: str) -> list[str]:
-        if doc not in windows:
-            record = corpus.records[index_of[doc]]
-            windows[doc] = [f.text for f in make_fragments(record.source_id, record.abstract or "")]
-        return windows[doc]
-
-    def label_of(claim: dict, doc: str, text: str) -> int:
-        for rset in claim["evidence"].get(doc, []):
-            if any(" ".join(raw[int(doc)]["abstract"][i].split())[:60] in text for i in rset["sentences"]):
-                return GOLD_ID[rset["label"]]
-        return NLI_IDS["neutral"]
-
-    out = []
-    for claim in read_jsonl(data / "claims_train.jsonl"):
-        docs = [h.source_id for h in corpus.search(claim["claim"], limit=papers)]
-        texts = [(d, t) for d in docs for t in fragments_of(d)]
-        sims = encode([t for _, t in texts]) @ encode([claim["claim"]])[0] if texts else np.zeros(0)
-        cited = [str(d) for d in claim["cited_doc_ids"] if str(d) in index_of]
-        out.append({
-            "id": claim["id"], "claim": claim["claim"], "gold": gold_label(claim), "cited": cited,
-            "hard_negative": next((d for d in docs if d not in cited), None),
-            "retrieved": [{"doc": texts[j][0], "text": texts[j][1], "label": label_of(claim, *texts[j])}
-                          for j in np.argsort(-sims)[:fragments]],
-            "oracle": [{"doc": d, "text": t, "label": label_of(claim, d, t)} for d in cited for t in fragments_of(d)],
-        })
+    evidence = ClaimEvidence(data, home, papers, fragments)
+    out = [evidence.of(claim) for claim in read_jsonl(data / "claims_train.jsonl")]
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_text(json.dumps(out))
     return out
@@ -208,14 +225,13 @@ def main() -> None:
           f"{recipe.folds} folds by claim group; {len(items['retrieved'])} retrieved and {len(items['oracle'])} oracle "
           f"fragment pairs")
 
-    seed_rule = ScoringRule(aggregation="edges")
     base_version = args.baseline.name
     rows: dict[str, dict[str, dict[int, str]]] = {"retrieved": {}, "oracle": {}}
     ece: dict[str, float] = {}
     for mode in ("retrieved", "oracle"):
         logits = logits_for(args.baseline, items[mode], text, cache / f"{base_version}_{mode}.npy", recipe.max_length)
         probs = softmax(logits)
-        rows[mode]["today's model, seed rule (every edge votes)"] = verdicts(items[mode], probs, list(gold), seed_rule)
+        rows[mode]["today's model, seed rule (every edge votes)"] = verdicts(items[mode], probs, list(gold), EVERY_EDGE_VOTES)
         rows[mode]["today's model, one vote per paper (w=1)"] = verdicts(items[mode], probs, list(gold), ScoringRule())
         if mode == "retrieved":
             labels = np.array([i["label"] for i in items[mode]])
@@ -267,7 +283,7 @@ def main() -> None:
             fold_claims = [c for c in gold if fold_of[c] == k]
             subset = [items[mode][i] for i in mine]
             out_paper.update(verdicts(subset, probs, fold_claims, rule))
-            out_edges.update(verdicts(subset, probs, fold_claims, seed_rule))
+            out_edges.update(verdicts(subset, probs, fold_claims, EVERY_EDGE_VOTES))
         rows[mode]["verifier (out of fold), seed rule (every edge votes)"] = out_edges
         rows[mode]["verifier (out of fold), one vote per paper, tuned rule"] = out_paper
         if mode == "retrieved":
