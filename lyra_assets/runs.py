@@ -9,15 +9,17 @@ job in their own process on the same instance that ``dagster dev`` shows.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
+import yaml
 from dagster import DagsterEventType, DagsterInstance, DagsterRunStatus, RunRecord, RunsFilter
 
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.shipped_models import record_shipped_models
-from lyra_resources.settings import HomeLayout, resolve_home
+from lyra_resources.settings import ClusterSettings, HomeLayout, SettingsError, load_settings, resolve_home
 
 if TYPE_CHECKING:
     from dagster._utils.error import SerializableErrorInfo
@@ -76,25 +78,101 @@ telemetry:
 nux:
   enabled: false
 """
+# The first line of the cluster profile's file: it marks the file as Lyra's, so switching the home
+# back to the local profile replaces it (a local file without it is the user's and is left alone).
+_CLUSTER_HEADER = "# Written by Lyra from its settings (profile cluster); rewritten whenever they change.\n"
 
 
-def prepare_instance_dir(layout: HomeLayout) -> None:
-    """The home's Dagster directory, with its ``dagster.yaml`` written on first use."""
+def cluster_dagster_yaml(cluster: ClusterSettings) -> str:
+    """The ``dagster.yaml`` of a cluster home: runs, event logs and schedules in Postgres, a run queue
+    that starts at most ``max_concurrent_runs`` runs and never two of one task, and runs launched as
+    processes of the machine running the daemon (``lyra daemon``)."""
+    if not cluster.postgres_url:
+        raise SettingsError("the cluster profile needs a Postgres URL: set cluster.postgres_url in the "
+                            "settings file or $LYRA_POSTGRES_URL (e.g. postgresql://lyra@db:5432/lyra)")
+    if importlib.util.find_spec("dagster_postgres") is None:
+        raise SettingsError("the cluster profile needs dagster-postgres: pip install 'lyra[cluster]'")
+    config = {
+        "telemetry": {"enabled": False},
+        "nux": {"enabled": False},
+        "storage": {"postgres": {"postgres_url": sqlalchemy_postgres_url(cluster.postgres_url)}},
+        "run_coordinator": {
+            "module": "dagster._core.run_coordinator",
+            "class": "QueuedRunCoordinator",
+            "config": {
+                "max_concurrent_runs": cluster.max_concurrent_runs,
+                "tag_concurrency_limits": [
+                    {"key": TASK_TAG, "value": {"applyLimitPerUniqueValue": True}, "limit": 1},
+                ],
+            },
+        },
+        "run_launcher": {"module": "dagster._core.launcher", "class": "DefaultRunLauncher"},
+    }
+    return (_CLUSTER_HEADER + "# Edit Lyra's settings (cluster:), not this file; without the line above it is "
+            "yours and left alone.\n# It holds the Postgres URL: keep it private.\n"
+            + yaml.safe_dump(config, sort_keys=False))
+
+
+def sqlalchemy_postgres_url(url: str) -> str:
+    """The URL with psycopg2 named as its driver when it names none: dagster-postgres installs
+    psycopg2, while SQLAlchemy 2.1 takes a bare ``postgresql://`` for psycopg 3."""
+    scheme, sep, rest = url.partition("://")
+    return f"postgresql+psycopg2://{rest}" if sep and scheme in ("postgresql", "postgres") else url
+
+
+def prepare_instance_dir(layout: HomeLayout, cluster: ClusterSettings | None = None) -> None:
+    """The home's Dagster directory with the ``dagster.yaml`` of the settings' profile (default: local).
+
+    Lyra writes the file when there is none and rewrites its own (the local text, or a cluster file
+    with its header) when the profile or the cluster settings change; a file without Lyra's header
+    is the user's (another run launcher, say) and is left alone. The cluster's file is readable by
+    its owner only: it holds the Postgres URL. Runs recorded under one profile are not seen under
+    the other: they live in another storage."""
     layout.dagster_home.mkdir(parents=True, exist_ok=True)
     config = layout.dagster_home / "dagster.yaml"
-    if not config.exists():
+    current = config.read_text(encoding="utf-8") if config.exists() else None
+    if cluster is not None and cluster.profile == "cluster":
+        wanted = cluster_dagster_yaml(cluster)
+        if current != wanted and (current in (None, _DAGSTER_YAML) or current.startswith(_CLUSTER_HEADER)):
+            config.touch(mode=0o600)
+            config.chmod(0o600)
+            config.write_text(wanted, encoding="utf-8")
+    elif current is None or current.startswith(_CLUSTER_HEADER):
         config.write_text(_DAGSTER_YAML)
 
 
+def cluster_settings() -> ClusterSettings:
+    """The cluster section of the user's settings, with the environment applied (``$LYRA_PROFILE`` …).
+
+    A settings file that cannot be read leaves the profile to the environment (local unless
+    ``$LYRA_PROFILE`` says cluster, which then needs the file): opening the instance to read runs
+    works as it always did, and the command that needs the settings reports the file in one line."""
+    try:
+        return load_settings().cluster.effective()
+    except SettingsError:
+        fallback = ClusterSettings().effective()
+        if fallback.profile == "cluster":
+            raise
+        return fallback
+
+
+def is_cluster(cluster: ClusterSettings | None = None) -> bool:
+    """Whether runs go to the cluster's queue rather than executing in the process that starts them."""
+    return (cluster or cluster_settings()).profile == "cluster"
+
+
 @contextlib.contextmanager
-def open_instance(home: str | os.PathLike[str] | None = None) -> Iterator[DagsterInstance]:
-    """The persistent Dagster instance under the Lyra home (`<home>/dagster`), disposed on exit.
+def open_instance(home: str | os.PathLike[str] | None = None,
+                  cluster: ClusterSettings | None = None) -> Iterator[DagsterInstance]:
+    """The persistent Dagster instance of the Lyra home, disposed on exit: in files under
+    `<home>/dagster` (profile local) or in the cluster's Postgres (profile cluster); ``cluster``
+    defaults to the user's settings.
 
     Not entered as a context manager: Dagster 1.13's `DagsterInstance.__exit__` disposes the
     instance but leaves it set as the process's current definitions-state storage, so definitions
     built after it closed would resolve a dead instance. Lyra's definitions keep no such state."""
     layout = HomeLayout(root=resolve_home(home))
-    prepare_instance_dir(layout)
+    prepare_instance_dir(layout, cluster or cluster_settings())
     instance = DagsterInstance.from_config(str(layout.dagster_home))
     try:
         record_shipped_models(instance)  # a fresh home shows the shipped NLI models as materialized

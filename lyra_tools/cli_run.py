@@ -1,5 +1,6 @@
 """``lyra run`` and ``lyra verify``: check the input, create the task, materialize it with live
-progress and print its answer and summary. ``lyra task run`` re-runs through the same steps."""
+progress and print its answer and summary. ``lyra task run`` re-runs through the same steps.
+In the cluster profile they submit the task's run to the run queue and return at once."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from lyra_assets.runs import is_cluster
 from lyra_core.tasks import TaskOptions
 from lyra_resources.generations import graph_note
 from lyra_resources.settings import HomeLayout, resolve_home
@@ -24,6 +26,19 @@ app = typer.Typer()
 def run_with_progress(task: TaskRecord, home: Path | None) -> runner.RunOutcome:
     console.print(f"[bold]{task.id}[/]  {task.query}")
     return progress_view.run_with_display(task.id, home, console)
+
+
+def queue_and_exit(task: TaskRecord, home: Path | None, then: str = "") -> typer.Exit:
+    """Submit the task's run to the cluster's run queue, say so, and return the Exit (0) that ends the command."""
+    try:
+        queued = runner.queue_task(task.id, home)
+    except RuntimeError as exc:
+        raise fail(str(exc)) from exc
+    console.print(f"[bold]{task.id}[/]  {task.query}")
+    console.print(f"task {task.id} queued (run {queued.run_id}): `lyra daemon` starts it when the run queue "
+                  f"allows; `lyra task status {task.id}` follows it{then.format(task=task.id)}",
+                  soft_wrap=True, highlight=False)
+    return typer.Exit(0)
 
 
 def print_summary(outcome: runner.RunOutcome, home: Path | None) -> None:
@@ -93,13 +108,16 @@ def run(
     raise typer.Exit(0 if outcome.success else 1)
 
 
-def create_and_run(checked: CheckedInput, home: Path | None) -> runner.RunOutcome:
-    """Create the checked task, materialize it with live progress, print its summary."""
+def create_and_run(checked: CheckedInput, home: Path | None, then: str = "") -> runner.RunOutcome:
+    """Create the checked task, materialize it with live progress, print its summary (in the cluster
+    profile: queue its run, say so and end the command, ``then`` closing the message)."""
     try:
         task = open_store(home).create_task(checked.query,
                                         checked.options.model_dump(exclude_none=True, exclude_defaults=True))
     except StoreError as exc:
         raise fail(str(exc)) from exc
+    if is_cluster():
+        raise queue_and_exit(task, home, then)
     outcome = run_with_progress(task, home)
     print_summary(outcome, home)
     return outcome
@@ -126,7 +144,8 @@ def verify_claims(
     except ValueError as exc:
         raise fail(str(exc)) from exc
     checked = check_input(f"verify {len(options.verify_claims)} claims from {claims.name}", options, home, CLI_LABELS)
-    outcome = create_and_run(checked, home)
+    outcome = create_and_run(checked, home, then="; once it completed, `lyra export {task} --format jsonl` "
+                             "gives each claim's verdict and evidence")
     if not outcome.success:
         raise typer.Exit(1)
     write_verify_results(outcome.task_id, out, home)

@@ -1,5 +1,5 @@
 """Handing a task's graph on: ``lyra mcp`` (agents), ``lyra ui`` (the Dagster UI) and
-``lyra export`` (files)."""
+``lyra export`` (files); and ``lyra daemon``, which starts the runs queued on a cluster."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from lyra_assets.runs import open_instance
+from lyra_assets.runs import cluster_settings, open_instance
 from lyra_resources.settings import REPO_ROOT, HomeLayout, resolve_home
 from lyra_tools.cli_common import HomeOption, console, fail, open_store, require_task
 
@@ -46,6 +46,24 @@ def ui(
     env = {**os.environ, "DAGSTER_HOME": str(layout.dagster_home), "LYRA_HOME": str(layout.root)}
     os.chdir(REPO_ROOT)
     os.execvpe(dagster, [dagster, "dev", "-w", str(REPO_ROOT / "workspace.yaml"), "-p", str(port)], env)
+
+
+@app.command()
+def daemon(home: HomeOption = None) -> None:
+    """Start Dagster's daemon (`dagster-daemon run`) on this Lyra home's instance: it starts the runs
+    queued in the cluster profile (one per task, cluster.max_concurrent_runs in all), the schedule
+    and the sensors."""
+    layout = HomeLayout(root=resolve_home(home))
+    cluster = cluster_settings()
+    with open_instance(layout.root, cluster):  # dagster.yaml written for the profile, the storage ready
+        pass
+    if cluster.profile != "cluster":
+        console.print("[yellow]note:[/] profile local: runs execute in the command that starts them; the "
+                      "daemon runs the schedule and the sensors only", soft_wrap=True, highlight=False)
+    executable = shutil.which("dagster-daemon") or str(Path(sys.executable).with_name("dagster-daemon"))
+    env = {**os.environ, "DAGSTER_HOME": str(layout.dagster_home), "LYRA_HOME": str(layout.root)}
+    os.chdir(REPO_ROOT)
+    os.execvpe(executable, [executable, "run", "-w", str(REPO_ROOT / "workspace.yaml")], env)
 
 
 @app.command("export")

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from lyra_assets.runs import open_instance, register_partition, task_runs
+from lyra_assets.runs import is_cluster, open_instance, register_partition, task_runs
 from lyra_core.cells import cell_list
 from lyra_core.tasks import TaskOptions, parse_interval
 from lyra_resources.generations import graph_note
@@ -17,7 +17,7 @@ from lyra_resources.store import TaskRecord
 from lyra_resources.task_input import STORED_LABELS
 from lyra_tools import runner
 from lyra_tools.cli_common import HomeOption, console, fail, open_store, require_task
-from lyra_tools.cli_run import check_input, print_summary, run_with_progress, write_verify_results
+from lyra_tools.cli_run import check_input, print_summary, queue_and_exit, run_with_progress, write_verify_results
 
 app = typer.Typer(help="List, inspect, re-run, watch, stop and delete tasks.", no_args_is_help=True)
 
@@ -93,9 +93,12 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
 
 @app.command("run")
 def task_run(task_id: str, home: HomeOption = None) -> None:
-    """Re-materialize an existing task (its rows are replaced, feedback is kept)."""
+    """Re-materialize an existing task (its rows are replaced, feedback is kept); in the cluster
+    profile, queue its run and return at once."""
     task = require_task(home, task_id)
     check_input(task.query, task.options, home, STORED_LABELS)  # a corpus may be gone, the network down
+    if is_cluster():
+        raise queue_and_exit(task, home)
     try:
         outcome = run_with_progress(task, home)
     except RuntimeError as exc:

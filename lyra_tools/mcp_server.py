@@ -31,7 +31,7 @@ from pydantic import BaseModel, Field, WithJsonSchema
 
 from lyra_core.feedback import Action
 from lyra_core.tasks import TaskOptions
-from lyra_resources.settings import resolve_home
+from lyra_resources.settings import load_settings, resolve_home
 from lyra_resources.store import StoreBusyError, StoreError
 from lyra_resources.task_input import MCP_LABELS, TaskInputError, check_task_input
 from lyra_tools import contradictions, explore, papers_view
@@ -87,8 +87,9 @@ M = TypeVar("M", bound=BaseModel)
 class CreatedTask(BaseModel):
     task_id: str
     status: str
-    log_path: str
+    log_path: str | None = Field(description="the run's output on this machine (none when queued on the cluster)")
     pid: int | None
+    run_id: str | None = Field(None, description="the Dagster run, when queued on the cluster")
 
 
 class StoppedTask(BaseModel):
@@ -137,7 +138,7 @@ def _guard(fn: Callable[[], M]) -> CallToolResult:
 
 def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launcher | None = None) -> MCPServer:
     """The MCP server over the Lyra home ``home``; ``launcher`` starts a task's run (default:
-    a detached ``lyra task run`` process)."""
+    a detached ``lyra task run`` process; in the cluster profile the run goes to the run queue)."""
     root = resolve_home(home)
     store = ServerStore(home=str(root))
     launch = launcher or spawn_task_run
@@ -157,9 +158,9 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
             if "instance" not in dagster:
                 from dagster import DagsterInstance
 
-                from lyra_assets.runs import prepare_instance_dir  # Dagster: only once needed
+                from lyra_assets.runs import cluster_settings, prepare_instance_dir  # Dagster: only once needed
 
-                prepare_instance_dir(store.layout)
+                prepare_instance_dir(store.layout, cluster_settings())
                 dagster["instance"] = DagsterInstance.from_config(str(store.layout.dagster_home))
             return dagster["instance"]
 
@@ -187,7 +188,8 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
         query: Annotated[str, Field(min_length=1, max_length=2000, description="the research question")],
         options: OptionsArg = None,
     ) -> CreatedTask:
-        """Create a research task and start its pipeline run in the background; returns the task id at once.
+        """Create a research task and start its pipeline run in the background (on a cluster: queue it);
+        returns the task id at once.
         Follow progress with get_status."""
         def body() -> CreatedTask:
             try:  # the same check as `lyra run`, before any row, partition or run exists
@@ -200,6 +202,12 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
             from lyra_assets.runs import register_partition
 
             register_partition(dagster_instance(), task.id)
+            if launcher is None and load_settings().cluster.effective().profile == "cluster":
+                from lyra_assets.run_queue import submit_task_run  # the daemon (`lyra daemon`) starts it
+
+                run = submit_task_run(dagster_instance(), task.id, task.query)
+                store.update_task(task.id, status="queued", last_run_id=run.run_id)
+                return CreatedTask(task_id=task.id, status="queued", log_path=None, pid=None, run_id=run.run_id)
             store.update_task(task.id, status="queued")
             pid, log_path = launch(task.id, root)
             return CreatedTask(task_id=task.id, status="queued", log_path=str(log_path), pid=pid)

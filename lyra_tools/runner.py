@@ -4,6 +4,8 @@ The CLI never computes an asset itself: it adds the task's partition to the inst
 Lyra home and executes the ``task_pipeline`` job for that partition, so every run, event and
 materialization is recorded where ``dagster dev`` shows them. Job names, run tags, the instance and
 a task's runs come from :mod:`lyra_assets.runs`; this module runs jobs and follows their progress.
+In the cluster profile a task's run is submitted to the run queue instead (``queue_task``), and
+Dagster's daemon (``lyra daemon``) starts it.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from lyra_assets.runs import (
     task_runs,
     task_tags,
 )
-from lyra_resources.settings import HomeLayout, resolve_home
+from lyra_resources.settings import ClusterSettings, HomeLayout, resolve_home
 from lyra_resources.store import LyraStore, TaskRecord
 
 
@@ -83,7 +85,12 @@ def sync_task_status(store: LyraStore, instance: DagsterInstance, task_id: str) 
     if run is None:
         records = task_runs(instance, task_id, limit=1)
         run = records[0].dagster_run if records else None
-    if run is None or run.status in ACTIVE_STATUSES:
+    if run is None:
+        return task
+    if run.status in ACTIVE_STATUSES:  # a queued run the daemon has started reads running
+        if task.status == "queued" and run.status in (DagsterRunStatus.STARTING, DagsterRunStatus.STARTED):
+            store.update_task(task_id, status="running", last_run_id=run.run_id)
+            return store.require_task(task_id)
         return task
     if run.status == DagsterRunStatus.SUCCESS:
         store.update_task(task_id, status="completed", last_run_id=run.run_id, error=None)
@@ -204,6 +211,29 @@ def run_task(
     return RunOutcome(task_id=task_id, run_id=run_id, success=success, status=status, error=error, assets=progress)
 
 
+class QueuedRun(BaseModel):
+    task_id: str
+    run_id: str
+    status: str
+
+
+def queue_task(task_id: str, home: str | os.PathLike[str] | None = None,
+               cluster: ClusterSettings | None = None) -> QueuedRun:
+    """Submit a run of the task to the cluster's run queue and return at once: the task row reads
+    queued with the run's id, and ``sync_task_status`` follows the run the daemon starts."""
+    from lyra_assets.run_queue import submit_task_run  # Dagster's workspace machinery: the cluster's only
+    layout = HomeLayout(root=resolve_home(home))
+    store = LyraStore(home=str(layout.root))
+    task = store.require_task(task_id)
+    with open_instance(layout.root, cluster) as instance:
+        register_partition(instance, task_id)
+        if active_runs(instance, task_id):
+            raise RuntimeError(f"task {task_id} already has a run in progress (see `lyra task status {task_id}`)")
+        run = submit_task_run(instance, task_id, task.query)
+    store.update_task(task_id, status="queued", last_run_id=run.run_id, error=None)
+    return QueuedRun(task_id=task_id, run_id=run.run_id, status=run.status.value)
+
+
 class JobOutcome(BaseModel):
     job: str
     run_id: str
@@ -254,9 +284,9 @@ def stop_task(task_id: str, home: str | os.PathLike[str] | None = None, wait_s: 
                 deadline = time.monotonic() + wait_s
                 while time.monotonic() < deadline and process_alive(int(pid)):
                     time.sleep(0.2)
-            elif not pid:  # launched by the Dagster daemon (a scheduled re-run): its launcher stops it
+            elif not pid:  # queued, or launched by the Dagster daemon: its coordinator stops it
                 with contextlib.suppress(Exception):
-                    instance.run_launcher.terminate(run.run_id)
+                    instance.run_coordinator.cancel_run(run.run_id)
             current = instance.get_run_by_id(run.run_id)
             if current and current.status in ACTIVE_STATUSES:
                 instance.report_run_canceled(current, message="stopped with `lyra task stop`")

@@ -83,3 +83,17 @@ def lyra_settings(tmp_path, monkeypatch):
     from test_academic_sources import settings_writer
 
     yield from settings_writer(tmp_path, monkeypatch)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A real Postgres on 127.0.0.1 for the whole session (tests/postgres_server.py); skips without it."""
+    from postgres_server import start_postgres
+
+    yield from start_postgres()
+
+
+@pytest.fixture
+def postgres_url(postgres_server) -> str:
+    """The URL of a new, empty database on the session's Postgres."""
+    return postgres_server.create_database()
