@@ -1,11 +1,13 @@
 """The Dagster `Definitions` of Lyra, built for one Lyra home (by the CLI, and by `lyra_assets.repository`
-for `dagster dev`)."""
+for `dagster dev` and the cluster's workers)."""
 
 from __future__ import annotations
 
 import os
 
-from dagster import AssetSelection, Definitions, define_asset_job
+from dagster import AssetSelection, Definitions, ExecutorDefinition, define_asset_job
+from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
+from dagster._record import copy
 
 from lyra_assets import (
     answer,
@@ -25,6 +27,7 @@ from lyra_assets import (
     web,
 )
 from lyra_assets.metadata import with_table_metadata
+from lyra_assets.step_workers import step_executor
 from lyra_assets.runs import NLI_TRAINING_JOB, RERANKER_TRAINING_JOB, TASK_JOB, VERIFIER_TRAINING_JOB
 from lyra_resources.domain_policy import DomainTrust
 from lyra_resources.literature import LiteratureSources
@@ -56,6 +59,15 @@ reranker_training = define_asset_job(RERANKER_TRAINING_JOB, selection=[models.co
                                      description="Adapt a cross-encoder reranker to one corpus.")
 
 
+def task_jobs(executor: ExecutorDefinition | None) -> list[UnresolvedAssetJobDefinition]:
+    """The jobs that run a task (`task_pipeline`, `nli_rescoring`), their steps on ``executor``
+    (``None``: as defined, the local profile's)."""
+    jobs = [task_pipeline, learning.nli_rescoring]
+    if executor is None:
+        return jobs
+    return [copy(job, executor_def=executor) for job in jobs]
+
+
 def build_resources(home: str | os.PathLike[str] | None = None,
                     settings: LyraSettings | None = None) -> dict[str, object]:
     """Every resource rooted at one Lyra home and configured by ``settings`` (default: the user's
@@ -77,13 +89,16 @@ def build_resources(home: str | os.PathLike[str] | None = None,
 def build_definitions(home: str | os.PathLike[str] | None = None,
                       settings: LyraSettings | None = None) -> Definitions:
     """Lyra's definitions with every resource rooted at one Lyra home and configured by ``settings``
-    (default: the user's settings file)."""
+    (default: the user's settings file). In the cluster profile the task jobs' steps run on the
+    cluster's Celery workers (:mod:`lyra_assets.step_workers`)."""
     layout = HomeLayout(root=resolve_home(home, create=False))
+    config = settings or load_settings()
+    pipeline, rescoring = task_jobs(step_executor(config.cluster))
     return Definitions(
         assets=with_table_metadata([*ASSETS, *MODEL_ASSETS], layout), asset_checks=CHECKS,
-        jobs=[task_pipeline, nli_model_training, verifier_training, reranker_training, learning.nli_adapter_training,
-              learning.nli_rescoring],
-        resources=build_resources(home, settings),
+        jobs=[pipeline, nli_model_training, verifier_training, reranker_training, learning.nli_adapter_training,
+              rescoring],
+        resources=build_resources(home, config),
         schedules=[schedules.watched_tasks_schedule], sensors=[schedules.watched_task_status_sensor,
                                                                    learning.nli_corrections_sensor,
                                                                    learning.nli_version_sensor],

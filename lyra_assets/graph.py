@@ -4,6 +4,9 @@ Runs that include `task_graph` (`task_pipeline`, `nli_rescoring`, or any selecti
 store that stages every per-task write under the run id (see `lyra_resources.generations`);
 `task_graph` swaps the staged rows in at once. A run without it (one asset materialized from the
 Dagster UI) writes in place, one table at a time.
+
+Each step process that met the database held by another (steps of one run on several workers,
+or several runs at once) records what it waited in the run's event log (`store_lock_waits`).
 """
 
 from collections.abc import Sequence
@@ -11,26 +14,35 @@ from collections.abc import Sequence
 from dagster import (
     AssetExecutionContext,
     AssetsDefinition,
+    DagsterEventType,
+    DagsterInstance,
     InitResourceContext,
     MaterializeResult,
     MetadataValue,
     asset,
 )
+from dagster._core.events import EngineEventData
+from pydantic import PrivateAttr
 
 from lyra_assets.metadata import task_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_assets.runs import PARTITION_TAG
 from lyra_resources.generations import open_generation, publish_generation
 from lyra_resources.store import LyraStore
+from lyra_resources.store_locks import LockWaits, lock_waits
 
 PUBLISH_ASSET = "task_graph"
+LOCK_WAITS_MESSAGE = "store lock waits"
 
 
 class TaskStore(LyraStore):
     """The store as a task run's assets use it: writes of a publishing run are staged."""
 
+    _waits_at_start: LockWaits = PrivateAttr(default_factory=LockWaits)
+
     def setup_for_execution(self, context: InitResourceContext) -> None:
         self._staged = None
+        self._waits_at_start = lock_waits()
         run = context.run
         task_id = run.tags.get(PARTITION_TAG) if run is not None else None
         if task_id is None:
@@ -40,6 +52,22 @@ class TaskStore(LyraStore):
 
     def teardown_after_execution(self, context: InitResourceContext) -> None:
         self._staged = None
+        waits = lock_waits().since(self._waits_at_start)
+        if (waits.conflicts or waits.gave_up) and context.instance is not None and context.run is not None:
+            context.instance.report_engine_event(
+                f"{LOCK_WAITS_MESSAGE}: {waits.conflicts} conflicts ({waits.write_conflicts} write-write), "
+                f"{waits.waited_s:.2f}s waited, {waits.gave_up} gave up",
+                context.run, EngineEventData(metadata=waits.model_dump()))
+
+
+def store_lock_waits(instance: DagsterInstance, run_id: str) -> LockWaits:
+    """What the run's step processes waited for the database, all together (nothing: no waits)."""
+    total = LockWaits()
+    for entry in instance.all_logs(run_id, of_type=DagsterEventType.ENGINE_EVENT):
+        if entry.message.startswith(LOCK_WAITS_MESSAGE) and entry.dagster_event is not None:
+            metadata = entry.dagster_event.engine_event_data.metadata
+            total = total + LockWaits(**{key: value.value for key, value in metadata.items()})
+    return total
 
 
 def _planned_steps(context: InitResourceContext) -> set[str]:

@@ -142,7 +142,7 @@ def nli_corrections_sensor(context: SensorEvaluationContext, store: LyraStore, s
         cursor=cutoff)
 
 
-@sensor(job=nli_rescoring, minimum_interval_seconds=60, default_status=DefaultSensorStatus.RUNNING,
+@sensor(job_name=RESCORING_JOB, minimum_interval_seconds=60, default_status=DefaultSensorStatus.RUNNING,
         description="When the active NLI version changes, requests one nli_rescoring run per task whose edges "
                     "another version judged (human corrections stay in force over the new edges).")
 def nli_version_sensor(context: SensorEvaluationContext, store: LyraStore, models: LocalModels

@@ -5,11 +5,15 @@ server all meet lock errors as a matter of course. This module is the one place 
 conflict (worth waiting out) from a real error, and the one retry policy they all wait with: the
 store's opens and transactions (:mod:`lyra_resources.store`) and the MCP server's ATTACH
 (:mod:`lyra_tools.server_store`).
+
+Every wait is counted per process (:func:`lock_waits`), so a run whose steps share the file from
+many worker processes can report how often they met each other.
 """
 
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -29,6 +33,46 @@ class StoreError(RuntimeError):
 
 class StoreBusyError(StoreError):
     """Another process kept the database locked for longer than the store waits."""
+
+
+class LockWaits(BaseModel):
+    """What this process's store operations met of other holders of the database, so far."""
+
+    conflicts: int = Field(0, description="attempts that met a lock conflict and were tried again after a sleep")
+    write_conflicts: int = Field(0, description="of those, write-write conflicts between transactions; the "
+                                 "rest found the file or an attachment held")
+    gave_up: int = Field(0, description="operations that stayed locked past their timeout (StoreBusyError)")
+    waited_s: float = Field(0.0, description="seconds slept between attempts")
+
+    def since(self, earlier: LockWaits) -> LockWaits:
+        """The waits counted after ``earlier`` (a previous :func:`lock_waits` of this process)."""
+        return LockWaits(conflicts=self.conflicts - earlier.conflicts,
+                         write_conflicts=self.write_conflicts - earlier.write_conflicts,
+                         gave_up=self.gave_up - earlier.gave_up,
+                         waited_s=round(self.waited_s - earlier.waited_s, 6))
+
+    def __add__(self, other: LockWaits) -> LockWaits:
+        return LockWaits(conflicts=self.conflicts + other.conflicts,
+                         write_conflicts=self.write_conflicts + other.write_conflicts,
+                         gave_up=self.gave_up + other.gave_up, waited_s=round(self.waited_s + other.waited_s, 6))
+
+
+_waits = LockWaits()
+_waits_lock = threading.Lock()
+
+
+def lock_waits() -> LockWaits:
+    """A copy of this process's counts since it started."""
+    with _waits_lock:
+        return _waits.model_copy()
+
+
+def _count(exc: BaseException, *, gave_up: bool = False, slept_s: float = 0.0) -> None:
+    global _waits
+    with _waits_lock:
+        _waits = _waits + LockWaits(conflicts=0 if gave_up else 1,
+                                    write_conflicts=int(not gave_up and isinstance(exc, duckdb.TransactionException)),
+                                    gave_up=int(gave_up), waited_s=slept_s)
 
 
 def is_lock_conflict(exc: BaseException) -> bool:
@@ -66,9 +110,12 @@ class RetryPolicy(BaseModel):
                 if not is_lock_conflict(exc):
                     raise
                 if time.monotonic() > deadline:
+                    _count(exc, gave_up=True)
                     raise StoreBusyError(f"{what} stayed locked by another process for {timeout_s:.0f}s: {exc}") from exc
-            # jitter: processes that met the same lock must not all retry at the same instant
-            time.sleep(delay * (1 + random.random()))
+                # jitter: processes that met the same lock must not all retry at the same instant
+                sleep_s = delay * (1 + random.random())
+                _count(exc, slept_s=sleep_s)
+            time.sleep(sleep_s)
             delay = min(delay * 2, self.max_delay_s)
 
 

@@ -10,7 +10,7 @@ import sys
 import typer
 
 from lyra_resources.settings import SettingsError
-from lyra_tools import browse_cli, cli_feedback, cli_models, cli_run, cli_serve, cli_tasks, search_cli
+from lyra_tools import browse_cli, cli_feedback, cli_models, cli_run, cli_serve, cli_tasks, cli_worker, search_cli
 from lyra_tools.cli_common import fail
 
 app = typer.Typer(help="Lyra: turn a research question into an evidence graph.", no_args_is_help=True)
@@ -21,6 +21,7 @@ app.add_typer(cli_models.app, name="models")
 app.add_typer(browse_cli.app)  # `lyra claims`, `lyra evidence`
 app.add_typer(search_cli.app)  # `lyra search`
 app.add_typer(cli_feedback.app, name="feedback")
+app.add_typer(cli_worker.app)  # `lyra worker` (cluster profile)
 
 
 def main() -> None:

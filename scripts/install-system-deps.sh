@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Install the system packages Lyra needs besides Python ones: Debian's Chromium, which Playwright
 # drives for browser search and page fetching (Playwright's own browser download needs a network
-# that CI does not have), and Debian's PostgreSQL, whose binaries the tests of the cluster profile
-# start a throw-away server with (the service itself is not needed). Safe to re-run: does nothing
-# when both are already there; quiet unless something fails.
+# that CI does not have), Debian's PostgreSQL, whose binaries the tests of the cluster profile
+# start a throw-away server with (the service itself is not needed), and Debian's redis-server,
+# the broker those tests start. Safe to re-run: does nothing when all are already there; quiet
+# unless something fails.
 set -euo pipefail
 
 CHROMIUM=/usr/bin/chromium
@@ -13,6 +14,7 @@ PG_BIN=${LYRA_TEST_PG_BIN:-/usr/lib/postgresql/15/bin}
 missing=()
 [ -x "$CHROMIUM" ] || missing+=(chromium)
 [ -x "$PG_BIN/initdb" ] || missing+=(postgresql)
+command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
@@ -47,5 +49,9 @@ fi
 if [ ! -x "$PG_BIN/initdb" ]; then
   echo "install-system-deps: apt-get installed postgresql but $PG_BIN/initdb is missing" \
        "(another major version? set LYRA_TEST_PG_BIN to its bin folder)" >&2
+  exit 1
+fi
+if ! command -v redis-server >/dev/null 2>&1 && [ ! -x /usr/bin/redis-server ]; then
+  echo "install-system-deps: apt-get installed redis-server but it is not on PATH" >&2
   exit 1
 fi

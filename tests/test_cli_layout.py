@@ -10,7 +10,8 @@ import typer
 
 from lyra_tools import cli
 
-COMMANDS = ["run", "verify", "mcp", "ui", "export", "task", "models", "claims", "evidence", "search", "feedback"]
+COMMANDS = ["run", "verify", "mcp", "ui", "daemon", "export", "task", "models", "claims", "evidence", "search", "feedback",
+            "worker"]
 GROUPS = {
     "task": ["list", "status", "run", "watch", "unwatch", "stop", "delete"],
     "models": ["fetch-snli", "train-snli", "train-nli", "train-claim-roles", "train-reranker", "list", "activate",

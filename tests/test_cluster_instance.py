@@ -5,11 +5,14 @@ instance exactly as before."""
 
 from __future__ import annotations
 
+import os
 import re
 import time
 
 import pytest
 from dagster import DagsterRunStatus
+from redis_server import redis_url  # noqa: F401 (the session's Redis)
+from test_cluster_workers import lyra_workers
 from typer.testing import CliRunner
 
 from lyra_assets.runs import (
@@ -54,8 +57,13 @@ def local_profile(monkeypatch):
         monkeypatch.delenv(name, raising=False)
 
 
-def use_cluster(lyra_settings, url: str, max_concurrent_runs: int = 4) -> None:
-    lyra_settings(cluster={"profile": "cluster", "postgres_url": url, "max_concurrent_runs": max_concurrent_runs})
+# Runs these tests queue but never start need a broker named, not one that answers.
+UNUSED_BROKER = "redis://127.0.0.1:9/0"
+
+
+def use_cluster(lyra_settings, url: str, max_concurrent_runs: int = 4, broker: str = UNUSED_BROKER) -> None:
+    lyra_settings(cluster={"profile": "cluster", "postgres_url": url, "redis_url": broker,
+                           "max_concurrent_runs": max_concurrent_runs})
 
 
 def test_the_local_profile_writes_todays_dagster_yaml(tmp_path, local_profile):
@@ -176,8 +184,11 @@ def _in_progress(instance, run_ids: list[str]) -> list[str]:
 
 
 @pytest.mark.slow
-def test_the_daemon_starts_queued_runs_within_the_limits(lyra_home, small_corpus, postgres_url, lyra_settings,
-                                                         local_profile):
+def test_the_daemon_starts_queued_runs_within_the_limits(lyra_home, small_corpus, postgres_url, redis_url,  # noqa: F811
+                                                         lyra_settings, local_profile, tmp_path):
+    """The whole cluster profile on one machine: runs queued in Postgres, started by Dagster's
+    queued-run daemon within the limits, their steps executed by two `lyra worker` processes
+    through a real Redis."""
     from dagster._core.workspace.context import WorkspaceProcessContext
     from dagster._core.workspace.load_target import WorkspaceFileTarget
     from dagster._daemon.run_coordinator.queued_run_coordinator_daemon import QueuedRunCoordinatorDaemon
@@ -189,7 +200,7 @@ def test_the_daemon_starts_queued_runs_within_the_limits(lyra_home, small_corpus
     store = LyraStore(home=str(home))
     first = store.create_task("Does vitamin D reduce fracture risk?", {"corpus": [str(small_corpus)]})
     second = store.create_task("Does sleep loss impair memory?", {"corpus": [str(small_corpus)]})
-    use_cluster(lyra_settings, postgres_url, max_concurrent_runs=1)
+    use_cluster(lyra_settings, postgres_url, max_concurrent_runs=1, broker=redis_url)
     a1 = runner.queue_task(first.id, home).run_id
     b1 = runner.queue_task(second.id, home).run_id
     with open_instance(home) as strict:
@@ -197,13 +208,14 @@ def test_the_daemon_starts_queued_runs_within_the_limits(lyra_home, small_corpus
         runs = [a1, b1, a2]
         assert [strict.get_run_by_id(r).status for r in runs] == [_QUEUED] * 3  # nothing dequeues them yet
         workspace = WorkspaceFileTarget(paths=[str(REPO_ROOT / "workspace.yaml")])  # what `lyra daemon` loads
-        with WorkspaceProcessContext(strict, workspace) as strict_daemon_context, \
+        with lyra_workers(2, home, dict(os.environ), tmp_path), \
+                WorkspaceProcessContext(strict, workspace) as strict_daemon_context, \
                 QueuedRunCoordinatorDaemon(interval_seconds=1) as daemon:
             list(daemon.run_iteration(strict_daemon_context))
             # max_concurrent_runs 1: only the first run starts, though the other task has none running
             assert _in_progress(strict, runs) == [a1]
 
-            use_cluster(lyra_settings, postgres_url, max_concurrent_runs=3)  # dagster.yaml rewritten
+            use_cluster(lyra_settings, postgres_url, max_concurrent_runs=3, broker=redis_url)  # dagster.yaml rewritten
             with open_instance(home) as roomy, WorkspaceProcessContext(roomy, workspace) as context:
                 assert roomy.get_run_by_id(a1).status in ACTIVE_STATUSES - {_QUEUED}
                 list(daemon.run_iteration(context))

@@ -18,7 +18,7 @@ import pytest
 from mcp import Client
 
 from lyra_resources.store import LyraStore, StoreBusyError
-from lyra_resources.store_locks import STORE_RETRY, RetryPolicy, is_lock_conflict
+from lyra_resources.store_locks import STORE_RETRY, LockWaits, RetryPolicy, is_lock_conflict, lock_waits
 from lyra_tools.mcp_server import build_server
 from lyra_tools.server_store import ServerStore
 
@@ -119,6 +119,38 @@ def test_store_waits_through_the_shared_policy(store, attempts):
         assert len(store.list_tasks()) == 1
         assert time.monotonic() - started > 0.5
     assert (str(store.layout.database), attempts[0][1]) == attempts[0] and attempts[0][1] > 1
+
+
+def test_the_process_counts_the_conflicts_it_waited_out(store):
+    before = lock_waits()
+    with held_by_another_process(store.layout.database, 1.0):
+        store.list_tasks()  # waits for the file held by the other process
+    file_waits = lock_waits().since(before)
+    assert file_waits.conflicts > 1 and file_waits.write_conflicts == 0 and file_waits.gave_up == 0
+    assert 0.3 < file_waits.waited_s < 5
+
+    database = str(store.layout.database)
+    task_id = store.list_tasks()[0].id
+    before = lock_waits()
+    with duckdb.connect(database) as holder:  # a transaction of this process writes the task's row first
+        holder.execute("BEGIN TRANSACTION")
+        holder.execute("UPDATE tasks SET status = 'running' WHERE id = ?", [task_id])
+
+        def conflicting(conn):
+            conn.execute("UPDATE tasks SET status = 'failed' WHERE id = ?", [task_id])
+        with pytest.raises(StoreBusyError):
+            store.transaction(conflicting, retries_s=0.2)
+        holder.execute("ROLLBACK")
+    write_waits = lock_waits().since(before)
+    assert write_waits.write_conflicts == write_waits.conflicts > 0 and write_waits.gave_up == 1
+    assert (file_waits + write_waits).conflicts == file_waits.conflicts + write_waits.conflicts
+
+
+def test_a_process_that_never_waits_counts_nothing():
+    policy = RetryPolicy(first_delay_s=0.01)
+    before = lock_waits()
+    assert policy.run(lambda: 42, timeout_s=1, what="x.duckdb") == 42
+    assert lock_waits().since(before) == LockWaits()
 
 
 def test_mcp_server_waits_out_another_process_with_the_shared_policy(store, attempts):
