@@ -83,10 +83,23 @@ nux:
 _CLUSTER_HEADER = "# Written by Lyra from its settings (profile cluster); rewritten whenever they change.\n"
 
 
+# Dagster's run monitoring in the daemon (`lyra daemon`): a run launched but not started, or asked to
+# stop but still running, is failed after these bounds rather than left in progress; the DefaultRunLauncher
+# cannot resume a run, so none is. A run whose own process dies is failed by the code server that
+# started it (within a second); one whose step worker dies, by its executor (lyra_assets.celery_steps).
+RUN_MONITORING = {
+    "enabled": True,
+    "poll_interval_seconds": 30,
+    "start_timeout_seconds": 300,
+    "cancel_timeout_seconds": 180,
+    "max_resume_run_attempts": 0,
+}
+
+
 def cluster_dagster_yaml(cluster: ClusterSettings) -> str:
     """The ``dagster.yaml`` of a cluster home: runs, event logs and schedules in Postgres, a run queue
-    that starts at most ``max_concurrent_runs`` runs and never two of one task, and runs launched as
-    processes of the machine running the daemon (``lyra daemon``)."""
+    that starts at most ``max_concurrent_runs`` runs and never two of one task, runs launched as
+    processes of the machine running the daemon (``lyra daemon``), and run monitoring on them."""
     if not cluster.postgres_url:
         raise SettingsError("the cluster profile needs a Postgres URL: set cluster.postgres_url in the "
                             "settings file or $LYRA_POSTGRES_URL (e.g. postgresql://lyra@db:5432/lyra)")
@@ -107,6 +120,7 @@ def cluster_dagster_yaml(cluster: ClusterSettings) -> str:
             },
         },
         "run_launcher": {"module": "dagster._core.launcher", "class": "DefaultRunLauncher"},
+        "run_monitoring": RUN_MONITORING,
     }
     return (_CLUSTER_HEADER + "# Edit Lyra's settings (cluster:), not this file; without the line above it is "
             "yours and left alone.\n# It holds the Postgres URL: keep it private.\n"

@@ -3,7 +3,8 @@ over Celery worker processes through the cluster's Redis broker (profile `cluste
 
 In the cluster profile the jobs that run a task (`task_pipeline`, `nli_rescoring`) get
 dagster-celery's executor: the run's process submits each step as a Celery task and the step runs
-on whichever `lyra worker` takes it. A worker rebuilds the job from Lyra's code
+on whichever `lyra worker` takes it; the run fails, within a minute, when the worker executing one
+of its steps dies (`lyra_assets.celery_steps`). A worker rebuilds the job from Lyra's code
 (`lyra_assets.repository`) and reaches the run's Dagster instance by the reference the run sends,
 so every worker needs the same code, the same settings and the same Lyra home (on a shared path:
 the instance, the DuckDB file, the caches). The broker URL reaches the executor through
@@ -44,22 +45,30 @@ def cluster_broker(cluster: ClusterSettings) -> str | None:
 def celery_config(redis_url: str) -> dict[str, object]:
     """dagster-celery's executor config for Lyra's broker: steps and their results both go through Redis."""
     return {"broker": redis_url, "backend": redis_url,
-            # one step at a time per worker process: steps load models and are long, not many and short
-            "config_source": {"worker_prefetch_multiplier": 1}}
+            "config_source": {
+                # one step at a time per worker process: steps load models and are long, not many and short
+                "worker_prefetch_multiplier": 1,
+                # a worker takes a step only when it can start it, so a killed worker holds no waiting steps
+                "worker_disable_prefetch": True,
+                # a started step's result names its worker, which the run watches (lyra_assets.celery_steps)
+                "task_track_started": True,
+                # acknowledged when started: a killed worker's step fails the run, it is never run twice
+                "task_acks_late": False,
+            }}
 
 
 def step_executor(cluster: ClusterSettings) -> ExecutorDefinition | None:
-    """The executor of the task jobs: dagster-celery's on the cluster's broker in the cluster
-    profile, ``None`` (the job's default, unchanged) in the local profile."""
+    """The executor of the task jobs: dagster-celery's on the cluster's broker, watching its
+    workers, in the cluster profile, ``None`` (the job's default, unchanged) in the local profile."""
     redis_url = cluster_broker(cluster)
     if redis_url is None:
         return None
     try:
-        from dagster_celery import celery_executor
+        from lyra_assets.celery_steps import watched_celery_executor
     except ImportError:
         raise SettingsError("the cluster profile runs steps on Celery workers: install Lyra's cluster extra "
                             "(pip install 'lyra[cluster]')") from None
-    return celery_executor.configured(celery_config(redis_url))
+    return watched_celery_executor.configured(celery_config(redis_url))
 
 
 def write_worker_config(layout: HomeLayout, redis_url: str) -> Path:
