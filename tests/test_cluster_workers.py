@@ -144,7 +144,8 @@ def lyra_workers(count: int, home: Path, env: dict[str, str], logs: Path) -> Ite
 
 @pytest.mark.slow
 def test_a_task_run_spread_over_two_workers_gives_the_local_run_s_rows(
-        lyra_home, small_corpus, redis_url, monkeypatch, tmp_path, no_cluster_env):  # noqa: F811 (fixture)
+        lyra_home, small_corpus, redis_url, postgres_url, monkeypatch, tmp_path,  # noqa: F811 (fixture)
+        no_cluster_env):
     store = LyraStore.at(lyra_home)
     task = store.create_task("Does vitamin D supplementation reduce fracture risk?", {"corpus": [str(small_corpus)]})
     local = runner.run_task(task.id, lyra_home)  # the local profile: every step in this process
@@ -152,15 +153,17 @@ def test_a_task_run_spread_over_two_workers_gives_the_local_run_s_rows(
     local_counts = store.row_counts(task.id)
     local_claims = sorted(store.read_partition("claims", task.id)["claim_id"])
     assert local_counts["claims"] > 0 and local_counts["nli_edges"] > 0
+    with open_instance(lyra_home) as instance:  # the local run's record stays in the local instance
+        local_steps = {e.step_key for e in instance.all_logs(local.run_id, of_type=DagsterEventType.STEP_START)}
 
     monkeypatch.setenv("LYRA_PROFILE", "cluster")
+    monkeypatch.setenv("LYRA_POSTGRES_URL", postgres_url)
     monkeypatch.setenv("LYRA_REDIS_URL", redis_url)
     # the workers rebuild the job from `lyra_assets.repository`; so does this run, under the cluster profile
     monkeypatch.delitem(sys.modules, "lyra_assets.repository", raising=False)
     job = ReconstructableRepository.for_module("lyra_assets.repository", "defs",
                                                working_directory=str(REPO_ROOT)).get_reconstructable_job(TASK_JOB)
     with lyra_workers(2, lyra_home, dict(os.environ), tmp_path) as workers, open_instance(lyra_home) as instance:
-        local_steps = {e.step_key for e in instance.all_logs(local.run_id, of_type=DagsterEventType.STEP_START)}
         register_partition(instance, task.id)
         started = time.monotonic()
         result = execute_job(job, instance, tags={PARTITION_TAG: task.id, **task_tags(task.id, task.query)})
