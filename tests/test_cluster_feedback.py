@@ -16,6 +16,7 @@ from test_cluster_workers import lyra_workers
 from test_schedules import feedback_rows
 
 from lyra_assets.graph import PUBLISH_ASSET, store_lock_waits
+from lyra_resources.generations import published_generation
 from lyra_resources.schema import FEEDBACK_TABLES
 from lyra_resources.store import LyraStore
 from lyra_resources.store_locks import lock_waits
@@ -92,8 +93,9 @@ def test_feedback_given_during_two_cluster_runs_is_all_kept(
     assert feedback_rows(store) == written  # not one feedback row lost or changed by the runs
     events = {row[0] for row in store.fetch_df("SELECT id FROM feedback_events").itertuples(index=False)}
     assert {r.event_id for _, _, results in given for r in results} <= events
-    for task, (edge, rejected, _) in zip(tasks, given, strict=True):
-        assert edge["edge_id"] in set(store.read_partition("nli_edges", task.id)["edge_id"])  # the new generation's
+    for task, run_id, (edge, rejected, _) in zip(tasks, run_ids, given, strict=True):
+        assert published_generation(store, task.id).run_id == run_id  # what follows reads the new generation
+        assert edge["edge_id"] in set(store.read_partition("nli_edges", task.id)["edge_id"])
         evidence = explore.claim_evidence(store, edge["claim_id"], task.id, limit=20).evidence
         [corrected] = [i for i in getattr(evidence, edge["corrected_to"]) if i.edge_id == edge["edge_id"]]
         assert corrected.human_corrected
