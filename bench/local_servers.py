@@ -1,10 +1,11 @@
-"""Throw-away PostgreSQL and Redis servers on 127.0.0.1, for the cluster profile's tests and benchmark.
+"""Throw-away PostgreSQL and Redis servers on 127.0.0.1 and Lyra workers, for the cluster profile's tests and benchmark.
 
 - :func:`start_postgres`: a cluster made with ``initdb`` in a temporary folder, started with
   ``pg_ctl`` on a free port (its unix socket in the same folder), no durability (``fsync=off``),
   stopped and deleted at the end. Postgres refuses to run as root, so as root the server runs as
   the unprivileged ``postgres`` user (Debian's package creates it), which then owns the folder.
 - :func:`start_redis`: Debian's ``redis-server`` on a free port, nothing kept on disk.
+- :func:`lyra_workers`: `lyra worker` processes on the broker the settings name.
 
 Where a server cannot run here (binaries absent, no user to run as) they raise
 :class:`ServerUnavailable` with one line saying why; ``scripts/install-system-deps.sh`` installs both.
@@ -16,12 +17,14 @@ import itertools
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 PG_BIN = Path(os.environ.get("LYRA_TEST_PG_BIN", "/usr/lib/postgresql/15/bin"))
@@ -146,3 +149,37 @@ def start_redis(folder: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+
+
+@contextmanager
+def lyra_workers(count: int, home: Path, env: dict[str, str], logs: Path) -> Iterator[list[subprocess.Popen]]:
+    """``count`` `lyra worker` processes (``--concurrency 1``, logs in ``logs``), each ready on the
+    broker the settings in ``env`` name; stopped (their process groups) whatever happens."""
+    from lyra_resources.settings import REPO_ROOT
+
+    workers: list[subprocess.Popen] = []
+    try:
+        for i in range(count):
+            log = (logs / f"worker{i}.log").open("w")
+            workers.append(subprocess.Popen(
+                [sys.executable, "-m", "lyra_tools.cli", "worker", "--home", str(home), "--concurrency", "1"],
+                cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+        deadline = time.monotonic() + 90
+        for i, worker in enumerate(workers):
+            while " ready." not in (logs / f"worker{i}.log").read_text(errors="replace"):
+                if worker.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"lyra worker {i} did not get ready (exit {worker.poll()}):\n"
+                                       + (logs / f"worker{i}.log").read_text(errors="replace")[-3000:])
+                time.sleep(0.2)
+        yield workers
+    finally:
+        for worker in workers:
+            with suppress(ProcessLookupError):
+                os.killpg(worker.pid, signal.SIGTERM)  # the worker and its pool processes
+        for worker in workers:
+            try:
+                worker.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                with suppress(ProcessLookupError):
+                    os.killpg(worker.pid, signal.SIGKILL)
+                worker.wait()
