@@ -36,7 +36,8 @@ import subprocess
 import sys
 import threading
 import time
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import anyio
@@ -113,6 +114,7 @@ def questions(n: int) -> list[str]:
 def fresh_home(root: Path, name: str, corpus: Path, papers: int, qs: list[str],
                cluster: dict | None = None) -> tuple[Path, list[str]]:
     """A new home with its settings file (this process and its children read it) and the N tasks."""
+    from lyra_assets.runs import open_instance
     from lyra_resources.store import LyraStore
 
     home = root / name
@@ -127,6 +129,9 @@ def fresh_home(root: Path, name: str, corpus: Path, papers: int, qs: list[str],
     os.environ.update({"LYRA_SETTINGS": str(home / "settings.yaml"), "LYRA_HOME": str(home)})
     store = LyraStore.at(home)
     ids = [store.create_task(q, {"corpus": [str(corpus)], "papers_per_source": papers}).id for q in qs]
+    # The instance's storage is created once here: two first opens at once race on a new sqlite schema.
+    with open_instance(home):
+        pass
     return home, ids
 
 
@@ -213,7 +218,8 @@ def run_cluster(home: Path, ids: list[str], workers: int, deadline: float) -> tu
     logs = home / "logs"
     logs.mkdir()
     workspace = WorkspaceFileTarget(paths=[str(REPO_ROOT / "workspace.yaml")])  # what `lyra daemon` loads
-    with lyra_workers(workers, home, dict(os.environ), logs), open_instance(home) as instance, \
+    with output_to(logs / "daemon-and-runs.log"), lyra_workers(workers, home, dict(os.environ), logs), \
+            open_instance(home) as instance, \
             WorkspaceProcessContext(instance, workspace) as context, \
             QueuedRunCoordinatorDaemon(interval_seconds=1) as daemon:
         started = time.monotonic()
@@ -239,18 +245,44 @@ def run_cluster(home: Path, ids: list[str], workers: int, deadline: float) -> tu
     return m, runs
 
 
-def write_hold_s(home: Path, task_id: str, repeats: int = 3) -> float:
-    """Seconds one transaction writing all of a finished task's rows (the same rows again) holds the file."""
+def file_hold_s(home: Path, task_id: str, repeats: int = 5) -> tuple[float, float]:
+    """Seconds a connection holds the DuckDB file just to open and close (every write transaction
+    pays it), and seconds ``replace_partitions`` takes to write all of a finished task's rows again
+    (its Parquet files and one transaction): medians."""
     from lyra_resources.store import PER_TASK_TABLES, LyraStore
 
     store = LyraStore.at(home)
     frames = {table: store.read_partition(table, task_id) for table in PER_TASK_TABLES}
-    times = []
+    opens, writes = [], []
     for _ in range(repeats):
         started = time.perf_counter()
+        with store.connect():
+            pass
+        opens.append(time.perf_counter() - started)
+        started = time.perf_counter()
         store.replace_partitions(task_id, frames)
-        times.append(time.perf_counter() - started)
-    return float(np.median(times))
+        writes.append(time.perf_counter() - started)
+    return float(np.median(opens)), float(np.median(writes))
+
+
+@contextmanager
+def output_to(path: Path) -> Iterator[None]:
+    """This process's stdout and stderr, and so its children's (the daemon's code server and the runs
+    it starts log every event to the console), go to ``path`` until the block ends."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    with path.open("a") as log:
+        os.dup2(log.fileno(), 1)
+        os.dup2(log.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            for fd, copy in zip((1, 2), saved, strict=True):
+                os.dup2(copy, fd)
+                os.close(copy)
 
 
 def table(results: list[Measured]) -> list[str]:
@@ -317,12 +349,12 @@ def main() -> None:
     print(f"{args.tasks} tasks × {args.papers} papers on {corpus} ({os.cpu_count()} CPUs, "
           f"load {os.getloadavg()[0]:.1f})", flush=True)
     results: list[Measured] = []
-    hold = None
+    hold: tuple[float, float] | None = None
     if not args.skip_default:
         home, ids = fresh_home(root, "default-sequential", corpus, args.papers, qs)
         results.append(measure(run_sequential, home, ids, deadline))
         if results[-1].rows:
-            hold = write_hold_s(home, ids[0])
+            hold = file_hold_s(home, ids[0])
         home, ids = fresh_home(root, "default-processes", corpus, args.papers, qs)
         results.append(measure(run_processes, home, ids, deadline))
     if worker_counts:
@@ -341,7 +373,7 @@ def main() -> None:
                 home, ids = fresh_home(root, f"cluster-{w}", corpus, args.papers, qs, cluster)
                 results.append(measure(run_cluster, home, ids, w, deadline))
                 if hold is None and results[-1].rows:
-                    hold = write_hold_s(home, ids[0])
+                    hold = file_hold_s(home, ids[0])
     print()
     print("\n".join(table(results)))
     one = next((r for r in results if r.workers == 1 and r.finished), None) or \
@@ -352,7 +384,7 @@ def main() -> None:
     busiest = max(results, key=lambda r: r.waits.waited_s)
     per_task = PerTask(worker_s=one.wall_s * max(one.workers, 1) / one.finished,
                        store_writes=float(np.mean(one.materializations)) + 1, rows=float(np.mean(one.rows)),
-                       hold_s=hold, lock_wait_s=busiest.waits.waited_s / max(busiest.finished, 1),
+                       open_s=hold[0], rows_write_s=hold[1], lock_wait_s=busiest.waits.waited_s / max(busiest.finished, 1),
                        events=float(np.mean(one.events)))
     print(f"\nper task ({one.name}): {per_task.worker_s:.0f} worker-s, {per_task.store_writes:.0f} store writes, "
           f"{per_task.rows:,.0f} rows, {per_task.events:.0f} event rows; lock wait {per_task.lock_wait_s:.2f} s "

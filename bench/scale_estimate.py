@@ -15,7 +15,8 @@ class PerTask(BaseModel):
     store_writes: float = Field(description="store write transactions per task (asset materializations, each one "
                                 "staged write, + the publishing swap)")
     rows: float = Field(description="rows the task's graph holds, all tables")
-    hold_s: float = Field(description="seconds one transaction writing all the task's rows holds the DuckDB file")
+    open_s: float = Field(description="seconds a connection holds the DuckDB file just to open and close")
+    rows_write_s: float = Field(description="seconds writing all the task's rows takes (Parquet + one transaction)")
     lock_wait_s: float = Field(description="seconds of store lock wait per task in the busiest measured configuration")
     events: float = Field(description="Dagster event-log rows per run")
 
@@ -23,12 +24,11 @@ class PerTask(BaseModel):
 def estimate_lines(per_task: PerTask, workers: int = 100) -> list[str]:
     """The estimate for ``workers`` workers, as printable lines (assumptions first)."""
     rate = workers / per_task.worker_s if per_task.worker_s > 0 else float("nan")  # tasks/s
-    # Each task holds the file twice for its rows: the assets stage them, task_graph swaps them in.
-    busy_s = 2 * per_task.hold_s
+    # Every write transaction opens the file; the rows are written once more by the publishing swap.
+    busy_s = per_task.store_writes * per_task.open_s + per_task.rows_write_s
     rho = rate * busy_s
-    per_write_hold = busy_s / max(per_task.store_writes, 1.0)
     if rho < 1:
-        wait = f"{rho / (1 - rho) * per_write_hold * per_task.store_writes:.1f} s per task (M/M/1: ρ/(1−ρ) × hold)"
+        wait = f"{rho / (1 - rho) * busy_s:.1f} s per task (M/M/1 per write: ρ/(1−ρ) × its hold, summed)"
     else:
         wait = "unbounded: the file is busy more than 100 % of the time, the queue of writers only grows"
     max_rate = 1 / busy_s if busy_s > 0 else float("inf")
@@ -40,8 +40,9 @@ def estimate_lines(per_task: PerTask, workers: int = 100) -> list[str]:
         f"  tasks: {rate:.2f}/s ({rate * 3600:,.0f}/hour)",
         f"  store writes: {per_task.store_writes:.0f} write transactions per task → {rate * per_task.store_writes:.0f} "
         f"transactions/s; {per_task.rows:,.0f} rows per task → {rate * per_task.rows:,.0f} rows/s",
-        f"  one DuckDB file: writing a task's rows holds it {per_task.hold_s:.2f} s (measured), twice per task "
-        f"(staged, then published) → busy {rho:.0%} of the time (ρ); expected lock wait {wait}; "
+        f"  one DuckDB file: each write opens it ({per_task.open_s * 1000:.0f} ms measured) and writing the "
+        f"task's rows takes {per_task.rows_write_s:.2f} s (measured, with Parquet) → held ≈ {busy_s:.2f} s per task, "
+        f"busy {rho:.0%} of the time (ρ); expected lock wait {wait}; "
         f"measured so far {per_task.lock_wait_s:.2f} s per task. One file tops out near {max_rate * 3600:,.0f} "
         "tasks/hour whatever the worker count, and every MCP/CLI reader in another process waits behind "
         "the writers, so at this size the tables need a shared store backend that takes concurrent writers "
