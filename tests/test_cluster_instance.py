@@ -12,9 +12,9 @@ import time
 import pytest
 from dagster import DagsterRunStatus
 from redis_server import redis_url  # noqa: F401 (the session's Redis)
-from test_cluster_workers import lyra_workers
 from typer.testing import CliRunner
 
+from bench.local_servers import lyra_workers
 from lyra_assets.runs import (
     ACTIVE_STATUSES,
     TASK_TAG,

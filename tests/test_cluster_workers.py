@@ -4,13 +4,9 @@ processes, and the local profile keeps running every step in the run's own proce
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
-from pathlib import Path
 
 import pytest
 from dagster import DagsterEventType, DagsterInstance, execute_job, materialize
@@ -18,6 +14,8 @@ from dagster._core.definitions.reconstruct import ReconstructableRepository
 from redis_server import redis_url  # noqa: F401 (the session's Redis)
 from test_store_locks import held_by_another_process
 from typer.testing import CliRunner
+
+from bench.local_servers import lyra_workers
 
 from lyra_assets.definitions import ASSETS, build_definitions, build_resources, task_jobs, task_pipeline
 from lyra_assets.graph import store_lock_waits
@@ -110,37 +108,6 @@ def test_a_step_that_waited_for_the_database_says_so_in_the_event_log(lyra_home,
 
 
 # -- a task run through Redis and two real workers ---------------------------------------------------
-
-@contextmanager
-def lyra_workers(count: int, home: Path, env: dict[str, str], logs: Path) -> Iterator[list[subprocess.Popen]]:
-    """``count`` `lyra worker` processes, each ready on the broker; stopped (their process groups)
-    whatever happens."""
-    workers: list[subprocess.Popen] = []
-    try:
-        for i in range(count):
-            log = (logs / f"worker{i}.log").open("w")
-            workers.append(subprocess.Popen(
-                [sys.executable, "-m", "lyra_tools.cli", "worker", "--home", str(home), "--concurrency", "1"],
-                cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
-        deadline = time.monotonic() + 90
-        for i, worker in enumerate(workers):
-            while " ready." not in (logs / f"worker{i}.log").read_text(errors="replace"):
-                assert worker.poll() is None, (logs / f"worker{i}.log").read_text()[-3000:]
-                assert time.monotonic() < deadline, (logs / f"worker{i}.log").read_text()[-3000:]
-                time.sleep(0.2)
-        yield workers
-    finally:
-        for worker in workers:
-            with suppress(ProcessLookupError):
-                os.killpg(worker.pid, signal.SIGTERM)  # the worker and its pool processes
-        for worker in workers:
-            try:
-                worker.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                with suppress(ProcessLookupError):
-                    os.killpg(worker.pid, signal.SIGKILL)
-                worker.wait()
-
 
 @pytest.mark.slow
 def test_a_task_run_spread_over_two_workers_gives_the_local_run_s_rows(
