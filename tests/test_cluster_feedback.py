@@ -12,7 +12,7 @@ from dagster import DagsterEventType, DagsterRunStatus
 from redis_server import redis_url  # noqa: F401 (the session's Redis)
 from test_cluster_instance import use_cluster
 from test_cluster_recovery import cluster_daemon, local_profile, wait_for  # noqa: F401 (fixture)
-from test_cluster_workers import lyra_workers
+from bench.local_servers import lyra_workers
 from test_schedules import feedback_rows
 
 from lyra_assets.graph import PUBLISH_ASSET, store_lock_waits

@@ -18,7 +18,7 @@ import yaml
 from dagster import DagsterEventType, DagsterRunStatus
 from redis_server import redis_url  # noqa: F401 (the session's Redis)
 from test_cluster_instance import LOCAL_DAGSTER_YAML, use_cluster
-from test_cluster_workers import lyra_workers
+from bench.local_servers import lyra_workers
 
 from lyra_assets.celery_steps import WORKER_LOST_AFTER_S
 from lyra_assets.runs import RUN_MONITORING, cluster_dagster_yaml, open_instance, prepare_instance_dir
