@@ -9,6 +9,7 @@ job in their own process on the same instance that ``dagster dev`` shows.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import importlib.util
 import os
 from collections.abc import Iterator
@@ -186,13 +187,33 @@ def open_instance(home: str | os.PathLike[str] | None = None,
     instance but leaves it set as the process's current definitions-state storage, so definitions
     built after it closed would resolve a dead instance. Lyra's definitions keep no such state."""
     layout = HomeLayout(root=resolve_home(home))
-    prepare_instance_dir(layout, cluster or cluster_settings())
-    instance = DagsterInstance.from_config(str(layout.dagster_home))
+    with _first_open_lock(layout):  # two first opens of a new home would both create its storage
+        prepare_instance_dir(layout, cluster or cluster_settings())
+        instance = DagsterInstance.from_config(str(layout.dagster_home))
+        try:
+            instance.get_run_records(limit=1)  # the run, event and schedule storages are ready past here
+            record_shipped_models(instance)  # a fresh home shows the shipped NLI models as materialized
+        except BaseException:
+            instance.dispose()
+            raise
     try:
-        record_shipped_models(instance)  # a fresh home shows the shipped NLI models as materialized
         yield instance
     finally:
         instance.dispose()
+
+
+@contextlib.contextmanager
+def _first_open_lock(layout: HomeLayout) -> Iterator[None]:
+    """An exclusive lock on `<home>/dagster/.open.lock` while the instance is prepared: processes (and
+    threads: each takes its own file handle) opening a brand-new home one after another, not at once,
+    since Dagster's SQLite storages stamp their schema on first use and two stampers collide."""
+    layout.dagster_home.mkdir(parents=True, exist_ok=True)
+    with open(layout.dagster_home / ".open.lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def register_partition(instance: DagsterInstance, task_id: str) -> None:

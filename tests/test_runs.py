@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from lyra_assets.partitions import task_partitions
@@ -107,3 +108,25 @@ def test_a_failed_job_reports_the_innermost_error_of_its_step(lyra_home, monkeyp
     assert not outcome.success and outcome.error == "ValueError: the edges table is gone"
     with open_instance(lyra_home) as instance:
         assert failed_step(instance, outcome.run_id) == ("probe", "ValueError: the edges table is gone")
+
+
+def test_a_new_home_opened_from_several_threads_at_once_opens_for_all(tmp_path):
+    """Dagster's SQLite storages stamp their schema on first use; two first opens at once used to
+    collide ("UNIQUE constraint failed: alembic_version.version_num")."""
+    errors: list[str] = []
+
+    def open_and_read(home: Path) -> None:
+        try:
+            with open_instance(home) as instance:
+                instance.get_run_records(limit=1)
+        except Exception as exc:  # noqa: BLE001 (every failure is the finding)
+            errors.append(repr(exc))
+
+    for trial in range(3):
+        home = tmp_path / f"home{trial}"
+        threads = [threading.Thread(target=open_and_read, args=(home,)) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert errors == []
