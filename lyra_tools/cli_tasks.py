@@ -15,7 +15,7 @@ from lyra_core.tasks import TaskOptions, parse_interval
 from lyra_resources.generations import graph_note
 from lyra_resources.store import TaskRecord
 from lyra_resources.task_input import STORED_LABELS
-from lyra_tools import runner
+from lyra_tools import answer_view, runner
 from lyra_tools.cli_common import HomeOption, console, fail, open_store, require_task
 from lyra_tools.cli_run import check_input, print_summary, queue_and_exit, run_with_progress, write_verify_results
 
@@ -55,6 +55,8 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
     task = synced_tasks(home, task_id)[0]
     console.print(f"[bold]{task.id}[/]  {task.query}")
     console.print(f"status: {task.status}   created: {task.created_at:%Y-%m-%d %H:%M:%S}   options: {task.options}")
+    for line in answer_view.answer_lines(open_store(home), task.id):  # what a queued run found, once it has
+        console.print(line, markup=False, soft_wrap=True)
     if task.options.get("watch_every"):
         from lyra_assets.schedules import watch_decision
 

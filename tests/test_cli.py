@@ -30,6 +30,8 @@ def test_run_then_manage_the_task(tmp_path, small_corpus):
 
     status = invoke("task", "status", task_id, "--home", home)
     assert status.exit_code == 0 and "SUCCESS" in status.output
+    answer = next(line for line in result.output.splitlines() if line.startswith("Answer: "))
+    assert answer in status.output  # the answer, where a queued run's user looks for it
 
     counts = LyraStore.at(home).row_counts(task_id)
     rerun = invoke("task", "run", task_id, "--home", home)
