@@ -176,14 +176,13 @@ def is_cluster(cluster: ClusterSettings | None = None) -> bool:
     return (cluster or cluster_settings()).profile == "cluster"
 
 
-@contextlib.contextmanager
-def open_instance(home: str | os.PathLike[str] | None = None,
-                  cluster: ClusterSettings | None = None) -> Iterator[DagsterInstance]:
-    """The persistent Dagster instance of the Lyra home, disposed on exit: in files under
+def prepared_instance(home: str | os.PathLike[str] | None = None,
+                      cluster: ClusterSettings | None = None) -> DagsterInstance:
+    """The Dagster instance of the Lyra home, ready to use; the caller disposes it. In files under
     `<home>/dagster` (profile local) or in the cluster's Postgres (profile cluster); ``cluster``
-    defaults to the user's settings.
+    defaults to the user's settings. A fresh home shows the shipped NLI models as materialized.
 
-    Not entered as a context manager: Dagster 1.13's `DagsterInstance.__exit__` disposes the
+    Not to be entered as a context manager: Dagster 1.13's `DagsterInstance.__exit__` disposes the
     instance but leaves it set as the process's current definitions-state storage, so definitions
     built after it closed would resolve a dead instance. Lyra's definitions keep no such state."""
     layout = HomeLayout(root=resolve_home(home))
@@ -192,10 +191,18 @@ def open_instance(home: str | os.PathLike[str] | None = None,
         instance = DagsterInstance.from_config(str(layout.dagster_home))
         try:
             instance.get_run_records(limit=1)  # the run, event and schedule storages are ready past here
-            record_shipped_models(instance)  # a fresh home shows the shipped NLI models as materialized
+            record_shipped_models(instance)
         except BaseException:
             instance.dispose()
             raise
+    return instance
+
+
+@contextlib.contextmanager
+def open_instance(home: str | os.PathLike[str] | None = None,
+                  cluster: ClusterSettings | None = None) -> Iterator[DagsterInstance]:
+    """`prepared_instance`, disposed on exit."""
+    instance = prepared_instance(home, cluster)
     try:
         yield instance
     finally:

@@ -31,7 +31,7 @@ from pydantic import BaseModel, Field, WithJsonSchema
 
 from lyra_core.feedback import Action
 from lyra_core.tasks import TaskOptions
-from lyra_resources.settings import load_settings, resolve_home
+from lyra_resources.settings import resolve_home
 from lyra_resources.store import StoreBusyError, StoreError
 from lyra_resources.task_input import MCP_LABELS, TaskInputError, check_task_input
 from lyra_tools import contradictions, explore, papers_view
@@ -156,12 +156,9 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
         """The home's Dagster instance, opened once: opening one checks its storage schema (~0.2 s)."""
         with dagster_lock:
             if "instance" not in dagster:
-                from dagster import DagsterInstance
+                from lyra_assets.runs import prepared_instance  # Dagster: only once needed
 
-                from lyra_assets.runs import cluster_settings, prepare_instance_dir  # Dagster: only once needed
-
-                prepare_instance_dir(store.layout, cluster_settings())
-                dagster["instance"] = DagsterInstance.from_config(str(store.layout.dagster_home))
+                dagster["instance"] = prepared_instance(store.layout.root)
             return dagster["instance"]
 
     def synced(task_id: str) -> None:
@@ -199,10 +196,10 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
                 raise StoreError(f"create_task: {exc}") from None
             task = store.create_task(checked.query,
                                      checked.options.model_dump(exclude_none=True, exclude_defaults=True))
-            from lyra_assets.runs import register_partition
+            from lyra_assets.runs import is_cluster, register_partition
 
             register_partition(dagster_instance(), task.id)
-            if launcher is None and load_settings().cluster.effective().profile == "cluster":
+            if launcher is None and is_cluster():
                 from lyra_assets.run_queue import submit_task_run  # the daemon (`lyra daemon`) starts it
 
                 run = submit_task_run(dagster_instance(), task.id, task.query)
