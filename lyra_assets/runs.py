@@ -20,7 +20,7 @@ from dagster import DagsterEventType, DagsterInstance, DagsterRunStatus, RunReco
 
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.shipped_models import record_shipped_models
-from lyra_resources.settings import ClusterSettings, HomeLayout, SettingsError, load_settings, resolve_home
+from lyra_resources.settings import ClusterSettings, HomeLayout, SettingsError, effective_cluster_settings, resolve_home
 
 if TYPE_CHECKING:
     from dagster._utils.error import SerializableErrorInfo
@@ -157,18 +157,8 @@ def prepare_instance_dir(layout: HomeLayout, cluster: ClusterSettings | None = N
 
 
 def cluster_settings() -> ClusterSettings:
-    """The cluster section of the user's settings, with the environment applied (``$LYRA_PROFILE`` …).
-
-    A settings file that cannot be read leaves the profile to the environment (local unless
-    ``$LYRA_PROFILE`` says cluster, which then needs the file): opening the instance to read runs
-    works as it always did, and the command that needs the settings reports the file in one line."""
-    try:
-        return load_settings().cluster.effective()
-    except SettingsError:
-        fallback = ClusterSettings().effective()
-        if fallback.profile == "cluster":
-            raise
-        return fallback
+    """The cluster section of the user's settings, with the environment applied (``$LYRA_PROFILE`` …)."""
+    return effective_cluster_settings()
 
 
 def is_cluster(cluster: ClusterSettings | None = None) -> bool:

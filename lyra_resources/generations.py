@@ -2,7 +2,7 @@
 
 A run of the task pipeline (or of ``nli_rescoring``) starts from a copy of the task's published
 rows in ``stage_<table>``, keyed by its run id; its assets read and write only those rows (the
-store shadows the tables while it serves the run). Its last asset publishes them: one DuckDB
+store shadows the tables while it serves the run). Its last asset publishes them: one database
 transaction swaps every per-task table of the task, and the Parquet files are rewritten after the
 commit. A run killed or failed before that leaves the published generation untouched, so every
 reader (MCP, CLI, reports) sees either the whole previous materialization or the whole new one.
@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import duckdb
 from pydantic import BaseModel
 
 from lyra_resources.schema import PER_TASK_TABLES, STAGE_PREFIX, TABLES
-from lyra_resources.store import LyraStore, StoreError
+from lyra_resources.store import Connection, LyraStore, StoreError
 
 
 class Generation(BaseModel):
@@ -43,7 +42,8 @@ def open_generation(store: LyraStore, task_id: str, run_id: str, parent_run_id: 
     """
     finish_exports(store, task_id)
 
-    def begin(conn: duckdb.DuckDBPyConnection) -> None:
+    def begin(conn: Connection) -> None:
+        store.lock_task(conn, task_id)
         if conn.execute("SELECT 1 FROM task_generations WHERE run_id = ?", [run_id]).fetchone():
             return
         continues = parent_run_id is not None and conn.execute(
@@ -72,7 +72,8 @@ def publish_generation(store: LyraStore, task_id: str, run_id: str) -> dict[str,
     files; returns the row count of each table. Refused when the generation is not ``building``
     (a later run abandoned it)."""
 
-    def swap(conn: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    def swap(conn: Connection) -> dict[str, int]:
+        store.lock_task(conn, task_id)
         row = conn.execute("SELECT state FROM task_generations WHERE run_id = ? AND task_id = ?",
                            [run_id, task_id]).fetchone()
         if row is None or row[0] != "building":

@@ -275,6 +275,7 @@ class CorpusFileSettings(Config):
 
 
 PROFILE_ENV = "LYRA_PROFILE"
+STORE_ENV = "LYRA_STORE"
 
 
 class ClusterSettings(Config):
@@ -284,7 +285,8 @@ class ClusterSettings(Config):
     under the home, runs executed in the process that starts them, one DuckDB file. The `cluster`
     profile puts the Dagster instance in Postgres, queues runs (never two of one task at once, at
     most `max_concurrent_runs` in all) and spreads their steps over worker processes through a
-    Redis broker. `$LYRA_PROFILE` (local | cluster) wins over the file."""
+    Redis broker; the store's tables go to Postgres too, so many workers write at once.
+    `$LYRA_PROFILE` (local | cluster) and `$LYRA_STORE` (duckdb | postgres) win over the file."""
 
     model_config = ConfigDict(extra="forbid")
     profile: Literal["local", "cluster"] = Field("local", description="local | cluster (overridden by $LYRA_PROFILE)")
@@ -293,6 +295,9 @@ class ClusterSettings(Config):
     redis_url: str = Field("", description="the cluster's Redis broker, e.g. redis://broker:6379/0 "
                            "(overridden by $LYRA_REDIS_URL)")
     max_concurrent_runs: int = Field(4, ge=1, description="task runs in progress at once, all tasks together")
+    store: Literal["auto", "duckdb", "postgres"] = Field(
+        "auto", description="where the store's tables live: auto (Postgres in the cluster profile, the home's "
+        "DuckDB file otherwise), duckdb or postgres (the `lyra` schema at postgres_url); overridden by $LYRA_STORE")
 
     def effective(self, env: Mapping[str, str] | None = None) -> ClusterSettings:
         """These settings with `$LYRA_PROFILE`, `$LYRA_POSTGRES_URL` and `$LYRA_REDIS_URL` applied."""
@@ -302,10 +307,25 @@ class ClusterSettings(Config):
             if profile not in ("local", "cluster"):
                 raise SettingsError(f"${PROFILE_ENV} is {profile!r}; use local or cluster")
             update["profile"] = profile
+        if store := (env.get(STORE_ENV) or "").strip().lower():
+            if store not in ("auto", "duckdb", "postgres"):
+                raise SettingsError(f"${STORE_ENV} is {store!r}; use duckdb or postgres")
+            update["store"] = store
         for field, name in (("postgres_url", "LYRA_POSTGRES_URL"), ("redis_url", "LYRA_REDIS_URL")):
             if value := (env.get(name) or "").strip():
                 update[field] = value
         return self.model_copy(update=update)
+
+    def store_url(self) -> str:
+        """The Postgres URL of the store, or "" where the store is the home's DuckDB file."""
+        backend = self.store if self.store != "auto" else ("postgres" if self.profile == "cluster" else "duckdb")
+        if backend == "duckdb":
+            return ""
+        if not self.postgres_url:
+            why = "the cluster profile" if self.profile == "cluster" else "store: postgres"
+            raise SettingsError(f"{why} needs a Postgres URL for the store: set cluster.postgres_url in the "
+                                "settings file or $LYRA_POSTGRES_URL (e.g. postgresql://lyra@db:5432/lyra)")
+        return self.postgres_url
 
 
 class LyraSettings(ConfigurableResource):
@@ -335,6 +355,21 @@ class SettingsError(ValueError):
 
 
 SETTINGS_ENV = "LYRA_SETTINGS"
+
+
+def effective_cluster_settings() -> ClusterSettings:
+    """The cluster section of the user's settings, with the environment applied (``$LYRA_PROFILE`` …).
+
+    A settings file that cannot be read leaves the profile to the environment (local unless
+    ``$LYRA_PROFILE`` says cluster, which then needs the file): opening the instance or the store to
+    read works as it always did, and the command that needs the settings reports the file in one line."""
+    try:
+        return load_settings().cluster.effective()
+    except SettingsError:
+        fallback = ClusterSettings().effective()
+        if fallback.profile == "cluster" or (fallback.store == "postgres" and not fallback.postgres_url):
+            raise
+        return fallback
 
 
 def load_settings(path: Path | None = None) -> LyraSettings:

@@ -1,4 +1,5 @@
-"""The DuckDB + Parquet store every asset writes through.
+"""The store every asset writes through: tables in the home's DuckDB file (or in Postgres), with
+Parquet exports.
 
 DuckDB lets one process write a database file at a time and refuses even a read-only open
 while a writer holds it. So the store never keeps a connection: each call opens the file, runs
@@ -9,6 +10,10 @@ Why not dagster-duckdb's IO manager or ``DuckDBResource``: the IO manager delete
 rows and inserts the new ones in separate autocommitted statements (a failure between them loses
 the previous rows) and writes no Parquet; ``DuckDBResource.get_connection`` retries only the
 open and does not close the connection when the block raises, which would keep the file locked.
+
+Where the store's backend is Postgres (the cluster profile, ``lyra_resources.store_postgres``), the
+same calls run the same SQL on a short-lived Postgres session: many processes and machines write at
+once, and the transaction boundaries stay exactly where they are on DuckDB.
 """
 
 from __future__ import annotations
@@ -32,8 +37,17 @@ from dagster import ConfigurableResource
 from pydantic import BaseModel, Field, PrivateAttr
 
 from lyra_resources.schema import PER_TASK_TABLES, STAGE_PREFIX, STAGING_TABLES, TABLES, TableSpec
-from lyra_resources.settings import HomeLayout, resolve_home
+from lyra_resources.settings import HomeLayout, effective_cluster_settings, resolve_home
 from lyra_resources.store_locks import STORE_RETRY, StoreBusyError, StoreError  # noqa: F401 (re-exported)
+
+# A DuckDB connection, or (store in Postgres) a lyra_resources.store_postgres.PostgresConnection:
+# both answer execute(sql, params) → fetchone/fetchall/df, register/unregister and close.
+Connection = Any
+
+
+def is_postgres(conn: Connection) -> bool:
+    """Whether ``conn`` is a session of the Postgres store (its SQL then runs on Postgres)."""
+    return getattr(conn, "is_postgres", False)
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +80,7 @@ class LyraStore(ConfigurableResource):
     busy_timeout_s: float = Field(120.0, description="how long to wait for another process's lock")
 
     _layout: HomeLayout | None = PrivateAttr(default=None)
+    _url: str | None = PrivateAttr(default=None)
     # (task_id, run_id) while this store serves a run that stages the task's graph (lyra_resources.generations)
     _staged: tuple[str, str] | None = PrivateAttr(default=None)
 
@@ -79,10 +94,27 @@ class LyraStore(ConfigurableResource):
             self._layout = HomeLayout(root=resolve_home(self.home))
         return self._layout
 
+    @property
+    def url(self) -> str:
+        """The Postgres URL where the store's tables are in Postgres; "" for the home's DuckDB file
+        (the settings' ``cluster.store``, or the profile, decide)."""
+        if self._url is None:
+            self._url = effective_cluster_settings().store_url()
+        return self._url
+
+    @property
+    def where(self) -> str:
+        """Where the tables are, for messages: the DuckDB file, or the Postgres server and database."""
+        if not self.url:
+            return str(self.layout.database)
+        from urllib.parse import urlsplit
+        parts = urlsplit(self.url)
+        return f"Postgres {parts.hostname}:{parts.port or 5432}{parts.path} (schema lyra)"
+
     # -- connections ---------------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
+    def connect(self) -> Iterator[Connection]:
         """One short-lived connection, opened with retries while another process holds the lock."""
         self._ensure_schema()
         conn = self._open()
@@ -93,7 +125,10 @@ class LyraStore(ConfigurableResource):
         finally:
             conn.close()
 
-    def _open(self) -> duckdb.DuckDBPyConnection:
+    def _open(self) -> Connection:
+        if self.url:
+            from lyra_resources.store_postgres import PostgresConnection
+            return PostgresConnection.open(self.url)
         database = str(self.layout.database)
         return STORE_RETRY.run(lambda: duckdb.connect(database), timeout_s=self.busy_timeout_s, what=database)
 
@@ -108,14 +143,18 @@ class LyraStore(ConfigurableResource):
                     conn.execute("COMMIT")
                     return result
                 except BaseException:
-                    with contextlib.suppress(duckdb.Error):
+                    with contextlib.suppress(Exception):
                         conn.execute("ROLLBACK")
                     raise
 
         timeout_s = retries_s if retries_s is not None else self.busy_timeout_s
-        return STORE_RETRY.run(attempt, timeout_s=timeout_s, what=self.layout.database)
+        return STORE_RETRY.run(attempt, timeout_s=timeout_s, what=self.where)
 
     def _ensure_schema(self) -> None:
+        if self.url:
+            from lyra_resources.store_postgres import ensure_schema
+            ensure_schema(self.url, [*TABLES.values(), *STAGING_TABLES.values()])
+            return
         key = str(self.layout.database)
         if key in _schema_ready:
             return
@@ -138,20 +177,35 @@ class LyraStore(ConfigurableResource):
             _schema_ready.add(key)
 
     @staticmethod
-    def real_table(conn: duckdb.DuckDBPyConnection, table: str) -> str:
+    def real_table(conn: Connection, table: str) -> str:
         """``table`` in the database itself, past any temporary view of the same name."""
+        if is_postgres(conn):
+            return f"lyra.{table}"
         database = conn.execute("SELECT current_database()").fetchone()[0].replace('"', '""')
         return f'"{database}".main.{table}'
 
-    def _show_staged(self, conn: duckdb.DuckDBPyConnection, task_id: str, run_id: str) -> None:
+    @staticmethod
+    def lock_task(conn: Connection, task_id: str) -> None:
+        """Within a transaction, wait for any other transaction writing the task's rows (in Postgres,
+        where writers run side by side; DuckDB's one writer at a time needs nothing)."""
+        if is_postgres(conn):
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext(?))", [f"lyra task {task_id}"])
+
+    def _show_staged(self, conn: Connection, task_id: str, run_id: str) -> None:
         """Within a staging run, the task's rows in every per-task table are the run's staged rows:
         temporary views shadow the tables, so the assets' own SQL reads the generation being built."""
+        views = []
         for name in PER_TASK_TABLES:
             cols = ", ".join(TABLES[name].column_names)
-            conn.execute(
+            views.append(
                 f"CREATE TEMP VIEW {name} AS SELECT {cols} FROM {self.real_table(conn, name)} "
                 f"WHERE task_id <> {_literal(task_id)} UNION ALL SELECT {cols} FROM {STAGE_PREFIX}{name} "
                 f"WHERE run_id = {_literal(run_id)}")
+        if not is_postgres(conn):
+            for view in views:
+                conn.execute(view)
+        else:  # one round trip to the server
+            conn.execute("; ".join(views))
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -163,7 +217,7 @@ class LyraStore(ConfigurableResource):
     def read_partition(self, table: str, task_id: str) -> pd.DataFrame:
         spec = self._spec(table, per_task=True)
         cols = ", ".join(spec.column_names)
-        return self.fetch_df(f"SELECT {cols} FROM {spec.name} WHERE task_id = ? ORDER BY ALL", [task_id])
+        return self.fetch_df(f"SELECT {cols} FROM {spec.name} WHERE task_id = ? ORDER BY {cols}", [task_id])
 
     def row_counts(self, task_id: str) -> dict[str, int]:
         with self.connect() as conn:
@@ -207,7 +261,8 @@ class LyraStore(ConfigurableResource):
                 moves.append((Path(tmp_name), final))
                 self._write_parquet(spec, frame, Path(tmp_name))
 
-            def swap(conn: duckdb.DuckDBPyConnection) -> None:
+            def swap(conn: Connection) -> None:
+                self.lock_task(conn, task_id)
                 for name, (_, frame) in conformed.items():
                     _swap_rows(conn, name, "task_id", task_id, frame)
 
@@ -227,7 +282,8 @@ class LyraStore(ConfigurableResource):
         if task_id != staged_task:
             raise StoreError(f"this run stages task {staged_task}; it cannot write rows of {task_id}")
 
-        def swap(conn: duckdb.DuckDBPyConnection) -> None:
+        def swap(conn: Connection) -> None:
+            self.lock_task(conn, task_id)
             for name, (_, frame) in conformed.items():
                 _swap_rows(conn, STAGE_PREFIX + name, "run_id", run_id, frame.assign(run_id=run_id))
 
@@ -238,9 +294,10 @@ class LyraStore(ConfigurableResource):
         """Write one task's rows of ``table``, as the database holds them, to its Parquet file
         (a temporary file moved into place, so a reader of the file sees the old or new rows)."""
         spec = self._spec(table, per_task=True)
+        cols = ", ".join(spec.column_names)
         with self.connect() as conn:
-            frame = conn.execute(f"SELECT {', '.join(spec.column_names)} FROM {self.real_table(conn, spec.name)} "
-                                 "WHERE task_id = ? ORDER BY ALL", [task_id]).df()
+            frame = conn.execute(f"SELECT {cols} FROM {self.real_table(conn, spec.name)} "
+                                 f"WHERE task_id = ? ORDER BY {cols}", [task_id]).df()
         final = self.parquet_path(table, task_id)
         final.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(dir=final.parent, prefix=".tmp-", suffix=".parquet")
@@ -255,7 +312,8 @@ class LyraStore(ConfigurableResource):
     def delete_task(self, task_id: str) -> dict[str, int]:
         """Remove every per-task row and Parquet file of one task, and its ``tasks`` row."""
 
-        def drop(conn: duckdb.DuckDBPyConnection) -> dict[str, int]:
+        def drop(conn: Connection) -> dict[str, int]:
+            self.lock_task(conn, task_id)
             removed = {}
             for table in PER_TASK_TABLES:
                 removed[table] = conn.execute(
@@ -319,7 +377,7 @@ class LyraStore(ConfigurableResource):
             status="created", options=options or {}, updated_at=now,
         )
 
-        def insert(conn: duckdb.DuckDBPyConnection) -> None:
+        def insert(conn: Connection) -> None:
             if conn.execute("SELECT 1 FROM tasks WHERE id = ?", [record.id]).fetchone():
                 raise StoreError(f"task {record.id} already exists")
             conn.execute(
@@ -337,7 +395,7 @@ class LyraStore(ConfigurableResource):
     def require_task(self, task_id: str) -> TaskRecord:
         task = self.get_task(task_id)
         if task is None:
-            raise StoreError(f"no task {task_id!r} in {self.layout.database} (see `lyra task list`)")
+            raise StoreError(f"no task {task_id!r} in {self.where} (see `lyra task list`)")
         return task
 
     def list_tasks(self) -> list[TaskRecord]:
@@ -371,8 +429,12 @@ def _task_from_row(row: dict[str, Any]) -> TaskRecord:
     return TaskRecord.model_validate(row)
 
 
-def _swap_rows(conn: duckdb.DuckDBPyConnection, table: str, key: str, value: str, frame: pd.DataFrame) -> None:
+def _swap_rows(conn: Connection, table: str, key: str, value: str, frame: pd.DataFrame) -> None:
     """Within the caller's transaction: the rows of ``table`` whose ``key`` is ``value`` become ``frame``."""
+    if is_postgres(conn):
+        conn.execute(f"DELETE FROM {table} WHERE {key} = ?", [value])
+        conn.insert_rows(table, frame)
+        return
     conn.register("incoming_rows", frame)
     try:
         conn.execute(f"DELETE FROM {table} WHERE {key} = ?", [value])

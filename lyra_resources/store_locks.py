@@ -71,7 +71,8 @@ def _count(exc: BaseException, *, gave_up: bool = False, slept_s: float = 0.0) -
     global _waits
     with _waits_lock:
         _waits = _waits + LockWaits(conflicts=0 if gave_up else 1,
-                                    write_conflicts=int(not gave_up and isinstance(exc, duckdb.TransactionException)),
+                                    write_conflicts=int(not gave_up and (isinstance(exc, duckdb.TransactionException)
+                                                                         or _postgres_conflict(exc))),
                                     gave_up=int(gave_up), waited_s=slept_s)
 
 
@@ -82,11 +83,20 @@ def is_lock_conflict(exc: BaseException) -> bool:
     (for an in-memory instance that ATTACHes the file) this process having it open through another
     DuckDB instance. Any other error (a missing table, bad SQL) is real and must not be waited on.
     """
-    if isinstance(exc, duckdb.TransactionException):
+    if isinstance(exc, duckdb.TransactionException) or _postgres_conflict(exc):
         return True
     if isinstance(exc, duckdb.IOException):
         return any(word in str(exc).lower() for word in _LOCK_WORDS)
     return isinstance(exc, duckdb.ResourceInUseException) and "already attached" in str(exc).lower()
+
+
+# serialization_failure, deadlock_detected, lock_not_available: a later attempt can get past them
+_POSTGRES_CONFLICTS = {"40001", "40P01", "55P03"}
+
+
+def _postgres_conflict(exc: BaseException) -> bool:
+    """A write conflict in the Postgres store (read by SQLSTATE: psycopg2 is only there in the cluster profile)."""
+    return getattr(exc, "pgcode", None) in _POSTGRES_CONFLICTS
 
 
 class RetryPolicy(BaseModel):

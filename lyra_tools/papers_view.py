@@ -185,10 +185,10 @@ def _citations(conn: duckdb.DuckDBPyConnection, task_id: str, pages: Sequence[st
     marks = ", ".join("?" * len(pages))
     rows = fetch_rows(conn, "SELECT 'cites' AS direction, q.paper_id, any_value(c.is_influential) AS influential "
                        "FROM citation_edges c JOIN pages q ON q.task_id = c.task_id AND q.page_id = c.target_page_id "
-                       f"WHERE c.task_id = ? AND c.source_page_id IN ({marks}) GROUP BY ALL UNION ALL "
+                       f"WHERE c.task_id = ? AND c.source_page_id IN ({marks}) GROUP BY q.paper_id UNION ALL "
                        "SELECT 'cited_by', q.paper_id, any_value(c.is_influential) FROM citation_edges c JOIN pages q "
                        "ON q.task_id = c.task_id AND q.page_id = c.source_page_id "
-                       f"WHERE c.task_id = ? AND c.target_page_id IN ({marks}) GROUP BY ALL",
+                       f"WHERE c.task_id = ? AND c.target_page_id IN ({marks}) GROUP BY q.paper_id",
                  [task_id, *pages, task_id, *pages])
     rows = [r for r in rows if r["paper_id"] and r["paper_id"] != paper_id]
     meta = task_papers(conn, task_id, [r["paper_id"] for r in rows])

@@ -1,6 +1,7 @@
 """The store as Lyra's long-lived MCP server uses it: one in-memory DuckDB instance that ATTACHes
 the database file only while calls use it, so a pipeline run in another process can write between
-calls exactly as with the store's own short-lived connections."""
+calls exactly as with the store's own short-lived connections. (A store in Postgres needs none of
+this: its sessions are the plain store's.)"""
 
 from __future__ import annotations
 
@@ -96,6 +97,10 @@ class ServerStore(LyraStore):
 
     @contextlib.contextmanager
     def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        if self.url:  # the Postgres store: sessions of their own, no file to share
+            with super().connect() as conn:
+                yield conn
+            return
         with self._shared().cursor() as cursor:
             yield cursor
 
@@ -109,5 +114,8 @@ class ServerStore(LyraStore):
     @contextlib.contextmanager
     def exclusive(self) -> Iterator[None]:
         """Let code that opens the file on its own (a plain LyraStore) run without a conflict."""
+        if self.url:
+            yield
+            return
         with self._shared().detached():
             yield

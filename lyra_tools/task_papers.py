@@ -30,8 +30,9 @@ found AS (
     UNION ALL
     SELECT paper_id, doi, title, abstract, year, venue, url, NULL::VARCHAR[], 'citation', 2, NULL
     FROM citation_papers WHERE task_id = $1 AND paper_id IN (SELECT paper_id FROM paged))
-SELECT paper_id, doi, title, abstract, year, venue, url, authors, found_by, search_rank FROM found
-QUALIFY row_number() OVER (PARTITION BY paper_id ORDER BY pick) = 1
+SELECT paper_id, doi, title, abstract, year, venue, url, authors, found_by, search_rank FROM (
+    SELECT *, row_number() OVER (PARTITION BY paper_id ORDER BY pick) AS nth FROM found) AS ranked
+WHERE nth = 1
 """
 
 
@@ -45,7 +46,7 @@ def task_papers(conn: duckdb.DuckDBPyConnection, task_id: str,
                 paper_ids: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
     """paper_id → its row (doi, title, abstract, year, venue, url, authors, found_by,
     search_rank): every paper of the task, or those of ``paper_ids`` that are the task's."""
-    sql, params = f"SELECT * FROM ({_TASK_PAPERS_SQL})", [task_id]
+    sql, params = f"SELECT * FROM ({_TASK_PAPERS_SQL}) AS task_papers", [task_id]
     wanted = None if paper_ids is None else list(dict.fromkeys(p for p in paper_ids if p))
     if wanted is not None and not wanted:
         return {}
@@ -61,7 +62,7 @@ def paper_keys(conn: duckdb.DuckDBPyConnection, task_id: str) -> list[tuple[str,
     """(paper_id, title length, abstract length) of every paper of the task, by paper id: what
     tells whether an index built over the papers' texts still stands, without reading the texts."""
     return [tuple(r) for r in conn.execute(
-        f"SELECT paper_id, length(coalesce(title, '')), length(coalesce(abstract, '')) FROM ({_TASK_PAPERS_SQL}) "
+        f"SELECT paper_id, length(coalesce(title, '')), length(coalesce(abstract, '')) FROM ({_TASK_PAPERS_SQL}) AS task_papers "
         "ORDER BY paper_id", [task_id]).fetchall()]
 
 

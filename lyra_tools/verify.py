@@ -63,14 +63,15 @@ def _strongest(store: LyraStore, task_id: str) -> pd.DataFrame:
     p_sup = "coalesce(e.p_supports, e.nli_confidence)" if "p_supports" in cols else "e.nli_confidence"
     p_ref = "coalesce(e.p_refutes, e.nli_confidence)" if "p_refutes" in cols else "e.nli_confidence"
     return store.fetch_df(
-        "SELECT * FROM (SELECT e.claim_id, e.relation, e.edge_id, "
+        "SELECT claim_id, relation, edge_id, probability, text, paper_id, title, sources FROM (SELECT *, "
+        "row_number() OVER (PARTITION BY claim_id, relation ORDER BY probability DESC, edge_id) AS nth FROM ("
+        "SELECT e.claim_id, e.relation, e.edge_id, "
         f"CASE e.relation WHEN 'SUPPORTS' THEN {p_sup} ELSE {p_ref} END AS probability, "
         "f.text, pg.paper_id, coalesce(p.title, pg.title) AS title, p.sources FROM nli_edges e "
         "JOIN fragments f ON f.task_id = e.task_id AND f.fragment_id = e.fragment_id "
         "JOIN pages pg ON pg.task_id = f.task_id AND pg.page_id = f.page_id "
         "LEFT JOIN papers p ON p.task_id = pg.task_id AND p.paper_id = pg.paper_id "
-        "WHERE e.task_id = ? AND e.relation IN ('SUPPORTS', 'REFUTES')) "
-        "QUALIFY row_number() OVER (PARTITION BY claim_id, relation ORDER BY probability DESC, edge_id) = 1",
+        "WHERE e.task_id = ? AND e.relation IN ('SUPPORTS', 'REFUTES')) AS judged) AS ranked WHERE nth = 1",
         [task_id])
 
 

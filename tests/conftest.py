@@ -97,3 +97,61 @@ def postgres_server():
 def postgres_url(postgres_server) -> str:
     """The URL of a new, empty database on the session's Postgres."""
     return postgres_server.create_database()
+
+
+STORE_UNDER_TEST_ENV = "LYRA_TEST_STORE"
+
+
+@pytest.fixture(autouse=True)
+def store_under_test(request, monkeypatch):
+    """``LYRA_TEST_STORE=postgres`` runs every test with the store's tables in Postgres (a fresh
+    database per test on the session's server), the backend of the cluster profile; unset, the
+    store is the home's DuckDB file, as on a single machine."""
+    if os.environ.get(STORE_UNDER_TEST_ENV, "duckdb") != "postgres":
+        yield
+        return
+    if request.node.get_closest_marker("duckdb_file"):
+        pytest.skip("about the home's DuckDB file itself (its lock, its file), not the Postgres store")
+    url = request.getfixturevalue("postgres_url")
+    monkeypatch.setenv("LYRA_STORE", "postgres")
+    monkeypatch.setenv("LYRA_POSTGRES_URL", url)
+    yield
+
+
+def testing_postgres_store() -> bool:
+    return os.environ.get(STORE_UNDER_TEST_ENV, "duckdb") == "postgres"
+
+
+def template_store(request, home: Path):
+    """A store for a template home that several tests copy (``copy_store``); under
+    ``LYRA_TEST_STORE=postgres`` its tables go to a database of their own."""
+    from lyra_resources.store import LyraStore
+
+    store = LyraStore.at(home)
+    if testing_postgres_store():
+        store._url = request.getfixturevalue("postgres_server").create_database("lyra_template")
+    return store
+
+
+def copy_store(template, home: Path):
+    """A copy of ``template``'s home at ``home`` (its tables too), for one test to change."""
+    import shutil
+
+    from lyra_resources.store import LyraStore
+
+    shutil.copytree(template.layout.root, home)
+    if testing_postgres_store():  # the test's own database becomes a copy of the template's
+        import psycopg2
+        from urllib.parse import urlsplit, urlunsplit
+
+        target = urlsplit(os.environ["LYRA_POSTGRES_URL"])
+        source = urlsplit(template.url).path.lstrip("/")
+        conn = psycopg2.connect(urlunsplit(target._replace(path="/postgres")))
+        conn.autocommit = True
+        try:
+            with conn.cursor() as cursor:
+                cursor.execute(f"DROP DATABASE {target.path.lstrip('/')}")
+                cursor.execute(f"CREATE DATABASE {target.path.lstrip('/')} TEMPLATE {source}")
+        finally:
+            conn.close()
+    return LyraStore.at(home)

@@ -59,8 +59,11 @@ def give_feedback(store: LyraStore, task_id: str, n: int) -> tuple[dict, str, li
 
 @pytest.mark.slow
 def test_feedback_given_during_two_cluster_runs_is_all_kept(
-        lyra_home, small_corpus, postgres_url, redis_url, lyra_settings, local_profile, tmp_path):  # noqa: F811
+        lyra_home, small_corpus, postgres_url, redis_url, lyra_settings, local_profile, tmp_path,  # noqa: F811
+        monkeypatch):
     home, began = lyra_home, time.monotonic()
+    monkeypatch.setenv("LYRA_STORE", "postgres")  # the cluster's store from the first generation on
+    monkeypatch.setenv("LYRA_POSTGRES_URL", postgres_url)
     store = LyraStore(home=str(home))
     tasks = [store.create_task(q, {"corpus": [str(small_corpus)], **({"claims": c} if c else {})}) for q, c in TASKS]
     for task in tasks:  # the first generation, run locally

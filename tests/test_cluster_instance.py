@@ -53,7 +53,7 @@ def postgres_rows(url: str, sql: str, params: tuple = ()) -> list[tuple]:
 
 @pytest.fixture
 def local_profile(monkeypatch):
-    for name in ("LYRA_PROFILE", "LYRA_POSTGRES_URL", "LYRA_REDIS_URL"):
+    for name in ("LYRA_PROFILE", "LYRA_POSTGRES_URL", "LYRA_REDIS_URL", "LYRA_STORE"):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -105,18 +105,16 @@ def test_a_cluster_profile_without_postgres_is_refused_in_one_line(tmp_path, sma
     with pytest.raises(SettingsError, match="needs a Postgres URL") as refused:
         prepare_instance_dir(layout, ClusterSettings(profile="cluster"))
     assert "\n" not in str(refused.value)
-    monkeypatch.setenv("LYRA_PROFILE", "cluster")
-    result = invoke("task", "list", "--home", str(layout.root))  # no task yet: no instance needed
-    assert result.exit_code == 0
-    LyraStore(home=str(layout.root)).create_task("q", {"corpus": [str(small_corpus)]})
-    task_id = LyraStore(home=str(layout.root)).list_tasks()[0].id
+    monkeypatch.setenv("LYRA_PROFILE", "cluster")  # the store is in Postgres too: every command needs the URL
     from lyra_tools.cli import main
 
-    monkeypatch.setattr("sys.argv", ["lyra", "task", "run", task_id, "--home", str(layout.root)])
-    with pytest.raises(SystemExit) as ended:
-        main()
-    error = capsys.readouterr().err
-    assert ended.value.code == 1 and error.count("\n") == 1 and "needs a Postgres URL" in error
+    for command in (["task", "list"], ["run", "q", "--corpus", str(small_corpus)]):
+        monkeypatch.setattr("sys.argv", ["lyra", *command, "--home", str(layout.root)])
+        with pytest.raises(SystemExit) as ended:
+            main()
+        error = capsys.readouterr().err
+        assert ended.value.code == 1 and error.count("\n") == 1 and "needs a Postgres URL" in error, error
+    assert not layout.database.exists()  # nothing was created on the way
 
 
 def test_a_cluster_home_queues_its_runs_in_postgres(tmp_path, small_corpus, postgres_url, lyra_settings,
@@ -197,10 +195,10 @@ def test_the_daemon_starts_queued_runs_within_the_limits(lyra_home, small_corpus
     from lyra_resources.settings import REPO_ROOT
 
     home = lyra_home  # $LYRA_HOME: the daemon's code server and the runs it starts work on this home too
+    use_cluster(lyra_settings, postgres_url, max_concurrent_runs=1, broker=redis_url)  # the store in Postgres too
     store = LyraStore(home=str(home))
     first = store.create_task("Does vitamin D reduce fracture risk?", {"corpus": [str(small_corpus)]})
     second = store.create_task("Does sleep loss impair memory?", {"corpus": [str(small_corpus)]})
-    use_cluster(lyra_settings, postgres_url, max_concurrent_runs=1, broker=redis_url)
     a1 = runner.queue_task(first.id, home).run_id
     b1 = runner.queue_task(second.id, home).run_id
     with open_instance(home) as strict:

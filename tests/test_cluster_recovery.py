@@ -7,9 +7,6 @@ from __future__ import annotations
 import logging
 import os
 import signal
-import subprocess
-import sys
-import textwrap
 import time
 from contextlib import contextmanager
 
@@ -30,7 +27,7 @@ from lyra_tools import runner
 
 @pytest.fixture
 def local_profile(monkeypatch):
-    for name in ("LYRA_PROFILE", "LYRA_POSTGRES_URL", "LYRA_REDIS_URL"):
+    for name in ("LYRA_PROFILE", "LYRA_POSTGRES_URL", "LYRA_REDIS_URL", "LYRA_STORE"):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -51,24 +48,17 @@ def test_the_cluster_watches_its_runs_and_the_local_profile_is_unchanged(tmp_pat
 # -- runs killed half-way ---------------------------------------------------------------------------
 
 @contextmanager
-def database_held(database):
-    """Another process holds the DuckDB file until the block ends, so steps that reach the store wait."""
-    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
-        import duckdb, sys
-        con = duckdb.connect({str(database)!r})
-        print("locked", flush=True)
-        sys.stdin.read()
-    """)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+def task_held(store: LyraStore, task_id: str):
+    """Another session holds the task's lock in the Postgres store until the block ends, so steps
+    (each opens the run's generation of the task first) wait on it."""
+    from lyra_resources.store_postgres import PostgresConnection
+
+    holder = PostgresConnection.open(store.url)
     try:
-        assert holder.stdout.readline().strip() == "locked"
+        holder.execute("SELECT pg_advisory_lock(hashtext(?))", [f"lyra task {task_id}"])
         yield
     finally:
-        holder.stdin.close()
-        try:
-            holder.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            holder.kill()
-            holder.wait()
+        holder.close()
 
 
 def snapshot(store: LyraStore, task_id: str) -> tuple[dict[str, int], list[str], list[str]]:
@@ -113,8 +103,11 @@ def step_on_worker(instance, run_id: str) -> tuple[str, str] | None:
     return None
 
 
-def previous_generation(home, small_corpus, question: str):
-    """A task whose graph a finished local run published; the store and a snapshot of its rows."""
+def previous_generation(home, small_corpus, question: str, postgres_url: str, monkeypatch):
+    """A task whose graph a finished local run published in the Postgres store (the cluster's); the
+    store and a snapshot of its rows."""
+    monkeypatch.setenv("LYRA_STORE", "postgres")
+    monkeypatch.setenv("LYRA_POSTGRES_URL", postgres_url)
     store = LyraStore(home=str(home))
     task = store.create_task(question, {"corpus": [str(small_corpus)]})
     assert runner.run_task(task.id, home).success
@@ -123,13 +116,14 @@ def previous_generation(home, small_corpus, question: str):
 
 @pytest.mark.slow
 def test_a_step_worker_killed_mid_step_fails_the_run_and_keeps_the_previous_graph(
-        lyra_home, small_corpus, postgres_url, redis_url, lyra_settings, local_profile, tmp_path):  # noqa: F811
+        lyra_home, small_corpus, postgres_url, redis_url, lyra_settings, local_profile, tmp_path, monkeypatch):  # noqa: F811
     home = lyra_home
-    store, task, before = previous_generation(home, small_corpus, "Does vitamin D reduce fracture risk?")
+    store, task, before = previous_generation(home, small_corpus, "Does vitamin D reduce fracture risk?", postgres_url,
+                                                 monkeypatch)
     use_cluster(lyra_settings, postgres_url, broker=redis_url)
     with lyra_workers(2, home, dict(os.environ), tmp_path) as workers, cluster_daemon(home) as (instance, tick):
         run_id = runner.queue_task(task.id, home).run_id
-        with database_held(store.layout.database):  # the steps wait on the store: killed surely mid-step
+        with task_held(store, task.id):  # the steps wait on the store: killed surely mid-step
             step, worker = wait_for(lambda: step_on_worker(instance, run_id), tick, 120, "a step on a worker")
             pid = int(worker.split("@")[0].removeprefix("lyra-"))
             assert pid in {w.pid for w in workers}
@@ -149,13 +143,14 @@ def test_a_step_worker_killed_mid_step_fails_the_run_and_keeps_the_previous_grap
 
 @pytest.mark.slow
 def test_a_killed_run_process_is_failed_and_keeps_the_previous_graph(
-        lyra_home, small_corpus, postgres_url, redis_url, lyra_settings, local_profile, tmp_path):  # noqa: F811
+        lyra_home, small_corpus, postgres_url, redis_url, lyra_settings, local_profile, tmp_path, monkeypatch):  # noqa: F811
     home = lyra_home
-    store, task, before = previous_generation(home, small_corpus, "Does sleep loss impair memory?")
+    store, task, before = previous_generation(home, small_corpus, "Does sleep loss impair memory?", postgres_url,
+                                                 monkeypatch)
     use_cluster(lyra_settings, postgres_url, broker=redis_url)
     with lyra_workers(1, home, dict(os.environ), tmp_path), cluster_daemon(home) as (instance, tick):
         run_id = runner.queue_task(task.id, home).run_id
-        with database_held(store.layout.database):
+        with task_held(store, task.id):
             wait_for(lambda: step_on_worker(instance, run_id), tick, 120, "a step on a worker")
             [start] = instance.all_logs(run_id, of_type=DagsterEventType.RUN_START)
             run_pid = start.dagster_event.pid  # the run worker the DefaultRunLauncher started

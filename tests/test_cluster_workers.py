@@ -37,7 +37,7 @@ def cluster_settings(broker: str = BROKER) -> LyraSettings:
 
 @pytest.fixture
 def no_cluster_env(monkeypatch):
-    for name in ("LYRA_PROFILE", "LYRA_REDIS_URL", "LYRA_POSTGRES_URL"):
+    for name in ("LYRA_PROFILE", "LYRA_REDIS_URL", "LYRA_POSTGRES_URL", "LYRA_STORE"):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -119,6 +119,7 @@ def test_a_task_run_spread_over_two_workers_gives_the_local_run_s_rows(
     assert local.success, local.error
     local_counts = store.row_counts(task.id)
     local_claims = sorted(store.read_partition("claims", task.id)["claim_id"])
+    local_edges = store.read_partition("nli_edges", task.id)[["edge_id", "relation"]]
     assert local_counts["claims"] > 0 and local_counts["nli_edges"] > 0
     with open_instance(lyra_home) as instance:  # the local run's record stays in the local instance
         local_steps = {e.step_key for e in instance.all_logs(local.run_id, of_type=DagsterEventType.STEP_START)}
@@ -126,6 +127,8 @@ def test_a_task_run_spread_over_two_workers_gives_the_local_run_s_rows(
     monkeypatch.setenv("LYRA_PROFILE", "cluster")
     monkeypatch.setenv("LYRA_POSTGRES_URL", postgres_url)
     monkeypatch.setenv("LYRA_REDIS_URL", redis_url)
+    store = LyraStore.at(lyra_home)  # the cluster's store: tables in Postgres, the same task in them
+    store.create_task(task.query, task.options, task_id=task.id)
     # the workers rebuild the job from `lyra_assets.repository`; so does this run, under the cluster profile
     monkeypatch.delitem(sys.modules, "lyra_assets.repository", raising=False)
     job = ReconstructableRepository.for_module("lyra_assets.repository", "defs",
@@ -148,7 +151,8 @@ def test_a_task_run_spread_over_two_workers_gives_the_local_run_s_rows(
     # each step ran on one of the two workers this test started (their names carry their pids)
     worker_pids = {int(host.split("@")[0].removeprefix("lyra-")) for host in hosts}
     assert worker_pids and worker_pids <= {w.pid for w in workers}, hosts
-    assert store.row_counts(task.id) == local_counts
+    assert store.row_counts(task.id) == local_counts  # the Postgres store holds what the DuckDB file holds
     assert sorted(store.read_partition("claims", task.id)["claim_id"]) == local_claims
+    assert store.read_partition("nli_edges", task.id)[["edge_id", "relation"]].equals(local_edges)
     print(f"cluster run: {took:.1f}s, {len(starts)} steps on workers {sorted(worker_pids)} in processes "
           f"{sorted(step_pids)}; store lock waits {waits}")

@@ -86,6 +86,7 @@ def test_each_distinct_text_is_embedded_once_and_read_back_in_input_order(store)
     assert cached_embeddings(store, "m1", [], model.encode).shape == (0, 0)
 
 
+@pytest.mark.duckdb_file
 def test_compute_runs_with_no_connection_open(store):
     """Compute may take minutes; another process must be able to write the database meanwhile."""
     store.create_task("is vitamin D good for bones?")  # the schema exists before anyone else opens the file
@@ -111,7 +112,7 @@ def test_a_key_stored_meanwhile_by_another_writer_is_not_duplicated(store):
 
     def compute(items: list[str]) -> list[np.ndarray]:
         store.transaction(lambda conn: conn.execute(
-            "INSERT INTO embedding_cache VALUES (?, ?, [9.0, 9.0])", list(key)))  # a concurrent run won
+            "INSERT INTO embedding_cache VALUES (?, ?, ?)", [*key, [9.0, 9.0]]))  # a concurrent run won
         return [np.zeros(2, dtype=np.float32) for _ in items]
 
     values = cached_values(store, EMBEDDINGS, [key], ["a"], compute)

@@ -8,9 +8,7 @@ feedback and of the MCP server use it too (without running the NLI model).
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -23,6 +21,8 @@ from lyra_core.papers import paper_id_for
 from lyra_core.scoring import Evidence, score_claim
 from lyra_resources.store import LyraStore
 from lyra_tools import explore
+
+from conftest import copy_store, template_store
 
 QUESTION = "Does vitamin D supplementation reduce fracture risk in older adults?"
 NLI_VERSION = "lyra-nli-minilm-l6@test"
@@ -144,17 +144,15 @@ def write_graph(store: LyraStore, task_id: str | None = None, query: str = QUEST
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory) -> tuple[Path, Graph]:
+def template(tmp_path_factory, request) -> tuple[LyraStore, Graph]:
     """One home with the graph materialized, built once per module; each test gets a copy."""
-    home = tmp_path_factory.mktemp("template") / "home"
-    return home, write_graph(LyraStore.at(home))
+    store = template_store(request, tmp_path_factory.mktemp("template") / "home")
+    return store, write_graph(store)
 
 
 @pytest.fixture
 def store(template, tmp_path) -> LyraStore:
-    home = tmp_path / "home"
-    shutil.copytree(template[0], home)
-    return LyraStore.at(home)
+    return copy_store(template[0], tmp_path / "home")
 
 
 @pytest.fixture

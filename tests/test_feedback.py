@@ -27,7 +27,7 @@ def snapshot(store: LyraStore) -> dict[str, list]:
 
 
 def rows(store: LyraStore, table: str) -> list[dict]:
-    return store.fetch_df(f"SELECT * FROM {table} ORDER BY ALL").to_dict("records")
+    return store.fetch_df(f"SELECT * FROM {table} ORDER BY {', '.join(TABLES[table].column_names)}").to_dict("records")
 
 
 # -- pure rules ------------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from lyra_core.training_metrics import Metrics
 from lyra_resources import nli_versions
 from lyra_resources.model_files import DEFAULT_NLI_DIR, base_version
 from lyra_resources.models import NliModel
+from lyra_resources.schema import TABLES
 from lyra_resources.settings import LearningSettings, LyraSettings
 from lyra_resources.store import LyraStore
 from lyra_tools import explore
@@ -63,7 +64,7 @@ def add_corrections(store: LyraStore, pairs, *, start: datetime | None = None, w
 
 
 def table(store: LyraStore, name: str):
-    return store.fetch_df(f"SELECT * FROM {name} ORDER BY ALL")
+    return store.fetch_df(f"SELECT * FROM {name} ORDER BY {', '.join(TABLES[name].column_names)}")
 
 
 # -- the split and the gate ------------------------------------------------------------------------

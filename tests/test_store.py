@@ -5,10 +5,13 @@ import time
 
 import duckdb
 import pandas as pd
+import psycopg2
 import pytest
 
 from lyra_resources.generations import open_generation
 from lyra_resources.store import LyraStore, StoreError
+
+DATABASE_ERRORS = (duckdb.Error, psycopg2.Error)  # the store's two backends (LYRA_TEST_STORE)
 
 
 def frag_rows(prefix: str, n: int) -> pd.DataFrame:
@@ -76,7 +79,7 @@ def test_a_failed_write_leaves_the_previous_rows(store, monkeypatch):
     # a failure inside the transaction, after the delete: rolled back
     bad = frag_rows("new", 2)
     bad["position"] = ["not", "ints"]
-    with pytest.raises(duckdb.Error):
+    with pytest.raises(DATABASE_ERRORS):
         store.replace_partition("fragments", task.id, bad)
     assert sorted(store.read_partition("fragments", task.id)["fragment_id"]) == ["old0", "old1"]
     assert sorted(parquet_rows(store, "fragments", task.id)["fragment_id"]) == ["old0", "old1"]
@@ -88,6 +91,10 @@ def page_rows(prefix: str, n: int) -> pd.DataFrame:
                          "domain": "local", "kind": "abstract", "title": [f"title {i}" for i in range(n)]})
 
 
+class InsertFailed(RuntimeError):
+    pass
+
+
 class FailingInsert:
     """A connection that fails on the INSERT into one table, inside the store's transaction."""
 
@@ -96,8 +103,13 @@ class FailingInsert:
 
     def execute(self, sql: str, *args):
         if sql.startswith(f"INSERT INTO {self.table} "):
-            raise duckdb.ConversionException(f"cannot insert into {self.table}")
+            raise InsertFailed(f"cannot insert into {self.table}")
         return self.conn.execute(sql, *args)
+
+    def insert_rows(self, table: str, frame):  # the Postgres store's insert
+        if table == self.table:
+            raise InsertFailed(f"cannot insert into {self.table}")
+        return self.conn.insert_rows(table, frame)
 
     def __getattr__(self, name: str):
         return getattr(self.conn, name)
@@ -124,7 +136,7 @@ def test_two_tables_of_a_task_are_replaced_together(store, monkeypatch):
     # a failure inside the transaction, after the first table's rows were swapped: both rolled back
     with monkeypatch.context() as patch:
         fail_inserts_into(patch, "pages")
-        with pytest.raises(duckdb.Error, match="cannot insert into pages"):
+        with pytest.raises(InsertFailed, match="cannot insert into pages"):
             store.replace_partitions(task.id, {"fragments": frag_rows("bad", 1), "pages": page_rows("bad", 1)})
     for table, column, kept in (("fragments", "fragment_id", ["new0", "new1", "new2"]),
                                 ("pages", "page_id", ["newpg0", "newpg1"])):
@@ -142,7 +154,7 @@ def test_a_staging_run_replaces_two_tables_in_one_transaction(tmp_path, monkeypa
     run.replace_partitions(task.id, {"fragments": frag_rows("new", 2), "pages": page_rows("newpg", 2)})
     with monkeypatch.context() as patch:
         fail_inserts_into(patch, "stage_pages")
-        with pytest.raises(duckdb.Error, match="cannot insert into stage_pages"):
+        with pytest.raises(InsertFailed, match="cannot insert into stage_pages"):
             run.replace_partitions(task.id, {"fragments": frag_rows("bad", 1), "pages": page_rows("bad", 1)})
     assert sorted(run.read_partition("fragments", task.id)["fragment_id"]) == ["new0", "new1"]  # the run's rows
     assert sorted(run.read_partition("pages", task.id)["page_id"]) == ["newpg0", "newpg1"]
@@ -160,6 +172,7 @@ def test_unknown_table_and_task_are_clear_errors(store):
         store.create_task("   ")
 
 
+@pytest.mark.duckdb_file
 def test_writes_wait_for_another_process_holding_the_lock(store):
     task = store.create_task("q")
     # A real second process opens the database and holds it for a moment, as a pipeline run would.

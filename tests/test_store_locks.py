@@ -22,6 +22,8 @@ from lyra_resources.store_locks import STORE_RETRY, LockWaits, RetryPolicy, is_l
 from lyra_tools.mcp_server import build_server
 from lyra_tools.server_store import ServerStore
 
+pytestmark = pytest.mark.duckdb_file  # the DuckDB file lock and its retries
+
 
 @contextmanager
 def held_by_another_process(database: Path, seconds: float) -> Iterator[subprocess.Popen]:
