@@ -246,9 +246,10 @@ def run_cluster(home: Path, ids: list[str], workers: int, deadline: float) -> tu
 
 
 def file_hold_s(home: Path, task_id: str, repeats: int = 5) -> tuple[float, float]:
-    """Seconds a connection holds the DuckDB file just to open and close (every write transaction
-    pays it), and seconds ``replace_partitions`` takes to write all of a finished task's rows again
-    (its Parquet files and one transaction): medians."""
+    """Seconds a connection to the home's store takes just to open and close (every write
+    transaction pays it: on DuckDB it holds the file meanwhile), and seconds ``replace_partitions``
+    takes to write all of a finished task's rows again (its Parquet files and one transaction):
+    medians. The home's settings say which store (the DuckDB file or Postgres)."""
     from lyra_resources.store import PER_TASK_TABLES, LyraStore
 
     store = LyraStore.at(home)
@@ -349,7 +350,8 @@ def main() -> None:
     print(f"{args.tasks} tasks × {args.papers} papers on {corpus} ({os.cpu_count()} CPUs, "
           f"load {os.getloadavg()[0]:.1f})", flush=True)
     results: list[Measured] = []
-    hold: tuple[float, float] | None = None
+    hold: tuple[float, float] | None = None  # the DuckDB file's
+    pg_hold: tuple[float, float] | None = None  # the Postgres store's
     if not args.skip_default:
         home, ids = fresh_home(root, "default-sequential", corpus, args.papers, qs)
         results.append(measure(run_sequential, home, ids, deadline))
@@ -372,20 +374,21 @@ def main() -> None:
                            "redis_url": redis_url, "max_concurrent_runs": args.max_runs or args.tasks}
                 home, ids = fresh_home(root, f"cluster-{w}", corpus, args.papers, qs, cluster)
                 results.append(measure(run_cluster, home, ids, w, deadline))
-                if hold is None and results[-1].rows:
-                    hold = file_hold_s(home, ids[0])
+                if pg_hold is None and results[-1].rows:
+                    pg_hold = file_hold_s(home, ids[0])
     print()
     print("\n".join(table(results)))
     one = next((r for r in results if r.workers == 1 and r.finished), None) or \
         next((r for r in results if r.finished), None)
     if one is None or hold is None:
-        print("\nno configuration finished a task: no estimate")
+        print("\nno default configuration finished a task (or --skip-default): no estimate")
         return
     busiest = max(results, key=lambda r: r.waits.waited_s)
     per_task = PerTask(worker_s=one.wall_s * max(one.workers, 1) / one.finished,
                        store_writes=float(np.mean(one.materializations)) + 1, rows=float(np.mean(one.rows)),
                        open_s=hold[0], rows_write_s=hold[1], lock_wait_s=busiest.waits.waited_s / max(busiest.finished, 1),
-                       events=float(np.mean(one.events)))
+                       events=float(np.mean(one.events)),
+                       pg_open_s=pg_hold[0] if pg_hold else None, pg_rows_write_s=pg_hold[1] if pg_hold else None)
     print(f"\nper task ({one.name}): {per_task.worker_s:.0f} worker-s, {per_task.store_writes:.0f} store writes, "
           f"{per_task.rows:,.0f} rows, {per_task.events:.0f} event rows; lock wait {per_task.lock_wait_s:.2f} s "
           f"({busiest.name})")

@@ -26,10 +26,10 @@ from pydantic import PrivateAttr
 
 from lyra_assets.metadata import task_metadata
 from lyra_assets.partitions import task_partitions
-from lyra_assets.runs import PARTITION_TAG
+from lyra_assets.runs import PARTITION_TAG, STORE_TAG
 from lyra_resources.generations import open_generation, publish_generation
 from lyra_resources.store import LyraStore
-from lyra_resources.store_locks import LockWaits, lock_waits
+from lyra_resources.store_locks import LockWaits, StoreError, lock_waits
 
 PUBLISH_ASSET = "task_graph"
 LOCK_WAITS_MESSAGE = "store lock waits"
@@ -47,6 +47,11 @@ class TaskStore(LyraStore):
         task_id = run.tags.get(PARTITION_TAG) if run is not None else None
         if task_id is None:
             return
+        queued_for = run.tags.get(STORE_TAG)
+        if queued_for is not None and queued_for != self.where:
+            raise StoreError(f"this process's store is {self.where}, but run {run.run_id} was queued for the store "
+                             f"{queued_for}: start `lyra daemon` and `lyra worker` with the settings of the "
+                             "processes that queue runs ($LYRA_SETTINGS, $LYRA_POSTGRES_URL, $LYRA_HOME)")
         if PUBLISH_ASSET in _planned_steps(context):
             open_generation(self, task_id, run.run_id, run.parent_run_id)
 

@@ -47,6 +47,7 @@ WATCH_TAG = "lyra/watch_every"
 NLI_VERSION_TAG = "lyra/nli_version"  # the NLI version a re-scoring run judges with
 PID_TAG = "lyra/pid"  # the process running the job in-process (the CLI's runs)
 STOP_TAG = "lyra/stop_requested"  # set by `lyra task stop` before it interrupts a run
+STORE_TAG = "lyra/store"  # where the submitting process's store is: a step process must write there too
 PARTITION_TAG = "dagster/partition"  # Dagster's own tag on every run of one partition
 # The longest tag value Dagster accepts where it checks tag values (dagster._utils.tags); longer
 # questions are cut so the run list shows a short label, not a paragraph.

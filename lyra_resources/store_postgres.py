@@ -220,7 +220,7 @@ class PostgresConnection:
         try:
             raw = psycopg2.connect(url, options=f"-c search_path={SCHEMA},public")
         except psycopg2.OperationalError as exc:
-            reason = (str(exc).strip().splitlines() or ["no reason given"])[-1]
+            reason = (str(exc).strip().splitlines() or ["no reason given"])[0].strip()
             raise StoreError(f"cannot reach the store's Postgres ({_safe(url)}): {reason}") from exc
         raw.autocommit = True  # transactions are the explicit BEGIN/COMMIT the store sends
         numeric = psycopg2.extensions.new_type(

@@ -10,6 +10,7 @@ import sys
 import typer
 
 from lyra_resources.settings import SettingsError
+from lyra_resources.store import StoreError
 from lyra_tools import browse_cli, cli_feedback, cli_models, cli_run, cli_serve, cli_tasks, cli_worker, search_cli
 from lyra_tools.cli_common import fail
 
@@ -27,7 +28,7 @@ app.add_typer(cli_worker.app)  # `lyra worker` (cluster profile)
 def main() -> None:
     try:
         app()
-    except SettingsError as exc:  # a command that reads the settings file found it broken
+    except (SettingsError, StoreError) as exc:  # a broken settings file, a store that cannot be reached
         fail(str(exc))
         sys.exit(1)
 

@@ -21,7 +21,15 @@ from lyra_assets.definitions import ASSETS, build_definitions, build_resources, 
 from lyra_assets.graph import store_lock_waits
 from lyra_assets.learning import nli_rescoring
 from lyra_assets.partitions import TASKS_PARTITION
-from lyra_assets.runs import PARTITION_TAG, RESCORING_JOB, TASK_JOB, open_instance, register_partition, task_tags
+from lyra_assets.runs import (
+    PARTITION_TAG,
+    RESCORING_JOB,
+    STORE_TAG,
+    TASK_JOB,
+    open_instance,
+    register_partition,
+    task_tags,
+)
 from lyra_assets.step_workers import WORKER_CONFIG_MODULE, write_worker_config
 from lyra_resources.settings import REPO_ROOT, ClusterSettings, HomeLayout, LyraSettings, SettingsError
 from lyra_resources.store import LyraStore
@@ -91,6 +99,7 @@ def test_workers_read_the_broker_the_executor_sends_steps_to(lyra_home):
     assert shown == [BROKER, BROKER, "1"]
 
 
+@pytest.mark.duckdb_file
 def test_a_step_that_waited_for_the_database_says_so_in_the_event_log(lyra_home, small_corpus):
     store = LyraStore.at(lyra_home)
     task = store.create_task("Does vitamin D supplementation reduce fracture risk?", {"corpus": [str(small_corpus)]})
@@ -105,6 +114,25 @@ def test_a_step_that_waited_for_the_database_says_so_in_the_event_log(lyra_home,
                                  instance=instance, selection=["papers", "claim_scope"])
         assert store_lock_waits(instance, unhindered.run_id).conflicts == 0
     assert waits.conflicts > 0 and waits.gave_up == 0 and waits.waited_s > 0.5
+
+
+def test_a_step_in_a_process_with_another_store_refuses_to_run(lyra_home, small_corpus):
+    """A worker started with other settings than the process that queued the run would write the
+    task's rows where nobody reads them: its steps fail at once, saying why."""
+    store = LyraStore.at(lyra_home)
+    task = store.create_task("Does vitamin D supplementation reduce fracture risk?", {"corpus": [str(small_corpus)]})
+    elsewhere = "Postgres db.example:5432/lyra (schema lyra)"
+    with DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
+        refused = materialize(ASSETS, partition_key=task.id, resources=build_resources(lyra_home), instance=instance,
+                              selection=["papers", "claim_scope"], tags={STORE_TAG: elsewhere}, raise_on_error=False)
+        assert not refused.success
+        message = " ".join(str(e.event_specific_data) for e in refused.all_events if e.is_failure)
+        assert elsewhere in message and store.where in message and "lyra worker" in message
+        assert store.row_counts(task.id)["papers"] == 0
+        same = materialize(ASSETS, partition_key=task.id, resources=build_resources(lyra_home), instance=instance,
+                           selection=["papers", "claim_scope"], tags={STORE_TAG: store.where})
+        assert same.success and store.row_counts(task.id)["papers"] > 0
 
 
 # -- a task run through Redis and two real workers ---------------------------------------------------

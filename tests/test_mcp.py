@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import os
 import sys
 import textwrap
 import time
@@ -202,9 +203,14 @@ def test_create_task_refuses_a_broken_domain_policy_before_any_task_exists(tmp_p
     assert launched == [] and listed.structured_content["tasks"] == []
 
 
+def store_env() -> dict[str, str]:
+    """Where the store's tables are (LYRA_TEST_STORE=postgres puts them in Postgres), for a server process."""
+    return {name: os.environ[name] for name in ("LYRA_STORE", "LYRA_POSTGRES_URL") if name in os.environ}
+
+
 def test_stdio_server_process(store, graph):
     params = StdioServerParameters(command=sys.executable, args=["-m", "lyra_tools.mcp_server", "--home", store.home],
-                                   cwd=str(REPO_ROOT), env={"PYTHONPATH": str(REPO_ROOT)})
+                                   cwd=str(REPO_ROOT), env={"PYTHONPATH": str(REPO_ROOT), **store_env()})
     tasks, summary, fb, err = call(params, [
         ("list_tasks", {}), ("get_evidence_summary", {"task_id": graph.task_id}),
         ("feedback", {"task_id": graph.task_id, "action": "claim_reject",
