@@ -66,8 +66,9 @@ def _postgres_lines(per_task: PerTask, rate: float) -> list[str]:
         f"  Postgres store (the cluster profile's): a session opens in {per_task.pg_open_s * 1000:.0f} ms and the "
         f"task's rows are written in {per_task.pg_rows_write_s:.2f} s (measured, with Parquet); writers of different "
         f"tasks proceed side by side (row locks; one advisory lock per task), so {rate:.2f} tasks/s keep "
-        f"≈ {rate * busy_s:.1f} store sessions busy on average and ask {rate * per_task.store_writes:.0f} "
-        f"sessions/s (each call opens one: beyond a few hundred a second put PgBouncer in front) and "
+        f"≈ {rate * busy_s:.1f} writing sessions busy on average and open {rate * per_task.store_writes:.0f} "
+        f"writing sessions/s (every store call opens one, reads too: beyond a few hundred a second put PgBouncer "
+        f"in front) and ask "
         f"{rate * per_task.rows * 2:,.0f} row writes/s (staged, then published), within one Postgres's reach; "
         "readers never wait for writers (MVCC)",
     ]
