@@ -11,7 +11,17 @@ import typer
 
 from lyra_resources.settings import SettingsError
 from lyra_resources.store import StoreError
-from lyra_tools import browse_cli, cli_feedback, cli_models, cli_run, cli_serve, cli_tasks, cli_worker, search_cli
+from lyra_tools import (
+    browse_cli,
+    cli_feedback,
+    cli_models,
+    cli_run,
+    cli_serve,
+    cli_store,
+    cli_tasks,
+    cli_worker,
+    search_cli,
+)
 from lyra_tools.cli_common import fail
 
 app = typer.Typer(help="Lyra: turn a research question into an evidence graph.", no_args_is_help=True)
@@ -23,6 +33,7 @@ app.add_typer(browse_cli.app)  # `lyra claims`, `lyra evidence`
 app.add_typer(search_cli.app)  # `lyra search`
 app.add_typer(cli_feedback.app, name="feedback")
 app.add_typer(cli_worker.app)  # `lyra worker` (cluster profile)
+app.add_typer(cli_store.app, name="store")  # `lyra store copy` (moving a home to the cluster profile)
 
 
 def main() -> None:

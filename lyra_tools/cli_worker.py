@@ -2,8 +2,9 @@
 
 The worker is dagster-celery's (``celery -A dagster_celery.app worker``) with Lyra's broker and
 home: it takes steps from the Redis broker, rebuilds the job from Lyra's code and writes to the
-Dagster instance and the DuckDB file of the home. Every worker and every process that starts runs
-must therefore share the code, the settings and the home (a shared path).
+Dagster instance and the store in Postgres, and to the caches and Parquet exports of the home. Every
+worker and every process that starts runs must therefore share the code, the settings and the home
+(a shared path).
 """
 
 from __future__ import annotations

@@ -142,3 +142,36 @@ def test_store_postgres_without_a_url_is_refused_in_one_line(tmp_path, monkeypat
     monkeypatch.delenv("LYRA_PROFILE", raising=False)
     with pytest.raises(SettingsError, match="store: postgres needs a Postgres URL"):
         LyraStore.at(tmp_path / "home").list_tasks()
+
+
+def test_a_home_s_duckdb_file_is_copied_into_a_fresh_postgres_store(tmp_path, monkeypatch, postgres_url, capsys):
+    from lyra_tools.cli import main
+    from lyra_tools.feedback import apply_feedback
+
+    corpus = write_jsonl(tmp_path / "corpus.jsonl", SMALL_CORPUS)
+    home = tmp_path / "home"
+    monkeypatch.delenv("LYRA_STORE", raising=False)
+    local = LyraStore.at(home)
+    task = local.create_task("Does vitamin D supplementation reduce fracture risk?", {"corpus": [str(corpus)]})
+    assert runner.run_task(task.id, home).success
+    claim = local.read_partition("claims", task.id)["claim_id"][0]
+    apply_feedback(local, task.id, "claim_reject", {"claim_id": claim, "reason": "off topic"})
+    before = {name: local.fetch_df(f"SELECT count(*) AS n FROM {name}")["n"][0] for name in TABLES}
+
+    monkeypatch.setenv("LYRA_STORE", "postgres")
+    monkeypatch.setenv("LYRA_POSTGRES_URL", postgres_url)
+    monkeypatch.setattr("sys.argv", ["lyra", "store", "copy", "--home", str(home)])
+    with pytest.raises(SystemExit) as copied:
+        main()
+    assert copied.value.code == 0 and "copied" in capsys.readouterr().out
+    shared = LyraStore.at(home)
+    assert {name: shared.fetch_df(f"SELECT count(*) AS n FROM {name}")["n"][0] for name in TABLES} == before
+    assert shared.get_task(task.id).model_dump() == local.get_task(task.id).model_dump()
+    for table in ("claims", "nli_edges", "claim_rejections", "task_answer"):
+        pd.testing.assert_frame_equal(shared.fetch_df(f"SELECT * FROM {table} ORDER BY 2, 3"),
+                                      local.fetch_df(f"SELECT * FROM {table} ORDER BY 2, 3"), obj=table)
+    with pytest.raises(SystemExit) as again:  # a second copy would duplicate: refused, nothing written
+        main()
+    error = capsys.readouterr().err
+    assert again.value.code == 1 and "already holds rows" in error and error.count("\n") == 1
+    assert shared.row_counts(task.id) == local.row_counts(task.id)
