@@ -27,18 +27,20 @@ import tempfile
 import threading
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import duckdb
 import pandas as pd
 from dagster import ConfigurableResource
-from pydantic import BaseModel, Field, PrivateAttr
+from pydantic import Field, PrivateAttr
 
+from lyra_resources.parquet_files import write_parquet
 from lyra_resources.schema import PER_TASK_TABLES, STAGE_PREFIX, STAGING_TABLES, TABLES, TableSpec
 from lyra_resources.settings import HomeLayout, effective_cluster_settings, resolve_home
 from lyra_resources.store_locks import STORE_RETRY, StoreBusyError, StoreError  # noqa: F401 (re-exported)
+from lyra_resources.task_records import TASK_STATUSES, TaskRecord, task_from_row, utcnow
 
 # A DuckDB connection, or (store in Postgres) a lyra_resources.store_postgres.PostgresConnection:
 # both answer execute(sql, params) → fetchone/fetchall/df, register/unregister and close.
@@ -53,24 +55,6 @@ log = logging.getLogger(__name__)
 
 _schema_ready: set[str] = set()
 _schema_lock = threading.Lock()
-
-
-class TaskRecord(BaseModel):
-    id: str
-    query: str
-    created_at: datetime
-    status: str
-    options: dict[str, Any] = Field(default_factory=dict)
-    updated_at: datetime | None = None
-    last_run_id: str | None = None
-    error: str | None = None
-
-
-TASK_STATUSES = ("created", "queued", "running", "completed", "failed", "stopped")
-
-
-def _utcnow() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
 
 
 class LyraStore(ConfigurableResource):
@@ -107,7 +91,6 @@ class LyraStore(ConfigurableResource):
         """Where the tables are, for messages: the DuckDB file, or the Postgres server and database."""
         if not self.url:
             return str(self.layout.database)
-        from urllib.parse import urlsplit
         parts = urlsplit(self.url)
         return f"Postgres {parts.hostname}:{parts.port or 5432}{parts.path} (schema lyra)"
 
@@ -259,7 +242,7 @@ class LyraStore(ConfigurableResource):
                 fd, tmp_name = tempfile.mkstemp(dir=final.parent, prefix=".tmp-", suffix=".parquet")
                 os.close(fd)
                 moves.append((Path(tmp_name), final))
-                self._write_parquet(spec, frame, Path(tmp_name))
+                write_parquet(spec, frame, Path(tmp_name))
 
             def swap(conn: Connection) -> None:
                 self.lock_task(conn, task_id)
@@ -303,7 +286,7 @@ class LyraStore(ConfigurableResource):
         fd, tmp_name = tempfile.mkstemp(dir=final.parent, prefix=".tmp-", suffix=".parquet")
         os.close(fd)
         try:
-            self._write_parquet(spec, frame, Path(tmp_name))
+            write_parquet(spec, frame, Path(tmp_name))
             os.replace(tmp_name, final)
         finally:
             Path(tmp_name).unlink(missing_ok=True)
@@ -349,29 +332,13 @@ class LyraStore(ConfigurableResource):
             )
         return frame[spec.column_names].reset_index(drop=True)
 
-    @staticmethod
-    def _write_parquet(spec: TableSpec, frame: pd.DataFrame, path: Path) -> None:
-        # Cast through an in-memory table of the contract's types so every file of a table has
-        # one schema, whatever pandas inferred (an empty frame included).
-        mem = duckdb.connect(":memory:")
-        try:
-            mem.execute(spec.ddl().replace("PRIMARY KEY", ""))
-            mem.register("incoming_rows", frame)
-            mem.execute(f"INSERT INTO {spec.name} BY NAME SELECT * FROM incoming_rows")
-            mem.execute(
-                f"COPY (SELECT * EXCLUDE (task_id) FROM {spec.name}) TO '{_sql_path(path)}' "
-                "(FORMAT parquet, COMPRESSION zstd)"
-            )
-        finally:
-            mem.close()
-
     # -- tasks ---------------------------------------------------------------------------------
 
     def create_task(self, query: str, options: dict[str, Any] | None = None, task_id: str | None = None) -> TaskRecord:
         query = " ".join((query or "").split())
         if not query:
             raise StoreError("a task needs a non-empty research question")
-        now = _utcnow()
+        now = utcnow()
         record = TaskRecord(
             id=task_id or f"task_{uuid.uuid4().hex[:8]}", query=query, created_at=now,
             status="created", options=options or {}, updated_at=now,
@@ -390,7 +357,7 @@ class LyraStore(ConfigurableResource):
 
     def get_task(self, task_id: str) -> TaskRecord | None:
         rows = self.fetch_df("SELECT * FROM tasks WHERE id = ?", [task_id])
-        return _task_from_row(rows.iloc[0].to_dict()) if len(rows) else None
+        return task_from_row(rows.iloc[0].to_dict()) if len(rows) else None
 
     def require_task(self, task_id: str) -> TaskRecord:
         task = self.get_task(task_id)
@@ -400,7 +367,7 @@ class LyraStore(ConfigurableResource):
 
     def list_tasks(self) -> list[TaskRecord]:
         rows = self.fetch_df("SELECT * FROM tasks ORDER BY created_at, id")
-        return [_task_from_row(r) for r in rows.to_dict("records")]
+        return [task_from_row(r) for r in rows.to_dict("records")]
 
     def update_task(self, task_id: str, **fields: Any) -> None:
         allowed = {"status", "options", "last_run_id", "error"}
@@ -411,22 +378,10 @@ class LyraStore(ConfigurableResource):
             raise StoreError(f"unknown task status {fields['status']!r}")
         if "options" in fields:
             fields["options"] = json.dumps(fields["options"])
-        fields["updated_at"] = _utcnow()
+        fields["updated_at"] = utcnow()
         assignments = ", ".join(f"{k} = ?" for k in fields)
         self.transaction(lambda conn: conn.execute(
             f"UPDATE tasks SET {assignments} WHERE id = ?", [*fields.values(), task_id]))
-
-
-def _task_from_row(row: dict[str, Any]) -> TaskRecord:
-    options = row.get("options")
-    row = {k: (None if isinstance(v, float) and pd.isna(v) else v) for k, v in row.items()}
-    row["options"] = json.loads(options) if isinstance(options, str) and options else {}
-    for key in ("created_at", "updated_at"):
-        if isinstance(row.get(key), pd.Timestamp):
-            row[key] = row[key].to_pydatetime()
-        elif row.get(key) is pd.NaT:
-            row[key] = None
-    return TaskRecord.model_validate(row)
 
 
 def _swap_rows(conn: Connection, table: str, key: str, value: str, frame: pd.DataFrame) -> None:
@@ -445,7 +400,3 @@ def _swap_rows(conn: Connection, table: str, key: str, value: str, frame: pd.Dat
 
 def _literal(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
-
-
-def _sql_path(path: Path) -> str:
-    return str(path).replace("'", "''")
