@@ -39,7 +39,7 @@ def science_pairs(store: LyraStore, version: str, excluded_edges: set[str], limi
         "SELECT e.edge_id, f.text AS premise, c.text AS hypothesis, e.relation FROM nli_edges e "
         "JOIN fragments f ON f.task_id = e.task_id AND f.fragment_id = e.fragment_id "
         "JOIN claims c ON c.task_id = e.task_id AND c.claim_id = e.claim_id "
-        "WHERE e.model_version = ? AND e.nli_confidence >= ? ORDER BY hash(e.edge_id) LIMIT ?",
+        "WHERE e.model_version = ? AND e.nli_confidence >= ? ORDER BY md5(e.edge_id) LIMIT ?",
         [version, min_confidence, limit + len(excluded_edges)])
     return [NliPair(premise=r.premise, hypothesis=r.hypothesis, label=RELATION_TO_LABEL[r.relation])
             for r in rows.itertuples(index=False) if r.edge_id not in excluded_edges][:limit]

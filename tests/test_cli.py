@@ -59,7 +59,8 @@ def test_clear_errors_for_bad_input(tmp_path):
 def test_home_from_environment(tmp_path, small_corpus, monkeypatch):
     monkeypatch.setenv("LYRA_HOME", str(tmp_path / "envhome"))
     assert invoke("run", "sleep memory", "--corpus", str(small_corpus)).exit_code == 0
-    assert (tmp_path / "envhome" / "lyra.duckdb").exists()
+    assert LyraStore.at(tmp_path / "envhome").list_tasks()[0].query == "sleep memory"  # the home's store
+    assert (tmp_path / "envhome" / "parquet").is_dir()
     assert (tmp_path / "envhome" / "dagster" / "dagster.yaml").exists()
 
 

@@ -11,12 +11,13 @@ import typer
 from lyra_tools import cli
 
 COMMANDS = ["run", "verify", "mcp", "ui", "daemon", "export", "task", "models", "claims", "evidence", "search", "feedback",
-            "worker"]
+            "worker", "store"]
 GROUPS = {
     "task": ["list", "status", "run", "watch", "unwatch", "stop", "delete"],
     "models": ["fetch-snli", "train-snli", "train-nli", "train-claim-roles", "train-reranker", "list", "activate",
                "train-adapter"],
     "feedback": ["apply", "edge-correct"],
+    "store": ["copy"],
 }
 
 
