@@ -23,8 +23,9 @@ from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
 from dagster._core.workspace.context import WorkspaceProcessContext
 from dagster._core.workspace.load_target import InProcessWorkspaceLoadTarget
 
-from lyra_assets.runs import PARTITION_TAG, TASK_JOB, task_tags
+from lyra_assets.runs import PARTITION_TAG, STORE_TAG, TASK_JOB, task_tags
 from lyra_resources.settings import REPO_ROOT
+from lyra_resources.store import LyraStore, TaskRecord
 
 # The module `dagster dev` and `dagster-daemon` load (workspace.yaml); with no location_name given,
 # Dagster names the code location after it, and the daemon looks a queued run's location up by name.
@@ -67,8 +68,9 @@ def submit_run(instance: DagsterInstance, job_name: str, tags: Mapping[str, str]
         return instance.submit_run(run.run_id, workspace)
 
 
-def submit_task_run(instance: DagsterInstance, task_id: str, question: str | None,
-                    tags: Mapping[str, str] | None = None) -> DagsterRun:
+def submit_task_run(instance: DagsterInstance, store: LyraStore, task: TaskRecord) -> DagsterRun:
     """Submit a run of the task pipeline for the task's partition (registered by the caller), tagged
-    with the task as every run of a task is."""
-    return submit_run(instance, TASK_JOB, {**task_tags(task_id, question), **(tags or {})}, partition_key=task_id)
+    with the task as every run of a task is, and with ``store`` (where the task is), which the run's
+    step processes check they write to (``lyra_assets.graph.TaskStore``)."""
+    return submit_run(instance, TASK_JOB, {**task_tags(task.id, task.query), STORE_TAG: store.where},
+                      partition_key=task.id)

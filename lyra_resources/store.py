@@ -26,7 +26,7 @@ import shutil
 import tempfile
 import threading
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -45,6 +45,8 @@ from lyra_resources.task_records import TASK_STATUSES, TaskRecord, task_from_row
 # A DuckDB connection, or (store in Postgres) a lyra_resources.store_postgres.PostgresConnection:
 # both answer execute(sql, params) → fetchone/fetchall/df, register/unregister and close.
 Connection = Any
+
+POSTGRES_SCHEMA = "lyra"  # the store's tables in Postgres; Dagster's own keep `public`
 
 
 def is_postgres(conn: Connection) -> bool:
@@ -92,7 +94,7 @@ class LyraStore(ConfigurableResource):
         if not self.url:
             return str(self.layout.database)
         parts = urlsplit(self.url)
-        return f"Postgres {parts.hostname}:{parts.port or 5432}{parts.path} (schema lyra)"
+        return f"Postgres {parts.hostname}:{parts.port or 5432}{parts.path} (schema {POSTGRES_SCHEMA})"
 
     # -- connections ---------------------------------------------------------------------------
 
@@ -134,11 +136,8 @@ class LyraStore(ConfigurableResource):
         return STORE_RETRY.run(attempt, timeout_s=timeout_s, what=self.where)
 
     def _ensure_schema(self) -> None:
-        if self.url:
-            from lyra_resources.store_postgres import ensure_schema
-            ensure_schema(self.url, [*TABLES.values(), *STAGING_TABLES.values()])
-            return
-        key = str(self.layout.database)
+        """Create the tables (and the columns a newer Lyra added) once per process and database."""
+        key = self.url or str(self.layout.database)
         if key in _schema_ready:
             return
         with _schema_lock:
@@ -146,15 +145,12 @@ class LyraStore(ConfigurableResource):
                 return
             conn = self._open()
             try:
-                for spec in [*TABLES.values(), *STAGING_TABLES.values()]:
-                    conn.execute(spec.ddl())
-                    existing = {r[0] for r in conn.execute(
-                        "SELECT column_name FROM information_schema.columns WHERE table_name = ?",
-                        [spec.name]).fetchall()}
-                    for col in spec.columns:
-                        if col.name not in existing:  # a database from an older Lyra
-                            col_type = col.type.replace("PRIMARY KEY", "").strip()
-                            conn.execute(f"ALTER TABLE {spec.name} ADD COLUMN {col.name} {col_type}")
+                specs = [*TABLES.values(), *STAGING_TABLES.values()]
+                if is_postgres(conn):
+                    from lyra_resources.store_postgres import create_schema
+                    create_schema(conn, specs)
+                else:
+                    create_tables(conn, specs)
             finally:
                 conn.close()
             _schema_ready.add(key)
@@ -163,7 +159,7 @@ class LyraStore(ConfigurableResource):
     def real_table(conn: Connection, table: str) -> str:
         """``table`` in the database itself, past any temporary view of the same name."""
         if is_postgres(conn):
-            return f"lyra.{table}"
+            return f"{POSTGRES_SCHEMA}.{table}"
         database = conn.execute("SELECT current_database()").fetchone()[0].replace('"', '""')
         return f'"{database}".main.{table}'
 
@@ -184,11 +180,7 @@ class LyraStore(ConfigurableResource):
                 f"CREATE TEMP VIEW {name} AS SELECT {cols} FROM {self.real_table(conn, name)} "
                 f"WHERE task_id <> {_literal(task_id)} UNION ALL SELECT {cols} FROM {STAGE_PREFIX}{name} "
                 f"WHERE run_id = {_literal(run_id)}")
-        if not is_postgres(conn):
-            for view in views:
-                conn.execute(view)
-        else:  # one round trip to the server
-            conn.execute("; ".join(views))
+        conn.execute("; ".join(views))  # one statement list: one round trip to a Postgres server
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -382,6 +374,23 @@ class LyraStore(ConfigurableResource):
         assignments = ", ".join(f"{k} = ?" for k in fields)
         self.transaction(lambda conn: conn.execute(
             f"UPDATE tasks SET {assignments} WHERE id = ?", [*fields.values(), task_id]))
+
+
+def create_tables(conn: Connection, specs: Sequence[TableSpec], *, schema: str = "main",
+                  ddl: Callable[[TableSpec], str] = TableSpec.ddl,
+                  column_type: Callable[[str], str] = lambda contract_type: contract_type) -> None:
+    """Create the tables of ``specs`` the database lacks and add the columns a newer Lyra added to
+    an older database's tables; ``ddl`` and ``column_type`` give the engine's SQL for a table and
+    for a contract type (DuckDB's by default)."""
+    for spec in specs:
+        conn.execute(ddl(spec))
+        existing = {r[0] for r in conn.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = ?",
+            [schema, spec.name]).fetchall()}
+        for col in spec.columns:
+            if col.name not in existing:  # a database from an older Lyra
+                col_type = column_type(col.type).replace("PRIMARY KEY", "").strip()
+                conn.execute(f"ALTER TABLE {schema}.{spec.name} ADD COLUMN {col.name} {col_type}")
 
 
 def _swap_rows(conn: Connection, table: str, key: str, value: str, frame: pd.DataFrame) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import duckdb
@@ -27,9 +27,9 @@ import psycopg2.extras
 import pyarrow as pa
 
 from lyra_resources.schema import TableSpec
+from lyra_resources.store import POSTGRES_SCHEMA as SCHEMA
+from lyra_resources.store import create_tables
 from lyra_resources.store_locks import StoreError
-
-SCHEMA = "lyra"
 
 # DuckDB type → Postgres type, for the types the table contract uses. Text compares byte by byte
 # (COLLATE "C"), as DuckDB's does, so ORDER BY gives the same order on both backends.
@@ -46,8 +46,6 @@ _COMPAT = (
     "STYPE = anyelement)",
 )
 
-_ready: set[str] = set()
-_ready_lock = threading.Lock()
 
 
 def _safe(url: str) -> str:
@@ -68,37 +66,20 @@ def table_ddl(spec: TableSpec) -> str:
     return f"CREATE TABLE IF NOT EXISTS {SCHEMA}.{spec.name} ({cols})"
 
 
-def ensure_schema(url: str, specs: Iterable[TableSpec]) -> None:
-    """Create the schema, the tables (and columns a newer Lyra added) and their indexes once per
-    process; processes starting together take turns through an advisory lock."""
-    if url in _ready:
-        return
-    with _ready_lock:
-        if url in _ready:
-            return
-        conn = PostgresConnection.open(url)
-        try:
-            conn.execute("BEGIN")
-            conn.execute("SELECT pg_advisory_xact_lock(hashtext('lyra schema'))")
-            conn.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
-            for statement in _COMPAT:
-                conn.execute(statement)
-            for spec in specs:
-                conn.execute(table_ddl(spec))
-                existing = {r[0] for r in conn.execute(
-                    "SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = ?",
-                    [SCHEMA, spec.name]).fetchall()}
-                for col in spec.columns:
-                    if col.name not in existing:
-                        col_type = column_type(col.type).replace("PRIMARY KEY", "").strip()
-                        conn.execute(f"ALTER TABLE {SCHEMA}.{spec.name} ADD COLUMN {col.name} {col_type}")
-                for key in ("task_id", "run_id"):
-                    if key in spec.column_names:
-                        conn.execute(f"CREATE INDEX IF NOT EXISTS {spec.name}_{key} ON {SCHEMA}.{spec.name} ({key})")
-            conn.execute("COMMIT")
-        finally:
-            conn.close()
-        _ready.add(url)
+def create_schema(conn: PostgresConnection, specs: Sequence[TableSpec]) -> None:
+    """Create the schema, the tables (and the columns a newer Lyra added) and their indexes in one
+    transaction; processes starting together take turns through an advisory lock."""
+    conn.execute("BEGIN")
+    conn.execute("SELECT pg_advisory_xact_lock(hashtext('lyra schema'))")
+    conn.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
+    for statement in _COMPAT:
+        conn.execute(statement)
+    create_tables(conn, specs, schema=SCHEMA, ddl=table_ddl, column_type=column_type)
+    for spec in specs:
+        for key in ("task_id", "run_id"):
+            if key in spec.column_names:
+                conn.execute(f"CREATE INDEX IF NOT EXISTS {spec.name}_{key} ON {SCHEMA}.{spec.name} ({key})")
+    conn.execute("COMMIT")
 
 
 def translate(sql: str, params: Sequence[Any] | None) -> tuple[str, Sequence[Any] | dict[str, Any] | None]:
@@ -160,6 +141,12 @@ _ARROW = {16: pa.bool_(), 20: pa.int64(), 21: pa.int16(), 23: pa.int32(), 700: p
           1016: pa.list_(pa.int64())}
 
 
+# DuckDB turns the Arrow table into pandas, so dtypes are those of DuckDB's own .df() (Int32 with
+# NULLs, BooleanDtype, …), which pyarrow's to_pandas() would not give.
+_CONVERTER = duckdb.connect(":memory:")
+_CONVERTER_LOCK = threading.Lock()
+
+
 class PostgresResult:
     """The rows of one statement, read like a DuckDB result."""
 
@@ -184,11 +171,12 @@ class PostgresResult:
         arrays = [pa.array(values, type=_ARROW.get(code)) for (_, code), values in zip(self.description or [], columns,
                                                                                      strict=True)]
         table = pa.Table.from_arrays(arrays, names=_unique(names))
-        mem = duckdb.connect(":memory:")
+        with _CONVERTER_LOCK:  # a cursor of one in-memory instance costs ~2 ms, a new instance ~15 ms
+            converter = _CONVERTER.cursor()
         try:
-            frame = mem.from_arrow(table).df()
+            frame = converter.from_arrow(table).df()
         finally:
-            mem.close()
+            converter.close()
         frame.columns = names
         return frame
 

@@ -196,13 +196,13 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
                 raise StoreError(f"create_task: {exc}") from None
             task = store.create_task(checked.query,
                                      checked.options.model_dump(exclude_none=True, exclude_defaults=True))
-            from lyra_assets.runs import STORE_TAG, is_cluster, register_partition
+            from lyra_assets.runs import is_cluster, register_partition
 
             register_partition(dagster_instance(), task.id)
             if launcher is None and is_cluster():
                 from lyra_assets.run_queue import submit_task_run  # the daemon (`lyra daemon`) starts it
 
-                run = submit_task_run(dagster_instance(), task.id, task.query, {STORE_TAG: store.where})
+                run = submit_task_run(dagster_instance(), store, task)
                 store.update_task(task.id, status="queued", last_run_id=run.run_id)
                 return CreatedTask(task_id=task.id, status="queued", log_path=None, pid=None, run_id=run.run_id)
             store.update_task(task.id, status="queued")

@@ -27,7 +27,6 @@ from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.runs import (
     ACTIVE_STATUSES,
     PID_TAG,
-    STORE_TAG,
     STOP_TAG,
     TASK_JOB,
     active_runs,
@@ -230,7 +229,7 @@ def queue_task(task_id: str, home: str | os.PathLike[str] | None = None,
         register_partition(instance, task_id)
         if active_runs(instance, task_id):
             raise RuntimeError(f"task {task_id} already has a run in progress (see `lyra task status {task_id}`)")
-        run = submit_task_run(instance, task_id, task.query, {STORE_TAG: store.where})
+        run = submit_task_run(instance, store, task)
     store.update_task(task_id, status="queued", last_run_id=run.run_id, error=None)
     return QueuedRun(task_id=task_id, run_id=run.run_id, status=run.status.value)
 

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from bench.local_servers import lyra_workers
 from lyra_assets.runs import (
     ACTIVE_STATUSES,
+    STORE_TAG,
     TASK_TAG,
     active_runs,
     open_instance,
@@ -132,6 +133,8 @@ def test_a_cluster_home_queues_its_runs_in_postgres(tmp_path, small_corpus, post
     assert rows == [("QUEUED", task_id)]
     tags = dict(postgres_rows(postgres_url, "SELECT key, value FROM run_tags WHERE run_id = %s", (run_id,)))
     assert tags[TASK_TAG] == task_id and tags["dagster/partition"] == task_id
+    assert tags[STORE_TAG] == LyraStore(home=str(home)).where  # its steps check they write there
+    assert tags[STORE_TAG].startswith("Postgres 127.0.0.1:")
     assert not (home / "dagster" / "history").exists()
     dagster_yaml = (home / "dagster" / "dagster.yaml").read_text()
     assert "QueuedRunCoordinator" in dagster_yaml and "applyLimitPerUniqueValue: true" in dagster_yaml
@@ -171,6 +174,8 @@ def test_mcp_create_task_queues_the_run_on_a_cluster(tmp_path, small_corpus, pos
     assert not created.is_error and answer["status"] == "queued" and answer["pid"] is None
     rows = postgres_rows(postgres_url, "SELECT status, partition FROM runs WHERE run_id = %s", (answer["run_id"],))
     assert rows == [("QUEUED", answer["task_id"])]
+    tags = dict(postgres_rows(postgres_url, "SELECT key, value FROM run_tags WHERE run_id = %s", (answer["run_id"],)))
+    assert tags[STORE_TAG] == LyraStore(home=str(tmp_path / "h")).where
 
 
 _QUEUED = DagsterRunStatus.QUEUED
@@ -202,7 +207,7 @@ def test_the_daemon_starts_queued_runs_within_the_limits(lyra_home, small_corpus
     a1 = runner.queue_task(first.id, home).run_id
     b1 = runner.queue_task(second.id, home).run_id
     with open_instance(home) as strict:
-        a2 = submit_task_run(strict, first.id, first.query).run_id  # a second run of one task (a schedule's, say)
+        a2 = submit_task_run(strict, store, first).run_id  # a second run of one task (a schedule's, say)
         runs = [a1, b1, a2]
         assert [strict.get_run_by_id(r).status for r in runs] == [_QUEUED] * 3  # nothing dequeues them yet
         workspace = WorkspaceFileTarget(paths=[str(REPO_ROOT / "workspace.yaml")])  # what `lyra daemon` loads

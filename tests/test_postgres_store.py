@@ -175,3 +175,21 @@ def test_a_home_s_duckdb_file_is_copied_into_a_fresh_postgres_store(tmp_path, mo
     error = capsys.readouterr().err
     assert again.value.code == 1 and "already holds rows" in error and error.count("\n") == 1
     assert shared.row_counts(task.id) == local.row_counts(task.id)
+
+
+def test_a_postgres_store_of_an_older_lyra_gets_the_new_columns(tmp_path, pg):
+    from lyra_resources.store_postgres import PostgresConnection
+
+    old = PostgresConnection.open(pg)  # a tasks table from before `error` existed
+    try:
+        old.execute("CREATE SCHEMA lyra")
+        old.execute("CREATE TABLE lyra.tasks (id VARCHAR PRIMARY KEY, query VARCHAR NOT NULL, created_at TIMESTAMP, "
+                    "status VARCHAR, options TEXT, updated_at TIMESTAMP, last_run_id VARCHAR)")
+        old.execute("INSERT INTO lyra.tasks VALUES ('task_old', 'q', now(), 'completed', '{}', NULL, NULL)")
+    finally:
+        old.close()
+    store = LyraStore.at(tmp_path / "home")
+    assert store.require_task("task_old").error is None  # the row kept, the column added
+    store.update_task("task_old", error="boom")
+    assert store.require_task("task_old").error == "boom"
+    assert store.row_counts("task_old")["claims"] == 0  # and every other table created

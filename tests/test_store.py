@@ -201,3 +201,18 @@ def test_task_status_updates(store):
     with pytest.raises(StoreError, match="unknown task status"):
         store.update_task(task.id, status="exploded")
     assert [t.id for t in store.list_tasks()] == [task.id]
+
+
+@pytest.mark.duckdb_file
+def test_a_database_of_an_older_lyra_gets_the_new_columns(tmp_path):
+    home = tmp_path / "old"
+    home.mkdir()
+    old = duckdb.connect(str(home / "lyra.duckdb"))  # a tasks table from before `error` existed
+    old.execute("CREATE TABLE tasks (id VARCHAR PRIMARY KEY, query VARCHAR NOT NULL, created_at TIMESTAMP, "
+                "status VARCHAR, options JSON, updated_at TIMESTAMP, last_run_id VARCHAR)")
+    old.execute("INSERT INTO tasks VALUES ('task_old', 'q', now()::TIMESTAMP, 'completed', '{}', NULL, NULL)")
+    old.close()
+    store = LyraStore.at(home)
+    assert store.require_task("task_old").error is None  # the row kept, the column added
+    store.update_task("task_old", error="boom")
+    assert store.require_task("task_old").error == "boom"
