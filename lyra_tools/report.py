@@ -319,8 +319,8 @@ def markdown(report: Report, svg_name: str | None = None) -> str:
     if svg_name:
         lines += [f"![Evidence graph: claims and their sources]({svg_name})", ""]
     lines += ["## References", ""]
-    for ref in report.references:
-        link = f" <{ref.link}>" if ref.link else ""
+    for ref in report.references:  # only http(s) links; any other URL is escaped text
+        link = f" <{ref.link}>" if ref.link else f" {md(' '.join(ref.url.split()))}" if ref.url else ""
         lines.append(f"{ref.number}. {md(ref.text())}{link}")
     return "\n".join(lines) + "\n"
 

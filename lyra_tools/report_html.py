@@ -1,9 +1,12 @@
 """The report as one standalone HTML page: built with ElementTree (every text escaped), a small
-inline style that also prints well, the evidence graph as inline SVG; no script, no other file."""
+inline style that also prints well, the evidence graph as inline SVG; no script, no other file.
+Only http(s) URLs and the DOI links Lyra builds become links, and a Content-Security-Policy forbids
+all script, so a hostile record cannot run code in the reader's browser."""
 
 from __future__ import annotations
 
 import html
+import secrets
 import xml.etree.ElementTree as ET
 
 from lyra_tools.report import Report, ReportClaim, intro, score_text, sentence_note
@@ -23,7 +26,10 @@ ol.refs li{margin:.3rem 0} blockquote{border-left:3px solid #ccc;margin:.5rem 0;
 @media print{body{margin:0;max-width:none;font-size:10.5pt} a{color:inherit;text-decoration:none}
  figure,li,h3{break-inside:avoid} h2,h3{break-after:avoid}}
 """
-GRAPH_MARK = "\x00evidence-graph\x00"  # where the SVG goes; a NUL never occurs in escaped text
+# The page runs no script and loads nothing: should a text ever slip through unescaped, the browser
+# still refuses to run it or to fetch anything (inline style and the inline SVG need nothing more).
+CSP = ("default-src 'none'; script-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+       "base-uri 'none'; form-action 'none'")
 
 
 def _text(parent: ET.Element, tag: str, text: str, cls: str | None = None, **attrs: str) -> ET.Element:
@@ -108,9 +114,11 @@ def _references(body: ET.Element, report: Report) -> None:
         if ref.doi_url:
             item.text += " "
             _text(item, "a", f"doi:{ref.doi}", href=ref.doi_url)
-        elif ref.url:
+        elif ref.web_url:
             item.text += " "
-            _text(item, "a", ref.url, href=ref.url)
+            _text(item, "a", ref.url or "", href=ref.web_url)
+        elif ref.url:  # no http(s) URL (javascript:, data:, …): shown, never a link
+            item.text += f" {ref.url}"
 
 
 def render_html(report: Report) -> str:
@@ -132,12 +140,14 @@ def render_html(report: Report) -> str:
         _text(body, "p", "No scored claims yet.", "meta")
     _text(body, "h2", "Evidence graph", id="graph")
     figure = ET.SubElement(body, "figure")
-    figure.text = GRAPH_MARK
+    mark = f"\x00evidence-graph-{secrets.token_hex(16)}\x00"  # where the SVG goes; no text can guess it
+    figure.text = mark
     _text(figure, "figcaption", "Claims (left, numbered as above) and the sources that hold evidence on them "
           "(right, numbered as in the references). Each line is a source's strongest relation to the claim.")
     _references(body, report)
     page = ET.tostring(body, encoding="unicode", method="html")
-    page = page.replace(GRAPH_MARK, report.svg(), 1)
+    page = page.replace(mark, report.svg(), 1)
     return (f"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">"
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{html.escape(report.query)}</title><style>{STYLE}</style></head>\n{page}\n</html>\n")

@@ -7,14 +7,32 @@ citations beside the sentences and the numbers in the evidence graph always agre
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
 from pydantic import BaseModel
 
+from lyra_core.urls import url_refusal
+
 AUTHORS_SHOWN = 3  # then "et al.", as most journals cite
 DOI_PREFIXES = ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/", "doi:")
+# An URL that may become a link starts with the scheme itself: no space or control character before
+# it, or anywhere in it (browsers drop them, so ' java\tscript:' would still run script).
+_WEB_URL = re.compile(r"https?://[^\x00-\x20\x7f]+", re.IGNORECASE)
+# RFC 3986's reserved and unreserved characters and '%'; everything else (quotes, <, >, backslash,
+# backtick, spaces, non-ASCII) is percent-encoded, so it can end neither an attribute nor a Markdown link.
+_URL_SAFE = ":/?#[]@!$&()*+,;=%~-._"
+
+
+def linkable(url: str | None) -> str | None:
+    """``url`` as a link target when it is an http(s) URL with a host, percent-encoded where it held
+    characters that could end the link; None for anything else (javascript:, data:, vbscript:, a
+    leading space or control character, no host), which a report shows as text, never as a link."""
+    if not url or not _WEB_URL.fullmatch(url) or url_refusal(url):
+        return None
+    return quote(url, safe=_URL_SAFE)
 
 
 class Reference(BaseModel):
@@ -42,9 +60,15 @@ class Reference(BaseModel):
         return "https://doi.org/" + quote(doi, safe="/:;()._-")
 
     @property
+    def web_url(self) -> str | None:
+        """The source's URL as a link target, None when it is no http(s) URL (see ``linkable``)."""
+        return linkable(self.url)
+
+    @property
     def link(self) -> str | None:
-        """Where a reader opens the source: its DOI link for a paper that has one, else its URL."""
-        return self.doi_url or self.url
+        """Where a reader opens the source: its DOI link for a paper that has one, else its URL
+        when that is an http(s) URL; None otherwise."""
+        return self.doi_url or self.web_url
 
     @property
     def author_text(self) -> str:
