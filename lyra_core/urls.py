@@ -48,11 +48,38 @@ def parse_networks(values: Iterable[str]) -> list[IpNetwork]:
     return networks
 
 
+# IPv6 ranges whose last 32 bits are an IPv4 address a packet may reach: IPv4-compatible (::/96,
+# deprecated), IPv4-translated (SIIT) and NAT64's well-known prefix.
+IPV4_IN_LAST_32_BITS = tuple(ipaddress.IPv6Network(n) for n in ("::/96", "::ffff:0:0:0/96", "64:ff9b::/96"))
+# NAT64 prefixes for local use (RFC 8215) may carry the IPv4 address anywhere: none is public.
+LOCAL_NAT64 = ipaddress.IPv6Network("64:ff9b:1::/48")
+
+
+def embedded_ipv4(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address leads to: IPv4-mapped, -compatible and -translated,
+    NAT64 (64:ff9b::/96), 6to4 (2002::/16) and Teredo (2001::/32: its server and its client)."""
+    found = [address.ipv4_mapped] if address.ipv4_mapped is not None else []
+    if any(address in network for network in IPV4_IN_LAST_32_BITS):
+        found.append(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
+    if address.sixtofour is not None:
+        found.append(address.sixtofour)
+    if address.teredo is not None:
+        found.extend(address.teredo)
+    return found
+
+
 def is_public_address(address: IpAddress) -> bool:
-    """True only for globally routable unicast addresses (an IPv4-mapped IPv6 address is judged
-    as the IPv4 address it carries)."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
+    """True only for globally routable unicast addresses. An IPv6 address that carries an IPv4
+    address (mapped, compatible, NAT64, 6to4, Teredo) is public only when that IPv4 address is,
+    so ``[::7f00:1]`` or ``[64:ff9b::a00:1]`` cannot reach loopback or a private network."""
+    if isinstance(address, ipaddress.IPv6Address):
+        if address in LOCAL_NAT64 or address.is_site_local:
+            return False
+        if address.ipv4_mapped is not None:  # the IPv4 address itself, on a dual-stack socket
+            return is_public_address(address.ipv4_mapped)
+        carried = embedded_ipv4(address)
+        if carried and not all(is_public_address(v4) for v4 in carried):
+            return False
     return address.is_global and not address.is_multicast
 
 

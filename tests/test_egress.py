@@ -203,3 +203,58 @@ def test_tls_to_a_pinned_address_verifies_the_hostname_and_sends_it_as_sni(spy, 
     assert server.hosts == [f"site.test:{spy.port}"]
     assert "certificate" in by_address.lower() or "match" in by_address.lower(), by_address
     assert settle(spy) == 0
+
+
+# IPv6 addresses that lead to a loopback, private or link-local IPv4 address.
+IPV6_CARRYING_PRIVATE = [
+    "::7f00:1",  # IPv4-compatible 127.0.0.1
+    "::ffff:127.0.0.1", "::ffff:10.0.0.1",  # IPv4-mapped
+    "::ffff:0:7f00:1",  # IPv4-translated (SIIT)
+    "64:ff9b::7f00:1", "64:ff9b::a9fe:a9fe",  # NAT64 well-known prefix: 127.0.0.1, 169.254.169.254
+    "64:ff9b:1::7f00:1", "64:ff9b:1:ffff::808:808",  # NAT64 local-use prefix: never public
+    "2002:7f00:1::", "2002:c0a8:101::1",  # 6to4: 127.0.0.1, 192.168.1.1
+    "2001:0:4136:e378:8000:63bf:80ff:fffe",  # Teredo, client 127.0.0.1 (stored inverted)
+    "fec0::1",  # site-local
+]
+IPV6_CARRYING_PUBLIC = ["64:ff9b::808:808", "2002:808:808::1", "::ffff:8.8.8.8", "2606:4700:4700::1111"]
+
+
+class AaaaResolver:
+    """getaddrinfo where each ``<n>.v6.test`` answers one IPv6 address of ``addresses`` (an AAAA record)."""
+
+    def __init__(self, addresses: list[str]) -> None:
+        self.addresses = addresses
+        self.real = socket.getaddrinfo
+
+    def __call__(self, host, port, family=0, type=0, proto=0, flags=0):
+        text = host.decode() if isinstance(host, bytes) else host
+        if not text.endswith(".v6.test"):
+            return self.real(host, port, family, type, proto, flags)
+        address = self.addresses[int(text.split(".")[0])]
+        return [(socket.AF_INET6, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (address, int(port), 0, 0))]
+
+
+def test_ipv6_forms_of_private_addresses_are_refused_by_the_gate_and_never_dialled(spy, monkeypatch):
+    addresses = IPV6_CARRYING_PRIVATE + IPV6_CARRYING_PUBLIC
+    monkeypatch.setattr(socket, "getaddrinfo", AaaaResolver(addresses))
+    private = len(IPV6_CARRYING_PRIVATE)
+
+    async def run():
+        gate = EgressGate()
+        literal = [await gate.refusal(f"http://[{a}]:{spy.port}/") for a in addresses]
+        named = [await gate.refusal(f"http://{i}.v6.test:{spy.port}/") for i in range(len(addresses))]
+        failures = []
+        async with gated_client(gate, timeout=httpx.Timeout(2.0)) as client:
+            for i in range(private):  # the client dials nothing the gate refused
+                with pytest.raises(httpx.ConnectError, match="not checked by the egress gate") as caught:
+                    await client.get(f"http://{i}.v6.test:{spy.port}/")
+                failures.append(str(caught.value))
+        return literal, named, failures
+
+    literal, named, failures = asyncio.run(run())
+    for answers in (literal, named):
+        refused = [addresses[i] for i, a in enumerate(answers) if a and a[0] == "refused"]
+        assert refused == IPV6_CARRYING_PRIVATE
+        assert all("private, loopback, link-local or reserved" in a[1] for a in answers[:private])
+    assert len(failures) == private
+    assert settle(spy) == 0
