@@ -166,6 +166,56 @@ def test_rate_limiter_spaces_requests():
     assert limiter.reserve() >= 0.15
 
 
+class OneRouteBusy(BaseHTTPRequestHandler):
+    """``/works?filter=cites:…`` answers 429 with ``Retry-After: 1`` the first time; every other
+    request, and that one again, 200. Each arrival is recorded (monotonic time, path, status)."""
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        busy = "filter=cites" in self.path and not self.server.told
+        self.server.told |= busy
+        self.server.seen.append((time.monotonic(), self.path, 429 if busy else 200))
+        raw = json.dumps({"message": "Too Many Requests"} if busy else {"results": []}).encode()
+        self.send_response(429 if busy else 200)
+        if busy:
+            self.send_header("Retry-After", "1")
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+
+
+def test_retry_after_holds_every_route_of_the_api_and_the_told_request_goes_first():
+    """After a 429 with Retry-After: 1 on one route, no request to any route of that API arrives
+    within the second that follows, concurrent ones already waiting for their turn included; then
+    the request that was told to wait is the first to go, not the last of the queue."""
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), OneRouteBusy)
+    srv.seen, srv.told = [], False
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    policy = HttpPolicy(api="OpenAlex", base_url=f"http://127.0.0.1:{srv.server_port}", requests_per_second=5,
+                        max_attempts=3, max_retry_wait_s=10, connect_timeout_s=2, read_timeout_s=5)
+
+    async def run():
+        async with ApiClient(policy) as client:  # the cites walk first, ten lookups queued behind it
+            return await asyncio.gather(client.get_json("/works", {"filter": "cites:W1"}),
+                                        *(client.get_json(f"/works/W{i}") for i in range(2, 12)))
+
+    try:
+        answers = asyncio.run(run())
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    assert answers == [{"results": []}] * 11
+    (told_at, path, status), *after = srv.seen
+    assert status == 429 and "cites" in path and len(after) == 11
+    early = [(round(t - told_at, 2), p) for t, p, _ in after if t < told_at + 1.0]
+    assert early == [], f"requests inside the Retry-After window: {early}"
+    assert "cites" in after[0][1] and after[0][2] == 200  # the retried request went first
+    assert sorted(p for _, p, _ in after[1:]) == sorted(f"/works/W{i}" for i in range(2, 12))
+
+
 def test_retry_after_accepts_seconds_and_http_dates():
     assert retry_after_seconds("3") == 3.0
     assert retry_after_seconds(None) is None and retry_after_seconds("soon") is None

@@ -4,6 +4,8 @@
   process (S2 allows about 1 request/s without a key). Cached answers cost no request.
 - Retries: 429, 5xx and broken reads are retried with exponential backoff, waiting exactly what
   ``Retry-After`` asks when the server says; bounded by ``max_attempts`` and ``max_retry_wait_s``.
+  A ``Retry-After`` holds the whole API: no request to it, concurrent ones included, starts before
+  the window ends, and the request that was told to wait goes first after it.
 - Connection failures (no network, DNS, refused) are not retried: the client remembers the API is
   unreachable and every later call fails at once, so a task without network fails in milliseconds.
 - Cache: answers are kept on disk (see ``cache.py``) and served again without the network.
@@ -57,32 +59,50 @@ class HttpPolicy(BaseModel):
 
 
 class RateLimiter:
-    """Spaces request starts ``1/rps`` apart. Thread-safe and loop-free, so one limiter serves
-    every event loop of the process (each asset runs its own ``asyncio.run``)."""
+    """Spaces request starts ``1/rps`` apart, and starts none inside a window the server asked
+    for (``hold``). Thread-safe and loop-free, so one limiter serves every event loop of the
+    process (each asset runs its own ``asyncio.run``)."""
 
     def __init__(self, requests_per_second: float) -> None:
         self.interval = 1.0 / requests_per_second
-        self._next = 0.0
+        self._next = 0.0  # the next free slot
+        self._not_before = 0.0  # the end of the last hold
+        self._epoch = 0  # bumped by each hold: slots handed out before it are void
         self._lock = threading.Lock()
+
+    def _reserve(self) -> tuple[float, int]:
+        with self._lock:
+            now = time.monotonic()
+            slot = max(now, self._next, self._not_before)
+            self._next = slot + self.interval
+            return slot - now, self._epoch
 
     def reserve(self) -> float:
         """Seconds to wait before the caller's slot."""
-        with self._lock:
-            now = time.monotonic()
-            slot = max(now, self._next)
-            self._next = slot + self.interval
-            return slot - now
+        return self._reserve()[0]
 
     def hold(self, seconds: float) -> None:
-        """Nobody starts a request for ``seconds`` (the server asked us to back off)."""
+        """Nobody starts a request for ``seconds`` (the server asked us to back off): every slot
+        already handed out is void, and slots are handed out again from the end of the hold, the
+        first to whoever asks next (the request that was told to wait, retrying at once)."""
         with self._lock:
-            self._next = max(self._next, time.monotonic() + seconds)
+            until = time.monotonic() + seconds
+            if until <= self._not_before:
+                return
+            self._not_before = self._next = until
+            self._epoch += 1
 
     async def wait(self) -> float:
-        delay = self.reserve()
-        if delay > 0:
-            await asyncio.sleep(delay)
-        return delay
+        """Sleep until the caller's slot; a hold that came meanwhile sends it to a slot after the hold."""
+        waited = 0.0
+        while True:
+            delay, epoch = self._reserve()
+            if delay > 0:
+                await asyncio.sleep(delay)
+                waited += delay
+            with self._lock:
+                if epoch == self._epoch:
+                    return waited
 
 
 _limiters: dict[tuple[str, float], RateLimiter] = {}
@@ -266,10 +286,15 @@ class ApiClient:
                     f"{max(0.0, policy.max_retry_wait_s - waited):.1f}s of the {policy.max_retry_wait_s:.0f}s "
                     "retry budget is left", last_status)
             log.info("%s %s: %s; retry %d in %.1fs", policy.api, endpoint, problem, attempt, delay)
-            if retry_after is not None:
-                self._limiter.hold(delay)  # the whole API is asked to back off, not only this call
             self.stats.retries += 1
             self.stats.waited_s += delay
             waited += delay
-            await asyncio.sleep(delay)
+            if retry_after is not None:
+                # The whole API is asked to back off, not only this call: no request to it starts
+                # before the window ends, and this one takes the first slot after it (the loop's
+                # limiter.wait comes next, with no await in between), not a slot behind every
+                # request queued meanwhile.
+                self._limiter.hold(delay)
+            else:
+                await asyncio.sleep(delay)  # our own backoff: this call only
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
