@@ -66,8 +66,9 @@ def browse(page_file: Path) -> dict:
                                      args=["--no-sandbox"] if os.geteuid() == 0 else [])
         try:
             context = browser.new_context()
-            # nothing leaves the machine: a request for anything but the page itself is aborted
-            context.route("**/*", lambda route: route.continue_() if route.request.url == url else route.abort())
+            # nothing leaves the machine: any request but the page's own gets a blank page from here
+            context.route("**/*", lambda route: route.continue_() if route.request.url == url
+                          else route.fulfill(status=200, content_type="text/html", body="<p>elsewhere</p>"))
             page = context.new_page()
             page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
             page.goto(url)
@@ -78,11 +79,15 @@ def browse(page_file: Path) -> dict:
             text = page.inner_text("body")
             csp = page.evaluate(
                 "document.querySelector('meta[http-equiv=\"Content-Security-Policy\"]')?.content ?? null")
-            for i in range(len(hrefs)):
-                if page.url != url:  # a link left the page: come back before clicking the next one
+            for i, href in enumerate(hrefs):
+                link = page.locator("a").nth(i)
+                if re.match(r"https?://", href or ""):  # a web link: it leaves the page, then we come back
+                    with page.expect_navigation():
+                        link.click()
                     page.goto(url)
-                page.locator("a").nth(i).click(no_wait_after=True)
-                page.wait_for_timeout(100)  # let a javascript: URL run, if it would
+                else:
+                    link.click(no_wait_after=True)
+                    page.wait_for_timeout(100)  # let a javascript: URL run, if it would
             page.goto(url)
             page.wait_for_timeout(200)
             ran = page.evaluate("document.title")
