@@ -59,6 +59,11 @@ class HomeLayout(BaseModel):
         return self.root / "cache"
 
     @property
+    def corpora(self) -> Path:
+        """Corpus files an MCP agent may name (``mcp.corpus_roots`` by default)."""
+        return self.root / "corpora"
+
+    @property
     def models(self) -> Path:
         """Models trained for this home (the shipped ones stay in the installed package)."""
         return self.root / "models"
@@ -274,6 +279,15 @@ class CorpusFileSettings(Config):
     max_file_mb: float = Field(1024.0, gt=0, description="a corpus file larger than this is skipped and reported")
 
 
+class McpSettings(Config):
+    """What `lyra mcp` lets an agent name; the command line (a person's own shell) is not limited."""
+
+    model_config = ConfigDict(extra="forbid")
+    corpus_roots: list[str] = Field(default_factory=list, description="folders (or files) create_task's "
+                                    "options.corpus paths must lie in, symlinks resolved; empty: the home's "
+                                    "corpora/ folder and the `corpus` paths of this file")
+
+
 PROFILE_ENV = "LYRA_PROFILE"
 STORE_ENV = "LYRA_STORE"
 
@@ -348,6 +362,7 @@ class LyraSettings(ConfigurableResource):
     learning: LearningSettings = Field(default_factory=LearningSettings)
     torch_threads: int = Field(2, ge=1, le=256)
     cluster: ClusterSettings = Field(default_factory=ClusterSettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
 
 
 class SettingsError(ValueError):

@@ -5,12 +5,16 @@ the settings file, the question, the options, every corpus path (readable papers
 the corpus file limits) and, for a task with no corpus, whether a live API can be reached. Any
 problem is a :class:`TaskInputError` whose message is one line saying what is wrong and how to
 fix it, so no task row, Dagster partition or run is left behind by input that could never work.
+
+A caller that is not the machine's own user (an MCP agent) passes ``corpus_roots``: then every
+corpus path must lie under one of them once symlinks are resolved, and the task keeps the
+resolved path, so the run reads the file that was checked.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,12 +55,35 @@ def _probe(cfg: LyraSettings, cache: Path) -> dict[str, str]:
     return unreachable_apis(cfg.sources, cache / "http")
 
 
+def mcp_corpus_roots(cfg: LyraSettings, home: str | os.PathLike[str]) -> list[Path]:
+    """The folders (or files) an MCP agent's corpus paths must lie in: ``mcp.corpus_roots``, or by
+    default the home's ``corpora/`` folder and the corpus paths the settings file names."""
+    named = cfg.mcp.corpus_roots or [str(HomeLayout(root=Path(home)).corpora), *cfg.corpus]
+    return [Path(os.path.realpath(os.path.expanduser(root))) for root in named]
+
+
+def confine_corpus(path: str, roots: Sequence[Path], where: str) -> str:
+    """``path`` with its symlinks resolved, if that lies under one of ``roots``; else TaskInputError.
+    Checked before the path is opened, so a refusal says nothing about what exists outside."""
+    try:
+        real = Path(os.path.realpath(os.path.expanduser(path)))
+    except (ValueError, OSError):  # a NUL byte, a loop of symlinks
+        raise TaskInputError(f"{where}: {path[:80]!r} is not a usable file path") from None
+    if not any(real == root or real.is_relative_to(root) for root in roots):
+        raise TaskInputError(f"{where}: corpus path {path!r} is outside the corpus roots this server allows "
+                             f"({', '.join(map(str, roots))}); put the corpus there or add its folder to "
+                             "mcp.corpus_roots in the settings file")
+    return str(real)
+
+
 def check_task_input(query: str, options: Mapping[str, Any] | TaskOptions | None, home: str | os.PathLike[str],
-                     *, labels: Mapping[str, str] = CLI_LABELS, probe: Probe = _probe) -> CheckedInput:
+                     *, labels: Mapping[str, str] = CLI_LABELS, probe: Probe = _probe,
+                     corpus_roots: Sequence[Path] | None = None) -> CheckedInput:
     """The task's input checked end to end; raises TaskInputError (one line) at the first problem.
 
     ``labels`` spells option names the way the caller's user typed them (``--papers`` on the
-    command line, ``options.papers_per_source`` over MCP)."""
+    command line, ``options.papers_per_source`` over MCP); with ``corpus_roots`` the task's own
+    corpus paths must lie under them (``confine_corpus``)."""
     try:  # both read afresh, as the run's own process will read them
         cfg = load_settings()
     except SettingsError as exc:
@@ -75,6 +102,9 @@ def check_task_input(query: str, options: Mapping[str, Any] | TaskOptions | None
         opts = options if isinstance(options, TaskOptions) else TaskOptions.model_validate(dict(options or {}))
     except ValidationError as exc:
         raise TaskInputError(describe(exc, labels, TaskOptions)) from None
+    if corpus_roots is not None and opts.corpus:
+        where = labels.get("corpus", "corpus")
+        opts = opts.model_copy(update={"corpus": [confine_corpus(p, corpus_roots, where) for p in opts.corpus]})
     layout = HomeLayout(root=Path(home))
     literature = LiteratureSources.configured(layout.cache, cfg)
     notes: list[str] = []

@@ -3,7 +3,9 @@
 Every accepted call writes an audit row to ``feedback_events`` in the same transaction as its
 effect, so either both are stored or neither (a rejected call leaves every table as it was).
 The transaction is retried as a whole while another process holds the database, so feedback
-given during a materialization waits briefly instead of failing.
+given during a materialization waits briefly instead of failing. A call with a client
+``request_id`` stores its answer in that same transaction (``lyra_tools.mcp_requests``), so a
+retried call returns the first answer instead of applying the action twice.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from lyra_core import feedback as fb
 from lyra_resources.store import LyraStore
-from lyra_tools import explore
+from lyra_tools import explore, mcp_requests
 
 MAX_ARGS_BYTES = 16_000
 
@@ -85,8 +87,10 @@ def _new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:16]}"
 
 
-def apply_feedback(store: LyraStore, task_id: str, action: str, args: Mapping[str, Any] | None) -> FeedbackResult:
-    """Validate and apply one feedback action atomically; FeedbackError says what was wrong."""
+def apply_feedback(store: LyraStore, task_id: str, action: str, args: Mapping[str, Any] | None,
+                   request_id: str | None = None) -> FeedbackResult:
+    """Validate and apply one feedback action atomically; FeedbackError says what was wrong. With a
+    ``request_id`` already answered, the stored answer is returned and nothing is written."""
     if not isinstance(task_id, str) or not task_id or len(task_id) > 100:
         raise FeedbackError("task_id must be a task id string such as 'task_1a2b3c4d' (see list_tasks)")
     try:
@@ -101,6 +105,13 @@ def apply_feedback(store: LyraStore, task_id: str, action: str, args: Mapping[st
         raise FeedbackError(str(exc)) from None
 
     def work(conn: duckdb.DuckDBPyConnection) -> FeedbackResult:
+        call = {"task_id": task_id, "action": action, "args": args}
+        try:
+            return mcp_requests.once(conn, request_id, "feedback", call, FeedbackResult, lambda: write(conn))
+        except mcp_requests.RequestIdError as exc:
+            raise FeedbackError(str(exc)) from None
+
+    def write(conn: duckdb.DuckDBPyConnection) -> FeedbackResult:
         try:
             explore.require_task(conn, task_id)
         except explore.ExploreError as exc:

@@ -16,11 +16,9 @@ import atexit
 import contextlib
 import logging
 import os
-import subprocess
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 import anyio.to_thread
@@ -31,11 +29,21 @@ from pydantic import BaseModel, Field, WithJsonSchema
 
 from lyra_core.feedback import Action
 from lyra_core.tasks import TaskOptions
-from lyra_resources.settings import resolve_home
+from lyra_resources.settings import SettingsError, load_settings, resolve_home
 from lyra_resources.store import StoreBusyError, StoreError
-from lyra_resources.task_input import MCP_LABELS, TaskInputError, check_task_input
+from lyra_resources.task_input import mcp_corpus_roots
 from lyra_tools import contradictions, explore, papers_view
 from lyra_tools.feedback import FeedbackError, FeedbackResult, apply_feedback
+from lyra_tools.mcp_requests import RequestId
+from lyra_tools.mcp_tasks import (  # noqa: F401 (spawn_task_run, task_run_command: re-exported)
+    CreatedTask,
+    Launcher,
+    StoppedTask,
+    TaskControl,
+    spawn_task_run,
+    task_run_command,
+)
+from lyra_tools.mcp_transport import LyraMCPServer
 from lyra_tools.relevance_returns import ReturnsRecorder
 from lyra_tools.server_store import ServerStore
 
@@ -82,41 +90,7 @@ OptionsArg = Annotated[dict[str, Any] | None, WithJsonSchema(
      "description": "the task's options (all optional), checked as `lyra run` checks them"})]
 
 M = TypeVar("M", bound=BaseModel)
-
-
-class CreatedTask(BaseModel):
-    task_id: str
-    status: str
-    log_path: str | None = Field(description="the run's output on this machine (none when queued on the cluster)")
-    pid: int | None
-    run_id: str | None = Field(None, description="the Dagster run, when queued on the cluster")
-
-
-class StoppedTask(BaseModel):
-    task_id: str
-    stopped_runs: list[str]
-    status: str
-    message: str
-
-
-Launcher = Callable[[str, Path], tuple[int | None, Path]]
-
-
-def task_run_command(task_id: str, home: Path) -> list[str]:
-    return [sys.executable, "-m", "lyra_tools.cli", "task", "run", task_id, "--home", str(home)]
-
-
-def spawn_task_run(task_id: str, home: Path) -> tuple[int | None, Path]:
-    """Start ``lyra task run`` for the task in its own session, detached from this server: the run
-    outlives the agent's connection, and its output goes to ``<home>/logs/<task>.log``."""
-    logs = home / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
-    log_path = logs / f"{task_id}.log"
-    with open(log_path, "ab") as out:
-        proc = subprocess.Popen(task_run_command(task_id, home), stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
-                                env={**os.environ, "LYRA_HOME": str(home)})
-    return proc.pid, log_path
+logger = logging.getLogger(__name__)
 
 
 def _answer(model: BaseModel) -> CallToolResult:
@@ -134,6 +108,9 @@ def _guard(fn: Callable[[], M]) -> CallToolResult:
         raise ToolError(f"the Lyra database stayed busy (another process is writing); try again: {exc}") from exc
     except (explore.ExploreError, FeedbackError, StoreError) as exc:
         raise ToolError(str(exc)) from exc
+    except Exception as exc:  # a bug: one line for the agent, the traceback on stderr for the operator
+        logger.exception("unexpected error in a tool")
+        raise ToolError(f"internal error ({type(exc).__name__}); the server's log has the details") from exc
 
 
 def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launcher | None = None) -> MCPServer:
@@ -141,7 +118,6 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
     a detached ``lyra task run`` process; in the cluster profile the run goes to the run queue)."""
     root = resolve_home(home)
     store = ServerStore(home=str(root))
-    launch = launcher or spawn_task_run
     returns = ReturnsRecorder(store)
 
     def shutdown() -> None:  # at a normal exit: write what the last interval queued, then let go of the file
@@ -176,38 +152,25 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
         finally:  # a session's queued relevance signals are written when it ends
             await anyio.to_thread.run_sync(returns.flush)
 
-    server = MCPServer("lyra", instructions=INSTRUCTIONS, version="0.1.0", lifespan=lifespan)
+    tasks = TaskControl(store, root, launcher, dagster_instance, synced)
+    server = LyraMCPServer("lyra", instructions=INSTRUCTIONS, version="0.1.0", lifespan=lifespan)
 
     # -- tasks -------------------------------------------------------------------------------------
 
     @server.tool(annotations=CREATE)
     def create_task(
         query: Annotated[str, Field(min_length=1, max_length=2000, description="the research question")],
-        options: OptionsArg = None,
+        options: OptionsArg = None, request_id: RequestId = None,
     ) -> CreatedTask:
         """Create a research task and start its pipeline run in the background (on a cluster: queue it);
-        returns the task id at once.
+        returns the task id at once. options.corpus paths must lie under the server's corpus roots.
         Follow progress with get_status."""
         def body() -> CreatedTask:
-            try:  # the same check as `lyra run`, before any row, partition or run exists
-                checked = check_task_input(query, options or {}, root,
-                                           labels=MCP_LABELS)
-            except TaskInputError as exc:
+            try:
+                roots = mcp_corpus_roots(load_settings(), root)
+            except SettingsError as exc:
                 raise StoreError(f"create_task: {exc}") from None
-            task = store.create_task(checked.query,
-                                     checked.options.model_dump(exclude_none=True, exclude_defaults=True))
-            from lyra_assets.runs import is_cluster, register_partition
-
-            register_partition(dagster_instance(), task.id)
-            if launcher is None and is_cluster():
-                from lyra_assets.run_queue import submit_task_run  # the daemon (`lyra daemon`) starts it
-
-                run = submit_task_run(dagster_instance(), store, task)
-                store.update_task(task.id, status="queued", last_run_id=run.run_id)
-                return CreatedTask(task_id=task.id, status="queued", log_path=None, pid=None, run_id=run.run_id)
-            store.update_task(task.id, status="queued")
-            pid, log_path = launch(task.id, root)
-            return CreatedTask(task_id=task.id, status="queued", log_path=str(log_path), pid=pid)
+            return tasks.create(query, options, request_id, roots)
         return _guard(body)
 
     @server.tool(annotations=READ)
@@ -217,20 +180,9 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
         return _guard(lambda: explore.task_status(store, task_id, instance=dagster_instance()))
 
     @server.tool(annotations=STOP)
-    def stop_task(task_id: TaskId) -> StoppedTask:
+    def stop_task(task_id: TaskId, request_id: RequestId = None) -> StoppedTask:
         """Stop a task's run in progress (its earlier rows stay readable)."""
-        def body() -> StoppedTask:
-            from lyra_tools import runner
-
-            store.require_task(task_id)
-            synced(task_id)
-            with store.exclusive():  # runner.stop_task opens the database with its own LyraStore
-                stopped = runner.stop_task(task_id, root)
-            status = store.require_task(task_id).status
-            message = (f"stopped {len(stopped)} run(s); the graph readers see is unchanged" if stopped else
-                       f"nothing to stop: {task_id} has no run in progress (status {status}, left unchanged)")
-            return StoppedTask(task_id=task_id, stopped_runs=stopped, status=status, message=message)
-        return _guard(body)
+        return _guard(lambda: tasks.stop(task_id, request_id))
 
     @server.tool(annotations=READ)
     def list_tasks(limit: Annotated[int, Field(ge=1, le=50)] = 20, cursor: Cursor = None) -> explore.TaskList:
@@ -331,11 +283,12 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
                      "claim_reject/claim_restore: {claim_id, reason?}; edge_correct: {edge_id, correct_relation: "
                      "supports|refutes|neutral, reason?}; fragment_useful/fragment_not_useful: {fragment_id, "
                      "claim_id?, query?}; flag_irrelevant: {fragment_id, reason?}; flag_missing: {page_id, "
-                     "missing_text, location_hint?}; add_note: {target_id, note}"))]) -> FeedbackResult:
+                     "missing_text, location_hint?}; add_note: {target_id, note}"))],
+                 request_id: RequestId = None) -> FeedbackResult:
         """Correct the evidence graph. Corrections apply at once (claim scores are recomputed) and survive
         re-runs of the task; an edge_correct that changes a label also becomes a training sample for the
         NLI model. Patterns covering a whole TLD or public suffix (*, *.com, co.uk, ...) are refused."""
-        return _guard(lambda: apply_feedback(store, task_id, action, args))
+        return _guard(lambda: apply_feedback(store, task_id, action, args, request_id))
 
     return server
 

@@ -170,9 +170,12 @@ def test_create_task_launches_a_detached_run_and_status_reads_dagster(tmp_path, 
         return proc.pid, root / "logs" / f"{task_id}.log"
 
     server = build_server(home, launcher=launcher)
+    corpus = home / "corpora" / "small.jsonl"  # an agent names corpora under the server's corpus roots
+    corpus.parent.mkdir(parents=True)
+    corpus.write_bytes(small_corpus.read_bytes())
     created, bad = call(server, [
         ("create_task", {"query": "Does exercise raise bone density?",
-                         "options": {"corpus": [str(small_corpus)], "claims": ["Exercise raises BMD in women."]}}),
+                         "options": {"corpus": [str(corpus)], "claims": ["Exercise raises BMD in women."]}}),
         ("create_task", {"query": "q?", "options": {"papers_per_source": 0}}),
     ])
     assert not created.is_error and bad.is_error and "papers_per_source" in text(bad)

@@ -175,14 +175,16 @@ def test_task_run_checks_the_stored_input_again(home, tmp_path):
 # -- MCP create_task -------------------------------------------------------------------------------------
 
 def test_mcp_create_task_refuses_a_one_megabyte_path_and_an_empty_corpus(home, tmp_path):
-    (tmp_path / "empty.jsonl").write_text("")
+    empty_file = Path(home) / "corpora" / "empty.jsonl"  # under the MCP corpus roots
+    empty_file.parent.mkdir(parents=True)
+    empty_file.write_text("")
     server = build_server(home, launcher=lambda task_id, root: pytest.fail("nothing may be launched"))
     before = state(home)
 
     async def calls():
         async with Client(server, read_timeout_seconds=60) as client:
             return [await client.call_tool("create_task", {"query": QUESTION, "options": {"corpus": [path]}})
-                    for path in ("/" + "x" * 1_000_000, str(tmp_path / "empty.jsonl"))]
+                    for path in ("/" + "x" * 1_000_000, str(empty_file))]
 
     too_long, empty = anyio.run(calls)
     assert too_long.is_error and empty.is_error

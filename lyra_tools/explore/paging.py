@@ -16,6 +16,7 @@ from lyra_tools.explore.models import ExploreError
 
 ANSWER_BUDGET = 7_000  # bytes of JSON for the listed items; the envelope stays well under 1 KB
 MAX_LIMIT = 50
+MAX_OFFSET = 10_000_000  # far past any task's rows; a larger offset is a forged cursor
 
 
 def clip(text: Any, limit: int) -> tuple[str, bool]:
@@ -49,18 +50,23 @@ def encode_cursor(key: str, offsets: dict[str, int]) -> str:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
+def _no_constant(name: str) -> None:
+    raise ValueError(name)
+
+
 def decode_cursor(cursor: str | None, key: str, names: Sequence[str] = ("i",)) -> dict[str, int]:
     """Offsets from a cursor this query handed out; a cursor of another query is refused."""
     if not cursor:
         return {n: 0 for n in names}
     try:
-        if len(cursor) > 200:
+        if not isinstance(cursor, str) or len(cursor) > 200:
             raise ValueError
-        data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        offsets = {n: int(data["o"][n]) for n in names}
-        if data["k"] != key or any(v < 0 for v in offsets.values()):
+        data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)), parse_constant=_no_constant)
+        offsets = {n: data["o"][n] for n in names}
+        # exactly the whole numbers this query hands out: a forged 1e30, Infinity or -1 is no offset
+        if data["k"] != key or not all(type(v) is int and 0 <= v <= MAX_OFFSET for v in offsets.values()):
             raise ValueError
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
         raise ExploreError("cursor does not belong to this query: pass the next_cursor of the previous "
                            "answer unchanged, with the same arguments") from None
     return offsets

@@ -1,0 +1,147 @@
+"""The MCP server's task control: creating a task (and starting its run) and stopping one.
+
+Both take the client's optional ``request_id`` (``lyra_tools.mcp_requests``). create_task records
+the id with the new task's id before the task row exists, so a call repeated after any failure
+finishes that same task instead of making a second: the row is created if missing, the run started
+if the task was never started, and the first complete answer is returned from then on.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from lyra_resources.store import StoreError
+from lyra_resources.task_input import MCP_LABELS, TaskInputError, check_task_input
+from lyra_tools import mcp_requests
+from lyra_tools.server_store import ServerStore
+
+
+class CreatedTask(BaseModel):
+    task_id: str
+    status: str
+    log_path: str | None = Field(description="the run's output on this machine (none when queued on the cluster)")
+    pid: int | None
+    run_id: str | None = Field(None, description="the Dagster run, when queued on the cluster")
+
+
+class StoppedTask(BaseModel):
+    task_id: str
+    stopped_runs: list[str]
+    status: str
+    message: str
+
+
+Launcher = Callable[[str, Path], tuple[int | None, Path]]
+
+
+def task_run_command(task_id: str, home: Path) -> list[str]:
+    return [sys.executable, "-m", "lyra_tools.cli", "task", "run", task_id, "--home", str(home)]
+
+
+def spawn_task_run(task_id: str, home: Path) -> tuple[int | None, Path]:
+    """Start ``lyra task run`` for the task in its own session, detached from this server: the run
+    outlives the agent's connection, and its output goes to ``<home>/logs/<task>.log``."""
+    logs = home / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    log_path = logs / f"{task_id}.log"
+    with open(log_path, "ab") as out:
+        proc = subprocess.Popen(task_run_command(task_id, home), stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
+                                env={**os.environ, "LYRA_HOME": str(home)})
+    return proc.pid, log_path
+
+
+class TaskControl:
+    """create_task and stop_task over one home; ``dagster_instance`` opens the home's instance once."""
+
+    def __init__(self, store: ServerStore, root: Path, launcher: Launcher | None,
+                 dagster_instance: Callable[[], Any], synced: Callable[[str], None]) -> None:
+        self.store, self.root, self.launcher = store, root, launcher
+        self.dagster_instance, self.synced = dagster_instance, synced
+
+    def _stored(self, request_id: str | None, tool: str, digest: str, model: type[mcp_requests.M]
+                ) -> mcp_requests.M | None:
+        """The answer already stored under ``request_id`` (None: a new id, or one still pending)."""
+        if request_id is None:
+            return None
+
+        def read(conn: Any) -> str | None:
+            try:
+                return mcp_requests.claim(conn, request_id, tool, digest)[1]
+            except mcp_requests.RequestIdError as exc:
+                raise StoreError(str(exc)) from None
+        stored = self.store.transaction(read)
+        return model.model_validate_json(stored) if stored else None
+
+    def _remember(self, request_id: str | None, tool: str, digest: str, answer: BaseModel) -> None:
+        if request_id is not None:
+            self.store.transaction(lambda conn: mcp_requests.remember(conn, request_id, tool, digest, answer))
+
+    def create(self, query: str, options: dict[str, Any] | None, request_id: str | None,
+               corpus_roots: Sequence[Path] | None) -> CreatedTask:
+        digest = mcp_requests.args_hash("create_task", {"query": query, "options": options})
+        answer = self._stored(request_id, "create_task", digest, CreatedTask)
+        if answer is not None and answer.status != "created":
+            return answer
+        try:  # the same check as `lyra run`, before any row, partition or run exists
+            checked = check_task_input(query, options or {}, self.root, labels=MCP_LABELS, corpus_roots=corpus_roots)
+        except TaskInputError as exc:
+            raise StoreError(f"create_task: {exc}") from None
+        stored_options = checked.options.model_dump(exclude_none=True, exclude_defaults=True)
+        task_id = f"task_{uuid.uuid4().hex[:8]}"
+        if request_id is not None:
+            def reserve(conn: Any) -> str:
+                seen, stored = mcp_requests.claim(conn, request_id, "create_task", digest)
+                if seen and stored:
+                    return CreatedTask.model_validate_json(stored).task_id
+                mcp_requests.remember(conn, request_id, "create_task", digest, CreatedTask(
+                    task_id=task_id, status="created", log_path=None, pid=None))
+                return task_id
+            task_id = self.store.transaction(reserve)
+        task = self.store.get_task(task_id) or self.store.create_task(checked.query, stored_options, task_id=task_id)
+        if task.status == "created":
+            answer = self._start(task)
+        else:  # an earlier try started the run and was cut off before it could record the answer
+            answer = CreatedTask(task_id=task.id, status=task.status, pid=None, run_id=task.last_run_id,
+                                 log_path=str(self.root / "logs" / f"{task.id}.log"))
+        self._remember(request_id, "create_task", digest, answer)
+        return answer
+
+    def _start(self, task: Any) -> CreatedTask:
+        from lyra_assets.runs import is_cluster, register_partition
+
+        register_partition(self.dagster_instance(), task.id)
+        if self.launcher is None and is_cluster():
+            from lyra_assets.run_queue import submit_task_run  # the daemon (`lyra daemon`) starts it
+
+            run = submit_task_run(self.dagster_instance(), self.store, task)
+            self.store.update_task(task.id, status="queued", last_run_id=run.run_id)
+            return CreatedTask(task_id=task.id, status="queued", log_path=None, pid=None, run_id=run.run_id)
+        self.store.update_task(task.id, status="queued")
+        pid, log_path = (self.launcher or spawn_task_run)(task.id, self.root)
+        return CreatedTask(task_id=task.id, status="queued", log_path=str(log_path), pid=pid)
+
+    def stop(self, task_id: str, request_id: str | None) -> StoppedTask:
+        from lyra_tools import runner
+
+        digest = mcp_requests.args_hash("stop_task", {"task_id": task_id})
+        if (answer := self._stored(request_id, "stop_task", digest, StoppedTask)) is not None:
+            return answer
+        self.store.require_task(task_id)
+        self.synced(task_id)
+        with self.store.exclusive():  # runner.stop_task opens the database with its own LyraStore
+            stopped = runner.stop_task(task_id, self.root)
+        status = self.store.require_task(task_id).status
+        message = (f"stopped {len(stopped)} run(s); the graph readers see is unchanged" if stopped else
+                   f"nothing to stop: {task_id} has no run in progress (status {status}, left unchanged)")
+        answer = StoppedTask(task_id=task_id, stopped_runs=stopped, status=status, message=message)
+        self._remember(request_id, "stop_task", digest, answer)
+        return answer
