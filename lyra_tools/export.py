@@ -2,7 +2,8 @@
 
 Formats are written by libraries (bibtexparser, rispy, json, pandas) from the effective graph:
 claims a person rejected are left out, and verdicts carry human corrections and domain blocks.
-A CSV text cell that a spreadsheet would read as a formula is written with a leading ``'``.
+A CSV text cell that a spreadsheet would read as a formula is written with a leading ``'``; a reference's
+URL is written only when it is an http(s) link (a reference manager makes it clickable).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from bibtexparser.model import Entry, Field
 from lyra_core.feedback import effective_edges
 from lyra_resources.store import LyraStore
 from lyra_tools import explore
+from lyra_tools.report_refs import linkable
 
 Format = Literal["bibtex", "ris", "csl-json", "csv", "jsonl", "html"]
 FORMATS: tuple[str, ...] = ("bibtex", "ris", "csl-json", "csv", "jsonl", "html")
@@ -64,7 +66,7 @@ def to_bibtex(papers: pd.DataFrame) -> str:
     for row in papers.itertuples(index=False):
         fields = {"title": row.title, "author": " and ".join(_authors(row.authors)) or None,
                   "year": str(int(row.year)) if pd.notna(row.year) else None, "journal": row.venue,
-                  "doi": row.doi, "url": row.url}
+                  "doi": row.doi, "url": linkable(row.url)}
         library.add(Entry("article", _key(row, used), [Field(k, v) for k, v in fields.items() if v]))
     return bibtexparser.write_string(library)
 
@@ -74,7 +76,7 @@ def to_ris(papers: pd.DataFrame) -> str:
     for row in papers.itertuples(index=False):
         entry = {"type_of_reference": "JOUR", "title": row.title, "authors": _authors(row.authors),
                  "year": str(int(row.year)) if pd.notna(row.year) else None, "journal_name": row.venue,
-                 "doi": row.doi, "urls": [row.url] if row.url else None}
+                 "doi": row.doi, "urls": [linkable(row.url)] if linkable(row.url) else None}
         entries.append({k: v for k, v in entry.items() if v})
     return rispy.dumps(entries)
 
@@ -87,7 +89,7 @@ def to_csl_json(papers: pd.DataFrame) -> str:
                 "author": [dict(zip(("family", "given"), [p.strip() for p in a.split(",", 1)], strict=False))
                            for a in _authors(row.authors)],
                 "issued": {"date-parts": [[int(row.year)]]} if pd.notna(row.year) else None,
-                "container-title": row.venue, "DOI": row.doi, "URL": row.url}
+                "container-title": row.venue, "DOI": row.doi, "URL": linkable(row.url)}
         items.append({k: v for k, v in item.items() if v})
     return json.dumps(items, ensure_ascii=False, indent=2)
 

@@ -129,3 +129,17 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_text(tmp_path):
                 assert isinstance(row[column], float) and row[column] >= 0
     assert export.csv_cell(-0.25) == -0.25 and export.csv_cell("-0.25") == "'-0.25"
 
+
+
+def test_reference_exports_carry_only_http_urls(tmp_path):
+    """A reference manager turns a record's URL into a link: a script or data URL is left out."""
+    store, graph, papers = graph_with_authors(tmp_path)
+    hostile = ["javascript:alert(document.domain)//", " JaVaScRiPt:alert(1)", "data:text/html;base64,PHNjcmlwdD4=",
+               "https://example.org/paper?id=1"]
+    store.replace_partition("papers", graph.task_id, papers.assign(url=hostile))
+    bib = bibtexparser.parse_string(export.export(store, graph.task_id, "bibtex"))
+    ris = rispy.loads(export.export(store, graph.task_id, "ris"))
+    csl = json.loads(export.export(store, graph.task_id, "csl-json"))
+    urls = ([e["url"] for e in bib.entries if "url" in e.fields_dict] + [u for r in ris for u in r.get("urls", [])]
+            + [item["URL"] for item in csl if "URL" in item])
+    assert urls == ["https://example.org/paper?id=1"] * 3
