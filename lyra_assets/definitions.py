@@ -22,6 +22,7 @@ from lyra_assets import (
     ranking,
     schedules,
     sources,
+    task_status,
     topics,
     verification,
     web,
@@ -99,8 +100,7 @@ def build_definitions(home: str | os.PathLike[str] | None = None,
         jobs=[pipeline, nli_model_training, verifier_training, reranker_training, learning.nli_adapter_training,
               rescoring],
         resources=build_resources(home, config),
-        schedules=[schedules.watched_tasks_schedule], sensors=[schedules.watched_task_status_sensor,
-                                                                   learning.nli_corrections_sensor,
-                                                                   learning.nli_version_sensor],
+        schedules=[schedules.watched_tasks_schedule],
+        sensors=[task_status.task_status_sensor, learning.nli_corrections_sensor, learning.nli_version_sensor],
     )
 

@@ -16,6 +16,7 @@ from dagster import (
     AssetsDefinition,
     DagsterEventType,
     DagsterInstance,
+    DagsterRun,
     InitResourceContext,
     MaterializeResult,
     MetadataValue,
@@ -28,10 +29,12 @@ from lyra_assets.metadata import task_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_assets.runs import PARTITION_TAG, STORE_TAG
 from lyra_resources.generations import open_generation, publish_generation
+from lyra_resources.parquet_files import current_generation
 from lyra_resources.store import LyraStore
 from lyra_resources.store_locks import LockWaits, StoreError, lock_waits
 
 PUBLISH_ASSET = "task_graph"
+ASSET_RESUME_RETRY_TAG = "dagster/is_asset_resume_retry"  # Dagster's, on a re-execution from asset failure
 LOCK_WAITS_MESSAGE = "store lock waits"
 
 
@@ -53,7 +56,7 @@ class TaskStore(LyraStore):
                              f"{queued_for}: start `lyra daemon` and `lyra worker` with the settings of the "
                              "processes that queue runs ($LYRA_SETTINGS, $LYRA_POSTGRES_URL, $LYRA_HOME)")
         if PUBLISH_ASSET in _planned_steps(context):
-            open_generation(self, task_id, run.run_id, run.parent_run_id)
+            open_generation(self, task_id, run.run_id, run.parent_run_id, partial=_resumes_failure(run))
 
     def teardown_after_execution(self, context: InitResourceContext) -> None:
         self._staged = None
@@ -75,6 +78,11 @@ def store_lock_waits(instance: DagsterInstance, run_id: str) -> LockWaits:
     return total
 
 
+def _resumes_failure(run: DagsterRun) -> bool:
+    """Whether the run re-executes only what failed in its parent (from the UI's "from failure")."""
+    return run.is_resume_retry or run.tags.get(ASSET_RESUME_RETRY_TAG) == "true"
+
+
 def _planned_steps(context: InitResourceContext) -> set[str]:
     """The steps this run executes, from its execution plan (a re-execution runs a subset)."""
     run = context.run
@@ -94,12 +102,15 @@ def publishing_asset(upstream: Sequence[AssetsDefinition]) -> AssetsDefinition:
         """The task's published graph: every table the run wrote, made visible at once.
 
         The run's staged rows replace the previous generation in one DuckDB transaction, and the
-        Parquet files are rewritten after the commit. Until this step succeeds, readers see the
+        Parquet files follow as a generation folder of their own, switched in at once
+        (``parquet_generation`` in the metadata: ``<home>/parquet/_generations/<task>/<run>.<n>``). Until this step succeeds, readers see the
         previous generation whole.
         """
         counts = publish_generation(store, context.partition_key, context.run.run_id)
+        folder = current_generation(store.layout.parquet, context.partition_key)
         return MaterializeResult(metadata={"dagster/row_count": MetadataValue.int(sum(counts.values())),
                                            "tables": MetadataValue.json(counts),
+                                           "parquet_generation": MetadataValue.path(str(folder or "")),
                                            **task_metadata(store, context.partition_key)})
 
     return task_graph

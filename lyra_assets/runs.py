@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 import yaml
-from dagster import DagsterEventType, DagsterInstance, DagsterRunStatus, RunRecord, RunsFilter
+from dagster import DagsterEventType, DagsterInstance, DagsterRun, DagsterRunStatus, RunRecord, RunsFilter
 
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.shipped_models import record_shipped_models
@@ -229,17 +229,24 @@ def task_runs(instance: DagsterInstance, task_id: str, limit: int = 20) -> list[
 
 def active_runs(instance: DagsterInstance, task_id: str) -> list[RunRecord]:
     """Runs of the task still in progress; a run whose process died is marked failed, not counted."""
-    active = []
-    for record in task_runs(instance, task_id, limit=50):
-        run = record.dagster_run
-        if run.status not in ACTIVE_STATUSES:
-            continue
-        pid = run.tags.get(PID_TAG)
-        if pid and not process_alive(int(pid)):
-            instance.report_run_failed(run, message=killed_message(run.run_id, pid))
-            continue
-        active.append(record)
-    return active
+    return [record for record in task_runs(instance, task_id, limit=50)
+            if record.dagster_run.status in ACTIVE_STATUSES and not _failed_if_dead(instance, record.dagster_run)]
+
+
+def fail_dead_runs(instance: DagsterInstance) -> list[str]:
+    """Mark failed every run in progress whose process (``PID_TAG``: the CLI's and MCP's in-process
+    runs, on this machine) is gone; returns their ids. A process killed with ``kill -9`` reports
+    nothing itself, and Dagster's run monitoring watches only the runs its launcher started."""
+    records = instance.get_run_records(RunsFilter(statuses=list(ACTIVE_STATUSES)), limit=500)
+    return [r.dagster_run.run_id for r in records if _failed_if_dead(instance, r.dagster_run)]
+
+
+def _failed_if_dead(instance: DagsterInstance, run: DagsterRun) -> bool:
+    pid = run.tags.get(PID_TAG)
+    if not pid or process_alive(int(pid)):
+        return False
+    instance.report_run_failed(run, message=killed_message(run.run_id, pid))
+    return True
 
 
 def killed_message(run_id: str, pid: str | int) -> str:

@@ -7,10 +7,9 @@ interval has passed since its latest run started, unless a run of it is still in
 run replaces the task's rows the way `lyra task run` does; feedback tables are not per-task
 and no asset writes them, so every correction stays in force.
 
-Runs the Dagster daemon launches do not go through the CLI's runner, which keeps the `tasks`
-row (status, last run, error) for the runs it starts; `watched_task_status_sensor` does that
-for the runs the schedule requested. Both start RUNNING under `lyra ui` /
-`dagster dev` and can be turned off in the UI.
+Runs the Dagster daemon launches do not go through the CLI's runner; `task_status_sensor`
+(lyra_assets.task_status) keeps their task's row (status, last run, error) as it does for every
+task run. Both start RUNNING under `lyra ui` / `dagster dev` and can be turned off in the UI.
 """
 
 from __future__ import annotations
@@ -20,17 +19,13 @@ from datetime import UTC, datetime, timedelta
 
 from dagster import (
     DagsterInstance,
-    DagsterRunStatus,
     DefaultScheduleStatus,
-    DefaultSensorStatus,
     RunRecord,
     RunRequest,
     RunsFilter,
     ScheduleEvaluationContext,
-    SensorEvaluationContext,
     SkipReason,
     schedule,
-    sensor,
 )
 from pydantic import BaseModel
 
@@ -43,7 +38,6 @@ from lyra_assets.runs import (
     WATCH_TAG,
     WATCH_TRIGGER,
     active_runs,
-    failed_step,
     register_partition,
     task_tags,
 )
@@ -163,66 +157,3 @@ def watched_tasks_schedule(context: ScheduleEvaluationContext, store: LyraStore)
             tags={**task_tags(decision.task_id, tasks[decision.task_id].query),
                   TRIGGER_TAG: WATCH_TRIGGER, WATCH_TAG: decision.watch_every},
         )
-
-
-# -- the tasks row of scheduled runs ----------------------------------------------------------------
-
-_ROW_STATUS = {
-    DagsterRunStatus.QUEUED: "queued", DagsterRunStatus.NOT_STARTED: "queued",
-    DagsterRunStatus.STARTING: "running", DagsterRunStatus.STARTED: "running",
-    DagsterRunStatus.SUCCESS: "completed", DagsterRunStatus.FAILURE: "failed",
-    DagsterRunStatus.CANCELED: "stopped",
-}
-
-
-def sync_task_row(store: LyraStore, instance: DagsterInstance, record: RunRecord) -> str | None:
-    """Bring the task's row in step with one of its scheduled runs; returns the status written, or
-    ``None`` when nothing changed (the task is gone, a later run owns the row, or it already says so)."""
-    run = record.dagster_run
-    task_id = run.tags.get(TASK_TAG)
-    status = _ROW_STATUS.get(run.status)
-    task = store.get_task(task_id) if task_id else None
-    if task is None or status is None:
-        return None
-    latest = instance.get_run_records(RunsFilter(tags={TASK_TAG: task_id}), limit=1)
-    if latest and latest[0].dagster_run.run_id != run.run_id:
-        return None  # a later run (the CLI's, or the next scheduled one) owns the row
-    if status == "failed":
-        failure = failed_step(instance, run.run_id)
-        error = f"{failure.step}: {failure.message}" if failure else f"scheduled run {run.run_id} failed"
-    elif status == "stopped":  # `lyra task stop` already said why; a cancel in the UI says so here
-        error = task.error if task.status == "stopped" and task.error else "canceled in Dagster"
-    else:
-        error = None
-    if (task.status, task.last_run_id, task.error) == (status, run.run_id, error):
-        return None
-    store.update_task(task_id, status=status, last_run_id=run.run_id, error=error)
-    return status
-
-
-@sensor(
-    name="watched_task_status_sensor",
-    minimum_interval_seconds=30,
-    default_status=DefaultSensorStatus.RUNNING,
-    description="Keeps the `tasks` row of each task the schedule re-runs in step with its run: queued, running, "
-    "then completed, failed (with the error) or stopped, and the run's id (the CLI does this for its own runs).",
-)
-def watched_task_status_sensor(context: SensorEvaluationContext, store: LyraStore) -> SkipReason:
-    since = float(context.cursor) if context.cursor else 0.0
-    # A few seconds of overlap: a run updated in the same instant as the cursor is seen again, and
-    # writing a row that already says so is a no-op.
-    records = context.instance.get_run_records(
-        RunsFilter(job_name=TASK_JOB, tags={TRIGGER_TAG: WATCH_TRIGGER},
-                   updated_after=datetime.fromtimestamp(max(since - 5.0, 0.0), UTC)),
-        order_by="update_timestamp", ascending=True, limit=200,
-    )
-    changes = []
-    for record in records:
-        status = sync_task_row(store, context.instance, record)
-        if status:
-            changes.append(f"{record.dagster_run.tags[TASK_TAG]} → {status} (run {record.dagster_run.run_id})")
-        since = max(since, _epoch(record.update_timestamp))
-    context.update_cursor(str(since))
-    for change in changes:
-        context.log.info(change)
-    return SkipReason("; ".join(changes) if changes else "no scheduled run changed state")

@@ -3,9 +3,13 @@
 A run of the task pipeline (or of ``nli_rescoring``) starts from a copy of the task's published
 rows in ``stage_<table>``, keyed by its run id; its assets read and write only those rows (the
 store shadows the tables while it serves the run). Its last asset publishes them: one database
-transaction swaps every per-task table of the task, and the Parquet files are rewritten after the
-commit. A run killed or failed before that leaves the published generation untouched, so every
-reader (MCP, CLI, reports) sees either the whole previous materialization or the whole new one.
+transaction swaps every per-task table of the task, and the Parquet files follow after the commit
+as a generation folder of their own, switched in at once (``lyra_resources.parquet_files``). A run
+killed or failed before the commit leaves the published generation untouched, so every reader
+(MCP, CLI, reports, the Parquet files) sees either the whole previous materialization or the whole
+new one; a process killed between the commit and the switch leaves the files at the previous
+generation, whole, until ``finish_exports`` (the next run, or whoever reconciles the task with
+its runs) writes the new one.
 """
 
 from __future__ import annotations
@@ -33,12 +37,15 @@ def _now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
-def open_generation(store: LyraStore, task_id: str, run_id: str, parent_run_id: str | None = None) -> None:
+def open_generation(store: LyraStore, task_id: str, run_id: str, parent_run_id: str | None = None,
+                    *, partial: bool = False) -> None:
     """Start (or rejoin) ``run_id``'s generation of ``task_id`` and make ``store`` serve it.
 
     Idempotent, since every step process of a run opens it. A re-execution of a failed run
     continues its parent's staged rows; any other unpublished generation of the task (a run that
-    was killed or failed) is abandoned and its rows dropped.
+    was killed or failed) is abandoned and its rows dropped. A ``partial`` re-execution (only some
+    steps, e.g. from failure) whose parent's rows are gone is refused: it would publish the steps
+    it runs beside the previous generation's other tables.
     """
     finish_exports(store, task_id)
 
@@ -48,6 +55,9 @@ def open_generation(store: LyraStore, task_id: str, run_id: str, parent_run_id: 
             return
         continues = parent_run_id is not None and conn.execute(
             "SELECT 1 FROM task_generations WHERE run_id = ? AND state = 'building'", [parent_run_id]).fetchone()
+        if partial and parent_run_id is not None and not continues:
+            raise StoreError(f"run {run_id} re-executes part of run {parent_run_id}, whose staged rows are gone (it "
+                             f"was killed, stopped or replaced); re-run the whole task: `lyra task run {task_id}`")
         for name in PER_TASK_TABLES:
             stage = STAGE_PREFIX + name
             if continues:
@@ -101,15 +111,30 @@ def publish_generation(store: LyraStore, task_id: str, run_id: str) -> dict[str,
 
 
 def finish_exports(store: LyraStore, task_id: str) -> None:
-    """Rewrite the Parquet files of the task's published generation if a process died between the
-    commit and the files (they follow the database, never lead it)."""
+    """Write the Parquet generation of the task's published graph if a process died between the
+    commit and the switch of the files (they follow the database, never lead it)."""
     latest = published_generation(store, task_id)
     if latest is None or latest.exported_at is not None:
         return
-    for name in PER_TASK_TABLES:
-        store.export_partition(name, task_id)
-    store.transaction(lambda conn: conn.execute(
-        "UPDATE task_generations SET exported_at = ? WHERE run_id = ?", [_now(), latest.run_id]))
+    store.export_task(task_id)
+
+
+def abandon_generation(store: LyraStore, task_id: str, run_id: str) -> bool:
+    """Drop the staged rows of ``run_id``'s generation of the task if it is still ``building`` (its
+    run died or was stopped); returns whether it did."""
+
+    def drop(conn: Connection) -> bool:
+        store.lock_task(conn, task_id)
+        row = conn.execute("SELECT state FROM task_generations WHERE run_id = ? AND task_id = ?",
+                           [run_id, task_id]).fetchone()
+        if row is None or row[0] != "building":
+            return False
+        for name in PER_TASK_TABLES:
+            conn.execute(f"DELETE FROM {STAGE_PREFIX}{name} WHERE run_id = ?", [run_id])
+        conn.execute("UPDATE task_generations SET state = 'abandoned' WHERE run_id = ?", [run_id])
+        return True
+
+    return store.transaction(drop)
 
 
 def _generation(store: LyraStore, sql: str, params: list) -> Generation | None:
@@ -139,6 +164,8 @@ def graph_note(store: LyraStore, task_id: str) -> str | None:
     shown = (f"the graph shown is the one run {published.run_id} published at {published.published_at:%Y-%m-%d %H:%M} UTC"
              if published and published.published_at else "the graph shown is from an earlier run, if any")
     run = f"run {task.last_run_id}" if task.last_run_id else "the task's run"
+    if published and published.run_id == task.last_run_id:  # it published, then ended without saying so
+        return f"{shown}; {task.error}" if task.error else None
     if task.status in ("running", "queued"):
         return f"{shown}; {run} is building the next one and replaces it whole when it finishes"
     return f"{shown}: {run} {task.status} before publishing its own (re-run with `lyra task run {task_id}`)"

@@ -8,6 +8,7 @@ folder share one instance.
 
 from __future__ import annotations
 
+import glob
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -67,6 +68,14 @@ class HomeLayout(BaseModel):
     def models(self) -> Path:
         """Models trained for this home (the shipped ones stay in the installed package)."""
         return self.root / "models"
+
+    def task_outputs(self, task_id: str) -> list[Path]:
+        """The files a task's runs leave outside the store that exist now: its report
+        (``reports/<task>.md`` with the ``.html`` and ``.svg`` beside it), its verify results
+        (``verify/<task>.jsonl``) and the log of runs the MCP server started (``logs/<task>.log``)."""
+        reports = sorted((self.root / "reports").glob(f"{glob.escape(task_id)}.*"))
+        others = [self.root / "verify" / f"{task_id}.jsonl", self.root / "logs" / f"{task_id}.log"]
+        return [*reports, *(path for path in others if path.exists())]
 
 
 class SearchSettings(Config):

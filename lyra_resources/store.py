@@ -22,8 +22,6 @@ import contextlib
 import json
 import logging
 import os
-import shutil
-import tempfile
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -36,7 +34,7 @@ import pandas as pd
 from dagster import ConfigurableResource
 from pydantic import Field, PrivateAttr
 
-from lyra_resources.parquet_files import write_parquet
+from lyra_resources import parquet_files
 from lyra_resources.schema import PER_TASK_TABLES, STAGE_PREFIX, STAGING_TABLES, TABLES, TableSpec
 from lyra_resources.settings import HomeLayout, effective_cluster_settings, resolve_home
 from lyra_resources.store_locks import STORE_RETRY, StoreBusyError, StoreError  # noqa: F401 (re-exported)
@@ -204,7 +202,9 @@ class LyraStore(ConfigurableResource):
     # -- partition writes ----------------------------------------------------------------------
 
     def parquet_path(self, table: str, task_id: str) -> Path:
-        return self.layout.parquet / table / f"task_id={task_id}" / "data.parquet"
+        """The task's rows of ``table`` in the generation readers see now (a path through the
+        task's ``current`` link, see ``lyra_resources.parquet_files``)."""
+        return parquet_files.table_file(self.layout.parquet, table, task_id)
 
     def replace_partition(self, table: str, task_id: str, frame: pd.DataFrame) -> int:
         """Atomically replace one task's rows of ``table`` with ``frame``; returns the row count
@@ -215,38 +215,25 @@ class LyraStore(ConfigurableResource):
         """Replace one task's rows of every table in ``frames`` (table name → rows) in one
         transaction; returns each table's row count.
 
-        The Parquet files are written to temporary paths first, the database rows of every table
-        are swapped in one transaction, and only then are the Parquet files moved into place, so
-        readers see the old rows of all the tables or the new rows of all, never a mix; a failure
-        leaves the old ones. An asset that writes two tables (a table and its side table) writes
-        them with one call.
-        """
+        The rows of every table are swapped in one transaction (which marks the task's published
+        generation as not yet exported, so files a killed process never wrote are written by the
+        next export), then the task's Parquet files are switched to a new generation at once
+        (``export_task``): readers see the old rows of all the tables or the new rows of all."""
         specs = {table: self._spec(table, per_task=True) for table in frames}
         conformed = {table: (specs[table], self._conform(specs[table], task_id, frame))
                      for table, frame in frames.items()}
         if self._staged is not None:
             return self._stage_rows(task_id, conformed)
-        moves: list[tuple[Path, Path]] = []
-        try:
-            for name, (spec, frame) in conformed.items():
-                final = self.parquet_path(name, task_id)
-                final.parent.mkdir(parents=True, exist_ok=True)
-                fd, tmp_name = tempfile.mkstemp(dir=final.parent, prefix=".tmp-", suffix=".parquet")
-                os.close(fd)
-                moves.append((Path(tmp_name), final))
-                write_parquet(spec, frame, Path(tmp_name))
 
-            def swap(conn: Connection) -> None:
-                self.lock_task(conn, task_id)
-                for name, (_, frame) in conformed.items():
-                    _swap_rows(conn, name, "task_id", task_id, frame)
+        def swap(conn: Connection) -> None:
+            self.lock_task(conn, task_id)
+            for name, (_, frame) in conformed.items():
+                _swap_rows(conn, name, "task_id", task_id, frame)
+            conn.execute("UPDATE task_generations SET exported_at = NULL WHERE task_id = ? AND state = 'published'",
+                         [task_id])
 
-            self.transaction(swap)
-            for tmp, final in moves:
-                os.replace(tmp, final)
-        finally:
-            for tmp, _ in moves:
-                tmp.unlink(missing_ok=True)
+        self.transaction(swap)
+        self.export_task(task_id)
         return {name: len(frame) for name, (_, frame) in conformed.items()}
 
     def _stage_rows(self, task_id: str,
@@ -265,24 +252,35 @@ class LyraStore(ConfigurableResource):
         self.transaction(swap)
         return {name: len(frame) for name, (_, frame) in conformed.items()}
 
-    def export_partition(self, table: str, task_id: str) -> Path:
-        """Write one task's rows of ``table``, as the database holds them, to its Parquet file
-        (a temporary file moved into place, so a reader of the file sees the old or new rows)."""
-        spec = self._spec(table, per_task=True)
-        cols = ", ".join(spec.column_names)
-        with self.connect() as conn:
-            frame = conn.execute(f"SELECT {cols} FROM {self.real_table(conn, spec.name)} "
-                                 f"WHERE task_id = ? ORDER BY {cols}", [task_id]).df()
-        final = self.parquet_path(table, task_id)
-        final.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(dir=final.parent, prefix=".tmp-", suffix=".parquet")
-        os.close(fd)
-        try:
-            write_parquet(spec, frame, Path(tmp_name))
-            os.replace(tmp_name, final)
-        finally:
-            Path(tmp_name).unlink(missing_ok=True)
-        return final
+    def export_task(self, task_id: str) -> str | None:
+        """Write the task's per-task tables, as the database holds them, as a new Parquet generation
+        and switch readers to it; returns the run whose published generation that is (recorded as
+        exported; None: the task has none). Rows and run are read in one transaction under the
+        task's lock, so they match; one exporter of a task at a time (``task_files_lock``)."""
+        root = self.layout.parquet
+
+        def read(conn: Connection) -> tuple[tuple | None, dict[str, tuple[TableSpec, pd.DataFrame]]]:
+            self.lock_task(conn, task_id)
+            published = conn.execute("SELECT run_id, published_at FROM task_generations "
+                                     "WHERE task_id = ? AND state = 'published' LIMIT 1", [task_id]).fetchone()
+            tables = {}
+            for name in PER_TASK_TABLES:
+                spec = TABLES[name]
+                cols = ", ".join(spec.column_names)
+                tables[name] = (spec, conn.execute(f"SELECT {cols} FROM {self.real_table(conn, name)} "
+                                                   f"WHERE task_id = ? ORDER BY {cols}", [task_id]).df())
+            return published, tables
+
+        with parquet_files.task_files_lock(root, task_id):
+            published, tables = self.transaction(read)
+            run_id, published_at = published if published else (None, None)
+            parquet_files.write_generation(root, task_id, tables, {"run_id": run_id, "published_at": published_at,
+                                                                   "written_at": utcnow()})
+            if run_id is not None:
+                self.transaction(lambda conn: conn.execute(
+                    "UPDATE task_generations SET exported_at = ? WHERE run_id = ? AND state = 'published'",
+                    [utcnow(), run_id]))
+        return run_id
 
     def delete_task(self, task_id: str) -> dict[str, int]:
         """Remove every per-task row and Parquet file of one task, and its ``tasks`` row."""
@@ -300,8 +298,7 @@ class LyraStore(ConfigurableResource):
             return removed
 
         removed = self.transaction(drop)
-        for table in PER_TASK_TABLES:
-            shutil.rmtree(self.parquet_path(table, task_id).parent, ignore_errors=True)
+        parquet_files.remove_task_files(self.layout.parquet, task_id, list(PER_TASK_TABLES))
         return removed
 
     def _spec(self, table: str, *, per_task: bool) -> TableSpec:
@@ -403,8 +400,9 @@ def _swap_rows(conn: Connection, table: str, key: str, value: str, frame: pd.Dat
     try:
         conn.execute(f"DELETE FROM {table} WHERE {key} = ?", [value])
         conn.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_rows")
-    finally:
-        conn.unregister("incoming_rows")
+    finally:  # after a failed insert the transaction is aborted: the error to report is the insert's
+        with contextlib.suppress(duckdb.TransactionException):
+            conn.unregister("incoming_rows")
 
 
 def _literal(value: str) -> str:

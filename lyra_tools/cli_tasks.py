@@ -164,12 +164,17 @@ def task_delete(
     yes: Annotated[bool, typer.Option("--yes", "-y", help="do not ask for confirmation")] = False,
     home: HomeOption = None,
 ) -> None:
-    """Delete a task: its partition, rows and Parquet files. Feedback is kept."""
+    """Delete a task: its rows, Parquet files, reports, verify results, run log, Dagster runs and
+    partition. Feedback is kept."""
     task = require_task(home, task_id)
-    if not yes and not typer.confirm(f"delete {task.id} ({task.query!r}) and all its rows?"):
+    if not yes and not typer.confirm(f"delete {task.id} ({task.query!r}) with its rows, files and runs?"):
         raise typer.Exit(1)
     try:
-        removed = runner.delete_task(task_id, home)
+        deleted = runner.delete_task(task_id, home)
     except RuntimeError as exc:
         raise fail(str(exc)) from exc
-    console.print(f"deleted {task_id}: " + ", ".join(f"{n} {t}" for t, n in removed.items()))
+    rows = ", ".join(f"{n} {t}" for t, n in deleted.rows.items() if n) or "none"
+    console.print(f"deleted {task_id}: {sum(deleted.rows.values())} rows ({rows}), {len(deleted.runs)} Dagster "
+                  f"run(s), {len(deleted.files)} file(s) and folder(s); feedback is kept", soft_wrap=True)
+    for path in deleted.files:
+        console.print(f"  removed {path}", markup=False, soft_wrap=True)

@@ -17,29 +17,33 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 from typing import Literal
 
-from dagster import DagsterEventType, DagsterInstance, DagsterRunStatus
+from dagster import DagsterEventType, DagsterInstance, RunsFilter
 from pydantic import BaseModel
 
 from lyra_assets.definitions import ASSETS, build_definitions
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.runs import (
     ACTIVE_STATUSES,
+    PARTITION_TAG,
     PID_TAG,
     STOP_TAG,
     TASK_JOB,
+    TASK_TAG,
     active_runs,
     failed_step,
     innermost_message,
     open_instance,
     process_alive,
     register_partition,
-    task_runs,
     task_tags,
 )
+from lyra_assets.task_status import sync_task_status
+from lyra_resources.parquet_files import task_folder
 from lyra_resources.settings import ClusterSettings, HomeLayout, resolve_home
-from lyra_resources.store import LyraStore, TaskRecord
+from lyra_resources.store import LyraStore
 
 
 class AssetProgress(BaseModel):
@@ -67,39 +71,6 @@ def asset_names() -> list[str]:
 def step_assets() -> dict[str, list[str]]:
     """The assets each step of a task run materializes: one for most steps, two for a multi-asset's."""
     return {a.node_def.name: [key.to_user_string() for key in a.keys_by_output_name.values()] for a in ASSETS}
-
-
-def _run_failure_message(instance: DagsterInstance, run_id: str) -> str | None:
-    records = instance.get_records_for_run(run_id, of_type=DagsterEventType.RUN_FAILURE, limit=1).records
-    return records[0].event_log_entry.message if records else None
-
-
-def sync_task_status(store: LyraStore, instance: DagsterInstance, task_id: str) -> TaskRecord:
-    """The task row, brought in line with its Dagster run record: a task that reads running or
-    queued while its run has ended (its process was killed, say) takes the run's outcome."""
-    task = store.require_task(task_id)
-    if task.status not in ("running", "queued"):
-        return task
-    active_runs(instance, task_id)  # a run whose process died is reported failed here
-    run = instance.get_run_by_id(task.last_run_id) if task.last_run_id else None
-    if run is None:
-        records = task_runs(instance, task_id, limit=1)
-        run = records[0].dagster_run if records else None
-    if run is None:
-        return task
-    if run.status in ACTIVE_STATUSES:  # a queued run the daemon has started reads running
-        if task.status == "queued" and run.status in (DagsterRunStatus.STARTING, DagsterRunStatus.STARTED):
-            store.update_task(task_id, status="running", last_run_id=run.run_id)
-            return store.require_task(task_id)
-        return task
-    if run.status == DagsterRunStatus.SUCCESS:
-        store.update_task(task_id, status="completed", last_run_id=run.run_id, error=None)
-    elif run.status == DagsterRunStatus.CANCELED or run.tags.get(STOP_TAG):
-        store.update_task(task_id, status="stopped", last_run_id=run.run_id, error="stopped by user")
-    else:
-        reason = _run_failure_message(instance, run.run_id) or f"run {run.run_id} ended {run.status.value}"
-        store.update_task(task_id, status="failed", last_run_id=run.run_id, error=reason)
-    return store.require_task(task_id)
 
 
 class _ProgressWatcher(threading.Thread):
@@ -198,16 +169,18 @@ def run_task(
             watcher.finished.set()
             watcher.join(timeout=5)
         run = instance.get_run_by_id(run_id)
+        if interrupted and run is not None:  # Ctrl-C in the terminal: the user stopped it
+            instance.add_run_tags(run_id, {STOP_TAG: "1"})
+            if run.status in ACTIVE_STATUSES:
+                instance.report_run_canceled(run, message="interrupted")
+            run = instance.get_run_by_id(run_id)
         status = run.status.value if run else "UNKNOWN"
-        stop_requested = bool(run and run.tags.get(STOP_TAG))
+        if run is None:  # interrupted before Dagster recorded the run
+            store.update_task(task_id, status="stopped", error="stopped by user")
+        else:
+            sync_task_status(store, instance, task_id)  # the task row says what the run record says
 
     error = next((p.error for p in progress.values() if p.error), None)
-    if interrupted or stop_requested or status == DagsterRunStatus.CANCELED.value:
-        store.update_task(task_id, status="stopped", error="stopped by user")
-    elif success:
-        store.update_task(task_id, status="completed", error=None)
-    else:
-        store.update_task(task_id, status="failed", error=error or f"run {run_id} ended {status}")
     return RunOutcome(task_id=task_id, run_id=run_id, success=success, status=status, error=error, assets=progress)
 
 
@@ -296,15 +269,40 @@ def stop_task(task_id: str, home: str | os.PathLike[str] | None = None, wait_s: 
     return stopped
 
 
-def delete_task(task_id: str, home: str | os.PathLike[str] | None = None) -> dict[str, int]:
-    """Remove the task's partition, its rows and Parquet files (feedback tables are untouched)."""
-    store = LyraStore(home=str(resolve_home(home)))
+class DeletedTask(BaseModel):
+    """What ``lyra task delete`` removed."""
+
+    task_id: str
+    rows: dict[str, int]
+    runs: list[str]
+    files: list[str]
+
+
+def delete_task(task_id: str, home: str | os.PathLike[str] | None = None) -> DeletedTask:
+    """Remove the task's rows, Parquet files, reports, verify results and run log, its Dagster runs
+    (their event logs and captured step output) and its partition. Feedback tables are untouched:
+    corrections and domain rules hold for every task."""
+    layout = HomeLayout(root=resolve_home(home))
+    store = LyraStore(home=str(layout.root))
     store.require_task(task_id)
-    with open_instance(home) as instance:
+    with open_instance(layout.root) as instance:
         if active_runs(instance, task_id):
             raise RuntimeError(f"task {task_id} is running; stop it first with `lyra task stop {task_id}`")
-        removed = store.delete_task(task_id)
+        parquet = [p for p in (task_folder(layout.parquet, task_id),) if p.exists()]
+        rows = store.delete_task(task_id)
+        files = layout.task_outputs(task_id)
+        for path in files:
+            path.unlink(missing_ok=True)
+        runs = list(dict.fromkeys(  # the task's runs, and any run of its partition started from the UI
+            record.dagster_run.run_id for tags in ({TASK_TAG: task_id}, {PARTITION_TAG: task_id})
+            for record in instance.get_run_records(RunsFilter(tags=tags))))
+        shard = getattr(instance.event_log_storage, "path_for_shard", None)  # the local profile's SQLite file per run
+        for run_id in runs:
+            instance.delete_run(run_id)
+            instance.compute_log_manager.delete_logs(prefix=[run_id])
+            if shard is not None:  # emptied by delete_run, but its free pages may still hold the run's events
+                for path in (Path(shard(run_id) + suffix) for suffix in ("", "-wal", "-shm")):
+                    path.unlink(missing_ok=True)
         if instance.has_dynamic_partition(TASKS_PARTITION, task_id):
             instance.delete_dynamic_partition(TASKS_PARTITION, task_id)
-    return removed
-
+    return DeletedTask(task_id=task_id, rows=rows, runs=runs, files=[str(p) for p in [*parquet, *files]])

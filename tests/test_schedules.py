@@ -38,7 +38,8 @@ from lyra_assets.runs import (
     register_partition,
     task_runs,
 )
-from lyra_assets.schedules import WATCH_CRON, watched_task_status_sensor, watched_tasks_schedule
+from lyra_assets.schedules import WATCH_CRON, watched_tasks_schedule
+from lyra_assets.task_status import task_status_sensor
 from lyra_core.tasks import TaskOptions, parse_interval
 from lyra_resources.local_models import LocalModels
 from lyra_resources.models import NLI_RELATION, NliPrediction
@@ -90,7 +91,7 @@ def stub_definitions(home=None) -> Definitions:
     """Lyra's task pipeline, schedule and sensor with the stand-in models."""
     return Definitions(
         assets=lyra_defs.ASSETS, asset_checks=lyra_defs.CHECKS,
-        jobs=[lyra_defs.task_pipeline], schedules=[watched_tasks_schedule], sensors=[watched_task_status_sensor],
+        jobs=[lyra_defs.task_pipeline], schedules=[watched_tasks_schedule], sensors=[task_status_sensor],
         resources={**lyra_defs.build_resources(home), "models": StubModels(embedder_name="test-hash")},
     )
 
@@ -111,7 +112,7 @@ def evaluate(defs: Definitions, instance, store: LyraStore, when: datetime):
 
 def sync_rows(instance, store: LyraStore, cursor: str | None = None):
     context = build_sensor_context(instance=instance, resources={"store": store}, cursor=cursor)
-    return watched_task_status_sensor.evaluate_tick(context)
+    return task_status_sensor.evaluate_tick(context)
 
 
 def execute(defs: Definitions, instance, request):
@@ -244,7 +245,7 @@ def test_schedule_is_hourly_on_the_task_job_and_on_by_default(lyra_home):
     schedule = defs.get_repository_def().get_schedule_def("watched_tasks_schedule")
     assert schedule.job_name == TASK_JOB and schedule.cron_schedule == WATCH_CRON == "0 * * * *"
     assert schedule.default_status.value == "RUNNING"
-    sensor = defs.get_repository_def().get_sensor_def("watched_task_status_sensor")
+    sensor = defs.get_repository_def().get_sensor_def("task_status_sensor")
     assert sensor.default_status.value == "RUNNING"
 
 
@@ -337,7 +338,7 @@ def test_sensor_keeps_the_task_row_of_scheduled_runs(lyra_home, small_corpus, in
     tick = sync_rows(instance, store)
     row = store.require_task(task.id)
     assert (row.status, row.last_run_id) == ("running", first) and first in tick.skip_message
-    assert sync_rows(instance, store, tick.cursor).skip_message == "no scheduled run changed state"
+    assert sync_rows(instance, store, tick.cursor).skip_message == "no task's run changed state"
 
     instance.report_run_failed(instance.get_run_by_id(first), message="test")
     sync_rows(instance, store, tick.cursor)
@@ -349,11 +350,11 @@ def test_sensor_keeps_the_task_row_of_scheduled_runs(lyra_home, small_corpus, in
     add_run(instance, task.id, DagsterRunStatus.SUCCESS, **{TASK_TAG: task.id, PID_TAG: "1"})
     sync_rows(instance, store)
     assert store.require_task(task.id).status == "completed"
-    # runs the schedule did not request are the CLI's business
+    # every task's run is followed, whoever started it (the UI, MCP, the CLI)
     other = watched_task(lyra_home, small_corpus, "1d", "sleep and memory")
-    add_run(instance, other.id, DagsterRunStatus.STARTED, **{TASK_TAG: other.id})
+    started = add_run(instance, other.id, DagsterRunStatus.STARTED, **{TASK_TAG: other.id})
     sync_rows(instance, store)
-    assert store.require_task(other.id).status == "created"
+    assert (store.require_task(other.id).status, store.require_task(other.id).last_run_id) == ("running", started)
 
 
 def test_stop_cancels_a_scheduled_run(lyra_home, small_corpus, instance):

@@ -216,3 +216,24 @@ def test_a_database_of_an_older_lyra_gets_the_new_columns(tmp_path):
     assert store.require_task("task_old").error is None  # the row kept, the column added
     store.update_task("task_old", error="boom")
     assert store.require_task("task_old").error == "boom"
+
+
+def test_parquet_files_of_a_home_from_before_generations_become_links_to_the_current_one(store):
+    task = store.create_task("q")
+    old_folder = store.layout.parquet / "fragments" / f"task_id={task.id}"  # the layout an older Lyra wrote
+    old_folder.mkdir(parents=True)
+    duckdb.sql(f"COPY (SELECT 'stale' AS fragment_id) TO '{old_folder / 'data.parquet'}' (FORMAT parquet)")
+    store.replace_partition("fragments", task.id, frag_rows("new", 2))
+    assert old_folder.is_symlink()
+    hive = duckdb.sql(f"SELECT fragment_id, task_id FROM read_parquet('{store.layout.parquet}/fragments/*/*.parquet', "
+                      "hive_partitioning = true) ORDER BY 1").fetchall()
+    assert hive == [("new0", task.id), ("new1", task.id)]
+    folder = store.layout.parquet / "_generations" / task.id
+    first = (folder / "current").resolve()
+    store.replace_partition("fragments", task.id, frag_rows("newer", 1))
+    second = (folder / "current").resolve()
+    assert second != first and not first.exists()  # the previous generation removed once replaced
+    assert {p.name for p in folder.iterdir()} == {"current", ".lock", second.name}  # nothing left aside
+    assert sorted(parquet_rows(store, "fragments", task.id)["fragment_id"]) == ["newer0"]
+    store.delete_task(task.id)
+    assert not folder.exists() and not old_folder.is_symlink() and not old_folder.exists()
