@@ -3,21 +3,24 @@ which papers each claim is judged against (its evidence scope)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from lyra_core.claims import claim_id_for
 from lyra_core.papers import CanonicalPaper, PaperRecord, canonicalize
+from lyra_core.validation import JsonTextError, load_json, text_problem
 
 MIN_CLAIM_CHARS = 10
 MAX_CLAIM_CHARS = 1000
 
 
 def clean_claim(text: str) -> str:
-    """One spelling of a claim (whitespace collapsed); too short or too long raises ``ValueError``."""
+    """One spelling of a claim (whitespace collapsed); too short, too long or text no store holds
+    (a NUL, bytes that are not UTF-8) raises ``ValueError``."""
     claim = " ".join(str(text).split())
+    if problem := text_problem(claim):
+        raise ValueError(f"claim {claim[:40]!r} {problem}")
     if not claim:
         raise ValueError("the claim is empty")
     if len(claim) < MIN_CLAIM_CHARS:
@@ -90,9 +93,9 @@ def parse_claims(text: str) -> list[ClaimInput]:
     for number, line in lines:
         if as_json:
             try:
-                item = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ClaimsFileError(f"line {number} is not valid JSON ({exc.msg} at column {exc.colno})") from None
+                item = load_json(line)
+            except JsonTextError as exc:
+                raise ClaimsFileError(f"line {number} is {exc}") from None
             if not isinstance(item, dict):
                 raise ClaimsFileError(f"line {number} is not a JSON object like {{\"claim\": \"…\"}}")
             if "claim" not in item:

@@ -12,11 +12,12 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
 from lyra_core.evidence import edge_probabilities
 from lyra_core.public_suffixes import public_suffix_covered
 from lyra_core.scoring import REFUTES, RELATIONS, SUPPORTS, ClaimScore, Evidence, ScoringRule, score_claim
+from lyra_core.validation import storable_text
 
 # -- actions and their arguments -------------------------------------------------------------------
 
@@ -33,8 +34,10 @@ Action = Literal[
 
 Id = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100,
                                       pattern=r"^[A-Za-z0-9_.:\-]+$")]
-Reason = Annotated[str, StringConstraints(strip_whitespace=True, max_length=2000)]
-LongText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=4000)]
+# free text is stored and shown again: no NUL, no bytes that are not UTF-8 (storable_text)
+Reason = Annotated[str, StringConstraints(strip_whitespace=True, max_length=2000), AfterValidator(storable_text)]
+LongText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=4000),
+                     AfterValidator(storable_text)]
 
 
 class _Args(BaseModel):
@@ -57,7 +60,8 @@ class DomainRuleArgs(DomainArgs):
     """block / unblock: never over a public suffix, and with a reason (seed 001's rules table has
     ``reason NOT NULL``)."""
 
-    reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
+    reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000),
+                      AfterValidator(storable_text)]
 
     @field_validator("domain_pattern")
     @classmethod
@@ -87,7 +91,8 @@ class EdgeCorrectArgs(_Args):
 class RelevanceArgs(_Args):
     fragment_id: Id
     claim_id: Id | None = Field(None, description="the claim whose evidence showed the fragment")
-    query: Annotated[str, StringConstraints(strip_whitespace=True, max_length=1000)] | None = Field(
+    query: Annotated[str, StringConstraints(strip_whitespace=True, max_length=1000),
+                     AfterValidator(storable_text)] | None = Field(
         None, description="the question the fragment answered (default: the claim's text, else the task's question)")
     reason: Reason = ""
 
@@ -100,7 +105,8 @@ class FlagIrrelevantArgs(_Args):
 class FlagMissingArgs(_Args):
     page_id: Id
     missing_text: LongText
-    location_hint: Annotated[str, StringConstraints(strip_whitespace=True, max_length=500)] = ""
+    location_hint: Annotated[str, StringConstraints(strip_whitespace=True, max_length=500),
+                             AfterValidator(storable_text)] = ""
 
 
 class NoteArgs(_Args):

@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
-from lyra_core.claim_inputs import ClaimInput
+from lyra_core.claim_inputs import ClaimInput, clean_claim
 from lyra_core.claims import claim_id_for
 
 # Linux's PATH_MAX: a longer "path" is no path, and the OS answers it with an OSError, not "not found"
@@ -90,10 +90,4 @@ class TaskOptions(BaseModel):
     @field_validator("claims")
     @classmethod
     def _clean_claims(cls, claims: list[str]) -> list[str]:
-        cleaned = [" ".join(c.split()) for c in claims]
-        for claim in cleaned:
-            if len(claim) < 10:
-                raise ValueError(f"claim {claim!r} is too short to verify (10 characters at least)")
-            if len(claim) > 1000:
-                raise ValueError(f"claim {claim[:40]!r}… is longer than 1,000 characters")
-        return list(dict.fromkeys(cleaned))
+        return list(dict.fromkeys(clean_claim(c) for c in claims))

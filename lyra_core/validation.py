@@ -3,11 +3,17 @@
 ``describe(exc, labels)`` turns ``papers_per_source: Input should be greater than or equal to 1``
 into ``--papers must be at least 1 (got -1)``; ``labels`` maps a field to how the caller spells
 it (a CLI flag, an MCP option, a settings path), and unknown names get a "did you mean".
+
+``text_problem`` / ``storable_text`` refuse text no store can hold (NUL, bytes that are not
+UTF-8) and ``load_json`` reads JSON from outside with every failure as one line, so the CLI and the
+MCP server check such input the same way.
 """
 
 from __future__ import annotations
 
 import difflib
+import json
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -97,3 +103,46 @@ def describe(exc: ValidationError, labels: Mapping[str, str] | None = None,
         parts.append(f"{_label(loc, labels)}{sep}{_problem(error, known)}")
     more = exc.error_count() - limit
     return "; ".join(parts) + (f"; and {more} more problem(s)" if more > 0 else "")
+
+
+# -- text and JSON from outside: what can be stored, what can be parsed -----------------------------
+
+def text_problem(text: str) -> str | None:
+    """Why ``text`` cannot be stored as text, else None: a NUL character (Postgres text refuses it,
+    C strings end at it), or a byte that was not UTF-8 (Python keeps such a byte of a command-line
+    argument or file name as a lone surrogate, which no database or JSON encoder accepts)."""
+    if "\x00" in text:
+        return f"holds a NUL character (position {text.index(chr(0)):,})"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = text[exc.start]
+        raw = bad.encode("utf-8", "surrogateescape") if 0xDC80 <= ord(bad) <= 0xDCFF else None
+        what = f"byte 0x{raw[0]:02x}" if raw else f"character U+{ord(bad):04X}"
+        return f"is not valid UTF-8 text ({what} at position {exc.start:,})"
+    return None
+
+
+def storable_text(text: str) -> str:
+    """``text`` unchanged when it can be stored (:func:`text_problem`), else ``ValueError``; as a
+    Pydantic ``AfterValidator`` it refuses such text in any model field."""
+    problem = text_problem(text)
+    if problem:
+        raise ValueError(problem)
+    return text
+
+
+class JsonTextError(ValueError):
+    """Text that is not a JSON value Lyra can read; the message is one line."""
+
+
+def load_json(text: str) -> Any:
+    """``json.loads(text)``, with its failures as one-line :class:`JsonTextError`: invalid JSON,
+    and arrays or objects nested so deep that the decoder runs out of recursion."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise JsonTextError(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    except RecursionError:
+        raise JsonTextError("JSON nested too deeply to read (arrays or objects inside each other "
+                            f"more than ~{sys.getrecursionlimit():,} levels)") from None

@@ -203,7 +203,7 @@ class LocalCorpus:
         cached = payload is not None
         if payload is None:
             payload = _build(files, key)
-            if target:
+            if target and payload.records:  # a corpus with no paper is refused by the task's input check
                 _write_cache(target, payload)
         corpus = cls(root.resolve(), payload, loaded_from_cache=cached, skipped=found.skipped, limits=limits)
         logger.info(

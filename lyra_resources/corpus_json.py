@@ -167,13 +167,18 @@ def detect_shape(item: Any) -> CorpusShape | None:
     return None
 
 
+NESTED_TOO_DEEP = "invalid JSON: arrays or objects nested too deeply to read"
+
+
 def _json_values(path: Path, text: str, result: FileResult) -> Iterator[tuple[int, Any]]:
     """(line, value) for a whole-file JSON document, else for each JSONL line."""
     try:
         yield 1, json.loads(text)
         return
     except json.JSONDecodeError as whole_err:
-        first_error = whole_err
+        first_error = (whole_err.lineno, f"invalid JSON: {whole_err.msg} (column {whole_err.colno})")
+    except RecursionError:  # arrays or objects nested thousands deep: refused, not a crash
+        first_error = (1, NESTED_TOO_DEEP)
     start = len(result.issues)
     any_good = False
     for number, line in enumerate(text.splitlines(), start=1):
@@ -184,13 +189,15 @@ def _json_values(path: Path, text: str, result: FileResult) -> Iterator[tuple[in
         except json.JSONDecodeError as err:
             result.issues.append(source_issue(f"{path}:{number}", f"invalid JSON: {err.msg} (column {err.colno})"))
             continue
+        except RecursionError:
+            result.issues.append(source_issue(f"{path}:{number}", NESTED_TOO_DEEP))
+            continue
         any_good = True
         yield number, value
     if not any_good and path.suffix.lower() == ".json":
         # a broken pretty-printed document: one issue where it breaks, not one per line
         del result.issues[start:]
-        reason = f"invalid JSON: {first_error.msg} (column {first_error.colno})"
-        result.issues.append(source_issue(f"{path}:{first_error.lineno}", reason))
+        result.issues.append(source_issue(f"{path}:{first_error[0]}", first_error[1]))
 
 
 def _items(value: Any, where: str = "") -> Iterator[tuple[str, Any]]:

@@ -6,7 +6,6 @@ embedding cache), the papers nearest the query by embedding as candidates too. W
 
 from __future__ import annotations
 
-import json
 from functools import cached_property
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from lyra_core.ranking import RankingConfig
+from lyra_core.validation import JsonTextError, load_json
 from lyra_resources.corpus import LocalCorpus, document_text
 from lyra_resources.local_models import LocalModels
 from lyra_resources.models import Reranker
@@ -111,9 +111,9 @@ def read_queries(path: Path) -> list[tuple[str, str]]:
             continue
         where = f"--queries {path} line {number}"
         try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{where}: not JSON ({exc.msg}); each line must be {{\"_id\": …, \"text\": …}}") from None
+            item = load_json(line)
+        except JsonTextError as exc:
+            raise ValueError(f"{where}: {exc}; each line must be {{\"_id\": …, \"text\": …}}") from None
         if not isinstance(item, dict) or not isinstance(item.get("_id"), str | int) or isinstance(item["_id"], bool):
             raise ValueError(f"{where}: needs an \"_id\" (string or number)")
         qid, text = str(item["_id"]).strip(), " ".join(str(item.get("text") or "").split())

@@ -133,11 +133,14 @@ def active_version_id(store: LyraStore, base_path: str | Path) -> str:
 def activate(store: LyraStore, version: str, base_path: str | Path, *, reason: str) -> tuple[NliVersion, NliVersion]:
     """Make ``version`` the active one (rolling back or forward); the previously active version is
     retired. Returns (previous, now active). An adapter whose files are gone cannot be activated."""
+    base = base_version(base_path)
+    if version != base and get_version(store, version) is None:  # refused before the base row is written
+        stored = store.fetch_df("SELECT version FROM nli_model_versions ORDER BY created_at, version")["version"]
+        known = ", ".join(dict.fromkeys([base, *stored]))
+        raise VersionError(f"no NLI model version {version!r}; known: {known}")
     ensure_base(store, base_path)
     target = get_version(store, version)
-    if target is None:
-        known = ", ".join(v.version for v in list_versions(store, base_path))
-        raise VersionError(f"no NLI model version {version!r}; known: {known}")
+    assert target is not None
     if target.adapter_path and not (Path(target.adapter_path) / "adapter_config.json").exists():
         raise VersionError(f"version {version} cannot be activated: its adapter {target.adapter_path} is missing")
     previous = active_version(store, base_path)

@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from lyra_core.tasks import TaskOptions
-from lyra_core.validation import describe
+from lyra_core.validation import describe, text_problem
 from lyra_resources.academic.clients import unreachable_apis
 from lyra_resources.academic.gather import no_network_line
 from lyra_resources.corpus import CorpusError, LocalCorpus
@@ -95,6 +95,8 @@ def check_task_input(query: str, options: Mapping[str, Any] | TaskOptions | None
     query = " ".join((query or "").split())
     if not query:
         raise TaskInputError("a task needs a non-empty research question")
+    if problem := text_problem(query):
+        raise TaskInputError(f"the research question {problem}")
     if len(query) > MAX_QUERY_CHARS:
         raise TaskInputError(f"the research question is {len(query):,} characters long; at most "
                              f"{MAX_QUERY_CHARS:,} are allowed")

@@ -78,7 +78,7 @@ def claims(
     home: HomeOption = None,
 ) -> None:
     """A task's claims by topic: id, verdict, confidence ± uncertainty, evidence for and against."""
-    store = open_store(home)
+    store = open_store(home, create=False)
     try:
         names = [topic] if topic else [t.topic_id for t in _all_topics(store, task_id)]
         answers = [_topic_claims(store, task_id, name, limit, include_rejected) for name in names]
@@ -173,7 +173,7 @@ def evidence(
     """A claim's supporting, refuting and neutral edges with their fragments and sources; the edge ids
     are what `lyra feedback edge-correct` takes."""
     try:
-        answer = _claim_evidence(open_store(home), claim_id, task_id, limit)
+        answer = _claim_evidence(open_store(home, create=False), claim_id, task_id, limit)
     except (ExploreError, StoreError) as exc:
         raise fail(str(exc)) from exc
     if as_json:

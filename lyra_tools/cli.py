@@ -1,14 +1,23 @@
 """``lyra``: create research tasks, run them through Dagster, inspect and manage them.
 
 Each command group lives in its own module; this one builds the app from them, in the order
-``lyra --help`` lists the commands."""
+``lyra --help`` lists the commands, and :func:`main` runs it so that every failure ends as one
+line on stderr and a non-zero exit code: arguments that are not UTF-8 text, usage errors, and as a
+last net any unexpected exception (its traceback goes to a file the line names, or to the terminal
+with ``LYRA_DEBUG=1``)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+import tempfile
+import traceback
+from collections.abc import Sequence
 
 import typer
 
+from lyra_core.validation import text_problem
 from lyra_resources.settings import SettingsError
 from lyra_resources.store import StoreError
 from lyra_tools import (
@@ -22,7 +31,9 @@ from lyra_tools import (
     cli_worker,
     search_cli,
 )
-from lyra_tools.cli_common import fail
+from lyra_tools.cli_common import fail, write_stdout
+
+DEBUG_ENV = "LYRA_DEBUG"
 
 app = typer.Typer(help="Lyra: turn a research question into an evidence graph.", no_args_is_help=True)
 app.add_typer(cli_run.app)  # `lyra run`, `lyra verify`
@@ -36,12 +47,85 @@ app.add_typer(cli_worker.app)  # `lyra worker` (cluster profile)
 app.add_typer(cli_store.app, name="store")  # `lyra store copy` (moving a home to the cluster profile)
 
 
-def main() -> None:
+def _argument_problem(args: Sequence[str]) -> str | None:
+    """The first argument no store or file name Lyra writes can hold (a NUL, bytes that are not UTF-8)."""
+    for number, arg in enumerate(args, start=1):
+        if problem := text_problem(arg):
+            shown = arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace") if "\x00" not in arg else arg
+            return f"argument {number} ({shown[:60]!r}) {problem}; Lyra reads its arguments as UTF-8 text"
+    return None
+
+
+def _usage_line(exc: typer.TyperException) -> str:
+    """A usage error (unknown command or option, a value of the wrong type) as one line."""
+    ctx = getattr(exc, "ctx", None)
+    hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+    message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+    return " ".join(message.split()) + hint
+
+
+def _unexpected(exc: BaseException) -> int:
+    """The last net: one line naming the exception and where its traceback went; exit code 1."""
+    kind = type(exc).__name__
+    summary = " ".join(str(exc).split())[:200]
     try:
-        app()
+        fd, log = tempfile.mkstemp(prefix="lyra-error-", suffix=".log")
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:
+            fh.write(f"lyra {' '.join(sys.argv[1:])!r}\n")
+            traceback.print_exception(exc, file=fh)
+        where = f"traceback in {log}"
+    except OSError:
+        where = "no traceback file could be written"
+    fail(f"unexpected {kind}: {summary} (a bug in Lyra; {where}; {DEBUG_ENV}=1 shows it here)")
+    return 1
+
+
+def _stdout_failed(exc: Exception) -> int:
+    """Exit code 1 with its line when ``exc`` was writing standard output (a table printed to a full
+    disk): what is still buffered cannot be flushed either. Else 0: the exception is not about it."""
+    if not isinstance(exc, OSError) or isinstance(exc, BrokenPipeError):
+        return 0
+    try:
+        write_stdout("")
+    except typer.Exit as exit_:
+        return exit_.exit_code
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run ``lyra`` with ``argv`` (default: the command line) and exit with its code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if problem := _argument_problem(args):
+        fail(problem)
+        sys.exit(1)
+    try:
+        result = app(args=args, prog_name="lyra", standalone_mode=False)
+        code = result if isinstance(result, int) else 0
+        write_stdout("")  # what the command printed, flushed now: a full disk is its error too
+    except BrokenPipeError:  # `lyra export … | head`: the reader has gone, nothing to say to it
+        with contextlib.suppress(OSError, ValueError):  # no second error when Python flushes at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 1
+    except typer.TyperException as exc:  # usage errors: an unknown command or option, a bad value
+        if type(exc).__name__ != "NoArgsIsHelpError":  # that one has printed the help already
+            fail(_usage_line(exc))
+        code = exc.exit_code
+    except typer.Abort:  # a confirmation answered with end of input
+        fail("aborted")
+        code = 1
     except (SettingsError, StoreError) as exc:  # a broken settings file, a store that cannot be reached
         fail(str(exc))
-        sys.exit(1)
+        code = 1
+    except KeyboardInterrupt:
+        fail("interrupted")
+        code = 130
+    except typer.Exit as exc:  # raised where standalone_mode does not catch it: writing standard output
+        code = exc.exit_code
+    except Exception as exc:
+        if os.environ.get(DEBUG_ENV, "") not in ("", "0"):
+            raise
+        code = _stdout_failed(exc) or _unexpected(exc)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,14 @@
-"""What every ``lyra`` command shares: the ``--home`` option, the store it opens, the consoles and
-the one-line error that ends a command with a non-zero exit code."""
+"""What every ``lyra`` command shares: the ``--home`` option and the checked home it names, the
+store it opens, the consoles, the one-line error that ends a command with a non-zero exit code,
+and the checks of the files a command reads or writes."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import stat
+import sys
+import tempfile
 from pathlib import Path
 from typing import Annotated
 
@@ -10,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from lyra_resources.settings import resolve_home
+from lyra_resources.settings import HOME_ENV, resolve_home
 from lyra_resources.store import LyraStore, StoreError, TaskRecord
 
 console = Console()
@@ -20,23 +26,147 @@ HomeOption = Annotated[
     Path | None,
     typer.Option("--home", help="Lyra home directory (default: $LYRA_HOME or ./.lyra)", show_default=False),
 ]
-
-
-def open_store(home: Path | None) -> LyraStore:
-    """The store of the Lyra home ``home`` (default: $LYRA_HOME or ./.lyra)."""
-    return LyraStore(home=str(resolve_home(home)))
+MAX_INPUT_FILE_BYTES = 50 * 1024 * 1024  # a claims or queries file; a corpus has limits of its own
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
     """Print ``message`` as one error line on stderr; the caller raises the returned Exit."""
     # soft_wrap: one line stays one line whatever the terminal's width; no highlighting of paths and numbers
-    err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True, highlight=False)
+    err.print(f"[bold red]error:[/] {escape(' '.join(message.splitlines()))}", soft_wrap=True, highlight=False)
     return typer.Exit(code)
+
+
+def write_stdout(text: str) -> None:
+    """``text`` to standard output, flushed: a full disk behind it is the command's error line
+    (a reader that has gone, ``lyra export … | head``, is the caller's BrokenPipeError)."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        with contextlib.suppress(OSError, ValueError):  # what is left in the buffer: no second error at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise fail(f"standard output cannot be written: {exc.strerror or exc}") from None
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def home_root(home: Path | None, *, create: bool = True) -> Path:
+    """The Lyra home (``--home``, else $LYRA_HOME, else ./.lyra) as an absolute path, checked before
+    anything is written: a folder that can hold the store's files, or a path where one can be made.
+    ``create`` makes a missing home (parents too); without it a missing home stays missing. Any
+    problem is one error line and exit code 1."""
+    named = "--home" if home else f"${HOME_ENV}" if os.environ.get(HOME_ENV) else "the home ./.lyra"
+    try:
+        root = resolve_home(home, create=False)
+        existing = next(p for p in (root, *root.parents) if p.exists())
+    except (OSError, RuntimeError) as exc:  # a name too long, a symlink loop
+        reason = _reason(exc) if isinstance(exc, OSError) else str(exc)
+        raise fail(f"{named} {home or os.environ.get(HOME_ENV) or '.lyra'}: cannot be used: {reason}") from None
+    if not existing.is_dir():
+        kind = "a file" if existing.is_file() else "not a folder"
+        where = "" if existing == root else f"{existing} "
+        raise fail(f"{named} {root}: {where}is {kind}; a Lyra home is a folder") from None
+    try:
+        if existing == root and not (root / "lyra.duckdb").exists():
+            with tempfile.TemporaryFile(dir=root):  # can the store's file be made here (not /proc, /sys)?
+                pass
+        if create:
+            root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise fail(f"{named} {root}: cannot hold a Lyra home: {_reason(exc)}") from None
+    return root
+
+
+def open_store(home: Path | None, *, create: bool = True) -> LyraStore:
+    """The store of the Lyra home ``home`` (default: $LYRA_HOME or ./.lyra). ``create=False``
+    for a command about something the home must already hold (a task, a claim): a missing home is
+    then its error line, and is not made."""
+    root = home_root(home, create=create)
+    if not root.is_dir():
+        raise fail(f"no Lyra home at {root} (`lyra run` makes one; check --home or ${HOME_ENV})")
+    return LyraStore(home=str(root))
 
 
 def require_task(home: Path | None, task_id: str) -> TaskRecord:
     """The task ``task_id`` of the home, or its one-line error and exit code 1."""
     try:
-        return open_store(home).require_task(task_id)
+        return open_store(home, create=False).require_task(task_id)
     except StoreError as exc:
         raise fail(str(exc)) from exc
+
+
+def check_input_file(path: Path, flag: str, what: str = "the file") -> None:
+    """A file a command reads must be a regular file of at most ``MAX_INPUT_FILE_BYTES``: a
+    folder, a device such as /dev/zero or a pipe is refused, not read forever. Any problem is one
+    error line naming ``flag``."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise fail(f"{flag}: path not found: {path}") from None
+    except OSError as exc:
+        raise fail(f"{flag}: cannot read {what} {path}: {_reason(exc)}") from None
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file (a device or a pipe)"
+        raise fail(f"{flag} {path}: is {kind}; name {what} to read")
+    if info.st_size > MAX_INPUT_FILE_BYTES:
+        raise fail(f"{flag} {path}: is {info.st_size:,} bytes; at most {MAX_INPUT_FILE_BYTES:,} are read")
+
+
+def read_text_input(path: Path, flag: str, what: str = "the file") -> str:
+    """The text of a file a command reads (UTF-8, a BOM allowed), checked by :func:`check_input_file`;
+    any problem is one error line naming ``flag``."""
+    check_input_file(path, flag, what)
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = _reason(exc) if isinstance(exc, OSError) else str(exc)
+        raise fail(f"{flag}: cannot read {what} {path} as UTF-8 text: {reason}") from None
+
+
+def output_problem(path: Path, flag: str) -> str | None:
+    """Why ``path`` cannot be the file a command writes (a folder, a folder that does not exist:
+    nothing is created on the way), else None. A device or pipe is allowed: writing to it says."""
+    try:
+        if path.is_dir():
+            return f"{flag} {path}: is a folder; name the file to write, e.g. {path / 'out.txt'}"
+        if not path.parent.is_dir():
+            return f"{flag} {path}: folder {path.parent} does not exist; create it or write elsewhere"
+    except OSError as exc:
+        return f"{flag} {path}: cannot be used: {_reason(exc)}"
+    return None
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_output(path: Path, text: str, flag: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all: through a temporary file beside it renamed
+    into place (a device or pipe is written directly). A failure is one error line, no file left."""
+    if problem := output_problem(path, flag):
+        raise fail(problem)
+    data = text.encode("utf-8")
+    tmp: str | None = None
+    try:
+        if path.exists() and not path.is_file():
+            with path.open("wb") as fh:
+                fh.write(data)
+            return
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask())  # not mkstemp's 0600
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as exc:
+        raise fail(f"{flag} {path}: cannot be written: {_reason(exc)}") from None
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from lyra_core.validation import JsonTextError, load_json
 from lyra_resources.store import StoreError
 from lyra_tools.cli_common import HomeOption, console, fail, open_store
 
@@ -18,7 +19,7 @@ def _apply_feedback(home: Path | None, task_id: str, action: str, payload: dict)
     from lyra_tools.feedback import FeedbackError, apply_feedback
 
     try:
-        result = apply_feedback(open_store(home), task_id, action, payload)
+        result = apply_feedback(open_store(home, create=False), task_id, action, payload)
     except (FeedbackError, StoreError) as exc:
         raise fail(str(exc)) from exc
     console.print_json(result.model_dump_json())
@@ -35,12 +36,10 @@ def feedback_apply(
     home: HomeOption = None,
 ) -> None:
     """Submit any feedback action with its arguments as JSON."""
-    import json
-
     try:
-        payload = json.loads(args)
-    except json.JSONDecodeError as exc:
-        raise fail(f"arguments are not valid JSON: {exc}") from exc
+        payload = load_json(args)
+    except JsonTextError as exc:
+        raise fail(f"arguments are {exc}") from None
     if not isinstance(payload, dict):
         raise fail("arguments must be a JSON object")
     _apply_feedback(home, task_id, action, payload)

@@ -16,9 +16,9 @@ from lyra_assets.runs import (
     VERIFIER_TRAINING_JOB,
 )
 from lyra_resources.model_files import configured_nli_path
-from lyra_resources.settings import load_settings, resolve_home
+from lyra_resources.settings import load_settings
 from lyra_tools import runner
-from lyra_tools.cli_common import HomeOption, console, fail, open_store
+from lyra_tools.cli_common import HomeOption, console, fail, home_root, open_store
 
 app = typer.Typer(help="Build Lyra's local models.", no_args_is_help=True)
 
@@ -81,7 +81,7 @@ def models_train_nli(
                if not (data / sub).exists()]
     if missing:
         raise fail(f"--data {data}: missing {', '.join(missing)}")
-    root = resolve_home(home)
+    root = home_root(home)
     config = {"data_dir": str(data.resolve()),
               "out_dir": str((out or root / "models" / "lyra-verifier").resolve()),
               "work_dir": str((work or root / "models" / "verifier-work").resolve()), "threads": threads}
@@ -180,7 +180,7 @@ def models_activate(
     from lyra_resources.nli_versions import VersionError, activate
 
     try:
-        previous, now = activate(open_store(home), version, _nli_base(), reason="by hand (lyra models activate)")
+        previous, now = activate(open_store(home, create=False), version, _nli_base(), reason="by hand (lyra models activate)")
     except VersionError as exc:
         raise fail(str(exc)) from exc
     console.print(f"active NLI version: {now.version} (was {previous.version})", soft_wrap=True)

@@ -12,13 +12,23 @@ from rich.markup import escape
 from rich.table import Table
 
 from lyra_assets.runs import is_cluster
+from lyra_core.claim_inputs import ClaimsFileError, parse_claims
 from lyra_core.tasks import TaskOptions
 from lyra_resources.generations import graph_note
-from lyra_resources.settings import HomeLayout, resolve_home
+from lyra_resources.settings import HomeLayout
 from lyra_resources.store import StoreError, TaskRecord
 from lyra_resources.task_input import CLI_LABELS, CheckedInput, TaskInputError, check_task_input
 from lyra_tools import answer_view, progress_view, report, runner, verify
-from lyra_tools.cli_common import HomeOption, console, err, fail, open_store
+from lyra_tools.cli_common import (
+    HomeOption,
+    console,
+    err,
+    fail,
+    home_root,
+    open_store,
+    output_problem,
+    read_text_input,
+)
 
 app = typer.Typer()
 
@@ -42,7 +52,7 @@ def queue_and_exit(task: TaskRecord, home: Path | None, then: str = "") -> typer
 
 
 def print_summary(outcome: runner.RunOutcome, home: Path | None) -> None:
-    layout = HomeLayout(root=resolve_home(home))
+    layout = HomeLayout(root=home_root(home))
     counts = open_store(home).row_counts(outcome.task_id)
     if outcome.success:  # the answer to the question comes first, then how it was reached
         for line in answer_view.answer_lines(open_store(home), outcome.task_id):
@@ -136,11 +146,12 @@ def verify_claims(
     home: HomeOption = None,
 ) -> None:
     """Check a batch of claims against a library: one task, run through Dagster."""
-    layout = HomeLayout(root=resolve_home(home))
-    if out is not None and out.is_dir():
-        raise fail(f"--out {out} is a folder; give a file name, e.g. {out / 'results.jsonl'}")
+    layout = HomeLayout(root=home_root(home, create=False))  # made with the task, once the input is good
+    if out is not None and (problem := output_problem(out, "--out")):
+        raise fail(problem)
+    text = read_text_input(claims, "--claims", "the claims file")
     try:
-        options = verify.verify_options(corpus, claims, papers_per_claim, layout)
+        options = verify.verify_options(corpus, claims, text, papers_per_claim, layout)
     except ValueError as exc:
         raise fail(str(exc)) from exc
     checked = check_input(f"verify {len(options.verify_claims)} claims from {claims.name}", options, home, CLI_LABELS)
@@ -152,27 +163,33 @@ def verify_claims(
 
 
 def write_verify_results(task_id: str, out: Path | None, home: Path | None) -> None:
-    path = out or verify.default_results_path(HomeLayout(root=resolve_home(home)), task_id)
-    verdicts = verify.write_results(open_store(home), task_id, path)
+    path = out or verify.default_results_path(HomeLayout(root=home_root(home)), task_id)
+    try:
+        verdicts = verify.write_results(open_store(home), task_id, path)
+    except OSError as exc:
+        raise fail(f"--out {path}: the results cannot be written: {exc.strerror or exc} (the task completed: "
+                   f"`lyra export {task_id} --format jsonl` gives them)") from None
     console.print("Results: " + str(path) + "  (" + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items(),
                                                                                          key=str)) + ")")
 
 
 def read_claims_file(path: Path) -> list[str]:
+    """The claims of a ``--claims-file``, read as ``lyra verify`` reads its claims file (one claim a
+    line or JSON Lines, ``#`` comments): a file with no claim, or a bad line, is its error line."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise fail(f"--claims-file: path not found: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise fail(f"--claims-file: {path} cannot be read as UTF-8 text: {reason}") from None
-    return [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+        claims = parse_claims(read_text_input(path, "--claims-file", "the claims file"))
+    except ClaimsFileError as exc:
+        raise fail(f"--claims-file {path}: {exc}") from None
+    if scoped := next((c for c in claims if c.papers is not None), None):
+        raise fail(f"--claims-file {path}: claim {scoped.id} names papers; `lyra verify` judges a claim "
+                   "against the papers it names, `lyra run` searches the literature for every claim")
+    return [c.claim for c in claims]
 
 
 def check_input(query: str, options: dict | TaskOptions, home: Path | None, labels: dict[str, str]) -> CheckedInput:
     """The shared input check (lyra_resources.task_input), its problem as one line and exit code 1."""
     try:
-        checked = check_task_input(query, options, resolve_home(home), labels=labels)
+        checked = check_task_input(query, options, home_root(home, create=False), labels=labels)
     except TaskInputError as exc:
         raise fail(str(exc)) from None
     for note in checked.notes:

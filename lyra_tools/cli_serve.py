@@ -12,8 +12,18 @@ from typing import Annotated
 import typer
 
 from lyra_assets.runs import cluster_settings, open_instance
-from lyra_resources.settings import REPO_ROOT, HomeLayout, resolve_home
-from lyra_tools.cli_common import HomeOption, console, fail, open_store, require_task
+from lyra_resources.settings import REPO_ROOT, HomeLayout
+from lyra_tools.cli_common import (
+    HomeOption,
+    console,
+    fail,
+    home_root,
+    open_store,
+    output_problem,
+    require_task,
+    write_output,
+    write_stdout,
+)
 
 app = typer.Typer()
 
@@ -21,25 +31,25 @@ app = typer.Typer()
 @app.command()
 def mcp(
     transport: Annotated[str, typer.Option(help="stdio (default) or http (streamable HTTP on 127.0.0.1)")] = "stdio",
-    port: Annotated[int, typer.Option(help="port for --transport http")] = 8765,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="port for --transport http")] = 8765,
     home: HomeOption = None,
 ) -> None:
     """Serve Lyra's evidence graph to AI agents over MCP (exploration and feedback tools)."""
     from lyra_tools import mcp_server
 
-    args = ["--transport", transport, "--port", str(port)]
-    if home:
-        args += ["--home", str(home)]
+    if transport not in ("stdio", "http"):
+        raise fail(f"unknown --transport {transport!r}: use stdio or http")
+    args = ["--transport", transport, "--port", str(port), "--home", str(home_root(home))]
     mcp_server.main(args)
 
 
 @app.command()
 def ui(
-    port: Annotated[int, typer.Option(help="port of the Dagster UI")] = 3000,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="port of the Dagster UI")] = 3000,
     home: HomeOption = None,
 ) -> None:
     """Start the Dagster UI (`dagster dev`) on this Lyra home's instance."""
-    layout = HomeLayout(root=resolve_home(home))
+    layout = HomeLayout(root=home_root(home))
     with open_instance(layout.root):  # prepared (shipped models recorded) before dagster dev opens it
         pass
     dagster = shutil.which("dagster") or str(Path(sys.executable).with_name("dagster"))
@@ -53,7 +63,7 @@ def daemon(home: HomeOption = None) -> None:
     """Start Dagster's daemon (`dagster-daemon run`) on this Lyra home's instance: it starts the runs
     queued in the cluster profile (one per task, cluster.max_concurrent_runs in all), the schedule
     and the sensors."""
-    layout = HomeLayout(root=resolve_home(home))
+    layout = HomeLayout(root=home_root(home))
     cluster = cluster_settings()
     with open_instance(layout.root, cluster):  # dagster.yaml written for the profile, the storage ready
         pass
@@ -79,11 +89,12 @@ def export_task(
 
     if format not in export.FORMATS:
         raise fail(f"unknown --format {format!r}: use one of {', '.join(export.FORMATS)}")
+    if out is not None and (problem := output_problem(out, "--out")):  # before the export is built
+        raise fail(problem)
     require_task(home, task_id)
-    text = export.export(open_store(home), task_id, format)
+    text = export.export(open_store(home, create=False), task_id, format)
     if out is None:
-        sys.stdout.write(text)
+        write_stdout(text)
         return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
+    write_output(out, text, "--out")
     console.print(f"{format} export of {task_id}: {out}")

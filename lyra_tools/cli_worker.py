@@ -17,8 +17,8 @@ import typer
 
 from lyra_assets.runs import open_instance
 from lyra_assets.step_workers import CELERY_APP, CELERY_QUEUE, cluster_broker, write_worker_config
-from lyra_resources.settings import PROFILE_ENV, REPO_ROOT, HomeLayout, load_settings, resolve_home
-from lyra_tools.cli_common import HomeOption, fail
+from lyra_resources.settings import PROFILE_ENV, REPO_ROOT, HomeLayout, load_settings
+from lyra_tools.cli_common import HomeOption, fail, home_root
 
 app = typer.Typer()
 
@@ -39,7 +39,7 @@ def worker(
         import dagster_celery  # noqa: F401 (the cluster extra)
     except ImportError:
         raise fail("lyra worker needs Lyra's cluster extra: pip install 'lyra[cluster]'") from None
-    layout = HomeLayout(root=resolve_home(home))
+    layout = HomeLayout(root=home_root(home))
     with open_instance(layout.root):  # the home's instance prepared before steps write to it
         pass
     config_dir = write_worker_config(layout, redis_url)

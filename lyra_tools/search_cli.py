@@ -11,8 +11,6 @@ corpus embeds (a progress line says so).
 from __future__ import annotations
 
 import contextlib
-import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
@@ -26,19 +24,22 @@ from lyra_resources.literature import LiteratureSources
 from lyra_resources.local_models import LocalModels
 from lyra_resources.progress import StageProgress, reporting_to
 from lyra_resources.sentence_match import SentenceMatch
-from lyra_resources.settings import HomeLayout, SettingsError, load_settings, resolve_home
+from lyra_resources.settings import HomeLayout, SettingsError, load_settings
 from lyra_resources.task_input import TaskInputError, check_corpus
-from lyra_tools.cli_common import HomeOption, console, err, fail, open_store
+from lyra_tools.cli_common import (
+    HomeOption,
+    check_input_file,
+    console,
+    err,
+    fail,
+    home_root,
+    open_store,
+    output_problem,
+    write_output,
+)
 
 app = typer.Typer()
 TITLE_CHARS = 70
-
-
-def _check_run_path(run: Path) -> None:
-    if run.is_dir():
-        raise ValueError(f"--run {run}: is a folder; name the run file to write")
-    if not run.parent.is_dir():
-        raise ValueError(f"--run {run}: folder {run.parent} does not exist; create it or write elsewhere")
 
 
 @contextlib.contextmanager
@@ -78,14 +79,6 @@ def _print_hits(hits: list[Hit], rerank_note: str, as_json: bool) -> None:
     console.print(table)
 
 
-def _write_run(run: Path, lines: list[str]) -> None:
-    """All at once through a temporary file, so a failed search leaves no half-written run."""
-    fd, tmp = tempfile.mkstemp(dir=run.parent, prefix=f".{run.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.writelines(lines)
-    os.replace(tmp, run)
-
-
 @app.command("search")
 def search(
     query: Annotated[str | None, typer.Argument(help="the query (or --queries FILE.jsonl)", show_default=False)] = None,
@@ -110,11 +103,13 @@ def search(
             raise ValueError("--queries and --run go together: --queries FILE.jsonl --run OUT.tsv")
         if query is not None and not " ".join(query.split()):
             raise ValueError("the query is empty; give the words to search for")
-        if run is not None:
-            _check_run_path(run)
+        if run is not None and (problem := output_problem(run, "--run")):
+            raise ValueError(problem)
+        if queries is not None:
+            check_input_file(queries, "--queries", "the queries file")
         todo = read_queries(queries) if queries is not None else [("query", " ".join(query.split()))]
         config = load_settings()
-        layout = HomeLayout(root=resolve_home(home, create=False))
+        layout = HomeLayout(root=home_root(home, create=False))
         literature = LiteratureSources.configured(layout.cache, config)
         check_corpus(literature, str(corpus), "--corpus")
     except (ValueError, TaskInputError, SettingsError) as exc:
@@ -134,6 +129,6 @@ def search(
                else "lyra-sentences" if isinstance(reranker, SentenceMatch) else "lyra-rerank")
         lines = [f"{qid} Q0 {h.doc_id} {h.rank} {h.score:.6f} {tag}\n"
                  for qid, text in todo for h in ranker.search(text, top or 100)]
-    _write_run(run, lines)
+    write_output(run, "".join(lines), "--run")  # whole or not at all: a failed search leaves no half run
     err.print(f"wrote {len(lines):,} lines for {len(todo):,} queries to {run} (tag {tag}; stage 3: {rerank_note})",
               markup=False, highlight=False, soft_wrap=True)

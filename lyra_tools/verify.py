@@ -24,16 +24,13 @@ class VerifyInputError(ValueError):
     """A claims file or corpus a verify task cannot be made from; one line for the user."""
 
 
-def verify_options(corpus: list[Path], claims_file: Path, papers_per_claim: int, layout: HomeLayout) -> TaskOptions:
-    """The options of a verify task, once the claims file reads as claims and every paper id it
-    names is in the corpus. Raises ``VerifyInputError`` otherwise; creates no task."""
-    missing = [str(p) for p in [*corpus, claims_file] if not p.exists()]
+def verify_options(corpus: list[Path], claims_file: Path, text: str, papers_per_claim: int,
+                   layout: HomeLayout) -> TaskOptions:
+    """The options of a verify task, once ``text`` (the claims file's) reads as claims and every
+    paper id it names is in the corpus. Raises ``VerifyInputError`` otherwise; creates no task."""
+    missing = [str(p) for p in corpus if not p.exists()]
     if missing:
         raise VerifyInputError(f"path not found: {', '.join(missing)}")
-    try:
-        text = claims_file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise VerifyInputError(f"cannot read the claims file {claims_file}: {exc}") from None
     try:
         claims = parse_claims(text)
     except ClaimsFileError as exc:

@@ -49,6 +49,9 @@ def test_clear_errors_for_bad_input(tmp_path):
     home = str(tmp_path / "h")
     missing = invoke("run", "q", "--corpus", str(tmp_path / "nope.jsonl"), "--home", home)
     assert missing.exit_code == 1 and "corpus path does not exist" in missing.output
+    no_home = invoke("task", "status", "task_00000000", "--home", home)  # the refused run made no home
+    assert no_home.exit_code == 1 and "no Lyra home at" in no_home.output and not (tmp_path / "h").exists()
+    LyraStore.at(home)
     unknown = invoke("task", "status", "task_00000000", "--home", home)
     assert unknown.exit_code == 1 and "no task 'task_00000000'" in unknown.output
     empty = invoke("run", "   ", "--home", home)

@@ -71,6 +71,9 @@ def test_cli_export_writes_the_file_and_refuses_bad_input(tmp_path):
     store, graph, _ = graph_with_authors(tmp_path)
     runner, home = CliRunner(), str(store.layout.root)
     out = tmp_path / "out" / "refs.bib"
+    refused = runner.invoke(app, ["export", graph.task_id, "--format", "bibtex", "--out", str(out), "--home", home])
+    assert refused.exit_code == 1 and "does not exist" in refused.output and not out.parent.exists()
+    out.parent.mkdir()  # --out names a file in a folder that exists, as `lyra search --run` does
     done = runner.invoke(app, ["export", graph.task_id, "--format", "bibtex", "--out", str(out), "--home", home])
     assert done.exit_code == 0 and "Smith, Jane Q." in out.read_text()
     html = runner.invoke(app, ["export", graph.task_id, "--format", "html", "--home", home])

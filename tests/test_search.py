@@ -111,7 +111,7 @@ def test_bad_input_is_one_line_and_creates_nothing(tmp_path, small_corpus, args,
 
 
 @pytest.mark.parametrize(("line", "why"), [
-    ("not json", "not JSON"), ('{"text": "x"}', "needs an \"_id\""), ('{"_id": "a b", "text": "x"}', "no spaces"),
+    ("not json", "not valid JSON"), ('{"text": "x"}', "needs an \"_id\""), ('{"_id": "a b", "text": "x"}', "no spaces"),
     ('{"_id": "q", "text": 3}', "non-empty \"text\""), ('["q", "x"]', "needs an \"_id\""),
 ])
 def test_queries_file_names_the_bad_line(tmp_path, line, why):
