@@ -35,7 +35,7 @@ TOPICS = [
     ("High salt intake", "salt intake", "systolic blood pressure", "systolic blood pressure"),
     ("Omega-3 fatty acids", "omega-3 supplementation", "serum triglycerides", "triglyceride levels"),
     ("Alcohol consumption", "alcohol use", "the risk of liver cirrhosis", "liver cirrhosis rates"),
-    ("Air pollution", "exposure to fine particulate matter", "asthma admissions", "hospital admissions for asthma"),
+    ("Air pollution", "air pollution", "asthma admissions", "hospital admissions for asthma"),
     ("Breastfeeding", "breastfeeding", "childhood obesity", "obesity in childhood"),
     ("Bariatric surgery", "bariatric surgery", "all-cause mortality", "all-cause mortality"),
     ("HPV vaccination", "HPV vaccination", "cervical lesions", "high-grade cervical lesions"),

@@ -28,7 +28,8 @@ from lyra_resources.claim_roles import claim_role_model
 from lyra_resources.content_cache import cached_judgements
 from lyra_resources.domain_policy import DomainTrust
 from lyra_resources.local_models import LocalModels
-from lyra_resources.models import NLI_RELATION, NliModel, NliPrediction
+from lyra_resources.direction_judge import DIRECTION, DirectionReader, EdgeJudgement, judge_triples
+from lyra_resources.models import NLI_RELATION, NliModel
 from lyra_resources.nli_versions import active_version
 from lyra_resources.progress import track
 from lyra_resources.schema import CLAIM_SCORES, NLI_EDGES
@@ -39,26 +40,38 @@ from lyra_resources.store import LyraStore
 warnings.filterwarnings("ignore", category=PreviewWarning, message=".*partitions_def on an AssetCheckSpec.*")
 
 
-def judge_pairs(store: LyraStore, nli: NliModel, pairs: list[tuple[str, str]], log=None) -> list[dict]:
-    """NLI results for (premise, hypothesis) pairs, from the cache when the same texts were
-    already judged by the same model version; only the rest reach the model."""
+def judge_pairs(store: LyraStore, model: NliModel | DirectionReader, pairs: list[tuple[str, str]], log=None,
+                name: str = "NLI") -> list[dict]:
+    """A pair model's results (the cross-encoder's for (premise, claim), the direction reader's for
+    (passage, question)), from the cache when the same texts were already judged by the same model
+    version; only the rest reach the model."""
 
     def report(todo: int) -> None:
         if log:
-            log.info(f"NLI: {len(pairs)} pairs, {len(pairs) - todo} from cache, {todo} to judge")
+            log.info(f"{name}: {len(pairs)} pairs, {len(pairs) - todo} from cache, {todo} to judge")
 
-    def judge(todo: list[tuple[str, str]]) -> list[NliPrediction]:  # one model call per distinct pair
+    def judge(todo: list[tuple[str, str]]) -> list:  # one model call per distinct pair
         predictions = []
         batch = 256
-        nli.load()  # before the clock starts: the rate shown is the model's
-        with track("NLI", len(todo), "pairs") as tracker:  # the CLI shows count, rate and elapsed time
+        model.load()  # before the clock starts: the rate shown is the model's
+        with track(name, len(todo), "pairs") as tracker:  # the CLI shows count, rate and elapsed time
             for start in range(0, len(todo), batch):
-                predictions += nli.predict(todo[start:start + batch], on_batch=tracker.advance)
+                predictions += model.predict(todo[start:start + batch], on_batch=tracker.advance)
                 if log:
-                    log.info(f"NLI progress {min(start + batch, len(todo))}/{len(todo)}")
+                    log.info(f"{name} progress {min(start + batch, len(todo))}/{len(todo)}")
         return predictions
 
-    return cached_judgements(store, nli.version, pairs, judge, on_lookup=report)
+    return cached_judgements(store, model.version, pairs, judge, on_lookup=report) if pairs else []
+
+
+def page_texts(store: LyraStore, task_id: str, fragments: pd.DataFrame) -> dict[str, str]:
+    """Each page's title and text (its fragments in order): where a results sentence's exposure is named."""
+    titles = dict(store.fetch_df("SELECT page_id, title FROM pages WHERE task_id = ?", [task_id])
+                  .itertuples(index=False, name=None))
+    texts = {}
+    for page_id, group in fragments.sort_values(["page_id", "position"]).groupby("page_id"):
+        texts[page_id] = " ".join([titles.get(page_id) or "", *group["text"].tolist()])
+    return texts
 
 
 def findings_only(fragments: pd.DataFrame, vectors: np.ndarray, min_finding: float
@@ -117,7 +130,11 @@ def scoped_pairs(store: LyraStore, task_id: str, claims: pd.DataFrame, fragments
 def nli_edges(
     context: AssetExecutionContext, store: LyraStore, models: LocalModels, trust: DomainTrust, settings: LyraSettings
 ) -> MaterializeResult:
-    """Fragment → claim edges: SUPPORTS, REFUTES or NEUTRAL, as the NLI model judges them.
+    """Fragment → claim edges: SUPPORTS, REFUTES or NEUTRAL, each with its reason.
+
+    A claim about an effect is judged from its parts (docs/direction.md): the directions the claim
+    and the fragment state, the fragment's figures, and whether the fragment (and its paper) is
+    about the claim's exposure and outcome; any other claim by the NLI cross-encoder.
 
     Each adopted claim meets only its `nli_top_k` most similar fragments that report a finding,
     never one of its own page (a verify task's claim meets fragments of its `claim_scope` papers
@@ -130,6 +147,7 @@ def nli_edges(
     claims = store.fetch_df("SELECT * FROM claims WHERE task_id = ? AND adoption_status = 'adopted' ORDER BY claim_id",
                             [task_id])
     fragments = store.read_partition("fragments", task_id)
+    page_fragments = fragments[["page_id", "position", "text"]].copy()
     encode = models.cached_encoder(store)
     claim_vectors = encode(claims["text"].tolist()) if len(claims) else np.zeros((0, 1))
     fragment_vectors = encode(fragments["text"].tolist()) if len(fragments) else np.zeros((0, 1))
@@ -149,23 +167,34 @@ def nli_edges(
 
     active = active_version(store, models.nli_base_path)  # the version the learning loop activated
     nli = models.nli(active.adapter_path)
+    reader = models.direction_reader()
     flat = [(ci, fi, sim) for ci, pairs in enumerate(chosen) for fi, sim in pairs]
-    texts = [(fragments["text"].iat[fi], claims["text"].iat[ci]) for ci, fi, _ in flat]
-    results = judge_pairs(store, nli, texts, context.log)
+    papers = page_texts(store, task_id, page_fragments)
+    triples = [(claims["text"].iat[ci], fragments["text"].iat[fi], papers.get(fragments["page_id"].iat[fi], ""))
+               for ci, fi, _ in flat]
+    judged = judge_triples(triples, read=lambda pairs: judge_pairs(store, reader, pairs, context.log, "direction"),
+                           nli=lambda pairs: judge_pairs(store, nli, pairs, context.log)) if reader else \
+        [EdgeJudgement.from_cross_encoder(NLI_RELATION[r["label"]], r["probs"])
+         for r in judge_pairs(store, nli, [(t[1], t[0]) for t in triples], context.log)]
     rows = []
-    for (ci, fi, sim), result in zip(flat, results, strict=True):
+    for (ci, fi, sim), result in zip(flat, judged, strict=True):
         fragment_id, claim_id = fragments["fragment_id"].iat[fi], claims["claim_id"].iat[ci]
         # off-topic text decides nothing: the judge's label stays in nli_label, the edge is NEUTRAL
-        relation = NLI_RELATION[result["label"]] if sim >= cfg.min_similarity else "NEUTRAL"
+        relation = result.relation if sim >= cfg.min_similarity else "NEUTRAL"
         rows.append({
             "edge_id": edge_id_for(task_id, fragment_id, claim_id), "fragment_id": fragment_id,
-            "claim_id": claim_id, "relation": relation, "nli_label": result["label"],
-            "nli_confidence": float(result["confidence"]),
+            "claim_id": claim_id, "relation": relation, "nli_label": result.nli_label,
+            "nli_confidence": float(result.confidence),
             "source_trust_level": level_of_page.get(fragments["page_id"].iat[fi]),
-            "target_trust_level": claim_level[ci], "model_version": nli.version, "similarity": sim,
-            "page_id": fragments["page_id"].iat[fi],
-            "p_supports": float(result["probs"]["entailment"]), "p_refutes": float(result["probs"]["contradiction"]),
-            "p_neutral": float(result["probs"]["neutral"]),
+            "target_trust_level": claim_level[ci],
+            "model_version": reader.version if result.judged_by == DIRECTION else nli.version, "similarity": sim,
+            "page_id": fragments["page_id"].iat[fi], "p_supports": result.p_supports,
+            "p_refutes": result.p_refutes, "p_neutral": result.p_neutral, "judged_by": result.judged_by,
+            "claim_direction": result.claim_direction, "passage_direction": result.passage_direction,
+            "effect_figures": result.effect_figures, "exposure_matched": result.exposure_matched,
+            "outcome_matched": result.outcome_matched,
+            "reason": result.reason if relation == result.relation else
+            f"{result.reason} (NEUTRAL: the fragment is far from the claim, similarity {sim:.2f})",
         })
     frame = pd.DataFrame(rows, columns=NLI_EDGES.data_columns)
     store.replace_partition("nli_edges", task_id, frame)

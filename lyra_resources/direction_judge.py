@@ -1,10 +1,10 @@
 """Lyra's judge of (claim, passage) pairs: direction read explicitly for claims about an effect, the
 cross-encoder for the rest.
 
-For an effect claim the claim's frame (``lyra_core.direction.claim_frame``), the passage's figures
-and words, the learned direction reader's probabilities and the exposure/outcome check compose the
-relation (``lyra_core.direction.verdict``); every judgement carries its parts and a one-line reason.
-docs/direction.md describes the whole.
+For an effect claim the claim's frame, the passage's figures and words, the learned direction
+reader's probabilities and the exposure/outcome check compose the relation
+(``lyra_core.direction.verdict.judge_passage``); every judgement carries its parts and a one-line
+reason. docs/direction.md describes the whole.
 """
 
 from __future__ import annotations
@@ -15,14 +15,21 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from lyra_core.direction.claim_frame import ClaimFrame, read_claim
-from lyra_core.direction.passage import read_passage, states_no_finding
-from lyra_core.direction.relevance import relevance
-from lyra_core.direction.verdict import claim_direction, judge, passage_distribution
-from lyra_resources.model_files import DEFAULT_DIRECTION_DIR, DEFAULT_NLI_DIR, ModelError, base_version
-from lyra_resources.models import NliModel, PairClassifier, nli_model, softmax
+from lyra_core.direction.claim_frame import read_claim
+from lyra_core.direction.verdict import DirectionJudgement, judge_passage, reader_question
+from lyra_resources.model_files import DEFAULT_DIRECTION_DIR, ModelError, base_version
+from lyra_resources.models import NliPrediction, PairClassifier, cached_model, nli_model, softmax
 
 READER_LABELS = ("increased", "decreased", "no_difference", "unrelated")
+DIRECTION, CROSS_ENCODER = "direction", "cross-encoder"
+
+
+class ReaderPrediction(BaseModel):
+    """The reader's answer for one passage: its most likely label and every label's probability."""
+
+    label: str
+    confidence: float
+    probs: dict[str, float]
 
 
 class EdgeJudgement(BaseModel):
@@ -44,10 +51,25 @@ class EdgeJudgement(BaseModel):
     def confidence(self) -> float:
         return max(self.p_supports, self.p_refutes, self.p_neutral)
 
+    @property
+    def nli_label(self) -> str:
+        return {"SUPPORTS": "entailment", "REFUTES": "contradiction"}.get(self.relation, "neutral")
 
-def reader_question(frame: ClaimFrame) -> str:
-    """How the reader is asked about a passage for this claim (as in its training)."""
-    return f"effect of {frame.exposure} versus control on {frame.outcome}"
+    @classmethod
+    def from_direction(cls, verdict: DirectionJudgement) -> EdgeJudgement:
+        return cls(relation=verdict.relation, p_supports=verdict.p_supports, p_refutes=verdict.p_refutes,
+                   p_neutral=verdict.p_neutral, judged_by=DIRECTION, claim_direction=verdict.claim_direction,
+                   passage_direction=verdict.passage_direction, effect_figures=verdict.figures,
+                   exposure_matched=verdict.exposure_matched, outcome_matched=verdict.outcome_matched,
+                   reason=verdict.reason)
+
+    @classmethod
+    def from_cross_encoder(cls, relation: str, probs: dict[str, float]) -> EdgeJudgement:
+        p = {"SUPPORTS": probs["entailment"], "REFUTES": probs["contradiction"], "NEUTRAL": probs["neutral"]}
+        return cls(relation=relation, p_supports=p["SUPPORTS"], p_refutes=p["REFUTES"], p_neutral=p["NEUTRAL"],
+                   judged_by=CROSS_ENCODER,
+                   reason=f"the claim states no direction of an effect; the cross-encoder reads "
+                          f"{relation.lower()} ({max(p.values()):.2f})")
 
 
 class DirectionReader(PairClassifier):
@@ -64,64 +86,54 @@ class DirectionReader(PairClassifier):
     def version(self) -> str:
         return base_version(self.path)
 
-    def probabilities(self, pairs: list[tuple[str, str]], on_batch: Callable[[int], None] | None = None
-                      ) -> list[dict[str, float]]:
+    def predict(self, pairs: list[tuple[str, str]],
+                on_batch: Callable[[int], None] | None = None) -> list[ReaderPrediction]:
         rows = softmax(self.logits(pairs, on_batch)) if pairs else []
-        return [dict(zip(READER_LABELS, map(float, row), strict=True)) for row in rows]
+        out = []
+        for row in rows:
+            probs = dict(zip(READER_LABELS, map(float, row), strict=True))
+            label = max(probs, key=probs.__getitem__)
+            out.append(ReaderPrediction(label=label, confidence=probs[label], probs=probs))
+        return out
+
+
+def direction_reader(path: str | Path = DEFAULT_DIRECTION_DIR) -> DirectionReader:
+    return cached_model("direction", str(path), lambda: DirectionReader(path))
+
+
+ReaderPredict = Callable[[list[tuple[str, str]]], list[dict]]
+NliPredict = Callable[[list[tuple[str, str]]], list[dict]]
+
+
+def judge_triples(triples: list[tuple[str, str, str]], read: ReaderPredict, nli: NliPredict) -> list[EdgeJudgement]:
+    """Judgements of (claim, passage, paper text) triples: ``read`` gives the direction reader's
+    results for (passage, question) pairs and ``nli`` the cross-encoder's for (passage, claim)
+    pairs, each as ``{"label", "confidence", "probs"}`` (so callers may serve them from a cache)."""
+    frames = {claim: read_claim(claim) for claim in {t[0] for t in triples}}
+    directional = [i for i, (claim, _, _) in enumerate(triples) if frames[claim].directional]
+    others = [i for i in range(len(triples)) if not frames[triples[i][0]].directional]
+    out: dict[int, EdgeJudgement] = {}
+    read_results = read([(triples[i][1], reader_question(frames[triples[i][0]])) for i in directional])
+    for i, result in zip(directional, read_results, strict=True):
+        claim, passage, paper = triples[i]
+        out[i] = EdgeJudgement.from_direction(judge_passage(frames[claim], passage, paper, result["probs"]))
+    nli_results = nli([(triples[i][1], triples[i][0]) for i in others])
+    for i, result in zip(others, nli_results, strict=True):
+        relation = {"entailment": "SUPPORTS", "contradiction": "REFUTES"}.get(result["label"], "NEUTRAL")
+        out[i] = EdgeJudgement.from_cross_encoder(relation, result["probs"])
+    return [out[i] for i in range(len(triples))]
 
 
 class DirectionJudge:
-    """Judges (claim, passage, paper text) triples; ``paper_text`` (title and abstract) lets a
-    results sentence that says "the treatment group" count as about the claim's exposure."""
+    """The judge with its models loaded and no cache: ``lyra verify``'s and the benches' entry."""
 
-    def __init__(self, reader_path: str | Path = DEFAULT_DIRECTION_DIR, nli: NliModel | None = None):
-        self.reader_path = reader_path
-        self._nli = nli
+    def __init__(self, reader_path: str | Path = DEFAULT_DIRECTION_DIR, nli_path: str | Path | None = None):
+        self.reader = direction_reader(reader_path)
+        self.nli = nli_model(nli_path) if nli_path else nli_model()
 
-    @cached_property
-    def reader(self) -> DirectionReader:
-        return DirectionReader(self.reader_path)
+    def judge_pairs(self, triples: list[tuple[str, str, str]]) -> list[EdgeJudgement]:
+        def as_dicts(predictions: list[ReaderPrediction] | list[NliPrediction]) -> list[dict]:
+            return [p.model_dump() for p in predictions]
 
-    @property
-    def nli(self) -> NliModel:
-        return self._nli or nli_model(DEFAULT_NLI_DIR)
-
-    @cached_property
-    def version(self) -> str:
-        return f"{self.nli.version}+{self.reader.version}"
-
-    def judge_pairs(self, triples: list[tuple[str, str, str]],
-                    on_batch: Callable[[int], None] | None = None) -> list[EdgeJudgement]:
-        frames = {claim: read_claim(claim) for claim in {t[0] for t in triples}}
-        directional = [i for i, (claim, _, _) in enumerate(triples) if frames[claim].directional]
-        others = [i for i in range(len(triples)) if i not in set(directional)]
-        out: list[EdgeJudgement | None] = [None] * len(triples)
-        asked = [(triples[i][1], reader_question(frames[triples[i][0]])) for i in directional]
-        for i, probs in zip(directional, self.reader.probabilities(asked, on_batch), strict=True):
-            claim, passage, paper = triples[i]
-            out[i] = self._directional(frames[claim], passage, paper, probs)
-        if others:
-            for i, prediction in zip(others, self.nli.predict([(triples[i][1], triples[i][0]) for i in others],
-                                                              on_batch), strict=True):
-                out[i] = EdgeJudgement(
-                    relation=prediction.relation, p_supports=prediction.probs["entailment"],
-                    p_refutes=prediction.probs["contradiction"], p_neutral=prediction.probs["neutral"],
-                    judged_by="cross-encoder",
-                    reason=f"the claim states no direction of an effect; the cross-encoder reads "
-                           f"{prediction.relation.lower()} ({prediction.confidence:.2f})")
-        return [judgement for judgement in out if judgement is not None]
-
-    @staticmethod
-    def _directional(frame: ClaimFrame, passage: str, paper: str, probs: dict[str, float]) -> EdgeJudgement:
-        if states_no_finding(passage):
-            return EdgeJudgement(relation="NEUTRAL", p_supports=0.0, p_refutes=0.0, p_neutral=1.0,
-                                 judged_by="direction", claim_direction=claim_direction(frame),
-                                 reason="states an aim or a method, not a finding → neutral")
-        reading = read_passage(passage, frame.exposure, frame.outcome)
-        about = relevance(frame.exposure, frame.outcome, passage, paper)
-        verdict = judge(frame, passage_distribution(probs, reading), reading, about)
-        return EdgeJudgement(relation=verdict.relation, p_supports=verdict.p_supports, p_refutes=verdict.p_refutes,
-                             p_neutral=verdict.p_neutral, judged_by="direction",
-                             claim_direction=verdict.claim_direction, passage_direction=verdict.passage_direction,
-                             effect_figures=verdict.figures, exposure_matched=verdict.exposure_matched,
-                             outcome_matched=verdict.outcome_matched, reason=verdict.reason)
+        return judge_triples(triples, lambda pairs: as_dicts(self.reader.predict(pairs)),
+                             lambda pairs: as_dicts(self.nli.predict(pairs)))

@@ -1,6 +1,6 @@
 """``LocalModels``: the models a run uses, as a Dagster resource configured from
 ``settings.models``: the embedder (through the store's embedding cache), the NLI model with an
-optional LoRA adapter, and the stage-3 reranker a task asks for.
+optional LoRA adapter, the direction reader, and the stage-3 reranker a task asks for.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from dagster import ConfigurableResource
 from pydantic import Field
 
 from lyra_resources.content_cache import cached_embeddings
-from lyra_resources.model_files import DEFAULT_NLI_DIR, PACKAGED_EMBEDDER
+from lyra_resources.direction_judge import DirectionReader, direction_reader
+from lyra_resources.model_files import DEFAULT_DIRECTION_DIR, DEFAULT_NLI_DIR, PACKAGED_EMBEDDER
 from lyra_resources.models import Embedder, NliModel, Reranker, embedder, nli_model, reranker, set_threads
 from lyra_resources.settings import LyraSettings
 
@@ -27,6 +28,7 @@ class LocalModels(ConfigurableResource):
 
     embedder_name: str = PACKAGED_EMBEDDER
     nli_path: str = ""
+    direction_path: str = ""
     reranker_choice: str = "none"
     threads: int = 2
     reranker_dir: str = Field("", description="where corpus-adapted rerankers are stored")
@@ -35,6 +37,7 @@ class LocalModels(ConfigurableResource):
     def configured(cls, home: Path, config: LyraSettings) -> LocalModels:
         """The models ``config.models`` names, with corpus-adapted rerankers under ``home``."""
         return cls(embedder_name=config.models.embedder, nli_path=config.models.nli,
+                   direction_path=config.models.direction,
                    reranker_choice=config.models.reranker, threads=config.torch_threads,
                    reranker_dir=str(home / "models" / "rerankers"))
 
@@ -52,6 +55,13 @@ class LocalModels(ConfigurableResource):
         """The base NLI model, or with a LoRA adapter (the active version's, see nli_versions)."""
         set_threads(self.threads)
         return nli_model(self.nli_path or DEFAULT_NLI_DIR, adapter)
+
+    def direction_reader(self) -> DirectionReader | None:
+        """The direction reader effect claims are judged with; None when ``models.direction`` is 'off'."""
+        if self.direction_path.strip().lower() == "off":
+            return None
+        set_threads(self.threads)
+        return direction_reader(self.direction_path or DEFAULT_DIRECTION_DIR)
 
     @property
     def nli_base_path(self) -> str:

@@ -143,14 +143,13 @@ def arms(text: str, exposure: str) -> list[EffectFigure]:
         before = text[max(0, match.start() - 25):match.start()]
         between = text[match.end("a"):match.start("b")]
         tail = match.group("tail")
+        # the arm's name stands before its figure or right after it ("17.5 h for X as compared to …")
+        link = re.search(r"\b(?:vs\.?|versus|compared\s+(?:with|to)|and)\s", between, re.IGNORECASE)
+        split = link.start() if link else len(between)
+        order = _exposure_first(before + between[:split], between[split:] + " " + tail[:30], exposure)
         cut = tail.lower().find("respectively")
-        if cut >= 0:
-            first_label, second_label = _two_labels(tail[:cut])
-        else:  # the arm's name stands before its figure or right after it ("17.5 h for X as compared to …")
-            link = re.search(r"\b(?:vs\.?|versus|compared\s+(?:with|to)|and)\s", between, re.IGNORECASE)
-            split = link.start() if link else len(between)
-            first_label, second_label = before + between[:split], between[split:] + " " + tail[:30]
-        order = _exposure_first(first_label, second_label, exposure)
+        if order is None and cut >= 0:  # "12 % and 20 % in the X and Y groups, respectively"
+            order = _exposure_first(*_two_labels(tail[:cut]), exposure)
         if order is None:
             continue
         mine, theirs = (a, b) if order else (b, a)

@@ -40,6 +40,9 @@ _GENERAL = set(index_terms("risk effect effects level levels rate rates patient 
                            "significant study trial human people adult adults"))
 
 
+MATCH_SHARE = 0.34  # chosen by bench/relevance_gate.py on its tuning side
+
+
 def _concepts(text: str) -> set[str]:
     return {f"g{_GROUP_OF[t]}" if t in _GROUP_OF else t for t in index_terms(text)}
 
@@ -62,12 +65,20 @@ def _specific(text: str) -> set[str]:
     return specific or _concepts(text)
 
 
-def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "") -> Relevance:
+def _enough(hits: list[str], wanted: set[str], share: float) -> bool:
+    """At least one of the phrase's specific terms, and ``share`` of them."""
+    return bool(hits) and len(hits) >= share * len(wanted)
+
+
+def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "", share: float = MATCH_SHARE
+              ) -> Relevance:
     """The outcome must be named in the passage; the exposure in the passage or in its paper (the
     title and abstract: a results sentence often says "the treatment group")."""
     in_passage = _concepts(passage)
     in_paper = in_passage | _concepts(paper_text)
-    outcome_hits = sorted(_specific(outcome) & in_passage)
-    exposure_hits = sorted(_specific(exposure) & in_paper)
-    return Relevance(exposure_matched=bool(exposure_hits), outcome_matched=bool(outcome_hits),
+    wanted_outcome, wanted_exposure = _specific(outcome), _specific(exposure)
+    outcome_hits = sorted(wanted_outcome & in_passage)
+    exposure_hits = sorted(wanted_exposure & in_paper)
+    return Relevance(exposure_matched=_enough(exposure_hits, wanted_exposure, share),
+                     outcome_matched=_enough(outcome_hits, wanted_outcome, share),
                      exposure_terms=exposure_hits, outcome_terms=outcome_hits)

@@ -14,8 +14,8 @@ from typing import Literal
 from pydantic import BaseModel
 
 from lyra_core.direction.claim_frame import ClaimFrame
-from lyra_core.direction.passage import PassageReading
-from lyra_core.direction.relevance import Relevance
+from lyra_core.direction.passage import PassageReading, read_passage, states_no_finding
+from lyra_core.direction.relevance import Relevance, relevance
 
 NULL_WEIGHT = 0.8  # how much a null finding counts against a claim of an effect, next to an opposite finding
 FIGURES_CERTAINTY = 0.9  # the reading of a ratio or a difference whose interval decides
@@ -86,3 +86,21 @@ def judge(frame: ClaimFrame, probs: dict[str, float], reading: PassageReading, a
     reason = (f"{reported}{f' ({figures})' if figures else ''}; the claim says {frame.says()} → {relation.lower()}")
     return DirectionJudgement(relation=relation, p_supports=round(p_supports, 4), p_refutes=round(p_refutes, 4),
                               p_neutral=round(p_neutral, 4), passage_direction=direction, reason=reason, **base)
+
+
+def reader_question(frame: ClaimFrame) -> str:
+    """How the direction reader is asked about a passage for this claim (as in its training)."""
+    return f"effect of {frame.exposure} versus control on {frame.outcome}"
+
+
+def judge_passage(frame: ClaimFrame, passage: str, paper_text: str, probs: dict[str, float]) -> DirectionJudgement:
+    """The relation of ``passage`` (from a paper whose title and abstract are ``paper_text``) to the
+    effect claim ``frame``, given the direction reader's probabilities ``probs`` for it."""
+    if states_no_finding(passage):
+        return DirectionJudgement(relation="NEUTRAL", p_supports=0.0, p_refutes=0.0, p_neutral=1.0,
+                                  claim_direction=claim_direction(frame), passage_direction=None, figures="",
+                                  exposure_matched=False, outcome_matched=False,
+                                  reason="states an aim or a method, not a finding → neutral")
+    reading = read_passage(passage, frame.exposure, frame.outcome)
+    about = relevance(frame.exposure, frame.outcome, passage, paper_text)
+    return judge(frame, passage_distribution(probs, reading), reading, about)

@@ -38,8 +38,9 @@ CLAIM_SCOPE = table(
 
 NLI_EDGES = table(
     "nli_edges",
-    "fragment → claim judgements of the NLI model: SUPPORTS, REFUTES or NEUTRAL, with the calibrated "
-    "probability of each",
+    "fragment → claim judgements: SUPPORTS, REFUTES or NEUTRAL with the probability of each, composed from the "
+    "directions the claim and the fragment state for an effect claim, the cross-encoder's for any other; "
+    "every edge with its reason",
     """
     task_id VARCHAR
     edge_id VARCHAR -- `e_` + hash of the task, fragment and claim ids: stable across runs
@@ -56,6 +57,13 @@ NLI_EDGES = table(
     p_supports DOUBLE -- calibrated probability (0–1) that the fragment supports the claim (entailment)
     p_refutes DOUBLE -- calibrated probability (0–1) that the fragment refutes the claim (contradiction)
     p_neutral DOUBLE -- calibrated probability (0–1) that the fragment neither supports nor refutes it
+    judged_by VARCHAR -- direction (an effect claim: its parts composed the relation, docs/direction.md) | cross-encoder
+    claim_direction VARCHAR -- what the claim asserts: increase | decrease | no_effect | not_increase | not_decrease; NULL for the cross-encoder
+    passage_direction VARCHAR -- what the fragment reports for the claim's outcome: increased | decreased | no_difference; NULL when not read
+    effect_figures VARCHAR -- the figures that show it, as written ("OR 0.69, 0.64–0.74"); empty when the fragment states none
+    exposure_matched BOOLEAN -- the fragment or its paper names the claim's exposure; NULL for the cross-encoder
+    outcome_matched BOOLEAN -- the fragment names the claim's outcome; NULL for the cross-encoder
+    reason VARCHAR -- why the edge says what it says, in one line
     """,
 )
 

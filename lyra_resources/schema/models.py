@@ -17,12 +17,13 @@ EMBEDDING_CACHE = table(
 
 NLI_CACHE = table(
     "nli_cache",
-    "NLI results by premise hash, hypothesis hash and model version: unchanged pairs are never re-judged",
+    "model results for text pairs by premise hash, hypothesis hash and model version (the cross-encoder's, "
+    "and the direction reader's for its questions): unchanged pairs are never re-judged",
     """
     premise_hash VARCHAR -- SHA-1 hex digest of the premise (the fragment's text)
     hypothesis_hash VARCHAR -- SHA-1 hex digest of the hypothesis (the claim's text)
     model_version VARCHAR -- the NLI version that judged the pair (as `nli_edges.model_version`)
-    label VARCHAR -- the model's label: entailment | contradiction | neutral
+    label VARCHAR -- the model's label: entailment | contradiction | neutral (the reader: increased | decreased | no_difference | unrelated)
     confidence DOUBLE -- calibrated probability (0–1) of `label`
     probs JSON -- calibrated probability of each label: {"entailment": …, "contradiction": …, "neutral": …}
     """,
