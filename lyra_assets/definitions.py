@@ -29,7 +29,13 @@ from lyra_assets import (
 )
 from lyra_assets.metadata import with_table_metadata
 from lyra_assets.step_workers import step_executor
-from lyra_assets.runs import NLI_TRAINING_JOB, RERANKER_TRAINING_JOB, TASK_JOB, VERIFIER_TRAINING_JOB
+from lyra_assets.runs import (
+    DIRECTION_TRAINING_JOB,
+    NLI_TRAINING_JOB,
+    RERANKER_TRAINING_JOB,
+    TASK_JOB,
+    VERIFIER_TRAINING_JOB,
+)
 from lyra_resources.domain_policy import DomainTrust
 from lyra_resources.literature import LiteratureSources
 from lyra_resources.llm import OllamaLlm
@@ -45,7 +51,8 @@ _TABLE_ASSETS = [  # in the order they run
 ]
 ASSETS = [*_TABLE_ASSETS, graph.publishing_asset(_TABLE_ASSETS)]
 CHECKS = [evidence.nli_edges_are_well_formed, evidence.claim_scores_are_consistent]
-MODEL_ASSETS = [models.nli_model, models.verifier_model, models.corpus_reranker, learning.nli_adapter]
+MODEL_ASSETS = [models.nli_model, models.verifier_model, models.direction_reader, models.corpus_reranker,
+                learning.nli_adapter]
 
 task_pipeline = define_asset_job(
     TASK_JOB,
@@ -54,6 +61,8 @@ task_pipeline = define_asset_job(
 )
 nli_model_training = define_asset_job(NLI_TRAINING_JOB, selection=[models.nli_model],
                                       description="Train the SNLI base cross-encoder.")
+direction_reader_training = define_asset_job(DIRECTION_TRAINING_JOB, selection=[models.direction_reader],
+                                             description="Train the direction reader on Evidence Inference v2.")
 verifier_training = define_asset_job(VERIFIER_TRAINING_JOB, selection=[models.verifier_model],
                                      description="Train, cross-validate and calibrate Lyra's claim verifier.")
 reranker_training = define_asset_job(RERANKER_TRAINING_JOB, selection=[models.corpus_reranker],
@@ -97,8 +106,8 @@ def build_definitions(home: str | os.PathLike[str] | None = None,
     pipeline, rescoring = task_jobs(step_executor(config.cluster))
     return Definitions(
         assets=with_table_metadata([*ASSETS, *MODEL_ASSETS], layout), asset_checks=CHECKS,
-        jobs=[pipeline, nli_model_training, verifier_training, reranker_training, learning.nli_adapter_training,
-              rescoring],
+        jobs=[pipeline, nli_model_training, verifier_training, direction_reader_training, reranker_training,
+              learning.nli_adapter_training, rescoring],
         resources=build_resources(home, config),
         schedules=[schedules.watched_tasks_schedule],
         sensors=[task_status.task_status_sensor, learning.nli_corrections_sensor, learning.nli_version_sensor],

@@ -2,7 +2,8 @@
 
 None is partitioned by task: the SNLI base and the verifier are built once (and shipped in the
 package; `lyra_assets.shipped_models` records the shipped copies), a reranker once per corpus.
-Each runs as its own job (`nli_model_training`, `verifier_training`, `reranker_training`), from
+Each runs as its own job (`nli_model_training`, `verifier_training`, `direction_reader_training`,
+`reranker_training`), from
 the Dagster UI or from the `lyra models` commands.
 """
 
@@ -84,6 +85,30 @@ def verifier_model(context: AssetExecutionContext, config: VerifierTrainingConfi
         "out_of_fold_pairs": MetadataValue.int(report.oof_pairs),
         "nll_before_after_calibration": MetadataValue.json([report.oof_nll_before, report.oof_nll_after]),
         "stages": MetadataValue.json(report.stages),
+    })
+
+
+class DirectionTrainingConfig(Config):
+    data_dir: str = Field(description="folder holding nli_training/evidence_inference/ (Evidence Inference v2)")
+    out_dir: str = Field(description="where the direction reader is written (weights, training.json)")
+    epochs: int = Field(2, ge=1, le=10)
+    threads: int = 2
+
+
+@asset(group_name="models", kinds={"pytorch"}, code_version="1")
+def direction_reader(context: AssetExecutionContext, config: DirectionTrainingConfig) -> MaterializeResult:
+    """Lyra's direction reader: what a finding passage reports for an effect claim's outcome
+    (increased / decreased / no difference / unrelated), trained on Evidence Inference v2 from the
+    claim verifier's encoder (docs/direction.md). A trained copy ships in the package."""
+    from lyra_training.direction_model import DirectionRecipe, train_direction_reader
+
+    record = train_direction_reader(Path(config.data_dir), Path(config.out_dir),
+                                    DirectionRecipe(epochs=config.epochs), threads=config.threads)
+    test = record["evaluation"]["test"]
+    return MaterializeResult(metadata={
+        "path": MetadataValue.path(config.out_dir), "seconds": MetadataValue.float(record["seconds"]),
+        "test_macro_f1": MetadataValue.float(test["macro_f1"]), "test_accuracy": MetadataValue.float(test["accuracy"]),
+        "evaluation": MetadataValue.json(record["evaluation"]),
     })
 
 

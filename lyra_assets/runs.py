@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 TASK_JOB = "task_pipeline"
 NLI_TRAINING_JOB = "nli_model_training"
 VERIFIER_TRAINING_JOB = "verifier_training"
+DIRECTION_TRAINING_JOB = "direction_reader_training"
 RERANKER_TRAINING_JOB = "reranker_training"
 ADAPTER_JOB = "nli_adapter_training"
 RESCORING_JOB = "nli_rescoring"

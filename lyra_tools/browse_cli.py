@@ -148,8 +148,9 @@ def _print_evidence(answer: ClaimEvidence) -> None:
         if not console.is_terminal:
             console.print(title, markup=False, highlight=False)
             for item in items:
-                for line in (f"  {item.edge_id}  {_edge_marks(item)}", f"    “{item.text}”",
-                             f"    source: {_source_line(item)}"):
+                lines = [f"  {item.edge_id}  {_edge_marks(item)}", f"    “{item.text}”",
+                         *([f"    why: {item.reason}"] if item.reason else []), f"    source: {_source_line(item)}"]
+                for line in lines:
                     console.print(line, markup=False, highlight=False, soft_wrap=True)
             continue
         if not items:
@@ -157,7 +158,8 @@ def _print_evidence(answer: ClaimEvidence) -> None:
         table = Table(Column("edge id", no_wrap=True), "p / human", "fragment", "source", title=title,
                       title_justify="left")
         for item in items:
-            table.add_row(item.edge_id, escape(_edge_marks(item)).replace("  ", "\n"), escape(item.text),
+            fragment = escape(item.text) + (f"\n[dim]why: {escape(item.reason)}[/dim]" if item.reason else "")
+            table.add_row(item.edge_id, escape(_edge_marks(item)).replace("  ", "\n"), fragment,
                           escape(_source_line(item)))
         console.print(table)
 

@@ -10,6 +10,7 @@ import typer
 
 from lyra_assets.runs import (
     ADAPTER_JOB,
+    DIRECTION_TRAINING_JOB,
     NLI_TRAINING_JOB,
     RERANKER_TRAINING_JOB,
     RESCORING_JOB,
@@ -86,6 +87,28 @@ def models_train_nli(
               "out_dir": str((out or root / "models" / "lyra-verifier").resolve()),
               "work_dir": str((work or root / "models" / "verifier-work").resolve()), "threads": threads}
     _finish_job(runner.run_job(VERIFIER_TRAINING_JOB, {"ops": {"verifier_model": {"config": config}}}, home))
+
+
+@app.command("train-direction")
+def models_train_direction(
+    data: Annotated[Path, typer.Option(help="folder holding nli_training/evidence_inference/ (Evidence Inference "
+                                            "v2, as its authors publish it)")],
+    out: Annotated[Path | None, typer.Option(help="output folder (default: <home>/models/lyra-direction)")] = None,
+    epochs: Annotated[int, typer.Option(min=1, max=10, help="passes over the training spans")] = 2,
+    threads: Annotated[int, typer.Option(help="CPU threads")] = 2,
+    home: HomeOption = None,
+) -> None:
+    """Train the direction reader that reads what a finding reports for an effect claim (the Dagster
+    job `direction_reader_training`; docs/direction.md). Point `models.direction` in settings.yaml
+    at the output to use it."""
+    folder = data / "nli_training" / "evidence_inference"
+    if not (folder / "v2_annotations.csv").exists():
+        raise fail(f"--data {data}: missing {folder / 'v2_annotations.csv'}")
+    root = home_root(home)
+    config = {"data_dir": str((data / "nli_training").resolve()),
+              "out_dir": str((out or root / "models" / "lyra-direction").resolve()), "epochs": epochs,
+              "threads": threads}
+    _finish_job(runner.run_job(DIRECTION_TRAINING_JOB, {"ops": {"direction_reader": {"config": config}}}, home))
 
 
 @app.command("train-claim-roles")

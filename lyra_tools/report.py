@@ -45,6 +45,7 @@ class ReportSentence(BaseModel):
     text: str
     ref: int
     model_relation: str | None = None  # the model's label, when a reviewer corrected it
+    reason: str | None = None  # the judge's reason in one line
 
 
 class ReportClaim(BaseModel):
@@ -153,7 +154,8 @@ def _sentence(edge: dict[str, Any], refs: References) -> ReportSentence:
     return ReportSentence(relation=edge["relation"], confidence=round(float(edge["nli_confidence"]), 2),
                           text=explore.clip(" ".join((edge.get("text") or "").split()), SENTENCE_CHARS)[0],
                           ref=refs.cite(edge["paper"]),
-                          model_relation=edge["model_relation"] if edge["human_corrected"] else None)
+                          model_relation=edge["model_relation"] if edge["human_corrected"] else None,
+                          reason=edge.get("reason") or None)
 
 
 def _feedback(overlay: explore.Overlay, edges: list[dict[str, Any]]) -> list[str]:
@@ -283,7 +285,7 @@ def answer_md(report: Report) -> list[str]:
     lines += [f"- {md(c.verdict)}: {md(c.text)}" for c in answer.claims]
     for sentence in [*report.answer_supports, *report.answer_refutes]:
         lines.append(f"- {sentence.relation.capitalize()} ({sentence_note(sentence)}): “{md(sentence.text)}” "
-                     f"[{sentence.ref}]")
+                     f"[{sentence.ref}]" + (f"  \n  _why: {md(sentence.reason)}_" if sentence.reason else ""))
     return [*lines, ""]
 
 
@@ -307,7 +309,8 @@ def markdown(report: Report, svg_name: str | None = None) -> str:
                       + (f" · stated in [{c.stated_in}]" if c.stated_in else ""), ""]
             for word, side, more in (("Supports", c.supports, c.more_supporting_sources),
                                      ("Refutes", c.refutes, c.more_refuting_sources)):
-                lines += [f"- {word} ({sentence_note(s)}): “{md(s.text)}” [{s.ref}]" for s in side]
+                lines += [f"- {word} ({sentence_note(s)}): “{md(s.text)}” [{s.ref}]"
+                          + (f"  \n  _why: {md(s.reason)}_" if s.reason else "") for s in side]
                 if more:
                     lines.append(f"- … and {more} more {word.lower()[:-1]}ing source{'s' * (more != 1)}")
             if not (c.supports or c.refutes):

@@ -9,7 +9,7 @@ import html
 import secrets
 import xml.etree.ElementTree as ET
 
-from lyra_tools.report import Report, ReportClaim, intro, score_text, sentence_note
+from lyra_tools.report import Report, ReportClaim, ReportSentence, intro, score_text, sentence_note
 
 STYLE = """
 body{font-family:Georgia,"Times New Roman",serif;max-width:60rem;margin:2rem auto;padding:0 1rem;
@@ -19,7 +19,7 @@ h3{font-size:1.02rem;margin:1.2rem 0 .2rem} .answer{font-size:1.1rem;font-weight
 .meta,.score,.more{color:#444;font-size:.92rem} .score{margin:.1rem 0 .4rem}
 ul.evidence{margin:.2rem 0 .6rem;padding-left:1.2rem} ul.evidence li{margin:.25rem 0}
 .supports .rel{color:#0072B2;font-weight:bold} .refutes .rel{color:#D55E00;font-weight:bold}
-.corrected{background:#fff3c4} .mine{font-weight:normal;color:#555}
+.corrected{background:#fff3c4} .why{color:#555;font-size:.85rem} .mine{font-weight:normal;color:#555}
 a.cite{text-decoration:none} .flag{color:#D55E00;font-size:.85rem;font-weight:normal}
 figure{margin:1rem 0} figure svg{max-width:100%;height:auto} figcaption{font-size:.9rem;color:#444}
 ol.refs li{margin:.3rem 0} blockquote{border-left:3px solid #ccc;margin:.5rem 0;padding-left:.8rem;color:#444}
@@ -50,6 +50,12 @@ def _cite(parent: ET.Element, number: int) -> None:
         parent.text = (parent.text or "") + " "
 
 
+def _why(item: ET.Element, sentence: ReportSentence) -> None:
+    """The judge's reason under a passage, in a smaller line."""
+    if sentence.reason:
+        _text(item, "div", f"why: {sentence.reason}", "why")
+
+
 def _answer(body: ET.Element, report: Report) -> None:
     answer = report.answer
     if answer is None:
@@ -77,6 +83,7 @@ def _answer(body: ET.Element, report: Report) -> None:
                 item = ET.SubElement(passages, "li", {"class": word.lower() + (" corrected" if s.model_relation else "")})
                 _text(item, "span", word, "rel").tail = f" ({sentence_note(s)}): “{s.text}”"
                 _cite(item, s.ref)
+                _why(item, s)
 
 
 def _claim(section: ET.Element, claim: ReportClaim) -> None:
@@ -98,6 +105,7 @@ def _claim(section: ET.Element, claim: ReportClaim) -> None:
             item = ET.SubElement(items, "li", {"class": css})
             _text(item, "span", word, "rel").tail = f" ({sentence_note(s)}): “{s.text}”"
             _cite(item, s.ref)
+            _why(item, s)
         if more:
             _text(items, "li", f"… and {more} more {word.lower()[:-1]}ing source{'s' * (more != 1)} "
                   "(see the graph)", "more")

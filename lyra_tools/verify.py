@@ -59,12 +59,13 @@ def _strongest(store: LyraStore, task_id: str) -> pd.DataFrame:
     cols = _edge_columns(store)  # edges judged before those columns existed have them null
     p_sup = "coalesce(e.p_supports, e.nli_confidence)" if "p_supports" in cols else "e.nli_confidence"
     p_ref = "coalesce(e.p_refutes, e.nli_confidence)" if "p_refutes" in cols else "e.nli_confidence"
+    reason = "e.reason" if "reason" in cols else "NULL"
     return store.fetch_df(
-        "SELECT claim_id, relation, edge_id, probability, text, paper_id, title, sources FROM (SELECT *, "
+        "SELECT claim_id, relation, edge_id, probability, text, paper_id, title, sources, reason FROM (SELECT *, "
         "row_number() OVER (PARTITION BY claim_id, relation ORDER BY probability DESC, edge_id) AS nth FROM ("
         "SELECT e.claim_id, e.relation, e.edge_id, "
         f"CASE e.relation WHEN 'SUPPORTS' THEN {p_sup} ELSE {p_ref} END AS probability, "
-        "f.text, pg.paper_id, coalesce(p.title, pg.title) AS title, p.sources FROM nli_edges e "
+        f"f.text, pg.paper_id, coalesce(p.title, pg.title) AS title, p.sources, {reason} AS reason FROM nli_edges e "
         "JOIN fragments f ON f.task_id = e.task_id AND f.fragment_id = e.fragment_id "
         "JOIN pages pg ON pg.task_id = f.task_id AND pg.page_id = f.page_id "
         "LEFT JOIN papers p ON p.task_id = pg.task_id AND p.paper_id = pg.paper_id "
@@ -90,7 +91,7 @@ def verify_results(store: LyraStore, task_id: str) -> list[dict]:
                            [task_id]).set_index("claim_id")["n"]
     best = {(r.claim_id, r.relation): {
         "paper": corpus_id(r.paper_id, r.sources), "paper_id": r.paper_id, "title": r.title, "text": r.text,
-        "probability": round(float(r.probability), 4), "edge_id": r.edge_id,
+        "probability": round(float(r.probability), 4), "edge_id": r.edge_id, "reason": r.reason,
     } for r in _strongest(store, task_id).itertuples(index=False)}
     results = []
     for claim in options.verify_claims:

@@ -92,6 +92,7 @@ def _evidence_item(row: dict[str, Any]) -> EvidenceItem:
         nli_confidence=round(float(row["nli_confidence"]), 4),
         probabilities=_probabilities(row),
         model_relation=row["model_relation"] if row["human_corrected"] else None,
+        reason=row.get("reason") or None,
         human_reviewed=row["human_reviewed"], human_corrected=row["human_corrected"],
         source=source_of(row))
 

@@ -121,6 +121,8 @@ class EvidenceItem(BaseModel):
     probabilities: dict[str, float] | None = Field(
         None, description="calibrated p_supports / p_refutes / p_neutral of the edge (a weak SUPPORTS has a high p_neutral)")
     model_relation: str | None = Field(None, description="the model's label, given when a human changed it")
+    reason: str | None = Field(None, description="why the judge said what it said, in one line (for an effect "
+                               "claim: the directions the passage and the claim state, the figures)")
     human_reviewed: bool
     human_corrected: bool
     source: Source
