@@ -15,6 +15,7 @@ the claim's exposure and outcome (``lyra_core.direction.relevance``), on labelle
 
 from __future__ import annotations
 
+import argparse
 import random
 from pathlib import Path
 
@@ -84,6 +85,7 @@ SHARES = (0.0, 0.34, 0.5, 0.67)  # 0.0: any one specific term is enough
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     data = require_data()
     folder = data / "nli_training" / "evidence_inference"
     tune = {"Evidence Inference train": evidence_inference_pairs(folder, ("train",)),
