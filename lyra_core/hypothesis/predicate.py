@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import lemminflect
+
 from lyra_core.hypothesis.words import (COMPARATIVES, CONJUNCTIONS, DETERMINERS, NEGATIONS, PREPOSITIONS,
                                         PRONOUNS, RELATIVES, bare, classes, is_adjective, is_adverb,
                                         is_base_verb, is_noun, is_participle)
@@ -96,10 +98,18 @@ def _noun_or_verb(words: list[str], i: int) -> Cut | None:
         return Cut(i, True)
     if not is_noun(after) or (is_base_verb(after2) and not is_noun(after2)):
         return None  # "size predict", "lag screw improve": the verb-only word is the verb
+    if _plural_noun(_word(words, i - 1)):
+        return Cut(i, True)  # "measurements predict regional…": a plural noun ends the subject
     if i + 2 >= len(words) or after2 in DETERMINERS | PREPOSITIONS - {"of"} | COMPARATIVES | NEGATIONS \
             or is_adverb(after2) or (after2 in PRONOUNS and after2 != "that"):
         return None  # "drug dose matter?", "alcohol use increase the risk"
     return Cut(i, False)
+
+
+def _plural_noun(word: str) -> bool:
+    """A noun in the plural ("measurements", "children"), which rarely modifies the noun after it."""
+    lemmas = lemminflect.getAllLemmas(word, "NOUN").get("NOUN", ())
+    return bool(lemmas) and word not in lemmas and not is_base_verb(word)
 
 
 def copula_predicate(words: list[str]) -> Cut | None:

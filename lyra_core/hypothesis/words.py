@@ -105,8 +105,8 @@ def is_adjective(word: str) -> bool:
 
 def third_person(verb: str) -> str:
     """'reduce' → 'reduces', 'have' → 'has'."""
-    if verb.lower() in ("be", "have", "do"):
-        return {"be": "is", "have": "has", "do": "does"}[verb.lower()]
+    if verb in ("be", "have", "do"):
+        return {"be": "is", "have": "has", "do": "does"}[verb]
     return _inflect(verb, "VBZ")
 
 
@@ -117,4 +117,6 @@ def past(verb: str) -> str:
 
 def _inflect(verb: str, tag: str) -> str:
     forms = lemminflect.getInflection(verb.lower(), tag)
-    return forms[0] if forms else verb
+    if not forms:
+        return verb
+    return forms[0][:1].upper() + forms[0][1:] if verb[:1].isupper() else forms[0]  # "Influence" → "Influences"
