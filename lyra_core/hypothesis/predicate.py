@@ -93,13 +93,19 @@ def _noun_or_verb(words: list[str], i: int) -> Cut | None:
     noun ("tumour size predict", "drug dose matter?"); not sure when both readings fit
     ("alcohol use increase risk")."""
     word, after, after2 = _word(words, i), _word(words, i + 1), _word(words, i + 2)
-    if not is_noun(word) or i + 1 >= len(words) or _is_name(words[i + 1]) or not is_base_verb(after) \
+    if not is_noun(word) or _plural_noun(_word(words, i - 1)):
+        return Cut(i, True)  # "lymph nodes help predict…": a plural noun ends the subject
+    if after in PREPOSITIONS - {"of"}:  # "patient position during surgery influence…": the verb after the phrase
+        later = [j for j in range(i + 2, len(words)) if _verb_candidate(words, j, False)]
+        if later and later[0] + 1 < len(words) and _word(words, later[0] + 1) not in PREPOSITIONS:
+            return None
+        if later:
+            return Cut(i, False)  # "work in patients with liver damage": either could be the verb
+    if i + 1 >= len(words) or _is_name(words[i + 1]) or not is_base_verb(after) \
             or after in COMPARATIVES or "ADV" in classes(after):
         return Cut(i, True)
     if not is_noun(after) or (is_base_verb(after2) and not is_noun(after2)):
         return None  # "size predict", "lag screw improve": the verb-only word is the verb
-    if _plural_noun(_word(words, i - 1)):
-        return Cut(i, True)  # "measurements predict regional…": a plural noun ends the subject
     if i + 2 >= len(words) or after2 in DETERMINERS | PREPOSITIONS - {"of"} | COMPARATIVES | NEGATIONS \
             or is_adverb(after2) or (after2 in PRONOUNS and after2 != "that"):
         return None  # "drug dose matter?", "alcohol use increase the risk"
@@ -132,6 +138,8 @@ def copula_predicate(words: list[str]) -> Cut | None:
             return Cut(i, True)
         if word == "at" and after in ("risk", "increased", "higher", "greater", "lower", "high", "low"):
             return Cut(i, True)
+        if word == "to" and is_base_verb(after) and _closes_noun_phrase(before):
+            return Cut(i, True)  # "Are risk factors | to be blamed…?", "Is X | to blame?"
         if word in PREPOSITIONS | CONJUNCTIONS and word not in COMPARATIVES:
             continue
         if is_adverb(word) and i + 1 < len(words) and (is_adjective(after) or is_participle(after)):
