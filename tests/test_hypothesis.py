@@ -58,7 +58,8 @@ PUBMEDQA = Path("/work/shared/data/nli_training/pubmedqa_pqal/ori_pqal.json")
     ("Does metformin reverse liver damage caused by alcohol?", "Metformin reverses liver damage caused by alcohol."),
     ("Do children exposed to lead score lower on IQ tests?", "Children exposed to lead score lower on IQ tests."),
     ("Does tumour size predict survival?", "Tumour size predicts survival."),
-    ("Does drug dose matter?", "Drug dose matters."),
+    ("Can dobutamine stress echocardiography induce troponin elevation?",
+     "Dobutamine stress echocardiography can induce troponin elevation."),
     ("Does alcohol use increase the risk of cancer?", "Alcohol use increases the risk of cancer."),
     ("Did patients undergo fewer reoperations?", "Patients underwent fewer reoperations."),
     ("Does the drug act faster than placebo?", "The drug acts faster than placebo."),
@@ -87,6 +88,8 @@ def test_yes_no_questions_become_hypotheses(question, hypothesis):
 @pytest.mark.parametrize(("question", "hypothesis"), [
     ("Does birth weight affect school performance?", "Birth weight affect school performance."),
     ("Does smoking cause weight gain?", "Smoking cause weight gain."),
+    ("Does drug dose matter?", "Drug dose matter."),  # "dose" or "matter"
+    ("Will the new drug change practice?", "The new drug change practice."),
     ("Did the sugar tax change purchasing habits?", "The sugar tax change purchasing habits."),
 ])
 def test_a_question_with_two_readings_is_judged_as_itself_without_its_auxiliary(question, hypothesis):

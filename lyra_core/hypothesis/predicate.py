@@ -48,7 +48,8 @@ def title_case(words: list[str]) -> None:
 def _closes_noun_phrase(word: str) -> bool:
     """Whether a subject may end on ``word`` (a noun, a name, a number, a closing bracket…)."""
     return bool(word) and word not in DETERMINERS | PREPOSITIONS | CONJUNCTIONS | RELATIVES - {"that"} \
-        and word != "to" and not (is_adjective(word) and not is_noun(word) and word not in COMPARATIVES)
+        and word != "to" and not (is_adjective(word) and word not in COMPARATIVES
+                                  and (not is_noun(word) or word.endswith(("ive", "ous", "ic"))))
 
 
 def _verb_candidate(words: list[str], i: int, after_clause: bool) -> bool:
@@ -95,8 +96,10 @@ def _noun_or_verb(words: list[str], i: int) -> Cut | None:
     word, after, after2 = _word(words, i), _word(words, i + 1), _word(words, i + 2)
     if not is_noun(word) or _plural_noun(_word(words, i - 1)):
         return Cut(i, True)  # "lymph nodes help predict…": a plural noun ends the subject
+    later = [j for j in range(i + 2, len(words)) if _verb_candidate(words, j, False)]
+    if later and not is_noun(_word(words, later[0])) and after not in DETERMINERS:
+        return None  # "dobutamine stress echocardiography induce…": a word that is only a verb comes later
     if after in PREPOSITIONS - {"of"}:  # "patient position during surgery influence…": the verb after the phrase
-        later = [j for j in range(i + 2, len(words)) if _verb_candidate(words, j, False)]
         if later and later[0] + 1 < len(words) and _word(words, later[0] + 1) not in PREPOSITIONS:
             return None
         if later:
@@ -106,9 +109,11 @@ def _noun_or_verb(words: list[str], i: int) -> Cut | None:
         return Cut(i, True)
     if not is_noun(after) or (is_base_verb(after2) and not is_noun(after2)):
         return None  # "size predict", "lag screw improve": the verb-only word is the verb
-    if i + 2 >= len(words) or after2 in DETERMINERS | PREPOSITIONS - {"of"} | COMPARATIVES | NEGATIONS \
+    if i + 2 >= len(words):
+        return Cut(i, False)  # "drug dose matter?" or "drug change practice?"
+    if after2 in DETERMINERS | PREPOSITIONS - {"of"} | COMPARATIVES | NEGATIONS \
             or is_adverb(after2) or (after2 in PRONOUNS and after2 != "that"):
-        return None  # "drug dose matter?", "alcohol use increase the risk"
+        return None  # "alcohol use increase the risk"
     return Cut(i, False)
 
 
@@ -162,9 +167,11 @@ def _predicative(words: list[str], i: int) -> bool:
         return True
     j = i + 1
     while j < len(words) and _word(words, j) not in PREPOSITIONS and (_word(words, j) in CONJUNCTIONS or is_adverb(_word(words, j)) or (
-            is_adjective(_word(words, j)) and not is_noun(_word(words, j))) or _word(words, j).endswith("ing")):
+            is_adjective(_word(words, j)) and not is_noun(_word(words, j)))):
         j += 1
     after = _word(words, j)
+    if after in DETERMINERS or (after.endswith("ing") and after not in PREPOSITIONS):
+        return False  # "Is low serum chloride level | a risk factor?", "delayed gastric emptying"
     return j >= len(words) or after in PREPOSITIONS | {"enough", "than", "to", "when", "if", "whether"} \
         or not is_noun(after)
 

@@ -78,8 +78,9 @@ def is_base_verb(word: str) -> bool:
 
 @lru_cache(maxsize=20000)
 def is_participle(word: str) -> bool:
-    """Whether ``word`` is a past participle ("associated", "given", "undertreated")."""
-    if not re.fullmatch(r"[a-z][a-z-]*", word):
+    """Whether ``word`` is a past participle ("associated", "given", "undertreated"); never a
+    hyphenated compound ("disease-related" describes a noun) but a prefixed verb ("re-emerged")."""
+    if not re.fullmatch(r"(?:(?:re|co|pre|post|over|under|un|mis|de|out)-)?[a-z]+", word):
         return False
     lemmas = lemminflect.getAllLemmas(word, "VERB").get("VERB", ())
     if not lemmas and not classes(word) and re.fullmatch(r"[a-z-]+(ed|en)", word):
