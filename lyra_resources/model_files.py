@@ -20,6 +20,8 @@ EMBEDDER_SHA256_PREFIX = "53aa5117"
 DEFAULT_SNLI_DIR = WEIGHTS_DIR / "lyra-nli-minilm-l6"
 # Lyra's claim verifier (``lyra models train-nli``): what judges every edge unless settings say otherwise.
 DEFAULT_NLI_DIR = WEIGHTS_DIR / "lyra-verifier-minilm-l6"
+# The direction reader (``lyra models train-direction``): what a finding reports for an effect claim.
+DEFAULT_DIRECTION_DIR = WEIGHTS_DIR / "lyra-direction-minilm-l6"
 
 # Beside an NLI model's weights: the temperature that turns its logits into calibrated probabilities.
 CALIBRATION_FILE = "calibration.json"

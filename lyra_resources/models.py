@@ -80,7 +80,7 @@ def quiet_model_libraries() -> None:
     hf_logging.disable_progress_bar()  # also calls huggingface_hub.utils.disable_progress_bars()
 
 
-def _cached(kind: str, key: str, build):
+def cached_model(kind: str, key: str, build):
     with _lock:
         if (kind, key) not in _cache:
             _cache[(kind, key)] = build()
@@ -281,12 +281,12 @@ def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
 
 
 def embedder(name_or_path: str = PACKAGED_EMBEDDER) -> Embedder:
-    return _cached("embedder", name_or_path, lambda: Embedder(name_or_path))
+    return cached_model("embedder", name_or_path, lambda: Embedder(name_or_path))
 
 
 def nli_model(path: str | Path = DEFAULT_NLI_DIR, adapter: str | Path | None = None) -> NliModel:
-    return _cached("nli", f"{path}|{adapter or ''}", lambda: NliModel(path, adapter=adapter))
+    return cached_model("nli", f"{path}|{adapter or ''}", lambda: NliModel(path, adapter=adapter))
 
 
 def reranker(path: str | Path) -> Reranker:
-    return _cached("reranker", str(path), lambda: Reranker(path))
+    return cached_model("reranker", str(path), lambda: Reranker(path))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -96,18 +96,21 @@ def log_progress(update: TrainingProgress) -> None:
     )
 
 
-def load_base_model(base_model_dir: Path) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
+def load_base_model(base_model_dir: Path, id2label: Mapping[int, str] = ID2LABEL
+                    ) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
+    """The encoder at ``base_model_dir`` with a classification head for ``id2label`` (NLI's by default);
+    a head of another shape than the saved one is new (randomly initialised)."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(base_model_dir)
-    # The classification head is new (randomly initialised); the encoder and its pooler come from MiniLM.
     model = AutoModelForSequenceClassification.from_pretrained(
         base_model_dir,
-        num_labels=len(ID2LABEL),
-        id2label=dict(ID2LABEL),
-        label2id=dict(LABEL2ID),
+        num_labels=len(id2label),
+        id2label=dict(id2label),
+        label2id={label: idx for idx, label in id2label.items()},
         dtype=torch.float32,
+        ignore_mismatched_sizes=True,
     )
     return model, tokenizer
 
@@ -153,9 +156,10 @@ def fit_pairs(
     eval_every: int = 500,
     log_every: int = 50,
     progress: ProgressCallback | None = log_progress,
+    label_ids: Mapping[str, int] = LABEL2ID,
 ) -> FitResult:
     """One pass of the shared training loop over NLI ``batches`` (already cut and ordered), for the
-    NLI model and the verifier: AdamW without decay on biases and norms, linear warm-up then decay,
+    NLI model, the verifier and the direction reader (``label_ids`` maps its labels to class ids): AdamW without decay on biases and norms, linear warm-up then decay,
     gradient clipping at 1, dynamic padding, accuracy on ``eval_pairs`` every ``eval_every`` steps."""
     import torch
 
@@ -164,7 +168,7 @@ def fit_pairs(
     history: list[tuple[int, float]] = []
 
     def batch_loss(batch: Sequence[NliPair]) -> torch.Tensor:
-        labels = torch.tensor([LABEL2ID[p.label] for p in batch])
+        labels = torch.tensor([label_ids[p.label] for p in batch])
         return model(**encode(tokenizer, batch, max_length), labels=labels).loss
 
     def report(state: LoopState) -> None:
@@ -174,7 +178,7 @@ def fit_pairs(
         score = None
         if is_eval:
             predicted = predict_ids(model, tokenizer, eval_pairs, 64, max_length) if eval_pairs else []
-            score = accuracy([LABEL2ID[p.label] for p in eval_pairs], predicted) if eval_pairs else 0.0
+            score = accuracy([label_ids[p.label] for p in eval_pairs], predicted) if eval_pairs else 0.0
             history.append((state.items_done, score))
         elapsed = state.elapsed()
         notify(TrainingProgress(

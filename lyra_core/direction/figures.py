@@ -1,0 +1,210 @@
+"""The effect figures a finding states, and the direction they show by number alone.
+
+Read: ratios (OR, RR, HR, IRR … with their 95 % CI, or a p-value), differences (MD, SMD, a
+difference with its CI), two arms' figures ("28 % vs 38 %", "12/40 vs 20/41", "5.1 ± 1.2 vs 6.3 ±
+1.0") with which arm is which, and p-values. A ratio whose CI lies below 1 is a decrease, above 1
+an increase, across 1 no significant difference; a difference is read against 0; two arms are
+compared from the exposure's arm to the comparator's (a rate lower in the placebo arm is an
+increase with the drug) and count as significant only with p < 0.05 beside them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel
+
+Way = Literal["up", "down", "none"]
+_NUM = r"[-−–]?\d+(?:[.,·]\d+)?"
+_RANGE = rf"(?P<low>{_NUM})\s*(?:-|–|—|to|,|;)\s*(?P<high>{_NUM})"
+_RATIO = re.compile(
+    r"\b(?P<label>a?ORs?|a?RRs?|a?HRs?|IRRs?|SIRs?|SMRs?|(?i:(?:adjusted\s+|pooled\s+|summary\s+)?(?:odds|hazard|risk|rate|"
+    r"incidence\s+rate)\s+ratios?|relative\s+risks?))\b"
+    r"[^0-9\n]{0,25}?(?P<value>\d+(?:[.·]\d+)?)")
+_DIFF = re.compile(
+    r"\b(?P<label>W?MD|SMD|ARR|(?i:mean\s+differences?|(?:absolute\s+)?risk\s+differences?))\b"
+    rf"[^0-9\n−–-]{{0,25}}?(?P<value>{_NUM})")
+# The interval right after a figure: "(95% CI 0.64-0.74)", "[0.64, 0.74]", "95% confidence interval, 1.10 to 1.91".
+_INTERVAL = re.compile(rf"^[\s,;:]*(?:[A-Za-zµ/%]{{1,8}}\s*)?[\(\[]?\s*(?:(?:95|90|99)\s*%\s*)?(?:CI|confidence\s+intervals?|credible\s+interval|"
+                       rf"CrI)?\s*[:=,]?\s*[\(\[]?\s*{_RANGE}", re.IGNORECASE)
+_P = re.compile(r"\b[Pp]\s*(?:-?value)?\s*(?P<op>[<>=≤≥]|<\s*=|>\s*=)\s*(?P<value>0?[.·]\d+|\d(?:[.·]\d+)?(?:\s*[×x]\s*10\s*[-−]\s*\d+)?)")
+# An arm's figure carries its unit: a percentage, a mean ± SD, or events/total (with its percentage).
+_ARM_VALUE = (r"(?<![\d.])(?P<{name}>\d+(?:[.·]\d+)?)\s*(?:%|±\s*\d+(?:[.·]\d+)?"
+              r"|/\d+(?:\s*\(\d+(?:[.·]\d+)?\s*%\))?)")
+_ARMS = re.compile(
+    _ARM_VALUE.format(name="a") + r"[^0-9\n]{0,30}?\b(?:vs\.?|versus|compared\s+(?:with|to)|and)\s+"
+    + r"(?:[^0-9\n]{0,30}?)" + _ARM_VALUE.format(name="b") + r"(?P<tail>[^.;]{0,60})",
+    re.IGNORECASE)
+CONTROL_WORDS = re.compile(r"\b(placebo|control|controls|usual\s+care|sham|vehicle|untreated|standard\s+(?:care|"
+                           r"treatment|therapy)|no\s+treatment|comparison|conventional|non-?users?|unexposed|"
+                           r"non-?smokers|baseline|wild[- ]type|saline)\b", re.IGNORECASE)
+
+
+class EffectFigure(BaseModel):
+    """One figure as written, what it compares to, and the direction it shows."""
+
+    kind: Literal["ratio", "difference", "arms"]
+    label: str
+    value: float
+    low: float | None = None
+    high: float | None = None
+    p: float | None = None
+    text: str
+    way: Way | None = None  # None: the direction is there but not shown to be significant
+
+    def describe(self) -> str:
+        return self.text
+
+
+def _number(text: str) -> float:
+    text = text.replace("−", "-").replace("–", "-").replace("·", ".").replace(",", ".")
+    return float(text)
+
+
+def _interval(text: str, start: int) -> tuple[float | None, float | None, int]:
+    """The interval written right after position ``start``, and where it ends."""
+    match = _INTERVAL.search(text[start:start + 60])
+    if not match:
+        return None, None, start
+    return _number(match.group("low")), _number(match.group("high")), start + match.end()
+
+
+def p_values(text: str) -> list[tuple[str, float]]:
+    out = []
+    for match in _P.finditer(text):
+        raw = match.group("value").replace("·", ".")
+        sci = re.match(r"(\d+(?:\.\d+)?)\s*[×x]\s*10\s*[-−]\s*(\d+)", raw)
+        value = float(sci.group(1)) * 10 ** -int(sci.group(2)) if sci else float(raw)
+        out.append((match.group("op").replace(" ", ""), value))
+    return out
+
+
+def _significance(p: list[tuple[str, float]]) -> bool | None:
+    """True where a p-value shows significance at 0.05, False where it does not, None without one."""
+    if not p:
+        return None
+    op, value = p[0]
+    if op in ("<", "≤", "<=", "="):
+        return value < 0.05 or (op in ("<", "≤", "<=") and value <= 0.05)
+    return False
+
+
+def _against(value: float, low: float | None, high: float | None, reference: float,
+             significant: bool | None) -> Way | None:
+    if low is not None and high is not None:
+        low, high = min(low, high), max(low, high)
+        if high < reference:
+            return "down"
+        if low > reference:
+            return "up"
+        return "none"
+    if significant is False:
+        return "none"
+    if significant:
+        return "down" if value < reference else "up" if value > reference else "none"
+    return None
+
+
+def ratios(text: str) -> list[EffectFigure]:
+    figures = []
+    for match in _RATIO.finditer(text):
+        value = _number(match.group("value"))
+        low, high, end = _interval(text, match.end())
+        if not 0 < value < 100 or (low is not None and (low < 0 or high < 0)):
+            continue
+        nearby = p_values(text[end:end + 40])
+        label = " ".join(match.group("label").split())
+        figures.append(EffectFigure(kind="ratio", label=label, value=value, low=low, high=high,
+                                    p=nearby[0][1] if nearby else None, text=_shown(label, value, low, high),
+                                    way=_against(value, low, high, 1.0, _significance(nearby))))
+    return figures
+
+
+def differences(text: str) -> list[EffectFigure]:
+    figures = []
+    for match in _DIFF.finditer(text):
+        value = _number(match.group("value"))
+        low, high, end = _interval(text, match.end())
+        nearby = p_values(text[end:end + 40])
+        label = " ".join(match.group("label").split())
+        figures.append(EffectFigure(kind="difference", label=label, value=value, low=low, high=high,
+                                    p=nearby[0][1] if nearby else None, text=_shown(label, value, low, high),
+                                    way=_against(value, low, high, 0.0, _significance(nearby))))
+    return figures
+
+
+def arms(text: str, exposure: str) -> list[EffectFigure]:
+    """Two arms' figures ordered exposure → comparator, where the text says which arm is which."""
+    figures = []
+    for match in _ARMS.finditer(text):
+        significant = _significance(p_values(text[match.end("b"):match.end("b") + 60]))
+        a, b = _number(match.group("a")), _number(match.group("b"))
+        before = text[max(0, match.start() - 25):match.start()]
+        between = text[match.end("a"):match.start("b")]
+        tail = match.group("tail")
+        # the arm's name stands before its figure or right after it ("17.5 h for X as compared to …")
+        link = re.search(r"\b(?:vs\.?|versus|compared\s+(?:with|to)|and)\s", between, re.IGNORECASE)
+        split = link.start() if link else len(between)
+        order = _exposure_first(before + between[:split], between[split:] + " " + tail[:30], exposure)
+        cut = tail.lower().find("respectively")
+        if order is None and cut >= 0:  # "12 % and 20 % in the X and Y groups, respectively"
+            order = _exposure_first(*_two_labels(tail[:cut]), exposure)
+        if order is None:
+            continue
+        mine, theirs = (a, b) if order else (b, a)
+        way: Way | None = None
+        if significant is False:
+            way = "none"
+        elif significant and mine != theirs:
+            way = "up" if mine > theirs else "down"
+        p_text = _p_text(text[match.end("b"):match.end("b") + 60])
+        shown = f"{_fmt(mine)} vs {_fmt(theirs)}" + (f", p {p_text}" if p_text else "")
+        figures.append(EffectFigure(kind="arms", label="arms", value=mine - theirs, text=shown, way=way))
+    return figures
+
+
+def _two_labels(before: str) -> tuple[str, str]:
+    """"… in the aspirin and placebo groups, respectively": the two names before "respectively"."""
+    parts = [p for p in re.split(r"\band\b|\bvs\.?\b|\bversus\b|,", before) if p.strip()]
+    return (parts[-2], parts[-1]) if len(parts) >= 2 else (before, "")
+
+
+def _exposure_first(first: str, second: str, exposure: str) -> bool | None:
+    """True when the first arm is the exposure's, False when it is the comparator's, None when the
+    text does not say."""
+    first_control, second_control = bool(CONTROL_WORDS.search(first)), bool(CONTROL_WORDS.search(second))
+    if second_control and not first_control:
+        return True
+    if first_control and not second_control:
+        return False
+    words = {w for w in re.findall(r"[a-z][a-z0-9-]{2,}", exposure.lower())}
+    in_first = bool(words & set(re.findall(r"[a-z][a-z0-9-]{2,}", first.lower())))
+    in_second = bool(words & set(re.findall(r"[a-z][a-z0-9-]{2,}", second.lower())))
+    if in_first != in_second:
+        return in_first
+    return None
+
+
+def _p_text(text: str) -> str:
+    found = p_values(text)
+    return f"{found[0][0]} {found[0][1]:g}" if found else ""
+
+
+def _fmt(value: float) -> str:
+    return f"{value:g}"
+
+
+def _shown(label: str, value: float, low: float | None, high: float | None) -> str:
+    return f"{label} {_fmt(value)}" + (f", {_fmt(low)}–{_fmt(high)}" if low is not None and high is not None else "")
+
+
+def effect_figures(text: str, exposure: str = "") -> list[EffectFigure]:
+    """Every figure the passage states, ratios first."""
+    return [*ratios(text), *differences(text), *arms(text, exposure)]
+
+
+def figures_way(figures: list[EffectFigure]) -> Way | None:
+    """The direction the figures agree on, or None where they show none or disagree."""
+    ways = {f.way for f in figures if f.way is not None}
+    return ways.pop() if len(ways) == 1 else None

@@ -1,0 +1,112 @@
+"""The direction a finding passage reports for a claim's outcome, read from its figures and words.
+
+This is the rule reader: effect figures first (a ratio with its CI, two arms with a p-value), then
+a null-finding phrase, then the direction word nearest the outcome, turned round when the
+sentence names the comparator's arm as the one that changed ("lower in the placebo group"). The
+learned reader (``lyra_resources``) reads the passages whose figures do not decide; this one gives
+the figures and the words a reason line can quote.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from lyra_core.direction.figures import CONTROL_WORDS, EffectFigure, effect_figures, figures_way
+from lyra_core.direction.lexicon import (
+    CHANGE_NOUNS,
+    CHANGE_VERBS,
+    COMPARATIVES,
+    DIRECTION_VERBS,
+    NULL_FINDING,
+    flip,
+    resolve,
+)
+
+Reported = Literal["increased", "decreased", "no_difference"]
+FROM_WAY: dict[str, Reported] = {"up": "increased", "down": "decreased", "none": "no_difference"}
+_WORD = re.compile(r"[A-Za-z][A-Za-z-]*|n't")
+_NEGATORS = {"not", "no", "n't", "never", "without", "nor", "neither", "failed", "fail", "fails"}
+_CONTENT = re.compile(r"[a-z][a-z0-9-]{2,}")
+_STOP = set("the and for with from that this were was are has have had been into than then its their our "
+            "after before during among between versus effect effects group groups patients study".split())
+
+
+# Sentences that state an aim, a question or a method: they name the claim's words without a finding.
+AIM = re.compile(r"^\s*(?:(?:the\s+)?(?:aims?|objectives?|purposes?|goals?)\b|to\s+(?:assess|determine|evaluate|examine|"
+                 r"investigate|test|compare|explore|study)\b|we\s+(?:aimed|sought|hypothesi[sz]ed|examined|investigated|"
+                 r"assessed|evaluated|tested|asked|studied|will|propose)\b|this\s+(?:study|trial|review|paper)\s+"
+                 r"(?:aims?|examines?|investigates?|assesses|evaluates?|tests?|will)\b|(?:whether|if)\b)",
+                 re.IGNORECASE)
+
+
+def states_no_finding(passage: str) -> bool:
+    """Whether the passage states an aim or method rather than a finding ("We examined whether …")."""
+    return bool(AIM.search(passage)) or passage.rstrip().endswith("?")
+
+
+class PassageReading(BaseModel):
+    """What the rules read in a passage: the direction, the figures that show it, the words that say it."""
+
+    direction: Reported | None = None
+    source: Literal["figures", "words", "none"] = "none"
+    figures: list[EffectFigure] = Field(default_factory=list)
+    cue: str = ""
+
+    def figures_text(self) -> str:
+        return "; ".join(f.text for f in self.figures[:2])
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-cased words of three letters or more that are not function words, plural -s folded."""
+    words = {w.lower() for w in _CONTENT.findall(text.lower()) if w.lower() not in _STOP}
+    return {w[:-1] if w.endswith("s") and len(w) > 4 else w for w in words}
+
+
+def read_passage(passage: str, exposure: str, outcome: str) -> PassageReading:
+    """The direction ``passage`` reports for ``outcome`` with ``exposure`` against its comparator."""
+    figures = effect_figures(passage, exposure)
+    way = figures_way(figures)
+    if way is not None:
+        return PassageReading(direction=FROM_WAY[way], source="figures", figures=figures,
+                              cue=figures[0].text if figures else "")
+    null = NULL_FINDING.search(passage)
+    worded = _worded_direction(passage, exposure, outcome)
+    if null and (worded is None or null.start() <= worded[1]):
+        return PassageReading(direction="no_difference", source="words", figures=figures, cue=null.group(0))
+    if worded is not None:
+        return PassageReading(direction=FROM_WAY[worded[0]], source="words", figures=figures, cue=worded[2])
+    return PassageReading(figures=figures)
+
+
+def _comparator_named_first(after: str, exposure: str) -> bool:
+    """Whether the words after a direction word name the comparator's arm before the exposure's."""
+    control = CONTROL_WORDS.search(after)
+    if control is None:
+        return False
+    mine = [m.start() for m in _WORD.finditer(after) if content_words(m.group(0)) & content_words(exposure)]
+    return not mine or control.start() < mine[0]
+
+
+def _worded_direction(passage: str, exposure: str, outcome: str) -> tuple[str, int, str] | None:
+    """(way, position, word) of the direction word nearest a mention of the outcome."""
+    tokens = [(m.group(0), m.start()) for m in _WORD.finditer(passage)]
+    targets = content_words(outcome)
+    mentions = [pos for word, pos in tokens if content_words(word) & targets]
+    best = None
+    for i, (word, pos) in enumerate(tokens):
+        low = word.lower()
+        raw = COMPARATIVES.get(low) or DIRECTION_VERBS.get(low) or CHANGE_NOUNS.get(low) or CHANGE_VERBS.get(low)
+        if raw is None:
+            continue
+        if any(t.lower() in _NEGATORS for t, _ in tokens[max(0, i - 3):i]):
+            continue
+        way = resolve(raw, outcome)
+        if _comparator_named_first(passage[pos:pos + 70], exposure):
+            way = flip(way)  # "lower in the placebo group (than with X)": the exposure's arm is the higher one
+        distance = min((abs(pos - m) for m in mentions), default=10_000)
+        if best is None or distance < best[0]:
+            best = (distance, way, pos, word)
+    return (best[1], best[2], best[3]) if best else None

@@ -1,0 +1,84 @@
+"""Whether a passage is about a claim's exposure and outcome: a passage may vote on a claim only
+if it speaks of the claim's outcome and its paper speaks of the claim's exposure (a hip-fracture
+study says nothing of cardiovascular mortality, whatever words it shares with the claim).
+
+Matching is by index terms (stemmed science tokens, ``lyra_core.text``) with a few groups of words
+that name one outcome in several ways (death, mortality, survival …). The learned reader's
+``unrelated`` probability is the second opinion (docs/direction.md).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from lyra_core.text import index_terms
+
+# Terms that name one thing: a passage about "deaths" is about "mortality".
+_SAME_THING = [
+    "mortality death deaths died die dying survival survive fatal fatality lethal",
+    "cancer cancers tumor tumors tumour tumours carcinoma carcinomas neoplasm neoplasms malignancy malignancies "
+    "adenoma adenomas oncology",
+    "risk risks incidence odds hazard likelihood chance occurrence",
+    "glucose glycemia glycaemia glycemic glycaemic hba1c hyperglycemia hyperglycaemia sugar",
+    "cardiovascular cardiac heart coronary myocardial",
+    "blood pressure hypertension hypertensive systolic diastolic",
+    "weight bmi obesity obese adiposity overweight",
+    "depression depressive depressed",
+    "pain painful analgesia",
+    "infection infections infected infectious",
+    "fracture fractures fractured",
+    "stroke strokes cerebrovascular",
+    "diabetes diabetic",
+]
+_GROUP_OF: dict[str, int] = {}
+for _i, _words in enumerate(_SAME_THING):
+    for _term in index_terms(_words):
+        _GROUP_OF.setdefault(_term, _i)
+# Terms too general to make a passage about an outcome or exposure on their own.
+_GENERAL = set(index_terms("risk effect effects level levels rate rates patient patients group groups "
+                           "treatment therapy use outcome outcomes increase decrease reduce change "
+                           "significant study trial human people adult adults"))
+
+
+MATCH_SHARE = 0.34  # chosen by bench/relevance_gate.py on its tuning side
+
+
+def _concepts(text: str) -> set[str]:
+    return {f"g{_GROUP_OF[t]}" if t in _GROUP_OF else t for t in index_terms(text)}
+
+
+class Relevance(BaseModel):
+    """Which of the claim's parts a passage (and its paper) is about."""
+
+    exposure_matched: bool
+    outcome_matched: bool
+    exposure_terms: list[str] = []
+    outcome_terms: list[str] = []
+
+    @property
+    def about_both(self) -> bool:
+        return self.exposure_matched and self.outcome_matched
+
+
+def _specific(text: str) -> set[str]:
+    specific = {c for c in _concepts(text) if c not in _GENERAL}
+    return specific or _concepts(text)
+
+
+def _enough(hits: list[str], wanted: set[str], share: float) -> bool:
+    """At least one of the phrase's specific terms, and ``share`` of them."""
+    return bool(hits) and len(hits) >= share * len(wanted)
+
+
+def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "", share: float = MATCH_SHARE
+              ) -> Relevance:
+    """The outcome must be named in the passage; the exposure in the passage or in its paper (the
+    title and abstract: a results sentence often says "the treatment group")."""
+    in_passage = _concepts(passage)
+    in_paper = in_passage | _concepts(paper_text)
+    wanted_outcome, wanted_exposure = _specific(outcome), _specific(exposure)
+    outcome_hits = sorted(wanted_outcome & in_passage)
+    exposure_hits = sorted(wanted_exposure & in_paper)
+    return Relevance(exposure_matched=_enough(exposure_hits, wanted_exposure, share),
+                     outcome_matched=_enough(outcome_hits, wanted_outcome, share),
+                     exposure_terms=exposure_hits, outcome_terms=outcome_hits)

@@ -1,0 +1,106 @@
+"""An edge's relation composed from the parts the judge read, with its reason in one line.
+
+Same direction → SUPPORTS; the opposite direction, or no significant difference against a claim
+that asserts one → REFUTES; a passage not about the claim's exposure and outcome → NEUTRAL. The
+passage's direction is a distribution (the learned reader's probabilities), replaced by the
+figures where a ratio or a difference with its interval decides; the edge's probabilities follow
+from it, so the one-vote-per-paper Beta update reads them as before (docs/direction.md).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel
+
+from lyra_core.direction.claim_frame import ClaimFrame
+from lyra_core.direction.passage import PassageReading, read_passage, states_no_finding
+from lyra_core.direction.relevance import Relevance, relevance
+
+NULL_WEIGHT = 0.8  # how much a null finding counts against a claim of an effect, next to an opposite finding
+FIGURES_CERTAINTY = 0.9  # the reading of a ratio or a difference whose interval decides
+_SAID = {"increased": "higher", "decreased": "lower", "no_difference": "no difference in"}
+
+
+class DirectionJudgement(BaseModel):
+    """The relation of one passage to one effect claim, and why."""
+
+    relation: Literal["SUPPORTS", "REFUTES", "NEUTRAL"]
+    p_supports: float
+    p_refutes: float
+    p_neutral: float
+    claim_direction: str  # increase, decrease, no_effect, not_increase, not_decrease
+    passage_direction: str | None  # increased, decreased, no_difference; None when not read
+    figures: str
+    exposure_matched: bool
+    outcome_matched: bool
+    reason: str
+
+
+def claim_direction(frame: ClaimFrame) -> str:
+    return f"not_{frame.direction}" if frame.negated and frame.direction != "no_effect" else str(frame.direction)
+
+
+def passage_distribution(model_probs: dict[str, float], reading: PassageReading) -> dict[str, float]:
+    """increased / decreased / no_difference / unrelated probabilities: the model's, unless figures
+    with an interval (a ratio or a difference) decide."""
+    decisive = [f for f in reading.figures if f.kind in ("ratio", "difference") and f.low is not None]
+    if reading.source == "figures" and decisive and reading.direction:
+        rest = (1 - FIGURES_CERTAINTY) / 2
+        out = {k: rest for k in ("increased", "decreased", "no_difference")}
+        out[reading.direction] = FIGURES_CERTAINTY
+        return {**out, "unrelated": 0.0}
+    total = sum(model_probs.values()) or 1.0
+    return {k: model_probs.get(k, 0.0) / total for k in ("increased", "decreased", "no_difference", "unrelated")}
+
+
+def judge(frame: ClaimFrame, probs: dict[str, float], reading: PassageReading, about: Relevance) -> DirectionJudgement:
+    """The relation of a passage to a directional claim, from the passage's direction distribution
+    ``probs`` (see :func:`passage_distribution`), the rule ``reading`` and the ``about`` check."""
+    said = claim_direction(frame)
+    figures = reading.figures_text()
+    base = dict(claim_direction=said, figures=figures, exposure_matched=about.exposure_matched,
+                outcome_matched=about.outcome_matched)
+    if not about.about_both:
+        missing = " and ".join(part for part, ok in ((frame.exposure, about.exposure_matched),
+                                                     (frame.outcome, about.outcome_matched)) if not ok)
+        return DirectionJudgement(relation="NEUTRAL", p_supports=0.0, p_refutes=0.0, p_neutral=1.0,
+                                  passage_direction=None, reason=f"not about {missing} → neutral", **base)
+    related = 1.0 - probs["unrelated"]
+    up, down, null = probs["increased"], probs["decreased"], probs["no_difference"]
+    if said == "increase":
+        support, refute = up, down + NULL_WEIGHT * null
+    elif said == "decrease":
+        support, refute = down, up + NULL_WEIGHT * null
+    elif said == "not_increase":
+        support, refute = null + NULL_WEIGHT * down, up
+    elif said == "not_decrease":
+        support, refute = null + NULL_WEIGHT * up, down
+    else:  # no_effect
+        support, refute = null, up + down
+    p_supports, p_refutes = support * related, refute * related
+    p_neutral = max(0.0, 1.0 - p_supports - p_refutes)
+    relation = max((("SUPPORTS", p_supports), ("REFUTES", p_refutes), ("NEUTRAL", p_neutral)), key=lambda kv: kv[1])[0]
+    direction = max(("increased", "decreased", "no_difference"), key=lambda k: probs[k])
+    reported = f"reports {_SAID[direction]} {frame.outcome} with {frame.exposure}"
+    reason = (f"{reported}{f' ({figures})' if figures else ''}; the claim says {frame.says()} → {relation.lower()}")
+    return DirectionJudgement(relation=relation, p_supports=round(p_supports, 4), p_refutes=round(p_refutes, 4),
+                              p_neutral=round(p_neutral, 4), passage_direction=direction, reason=reason, **base)
+
+
+def reader_question(frame: ClaimFrame) -> str:
+    """How the direction reader is asked about a passage for this claim (as in its training)."""
+    return f"effect of {frame.exposure} versus control on {frame.outcome}"
+
+
+def judge_passage(frame: ClaimFrame, passage: str, paper_text: str, probs: dict[str, float]) -> DirectionJudgement:
+    """The relation of ``passage`` (from a paper whose title and abstract are ``paper_text``) to the
+    effect claim ``frame``, given the direction reader's probabilities ``probs`` for it."""
+    if states_no_finding(passage):
+        return DirectionJudgement(relation="NEUTRAL", p_supports=0.0, p_refutes=0.0, p_neutral=1.0,
+                                  claim_direction=claim_direction(frame), passage_direction=None, figures="",
+                                  exposure_matched=False, outcome_matched=False,
+                                  reason="states an aim or a method, not a finding → neutral")
+    reading = read_passage(passage, frame.exposure, frame.outcome)
+    about = relevance(frame.exposure, frame.outcome, passage, paper_text)
+    return judge(frame, passage_distribution(probs, reading), reading, about)

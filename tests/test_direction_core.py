@@ -1,0 +1,137 @@
+"""The pure parts of the direction judge: claim frames, effect figures, the rule reading of passages,
+the exposure/outcome check and the verdict composed from them."""
+
+from __future__ import annotations
+
+import pytest
+
+from lyra_core.direction.claim_frame import read_claim
+from lyra_core.direction.figures import effect_figures, figures_way
+from lyra_core.direction.lexicon import resolve, undesirable
+from lyra_core.direction.passage import read_passage, states_no_finding
+from lyra_core.direction.relevance import relevance
+from lyra_core.direction.verdict import judge, passage_distribution
+
+
+@pytest.mark.parametrize("claim, direction, negated, exposure, outcome", [
+    ("Aspirin reduces the risk of colorectal cancer.", "decrease", False, "Aspirin", "risk of colorectal cancer"),
+    ("Cigarette smoking increases the risk of lung cancer.", "increase", False, "Cigarette smoking",
+     "risk of lung cancer"),
+    ("Metformin raises blood glucose in patients with type 2 diabetes.", "increase", False, "Metformin",
+     "blood glucose"),
+    ("Metformin does not raise blood glucose.", "increase", True, "Metformin", "blood glucose"),
+    ("Vitamin D supplementation has no effect on fracture risk.", "no_effect", False, "Vitamin D supplementation",
+     "fracture risk"),
+    ("Regular use of aspirin is associated with lower risk of colorectal cancer.", "decrease", False,
+     "Regular use of aspirin", "risk of colorectal cancer"),
+    ("Hip fracture risk is reduced by vitamin D supplementation.", "decrease", False, "vitamin D supplementation",
+     "Hip fracture risk"),
+    ("Fasting glucose is lower with metformin than with placebo.", "decrease", False, "metformin", "Fasting glucose"),
+    ("Patients on drug A have lower mortality than patients on drug B.", "decrease", False, "Patients on drug A",
+     "mortality"),
+    ("Obese people are more likely to develop type 2 diabetes.", "increase", False, "Obese people",
+     "type 2 diabetes"),
+    ("Exercise improves depressive symptoms in older adults.", "decrease", False, "Exercise", "depressive symptoms"),
+    ("Exercise improves survival after breast cancer.", "increase", False, "Exercise", "survival after breast cancer"),
+    ("Taking 400mg of α-tocopheryl acetate does not prevent prostate cancer.", "decrease", True,
+     "400mg of α-tocopheryl acetate", "prostate cancer"),
+    ("Tai chi protects against falls in older adults.", "decrease", False, "Tai chi", "falls"),
+    ("CD44v6 is not associated with cancer stem cells.", "no_effect", False, "CD44v6", "cancer stem cells"),
+])
+def test_an_effect_claim_is_read_into_exposure_outcome_and_direction(claim, direction, negated, exposure, outcome):
+    frame = read_claim(claim)
+    assert (frame.direction, frame.negated, frame.exposure, frame.outcome) == (direction, negated, exposure, outcome)
+
+
+@pytest.mark.parametrize("claim", [
+    "RUNX is not expressed in skin tissue.",
+    "GATA3 regulates self-renewal capacity in bone marrow hematopoietic stem cells.",
+    "One in two surgical randomized controlled trials are discontinued early.",
+    "β-sheet opening occurs during pleurotolysin pore formation.",
+])
+def test_a_claim_about_something_else_than_an_effect_has_no_direction(claim):
+    assert read_claim(claim).kind == "other" and read_claim(claim).direction is None
+
+
+def test_the_value_of_an_outcome_turns_improves_into_a_direction():
+    assert undesirable("the risk of fracture") and undesirable("pain scores") and undesirable("adverse events")
+    assert not undesirable("survival") and not undesirable("glycemic control") and not undesirable("weight loss")
+    assert resolve("better", "depressive symptoms") == "down" and resolve("better", "quality of life") == "up"
+    assert resolve("worse", "memory") == "down" and resolve("worse", "pain") == "up"
+
+
+@pytest.mark.parametrize("text, way", [
+    ("lower risk of colorectal cancer (OR 0.69 [95% CI 0.64-0.74])", "down"),
+    ("aspirin reduced colorectal cancer incidence (HR 0·63, 95% CI 0·35–1·13, p=0·12)", "none"),
+    ("The hazard ratio for death was 1.45 (95% confidence interval, 1.10 to 1.91).", "up"),
+    ("mean difference −2.3 mmHg (95% CI −3.1 to −1.5)", "down"),
+    ("RR 1.02; 95% CI 0.91 to 1.15", "none"),
+    ("mortality was 12% and 20% in the aspirin and placebo groups, respectively (p=0.003)", "down"),
+    ("Recurrence occurred in 28% of the placebo group vs 38% of the drug group (P=0.01)", "up"),
+    ("the proportion who developed complications (19.2 vs. 34.7%, p = 0.034) was smaller", None),
+])
+def test_figures_show_a_direction_against_their_reference_or_the_comparator(text, way):
+    assert figures_way(effect_figures(text, "aspirin" if "aspirin" in text else "drug")) == way
+
+
+def test_or_in_running_text_is_not_an_odds_ratio():
+    assert effect_figures("complications (46 vs. 99) or 19.2 of them") == []
+
+
+@pytest.mark.parametrize("passage, reported", [
+    ("Compared with placebo, aspirin significantly reduced colorectal cancer incidence (p < 0.001).", "decreased"),
+    ("Colorectal cancer incidence was higher in the placebo group than in the aspirin group (p < 0.01).",
+     "decreased"),
+    ("There was no significant difference in colorectal cancer incidence between aspirin and placebo.",
+     "no_difference"),
+    ("Aspirin did not reduce colorectal cancer incidence.", "no_difference"),
+])
+def test_the_rule_reading_of_a_passage_is_relative_to_the_comparator(passage, reported):
+    assert read_passage(passage, "aspirin", "colorectal cancer incidence").direction == reported
+
+
+def test_aims_and_questions_state_no_finding():
+    assert states_no_finding("We examined whether aspirin reduces colorectal cancer incidence.")
+    assert states_no_finding("To determine whether statins lower mortality, we pooled 14 trials.")
+    assert not states_no_finding("Aspirin reduced colorectal cancer incidence by 24%.")
+
+
+def test_a_passage_votes_only_on_its_own_exposure_and_outcome():
+    hip = relevance("Statins", "cardiovascular mortality", "Statin use was associated with lower hip fracture risk.")
+    assert hip.exposure_matched and not hip.outcome_matched
+    deaths = relevance("Statins", "cardiovascular mortality", "Cardiovascular deaths were fewer with statin therapy.")
+    assert deaths.about_both
+    in_title = relevance("aspirin", "colorectal cancer", "The treatment group had fewer colorectal cancers.",
+                         "Aspirin for the prevention of colorectal adenomas")
+    assert in_title.about_both
+
+
+def _verdict(claim: str, passage: str, probs: dict[str, float]):
+    frame = read_claim(claim)
+    reading = read_passage(passage, frame.exposure, frame.outcome)
+    return judge(frame, passage_distribution(probs, reading), reading,
+                 relevance(frame.exposure, frame.outcome, passage))
+
+
+LOWER = {"increased": 0.05, "decreased": 0.85, "no_difference": 0.05, "unrelated": 0.05}
+NULL = {"increased": 0.05, "decreased": 0.05, "no_difference": 0.85, "unrelated": 0.05}
+
+
+def test_the_verdict_follows_from_the_two_directions_with_its_reason():
+    passage = ("Regular use of aspirin was associated with lower risk of colorectal cancer "
+               "(OR 0.69 [95% CI 0.64-0.74]).")
+    supports = _verdict("Aspirin reduces the risk of colorectal cancer.", passage, NULL)  # the figures decide
+    assert supports.relation == "SUPPORTS" and supports.passage_direction == "decreased"
+    assert "OR 0.69, 0.64–0.74" in supports.reason and supports.reason.endswith("→ supports")
+    assert _verdict("Aspirin increases the risk of colorectal cancer.", passage, NULL).relation == "REFUTES"
+    assert _verdict("Aspirin does not reduce the risk of colorectal cancer.", passage, NULL).relation == "REFUTES"
+    null = "Colorectal cancer risk did not differ between aspirin and placebo."
+    assert _verdict("Aspirin reduces the risk of colorectal cancer.", null, NULL).relation == "REFUTES"
+    assert _verdict("Aspirin has no effect on the risk of colorectal cancer.", null, NULL).relation == "SUPPORTS"
+    assert _verdict("Aspirin does not reduce the risk of colorectal cancer.", null, NULL).relation == "SUPPORTS"
+
+
+def test_an_off_topic_passage_is_neutral_and_says_what_it_is_not_about():
+    verdict = _verdict("Statins reduce cardiovascular mortality.",
+                       "Statin use was associated with lower hip fracture risk.", LOWER)
+    assert verdict.relation == "NEUTRAL" and verdict.reason == "not about cardiovascular mortality → neutral"
