@@ -41,7 +41,6 @@ from pathlib import Path
 import yaml
 
 from bench.common import read_jsonl, require_data
-from lyra_core.hypothesis import VERBS
 from lyra_core.splits import claim_folds
 from lyra_resources.settings import resolve_home
 from lyra_resources.store import LyraStore
@@ -50,6 +49,23 @@ from lyra_training.verifier_data import gold_label
 YES = {"supported", "well_supported"}
 NO = {"likely_false"}
 _FRONTED = {"is", "are", "was", "were", "can", "could", "may", "might", "will", "would", "should", "has", "have"}
+# The verbs a SciFact claim's predicate may start with, for turning claims into questions (Lyra reads
+# questions without such a list: lyra_core.hypothesis).
+VERBS = set("""
+accelerate accept account achieve act add address affect age attend call coincide differentiate discriminate
+exhibit favor favour perform predispose prime push relate release relieve request run subside think underprescribe
+want be aggravate agree alleviate alter ameliorate amplify appear apply
+associate attenuate augment avoid benefit block boost bring carry cause change compare compensate compromise confer
+confound constitute contribute control correlate correspond cost counteract create cure damage decline decrease
+define delay depend deserve detect determine develop differ diminish distinguish disrupt enable encourage enhance
+ensure equal exacerbate exceed exert exclude exist explain fall express extend facilitate fail fit follow go guide
+harm have help hinder identify impact impair improve increase indicate induce influence inhibit interfere involve
+justify lead lengthen limit live lower maintain make matter mediate mimic minimize mitigate modify modulate need
+normalise normalize occur offer outperform outweigh persist play pose precede predict prevent produce prolong
+promote protect provide raise reach recall receive reduce reflect remain replace represent require reverse result
+save see seem shorten show slow stimulate suppress survive take target tend translate trigger understand undergo
+vary work worsen yield
+""".split())
 _NOT_AFTER = {"a", "an", "the", "of", "in", "on", "for", "with", "to", "from", "by", "at", "and", "or", "than"}
 
 

@@ -8,7 +8,7 @@ from lyra_assets import documents, evidence, sources, topics
 from lyra_assets.claims import claims as claims_asset
 from lyra_assets.partitions import task_partitions
 from lyra_core.answer import answer_line, paper_votes
-from lyra_core.hypothesis import HYPOTHESIS, OPEN_QUESTION, to_hypothesis
+from lyra_core.hypothesis import HYPOTHESIS, OPEN_QUESTION, reading_note, to_hypothesis
 from lyra_core.tasks import TaskOptions
 from lyra_resources.settings import LyraSettings
 from lyra_resources.schema import TASK_ANSWER
@@ -70,22 +70,25 @@ def task_answer(context: AssetExecutionContext, store: LyraStore, settings: Lyra
         "SELECT c.claim_id, c.text, s.verdict, s.confidence, s.uncertainty, s.controversy FROM claims c "
         "LEFT JOIN claim_scores s ON s.task_id = c.task_id AND s.claim_id = c.claim_id "
         "WHERE c.task_id = ? AND c.origin = ? LIMIT 1", [task.id, HYPOTHESIS])
+    parsed = to_hypothesis(task.query)
     lines: list[str]
     if hypothesis.empty:
         claims = relevant_claims(store, task.id, OPEN_ANSWER_CLAIMS)
         row = {c: None for c in TASK_ANSWER.data_columns} | {
-            "origin": OPEN_QUESTION, "supporting_papers": 0, "refuting_papers": 0, "papers_judged": 0}
+            "origin": OPEN_QUESTION, "supporting_papers": 0, "refuting_papers": 0, "papers_judged": 0,
+            "question_reading": OPEN_QUESTION}
         lines = [answer_line(None, None, None, None, len(claims))]
         lines += [f"- {c.text} ({c.verdict or 'unverified'})" for c in claims.itertuples(index=False)]
     else:
         h = hypothesis.iloc[0]
         votes = paper_votes(hypothesis_edges(store, task.id, h["claim_id"]), settings.evidence.min_vote)
         verdict = h["verdict"] if isinstance(h["verdict"], str) else "unverified"
-        row = {"hypothesis": h["text"], "origin": HYPOTHESIS, "verdict": verdict,
+        row = {"hypothesis": h["text"], "origin": HYPOTHESIS, "verdict": verdict, "question_reading": parsed.reading,
                **{k: float(h[k]) if pd.notna(h[k]) else None for k in ("confidence", "uncertainty", "controversy")},
                **votes.model_dump(include={"supporting_papers", "refuting_papers", "papers_judged",
                                            "strongest_support_edge", "strongest_refute_edge"})}
-        lines = [answer_line(verdict, row["confidence"], row["uncertainty"], votes), f"Hypothesis: {h['text']}"]
+        lines = [answer_line(verdict, row["confidence"], row["uncertainty"], votes),
+                 f"Hypothesis ({reading_note(parsed.reading)}): {h['text']}"]
         lines += [f"- for: {t}" for t in _titles(store, task.id, votes.supporting_paper_ids[:5])]
         lines += [f"- against: {t}" for t in _titles(store, task.id, votes.refuting_paper_ids[:5])]
     frame = pd.DataFrame([row], columns=TASK_ANSWER.data_columns)
@@ -95,5 +98,6 @@ def task_answer(context: AssetExecutionContext, store: LyraStore, settings: Lyra
         **table_metadata(frame, PREVIEW_COLUMNS, store=store, task=task, table="task_answer"),
         "answer": MetadataValue.md("\n".join(lines)),  # the first line is the answer, as everywhere
         "origin": MetadataValue.text(row["origin"]),
-        "question_reads_as": MetadataValue.text(to_hypothesis(task.query).hypothesis or "(open question)"),
+        "question_reads_as": MetadataValue.text(parsed.hypothesis or "(open question)"),
+        "question_reading": MetadataValue.text(row["question_reading"]),
     })

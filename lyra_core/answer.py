@@ -103,3 +103,6 @@ class AnswerView(BaseModel):
     papers_against: list[AnswerPaper] = []
     claims: list[AnswerClaim] = []  # an open question's answer: the most relevant claims
     recomputed: bool = False  # human feedback changed the model's answer
+    # how the hypothesis was read from the question: rule | fallback (the question without its
+    # auxiliary) | open_question; None for an answer stored before readings were recorded
+    question_reading: str | None = None

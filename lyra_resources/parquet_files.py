@@ -102,7 +102,10 @@ def write_generation(root: Path, task_id: str, tables: Mapping[str, tuple[TableS
     _link_tables(root, task_id, list(tables))
     pointer = folder / f".{CURRENT}-{uuid.uuid4().hex[:8]}"
     pointer.symlink_to(generation.name, target_is_directory=True)
-    os.replace(pointer, folder / CURRENT)  # the switch: every table of the task at once
+    current = folder / CURRENT
+    if current.is_dir() and not current.is_symlink():  # a copy of the home that did not keep links
+        os.replace(current, folder / f".old-{CURRENT}-{uuid.uuid4().hex[:8]}")  # swept below
+    os.replace(pointer, current)  # the switch: every table of the task at once
     for child in folder.iterdir():  # older generations, and what killed writers left, only now
         if child.name in (CURRENT, ".lock", generation.name):
             continue

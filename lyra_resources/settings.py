@@ -69,12 +69,22 @@ class HomeLayout(BaseModel):
         """Models trained for this home (the shipped ones stay in the installed package)."""
         return self.root / "models"
 
+    def report(self, task_id: str) -> Path:
+        """The task's Markdown report (the ``.html`` and ``.svg`` lie beside it)."""
+        return self.root / "reports" / f"{task_id}.md"
+
+    def verify_results(self, task_id: str) -> Path:
+        return self.root / "verify" / f"{task_id}.jsonl"
+
+    def run_log(self, task_id: str) -> Path:
+        """The output of the runs the MCP server started for the task."""
+        return self.root / "logs" / f"{task_id}.log"
+
     def task_outputs(self, task_id: str) -> list[Path]:
-        """The files a task's runs leave outside the store that exist now: its report
-        (``reports/<task>.md`` with the ``.html`` and ``.svg`` beside it), its verify results
-        (``verify/<task>.jsonl``) and the log of runs the MCP server started (``logs/<task>.log``)."""
-        reports = sorted((self.root / "reports").glob(f"{glob.escape(task_id)}.*"))
-        others = [self.root / "verify" / f"{task_id}.jsonl", self.root / "logs" / f"{task_id}.log"]
+        """The files a task's runs leave outside the store that exist now: its report, its verify
+        results and its run log."""
+        reports = sorted(self.report(task_id).parent.glob(f"{glob.escape(task_id)}.*"))
+        others = [self.verify_results(task_id), self.run_log(task_id)]
         return [*reports, *(path for path in others if path.exists())]
 
 

@@ -15,7 +15,7 @@ import duckdb
 from lyra_core.answer import AnswerClaim, AnswerPaper, AnswerView, answer_line, paper_votes
 from lyra_core.cells import cell_list
 from lyra_core.feedback import effective_edges
-from lyra_core.hypothesis import HYPOTHESIS
+from lyra_core.hypothesis import HYPOTHESIS, reading_note
 from lyra_tools.explore.overlay import Overlay, load_claims, load_overlay
 from lyra_tools.explore.paging import clip
 from lyra_tools.explore.queries import claim_edges, fetch_rows, in_ids, topic_labels
@@ -87,6 +87,7 @@ def read_answer(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay)
         topic_of = topic_labels(conn, task_id, [c["claim_id"] for c in chosen])
         return AnswerView(
             line=answer_line(None, None, None, None, len(chosen)), origin=row["origin"],
+            question_reading=row.get("question_reading"),
             claims=[AnswerClaim(claim_id=c["claim_id"], text=clip(c["text"], 300)[0], topic=topic_of.get(c["claim_id"]),
                                 verdict=c["verdict"] or "unverified", confidence=float(c["confidence"] or 0.5))
                     for c in chosen])
@@ -104,7 +105,7 @@ def read_answer(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay)
                                     "strongest_support_edge", "strongest_refute_edge"}),
         papers_for=_papers(conn, task_id, votes.supporting_paper_ids[:PAPERS_SHOWN]),
         papers_against=_papers(conn, task_id, votes.refuting_paper_ids[:PAPERS_SHOWN]),
-        recomputed=bool(claim.get("recomputed")))
+        recomputed=bool(claim.get("recomputed")), question_reading=row.get("question_reading"))
 
 
 def answer_lines(store, task_id: str) -> list[str]:
@@ -115,7 +116,8 @@ def answer_lines(store, task_id: str) -> list[str]:
         return []
     lines = [answer.line]
     if answer.hypothesis:
-        lines.append(f"Hypothesis: {answer.hypothesis}")
+        note = reading_note(answer.question_reading)
+        lines.append(f"Hypothesis ({note}): {answer.hypothesis}" if note else f"Hypothesis: {answer.hypothesis}")
     for side, papers in (("for", answer.papers_for), ("against", answer.papers_against)):
         lines += [f"  {side}: {p.title or p.paper_id}" + (f" ({p.year})" if p.year else "") for p in papers]
     topics = list(dict.fromkeys(c.topic for c in answer.claims))  # an open question's claims, by topic

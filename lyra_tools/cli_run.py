@@ -78,7 +78,7 @@ def print_summary(outcome: runner.RunOutcome, home: Path | None) -> None:
             top.add_row(c.verdict, f"{c.confidence:.2f}", f"{c.uncertainty:.2f}", str(c.supporting_count),
                         str(c.refuting_count), ("★ " if c.origin == "user" else "") + c.text)
         console.print(top)
-        path = report.write_report(open_store(home), outcome.task_id, layout.root / "reports" / f"{outcome.task_id}.md")
+        path = report.write_report(open_store(home), outcome.task_id, layout.report(outcome.task_id))
         console.print(f"Report:  {path}")
     console.print(f"DuckDB:  {layout.database}")
     console.print(f"Parquet: {layout.parquet}/<table>/task_id={outcome.task_id}/data.parquet")
@@ -163,7 +163,7 @@ def verify_claims(
 
 
 def write_verify_results(task_id: str, out: Path | None, home: Path | None) -> None:
-    path = out or verify.default_results_path(HomeLayout(root=home_root(home)), task_id)
+    path = out or HomeLayout(root=home_root(home)).verify_results(task_id)
     try:
         verdicts = verify.write_results(open_store(home), task_id, path)
     except OSError as exc:

@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from lyra_resources.settings import HomeLayout
 from lyra_resources.store import StoreError
 from lyra_resources.task_input import MCP_LABELS, TaskInputError, check_task_input
 from lyra_tools import mcp_requests
@@ -49,9 +50,8 @@ def task_run_command(task_id: str, home: Path) -> list[str]:
 def spawn_task_run(task_id: str, home: Path) -> tuple[int | None, Path]:
     """Start ``lyra task run`` for the task in its own session, detached from this server: the run
     outlives the agent's connection, and its output goes to ``<home>/logs/<task>.log``."""
-    logs = home / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
-    log_path = logs / f"{task_id}.log"
+    log_path = HomeLayout(root=home).run_log(task_id)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab") as out:
         proc = subprocess.Popen(task_run_command(task_id, home), stdin=subprocess.DEVNULL, stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
@@ -111,7 +111,7 @@ class TaskControl:
             answer = self._start(task)
         else:  # an earlier try started the run and was cut off before it could record the answer
             answer = CreatedTask(task_id=task.id, status=task.status, pid=None, run_id=task.last_run_id,
-                                 log_path=str(self.root / "logs" / f"{task.id}.log"))
+                                 log_path=str(HomeLayout(root=self.root).run_log(task.id)))
         self._remember(request_id, "create_task", digest, answer)
         return answer
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from lyra_core.answer import AnswerView
 from lyra_core.cells import cell_list
-from lyra_core.hypothesis import HYPOTHESIS
+from lyra_core.hypothesis import HYPOTHESIS, reading_note
 from lyra_core.scoring import REFUTES, SUPPORTS, strongest_votes
 from lyra_resources.generations import graph_note
 from lyra_resources.store import LyraStore
@@ -271,13 +271,19 @@ def sentence_note(s: ReportSentence) -> str:
     return f"{s.confidence:.2f}"
 
 
+def hypothesis_label(answer: AnswerView) -> str:
+    """"Hypothesis judged", with how it was read from the question where that is recorded."""
+    note = reading_note(answer.question_reading)
+    return f"Hypothesis judged ({note})" if note else "Hypothesis judged"
+
+
 def answer_md(report: Report) -> list[str]:
     answer = report.answer
     if answer is None:
         return ["No answer yet: the task has not been answered (run it).", ""]
     lines = [f"**{md(answer.line)}**", ""]
     if answer.hypothesis:
-        lines.append(f"- Hypothesis judged: {md(answer.hypothesis)}")
+        lines.append(f"- {hypothesis_label(answer)}: {md(answer.hypothesis)}")
     for side, papers in (("For", answer.papers_for), ("Against", answer.papers_against)):
         if papers:
             lines.append(f"- {side}: " + "; ".join(

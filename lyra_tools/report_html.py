@@ -9,7 +9,15 @@ import html
 import secrets
 import xml.etree.ElementTree as ET
 
-from lyra_tools.report import Report, ReportClaim, ReportSentence, intro, score_text, sentence_note
+from lyra_tools.report import (
+    Report,
+    ReportClaim,
+    ReportSentence,
+    hypothesis_label,
+    intro,
+    score_text,
+    sentence_note,
+)
 
 STYLE = """
 body{font-family:Georgia,"Times New Roman",serif;max-width:60rem;margin:2rem auto;padding:0 1rem;
@@ -64,7 +72,7 @@ def _answer(body: ET.Element, report: Report) -> None:
     _text(body, "p", answer.line, "answer")
     items = ET.SubElement(body, "ul")
     if answer.hypothesis:
-        _text(items, "li", f"Hypothesis judged: {answer.hypothesis}")
+        _text(items, "li", f"{hypothesis_label(answer)}: {answer.hypothesis}")
     for side, papers in (("For", answer.papers_for), ("Against", answer.papers_against)):
         if papers:
             item = _text(items, "li", f"{side}:")

@@ -44,10 +44,6 @@ def verify_options(corpus: list[Path], claims_file: Path, text: str, papers_per_
     return TaskOptions(corpus=paths, verify_claims=claims, papers_per_claim=papers_per_claim)
 
 
-def default_results_path(layout: HomeLayout, task_id: str) -> Path:
-    return layout.root / "verify" / f"{task_id}.jsonl"
-
-
 def _edge_columns(store: LyraStore) -> set[str]:
     return set(store.fetch_df("SELECT column_name FROM information_schema.columns WHERE table_name = 'nli_edges'")
                ["column_name"])

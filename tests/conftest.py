@@ -54,6 +54,14 @@ def small_corpus(tmp_path: Path) -> Path:
     return write_jsonl(tmp_path / "corpus.jsonl", SMALL_CORPUS)
 
 
+def agent_corpus(home: Path, corpus: Path) -> Path:
+    """``corpus`` copied under ``home``'s ``corpora/``, where an MCP agent may name it (mcp.corpus_roots)."""
+    target = home / "corpora" / corpus.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(corpus.read_bytes())
+    return target
+
+
 @pytest.fixture
 def lyra_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
@@ -139,7 +147,7 @@ def copy_store(template, home: Path):
 
     from lyra_resources.store import LyraStore
 
-    shutil.copytree(template.layout.root, home)
+    shutil.copytree(template.layout.root, home, symlinks=True)  # the Parquet links stay links
     if testing_postgres_store():  # the test's own database becomes a copy of the template's
         import psycopg2
         from urllib.parse import urlsplit, urlunsplit

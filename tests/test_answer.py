@@ -3,6 +3,7 @@ DuckDB graph, and the same answer as people see it once human feedback applies."
 
 from __future__ import annotations
 
+import anyio
 import pandas as pd
 import pytest
 from dagster import DagsterInstance, materialize
@@ -23,9 +24,9 @@ HYPOTHESIS_EDGES = [("meta", 1, "SUPPORTS", 0.91), ("falls", 0, "SUPPORTS", 0.7)
                     ("blog", 0, "SUPPORTS", 0.95), ("falls", 1, "NEUTRAL", 0.6)]
 
 
-def add_hypothesis(store: LyraStore, graph) -> str:
+def add_hypothesis(store: LyraStore, graph, question: str = QUESTION) -> str:
     """The rows ``claims`` and ``nli_edges`` write for the question's hypothesis; scores by the pipeline's rule."""
-    task_id, text = graph.task_id, to_hypothesis(QUESTION).hypothesis
+    task_id, text = graph.task_id, to_hypothesis(question).hypothesis
     claim_id = claim_id_for(task_id, f"hypothesis: {text}")
     claims = store.read_partition("claims", task_id)
     row = {"claim_id": claim_id, "text": text, "origin": "hypothesis", "extractor": "question-rules",
@@ -68,7 +69,8 @@ def test_task_answer_judges_the_hypothesis_per_paper(answered):
     store, graph, claim_id, metadata = answered
     row = store.read_partition("task_answer", graph.task_id).iloc[0]
     assert row["hypothesis"] == "Vitamin D supplementation reduces fracture risk in older adults."
-    assert row["origin"] == "hypothesis"
+    assert (row["origin"], row["question_reading"]) == ("hypothesis", "rule")
+    assert metadata["question_reading"].value == "rule"
     score = store.fetch_df("SELECT * FROM claim_scores WHERE claim_id = ?", [claim_id]).iloc[0]
     assert (row["verdict"], row["confidence"]) == (score["verdict"], score["confidence"])
     # meta, falls and the blog vote for, WHI against; the falls paper's neutral fragment adds no paper
@@ -81,7 +83,8 @@ def test_task_answer_judges_the_hypothesis_per_paper(answered):
     assert "- against: Calcium plus vitamin D supplementation and the risk of fractures" in metadata["answer"].value
     assert list(store.read_partition("task_answer", graph.task_id).columns) == [
         "task_id", "hypothesis", "origin", "verdict", "confidence", "uncertainty", "controversy",
-        "supporting_papers", "refuting_papers", "papers_judged", "strongest_support_edge", "strongest_refute_edge"]
+        "supporting_papers", "refuting_papers", "papers_judged", "strongest_support_edge", "strongest_refute_edge",
+        "question_reading"]
 
 
 def test_summary_starts_with_the_answer_and_lists_the_hypothesis_as_no_claim(answered):
@@ -120,6 +123,7 @@ def test_an_open_question_is_answered_by_its_most_relevant_claims(tmp_path):
     metadata = run_answer(store, graph.task_id)
     row = store.read_partition("task_answer", graph.task_id).iloc[0]
     assert row["origin"] == "open_question" and row["hypothesis"] is None and row["verdict"] is None
+    assert row["question_reading"] == "open_question"
     lines = metadata["answer"].value.splitlines()
     assert lines[0] == "Answer: open question (no yes/no hypothesis to judge) — 4 most relevant claims follow"
     assert lines[1].startswith("- High-dose vitamin D reduces hip fracture risk")  # relevance 0.9 first
@@ -137,7 +141,8 @@ def test_the_cli_summary_starts_with_the_answer(answered, capsys):
     cli_run.print_summary(outcome, store.layout.root)
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("Answer: ") and lines[0].endswith("3 papers for, 1 against, 4 judged")
-    assert lines[1] == "Hypothesis: Vitamin D supplementation reduces fracture risk in older adults."
+    assert lines[1] == "Hypothesis (read by rule from the question): Vitamin D supplementation reduces fracture risk " \
+                       "in older adults."
     assert lines[2].startswith("  for: Vitamin D miracle")  # strongest vote first
 
 
@@ -152,3 +157,42 @@ def test_an_untitled_paper_is_shown_by_the_opening_of_its_abstract(answered):
         answer = explore.effective_answer(conn, graph.task_id, explore.load_overlay(conn, graph.task_id))
     (against,) = answer.papers_against
     assert against.title == f"Untitled: {abstract[:80]}…"
+
+
+FALLBACK_QUESTION = "Does birth weight affect fracture risk in older adults?"  # "weight" or "affect": two readings
+FALLBACK_NOTE = "the question without its auxiliary: no grammatical reading was sure"
+
+
+def test_every_view_of_the_answer_says_the_hypothesis_is_the_question_without_its_auxiliary(tmp_path, capsys):
+    from mcp import Client
+
+    from lyra_tools import cli_run, runner
+    from lyra_tools.cli import app
+    from lyra_tools.mcp_server import build_server
+    from lyra_tools.report import report_html, report_markdown
+    from typer.testing import CliRunner
+
+    store = LyraStore.at(tmp_path / "home")
+    graph = write_graph(store, query=FALLBACK_QUESTION)
+    add_hypothesis(store, graph, FALLBACK_QUESTION)
+    metadata = run_answer(store, graph.task_id)
+    stated = f"Hypothesis ({FALLBACK_NOTE}): Birth weight affect fracture risk in older adults."
+    row = store.read_partition("task_answer", graph.task_id).iloc[0]
+    assert (row["hypothesis"], row["verdict"] is not None) == ("Birth weight affect fracture risk in older adults.", True)
+    assert row["question_reading"] == "fallback" and metadata["question_reading"].value == "fallback"
+    assert metadata["answer"].value.splitlines()[1] == stated
+
+    outcome = runner.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
+    cli_run.print_summary(outcome, store.layout.root)  # `lyra run`'s summary
+    assert capsys.readouterr().out.splitlines()[1] == stated
+    status = CliRunner().invoke(app, ["task", "status", graph.task_id, "--home", str(store.layout.root)])
+    assert status.exit_code == 0 and stated in status.output.splitlines()
+
+    assert f"- Hypothesis judged ({FALLBACK_NOTE}): Birth weight affect" in report_markdown(store, graph.task_id)
+    assert f"Hypothesis judged ({FALLBACK_NOTE}): Birth weight affect" in report_html(store, graph.task_id)
+
+    async def summary():
+        async with Client(build_server(store.layout.root)) as client:
+            return await client.call_tool("get_evidence_summary", {"task_id": graph.task_id})
+    answer = anyio.run(summary).structured_content["answer"]
+    assert (answer["question_reading"], answer["hypothesis"]) == ("fallback", row["hypothesis"])

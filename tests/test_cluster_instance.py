@@ -12,6 +12,7 @@ import time
 import pytest
 from dagster import DagsterRunStatus
 from redis_server import redis_url  # noqa: F401 (the session's Redis)
+from conftest import agent_corpus
 from typer.testing import CliRunner
 
 from bench.local_servers import lyra_workers
@@ -168,8 +169,9 @@ def test_mcp_create_task_queues_the_run_on_a_cluster(tmp_path, small_corpus, pos
 
     use_cluster(lyra_settings, postgres_url)
     server = build_server(tmp_path / "h")
+    corpus = agent_corpus(tmp_path / "h", small_corpus)
     (created,) = call(server, [("create_task", {"query": "Does sleep loss impair memory?",
-                                                "options": {"corpus": [str(small_corpus)]}})])
+                                                "options": {"corpus": [str(corpus)]}})])
     answer = created.structured_content
     assert not created.is_error and answer["status"] == "queued" and answer["pid"] is None
     rows = postgres_rows(postgres_url, "SELECT status, partition FROM runs WHERE run_id = %s", (answer["run_id"],))
@@ -237,5 +239,6 @@ def test_the_daemon_starts_queued_runs_within_the_limits(lyra_home, small_corpus
     assert listed.exit_code == 0
     for task in (first, second):
         assert store.require_task(task.id).status == "completed"
-    assert store.require_task(first.id).last_run_id == a1 and store.row_counts(first.id)["fragments"] > 0
+    # the row follows the task's latest run: a2, which could start only once a1 had finished
+    assert store.require_task(first.id).last_run_id == a2 and store.row_counts(first.id)["fragments"] > 0
 

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from test_academic_sources import HashEmbedder
-from conftest import SMALL_CORPUS, write_jsonl
+from conftest import SMALL_CORPUS, agent_corpus, write_jsonl
 from dagster import (
     DagsterRun,
     DagsterRunStatus,
@@ -224,18 +224,19 @@ def test_mcp_create_task_takes_watch_every(tmp_path, small_corpus):
 
     home = tmp_path / "home"
     server = build_server(home, launcher=lambda task_id, root: (os.getpid(), root / "logs" / f"{task_id}.log"))
+    corpus = agent_corpus(home, small_corpus)
 
     async def calls():
         async with Client(server, read_timeout_seconds=60) as client:
             return [await client.call_tool("create_task", {"query": "Does exercise raise bone density?",
-                                                           "options": {"corpus": [str(small_corpus)],
+                                                           "options": {"corpus": [str(corpus)],
                                                                        "watch_every": every}})
                     for every in ("2w", "5m")]
     created, refused = anyio.run(calls)
     assert not created.is_error and refused.is_error
     assert "options.watch_every" in refused.content[0].text and "15 minutes" in refused.content[0].text
     [task] = LyraStore.at(home).list_tasks()
-    assert task.id == created.structured_content["task_id"] and task.options == {"corpus": [str(small_corpus)], "watch_every": "2w"}
+    assert task.id == created.structured_content["task_id"] and task.options == {"corpus": [str(corpus)], "watch_every": "2w"}
 
 
 # -- the schedule -----------------------------------------------------------------------------------

@@ -237,3 +237,19 @@ def test_parquet_files_of_a_home_from_before_generations_become_links_to_the_cur
     assert sorted(parquet_rows(store, "fragments", task.id)["fragment_id"]) == ["newer0"]
     store.delete_task(task.id)
     assert not folder.exists() and not old_folder.is_symlink() and not old_folder.exists()
+
+
+@pytest.mark.duckdb_file
+def test_a_home_copied_without_its_links_is_written_again(tmp_path):
+    """`cp -r` (or copytree) turns the Parquet links into folders: the next write replaces them."""
+    import shutil
+
+    first = LyraStore.at(tmp_path / "a")
+    task = first.create_task("q")
+    first.replace_partition("fragments", task.id, frag_rows("old", 2))
+    shutil.copytree(first.layout.root, tmp_path / "b")  # links followed: real folders in the copy
+    copy = LyraStore.at(tmp_path / "b")
+    assert not (copy.layout.parquet / "_generations" / task.id / "current").is_symlink()
+    copy.replace_partition("fragments", task.id, frag_rows("new", 1))
+    assert (copy.layout.parquet / "_generations" / task.id / "current").is_symlink()
+    assert sorted(parquet_rows(copy, "fragments", task.id)["fragment_id"]) == ["new0"]

@@ -232,6 +232,7 @@ def test_verify_a_plain_text_file_into_a_chosen_file(tmp_path, small_corpus):
     claims = tmp_path / "claims.txt"
     claims.write_text(f"{SLEEP}\n\n# skipped\n{SEARCHED}\n")
     out = tmp_path / "out" / "results.jsonl"
+    out.parent.mkdir()  # --out names a file in a folder that exists, as every --out does
     result = invoke("verify", "--corpus", small_corpus, "--claims", claims, "--out", out,
                     "--papers-per-claim", 1, "--home", tmp_path / "h")
     assert result.exit_code == 0, result.output

@@ -121,6 +121,7 @@ TASK_ANSWER = table(
     papers_judged INTEGER -- papers with at least one edge to the hypothesis, voting or not
     strongest_support_edge VARCHAR -- the edge (`nli_edges`) of the strongest supporting vote; NULL if none
     strongest_refute_edge VARCHAR -- the edge (`nli_edges`) of the strongest refuting vote; NULL if none
+    question_reading VARCHAR -- rule | fallback | open_question: how the hypothesis was read from the question (fallback: the question without its auxiliary, no grammatical reading being sure)
     """,
 )
 
