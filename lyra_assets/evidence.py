@@ -174,7 +174,7 @@ def nli_edges(
                for ci, fi, _ in flat]
     judged = judge_triples(triples, read=lambda pairs: judge_pairs(store, reader, pairs, context.log, "direction"),
                            nli=lambda pairs: judge_pairs(store, nli, pairs, context.log)) if reader else \
-        [EdgeJudgement.from_cross_encoder(NLI_RELATION[r["label"]], r["probs"])
+        [EdgeJudgement.from_cross_encoder(NLI_RELATION[r["label"]], r["probs"], "models.direction is off")
          for r in judge_pairs(store, nli, [(t[1], t[0]) for t in triples], context.log)]
     rows = []
     for (ci, fi, sim), result in zip(flat, judged, strict=True):

@@ -64,12 +64,12 @@ class EdgeJudgement(BaseModel):
                    reason=verdict.reason)
 
     @classmethod
-    def from_cross_encoder(cls, relation: str, probs: dict[str, float]) -> EdgeJudgement:
+    def from_cross_encoder(cls, relation: str, probs: dict[str, float],
+                           why: str = "the claim states no direction of an effect") -> EdgeJudgement:
         p = {"SUPPORTS": probs["entailment"], "REFUTES": probs["contradiction"], "NEUTRAL": probs["neutral"]}
         return cls(relation=relation, p_supports=p["SUPPORTS"], p_refutes=p["REFUTES"], p_neutral=p["NEUTRAL"],
                    judged_by=CROSS_ENCODER,
-                   reason=f"the claim states no direction of an effect; the cross-encoder reads "
-                          f"{relation.lower()} ({max(p.values()):.2f})")
+                   reason=f"{why}; the cross-encoder reads {relation.lower()} ({max(p.values()):.2f})")
 
 
 class DirectionReader(PairClassifier):

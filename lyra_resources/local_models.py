@@ -28,7 +28,7 @@ class LocalModels(ConfigurableResource):
 
     embedder_name: str = PACKAGED_EMBEDDER
     nli_path: str = ""
-    direction_path: str = ""
+    direction_path: str = "off"
     reranker_choice: str = "none"
     threads: int = 2
     reranker_dir: str = Field("", description="where corpus-adapted rerankers are stored")
