@@ -47,6 +47,7 @@ class DirectionRecipe(BaseModel):
     unnamed_rate: float = 0.35
     unrelated_rate: float = 0.35
     limit: int | None = None  # smoke runs: cap the training findings
+    evaluate: bool = True  # smoke runs: skip the validation and test figures
 
 
 class DirectionScores(BaseModel):
@@ -99,13 +100,13 @@ def train_direction_reader(data_dir: Path, out_dir: Path, recipe: DirectionRecip
     log.info("direction reader: %d findings → %d pairs, %d steps", len(train), len(pairs), len(batches))
     model, tokenizer = load_base_model(base_dir, ID2DIRECTION)
     started = time.monotonic()
-    fitted = fit_pairs(model, tokenizer, batches, monitor[:200], lr=recipe.lr, max_length=recipe.max_length,
+    fitted = fit_pairs(model, tokenizer, batches, monitor[:200] if recipe.evaluate else [], lr=recipe.lr, max_length=recipe.max_length,
                        eval_every=max(len(batches) // 4, 1), log_every=50, progress=log_progress,
                        label_ids=DIRECTION2ID)
     save_fp16(model, tokenizer, out_dir)
     seconds = round(time.monotonic() - started, 1)
     figures = {}
-    for split in ("validation", "test"):
+    for split in ("validation", "test") if recipe.evaluate else ():
         spans = evaluation_pairs(read_findings(folder, split))
         figures[split] = score_directions([p.label for p in spans],
                                           direction_logits(out_dir, spans, recipe.max_length)).model_dump()

@@ -135,3 +135,46 @@ def test_aims_and_methods_fragments_are_not_evidence():
                               "text": texts})
     kept, vectors, dropped = findings_only(fragments, embedder().encode(texts), load_settings().evidence.min_finding)
     assert kept["fragment_id"].tolist() == ["f2"] and dropped == 2 and len(vectors) == 1
+
+
+@pytest.fixture(scope="module")
+def small_direction_reader(tmp_path_factory):
+    """A direction reader trained here on a few Evidence Inference spans: real weights, tiny recipe."""
+    from conftest import SHARED_DATA
+    from lyra_training.direction_model import DirectionRecipe, train_direction_reader
+
+    data = SHARED_DATA / "nli_training"
+    if not (data / "evidence_inference").is_dir():
+        pytest.skip("Evidence Inference not found beside the repository")
+    out = tmp_path_factory.mktemp("direction") / "reader"
+    train_direction_reader(data, out, DirectionRecipe(limit=48, epochs=1, evaluate=False), threads=2)
+    return out
+
+
+def test_effect_claims_are_judged_from_their_parts_with_a_reason_on_every_edge(lyra_home, small_corpus,
+                                                                             lyra_settings, small_direction_reader):
+    lyra_settings(models={"direction": str(small_direction_reader)})
+    store = LyraStore.at(lyra_home)
+    about_sleep = "Sleep deprivation reduces word-pair recall."
+    task = store.create_task("Does vitamin D supplementation reduce fracture risk?",
+                             {"corpus": [str(small_corpus)], "claims": [USER_CLAIM, about_sleep]})
+    assert runner.run_task(task.id, lyra_home).success
+    edges = store.read_partition("nli_edges", task.id)
+    claims = store.read_partition("claims", task.id).set_index("claim_id")["text"]
+    fragments = store.read_partition("fragments", task.id).set_index("fragment_id")["text"]
+    assert edges["reason"].str.len().min() > 0
+    user = edges[edges["claim_id"].map(claims) == USER_CLAIM]
+    assert set(user["judged_by"]) == {"direction"} and set(user["claim_direction"]) == {"decrease"}
+    rr = user[user["fragment_id"].map(fragments).str.contains("RR 0.70")]
+    # the figures decide this one whatever the small reader says: a ratio whose CI lies below 1
+    assert rr["passage_direction"].tolist() == ["decreased"] and rr["relation"].tolist() == ["SUPPORTS"]
+    assert "RR 0.7, 0.58–0.86" in rr["effect_figures"].iat[0] and rr["reason"].iat[0].endswith("→ supports")
+    assert bool(rr["exposure_matched"].iat[0]) and bool(rr["outcome_matched"].iat[0])
+    # the sleep claim meets the fracture trial: not about its exposure and outcome, so no vote
+    sleep = edges[edges["claim_id"].map(claims) == about_sleep]
+    off_topic = sleep[sleep["fragment_id"].map(fragments).str.contains("fracture")]
+    assert len(off_topic) and set(off_topic["relation"]) == {"NEUTRAL"}
+    assert all(r.startswith("not about") for r in off_topic["reason"])
+    # an extracted claim that states no effect is the cross-encoder's, and says so
+    other = edges[edges["judged_by"] == "cross-encoder"]
+    assert all("states no direction" in r for r in other["reason"])
