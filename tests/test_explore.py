@@ -103,7 +103,10 @@ def model_rows(task_id: str, relabel: dict[tuple[str, str], tuple[str, float]] |
                       "claim_id": claim_ids[claim], "relation": relation, "nli_label": relation.lower(),
                       "nli_confidence": conf, "source_trust_level": "unverified" if paper == "blog" else "academic",
                       "target_trust_level": "academic", "model_version": NLI_VERSION, "similarity": 0.7,
-                      "page_id": page_of[paper], **edge_probabilities(relation, conf)})
+                      "page_id": page_of[paper], **edge_probabilities(relation, conf), "judged_by": "cross-encoder",
+                      "claim_direction": None, "passage_direction": None, "effect_figures": "",
+                      "exposure_matched": None, "outcome_matched": None,
+                      "reason": f"the cross-encoder reads {relation.lower()} ({conf:.2f})"})
     scores = []
     for name, cid in claim_ids.items():
         if CLAIMS[name][3] != "adopted":

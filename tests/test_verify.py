@@ -216,7 +216,8 @@ def test_verify_judges_each_claim_against_its_own_papers_and_writes_one_line_per
             has = ((edges["claim_id"] == row["claim_id"]) & (edges["relation"] == relation)).any()
             assert (evidence is not None) == bool(has)
             if evidence:
-                assert set(evidence) == {"paper", "paper_id", "title", "text", "probability", "edge_id"}
+                assert set(evidence) == {"paper", "paper_id", "title", "text", "probability", "edge_id", "reason"}
+                assert evidence["reason"]  # why the judge said so, in one line
                 assert evidence["paper"] == doc_of[evidence["paper_id"]] and 0 <= evidence["probability"] <= 1
                 assert evidence["text"] in set(store.read_partition("fragments", task_id)["text"])
     assert lines[0]["papers_judged"] == 1
@@ -279,7 +280,7 @@ def test_results_come_from_the_tables_and_prefer_per_class_probabilities(lyra_ho
     assert first["id"] == "a" and first["verdict"] == "supported" and first["confidence"] == 0.7123
     assert first["papers_judged"] == 1 and first["refuting"]["text"] == "sentence 2"
     assert first["supporting"] == {"paper": "3", "paper_id": "p3", "title": "Sleep deprivation",
-                                   "text": "sentence 0", "probability": 0.9, "edge_id": "e0"}
+                                   "text": "sentence 0", "probability": 0.9, "edge_id": "e0", "reason": None}
     assert second == {"id": "b", "claim": SEARCHED, "claim_id": cb, "verdict": "unverified", "confidence": 0.5,
                       "uncertainty": 0.29, "controversy": 0.0, "evidence_count": 0, "papers_judged": 0,
                       "supporting": None, "refuting": None}
