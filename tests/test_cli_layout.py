@@ -14,7 +14,7 @@ COMMANDS = ["run", "verify", "mcp", "ui", "daemon", "export", "task", "models", 
             "worker", "store"]
 GROUPS = {
     "task": ["list", "status", "run", "watch", "unwatch", "stop", "delete"],
-    "models": ["fetch-snli", "train-snli", "train-nli", "train-claim-roles", "train-reranker", "list", "activate",
+    "models": ["fetch-snli", "train-snli", "train-nli", "train-direction", "train-claim-roles", "train-reranker", "list", "activate",
                "train-adapter"],
     "feedback": ["apply", "edge-correct"],
     "store": ["copy"],
