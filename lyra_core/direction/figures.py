@@ -106,32 +106,30 @@ def _against(value: float, low: float | None, high: float | None, reference: flo
     return None
 
 
-def ratios(text: str) -> list[EffectFigure]:
+def _stated(pattern: re.Pattern[str], kind: Literal["ratio", "difference"], reference: float,
+            text: str) -> list[EffectFigure]:
+    """Every figure ``pattern`` finds in ``text``, read against ``reference`` (1 for a ratio, 0 for a
+    difference) with the interval or p-value written right after it."""
     figures = []
-    for match in _RATIO.finditer(text):
+    for match in pattern.finditer(text):
         value = _number(match.group("value"))
         low, high, end = _interval(text, match.end())
-        if not 0 < value < 100 or (low is not None and (low < 0 or high < 0)):
-            continue
+        if kind == "ratio" and (not 0 < value < 100 or (low is not None and (low < 0 or high < 0))):
+            continue  # not a ratio: "OR" in running text, a count
         nearby = p_values(text[end:end + 40])
         label = " ".join(match.group("label").split())
-        figures.append(EffectFigure(kind="ratio", label=label, value=value, low=low, high=high,
+        figures.append(EffectFigure(kind=kind, label=label, value=value, low=low, high=high,
                                     p=nearby[0][1] if nearby else None, text=_shown(label, value, low, high),
-                                    way=_against(value, low, high, 1.0, _significance(nearby))))
+                                    way=_against(value, low, high, reference, _significance(nearby))))
     return figures
+
+
+def ratios(text: str) -> list[EffectFigure]:
+    return _stated(_RATIO, "ratio", 1.0, text)
 
 
 def differences(text: str) -> list[EffectFigure]:
-    figures = []
-    for match in _DIFF.finditer(text):
-        value = _number(match.group("value"))
-        low, high, end = _interval(text, match.end())
-        nearby = p_values(text[end:end + 40])
-        label = " ".join(match.group("label").split())
-        figures.append(EffectFigure(kind="difference", label=label, value=value, low=low, high=high,
-                                    p=nearby[0][1] if nearby else None, text=_shown(label, value, low, high),
-                                    way=_against(value, low, high, 0.0, _significance(nearby))))
-    return figures
+    return _stated(_DIFF, "difference", 0.0, text)
 
 
 def arms(text: str, exposure: str) -> list[EffectFigure]:
