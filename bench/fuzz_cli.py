@@ -74,7 +74,7 @@ def build_home(scratch: Path) -> Path:
     from lyra_assets.documents import page_id_for
     from lyra_assets.runs import open_instance, register_partition
     from lyra_core.claims import claim_id_for
-    from lyra_core.evidence import edge_id_for, edge_probabilities
+    from lyra_core.evidence import edge_id_for, edge_probabilities, unread_parts
     from lyra_core.fragments import make_fragments
     from lyra_core.papers import paper_id_for
     from lyra_core.scoring import Evidence, score_claim
@@ -101,7 +101,8 @@ def build_home(scratch: Path) -> Path:
     edges = [{"edge_id": edge_id_for(TASK, f["fragment_id"], claim_id), "fragment_id": f["fragment_id"],
               "claim_id": claim_id, "relation": relation, "nli_label": relation.lower(), "nli_confidence": 0.8,
               "source_trust_level": "academic", "target_trust_level": "academic", "model_version": "fuzz",
-              "similarity": 0.7, "page_id": f["page_id"], **edge_probabilities(relation, 0.8)}
+              "similarity": 0.7, "page_id": f["page_id"], **edge_probabilities(relation, 0.8),
+              **unread_parts("cross-encoder", f"the cross-encoder reads {relation.lower()} (0.80)")}
              for f, relation in zip(fragments[::2], ("SUPPORTS", "REFUTES"), strict=True)]
     evidence = [Evidence(relation=e["relation"], nli_confidence=e["nli_confidence"], page_id=e["page_id"])
                 for e in edges]

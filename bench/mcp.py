@@ -53,7 +53,7 @@ import pandas as pd
 from bench.common import read_jsonl, require_data
 from lyra_core.bm25 import Bm25Index
 from lyra_core.claims import claim_id_for
-from lyra_core.evidence import edge_id_for, edge_probabilities
+from lyra_core.evidence import edge_id_for, edge_probabilities, unread_parts
 from lyra_core.fragments import make_fragments
 from lyra_core.papers import paper_id_for
 from lyra_core.scoring import Evidence, score_claim
@@ -125,6 +125,7 @@ def task_rows(task_id: str, src: dict, vectors: np.ndarray) -> dict[str, pd.Data
         "nli_confidence": conf, "source_trust_level": "unverified", "target_trust_level": None,
         "model_version": NLI_VERSION, "similarity": sim, "page_id": frags["page_id"].iat[fi],
         **edge_probabilities(relation, conf),
+        **unread_parts("cross-encoder", f"the cross-encoder reads {relation.lower()} ({conf:.2f})"),
     } for ci, fi, relation, conf, sim in src["pairs"]]).drop_duplicates("edge_id")
     by_claim: dict[str, list[Evidence]] = {}
     for e in edges.itertuples(index=False):

@@ -120,6 +120,13 @@ def text_hash(text: str) -> str:
     return hashlib.sha1(text.encode()).hexdigest()
 
 
+def unread_parts(judged_by: str | None = None, reason: str = "") -> dict[str, object]:
+    """The direction columns of an edge no direction reading made (a hand-made graph, the
+    cross-encoder's judgement): none read, and the reason given."""
+    return {"judged_by": judged_by, "claim_direction": None, "passage_direction": None, "effect_figures": "",
+            "exposure_matched": None, "outcome_matched": None, "reason": reason}
+
+
 def edge_probabilities(relation: str, confidence: float) -> dict[str, float]:
     """``p_supports``/``p_refutes``/``p_neutral`` for an edge known only by its relation and
     confidence (a human correction, a hand-made graph): the rest split evenly between the others."""

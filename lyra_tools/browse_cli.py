@@ -149,7 +149,7 @@ def _print_evidence(answer: ClaimEvidence) -> None:
             console.print(title, markup=False, highlight=False)
             for item in items:
                 lines = [f"  {item.edge_id}  {_edge_marks(item)}", f"    “{item.text}”",
-                         *([f"    why: {item.reason}"] if item.reason else []), f"    source: {_source_line(item)}"]
+                         f"    source: {_source_line(item)}", *([f"    why: {item.reason}"] if item.reason else [])]
                 for line in lines:
                     console.print(line, markup=False, highlight=False, soft_wrap=True)
             continue

@@ -54,6 +54,7 @@ def test_evidence_shows_edges_with_sources_and_human_corrections(store, graph):
     assert lines[at + 1].strip().startswith("“In this trial of 36,282 postmenopausal women")
     assert "Calcium plus vitamin D supplementation and the risk of fractures (2019) — doi:10.1056/nejmoa055218" \
         in lines[at + 2]
+    assert lines[at + 3].strip() == "why: set by a reviewer; the judge had read: the cross-encoder reads refutes (0.88)"
     assert "p_sup 0.95 p_ref 0.03" in shown.output  # the model's probabilities of an unreviewed edge
 
     one = invoke(store, "evidence", graph.claims["user"], "--limit", "1", "--task", graph.task_id)

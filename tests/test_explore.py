@@ -15,7 +15,7 @@ import pytest
 
 from lyra_assets.documents import domain_of, page_id_for, paper_url
 from lyra_core.claims import claim_id_for
-from lyra_core.evidence import edge_id_for, edge_probabilities
+from lyra_core.evidence import edge_id_for, edge_probabilities, unread_parts
 from lyra_core.fragments import make_fragments
 from lyra_core.papers import paper_id_for
 from lyra_core.scoring import Evidence, score_claim
@@ -103,10 +103,8 @@ def model_rows(task_id: str, relabel: dict[tuple[str, str], tuple[str, float]] |
                       "claim_id": claim_ids[claim], "relation": relation, "nli_label": relation.lower(),
                       "nli_confidence": conf, "source_trust_level": "unverified" if paper == "blog" else "academic",
                       "target_trust_level": "academic", "model_version": NLI_VERSION, "similarity": 0.7,
-                      "page_id": page_of[paper], **edge_probabilities(relation, conf), "judged_by": "cross-encoder",
-                      "claim_direction": None, "passage_direction": None, "effect_figures": "",
-                      "exposure_matched": None, "outcome_matched": None,
-                      "reason": f"the cross-encoder reads {relation.lower()} ({conf:.2f})"})
+                      "page_id": page_of[paper], **edge_probabilities(relation, conf),
+                      **unread_parts("cross-encoder", f"the cross-encoder reads {relation.lower()} ({conf:.2f})")})
     scores = []
     for name, cid in claim_ids.items():
         if CLAIMS[name][3] != "adopted":

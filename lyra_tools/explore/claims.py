@@ -85,6 +85,14 @@ def _probabilities(row: dict[str, Any]) -> dict[str, float] | None:
     return None if any(v is None for v in values.values()) else {k: round(float(v), 3) for k, v in values.items()}
 
 
+def _reason(row: dict[str, Any]) -> str | None:
+    """The judge's reason; for an edge a reviewer corrected, that the reviewer set it first."""
+    judged = row.get("reason") or None
+    if row.get("human_corrected"):
+        return "set by a reviewer" + (f"; the judge had read: {judged}" if judged else "")
+    return judged
+
+
 def _evidence_item(row: dict[str, Any]) -> EvidenceItem:
     text, truncated = clip(row["text"], 280)
     return EvidenceItem(
@@ -92,7 +100,7 @@ def _evidence_item(row: dict[str, Any]) -> EvidenceItem:
         nli_confidence=round(float(row["nli_confidence"]), 4),
         probabilities=_probabilities(row),
         model_relation=row["model_relation"] if row["human_corrected"] else None,
-        reason=row.get("reason") or None,
+        reason=_reason(row),
         human_reviewed=row["human_reviewed"], human_corrected=row["human_corrected"],
         source=source_of(row))
 
