@@ -113,7 +113,8 @@ def judge_triples(triples: list[tuple[str, str, str]], read: ReaderPredict, nli:
     directional = [i for i, (claim, _, _) in enumerate(triples) if frames[claim].directional]
     others = [i for i in range(len(triples)) if not frames[triples[i][0]].directional]
     out: dict[int, EdgeJudgement] = {}
-    read_results = read([(triples[i][1], reader_question(frames[triples[i][0]])) for i in directional])
+    read_results = read([(triples[i][1], reader_question(frames[triples[i][0]].exposure,
+                                                         frames[triples[i][0]].outcome)) for i in directional])
     for i, result in zip(directional, read_results, strict=True):
         claim, passage, paper = triples[i]
         out[i] = EdgeJudgement.from_direction(judge_passage(frames[claim], passage, paper, result["probs"]))

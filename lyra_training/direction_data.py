@@ -18,13 +18,14 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from lyra_core.direction.verdict import reader_question
+
 DirectionLabel = Literal["increased", "decreased", "no_difference", "unrelated"]
 ID2DIRECTION: dict[int, DirectionLabel] = {0: "increased", 1: "decreased", 2: "no_difference", 3: "unrelated"}
 DIRECTION2ID: dict[str, int] = {label: idx for idx, label in ID2DIRECTION.items()}
 _FROM_ANNOTATION = {"significantly increased": "increased", "significantly increase": "increased",
                     "significantly decreased": "decreased", "no significant difference": "no_difference"}
 _SWAPPED = {"increased": "decreased", "decreased": "increased", "no_difference": "no_difference"}
-UNNAMED_COMPARATOR = "control"
 
 
 class DirectionPair(BaseModel):
@@ -47,13 +48,6 @@ class Finding(BaseModel):
     outcome: str
     span: str
     label: DirectionLabel
-
-
-def question(exposure: str, outcome: str, comparator: str = "") -> str:
-    """How the reader is asked about a passage: the exposure, what it is compared with, the outcome."""
-    exposure, outcome = " ".join(exposure.split()), " ".join(outcome.split())
-    comparator = " ".join(comparator.split()) or UNNAMED_COMPARATOR
-    return f"effect of {exposure} versus {comparator} on {outcome}"
 
 
 def _short(text: str, limit: int = 160) -> str:
@@ -86,7 +80,7 @@ def read_findings(folder: Path, split: str) -> list[Finding]:
 
 def evaluation_pairs(findings: list[Finding]) -> list[DirectionPair]:
     """The spans against their own question, as annotated."""
-    return [DirectionPair(premise=f.span, hypothesis=question(f.intervention, f.outcome, f.comparator),
+    return [DirectionPair(premise=f.span, hypothesis=reader_question(f.intervention, f.outcome, f.comparator),
                           label=f.label, article=f.article) for f in findings]
 
 
@@ -98,15 +92,15 @@ def training_pairs(findings: list[Finding], seed: int = 13, swap_rate: float = 0
     pairs: list[DirectionPair] = []
     for f in findings:
         comparator = "" if rng.random() < unnamed_rate else f.comparator
-        pairs.append(DirectionPair(premise=f.span, hypothesis=question(f.intervention, f.outcome, comparator),
+        pairs.append(DirectionPair(premise=f.span, hypothesis=reader_question(f.intervention, f.outcome, comparator),
                                    label=f.label, article=f.article))
         if rng.random() < swap_rate:
-            pairs.append(DirectionPair(premise=f.span, hypothesis=question(f.comparator, f.outcome, f.intervention),
+            pairs.append(DirectionPair(premise=f.span, hypothesis=reader_question(f.comparator, f.outcome, f.intervention),
                                        label=_SWAPPED[f.label], article=f.article, source="evidence_inference_swapped"))
         if rng.random() < unrelated_rate:
             other = rng.choice(findings)
             if other.article != f.article:
-                pairs.append(DirectionPair(premise=f.span, hypothesis=question(other.intervention, other.outcome,
+                pairs.append(DirectionPair(premise=f.span, hypothesis=reader_question(other.intervention, other.outcome,
                                                                                other.comparator),
                                            label="unrelated", article=f.article, source="evidence_inference_other"))
     rng.shuffle(pairs)

@@ -124,7 +124,6 @@ def undesirable(outcome: str) -> bool:
                                         and any(w in UNDESIRABLE for w in words))
 
 
-NEGATIONS = {"not", "no", "never", "neither", "nor", "without", "cannot", "n't", "fails", "fail", "failed", "unable"}
 # Phrases of a null finding: "no significant difference", "did not differ", "was similar".
 NULL_FINDING = re.compile(
     r"\b(no|not|nor|without)\s+(a\s+|any\s+|the\s+)?(statistically\s+|clinically\s+)?(significant(ly)?\s+|"

@@ -88,9 +88,15 @@ def judge(frame: ClaimFrame, probs: dict[str, float], reading: PassageReading, a
                               p_neutral=round(p_neutral, 4), passage_direction=direction, reason=reason, **base)
 
 
-def reader_question(frame: ClaimFrame) -> str:
-    """How the direction reader is asked about a passage for this claim (as in its training)."""
-    return f"effect of {frame.exposure} versus control on {frame.outcome}"
+UNNAMED_COMPARATOR = "control"  # Lyra's claims rarely name what the exposure is compared with
+
+
+def reader_question(exposure: str, outcome: str, comparator: str = "") -> str:
+    """How the direction reader is asked about a passage, in training and in use alike: the exposure,
+    what it is compared with, the outcome."""
+    exposure, outcome = " ".join(exposure.split()), " ".join(outcome.split())
+    comparator = " ".join(comparator.split()) or UNNAMED_COMPARATOR
+    return f"effect of {exposure} versus {comparator} on {outcome}"
 
 
 def judge_passage(frame: ClaimFrame, passage: str, paper_text: str, probs: dict[str, float]) -> DirectionJudgement:
