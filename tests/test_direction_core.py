@@ -69,6 +69,13 @@ def test_the_value_of_an_outcome_turns_improves_into_a_direction():
     ("mortality was 12% and 20% in the aspirin and placebo groups, respectively (p=0.003)", "down"),
     ("Recurrence occurred in 28% of the placebo group vs 38% of the drug group (P=0.01)", "up"),
     ("the proportion who developed complications (19.2 vs. 34.7%, p = 0.034) was smaller", None),
+    # two figures with only a p-value of 0.05 or more: no difference, whichever arm is which
+    ("Mean number of packed cells was 0.04 versus 0.09 in the two groups, respectively (p = 0.129).", "none"),
+    ("Average score was 2.9 ± 1.3 (F) versus 3.0 ± 1.3 (Z; p = NS).", "none"),
+    ("the rate was 5.1 vs 6.3 (p = 0.21) at 6 months and 4.0 vs 7.2 (p = 0.003) at 12 months", None),
+    ("the rate was 5.1 vs 6.3 (p < 0.001)", None),
+    ("(RD −0.01; 95% CI -0.07 to 0.06)", "none"),
+    ("absolute risk difference 4.2 (95% CI 1.1 to 7.3)", "up"),
 ])
 def test_figures_show_a_direction_against_their_reference_or_the_comparator(text, way):
     assert figures_way(effect_figures(text, "aspirin" if "aspirin" in text else "drug")) == way
@@ -104,6 +111,37 @@ def test_a_passage_votes_only_on_its_own_exposure_and_outcome():
     in_title = relevance("aspirin", "colorectal cancer", "The treatment group had fewer colorectal cancers.",
                          "Aspirin for the prevention of colorectal adenomas")
     assert in_title.about_both
+
+
+def test_a_phrase_and_its_acronym_are_one_thing_and_general_words_match_nothing():
+    cbt = relevance("Cognitive behavioural therapy", "insomnia severity",
+                    "CBT significantly increased insomnia severity index scores compared with placebo.")
+    assert cbt.about_both
+    assert relevance("NSAIDs", "colorectal cancer", "Non-steroidal anti-inflammatory drug use lowered colorectal "
+                     "cancer risk.").about_both
+    assert not relevance("Cognitive behavioural therapy", "insomnia severity",
+                         "BMI rose with insomnia severity.").exposure_matched
+    # "risk" in "risk of stroke" does not make a colorectal cancer incidence sentence about stroke
+    assert not relevance("Antihypertensive treatment", "risk of stroke",
+                         "Antihypertensive drugs significantly reduced colorectal cancer incidence.").outcome_matched
+
+
+@pytest.mark.parametrize("passage, reported", [
+    ("Falls were lower in the control group than in the tai chi group (p = 0.004).", "increased"),
+    ("Falls were fewer with tai chi than with usual care (p = 0.004).", "decreased"),
+    # a control word in another clause is no comparator named first (Evidence Inference: such flips were wrong)
+    ("Compared with participants who viewed a video without risk information, participants who viewed the "
+     "video with tai chi thought falls were lower (P=.03).", "decreased"),
+])
+def test_only_a_comparator_arm_said_first_turns_the_words_round(passage, reported):
+    assert read_passage(passage, "tai chi", "falls").direction == reported
+
+
+def test_two_arms_significantly_apart_rule_out_no_difference():
+    reading = read_passage("Memory scores were 12% with sleep deprivation and 20% with placebo, respectively "
+                           "(p = 0.003).", "sleep deprivation", "memory scores")
+    split = {"increased": 0.05, "decreased": 0.45, "no_difference": 0.45, "unrelated": 0.05}
+    assert passage_distribution(split, reading)["no_difference"] == 0.0
 
 
 def _verdict(claim: str, passage: str, probs: dict[str, float]):

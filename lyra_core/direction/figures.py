@@ -23,7 +23,7 @@ _RATIO = re.compile(
     r"incidence\s+rate)\s+ratios?|relative\s+risks?))\b"
     r"[^0-9\n]{0,25}?(?P<value>\d+(?:[.·]\d+)?)")
 _DIFF = re.compile(
-    r"\b(?P<label>W?MD|SMD|ARR|(?i:mean\s+differences?|(?:absolute\s+)?risk\s+differences?))\b"
+    r"\b(?P<label>W?MD|SMD|ARR|A?RD|(?i:mean\s+differences?|(?:absolute\s+)?risk\s+differences?))\b"
     rf"[^0-9\n−–-]{{0,25}}?(?P<value>{_NUM})")
 # The interval right after a figure: "(95% CI 0.64-0.74)", "[0.64, 0.74]", "95% confidence interval, 1.10 to 1.91".
 _INTERVAL = re.compile(rf"^[\s,;:]*(?:[A-Za-zµ/%]{{1,8}}\s*)?[\(\[]?\s*(?:(?:95|90|99)\s*%\s*)?(?:CI|confidence\s+intervals?|credible\s+interval|"
@@ -70,6 +70,14 @@ def _interval(text: str, start: int) -> tuple[float | None, float | None, int]:
     return _number(match.group("low")), _number(match.group("high")), start + match.end()
 
 
+# "p = NS", "(NS)", "n.s.": a comparison stated not to be significant
+_NOT_SIGNIFICANT = re.compile(r"(?:\b[Pp]\s*[=:]?\s*|[\(\[;,]\s*)(?:NS|n\.\s?s\.|ns)\b(?![-\w])")
+# two figures compared with a p-value of 0.05 or more and no other p-value: no significant difference,
+# whichever arm is which ("0.04 versus 0.09 in the X and Y groups, respectively (p = 0.129)")
+_COMPARED = re.compile(r"(?<![\d.])\d+(?:[.·]\d+)?[^0-9\n]{0,25}?\b(?:vs\.?|versus|compared\s+(?:with|to)|and)\s+"
+                       r"[^0-9\n]{0,30}?(?<![\d.])\d+(?:[.·]\d+)?", re.IGNORECASE)
+
+
 def p_values(text: str) -> list[tuple[str, float]]:
     out = []
     for match in _P.finditer(text):
@@ -77,6 +85,8 @@ def p_values(text: str) -> list[tuple[str, float]]:
         sci = re.match(r"(\d+(?:\.\d+)?)\s*[×x]\s*10\s*[-−]\s*(\d+)", raw)
         value = float(sci.group(1)) * 10 ** -int(sci.group(2)) if sci else float(raw)
         out.append((match.group("op").replace(" ", ""), value))
+    if not out and _NOT_SIGNIFICANT.search(text):
+        out.append((">", 0.05))
     return out
 
 
@@ -197,9 +207,22 @@ def _shown(label: str, value: float, low: float | None, high: float | None) -> s
     return f"{label} {_fmt(value)}" + (f", {_fmt(low)}–{_fmt(high)}" if low is not None and high is not None else "")
 
 
+def compared_not_significant(text: str) -> list[EffectFigure]:
+    """Two figures compared where every p-value stated is 0.05 or more: no significant difference."""
+    stated = p_values(text)
+    if not stated or _significance(stated) is not False or any(_significance([p]) for p in stated):
+        return []
+    match = _COMPARED.search(text)
+    if match is None:
+        return []
+    return [EffectFigure(kind="arms", label="compared", value=0.0, text=f"no significant difference, p {_p_text(text)}",
+                         way="none")]
+
+
 def effect_figures(text: str, exposure: str = "") -> list[EffectFigure]:
     """Every figure the passage states, ratios first."""
-    return [*ratios(text), *differences(text), *arms(text, exposure)]
+    found = [*ratios(text), *differences(text), *arms(text, exposure)]
+    return found or compared_not_significant(text)
 
 
 def figures_way(figures: list[EffectFigure]) -> Way | None:

@@ -54,6 +54,7 @@ class PassageReading(BaseModel):
     source: Literal["figures", "words", "none"] = "none"
     figures: list[EffectFigure] = Field(default_factory=list)
     cue: str = ""
+    comparator_first: bool = False  # the words name the comparator's arm first ("lower in the placebo group")
 
     def figures_text(self) -> str:
         return "; ".join(f.text for f in self.figures[:2])
@@ -77,21 +78,29 @@ def read_passage(passage: str, exposure: str, outcome: str) -> PassageReading:
     if null and (worded is None or null.start() <= worded[1]):
         return PassageReading(direction="no_difference", source="words", figures=figures, cue=null.group(0))
     if worded is not None:
-        return PassageReading(direction=FROM_WAY[worded[0]], source="words", figures=figures, cue=worded[2])
+        return PassageReading(direction=FROM_WAY[worded[0]], source="words", figures=figures, cue=worded[2],
+                              comparator_first=worded[3])
     return PassageReading(figures=figures)
 
 
+# "lower in the placebo group than in the X group": the direction word, the comparator's arm, "than"
+_COMPARATOR_FIRST = re.compile(r"^\S+\s+(?:in|among|with|for|at)\s+(?:the\s+|those\s+|patients\s+|subjects\s+)?"
+                               r"(?:(?:receiving|given|on|in|of|taking)\s+)?(?:the\s+|a\s+)?(?P<arm>[^.;,]{1,40}?)\s+than\b",
+                               re.IGNORECASE)
+
+
 def _comparator_named_first(after: str, exposure: str) -> bool:
-    """Whether the words after a direction word name the comparator's arm before the exposure's."""
-    control = CONTROL_WORDS.search(after)
-    if control is None:
+    """Whether a direction word is said of the comparator's arm, compared with the exposure's ("lower in
+    the placebo group than in the aspirin group"). Only that construction counts: a control word further
+    on is most often another clause (measured on Evidence Inference: 1 of 26 such flips was right)."""
+    match = _COMPARATOR_FIRST.match(after)
+    if match is None or not CONTROL_WORDS.search(match.group("arm")):
         return False
-    mine = [m.start() for m in _WORD.finditer(after) if content_words(m.group(0)) & content_words(exposure)]
-    return not mine or control.start() < mine[0]
+    return not content_words(match.group("arm")) & content_words(exposure)
 
 
-def _worded_direction(passage: str, exposure: str, outcome: str) -> tuple[str, int, str] | None:
-    """(way, position, word) of the direction word nearest a mention of the outcome."""
+def _worded_direction(passage: str, exposure: str, outcome: str) -> tuple[str, int, str, bool] | None:
+    """(way, position, word, comparator named first) of the direction word nearest a mention of the outcome."""
     tokens = [(m.group(0), m.start()) for m in _WORD.finditer(passage)]
     targets = content_words(outcome)
     mentions = [pos for word, pos in tokens if content_words(word) & targets]
@@ -99,14 +108,15 @@ def _worded_direction(passage: str, exposure: str, outcome: str) -> tuple[str, i
     for i, (word, pos) in enumerate(tokens):
         low = word.lower()
         raw = COMPARATIVES.get(low) or DIRECTION_VERBS.get(low) or CHANGE_NOUNS.get(low) or CHANGE_VERBS.get(low)
-        if raw is None:
+        if raw is None or content_words(word) & targets:  # "falls" in "falls were fewer" names the outcome
             continue
         if any(t.lower() in _NEGATORS for t, _ in tokens[max(0, i - 3):i]):
             continue
         way = resolve(raw, outcome)
-        if _comparator_named_first(passage[pos:pos + 70], exposure):
+        flipped = _comparator_named_first(passage[pos:pos + 70], exposure)
+        if flipped:
             way = flip(way)  # "lower in the placebo group (than with X)": the exposure's arm is the higher one
         distance = min((abs(pos - m) for m in mentions), default=10_000)
         if best is None or distance < best[0]:
-            best = (distance, way, pos, word)
-    return (best[1], best[2], best[3]) if best else None
+            best = (distance, way, pos, word, flipped)
+    return (best[1], best[2], best[3], best[4]) if best else None

@@ -9,6 +9,8 @@ that name one outcome in several ways (death, mortality, survival …). The lear
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel
 
 from lyra_core.text import index_terms
@@ -61,7 +63,8 @@ class Relevance(BaseModel):
 
 
 def _specific(text: str) -> set[str]:
-    specific = {c for c in _concepts(text) if c not in _GENERAL}
+    """The phrase's concepts without the general terms ("risk of stroke" is about stroke, not risk)."""
+    specific = {f"g{_GROUP_OF[t]}" if t in _GROUP_OF else t for t in index_terms(text) if t not in _GENERAL}
     return specific or _concepts(text)
 
 
@@ -70,15 +73,46 @@ def _enough(hits: list[str], wanted: set[str], share: float) -> bool:
     return bool(hits) and len(hits) >= share * len(wanted)
 
 
+_ACRONYM = re.compile(r"\b([A-Z][A-Za-z]?[A-Z]{1,5})s?\b")
+_LINKING = {"of", "and", "the", "in", "for", "with", "to", "on", "a", "an"}
+_WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
+
+
+def _initials(text: str) -> set[str]:
+    """The initials of every run of two or more words ("cognitive behavioural therapy" → CBT, BT…);
+    a hyphenated word gives one letter per part ("non-steroidal anti-inflammatory drugs" → NSAID)."""
+    letters: list[list[str]] = []
+    for word in _WORD.findall(text):
+        if word.lower() in _LINKING:
+            continue
+        letters.append([part[0].upper() for part in word.split("-") if part])
+    runs = set()
+    for start in range(len(letters)):
+        for end in range(start + 2, min(len(letters), start + 6) + 1):
+            runs.add("".join("".join(x) for x in letters[start:end]))
+            runs.add("".join(x[0] for x in letters[start:end]))
+    return runs
+
+
+def _abbreviated(phrase: str, text: str) -> bool:
+    """Whether ``text`` names ``phrase`` by its acronym, or ``phrase`` is an acronym ``text`` spells out."""
+    named = {a.upper() for a in _ACRONYM.findall(text)}
+    if named & _initials(phrase):
+        return True
+    return bool({a.upper() for a in _ACRONYM.findall(phrase)} & _initials(text))
+
+
 def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "", share: float = MATCH_SHARE
               ) -> Relevance:
     """The outcome must be named in the passage; the exposure in the passage or in its paper (the
-    title and abstract: a results sentence often says "the treatment group")."""
+    title and abstract: a results sentence often says "the treatment group"). A phrase named by its
+    acronym ("CBT" for cognitive behavioural therapy), or an acronym spelled out, matches too."""
     in_passage = _concepts(passage)
     in_paper = in_passage | _concepts(paper_text)
     wanted_outcome, wanted_exposure = _specific(outcome), _specific(exposure)
     outcome_hits = sorted(wanted_outcome & in_passage)
     exposure_hits = sorted(wanted_exposure & in_paper)
-    return Relevance(exposure_matched=_enough(exposure_hits, wanted_exposure, share),
-                     outcome_matched=_enough(outcome_hits, wanted_outcome, share),
+    paper = f"{passage} {paper_text}"
+    return Relevance(exposure_matched=_enough(exposure_hits, wanted_exposure, share) or _abbreviated(exposure, paper),
+                     outcome_matched=_enough(outcome_hits, wanted_outcome, share) or _abbreviated(outcome, passage),
                      exposure_terms=exposure_hits, outcome_terms=outcome_hits)

@@ -42,16 +42,26 @@ def claim_direction(frame: ClaimFrame) -> str:
 
 
 def passage_distribution(model_probs: dict[str, float], reading: PassageReading) -> dict[str, float]:
-    """increased / decreased / no_difference / unrelated probabilities: the model's, unless figures
-    with an interval (a ratio or a difference) decide."""
-    decisive = [f for f in reading.figures if f.kind in ("ratio", "difference") and f.low is not None]
-    if reading.source == "figures" and decisive and reading.direction:
+    """increased / decreased / no_difference / unrelated probabilities: the model's, unless the
+    figures decide (a ratio or a difference with its interval, two arms not significantly apart) or
+    the words say the comparator's arm is the higher or lower one ("lower in the placebo group than
+    in the X group"); two arms significantly apart rule out no difference."""
+    # Which readings decide was measured on Evidence Inference validation (bench/direction_reading.py):
+    # arms read as significant do not decide (which arm is which is too often misread).
+    decisive = [f for f in reading.figures
+                if (f.kind in ("ratio", "difference") and f.low is not None) or (f.kind == "arms" and f.way == "none")]
+    decided = reading.direction and ((reading.source == "figures" and decisive)
+                                     or (reading.source == "words" and reading.comparator_first))
+    if decided:
         rest = (1 - FIGURES_CERTAINTY) / 2
         out = {k: rest for k in ("increased", "decreased", "no_difference")}
-        out[reading.direction] = FIGURES_CERTAINTY
+        out[str(reading.direction)] = FIGURES_CERTAINTY
         return {**out, "unrelated": 0.0}
-    total = sum(model_probs.values()) or 1.0
-    return {k: model_probs.get(k, 0.0) / total for k in ("increased", "decreased", "no_difference", "unrelated")}
+    probs = {k: model_probs.get(k, 0.0) for k in ("increased", "decreased", "no_difference", "unrelated")}
+    if any(f.kind == "arms" and f.way in ("up", "down") for f in reading.figures):
+        probs["no_difference"] = 0.0
+    total = sum(probs.values()) or 1.0
+    return {k: v / total for k, v in probs.items()}
 
 
 def judge(frame: ClaimFrame, probs: dict[str, float], reading: PassageReading, about: Relevance) -> DirectionJudgement:
