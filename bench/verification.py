@@ -9,7 +9,7 @@ CONTRADICT, anything else → NEI). Two evidence settings:
 - *oracle*: every fragment of the papers the claim cites.
 
 Printed side by side, in one run, on the same claims:
-- today's model (``--baseline``, default the SNLI-trained MiniLM) with the seed's per-edge rule;
+- today's model (``--baseline``, default the SNLI-trained MiniLM) with the per-edge rule (docs/scoring.md);
 - the verifier of ``lyra models train-nli``, scored out of fold: fold k's claims are judged by the
   model trained without them, and its temperature and scoring rule (vote weight, minimum vote
   probability) are fitted on the other folds'
@@ -53,7 +53,7 @@ VERDICT_TO_LABEL = {"supported": "SUPPORT", "well_supported": "SUPPORT", "likely
 NLI_IDS = {"contradiction": 0, "entailment": 1, "neutral": 2}  # LABEL2ID of the NLI models
 RELATION_OF_ID = {0: "REFUTES", 1: "SUPPORTS", 2: "NEUTRAL"}
 GOLD_ID = {"SUPPORT": 1, "CONTRADICT": 0}
-EVERY_EDGE_VOTES = ScoringRule(aggregation="edges")  # the "seed rule" of the tables: weight 1 per edge
+EVERY_EDGE_VOTES = ScoringRule(aggregation="edges")  # the "seed rule" of the tables: the per-edge rule of docs/scoring.md
 RULES = [ScoringRule(vote_weight=w, min_vote=t) for w in (1.0, 2.0, 3.0, 4.0) for t in (0.0, 0.5, 0.6, 0.7, 0.8, 0.9)]
 
 

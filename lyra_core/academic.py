@@ -1,6 +1,6 @@
 """Is a research question academic? The gate of phase 2 (live academic search) and nothing else.
 
-Seed 002 ("改善後のフロー"): ``is_academic_query()`` only decides whether the academic APIs are
+As docs/pipeline.md says, ``is_academic_query()`` only decides whether the academic APIs are
 searched first; identifier completion, citation tracking and the evidence graph (phases 3–7)
 run for every question. So a false negative costs little, and the rule leans towards "academic".
 
@@ -40,7 +40,7 @@ _EN_TERMS = (
     r"|chemistry|biology|ecology|climate|quantum|epidemiolog(?:y|ical)|pharmacolog(?:y|ical)|neuro\w*"
 )
 _EN_RE = re.compile(rf"\b(?:{_EN_TERMS})\b", re.IGNORECASE)
-# Japanese has no word boundaries: plain substrings (seed 002 lists 治療法, 動向, 量子 … as false negatives)
+# Japanese has no word boundaries: plain substrings (治療法, 動向, 量子 … were an older rule's false negatives)
 _JA_TERMS = (
     "論文", "研究", "学術", "学会", "臨床", "治験", "試験", "治療", "効果", "有効性", "副作用", "疾患", "症状",
     "病", "薬", "医学", "医療", "科学", "理論", "実験", "解析", "分析", "統計", "仮説", "メカニズム", "機序",

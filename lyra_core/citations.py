@@ -1,4 +1,4 @@
-"""Citation tracking (seed 002, proposal 3 and decision 5): candidates and their two-stage scores.
+"""Citation tracking (docs/pipeline.md, step 3): candidates and their two-stage scores.
 
 Every paper's references and citing papers, as reported by S2 and OpenAlex, are merged into
 candidate papers (the same paper from two APIs is one candidate listing both), then filtered:

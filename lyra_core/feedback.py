@@ -1,5 +1,5 @@
 """Human feedback as pure logic: what each action takes, which domain patterns are allowed, the
-relevance multiplier of seed 004, and the effective graph (model output + human overlay).
+relevance multiplier (docs/feedback.md), and the effective graph (model output + human overlay).
 
 Model outputs are immutable per run; feedback is an overlay keyed by stable ids (edge_id,
 claim_id, fragment_id), so it applies again to every later materialization of a task.
@@ -25,7 +25,7 @@ RULE_ACTIONS = ("domain_block", "domain_unblock", "domain_clear_override")
 CLAIM_ACTIONS = ("claim_reject", "claim_restore")
 EDGE_ACTIONS = ("edge_correct",)
 RELEVANCE_ACTIONS = ("fragment_useful", "fragment_not_useful")
-NOTE_ACTIONS = ("flag_irrelevant", "flag_missing", "add_note")  # seed 000, recorded as events
+NOTE_ACTIONS = ("flag_irrelevant", "flag_missing", "add_note")  # recorded as events (docs/feedback.md)
 ACTIONS = (*RULE_ACTIONS, *CLAIM_ACTIONS, *EDGE_ACTIONS, *RELEVANCE_ACTIONS, *NOTE_ACTIONS)
 Action = Literal[
     "domain_block", "domain_unblock", "domain_clear_override", "claim_reject", "claim_restore",
@@ -57,7 +57,7 @@ class DomainArgs(_Args):
 
 
 class DomainRuleArgs(DomainArgs):
-    """block / unblock: never over a public suffix, and with a reason (seed 001's rules table has
+    """block / unblock: never over a public suffix, and with a reason (the rules table has
     ``reason NOT NULL``)."""
 
     reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000),
@@ -157,7 +157,7 @@ def normalize_relation(value: str) -> str | None:
 
 # -- domain patterns -------------------------------------------------------------------------------
 
-# Seed 001's forbidden patterns, refused verbatim before any other check.
+# Catch-alls refused verbatim before any other check (docs/feedback.md#domain-patterns).
 FORBIDDEN_PATTERNS = frozenset({"*", "**", "*.com", "*.co.jp", "*.org", "*.net", "*.gov", "*.edu"})
 
 _LABEL = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
@@ -260,7 +260,7 @@ def blocked_domains(domains: Iterable[str], rules: Iterable[DomainRule]) -> dict
     return out
 
 
-# -- relevance feedback (seed 004) -----------------------------------------------------------------
+# -- relevance feedback (docs/feedback.md) ----------------------------------------------------------
 
 MIN_RETURNS = 5
 
@@ -282,14 +282,13 @@ RELEVANCE_STATS_SQL = (
 
 
 def relevance_multiplier(stats: RelevanceStats) -> float:
-    """Seed 004's ``adjustScores`` multiplier of a fragment's ranking score.
+    """The multiplier of a fragment's ranking score (docs/feedback.md#relevance-signals).
 
     Neutral (1.0) until the fragment was returned at least 5 times; then 0.5 + use rate,
     +0.1 per explicit positive and -0.15 per explicit negative (each counted up to 3), clamped
-    to [0.3, 1.7]. Lyra cannot see whether an agent's answer used a fragment (seed 004's own
-    ``checkIfUsed`` is a stub), so the use rate is taken over the returns an agent judged:
-    positive / (positive + negative), and 0.5 — seed 004's value without usage data — when none
-    was judged. A fragment shown often but never judged thus keeps 1.0 instead of being demoted.
+    to [0.3, 1.7]. Lyra cannot see whether an agent's answer used a fragment, so the use rate
+    is taken over the returns an agent judged: positive / (positive + negative), and 0.5 when
+    none was judged. A fragment shown often but never judged thus keeps 1.0 instead of being demoted.
     """
     if stats.returns < MIN_RETURNS:
         return 1.0
@@ -332,7 +331,7 @@ def effective_edges(edges: Iterable[Mapping[str, Any]], reviews: Mapping[str, st
 def effective_scores(edges: Iterable[Mapping[str, Any]], claim_ids: Iterable[str],
                      use_bayesian: bool = True, rule: ScoringRule | None = None) -> dict[str, ClaimScore]:
     """Claim scores recomputed from (effective) edges with lyra_core.scoring, so a correction
-    changes the score at once (seed 001: immediate reflection). Claims without edges keep the prior."""
+    changes the score at once (docs/scoring.md#human-feedback). Claims without edges keep the prior."""
     by_claim: dict[str, list[Evidence]] = {cid: [] for cid in claim_ids}
     for edge in edges:
         if edge["claim_id"] in by_claim:

@@ -1,4 +1,4 @@
-"""The three-stage ranking of seed 002, Phase 4, as pure functions over score arrays.
+"""The three-stage ranking (docs/pipeline.md, step 6), as pure functions over score arrays.
 
 Stage 1: BM25 over every candidate, keep the top ``bm25_top_k``; where the query's cosine to every
          candidate is known (a corpus whose embeddings are all cached), the ``dense_top_k`` nearest

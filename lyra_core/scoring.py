@@ -1,4 +1,4 @@
-"""Claim scores from evidence edges: the Bayesian model of seed 002 (proposal 6, Phase 4).
+"""Claim scores from evidence edges: the Bayesian model that docs/scoring.md specifies.
 
 Beta(1, 1) prior; every vote for a claim adds its probability to alpha (SUPPORTS) or beta
 (REFUTES); NEUTRAL adds nothing. Domain trust never enters: confidence comes from evidence alone.
@@ -8,7 +8,7 @@ Two aggregations decide what a vote is:
   SUPPORTS or REFUTES edge, weighted by ``vote_weight``; a vote whose probability is under
   ``min_vote`` is no vote. Overlapping windows of one abstract are not independent evidence, so
   one paper never counts two or three times.
-- ``edges``: the seed's rule as written: every edge is a vote of weight 1.
+- ``edges``: the per-edge rule (docs/scoring.md): every edge is a vote of weight 1.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ class ClaimScore(BaseModel):
 
 
 def determine_verdict(confidence: float, controversy: float) -> str:
-    """Seed 002's ``_determine_verdict``."""
+    """The verdict: the first of docs/scoring.md's rules that holds."""
     if controversy > 0.3:
         return "contested"
     if confidence >= 0.75:
@@ -109,7 +109,7 @@ def paper_votes(edges: Iterable[Evidence]) -> list[Evidence]:
 
 
 def bayesian_score(edges: Iterable[Evidence], rule: ScoringRule | None = None) -> ClaimScore:
-    """Seed 002's Beta(1, 1) update; without ``rule``, every edge votes with weight 1 (the seed)."""
+    """The Beta(1, 1) update of docs/scoring.md; without ``rule``, every edge votes with weight 1."""
     edges = list(edges)
     rule = rule or ScoringRule(aggregation="edges")
     if rule.aggregation == "paper_votes":
@@ -152,6 +152,6 @@ def legacy_score(edges: Iterable[Evidence]) -> ClaimScore:
 
 def score_claim(edges: Iterable[Evidence], use_bayesian_confidence: bool = True,
                 rule: ScoringRule | None = None) -> ClaimScore:
-    """The claim's score: the Bayesian update under ``rule`` (default: the seed's per-edge rule),
+    """The claim's score: the Bayesian update under ``rule`` (default: the per-edge rule),
     or the legacy calculation."""
     return bayesian_score(edges, rule) if use_bayesian_confidence else legacy_score(edges)

@@ -1,4 +1,4 @@
-"""Source verification (seed 002, L6 and roadmap Phase 2.4): per-domain decisions from evidence.
+"""Source verification (docs/pipeline.md, step 12): per-domain decisions from evidence.
 
 Inputs are the task's evidence edges annotated with the domains and trust levels of both sides
 (the fragment's page, and the page the claim was extracted from). Rules:

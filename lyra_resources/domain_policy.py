@@ -294,7 +294,7 @@ class DomainTrust(ConfigurableResource):
 
 
 def user_domain_rules(store) -> list:
-    """The active ``domain_block`` / ``domain_unblock`` rules users set through feedback (seed 001)."""
+    """The active ``domain_block`` / ``domain_unblock`` rules users set through feedback (docs/feedback.md)."""
     from lyra_core.feedback import DomainRule
 
     rows = store.fetch_df("SELECT id, domain_pattern, decision, coalesce(reason, '') AS reason, created_at "

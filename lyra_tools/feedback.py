@@ -63,7 +63,7 @@ class RelevanceEffect(BaseModel):
     returns: int
     positive: int
     negative: int
-    multiplier: float = Field(description="seed 004 ranking multiplier the next run of the task applies")
+    multiplier: float = Field(description="the ranking multiplier (docs/feedback.md) the next run of the task applies")
 
 
 class FeedbackResult(BaseModel):
@@ -177,7 +177,7 @@ def _edge_correct(conn, task_id: str, action: str, args: fb.EdgeCorrectArgs) -> 
 
 
 def _score_after(conn, task_id: str, claim_id: str) -> ScoreAfter | None:
-    """The claim's effective score as every read tool now shows it (seed 001: immediate reflection)."""
+    """The claim's effective score as every read tool now shows it (at once; docs/scoring.md#human-feedback)."""
     claims = explore.load_claims(conn, task_id, explore.load_overlay(conn, task_id), [claim_id])
     if not claims:
         return None  # a claim that was never adopted has no score
@@ -307,7 +307,7 @@ def _relevance(conn, task_id: str, action: str, args: fb.RelevanceArgs) -> Feedb
 def _flag_irrelevant(conn, task_id: str, action: str, args: fb.FlagIrrelevantArgs) -> FeedbackResult:
     _require_fragment(conn, task_id, action, args.fragment_id)
     query = conn.execute("SELECT query FROM tasks WHERE id = ?", [task_id]).fetchone()[0]
-    # seed 000's flag: kept as an event, and an explicit negative relevance signal for the task's question
+    # a flag: kept as an event, and an explicit negative relevance signal for the task's question
     effect = _signal(conn, task_id, args.fragment_id, "explicit_negative", task_id, query)
     return FeedbackResult(event_id=_new_id("fb"), task_id=task_id, action=action, target_id=args.fragment_id,
                           changed=True, outcome="fragment flagged irrelevant to the task's question", relevance=effect)

@@ -176,7 +176,7 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
     @server.tool(annotations=READ)
     def get_status(task_id: TaskId) -> explore.TaskStatus:
         """A task's status, its latest run and each asset's state in it, row counts, domains blocked by
-        user rules (seed 002's entry shape) and the NLI model version of its edges."""
+        user rules (with reason, cause ids and how to restore) and the NLI model version of its edges."""
         return _guard(lambda: explore.task_status(store, task_id, instance=dagster_instance()))
 
     @server.tool(annotations=STOP)
@@ -227,7 +227,7 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
                            cursor: Cursor = None) -> explore.ClaimEvidence:
         """A claim's supporting, refuting and neutral fragments (strongest first) with source url, domain,
         trust level and NLI confidence, and the claim's Bayesian score. Each fragment shown is recorded as
-        a 'returned' relevance signal for the claim (seed 004)."""
+        a 'returned' relevance signal for the claim (docs/feedback.md)."""
         def body() -> explore.ClaimEvidence:
             answer = explore.claim_evidence(store, claim_id, task_id, limit, cursor)
             shown = [i.fragment_id for side in (answer.evidence.supports, answer.evidence.refutes,

@@ -18,7 +18,7 @@ def test_identifiers_and_keywords_decide_without_embeddings():
     assert classify_query("arXiv:1706.03762 follow-ups", never).method == "identifier"
     decision = classify_query("Do DPP-4 inhibitors raise the risk of heart failure?", never)
     assert decision.academic and decision.method == "keyword" and "inhibitors" in decision.reason
-    # seed 002's false negatives of the old keyword rule
+    # false negatives of the old keyword rule
     for query in ("機械学習の最新動向", "COVID-19 治療法", "量子コンピュータ 実用化"):
         assert is_academic_query(query, never), query
     assert not is_academic_query("best pizza near me")  # no embedder: the keyword rule alone

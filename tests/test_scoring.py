@@ -1,4 +1,4 @@
-"""Seed 002's Bayesian claim model, reproduced row by row from its table (proposal 6.3)."""
+"""The Bayesian claim model of docs/scoring.md, checked row by row against its table of the per-edge rule."""
 
 import inspect
 
@@ -14,7 +14,7 @@ def edges(supports=0, refutes=0, conf=0.9, neutral=0):
             + [Evidence(relation="NEUTRAL", nli_confidence=0.99, page_id="n") for _ in range(neutral)])
 
 
-# The seed's table (proposal 6.3): state, edges, then alpha, beta, confidence as printed there.
+# An earlier table of the model (docs/scoring.md#the-per-edge-rule): state, edges, then alpha, beta, confidence.
 # Its uncertainty and controversy columns cannot come from its own formulas (e.g. SUPPORTS x5,
 # REFUTES x5 gives alpha = beta = 5.5, so controversy = min(4.5, 4.5) / 9 = 0.5, not the printed
 # 0.45), and the formulas are the specification; so those two columns are checked against the

@@ -103,7 +103,7 @@ def test_one_vote_per_paper():
     votes = paper_votes(overlapping + [Evidence(relation="NEUTRAL", nli_confidence=0.99, page_id="paper-b")])
     assert [(v.page_id, v.nli_confidence) for v in votes] == [("paper-a", 0.9)]
     per_paper = bayesian_score(overlapping, ScoringRule(vote_weight=1.0))
-    per_edge = bayesian_score(overlapping)  # the seed's rule: every edge votes
+    per_edge = bayesian_score(overlapping)  # the per-edge rule: every edge votes
     assert per_paper.alpha == pytest.approx(1.9) and per_edge.alpha == pytest.approx(3.4)
     assert per_paper.supporting_count == 3  # counts still report every edge
 
