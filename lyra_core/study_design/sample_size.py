@@ -1,0 +1,112 @@
+"""The number of people or animals a text says were studied.
+
+Read: "n = 1,234", "N=12 173", "1234 patients", "a total of 512 women were randomized", "5,422
+participants without a history of stroke", "Two hundred Chinese patients", "136 cases … and 272
+controls" (408: cases and their controls together). Not read: percentages ("92% female"), years
+("in 2008 patients were…"), doses and ages ("600 mg", "65-year-old women"), p-values and
+intervals (all decimals), people screened but not enrolled ("1106 participants assessed"), and
+how many have a disease worldwide ("an estimated 1 billion people"). The largest count stated is
+the study's size: arms and subgroups are smaller than the whole.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lyra_core.fragments import split_sentences
+
+_WORD_VALUES = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+    "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17,
+    "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+    "seventy": 70, "eighty": 80, "ninety": 90,
+}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+_NUMBER_WORD = r"(?:" + "|".join([*_WORD_VALUES, *_SCALES]) + r")"
+# "Seven hundred and seventeen": it starts with a unit word, never with "million" (as in "1.68 million").
+_WORDS = r"(?:" + "|".join(_WORD_VALUES) + rf")(?:(?:\s+|-|\s+and\s+){_NUMBER_WORD})*"
+# "1,234", "13 343" (a space between thousands), "1234".
+_DIGITS = r"\d{1,3}(?:,\d{3})+|\d{1,3}(?:[ \u2009]\d{3})+(?![\d.,])|\d+"
+# People and animals a study enrols; a count of anything else (studies, samples, years) is not its size.
+SUBJECTS = (r"patients?|participants?|subjects?|volunteers?|women|men|girls|boys|children|adults|adolescents|"
+            r"infants|newborns|neonates|individuals|persons|people|respondents|survivors|mothers|fathers|parents|"
+            r"pregnant\s+women|pregnancies|twins|veterans|smokers|users|students|residents|physicians|doctors|"
+            r"nurses|workers|employees|athletes|soldiers|recipients|donors|members|inhabitants|pairs|families|"
+            r"households|contacts|cases|controls|mice|rats|animals|pigs|dogs|rabbits|monkeys|sheep|hamsters|"
+            r"episodes|admissions|births|deliveries|eyes|teeth")
+# Words that may stand between a count and its subjects ("5,422 participants", "30 Wistar albino male rats").
+_BETWEEN = r"(?:(?!(?:years?|months?|weeks?|days?|hours?|old|times|per|percent|million|billion|thousand|of|mg|kg|ml|g|and|or|to|with|from|" \
+           r"in|at|the|were|was|had|who)\b)[A-Za-z][\w'’/-]*,?\s+){0,3}?"
+_COUNT = re.compile(
+    rf"(?<![\w.,·±/-])(?P<count>{_DIGITS}|{_WORDS})(?![\w%]|[.,·]\d|\s*%|\s*percent|-year|\s*[-–]\s*\d)\)?\s+(?:of\s+(?:the\s+)?)?"
+    rf"(?P<between>{_BETWEEN})(?P<noun>{SUBJECTS})\b", re.IGNORECASE)
+_N_EQUALS = re.compile(r"(?<![A-Za-z])[nN]\s*(?:=|:)\s*(?P<count>\d{1,3}(?:[, \u2009]\d{3})+|\d+)(?![.,·]\d)")
+# Years are numbers too: "in 2008 patients were …", "between 1995 and 1998 participants …".
+_YEAR_BEFORE = re.compile(r"(?:\b(?:in|since|from|between|until|during|by|of|after|before|through|and|to)\s+|[-–])$",
+                          re.IGNORECASE)
+# Counted but not enrolled: the screened, the eligible, a country's or the world's population.
+_NOT_ENROLLED_AFTER = re.compile(r"^[^.;]{0,20}?\b(?:were\s+)?(?:screened(?!\s+for\s+(?!eligibility))|assessed|"
+                                 r"approached|invited|contacted|eligible|excluded|declined|refused)\b", re.IGNORECASE)
+# "cell lines (n = 12)", "studies (n = 13)": an n that counts things, not people.
+_THINGS_BEFORE = re.compile(r"\b(?:cell\s+lines?|cells|samples|specimens?|studies|trials|articles|papers|tumou?rs?|"
+                            r"genes|SNPs|sequences|lesions|images|sites|hospitals|centres|centers|countries)\W{0,3}"
+                            r"(?:\w+\W{1,3}){0,2}$", re.IGNORECASE)
+_POPULATION = re.compile(r"\b(?:worldwide|globally|each\s+year|every\s+year|annually|per\s+year|an\s+estimated|"
+                         r"in\s+the\s+world|in\s+the\s+United\s+States\s+(?:have|suffer)|affects?|affected)\b",
+                         re.IGNORECASE)
+_CONTROL_SUM = re.compile(
+    rf"(?P<a>{_DIGITS}|{_WORDS})\s+(?:{_BETWEEN})(?:cases|patients|participants)\b[^.;]{{0,60}}?\band\s+"
+    rf"(?P<b>{_DIGITS}|{_WORDS})\s+(?:{_BETWEEN})(?:controls|control\s+(?:subjects|participants)|noncases|"
+    rf"non-cases|referents)\b", re.IGNORECASE)
+
+
+def _value(text: str) -> int | None:
+    """'1,234' → 1234; 'Seven hundred seventeen' → 717; 'Seventy-one' → 71."""
+    text = text.strip()
+    if text[0].isdigit():
+        return int(re.sub(r"[,\s\u2009]", "", text))
+    total, current = 0, 0
+    for word in re.findall(r"[a-z]+", text.lower()):
+        if word in _WORD_VALUES:
+            current += _WORD_VALUES[word]
+        elif word == "hundred":
+            current = max(current, 1) * 100
+        elif word in _SCALES:
+            total += max(current, 1) * _SCALES[word]
+            current = 0
+    return total + current or None
+
+
+def _is_year(text: str, start: int, raw: str) -> bool:
+    if not re.fullmatch(r"(?:19|20)\d\d", raw):
+        return False
+    return bool(_YEAR_BEFORE.search(text[max(0, start - 12):start]))
+
+
+def _counts(sentence: str) -> list[int]:
+    if _POPULATION.search(sentence):
+        return []
+    counts = []
+    for match in _COUNT.finditer(sentence):
+        raw = match.group("count")
+        if _is_year(sentence, match.start(), raw) or _NOT_ENROLLED_AFTER.search(sentence[match.end():]):
+            continue
+        if raw.lower() == "one":
+            continue  # "one patient": a case, not a study's size
+        value = _value(raw)
+        if value:
+            counts.append(value)
+    for match in _N_EQUALS.finditer(sentence):
+        if not _THINGS_BEFORE.search(sentence[max(0, match.start() - 40):match.start()]):
+            counts.append(_value(match.group("count")) or 0)  # "n = 0" is stated too
+    for match in _CONTROL_SUM.finditer(sentence):
+        a, b = _value(match.group("a")), _value(match.group("b"))
+        if a and b:
+            counts.append(a + b)
+    return counts
+
+
+def sample_size(text: str) -> int | None:
+    """The largest number of people or animals the text says were studied, or None where it states none."""
+    counts = [c for sentence in split_sentences(text or "") for c in _counts(sentence)]
+    return max(counts) if counts else None
