@@ -27,6 +27,10 @@ from lyra_core.direction.verdict import judge, passage_distribution
     ("Hip fracture risk is reduced by vitamin D supplementation.", "decrease", False, "vitamin D supplementation",
      "Hip fracture risk"),
     ("Fasting glucose is lower with metformin than with placebo.", "decrease", False, "metformin", "Fasting glucose"),
+    ("Daily use of aspirin is associated with a significant reduction in the incidence of colorectal adenomas.",
+     "decrease", False, "Daily use of aspirin", "incidence of colorectal adenomas"),
+    ("A meta-analysis of 3,000 patients in four trials showed that aspirin reduced the occurrence of advanced "
+     "adenomas by 28%.", "decrease", False, "aspirin", "occurrence of advanced adenomas"),
     ("Patients on drug A have lower mortality than patients on drug B.", "decrease", False, "Patients on drug A",
      "mortality"),
     ("Obese people are more likely to develop type 2 diabetes.", "increase", False, "Obese people",
@@ -75,6 +79,7 @@ def test_the_value_of_an_outcome_turns_improves_into_a_direction():
     ("the rate was 5.1 vs 6.3 (p = 0.21) at 6 months and 4.0 vs 7.2 (p = 0.003) at 12 months", None),
     ("the rate was 5.1 vs 6.3 (p < 0.001)", None),
     ("(RD −0.01; 95% CI -0.07 to 0.06)", "none"),
+    ("(hazard ratio for the detection of a new polyp, 0.64; 95 percent confidence interval, 0.43 to 0.94)", "down"),
     ("absolute risk difference 4.2 (95% CI 1.1 to 7.3)", "up"),
 ])
 def test_figures_show_a_direction_against_their_reference_or_the_comparator(text, way):
@@ -173,3 +178,11 @@ def test_an_off_topic_passage_is_neutral_and_says_what_it_is_not_about():
     verdict = _verdict("Statins reduce cardiovascular mortality.",
                        "Statin use was associated with lower hip fracture risk.", LOWER)
     assert verdict.relation == "NEUTRAL" and verdict.reason == "not about cardiovascular mortality → neutral"
+
+
+def test_a_null_no_word_or_figure_states_does_not_refute():
+    background = ("There is a lack of consensus about the balance of risks and benefits of aspirin for colorectal "
+                  "cancer, and the optimal dose requires further investigation.")
+    assert _verdict("Aspirin reduces the risk of colorectal cancer.", background, NULL).relation == "NEUTRAL"
+    stated = "Colorectal cancer risk did not differ between aspirin and placebo (p = 0.41)."
+    assert _verdict("Aspirin reduces the risk of colorectal cancer.", stated, NULL).relation == "REFUTES"

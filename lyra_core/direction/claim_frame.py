@@ -91,7 +91,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [(name, re.compile(rx, re.IGNOREC
     ("risk_factor", rf"^(?P<x>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?:an?\s+)?(?:\w+\s+)?(?:risk\s+factors?|causes?|"
                     r"predictors?|determinants?|drivers?|contributors?)\s+(?:of|for|to)\s+(?P<y>.+)$"),
     ("association", rf"^(?P<x>.+?)\s+(?:{_BE})?(?P<neg>not\s+)?{_ADV}(?P<inv>inversely\s+|negatively\s+|positively\s+)?"
-                    rf"{_ASSOC}\s+{_ART}(?:(?P<c>{_COMP_LIST})\s+)?(?P<y>.+)$"),
+                    rf"{_ASSOC}\s+{_ART}(?:(?P<c>{_COMP_LIST})\s+|(?:\w+\s+)?(?P<n>{_NOUN_LIST})\s+(?:in|of)\s+)?"
+                    r"(?P<y>.+)$"),
     ("association", rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}(?P<inv>inversely\s+|negatively\s+|positively\s+)?"
                     rf"(?:correlates?|associates?|predicts?|predicted)\s+(?:with\s+)?{_ART}(?:(?P<c>{_COMP_LIST})\s+)?"
                     r"(?P<y>.+)$"),
@@ -122,7 +123,8 @@ _TAIL = re.compile(
     r"in\s+(?:patients|people|persons|adults|children|women|men|mice|rats|subjects|individuals|participants|humans|"
     r"older|elderly|healthy|those|infants|adolescents|pregnant|postmenopausal|obese|type|the\s+general|vitro|vivo|"
     r"cell|cells|animals|population|populations|cohort|trials?)|"
-    r"among|when|while|whereas|because|due\s+to|through|via|by\s+\w+ing|which|that|who|where|"
+    r"among|when|while|whereas|because|due\s+to|through|via|by\s+\w+ing|by\s+(?:about\s+|nearly\s+|approximately\s+|"
+    r"up\s+to\s+)?\d+|which|that|who|where|"
     r"regardless|independent\s+of)\b|\s*[,;:(]", re.IGNORECASE)
 _EXPOSURE_LEAD = re.compile(r"^(?:(?:treatment|therapy|supplementation|intervention)\s+with|(?:the\s+)?use\s+of|"
                             r"administration\s+of|exposure\s+to|consumption\s+of|intake\s+of|taking)\s+", re.IGNORECASE)
@@ -153,9 +155,24 @@ def _plausible_subject(x: str) -> bool:
     return bool(words) and words[-1] not in _PLAIN_VERB_BLOCK and len(words) <= 25
 
 
+# "A meta-analysis of 3,000 patients showed that aspirin reduced …": the finding is the clause after "that"
+_REPORTED = re.compile(r"^.{0,200}?\b(?:show|shows|showed|shown|demonstrated?|demonstrates|found|finds|suggests?|"
+                       r"suggested|indicates?|indicated|revealed?|reveals|confirmed?|confirms|reported|reports)\s+that\s+"
+                       r"(?P<finding>.+)$", re.IGNORECASE)
+
+
 def read_claim(text: str) -> ClaimFrame:
     """The claim's exposure, outcome and direction, or ``kind="other"`` where no pattern fits."""
     sentence = _clean(text)
+    reported = _REPORTED.match(sentence)
+    if reported:
+        inner = _read_sentence(reported.group("finding"))
+        if inner.directional:
+            return inner.model_copy(update={"text": sentence})
+    return _read_sentence(sentence)
+
+
+def _read_sentence(sentence: str) -> ClaimFrame:
     for name, pattern in _PATTERNS:
         match = pattern.search(sentence)
         if not match:
@@ -176,7 +193,7 @@ def read_claim(text: str) -> ClaimFrame:
         frame = _frame(name, groups, outcome, sentence, exposure, population, negated)
         if frame is not None:
             return frame
-    return ClaimFrame(text=sentence, kind="other")
+    return ClaimFrame(text=_clean(sentence), kind="other")
 
 
 def _frame(name: str, groups: dict[str, str], outcome: str, sentence: str, exposure: str, population: str,
@@ -188,8 +205,9 @@ def _frame(name: str, groups: dict[str, str], outcome: str, sentence: str, expos
         return ClaimFrame(**base, kind="effect", direction="decrease", negated=negated, cue="protects against")
     if name == "risk_factor":
         return ClaimFrame(**base, kind="association", direction="increase", negated=negated, cue="risk factor for")
-    if name == "association":
-        way = COMPARATIVES.get(groups["c"].lower()) if groups["c"] else None
+    if name == "association":  # "associated with lower Y", "associated with a reduction in Y"
+        way = (COMPARATIVES.get(groups["c"].lower()) if groups["c"] else None) or CHANGE_NOUNS.get(
+            groups.get("n", "").lower())
         if groups.get("inv", "").strip().lower() in ("inversely", "negatively"):
             way = DOWN
         kind = "effect" if way else "association"
@@ -197,7 +215,8 @@ def _frame(name: str, groups: dict[str, str], outcome: str, sentence: str, expos
             return ClaimFrame(**base, kind="effect", direction="no_effect", cue="not associated")
         direction = WORDS[resolve(way or UP, outcome)]
         return ClaimFrame(**base, kind=kind, direction=direction, negated=negated,
-                          cue=" ".join(p for p in (groups.get("inv", "").strip(), "associated", groups["c"]) if p))
+                          cue=" ".join(p for p in (groups.get("inv", "").strip(), "associated", groups["c"],
+                                                   groups.get("n", "")) if p))
     if name in ("leads_to", "has_more"):
         word = groups.get("c") or groups.get("n") or ""
         way = COMPARATIVES.get(word.lower()) or CHANGE_NOUNS.get(word.lower()) or (UP if name == "leads_to" else None)

@@ -21,12 +21,12 @@ _RANGE = rf"(?P<low>{_NUM})\s*(?:-|–|—|to|,|;)\s*(?P<high>{_NUM})"
 _RATIO = re.compile(
     r"\b(?P<label>a?ORs?|a?RRs?|a?HRs?|IRRs?|SIRs?|SMRs?|(?i:(?:adjusted\s+|pooled\s+|summary\s+)?(?:odds|hazard|risk|rate|"
     r"incidence\s+rate)\s+ratios?|relative\s+risks?))\b"
-    r"[^0-9\n]{0,25}?(?P<value>\d+(?:[.·]\d+)?)")
+    r"[^0-9\n]{0,45}?(?P<value>\d+(?:[.·]\d+)?)")  # "hazard ratio for the detection of a new polyp, 0.64"
 _DIFF = re.compile(
     r"\b(?P<label>W?MD|SMD|ARR|A?RD|(?i:mean\s+differences?|(?:absolute\s+)?risk\s+differences?))\b"
     rf"[^0-9\n−–-]{{0,25}}?(?P<value>{_NUM})")
 # The interval right after a figure: "(95% CI 0.64-0.74)", "[0.64, 0.74]", "95% confidence interval, 1.10 to 1.91".
-_INTERVAL = re.compile(rf"^[\s,;:]*(?:[A-Za-zµ/%]{{1,8}}\s*)?[\(\[]?\s*(?:(?:95|90|99)\s*%\s*)?(?:CI|confidence\s+intervals?|credible\s+interval|"
+_INTERVAL = re.compile(rf"^[\s,;:]*(?:[A-Za-zµ/%]{{1,8}}\s*)?[\(\[]?\s*(?:(?:95|90|99)\s*(?:%|percent|per\s+cent)\s*)?(?:CI|confidence\s+intervals?|credible\s+interval|"
                        rf"CrI)?\s*[:=,]?\s*[\(\[]?\s*{_RANGE}", re.IGNORECASE)
 _P = re.compile(r"\b[Pp]\s*(?:-?value)?\s*(?P<op>[<>=≤≥]|<\s*=|>\s*=)\s*(?P<value>0?[.·]\d+|\d(?:[.·]\d+)?(?:\s*[×x]\s*10\s*[-−]\s*\d+)?)")
 # An arm's figure carries its unit: a percentage, a mean ± SD, or events/total (with its percentage).

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from lyra_core.direction.figures import CONTROL_WORDS, EffectFigure, effect_figures, figures_way
+from lyra_core.direction.figures import CONTROL_WORDS, EffectFigure, effect_figures, figures_way, p_values
 from lyra_core.direction.lexicon import (
     CHANGE_NOUNS,
     CHANGE_VERBS,
@@ -55,6 +55,7 @@ class PassageReading(BaseModel):
     figures: list[EffectFigure] = Field(default_factory=list)
     cue: str = ""
     comparator_first: bool = False  # the words name the comparator's arm first ("lower in the placebo group")
+    null_stated: bool = False  # words or figures say "no (significant) difference"
 
     def figures_text(self) -> str:
         return "; ".join(f.text for f in self.figures[:2])
@@ -69,18 +70,20 @@ def content_words(text: str) -> set[str]:
 def read_passage(passage: str, exposure: str, outcome: str) -> PassageReading:
     """The direction ``passage`` reports for ``outcome`` with ``exposure`` against its comparator."""
     figures = effect_figures(passage, exposure)
+    null = NULL_FINDING.search(passage)
+    null_stated = bool(null) or any(f.way == "none" for f in figures) or any(v >= 0.05 for _, v in p_values(passage))
     way = figures_way(figures)
     if way is not None:
         return PassageReading(direction=FROM_WAY[way], source="figures", figures=figures,
-                              cue=figures[0].text if figures else "")
-    null = NULL_FINDING.search(passage)
+                              cue=figures[0].text if figures else "", null_stated=null_stated)
     worded = _worded_direction(passage, exposure, outcome)
     if null and (worded is None or null.start() <= worded[1]):
-        return PassageReading(direction="no_difference", source="words", figures=figures, cue=null.group(0))
+        return PassageReading(direction="no_difference", source="words", figures=figures, cue=null.group(0),
+                              null_stated=True)
     if worded is not None:
         return PassageReading(direction=FROM_WAY[worded[0]], source="words", figures=figures, cue=worded[2],
-                              comparator_first=worded[3])
-    return PassageReading(figures=figures)
+                              comparator_first=worded[3], null_stated=null_stated)
+    return PassageReading(figures=figures, null_stated=null_stated)
 
 
 # "lower in the placebo group than in the X group": the direction word, the comparator's arm, "than"

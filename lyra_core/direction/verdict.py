@@ -19,6 +19,7 @@ from lyra_core.direction.relevance import Relevance, relevance
 
 NULL_WEIGHT = 0.8  # how much a null finding counts against a claim of an effect, next to an opposite finding
 FIGURES_CERTAINTY = 0.9  # the reading of a ratio or a difference whose interval decides
+UNSTATED_NULL = 0.5  # the share of the reader's "no difference" kept where nothing in the passage states one
 _SAID = {"increased": "higher", "decreased": "lower", "no_difference": "no difference in"}
 
 
@@ -57,9 +58,15 @@ def passage_distribution(model_probs: dict[str, float], reading: PassageReading)
         out = {k: rest for k in ("increased", "decreased", "no_difference")}
         out[str(reading.direction)] = FIGURES_CERTAINTY
         return {**out, "unrelated": 0.0}
-    probs = {k: model_probs.get(k, 0.0) for k in ("increased", "decreased", "no_difference", "unrelated")}
+    total = sum(model_probs.get(k, 0.0) for k in ("increased", "decreased", "no_difference", "unrelated")) or 1.0
+    probs = {k: model_probs.get(k, 0.0) / total for k in ("increased", "decreased", "no_difference", "unrelated")}
     if any(f.kind == "arms" and f.way in ("up", "down") for f in reading.figures):
         probs["no_difference"] = 0.0
+    elif not reading.null_stated:
+        # a "no difference" that no word or figure states is most often a sentence with no finding
+        # (background, a call for more research): half of it counts as unrelated
+        probs["unrelated"] += probs["no_difference"] * (1 - UNSTATED_NULL)
+        probs["no_difference"] *= UNSTATED_NULL
     total = sum(probs.values()) or 1.0
     return {k: v / total for k, v in probs.items()}
 
