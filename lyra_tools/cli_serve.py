@@ -82,17 +82,23 @@ def export_task(
     format: Annotated[str, typer.Option("--format", help="bibtex, ris, csl-json (papers); csv, jsonl (claims "
                                         "with verdicts and evidence); html (the report)")],
     out: Annotated[Path | None, typer.Option("--out", help="file to write (default: standard output)")] = None,
+    only_evidence: Annotated[bool, typer.Option(
+        "--only-evidence", help="bibtex, ris, csl-json: only the papers that vote for or against a claim of the "
+        "task (default: every paper the task retrieved)")] = False,
     home: HomeOption = None,
 ) -> None:
-    """Export a task's papers, claims or report (human feedback applied)."""
+    """Export a task's papers, claims or report (human feedback applied). References carry Lyra's
+    paper id and PMID (BibTeX lyra_paper / pmid, RIS ID / AN, CSL-JSON id / PMID)."""
     from lyra_tools import export
 
     if format not in export.FORMATS:
         raise fail(f"unknown --format {format!r}: use one of {', '.join(export.FORMATS)}")
+    if only_evidence and format not in export.REFERENCE_FORMATS:
+        raise fail(f"--only-evidence selects papers: use it with --format {', '.join(export.REFERENCE_FORMATS)}")
     if out is not None and (problem := output_problem(out, "--out")):  # before the export is built
         raise fail(problem)
     require_task(home, task_id)
-    text = export.export(open_store(home, create=False), task_id, format)
+    text = export.export(open_store(home, create=False), task_id, format, only_evidence)
     if out is None:
         write_stdout(text)
         return

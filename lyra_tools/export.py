@@ -2,29 +2,27 @@
 
 Formats are written by libraries (bibtexparser, rispy, json, pandas) from the effective graph:
 claims a person rejected are left out, and verdicts carry human corrections and domain blocks.
-A CSV text cell that a spreadsheet would read as a formula is written with a leading ``'``; a reference's
-URL is written only when it is an http(s) link (a reference manager makes it clickable).
+A CSV text cell that a spreadsheet would read as a formula is written with a leading ``'``. The
+references (:mod:`lyra_tools.export_refs`) are all the task's papers, or only those that vote for
+or against a claim; each carries Lyra's paper id and PMID, and its URL only when it is an http(s) link.
 """
 
 from __future__ import annotations
 
 import csv
 import json
-import re
 from typing import Literal
 
-import bibtexparser
 import pandas as pd
-import rispy
-from bibtexparser.model import Entry, Field
 
 from lyra_core.feedback import effective_edges
 from lyra_resources.store import LyraStore
 from lyra_tools import explore
-from lyra_tools.report_refs import linkable
+from lyra_tools.export_refs import REFERENCE_WRITERS, reference_papers
 
 Format = Literal["bibtex", "ris", "csl-json", "csv", "jsonl", "html"]
 FORMATS: tuple[str, ...] = ("bibtex", "ris", "csl-json", "csv", "jsonl", "html")
+REFERENCE_FORMATS: tuple[str, ...] = tuple(REFERENCE_WRITERS)
 SUFFIX = {"bibtex": "bib", "ris": "ris", "csl-json": "json", "csv": "csv", "jsonl": "jsonl", "html": "html"}
 # What makes Excel, LibreOffice or Google Sheets read a cell as a formula (or as a command, by DDE).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
@@ -37,61 +35,6 @@ def csv_cell(value):
     if isinstance(value, str) and value.startswith(FORMULA_STARTS):
         return "'" + value
     return value
-
-
-def task_papers(store: LyraStore, task_id: str) -> pd.DataFrame:
-    """The task's papers, best search rank first."""
-    return store.fetch_df("SELECT paper_id, doi, title, year, venue, url, authors FROM papers WHERE task_id = ? "
-                          "ORDER BY search_rank NULLS LAST, paper_id", [task_id])
-
-
-def _authors(value) -> list[str]:
-    return [str(a) for a in value] if value is not None and not isinstance(value, float) else []
-
-
-def _key(row, used: set[str]) -> str:
-    """A citation key such as ``smith2019vitamin``, unique within the export."""
-    family = re.sub(r"[^a-z]", "", (_authors(row.authors) or ["anon"])[0].split(",")[0].lower()) or "anon"
-    word = next((w for w in re.findall(r"[a-z]{4,}", (row.title or "").lower())), "paper")
-    key, n = f"{family}{row.year or ''}{word}", 1
-    while key in used:
-        n += 1
-        key = f"{family}{row.year or ''}{word}{n}"
-    used.add(key)
-    return key
-
-
-def to_bibtex(papers: pd.DataFrame) -> str:
-    library, used = bibtexparser.Library(), set()
-    for row in papers.itertuples(index=False):
-        fields = {"title": row.title, "author": " and ".join(_authors(row.authors)) or None,
-                  "year": str(int(row.year)) if pd.notna(row.year) else None, "journal": row.venue,
-                  "doi": row.doi, "url": linkable(row.url)}
-        library.add(Entry("article", _key(row, used), [Field(k, v) for k, v in fields.items() if v]))
-    return bibtexparser.write_string(library)
-
-
-def to_ris(papers: pd.DataFrame) -> str:
-    entries = []
-    for row in papers.itertuples(index=False):
-        entry = {"type_of_reference": "JOUR", "title": row.title, "authors": _authors(row.authors),
-                 "year": str(int(row.year)) if pd.notna(row.year) else None, "journal_name": row.venue,
-                 "doi": row.doi, "urls": [linkable(row.url)] if linkable(row.url) else None}
-        entries.append({k: v for k, v in entry.items() if v})
-    return rispy.dumps(entries)
-
-
-def to_csl_json(papers: pd.DataFrame) -> str:
-    """CSL-JSON items (https://citeproc-js.readthedocs.io/en/latest/csl-json/markup.html)."""
-    items = []
-    for row in papers.itertuples(index=False):
-        item = {"id": row.paper_id, "type": "article-journal", "title": row.title,
-                "author": [dict(zip(("family", "given"), [p.strip() for p in a.split(",", 1)], strict=False))
-                           for a in _authors(row.authors)],
-                "issued": {"date-parts": [[int(row.year)]]} if pd.notna(row.year) else None,
-                "container-title": row.venue, "DOI": row.doi, "URL": linkable(row.url)}
-        items.append({k: v for k, v in item.items() if v})
-    return json.dumps(items, ensure_ascii=False, indent=2)
 
 
 def claim_rows(store: LyraStore, task_id: str) -> list[dict]:
@@ -117,15 +60,19 @@ def claim_rows(store: LyraStore, task_id: str) -> list[dict]:
     return rows
 
 
-def export(store: LyraStore, task_id: str, fmt: str) -> str:
-    """The task in ``fmt``; ExploreError for an unknown task, ValueError for an unknown format."""
+def export(store: LyraStore, task_id: str, fmt: str, only_evidence: bool = False) -> str:
+    """The task in ``fmt``; ``only_evidence`` keeps the references to the papers that vote for or
+    against a claim (reference formats only). ExploreError for an unknown task, ValueError for an
+    unknown format or ``only_evidence`` with a format that is no reference list."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}: use one of {', '.join(FORMATS)}")
+    if only_evidence and fmt not in REFERENCE_FORMATS:
+        raise ValueError(f"only the papers that hold evidence: a reference format ({', '.join(REFERENCE_FORMATS)}), "
+                         f"not {fmt}")
     with store.connect() as conn:
         explore.require_task(conn, task_id)
-    if fmt in ("bibtex", "ris", "csl-json"):
-        papers = task_papers(store, task_id)
-        return {"bibtex": to_bibtex, "ris": to_ris, "csl-json": to_csl_json}[fmt](papers)
+        if fmt in REFERENCE_FORMATS:
+            return REFERENCE_WRITERS[fmt](reference_papers(conn, task_id, only_evidence))
     if fmt == "html":
         from lyra_tools.report import report_html
 

@@ -22,15 +22,15 @@ _MAX_IN = 100  # ids passed as IN (?, …); more are filtered in Python
 _TASK_PAPERS_SQL = """
 WITH paged AS (SELECT DISTINCT paper_id FROM pages WHERE task_id = $1 AND paper_id IS NOT NULL),
 found AS (
-    SELECT paper_id, doi, title, abstract, year, venue, url, authors, 'search' AS found_by, 0 AS pick,
-           search_rank FROM papers WHERE task_id = $1
+    SELECT paper_id, doi, pmid, arxiv_id, sources, title, abstract, year, venue, url, authors,
+           'search' AS found_by, 0 AS pick, search_rank FROM papers WHERE task_id = $1
     UNION ALL
-    SELECT paper_id, doi, title, abstract, year, venue, url, authors, 'identifier', 1, NULL
+    SELECT paper_id, doi, pmid, arxiv_id, sources, title, abstract, year, venue, url, authors, 'identifier', 1, NULL
     FROM identified_papers WHERE task_id = $1 AND paper_id IN (SELECT paper_id FROM paged)
     UNION ALL
-    SELECT paper_id, doi, title, abstract, year, venue, url, NULL::VARCHAR[], 'citation', 2, NULL
-    FROM citation_papers WHERE task_id = $1 AND paper_id IN (SELECT paper_id FROM paged))
-SELECT paper_id, doi, title, abstract, year, venue, url, authors, found_by, search_rank FROM (
+    SELECT paper_id, doi, pmid, arxiv_id, sources, title, abstract, year, venue, url, NULL::VARCHAR[], 'citation', 2,
+           NULL FROM citation_papers WHERE task_id = $1 AND paper_id IN (SELECT paper_id FROM paged))
+SELECT paper_id, doi, pmid, arxiv_id, sources, title, abstract, year, venue, url, authors, found_by, search_rank FROM (
     SELECT *, row_number() OVER (PARTITION BY paper_id ORDER BY pick) AS nth FROM found) AS ranked
 WHERE nth = 1
 """
@@ -44,8 +44,8 @@ def _rows(conn: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any]) -> l
 
 def task_papers(conn: duckdb.DuckDBPyConnection, task_id: str,
                 paper_ids: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
-    """paper_id → its row (doi, title, abstract, year, venue, url, authors, found_by,
-    search_rank): every paper of the task, or those of ``paper_ids`` that are the task's."""
+    """paper_id → its row (doi, pmid, arxiv_id, sources, title, abstract, year, venue, url, authors,
+    found_by, search_rank): every paper of the task, or those of ``paper_ids`` that are the task's."""
     sql, params = f"SELECT * FROM ({_TASK_PAPERS_SQL}) AS task_papers", [task_id]
     wanted = None if paper_ids is None else list(dict.fromkeys(p for p in paper_ids if p))
     if wanted is not None and not wanted:

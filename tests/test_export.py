@@ -6,6 +6,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import bibtexparser
 import pandas as pd
@@ -47,12 +52,15 @@ def test_bibtex_and_ris_round_trip(tmp_path):
     for row in papers.itertuples(index=False):
         entry = by_title[row.title]
         assert entry.fields_dict.get("doi", None) is None or entry["doi"] == row.doi
-        assert (entry["author"].split(" and ") if "author" in entry.fields_dict else []) == list(row.authors)
+        # a group's name is braced, so BibTeX takes it whole
+        assert ([a.removeprefix("{").removesuffix("}") for a in entry["author"].split(" and ")]
+                if "author" in entry.fields_dict else []) == list(row.authors)
     ris = rispy.loads(export.export(store, graph.task_id, "ris"))
     assert [(r["title"], r.get("doi"), r.get("authors", [])) for r in ris] == [
         (p.title, p.doi, list(p.authors)) for p in papers.sort_values("search_rank").itertuples(index=False)]
     csl = json.loads(export.export(store, graph.task_id, "csl-json"))
     assert csl[0]["author"][1] == {"family": "van Beethoven", "given": "Ludwig"}
+    assert [{"literal": "World Health Organization"}] in [i.get("author") for i in csl]  # a group, not a person
     assert csl[0]["issued"] == {"date-parts": [[2019]]} and csl[0]["DOI"] == "10.1001/jama.2019.0001"
 
 
@@ -146,3 +154,85 @@ def test_reference_exports_carry_only_http_urls(tmp_path):
     urls = ([e["url"] for e in bib.entries if "url" in e.fields_dict] + [u for r in ris for u in r.get("urls", [])]
             + [item["URL"] for item in csl if "URL" in item])
     assert urls == ["https://example.org/paper?id=1"] * 3
+
+
+# -- the real `lyra export` on a task whose papers lack fields ---------------------------------------
+
+def lyra_export(home, *args: str) -> subprocess.CompletedProcess:
+    """``lyra export ARGS --home HOME`` as a process, as a person runs it."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env.pop("LYRA_DEBUG", None)
+    return subprocess.run([sys.executable, "-m", "lyra_tools.cli", "export", *args, "--home", str(home)], env=env,
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+
+
+def graph_with_bare_papers(tmp_path) -> tuple[LyraStore, object, str, str]:
+    """The test graph in a DuckDB store where the meta-analysis (which holds evidence) has lost its
+    year, authors and DOI, and one more paper, with no edge, has nothing but its id and PMID."""
+    store, graph, papers = graph_with_authors(tmp_path)
+    meta = papers.index[papers["doi"] == "10.1001/jama.2019.0001"][0]
+    papers = papers.astype({"year": "Int64", "search_rank": "Int64"})
+    papers.loc[meta, ["year", "doi", "authors"]] = [pd.NA, None, None]
+    bare = pd.DataFrame([{"paper_id": "p_bare", "pmid": "29876543", "sources": ["local:row-7"]}],
+                        columns=papers.columns).astype(papers.dtypes.to_dict())
+    store.replace_partition("papers", graph.task_id, pd.concat([papers, bare], ignore_index=True))
+    return store, graph, papers.loc[meta, "paper_id"], "p_bare"
+
+
+def exported_ids(fmt: str, text: str) -> set[str]:
+    """Lyra's paper ids in a reference export, read by the format's own library."""
+    if fmt == "bibtex":
+        library = bibtexparser.parse_string(text)
+        assert not library.failed_blocks
+        return {e["lyra_paper"] for e in library.entries}
+    if fmt == "ris":
+        return {r["id"] for r in rispy.loads(text)}
+    return {item["id"] for item in json.loads(text)}
+
+
+def test_cli_exports_every_format_when_papers_lack_year_authors_and_doi(tmp_path):
+    store, graph, meta, bare = graph_with_bare_papers(tmp_path)
+    home, everything = store.layout.root, {*store.read_partition("papers", graph.task_id)["paper_id"]}
+    texts = {}
+    for fmt in export.FORMATS:
+        out = tmp_path / f"export.{export.SUFFIX[fmt]}"
+        done = lyra_export(home, graph.task_id, "--format", fmt, "--out", str(out))
+        assert done.returncode == 0 and "Traceback" not in done.stderr, (fmt, done.stderr)
+        text = texts[fmt] = out.read_text(encoding="utf-8")
+        if fmt in export.REFERENCE_FORMATS:
+            assert exported_ids(fmt, text) == everything, fmt  # every retrieved paper, the bare ones too
+        elif fmt == "csv":
+            assert len(pd.read_csv(io.StringIO(text))) == 4
+        elif fmt == "jsonl":
+            assert len(text.splitlines()) == 4
+        else:
+            assert text.startswith("<!doctype html>")
+    bib = {e["lyra_paper"]: e for e in bibtexparser.parse_string(texts["bibtex"]).entries}
+    assert {"year", "author", "doi"}.isdisjoint(bib[meta].fields_dict) and bib[meta]["title"]
+    assert set(bib[bare].fields_dict) == {"pmid", "lyra_paper", "lyra_sources"} and bib[bare]["pmid"] == "29876543"
+    ris = {r["id"]: r for r in rispy.loads(texts["ris"])}
+    assert ris[bare] == {"type_of_reference": "JOUR", "id": bare, "accession_number": "29876543",
+                         "custom2": "local:row-7"}
+    csl = {i["id"]: i for i in json.loads(texts["csl-json"])}
+    assert csl[bare] == {"id": bare, "type": "article-journal", "PMID": "29876543",
+                         "custom": {"lyra_sources": ["local:row-7"]}}
+    assert "issued" not in csl[meta] and "author" not in csl[meta] and "DOI" not in csl[meta]
+
+
+def test_cli_exports_only_the_papers_that_vote_on_a_claim(tmp_path):
+    store, graph, meta, bare = graph_with_bare_papers(tmp_path)
+    # without the claim it refutes, the nursing-home trial casts no vote (its other edges are neutral)
+    apply_feedback(store, graph.task_id, "claim_reject", {"claim_id": graph.claims["none"], "reason": "vague"})
+    paper_of = store.read_partition("pages", graph.task_id).set_index("page_id")["paper_id"]
+    voters = {paper_of[graph.pages[p]] for p in ("meta", "whi", "blog")}
+    home = store.layout.root
+    for fmt in export.REFERENCE_FORMATS:
+        done = lyra_export(home, graph.task_id, "--format", fmt, "--only-evidence")
+        assert done.returncode == 0, done.stderr
+        assert exported_ids(fmt, done.stdout) == voters, fmt  # meta votes though it lacks year, authors, DOI
+        assert meta in voters and bare not in voters
+    refused = lyra_export(home, graph.task_id, "--format", "csv", "--only-evidence", "--out", str(tmp_path / "c.csv"))
+    assert refused.returncode == 1 and not (tmp_path / "c.csv").exists()
+    assert refused.stderr.count("\n") == 1 and "--only-evidence" in refused.stderr
+    shown = " ".join(re.sub("[│╭╮╰╯─]", " ", CliRunner().invoke(app, ["export", "--help"]).output).split())
+    assert "--only-evidence" in shown and "(default: every paper the task retrieved)" in shown
