@@ -67,7 +67,8 @@ def task_answer(context: AssetExecutionContext, store: LyraStore, settings: Lyra
             **table_metadata(empty, PREVIEW_COLUMNS, store=store, task=task, table="task_answer"),
             "answer": MetadataValue.text("no question: a verify task")})
     hypothesis = store.fetch_df(
-        "SELECT c.claim_id, c.text, s.verdict, s.confidence, s.uncertainty, s.controversy FROM claims c "
+        "SELECT c.claim_id, c.text, s.verdict, s.confidence, s.uncertainty, s.controversy, s.alpha, s.beta "
+        "FROM claims c "
         "LEFT JOIN claim_scores s ON s.task_id = c.task_id AND s.claim_id = c.claim_id "
         "WHERE c.task_id = ? AND c.origin = ? LIMIT 1", [task.id, HYPOTHESIS])
     parsed = to_hypothesis(task.query)
@@ -87,7 +88,8 @@ def task_answer(context: AssetExecutionContext, store: LyraStore, settings: Lyra
                **{k: float(h[k]) if pd.notna(h[k]) else None for k in ("confidence", "uncertainty", "controversy")},
                **votes.model_dump(include={"supporting_papers", "refuting_papers", "papers_judged",
                                            "strongest_support_edge", "strongest_refute_edge"})}
-        lines = [answer_line(verdict, row["confidence"], row["uncertainty"], votes),
+        alpha, beta = (float(h[k]) if pd.notna(h[k]) else None for k in ("alpha", "beta"))
+        lines = [answer_line(verdict, row["confidence"], row["uncertainty"], votes, alpha=alpha, beta=beta),
                  f"Hypothesis ({reading_note(parsed.reading)}): {h['text']}"]
         lines += [f"- for: {t}" for t in _titles(store, task.id, votes.supporting_paper_ids[:5])]
         lines += [f"- against: {t}" for t in _titles(store, task.id, votes.refuting_paper_ids[:5])]

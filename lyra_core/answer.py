@@ -12,15 +12,18 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from lyra_core.scoring import REFUTES, SUPPORTS, strongest_votes
+from lyra_core.scoring import REFUTES, SUPPORTS, UNDECIDED, strongest_votes, undecided_because
 
-UNDECIDED = ("unverified", "contested")  # verdicts that say the evidence does not decide
+# An undecided verdict in words, by why it does not decide (lyra_core.scoring.undecided_because)
+UNDECIDED_WORDS = {"conflicting": "conflicting evidence: strong votes on both sides",
+                   "insufficient": "insufficient evidence: too few or too weak votes to decide"}
 
 
 class PaperVotes(BaseModel):
     supporting_papers: int = 0
     refuting_papers: int = 0
     papers_judged: int = 0
+    papers_below_threshold: int = 0  # judged, their strongest vote under min_vote: no vote
     strongest_support_edge: str | None = None
     strongest_refute_edge: str | None = None
     supporting_paper_ids: list[str] = []  # strongest first
@@ -47,6 +50,7 @@ def paper_votes(edges: Iterable[Mapping[str, Any]], min_vote: float = 0.0) -> Pa
         supporting_papers=sum(v[1] == SUPPORTS for v in best.values()),
         refuting_papers=sum(v[1] == REFUTES for v in best.values()),
         papers_judged=len(judged),
+        papers_below_threshold=len(votes) - len(best),
         strongest_support_edge=strongest[SUPPORTS][1] if SUPPORTS in strongest else None,
         strongest_refute_edge=strongest[REFUTES][1] if REFUTES in strongest else None,
         supporting_paper_ids=[p for p, v in ranked if v[1] == SUPPORTS],
@@ -54,18 +58,38 @@ def paper_votes(edges: Iterable[Mapping[str, Any]], min_vote: float = 0.0) -> Pa
     )
 
 
+def votes_text(supporting: int, refuting: int, below_threshold: int, noun: str = "") -> str:
+    """The counts shown beside a score, in every view: the votes that entered it, then the sources
+    that did not vote for being under the vote threshold, e.g. ``2 for, 0 against (1 more below the
+    vote threshold)``; ``noun`` names what voted (``3 papers for, …``)."""
+    who = f" {noun}{'s' * (supporting != 1)}" if noun else ""
+    text = f"{supporting}{who} for, {refuting} against"
+    return text + (f" ({below_threshold} more below the vote threshold)" if below_threshold else "")
+
+
+def undecided_note(verdict: str | None, alpha: float | None, beta: float | None) -> str:
+    """Why an undecided verdict does not decide, in words ("" for a verdict that decides)."""
+    if verdict not in UNDECIDED:
+        return ""
+    if alpha is None or beta is None:
+        return "the evidence does not decide"
+    return UNDECIDED_WORDS[undecided_because(verdict, alpha, beta) or "insufficient"]
+
+
 def answer_line(verdict: str | None, confidence: float | None, uncertainty: float | None,
-                votes: PaperVotes | None, open_claims: int | None = None) -> str:
+                votes: PaperVotes | None, open_claims: int | None = None,
+                alpha: float | None = None, beta: float | None = None) -> str:
     """The one line every view of a task starts with, e.g.
-    ``Answer: supported (0.78 ± 0.09) — 6 papers for, 1 against, 23 judged``."""
+    ``Answer: supported (0.78 ± 0.09) — 6 papers for, 1 against, 23 judged``; an undecided verdict
+    says why, given the score's ``alpha`` and ``beta`` (:func:`undecided_note`)."""
     if verdict is None:
         shown = f"{open_claims} most relevant claims follow" if open_claims else "no adopted claim bears on it yet"
         return f"Answer: open question (no yes/no hypothesis to judge) — {shown}"
     votes = votes or PaperVotes()
-    note = " — the evidence does not decide" if verdict in UNDECIDED else ""
+    note = undecided_note(verdict, alpha, beta)
     return (f"Answer: {verdict} ({confidence or 0:.2f} ± {uncertainty or 0:.2f}) — "
-            f"{votes.supporting_papers} paper{'s' * (votes.supporting_papers != 1)} for, "
-            f"{votes.refuting_papers} against, {votes.papers_judged} judged{note}")
+            + votes_text(votes.supporting_papers, votes.refuting_papers, votes.papers_below_threshold, "paper")
+            + f", {votes.papers_judged} judged" + (f" — {note}" if note else ""))
 
 
 class AnswerPaper(BaseModel):
@@ -97,6 +121,10 @@ class AnswerView(BaseModel):
     supporting_papers: int = 0
     refuting_papers: int = 0
     papers_judged: int = 0
+    papers_below_threshold: int = 0  # judged, but their strongest vote is under min_vote: no vote
+    # why an undecided verdict does not decide: conflicting (strong votes on both sides) or
+    # insufficient (few or weak votes); None for a verdict that decides
+    undecided_because: str | None = None
     strongest_support_edge: str | None = None
     strongest_refute_edge: str | None = None
     papers_for: list[AnswerPaper] = []

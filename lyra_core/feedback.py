@@ -16,7 +16,17 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 
 from lyra_core.evidence import edge_probabilities
 from lyra_core.public_suffixes import public_suffix_covered
-from lyra_core.scoring import REFUTES, RELATIONS, SUPPORTS, ClaimScore, Evidence, ScoringRule, score_claim
+from lyra_core.scoring import (
+    REFUTES,
+    RELATIONS,
+    SUPPORTS,
+    ClaimScore,
+    Evidence,
+    ScoringRule,
+    VoteCounts,
+    score_claim,
+    vote_counts,
+)
 from lyra_core.validation import storable_text
 
 # -- actions and their arguments -------------------------------------------------------------------
@@ -328,17 +338,27 @@ def effective_edges(edges: Iterable[Mapping[str, Any]], reviews: Mapping[str, st
     return out
 
 
-def effective_scores(edges: Iterable[Mapping[str, Any]], claim_ids: Iterable[str],
-                     use_bayesian: bool = True, rule: ScoringRule | None = None) -> dict[str, ClaimScore]:
-    """Claim scores recomputed from (effective) edges with lyra_core.scoring, so a correction
-    changes the score at once (docs/scoring.md#human-feedback). Claims without edges keep the prior."""
+def _evidence_by_claim(edges: Iterable[Mapping[str, Any]], claim_ids: Iterable[str]) -> dict[str, list[Evidence]]:
     by_claim: dict[str, list[Evidence]] = {cid: [] for cid in claim_ids}
     for edge in edges:
         if edge["claim_id"] in by_claim:
             page = edge.get("page_id")
             by_claim[edge["claim_id"]].append(Evidence(relation=edge["relation"], nli_confidence=float(edge["nli_confidence"]),
                                                        page_id=page if isinstance(page, str) else None))
-    return {cid: score_claim(ev, use_bayesian, rule) for cid, ev in by_claim.items()}
+    return by_claim
+
+
+def effective_scores(edges: Iterable[Mapping[str, Any]], claim_ids: Iterable[str],
+                     use_bayesian: bool = True, rule: ScoringRule | None = None) -> dict[str, ClaimScore]:
+    """Claim scores recomputed from (effective) edges with lyra_core.scoring, so a correction
+    changes the score at once (docs/scoring.md#human-feedback). Claims without edges keep the prior."""
+    return {cid: score_claim(ev, use_bayesian, rule) for cid, ev in _evidence_by_claim(edges, claim_ids).items()}
+
+
+def effective_votes(edges: Iterable[Mapping[str, Any]], claim_ids: Iterable[str],
+                    use_bayesian: bool = True, rule: ScoringRule | None = None) -> dict[str, VoteCounts]:
+    """The votes that entered each claim's :func:`effective_scores` score for the same arguments."""
+    return {cid: vote_counts(ev, use_bayesian, rule) for cid, ev in _evidence_by_claim(edges, claim_ids).items()}
 
 
 def touched_claims(edges: Iterable[Mapping[str, Any]], reviews: Mapping[str, str],

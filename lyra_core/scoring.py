@@ -23,6 +23,12 @@ from pydantic import BaseModel, Field
 SUPPORTS, REFUTES, NEUTRAL = "SUPPORTS", "REFUTES", "NEUTRAL"
 RELATIONS = (SUPPORTS, REFUTES, NEUTRAL)
 VERDICTS = ("contested", "well_supported", "supported", "likely_false", "unverified")
+UNDECIDED = ("unverified", "contested")  # verdicts that say the evidence does not decide
+# What a side's votes must add to its Beta parameter, beyond the prior's 1, for that side to be
+# strong: as much weight as the prior itself. Under the default rule one counted vote always is
+# (vote_weight 4 × a probability of at least min_vote 0.5 = 2); under the per-edge rule it takes
+# the confidences of a side's edges summing to 1.
+STRONG_SIDE = 1.0
 Aggregation = Literal["paper_votes", "edges"]
 T = TypeVar("T")
 # What one paper's vote adds to alpha or beta (times its probability), and the probability under
@@ -77,6 +83,16 @@ def determine_verdict(confidence: float, controversy: float) -> str:
     return "unverified"
 
 
+def undecided_because(verdict: str | None, alpha: float, beta: float) -> Literal["conflicting", "insufficient"] | None:
+    """Why an undecided verdict (``unverified``, ``contested``) does not decide: ``conflicting``
+    when the votes on both sides are strong (each adds at least :data:`STRONG_SIDE` to its Beta
+    parameter), else ``insufficient`` (few or weak votes, or none). None for a verdict that decides.
+    The stored verdict stays as it is; this is the reading a person is told beside it."""
+    if verdict not in UNDECIDED:
+        return None
+    return "conflicting" if min(alpha, beta) - 1.0 >= STRONG_SIDE else "insufficient"
+
+
 def _counts(edges: list[Evidence]) -> dict[str, int]:
     return {
         "supporting_count": sum(e.relation == SUPPORTS for e in edges),
@@ -108,14 +124,40 @@ def paper_votes(edges: Iterable[Evidence]) -> list[Evidence]:
     return strongest_votes(edges, lambda e: e.page_id or None, lambda e: e.relation, lambda e: e.nli_confidence)
 
 
+class VoteCounts(BaseModel):
+    """What entered a claim's score: its votes for and against, and the sources whose strongest
+    SUPPORTS or REFUTES edge is under ``min_vote`` (judged, but no vote)."""
+
+    supporting: int = 0
+    refuting: int = 0
+    below_threshold: int = 0
+
+
+def _counted_votes(edges: list[Evidence], rule: ScoringRule) -> tuple[list[Evidence], float, int]:
+    """The votes ``rule`` counts, the weight of each, and how many sources it leaves out as under ``min_vote``."""
+    if rule.aggregation == "paper_votes":
+        strongest = paper_votes(edges)
+        votes = [v for v in strongest if v.nli_confidence >= rule.min_vote]
+        return votes, rule.vote_weight, len(strongest) - len(votes)
+    return edges, 1.0, 0
+
+
+def vote_counts(edges: Iterable[Evidence], use_bayesian_confidence: bool = True,
+                rule: ScoringRule | None = None) -> VoteCounts:
+    """The votes that entered :func:`score_claim`'s score for the same arguments (the legacy
+    calculation counts every edge)."""
+    edges, below = list(edges), 0
+    votes = edges
+    if use_bayesian_confidence:
+        votes, _, below = _counted_votes(edges, rule or ScoringRule(aggregation="edges"))
+    return VoteCounts(supporting=sum(v.relation == SUPPORTS for v in votes),
+                      refuting=sum(v.relation == REFUTES for v in votes), below_threshold=below)
+
+
 def bayesian_score(edges: Iterable[Evidence], rule: ScoringRule | None = None) -> ClaimScore:
     """The Beta(1, 1) update of docs/scoring.md; without ``rule``, every edge votes with weight 1."""
     edges = list(edges)
-    rule = rule or ScoringRule(aggregation="edges")
-    if rule.aggregation == "paper_votes":
-        votes, weight = [v for v in paper_votes(edges) if v.nli_confidence >= rule.min_vote], rule.vote_weight
-    else:
-        votes, weight = edges, 1.0
+    votes, weight, _ = _counted_votes(edges, rule or ScoringRule(aggregation="edges"))
     alpha, beta = 1.0, 1.0
     for edge in votes:
         if edge.relation == SUPPORTS:

@@ -4,7 +4,8 @@
 into ``--papers must be at least 1 (got -1)``; ``labels`` maps a field to how the caller spells
 it (a CLI flag, an MCP option, a settings path), and unknown names get a "did you mean".
 
-``text_problem`` / ``storable_text`` refuse text no store can hold (NUL, bytes that are not
+``question_hint`` says, in one line, when a research question is too vague to judge (it is still
+accepted). ``text_problem`` / ``storable_text`` refuse text no store can hold (NUL, bytes that are not
 UTF-8) and ``load_json`` reads JSON from outside with every failure as one line, so the CLI and the
 MCP server check such input the same way.
 """
@@ -18,6 +19,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+
+from lyra_core.text import tokenize
 
 
 def _shown(value: Any, limit: int = 40) -> str:
@@ -103,6 +106,22 @@ def describe(exc: ValidationError, labels: Mapping[str, str] | None = None,
         parts.append(f"{_label(loc, labels)}{sep}{_problem(error, known)}")
     more = exc.error_count() - limit
     return "; ".join(parts) + (f"; and {more} more problem(s)" if more > 0 else "")
+
+
+# -- a research question too vague to judge --------------------------------------------------------
+
+QUESTION_EXAMPLE = "Does vitamin D supplementation reduce fracture risk in older adults?"
+
+
+def question_hint(question: str) -> str | None:
+    """One line for a question with fewer than two content words ("cancer", "What is it?"): Lyra
+    runs it, but it names no relation to judge, so the answer can only list claims. None otherwise."""
+    words = tokenize(question)
+    if len(words) >= 2:
+        return None
+    what = f"one content word ({words[0]!r})" if words else "no content word"
+    return (f"the question has {what}, too vague to judge: it is run, but only a question naming a relation, "
+            f"e.g. {QUESTION_EXAMPLE!r}, gets a yes/no answer with the papers for and against")
 
 
 # -- text and JSON from outside: what can be stored, what can be parsed -----------------------------

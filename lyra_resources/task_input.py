@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from lyra_core.tasks import TaskOptions
-from lyra_core.validation import describe, text_problem
+from lyra_core.validation import describe, question_hint, text_problem
 from lyra_resources.academic.clients import unreachable_apis
 from lyra_resources.academic.gather import no_network_line
 from lyra_resources.corpus import CorpusError, LocalCorpus
@@ -44,7 +44,8 @@ class TaskInputError(ValueError):
 
 class CheckedInput(BaseModel):
     """A task's input after the check: the normalised question and options, and notes worth
-    showing (lines repaired while decoding, files left out of a corpus folder)."""
+    showing (lines repaired while decoding, files left out of a corpus folder, a question too vague
+    to judge)."""
 
     query: str
     options: TaskOptions
@@ -109,7 +110,7 @@ def check_task_input(query: str, options: Mapping[str, Any] | TaskOptions | None
         opts = opts.model_copy(update={"corpus": [confine_corpus(p, corpus_roots, where) for p in opts.corpus]})
     layout = HomeLayout(root=Path(home))
     literature = LiteratureSources.configured(layout.cache, cfg)
-    notes: list[str] = []
+    notes: list[str] = [hint] if (hint := question_hint(query)) and not opts.is_verify else []
     where = labels.get("corpus", "corpus") if opts.corpus else "the settings' corpus"
     for path in opts.corpus or cfg.corpus:
         notes += check_corpus(literature, path, where)

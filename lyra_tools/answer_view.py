@@ -14,11 +14,21 @@ import duckdb
 
 from lyra_core.answer import AnswerClaim, AnswerPaper, AnswerView, answer_line, paper_votes
 from lyra_core.cells import cell_list
-from lyra_core.feedback import effective_edges
+from lyra_core.feedback import effective_edges, effective_votes
 from lyra_core.hypothesis import HYPOTHESIS, reading_note
+from lyra_core.scoring import VoteCounts, undecided_because
+from lyra_tools.explore.claims import claim_brief
+from lyra_tools.explore.models import ClaimBrief, ExploreError
 from lyra_tools.explore.overlay import Overlay, load_claims, load_overlay
 from lyra_tools.explore.paging import clip
-from lyra_tools.explore.queries import claim_edges, fetch_rows, in_ids, topic_labels
+from lyra_tools.explore.queries import (
+    claim_edges,
+    fetch_rows,
+    hypothesis_ids,
+    in_ids,
+    require_task,
+    topic_labels,
+)
 from lyra_tools.task_papers import task_papers
 
 PAPERS_SHOWN = 5
@@ -73,6 +83,60 @@ def hypothesis_edges(conn: duckdb.DuckDBPyConnection, task_id: str, claim_id: st
     return source_edges(conn, task_id, [claim_id], overlay)
 
 
+def hypothesis_claim_id(conn: duckdb.DuckDBPyConnection, task_id: str) -> str | None:
+    """The claim id of the task's hypothesis (the question read as a claim); None for an open question."""
+    return min(hypothesis_ids(conn, task_id), default=None)
+
+
+def claim_votes(conn: duckdb.DuckDBPyConnection, task_id: str, claims: Sequence[dict[str, Any]],
+                overlay: Overlay) -> dict[str, VoteCounts]:
+    """The votes that entered each claim's effective score (``claims``: rows of ``load_claims``),
+    for the counts shown beside it: the overlay's rule over the claim's effective edges, by the
+    claim's own method (a legacy score counts every edge)."""
+    edges = effective_edges(claim_edges(conn, task_id, [c["claim_id"] for c in claims]), overlay.reviews,
+                            overlay.blocked_pages)
+    out: dict[str, VoteCounts] = {}
+    for legacy in (False, True):
+        ids = [c["claim_id"] for c in claims if (c.get("method") == "legacy") == legacy]
+        out |= effective_votes(edges, ids, use_bayesian=not legacy, rule=overlay.rule)
+    return out
+
+
+def listed_votes(store, task_id: str, claim_ids: Sequence[str],
+                 with_hypothesis: bool = False) -> tuple[ClaimBrief | None, dict[str, VoteCounts]]:
+    """The votes that entered the scores of ``claim_ids`` (adopted ones), and with
+    ``with_hypothesis`` the question's hypothesis as a listed claim (None for an open question),
+    its votes among them."""
+    with store.connect() as conn:
+        overlay = load_overlay(conn, task_id)
+        hypothesis = hypothesis_claim_id(conn, task_id) if with_hypothesis else None
+        claims = load_claims(conn, task_id, overlay, [*claim_ids, *([hypothesis] if hypothesis else [])])
+        votes = claim_votes(conn, task_id, claims, overlay)
+    return next((claim_brief(c) for c in claims if c["claim_id"] == hypothesis), None), votes
+
+
+def evidence_claim(store, target: str | None, task_id: str | None) -> tuple[str, str | None]:
+    """The claim ``lyra evidence`` shows, and its task when known: ``target`` is a claim id, or a
+    task id (or, with no ``target``, ``task_id``) for that task's hypothesis. ExploreError (one
+    line) for a task whose question is open or not answered yet."""
+    with store.connect() as conn:
+        is_task = target is not None and conn.execute("SELECT 1 FROM tasks WHERE id = ?", [target]).fetchone()
+        if target is not None and not is_task:
+            return target, task_id
+        if target is None and task_id is None:
+            raise ExploreError("give a claim id (lyra claims TASK lists them) or a task id for its question's "
+                               "hypothesis")
+        if target is not None and task_id is not None and task_id != target:
+            raise ExploreError(f"{target} is a task; --task {task_id} names another: give one task")
+        task = target or task_id
+        require_task(conn, task)
+        claim_id = hypothesis_claim_id(conn, task)
+    if claim_id is None:
+        raise ExploreError(f"task {task} has no hypothesis (an open question, a verify task, or not run yet): "
+                           f"`lyra claims {task}` lists its claims")
+    return claim_id, task
+
+
 def read_answer(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay) -> AnswerView | None:
     """The task's answer with human feedback applied; None before ``task_answer`` ran."""
     stored = fetch_rows(conn, "SELECT * FROM task_answer WHERE task_id = ?", [task_id])
@@ -91,17 +155,18 @@ def read_answer(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay)
             claims=[AnswerClaim(claim_id=c["claim_id"], text=clip(c["text"], 300)[0], topic=topic_of.get(c["claim_id"]),
                                 verdict=c["verdict"] or "unverified", confidence=float(c["confidence"] or 0.5))
                     for c in chosen])
-    found = fetch_rows(conn, "SELECT claim_id FROM claims WHERE task_id = ? AND origin = ? LIMIT 1", [task_id, HYPOTHESIS])
-    if not found:
+    claim_id = hypothesis_claim_id(conn, task_id)
+    if claim_id is None:
         return None
-    claim_id = found[0]["claim_id"]
     claim = load_claims(conn, task_id, overlay, [claim_id])[0]
     votes = paper_votes(hypothesis_edges(conn, task_id, claim_id, overlay), overlay.rule.min_vote)
+    alpha, beta = claim["alpha"], claim["beta"]
     return AnswerView(
-        line=answer_line(claim["verdict"], claim["confidence"], claim["uncertainty"], votes), origin=HYPOTHESIS,
-        hypothesis=row["hypothesis"], hypothesis_claim_id=claim_id, verdict=claim["verdict"],
+        line=answer_line(claim["verdict"], claim["confidence"], claim["uncertainty"], votes, alpha=alpha, beta=beta),
+        origin=HYPOTHESIS, hypothesis=row["hypothesis"], hypothesis_claim_id=claim_id, verdict=claim["verdict"],
         confidence=claim["confidence"], uncertainty=claim["uncertainty"], controversy=claim["controversy"],
-        **votes.model_dump(include={"supporting_papers", "refuting_papers", "papers_judged",
+        undecided_because=undecided_because(claim["verdict"], alpha, beta) if alpha is not None else None,
+        **votes.model_dump(include={"supporting_papers", "refuting_papers", "papers_judged", "papers_below_threshold",
                                     "strongest_support_edge", "strongest_refute_edge"}),
         papers_for=_papers(conn, task_id, votes.supporting_paper_ids[:PAPERS_SHOWN]),
         papers_against=_papers(conn, task_id, votes.refuting_paper_ids[:PAPERS_SHOWN]),
@@ -118,6 +183,7 @@ def answer_lines(store, task_id: str) -> list[str]:
     if answer.hypothesis:
         note = reading_note(answer.question_reading)
         lines.append(f"Hypothesis ({note}): {answer.hypothesis}" if note else f"Hypothesis: {answer.hypothesis}")
+        lines.append(f"  claim {answer.hypothesis_claim_id}: `lyra evidence {task_id}` lists its passages")
     for side, papers in (("for", answer.papers_for), ("against", answer.papers_against)):
         lines += [f"  {side}: {p.title or p.paper_id}" + (f" ({p.year})" if p.year else "") for p in papers]
     topics = list(dict.fromkeys(c.topic for c in answer.claims))  # an open question's claims, by topic

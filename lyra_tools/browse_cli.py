@@ -5,6 +5,10 @@ They answer with the MCP tools' own readers and models (``get_claims_by_topic`` 
 effective graph, rejected claims hidden unless asked for, human corrections marked. The edge ids
 shown are what ``lyra feedback edge-correct`` takes. A terminal gets Rich tables, a pipe plain
 lines, and ``--json`` the MCP answer's JSON (one object a line).
+
+The question's hypothesis (the claim the answer judges) is listed first and flagged, and
+``lyra evidence TASK`` shows its passages. Beside a score stand the votes that entered it
+(lyra_core.answer.votes_text), not the passages: a passage under the vote threshold is no vote.
 """
 
 from __future__ import annotations
@@ -15,8 +19,10 @@ import typer
 from rich.markup import escape
 from rich.table import Column, Table
 
+from lyra_core.answer import undecided_note, votes_text
+from lyra_core.scoring import VoteCounts
 from lyra_resources.store import StoreError
-from lyra_tools import explore
+from lyra_tools import answer_view, explore
 from lyra_tools.cli_common import HomeOption, console, fail, open_store
 from lyra_tools.explore import ClaimBrief, ClaimEvidence, EvidenceItem, ExploreError, TopicClaims
 
@@ -44,27 +50,40 @@ def _all_topics(store, task_id: str) -> list[explore.Topic]:
     return topics
 
 
+HYPOTHESIS_MARK = "[question's hypothesis] "
+
+
 def _claim_mark(claim: ClaimBrief) -> str:
-    return ("[rejected] " if claim.rejected else "") + ("★ " if claim.origin == "user" else "")
+    return (("[rejected] " if claim.rejected else "") + ("★ " if claim.origin == "user" else "")
+            + (HYPOTHESIS_MARK if claim.origin == "hypothesis" else ""))
 
 
-def _print_claims(answers: list[TopicClaims]) -> None:
-    for answer in answers:
-        heading = (f"topic {answer.topic_id} “{answer.topic}”: {answer.total} claim(s)"
-                   + (f", first {len(answer.claims)} shown" if len(answer.claims) < answer.total else ""))
+def _votes(votes: dict[str, VoteCounts], claim_id: str) -> str:
+    counted = votes.get(claim_id, VoteCounts())
+    return votes_text(counted.supporting, counted.refuting, counted.below_threshold)
+
+
+def _print_claims(groups: list[tuple[str, list[ClaimBrief]]], votes: dict[str, VoteCounts]) -> None:
+    """Each group's heading and claims: verdict, confidence ± uncertainty and the votes behind it."""
+    for heading, claims in groups:
         if not console.is_terminal:
             console.print(heading, markup=False, highlight=False, soft_wrap=True)
-            for c in answer.claims:
+            for c in claims:
                 console.print(f"  {c.claim_id}  {c.verdict}  {c.confidence:.2f} ± {c.uncertainty:.2f}  "
-                              f"sup {c.supports}  ref {c.refutes}  {_claim_mark(c)}{c.text}",
+                              f"votes {_votes(votes, c.claim_id)}  {_claim_mark(c)}{c.text}",
                               markup=False, highlight=False, soft_wrap=True)
             continue
-        table = Table(Column("claim id", no_wrap=True), "verdict", "conf. ± unc.", "sup", "ref", "claim",
+        table = Table(Column("claim id", no_wrap=True), "verdict", "conf. ± unc.", "votes", "claim",
                       title=escape(heading), title_justify="left")
-        for c in answer.claims:
-            table.add_row(c.claim_id, c.verdict, f"{c.confidence:.2f} ± {c.uncertainty:.2f}", str(c.supports),
-                          str(c.refutes), ("[dim]" if c.rejected else "") + escape(_claim_mark(c) + c.text))
+        for c in claims:
+            table.add_row(c.claim_id, c.verdict, f"{c.confidence:.2f} ± {c.uncertainty:.2f}",
+                          escape(_votes(votes, c.claim_id)), ("[dim]" if c.rejected else "") + escape(_claim_mark(c) + c.text))
         console.print(table)
+
+
+def _topic_heading(answer: TopicClaims) -> str:
+    return (f"topic {answer.topic_id} “{answer.topic}”: {answer.total} claim(s)"
+            + (f", first {len(answer.claims)} shown" if len(answer.claims) < answer.total else ""))
 
 
 @app.command("claims")
@@ -77,21 +96,28 @@ def claims(
                                           "per topic and line")] = False,
     home: HomeOption = None,
 ) -> None:
-    """A task's claims by topic: id, verdict, confidence ± uncertainty, evidence for and against."""
+    """A task's claims by topic: id, verdict, confidence ± uncertainty and the votes that entered
+    it; without --topic, the question's hypothesis (what the answer judges) comes first."""
     store = open_store(home, create=False)
     try:
         names = [topic] if topic else [t.topic_id for t in _all_topics(store, task_id)]
         answers = [_topic_claims(store, task_id, name, limit, include_rejected) for name in names]
+        if as_json:
+            for answer in answers:
+                print(answer.model_dump_json())
+            return
+        hypothesis, votes = answer_view.listed_votes(store, task_id, [c.claim_id for a in answers for c in a.claims],
+                                                     with_hypothesis=topic is None)
     except (ExploreError, StoreError) as exc:
         raise fail(str(exc)) from exc
-    if as_json:
-        for answer in answers:
-            print(answer.model_dump_json())
-        return
+    groups = [(_topic_heading(a), a.claims) for a in answers]
+    if hypothesis is not None and (include_rejected or not hypothesis.rejected):
+        groups.insert(0, (f"the question's hypothesis, the claim the answer judges (its passages: "
+                          f"lyra evidence {task_id})", [hypothesis]))
+    if groups:
+        _print_claims(groups, votes)
     if not answers:
         console.print(f"{task_id} has no claim topics yet (run it: lyra task run {task_id})", markup=False)
-        return
-    _print_claims(answers)
 
 
 def _claim_evidence(store, claim_id: str, task_id: str | None, limit: int) -> ClaimEvidence:
@@ -127,13 +153,15 @@ def _edge_marks(item: EvidenceItem) -> str:
     return probs + ("  human-confirmed" if item.human_reviewed else "")
 
 
-def _print_evidence(answer: ClaimEvidence) -> None:
+def _print_evidence(answer: ClaimEvidence, votes: dict[str, VoteCounts]) -> None:
     score = answer.score
-    head = [f"claim {answer.claim_id} (task {answer.task_id}, {answer.origin})"
+    head = [f"claim {answer.claim_id} (task {answer.task_id}, "
+            + ("the question's hypothesis" if answer.origin == "hypothesis" else answer.origin) + ")"
             + ("  [rejected]" if answer.rejected else "") + f": {answer.claim_text}"]
     if score is not None:
+        note = undecided_note(score.verdict, score.alpha, score.beta)
         head.append(f"score: {score.verdict} {score.confidence:.2f} ± {score.uncertainty:.2f}  "
-                    f"supports {score.supporting_count}, refutes {score.refuting_count}, neutral {score.neutral_count}"
+                    f"votes {_votes(votes, answer.claim_id)}" + (f" — {note}" if note else "")
                     + ("  (recomputed from human feedback)" if score.recomputed else ""))
     else:
         head.append("score: none (the claim was extracted but never judged)")
@@ -166,19 +194,25 @@ def _print_evidence(answer: ClaimEvidence) -> None:
 
 @app.command("evidence")
 def evidence(
-    claim_id: Annotated[str, typer.Argument(help="a claim id (lyra claims TASK)")],
-    task_id: Annotated[str | None, typer.Option("--task", help="the claim's task (default: found from the id)")] = None,
+    claim_id: Annotated[str | None, typer.Argument(help="a claim id (lyra claims TASK), or a task id for its "
+                                                  "question's hypothesis", show_default=False)] = None,
+    task_id: Annotated[str | None, typer.Option("--task", help="the claim's task (default: found from the id); "
+                                                "alone, the task whose hypothesis to show")] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, max=500, help="edges shown per side")] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="the MCP get_claim_evidence answer as JSON")] = False,
     home: HomeOption = None,
 ) -> None:
     """A claim's supporting, refuting and neutral edges with their fragments and sources; the edge ids
-    are what `lyra feedback edge-correct` takes."""
+    are what `lyra feedback edge-correct` takes. Given a task id (or --task alone), the claim is
+    the task's hypothesis: the passages behind the answer."""
     try:
-        answer = _claim_evidence(open_store(home, create=False), claim_id, task_id, limit)
+        store = open_store(home, create=False)
+        claim_id, task_id = answer_view.evidence_claim(store, claim_id, task_id)
+        answer = _claim_evidence(store, claim_id, task_id, limit)
+        if as_json:
+            print(answer.model_dump_json())
+            return
+        votes = answer_view.listed_votes(store, answer.task_id, [answer.claim_id])[1]
     except (ExploreError, StoreError) as exc:
         raise fail(str(exc)) from exc
-    if as_json:
-        print(answer.model_dump_json())
-        return
-    _print_evidence(answer)
+    _print_evidence(answer, votes)

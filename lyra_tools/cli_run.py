@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from lyra_assets.runs import is_cluster
+from lyra_core.answer import votes_text
 from lyra_core.claim_inputs import ClaimsFileError, parse_claims
 from lyra_core.tasks import TaskOptions
 from lyra_resources.generations import graph_note
@@ -73,10 +74,11 @@ def print_summary(outcome: runner.RunOutcome, home: Path | None) -> None:
     console.print(table)
     if outcome.success and counts.get("claim_scores"):
         claims = report.top_claims(open_store(home), outcome.task_id, limit=8)
-        top = Table("verdict", "conf.", "±", "sup", "ref", "claim", title="claims with the most evidence")
+        top = Table("verdict", "conf.", "±", "votes", "claim", title="claims with the most evidence")
         for c in claims.itertuples(index=False):
-            top.add_row(c.verdict, f"{c.confidence:.2f}", f"{c.uncertainty:.2f}", str(c.supporting_count),
-                        str(c.refuting_count), ("★ " if c.origin == "user" else "") + c.text)
+            top.add_row(c.verdict, f"{c.confidence:.2f}", f"{c.uncertainty:.2f}",
+                        votes_text(c.supporting_votes, c.refuting_votes, c.below_threshold),
+                        ("★ " if c.origin == "user" else "") + escape(c.text))
         console.print(top)
         path = report.write_report(open_store(home), outcome.task_id, layout.report(outcome.task_id))
         console.print(f"Report:  {path}")

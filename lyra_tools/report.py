@@ -17,14 +17,14 @@ import duckdb
 import pandas as pd
 from pydantic import BaseModel
 
-from lyra_core.answer import AnswerView
+from lyra_core.answer import AnswerView, votes_text
 from lyra_core.cells import cell_list
 from lyra_core.hypothesis import HYPOTHESIS, reading_note
-from lyra_core.scoring import REFUTES, SUPPORTS, strongest_votes
+from lyra_core.scoring import REFUTES, SUPPORTS, VoteCounts, strongest_votes
 from lyra_resources.generations import graph_note
 from lyra_resources.store import LyraStore
 from lyra_tools import explore
-from lyra_tools.answer_view import read_answer, source_edges, source_rows
+from lyra_tools.answer_view import claim_votes, read_answer, source_edges, source_rows
 from lyra_tools.explore.overlay import effective_topics
 from lyra_tools.explore.paging import nan_to_none
 from lyra_tools.explore.queries import fetch_rows, in_ids, task_topics
@@ -56,9 +56,12 @@ class ReportClaim(BaseModel):
     verdict: str
     confidence: float
     uncertainty: float
-    supporting: int  # passages, as the score counts them
+    supporting: int  # passages (edges) on each side
     refuting: int
     neutral: int
+    supporting_votes: int = 0  # the votes that entered the score
+    refuting_votes: int = 0
+    below_threshold: int = 0  # sources whose strongest passage is under the vote threshold: no vote
     recomputed: bool  # human feedback changed the model's score
     stated_in: int | None = None  # the reference the claim was extracted from
     supports: list[ReportSentence] = []
@@ -116,10 +119,18 @@ def claims_in_force(conn: duckdb.DuckDBPyConnection, task_id: str,
 def top_claims(store: LyraStore, task_id: str, limit: int = 10) -> pd.DataFrame:
     """The first ``limit`` claims in force, in report order, with their effective scores."""
     with store.connect() as conn:
-        claims = claims_in_force(conn, task_id, explore.load_overlay(conn, task_id))[:limit]
+        overlay = explore.load_overlay(conn, task_id)
+        claims = claims_in_force(conn, task_id, overlay)[:limit]
+        votes = claim_votes(conn, task_id, claims, overlay)
     columns = ["claim_id", "text", "origin", "verdict", "confidence", "uncertainty", "controversy",
                "supporting_count", "refuting_count", "neutral_count", "independent_sources"]
-    return pd.DataFrame([{k: c[k] for k in columns} for c in claims], columns=columns)
+    return pd.DataFrame([{**{k: c[k] for k in columns}, **_vote_fields(votes[c["claim_id"]])} for c in claims],
+                        columns=[*columns, "supporting_votes", "refuting_votes", "below_threshold"])
+
+
+def _vote_fields(votes: VoteCounts) -> dict[str, int]:
+    return {"supporting_votes": votes.supporting, "refuting_votes": votes.refuting,
+            "below_threshold": votes.below_threshold}
 
 
 def _by_topic(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: explore.Overlay,
@@ -196,6 +207,7 @@ def read_report(store: LyraStore, task_id: str, limit: int = CLAIMS_SHOWN) -> Re
         groups = _by_topic(conn, task_id, overlay, claims, chosen)
         edges = source_edges(conn, task_id, [c["claim_id"] for c in chosen], overlay)
         stated = _stated_in(conn, task_id, [c["claim_id"] for c in chosen], overlay)
+        votes = claim_votes(conn, task_id, chosen, overlay)
         answer_ids = [p.paper_id for p in (answer.papers_for + answer.papers_against)] if answer else []
         hypothesis_edges = source_edges(conn, task_id, [answer.hypothesis_claim_id], overlay) \
             if answer and answer.hypothesis_claim_id else []
@@ -224,7 +236,7 @@ def read_report(store: LyraStore, task_id: str, limit: int = CLAIMS_SHOWN) -> Re
                 text=" ".join(c["text"].split()), origin=c["origin"],
                 verdict=c["verdict"], confidence=float(c["confidence"]), uncertainty=float(c["uncertainty"]),
                 supporting=c["supporting_count"], refuting=c["refuting_count"], neutral=c["neutral_count"],
-                recomputed=bool(c["recomputed"]),
+                recomputed=bool(c["recomputed"]), **_vote_fields(votes[c["claim_id"]]),
                 supports=[_sentence(e, refs) for e in sides[SUPPORTS][:SOURCES_QUOTED]],
                 refutes=[_sentence(e, refs) for e in sides[REFUTES][:SOURCES_QUOTED]],
                 more_supporting_sources=max(0, len(sides[SUPPORTS]) - SOURCES_QUOTED),
@@ -257,10 +269,9 @@ def md(text: str) -> str:
 
 
 def score_text(claim: ReportClaim) -> str:
-    """Verdict, confidence ± uncertainty and the passages counted, in one line."""
+    """Verdict, confidence ± uncertainty and the votes that entered it, in one line."""
     line = (f"{claim.verdict.replace('_', ' ')} · confidence {claim.confidence:.2f} ± {claim.uncertainty:.2f}"
-            " · "
-            f"passages: {claim.supporting} supporting, {claim.refuting} refuting, {claim.neutral} neutral")
+            " · votes: " + votes_text(claim.supporting_votes, claim.refuting_votes, claim.below_threshold))
     return line + (" · rescored after human feedback" if claim.recomputed else "")
 
 

@@ -2,7 +2,8 @@
 queries, with the same three stages (and the same code) as a task's ranking.
 
 One query prints the best papers with each stage's score: a Rich table on a terminal, tab-separated
-lines in a pipe, one JSON object a line with ``--json``. ``--queries FILE.jsonl --run OUT.tsv``
+lines under a header line in a pipe, one JSON object a line with ``--json``; a line (the table's
+caption, or stderr in a pipe) says what each score is. ``--queries FILE.jsonl --run OUT.tsv``
 writes ``qid Q0 docid rank score tag`` lines that trec_eval, pytrec_eval or ir_measures score
 against a qrels file. Document embeddings go through the home's cache: only the first search of a
 corpus embeds (a progress line says so).
@@ -19,6 +20,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from lyra_core.ranking import RankingConfig
 from lyra_resources.corpus_search import CorpusSearch, Hit, paper_stage3, read_queries
 from lyra_resources.literature import LiteratureSources
 from lyra_resources.local_models import LocalModels
@@ -56,22 +58,34 @@ def _embedding_notes() -> Iterator[None]:
         yield
 
 
+PIPE_COLUMNS = ("rank", "doc_id", "bm25", "embedding", "fused", "stage3", "title")
+
+
 def _fmt(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
 
-def _print_hits(hits: list[Hit], rerank_note: str, as_json: bool) -> None:
+def scores_line(ranking: RankingConfig, rerank_note: str) -> str:
+    """What each score column is, in one line."""
+    return (f"scores: BM25 = term-match score (unbounded); embedding = cosine of query and paper (-1 to 1); "
+            f"fused = {ranking.bm25_weight:g} × BM25 scaled 0-1 per query + {ranking.embedding_weight:g} × "
+            f"embedding, the order where stage 3 did not score; stage 3: {rerank_note}")
+
+
+def _print_hits(hits: list[Hit], scores: str, as_json: bool) -> None:
     if as_json:
         for hit in hits:
             print(hit.model_dump_json())
         return
     if not console.is_terminal:
+        print("\t".join(PIPE_COLUMNS))
         for h in hits:
             print("\t".join([str(h.rank), h.doc_id, f"{h.bm25:.3f}", _fmt(h.embedding), _fmt(h.fused),
                              _fmt(h.rerank), h.title]))
+        err.print(scores, markup=False, highlight=False, soft_wrap=True)
         return
-    table = Table("rank", "doc id", "title", "BM25", "embedding", "fused", "stage 3", caption=escape(
-        f"stage 3: {rerank_note}"), caption_justify="left")
+    table = Table("rank", "doc id", "title", "BM25", "embedding", "fused", "stage 3", caption=escape(scores),
+                  caption_justify="left")
     for h in hits:
         title = h.title if len(h.title) <= TITLE_CHARS else h.title[:TITLE_CHARS - 1] + "…"
         table.add_row(str(h.rank), escape(h.doc_id), escape(title), f"{h.bm25:.2f}", _fmt(h.embedding),
@@ -121,9 +135,7 @@ def search(
     ranker = CorpusSearch(opened, store=store, models=models, reranker=reranker, config=ranking)
     with _embedding_notes():
         if run is None:
-            _print_hits(ranker.search(todo[0][1], top or 10), rerank_note, as_json)
-            if not console.is_terminal and not as_json:
-                err.print(f"stage 3: {rerank_note}", markup=False, highlight=False, soft_wrap=True)
+            _print_hits(ranker.search(todo[0][1], top or 10), scores_line(ranking, rerank_note), as_json)
             return
         tag = ("lyra-fusion" if reranker is None
                else "lyra-sentences" if isinstance(reranker, SentenceMatch) else "lyra-rerank")

@@ -24,8 +24,10 @@ HYPOTHESIS_EDGES = [("meta", 1, "SUPPORTS", 0.91), ("falls", 0, "SUPPORTS", 0.7)
                     ("blog", 0, "SUPPORTS", 0.95), ("falls", 1, "NEUTRAL", 0.6)]
 
 
-def add_hypothesis(store: LyraStore, graph, question: str = QUESTION) -> str:
-    """The rows ``claims`` and ``nli_edges`` write for the question's hypothesis; scores by the pipeline's rule."""
+def add_hypothesis(store: LyraStore, graph, question: str = QUESTION, hypothesis_edges=None) -> str:
+    """The rows ``claims`` and ``nli_edges`` write for the question's hypothesis (``hypothesis_edges``:
+    (paper, fragment index, relation, confidence), default HYPOTHESIS_EDGES); every adopted claim
+    scored by the pipeline's default rule."""
     task_id, text = graph.task_id, to_hypothesis(question).hypothesis
     claim_id = claim_id_for(task_id, f"hypothesis: {text}")
     claims = store.read_partition("claims", task_id)
@@ -38,7 +40,7 @@ def add_hypothesis(store: LyraStore, graph, question: str = QUESTION) -> str:
             "fragment_id": graph.fragments[(paper, i)], "claim_id": claim_id, "relation": rel,
             "nli_label": rel.lower(), "nli_confidence": conf, "source_trust_level": "academic",
             "target_trust_level": None, "model_version": "test", "similarity": 0.8, "page_id": graph.pages[paper]}
-           for paper, i, rel, conf in HYPOTHESIS_EDGES]
+           for paper, i, rel, conf in (HYPOTHESIS_EDGES if hypothesis_edges is None else hypothesis_edges)]
     edges = pd.concat([edges, pd.DataFrame(new)], ignore_index=True)
     store.replace_partition("nli_edges", task_id, edges)
     adopted = store.fetch_df("SELECT claim_id FROM claims WHERE task_id = ? AND adoption_status = 'adopted' "
@@ -136,14 +138,15 @@ def test_an_open_question_is_answered_by_its_most_relevant_claims(tmp_path):
 def test_the_cli_summary_starts_with_the_answer(answered, capsys):
     from lyra_tools import cli_run, runner
 
-    store, graph, _, _ = answered
+    store, graph, claim_id, _ = answered
     outcome = runner.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
     cli_run.print_summary(outcome, store.layout.root)
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("Answer: ") and lines[0].endswith("3 papers for, 1 against, 4 judged")
     assert lines[1] == "Hypothesis (read by rule from the question): Vitamin D supplementation reduces fracture risk " \
                        "in older adults."
-    assert lines[2].startswith("  for: Vitamin D miracle")  # strongest vote first
+    assert lines[2] == f"  claim {claim_id}: `lyra evidence {graph.task_id}` lists its passages"
+    assert lines[3].startswith("  for: Vitamin D miracle")  # strongest vote first
 
 
 def test_an_untitled_paper_is_shown_by_the_opening_of_its_abstract(answered):

@@ -25,7 +25,7 @@ def test_claims_lists_every_topic_hides_rejected_and_prints_the_mcp_json(store, 
     assert listed.exit_code == 0, listed.output
     assert "topic t_fracture “hip fracture dose”: 3 claim(s)" in listed.output and "topic t_falls" in listed.output
     user = next(line for line in listed.output.splitlines() if graph.claims["user"] in line)
-    assert "contested  0.57 ± 0.21  sup 2  ref 1  ★ Vitamin D prevents all fractures" in user
+    assert "contested  0.57 ± 0.21  votes 2 for, 1 against  ★ Vitamin D prevents all fractures" in user
     assert all(graph.claims[n] in listed.output for n in ("hip", "none", "falls", "user"))
 
     apply_feedback(store, graph.task_id, "claim_reject", {"claim_id": graph.claims["hip"], "reason": "off topic"})

@@ -111,3 +111,12 @@ def test_feedback_command_records_and_refuses_clearly(tmp_path):
     bad_json = invoke("feedback", "apply", task.id, "add_note", "{not json", "--home", home)
     assert bad_json.exit_code == 1 and "not valid JSON" in bad_json.output
     assert len(LyraStore.at(home).fetch_df("SELECT * FROM domain_override_rules")) == 1
+
+
+@pytest.mark.slow
+def test_lyra_run_of_a_one_word_question_prints_the_hint_and_runs(tmp_path, small_corpus):
+    result = cli.invoke(app, ["run", "fracture", "--corpus", str(small_corpus), "--home", str(tmp_path / "h")])
+    assert result.exit_code == 0, result.output
+    notes = [line for line in result.stderr.splitlines() if "too vague" in line]
+    assert len(notes) == 1 and notes[0].startswith("note: the question has one content word ('fracture')")
+    assert LyraStore.at(tmp_path / "h").list_tasks()[0].query == "fracture"

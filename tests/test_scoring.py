@@ -86,3 +86,40 @@ def test_domain_trust_cannot_enter_the_score():
                                           "source_trust_level": "BLOCKED"})]
     assert bayesian_score(trusted) == bayesian_score(untrusted)
     assert "trust" not in inspect.getsource(scoring.bayesian_score)
+
+
+def _edge(relation: str, confidence: float, page: str) -> Evidence:
+    return Evidence(relation=relation, nli_confidence=confidence, page_id=page)
+
+
+def test_vote_counts_are_the_votes_that_entered_the_score():
+    edges = [_edge("SUPPORTS", 0.9, "p1"), _edge("SUPPORTS", 0.6, "p1"), _edge("REFUTES", 0.3, "p2"),
+             _edge("REFUTES", 0.45, "p3"), _edge("NEUTRAL", 0.8, "p4")]
+    rule = scoring.ScoringRule()  # one vote per page, none under min_vote 0.5
+    assert scoring.vote_counts(edges, rule=rule) == scoring.VoteCounts(supporting=1, refuting=0, below_threshold=2)
+    assert bayesian_score(edges, rule).alpha == pytest.approx(1 + 4 * 0.9) and bayesian_score(edges, rule).beta == 1
+    # the seed's rule and the legacy calculation count every edge: none is left under a threshold
+    for counted in (scoring.vote_counts(edges), scoring.vote_counts(edges, use_bayesian_confidence=False)):
+        assert counted == scoring.VoteCounts(supporting=2, refuting=2, below_threshold=0)
+
+
+@pytest.mark.parametrize(("verdict", "alpha", "beta", "why"), [
+    ("contested", 2.0, 2.0, "conflicting"),  # each side adds exactly the prior's weight: strong
+    ("contested", 1.99, 5.0, "insufficient"),  # one side just under it
+    ("contested", 5.0, 1.99, "insufficient"),
+    ("unverified", 1.0, 1.0, "insufficient"),  # no evidence at all
+    ("unverified", 2.5, 2.2, "conflicting"),
+    ("supported", 4.0, 2.0, None),  # a verdict that decides needs no reason
+    ("likely_false", 1.0, 4.0, None),
+])
+def test_undecided_because_boundaries(verdict, alpha, beta, why):
+    assert scoring.undecided_because(verdict, alpha, beta) == why
+
+
+def test_undecided_because_from_real_scores():
+    # the default rule: one counted vote on each side is strong (4 × 0.5 = 2 beyond the prior)
+    both = bayesian_score([_edge("SUPPORTS", 0.5, "p1"), _edge("REFUTES", 0.5, "p2")], scoring.ScoringRule())
+    assert both.verdict == "contested" and scoring.undecided_because(both.verdict, both.alpha, both.beta) == "conflicting"
+    # the seed's per-edge rule: two weak edges make a contested verdict, but not a conflict
+    weak = bayesian_score([_edge("SUPPORTS", 0.4, "p1"), _edge("REFUTES", 0.3, "p2")])
+    assert weak.verdict == "contested" and scoring.undecided_because(weak.verdict, weak.alpha, weak.beta) == "insufficient"

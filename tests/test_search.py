@@ -28,12 +28,15 @@ def write_queries(path: Path, rows: list) -> Path:
 def test_one_query_prints_the_best_paper_first_with_each_stage(tmp_path, small_corpus):
     result = search("--corpus", str(small_corpus), "vitamin D supplementation fracture risk", home=tmp_path / "h")
     assert result.exit_code == 0, result.output
-    rows = [line.split("\t") for line in result.stdout.splitlines()]
+    header, *rows = [line.split("\t") for line in result.stdout.splitlines()]
+    assert header == ["rank", "doc_id", "bm25", "embedding", "fused", "stage3", "title"]
     assert [r[1] for r in rows][:2] == ["1", "2"] and [r[0] for r in rows] == [str(i) for i in range(1, len(rows) + 1)]
     assert rows[0][6].startswith("Vitamin D supplementation")
     # stage 3 by default: each paper's best-matching sentence, a cosine
     assert all(-1 <= float(r[5]) <= 1 for r in rows)
-    assert "stage 3: best sentence of the top 20, weight 0.5" in result.stderr
+    scores = next(line for line in result.stderr.splitlines() if line.startswith("scores: "))
+    assert "BM25 = term-match score" in scores and "fused = 0.3 × BM25 scaled 0-1 per query + 0.7 × embedding" in scores
+    assert scores.endswith("stage 3: best sentence of the top 20, weight 0.5")
     as_json = search("--corpus", str(small_corpus), "sleep memory", "--json", "--top", "1", home=tmp_path / "h")
     [hit] = [json.loads(line) for line in as_json.stdout.splitlines()]
     assert hit["doc_id"] == "3" and hit["rank"] == 1 and hit["rerank"] is not None

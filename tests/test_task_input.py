@@ -264,3 +264,15 @@ def test_a_question_no_paper_matches_completes_with_empty_tables(lyra_home, smal
     assert outcome.success, outcome.error
     counts = LyraStore.at(str(lyra_home)).row_counts(task.id)
     assert counts["papers"] == counts["fragment_ranking"] == counts["claims"] == 0
+
+
+def test_a_one_word_question_gets_a_hint_and_is_still_checked(tmp_path, small_corpus):
+    from lyra_resources.task_input import check_task_input
+
+    vague = check_task_input("cancer", {"corpus": [str(small_corpus)]}, tmp_path / "h")
+    assert vague.query == "cancer" and len(vague.notes) == 1
+    assert vague.notes[0].startswith("the question has one content word ('cancer'), too vague to judge")
+    assert check_task_input("What is it?", {"corpus": [str(small_corpus)]}, tmp_path / "h").notes[0].startswith(
+        "the question has no content word")
+    assert check_task_input("Does vitamin D reduce fracture risk?", {"corpus": [str(small_corpus)]},
+                            tmp_path / "h").notes == []

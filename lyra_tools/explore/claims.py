@@ -40,7 +40,7 @@ from lyra_tools.explore.queries import (
 )
 
 
-def _brief(row: dict[str, Any]) -> ClaimBrief:
+def claim_brief(row: dict[str, Any]) -> ClaimBrief:
     text, truncated = clip(row["text"], 300)
     return ClaimBrief(claim_id=row["claim_id"], text=text, truncated=truncated, origin=row["origin"],
                       evidence_count=row["evidence_count"], supports=row["supporting_count"],
@@ -64,7 +64,7 @@ def claims_by_topic(store: LyraStore, task_id: str, topic: str, limit: int = 20,
         claims = load_claims(conn, task_id, overlay, cell_list(row["claim_ids"]), order=BY_RELEVANCE)
     if not include_rejected:
         claims = [c for c in claims if not c["rejected"]]
-    page = fit_page([_brief(c) for c in claims[offset: offset + limit]], limit)
+    page = fit_page([claim_brief(c) for c in claims[offset: offset + limit]], limit)
     end = offset + len(page)
     return TopicClaims(task_id=task_id, topic_id=row["topic_id"], topic=row["label"], claims=page, total=len(claims),
                        next_cursor=encode_cursor(key, {"i": end}) if end < len(claims) else None)
