@@ -128,6 +128,7 @@ def create_and_run(checked: CheckedInput, home: Path | None, then: str = "") -> 
                                         checked.options.model_dump(exclude_none=True, exclude_defaults=True))
     except StoreError as exc:
         raise fail(str(exc)) from exc
+    print_notes(checked)
     if is_cluster():
         raise queue_and_exit(task, home, then)
     outcome = run_with_progress(task, home)
@@ -194,6 +195,10 @@ def check_input(query: str, options: dict | TaskOptions, home: Path | None, labe
         checked = check_task_input(query, options, home_root(home, create=False), labels=labels)
     except TaskInputError as exc:
         raise fail(str(exc)) from None
+    return checked
+
+
+def print_notes(checked: CheckedInput) -> None:
+    """The check's notes, once nothing else can refuse the command (a refusal stays one line)."""
     for note in checked.notes:
         err.print(f"[yellow]note:[/] {escape(note)}", soft_wrap=True, highlight=False)
-    return checked

@@ -17,7 +17,7 @@ from lyra_resources.store import TaskRecord
 from lyra_resources.task_input import STORED_LABELS
 from lyra_tools import answer_view, runner
 from lyra_tools.cli_common import HomeOption, console, fail, open_store, require_task
-from lyra_tools.cli_run import check_input, print_summary, queue_and_exit, run_with_progress, write_verify_results
+from lyra_tools.cli_run import check_input, print_notes, print_summary, queue_and_exit, run_with_progress, write_verify_results
 
 app = typer.Typer(help="List, inspect, re-run, watch, stop and delete tasks.", no_args_is_help=True)
 
@@ -98,7 +98,7 @@ def task_run(task_id: str, home: HomeOption = None) -> None:
     """Re-materialize an existing task (its rows are replaced, feedback is kept); in the cluster
     profile, queue its run and return at once."""
     task = require_task(home, task_id)
-    check_input(task.query, task.options, home, STORED_LABELS)  # a corpus may be gone, the network down
+    print_notes(check_input(task.query, task.options, home, STORED_LABELS))  # a corpus may be gone, the network down
     if is_cluster():
         raise queue_and_exit(task, home)
     try:
