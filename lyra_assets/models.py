@@ -96,19 +96,28 @@ class DirectionTrainingConfig(Config):
 
 
 @asset(group_name="models", kinds={"pytorch"}, code_version="1")
-def direction_reader(context: AssetExecutionContext, config: DirectionTrainingConfig) -> MaterializeResult:
+def direction_reader(context: AssetExecutionContext, config: DirectionTrainingConfig, store: LyraStore
+                     ) -> MaterializeResult:
     """Lyra's direction reader: what a finding passage reports for an effect claim's outcome
     (increased / decreased / no difference / unrelated), trained on Evidence Inference v2 from the
-    claim verifier's encoder (docs/direction.md). A trained copy ships in the package."""
+    claim verifier's encoder, plus the home's corrections that say what a passage reports
+    (`edge_correct` with `wrong_part: passage_direction`; docs/direction.md). A trained copy ships
+    in the package."""
+    from lyra_training.direction_data import correction_pairs
     from lyra_training.direction_model import DirectionRecipe, train_direction_reader
 
+    rows = store.fetch_df("SELECT premise, hypothesis, direction_label FROM nli_corrections "
+                          "WHERE direction_label IS NOT NULL").to_dict("records")
+    corrections = correction_pairs(rows)
+    context.log.info(f"direction reader: {len(corrections)} reviewers' corrections join the training pairs")
     record = train_direction_reader(Path(config.data_dir), Path(config.out_dir),
-                                    DirectionRecipe(epochs=config.epochs), threads=config.threads)
+                                    DirectionRecipe(epochs=config.epochs), threads=config.threads,
+                                    corrections=corrections)
     test = record["evaluation"]["test"]
     return MaterializeResult(metadata={
         "path": MetadataValue.path(config.out_dir), "seconds": MetadataValue.float(record["seconds"]),
         "test_macro_f1": MetadataValue.float(test["macro_f1"]), "test_accuracy": MetadataValue.float(test["accuracy"]),
-        "evaluation": MetadataValue.json(record["evaluation"]),
+        "evaluation": MetadataValue.json(record["evaluation"]), "corrections": MetadataValue.int(len(corrections)),
     })
 
 

@@ -84,10 +84,22 @@ class ClaimArgs(_Args):
     reason: Reason = ""
 
 
+WRONG_PARTS = ("claim_direction", "passage_direction", "exposure", "outcome", "figures")
+
+
 class EdgeCorrectArgs(_Args):
     edge_id: Id
     correct_relation: str
     reason: Reason = ""
+    wrong_part: str = ""  # which part of the direction judge's reading was wrong (WRONG_PARTS), if known
+
+    @field_validator("wrong_part")
+    @classmethod
+    def _part(cls, value: str) -> str:
+        value = value.strip().lower().replace("-", "_")
+        if value and value not in WRONG_PARTS:
+            raise ValueError(f"must be one of {', '.join(WRONG_PARTS)} (got {value[:40]!r})")
+        return value
 
     @field_validator("correct_relation")
     @classmethod

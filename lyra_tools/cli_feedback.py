@@ -51,10 +51,16 @@ def feedback_edge_correct(
     edge_id: Annotated[str, typer.Argument(help="the edge to correct (get_claim_evidence lists them)")],
     relation: Annotated[str, typer.Argument(help="supports, refutes or neutral: what the fragment really says")],
     reason: Annotated[str | None, typer.Option(help="why (kept with the correction)")] = None,
+    wrong_part: Annotated[str | None, typer.Option(
+        "--wrong-part", help="for an edge of the direction judge: the part it misread (claim_direction, "
+        "passage_direction, exposure, outcome, figures)")] = None,
     home: HomeOption = None,
 ) -> None:
-    """Correct one edge's relation; a changed label is a training sample for the next NLI adapter."""
+    """Correct one edge's relation; a changed label is a training sample for the next NLI adapter (and,
+    with --wrong-part passage_direction, for the direction reader)."""
     payload = {"edge_id": edge_id, "correct_relation": relation.lower()}
     if reason:
         payload["reason"] = reason
+    if wrong_part:
+        payload["wrong_part"] = wrong_part
     _apply_feedback(home, task_id, "edge_correct", payload)

@@ -20,6 +20,7 @@ import duckdb
 from pydantic import BaseModel, Field
 
 from lyra_core import feedback as fb
+from lyra_core.direction.verdict import direction_of_correction
 from lyra_resources.store import LyraStore
 from lyra_tools import explore, mcp_requests
 
@@ -131,24 +132,30 @@ def apply_feedback(store: LyraStore, task_id: str, action: str, args: Mapping[st
 
 def _edge_correct(conn, task_id: str, action: str, args: fb.EdgeCorrectArgs) -> FeedbackResult:
     row = conn.execute(
-        "SELECT e.claim_id, e.relation, e.nli_confidence, f.text, c.text FROM nli_edges e "
+        "SELECT e.claim_id, e.relation, e.nli_confidence, f.text, c.text, e.judged_by, e.claim_direction "
+        "FROM nli_edges e "
         "LEFT JOIN fragments f ON f.task_id = e.task_id AND f.fragment_id = e.fragment_id "
         "LEFT JOIN claims c ON c.task_id = e.task_id AND c.claim_id = e.claim_id "
         "WHERE e.task_id = ? AND e.edge_id = ?", [task_id, args.edge_id]).fetchone()
     if row is None:
         raise FeedbackError(f"edge_correct: no edge {args.edge_id!r} in task {task_id!r} "
                             "(get_claim_evidence lists a claim's edge ids)")
-    claim_id, model_relation, model_confidence, premise, hypothesis = row
+    claim_id, model_relation, model_confidence, premise, hypothesis, judged_by, claim_direction = row
+    if args.wrong_part and judged_by != "direction":
+        raise FeedbackError(f"edge_correct: wrong_part names a part of the direction judge's reading, and edge "
+                            f"{args.edge_id!r} was judged by the {judged_by or 'cross-encoder'}; leave wrong_part out")
+    direction_label = (direction_of_correction(claim_direction, args.correct_relation)
+                       if args.wrong_part == "passage_direction" else None)
     previous = conn.execute("SELECT correct_relation FROM edge_reviews WHERE edge_id = ?", [args.edge_id]).fetchone()
     before = previous[0] if previous else model_relation
     now = _now()
     corrected = args.correct_relation != model_relation
     conn.execute(
-        "INSERT INTO edge_reviews (edge_id, task_id, reviewed_at, correct_relation, reason, human_corrected) "
-        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (edge_id) DO UPDATE SET reviewed_at = excluded.reviewed_at, "
-        "correct_relation = excluded.correct_relation, reason = excluded.reason, "
-        "human_corrected = excluded.human_corrected",
-        [args.edge_id, task_id, now, args.correct_relation, args.reason or None, corrected])
+        "INSERT INTO edge_reviews (edge_id, task_id, reviewed_at, correct_relation, reason, human_corrected, "
+        "wrong_part) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (edge_id) DO UPDATE SET "
+        "reviewed_at = excluded.reviewed_at, correct_relation = excluded.correct_relation, reason = excluded.reason, "
+        "human_corrected = excluded.human_corrected, wrong_part = excluded.wrong_part",
+        [args.edge_id, task_id, now, args.correct_relation, args.reason or None, corrected, args.wrong_part or None])
     correction_id = None
     changed = args.correct_relation != before
     if changed:
@@ -158,14 +165,19 @@ def _edge_correct(conn, task_id: str, action: str, args: fb.EdgeCorrectArgs) -> 
             correction_id = _new_id("corr")
             conn.execute(
                 "INSERT INTO nli_corrections (id, edge_id, task_id, premise, hypothesis, predicted_label, "
-                "predicted_confidence, correct_label, reason, corrected_at, applied_in_version, sample_weight) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 1.0)",
+                "predicted_confidence, correct_label, reason, corrected_at, applied_in_version, sample_weight, "
+                "wrong_part, direction_label) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 1.0, ?, ?)",
                 [correction_id, args.edge_id, task_id, premise or "", hypothesis or "", model_relation,
-                 float(model_confidence), args.correct_relation, args.reason or None, now])
+                 float(model_confidence), args.correct_relation, args.reason or None, now, args.wrong_part or None,
+                 direction_label])
     if not changed:
         outcome = f"edge reviewed: label {args.correct_relation} confirmed, nothing changed"
     elif corrected:
         outcome = f"edge corrected: {before} → {args.correct_relation}; correction sample {correction_id} stored"
+        if args.wrong_part:
+            outcome += f" (the {args.wrong_part.replace('_', ' ')} was misread" + (
+                f"; the passage reports {direction_label.replace('_', ' ')}: a direction reader sample)"
+                if direction_label else ")")
     else:
         outcome = f"edge restored to the model's label {model_relation}; the earlier correction is withdrawn"
     return FeedbackResult(

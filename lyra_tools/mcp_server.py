@@ -281,7 +281,8 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
                  args: Annotated[dict[str, Any], Field(description=(
                      "domain_block/domain_unblock: {domain_pattern, reason}; domain_clear_override: {domain_pattern}; "
                      "claim_reject/claim_restore: {claim_id, reason?}; edge_correct: {edge_id, correct_relation: "
-                     "supports|refutes|neutral, reason?}; fragment_useful/fragment_not_useful: {fragment_id, "
+                     "supports|refutes|neutral, reason?, wrong_part?: claim_direction|passage_direction|exposure|"
+                     "outcome|figures (for an edge the direction judge made: the part it misread)}; fragment_useful/fragment_not_useful: {fragment_id, "
                      "claim_id?, query?}; flag_irrelevant: {fragment_id, reason?}; flag_missing: {page_id, "
                      "missing_text, location_hint?}; add_note: {target_id, note}"))],
                  request_id: RequestId = None) -> FeedbackResult:

@@ -105,3 +105,17 @@ def training_pairs(findings: list[Finding], seed: int = 13, swap_rate: float = 0
                                            label="unrelated", article=f.article, source="evidence_inference_other"))
     rng.shuffle(pairs)
     return pairs
+
+
+def correction_pairs(rows: list[dict]) -> list[DirectionPair]:
+    """Reviewers' corrections that say what a passage reports (``nli_corrections`` rows with a
+    ``direction_label``: the claim's premise, its hypothesis read into exposure and outcome)."""
+    from lyra_core.direction.claim_frame import read_claim
+
+    pairs = []
+    for row in rows:
+        frame = read_claim(row["hypothesis"])
+        if row.get("direction_label") in DIRECTION2ID and frame.directional:
+            pairs.append(DirectionPair(premise=row["premise"], hypothesis=reader_question(frame.exposure, frame.outcome),
+                                       label=row["direction_label"], source="correction"))
+    return pairs

@@ -81,10 +81,15 @@ def _f1(gold: list[str], predicted: list[str], label: str) -> float:
     return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
 
 
+CORRECTION_REPEATS = 3  # a reviewer's correction is seen three times per pass: few, and read with care
+
+
 def train_direction_reader(data_dir: Path, out_dir: Path, recipe: DirectionRecipe | None = None,
-                           base_dir: Path = DEFAULT_NLI_DIR, threads: int = 2) -> dict:
-    """Train on Evidence Inference train articles, save to ``out_dir`` with ``training.json``, and
-    return the recipe and the validation and test figures."""
+                           base_dir: Path = DEFAULT_NLI_DIR, threads: int = 2,
+                           corrections: list[DirectionPair] | None = None) -> dict:
+    """Train on Evidence Inference train articles (and reviewers' ``corrections`` of what a passage
+    reports), save to ``out_dir`` with ``training.json``, and return the recipe and the validation
+    and test figures."""
     import torch
 
     recipe = recipe or DirectionRecipe()
@@ -93,6 +98,7 @@ def train_direction_reader(data_dir: Path, out_dir: Path, recipe: DirectionRecip
     folder = data_dir / "evidence_inference"
     train = read_findings(folder, "train")[: recipe.limit]
     pairs = training_pairs(train, recipe.seed, recipe.swap_rate, recipe.unnamed_rate, recipe.unrelated_rate)
+    pairs += [pair for pair in corrections or [] for _ in range(CORRECTION_REPEATS)]
     monitor = evaluation_pairs(read_findings(folder, "validation"))
     rng = random.Random(recipe.seed + 1)
     batches = [batch for _ in range(recipe.epochs)
@@ -111,7 +117,7 @@ def train_direction_reader(data_dir: Path, out_dir: Path, recipe: DirectionRecip
         figures[split] = score_directions([p.label for p in spans],
                                           direction_logits(out_dir, spans, recipe.max_length)).model_dump()
     record = {"recipe": recipe.model_dump(), "base": base_dir.name, "train_findings": len(train),
-              "train_pairs": len(pairs), "steps": fitted.steps, "seconds": seconds,
+              "train_pairs": len(pairs), "corrections": len(corrections or []), "steps": fitted.steps, "seconds": seconds,
               "final_loss": fitted.final_loss, "monitor_history": fitted.history, "evaluation": figures}
     (out_dir / "training.json").write_text(json.dumps(record, indent=2) + "\n")
     return record

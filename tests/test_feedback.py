@@ -294,3 +294,41 @@ def test_corrections_survive_a_rematerialization(store, graph):
     assert graph.claims["none"] not in [c.claim_id for c in explore.claims_by_topic(store, graph.task_id, "t_fracture").claims]
     falls = explore.claim_evidence(store, graph.claims["falls"], graph.task_id)
     assert falls.evidence.supports[0].nli_confidence == 0.7 and not falls.evidence.supports[0].human_corrected
+
+
+def test_a_correction_names_the_part_the_direction_judge_misread(store, graph):
+    edge = graph.edges[("falls", "meta")]  # "Vitamin D reduces falls": as the direction judge would have judged it
+    with store.connect() as conn:
+        conn.execute("UPDATE nli_edges SET judged_by = 'direction', claim_direction = 'decrease' WHERE edge_id = ?",
+                     [edge])
+    result = apply_feedback(store, graph.task_id, "edge_correct",
+                            {"edge_id": edge, "correct_relation": "supports", "wrong_part": "passage-direction"})
+    assert "passage direction was misread" in result.outcome and "reports decreased" in result.outcome
+    [sample] = rows(store, "nli_corrections")
+    assert (sample["wrong_part"], sample["direction_label"]) == ("passage_direction", "decreased")
+    assert rows(store, "edge_reviews")[0]["wrong_part"] == "passage_direction"
+    from lyra_training.direction_data import correction_pairs
+    [pair] = correction_pairs([sample])
+    assert pair.label == "decreased" and pair.hypothesis == "effect of Vitamin D versus control on falls"
+
+    cross = graph.edges[("falls", "whi")]  # judged by the cross-encoder: it read no parts to be wrong about
+    before = snapshot(store)
+    with pytest.raises(FeedbackError, match="judged by the cross-encoder; leave wrong_part out"):
+        apply_feedback(store, graph.task_id, "edge_correct",
+                       {"edge_id": cross, "correct_relation": "refutes", "wrong_part": "exposure"})
+    with pytest.raises(FeedbackError, match="must be one of claim_direction"):
+        apply_feedback(store, graph.task_id, "edge_correct",
+                       {"edge_id": edge, "correct_relation": "refutes", "wrong_part": "the vibes"})
+    assert snapshot(store) == before
+
+
+@pytest.mark.parametrize("claim_direction, relation, reported", [
+    ("increase", "SUPPORTS", "increased"), ("decrease", "SUPPORTS", "decreased"),
+    ("no_effect", "SUPPORTS", "no_difference"), ("not_increase", "REFUTES", "increased"),
+    ("increase", "REFUTES", None),  # a decrease or no difference alike
+    ("decrease", "NEUTRAL", None), (None, "SUPPORTS", None),
+])
+def test_a_reviewers_relation_fixes_the_passage_direction_only_where_one_direction_gives_it(
+        claim_direction, relation, reported):
+    from lyra_core.direction.verdict import direction_of_correction
+    assert direction_of_correction(claim_direction, relation) == reported

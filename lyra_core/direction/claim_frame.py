@@ -123,6 +123,9 @@ _TAIL = re.compile(
     r"in\s+(?:patients|people|persons|adults|children|women|men|mice|rats|subjects|individuals|participants|humans|"
     r"older|elderly|healthy|those|infants|adolescents|pregnant|postmenopausal|obese|type|the\s+general|vitro|vivo|"
     r"cell|cells|animals|population|populations|cohort|trials?)|"
+    r"in\s+(?:[\w-]+\s+){1,3}(?:residents|patients|people|persons|adults|children|women|men|subjects|individuals|"
+    r"participants|users|smokers|survivors|volunteers|recipients|infants|adolescents|athletes|workers|veterans|"
+    r"mice|rats)|"
     r"among|when|while|whereas|because|due\s+to|through|via|by\s+\w+ing|by\s+(?:about\s+|nearly\s+|approximately\s+|"
     r"up\s+to\s+)?\d+|which|that|who|where|"
     r"regardless|independent\s+of)\b|\s*[,;:(]", re.IGNORECASE)

@@ -127,3 +127,16 @@ def judge_passage(frame: ClaimFrame, passage: str, paper_text: str, probs: dict[
     reading = read_passage(passage, frame.exposure, frame.outcome)
     about = relevance(frame.exposure, frame.outcome, passage, paper_text)
     return judge(frame, passage_distribution(probs, reading), reading, about)
+
+
+# A reviewer's relation fixes the passage's direction only where one direction gives it.
+_DIRECTION_OF_RELATION = {("increase", "SUPPORTS"): "increased", ("decrease", "SUPPORTS"): "decreased",
+                          ("no_effect", "SUPPORTS"): "no_difference", ("not_increase", "REFUTES"): "increased",
+                          ("not_decrease", "REFUTES"): "decreased", ("no_effect", "NEUTRAL"): None}
+
+
+def direction_of_correction(claim_direction: str | None, relation: str) -> str | None:
+    """The direction a passage reports, given the claim's direction and the relation a reviewer says
+    holds; None where several directions give that relation (a claim of an increase is refuted by a
+    decrease and by no difference alike)."""
+    return _DIRECTION_OF_RELATION.get((claim_direction or "", relation.upper()))
