@@ -11,6 +11,7 @@ from lyra_core.claims import ExtractorConfig, claim_id_for, extract_claims
 from lyra_core.evidence import ClaimCandidate, adoption, dedupe_claims
 from lyra_core.hypothesis import HYPOTHESIS, to_hypothesis
 from lyra_core.relevance import TermWeights, claim_relevance, term_weights
+from lyra_core.sections import strip_labels
 from lyra_core.tasks import TaskOptions
 from lyra_resources.claim_roles import CUE_SCORE, RULE_SCORE, claim_role_model
 from lyra_resources.llm import LlmError, OllamaLlm
@@ -27,7 +28,7 @@ EXTRACTOR = ExtractorConfig(min_score=CUE_SCORE)
 
 def top_fragments(store: LyraStore, task_id: str, limit: int) -> pd.DataFrame:
     return store.fetch_df(
-        "SELECT f.fragment_id, f.page_id, f.text, (f.position + 0.5) / (n.last + 1) AS place FROM fragment_ranking r "
+        "SELECT f.fragment_id, f.page_id, f.text, f.sections, (f.position + 0.5) / (n.last + 1) AS place FROM fragment_ranking r "
         "JOIN fragments f ON f.task_id = r.task_id AND f.fragment_id = r.fragment_id "
         "JOIN (SELECT page_id, max(position) AS last FROM fragments WHERE task_id = ? GROUP BY page_id) n "
         "ON n.page_id = f.page_id "
@@ -46,7 +47,7 @@ def candidates_from(fragments: pd.DataFrame, question: str, llm: OllamaLlm, log)
     for frag in fragments.itertuples(index=False):
         if use_llm:
             try:
-                texts = llm.extract_claims(question, frag.text)
+                texts = [strip_labels(t) for t in llm.extract_claims(question, frag.text)]
                 out.extend(ClaimCandidate(text=t, origin="extracted", extractor=f"ollama:{llm.model}",
                                           fragment_id=frag.fragment_id, page_id=frag.page_id, score=3.0)
                            for t in texts)
@@ -56,8 +57,13 @@ def candidates_from(fragments: pd.DataFrame, question: str, llm: OllamaLlm, log)
         out.extend(ClaimCandidate(text=c.text, origin="extracted", extractor=LOCAL_EXTRACTOR,
                                   fragment_id=frag.fragment_id, page_id=frag.page_id, score=c.score,
                                   features=c.features, position=getattr(frag, "place", None))
-                   for c in extract_claims(frag.text, EXTRACTOR))
+                   for c in extract_claims(frag.text, EXTRACTOR, _labels(frag.sections)))
     return out, method
+
+
+def _labels(sections) -> list[str] | None:
+    """A fragment's section labels as a list (None for a fragment stored before they were kept)."""
+    return None if sections is None or (isinstance(sections, float) and np.isnan(sections)) else list(sections)
 
 
 def keep_findings(candidates: list[ClaimCandidate], vectors: np.ndarray

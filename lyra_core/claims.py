@@ -15,7 +15,7 @@ import numpy as np
 
 from pydantic import BaseModel, Field
 
-from lyra_core.fragments import split_sentences
+from lyra_core.sections import label_role, labelled_sentences, split_label
 
 # Words that report a finding: effects, associations, changes, comparisons.
 _FINDING = re.compile(
@@ -69,18 +69,6 @@ _BACKGROUND = re.compile(
     r"has (?:been|become) (?:widely|increasingly)|are (?:widely|commonly) used|is (?:widely|commonly) used)\b",
     re.IGNORECASE,
 )
-_LABEL = re.compile(
-    r"^(?:background|introduction|context|objectives?|aims?|purpose|methods?|design|setting|"
-    r"participants|patients|interventions?|measurements?|main outcome measures?|results?|findings|"
-    r"conclusions?|interpretation|significance|importance|discussion)\s*[:.]?\s+(?-i:(?=[A-Z0-9]))",
-    re.IGNORECASE,
-)
-_NEGATIVE_LABELS = {"background", "introduction", "context", "objective", "objectives", "aim", "aims",
-                    "purpose", "methods", "method", "design", "setting", "participants", "patients",
-                    "intervention", "interventions", "measurements", "main outcome measures"}
-_POSITIVE_LABELS = {"results", "result", "findings", "conclusion", "conclusions", "interpretation"}
-
-
 class ExtractorConfig(BaseModel):
     min_chars: int = 40
     max_chars: int = 400
@@ -100,12 +88,8 @@ def claim_id_for(task_id: str, text: str) -> str:
 
 
 def strip_label(sentence: str) -> tuple[str, str | None]:
-    """'RESULTS: Mortality fell.' → ('Mortality fell.', 'results')."""
-    match = _LABEL.match(sentence)
-    if not match:
-        return sentence, None
-    label = match.group(0).strip(" :.").lower()
-    return sentence[match.end():].strip(), label
+    """'RESULTS: Mortality fell.' → ('Mortality fell.', 'results'); see :func:`lyra_core.sections.split_label`."""
+    return split_label(sentence)
 
 
 def claim_features(sentence: str, label: str | None = None) -> tuple[float, list[str]]:
@@ -130,7 +114,8 @@ def claim_features(sentence: str, label: str | None = None) -> tuple[float, list
     if _CONCLUSION.search(sentence):
         score += 1.0
         features.append("conclusion")
-    if label in _POSITIVE_LABELS:
+    role = label_role(label)
+    if role == "finding":
         score += 0.5
         features.append(f"section:{label}")
     if _METHODS.search(sentence):
@@ -139,7 +124,7 @@ def claim_features(sentence: str, label: str | None = None) -> tuple[float, list
     if _BACKGROUND.search(sentence):
         score -= 2.0
         features.append("background")
-    if label in _NEGATIVE_LABELS:
+    if role == "other":
         score -= 2.0
         features.append(f"section:{label}")
     if sentence.rstrip().endswith("?"):
@@ -155,12 +140,23 @@ def clean_claim_text(sentence: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
 
-def extract_claims(text: str, config: ExtractorConfig | None = None) -> list[CandidateClaim]:
-    """Finding-like sentences of ``text``, best first; never every sentence."""
+def extract_claims(text: str, config: ExtractorConfig | None = None,
+                   sections: list[str] | None = None) -> list[CandidateClaim]:
+    """Finding-like sentences of ``text``, best first; never every sentence.
+
+    Section labels in the text are taken out of the claims and read as cues (a RESULTS sentence
+    counts for, a METHODS one against). ``sections`` gives the labels of a text whose labels were
+    already taken out (a fragment's ``sections``), one per sentence; where the count differs from
+    the sentences found, a single label shared by all still applies.
+    """
     config = config or ExtractorConfig()
     claims: list[CandidateClaim] = []
-    for sentence in split_sentences(text):
-        body, label = strip_label(sentence)
+    labelled = labelled_sentences(text)
+    given = [s or None for s in sections or []]
+    if given and len(given) != len(labelled):
+        given = [given[0]] * len(labelled) if len(set(given)) == 1 else []
+    for i, (body, found) in enumerate(labelled):
+        label = found or (given[i] if given else None)
         if not (config.min_chars <= len(body) <= config.max_chars):
             continue
         if not re.search(r"[a-z]{3}", body):  # headings, tables, reference lists

@@ -7,6 +7,8 @@ import hashlib
 import numpy as np
 from pydantic import BaseModel, Field
 
+from lyra_core.claim_subjects import lacks_referent
+
 
 class ClaimCandidate(BaseModel):
     text: str
@@ -57,8 +59,11 @@ def dedupe_claims(candidates: list[ClaimCandidate], vectors: np.ndarray, thresho
 
 def adoption(merged: list[MergedClaim], relevance: np.ndarray, max_claims: int, min_relevance: float) -> list[str]:
     """'adopted' for user claims and the ``max_claims`` most relevant extracted claims at or above
-    ``min_relevance``; 'not_adopted' for the rest, which stay in the graph unjudged."""
-    extracted = [i for i, m in enumerate(merged) if m.head.origin != "user" and relevance[i] >= min_relevance]
+    ``min_relevance``; 'not_adopted' for the rest, which stay in the graph unjudged. An extracted
+    claim whose subject points to another sentence ("When this is altered …", "These findings
+    suggest a role …") is never adopted: alone it cannot be judged (:mod:`lyra_core.claim_subjects`)."""
+    extracted = [i for i, m in enumerate(merged) if m.head.origin != "user" and relevance[i] >= min_relevance
+                 and not lacks_referent(m.head.text)]
     chosen = set(sorted(extracted, key=lambda i: (-relevance[i], i))[:max_claims])
     return ["adopted" if m.head.origin == "user" or i in chosen else "not_adopted" for i, m in enumerate(merged)]
 

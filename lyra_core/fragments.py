@@ -1,50 +1,24 @@
-"""Splitting page text into sentences and sentence-window fragments with stable ids."""
+"""Page text as sentence-window fragments with stable ids, section labels taken out of the text."""
 
 from __future__ import annotations
 
 import hashlib
-import re
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-# Abbreviations after which a period does not end a sentence (lower-cased, without the period).
-_ABBREVIATIONS = {
-    "al", "e.g", "i.e", "etc", "fig", "figs", "vs", "cf", "approx", "ca", "no", "nos", "vol",
-    "dr", "mr", "mrs", "ms", "prof", "st", "jr", "sr", "inc", "ltd", "eq", "ref", "refs", "resp",
-    "sp", "spp", "var", "viz", "u.s", "u.k", "e.u", "dept", "univ", "min", "max", "mol", "wt",
-}
-# A candidate boundary: ., ! or ? (optionally closing quotes/brackets), whitespace, then a capital,
-# digit or opening bracket/quote starting the next sentence.
-_BOUNDARY = re.compile(r"([.!?][\"')\]]*)\s+(?=[A-Z0-9(\[\"'])")
+from lyra_core.sections import labelled_sentences
+from lyra_core.sentences import split_sentences
 
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of scientific prose; keeps 'et al.', 'e.g.', decimals and initials together."""
-    text = " ".join((text or "").split())
-    if not text:
-        return []
-    sentences: list[str] = []
-    start = 0
-    for match in _BOUNDARY.finditer(text):
-        end = match.end(1)
-        candidate = text[start:end]
-        last_word = re.search(r"(\S+)$", candidate[:-len(match.group(1))] if match.group(1) else candidate)
-        word = last_word.group(1).lower().rstrip(".") if last_word else ""
-        if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
-            continue  # 'et al. Smith', 'J. Smith'
-        sentences.append(candidate.strip())
-        start = match.end()
-    tail = text[start:].strip()
-    if tail:
-        sentences.append(tail)
-    return sentences
+__all__ = ["Fragment", "fragment_id_for", "make_fragments", "split_sentences"]
 
 
 class Fragment(BaseModel):
     fragment_id: str
     page_id: str
     position: int
-    text: str
+    text: str  # the window's sentences, without the section labels of a structured abstract
+    sections: list[str] = Field(default_factory=list,
+                                description="each sentence's section label (`results`, `methods` …; '' where none)")
 
 
 def fragment_id_for(page_id: str, text: str) -> str:
@@ -58,9 +32,12 @@ def make_fragments(
     """Overlapping windows of ``window`` sentences every ``stride`` sentences.
 
     A short text gives one fragment; the last window always reaches the final sentence, so no
-    sentence is left out. Identical windows (repeated boilerplate) are kept once.
+    sentence is left out. Identical windows (repeated boilerplate) are kept once. Section labels
+    ("RESULTS", "CONCLUSIONS AND RELEVANCE") are taken out of the text and kept in ``sections``.
     """
-    sentences = split_sentences(text)
+    labelled = labelled_sentences(text)
+    sentences = [body for body, _ in labelled]
+    labels = [label or "" for _, label in labelled]
     if not sentences:
         return []
     starts = list(range(0, max(len(sentences) - window, 0) + 1, stride))
@@ -76,5 +53,6 @@ def make_fragments(
         if fid in seen:
             continue
         seen.add(fid)
-        fragments.append(Fragment(fragment_id=fid, page_id=page_id, position=len(fragments), text=chunk))
+        fragments.append(Fragment(fragment_id=fid, page_id=page_id, position=len(fragments), text=chunk,
+                                  sections=labels[start:start + window]))
     return fragments

@@ -90,7 +90,14 @@ def undecided_because(verdict: str | None, alpha: float, beta: float) -> Literal
     The stored verdict stays as it is; this is the reading a person is told beside it."""
     if verdict not in UNDECIDED:
         return None
-    return "conflicting" if min(alpha, beta) - 1.0 >= STRONG_SIDE else "insufficient"
+    return "conflicting" if votes_on_both_sides(alpha, beta) else "insufficient"
+
+
+def votes_on_both_sides(alpha: float, beta: float) -> bool:
+    """Whether a claim's evidence conflicts: the votes for it and the votes against it are both
+    strong (each side adds at least :data:`STRONG_SIDE` to its Beta parameter). A lone REFUTES edge
+    under ``min_vote``, or one weak vote against many for, is no conflict."""
+    return min(alpha, beta) - 1.0 >= STRONG_SIDE
 
 
 def _counts(edges: list[Evidence]) -> dict[str, int]:

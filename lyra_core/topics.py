@@ -10,7 +10,32 @@ import networkx as nx
 import numpy as np
 from pydantic import BaseModel
 
+from lyra_core.scoring import votes_on_both_sides
 from lyra_core.text import tokenize
+
+# Words that name no topic: adverbs and connectives the stop list leaves in, and the vocabulary
+# every abstract shares ("patients", "study", "results", "increased").
+GENERAL_TERMS: frozenset[str] = frozenset("""
+    finally however also additionally moreover furthermore therefore thus hence overall together
+    respectively significantly markedly highly strongly largely mainly mostly partly only even still yet
+    whereas although though whether either neither both among across via per using used use
+    patients patient subjects participants individuals people cases controls group groups cohort
+    study studies trial trials analysis analyses results result data findings finding evidence
+    effect effects role level levels activity associated association associations increased decreased
+    reduced higher lower increase decrease risk compared versus significant significance non
+    model models method methods approach number total years year day days time times mean
+    observed showed show shows found suggest suggests suggesting indicate indicates demonstrated
+    including related based different various new novel well may might could can one two three
+""".split())
+# Nouns and adjectives that end in -ly; every other word ending in -ly is an adverb.
+_LY_WORDS = frozenset({"family", "assembly", "anomaly", "supply", "elderly", "italy", "fly", "butterfly",
+                       "belly", "jelly", "lily", "ally", "rally", "reply", "monopoly", "july", "holly"})
+
+
+def label_term(term: str) -> bool:
+    """Whether a token may name a topic: a word with letters, neither a general term nor an adverb."""
+    return (any(ch.isalpha() for ch in term) and term not in GENERAL_TERMS
+            and not (term.endswith("ly") and len(term) > 4 and term not in _LY_WORDS))
 
 
 class Topic(BaseModel):
@@ -39,8 +64,8 @@ def communities(vectors: np.ndarray, threshold: float, seed: int = 13) -> list[l
 
 def distinctive_terms(texts_by_group: list[list[str]], k: int = 3) -> list[list[str]]:
     """Class-based TF-IDF: terms frequent in a group and rare in the others."""
-    # numbers ("14", "55.9") are no topic's name
-    counts = [Counter(tok for text in texts for tok in tokenize(text) if any(ch.isalpha() for ch in tok))
+    # numbers ("14", "55.9"), adverbs and general terms are no topic's name
+    counts = [Counter(tok for text in texts for tok in tokenize(text) if label_term(tok))
               for texts in texts_by_group]
     doc_freq = Counter(term for c in counts for term in c)
     n = len(counts)
@@ -50,6 +75,12 @@ def distinctive_terms(texts_by_group: list[list[str]], k: int = 3) -> list[list[
         scored = sorted(c, key=lambda t: (-(c[t] / total) * math.log(1 + n / doc_freq[t]), t))
         out.append(scored[:k])
     return out
+
+
+def contradicted(members: list[int], alphas: np.ndarray, betas: np.ndarray) -> bool:
+    """A topic has contradicting evidence when one of its claims has strong votes on both sides
+    (:func:`lyra_core.scoring.votes_on_both_sides`), not whenever some claim has a REFUTES edge."""
+    return any(votes_on_both_sides(float(alphas[i]), float(betas[i])) for i in members)
 
 
 def build_topics(task_id: str, claim_ids: list[str], texts: list[str], vectors: np.ndarray, threshold: float) -> list[Topic]:

@@ -30,8 +30,11 @@ def test_extractor_keeps_findings_and_drops_methods_aims_and_background():
 def test_section_labels_are_stripped_and_findings_score_higher():
     assert strip_label("RESULTS: Mortality fell.") == ("Mortality fell.", "results")
     assert strip_label("Results were mixed.") == ("Results were mixed.", None)
-    best = extract_claims(ABSTRACT)[0]
-    assert "statistic" in best.features and "effect" in best.features
+    by_text = {c.text: c for c in extract_claims(ABSTRACT)}
+    rr = by_text["Vitamin D reduced the risk of first fracture by 22% (RR 0.78, 95% CI 0.61-0.99)."]
+    assert {"statistic", "effect", "section:results"} <= set(rr.features)
+    # the label holds for the whole section, not only the sentence it opens
+    assert "section:results" in by_text["Mortality did not differ between the groups."].features
 
 
 def test_claim_ids_are_stable_and_ignore_case_and_spacing():

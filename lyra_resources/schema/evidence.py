@@ -94,10 +94,10 @@ CLAIM_TOPICS = table(
     """
     task_id VARCHAR
     topic_id VARCHAR -- `t_` + hash of the task and the topic's claim ids
-    label VARCHAR -- the topic's distinctive terms, comma-separated (`claims` when it has none)
+    label VARCHAR -- the topic's distinctive terms, comma-separated, general words and adverbs left out (`claims` when it has none)
     label_method VARCHAR -- how the label was made: distinctive-terms (terms frequent here, rare in other topics)
     claim_count INTEGER -- claims in the topic
-    has_contradiction BOOLEAN -- whether any of its claims has a REFUTES edge
+    has_contradiction BOOLEAN -- whether one of its claims has strong votes both for and against it (`conflicting` evidence)
     claim_ids VARCHAR[] -- its adopted claims (`claims`); claims similar to no other share the last topic
     terms VARCHAR[] -- up to 3 distinctive terms, most distinctive first
     """,

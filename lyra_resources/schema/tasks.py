@@ -76,7 +76,8 @@ FRAGMENTS = table(
     fragment_id VARCHAR -- `f_` + hash of the page id and the text: stable across runs
     page_id VARCHAR -- the page (`pages`) whose text it is part of
     position INTEGER -- the fragment's place within its page, 0 first
-    text VARCHAR -- consecutive sentences (2 a window, 1 apart, by default), cut at a word after 1,200 characters
+    text VARCHAR -- consecutive sentences (2 a window, 1 apart, by default), cut at a word after 1,200 characters; section labels of a structured abstract ("RESULTS", "CONCLUSIONS AND RELEVANCE") taken out
+    sections VARCHAR[] -- each sentence's section label, lower case (`results`, `methods` …; '' where none)
     """,
 )
 
