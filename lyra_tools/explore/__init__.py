@@ -14,7 +14,7 @@ Where things are: :mod:`.models` (the answers), :mod:`.paging` (limits, cursors,
 """
 
 from lyra_tools.explore.claims import claim_evidence, claims_by_topic, source_of
-from lyra_tools.explore.models import (
+from lyra_resources.effective.models import (
     AssetState,
     BlockedDomain,
     ClaimBrief,
@@ -40,8 +40,8 @@ from lyra_tools.explore.models import (
     TopicClaims,
     TopicList,
 )
-from lyra_tools.explore.overlay import Overlay, effective_answer, load_claims, load_overlay, rescore
-from lyra_tools.explore.paging import (
+from lyra_resources.effective.overlay import Overlay, effective_answer, load_claims, load_overlay, rescore
+from lyra_resources.effective.paging import (
     ANSWER_BUDGET,
     MAX_LIMIT,
     check_limit,
@@ -50,7 +50,7 @@ from lyra_tools.explore.paging import (
     encode_cursor,
     fit_page,
 )
-from lyra_tools.explore.queries import claim_edges, require_task
+from lyra_resources.effective.queries import claim_edges, require_task
 from lyra_tools.explore.status import dagster_state, default_nli_version, task_status
 from lyra_tools.explore.summary import (
     evidence_summary,
