@@ -8,9 +8,10 @@ asked for, evidence from blocked domains left out, claim scores recomputed from 
 edges). Nothing here writes; queries are Lyra's own SQL with parameters only, and each call
 reads through one short-lived connection.
 
-Where things are: :mod:`.models` (the answers), :mod:`.paging` (limits, cursors, byte budget),
-:mod:`.queries` (SQL over the model's rows), :mod:`.overlay` (human feedback applied),
-:mod:`.summary` and :mod:`.claims` (the tools), :mod:`.status` (a task's run and versions).
+Where things are: :mod:`.summary` and :mod:`.claims` (the tools), :mod:`.status` (a task's run and
+versions); below them, shared with the report, the exports and the ``task_report`` asset,
+:mod:`lyra_resources.effective` holds the answers' models, paging (limits, cursors, byte budget),
+the SQL over the model's rows and the overlay (human feedback applied).
 """
 
 from lyra_tools.explore.claims import claim_evidence, claims_by_topic, source_of
