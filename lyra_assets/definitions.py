@@ -20,6 +20,7 @@ from lyra_assets import (
     learning,
     models,
     ranking,
+    report,
     schedules,
     sources,
     task_status,
@@ -49,7 +50,7 @@ _TABLE_ASSETS = [  # in the order they run
     claims.claims, evidence.nli_edges, evidence.claim_scores, topics.claim_topics,
     answer.task_answer, verification.domain_verification,
 ]
-ASSETS = [*_TABLE_ASSETS, graph.publishing_asset(_TABLE_ASSETS)]
+ASSETS = [*_TABLE_ASSETS, graph.publishing_asset(_TABLE_ASSETS), report.task_report]
 CHECKS = [evidence.nli_edges_are_well_formed, evidence.claim_scores_are_consistent]
 MODEL_ASSETS = [models.nli_model, models.verifier_model, models.direction_reader, models.corpus_reranker,
                 learning.nli_adapter]

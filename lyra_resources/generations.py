@@ -45,14 +45,15 @@ def open_generation(store: LyraStore, task_id: str, run_id: str, parent_run_id: 
     continues its parent's staged rows; any other unpublished generation of the task (a run that
     was killed or failed) is abandoned and its rows dropped. A ``partial`` re-execution (only some
     steps, e.g. from failure) whose parent's rows are gone is refused: it would publish the steps
-    it runs beside the previous generation's other tables.
+    it runs beside the previous generation's other tables. Once the run's generation is published,
+    the store serves the tables themselves (the steps after the publish read what it published).
     """
     finish_exports(store, task_id)
 
-    def begin(conn: Connection) -> None:
+    def begin(conn: Connection) -> bool:
         store.lock_task(conn, task_id)
-        if conn.execute("SELECT 1 FROM task_generations WHERE run_id = ?", [run_id]).fetchone():
-            return
+        if row := conn.execute("SELECT state FROM task_generations WHERE run_id = ?", [run_id]).fetchone():
+            return row[0] not in ("published", "replaced")  # published: nothing left to stage
         continues = parent_run_id is not None and conn.execute(
             "SELECT 1 FROM task_generations WHERE run_id = ? AND state = 'building'", [parent_run_id]).fetchone()
         if partial and parent_run_id is not None and not continues:
@@ -72,9 +73,11 @@ def open_generation(store: LyraStore, task_id: str, run_id: str, parent_run_id: 
                      "WHERE task_id = ? AND state = 'building'", [parent_run_id or "", task_id])
         conn.execute("INSERT INTO task_generations (run_id, task_id, state, started_at) VALUES (?, ?, 'building', ?)",
                      [run_id, task_id, _now()])
+        return True
 
-    store.transaction(begin)
-    store._staged = (task_id, run_id)
+    # a step after the publish (the report, in its own process) reads the published tables themselves
+    if store.transaction(begin):
+        store._staged = (task_id, run_id)
 
 
 def publish_generation(store: LyraStore, task_id: str, run_id: str) -> dict[str, int]:

@@ -22,7 +22,8 @@ from rich.table import Column, Table
 from lyra_core.answer import undecided_note, votes_text
 from lyra_core.scoring import VoteCounts
 from lyra_resources.store import StoreError
-from lyra_tools import answer_view, explore
+from lyra_resources.effective import answer_view
+from lyra_tools import explore
 from lyra_tools.cli_common import HomeOption, console, fail, open_store
 from lyra_tools.explore import ClaimBrief, ClaimEvidence, EvidenceItem, ExploreError, TopicClaims
 

@@ -19,7 +19,9 @@ from lyra_resources.generations import graph_note
 from lyra_resources.settings import HomeLayout
 from lyra_resources.store import StoreError, TaskRecord
 from lyra_resources.task_input import CLI_LABELS, CheckedInput, TaskInputError, check_task_input
-from lyra_tools import answer_view, progress_view, report, runner, verify
+from lyra_resources.effective import answer_view
+from lyra_resources.effective.report import top_claims
+from lyra_tools import progress_view, runner, verify
 from lyra_tools.cli_common import (
     HomeOption,
     console,
@@ -73,15 +75,15 @@ def print_summary(outcome: runner.RunOutcome, home: Path | None) -> None:
         table.add_row(name, str(count))
     console.print(table)
     if outcome.success and counts.get("claim_scores"):
-        claims = report.top_claims(open_store(home), outcome.task_id, limit=8)
+        claims = top_claims(open_store(home), outcome.task_id, limit=8)
         top = Table("verdict", "conf.", "±", "votes", "claim", title="claims with the most evidence")
         for c in claims.itertuples(index=False):
             top.add_row(c.verdict, f"{c.confidence:.2f}", f"{c.uncertainty:.2f}",
                         votes_text(c.supporting_votes, c.refuting_votes, c.below_threshold),
                         ("★ " if c.origin == "user" else "") + escape(c.text))
         console.print(top)
-        path = report.write_report(open_store(home), outcome.task_id, layout.report(outcome.task_id))
-        console.print(f"Report:  {path}")
+    if outcome.success and layout.report(outcome.task_id).exists():  # written by the run's task_report asset
+        console.print(f"Report:  {layout.report(outcome.task_id)}")
     console.print(f"DuckDB:  {layout.database}")
     console.print(f"Parquet: {layout.parquet}/<table>/task_id={outcome.task_id}/data.parquet")
 

@@ -1,5 +1,5 @@
-"""Handing a task's graph on: ``lyra mcp`` (agents), ``lyra ui`` (the Dagster UI) and
-``lyra export`` (files); and ``lyra daemon``, which starts the runs queued on a cluster."""
+"""Handing a task's graph on: ``lyra mcp`` (agents), ``lyra ui`` (the Dagster UI), ``lyra export``
+(files) and ``lyra report`` (the report, written now); and ``lyra daemon``, which starts the runs queued on a cluster."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from lyra_resources.settings import REPO_ROOT, HomeLayout
 from lyra_tools.cli_common import (
     HomeOption,
     console,
+    err,
     fail,
     home_root,
     open_store,
@@ -104,3 +105,51 @@ def export_task(
         return
     write_output(out, text, "--out")
     console.print(f"{format} export of {task_id}: {out}")
+
+
+REPORT_FORMATS = ("md", "html")
+
+
+@app.command("report")
+def report_task(
+    task_id: str,
+    out: Annotated[Path | None, typer.Option("--out", help="file to write the report to (md: the graph as "
+                                             "PATH's .svg beside it); default: rewrite the home's "
+                                             "reports/TASK.md|.html|.svg and print the report")] = None,
+    format: Annotated[str, typer.Option("--format", help="md (Markdown) or html (one standalone page)")] = "md",
+    home: HomeOption = None,
+) -> None:
+    """Write a task's report now, from its graph as it stands with human feedback applied."""
+    from lyra_core.report.html import render_html
+    from lyra_core.report.markdown import markdown
+    from lyra_resources.effective.report import read_report, write_report
+
+    if format not in REPORT_FORMATS:
+        raise fail(f"unknown --format {format!r}: use one of {', '.join(REPORT_FORMATS)}")
+    if out is not None and (problem := output_problem(out, "--out")):  # before the report is built
+        raise fail(problem)
+    if out is not None and format == "md":  # the Markdown's graph is a file beside it
+        if out.suffix.lower() == ".svg":
+            raise fail(f"--out {out}: the Markdown report links its graph as {out.stem}.svg; name it .md")
+        if problem := output_problem(out.with_suffix(".svg"), "--out"):
+            raise fail(problem)
+    require_task(home, task_id)
+    store = open_store(home, create=False)
+    if out is None:
+        path = store.layout.report(task_id)
+        try:
+            report = write_report(store, task_id, path)
+        except OSError as exc:
+            raise fail(f"{path.parent}: the report cannot be written: {exc.strerror or exc}") from None
+        write_stdout(markdown(report, path.with_suffix(".svg").name) if format == "md" else render_html(report))
+        err.print(f"report of {task_id}: {path} (.html, .svg beside it)", soft_wrap=True, highlight=False)
+        return
+    report = read_report(store, task_id)
+    if format == "html":
+        write_output(out, render_html(report), "--out")
+    else:
+        svg = out.with_suffix(".svg")
+        write_output(svg, report.svg() + "\n", "--out")
+        write_output(out, markdown(report, svg.name), "--out")
+    console.print(f"report of {task_id}: {out}" + (f" (graph: {out.with_suffix('.svg')})" if format == "md" else ""),
+                  soft_wrap=True, highlight=False)

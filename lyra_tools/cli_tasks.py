@@ -15,7 +15,8 @@ from lyra_core.tasks import TaskOptions, parse_interval
 from lyra_resources.generations import graph_note
 from lyra_resources.store import TaskRecord
 from lyra_resources.task_input import STORED_LABELS
-from lyra_tools import answer_view, runner
+from lyra_resources.effective import answer_view
+from lyra_tools import runner
 from lyra_tools.cli_common import HomeOption, console, fail, open_store, require_task
 from lyra_tools.cli_run import check_input, print_notes, print_summary, queue_and_exit, run_with_progress, write_verify_results
 

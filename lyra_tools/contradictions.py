@@ -16,8 +16,8 @@ from lyra_core.feedback import effective_edges
 from lyra_core.hypothesis import HYPOTHESIS
 from lyra_core.scoring import REFUTES, SUPPORTS
 from lyra_resources.store import LyraStore
-from lyra_tools.explore.overlay import load_claims, load_overlay
-from lyra_tools.explore.paging import (
+from lyra_resources.effective.overlay import load_claims, load_overlay
+from lyra_resources.effective.paging import (
     check_limit,
     clip,
     decode_cursor,
@@ -26,7 +26,7 @@ from lyra_tools.explore.paging import (
     nan_to_none,
     query_key,
 )
-from lyra_tools.explore.queries import claim_edges, require_task, topic_labels
+from lyra_resources.effective.queries import claim_edges, require_task, topic_labels
 
 SIDE_SOURCES = 3  # strongest sources shown per side
 TEXT_CHARS = 160  # fragment text per source: the answer holds up to 6 of them per claim

@@ -16,6 +16,7 @@ from typing import Literal
 import pandas as pd
 
 from lyra_core.feedback import effective_edges
+from lyra_resources.effective.report import report_html
 from lyra_resources.store import LyraStore
 from lyra_tools import explore
 from lyra_tools.export_refs import REFERENCE_WRITERS, reference_papers
@@ -74,8 +75,6 @@ def export(store: LyraStore, task_id: str, fmt: str, only_evidence: bool = False
         if fmt in REFERENCE_FORMATS:
             return REFERENCE_WRITERS[fmt](reference_papers(conn, task_id, only_evidence))
     if fmt == "html":
-        from lyra_tools.report import report_html
-
         return report_html(store, task_id)
     rows = claim_rows(store, task_id)
     if fmt == "jsonl":

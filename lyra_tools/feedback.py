@@ -5,12 +5,15 @@ effect, so either both are stored or neither (a rejected call leaves every table
 The transaction is retried as a whole while another process holds the database, so feedback
 given during a materialization waits briefly instead of failing. A call with a client
 ``request_id`` stores its answer in that same transaction (``lyra_tools.mcp_requests``), so a
-retried call returns the first answer instead of applying the action twice.
+retried call returns the first answer instead of applying the action twice. Feedback that changes
+the effective graph (an edge corrected, a claim rejected or restored, a domain rule) rewrites the
+report files of every task it touches right after its transaction.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -21,10 +24,14 @@ from pydantic import BaseModel, Field
 
 from lyra_core import feedback as fb
 from lyra_core.direction.verdict import direction_of_correction
+from lyra_resources.effective.report import write_report
 from lyra_resources.store import LyraStore
 from lyra_tools import explore, mcp_requests
 
 MAX_ARGS_BYTES = 16_000
+GRAPH_ACTIONS = (*fb.EDGE_ACTIONS, *fb.CLAIM_ACTIONS, *fb.RULE_ACTIONS)  # what changes a report
+
+log = logging.getLogger(__name__)
 
 
 class FeedbackError(ValueError):
@@ -125,7 +132,26 @@ def apply_feedback(store: LyraStore, task_id: str, action: str, args: Mapping[st
             [result.event_id, task_id, action, result.target_id, parsed.model_dump_json(), result.outcome, _now()])
         return result
 
-    return store.transaction(work)
+    result = store.transaction(work)
+    if result.changed and result.action in GRAPH_ACTIONS:
+        rewrite_reports(store, result)
+    return result
+
+
+def rewrite_reports(store: LyraStore, result: FeedbackResult) -> None:
+    """Write again the report of the task the feedback was given on and, for a domain rule (in force
+    for every task), of each other task with a page of a domain the rule's pattern matches. A report
+    that cannot be written is logged: the feedback itself is stored already."""
+    tasks = [result.task_id]
+    if result.action in fb.RULE_ACTIONS:
+        found = store.fetch_df("SELECT DISTINCT task_id, domain FROM pages WHERE domain IS NOT NULL")
+        tasks += sorted({r.task_id for r in found.itertuples(index=False)
+                         if r.task_id != result.task_id and fb.pattern_matches(result.target_id, r.domain)})
+    for task_id in tasks:
+        try:
+            write_report(store, task_id)
+        except OSError as exc:
+            log.warning("the report of %s cannot be written after feedback: %s", task_id, exc)
 
 
 # -- handlers: each runs inside the call's transaction ------------------------------------------

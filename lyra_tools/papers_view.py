@@ -22,9 +22,9 @@ from lyra_core.feedback import effective_edges
 from lyra_core.scoring import REFUTES, SUPPORTS
 from lyra_core.text import index_terms
 from lyra_resources.store import LyraStore
-from lyra_tools.explore.models import ExploreError
-from lyra_tools.explore.overlay import load_claims, load_overlay
-from lyra_tools.explore.paging import (
+from lyra_resources.effective.models import ExploreError
+from lyra_resources.effective.overlay import load_claims, load_overlay
+from lyra_resources.effective.paging import (
     ANSWER_BUDGET,
     check_limit,
     clip,
@@ -34,8 +34,8 @@ from lyra_tools.explore.paging import (
     nan_to_none,
     query_key,
 )
-from lyra_tools.explore.queries import EDGE_COLUMNS, fetch_rows, require_task
-from lyra_tools.task_papers import paper_keys, task_papers
+from lyra_resources.effective.queries import EDGE_COLUMNS, fetch_rows, require_task
+from lyra_resources.effective.papers import paper_keys, task_papers
 
 ABSTRACT_CHARS = 1000
 CITATIONS_SHOWN = 10  # per direction, within CITATIONS_BUDGET bytes of JSON

@@ -172,7 +172,7 @@ def test_every_view_of_the_answer_says_the_hypothesis_is_the_question_without_it
     from lyra_tools import cli_run, runner
     from lyra_tools.cli import app
     from lyra_tools.mcp_server import build_server
-    from lyra_tools.report import report_html, report_markdown
+    from lyra_resources.effective.report import report_html, report_markdown
     from typer.testing import CliRunner
 
     store = LyraStore.at(tmp_path / "home")

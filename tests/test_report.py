@@ -14,8 +14,8 @@ from test_explore import CLAIMS, PAPERS, write_graph
 from lyra_resources.store import LyraStore
 from lyra_tools import explore
 from lyra_tools.feedback import apply_feedback
-from lyra_tools import report as reports
-from lyra_tools.report import report_html, report_markdown, top_claims, write_report
+from lyra_resources.effective import report as reports
+from lyra_resources.effective.report import report_html, report_markdown, top_claims, write_report
 
 SVG = "{http://www.w3.org/2000/svg}"
 AUTHORS = ["Smith, Jane Q.", "van Beethoven, Ludwig", "Müller, Jörg", "Doe, J."]
@@ -132,7 +132,8 @@ def test_labels_are_escaped_and_the_page_stands_alone(home, tmp_path):
     assert not re.search(r"<(link|img|iframe|object)\b|\ssrc=", html)
     assert html == report_html(store, graph.task_id)  # the same graph draws the same page
 
-    path = write_report(store, graph.task_id, tmp_path / "reports" / f"{graph.task_id}.md")
+    path = tmp_path / "reports" / f"{graph.task_id}.md"
+    write_report(store, graph.task_id, path)
     drawn = ET.parse(path.with_suffix(".svg")).getroot()
     assert drawn.tag == f"{SVG}svg" and lines(drawn) == lines(svg)
     assert f"]({graph.task_id}.svg)" in path.read_text()
@@ -154,7 +155,8 @@ def test_the_run_summary_claims_carry_human_feedback(home):
 def test_a_task_without_a_graph_gets_a_report_that_says_so(tmp_path):
     store = LyraStore.at(tmp_path / "home")
     task_id = store.create_task("Does zinc shorten colds?").id
-    path = write_report(store, task_id, tmp_path / "reports" / f"{task_id}.md")
+    path = tmp_path / "reports" / f"{task_id}.md"
+    write_report(store, task_id, path)
     html = path.with_suffix(".html").read_text()
     assert "No answer yet" in html and "No scored claims yet." in html and "No source is cited." in html
     assert lines(svg_of(html)) == {"supports": 0, "refutes": 0}

@@ -17,8 +17,8 @@ from test_report import build_home
 
 from lyra_resources.browser import find_chromium
 from lyra_tools import export
-from lyra_tools.report import report_markdown, write_report
-from lyra_tools.report_refs import linkable
+from lyra_resources.effective.report import report_markdown, write_report
+from lyra_core.report.refs import linkable
 
 # Each set fills the four sources' URLs (three papers without a DOI and a web page that is no paper).
 HOSTILE_URLS = [
@@ -100,7 +100,8 @@ def browse(page_file: Path) -> dict:
 @pytest.mark.parametrize("urls", HOSTILE_URLS, ids=["javascript-data", "vbscript-breakout"])
 def test_hostile_records_run_no_script_in_chromium(tmp_path, urls):
     store, graph = hostile_home(tmp_path, urls)
-    path = write_report(store, graph.task_id, tmp_path / "reports" / f"{graph.task_id}.md")
+    path = tmp_path / "reports" / f"{graph.task_id}.md"
+    write_report(store, graph.task_id, path)
     page = path.with_suffix(".html")
     assert page.read_text() == export.export(store, graph.task_id, "html")  # the HTML export is this page
 

@@ -8,13 +8,14 @@ asked for, evidence from blocked domains left out, claim scores recomputed from 
 edges). Nothing here writes; queries are Lyra's own SQL with parameters only, and each call
 reads through one short-lived connection.
 
-Where things are: :mod:`.models` (the answers), :mod:`.paging` (limits, cursors, byte budget),
-:mod:`.queries` (SQL over the model's rows), :mod:`.overlay` (human feedback applied),
-:mod:`.summary` and :mod:`.claims` (the tools), :mod:`.status` (a task's run and versions).
+Where things are: :mod:`.summary` and :mod:`.claims` (the tools), :mod:`.status` (a task's run and
+versions); below them, shared with the report, the exports and the ``task_report`` asset,
+:mod:`lyra_resources.effective` holds the answers' models, paging (limits, cursors, byte budget),
+the SQL over the model's rows and the overlay (human feedback applied).
 """
 
 from lyra_tools.explore.claims import claim_evidence, claims_by_topic, source_of
-from lyra_tools.explore.models import (
+from lyra_resources.effective.models import (
     AssetState,
     BlockedDomain,
     ClaimBrief,
@@ -40,8 +41,8 @@ from lyra_tools.explore.models import (
     TopicClaims,
     TopicList,
 )
-from lyra_tools.explore.overlay import Overlay, effective_answer, load_claims, load_overlay, rescore
-from lyra_tools.explore.paging import (
+from lyra_resources.effective.overlay import Overlay, effective_answer, load_claims, load_overlay, rescore
+from lyra_resources.effective.paging import (
     ANSWER_BUDGET,
     MAX_LIMIT,
     check_limit,
@@ -50,7 +51,7 @@ from lyra_tools.explore.paging import (
     encode_cursor,
     fit_page,
 )
-from lyra_tools.explore.queries import claim_edges, require_task
+from lyra_resources.effective.queries import claim_edges, require_task
 from lyra_tools.explore.status import dagster_state, default_nli_version, task_status
 from lyra_tools.explore.summary import (
     evidence_summary,

@@ -8,8 +8,7 @@ from lyra_core.cells import cell_list
 from lyra_core.feedback import effective_edges
 from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS
 from lyra_resources.store import LyraStore
-from lyra_tools.explore.models import (
-    ClaimBrief,
+from lyra_resources.effective.models import (
     ClaimEvidence,
     ClaimScoreView,
     EvidenceItem,
@@ -18,8 +17,9 @@ from lyra_tools.explore.models import (
     Source,
     TopicClaims,
 )
-from lyra_tools.explore.overlay import load_claims, load_overlay, rescore
-from lyra_tools.explore.paging import (
+from lyra_resources.effective.answer_view import claim_brief
+from lyra_resources.effective.overlay import load_claims, load_overlay, rescore
+from lyra_resources.effective.paging import (
     ANSWER_BUDGET,
     check_limit,
     clip,
@@ -29,7 +29,7 @@ from lyra_tools.explore.paging import (
     nan_to_none,
     query_key,
 )
-from lyra_tools.explore.queries import (
+from lyra_resources.effective.queries import (
     BY_RELEVANCE,
     CLAIM_SQL,
     SCORE_COLUMNS,
@@ -39,14 +39,6 @@ from lyra_tools.explore.queries import (
     require_task,
 )
 
-
-def claim_brief(row: dict[str, Any]) -> ClaimBrief:
-    text, truncated = clip(row["text"], 300)
-    return ClaimBrief(claim_id=row["claim_id"], text=text, truncated=truncated, origin=row["origin"],
-                      evidence_count=row["evidence_count"], supports=row["supporting_count"],
-                      refutes=row["refuting_count"], confidence=float(nan_to_none(row["confidence"]) or 0.5),
-                      uncertainty=round(float(nan_to_none(row["uncertainty"]) or 0.0), 4),
-                      verdict=nan_to_none(row["verdict"]) or "unverified", rejected=row["rejected"])
 
 
 def claims_by_topic(store: LyraStore, task_id: str, topic: str, limit: int = 20, cursor: str | None = None,

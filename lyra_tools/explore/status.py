@@ -11,10 +11,10 @@ from lyra_core.feedback import rule_for
 from lyra_resources.generations import graph_note, published_generation
 from lyra_resources.settings import load_settings
 from lyra_resources.store import LyraStore
-from lyra_tools.explore.models import AssetState, BlockedDomain, FeedbackCounts, RunState, TaskStatus
-from lyra_tools.explore.overlay import load_overlay
-from lyra_tools.explore.paging import clip
-from lyra_tools.explore.queries import in_ids, require_task
+from lyra_resources.effective.models import AssetState, BlockedDomain, FeedbackCounts, RunState, TaskStatus
+from lyra_resources.effective.overlay import load_overlay
+from lyra_resources.effective.paging import clip
+from lyra_resources.effective.queries import in_ids, require_task
 
 
 def _ts(value: float | None) -> datetime | None:

@@ -9,7 +9,7 @@ from lyra_core.feedback import effective_edges
 from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS
 from lyra_resources.generations import graph_note
 from lyra_resources.store import LyraStore
-from lyra_tools.explore.models import (
+from lyra_resources.effective.models import (
     ContradictionHighlight,
     EvidenceSummary,
     ExploreError,
@@ -22,14 +22,14 @@ from lyra_tools.explore.models import (
     TopicBrief,
     TopicList,
 )
-from lyra_tools.explore.overlay import (
+from lyra_resources.effective.overlay import (
     effective_answer,
     effective_topics,
     load_claims,
     load_overlay,
     refuted_claims,
 )
-from lyra_tools.explore.paging import (
+from lyra_resources.effective.paging import (
     check_limit,
     clip,
     decode_cursor,
@@ -39,7 +39,7 @@ from lyra_tools.explore.paging import (
     page_of,
     query_key,
 )
-from lyra_tools.explore.queries import (
+from lyra_resources.effective.queries import (
     BY_RELEVANCE,
     claim_edges,
     fetch_rows,

@@ -14,8 +14,8 @@ from lyra_core.cells import cell_list
 from lyra_core.feedback import DomainRule, blocked_domains, effective_edges, effective_scores, touched_claims
 from lyra_core.scoring import ScoringRule
 from lyra_resources.settings import load_settings
-from lyra_tools.explore.models import Topic
-from lyra_tools.explore.queries import CLAIM_SQL, claim_edges, fetch_rows, in_ids
+from lyra_resources.effective.models import Topic
+from lyra_resources.effective.queries import CLAIM_SQL, claim_edges, fetch_rows, in_ids
 
 
 @dataclass
@@ -120,7 +120,7 @@ def load_claims(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay,
 
 
 def effective_answer(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay) -> AnswerView | None:
-    from lyra_tools.answer_view import read_answer  # it builds on this module's readers
+    from lyra_resources.effective.answer_view import read_answer  # it builds on this module's readers
 
     return read_answer(conn, task_id, overlay)
 

@@ -1,104 +1,45 @@
-"""A task's report for people: the answer, the claims by topic with their evidence, a picture of
-the evidence graph and a numbered reference list, as Markdown and as one standalone HTML page.
+"""A task's report read from its *effective* graph, and its files written.
 
-Everything is read from the *effective* graph exactly as the MCP tools show it (the readers of
-:mod:`lyra_tools.explore` and :mod:`lyra_tools.answer_view`): a reviewer's corrected relation
-replaces the model's, rejected claims are left out, and pages of blocked domains are gone from
-the sentences, the graph and the references.
+The report is read exactly as the MCP tools and ``lyra export`` read the graph (the readers of
+:mod:`.overlay` and :mod:`.answer_view`): a reviewer's corrected relation replaces the model's,
+rejected claims are left out, and pages of blocked domains are gone from the sentences, the graph
+and the references. Rendering is :mod:`lyra_core.report`'s; the files are
+``<home>/reports/<task>.md`` with the same report as ``.html`` and the graph as ``.svg`` beside
+it, each replaced whole (a reader never sees half a file). The ``task_report`` asset writes them
+after every run, and feedback that changes the graph writes them again at once.
 """
 
 from __future__ import annotations
 
-import re
+import contextlib
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pandas as pd
-from pydantic import BaseModel
 
-from lyra_core.answer import AnswerView, votes_text
 from lyra_core.cells import cell_list
-from lyra_core.hypothesis import HYPOTHESIS, reading_note
+from lyra_core.hypothesis import HYPOTHESIS
+from lyra_core.report.html import render_html
+from lyra_core.report.markdown import markdown
+from lyra_core.report.models import CheckedClaim, Report, ReportClaim, ReportSentence, ReportTopic
+from lyra_core.report.refs import References
+from lyra_core.report.svg import GraphLink, GraphNode
 from lyra_core.scoring import REFUTES, SUPPORTS, VoteCounts, strongest_votes
+from lyra_core.tasks import TaskOptions
+from lyra_resources.effective.answer_view import claim_votes, read_answer, source_edges, source_rows
+from lyra_resources.effective.overlay import Overlay, effective_topics, load_claims, load_overlay
+from lyra_resources.effective.paging import clip, nan_to_none
+from lyra_resources.effective.queries import fetch_rows, in_ids, require_task, task_topics
 from lyra_resources.generations import graph_note
 from lyra_resources.store import LyraStore
-from lyra_tools import explore
-from lyra_tools.answer_view import claim_votes, read_answer, source_edges, source_rows
-from lyra_tools.explore.overlay import effective_topics
-from lyra_tools.explore.paging import nan_to_none
-from lyra_tools.explore.queries import fetch_rows, in_ids, task_topics
-from lyra_tools.report_graph import GraphLink, GraphNode, evidence_svg, svg_text
-from lyra_tools.report_refs import Reference, References
 
 CLAIMS_SHOWN = 15  # the graph stays readable at about this many claims
 SOURCES_QUOTED = 3  # per side of a claim: the strongest sentence of each of the strongest sources
 SENTENCE_CHARS = 420
 OTHER_TOPIC = "Other claims"
-
-
-class ReportSentence(BaseModel):
-    """A passage of a source that supports or refutes a claim, cited as ``[ref]``."""
-
-    relation: str
-    confidence: float
-    text: str
-    ref: int
-    model_relation: str | None = None  # the model's label, when a reviewer corrected it
-    reason: str | None = None  # the judge's reason in one line
-
-
-class ReportClaim(BaseModel):
-    number: int  # C1, C2, … in the order the report shows them
-    claim_id: str
-    text: str
-    origin: str
-    verdict: str
-    confidence: float
-    uncertainty: float
-    supporting: int  # passages (edges) on each side
-    refuting: int
-    neutral: int
-    supporting_votes: int = 0  # the votes that entered the score
-    refuting_votes: int = 0
-    below_threshold: int = 0  # sources whose strongest passage is under the vote threshold: no vote
-    recomputed: bool  # human feedback changed the model's score
-    stated_in: int | None = None  # the reference the claim was extracted from
-    supports: list[ReportSentence] = []
-    refutes: list[ReportSentence] = []
-    more_supporting_sources: int = 0  # sources on that side not quoted
-    more_refuting_sources: int = 0
-
-
-class ReportTopic(BaseModel):
-    label: str
-    contradicted: bool
-    claims: list[ReportClaim]
-
-
-class Report(BaseModel):
-    task_id: str
-    query: str
-    status: str
-    note: str | None = None
-    answer: AnswerView | None = None
-    answer_refs: dict[str, int] = {}  # source id of each paper for or against → reference number
-    answer_supports: list[ReportSentence] = []  # the hypothesis's strongest passage in each paper for it
-    answer_refutes: list[ReportSentence] = []
-    topics: list[ReportTopic] = []
-    claims_in_force: int = 0
-    feedback: list[str] = []  # what human feedback changed, one phrase each
-    claim_nodes: list[GraphNode] = []
-    paper_nodes: list[GraphNode] = []
-    links: list[GraphLink] = []
-    references: list[Reference] = []
-
-    @property
-    def claims(self) -> list[ReportClaim]:
-        return [c for t in self.topics for c in t.claims]
-
-    def svg(self) -> str:
-        return svg_text(evidence_svg(self.claim_nodes, self.paper_nodes, self.links))
 
 
 def _order(claim: dict[str, Any]) -> tuple:
@@ -109,9 +50,9 @@ def _order(claim: dict[str, Any]) -> tuple:
 
 
 def claims_in_force(conn: duckdb.DuckDBPyConnection, task_id: str,
-                    overlay: explore.Overlay) -> list[dict[str, Any]]:
+                    overlay: Overlay) -> list[dict[str, Any]]:
     """Adopted claims no one rejected (the hypothesis aside), with effective scores, in report order."""
-    claims = [c for c in explore.load_claims(conn, task_id, overlay)
+    claims = [c for c in load_claims(conn, task_id, overlay)
               if not c["rejected"] and c["origin"] != HYPOTHESIS and c.get("verdict") is not None]
     return sorted(claims, key=_order)
 
@@ -119,7 +60,7 @@ def claims_in_force(conn: duckdb.DuckDBPyConnection, task_id: str,
 def top_claims(store: LyraStore, task_id: str, limit: int = 10) -> pd.DataFrame:
     """The first ``limit`` claims in force, in report order, with their effective scores."""
     with store.connect() as conn:
-        overlay = explore.load_overlay(conn, task_id)
+        overlay = load_overlay(conn, task_id)
         claims = claims_in_force(conn, task_id, overlay)[:limit]
         votes = claim_votes(conn, task_id, claims, overlay)
     columns = ["claim_id", "text", "origin", "verdict", "confidence", "uncertainty", "controversy",
@@ -133,7 +74,7 @@ def _vote_fields(votes: VoteCounts) -> dict[str, int]:
             "below_threshold": votes.below_threshold}
 
 
-def _by_topic(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: explore.Overlay,
+def _by_topic(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay,
               claims: list[dict[str, Any]], chosen: list[dict[str, Any]]) -> list[tuple[str, bool, list]]:
     """The chosen claims grouped under their topic, largest topic first; the rest last."""
     rows = task_topics(conn, task_id)
@@ -163,13 +104,13 @@ def _strongest_per_source(edges: list[dict[str, Any]], relation: str) -> list[di
 
 def _sentence(edge: dict[str, Any], refs: References) -> ReportSentence:
     return ReportSentence(relation=edge["relation"], confidence=round(float(edge["nli_confidence"]), 2),
-                          text=explore.clip(" ".join((edge.get("text") or "").split()), SENTENCE_CHARS)[0],
+                          text=clip(" ".join((edge.get("text") or "").split()), SENTENCE_CHARS)[0],
                           ref=refs.cite(edge["paper"]),
                           model_relation=edge["model_relation"] if edge["human_corrected"] else None,
                           reason=edge.get("reason") or None)
 
 
-def _feedback(overlay: explore.Overlay, edges: list[dict[str, Any]]) -> list[str]:
+def _feedback(overlay: Overlay, edges: list[dict[str, Any]]) -> list[str]:
     done = []
     corrected = sum(e["human_corrected"] for e in edges)
     if corrected:
@@ -183,7 +124,7 @@ def _feedback(overlay: explore.Overlay, edges: list[dict[str, Any]]) -> list[str
 
 
 def _stated_in(conn: duckdb.DuckDBPyConnection, task_id: str, claim_ids: list[str],
-               overlay: explore.Overlay) -> dict[str, str]:
+               overlay: Overlay) -> dict[str, str]:
     """The source each claim was extracted from (paper id, or page id of a page that is no paper),
     unless its domain is blocked; the user's own claims have none."""
     cond, params, post = in_ids("c.claim_id", claim_ids)
@@ -199,8 +140,8 @@ def _stated_in(conn: duckdb.DuckDBPyConnection, task_id: str, claim_ids: list[st
 def read_report(store: LyraStore, task_id: str, limit: int = CLAIMS_SHOWN) -> Report:
     """The report's content from the effective graph; ExploreError for an unknown task."""
     with store.connect() as conn:
-        task = explore.require_task(conn, task_id)
-        overlay = explore.load_overlay(conn, task_id)
+        task = require_task(conn, task_id)
+        overlay = load_overlay(conn, task_id)
         answer = read_answer(conn, task_id, overlay)
         claims = claims_in_force(conn, task_id, overlay)
         chosen = claims[:limit]
@@ -214,7 +155,11 @@ def read_report(store: LyraStore, task_id: str, limit: int = CLAIMS_SHOWN) -> Re
         rows = source_rows(conn, task_id, [*answer_ids, *(e["paper"] for e in edges), *stated.values()])
     pages = {e["paper"]: {"title": e["title"], "url": e["url"]} for e in [*hypothesis_edges, *edges]}
     refs = References(rows, pages)
-    report = Report(task_id=task_id, query=task["query"], status=task["status"], answer=answer,
+    checked = None
+    if TaskOptions.model_validate(store.require_task(task_id).options).is_verify:  # claims checked, no question
+        checked = [CheckedClaim(text=" ".join(c["text"].split()), verdict=c["verdict"],
+                                confidence=float(c["confidence"])) for c in claims if c["origin"] == "user"]
+    report = Report(task_id=task_id, query=task["query"], status=task["status"], answer=answer, checked=checked,
                     answer_refs={p: refs.cite(p) for p in answer_ids}, claims_in_force=len(claims),
                     feedback=_feedback(overlay, edges))
     if answer is not None:  # what each paper for / against the hypothesis says, its strongest passage
@@ -258,119 +203,38 @@ def read_report(store: LyraStore, task_id: str, limit: int = CLAIMS_SHOWN) -> Re
     return report
 
 
-# -- Markdown ------------------------------------------------------------------------------------
-
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<])")  # what starts markup inside a line
-
-
-def md(text: str) -> str:
-    """Text safe inside Markdown: characters that would start markup are escaped."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
-
-
-def score_text(claim: ReportClaim) -> str:
-    """Verdict, confidence ± uncertainty and the votes that entered it, in one line."""
-    line = (f"{claim.verdict.replace('_', ' ')} · confidence {claim.confidence:.2f} ± {claim.uncertainty:.2f}"
-            " · votes: " + votes_text(claim.supporting_votes, claim.refuting_votes, claim.below_threshold))
-    return line + (" · rescored after human feedback" if claim.recomputed else "")
-
-
-def sentence_note(s: ReportSentence) -> str:
-    """The judge's confidence, and the model's label when a reviewer corrected it."""
-    if s.model_relation:
-        return f"set by a reviewer; the model said {s.model_relation.lower()}"
-    return f"{s.confidence:.2f}"
-
-
-def hypothesis_label(answer: AnswerView) -> str:
-    """"Hypothesis judged", with how it was read from the question where that is recorded."""
-    note = reading_note(answer.question_reading)
-    return f"Hypothesis judged ({note})" if note else "Hypothesis judged"
-
-
-def answer_md(report: Report) -> list[str]:
-    answer = report.answer
-    if answer is None:
-        return ["No answer yet: the task has not been answered (run it).", ""]
-    lines = [f"**{md(answer.line)}**", ""]
-    if answer.hypothesis:
-        lines.append(f"- {hypothesis_label(answer)}: {md(answer.hypothesis)}")
-    for side, papers in (("For", answer.papers_for), ("Against", answer.papers_against)):
-        if papers:
-            lines.append(f"- {side}: " + "; ".join(
-                f"{md(p.title or p.paper_id)} [{report.answer_refs[p.paper_id]}]" for p in papers))
-    lines += [f"- {md(c.verdict)}: {md(c.text)}" for c in answer.claims]
-    for sentence in [*report.answer_supports, *report.answer_refutes]:
-        lines.append(f"- {sentence.relation.capitalize()} ({sentence_note(sentence)}): “{md(sentence.text)}” "
-                     f"[{sentence.ref}]" + (f"  \n  _why: {md(sentence.reason)}_" if sentence.reason else ""))
-    return [*lines, ""]
-
-
 def report_markdown(store: LyraStore, task_id: str, limit: int = CLAIMS_SHOWN,
                     svg_name: str | None = None) -> str:
     """The report as Markdown; ``svg_name`` is the graph's file beside it, linked as an image."""
     return markdown(read_report(store, task_id, limit), svg_name)
 
 
-def markdown(report: Report, svg_name: str | None = None) -> str:
-    lines = [f"# {md(report.query)}", "", *answer_md(report)]
-    if report.note:
-        lines += [f"> {md(report.note)}", ""]
-    lines += [f"*{intro(report)}*", ""]
-    for topic in report.topics:
-        flag = " (contradicting evidence)" if topic.contradicted else ""
-        lines += [f"## Topic: {md(topic.label)}{flag}", ""]
-        for c in topic.claims:
-            mine = " (your claim)" if c.origin == "user" else ""
-            lines += [f"### C{c.number}. {md(c.text)}{mine}", "", f"**{score_text(c)}**"
-                      + (f" · stated in [{c.stated_in}]" if c.stated_in else ""), ""]
-            for word, side, more in (("Supports", c.supports, c.more_supporting_sources),
-                                     ("Refutes", c.refutes, c.more_refuting_sources)):
-                lines += [f"- {word} ({sentence_note(s)}): “{md(s.text)}” [{s.ref}]"
-                          + (f"  \n  _why: {md(s.reason)}_" if s.reason else "") for s in side]
-                if more:
-                    lines.append(f"- … and {more} more {word.lower()[:-1]}ing source{'s' * (more != 1)}")
-            if not (c.supports or c.refutes):
-                lines.append("No source supports or refutes it.")
-            lines.append("")
-    if not report.topics:
-        lines += ["No scored claims yet.", ""]
-    lines += ["## Evidence graph", ""]
-    if svg_name:
-        lines += [f"![Evidence graph: claims and their sources]({svg_name})", ""]
-    lines += ["## References", ""]
-    for ref in report.references:  # only http(s) links; any other URL is escaped text
-        link = f" <{ref.link}>" if ref.link else f" {md(' '.join(ref.url.split()))}" if ref.url else ""
-        lines.append(f"{ref.number}. {md(ref.text())}{link}")
-    return "\n".join(lines) + "\n"
-
-
-def intro(report: Report) -> str:
-    """What the reader is looking at, and what human feedback changed."""
-    shown = len(report.claims)
-    line = (f"{shown} of {report.claims_in_force} claims in force, the most relevant to the question, "
-            "grouped by topic, each with the strongest passages for and against it (the number beside a passage is "
-            f"the judge's calibrated probability of that relation). Task {report.task_id} ({report.status}).")
-    if report.feedback:
-        line += " Human feedback applied: " + "; ".join(report.feedback) + "."
-    return line
-
-
 def report_html(store: LyraStore, task_id: str, limit: int = CLAIMS_SHOWN) -> str:
     """The report as one standalone HTML page: inline style and SVG, no script, no other file."""
-    from lyra_tools.report_html import render_html
-
     return render_html(read_report(store, task_id, limit))
 
 
-def write_report(store: LyraStore, task_id: str, path: Path, limit: int = CLAIMS_SHOWN) -> Path:
-    """``path`` (Markdown), and beside it the same report as HTML and the graph as SVG."""
-    from lyra_tools.report_html import render_html
+def _replace_file(path: Path, text: str) -> None:
+    """``path`` holds ``text`` whole: written beside it, then renamed into place."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o644)  # not mkstemp's 0600: a report is for reading
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
 
+
+def write_report(store: LyraStore, task_id: str, path: Path | None = None, limit: int = CLAIMS_SHOWN) -> Report:
+    """Write the report to ``path`` (Markdown; default the home's ``reports/<task>.md``) and beside
+    it the same report as HTML and the graph as SVG; returns what it wrote."""
+    path = path or store.layout.report(task_id)
     report = read_report(store, task_id, limit)
     path.parent.mkdir(parents=True, exist_ok=True)
     svg = path.with_suffix(".svg")
-    svg.write_text(report.svg() + "\n", encoding="utf-8")
-    path.write_text(markdown(report, svg.name), encoding="utf-8")
-    path.with_suffix(".html").write_text(render_html(report), encoding="utf-8")
-    return path
+    _replace_file(svg, report.svg() + "\n")
+    _replace_file(path.with_suffix(".html"), render_html(report))
+    _replace_file(path, markdown(report, svg.name))
+    return report

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from lyra_tools.explore.models import ExploreError
+from lyra_resources.effective.models import ExploreError
 
 ANSWER_BUDGET = 7_000  # bytes of JSON for the listed items; the envelope stays well under 1 KB
 MAX_LIMIT = 50

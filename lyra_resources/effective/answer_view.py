@@ -2,7 +2,7 @@
 
 The asset holds the model's answer; a reviewer's corrected edge, a rejected claim or a blocked
 domain changes what stands, so the hypothesis is rescored here from its effective edges exactly
-as :mod:`lyra_tools.explore` rescores any claim, and an open question lists only claims in force.
+as :mod:`.overlay` rescores any claim, and an open question lists only claims in force.
 """
 
 from __future__ import annotations
@@ -17,11 +17,10 @@ from lyra_core.cells import cell_list
 from lyra_core.feedback import effective_edges, effective_votes
 from lyra_core.hypothesis import HYPOTHESIS, reading_note
 from lyra_core.scoring import VoteCounts, undecided_because
-from lyra_tools.explore.claims import claim_brief
-from lyra_tools.explore.models import ClaimBrief, ExploreError
-from lyra_tools.explore.overlay import Overlay, load_claims, load_overlay
-from lyra_tools.explore.paging import clip
-from lyra_tools.explore.queries import (
+from lyra_resources.effective.models import ClaimBrief, ExploreError
+from lyra_resources.effective.overlay import Overlay, load_claims, load_overlay
+from lyra_resources.effective.paging import clip, nan_to_none
+from lyra_resources.effective.queries import (
     claim_edges,
     fetch_rows,
     hypothesis_ids,
@@ -29,10 +28,20 @@ from lyra_tools.explore.queries import (
     require_task,
     topic_labels,
 )
-from lyra_tools.task_papers import task_papers
+from lyra_resources.effective.papers import task_papers
 
 PAPERS_SHOWN = 5
 OPEN_CLAIMS_SHOWN = 8
+
+
+def claim_brief(row: dict[str, Any]) -> ClaimBrief:
+    """A claim row (with its effective score) as the short form every list shows."""
+    text, truncated = clip(row["text"], 300)
+    return ClaimBrief(claim_id=row["claim_id"], text=text, truncated=truncated, origin=row["origin"],
+                      evidence_count=row["evidence_count"], supports=row["supporting_count"],
+                      refutes=row["refuting_count"], confidence=float(nan_to_none(row["confidence"]) or 0.5),
+                      uncertainty=round(float(nan_to_none(row["uncertainty"]) or 0.0), 4),
+                      verdict=nan_to_none(row["verdict"]) or "unverified", rejected=row["rejected"])
 
 
 def source_rows(conn: duckdb.DuckDBPyConnection, task_id: str,

@@ -9,15 +9,8 @@ import html
 import secrets
 import xml.etree.ElementTree as ET
 
-from lyra_tools.report import (
-    Report,
-    ReportClaim,
-    ReportSentence,
-    hypothesis_label,
-    intro,
-    score_text,
-    sentence_note,
-)
+from lyra_core.report.markdown import hypothesis_label, intro, score_text, sentence_note
+from lyra_core.report.models import Report, ReportClaim, ReportSentence
 
 STYLE = """
 body{font-family:Georgia,"Times New Roman",serif;max-width:60rem;margin:2rem auto;padding:0 1rem;
@@ -66,10 +59,14 @@ def _why(item: ET.Element, sentence: ReportSentence) -> None:
 
 def _answer(body: ET.Element, report: Report) -> None:
     answer = report.answer
+    for line in report.answer_lines():
+        _text(body, "p", line, "answer")
     if answer is None:
-        _text(body, "p", "No answer yet: the task has not been answered (run it).", "answer")
+        if report.checked:
+            items = ET.SubElement(body, "ul")
+            for checked in report.checked:
+                _text(items, "li", f"{checked.verdict.replace('_', ' ')} ({checked.confidence:.2f}): {checked.text}")
         return
-    _text(body, "p", answer.line, "answer")
     items = ET.SubElement(body, "ul")
     if answer.hypothesis:
         _text(items, "li", f"{hypothesis_label(answer)}: {answer.hypothesis}")

@@ -10,8 +10,8 @@ import duckdb
 
 from lyra_core.cells import cell_list
 from lyra_core.hypothesis import HYPOTHESIS
-from lyra_tools.explore.models import ExploreError
-from lyra_tools.task_papers import add_paper_fields
+from lyra_resources.effective.models import ExploreError
+from lyra_resources.effective.papers import add_paper_fields
 
 # Tool answers must take milliseconds, so rows come back as plain dicts (no DataFrames), task-wide
 # figures are SQL aggregates over the model's rows, and only the claims the overlay touches are

@@ -1,0 +1,101 @@
+"""A task's report as Markdown: the answer first, the claims by topic with their strongest passages
+for and against, the evidence graph (an image beside the file) and the numbered references.
+Every text from the graph is escaped, so a record cannot add markup."""
+
+from __future__ import annotations
+
+import re
+
+from lyra_core.answer import AnswerView, votes_text
+from lyra_core.hypothesis import reading_note
+from lyra_core.report.models import Report, ReportClaim, ReportSentence
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<])")  # what starts markup inside a line
+
+
+def md(text: str) -> str:
+    """Text safe inside Markdown: characters that would start markup are escaped."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def score_text(claim: ReportClaim) -> str:
+    """Verdict, confidence ± uncertainty and the votes that entered it, in one line."""
+    line = (f"{claim.verdict.replace('_', ' ')} · confidence {claim.confidence:.2f} ± {claim.uncertainty:.2f}"
+            " · votes: " + votes_text(claim.supporting_votes, claim.refuting_votes, claim.below_threshold))
+    return line + (" · rescored after human feedback" if claim.recomputed else "")
+
+
+def sentence_note(s: ReportSentence) -> str:
+    """The judge's confidence, and the model's label when a reviewer corrected it."""
+    if s.model_relation:
+        return f"set by a reviewer; the model said {s.model_relation.lower()}"
+    return f"{s.confidence:.2f}"
+
+
+def hypothesis_label(answer: AnswerView) -> str:
+    """"Hypothesis judged", with how it was read from the question where that is recorded."""
+    note = reading_note(answer.question_reading)
+    return f"Hypothesis judged ({note})" if note else "Hypothesis judged"
+
+
+def answer_md(report: Report) -> list[str]:
+    answer = report.answer
+    lines = [f"**{md(line)}**" for line in report.answer_lines()] + [""]
+    if answer is None:
+        return lines + [f"- {md(c.verdict.replace('_', ' '))} ({c.confidence:.2f}): {md(c.text)}"
+                        for c in report.checked or []] + ([""] if report.checked else [])
+    if answer.hypothesis:
+        lines.append(f"- {hypothesis_label(answer)}: {md(answer.hypothesis)}")
+    for side, papers in (("For", answer.papers_for), ("Against", answer.papers_against)):
+        if papers:
+            lines.append(f"- {side}: " + "; ".join(
+                f"{md(p.title or p.paper_id)} [{report.answer_refs[p.paper_id]}]" for p in papers))
+    lines += [f"- {md(c.verdict)}: {md(c.text)}" for c in answer.claims]
+    for sentence in [*report.answer_supports, *report.answer_refutes]:
+        lines.append(f"- {sentence.relation.capitalize()} ({sentence_note(sentence)}): “{md(sentence.text)}” "
+                     f"[{sentence.ref}]" + (f"  \n  _why: {md(sentence.reason)}_" if sentence.reason else ""))
+    return [*lines, ""]
+
+
+def markdown(report: Report, svg_name: str | None = None) -> str:
+    lines = [f"# {md(report.query)}", "", *answer_md(report)]
+    if report.note:
+        lines += [f"> {md(report.note)}", ""]
+    lines += [f"*{intro(report)}*", ""]
+    for topic in report.topics:
+        flag = " (contradicting evidence)" if topic.contradicted else ""
+        lines += [f"## Topic: {md(topic.label)}{flag}", ""]
+        for c in topic.claims:
+            mine = " (your claim)" if c.origin == "user" else ""
+            lines += [f"### C{c.number}. {md(c.text)}{mine}", "", f"**{score_text(c)}**"
+                      + (f" · stated in [{c.stated_in}]" if c.stated_in else ""), ""]
+            for word, side, more in (("Supports", c.supports, c.more_supporting_sources),
+                                     ("Refutes", c.refutes, c.more_refuting_sources)):
+                lines += [f"- {word} ({sentence_note(s)}): “{md(s.text)}” [{s.ref}]"
+                          + (f"  \n  _why: {md(s.reason)}_" if s.reason else "") for s in side]
+                if more:
+                    lines.append(f"- … and {more} more {word.lower()[:-1]}ing source{'s' * (more != 1)}")
+            if not (c.supports or c.refutes):
+                lines.append("No source supports or refutes it.")
+            lines.append("")
+    if not report.topics:
+        lines += ["No scored claims yet.", ""]
+    lines += ["## Evidence graph", ""]
+    if svg_name:
+        lines += [f"![Evidence graph: claims and their sources]({svg_name})", ""]
+    lines += ["## References", ""]
+    for ref in report.references:  # only http(s) links; any other URL is escaped text
+        link = f" <{ref.link}>" if ref.link else f" {md(' '.join(ref.url.split()))}" if ref.url else ""
+        lines.append(f"{ref.number}. {md(ref.text())}{link}")
+    return "\n".join(lines) + "\n"
+
+
+def intro(report: Report) -> str:
+    """What the reader is looking at, and what human feedback changed."""
+    shown = len(report.claims)
+    line = (f"{shown} of {report.claims_in_force} claims in force, the most relevant to the question, "
+            "grouped by topic, each with the strongest passages for and against it (the number beside a passage is "
+            f"the judge's calibrated probability of that relation). Task {report.task_id} ({report.status}).")
+    if report.feedback:
+        line += " Human feedback applied: " + "; ".join(report.feedback) + "."
+    return line
