@@ -236,7 +236,8 @@ WRITER = textwrap.dedent("""
     store = LyraStore(home=home)
     n = 30_000
     frame = pd.DataFrame({"fragment_id": [f"f_big{i}" for i in range(n)], "page_id": ["pg_big"] * n,
-                          "position": list(range(n)), "text": ["a long fragment of text " * 8] * n})
+                          "position": list(range(n)), "text": ["a long fragment of text " * 8] * n,
+                          "sections": [[] for _ in range(n)]})
     done = 0
     while not stop.exists() or done < 2:
         started = time.time()
