@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from lyra_core.answer import AnswerView, votes_text
 from lyra_core.cells import cell_list
+from lyra_core.evidence_facts import facts_line
 from lyra_core.hypothesis import HYPOTHESIS, reading_note
 from lyra_core.scoring import REFUTES, SUPPORTS, VoteCounts, strongest_votes
 from lyra_resources.generations import graph_note
@@ -46,6 +47,9 @@ class ReportSentence(BaseModel):
     ref: int
     model_relation: str | None = None  # the model's label, when a reviewer corrected it
     reason: str | None = None  # the judge's reason in one line
+    facts: str = ""  # what a scientist weighs: "RCT, n = 861, HR 0.63 (0.35–1.13)" (lyra_core.evidence_facts)
+    paper: str = ""  # the paper's DOI, PMID, URL or id, as the passage names it
+    paper_link: str | None = None  # where it opens: an http(s) link, or None (shown as text)
 
 
 class ReportClaim(BaseModel):
@@ -162,11 +166,15 @@ def _strongest_per_source(edges: list[dict[str, Any]], relation: str) -> list[di
 
 
 def _sentence(edge: dict[str, Any], refs: References) -> ReportSentence:
+    reference = refs.reference(edge["paper"])
+    paper, link = reference.identifier
     return ReportSentence(relation=edge["relation"], confidence=round(float(edge["nli_confidence"]), 2),
                           text=explore.clip(" ".join((edge.get("text") or "").split()), SENTENCE_CHARS)[0],
-                          ref=refs.cite(edge["paper"]),
+                          ref=reference.number,
                           model_relation=edge["model_relation"] if edge["human_corrected"] else None,
-                          reason=edge.get("reason") or None)
+                          reason=edge.get("reason") or None,
+                          facts=facts_line(edge.get("study_design"), edge.get("sample_size"), edge.get("effect_figures")),
+                          paper=paper, paper_link=link)
 
 
 def _feedback(overlay: explore.Overlay, edges: list[dict[str, Any]]) -> list[str]:
@@ -282,6 +290,15 @@ def sentence_note(s: ReportSentence) -> str:
     return f"{s.confidence:.2f}"
 
 
+def sentence_md(word: str, s: ReportSentence) -> str:
+    """One passage as a Markdown list item: its relation, text and reference, then what a scientist
+    weighs (design, size, figures) and its paper's identifier as a link, then the judge's reason."""
+    paper = f"[{md(s.paper)}](<{s.paper_link}>)" if s.paper_link else md(s.paper)
+    weighed = " · ".join(p for p in (md(s.facts), paper) if p)
+    return (f"- {word} ({sentence_note(s)}): “{md(s.text)}” [{s.ref}]" + (f" — {weighed}" if weighed else "")
+            + (f"  \n  _why: {md(s.reason)}_" if s.reason else ""))
+
+
 def hypothesis_label(answer: AnswerView) -> str:
     """"Hypothesis judged", with how it was read from the question where that is recorded."""
     note = reading_note(answer.question_reading)
@@ -300,9 +317,7 @@ def answer_md(report: Report) -> list[str]:
             lines.append(f"- {side}: " + "; ".join(
                 f"{md(p.title or p.paper_id)} [{report.answer_refs[p.paper_id]}]" for p in papers))
     lines += [f"- {md(c.verdict)}: {md(c.text)}" for c in answer.claims]
-    for sentence in [*report.answer_supports, *report.answer_refutes]:
-        lines.append(f"- {sentence.relation.capitalize()} ({sentence_note(sentence)}): “{md(sentence.text)}” "
-                     f"[{sentence.ref}]" + (f"  \n  _why: {md(sentence.reason)}_" if sentence.reason else ""))
+    lines += [sentence_md(s.relation.capitalize(), s) for s in [*report.answer_supports, *report.answer_refutes]]
     return [*lines, ""]
 
 
@@ -326,8 +341,7 @@ def markdown(report: Report, svg_name: str | None = None) -> str:
                       + (f" · stated in [{c.stated_in}]" if c.stated_in else ""), ""]
             for word, side, more in (("Supports", c.supports, c.more_supporting_sources),
                                      ("Refutes", c.refutes, c.more_refuting_sources)):
-                lines += [f"- {word} ({sentence_note(s)}): “{md(s.text)}” [{s.ref}]"
-                          + (f"  \n  _why: {md(s.reason)}_" if s.reason else "") for s in side]
+                lines += [sentence_md(word, s) for s in side]
                 if more:
                     lines.append(f"- … and {more} more {word.lower()[:-1]}ing source{'s' * (more != 1)}")
             if not (c.supports or c.refutes):
@@ -350,7 +364,8 @@ def intro(report: Report) -> str:
     shown = len(report.claims)
     line = (f"{shown} of {report.claims_in_force} claims in force, the most relevant to the question, "
             "grouped by topic, each with the strongest passages for and against it (the number beside a passage is "
-            f"the judge's calibrated probability of that relation). Task {report.task_id} ({report.status}).")
+            "the judge's calibrated probability of that relation; after it stand the study's design and size, "
+            f"the figures the passage states and the paper's identifier). Task {report.task_id} ({report.status}).")
     if report.feedback:
         line += " Human feedback applied: " + "; ".join(report.feedback) + "."
     return line
