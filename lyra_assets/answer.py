@@ -20,9 +20,11 @@ OPEN_ANSWER_CLAIMS = 8
 
 
 def hypothesis_edges(store: LyraStore, task_id: str, claim_id: str) -> list[dict]:
-    """The hypothesis's edges with the paper behind each (a page that is no paper stands for itself)."""
+    """The hypothesis's edges with the paper behind each (a page that is no paper stands for itself)
+    and its study design."""
     frame = store.fetch_df(
-        "SELECT e.edge_id, e.relation, e.nli_confidence, e.page_id, coalesce(p.paper_id, e.page_id) AS paper "
+        "SELECT e.edge_id, e.relation, e.nli_confidence, e.page_id, e.study_design, "
+        "coalesce(p.paper_id, e.page_id) AS paper "
         "FROM nli_edges e LEFT JOIN pages p ON p.task_id = e.task_id AND p.page_id = e.page_id "
         "WHERE e.task_id = ? AND e.claim_id = ? ORDER BY e.edge_id", [task_id, claim_id])
     return frame.to_dict("records")

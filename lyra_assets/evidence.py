@@ -22,6 +22,8 @@ from lyra_assets.partitions import task_partitions
 from lyra_core.cells import cell_list
 from lyra_core.claims import claim_id_for
 from lyra_core.evidence import edge_id_for, select_pairs, select_scoped_pairs
+from lyra_core.evidence_facts import design_columns
+from lyra_core.fragments import split_sentences
 from lyra_core.scoring import RELATIONS, VERDICTS, Evidence, ScoringRule, determine_verdict, score_claim
 from lyra_core.tasks import TaskOptions
 from lyra_resources.claim_roles import claim_role_model
@@ -64,14 +66,21 @@ def judge_pairs(store: LyraStore, model: NliModel | DirectionReader, pairs: list
     return cached_judgements(store, model.version, pairs, judge, on_lookup=report) if pairs else []
 
 
-def page_texts(store: LyraStore, task_id: str, fragments: pd.DataFrame) -> dict[str, str]:
-    """Each page's title and text (its fragments in order): where a results sentence's exposure is named."""
+def page_papers(store: LyraStore, task_id: str, fragments: pd.DataFrame) -> dict[str, tuple[str, str]]:
+    """Each page's title and text, its fragments' sentences in order with the windows' overlap
+    read once: the paper a passage's design and size are read from."""
     titles = dict(store.fetch_df("SELECT page_id, title FROM pages WHERE task_id = ?", [task_id])
                   .itertuples(index=False, name=None))
-    texts = {}
+    papers = {}
     for page_id, group in fragments.sort_values(["page_id", "position"]).groupby("page_id"):
-        texts[page_id] = " ".join([titles.get(page_id) or "", *group["text"].tolist()])
-    return texts
+        sentences = dict.fromkeys(s for text in group["text"] for s in split_sentences(text))
+        papers[page_id] = (titles.get(page_id) or "", " ".join(sentences))
+    return papers
+
+
+def page_texts(papers: dict[str, tuple[str, str]]) -> dict[str, str]:
+    """Each page's title and text in one string: where a results sentence's exposure is named."""
+    return {page_id: f"{title} {text}" for page_id, (title, text) in papers.items()}
 
 
 def findings_only(fragments: pd.DataFrame, vectors: np.ndarray, min_finding: float
@@ -126,7 +135,7 @@ def scoped_pairs(store: LyraStore, task_id: str, claims: pd.DataFrame, fragments
 
 
 @asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
-       deps=[claims_asset, documents.fragments, documents.pages, sources.claim_scope_spec], code_version="1")
+       deps=[claims_asset, documents.fragments, documents.pages, sources.claim_scope_spec], code_version="2")
 def nli_edges(
     context: AssetExecutionContext, store: LyraStore, models: LocalModels, trust: DomainTrust, settings: LyraSettings
 ) -> MaterializeResult:
@@ -134,7 +143,9 @@ def nli_edges(
 
     A claim about an effect is judged from its parts (docs/direction.md): the directions the claim
     and the fragment state, the fragment's figures, and whether the fragment (and its paper) is
-    about the claim's exposure and outcome; any other claim by the NLI cross-encoder.
+    about the claim's exposure and outcome; any other claim by the NLI cross-encoder. Each edge
+    also carries its paper's study design, the words that decided it and the study's size, read
+    from the paper's title and text and the fragment (lyra_core.study_design).
 
     Each adopted claim meets only its `nli_top_k` most similar fragments that report a finding,
     never one of its own page (a verify task's claim meets fragments of its `claim_scope` papers
@@ -169,9 +180,11 @@ def nli_edges(
     nli = models.nli(active.adapter_path)
     reader = models.direction_reader()
     flat = [(ci, fi, sim) for ci, pairs in enumerate(chosen) for fi, sim in pairs]
-    papers = page_texts(store, task_id, page_fragments)
-    triples = [(claims["text"].iat[ci], fragments["text"].iat[fi], papers.get(fragments["page_id"].iat[fi], ""))
+    papers = page_papers(store, task_id, page_fragments)
+    texts = page_texts(papers)
+    triples = [(claims["text"].iat[ci], fragments["text"].iat[fi], texts.get(fragments["page_id"].iat[fi], ""))
                for ci, fi, _ in flat]
+    designs: dict[int, dict] = {}  # per fragment: its paper's design and size, read once for all its claims
     judged = judge_triples(triples, read=lambda pairs: judge_pairs(store, reader, pairs, context.log, "direction"),
                            nli=lambda pairs: judge_pairs(store, nli, pairs, context.log)) if reader else \
         [EdgeJudgement.from_cross_encoder(NLI_RELATION[r["label"]], r["probs"], "models.direction is off")
@@ -181,6 +194,10 @@ def nli_edges(
         fragment_id, claim_id = fragments["fragment_id"].iat[fi], claims["claim_id"].iat[ci]
         # off-topic text decides nothing: the judge's label stays in nli_label, the edge is NEUTRAL
         relation = result.relation if sim >= cfg.min_similarity else "NEUTRAL"
+        if fi not in designs:
+            designs[fi] = design_columns(*papers.get(fragments["page_id"].iat[fi], ("", "")),
+                                         fragments["text"].iat[fi])
+        design = designs[fi]
         rows.append({
             "edge_id": edge_id_for(task_id, fragment_id, claim_id), "fragment_id": fragment_id,
             "claim_id": claim_id, "relation": relation, "nli_label": result.nli_label,
@@ -191,12 +208,14 @@ def nli_edges(
             "page_id": fragments["page_id"].iat[fi], "p_supports": result.p_supports,
             "p_refutes": result.p_refutes, "p_neutral": result.p_neutral, "judged_by": result.judged_by,
             "claim_direction": result.claim_direction, "passage_direction": result.passage_direction,
-            "effect_figures": result.effect_figures, "exposure_matched": result.exposure_matched,
-            "outcome_matched": result.outcome_matched,
+            "effect_figures": result.effect_figures or design["effect_figures"],
+            "exposure_matched": result.exposure_matched, "outcome_matched": result.outcome_matched,
             "reason": result.reason if relation == result.relation else
             f"{result.reason} (NEUTRAL: the fragment is far from the claim, similarity {sim:.2f})",
+            "study_design": design["study_design"], "design_cue": design["design_cue"],
+            "sample_size": design["sample_size"],
         })
-    frame = pd.DataFrame(rows, columns=NLI_EDGES.data_columns)
+    frame = pd.DataFrame(rows, columns=NLI_EDGES.data_columns).astype({"sample_size": "Int64"})
     store.replace_partition("nli_edges", task_id, frame)
     counts = frame["relation"].value_counts().to_dict()
     preview = edges_preview(frame, claims, fragments)

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from lyra_core.evidence_facts import designs_text
 from lyra_core.scoring import REFUTES, SUPPORTS, UNDECIDED, strongest_votes, undecided_because
 
 # An undecided verdict in words, by why it does not decide (lyra_core.scoring.undecided_because)
@@ -28,6 +29,9 @@ class PaperVotes(BaseModel):
     strongest_refute_edge: str | None = None
     supporting_paper_ids: list[str] = []  # strongest first
     refuting_paper_ids: list[str] = []
+    # the study design of each voting paper, read with its vote's edge (None: an edge without one)
+    supporting_designs: list[str | None] = []
+    refuting_designs: list[str | None] = []
 
 
 def paper_votes(edges: Iterable[Mapping[str, Any]], min_vote: float = 0.0) -> PaperVotes:
@@ -41,6 +45,7 @@ def paper_votes(edges: Iterable[Mapping[str, Any]], min_vote: float = 0.0) -> Pa
                             lambda e: float(e["nli_confidence"]))
     best = {(v.get("paper") or v["page_id"]): (float(v["nli_confidence"]), v["relation"], v["edge_id"])
             for v in votes if float(v["nli_confidence"]) >= min_vote}
+    design = {(v.get("paper") or v["page_id"]): v.get("study_design") for v in votes}
     strongest: dict[str, tuple[float, str]] = {}
     for conf, relation, edge_id in best.values():
         if relation not in strongest or (conf, edge_id) > strongest[relation]:
@@ -55,6 +60,8 @@ def paper_votes(edges: Iterable[Mapping[str, Any]], min_vote: float = 0.0) -> Pa
         strongest_refute_edge=strongest[REFUTES][1] if REFUTES in strongest else None,
         supporting_paper_ids=[p for p, v in ranked if v[1] == SUPPORTS],
         refuting_paper_ids=[p for p, v in ranked if v[1] == REFUTES],
+        supporting_designs=[design[p] if isinstance(design[p], str) else None for p, v in ranked if v[1] == SUPPORTS],
+        refuting_designs=[design[p] if isinstance(design[p], str) else None for p, v in ranked if v[1] == REFUTES],
     )
 
 
@@ -80,16 +87,20 @@ def answer_line(verdict: str | None, confidence: float | None, uncertainty: floa
                 votes: PaperVotes | None, open_claims: int | None = None,
                 alpha: float | None = None, beta: float | None = None) -> str:
     """The one line every view of a task starts with, e.g.
-    ``Answer: supported (0.78 ± 0.09) — 6 papers for, 1 against, 23 judged``; an undecided verdict
+    ``Answer: supported (0.78 ± 0.09) — 6 papers for, 1 against, 23 judged — designs: 1
+    meta-analysis and 2 RCTs for; 1 cohort study against``: the voting papers' designs where
+    their edges state them (:func:`lyra_core.evidence_facts.designs_text`); an undecided verdict
     says why, given the score's ``alpha`` and ``beta`` (:func:`undecided_note`)."""
     if verdict is None:
         shown = f"{open_claims} most relevant claims follow" if open_claims else "no adopted claim bears on it yet"
         return f"Answer: open question (no yes/no hypothesis to judge) — {shown}"
     votes = votes or PaperVotes()
     note = undecided_note(verdict, alpha, beta)
+    designs = designs_text(votes.supporting_designs, votes.refuting_designs)
     return (f"Answer: {verdict} ({confidence or 0:.2f} ± {uncertainty or 0:.2f}) — "
             + votes_text(votes.supporting_papers, votes.refuting_papers, votes.papers_below_threshold, "paper")
-            + f", {votes.papers_judged} judged" + (f" — {note}" if note else ""))
+            + f", {votes.papers_judged} judged" + (f" — designs: {designs}" if designs else "")
+            + (f" — {note}" if note else ""))
 
 
 class AnswerPaper(BaseModel):

@@ -9,6 +9,8 @@ lines, and ``--json`` the MCP answer's JSON (one object a line).
 The question's hypothesis (the claim the answer judges) is listed first and flagged, and
 ``lyra evidence TASK`` shows its passages. Beside a score stand the votes that entered it
 (lyra_core.answer.votes_text), not the passages: a passage under the vote threshold is no vote.
+Beside a passage stand its study's design, size and figures (``study:``) and its paper's DOI,
+PMID or URL with the link that opens it.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from lyra_resources.effective import answer_view
 from lyra_tools import explore
 from lyra_tools.cli_common import HomeOption, console, fail, open_store
 from lyra_tools.explore import ClaimBrief, ClaimEvidence, EvidenceItem, ExploreError, TopicClaims
+from lyra_core.report.refs import identifier
 
 app = typer.Typer()
 PAGE = 50  # the MCP tools' largest page; longer listings follow next_cursor
@@ -139,8 +142,10 @@ def _claim_evidence(store, claim_id: str, task_id: str | None, limit: int) -> Cl
 
 
 def _source_line(item: EvidenceItem) -> str:
+    """Title (year) — the paper's DOI, PMID or URL with the link that opens it — trust level."""
     s = item.source
-    where = f"doi:{s.doi}" if s.doi else (s.url or s.page_id or "")
+    name, link = identifier(s.paper_id or s.page_id or "", s.doi, s.pmid, s.url)
+    where = name + (f" <{link}>" if link and link != name else "")
     title = s.title or s.domain or "untitled"
     return f"{title}" + (f" ({s.year})" if s.year else "") + (f" — {where}" if where else "") + \
         (f" [{s.trust_level}]" if s.trust_level else "")
@@ -178,6 +183,7 @@ def _print_evidence(answer: ClaimEvidence, votes: dict[str, VoteCounts]) -> None
             console.print(title, markup=False, highlight=False)
             for item in items:
                 lines = [f"  {item.edge_id}  {_edge_marks(item)}", f"    “{item.text}”",
+                         *([f"    study: {item.facts}"] if item.facts else []),
                          f"    source: {_source_line(item)}", *([f"    why: {item.reason}"] if item.reason else [])]
                 for line in lines:
                     console.print(line, markup=False, highlight=False, soft_wrap=True)
@@ -187,7 +193,8 @@ def _print_evidence(answer: ClaimEvidence, votes: dict[str, VoteCounts]) -> None
         table = Table(Column("edge id", no_wrap=True), "p / human", "fragment", "source", title=title,
                       title_justify="left")
         for item in items:
-            fragment = escape(item.text) + (f"\n[dim]why: {escape(item.reason)}[/dim]" if item.reason else "")
+            fragment = escape(item.text) + (f"\n[bold]study: {escape(item.facts)}[/bold]" if item.facts else "") \
+                + (f"\n[dim]why: {escape(item.reason)}[/dim]" if item.reason else "")
             table.add_row(item.edge_id, escape(_edge_marks(item)).replace("  ", "\n"), fragment,
                           escape(_source_line(item)))
         console.print(table)

@@ -7,13 +7,14 @@ import anyio
 import pandas as pd
 import pytest
 from dagster import DagsterInstance, materialize
-from test_explore import QUESTION, write_graph
+from test_explore import PAPERS, QUESTION, write_graph
 
 from lyra_assets.answer import task_answer
 from lyra_assets.evidence import scores_frame
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_core.claims import claim_id_for
 from lyra_core.evidence import edge_id_for
+from lyra_core.evidence_facts import design_columns
 from lyra_core.hypothesis import to_hypothesis
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store import LyraStore
@@ -26,8 +27,9 @@ HYPOTHESIS_EDGES = [("meta", 1, "SUPPORTS", 0.91), ("falls", 0, "SUPPORTS", 0.7)
 
 def add_hypothesis(store: LyraStore, graph, question: str = QUESTION, hypothesis_edges=None) -> str:
     """The rows ``claims`` and ``nli_edges`` write for the question's hypothesis (``hypothesis_edges``:
-    (paper, fragment index, relation, confidence), default HYPOTHESIS_EDGES); every adopted claim
-    scored by the pipeline's default rule."""
+    (paper, fragment index, relation, confidence), default HYPOTHESIS_EDGES), each edge with its
+    paper's design as the nli_edges asset reads it; every adopted claim scored by the pipeline's
+    default rule."""
     task_id, text = graph.task_id, to_hypothesis(question).hypothesis
     claim_id = claim_id_for(task_id, f"hypothesis: {text}")
     claims = store.read_partition("claims", task_id)
@@ -36,10 +38,12 @@ def add_hypothesis(store: LyraStore, graph, question: str = QUESTION, hypothesis
            "extraction_score": 0.0, "features": []}
     store.replace_partition("claims", task_id, pd.concat([claims.drop(columns="task_id"), pd.DataFrame([row])]))
     edges = store.read_partition("nli_edges", task_id).drop(columns="task_id")
+    texts = store.read_partition("fragments", task_id).set_index("fragment_id")["text"]
     new = [{"edge_id": edge_id_for(task_id, graph.fragments[(paper, i)], claim_id),
             "fragment_id": graph.fragments[(paper, i)], "claim_id": claim_id, "relation": rel,
             "nli_label": rel.lower(), "nli_confidence": conf, "source_trust_level": "academic",
-            "target_trust_level": None, "model_version": "test", "similarity": 0.8, "page_id": graph.pages[paper]}
+            "target_trust_level": None, "model_version": "test", "similarity": 0.8, "page_id": graph.pages[paper],
+            **design_columns(PAPERS[paper]["title"], PAPERS[paper]["text"], texts[graph.fragments[(paper, i)]])}
            for paper, i, rel, conf in (HYPOTHESIS_EDGES if hypothesis_edges is None else hypothesis_edges)]
     edges = pd.concat([edges, pd.DataFrame(new)], ignore_index=True)
     store.replace_partition("nli_edges", task_id, edges)
@@ -80,8 +84,10 @@ def test_task_answer_judges_the_hypothesis_per_paper(answered):
     assert row["strongest_support_edge"] == edge_id_for(graph.task_id, graph.fragments[("blog", 0)], claim_id)
     assert row["strongest_refute_edge"] == edge_id_for(graph.task_id, graph.fragments[("whi", 0)], claim_id)
     first = metadata["answer"].value.splitlines()[0]
+    # the voting papers weighed by design: the meta-analysis for, the trial against (the falls
+    # paper and the blog state none)
     assert first == (f"Answer: {row['verdict']} ({row['confidence']:.2f} ± {row['uncertainty']:.2f}) — "
-                     "3 papers for, 1 against, 4 judged")
+                     "3 papers for, 1 against, 4 judged — designs: 1 meta-analysis for; 1 RCT against")
     assert "- against: Calcium plus vitamin D supplementation and the risk of fractures" in metadata["answer"].value
     assert list(store.read_partition("task_answer", graph.task_id).columns) == [
         "task_id", "hypothesis", "origin", "verdict", "confidence", "uncertainty", "controversy",
@@ -116,7 +122,7 @@ def test_feedback_changes_the_answer_people_see(answered):
     answer = explore.evidence_summary(store, graph.task_id).answer
     assert (answer.supporting_papers, answer.refuting_papers, answer.papers_judged) == (3, 0, 3)
     assert answer.recomputed and answer.strongest_refute_edge is None
-    assert answer.line.endswith("3 papers for, 0 against, 3 judged")
+    assert answer.line.endswith("3 papers for, 0 against, 3 judged — designs: 1 meta-analysis and 1 RCT for")
 
 
 def test_an_open_question_is_answered_by_its_most_relevant_claims(tmp_path):
@@ -142,7 +148,8 @@ def test_the_cli_summary_starts_with_the_answer(answered, capsys):
     outcome = runner.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
     cli_run.print_summary(outcome, store.layout.root)
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("Answer: ") and lines[0].endswith("3 papers for, 1 against, 4 judged")
+    assert lines[0].startswith("Answer: ") and lines[0].endswith("3 papers for, 1 against, 4 judged — designs: "
+                                                                  "1 meta-analysis for; 1 RCT against")
     assert lines[1] == "Hypothesis (read by rule from the question): Vitamin D supplementation reduces fracture risk " \
                        "in older adults."
     assert lines[2] == f"  claim {claim_id}: `lyra evidence {graph.task_id}` lists its passages"

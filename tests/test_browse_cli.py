@@ -52,9 +52,13 @@ def test_evidence_shows_edges_with_sources_and_human_corrections(store, graph):
     at = next(i for i, line in enumerate(lines) if edge in line)
     assert "HUMAN-CORRECTED (model said REFUTES)" in lines[at]
     assert lines[at + 1].strip().startswith("“In this trial of 36,282 postmenopausal women")
-    assert "Calcium plus vitamin D supplementation and the risk of fractures (2019) — doi:10.1056/nejmoa055218" \
-        in lines[at + 2]
-    assert lines[at + 3].strip() == "why: set by a reviewer; the judge had read: the cross-encoder reads refutes (0.88)"
+    # what a scientist weighs (the trial's design and size), then the paper's DOI with its link
+    assert lines[at + 2].strip() == "study: RCT, n = 36,282"
+    assert ("Calcium plus vitamin D supplementation and the risk of fractures (2019) — doi:10.1056/nejmoa055218 "
+            "<https://doi.org/10.1056/nejmoa055218>") in lines[at + 3]
+    falls = lines[next(i for i, line in enumerate(lines) if graph.edges[("user", "falls")] in line) + 2]
+    assert "PMID 31234567 <https://pubmed.ncbi.nlm.nih.gov/31234567/>" in falls  # no DOI: its PubMed link
+    assert lines[at + 4].strip() == "why: set by a reviewer; the judge had read: the cross-encoder reads refutes (0.88)"
     assert "p_sup 0.95 p_ref 0.03" in shown.output  # the model's probabilities of an unreviewed edge
 
     one = invoke(store, "evidence", graph.claims["user"], "--limit", "1", "--task", graph.task_id)

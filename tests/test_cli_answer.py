@@ -89,7 +89,8 @@ def test_conflicting_evidence_is_told_from_insufficient(tmp_path):
     status = lyra(store, "task", "status", graph.task_id)
     answer = next(line for line in status.output.splitlines() if line.startswith("Answer: "))
     assert answer.startswith("Answer: contested (")
-    assert answer.endswith("— 1 paper for, 1 against, 2 judged — conflicting evidence: strong votes on both sides")
+    assert answer.endswith("— 1 paper for, 1 against, 2 judged — designs: 1 meta-analysis for; 1 RCT against "
+                           "— conflicting evidence: strong votes on both sides")
     evidence = lyra(store, "evidence", graph.task_id).output.splitlines()
     assert evidence[1].endswith("votes 1 for, 1 against — conflicting evidence: strong votes on both sides")
 

@@ -178,3 +178,23 @@ def test_effect_claims_are_judged_from_their_parts_with_a_reason_on_every_edge(l
     # an extracted claim that states no effect is the cross-encoder's, and says so
     other = edges[edges["judged_by"] == "cross-encoder"]
     assert all("states no direction" in r for r in other["reason"])
+
+
+def test_every_edge_carries_its_papers_design_and_size(lyra_home, small_corpus):
+    from lyra_core.study_design import DESIGNS
+
+    store = LyraStore.at(lyra_home)
+    task = store.create_task("Does vitamin D supplementation reduce fracture risk?",
+                             {"corpus": [str(small_corpus)], "claims": [USER_CLAIM]})
+    assert runner.run_task(task.id, lyra_home).success
+    edges = store.fetch_df(
+        "SELECT e.*, f.text, p.title FROM nli_edges e JOIN fragments f USING (task_id, fragment_id) "
+        "JOIN pages p ON p.task_id = e.task_id AND p.page_id = e.page_id WHERE e.task_id = ?", [task.id])
+    assert len(edges) and set(edges["study_design"]) <= set(DESIGNS)
+    # the trial of 36,282 women: its design from "this trial", its size from the abstract, on every edge of its page
+    trial = edges[edges["title"] == "Calcium and vitamin D in postmenopausal women"]
+    assert len(trial) and set(trial["study_design"]) == {"rct"} and set(trial["sample_size"]) == {36282}
+    assert set(trial["design_cue"]) == {"trial"}
+    # a passage's figures are on its edges whichever judge read it
+    rr = edges[edges["text"].str.contains("RR 0.70")]
+    assert len(rr) and all("RR 0.7" in f for f in rr["effect_figures"])

@@ -16,6 +16,7 @@ import pytest
 from lyra_assets.documents import domain_of, page_id_for, paper_url
 from lyra_core.claims import claim_id_for
 from lyra_core.evidence import edge_id_for, edge_probabilities, unread_parts
+from lyra_core.evidence_facts import design_columns
 from lyra_core.fragments import make_fragments
 from lyra_core.papers import paper_id_for
 from lyra_core.scoring import Evidence, score_claim
@@ -96,15 +97,18 @@ def model_rows(task_id: str, relabel: dict[tuple[str, str], tuple[str, float]] |
                "also_in_fragments": [], "relevance": 0.9 - 0.1 * i, "extraction_score": 3.0, "features": []}
               for i, (name, (text, origin, paper, status)) in enumerate(CLAIMS.items())]
     edges = []
+    text_of = {f["fragment_id"]: f["text"] for f in fragments}
     for claim, paper, idx, relation, conf in EDGES:
         relation, conf = (relabel or {}).get((claim, paper), (relation, conf))
         fid = frag_of[(paper, idx)]
+        design = design_columns(PAPERS[paper]["title"], PAPERS[paper]["text"], text_of[fid])
         edges.append({"edge_id": edge_id_for(task_id, fid, claim_ids[claim]), "fragment_id": fid,
                       "claim_id": claim_ids[claim], "relation": relation, "nli_label": relation.lower(),
                       "nli_confidence": conf, "source_trust_level": "unverified" if paper == "blog" else "academic",
                       "target_trust_level": "academic", "model_version": NLI_VERSION, "similarity": 0.7,
                       "page_id": page_of[paper], **edge_probabilities(relation, conf),
-                      **unread_parts("cross-encoder", f"the cross-encoder reads {relation.lower()} ({conf:.2f})")})
+                      **unread_parts("cross-encoder", f"the cross-encoder reads {relation.lower()} ({conf:.2f})"),
+                      **design})  # as the nli_edges asset writes them: the paper's design, the passage's figures
     scores = []
     for name, cid in claim_ids.items():
         if CLAIMS[name][3] != "adopted":

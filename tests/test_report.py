@@ -16,6 +16,7 @@ from lyra_tools import explore
 from lyra_tools.feedback import apply_feedback
 from lyra_resources.effective import report as reports
 from lyra_resources.effective.report import report_html, report_markdown, top_claims, write_report
+from lyra_core.report.refs import identifier
 
 SVG = "{http://www.w3.org/2000/svg}"
 AUTHORS = ["Smith, Jane Q.", "van Beethoven, Ludwig", "Müller, Jörg", "Doe, J."]
@@ -121,6 +122,27 @@ def test_citations_and_the_reference_list_agree(home):
     blog = next(r for r in report.references if r.url == PAPERS["blog"]["url"])
     assert not blog.is_paper and blog.text() == "Vitamin D miracle. Web page." and blog.link == PAPERS["blog"]["url"]
     assert f'<a href="{PAPERS["blog"]["url"]}">' in html
+
+
+def test_each_passage_shows_its_studys_design_size_figures_and_the_papers_link(home):
+    store, graph = home
+    text, html = report_markdown(store, graph.task_id), report_html(store, graph.task_id)
+    meta_doi, whi_doi = "https://doi.org/10.1001/jama.2019.0001", "https://doi.org/10.1056/nejmoa055218"
+    # the answer line weighs the voting papers by design, in every form of the report
+    assert "4 judged — designs: 1 meta-analysis for; 1 RCT against**" in text
+    assert "4 judged — designs: 1 meta-analysis for; 1 RCT against</p>" in html
+    # the meta-analysis's passage: its design and figures, its DOI as a link; the trial's: design and size
+    assert (f"(RR 0.70, 95% CI 0.58-0.86).” [2] — meta-analysis, RR 0.7, 0.58–0.86 · "
+            f"[doi:10.1001/jama.2019.0001](<{meta_doi}>)") in text
+    assert f"did not reduce hip fractures.” [4] — RCT, n = 36,282 · [doi:10.1056/nejmoa055218](<{whi_doi}>)" in text
+    assert (f'<span class="facts"> — meta-analysis, RR 0.7, 0.58–0.86 · <a class="paper" href="{meta_doi}">'
+            "doi:10.1001/jama.2019.0001</a></span>") in html
+    assert f'<span class="facts"> — RCT, n = 36,282 · <a class="paper" href="{whi_doi}">' in html
+    # no DOI: the PubMed link; no paper: the page's own http(s) URL; no design stated: none shown
+    assert "nursing home residents.” [3] — [PMID 31234567](<https://pubmed.ncbi.nlm.nih.gov/31234567/>)" in text
+    assert f'<a class="paper" href="{PAPERS["blog"]["url"]}">' in html
+    assert "design not stated" not in text
+    assert identifier("p_1", url="javascript:alert(1)") == ("p_1", None)  # never a link
 
 
 def test_labels_are_escaped_and_the_page_stands_alone(home, tmp_path):

@@ -26,7 +26,8 @@ from lyra_resources.settings import LyraSettings
 from lyra_resources.store import LyraStore
 from lyra_tools.cli import app
 
-FIRST_ANSWER = "Answer: supported (0.73 ± 0.11) — 3 papers for, 1 against, 4 judged"
+FIRST_ANSWER = ("Answer: supported (0.73 ± 0.11) — 3 papers for, 1 against, 4 judged — designs: 1 meta-analysis for; "
+                "1 RCT against")
 
 
 def run_report(store: LyraStore, task_id: str):
@@ -92,7 +93,8 @@ def test_feedback_through_the_cli_rewrites_the_report_files(answered):
     result = cli(store, "feedback", "edge-correct", graph.task_id, whi, "supports", "--reason", "it agrees")
     assert result.exit_code == 0, result.output
     text, html, _ = report_files(store, graph.task_id)
-    new_answer = "Answer: well_supported (0.94 ± 0.06) — 4 papers for, 0 against, 4 judged"
+    new_answer = ("Answer: well_supported (0.94 ± 0.06) — 4 papers for, 0 against, 4 judged — designs: "
+                  "1 meta-analysis and 1 RCT for")
     assert f"**{md(new_answer)}**" in text and f'<p class="answer">{new_answer}</p>' in html
     assert FIRST_ANSWER not in text and FIRST_ANSWER not in html
 

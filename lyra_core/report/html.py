@@ -20,7 +20,7 @@ h3{font-size:1.02rem;margin:1.2rem 0 .2rem} .answer{font-size:1.1rem;font-weight
 .meta,.score,.more{color:#444;font-size:.92rem} .score{margin:.1rem 0 .4rem}
 ul.evidence{margin:.2rem 0 .6rem;padding-left:1.2rem} ul.evidence li{margin:.25rem 0}
 .supports .rel{color:#0072B2;font-weight:bold} .refutes .rel{color:#D55E00;font-weight:bold}
-.corrected{background:#fff3c4} .why{color:#555;font-size:.85rem} .mine{font-weight:normal;color:#555}
+.corrected{background:#fff3c4} .why{color:#555;font-size:.85rem} .facts{color:#333} .mine{font-weight:normal;color:#555}
 a.cite{text-decoration:none} .flag{color:#D55E00;font-size:.85rem;font-weight:normal}
 figure{margin:1rem 0} figure svg{max-width:100%;height:auto} figcaption{font-size:.9rem;color:#444}
 ol.refs li{margin:.3rem 0} blockquote{border-left:3px solid #ccc;margin:.5rem 0;padding-left:.8rem;color:#444}
@@ -49,6 +49,19 @@ def _cite(parent: ET.Element, number: int) -> None:
         previous.tail = (previous.tail or "") + " "
     else:
         parent.text = (parent.text or "") + " "
+
+
+def _weighed(item: ET.Element, sentence: ReportSentence) -> None:
+    """After the citation: the study's design, size and figures, and the paper's identifier as a
+    link where it has an http(s) one."""
+    if not (sentence.facts or sentence.paper):
+        return
+    span = _text(item, "span", " — " + sentence.facts + (" · " if sentence.facts and sentence.paper else ""),
+                 "facts")
+    if sentence.paper_link:
+        _text(span, "a", sentence.paper, "paper", href=sentence.paper_link)
+    else:
+        span.text += sentence.paper
 
 
 def _why(item: ET.Element, sentence: ReportSentence) -> None:
@@ -88,6 +101,7 @@ def _answer(body: ET.Element, report: Report) -> None:
                 item = ET.SubElement(passages, "li", {"class": word.lower() + (" corrected" if s.model_relation else "")})
                 _text(item, "span", word, "rel").tail = f" ({sentence_note(s)}): “{s.text}”"
                 _cite(item, s.ref)
+                _weighed(item, s)
                 _why(item, s)
 
 
@@ -110,6 +124,7 @@ def _claim(section: ET.Element, claim: ReportClaim) -> None:
             item = ET.SubElement(items, "li", {"class": css})
             _text(item, "span", word, "rel").tail = f" ({sentence_note(s)}): “{s.text}”"
             _cite(item, s.ref)
+            _weighed(item, s)
             _why(item, s)
         if more:
             _text(items, "li", f"… and {more} more {word.lower()[:-1]}ing source{'s' * (more != 1)} "

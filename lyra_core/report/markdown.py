@@ -51,10 +51,17 @@ def answer_md(report: Report) -> list[str]:
             lines.append(f"- {side}: " + "; ".join(
                 f"{md(p.title or p.paper_id)} [{report.answer_refs[p.paper_id]}]" for p in papers))
     lines += [f"- {md(c.verdict)}: {md(c.text)}" for c in answer.claims]
-    for sentence in [*report.answer_supports, *report.answer_refutes]:
-        lines.append(f"- {sentence.relation.capitalize()} ({sentence_note(sentence)}): “{md(sentence.text)}” "
-                     f"[{sentence.ref}]" + (f"  \n  _why: {md(sentence.reason)}_" if sentence.reason else ""))
+    lines += [sentence_md(s.relation.capitalize(), s) for s in [*report.answer_supports, *report.answer_refutes]]
     return [*lines, ""]
+
+
+def sentence_md(word: str, s: ReportSentence) -> str:
+    """One passage as a Markdown list item: its relation, text and reference, then what a scientist
+    weighs (design, size, figures) and its paper's identifier as a link, then the judge's reason."""
+    paper = f"[{md(s.paper)}](<{s.paper_link}>)" if s.paper_link else md(s.paper)
+    weighed = " · ".join(p for p in (md(s.facts), paper) if p)
+    return (f"- {word} ({sentence_note(s)}): “{md(s.text)}” [{s.ref}]" + (f" — {weighed}" if weighed else "")
+            + (f"  \n  _why: {md(s.reason)}_" if s.reason else ""))
 
 
 def markdown(report: Report, svg_name: str | None = None) -> str:
@@ -71,8 +78,7 @@ def markdown(report: Report, svg_name: str | None = None) -> str:
                       + (f" · stated in [{c.stated_in}]" if c.stated_in else ""), ""]
             for word, side, more in (("Supports", c.supports, c.more_supporting_sources),
                                      ("Refutes", c.refutes, c.more_refuting_sources)):
-                lines += [f"- {word} ({sentence_note(s)}): “{md(s.text)}” [{s.ref}]"
-                          + (f"  \n  _why: {md(s.reason)}_" if s.reason else "") for s in side]
+                lines += [sentence_md(word, s) for s in side]
                 if more:
                     lines.append(f"- … and {more} more {word.lower()[:-1]}ing source{'s' * (more != 1)}")
             if not (c.supports or c.refutes):
@@ -95,7 +101,8 @@ def intro(report: Report) -> str:
     shown = len(report.claims)
     line = (f"{shown} of {report.claims_in_force} claims in force, the most relevant to the question, "
             "grouped by topic, each with the strongest passages for and against it (the number beside a passage is "
-            f"the judge's calibrated probability of that relation). Task {report.task_id} ({report.status}).")
+            "the judge's calibrated probability of that relation; after it stand the study's design and size, "
+            f"the figures the passage states and the paper's identifier). Task {report.task_id} ({report.status}).")
     if report.feedback:
         line += " Human feedback applied: " + "; ".join(report.feedback) + "."
     return line

@@ -21,6 +21,9 @@ class ReportSentence(BaseModel):
     ref: int
     model_relation: str | None = None  # the model's label, when a reviewer corrected it
     reason: str | None = None  # the judge's reason in one line
+    facts: str = ""  # what a scientist weighs: "RCT, n = 861, HR 0.63 (0.35–1.13)" (lyra_core.evidence_facts)
+    paper: str = ""  # the paper's DOI, PMID, URL or id, as the passage names it
+    paper_link: str | None = None  # where it opens: an http(s) link, or None (shown as text)
 
 
 class ReportClaim(BaseModel):

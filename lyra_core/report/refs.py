@@ -35,6 +35,30 @@ def linkable(url: str | None) -> str | None:
     return quote(url, safe=_URL_SAFE)
 
 
+def doi_link(doi: str | None) -> str | None:
+    """A DOI as a resolvable https://doi.org/ link (DOIs may hold characters a URL must escape)."""
+    if not doi or not doi.strip():
+        return None
+    doi = doi.strip()
+    for prefix in DOI_PREFIXES:
+        if doi.lower().startswith(prefix):
+            doi = doi[len(prefix):]
+    return "https://doi.org/" + quote(doi, safe="/:;()._-")
+
+
+def identifier(source_id: str, doi: str | None = None, pmid: str | None = None,
+               url: str | None = None) -> tuple[str, str | None]:
+    """How a passage names its paper, and the link that opens it: ``doi:…`` (doi.org), ``PMID …``
+    (PubMed), else its URL when that is an http(s) URL, else Lyra's id of the source, unlinked."""
+    if doi and doi.strip():
+        return f"doi:{doi.strip()}", doi_link(doi)
+    if pmid and str(pmid).strip():
+        pmid = str(pmid).strip()
+        return f"PMID {pmid}", f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/" if pmid.isdigit() else None
+    link = linkable(url)
+    return (link, link) if link else (source_id, None)
+
+
 class Reference(BaseModel):
     """One numbered source of the report."""
 
@@ -46,18 +70,18 @@ class Reference(BaseModel):
     year: int | None = None
     venue: str | None = None
     doi: str | None = None
+    pmid: str | None = None
     url: str | None = None
 
     @property
     def doi_url(self) -> str | None:
         """The DOI as a resolvable https://doi.org/ link (DOIs may hold characters a URL must escape)."""
-        if not self.doi:
-            return None
-        doi = self.doi.strip()
-        for prefix in DOI_PREFIXES:
-            if doi.lower().startswith(prefix):
-                doi = doi[len(prefix):]
-        return "https://doi.org/" + quote(doi, safe="/:;()._-")
+        return doi_link(self.doi)
+
+    @property
+    def identifier(self) -> tuple[str, str | None]:
+        """The paper's DOI, PMID, URL or id as a passage names it, and its link (``identifier``)."""
+        return identifier(self.source_id, self.doi, self.pmid, self.url)
 
     @property
     def web_url(self) -> str | None:
@@ -128,4 +152,9 @@ class References:
         return Reference(number=number, source_id=source_id, is_paper=bool(row.get("is_paper")),
                          title=" ".join(title.split()), authors=list(row.get("authors") or []),
                          year=int(year) if year else None,
-                         venue=row.get("venue") or None, doi=row.get("doi") or None, url=url)
+                         venue=row.get("venue") or None, doi=row.get("doi") or None,
+                         pmid=str(row["pmid"]) if row.get("pmid") else None, url=url)
+
+    def reference(self, source_id: str) -> Reference:
+        """The reference of ``source_id``, cited (numbered) here if it was not yet."""
+        return self.items[self.cite(source_id) - 1]

@@ -47,21 +47,22 @@ def claim_brief(row: dict[str, Any]) -> ClaimBrief:
 def source_rows(conn: duckdb.DuckDBPyConnection, task_id: str,
                 ids: Sequence[str]) -> dict[str, dict[str, Any]]:
     """Bibliographic fields of each id: a paper of the task (:func:`task_papers`: title, year,
-    venue, DOI, URL, ``authors`` as a list; ``is_paper``), or a page that is no paper (a web page:
+    venue, DOI, PMID, URL, ``authors`` as a list; ``is_paper``), or a page that is no paper (a web page:
     title and URL only). Unknown ids are absent; an untitled paper is shown by the opening words
     of its abstract."""
     out = {}
     for paper_id, row in task_papers(conn, task_id, ids).items():
         title = (row["title"] or "").strip() or (f"Untitled: {row['abstract'][:80]}…" if row["abstract"] else None)
         out[paper_id] = {"id": paper_id, "is_paper": True, "title": title, "year": row["year"], "venue": row["venue"],
-                         "doi": row["doi"], "url": row["url"], "authors": [str(a) for a in cell_list(row["authors"])]}
+                         "doi": row["doi"], "pmid": row["pmid"], "url": row["url"],
+                         "authors": [str(a) for a in cell_list(row["authors"])]}
     cond, params, post = in_ids("page_id", [i for i in dict.fromkeys(ids) if i not in out])
     if cond != "FALSE":
         for r in fetch_rows(conn, f"SELECT page_id, title, url FROM pages WHERE task_id = ? AND paper_id IS NULL AND {cond}",
                        [task_id, *params]):
             if post is None or r["page_id"] in post:
                 out[r["page_id"]] = {"id": r["page_id"], "is_paper": False, "title": r["title"], "year": None,
-                                     "venue": None, "doi": None, "url": r["url"], "authors": []}
+                                     "venue": None, "doi": None, "pmid": None, "url": r["url"], "authors": []}
     return out
 
 

@@ -108,6 +108,7 @@ class Source(BaseModel):
     title: str | None
     year: int | None = None
     doi: str | None = None
+    pmid: str | None = Field(None, description="the paper's PubMed id, where known")
     kind: str | None
     trust_level: str | None
 
@@ -123,6 +124,16 @@ class EvidenceItem(BaseModel):
     model_relation: str | None = Field(None, description="the model's label, given when a human changed it")
     reason: str | None = Field(None, description="why the judge said what it said, in one line (for an effect "
                                "claim: the directions the passage and the claim state, the figures)")
+    study_design: str | None = Field(
+        None, description="the design of the passage's paper: meta_analysis | rct | cohort | case_control | "
+                          "cross_sectional | animal_cell | review | other (none stated); null on an edge judged "
+                          "before designs were read")
+    design_cue: str | None = Field(None, description="the words that decided study_design, as written")
+    sample_size: int | None = Field(None, description="people or animals the study enrolled, where stated")
+    effect_figures: str | None = Field(None, description="the effect figures the passage states, as written "
+                                       "('RR 0.70, 95% CI 0.58-0.86')")
+    facts: str | None = Field(None, description="design, size and figures in one line, as a scientist reads "
+                              "them: 'RCT, n = 861, HR 0.63 (0.35–1.13)'")
     human_reviewed: bool
     human_corrected: bool
     source: Source

@@ -67,9 +67,9 @@ def paper_keys(conn: duckdb.DuckDBPyConnection, task_id: str) -> list[tuple[str,
 
 
 def add_paper_fields(conn: duckdb.DuckDBPyConnection, task_id: str, rows: list[dict[str, Any]]) -> None:
-    """Give each row with a ``paper_id`` (an edge with its page's paper) that paper's ``doi`` and
-    ``year``, in place; a page that is no paper (a web page) gets None for both."""
+    """Give each row with a ``paper_id`` (an edge with its page's paper) that paper's ``doi``,
+    ``pmid`` and ``year``, in place; a page that is no paper (a web page) gets None for each."""
     meta = task_papers(conn, task_id, [r["paper_id"] for r in rows if r.get("paper_id")])
     for row in rows:
         paper = meta.get(row.get("paper_id") or "", {})
-        row["doi"], row["year"] = paper.get("doi"), paper.get("year")
+        row["doi"], row["pmid"], row["year"] = paper.get("doi"), paper.get("pmid"), paper.get("year")

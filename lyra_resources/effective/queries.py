@@ -27,7 +27,8 @@ CLAIM_SQL = (
     + ", s.method FROM claims c LEFT JOIN claim_scores s ON s.task_id = c.task_id AND s.claim_id = c.claim_id "
     "WHERE c.task_id = ? AND c.adoption_status = 'adopted'")
 EDGE_COLUMNS = ("e.edge_id, e.claim_id, e.fragment_id, e.relation, e.nli_confidence, e.page_id, "
-                 "e.source_trust_level, e.target_trust_level, e.p_supports, e.p_refutes, e.p_neutral, e.reason")
+                 "e.source_trust_level, e.target_trust_level, e.p_supports, e.p_refutes, e.p_neutral, e.reason, "
+                 "e.study_design, e.design_cue, e.sample_size, e.effect_figures")
 _MAX_IN = 100  # ids passed as IN (?, …); more are filtered in Python
 
 

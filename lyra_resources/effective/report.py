@@ -21,6 +21,7 @@ import duckdb
 import pandas as pd
 
 from lyra_core.cells import cell_list
+from lyra_core.evidence_facts import facts_line
 from lyra_core.hypothesis import HYPOTHESIS
 from lyra_core.report.html import render_html
 from lyra_core.report.markdown import markdown
@@ -103,11 +104,15 @@ def _strongest_per_source(edges: list[dict[str, Any]], relation: str) -> list[di
 
 
 def _sentence(edge: dict[str, Any], refs: References) -> ReportSentence:
+    reference = refs.reference(edge["paper"])
+    paper, link = reference.identifier
     return ReportSentence(relation=edge["relation"], confidence=round(float(edge["nli_confidence"]), 2),
                           text=clip(" ".join((edge.get("text") or "").split()), SENTENCE_CHARS)[0],
-                          ref=refs.cite(edge["paper"]),
+                          ref=reference.number,
                           model_relation=edge["model_relation"] if edge["human_corrected"] else None,
-                          reason=edge.get("reason") or None)
+                          reason=edge.get("reason") or None,
+                          facts=facts_line(edge.get("study_design"), edge.get("sample_size"), edge.get("effect_figures")),
+                          paper=paper, paper_link=link)
 
 
 def _feedback(overlay: Overlay, edges: list[dict[str, Any]]) -> list[str]:

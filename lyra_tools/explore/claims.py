@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from lyra_core.cells import cell_list
+from lyra_core.evidence_facts import facts_line
 from lyra_core.feedback import effective_edges
 from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS
 from lyra_resources.store import LyraStore
@@ -92,16 +93,24 @@ def _evidence_item(row: dict[str, Any]) -> EvidenceItem:
         nli_confidence=round(float(row["nli_confidence"]), 4),
         probabilities=_probabilities(row),
         model_relation=row["model_relation"] if row["human_corrected"] else None,
-        reason=_reason(row),
+        reason=_reason(row), **_design(row),
         human_reviewed=row["human_reviewed"], human_corrected=row["human_corrected"],
         source=source_of(row))
+
+
+def _design(row: dict[str, Any]) -> dict[str, Any]:
+    """The edge's study design, size and figures as stored, and the one line that shows them."""
+    design, cue, size, figures = (nan_to_none(row.get(k)) for k in ("study_design", "design_cue", "sample_size",
+                                                                     "effect_figures"))
+    return {"study_design": design, "design_cue": cue, "sample_size": int(size) if size is not None else None,
+            "effect_figures": figures or None, "facts": facts_line(design, size, figures) or None}
 
 
 def source_of(row: dict[str, Any], title_chars: int = 160) -> Source:
     """The source of an edge read by ``claim_edges(..., with_sources=True)``."""
     return Source(page_id=row["page_id"], paper_id=row.get("paper_id"), url=row["url"], domain=row["domain"],
                   title=clip(row["title"], title_chars)[0] or None, year=nan_to_none(row.get("year")),
-                  doi=row.get("doi"), kind=row["kind"], trust_level=row["source_trust_level"])
+                  doi=row.get("doi"), pmid=row.get("pmid"), kind=row["kind"], trust_level=row["source_trust_level"])
 
 
 def claim_evidence(store: LyraStore, claim_id: str, task_id: str | None = None, limit: int = 5,
