@@ -89,16 +89,16 @@ class CorpusSearch:
         return rank_texts(query, self.texts, self.corpus.bm25_scores(query), store=self.store, models=self.models,
                           reranker=self.reranker, config=self.config, vectors=self.vectors)
 
-    def ranked(self, query: str, top: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """The record indices of the ``top`` best papers, best first (BM25's and the embedding's
-        candidates; the rest unranked), and every stage's score per record."""
-        scores = self.scores(query)
-        ranked = np.flatnonzero(scores["final_rank"] > 0)
-        return ranked[np.argsort(scores["final_rank"][ranked])][:max(top, 0)], scores
-
     def search(self, query: str, top: int) -> list[Hit]:
         """The ``top`` best papers, best first, each with every stage's score."""
-        ranked, scores = self.ranked(query, top)
+        return [hit for _, hit in self.ranked(query, top)]
+
+    def ranked(self, query: str, top: int) -> list[tuple[int, Hit]]:
+        """The ``top`` best papers, best first (BM25's and the embedding's candidates; the rest
+        unranked), each as its record's index and its ``Hit``."""
+        scores = self.scores(query)
+        ranked = np.flatnonzero(scores["final_rank"] > 0)
+        ranked = ranked[np.argsort(scores["final_rank"][ranked])][:max(top, 0)]
         # fused can reach no higher than the weights' sum and a stage-3 score no lower than -1 (a cosine):
         # reranked papers score above every other, so a run's scores fall with its ranks
         offset = self.config.bm25_weight + self.config.embedding_weight + 1.0
@@ -106,11 +106,12 @@ class CorpusSearch:
         for i in ranked:
             rerank = _value(scores["rerank_score"][i])
             record = self.corpus.records[i]
-            hits.append(Hit(rank=int(scores["final_rank"][i]), doc_id=record.source_id, title=record.title,
-                            bm25=float(scores["bm25_score"][i]), embedding=_value(scores["embedding_score"][i]),
-                            fused=_value(scores["fused_score"][i]), rerank=rerank,
-                            score=offset + float(scores["final_score"][i]) if rerank is not None
-                            else float(scores["fused_score"][i])))
+            hit = Hit(rank=int(scores["final_rank"][i]), doc_id=record.source_id, title=record.title,
+                      bm25=float(scores["bm25_score"][i]), embedding=_value(scores["embedding_score"][i]),
+                      fused=_value(scores["fused_score"][i]), rerank=rerank,
+                      score=offset + float(scores["final_score"][i]) if rerank is not None
+                      else float(scores["fused_score"][i]))
+            hits.append((int(i), hit))
         return hits
 
 
@@ -134,9 +135,10 @@ class RankedCorpusProvider(LocalCorpusProvider):
         self.ranking = search
 
     async def search(self, query: str, limit: int = 50) -> list[PaperRecord]:
-        ranked, scores = self.ranking.ranked(query, limit)
-        return [self.corpus.records[i].model_copy(update={"score": float(scores["final_score"][i])})
-                for i in ranked]
+        # run in the step's own thread, not a worker: the local corpus is searched before any live
+        # source is asked, and the embedding bar names the asset whose step runs it
+        return [self.corpus.records[i].model_copy(update={"score": hit.score})
+                for i, hit in self.ranking.ranked(query, limit)]
 
 
 def ranked_providers(providers: list[PaperProvider], *, store: LyraStore, models: LocalModels,
