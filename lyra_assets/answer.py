@@ -7,6 +7,7 @@ from lyra_assets.metadata import table_metadata
 from lyra_assets import documents, evidence, sources, topics
 from lyra_assets.claims import claims as claims_asset
 from lyra_assets.partitions import task_partitions
+from lyra_core.addressed import TaskPassage, not_addressed_line
 from lyra_core.answer import answer_line, paper_votes
 from lyra_core.hypothesis import HYPOTHESIS, OPEN_QUESTION, reading_note, to_hypothesis
 from lyra_core.tasks import TaskOptions
@@ -49,6 +50,27 @@ def _titles(store: LyraStore, task_id: str, paper_ids: list[str]) -> list[str]:
     return [str(found.get(p) or p) for p in paper_ids]
 
 
+def task_passages(store: LyraStore, task_id: str, claim_id: str) -> tuple[list[TaskPassage], dict[str, str]]:
+    """Every fragment of the task with whether the hypothesis ``claim_id`` judged it and whether it
+    voted, and every paper's (or paperless page's) title, best search rank first."""
+    fragments = store.fetch_df(
+        "SELECT f.page_id, f.position, f.text, coalesce(p.paper_id, f.page_id) AS paper, "
+        "bool_or(e.edge_id IS NOT NULL) AS judged, "
+        "coalesce(bool_or(e.relation IN ('SUPPORTS', 'REFUTES')), false) AS voted "
+        "FROM fragments f LEFT JOIN pages p ON p.task_id = f.task_id AND p.page_id = f.page_id "
+        "LEFT JOIN nli_edges e ON e.task_id = f.task_id AND e.fragment_id = f.fragment_id AND e.claim_id = ? "
+        "WHERE f.task_id = ? GROUP BY f.fragment_id, f.page_id, f.position, f.text, p.paper_id "
+        "ORDER BY f.page_id, f.position", [claim_id, task_id])
+    texts = evidence.page_texts(store, task_id, fragments)
+    passages = [TaskPassage(paper_id=r.paper, text=r.text, paper_text=texts.get(r.page_id, ""), judged=bool(r.judged),
+                            voted=bool(r.voted)) for r in fragments.itertuples(index=False)]
+    titles = store.fetch_df(
+        "SELECT paper_id, title FROM papers WHERE task_id = ? ORDER BY search_rank", [task_id])
+    pages = store.fetch_df("SELECT page_id, title FROM pages WHERE task_id = ? AND paper_id IS NULL ORDER BY page_id",
+                           [task_id])
+    return passages, {str(k): str(v or "") for frame in (titles, pages) for k, v in frame.itertuples(index=False)}
+
+
 @asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
        deps=[evidence.claim_scores, topics.claim_topics, claims_asset, evidence.nli_edges, documents.pages,
              sources.papers_spec], code_version="1")
@@ -58,7 +80,9 @@ def task_answer(context: AssetExecutionContext, store: LyraStore, settings: Lyra
     A yes/no question is judged as its declarative hypothesis (the `claims` row of origin
     `hypothesis`): its verdict, confidence ± uncertainty and controversy come from `claim_scores`,
     and its papers for and against from its edges, one vote per paper (its strongest edge);
-    `unverified` or `contested` say the evidence does not decide. An open question gets origin
+    `unverified` or `contested` say the evidence does not decide. When no passage that voted (or,
+    with no vote, none judged) speaks of both the hypothesis's exposure and its outcome,
+    `not_addressed` says so in one line and names the closest papers. An open question gets origin
     `open_question` and no verdict: its answer is the most relevant adopted claims.
     """
     task = store.require_task(context.partition_key)
@@ -91,7 +115,9 @@ def task_answer(context: AssetExecutionContext, store: LyraStore, settings: Lyra
                **votes.model_dump(include={"supporting_papers", "refuting_papers", "papers_judged",
                                            "strongest_support_edge", "strongest_refute_edge"})}
         alpha, beta = (float(h[k]) if pd.notna(h[k]) else None for k in ("alpha", "beta"))
+        row["not_addressed"] = not_addressed_line(h["text"], *task_passages(store, task.id, h["claim_id"]))
         lines = [answer_line(verdict, row["confidence"], row["uncertainty"], votes, alpha=alpha, beta=beta),
+                 *([row["not_addressed"]] if row["not_addressed"] else []),
                  f"Hypothesis ({reading_note(parsed.reading)}): {h['text']}"]
         lines += [f"- for: {t}" for t in _titles(store, task.id, votes.supporting_paper_ids[:5])]
         lines += [f"- against: {t}" for t in _titles(store, task.id, votes.refuting_paper_ids[:5])]

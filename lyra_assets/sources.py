@@ -27,7 +27,8 @@ from lyra_resources.academic.gather import (
     search_live,
     unreachable_sources,
 )
-from lyra_resources.corpus import LocalCorpusProvider
+from lyra_resources.corpus import LocalCorpus, LocalCorpusProvider
+from lyra_resources.corpus_search import ranked_providers
 from lyra_resources.literature import OFFLINE_HINT, LiteratureSources, SourcePlan
 from lyra_resources.local_models import LocalModels
 from lyra_resources.paper_rows import papers_frame
@@ -131,7 +132,9 @@ papers_spec = AssetSpec(
     "papers", group_name="sources", kinds={"duckdb", "parquet"}, code_version="1",
     description="""Canonical papers found for the task's question, best first.
 
-The local corpus is searched and, when live sources are on and the question is academic,
+The local corpus is ranked as `lyra search` ranks it (BM25's candidates and the papers nearest
+the question by embedding, fused, then each best one's best sentence; the corpus is embedded once
+per home) and, when live sources are on and the question is academic,
 Semantic Scholar and OpenAlex too; their records are merged by DOI, PMID, arXiv id and
 normalised title, and papers lacking an abstract or a DOI are looked up by identifier in the
 APIs they did not come from. `sources` lists every record merged into a row. A live API that
@@ -157,6 +160,13 @@ def paper_search(context: AssetExecutionContext, store: LyraStore, literature: L
     local = literature.providers(options.corpus)  # a --corpus that is gone fails here, by name
     if options.is_verify:
         return verify_papers(context, store, literature, task.id, options)
+
+    def embedding_note(corpus: LocalCorpus, missing: int) -> None:
+        if missing:
+            context.log.info(f"embedding {missing:,} papers of corpus {corpus.path} (once per home: later tasks "
+                             "and `lyra search` read them from the cache) …")
+
+    local = ranked_providers(local, store=store, models=models, settings=settings, on_embedding=embedding_note)
     if not local and not plan.live:
         raise ValueError(
             f"task {task.id} has no literature source: pass --corpus PATH or set `corpus` in config/settings.yaml "

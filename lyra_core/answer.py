@@ -145,3 +145,6 @@ class AnswerView(BaseModel):
     # how the hypothesis was read from the question: rule | fallback (the question without its
     # auxiliary) | open_question; None for an answer stored before readings were recorded
     question_reading: str | None = None
+    # the line saying that no passage that voted (or was judged) is about both the hypothesis's
+    # exposure and outcome, and which papers come closest; None when one is
+    not_addressed: str | None = None

@@ -120,10 +120,13 @@ NLI_JUDGEMENTS: ContentCache[NliPrediction, dict[str, Any]] = ContentCache(
 
 
 def cached_embeddings(store: LyraStore, model: str, texts: Sequence[str],
-                      compute: Callable[[list[str]], Sequence[np.ndarray]]) -> np.ndarray:
+                      compute: Callable[[list[str]], Sequence[np.ndarray]], *,
+                      on_lookup: Callable[[int], None] | None = None) -> np.ndarray:
     """Embeddings of ``texts`` by ``model``, one row per text: cached ones read back, the rest
-    computed by ``compute(texts)`` and stored for next time."""
-    vectors = cached_values(store, EMBEDDINGS, [(model, text_hash(t)) for t in texts], list(texts), compute)
+    computed by ``compute(texts)`` and stored for next time; ``on_lookup(n)`` hears how many
+    distinct texts are to be computed, before they are."""
+    vectors = cached_values(store, EMBEDDINGS, [(model, text_hash(t)) for t in texts], list(texts), compute,
+                            on_lookup=on_lookup)
     return np.stack(vectors) if vectors else np.zeros((0, 0), dtype=np.float32)
 
 

@@ -21,7 +21,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from lyra_core.ranking import RankingConfig
-from lyra_resources.corpus_search import CorpusSearch, Hit, paper_stage3, read_queries
+from lyra_resources.corpus_search import Hit, hybrid_search, read_queries
 from lyra_resources.literature import LiteratureSources
 from lyra_resources.local_models import LocalModels
 from lyra_resources.progress import StageProgress, reporting_to
@@ -130,9 +130,8 @@ def search(
         raise fail(str(exc)) from None
     opened = literature.corpus(str(corpus))
     models, store = LocalModels.configured(layout.root, config), open_store(home)
-    reranker, rerank_note, ranking = paper_stage3(models, store, opened, config.ranking.ranking_config(),
-                                                  config.ranking)
-    ranker = CorpusSearch(opened, store=store, models=models, reranker=reranker, config=ranking)
+    ranker = hybrid_search(opened, store=store, models=models, settings=config)  # as a task's papers are ranked
+    reranker, rerank_note, ranking = ranker.reranker, ranker.stage3_note, ranker.config
     with _embedding_notes():
         if run is None:
             _print_hits(ranker.search(todo[0][1], top or 10), scores_line(ranking, rerank_note), as_json)

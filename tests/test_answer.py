@@ -92,7 +92,9 @@ def test_task_answer_judges_the_hypothesis_per_paper(answered):
     assert list(store.read_partition("task_answer", graph.task_id).columns) == [
         "task_id", "hypothesis", "origin", "verdict", "confidence", "uncertainty", "controversy",
         "supporting_papers", "refuting_papers", "papers_judged", "strongest_support_edge", "strongest_refute_edge",
-        "question_reading"]
+        "question_reading", "not_addressed"]
+    # a passage that voted is about vitamin D supplementation and fracture risk: the papers address the question
+    assert row["not_addressed"] is None and not metadata["answer"].value.splitlines()[1].startswith("No passage")
 
 
 def test_summary_starts_with_the_answer_and_lists_the_hypothesis_as_no_claim(answered):
@@ -167,6 +169,32 @@ def test_an_untitled_paper_is_shown_by_the_opening_of_its_abstract(answered):
         answer = explore.effective_answer(conn, graph.task_id, explore.load_overlay(conn, graph.task_id))
     (against,) = answer.papers_against
     assert against.title == f"Untitled: {abstract[:80]}…"
+
+
+UNADDRESSED_QUESTION = "Is obesity associated with increased risk of type 2 diabetes?"
+
+
+def test_a_question_no_paper_addresses_says_so_and_names_the_closest_papers(tmp_path, capsys):
+    """The graph's four papers are about vitamin D and fractures; asked about obesity and type 2
+    diabetes, their passages still vote (the cross-encoder read them so), yet none is about both."""
+    from lyra_tools import cli_run, runner
+
+    store = LyraStore.at(tmp_path / "home")
+    graph = write_graph(store, query=UNADDRESSED_QUESTION)
+    add_hypothesis(store, graph, UNADDRESSED_QUESTION)
+    metadata = run_answer(store, graph.task_id)
+    row = store.read_partition("task_answer", graph.task_id).iloc[0]
+    line = ("No passage in the 4 papers addresses obesity and risk of type 2 diabetes together; the closest are "
+            "“Vitamin D supplementation and fracture risk: a meta-analysis of randomized trials”; "
+            "“Calcium plus vitamin D supplementation and the risk of fractures”; “Vitamin D and falls in nursing homes”")
+    assert row["not_addressed"] == line
+    assert row["supporting_papers"] == 3  # the votes stand; the line says what they are not about
+    answer_text = metadata["answer"].value.splitlines()
+    assert answer_text[0].startswith("Answer: ") and answer_text[1] == line
+    assert explore.evidence_summary(store, graph.task_id).answer.not_addressed == line  # MCP's answer too
+    outcome = runner.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
+    cli_run.print_summary(outcome, store.layout.root)  # `lyra run`'s summary
+    assert capsys.readouterr().out.splitlines()[1] == line
 
 
 FALLBACK_QUESTION = "Does birth weight affect fracture risk in older adults?"  # "weight" or "affect": two readings

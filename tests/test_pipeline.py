@@ -156,5 +156,18 @@ def test_a_yes_no_question_is_judged_as_its_hypothesis(lyra_home, small_corpus):
     answer = store.read_partition("task_answer", task.id).iloc[0]
     assert answer["origin"] == "hypothesis" and answer["hypothesis"] == hypothesis["text"]
     assert answer["papers_judged"] == mine["page_id"].nunique()
+    assert answer["not_addressed"] is None  # the vitamin D papers' passages are about vitamin D and fractures
     topics = store.read_partition("claim_topics", task.id)
     assert all(hypothesis["claim_id"] not in list(ids) for ids in topics["claim_ids"])
+
+
+@pytest.mark.slow
+def test_a_question_no_paper_addresses_is_answered_with_the_closest_papers(lyra_home, small_corpus):
+    task = new_task(lyra_home, "Is obesity associated with increased risk of type 2 diabetes?", small_corpus)
+    assert runner.run_task(task.id, lyra_home).success
+    answer = LyraStore.at(lyra_home).read_partition("task_answer", task.id).iloc[0]
+    assert answer["hypothesis"] == "Obesity is associated with increased risk of type 2 diabetes."
+    # the two papers that share a word with it ("increased", "risk"); the others are far from it in meaning
+    assert answer["not_addressed"] == ("No passage in the 2 papers addresses obesity and risk of type 2 diabetes "
+                                       "together; the closest are “Exercise and bone mineral density”; “Vitamin D "
+                                       "supplementation and fracture risk in older adults”")

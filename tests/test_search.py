@@ -64,8 +64,8 @@ def test_run_file_is_a_valid_trec_run(tmp_path, small_corpus):
 @pytest.mark.slow
 def test_search_ranks_as_the_assets_shared_code_does(tmp_path, small_corpus):
     """The command's order is rank_texts over the papers (as fragment_ranking calls it, BM25 built
-    over the texts themselves, with every paper's embedding given), and its BM25 stage is the papers
-    asset's corpus search order."""
+    over the texts themselves, with every paper's embedding given), and its BM25 stage is the
+    corpus's own BM25 search order (test_task_papers.py: a task's papers are this ranking's)."""
     from lyra_resources.corpus import LocalCorpus, document_text
     from lyra_resources.corpus_search import CorpusSearch
     from lyra_resources.local_models import LocalModels

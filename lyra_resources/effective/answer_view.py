@@ -180,7 +180,8 @@ def read_answer(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay)
                                     "strongest_support_edge", "strongest_refute_edge"}),
         papers_for=_papers(conn, task_id, votes.supporting_paper_ids[:PAPERS_SHOWN]),
         papers_against=_papers(conn, task_id, votes.refuting_paper_ids[:PAPERS_SHOWN]),
-        recomputed=bool(claim.get("recomputed")), question_reading=row.get("question_reading"))
+        recomputed=bool(claim.get("recomputed")), question_reading=row.get("question_reading"),
+        not_addressed=row.get("not_addressed"))
 
 
 def answer_lines(store, task_id: str) -> list[str]:
@@ -189,7 +190,7 @@ def answer_lines(store, task_id: str) -> list[str]:
         answer = read_answer(conn, task_id, load_overlay(conn, task_id))
     if answer is None:
         return []
-    lines = [answer.line]
+    lines = [answer.line, *([answer.not_addressed] if answer.not_addressed else [])]
     if answer.hypothesis:
         note = reading_note(answer.question_reading)
         lines.append(f"Hypothesis ({note}): {answer.hypothesis}" if note else f"Hypothesis: {answer.hypothesis}")

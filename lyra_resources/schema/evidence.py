@@ -125,6 +125,7 @@ TASK_ANSWER = table(
     strongest_support_edge VARCHAR -- the edge (`nli_edges`) of the strongest supporting vote; NULL if none
     strongest_refute_edge VARCHAR -- the edge (`nli_edges`) of the strongest refuting vote; NULL if none
     question_reading VARCHAR -- rule | fallback | open_question: how the hypothesis was read from the question (fallback: the question without its auxiliary, no grammatical reading being sure)
+    not_addressed VARCHAR -- the line saying no passage that voted (none judged, with no vote) is about both the hypothesis's exposure and outcome, with the closest papers; NULL when one is, or for an open question
     """,
 )
 
