@@ -19,10 +19,11 @@ An answer is *right* when a yes question is ``supported``/``well_supported`` or 
 ``contested`` (or the question was read as an open question).
 
     .venv/bin/python -m bench.answers [--pubmedqa 30] [--scifact 30] [--home DIR] \\
-        [--scifact-nli DIR --scifact-fold 0] [--compare-gates]
+        [--scifact-nli DIR --scifact-fold 0] [--compare-gates] [--compare-judges]
 
 ``--compare-gates`` runs every question twice in the same run: with the evidence gates of
-``nli_edges`` (findings only, far fragments neutral) and without them.
+``nli_edges`` (findings only, far fragments neutral) and without them; ``--compare-judges`` runs
+it again with the direction judge off (the cross-encoder judges every claim, as before it shipped).
 """
 
 from __future__ import annotations
@@ -160,11 +161,13 @@ def outcome(expected: str, answer: dict) -> str:
     return "undecided"
 
 
-def settings_file(work: Path, name: str, nli: str | None, gates: bool) -> Path:
-    """The project's settings with the judge and the evidence gates of one method."""
+def settings_file(work: Path, name: str, nli: str | None, gates: bool, direction: str = "") -> Path:
+    """The project's settings with the judge and the evidence gates of one method (``direction``:
+    the direction reader's folder, "" for the shipped one, or "off": the cross-encoder judges all)."""
     from lyra_resources.settings import CONFIG_DIR
 
     data = yaml.safe_load((CONFIG_DIR / "settings.yaml").read_text()) or {}
+    data.setdefault("models", {})["direction"] = direction
     if nli:
         data.setdefault("models", {})["nli"] = str(Path(nli).resolve())
     if not gates:  # every fragment is evidence and no edge is neutral for being far from the claim
@@ -182,6 +185,8 @@ def main() -> None:
     parser.add_argument("--scifact-fold", type=int, default=0)
     parser.add_argument("--compare-gates", action="store_true",
                         help="also run every question with the evidence gates off (min_finding 0, min_similarity -1)")
+    parser.add_argument("--compare-judges", action="store_true",
+                        help="also run every question with the direction judge off (the cross-encoder judges every claim)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--home", default=None)
     parser.add_argument("--resume", action="store_true", help="keep the answers details.jsonl already holds")
@@ -190,20 +195,21 @@ def main() -> None:
     work = home / "bench" / "answers"
     work.mkdir(parents=True, exist_ok=True)
     env = os.environ | {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    methods = [("gates on", True)] + ([("gates off", False)] if args.compare_gates else [])
+    methods = [("gates on", True, "")] + ([("gates off", False, "")] if args.compare_gates else []) + (
+        [("direction off", True, "off")] if args.compare_judges else [])
     runs = []
     if args.pubmedqa:
         pqa, pqa_corpus = pubmedqa_questions(args.pubmedqa, args.seed, work)
-        for method, gates in methods:
-            path = settings_file(work, f"pubmedqa_{gates}", None, gates)
+        for method, gates, direction in methods:
+            path = settings_file(work, f"pubmedqa_{gates}_{direction or 'shipped'}", None, gates, direction)
             runs.append((pqa, pqa_corpus, env | {"LYRA_SETTINGS": str(path)}, "shipped verifier", method))
     if args.scifact:
         fold = args.scifact_fold if args.scifact_nli else None
         sf, sf_corpus = scifact_questions(args.scifact, args.seed, fold)
         judge = f"fold-{fold} verifier (claims unseen)" if args.scifact_nli else \
             "shipped verifier — SEEN IN TRAINING, optimistic"
-        for method, gates in methods:
-            path = settings_file(work, f"scifact_{gates}", args.scifact_nli, gates)
+        for method, gates, direction in methods:
+            path = settings_file(work, f"scifact_{gates}_{direction or 'shipped'}", args.scifact_nli, gates, direction)
             runs.append((sf, sf_corpus, env | {"LYRA_SETTINGS": str(path)}, judge, method))
     details = work / "details.jsonl"
     key = lambda q: (q["set"], str(q["id"]), q["judge"], q["method"])  # noqa: E731
@@ -230,7 +236,7 @@ def main() -> None:
     print(f"{'set':<9} {'judge':<34} {'method':<10} {'n':>3} {'right':>6} {'wrong dir':>10} {'undecided':>10} "
           f"{'s/task':>7}")
     for name in ("PubMedQA", "SciFact"):
-        for method, _ in methods:
+        for method, _, _ in methods:
             rows = [q for q in questions if q["set"] == name and q["method"] == method]
             if not rows:
                 continue

@@ -61,7 +61,7 @@ def task_passages(store: LyraStore, task_id: str, claim_id: str) -> tuple[list[T
         "LEFT JOIN nli_edges e ON e.task_id = f.task_id AND e.fragment_id = f.fragment_id AND e.claim_id = ? "
         "WHERE f.task_id = ? GROUP BY f.fragment_id, f.page_id, f.position, f.text, p.paper_id "
         "ORDER BY f.page_id, f.position", [claim_id, task_id])
-    texts = evidence.page_texts(store, task_id, fragments)
+    texts = evidence.page_texts(evidence.page_papers(store, task_id, fragments))
     passages = [TaskPassage(paper_id=r.paper, text=r.text, paper_text=texts.get(r.page_id, ""), judged=bool(r.judged),
                             voted=bool(r.voted)) for r in fragments.itertuples(index=False)]
     titles = store.fetch_df(

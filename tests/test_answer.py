@@ -195,6 +195,9 @@ def test_a_question_no_paper_addresses_says_so_and_names_the_closest_papers(tmp_
     outcome = runner.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
     cli_run.print_summary(outcome, store.layout.root)  # `lyra run`'s summary
     assert capsys.readouterr().out.splitlines()[1] == line
+    from lyra_resources.effective.report import report_html, report_markdown
+    assert f"**{line}**" in report_markdown(store, graph.task_id)  # the report says it under the answer
+    assert f'<p class="answer">{line}</p>' in report_html(store, graph.task_id)
 
 
 FALLBACK_QUESTION = "Does birth weight affect fracture risk in older adults?"  # "weight" or "affect": two readings

@@ -92,7 +92,7 @@ class Report(BaseModel):
         """The answer in plain lines: the answer's own line, a verify task's count of checked claims
         and their verdicts, or that there is no answer yet. Markdown and HTML both start from it."""
         if self.answer is not None:
-            return [self.answer.line]
+            return [self.answer.line, *([self.answer.not_addressed] if self.answer.not_addressed else [])]
         if self.checked is None:
             return ["No answer yet: the task has not been answered (run it)."]
         if not self.checked:
