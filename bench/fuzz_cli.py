@@ -102,7 +102,8 @@ def build_home(scratch: Path) -> Path:
               "claim_id": claim_id, "relation": relation, "nli_label": relation.lower(), "nli_confidence": 0.8,
               "source_trust_level": "academic", "target_trust_level": "academic", "model_version": "fuzz",
               "similarity": 0.7, "page_id": f["page_id"], **edge_probabilities(relation, 0.8),
-              **unread_parts("cross-encoder", f"the cross-encoder reads {relation.lower()} (0.80)")}
+              **unread_parts("cross-encoder", f"the cross-encoder reads {relation.lower()} (0.80)"),
+              "study_design": None, "design_cue": None, "sample_size": None}
              for f, relation in zip(fragments[::2], ("SUPPORTS", "REFUTES"), strict=True)]
     evidence = [Evidence(relation=e["relation"], nli_confidence=e["nli_confidence"], page_id=e["page_id"])
                 for e in edges]

@@ -126,6 +126,7 @@ def task_rows(task_id: str, src: dict, vectors: np.ndarray) -> dict[str, pd.Data
         "model_version": NLI_VERSION, "similarity": sim, "page_id": frags["page_id"].iat[fi],
         **edge_probabilities(relation, conf),
         **unread_parts("cross-encoder", f"the cross-encoder reads {relation.lower()} ({conf:.2f})"),
+        "study_design": None, "design_cue": None, "sample_size": None,
     } for ci, fi, relation, conf, sim in src["pairs"]]).drop_duplicates("edge_id")
     by_claim: dict[str, list[Evidence]] = {}
     for e in edges.itertuples(index=False):

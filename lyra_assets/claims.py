@@ -57,7 +57,7 @@ def candidates_from(fragments: pd.DataFrame, question: str, llm: OllamaLlm, log)
         out.extend(ClaimCandidate(text=c.text, origin="extracted", extractor=LOCAL_EXTRACTOR,
                                   fragment_id=frag.fragment_id, page_id=frag.page_id, score=c.score,
                                   features=c.features, position=getattr(frag, "place", None))
-                   for c in extract_claims(frag.text, EXTRACTOR, _labels(frag.sections)))
+                   for c in extract_claims(frag.text, EXTRACTOR, _labels(getattr(frag, "sections", None))))
     return out, method
 
 

@@ -10,7 +10,7 @@ import typer
 
 from lyra_tools import cli
 
-COMMANDS = ["run", "verify", "mcp", "ui", "daemon", "export", "task", "models", "claims", "evidence", "search", "feedback",
+COMMANDS = ["run", "verify", "mcp", "ui", "daemon", "export", "report", "task", "models", "claims", "evidence", "search", "feedback",
             "worker", "store"]
 GROUPS = {
     "task": ["list", "status", "run", "watch", "unwatch", "stop", "delete"],

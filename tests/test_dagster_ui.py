@@ -64,8 +64,8 @@ def test_a_column_line_takes_its_description_after_the_type():
 def test_every_asset_carries_a_code_version(lyra_home):
     specs = list(build_definitions(lyra_home).resolve_all_asset_specs())
     assert len(specs) >= 20
-    for spec in specs:
-        assert spec.code_version == "1", spec.key
+    for spec in specs:  # a version moves up when its asset's logic changes (Dagster then marks it stale)
+        assert spec.code_version is not None and spec.code_version.isdigit(), spec.key
 
 
 def test_a_materialization_names_the_question_and_the_parquet_file(lyra_home, small_corpus):
