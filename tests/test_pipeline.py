@@ -22,7 +22,7 @@ def test_definitions_load_with_every_asset_partitioned_by_task(lyra_home):
                                     "citation_papers", "web_pages", "identified_papers", "pages", "fragments",
                                     "citation_edges", "fragment_ranking", "claims", "nli_edges",
                                     "claim_scores", "claim_topics", "task_answer", "domain_verification",
-                                    "task_graph"]
+                                    "task_graph", "task_report"]
 
 
 def test_materialize_in_process_writes_the_source_tables(lyra_home, small_corpus):
