@@ -186,3 +186,25 @@ def test_a_null_no_word_or_figure_states_does_not_refute():
     assert _verdict("Aspirin reduces the risk of colorectal cancer.", background, NULL).relation == "NEUTRAL"
     stated = "Colorectal cancer risk did not differ between aspirin and placebo (p = 0.41)."
     assert _verdict("Aspirin reduces the risk of colorectal cancer.", stated, NULL).relation == "REFUTES"
+
+
+def test_a_passage_that_states_no_direction_goes_to_the_cross_encoder():
+    from lyra_resources.direction_judge import UNSTATED, judge_triples
+
+    claim = "Urokinase receptor signalling increases proteinuria in podocytes."
+    stated = "Urokinase receptor signalling significantly increased proteinuria (p < 0.01)."
+    unstated = "Here we show that urokinase receptor signalling in podocytes leads to proteinuria."
+    off_topic = "Urokinase receptor signalling was studied in hepatocytes."
+    reader = {"label": "decreased", "confidence": 0.9,
+              "probs": {"increased": 0.03, "decreased": 0.9, "no_difference": 0.04, "unrelated": 0.03}}
+    cross = {"label": "entailment", "confidence": 0.8, "probs": {"entailment": 0.8, "neutral": 0.15,
+                                                                 "contradiction": 0.05}}
+    asked: list = []
+    judged = judge_triples([(claim, stated, ""), (claim, unstated, ""), (claim, off_topic, "")],
+                           read=lambda pairs: [reader] * len(pairs),
+                           nli=lambda pairs: asked.extend(pairs) or [cross] * len(pairs))
+    assert judged[0].judged_by == "direction"  # the words state it: the direction judge decides
+    assert judged[1].judged_by == "cross-encoder" and judged[1].relation == "SUPPORTS"
+    assert judged[1].reason.startswith(UNSTATED)
+    assert judged[2].judged_by == "direction" and judged[2].relation == "NEUTRAL"  # the gate still stands
+    assert asked == [(unstated, claim)]

@@ -177,8 +177,8 @@ def test_piped_run_prints_asset_lines_while_running_and_no_library_bars(tmp_path
     stderr = proc.stderr.read()
     assert proc.wait(timeout=60) == 0, stderr
     asset_lines = [line for line in lines if re.match(r"[✓✗] \w+", line)]
-    assert len(asset_lines) == 18 and run_active_at_first_line, lines
-    assert len({line.split()[1] for line in asset_lines}) == 18  # each asset once
+    assert len(asset_lines) == 19 and run_active_at_first_line, lines
+    assert len({line.split()[1] for line in asset_lines}) == 19  # each asset once (task_report included)
     nli = next(line for line in asset_lines if line.split()[1] == "nli_edges")
     assert re.search(r"NLI \d+ pairs in \d+\.\ds", nli), nli
     everything = "\n".join(lines) + stderr

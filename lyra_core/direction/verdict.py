@@ -36,6 +36,7 @@ class DirectionJudgement(BaseModel):
     exposure_matched: bool
     outcome_matched: bool
     reason: str
+    direction_stated: bool = True  # the passage's words or figures state a direction (the rules read one)
 
 
 def claim_direction(frame: ClaimFrame) -> str:
@@ -102,7 +103,8 @@ def judge(frame: ClaimFrame, probs: dict[str, float], reading: PassageReading, a
     reported = f"reports {_SAID[direction]} {frame.outcome} with {frame.exposure}"
     reason = (f"{reported}{f' ({figures})' if figures else ''}; the claim says {frame.says()} → {relation.lower()}")
     return DirectionJudgement(relation=relation, p_supports=round(p_supports, 4), p_refutes=round(p_refutes, 4),
-                              p_neutral=round(p_neutral, 4), passage_direction=direction, reason=reason, **base)
+                              p_neutral=round(p_neutral, 4), passage_direction=direction, reason=reason,
+                              direction_stated=reading.source != "none", **base)
 
 
 UNNAMED_COMPARATOR = "control"  # Lyra's claims rarely name what the exposure is compared with
