@@ -20,6 +20,7 @@ def frag_rows(prefix: str, n: int) -> pd.DataFrame:
         "page_id": ["pg"] * n,
         "position": list(range(n)),
         "text": [f"text {i}" for i in range(n)],
+        "sections": [[] for _ in range(n)],
     })
 
 
@@ -68,7 +69,7 @@ def test_empty_replacement_clears_rows_and_keeps_schema(store):
     assert store.read_partition("fragments", task.id).empty
     exported = parquet_rows(store, "fragments", task.id)
     assert exported.empty
-    assert list(exported.columns) == ["fragment_id", "page_id", "position", "text", "task_id"]  # task_id from the hive path
+    assert list(exported.columns) == ["fragment_id", "page_id", "position", "text", "sections", "task_id"]  # task_id from the hive path
 
 
 def test_a_failed_write_leaves_the_previous_rows(store, monkeypatch):
@@ -179,7 +180,7 @@ def test_writes_wait_for_another_process_holding_the_lock(store):
     holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         import duckdb, time, sys
         con = duckdb.connect({str(store.layout.database)!r})
-        con.execute("INSERT INTO fragments VALUES ('{task.id}', 'other', 'pg', 0, 'x')")
+        con.execute("INSERT INTO fragments VALUES ('{task.id}', 'other', 'pg', 0, 'x', [])")
         print("locked", flush=True)
         time.sleep(1.5)
         con.close()
