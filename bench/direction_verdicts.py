@@ -22,7 +22,7 @@ import argparse
 import json
 
 from bench.common import require_data
-from bench.verification import LABELS, VERDICT_TO_LABEL, build_eval_set, macro_f1
+from bench.verification import VERDICT_TO_LABEL, build_eval_set, report
 from lyra_core.direction.claim_frame import read_claim
 from lyra_core.scoring import Evidence, ScoringRule, score_claim
 from lyra_resources.direction_judge import DirectionJudge
@@ -50,13 +50,6 @@ def oracle_set(data) -> list[dict]:
 def _verdict(edges: list[tuple[str, float, str]]) -> str:
     evidence = [Evidence(relation=r, nli_confidence=c, page_id=doc) for r, c, doc in edges]
     return VERDICT_TO_LABEL.get(score_claim(evidence, True, ScoringRule()).verdict, "NEI")
-
-
-def _report(name: str, gold: dict[int, str], predicted: dict[int, str]) -> None:
-    ids = sorted(predicted)
-    f1, per = macro_f1([gold[i] for i in ids], [predicted[i] for i in ids])
-    cells = "  ".join(f"{lab[:4]} P {per[lab][0]:.2f} R {per[lab][1]:.2f}" for lab in LABELS)
-    print(f"  {name:<34} macro-F1 {f1:.3f}   {cells}")
 
 
 def main() -> None:
@@ -94,8 +87,8 @@ def main() -> None:
             by_cross[cid].append((cross.relation, cross.confidence, doc))
             by_direction[cid].append((direct.relation, direct.confidence, doc))
         print(f"{mode} evidence ({len(items)} pairs)")
-        _report("cross-encoder (in-sample)", gold, {c: _verdict(e) for c, e in by_cross.items()})
-        _report("direction judge", gold, {c: _verdict(e) for c, e in by_direction.items()})
+        report("cross-encoder (in-sample)", gold, {c: _verdict(e) for c, e in by_cross.items()})
+        report("direction judge", gold, {c: _verdict(e) for c, e in by_direction.items()})
 
 
 if __name__ == "__main__":

@@ -101,6 +101,9 @@ def direction_reader(path: str | Path = DEFAULT_DIRECTION_DIR) -> DirectionReade
     return cached_model("direction", str(path), lambda: DirectionReader(path))
 
 
+UNDIRECTED = "the claim states no direction of an effect"
+UNSTATED = "the passage states no direction in words or figures"
+
 ReaderPredict = Callable[[list[tuple[str, str]]], list[dict]]
 NliPredict = Callable[[list[tuple[str, str]]], list[dict]]
 
@@ -132,9 +135,6 @@ def judge_triples(triples: list[tuple[str, str, str]], read: ReaderPredict, nli:
         out[i] = EdgeJudgement.from_cross_encoder(relation, result["probs"], others[i])
     return [out[i] for i in range(len(triples))]
 
-
-UNDIRECTED = "the claim states no direction of an effect"
-UNSTATED = "the passage states no direction in words or figures"
 
 
 class DirectionJudge:
