@@ -94,7 +94,7 @@ def models_train_direction(
     data: Annotated[Path, typer.Option(help="folder holding nli_training/evidence_inference/ (Evidence Inference "
                                             "v2, as its authors publish it)")],
     out: Annotated[Path | None, typer.Option(help="output folder (default: <home>/models/lyra-direction)")] = None,
-    epochs: Annotated[int, typer.Option(min=1, max=10, help="passes over the training spans")] = 2,
+    epochs: Annotated[int, typer.Option(min=1, max=10, help="passes over the training spans")] = 4,
     threads: Annotated[int, typer.Option(help="CPU threads")] = 2,
     home: HomeOption = None,
 ) -> None:

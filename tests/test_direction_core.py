@@ -81,6 +81,14 @@ def test_the_value_of_an_outcome_turns_improves_into_a_direction():
     ("(RD −0.01; 95% CI -0.07 to 0.06)", "none"),
     ("(hazard ratio for the detection of a new polyp, 0.64; 95 percent confidence interval, 0.43 to 0.94)", "down"),
     ("absolute risk difference 4.2 (95% CI 1.1 to 7.3)", "up"),
+    # figures in parentheses follow the order in which the clause named the arms
+    ("Time to first flatus in the drug group was shorter than in the control group (73.2 ± 15.6 vs 82.8 ± 20.3 h,"
+     " P = 0.038)", "down"),
+    ("CR was significantly higher in the drug group than in the standard therapy group (80.0% vs. 56.0%, P = 0.018)",
+     "up"),
+    ("A reduced mortality in the active group compared to the placebo group (98/221 vs. 120/222; P = 0.041)", "down"),
+    # signed changes keep their sign
+    ("mean changes were −43.7% with the drug versus −6.1% with placebo (P≤0.005)", "down"),
 ])
 def test_figures_show_a_direction_against_their_reference_or_the_comparator(text, way):
     assert figures_way(effect_figures(text, "aspirin" if "aspirin" in text else "drug")) == way
@@ -147,6 +155,15 @@ def test_two_arms_significantly_apart_rule_out_no_difference():
                            "(p = 0.003).", "sleep deprivation", "memory scores")
     split = {"increased": 0.05, "decreased": 0.45, "no_difference": 0.45, "unrelated": 0.05}
     assert passage_distribution(split, reading)["no_difference"] == 0.0
+
+
+def test_where_the_reader_cannot_tell_up_from_down_significant_arms_say_which():
+    reading = read_passage("Memory scores were 12% with sleep deprivation and 20% with placebo, respectively "
+                           "(p = 0.003).", "sleep deprivation", "memory scores")
+    coin = {"increased": 0.5, "decreased": 0.47, "no_difference": 0.03, "unrelated": 0.0}
+    sure = {"increased": 0.9, "decreased": 0.07, "no_difference": 0.03, "unrelated": 0.0}
+    assert max(passage_distribution(coin, reading).items(), key=lambda kv: kv[1])[0] == "decreased"
+    assert max(passage_distribution(sure, reading).items(), key=lambda kv: kv[1])[0] == "increased"
 
 
 def _verdict(claim: str, passage: str, probs: dict[str, float]):

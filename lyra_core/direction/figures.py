@@ -30,7 +30,7 @@ _INTERVAL = re.compile(rf"^[\s,;:]*(?:[A-Za-zµ/%]{{1,8}}\s*)?[\(\[]?\s*(?:(?:95
                        rf"CrI)?\s*[:=,]?\s*[\(\[]?\s*{_RANGE}", re.IGNORECASE)
 _P = re.compile(r"\b[Pp]\s*(?:-?value)?\s*(?P<op>[<>=≤≥]|<\s*=|>\s*=)\s*(?P<value>0?[.·]\d+|\d(?:[.·]\d+)?(?:\s*[×x]\s*10\s*[-−]\s*\d+)?)")
 # An arm's figure carries its unit: a percentage, a mean ± SD, or events/total (with its percentage).
-_ARM_VALUE = (r"(?<![\d.])(?P<{name}>\d+(?:[.·]\d+)?)\s*(?:%|±\s*\d+(?:[.·]\d+)?"
+_ARM_VALUE = (r"(?<![\d./])(?P<{name}>[-−–]?\d+(?:[.·]\d+)?)\s*(?:%|±\s*\d+(?:[.·]\d+)?"
               r"|/\d+(?:\s*\(\d+(?:[.·]\d+)?\s*%\))?)")
 _ARMS = re.compile(
     _ARM_VALUE.format(name="a") + r"[^0-9\n]{0,30}?\b(?:vs\.?|versus|compared\s+(?:with|to)|and)\s+"
@@ -154,7 +154,9 @@ def arms(text: str, exposure: str) -> list[EffectFigure]:
         # the arm's name stands before its figure or right after it ("17.5 h for X as compared to …")
         link = re.search(r"\b(?:vs\.?|versus|compared\s+(?:with|to)|and)\s", between, re.IGNORECASE)
         split = link.start() if link else len(between)
-        order = _exposure_first(before + between[:split], between[split:] + " " + tail[:30], exposure)
+        order = _mention_order(text[:match.start()], exposure)
+        if order is None:
+            order = _exposure_first(before + between[:split], between[split:] + " " + tail[:30], exposure)
         cut = tail.lower().find("respectively")
         if order is None and cut >= 0:  # "12 % and 20 % in the X and Y groups, respectively"
             order = _exposure_first(*_two_labels(tail[:cut]), exposure)
@@ -170,6 +172,31 @@ def arms(text: str, exposure: str) -> list[EffectFigure]:
         shown = f"{_fmt(mine)} vs {_fmt(theirs)}" + (f", p {p_text}" if p_text else "")
         figures.append(EffectFigure(kind="arms", label="arms", value=mine - theirs, text=shown, way=way))
     return figures
+
+
+def _mention_order(before: str, exposure: str) -> bool | None:
+    """"Y was shorter in the X group than in the control group (73 ± 16 vs 83 ± 20 h)": figures in
+    parentheses after a clause that names both arms follow the order the clause named them in."""
+    if not before.rstrip().endswith("("):
+        return None
+    clause = re.split(r"[.;]\s|\)", before.rstrip()[:-1])[-1].lower()
+    control = CONTROL_WORDS.search(clause)
+    words = {w for w in re.findall(r"[a-z][a-z0-9-]{2,}", exposure.lower())} - _GENERIC_ARM_WORDS
+    named = [m.start() for m in re.finditer(r"[a-z][a-z0-9-]{2,}", clause) if m.group(0) in words]
+    named += [m.start() for m in _TREATED_ARM.finditer(clause)]
+    named.sort()
+    if control is None or not named:
+        return None
+    first_named = named[0]
+    if first_named < control.start() and not CONTROL_WORDS.search(clause[first_named:control.start()]):
+        return True
+    if control.start() < first_named and all(n > control.end() for n in named):
+        return False
+    return None
+
+
+_TREATED_ARM = re.compile(r"\b(?:active|intervention|treated|treatment|experimental|study)\s+(?:group|arm)s?\b")
+_GENERIC_ARM_WORDS = {"group", "groups", "arm", "the", "and", "with", "patients", "treatment", "therapy", "plus"}
 
 
 def _two_labels(before: str) -> tuple[str, str]:

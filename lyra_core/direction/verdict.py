@@ -19,6 +19,7 @@ from lyra_core.direction.relevance import Relevance, relevance
 
 NULL_WEIGHT = 0.8  # how much a null finding counts against a claim of an effect, next to an opposite finding
 FIGURES_CERTAINTY = 0.9  # the reading of a ratio or a difference whose interval decides
+ARMS_TIE = 0.6  # chosen on Evidence Inference validation (0.3 to 0.6 score alike; bench/direction_reading.py)
 UNSTATED_NULL = 0.5  # the share of the reader's "no difference" kept where nothing in the passage states one
 _SAID = {"increased": "higher", "decreased": "lower", "no_difference": "no difference in"}
 
@@ -69,7 +70,15 @@ def passage_distribution(model_probs: dict[str, float], reading: PassageReading)
         probs["unrelated"] += probs["no_difference"] * (1 - UNSTATED_NULL)
         probs["no_difference"] *= UNSTATED_NULL
     total = sum(probs.values()) or 1.0
-    return {k: v / total for k, v in probs.items()}
+    probs = {k: v / total for k, v in probs.items()}
+    ways = {f.way for f in reading.figures if f.kind == "arms" and f.way in ("up", "down")}
+    if len(ways) == 1 and abs(probs["increased"] - probs["decreased"]) < ARMS_TIE:
+        # the reader cannot compare numbers ("12 % with X and 20 % with placebo" reads as a coin toss):
+        # when it barely tells up from down, the arms read as significantly apart say which
+        shown, other = ("increased", "decreased") if ways == {"up"} else ("decreased", "increased")
+        both = probs[shown] + probs[other]
+        probs[shown], probs[other] = both * FIGURES_CERTAINTY, both * (1 - FIGURES_CERTAINTY)
+    return probs
 
 
 def judge(frame: ClaimFrame, probs: dict[str, float], reading: PassageReading, about: Relevance) -> DirectionJudgement:
