@@ -16,6 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from lyra_core.direction.claim_frame import read_claim
+from lyra_core.direction.relevance import outcome_sentences
 from lyra_core.direction.verdict import DirectionJudgement, judge_passage, reader_question
 from lyra_resources.model_files import DEFAULT_DIRECTION_DIR, ModelError, base_version
 from lyra_resources.models import NliPrediction, PairClassifier, cached_model, nli_model, softmax
@@ -116,8 +117,9 @@ def judge_triples(triples: list[tuple[str, str, str]], read: ReaderPredict, nli:
     directional = [i for i, (claim, _, _) in enumerate(triples) if frames[claim].directional]
     others = {i: UNDIRECTED for i in range(len(triples)) if not frames[triples[i][0]].directional}
     out: dict[int, EdgeJudgement] = {}
-    read_results = read([(triples[i][1], reader_question(frames[triples[i][0]].exposure,
-                                                         frames[triples[i][0]].outcome)) for i in directional])
+    read_results = read([(outcome_sentences(frames[triples[i][0]].outcome, triples[i][1]),
+                          reader_question(frames[triples[i][0]].exposure, frames[triples[i][0]].outcome))
+                         for i in directional])
     for i, result in zip(directional, read_results, strict=True):
         claim, passage, paper = triples[i]
         verdict = judge_passage(frames[claim], passage, paper, result["probs"])

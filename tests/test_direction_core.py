@@ -225,3 +225,40 @@ def test_a_passage_that_states_no_direction_goes_to_the_cross_encoder():
     assert judged[1].reason.startswith(UNSTATED)
     assert judged[2].judged_by == "direction" and judged[2].relation == "NEUTRAL"  # the gate still stands
     assert asked == [(unstated, claim)]
+
+
+WINDOW = ("During the intervention, adverse events did not differ between aspirin and placebo groups. "
+          "Aspirin substantially reduced cancer incidence in carriers of hereditary colorectal cancer.")
+
+
+def test_a_null_about_another_outcome_in_the_same_window_does_not_refute():
+    from lyra_core.direction.relevance import outcome_sentences
+
+    assert outcome_sentences("cancer incidence", WINDOW).startswith("Aspirin substantially reduced")
+    assert outcome_sentences("adverse events", WINDOW).startswith("During the intervention")
+    assert outcome_sentences("aspirin", WINDOW) == WINDOW  # named in every sentence: the whole window
+    verdict = _verdict("Aspirin reduces cancer incidence.", WINDOW, LOWER)
+    assert verdict.relation == "SUPPORTS" and "no difference" not in verdict.reason
+
+
+def test_the_direction_reader_reads_the_sentences_that_name_the_outcome():
+    from lyra_resources.direction_judge import judge_triples
+
+    seen: list[tuple[str, str]] = []
+
+    def read(pairs):
+        seen.extend(pairs)
+        return [{"label": "decreased", "confidence": 0.85, "probs": LOWER} for _ in pairs]
+
+    judged = judge_triples([("Aspirin reduces cancer incidence.", WINDOW, "")], read, lambda pairs: [])
+    assert seen[0][0].startswith("Aspirin substantially reduced") and "adverse" not in seen[0][0]
+    assert judged[0].relation == "SUPPORTS"
+
+
+def test_a_change_the_words_state_says_which_way_and_the_reader_weighs_it_against_no_difference():
+    reading = read_passage("Aspirin seems the most promising drug for preventing colorectal cancer.", "aspirin",
+                           "colorectal cancer")
+    wrong_way = {"increased": 0.63, "decreased": 0.23, "no_difference": 0.13, "unrelated": 0.01}
+    mostly_null = {"increased": 0.05, "decreased": 0.1, "no_difference": 0.84, "unrelated": 0.01}
+    assert max(passage_distribution(wrong_way, reading).items(), key=lambda kv: kv[1])[0] == "decreased"
+    assert passage_distribution(mostly_null, reading)["decreased"] < 0.2  # the words move no mass from "no change"

@@ -116,3 +116,18 @@ def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "", s
     return Relevance(exposure_matched=_enough(exposure_hits, wanted_exposure, share) or _abbreviated(exposure, paper),
                      outcome_matched=_enough(outcome_hits, wanted_outcome, share) or _abbreviated(outcome, passage),
                      exposure_terms=exposure_hits, outcome_terms=outcome_hits)
+
+
+def outcome_sentences(outcome: str, passage: str, share: float = MATCH_SHARE) -> str:
+    """The sentences of ``passage`` that name ``outcome``, where some do and others do not: in a
+    window of two sentences, a null about adverse events beside a finding on cancer incidence says
+    nothing about cancer incidence. The whole passage where none or all of its sentences name it."""
+    from lyra_core.sentences import split_sentences
+
+    sentences = split_sentences(passage)
+    if len(sentences) < 2:
+        return passage
+    wanted = _specific(outcome)
+    named = [s for s in sentences
+             if _enough(sorted(wanted & _concepts(s)), wanted, share) or _abbreviated(outcome, s)]
+    return " ".join(named) if named and len(named) < len(sentences) else passage

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from lyra_core.direction.claim_frame import ClaimFrame
 from lyra_core.direction.passage import PassageReading, read_passage, states_no_finding
-from lyra_core.direction.relevance import Relevance, relevance
+from lyra_core.direction.relevance import Relevance, outcome_sentences, relevance
 
 NULL_WEIGHT = 0.8  # how much a null finding counts against a claim of an effect, next to an opposite finding
 FIGURES_CERTAINTY = 0.9  # the reading of a ratio or a difference whose interval decides
@@ -72,10 +72,17 @@ def passage_distribution(model_probs: dict[str, float], reading: PassageReading)
     total = sum(probs.values()) or 1.0
     probs = {k: v / total for k, v in probs.items()}
     ways = {f.way for f in reading.figures if f.kind == "arms" and f.way in ("up", "down")}
-    if len(ways) == 1 and abs(probs["increased"] - probs["decreased"]) < ARMS_TIE:
+    shown = None
+    if reading.source == "words" and reading.direction in ("increased", "decreased"):
+        # a change the words state ("reduced", "preventing", "higher") says which way; the reader still
+        # weighs it against no difference (measured on Evidence Inference validation)
+        shown = reading.direction
+    elif len(ways) == 1 and abs(probs["increased"] - probs["decreased"]) < ARMS_TIE:
         # the reader cannot compare numbers ("12 % with X and 20 % with placebo" reads as a coin toss):
         # when it barely tells up from down, the arms read as significantly apart say which
-        shown, other = ("increased", "decreased") if ways == {"up"} else ("decreased", "increased")
+        shown = "increased" if ways == {"up"} else "decreased"
+    if shown is not None:
+        other = "decreased" if shown == "increased" else "increased"
         both = probs[shown] + probs[other]
         probs[shown], probs[other] = both * FIGURES_CERTAINTY, both * (1 - FIGURES_CERTAINTY)
     return probs
@@ -135,7 +142,8 @@ def judge_passage(frame: ClaimFrame, passage: str, paper_text: str, probs: dict[
                                   claim_direction=claim_direction(frame), passage_direction=None, figures="",
                                   exposure_matched=False, outcome_matched=False,
                                   reason="states an aim or a method, not a finding → neutral")
-    reading = read_passage(passage, frame.exposure, frame.outcome)
+    # the direction is read where the outcome is named; whether the passage is about both, in all of it
+    reading = read_passage(outcome_sentences(frame.outcome, passage), frame.exposure, frame.outcome)
     about = relevance(frame.exposure, frame.outcome, passage, paper_text)
     return judge(frame, passage_distribution(probs, reading), reading, about)
 
