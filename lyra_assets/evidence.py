@@ -21,9 +21,12 @@ from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.cells import cell_list
 from lyra_core.claims import claim_id_for
-from lyra_core.evidence import edge_id_for, select_pairs, select_scoped_pairs
+from lyra_core.direction.claim_frame import read_claim
+from lyra_core.direction.relevance import relevance
+from lyra_core.evidence import edge_id_for, select_pairs, select_scoped_pairs, with_addressing
 from lyra_core.evidence_facts import design_columns
 from lyra_core.fragments import split_sentences
+from lyra_core.hypothesis import HYPOTHESIS
 from lyra_core.scoring import RELATIONS, VERDICTS, Evidence, ScoringRule, determine_verdict, score_claim
 from lyra_core.tasks import TaskOptions
 from lyra_resources.claim_roles import claim_role_model
@@ -98,6 +101,19 @@ def findings_only(fragments: pd.DataFrame, vectors: np.ndarray, min_finding: flo
     return fragments[keep].reset_index(drop=True), vectors[keep], int((~keep).sum())
 
 
+def addressing_fragments(claims: pd.DataFrame, fragments: pd.DataFrame, texts: dict[str, str]) -> dict[int, list[int]]:
+    """For the question's hypothesis, when it is about an effect: the fragments about its exposure
+    and its outcome (the judge's relevance check, docs/direction.md)."""
+    out = {}
+    for ci, (text, origin) in enumerate(zip(claims["text"], claims["origin"], strict=True)):
+        frame = read_claim(text) if origin == HYPOTHESIS else None
+        if frame is None or not frame.directional:
+            continue
+        out[ci] = [fi for fi, (passage, page) in enumerate(zip(fragments["text"], fragments["page_id"], strict=True))
+                   if relevance(frame.exposure, frame.outcome, passage, texts.get(page, "")).about_both]
+    return out
+
+
 def excluded_pages(claims: pd.DataFrame, fragment_page: dict[str, str]) -> list[set[str]]:
     """Pages an extracted claim came from: its own fragments must not confirm it. A user's claim
     excludes nothing: a paper that states it (even one an extracted duplicate came from) is
@@ -135,7 +151,7 @@ def scoped_pairs(store: LyraStore, task_id: str, claims: pd.DataFrame, fragments
 
 
 @asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
-       deps=[claims_asset, documents.fragments, documents.pages, sources.claim_scope_spec], code_version="2")
+       deps=[claims_asset, documents.fragments, documents.pages, sources.claim_scope_spec], code_version="3")
 def nli_edges(
     context: AssetExecutionContext, store: LyraStore, models: LocalModels, trust: DomainTrust, settings: LyraSettings
 ) -> MaterializeResult:
@@ -149,7 +165,8 @@ def nli_edges(
 
     Each adopted claim meets only its `nli_top_k` most similar fragments that report a finding,
     never one of its own page (a verify task's claim meets fragments of its `claim_scope` papers
-    only). Each edge keeps the model's probabilities; `edge_id` hashes task, fragment and claim,
+    only); the question's hypothesis about an effect also meets every finding fragment about its
+    exposure and outcome (up to 60 pairs). Each edge keeps the model's probabilities; `edge_id` hashes task, fragment and claim,
     so it is stable. `source_trust_level` (the fragment's domain) and `target_trust_level` (the
     domain the claim came from) annotate the edge and never enter its scores.
     """
@@ -164,11 +181,14 @@ def nli_edges(
     fragment_vectors = encode(fragments["text"].tolist()) if len(fragments) else np.zeros((0, 1))
     fragments, fragment_vectors, not_findings = findings_only(fragments, fragment_vectors, cfg.min_finding)
     fragment_page = dict(zip(fragments["fragment_id"], fragments["page_id"], strict=True))
+    papers = page_papers(store, task_id, page_fragments)
+    texts = page_texts(papers)
     if TaskOptions.model_validate(store.require_task(task_id).options).is_verify:
         chosen = scoped_pairs(store, task_id, claims, fragments, claim_vectors, fragment_vectors, cfg)
     else:
         chosen = select_pairs(claim_vectors, fragment_vectors, fragments["page_id"].tolist(),
                               excluded_pages(claims, fragment_page), cfg.nli_top_k)
+        chosen = with_addressing(chosen, claim_vectors, fragment_vectors, addressing_fragments(claims, fragments, texts))
 
     domain_of_page = dict(store.fetch_df("SELECT page_id, domain FROM pages WHERE task_id = ?", [task_id])
                           .itertuples(index=False, name=None))
@@ -180,8 +200,6 @@ def nli_edges(
     nli = models.nli(active.adapter_path)
     reader = models.direction_reader()
     flat = [(ci, fi, sim) for ci, pairs in enumerate(chosen) for fi, sim in pairs]
-    papers = page_papers(store, task_id, page_fragments)
-    texts = page_texts(papers)
     triples = [(claims["text"].iat[ci], fragments["text"].iat[fi], texts.get(fragments["page_id"].iat[fi], ""))
                for ci, fi, _ in flat]
     designs: dict[int, dict] = {}  # per fragment: its paper's design and size, read once for all its claims

@@ -138,3 +138,21 @@ def edge_probabilities(relation: str, confidence: float) -> dict[str, float]:
     rest = (1.0 - confidence) / 2
     columns = {"SUPPORTS": "p_supports", "REFUTES": "p_refutes", "NEUTRAL": "p_neutral"}
     return {column: (confidence if name == relation else rest) for name, column in columns.items()}
+
+
+HYPOTHESIS_MAX_PAIRS = 60  # bounds the judge's work on a large task; most similar first
+
+
+def with_addressing(pairs: list[list[tuple[int, float]]], claim_vectors: np.ndarray, fragment_vectors: np.ndarray,
+                    addressing: dict[int, list[int]], cap: int = HYPOTHESIS_MAX_PAIRS) -> list[list[tuple[int, float]]]:
+    """Each claim in ``addressing`` (the question's hypothesis) meets, besides its most similar
+    fragments, every fragment listed for it (those about its exposure and outcome), up to ``cap``
+    pairs in all, the most similar first: the answer rests on every finding that addresses it, not
+    on the few a similarity search ranks first."""
+    out = [list(p) for p in pairs]
+    for ci, indices in addressing.items():
+        have = {fi for fi, _ in out[ci]}
+        extra = [(int(fi), float(claim_vectors[ci] @ fragment_vectors[fi])) for fi in indices if fi not in have]
+        extra.sort(key=lambda pair: (-pair[1], pair[0]))
+        out[ci] += extra[: max(0, cap - len(out[ci]))]
+    return out
