@@ -183,3 +183,19 @@ def test_a_task_without_a_graph_gets_a_report_that_says_so(tmp_path):
     assert "No answer yet" in html and "No scored claims yet." in html and "No source is cited." in html
     assert lines(svg_of(html)) == {"supports": 0, "refutes": 0}
     assert "## References" in path.read_text()
+
+
+def test_the_report_says_how_far_to_trust_the_judge_with_its_measured_figures(home, tmp_path):
+    import json
+
+    from lyra_resources.effective.report import JUDGE_FIGURES, trust_line
+
+    store, graph = home
+    figures = json.loads(JUDGE_FIGURES.read_text())
+    line = trust_line()
+    assert line.startswith("How far to trust this:")
+    assert f"{figures['direction_evidence_inference']['value']:.2f}" in line
+    assert f"{figures['cross_encoder_scifact_retrieved']['value']:.2f}" in line
+    assert f"*{line}*" in report_markdown(store, graph.task_id)
+    assert line in report_html(store, graph.task_id)
+    assert trust_line(tmp_path / "missing.json") is None  # no figures recorded: no line, rather than a guess

@@ -157,6 +157,8 @@ def render_html(report: Report) -> str:
     if report.note:
         _text(body, "blockquote", report.note)
     _text(body, "p", intro(report), "meta")
+    if report.trust:
+        _text(body, "p", report.trust, "meta")
     for topic in report.topics:
         section = ET.SubElement(body, "section", {"class": "topic"})
         heading = _text(section, "h2", f"Topic: {topic.label}")

@@ -69,6 +69,8 @@ def markdown(report: Report, svg_name: str | None = None) -> str:
     if report.note:
         lines += [f"> {md(report.note)}", ""]
     lines += [f"*{intro(report)}*", ""]
+    if report.trust:
+        lines += [f"*{md(report.trust)}*", ""]
     for topic in report.topics:
         flag = " (contradicting evidence)" if topic.contradicted else ""
         lines += [f"## Topic: {md(topic.label)}{flag}", ""]

@@ -76,6 +76,7 @@ class Report(BaseModel):
     topics: list[ReportTopic] = []
     claims_in_force: int = 0
     feedback: list[str] = []  # what human feedback changed, one phrase each
+    trust: str | None = None  # how far to trust the judge, with its measured figures
     claim_nodes: list[GraphNode] = []
     paper_nodes: list[GraphNode] = []
     links: list[GraphLink] = []

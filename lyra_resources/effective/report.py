@@ -12,6 +12,7 @@ after every run, and feedback that changes the graph writes them again at once.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -41,6 +42,22 @@ CLAIMS_SHOWN = 15  # the graph stays readable at about this many claims
 SOURCES_QUOTED = 3  # per side of a claim: the strongest sentence of each of the strongest sources
 SENTENCE_CHARS = 420
 OTHER_TOPIC = "Other claims"
+
+
+JUDGE_FIGURES = Path(__file__).resolve().parents[1] / "judge_figures.json"
+
+
+def trust_line(path: Path = JUDGE_FIGURES) -> str | None:
+    """How far to trust the verdicts: the judge's figures on held-out data (``judge_figures.json``)."""
+    if not path.exists():
+        return None
+    figures = {k: v["value"] for k, v in json.loads(path.read_text()).items() if isinstance(v, dict)}
+    return ("How far to trust this: the verdicts come from a model, not a reviewer. On held-out data it reads the "
+            f"direction of a trial's finding right with macro-F1 {figures['direction_evidence_inference']:.2f} "
+            "(Evidence Inference), and its verdicts on SciFact claims reach macro-F1 "
+            f"{figures['direction_scifact_oracle']:.2f} for claims about an effect (cited papers given) and "
+            f"{figures['cross_encoder_scifact_retrieved']:.2f} for other claims (evidence retrieved). Read each passage "
+            "and its reason before relying on a verdict.")
 
 
 def _order(claim: dict[str, Any]) -> tuple:
@@ -166,7 +183,7 @@ def read_report(store: LyraStore, task_id: str, limit: int = CLAIMS_SHOWN) -> Re
                                 confidence=float(c["confidence"])) for c in claims if c["origin"] == "user"]
     report = Report(task_id=task_id, query=task["query"], status=task["status"], answer=answer, checked=checked,
                     answer_refs={p: refs.cite(p) for p in answer_ids}, claims_in_force=len(claims),
-                    feedback=_feedback(overlay, edges))
+                    feedback=_feedback(overlay, edges), trust=trust_line())
     if answer is not None:  # what each paper for / against the hypothesis says, its strongest passage
         for relation, papers, out in ((SUPPORTS, answer.papers_for, report.answer_supports),
                                       (REFUTES, answer.papers_against, report.answer_refutes)):
