@@ -44,7 +44,7 @@ from lyra_resources.local_models import LocalModels
 from lyra_resources.nli_versions import active_version, affected_tasks
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store import LyraStore
-from lyra_training.adapters import LearningError
+from lyra_training.adapters import NLI_TRAINABLE, LearningError
 from lyra_training.corrections import learn_from_corrections
 
 
@@ -113,7 +113,8 @@ def training_in_progress(context: SensorEvaluationContext) -> bool:
 def waiting_corrections(store: LyraStore, after: str | None) -> tuple[int, datetime | None]:
     """Corrections not yet used for training and newer than the cursor: count and the newest time.
     Only rows past the cursor are read, never the whole table."""
-    sql = "SELECT count(*) AS n, max(corrected_at) AS newest FROM nli_corrections WHERE applied_in_version IS NULL"
+    sql = ("SELECT count(*) AS n, max(corrected_at) AS newest FROM nli_corrections "
+           f"WHERE applied_in_version IS NULL AND {NLI_TRAINABLE}")
     params: list[object] = []
     if after:
         sql += " AND corrected_at > CAST(? AS TIMESTAMP)"

@@ -66,13 +66,18 @@ def corrected_edges(store: LyraStore) -> set[str]:
     return set(rows["edge_id"])
 
 
+# A correction that names the wrong part of the direction judge's reading trains that part (the
+# direction reader for passage_direction; the rules for the others), not the NLI adapter.
+NLI_TRAINABLE = "wrong_part IS NULL"
+
+
 def load_corrections(store: LyraStore, cutoff: datetime | None = None) -> list[Correction]:
-    """Every correction up to ``cutoff`` (all when None), oldest first."""
+    """Every correction up to ``cutoff`` (all when None) that trains the NLI adapter, oldest first."""
     sql = ("SELECT id, premise, hypothesis, correct_label, coalesce(sample_weight, 1.0) AS weight, corrected_at, "
-           "applied_in_version FROM nli_corrections")
+           f"applied_in_version FROM nli_corrections WHERE {NLI_TRAINABLE}")
     params: list[Any] = []
     if cutoff is not None:
-        sql += " WHERE corrected_at <= ?"
+        sql += " AND corrected_at <= ?"
         params.append(cutoff)
     frame = store.fetch_df(sql + " ORDER BY corrected_at, id", params)
     out = []

@@ -136,6 +136,19 @@ def test_corrections_sensor_keeps_a_cursor_and_never_overlaps_a_training(store):
         assert isinstance(busy, SkipReason) and "in progress" in busy.skip_message
 
 
+def test_a_correction_naming_a_part_of_the_direction_judge_does_not_train_the_nli_adapter(store):
+    from lyra_assets.learning import waiting_corrections
+    from lyra_training.adapters import load_corrections
+
+    pairs = read_pairs(GATE_DIR / "regression.jsonl", limit=3)
+    add_corrections(store, pairs)
+    store.transaction(lambda conn: conn.execute(
+        "UPDATE nli_corrections SET wrong_part = 'passage_direction', direction_label = 'decreased' "
+        "WHERE edge_id = 'e_1'"))
+    assert [c.premise for c in load_corrections(store)] == [pairs[0].premise, pairs[2].premise]
+    assert waiting_corrections(store, None)[0] == 2
+
+
 def test_edge_corrections_through_feedback_reach_the_sensor(store):
     settings = LyraSettings(learning=LearningSettings(correction_threshold=2))
     graph = write_graph(store)
