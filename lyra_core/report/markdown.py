@@ -104,7 +104,12 @@ def intro(report: Report) -> str:
     line = (f"{shown} of {report.claims_in_force} claims in force, the most relevant to the question, "
             "grouped by topic, each with the strongest passages for and against it (the number beside a passage is "
             "the judge's calibrated probability of that relation; after it stand the study's design and size, "
-            f"the figures the passage states and the paper's identifier). Task {report.task_id} ({report.status}).")
+            f"the figures the passage states and the paper's identifier). Task {report.task_id}"
+            # the run writes its report as its last step, while the task still reads "running": a status
+            # that would be stale once the run ends is left out
+            + ("." if report.status in ("running", "completed") else f" ({report.status})."))
+    if not report.claims_in_force:  # "0 of 0 claims in force, the most relevant …" says nothing
+        line = f"Task {report.task_id}" + ("." if report.status in ("running", "completed") else f" ({report.status}).")
     if report.feedback:
         line += " Human feedback applied: " + "; ".join(report.feedback) + "."
     return line
