@@ -262,3 +262,17 @@ def test_a_change_the_words_state_says_which_way_and_the_reader_weighs_it_agains
     mostly_null = {"increased": 0.05, "decreased": 0.1, "no_difference": 0.84, "unrelated": 0.01}
     assert max(passage_distribution(wrong_way, reading).items(), key=lambda kv: kv[1])[0] == "decreased"
     assert passage_distribution(mostly_null, reading)["decreased"] < 0.2  # the words move no mass from "no change"
+
+
+@pytest.mark.parametrize("passage, open_question", [
+    ("There is a lack of consensus about the balance of risks and benefits of long-term aspirin use. The optimal "
+     "dose requires further investigation.", True),
+    ("The effect of aspirin on colorectal cancer incidence in the elderly remains unclear.", True),
+    ("Aspirin reduced colorectal cancer incidence (HR 0.63). Further studies are needed.", False),
+])
+def test_a_passage_that_says_what_is_not_known_is_neutral(passage, open_question):
+    from lyra_core.direction.verdict import judge_passage
+
+    verdict = judge_passage(read_claim("Aspirin reduces colorectal cancer incidence."), passage,
+                            "Aspirin and colorectal cancer incidence", NULL)
+    assert (verdict.relation == "NEUTRAL" and "not yet known" in verdict.reason) == open_question

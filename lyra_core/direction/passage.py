@@ -42,6 +42,25 @@ AIM = re.compile(r"^\s*(?:(?:the\s+)?(?:aims?|objectives?|purposes?|goals?)\b|to
                  re.IGNORECASE)
 
 
+# Sentences that say what is not known: background or a call for more research, not a finding.
+OPEN_QUESTION = re.compile(
+    r"\b(?:lack\s+of\s+(?:consensus|evidence|data)|remains?\s+(?:largely\s+|still\s+)?(?:unclear|unknown|"
+    r"controversial|uncertain|to\s+be\s+(?:determined|established|elucidated|clarified))|(?:is|are)\s+(?:still\s+)?"
+    r"(?:unclear|unknown|controversial|uncertain|debated|not\s+(?:well\s+)?(?:known|understood|established))|"
+    r"further\s+(?:studies|research|investigations?|trials|work)\s+(?:is\s+|are\s+)?(?:needed|required|warranted)|"
+    r"requires?\s+further\s+(?:investigation|study|studies|research)|(?:are|is)\s+needed\s+to\s+(?:establish|determine|"
+    r"clarify|confirm))\b", re.IGNORECASE)
+
+
+def states_open_question(passage: str) -> bool:
+    """Whether every sentence of the passage says what is not known ("there is a lack of consensus
+    about …; the optimal dose requires further investigation")."""
+    from lyra_core.sentences import split_sentences
+
+    sentences = split_sentences(passage) or [passage]
+    return all(OPEN_QUESTION.search(s) for s in sentences)
+
+
 def states_no_finding(passage: str) -> bool:
     """Whether the passage states an aim or method rather than a finding ("We examined whether …")."""
     return bool(AIM.search(passage)) or passage.rstrip().endswith("?")

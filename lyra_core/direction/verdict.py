@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from lyra_core.direction.claim_frame import ClaimFrame
-from lyra_core.direction.passage import PassageReading, read_passage, states_no_finding
+from lyra_core.direction.passage import PassageReading, read_passage, states_no_finding, states_open_question
 from lyra_core.direction.relevance import Relevance, outcome_sentences, relevance
 
 NULL_WEIGHT = 0.8  # how much a null finding counts against a claim of an effect, next to an opposite finding
@@ -143,6 +143,11 @@ def judge_passage(frame: ClaimFrame, passage: str, paper_text: str, probs: dict[
                                   exposure_matched=False, outcome_matched=False,
                                   reason="states an aim or a method, not a finding → neutral")
     # the direction is read where the outcome is named; whether the passage is about both, in all of it
+    if states_open_question(passage):
+        return DirectionJudgement(relation="NEUTRAL", p_supports=0.0, p_refutes=0.0, p_neutral=1.0,
+                                  claim_direction=claim_direction(frame), passage_direction=None, figures="",
+                                  exposure_matched=False, outcome_matched=False,
+                                  reason="says what is not yet known, not a finding → neutral")
     reading = read_passage(outcome_sentences(frame.outcome, passage), frame.exposure, frame.outcome)
     about = relevance(frame.exposure, frame.outcome, passage, paper_text)
     return judge(frame, passage_distribution(probs, reading), reading, about)
