@@ -276,3 +276,15 @@ def test_a_passage_that_says_what_is_not_known_is_neutral(passage, open_question
     verdict = judge_passage(read_claim("Aspirin reduces colorectal cancer incidence."), passage,
                             "Aspirin and colorectal cancer incidence", NULL)
     assert (verdict.relation == "NEUTRAL" and "not yet known" in verdict.reason) == open_question
+
+
+def test_a_plain_association_is_borne_out_either_way_and_refuted_by_no_difference():
+    claim = "Crime is associated with over-the-counter pharmacy syringe sales."
+    passage = ("Reported crime rates were negatively associated with OTC syringe sales (adjusted rate ratio: 0.89; "
+               "95% confidence interval: 0.81, 0.99).")
+    assert read_claim(claim).either_way and not read_claim("Obesity is associated with higher diabetes risk.").either_way
+    lower = _verdict(claim, passage, LOWER)
+    assert lower.relation == "SUPPORTS" and lower.claim_direction == "association"
+    assert "the claim says Crime is associated with it → supports" in lower.reason
+    null = _verdict(claim, "Crime rates did not differ with OTC syringe sales (RR 1.01; 95% CI 0.93 to 1.10).", NULL)
+    assert null.relation == "REFUTES"

@@ -47,10 +47,18 @@ class ClaimFrame(BaseModel):
     def directional(self) -> bool:
         return self.direction is not None
 
+    @property
+    def either_way(self) -> bool:
+        """A plain association ("X is associated with Y", "Is X associated with Y?"): a significant
+        change in either direction bears it out, no difference refutes it."""
+        return self.kind == "association" and self.cue == "associated" and not self.negated
+
     def says(self) -> str:
         """The claim's assertion in a few words: "aspirin reduces it", "X does not change it"."""
         if self.direction is None:
             return "makes no claim about an effect"
+        if self.either_way:
+            return f"{self.exposure} is associated with it"
         if self.direction == "no_effect":
             return f"{self.exposure} has no effect on it"
         verb = {"increase": "increases", "decrease": "reduces"}[self.direction]

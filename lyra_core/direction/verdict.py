@@ -31,7 +31,7 @@ class DirectionJudgement(BaseModel):
     p_supports: float
     p_refutes: float
     p_neutral: float
-    claim_direction: str  # increase, decrease, no_effect, not_increase, not_decrease
+    claim_direction: str  # increase, decrease, association (either way), no_effect, not_increase, not_decrease
     passage_direction: str | None  # increased, decreased, no_difference; None when not read
     figures: str
     exposure_matched: bool
@@ -41,6 +41,8 @@ class DirectionJudgement(BaseModel):
 
 
 def claim_direction(frame: ClaimFrame) -> str:
+    if frame.either_way:
+        return "association"
     return f"not_{frame.direction}" if frame.negated and frame.direction != "no_effect" else str(frame.direction)
 
 
@@ -102,7 +104,9 @@ def judge(frame: ClaimFrame, probs: dict[str, float], reading: PassageReading, a
                                   passage_direction=None, reason=f"not about {missing} → neutral", **base)
     related = 1.0 - probs["unrelated"]
     up, down, null = probs["increased"], probs["decreased"], probs["no_difference"]
-    if said == "increase":
+    if said == "association":
+        support, refute = up + down, NULL_WEIGHT * null
+    elif said == "increase":
         support, refute = up, down + NULL_WEIGHT * null
     elif said == "decrease":
         support, refute = down, up + NULL_WEIGHT * null

@@ -58,7 +58,7 @@ NLI_EDGES = table(
     p_refutes DOUBLE -- calibrated probability (0–1) that the fragment refutes the claim (contradiction)
     p_neutral DOUBLE -- calibrated probability (0–1) that the fragment neither supports nor refutes it
     judged_by VARCHAR -- direction (an effect claim: its parts composed the relation, docs/direction.md) | cross-encoder
-    claim_direction VARCHAR -- what the claim asserts: increase | decrease | no_effect | not_increase | not_decrease; NULL for the cross-encoder
+    claim_direction VARCHAR -- what the claim asserts: increase | decrease | association (a plain association: either direction bears it out) | no_effect | not_increase | not_decrease; NULL for the cross-encoder
     passage_direction VARCHAR -- what the fragment reports for the claim's outcome: increased | decreased | no_difference; NULL when not read
     effect_figures VARCHAR -- the figures that show it, as written ("OR 0.69, 0.64–0.74"; the cross-encoder's edge: the fragment's first two); empty when the fragment states none
     exposure_matched BOOLEAN -- the fragment or its paper names the claim's exposure; NULL for the cross-encoder
