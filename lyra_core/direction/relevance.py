@@ -10,6 +10,7 @@ that name one outcome in several ways (death, mortality, survival …). The lear
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from pydantic import BaseModel
 
@@ -45,8 +46,10 @@ _GENERAL = set(index_terms("risk effect effects level levels rate rates patient 
 MATCH_SHARE = 0.34  # chosen by bench/relevance_gate.py on its tuning side
 
 
-def _concepts(text: str) -> set[str]:
-    return {f"g{_GROUP_OF[t]}" if t in _GROUP_OF else t for t in index_terms(text)}
+@lru_cache(maxsize=4096)
+def _concepts(text: str) -> frozenset[str]:
+    # cached: a paper's title and abstract are read once for every fragment and claim that meets it
+    return frozenset(f"g{_GROUP_OF[t]}" if t in _GROUP_OF else t for t in index_terms(text))
 
 
 class Relevance(BaseModel):
@@ -65,7 +68,7 @@ class Relevance(BaseModel):
 def _specific(text: str) -> set[str]:
     """The phrase's concepts without the general terms ("risk of stroke" is about stroke, not risk)."""
     specific = {f"g{_GROUP_OF[t]}" if t in _GROUP_OF else t for t in index_terms(text) if t not in _GENERAL}
-    return specific or _concepts(text)
+    return specific or set(_concepts(text))
 
 
 def _enough(hits: list[str], wanted: set[str], share: float) -> bool:

@@ -141,17 +141,14 @@ def reader_question(exposure: str, outcome: str, comparator: str = "") -> str:
 def judge_passage(frame: ClaimFrame, passage: str, paper_text: str, probs: dict[str, float]) -> DirectionJudgement:
     """The relation of ``passage`` (from a paper whose title and abstract are ``paper_text``) to the
     effect claim ``frame``, given the direction reader's probabilities ``probs`` for it."""
-    if states_no_finding(passage):
+    no_finding = ("states an aim or a method" if states_no_finding(passage) else
+                  "says what is not yet known" if states_open_question(passage) else None)
+    if no_finding:
         return DirectionJudgement(relation="NEUTRAL", p_supports=0.0, p_refutes=0.0, p_neutral=1.0,
                                   claim_direction=claim_direction(frame), passage_direction=None, figures="",
                                   exposure_matched=False, outcome_matched=False,
-                                  reason="states an aim or a method, not a finding → neutral")
+                                  reason=f"{no_finding}, not a finding → neutral")
     # the direction is read where the outcome is named; whether the passage is about both, in all of it
-    if states_open_question(passage):
-        return DirectionJudgement(relation="NEUTRAL", p_supports=0.0, p_refutes=0.0, p_neutral=1.0,
-                                  claim_direction=claim_direction(frame), passage_direction=None, figures="",
-                                  exposure_matched=False, outcome_matched=False,
-                                  reason="says what is not yet known, not a finding → neutral")
     reading = read_passage(outcome_sentences(frame.outcome, passage), frame.exposure, frame.outcome)
     about = relevance(frame.exposure, frame.outcome, passage, paper_text)
     return judge(frame, passage_distribution(probs, reading), reading, about)

@@ -100,16 +100,15 @@ def markdown(report: Report, svg_name: str | None = None) -> str:
 
 def intro(report: Report) -> str:
     """What the reader is looking at, and what human feedback changed."""
-    shown = len(report.claims)
-    line = (f"{shown} of {report.claims_in_force} claims in force, the most relevant to the question, "
-            "grouped by topic, each with the strongest passages for and against it (the number beside a passage is "
-            "the judge's calibrated probability of that relation; after it stand the study's design and size, "
-            f"the figures the passage states and the paper's identifier). Task {report.task_id}"
-            # the run writes its report as its last step, while the task still reads "running": a status
-            # that would be stale once the run ends is left out
-            + ("." if report.status in ("running", "completed") else f" ({report.status})."))
-    if not report.claims_in_force:  # "0 of 0 claims in force, the most relevant …" says nothing
-        line = f"Task {report.task_id}" + ("." if report.status in ("running", "completed") else f" ({report.status}).")
+    # the run writes its report as its last step, while the task still reads "running": a status that
+    # would be stale once the run ends is left out
+    task = f"Task {report.task_id}" + ("." if report.status in ("running", "completed") else f" ({report.status}).")
+    line = task
+    if report.claims_in_force:  # "0 of 0 claims in force, the most relevant …" says nothing
+        line = (f"{len(report.claims)} of {report.claims_in_force} claims in force, the most relevant to the question, "
+                "grouped by topic, each with the strongest passages for and against it (the number beside a passage "
+                "is the judge's calibrated probability of that relation; after it stand the study's design and size, "
+                f"the figures the passage states and the paper's identifier). {task}")
     if report.feedback:
         line += " Human feedback applied: " + "; ".join(report.feedback) + "."
     return line
