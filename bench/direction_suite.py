@@ -5,7 +5,8 @@ Each case changes one thing against its neighbours: the claim's direction word (
 / has no effect / does not reduce), the passage's (lower / higher / no significant difference),
 how the passage shows it (words, a ratio with and without its interval, two arms' rates, the
 comparator's arm named as the one that changed), or what the passage is about (another outcome,
-an aim instead of a finding). The expected relation is the scientist's: same direction → SUPPORTS,
+an aim instead of a finding), and for a few topics whether the passage names the claim's outcome
+from its other end (deaths for survival: a lower death rate is higher survival). The expected relation is the scientist's: same direction → SUPPORTS,
 opposite or null against a claimed effect → REFUTES, null for a claim of no effect → SUPPORTS,
 not about the claim's exposure and outcome, or no finding → NEUTRAL.
 
@@ -53,6 +54,15 @@ TOPICS = [
     ("Zinc supplementation", "zinc", "the duration of the common cold", "cold duration"),
     ("Early mobilisation", "early mobilisation", "length of hospital stay", "length of stay"),
 ]
+# Topics whose passage names the claim's outcome from its other end (lower mortality is higher survival).
+OTHER_END = [
+    ("Vitamin A supplementation", "vitamin A", "child survival", "child mortality"),
+    ("Beta blockers", "beta blockers", "mortality after myocardial infarction", "survival after myocardial infarction"),
+    ("Adjuvant chemotherapy", "adjuvant chemotherapy", "overall survival", "deaths from any cause"),
+    ("Intensive insulin therapy", "intensive insulin therapy", "ICU mortality", "survival to ICU discharge"),
+]
+TOPICS += OTHER_END
+_FLIPPED = {"up": "down", "down": "up"}
 # Claim forms by what they assert: (template, direction) — direction is up, down, none, not_down, not_up.
 CLAIMS = [
     ("{X} reduces {Y}.", "down"), ("{X} lowers {Y}.", "down"), ("{X} decreases {Y}.", "down"),
@@ -117,6 +127,8 @@ def cases(n: int = 400, seed: int = 7) -> list[DirectionCase]:
         passage_form, reported = PASSAGES[pi]
         claim = claim_form.format(X=x_claim, Y=y_claim)
         passage = _sentence(passage_form.format(x=x_text, y=y_text, Yc=_sentence(y_text), other=other))
+        if TOPICS[ti] in OTHER_END:
+            reported = _FLIPPED.get(reported, reported)
         expected = "NEUTRAL" if reported in ("aim", "offtopic") else EXPECTED[(said, reported)]
         out.append(DirectionCase(claim=claim, passage=passage, expected=expected, claim_form=claim_form,
                                  passage_form=passage_form, topic=x_claim))

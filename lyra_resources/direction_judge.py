@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from lyra_core.direction.claim_frame import read_claim
 from lyra_core.direction.relevance import outcome_sentences
-from lyra_core.direction.verdict import DirectionJudgement, judge_passage, reader_question
+from lyra_core.direction.verdict import DirectionJudgement, judge_passage, reader_question_for
 from lyra_resources.model_files import DEFAULT_DIRECTION_DIR, ModelError, base_version
 from lyra_resources.models import NliPrediction, PairClassifier, cached_model, nli_model, softmax
 
@@ -118,7 +118,7 @@ def judge_triples(triples: list[tuple[str, str, str]], read: ReaderPredict, nli:
     others = {i: UNDIRECTED for i in range(len(triples)) if not frames[triples[i][0]].directional}
     out: dict[int, EdgeJudgement] = {}
     read_results = read([(outcome_sentences(frames[triples[i][0]].outcome, triples[i][1]),
-                          reader_question(frames[triples[i][0]].exposure, frames[triples[i][0]].outcome))
+                          reader_question_for(frames[triples[i][0]], triples[i][1]))
                          for i in directional])
     for i, result in zip(directional, read_results, strict=True):
         claim, passage, paper = triples[i]

@@ -288,3 +288,50 @@ def test_a_plain_association_is_borne_out_either_way_and_refuted_by_no_differenc
     assert "the claim says Crime is associated with it → supports" in lower.reason
     null = _verdict(claim, "Crime rates did not differ with OTC syringe sales (RR 1.01; 95% CI 0.93 to 1.10).", NULL)
     assert null.relation == "REFUTES"
+
+
+
+HIGHER = {"increased": 0.85, "decreased": 0.05, "no_difference": 0.05, "unrelated": 0.05}
+
+
+@pytest.mark.parametrize("claim, passage, read, asked, relation", [
+    ("Vitamin A supplementation improves child survival.",
+     "Vitamin A supplementation reduced child mortality by 24% (RR 0.76, 95% CI 0.69 to 0.83).",
+     LOWER, "child mortality", "SUPPORTS"),
+    ("Vitamin A supplementation improves child survival.",
+     "Deaths among children were more frequent with vitamin A supplementation than with placebo "
+     "(RR 1.31, 95% CI 1.10 to 1.56).", HIGHER, "child mortality", "REFUTES"),
+    ("Beta blockers increase mortality after myocardial infarction.",
+     "Survival after myocardial infarction was higher with beta blockers (HR 1.4, 95% CI 1.2 to 1.6).",
+     HIGHER, "survival", "REFUTES"),
+    ("Beta blockers reduce mortality after myocardial infarction.",
+     "Beta blockers improved survival after myocardial infarction.", HIGHER, "survival", "SUPPORTS"),
+    # both ends named: the passage's direction is read as it is, for the outcome the claim names
+    ("Statins reduce mortality.", "Statins reduced mortality and improved event-free survival.", LOWER,
+     "on mortality", "SUPPORTS"),
+])
+def test_an_outcome_named_from_its_other_end_reverses_the_direction(claim, passage, read, asked, relation):
+    from lyra_core.direction.verdict import judge_passage, reader_question_for
+
+    frame = read_claim(claim)
+    question = reader_question_for(frame, passage)
+    assert asked in question  # the reader is asked about the outcome as the passage names it
+    verdict = judge_passage(frame, passage, "", read)
+    assert verdict.relation == relation, verdict.reason
+    assert ("(higher" in verdict.reason or "(lower" in verdict.reason) == (asked != "on mortality")
+
+
+@pytest.mark.parametrize("passage, exposure, direction", [
+    # "cause" as a noun states no change: the comparison does
+    ("Deaths from any cause were lower in participants receiving chemotherapy than in controls (p = 0.01).",
+     "chemotherapy", "decreased"),
+    ("The causes of death were similar with chemotherapy and with observation.", "chemotherapy", "no_difference"),
+    ("Smoking causes lung cancer in most patients.", "smoking", "increased"),
+    # a digit that ends a name between two arms' figures ("omega-3", "COVID-19") leaves the arms readable
+    ("Triglycerides were 12% with omega-3 supplementation and 20% with placebo, respectively (p = 0.003).",
+     "omega-3 supplementation", "decreased"),
+    ("Admissions were 31% with the COVID-19 vaccine and 22% with placebo (p < 0.01).", "COVID-19 vaccine",
+     "increased"),
+])
+def test_passage_words_that_look_like_a_direction_or_a_figure_but_are_not(passage, exposure, direction):
+    assert read_passage(passage, exposure, "mortality").direction == direction

@@ -32,9 +32,11 @@ _P = re.compile(r"\b[Pp]\s*(?:-?value)?\s*(?P<op>[<>=≤≥]|<\s*=|>\s*=)\s*(?P<
 # An arm's figure carries its unit: a percentage, a mean ± SD, or events/total (with its percentage).
 _ARM_VALUE = (r"(?<![\d./])(?P<{name}>[-−–]?\d+(?:[.·]\d+)?)\s*(?:%|±\s*\d+(?:[.·]\d+)?"
               r"|/\d+(?:\s*\(\d+(?:[.·]\d+)?\s*%\))?)")
+# Between the two figures: words, where a digit may only end a name ("omega-3", "COVID-19", "IL-6").
+_GAP = r"(?:[^0-9\n]|(?<=[A-Za-z-])\d+(?![\d.%])){0,45}?"
 _ARMS = re.compile(
-    _ARM_VALUE.format(name="a") + r"[^0-9\n]{0,30}?\b(?:vs\.?|versus|compared\s+(?:with|to)|and)\s+"
-    + r"(?:[^0-9\n]{0,30}?)" + _ARM_VALUE.format(name="b") + r"(?P<tail>[^.;]{0,60})",
+    _ARM_VALUE.format(name="a") + _GAP + r"\b(?:vs\.?|versus|compared\s+(?:with|to)|and)\s+"
+    + _GAP + _ARM_VALUE.format(name="b") + r"(?P<tail>[^.;]{0,60})",
     re.IGNORECASE)
 CONTROL_WORDS = re.compile(r"\b(placebo|control|controls|usual\s+care|sham|vehicle|untreated|standard\s+(?:care|"
                            r"treatment|therapy)|no\s+treatment|comparison|conventional|non-?users?|unexposed|"

@@ -121,6 +121,17 @@ def _comparator_named_first(after: str, exposure: str) -> bool:
     return not content_words(match.group("arm")) & content_words(exposure)
 
 
+_CAUSE_NOUN_BEFORE = {"any", "all", "a", "the", "main", "leading", "common", "major", "other", "underlying",
+                      "its", "their", "root", "specific", "unknown", "same", "one"}
+
+
+def _names_a_cause(tokens: list[tuple[str, int]], i: int) -> bool:
+    """Whether "cause(s)" at ``i`` is the noun ("from any cause", "causes of death", "all-cause")."""
+    before = tokens[i - 1][0].lower() if i else ""
+    after = tokens[i + 1][0].lower() if i + 1 < len(tokens) else ""
+    return before in _CAUSE_NOUN_BEFORE or after == "of"
+
+
 def _worded_direction(passage: str, exposure: str, outcome: str) -> tuple[str, int, str, bool] | None:
     """(way, position, word, comparator named first) of the direction word nearest a mention of the outcome."""
     tokens = [(m.group(0), m.start()) for m in _WORD.finditer(passage)]
@@ -133,6 +144,8 @@ def _worded_direction(passage: str, exposure: str, outcome: str) -> tuple[str, i
         if raw is None or content_words(word) & targets:  # "falls" in "falls were fewer" names the outcome
             continue
         if any(t.lower() in _NEGATORS for t, _ in tokens[max(0, i - 3):i]):
+            continue
+        if low in ("cause", "causes") and _names_a_cause(tokens, i):  # "deaths from any cause" states no change
             continue
         way = resolve(raw, outcome)
         flipped = _comparator_named_first(passage[pos:pos + 70], exposure)

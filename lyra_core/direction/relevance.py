@@ -121,6 +121,32 @@ def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "", s
                      exposure_terms=exposure_hits, outcome_terms=outcome_hits)
 
 
+# One outcome named from its two ends: lower mortality is higher survival. A passage that names the
+# claim's outcome only from the other end reports the opposite direction for it.
+_ENDS = (("survival", frozenset("survival survive survives survived surviving survivor survivors alive".split())),
+         ("mortality", frozenset("mortality death deaths died die dies dying fatal fatality fatalities lethal "
+                                 "lethality".split())))
+_WORDS = re.compile(r"[a-z]+")
+
+
+def _end_of(text: str) -> int | None:
+    """Which end (0 survival, 1 mortality) ``text`` names the outcome from; None for neither or both."""
+    words = set(_WORDS.findall(text.lower()))
+    ends = [n for n, (_, terms) in enumerate(_ENDS) if words & terms]
+    return ends[0] if len(ends) == 1 else None
+
+
+def as_named_in(outcome: str, passage: str) -> tuple[str, bool]:
+    """``outcome`` as ``passage`` names it, and whether that is its opposite end: for a claim on
+    "child survival" and a passage on deaths, ("child mortality", True); else (``outcome``, False)."""
+    claim_end, passage_end = _end_of(outcome), _end_of(passage)
+    if claim_end is None or passage_end is None or claim_end == passage_end:
+        return outcome, False
+    terms = _ENDS[claim_end][1]
+    words = [_ENDS[passage_end][0] if w.lower() in terms else w for w in outcome.split()]
+    return " ".join(words), True
+
+
 def outcome_sentences(outcome: str, passage: str, share: float = MATCH_SHARE) -> str:
     """The sentences of ``passage`` that name ``outcome``, where some do and others do not: in a
     window of two sentences, a null about adverse events beside a finding on cancer incidence says

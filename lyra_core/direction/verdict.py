@@ -15,13 +15,14 @@ from pydantic import BaseModel
 
 from lyra_core.direction.claim_frame import ClaimFrame
 from lyra_core.direction.passage import PassageReading, read_passage, states_no_finding, states_open_question
-from lyra_core.direction.relevance import Relevance, outcome_sentences, relevance
+from lyra_core.direction.relevance import Relevance, as_named_in, outcome_sentences, relevance
 
 NULL_WEIGHT = 0.8  # how much a null finding counts against a claim of an effect, next to an opposite finding
 FIGURES_CERTAINTY = 0.9  # the reading of a ratio or a difference whose interval decides
 ARMS_TIE = 0.6  # chosen on Evidence Inference validation (0.3 to 0.6 score alike; bench/direction_reading.py)
 UNSTATED_NULL = 0.5  # the share of the reader's "no difference" kept where nothing in the passage states one
 _SAID = {"increased": "higher", "decreased": "lower", "no_difference": "no difference in"}
+_OPPOSITE = {"increased": "decreased", "decreased": "increased"}
 
 
 class DirectionJudgement(BaseModel):
@@ -90,9 +91,12 @@ def passage_distribution(model_probs: dict[str, float], reading: PassageReading)
     return probs
 
 
-def judge(frame: ClaimFrame, probs: dict[str, float], reading: PassageReading, about: Relevance) -> DirectionJudgement:
+def judge(frame: ClaimFrame, probs: dict[str, float], reading: PassageReading, about: Relevance,
+          named_as: str | None = None) -> DirectionJudgement:
     """The relation of a passage to a directional claim, from the passage's direction distribution
-    ``probs`` (see :func:`passage_distribution`), the rule ``reading`` and the ``about`` check."""
+    ``probs`` for the claim's outcome (see :func:`passage_distribution`), the rule ``reading`` and
+    the ``about`` check; ``named_as`` is the outcome as the passage names it from its other end
+    (mortality for survival), for the reason."""
     said = claim_direction(frame)
     figures = reading.figures_text()
     base = dict(claim_direction=said, figures=figures, exposure_matched=about.exposure_matched,
@@ -121,6 +125,8 @@ def judge(frame: ClaimFrame, probs: dict[str, float], reading: PassageReading, a
     relation = max((("SUPPORTS", p_supports), ("REFUTES", p_refutes), ("NEUTRAL", p_neutral)), key=lambda kv: kv[1])[0]
     direction = max(("increased", "decreased", "no_difference"), key=lambda k: probs[k])
     reported = f"reports {_SAID[direction]} {frame.outcome} with {frame.exposure}"
+    if named_as and direction in _OPPOSITE:
+        reported = f"reports {_SAID[_OPPOSITE[direction]]} {named_as} with {frame.exposure} ({_SAID[direction]} {frame.outcome})"
     reason = (f"{reported}{f' ({figures})' if figures else ''}; the claim says {frame.says()} → {relation.lower()}")
     return DirectionJudgement(relation=relation, p_supports=round(p_supports, 4), p_refutes=round(p_refutes, 4),
                               p_neutral=round(p_neutral, 4), passage_direction=direction, reason=reason,
@@ -148,10 +154,22 @@ def judge_passage(frame: ClaimFrame, passage: str, paper_text: str, probs: dict[
                                   claim_direction=claim_direction(frame), passage_direction=None, figures="",
                                   exposure_matched=False, outcome_matched=False,
                                   reason=f"{no_finding}, not a finding → neutral")
-    # the direction is read where the outcome is named; whether the passage is about both, in all of it
-    reading = read_passage(outcome_sentences(frame.outcome, passage), frame.exposure, frame.outcome)
+    # the direction is read where the outcome is named, as the passage names it (``probs`` were read so
+    # too); whether the passage is about both, in all of it
+    where = outcome_sentences(frame.outcome, passage)
+    named, inverted = as_named_in(frame.outcome, where)
+    reading = read_passage(where, frame.exposure, named)
     about = relevance(frame.exposure, frame.outcome, passage, paper_text)
-    return judge(frame, passage_distribution(probs, reading), reading, about)
+    distribution = passage_distribution(probs, reading)
+    if inverted:  # lower mortality is higher survival
+        distribution = {_OPPOSITE.get(k, k): v for k, v in distribution.items()}
+    return judge(frame, distribution, reading, about, named if inverted else None)
+
+
+def reader_question_for(frame: ClaimFrame, passage: str) -> str:
+    """The reader's question about ``passage`` for the effect claim ``frame``: asked of the sentences
+    that name the outcome, with the outcome as they name it (see :func:`judge_passage`)."""
+    return reader_question(frame.exposure, as_named_in(frame.outcome, outcome_sentences(frame.outcome, passage))[0])
 
 
 # A reviewer's relation fixes the passage's direction only where one direction gives it.
