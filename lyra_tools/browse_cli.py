@@ -23,12 +23,13 @@ from rich.table import Column, Table
 
 from lyra_core.answer import undecided_note, votes_text
 from lyra_core.scoring import VoteCounts
-from lyra_resources.store import StoreError
-from lyra_resources.effective import answer_view
-from lyra_tools import explore
-from lyra_tools.cli_common import HomeOption, console, fail, open_store
-from lyra_tools.explore import ClaimBrief, ClaimEvidence, EvidenceItem, ExploreError, TopicClaims
 from lyra_core.report.refs import identifier
+from lyra_resources.effective.models import ClaimBrief, ClaimEvidence, EvidenceItem, ExploreError, Topic, TopicClaims
+from lyra_resources.store import StoreError
+from lyra_tools.cli_common import HomeOption, console, fail, open_store
+
+# The readers (lyra_tools.explore, lyra_resources.effective.answer_view) are imported by the
+# commands that read: `lyra --help` and the other commands start without them.
 
 app = typer.Typer()
 PAGE = 50  # the MCP tools' largest page; longer listings follow next_cursor
@@ -36,6 +37,8 @@ PAGE = 50  # the MCP tools' largest page; longer listings follow next_cursor
 
 def _topic_claims(store, task_id: str, topic: str, limit: int, include_rejected: bool) -> TopicClaims:
     """Up to ``limit`` claims of ``topic``: the MCP answer's pages joined into one answer."""
+    from lyra_tools import explore
+
     answer = explore.claims_by_topic(store, task_id, topic, min(limit, PAGE), None, include_rejected)
     while answer.next_cursor and len(answer.claims) < limit:
         more = explore.claims_by_topic(store, task_id, topic, min(limit - len(answer.claims), PAGE),
@@ -45,7 +48,9 @@ def _topic_claims(store, task_id: str, topic: str, limit: int, include_rejected:
     return answer
 
 
-def _all_topics(store, task_id: str) -> list[explore.Topic]:
+def _all_topics(store, task_id: str) -> list[Topic]:
+    from lyra_tools import explore
+
     page = explore.list_claim_topics(store, task_id, PAGE)
     topics = list(page.topics)
     while page.next_cursor:
@@ -102,6 +107,8 @@ def claims(
 ) -> None:
     """A task's claims by topic: id, verdict, confidence ± uncertainty and the votes that entered
     it; without --topic, the question's hypothesis (what the answer judges) comes first."""
+    from lyra_resources.effective import answer_view
+
     store = open_store(home, create=False)
     try:
         names = [topic] if topic else [t.topic_id for t in _all_topics(store, task_id)]
@@ -126,6 +133,8 @@ def claims(
 
 def _claim_evidence(store, claim_id: str, task_id: str | None, limit: int) -> ClaimEvidence:
     """Up to ``limit`` edges per side: the MCP answer's pages joined into one answer."""
+    from lyra_tools import explore
+
     size = min(limit, 20)
     answer = explore.claim_evidence(store, claim_id, task_id, size)
     shown = lambda a: max(len(a.evidence.supports), len(a.evidence.refutes), len(a.evidence.neutral))  # noqa: E731
@@ -213,6 +222,8 @@ def evidence(
     """A claim's supporting, refuting and neutral edges with their fragments and sources; the edge ids
     are what `lyra feedback edge-correct` takes. Given a task id (or --task alone), the claim is
     the task's hypothesis: the passages behind the answer."""
+    from lyra_resources.effective import answer_view
+
     try:
         store = open_store(home, create=False)
         claim_id, task_id = answer_view.evidence_claim(store, claim_id, task_id)
