@@ -12,15 +12,17 @@ import glob
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from lyra_core.ranking import RankingConfig
 from lyra_core.relevance import DEFAULT_COSINE_WEIGHT, DEFAULT_MIN_RELEVANCE
 from lyra_core.scoring import DEFAULT_MIN_VOTE, DEFAULT_VOTE_WEIGHT, ScoringRule
 from lyra_core.validation import describe
+
+if TYPE_CHECKING:  # the ranking (numpy) is imported by the search that asks for its config
+    from lyra_core.ranking import RankingConfig
 
 HOME_ENV = "LYRA_HOME"
 DEFAULT_HOME = ".lyra"
@@ -139,6 +141,8 @@ class RankingSettings(SettingsSection):
 
     def ranking_config(self) -> RankingConfig:
         """The stage depths and fusion weights of the three-stage ranking."""
+        from lyra_core.ranking import RankingConfig
+
         return RankingConfig(bm25_top_k=self.bm25_top_k, dense_top_k=self.dense_top_k, rerank_top_k=self.rerank_top_k,
                              bm25_weight=self.bm25_weight, embedding_weight=self.embedding_weight)
 

@@ -393,13 +393,16 @@ def create_tables(conn: Connection, specs: Sequence[TableSpec], *, schema: str =
     """Create the tables of ``specs`` the database lacks and add the columns a newer Lyra added to
     an older database's tables; ``ddl`` and ``column_type`` give the engine's SQL for a table and
     for a contract type (DuckDB's by default)."""
+    existing: dict[str, set[str]] = {}  # one catalog query, not two statements per table: every command opens the store
+    for name, column in conn.execute("SELECT table_name, column_name FROM information_schema.columns "
+                                     "WHERE table_schema = ?", [schema]).fetchall():
+        existing.setdefault(name, set()).add(column)
     for spec in specs:
-        conn.execute(ddl(spec))
-        existing = {r[0] for r in conn.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = ?",
-            [schema, spec.name]).fetchall()}
+        if spec.name not in existing:
+            conn.execute(ddl(spec))
+            continue
         for col in spec.columns:
-            if col.name not in existing:  # a database from an older Lyra
+            if col.name not in existing[spec.name]:  # a database from an older Lyra
                 col_type = column_type(col.type).replace("PRIMARY KEY", "").strip()
                 conn.execute(f"ALTER TABLE {schema}.{spec.name} ADD COLUMN {col.name} {col_type}")
 

@@ -15,21 +15,18 @@ PMID or URL with the link that opens it.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Column, Table
 
-from lyra_core.answer import undecided_note, votes_text
 from lyra_core.scoring import VoteCounts
-from lyra_core.report.refs import identifier
-from lyra_resources.effective.models import ClaimBrief, ClaimEvidence, EvidenceItem, ExploreError, Topic, TopicClaims
 from lyra_resources.store import StoreError
 from lyra_tools.cli_common import HomeOption, console, fail, open_store
 
-# The readers (lyra_tools.explore, lyra_resources.effective.answer_view) are imported by the
-# commands that read: `lyra --help` and the other commands start without them.
+if TYPE_CHECKING:  # the readers and their models are imported by `lyra claims` and `lyra evidence` when they run
+    from lyra_resources.effective.models import ClaimBrief, ClaimEvidence, EvidenceItem, Topic, TopicClaims
 
 app = typer.Typer()
 PAGE = 50  # the MCP tools' largest page; longer listings follow next_cursor
@@ -68,6 +65,8 @@ def _claim_mark(claim: ClaimBrief) -> str:
 
 
 def _votes(votes: dict[str, VoteCounts], claim_id: str) -> str:
+    from lyra_core.answer import votes_text
+
     counted = votes.get(claim_id, VoteCounts())
     return votes_text(counted.supporting, counted.refuting, counted.below_threshold)
 
@@ -108,6 +107,7 @@ def claims(
     """A task's claims by topic: id, verdict, confidence ± uncertainty and the votes that entered
     it; without --topic, the question's hypothesis (what the answer judges) comes first."""
     from lyra_resources.effective import answer_view
+    from lyra_resources.effective.models import ExploreError
 
     store = open_store(home, create=False)
     try:
@@ -152,6 +152,8 @@ def _claim_evidence(store, claim_id: str, task_id: str | None, limit: int) -> Cl
 
 def _source_line(item: EvidenceItem) -> str:
     """Title (year) — the paper's DOI, PMID or URL with the link that opens it — trust level."""
+    from lyra_core.report.refs import identifier
+
     s = item.source
     name, link = identifier(s.paper_id or s.page_id or "", s.doi, s.pmid, s.url)
     where = name + (f" <{link}>" if link and link != name else "")
@@ -169,6 +171,8 @@ def _edge_marks(item: EvidenceItem) -> str:
 
 
 def _print_evidence(answer: ClaimEvidence, votes: dict[str, VoteCounts]) -> None:
+    from lyra_core.answer import undecided_note
+
     score = answer.score
     head = [f"claim {answer.claim_id} (task {answer.task_id}, "
             + ("the question's hypothesis" if answer.origin == "hypothesis" else answer.origin) + ")"
@@ -223,6 +227,7 @@ def evidence(
     are what `lyra feedback edge-correct` takes. Given a task id (or --task alone), the claim is
     the task's hypothesis: the passages behind the answer."""
     from lyra_resources.effective import answer_view
+    from lyra_resources.effective.models import ExploreError
 
     try:
         store = open_store(home, create=False)

@@ -11,9 +11,6 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from lyra_core.answer import votes_text
-from lyra_core.claim_inputs import ClaimsFileError, parse_claims
-from lyra_core.tasks import TaskOptions
 from lyra_resources.generations import graph_note
 from lyra_resources.settings import HomeLayout
 from lyra_resources.store import StoreError, TaskRecord
@@ -29,6 +26,7 @@ from lyra_tools.cli_common import (
 )
 
 if TYPE_CHECKING:  # the run machinery (Dagster, the input checks, the readers) is imported when a command runs
+    from lyra_core.tasks import TaskOptions
     from lyra_resources.task_input import CheckedInput
     from lyra_tools import runner
 
@@ -58,6 +56,7 @@ def queue_and_exit(task: TaskRecord, home: Path | None, then: str = "") -> typer
 
 
 def print_summary(outcome: runner.RunOutcome, home: Path | None) -> None:
+    from lyra_core.answer import votes_text
     from lyra_resources.effective import answer_view
     from lyra_resources.effective.report import top_claims
 
@@ -196,6 +195,8 @@ def write_verify_results(task_id: str, out: Path | None, home: Path | None) -> N
 def read_claims_file(path: Path) -> list[str]:
     """The claims of a ``--claims-file``, read as ``lyra verify`` reads its claims file (one claim a
     line or JSON Lines, ``#`` comments): a file with no claim, or a bad line, is its error line."""
+    from lyra_core.claim_inputs import ClaimsFileError, parse_claims
+
     try:
         claims = parse_claims(read_text_input(path, "--claims-file", "the claims file"))
     except ClaimsFileError as exc:

@@ -10,7 +10,6 @@ import typer
 from rich.table import Table
 
 from lyra_core.cells import cell_list
-from lyra_core.tasks import TaskOptions, parse_interval
 from lyra_resources.generations import graph_note
 from lyra_resources.store import TaskRecord, fetch_rows
 from lyra_tools.cli_common import HomeOption, console, fail, open_store, require_task
@@ -105,6 +104,7 @@ def task_run(task_id: str, home: HomeOption = None) -> None:
     """Re-materialize an existing task (its rows are replaced, feedback is kept); in the cluster
     profile, queue its run and return at once."""
     from lyra_assets.runs import is_cluster
+    from lyra_core.tasks import TaskOptions
     from lyra_resources.task_input import STORED_LABELS
     from lyra_tools.cli_run import (check_input, print_notes, print_summary, queue_and_exit, run_with_progress,
                                     write_verify_results)
@@ -124,6 +124,8 @@ def task_run(task_id: str, home: HomeOption = None) -> None:
 
 
 def _set_watch(home: Path | None, task: TaskRecord, every: str | None) -> None:
+    from lyra_core.tasks import TaskOptions
+
     options = TaskOptions.model_validate({**task.options, "watch_every": every})
     open_store(home).update_task(task.id, options=options.model_dump(exclude_none=True, exclude_defaults=True))
 
@@ -136,6 +138,7 @@ def task_watch(
 ) -> None:
     """Re-run a task on a schedule, so new papers enter its graph (feedback is kept)."""
     from lyra_assets.runs import open_instance, register_partition
+    from lyra_core.tasks import TaskOptions, parse_interval
 
     task = require_task(home, task_id)
     try:
