@@ -24,7 +24,6 @@ from pydantic import BaseModel, Field
 
 from lyra_core import feedback as fb
 from lyra_core.direction.verdict import direction_of_correction
-from lyra_resources.effective.report import write_report
 from lyra_resources.store import LyraStore, fetch_rows
 from lyra_tools import explore, mcp_requests
 
@@ -142,6 +141,8 @@ def rewrite_reports(store: LyraStore, result: FeedbackResult) -> None:
     """Write again the report of the task the feedback was given on and, for a domain rule (in force
     for every task), of each other task with a page of a domain the rule's pattern matches. A report
     that cannot be written is logged: the feedback itself is stored already."""
+    from lyra_resources.effective.report import write_report  # only feedback that changes the graph needs it
+
     tasks = [result.task_id]
     if result.action in fb.RULE_ACTIONS:
         with store.connect() as conn:
