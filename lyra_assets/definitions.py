@@ -37,6 +37,7 @@ from lyra_assets.runs import (
     TASK_JOB,
     VERIFIER_TRAINING_JOB,
 )
+from lyra_resources.dagster_resources import settings_resource
 from lyra_resources.domain_policy import DomainTrust
 from lyra_resources.literature import LiteratureSources
 from lyra_resources.llm import OllamaLlm
@@ -86,7 +87,7 @@ def build_resources(home: str | os.PathLike[str] | None = None,
     layout = HomeLayout(root=resolve_home(home, create=False))
     config = settings or load_settings()
     return {
-        "settings": config,
+        "settings": settings_resource(config),
         "store": graph.TaskStore(home=str(layout.root)),
         "literature": LiteratureSources.configured(layout.cache, config),
         "models": LocalModels.configured(layout.root, config),

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dagster import (
     AssetExecutionContext,
     AssetsDefinition,
+    ConfigurableResource,
     DagsterEventType,
     DagsterInstance,
     DagsterRun,
@@ -38,8 +39,8 @@ ASSET_RESUME_RETRY_TAG = "dagster/is_asset_resume_retry"  # Dagster's, on a re-e
 LOCK_WAITS_MESSAGE = "store lock waits"
 
 
-class TaskStore(LyraStore):
-    """The store as a task run's assets use it: writes of a publishing run are staged."""
+class TaskStore(LyraStore, ConfigurableResource):
+    """The store as a task run's assets use it, a Dagster resource: writes of a publishing run are staged."""
 
     _waits_at_start: LockWaits = PrivateAttr(default_factory=LockWaits)
 

@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import pandas as pd
-
 
 def cell_list(value: Any) -> list[Any]:
     """The items of a list cell as a Python list; ``[]`` for NULL (None, NA, NaN).
@@ -24,6 +22,10 @@ def cell_list(value: Any) -> list[Any]:
         return [value]
     if isinstance(value, Iterable):
         return list(value)
-    if value is None or pd.isna(value):
+    if value is None:
+        return []
+    import pandas as pd  # a scalar that is not None came through pandas (NA, NaN), which is loaded then
+
+    if pd.isna(value):
         return []
     raise TypeError(f"expected a list cell, got {type(value).__name__}: {value!r}")

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
-import numpy as np
 from pydantic import BaseModel, Field
 
 from lyra_core.claim_subjects import lacks_referent
+
+if TYPE_CHECKING:  # numpy is imported by the functions that compute on vectors: feedback and readers need none
+    import numpy as np
 
 
 class ClaimCandidate(BaseModel):
@@ -34,6 +37,8 @@ class MergedClaim(BaseModel):
 def dedupe_claims(candidates: list[ClaimCandidate], vectors: np.ndarray, threshold: float) -> list[MergedClaim]:
     """Greedy merge of near-identical claims (cosine ≥ threshold). User claims come first and are
     never merged into each other; an extracted duplicate of a user claim joins the user claim."""
+    import numpy as np
+
     order = sorted(range(len(candidates)), key=lambda i: (candidates[i].origin != "user", -candidates[i].score, i))
     kept: list[MergedClaim] = []
     kept_vectors: list[np.ndarray] = []
@@ -78,6 +83,8 @@ def select_pairs(
     """For each claim, its ``k`` most similar fragments as (fragment index, cosine), never a
     fragment of a page the claim was extracted from (overlapping windows of one abstract would
     otherwise confirm the claim with its own sentence)."""
+    import numpy as np
+
     if len(claim_vectors) == 0 or len(fragment_vectors) == 0:
         return [[] for _ in range(len(claim_vectors))]
     sims = claim_vectors @ fragment_vectors.T

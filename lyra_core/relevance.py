@@ -15,10 +15,12 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from lyra_core.text import STOP_WORDS, fold_accents
+
+if TYPE_CHECKING:  # numpy is imported by claim_relevance: the settings read this module's defaults without it
+    import numpy as np
 
 # Chosen on SciFact train claims used as questions, tune side only (bench/claim_relevance.py):
 # the weight of best AUC, the threshold of best F1 at it.
@@ -95,5 +97,7 @@ def claim_relevance(question: str, claims: Sequence[str], cosines: np.ndarray, w
                     cosine_weight: float = DEFAULT_COSINE_WEIGHT) -> np.ndarray:
     """Each claim's relevance to the question, roughly 0..1: ``cosine_weight`` × its embedding
     cosine + (1 − ``cosine_weight``) × its coverage of the question's concepts."""
+    import numpy as np
+
     cov = np.array([coverage(question, c, weights) for c in claims], dtype=float)
     return cosine_weight * np.asarray(cosines, dtype=float) + (1 - cosine_weight) * cov

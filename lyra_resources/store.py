@@ -26,19 +26,20 @@ import threading
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import duckdb
-import pandas as pd
-from dagster import ConfigurableResource
-from pydantic import Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from lyra_resources import parquet_files
 from lyra_resources.schema import PER_TASK_TABLES, STAGE_PREFIX, STAGING_TABLES, TABLES, TableSpec
 from lyra_resources.settings import HomeLayout, effective_cluster_settings, resolve_home
 from lyra_resources.store_locks import STORE_RETRY, StoreBusyError, StoreError  # noqa: F401 (re-exported)
 from lyra_resources.task_records import TASK_STATUSES, TaskRecord, task_from_row, utcnow
+
+if TYPE_CHECKING:  # pandas is imported by the calls that read or write data frames, not by every command
+    import pandas as pd
 
 # A DuckDB connection, or (store in Postgres) a lyra_resources.store_postgres.PostgresConnection:
 # both answer execute(sql, params) → fetchone/fetchall/df, register/unregister and close.
@@ -57,8 +58,19 @@ _schema_ready: set[str] = set()
 _schema_lock = threading.Lock()
 
 
-class LyraStore(ConfigurableResource):
-    """DuckDB tables with hive-partitioned Parquet exports under the Lyra home."""
+def fetch_rows(conn: Connection, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    """The rows of a query as plain dicts (column name → value): no data frame, no pandas."""
+    cursor = conn.execute(sql, list(params))
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+class LyraStore(BaseModel):
+    """DuckDB tables with hive-partitioned Parquet exports under the Lyra home. Plain pydantic, so
+    the command line reads the store without Dagster; the assets receive it as a Dagster resource
+    (``lyra_assets.graph.TaskStore``)."""
+
+    model_config = ConfigDict(frozen=True)
 
     home: str = Field(description="Lyra home directory (holds lyra.duckdb and parquet/)")
     busy_timeout_s: float = Field(120.0, description="how long to wait for another process's lock")
@@ -345,8 +357,9 @@ class LyraStore(ConfigurableResource):
         return record
 
     def get_task(self, task_id: str) -> TaskRecord | None:
-        rows = self.fetch_df("SELECT * FROM tasks WHERE id = ?", [task_id])
-        return task_from_row(rows.iloc[0].to_dict()) if len(rows) else None
+        with self.connect() as conn:
+            rows = fetch_rows(conn, "SELECT * FROM tasks WHERE id = ?", [task_id])
+        return task_from_row(rows[0]) if rows else None
 
     def require_task(self, task_id: str) -> TaskRecord:
         task = self.get_task(task_id)
@@ -355,8 +368,9 @@ class LyraStore(ConfigurableResource):
         return task
 
     def list_tasks(self) -> list[TaskRecord]:
-        rows = self.fetch_df("SELECT * FROM tasks ORDER BY created_at, id")
-        return [task_from_row(r) for r in rows.to_dict("records")]
+        with self.connect() as conn:
+            rows = fetch_rows(conn, "SELECT * FROM tasks ORDER BY created_at, id")
+        return [task_from_row(r) for r in rows]
 
     def update_task(self, task_id: str, **fields: Any) -> None:
         allowed = {"status", "options", "last_run_id", "error"}
@@ -379,13 +393,16 @@ def create_tables(conn: Connection, specs: Sequence[TableSpec], *, schema: str =
     """Create the tables of ``specs`` the database lacks and add the columns a newer Lyra added to
     an older database's tables; ``ddl`` and ``column_type`` give the engine's SQL for a table and
     for a contract type (DuckDB's by default)."""
+    existing: dict[str, set[str]] = {}  # one catalog query, not two statements per table: every command opens the store
+    for name, column in conn.execute("SELECT table_name, column_name FROM information_schema.columns "
+                                     "WHERE table_schema = ?", [schema]).fetchall():
+        existing.setdefault(name, set()).add(column)
     for spec in specs:
-        conn.execute(ddl(spec))
-        existing = {r[0] for r in conn.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = ?",
-            [schema, spec.name]).fetchall()}
+        if spec.name not in existing:
+            conn.execute(ddl(spec))
+            continue
         for col in spec.columns:
-            if col.name not in existing:  # a database from an older Lyra
+            if col.name not in existing[spec.name]:  # a database from an older Lyra
                 col_type = column_type(col.type).replace("PRIMARY KEY", "").strip()
                 conn.execute(f"ALTER TABLE {schema}.{spec.name} ADD COLUMN {col.name} {col_type}")
 

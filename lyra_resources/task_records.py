@@ -6,7 +6,6 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-import pandas as pd
 from pydantic import BaseModel, Field
 
 
@@ -32,13 +31,7 @@ def utcnow() -> datetime:
 
 
 def task_from_row(row: dict[str, Any]) -> TaskRecord:
-    """A ``tasks`` row as a data frame gives it (NaN, NaT, JSON text) as a TaskRecord."""
+    """A ``tasks`` row as the database gives it (NULLs as None, options as JSON text) as a TaskRecord."""
     options = row.get("options")
-    row = {k: (None if isinstance(v, float) and pd.isna(v) else v) for k, v in row.items()}
-    row["options"] = json.loads(options) if isinstance(options, str) and options else {}
-    for key in ("created_at", "updated_at"):
-        if isinstance(row.get(key), pd.Timestamp):
-            row[key] = row[key].to_pydatetime()
-        elif row.get(key) is pd.NaT:
-            row[key] = None
-    return TaskRecord.model_validate(row)
+    return TaskRecord.model_validate({**row, "options": json.loads(options) if isinstance(options, str) and options
+                                      else {}})

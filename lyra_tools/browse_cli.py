@@ -15,20 +15,18 @@ PMID or URL with the link that opens it.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Column, Table
 
-from lyra_core.answer import undecided_note, votes_text
 from lyra_core.scoring import VoteCounts
 from lyra_resources.store import StoreError
-from lyra_resources.effective import answer_view
-from lyra_tools import explore
 from lyra_tools.cli_common import HomeOption, console, fail, open_store
-from lyra_tools.explore import ClaimBrief, ClaimEvidence, EvidenceItem, ExploreError, TopicClaims
-from lyra_core.report.refs import identifier
+
+if TYPE_CHECKING:  # the readers and their models are imported by `lyra claims` and `lyra evidence` when they run
+    from lyra_resources.effective.models import ClaimBrief, ClaimEvidence, EvidenceItem, Topic, TopicClaims
 
 app = typer.Typer()
 PAGE = 50  # the MCP tools' largest page; longer listings follow next_cursor
@@ -36,6 +34,8 @@ PAGE = 50  # the MCP tools' largest page; longer listings follow next_cursor
 
 def _topic_claims(store, task_id: str, topic: str, limit: int, include_rejected: bool) -> TopicClaims:
     """Up to ``limit`` claims of ``topic``: the MCP answer's pages joined into one answer."""
+    from lyra_tools import explore
+
     answer = explore.claims_by_topic(store, task_id, topic, min(limit, PAGE), None, include_rejected)
     while answer.next_cursor and len(answer.claims) < limit:
         more = explore.claims_by_topic(store, task_id, topic, min(limit - len(answer.claims), PAGE),
@@ -45,7 +45,9 @@ def _topic_claims(store, task_id: str, topic: str, limit: int, include_rejected:
     return answer
 
 
-def _all_topics(store, task_id: str) -> list[explore.Topic]:
+def _all_topics(store, task_id: str) -> list[Topic]:
+    from lyra_tools import explore
+
     page = explore.list_claim_topics(store, task_id, PAGE)
     topics = list(page.topics)
     while page.next_cursor:
@@ -63,6 +65,8 @@ def _claim_mark(claim: ClaimBrief) -> str:
 
 
 def _votes(votes: dict[str, VoteCounts], claim_id: str) -> str:
+    from lyra_core.answer import votes_text
+
     counted = votes.get(claim_id, VoteCounts())
     return votes_text(counted.supporting, counted.refuting, counted.below_threshold)
 
@@ -102,6 +106,9 @@ def claims(
 ) -> None:
     """A task's claims by topic: id, verdict, confidence ± uncertainty and the votes that entered
     it; without --topic, the question's hypothesis (what the answer judges) comes first."""
+    from lyra_resources.effective import answer_view
+    from lyra_resources.effective.models import ExploreError
+
     store = open_store(home, create=False)
     try:
         names = [topic] if topic else [t.topic_id for t in _all_topics(store, task_id)]
@@ -126,6 +133,8 @@ def claims(
 
 def _claim_evidence(store, claim_id: str, task_id: str | None, limit: int) -> ClaimEvidence:
     """Up to ``limit`` edges per side: the MCP answer's pages joined into one answer."""
+    from lyra_tools import explore
+
     size = min(limit, 20)
     answer = explore.claim_evidence(store, claim_id, task_id, size)
     shown = lambda a: max(len(a.evidence.supports), len(a.evidence.refutes), len(a.evidence.neutral))  # noqa: E731
@@ -143,6 +152,8 @@ def _claim_evidence(store, claim_id: str, task_id: str | None, limit: int) -> Cl
 
 def _source_line(item: EvidenceItem) -> str:
     """Title (year) — the paper's DOI, PMID or URL with the link that opens it — trust level."""
+    from lyra_core.report.refs import identifier
+
     s = item.source
     name, link = identifier(s.paper_id or s.page_id or "", s.doi, s.pmid, s.url)
     where = name + (f" <{link}>" if link and link != name else "")
@@ -160,6 +171,8 @@ def _edge_marks(item: EvidenceItem) -> str:
 
 
 def _print_evidence(answer: ClaimEvidence, votes: dict[str, VoteCounts]) -> None:
+    from lyra_core.answer import undecided_note
+
     score = answer.score
     head = [f"claim {answer.claim_id} (task {answer.task_id}, "
             + ("the question's hypothesis" if answer.origin == "hypothesis" else answer.origin) + ")"
@@ -213,6 +226,9 @@ def evidence(
     """A claim's supporting, refuting and neutral edges with their fragments and sources; the edge ids
     are what `lyra feedback edge-correct` takes. Given a task id (or --task alone), the claim is
     the task's hypothesis: the passages behind the answer."""
+    from lyra_resources.effective import answer_view
+    from lyra_resources.effective.models import ExploreError
+
     try:
         store = open_store(home, create=False)
         claim_id, task_id = answer_view.evidence_claim(store, claim_id, task_id)

@@ -4,22 +4,16 @@ list, activate and train the NLI versions a home judges with."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from lyra_assets.runs import (
-    ADAPTER_JOB,
-    DIRECTION_TRAINING_JOB,
-    NLI_TRAINING_JOB,
-    RERANKER_TRAINING_JOB,
-    RESCORING_JOB,
-    VERIFIER_TRAINING_JOB,
-)
 from lyra_resources.model_files import configured_nli_path
 from lyra_resources.settings import load_settings
-from lyra_tools import runner
 from lyra_tools.cli_common import HomeOption, console, fail, home_root, open_store
+
+if TYPE_CHECKING:  # Dagster (the jobs, lyra_tools.runner) is imported by the commands that run a job
+    from lyra_tools import runner
 
 app = typer.Typer(help="Build Lyra's local models.", no_args_is_help=True)
 
@@ -60,6 +54,9 @@ def models_train_snli(
 ) -> None:
     """Train the SNLI base cross-encoder, the verifier's starting point (Dagster job `nli_model_training`).
     It goes under the home unless `--out` says otherwise; `train-nli` then starts from it."""
+    from lyra_assets.runs import NLI_TRAINING_JOB
+    from lyra_tools import runner
+
     config = {"snli_dir": str(snli_dir.resolve()), "out_dir": str(out.resolve()) if out else "",
               "max_pairs": max_pairs, "threads": threads}
     _finish_job(runner.run_job(NLI_TRAINING_JOB, {"ops": {"nli_model": {"config": config}}}, home))
@@ -78,6 +75,9 @@ def models_train_nli(
     """Train Lyra's claim verifier: general claim/evidence sets, then SciFact with 5-fold
     cross-validation, then a temperature (the Dagster job `verifier_training`). Point
     `models.nli` in settings.yaml at the output to use it."""
+    from lyra_assets.runs import VERIFIER_TRAINING_JOB
+    from lyra_tools import runner
+
     missing = [str(data / sub) for sub in ("scifact/claims_train.jsonl", "scifact/corpus.jsonl", "nli_training")
                if not (data / sub).exists()]
     if missing:
@@ -101,6 +101,9 @@ def models_train_direction(
     """Train the direction reader that reads what a finding reports for an effect claim (the Dagster
     job `direction_reader_training`; docs/direction.md). Point `models.direction` in settings.yaml
     at the output to use it."""
+    from lyra_assets.runs import DIRECTION_TRAINING_JOB
+    from lyra_tools import runner
+
     folder = data / "nli_training" / "evidence_inference"
     if not (folder / "v2_annotations.csv").exists():
         raise fail(f"--data {data}: missing {folder / 'v2_annotations.csv'}")
@@ -147,6 +150,9 @@ def models_train_reranker(
     home: HomeOption = None,
 ) -> None:
     """Adapt a cross-encoder reranker to a corpus (the Dagster job `reranker_training`)."""
+    from lyra_assets.runs import RERANKER_TRAINING_JOB
+    from lyra_tools import runner
+
     if not corpus.exists():
         raise fail(f"path not found: {corpus}")
     config = {"corpus": str(corpus.resolve()), "max_queries": max_queries, "base": base, "force": force,
@@ -173,6 +179,8 @@ def _print_versions(versions) -> None:
 
 def _rescore(home: Path | None, version: str) -> None:
     """Re-judge the edges of every task another version judged, one nli_rescoring run per task."""
+    from lyra_assets.runs import RESCORING_JOB
+    from lyra_tools import runner
     from lyra_resources.nli_versions import affected_tasks
 
     tasks = affected_tasks(open_store(home), version)
@@ -218,6 +226,8 @@ def models_train_adapter(
     home: HomeOption = None,
 ) -> None:
     """Train a LoRA adapter from the corrections now and gate it (job `nli_adapter_training`)."""
+    from lyra_assets.runs import ADAPTER_JOB
+    from lyra_tools import runner
     from lyra_resources.nli_versions import active_version
 
     before = active_version(open_store(home), _nli_base()).version

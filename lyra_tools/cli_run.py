@@ -5,23 +5,15 @@ In the cluster profile they submit the task's run to the run queue and return at
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from lyra_assets.runs import is_cluster
-from lyra_core.answer import votes_text
-from lyra_core.claim_inputs import ClaimsFileError, parse_claims
-from lyra_core.tasks import TaskOptions
 from lyra_resources.generations import graph_note
 from lyra_resources.settings import HomeLayout
 from lyra_resources.store import StoreError, TaskRecord
-from lyra_resources.task_input import CLI_LABELS, CheckedInput, TaskInputError, check_task_input
-from lyra_resources.effective import answer_view
-from lyra_resources.effective.report import top_claims
-from lyra_tools import progress_view, runner, verify
 from lyra_tools.cli_common import (
     HomeOption,
     console,
@@ -33,16 +25,25 @@ from lyra_tools.cli_common import (
     read_text_input,
 )
 
+if TYPE_CHECKING:  # the run machinery (Dagster, the input checks, the readers) is imported when a command runs
+    from lyra_core.tasks import TaskOptions
+    from lyra_resources.task_input import CheckedInput
+    from lyra_tools import runner
+
 app = typer.Typer()
 
 
 def run_with_progress(task: TaskRecord, home: Path | None) -> runner.RunOutcome:
+    from lyra_tools import progress_view
+
     console.print(f"[bold]{task.id}[/]  {task.query}")
     return progress_view.run_with_display(task.id, home, console)
 
 
 def queue_and_exit(task: TaskRecord, home: Path | None, then: str = "") -> typer.Exit:
     """Submit the task's run to the cluster's run queue, say so, and return the Exit (0) that ends the command."""
+    from lyra_tools import runner
+
     try:
         queued = runner.queue_task(task.id, home)
     except RuntimeError as exc:
@@ -55,6 +56,10 @@ def queue_and_exit(task: TaskRecord, home: Path | None, then: str = "") -> typer
 
 
 def print_summary(outcome: runner.RunOutcome, home: Path | None) -> None:
+    from lyra_core.answer import votes_text
+    from lyra_resources.effective import answer_view
+    from lyra_resources.effective.report import top_claims
+
     layout = HomeLayout(root=home_root(home))
     counts = open_store(home).row_counts(outcome.task_id)
     if outcome.success:  # the answer to the question comes first, then how it was reached
@@ -109,6 +114,8 @@ def run(
     home: HomeOption = None,
 ) -> None:
     """Create a task for QUESTION and materialize its assets."""
+    from lyra_resources.task_input import CLI_LABELS
+
     user_claims = list(claim or [])
     if claims_file:
         user_claims += read_claims_file(claims_file)
@@ -125,6 +132,8 @@ def run(
 def create_and_run(checked: CheckedInput, home: Path | None, then: str = "") -> runner.RunOutcome:
     """Create the checked task, materialize it with live progress, print its summary (in the cluster
     profile: queue its run, say so and end the command, ``then`` closing the message)."""
+    from lyra_assets.runs import is_cluster
+
     try:
         task = open_store(home).create_task(checked.query,
                                         checked.options.model_dump(exclude_none=True, exclude_defaults=True))
@@ -151,6 +160,9 @@ def verify_claims(
     home: HomeOption = None,
 ) -> None:
     """Check a batch of claims against a library: one task, run through Dagster."""
+    from lyra_resources.task_input import CLI_LABELS
+    from lyra_tools import verify
+
     layout = HomeLayout(root=home_root(home, create=False))  # made with the task, once the input is good
     if out is not None and (problem := output_problem(out, "--out")):
         raise fail(problem)
@@ -168,6 +180,8 @@ def verify_claims(
 
 
 def write_verify_results(task_id: str, out: Path | None, home: Path | None) -> None:
+    from lyra_tools import verify
+
     path = out or HomeLayout(root=home_root(home)).verify_results(task_id)
     try:
         verdicts = verify.write_results(open_store(home), task_id, path)
@@ -181,6 +195,8 @@ def write_verify_results(task_id: str, out: Path | None, home: Path | None) -> N
 def read_claims_file(path: Path) -> list[str]:
     """The claims of a ``--claims-file``, read as ``lyra verify`` reads its claims file (one claim a
     line or JSON Lines, ``#`` comments): a file with no claim, or a bad line, is its error line."""
+    from lyra_core.claim_inputs import ClaimsFileError, parse_claims
+
     try:
         claims = parse_claims(read_text_input(path, "--claims-file", "the claims file"))
     except ClaimsFileError as exc:
@@ -193,6 +209,8 @@ def read_claims_file(path: Path) -> list[str]:
 
 def check_input(query: str, options: dict | TaskOptions, home: Path | None, labels: dict[str, str]) -> CheckedInput:
     """The shared input check (lyra_resources.task_input), its problem as one line and exit code 1."""
+    from lyra_resources.task_input import TaskInputError, check_task_input
+
     try:
         checked = check_task_input(query, options, home_root(home, create=False), labels=labels)
     except TaskInputError as exc:

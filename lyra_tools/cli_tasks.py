@@ -9,16 +9,13 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from lyra_assets.runs import is_cluster, open_instance, register_partition, task_runs
 from lyra_core.cells import cell_list
-from lyra_core.tasks import TaskOptions, parse_interval
 from lyra_resources.generations import graph_note
-from lyra_resources.store import TaskRecord
-from lyra_resources.task_input import STORED_LABELS
-from lyra_resources.effective import answer_view
-from lyra_tools import runner
+from lyra_resources.store import TaskRecord, fetch_rows
 from lyra_tools.cli_common import HomeOption, console, fail, open_store, require_task
-from lyra_tools.cli_run import check_input, print_notes, print_summary, queue_and_exit, run_with_progress, write_verify_results
+
+# Dagster (the instance, lyra_tools.runner) is imported by what needs it: a task whose row reads
+# running or queued, its recent runs, a re-run. Listing tasks reads the store alone.
 
 app = typer.Typer(help="List, inspect, re-run, watch, stop and delete tasks.", no_args_is_help=True)
 
@@ -43,6 +40,9 @@ def synced_tasks(home: Path | None, only: str | None = None) -> list[TaskRecord]
     store = open_store(home)
     tasks = [store.require_task(only)] if only else store.list_tasks()
     if any(t.status in ("running", "queued") for t in tasks):
+        from lyra_assets.runs import open_instance
+        from lyra_tools import runner
+
         with open_instance(home) as instance:
             tasks = [runner.sync_task_status(store, instance, t.id) if t.status in ("running", "queued") else t
                      for t in tasks]
@@ -52,11 +52,15 @@ def synced_tasks(home: Path | None, only: str | None = None) -> list[TaskRecord]
 @app.command("status")
 def task_status(task_id: str, home: HomeOption = None) -> None:
     """A task's status, row counts and recent runs."""
+    from lyra_assets.runs import open_instance, task_runs
+    from lyra_resources.effective import answer_view
+
     require_task(home, task_id)
     task = synced_tasks(home, task_id)[0]
+    store = open_store(home)  # one store for every read below: its backend is settled once
     console.print(f"[bold]{task.id}[/]  {task.query}")
     console.print(f"status: {task.status}   created: {task.created_at:%Y-%m-%d %H:%M:%S}   options: {task.options}")
-    for line in answer_view.answer_lines(open_store(home), task.id):  # what a queued run found, once it has
+    for line in answer_view.answer_lines(store, task.id):  # what a queued run found, once it has
         console.print(line, markup=False, soft_wrap=True)
     if task.options.get("watch_every"):
         from lyra_assets.schedules import watch_decision
@@ -67,22 +71,23 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
                       f"{'due at the next hourly check' if decision.due else decision.reason}")
     if task.error:
         console.print(f"[red]last error: {task.error}[/]", soft_wrap=True)
-    note = graph_note(open_store(home), task.id)
+    note = graph_note(store, task.id)
     if note:
         console.print(f"[yellow]{note}[/]", soft_wrap=True)
     counts = Table("table", "rows")
-    for name, count in open_store(home).row_counts(task.id).items():
+    for name, count in store.row_counts(task.id).items():
         counts.add_row(name, str(count))
     console.print(counts)
-    blocked = open_store(home).fetch_df(
-        "SELECT domain, blocked_at, reason, cause_ids, original_trust_level, can_restore, restore_via "
-        "FROM domain_verification WHERE task_id = ? AND status = 'BLOCKED' ORDER BY domain", [task.id])
-    if len(blocked):
+    with store.connect() as conn:
+        blocked = fetch_rows(conn, "SELECT domain, blocked_at, reason, cause_ids, original_trust_level, restore_via "
+                             "FROM domain_verification WHERE task_id = ? AND status = 'BLOCKED' ORDER BY domain",
+                             [task.id])
+    if blocked:
         table = Table("blocked domain", "since", "was", "reason", "causes", "restore via", title="blocked domains")
-        for b in blocked.itertuples(index=False):
-            causes = cell_list(b.cause_ids)
-            table.add_row(b.domain, f"{b.blocked_at:%Y-%m-%d %H:%M}", b.original_trust_level, b.reason,
-                          ", ".join(causes[:3]) + (" …" if len(causes) > 3 else ""), b.restore_via)
+        for b in blocked:
+            causes = cell_list(b["cause_ids"])
+            table.add_row(b["domain"], f"{b['blocked_at']:%Y-%m-%d %H:%M}", b["original_trust_level"], b["reason"],
+                          ", ".join(causes[:3]) + (" …" if len(causes) > 3 else ""), b["restore_via"])
         console.print(table)
     with open_instance(home) as instance:
         records = task_runs(instance, task.id, limit=5)
@@ -98,6 +103,12 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
 def task_run(task_id: str, home: HomeOption = None) -> None:
     """Re-materialize an existing task (its rows are replaced, feedback is kept); in the cluster
     profile, queue its run and return at once."""
+    from lyra_assets.runs import is_cluster
+    from lyra_core.tasks import TaskOptions
+    from lyra_resources.task_input import STORED_LABELS
+    from lyra_tools.cli_run import (check_input, print_notes, print_summary, queue_and_exit, run_with_progress,
+                                    write_verify_results)
+
     task = require_task(home, task_id)
     print_notes(check_input(task.query, task.options, home, STORED_LABELS))  # a corpus may be gone, the network down
     if is_cluster():
@@ -113,6 +124,8 @@ def task_run(task_id: str, home: HomeOption = None) -> None:
 
 
 def _set_watch(home: Path | None, task: TaskRecord, every: str | None) -> None:
+    from lyra_core.tasks import TaskOptions
+
     options = TaskOptions.model_validate({**task.options, "watch_every": every})
     open_store(home).update_task(task.id, options=options.model_dump(exclude_none=True, exclude_defaults=True))
 
@@ -124,6 +137,9 @@ def task_watch(
     home: HomeOption = None,
 ) -> None:
     """Re-run a task on a schedule, so new papers enter its graph (feedback is kept)."""
+    from lyra_assets.runs import open_instance, register_partition
+    from lyra_core.tasks import TaskOptions, parse_interval
+
     task = require_task(home, task_id)
     try:
         parse_interval(every)
@@ -150,6 +166,8 @@ def task_unwatch(task_id: str, home: HomeOption = None) -> None:
 @app.command("stop")
 def task_stop(task_id: str, home: HomeOption = None) -> None:
     """Stop a task's run in progress."""
+    from lyra_tools import runner
+
     require_task(home, task_id)
     task = synced_tasks(home, task_id)[0]
     stopped = runner.stop_task(task_id, home)
@@ -167,6 +185,8 @@ def task_delete(
 ) -> None:
     """Delete a task: its rows, Parquet files, reports, verify results, run log, Dagster runs and
     partition. Feedback is kept."""
+    from lyra_tools import runner
+
     task = require_task(home, task_id)
     if not yes and not typer.confirm(f"delete {task.id} ({task.query!r}) with its rows, files and runs?"):
         raise typer.Exit(1)

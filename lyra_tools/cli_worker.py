@@ -15,8 +15,6 @@ from typing import Annotated
 
 import typer
 
-from lyra_assets.runs import open_instance
-from lyra_assets.step_workers import CELERY_APP, CELERY_QUEUE, cluster_broker, write_worker_config
 from lyra_resources.settings import PROFILE_ENV, REPO_ROOT, HomeLayout, load_settings
 from lyra_tools.cli_common import HomeOption, fail, home_root
 
@@ -30,6 +28,9 @@ def worker(
     home: HomeOption = None,
 ) -> None:
     """Run task steps of the cluster profile from its Redis broker (a Dagster Celery worker)."""
+    from lyra_assets.runs import open_instance
+    from lyra_assets.step_workers import CELERY_APP, CELERY_QUEUE, cluster_broker, write_worker_config
+
     settings = load_settings()
     redis_url = cluster_broker(settings.cluster)
     if redis_url is None:

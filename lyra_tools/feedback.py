@@ -24,8 +24,7 @@ from pydantic import BaseModel, Field
 
 from lyra_core import feedback as fb
 from lyra_core.direction.verdict import direction_of_correction
-from lyra_resources.effective.report import write_report
-from lyra_resources.store import LyraStore
+from lyra_resources.store import LyraStore, fetch_rows
 from lyra_tools import explore, mcp_requests
 
 MAX_ARGS_BYTES = 16_000
@@ -142,11 +141,14 @@ def rewrite_reports(store: LyraStore, result: FeedbackResult) -> None:
     """Write again the report of the task the feedback was given on and, for a domain rule (in force
     for every task), of each other task with a page of a domain the rule's pattern matches. A report
     that cannot be written is logged: the feedback itself is stored already."""
+    from lyra_resources.effective.report import write_report  # only feedback that changes the graph needs it
+
     tasks = [result.task_id]
     if result.action in fb.RULE_ACTIONS:
-        found = store.fetch_df("SELECT DISTINCT task_id, domain FROM pages WHERE domain IS NOT NULL")
-        tasks += sorted({r.task_id for r in found.itertuples(index=False)
-                         if r.task_id != result.task_id and fb.pattern_matches(result.target_id, r.domain)})
+        with store.connect() as conn:
+            found = fetch_rows(conn, "SELECT DISTINCT task_id, domain FROM pages WHERE domain IS NOT NULL")
+        tasks += sorted({r["task_id"] for r in found
+                         if r["task_id"] != result.task_id and fb.pattern_matches(result.target_id, r["domain"])})
     for task_id in tasks:
         try:
             write_report(store, task_id)

@@ -14,20 +14,13 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from lyra_core.ranking import RankingConfig
-from lyra_resources.corpus_search import Hit, hybrid_search, read_queries
-from lyra_resources.literature import LiteratureSources
-from lyra_resources.local_models import LocalModels
-from lyra_resources.progress import StageProgress, reporting_to
-from lyra_resources.sentence_match import SentenceMatch
 from lyra_resources.settings import HomeLayout, SettingsError, load_settings
-from lyra_resources.task_input import TaskInputError, check_corpus
 from lyra_tools.cli_common import (
     HomeOption,
     check_input_file,
@@ -40,6 +33,11 @@ from lyra_tools.cli_common import (
     write_output,
 )
 
+if TYPE_CHECKING:  # the search itself (models, corpora) is imported by `lyra search` when it runs
+    from lyra_core.ranking import RankingConfig
+    from lyra_resources.corpus_search import Hit
+    from lyra_resources.progress import StageProgress
+
 app = typer.Typer()
 TITLE_CHARS = 70
 
@@ -47,6 +45,8 @@ TITLE_CHARS = 70
 @contextlib.contextmanager
 def _embedding_notes() -> Iterator[None]:
     """A line on stderr for each long embedding pass (the first search of a corpus embeds its papers)."""
+    from lyra_resources.progress import reporting_to
+
     def sink(update: StageProgress) -> None:
         if update.label == "embedding" and update.finished:
             err.print(f"{update.summary()} (cached for the next search)", markup=False, highlight=False)
@@ -108,6 +108,12 @@ def search(
     home: HomeOption = None,
 ) -> None:
     """Rank a local corpus's papers for QUERY (BM25 → embedding fusion → reranker when configured)."""
+    from lyra_resources.corpus_search import hybrid_search, read_queries
+    from lyra_resources.literature import LiteratureSources
+    from lyra_resources.local_models import LocalModels
+    from lyra_resources.sentence_match import SentenceMatch
+    from lyra_resources.task_input import TaskInputError, check_corpus
+
     try:
         if corpus is None:
             raise ValueError("--corpus PATH is required: the corpus file or folder to search")

@@ -1,5 +1,6 @@
 """Settings reach the assets as a Dagster resource: built directly by a caller, or read from the
-user's settings file by ``build_resources``, and shown by Dagster as the resource's config."""
+user's settings file by ``build_resources``, and shown by Dagster as the resource's config
+(``lyra_resources.dagster_resources``: the settings themselves are plain pydantic)."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ def test_build_resources_reads_the_users_settings_file(tmp_path, monkeypatch):
     monkeypatch.setenv("LYRA_SETTINGS", str(path))
     resources = build_resources(tmp_path / "home")
     settings = resources["settings"]
-    assert isinstance(settings, LyraSettings) and settings == load_settings()
+    assert isinstance(settings, LyraSettings) and settings.model_dump() == load_settings().model_dump()
     assert settings.evidence.min_similarity == 0.37 and settings.search.papers_per_source == 7
     assert settings.evidence.nli_top_k == EvidenceSettings().nli_top_k  # what the file leaves out keeps its default
     assert resources["literature"].default_corpus == [str(tmp_path / "library")]
@@ -52,12 +53,13 @@ def test_build_resources_reads_the_users_settings_file(tmp_path, monkeypatch):
 def test_the_definitions_carry_the_settings_as_a_resource_dagster_can_show(tmp_path):
     given = LyraSettings(evidence=EvidenceSettings(min_similarity=0.42))
     defs = build_definitions(tmp_path / "home", settings=given)
-    assert defs.resources["settings"] is given
-    shown = given.get_resource_definition()  # what Dagster registers for it
+    resource = defs.resources["settings"]
+    assert isinstance(resource, LyraSettings) and resource.model_dump() == given.model_dump()
+    shown = resource.get_resource_definition()  # what Dagster registers for it
     # the values the UI lists under the resource are the ones given
     assert shown.config_field.default_value["evidence"]["min_similarity"] == 0.42
     assert shown.config_field.default_value["search"] == {"papers_per_source": 50}
-    schema = LyraSettings.to_config_schema().as_field().config_type
+    schema = type(resource).to_config_schema().as_field().config_type
     assert {"evidence", "search", "sources", "browser", "learning"} <= set(schema.fields)
     assert "min_similarity" in schema.fields["evidence"].config_type.fields  # every section is typed config
 

@@ -10,6 +10,7 @@ of predicate patterns (docs/direction.md lists them); they never guess: no patte
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Literal
 
@@ -81,8 +82,9 @@ _ART = r"(?:(?:an?|the|any)\s+)?"
 _ASSOC = r"(?:associated|correlated|linked|related|connected)\s+(?:with|to)"
 
 # Each pattern: (name, regex). Groups: x (exposure), y (outcome), v (verb), c (comparative),
-# n (change noun), neg (a negation), inv (inverse association).
-_PATTERNS: list[tuple[str, re.Pattern[str]]] = [(name, re.compile(rx, re.IGNORECASE)) for name, rx in [
+# n (change noun), neg (a negation), inv (inverse association). Compiled on the first claim read
+# (tens of milliseconds), not when a command that never reads a claim imports this module.
+_PATTERN_SOURCES: list[tuple[str, str]] = [
     ("no_effect", r"^(?P<x>.+?)\s+(?:has|have|had|shows?|showed|exerts?|exerted|produces?|produced|"
                   r"demonstrates?|demonstrated|makes?|made)\s+no\s+"
                   r"(?:\w+\s+){0,2}?(?:effects?|impact|influence|benefit|role|association|relationship|difference)\s+"
@@ -123,7 +125,12 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [(name, re.compile(rx, re.IGNOREC
     ("changes_with", rf"^(?P<y>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}(?P<v>{_CHANGE_LIST})\s+(?:with|after|following|"
                      r"upon|in\s+response\s+to|during)\s+(?P<x>.+)$"),
     ("verb", rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}(?P<v>{_VERB_LIST})\s+(?P<y>.+)$"),
-]]
+]
+
+
+@functools.cache
+def _patterns() -> list[tuple[str, re.Pattern[str]]]:
+    return [(name, re.compile(rx, re.IGNORECASE)) for name, rx in _PATTERN_SOURCES]
 
 _DETERMINERS = re.compile(r"^(?:the|a|an|its|their|this|these|those|such)\s+", re.IGNORECASE)
 _TAIL = re.compile(
@@ -184,7 +191,7 @@ def read_claim(text: str) -> ClaimFrame:
 
 
 def _read_sentence(sentence: str) -> ClaimFrame:
-    for name, pattern in _PATTERNS:
+    for name, pattern in _patterns():
         match = pattern.search(sentence)
         if not match:
             continue

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import lemminflect
-
 from lyra_core.hypothesis.words import (COMPARATIVES, CONJUNCTIONS, DETERMINERS, NEGATIONS, PREPOSITIONS,
                                         PRONOUNS, RELATIVES, bare, classes, is_adjective, is_adverb,
                                         is_base_verb, is_noun, is_participle)
@@ -119,6 +117,8 @@ def _noun_or_verb(words: list[str], i: int) -> Cut | None:
 
 def _plural_noun(word: str) -> bool:
     """A noun in the plural ("measurements", "children"), which rarely modifies the noun after it."""
+    import lemminflect  # its lexicons load on the first word read, not with every command
+
     lemmas = lemminflect.getAllLemmas(word, "NOUN").get("NOUN", ())
     return bool(lemmas) and word not in lemmas and not is_base_verb(word)
 

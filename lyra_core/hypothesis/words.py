@@ -7,8 +7,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-import lemminflect
-
 # The auxiliaries that open a yes/no question, each with its positive, uncontracted form.
 AUXILIARIES = {a: a for a in ("do", "does", "did", "is", "are", "was", "were", "am", "has", "have", "had", "can",
                               "could", "should", "will", "would", "may", "might", "must", "shall")}
@@ -51,6 +49,8 @@ def bare(word: str) -> str:
 @lru_cache(maxsize=20000)
 def classes(word: str) -> frozenset[str]:
     """The parts of speech the lexicon knows ``word`` as (NOUN, VERB, ADJ, ADV, AUX); empty when unknown."""
+    import lemminflect  # its lexicons load on the first word read, not with every command
+
     return frozenset(lemminflect.getAllLemmas(word)) if word.isascii() else frozenset()
 
 
@@ -68,6 +68,8 @@ def is_noun(word: str) -> bool:
 def is_base_verb(word: str) -> bool:
     """Whether ``word`` is a verb's base form ("reduce", "progress", "do"): the word a do-question's
     auxiliary stands before. An unknown word counts only with a verb suffix ("anticoagulate")."""
+    import lemminflect
+
     if not re.fullmatch(r"[a-z][a-z-]*", word):
         return False
     known = lemminflect.getAllLemmas(word, "VERB").get("VERB", ()) + lemminflect.getAllLemmas(word, "AUX").get("AUX", ())
@@ -80,6 +82,8 @@ def is_base_verb(word: str) -> bool:
 def is_participle(word: str) -> bool:
     """Whether ``word`` is a past participle ("associated", "given", "undertreated"); never a
     hyphenated compound ("disease-related" describes a noun) but a prefixed verb ("re-emerged")."""
+    import lemminflect
+
     if not re.fullmatch(r"(?:(?:re|co|pre|post|over|under|un|mis|de|out)-)?[a-z]+", word):
         return False
     lemmas = lemminflect.getAllLemmas(word, "VERB").get("VERB", ())
@@ -117,6 +121,8 @@ def past(verb: str) -> str:
 
 
 def _inflect(verb: str, tag: str) -> str:
+    import lemminflect
+
     forms = lemminflect.getInflection(verb.lower(), tag)
     if not forms:
         return verb

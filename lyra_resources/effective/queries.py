@@ -12,6 +12,7 @@ from lyra_core.cells import cell_list
 from lyra_core.hypothesis import HYPOTHESIS
 from lyra_resources.effective.models import ExploreError
 from lyra_resources.effective.papers import add_paper_fields
+from lyra_resources.store import fetch_rows  # noqa: F401 (re-exported: the effective views' SQL reads rows with it)
 
 # Tool answers must take milliseconds, so rows come back as plain dicts (no DataFrames), task-wide
 # figures are SQL aggregates over the model's rows, and only the claims the overlay touches are
@@ -30,12 +31,6 @@ EDGE_COLUMNS = ("e.edge_id, e.claim_id, e.fragment_id, e.relation, e.nli_confide
                  "e.source_trust_level, e.target_trust_level, e.p_supports, e.p_refutes, e.p_neutral, e.reason, "
                  "e.study_design, e.design_cue, e.sample_size, e.effect_figures")
 _MAX_IN = 100  # ids passed as IN (?, …); more are filtered in Python
-
-
-def fetch_rows(conn: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-    cursor = conn.execute(sql, list(params))
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 def in_ids(column: str, ids: Sequence[str]) -> tuple[str, list[str], set[str] | None]:

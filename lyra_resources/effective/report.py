@@ -16,10 +16,9 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import pandas as pd
 
 from lyra_core.cells import cell_list
 from lyra_core.evidence_facts import facts_line
@@ -37,6 +36,9 @@ from lyra_resources.effective.paging import clip, nan_to_none
 from lyra_resources.effective.queries import fetch_rows, in_ids, require_task, task_topics
 from lyra_resources.generations import graph_note
 from lyra_resources.store import LyraStore
+
+if TYPE_CHECKING:  # only top_claims builds a data frame; writing the report needs no pandas
+    import pandas as pd
 
 CLAIMS_SHOWN = 15  # the graph stays readable at about this many claims
 SOURCES_QUOTED = 3  # per side of a claim: the strongest sentence of each of the strongest sources
@@ -77,6 +79,8 @@ def claims_in_force(conn: duckdb.DuckDBPyConnection, task_id: str,
 
 def top_claims(store: LyraStore, task_id: str, limit: int = 10) -> pd.DataFrame:
     """The first ``limit`` claims in force, in report order, with their effective scores."""
+    import pandas as pd
+
     with store.connect() as conn:
         overlay = load_overlay(conn, task_id)
         claims = claims_in_force(conn, task_id, overlay)[:limit]
