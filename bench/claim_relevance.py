@@ -10,10 +10,10 @@ chosen on the tune side only, then both methods are reported on both sides.
 
 Then the claims asset's adoption rule (``lyra_core.evidence.adoption``, at most ``max_claims`` per
 question), on the questions whose claim reading names an exposure, an outcome and a direction:
-relevance alone at the tuned bar and at the open-question bar, against the parts gate (only
-sentences that name the outcome, with the exposure in them or in their abstract, the direction
-judge's relevance gate) at either bar: pooled precision and recall, and the share of questions
-that adopt nothing.
+relevance alone at the tuned bar (a yes/no question's) and at the open-question bar, against the
+parts gate (only sentences that name the outcome, with the exposure in them or in their abstract,
+the direction judge's relevance gate) at either bar: pooled precision and recall, and the share of
+questions that adopt nothing.
 
     nice -n 19 python -m bench.claim_relevance [--claims 260] [--cache /work/relbench]
 
@@ -139,19 +139,18 @@ def with_parts(items: list[dict]) -> list[tuple[dict, QuestionParts]]:
 
 
 def adoption_figures(questions: list[tuple[dict, QuestionParts]], vectors: dict[str, np.ndarray], bar: float,
-                     addressed_bar: float | None, max_claims: int) -> tuple[float, float, float]:
+                     gated: bool, max_claims: int) -> tuple[float, float, float]:
     """Precision and recall of adoption (``lyra_core.evidence.adoption``, pooled over the
-    questions) and the share of questions that adopt nothing; ``addressed_bar`` None = no parts
-    gate, else the gate with that bar for the sentences that address the question."""
+    questions) and the share of questions that adopt nothing, with or without the parts gate."""
     tp = adopted = relevant = empty = 0
     for item, parts in questions:
         scores = item_scores(item, vectors, DEFAULT_COSINE_WEIGHT)
         merged = [MergedClaim(head=ClaimCandidate(text=t, origin="extracted", extractor="bench"), index=i)
                   for i, t in enumerate(item["sentences"])]
         addresses = None
-        if addressed_bar is not None:
+        if gated:
             addresses = addresses_question(parts, item["sentences"], [item["abstracts"][k] for k in item["sources"]])
-        kept = np.array(adoption(merged, scores, max_claims, bar, addresses, addressed_bar)) == "adopted"
+        kept = np.array(adoption(merged, scores, max_claims, bar, addresses)) == "adopted"
         labels = np.array(item["labels"]) == 1
         tp += int((kept & labels).sum())
         adopted += int(kept.sum())
@@ -167,14 +166,14 @@ def report_adoption(tune: list[dict], test: list[dict], vectors: dict[str, np.nd
     sides = (("tune", with_parts(tune)), ("test", with_parts(test)))
     print(f"adoption ({max_claims} claims at most) on questions with an exposure, an outcome and a direction: "
           + ", ".join(f"{len(q)} {side}" for side, q in sides))
-    rules = ((f"(1) relevance ≥ {bar:.2f}", bar, None),
-             (f"(2) relevance ≥ {open_bar:.2f}", open_bar, None),
-             (f"(3) parts gate, addressing ≥ {bar:.2f}", bar, bar),
-             (f"(4) parts gate, addressing ≥ {open_bar:.2f}", bar, open_bar))
+    rules = ((f"(1) relevance ≥ {bar:.2f}", bar, False),
+             (f"(2) relevance ≥ {open_bar:.2f}", open_bar, False),
+             (f"(3) parts gate, relevance ≥ {bar:.2f}", bar, True),
+             (f"(4) parts gate, relevance ≥ {open_bar:.2f}", open_bar, True))
     print(f"{'rule':<38}{'side':<6}{'P':>7}{'R':>7}{'F1':>7}{'none adopted':>14}")
-    for name, low, addressed in rules:
+    for name, low, gated in rules:
         for side, questions in sides:
-            p, r, none = adoption_figures(questions, vectors, low, addressed, max_claims)
+            p, r, none = adoption_figures(questions, vectors, low, gated, max_claims)
             f = 2 * p * r / (p + r) if p + r else 0.0
             print(f"{name:<38}{side:<6}{p:>7.3f}{r:>7.3f}{f:>7.3f}{none:>14.3f}")
 

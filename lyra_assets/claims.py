@@ -173,11 +173,10 @@ def claims(
                                 cfg.relevance_cosine_weight)
     # an open question's answer is its claims: a lower bar than for claims beside a hypothesis
     open_question = to_hypothesis(task.query).origin != HYPOTHESIS and not options.is_verify
+    # a question that names its exposure and outcome adopts only the claims about both
     addresses = addressing(store, task.id, None if options.is_verify else question_parts(task.query), merged)
-    # a claim about the question's exposure and outcome is on topic by its parts: its relevance only
-    # ranks it, so it needs the open question's bar, the one that keeps most relevant claims
     statuses = adoption(merged, relevance, cfg.max_claims, cfg.min_relevance_open if open_question else cfg.min_relevance,
-                        addresses, min(cfg.min_relevance_open, cfg.min_relevance))
+                        addresses)
     frame = claims_frame(task.id, merged, statuses, relevance)
     if not options.is_verify:  # a question's hypothesis: the row task_answer reads its verdict from
         row = hypothesis_claim(task.id, task.query, query_vector, encode, weights, cfg.relevance_cosine_weight)

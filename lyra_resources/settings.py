@@ -145,9 +145,8 @@ class EvidenceSettings(Config):
         "cosine to the question + the rest x the weighted share of the question's terms the claim mentions "
         "(about 0..1)"))
     min_relevance_open: float = Field(0.44, ge=-1, le=1, description=(
-        "the bar for an open question (What/How/Why…), whose answer is its claims, and for a claim that "
-        "addresses the question's exposure and outcome: the relevance keeping 60% of the relevant sentences "
-        "on bench.claim_relevance's tune side"))
+        "the bar for an open question (What/How/Why…), whose answer is its claims: the relevance keeping "
+        "60% of the relevant sentences on bench.claim_relevance's tune side"))
     relevance_cosine_weight: float = Field(DEFAULT_COSINE_WEIGHT, ge=0, le=1, description=(
         "share of a claim's relevance that is its embedding cosine to the question; 1 = cosine alone "
         "(then min_relevance 0.25 was the old rule)"))

@@ -78,21 +78,21 @@ def _merged(texts: list[str], user: int = 0):
     return merged, [cands.index(m.head) for m in merged]
 
 
-def test_adoption_takes_only_claims_that_address_the_question_and_gives_them_the_lower_bar():
-    merged, rows = _merged(["on topic, high", "off topic, highest", "on topic, low", "on topic, under both bars"],
+def test_adoption_takes_only_claims_that_address_the_question_at_the_same_bar():
+    merged, rows = _merged(["on topic, high", "off topic, highest", "on topic, low", "on topic, under the bar"],
                            user=1)
-    relevance = np.array([0.7, 0.95, 0.45, 0.3, 0.0])[rows]
+    relevance = np.array([0.7, 0.95, 0.6, 0.3, 0.0])[rows]
     addresses = [True, False, True, True, None]
     statuses = dict(zip([m.head.text for m in merged],
-                        adoption(merged, relevance, 10, 0.53, [addresses[i] for i in rows], 0.44), strict=True))
+                        adoption(merged, relevance, 10, 0.53, [addresses[i] for i in rows]), strict=True))
     assert statuses == {"user claim 0": "adopted", "on topic, high": "adopted", "off topic, highest": "not_adopted",
-                        "on topic, low": "adopted", "on topic, under both bars": "not_adopted"}
+                        "on topic, low": "adopted", "on topic, under the bar": "not_adopted"}
 
 
 def test_adoption_of_addressing_claims_keeps_the_most_relevant_up_to_max_claims():
     merged, rows = _merged(["a", "b", "c"])
     relevance = np.array([0.5, 0.9, 0.7])[rows]
-    statuses = adoption(merged, relevance, 2, 0.53, [True, True, True], 0.44)
+    statuses = adoption(merged, relevance, 2, 0.44, [True, True, True])
     assert dict(zip([m.head.text for m in merged], statuses, strict=True)) == {
         "a": "not_adopted", "b": "adopted", "c": "adopted"}
 
@@ -101,6 +101,6 @@ def test_adoption_without_question_parts_is_the_relevance_rule():
     merged, rows = _merged(["a", "b", "c"])
     relevance = np.array([0.5, 0.9, 0.6])[rows]
     expected = adoption(merged, relevance, 5, 0.55)
-    assert adoption(merged, relevance, 5, 0.55, [None, None, None], 0.1) == expected
+    assert adoption(merged, relevance, 5, 0.55, [None, None, None]) == expected
     assert dict(zip([m.head.text for m in merged], expected, strict=True)) == {
         "a": "not_adopted", "b": "adopted", "c": "adopted"}
