@@ -6,6 +6,7 @@ from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, ass
 from lyra_assets.metadata import table_metadata
 from lyra_assets import documents, evidence, sources, topics
 from lyra_assets.claims import claims as claims_asset
+from lyra_assets.page_text import page_papers, page_texts
 from lyra_assets.partitions import task_partitions
 from lyra_core.addressed import TaskPassage, not_addressed_line
 from lyra_core.answer import answer_line, paper_votes
@@ -61,7 +62,7 @@ def task_passages(store: LyraStore, task_id: str, claim_id: str) -> tuple[list[T
         "LEFT JOIN nli_edges e ON e.task_id = f.task_id AND e.fragment_id = f.fragment_id AND e.claim_id = ? "
         "WHERE f.task_id = ? GROUP BY f.fragment_id, f.page_id, f.position, f.text, p.paper_id "
         "ORDER BY f.page_id, f.position", [claim_id, task_id])
-    texts = evidence.page_texts(evidence.page_papers(store, task_id, fragments))
+    texts = page_texts(page_papers(store, task_id, fragments))
     passages = [TaskPassage(paper_id=r.paper, text=r.text, paper_text=texts.get(r.page_id, ""), judged=bool(r.judged),
                             voted=bool(r.voted)) for r in fragments.itertuples(index=False)]
     titles = store.fetch_df(

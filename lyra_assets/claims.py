@@ -6,10 +6,12 @@ from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, ass
 
 from lyra_assets import documents, ranking
 from lyra_assets.metadata import table_metadata
+from lyra_assets.page_text import page_papers, page_texts
 from lyra_assets.partitions import task_partitions
 from lyra_core.claims import ExtractorConfig, claim_id_for, extract_claims
-from lyra_core.evidence import ClaimCandidate, adoption, dedupe_claims
+from lyra_core.evidence import ClaimCandidate, MergedClaim, adoption, dedupe_claims
 from lyra_core.hypothesis import HYPOTHESIS, to_hypothesis
+from lyra_core.question_parts import QuestionParts, addresses_question, question_parts
 from lyra_core.relevance import TermWeights, claim_relevance, term_weights
 from lyra_core.sections import strip_labels
 from lyra_core.tasks import TaskOptions
@@ -105,6 +107,18 @@ def hypothesis_claim(task_id: str, question: str, query_vector: np.ndarray, enco
             "extraction_score": 0.0, "features": []}
 
 
+def addressing(store: LyraStore, task_id: str, parts: QuestionParts | None, merged: list[MergedClaim]
+               ) -> list[bool | None]:
+    """Whether each claim addresses the question's exposure and outcome, its exposure looked for in
+    the claim and in the title and text of the pages it was extracted from; None for every claim
+    when the question names no such pair."""
+    if parts is None:
+        return [None] * len(merged)
+    texts = page_texts(page_papers(store, task_id, store.read_partition("fragments", task_id)))
+    papers = [" ".join(texts.get(page, "") for page in m.pages) for m in merged]
+    return addresses_question(parts, [m.head.text for m in merged], papers)
+
+
 def claims_frame(task_id: str, merged, statuses: list[str], relevance: np.ndarray) -> pd.DataFrame:
     rows = []
     for m, status, rel in zip(merged, statuses, relevance, strict=True):
@@ -119,7 +133,7 @@ def claims_frame(task_id: str, merged, statuses: list[str], relevance: np.ndarra
 
 
 @asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
-       deps=[ranking.fragment_ranking, documents.fragments], code_version="1")
+       deps=[ranking.fragment_ranking, documents.fragments], code_version="2")
 def claims(
     context: AssetExecutionContext, store: LyraStore, models: LocalModels, llm: OllamaLlm, settings: LyraSettings
 ) -> MaterializeResult:
@@ -128,7 +142,9 @@ def claims(
     `extractor` says how a claim was extracted: by Ollama when a server is reachable, otherwise
     by Lyra's local finding extractor; the user's own claims have origin `user`. Near-identical
     claims are merged, keeping every source fragment; the most relevant are `adopted` for
-    judgement, the rest stay as `not_adopted`. A yes/no question adds its declarative hypothesis
+    judgement, the rest stay as `not_adopted`. When the question names its exposure and outcome
+    ("What are the effects of exercise on depression?"), only a claim that addresses both is
+    adopted: it names the outcome, and it or its paper the exposure. A yes/no question adds its declarative hypothesis
     (origin `hypothesis`, adopted), which `task_answer` reads its verdict from. A verify task
     extracts nothing: its claims are the user's, all adopted.
     """
@@ -157,7 +173,10 @@ def claims(
                                 cfg.relevance_cosine_weight)
     # an open question's answer is its claims: a lower bar than for claims beside a hypothesis
     open_question = to_hypothesis(task.query).origin != HYPOTHESIS and not options.is_verify
-    statuses = adoption(merged, relevance, cfg.max_claims, cfg.min_relevance_open if open_question else cfg.min_relevance)
+    # a question that names its exposure and outcome adopts only the claims about both
+    addresses = addressing(store, task.id, None if options.is_verify else question_parts(task.query), merged)
+    statuses = adoption(merged, relevance, cfg.max_claims, cfg.min_relevance_open if open_question else cfg.min_relevance,
+                        addresses)
     frame = claims_frame(task.id, merged, statuses, relevance)
     if not options.is_verify:  # a question's hypothesis: the row task_answer reads its verdict from
         row = hypothesis_claim(task.id, task.query, query_vector, encode, weights, cfg.relevance_cosine_weight)

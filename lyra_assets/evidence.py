@@ -18,6 +18,7 @@ from dagster import (
 from lyra_assets import documents, sources
 from lyra_assets.claims import claims as claims_asset
 from lyra_assets.metadata import table_metadata
+from lyra_assets.page_text import page_papers, page_texts
 from lyra_assets.partitions import task_partitions
 from lyra_core.cells import cell_list
 from lyra_core.claims import claim_id_for
@@ -25,7 +26,6 @@ from lyra_core.direction.claim_frame import read_claim
 from lyra_core.direction.relevance import relevance
 from lyra_core.evidence import edge_id_for, select_pairs, select_scoped_pairs, with_addressing
 from lyra_core.evidence_facts import design_columns
-from lyra_core.fragments import split_sentences
 from lyra_core.hypothesis import HYPOTHESIS
 from lyra_core.scoring import RELATIONS, VERDICTS, Evidence, ScoringRule, determine_verdict, score_claim
 from lyra_core.tasks import TaskOptions
@@ -67,23 +67,6 @@ def judge_pairs(store: LyraStore, model: NliModel | DirectionReader, pairs: list
         return predictions
 
     return cached_judgements(store, model.version, pairs, judge, on_lookup=report) if pairs else []
-
-
-def page_papers(store: LyraStore, task_id: str, fragments: pd.DataFrame) -> dict[str, tuple[str, str]]:
-    """Each page's title and text, its fragments' sentences in order with the windows' overlap
-    read once: the paper a passage's design and size are read from."""
-    titles = dict(store.fetch_df("SELECT page_id, title FROM pages WHERE task_id = ?", [task_id])
-                  .itertuples(index=False, name=None))
-    papers = {}
-    for page_id, group in fragments.sort_values(["page_id", "position"]).groupby("page_id"):
-        sentences = dict.fromkeys(s for text in group["text"] for s in split_sentences(text))
-        papers[page_id] = (titles.get(page_id) or "", " ".join(sentences))
-    return papers
-
-
-def page_texts(papers: dict[str, tuple[str, str]]) -> dict[str, str]:
-    """Each page's title and text in one string: where a results sentence's exposure is named."""
-    return {page_id: f"{title} {text}" for page_id, (title, text) in papers.items()}
 
 
 def findings_only(fragments: pd.DataFrame, vectors: np.ndarray, min_finding: float

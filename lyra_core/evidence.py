@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
@@ -62,13 +63,20 @@ def dedupe_claims(candidates: list[ClaimCandidate], vectors: np.ndarray, thresho
     return kept
 
 
-def adoption(merged: list[MergedClaim], relevance: np.ndarray, max_claims: int, min_relevance: float) -> list[str]:
+def adoption(merged: list[MergedClaim], relevance: np.ndarray, max_claims: int, min_relevance: float,
+             addresses: Sequence[bool | None] | None = None) -> list[str]:
     """'adopted' for user claims and the ``max_claims`` most relevant extracted claims at or above
     ``min_relevance``; 'not_adopted' for the rest, which stay in the graph unjudged. An extracted
     claim whose subject points to another sentence ("When this is altered …", "These findings
-    suggest a role …") is never adopted: alone it cannot be judged (:mod:`lyra_core.claim_subjects`)."""
+    suggest a role …") is never adopted: alone it cannot be judged (:mod:`lyra_core.claim_subjects`).
+
+    ``addresses[i]`` says whether claim ``i`` addresses the question's exposure and outcome
+    (:func:`lyra_core.question_parts.addresses_question`; None where the question names no such
+    pair): a claim that does not is never adopted, however close its words. One that does still
+    needs ``min_relevance``: a lower bar for it lost precision and recall alike on
+    ``bench.claim_relevance``."""
     extracted = [i for i, m in enumerate(merged) if m.head.origin != "user" and relevance[i] >= min_relevance
-                 and not lacks_referent(m.head.text)]
+                 and (addresses is None or addresses[i] is not False) and not lacks_referent(m.head.text)]
     chosen = set(sorted(extracted, key=lambda i: (-relevance[i], i))[:max_claims])
     return ["adopted" if m.head.origin == "user" or i in chosen else "not_adopted" for i, m in enumerate(merged)]
 
