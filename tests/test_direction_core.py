@@ -335,3 +335,15 @@ def test_an_outcome_named_from_its_other_end_reverses_the_direction(claim, passa
 ])
 def test_passage_words_that_look_like_a_direction_or_a_figure_but_are_not(passage, exposure, direction):
     assert read_passage(passage, exposure, "mortality").direction == direction
+
+
+@pytest.mark.parametrize("outcome, passage, matched", [
+    ("risk of type 2 diabetes", "Obesity in pregnancy raised the incidence of type 1 diabetes in offspring.", False),
+    ("risk of type 2 diabetes", "Obesity was associated with type 2 diabetes (OR 2.1).", True),
+    ("risk of type 2 diabetes", "Type 1 and type 2 diabetes were both more frequent with obesity.", True),
+    ("risk of type 2 diabetes", "Obesity was associated with diabetes (OR 2.1).", True),
+    ("stage III colon cancer recurrence", "Recurrence of stage I colon cancer was lower with aspirin.", False),
+    ("stage III colon cancer recurrence", "Recurrence of stage III colon cancer was lower with aspirin.", True),
+])
+def test_a_passage_about_another_kind_of_the_outcome_is_not_about_it(outcome, passage, matched):
+    assert relevance("obesity aspirin", outcome, passage).outcome_matched == matched

@@ -105,6 +105,25 @@ def _abbreviated(phrase: str, text: str) -> bool:
     return bool({a.upper() for a in _ACRONYM.findall(phrase)} & _initials(text))
 
 
+# "type 2 diabetes", "stage III cancer": the number names which kind; another number is another thing
+_KIND = re.compile(r"\b(type|stage|grade|class|phase)[\s-]*([0-9]+[a-c]?|i{1,3}v?|iv|vi{0,3})\b", re.IGNORECASE)
+
+
+def _kinds(text: str) -> set[tuple[str, str]]:
+    return {(word.lower(), number.lower()) for word, number in _KIND.findall(text)}
+
+
+def _another_kind(phrase: str, text: str) -> bool:
+    """Whether ``text`` names only other kinds than ``phrase`` does ("type 1 diabetes" for "type 2
+    diabetes"): a passage that never names the phrase's kind but names another is about another thing."""
+    wanted = _kinds(phrase)
+    if not wanted:
+        return False
+    named = _kinds(text)
+    words = {word for word, _ in wanted}
+    return not (wanted & named) and any(word in words for word, _ in named)
+
+
 def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "", share: float = MATCH_SHARE
               ) -> Relevance:
     """The outcome must be named in the passage; the exposure in the passage or in its paper (the
@@ -116,8 +135,10 @@ def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "", s
     outcome_hits = sorted(wanted_outcome & in_passage)
     exposure_hits = sorted(wanted_exposure & in_paper)
     paper = f"{passage} {paper_text}"
-    return Relevance(exposure_matched=_enough(exposure_hits, wanted_exposure, share) or _abbreviated(exposure, paper),
-                     outcome_matched=_enough(outcome_hits, wanted_outcome, share) or _abbreviated(outcome, passage),
+    exposure_matched = _enough(exposure_hits, wanted_exposure, share) or _abbreviated(exposure, paper)
+    outcome_matched = _enough(outcome_hits, wanted_outcome, share) or _abbreviated(outcome, passage)
+    return Relevance(exposure_matched=exposure_matched and not _another_kind(exposure, paper),
+                     outcome_matched=outcome_matched and not _another_kind(outcome, passage),
                      exposure_terms=exposure_hits, outcome_terms=outcome_hits)
 
 
