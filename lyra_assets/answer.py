@@ -8,8 +8,9 @@ from lyra_assets import documents, evidence, sources, topics
 from lyra_assets.claims import claims as claims_asset
 from lyra_assets.page_text import page_papers, page_texts
 from lyra_assets.partitions import task_partitions
-from lyra_core.addressed import TaskPassage, not_addressed_line
+from lyra_core.addressed import TaskPassage, no_claim_line, not_addressed_line
 from lyra_core.answer import answer_line, paper_votes
+from lyra_core.question_parts import question_parts
 from lyra_core.hypothesis import HYPOTHESIS, OPEN_QUESTION, reading_note, to_hypothesis
 from lyra_core.tasks import TaskOptions
 from lyra_resources.settings import LyraSettings
@@ -74,7 +75,7 @@ def task_passages(store: LyraStore, task_id: str, claim_id: str) -> tuple[list[T
 
 @asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
        deps=[evidence.claim_scores, topics.claim_topics, claims_asset, evidence.nli_edges, documents.pages,
-             sources.papers_spec], code_version="1")
+             sources.papers_spec], code_version="2")
 def task_answer(context: AssetExecutionContext, store: LyraStore, settings: LyraSettings) -> MaterializeResult:
     """The answer to the task's question: one row, or none for a verify task.
 
@@ -84,7 +85,8 @@ def task_answer(context: AssetExecutionContext, store: LyraStore, settings: Lyra
     `unverified` or `contested` say the evidence does not decide. When no passage that voted (or,
     with no vote, none judged) speaks of both the hypothesis's exposure and its outcome,
     `not_addressed` says so in one line and names the closest papers. An open question gets origin
-    `open_question` and no verdict: its answer is the most relevant adopted claims.
+    `open_question` and no verdict: its answer is the most relevant adopted claims; when it names an
+    exposure and an outcome and no claim about both was adopted, `not_addressed` says that instead.
     """
     task = store.require_task(context.partition_key)
     if TaskOptions.model_validate(task.options).is_verify:
@@ -105,7 +107,11 @@ def task_answer(context: AssetExecutionContext, store: LyraStore, settings: Lyra
         row = {c: None for c in TASK_ANSWER.data_columns} | {
             "origin": OPEN_QUESTION, "supporting_papers": 0, "refuting_papers": 0, "papers_judged": 0,
             "question_reading": OPEN_QUESTION}
-        lines = [answer_line(None, None, None, None, len(claims))]
+        parts = question_parts(task.query)
+        if claims.empty and parts is not None:  # its claims were about other things, and none was adopted
+            row["not_addressed"] = no_claim_line(parts.exposure, parts.outcome, *task_passages(store, task.id, ""))
+        lines = [answer_line(None, None, None, None, len(claims)),
+                 *([row["not_addressed"]] if row["not_addressed"] else [])]
         lines += [f"- {c.text} ({c.verdict or 'unverified'})" for c in claims.itertuples(index=False)]
     else:
         h = hypothesis.iloc[0]

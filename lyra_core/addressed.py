@@ -64,6 +64,22 @@ def not_addressed_line(hypothesis: str | None, passages: Sequence[TaskPassage], 
                 f"{'s' * (elsewhere != 1)} of the {len(titles)} papers name{'s' * (elsewhere == 1)} both)")
     else:
         head = f"No passage in the {len(titles)} papers addresses {both} together"
+    return _with_closest(head, passages, about, titles)
+
+
+def no_claim_line(exposure: str, outcome: str, passages: Sequence[TaskPassage], titles: Mapping[str, str]) -> str:
+    """An open question's line when none of its adopted claims addresses its exposure and outcome
+    together: how many passages name both, and the papers that come closest."""
+    about = [relevance(exposure, outcome, p.text, p.paper_text) for p in passages]
+    both = f"{_phrase(exposure)} and {_phrase(outcome)}"
+    named = sum(a.about_both for a in about)
+    head = f"No claim in the {len(titles)} papers addresses {both} together" + (
+        f" ({named} passage{'s' * (named != 1)} name{'s' * (named == 1)} both)" if named else "")
+    return _with_closest(head, passages, about, titles)
+
+
+def _with_closest(head: str, passages: Sequence[TaskPassage], about: Sequence[Relevance],
+                  titles: Mapping[str, str]) -> str:
     nearest: dict[str, tuple[int, int]] = {}
     for passage, a in zip(passages, about, strict=True):
         nearest[passage.paper_id] = max(nearest.get(passage.paper_id, (0, 0)), _nearness(a))

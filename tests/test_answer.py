@@ -143,6 +143,23 @@ def test_an_open_question_is_answered_by_its_most_relevant_claims(tmp_path):
     assert answer.claims[0].topic == "hip fracture dose"
 
 
+
+def test_an_open_question_whose_claims_are_about_other_things_says_no_claim_addresses_it(tmp_path):
+    store = LyraStore.at(tmp_path / "home")
+    graph = write_graph(store, query="What are the effects of exercise on depression?")
+    claims = store.read_partition("claims", graph.task_id).drop(columns="task_id")
+    store.replace_partition("claims", graph.task_id, claims.assign(adoption_status="not_adopted"))
+    metadata = run_answer(store, graph.task_id)
+    row = store.read_partition("task_answer", graph.task_id).iloc[0]
+    assert row["not_addressed"].startswith(f"No claim in the {len(PAPERS)} papers addresses exercise and depression "
+                                           "together; the closest are “")
+    assert metadata["answer"].value.splitlines()[1] == row["not_addressed"]
+    # a question that names its parts but has claims about them is answered by them, with no such line
+    on_topic = LyraStore.at(tmp_path / "home2")
+    other = write_graph(on_topic, query="What are the effects of vitamin D on fracture risk?")
+    run_answer(on_topic, other.task_id)
+    assert on_topic.read_partition("task_answer", other.task_id).iloc[0]["not_addressed"] is None
+
 def test_the_cli_summary_starts_with_the_answer(answered, capsys):
     from lyra_tools import cli_run, runner
 
