@@ -347,3 +347,20 @@ def test_passage_words_that_look_like_a_direction_or_a_figure_but_are_not(passag
 ])
 def test_a_passage_about_another_kind_of_the_outcome_is_not_about_it(outcome, passage, matched):
     assert relevance("obesity aspirin", outcome, passage).outcome_matched == matched
+
+
+@pytest.mark.parametrize("passage, matched", [
+    # who was studied, not what happened to them
+    ("Women with type 2 diabetes had a modestly elevated incidence of breast cancer (HR 1.17), independent of "
+     "obesity.", False),
+    ("Exercise capacity predicted mortality among male veterans with type 2 diabetes and obesity.", False),
+    ("In mouse models of type 2 diabetes and obesity, low SIK2 activity was found.", False),
+    ("Among diabetic patients, obesity doubled mortality.", False),
+    # the outcome itself
+    ("Obesity was associated with type 2 diabetes (OR 2.1).", True),
+    ("Obese women were more often diagnosed with type 2 diabetes than lean women.", True),
+    ("The proportion of patients with type 2 diabetes was higher among obese participants.", True),
+    ("Among men with diabetes, BMI predicted mortality. Obesity raised the risk of type 2 diabetes.", True),
+])
+def test_a_passage_that_names_the_outcome_only_as_who_was_studied_is_not_about_it(passage, matched):
+    assert relevance("Obesity", "risk of type 2 diabetes", passage).outcome_matched == matched

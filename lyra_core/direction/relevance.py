@@ -124,6 +124,47 @@ def _another_kind(phrase: str, text: str) -> bool:
     return not (wanted & named) and any(word in words for word, _ in named)
 
 
+# Who a study is of: "women with type 2 diabetes", "diabetic patients", "mouse models of obesity".
+_POPULATION = set(index_terms(
+    "patients patient subjects participants individuals people persons women men adults children adolescents "
+    "youth infants mothers pregnancies veterans those cases mice rats animals population populations cohort"))
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
+_MEASURES = {"proportion", "percentage", "number", "share", "rate", "rates", "incidence", "prevalence", "fraction",
+             "odds", "risk", "count", "numbers"}
+
+
+def _only_as_population(phrase: str, text: str) -> bool:
+    """Whether every mention of ``phrase`` in ``text`` names who was studied rather than what
+    happened to them ("women with type 2 diabetes had more breast cancer" is not about getting type
+    2 diabetes): after "<people> with|without|having" (a few words of the phrase's kind between), before
+    "patients", "subjects" …, or after "models of". False where ``text`` does not mention it."""
+    wanted = _specific(phrase)
+    words = [w for w in _TOKEN.findall(text)]
+    concepts = [_concepts(w) for w in words]
+    spans, start = [], None
+    for i, found in enumerate([*concepts, frozenset()]):
+        if found & wanted and start is None:
+            start = i
+        elif not found & wanted and start is not None:
+            spans.append((start, i))
+            start = None
+    if not spans:
+        return False
+
+    named_people = _concepts(phrase) & _POPULATION  # "Plasmodium-positive patients" names people itself
+
+    def population(begin: int, end: int) -> bool:
+        after = (concepts[end] if end < len(words) else frozenset()) - named_people
+        before = [w.lower() for w in words[max(0, begin - 5):begin]]
+        counted = len(before) >= 4 and before[-3] == "of" and before[-4] in _MEASURES  # "proportion of patients with X"
+        return (bool(after & _POPULATION)
+                or (len(before) >= 2 and before[-1] in ("with", "without", "having") and not counted
+                    and bool(_concepts(before[-2]) & _POPULATION))
+                or before[-2:] in (["models", "of"], ["model", "of"]))
+
+    return all(population(begin, end) for begin, end in spans)
+
+
 def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "", share: float = MATCH_SHARE
               ) -> Relevance:
     """The outcome must be named in the passage; the exposure in the passage or in its paper (the
@@ -138,7 +179,8 @@ def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "", s
     exposure_matched = _enough(exposure_hits, wanted_exposure, share) or _abbreviated(exposure, paper)
     outcome_matched = _enough(outcome_hits, wanted_outcome, share) or _abbreviated(outcome, passage)
     return Relevance(exposure_matched=exposure_matched and not _another_kind(exposure, paper),
-                     outcome_matched=outcome_matched and not _another_kind(outcome, passage),
+                     outcome_matched=(outcome_matched and not _another_kind(outcome, passage)
+                                      and not _only_as_population(outcome, passage)),
                      exposure_terms=exposure_hits, outcome_terms=outcome_hits)
 
 
