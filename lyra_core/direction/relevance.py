@@ -129,6 +129,8 @@ _POPULATION = set(index_terms(
     "patients patient subjects participants individuals people persons women men adults children adolescents "
     "youth infants mothers pregnancies veterans those cases mice rats animals population populations cohort"))
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
+# The course of a condition people already have: "remission of type 2 diabetes" is not getting it.
+_COURSE = {"remission", "treatment", "treating", "management", "resolution", "complications", "duration", "history"}
 _MEASURES = {"proportion", "percentage", "number", "share", "rate", "rates", "incidence", "prevalence", "fraction",
              "odds", "risk", "count", "numbers"}
 
@@ -137,7 +139,8 @@ def _only_as_population(phrase: str, text: str) -> bool:
     """Whether every mention of ``phrase`` in ``text`` names who was studied rather than what
     happened to them ("women with type 2 diabetes had more breast cancer" is not about getting type
     2 diabetes): after "<people> with|without|having" (a few words of the phrase's kind between), before
-    "patients", "subjects" …, or after "models of". False where ``text`` does not mention it."""
+    "patients", "subjects" …, after "models of", or after the course of a condition ("remission of",
+    "treatment of") the phrase does not name. False where ``text`` does not mention it."""
     wanted = _specific(phrase)
     words = [w for w in _TOKEN.findall(text)]
     concepts = [_concepts(w) for w in words]
@@ -152,6 +155,7 @@ def _only_as_population(phrase: str, text: str) -> bool:
         return False
 
     named_people = _concepts(phrase) & _POPULATION  # "Plasmodium-positive patients" names people itself
+    own = {w.lower() for w in _TOKEN.findall(phrase)}
 
     def population(begin: int, end: int) -> bool:
         after = (concepts[end] if end < len(words) else frozenset()) - named_people
@@ -160,7 +164,8 @@ def _only_as_population(phrase: str, text: str) -> bool:
         return (bool(after & _POPULATION)
                 or (len(before) >= 2 and before[-1] in ("with", "without", "having") and not counted
                     and bool(_concepts(before[-2]) & _POPULATION))
-                or before[-2:] in (["models", "of"], ["model", "of"]))
+                or before[-2:] in (["models", "of"], ["model", "of"])
+                or (len(before) >= 2 and before[-1] == "of" and before[-2] in _COURSE and before[-2] not in own))
 
     return all(population(begin, end) for begin, end in spans)
 
