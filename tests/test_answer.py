@@ -154,6 +154,8 @@ def test_an_open_question_whose_claims_are_about_other_things_says_no_claim_addr
     assert row["not_addressed"].startswith(f"No claim in the {len(PAPERS)} papers addresses exercise and depression "
                                            "together; the closest are “")
     assert metadata["answer"].value.splitlines()[1] == row["not_addressed"]
+    from lyra_resources.effective.answer_view import answer_lines
+    assert answer_lines(store, graph.task_id)[1] == row["not_addressed"]  # the CLI summary, MCP and the report
     # a question that names its parts but has claims about them is answered by them, with no such line
     on_topic = LyraStore.at(tmp_path / "home2")
     other = write_graph(on_topic, query="What are the effects of vitamin D on fracture risk?")

@@ -162,6 +162,7 @@ def read_answer(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay)
         return AnswerView(
             line=answer_line(None, None, None, None, len(chosen)), origin=row["origin"],
             question_reading=row.get("question_reading"),
+            not_addressed=None if chosen else row.get("not_addressed"),  # no claim about the question's parts
             claims=[AnswerClaim(claim_id=c["claim_id"], text=clip(c["text"], 300)[0], topic=topic_of.get(c["claim_id"]),
                                 verdict=c["verdict"] or "unverified", confidence=float(c["confidence"] or 0.5))
                     for c in chosen])
