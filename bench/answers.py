@@ -15,8 +15,10 @@ Two sets of questions with known answers, each run as the real ``lyra run QUESTI
   as seen in training.
 
 An answer is *right* when a yes question is ``supported``/``well_supported`` or a no question
-``likely_false``; *wrong in direction* when it is the opposite; *undecided* when ``unverified`` or
-``contested`` (or the question was read as an open question).
+``likely_false``; *wrong in direction* when it is the opposite; *nothing here* when it is neither and
+the answer says no passage addresses the question's exposure and outcome together
+(``task_answer.not_addressed``); *undecided* otherwise (``unverified`` or ``contested``, or the
+question read as an open question).
 
     .venv/bin/python -m bench.answers [--pubmedqa 30] [--scifact 30] [--home DIR] \\
         [--scifact-nli DIR --scifact-fold 0] [--compare-gates] [--compare-judges]
@@ -158,7 +160,7 @@ def outcome(expected: str, answer: dict) -> str:
         return "right" if expected == "yes" else "wrong direction"
     if verdict in NO:
         return "right" if expected == "no" else "wrong direction"
-    return "undecided"
+    return "nothing here" if answer.get("not_addressed") else "undecided"
 
 
 def settings_file(work: Path, name: str, nli: str | None, gates: bool, direction: str = "") -> Path:
@@ -225,7 +227,8 @@ def main() -> None:
                     answer, seconds = run_task(q["question"], corpus, home, run_env)
                     q |= {"seconds": round(seconds, 1), "outcome": outcome(q["expected"], answer),
                           **{k: answer.get(k) for k in ("hypothesis", "verdict", "confidence", "supporting_papers",
-                                                        "refuting_papers", "papers_judged", "error", "task_id")}}
+                                                        "refuting_papers", "papers_judged", "not_addressed",
+                                                        "error", "task_id")}}
                     print(f"[{q['set']} {method} {len(questions) + 1}] {q['expected']:>3} → "
                           f"{q['verdict'] or q.get('error')} ({q['outcome']}, {seconds:.0f} s): {q['question'][:80]}",
                           flush=True)
@@ -233,8 +236,8 @@ def main() -> None:
                 log.write(json.dumps(q, default=str) + "\n")
                 log.flush()
     print(f"\nquestion-mode answers ({details})")
-    print(f"{'set':<9} {'judge':<34} {'method':<10} {'n':>3} {'right':>6} {'wrong dir':>10} {'undecided':>10} "
-          f"{'s/task':>7}")
+    print(f"{'set':<9} {'judge':<34} {'method':<13} {'n':>3} {'right':>6} {'wrong dir':>10} {'undecided':>10} "
+          f"{'nothing here':>13} {'s/task':>7}")
     for name in ("PubMedQA", "SciFact"):
         for method, _, _ in methods:
             rows = [q for q in questions if q["set"] == name and q["method"] == method]
@@ -242,15 +245,15 @@ def main() -> None:
                 continue
             counts = Counter(q["outcome"] for q in rows)
             pct = lambda k: f"{counts[k] / len(rows):.0%}"  # noqa: E731
-            print(f"{name:<9} {rows[0]['judge']:<34} {method:<10} {len(rows):>3} {pct('right'):>6} "
-                  f"{pct('wrong direction'):>10} {pct('undecided'):>10} "
+            print(f"{name:<9} {rows[0]['judge']:<34} {method:<13} {len(rows):>3} {pct('right'):>6} "
+                  f"{pct('wrong direction'):>10} {pct('undecided'):>10} {pct('nothing here'):>13} "
                   f"{sum(q['seconds'] for q in rows) / len(rows):>7.0f}")
             for expected in ("yes", "no"):
                 part = [q for q in rows if q["expected"] == expected]
                 if part:
                     c = Counter(q["outcome"] for q in part)
                     print(f"    {expected:>3}: {len(part)} questions — {c['right']} right, {c['wrong direction']} "
-                          f"wrong direction, {c['undecided']} undecided")
+                          f"wrong direction, {c['undecided']} undecided, {c['nothing here']} nothing here")
     rules = Counter(q["rule"] for q in questions if q["set"] == "SciFact" and q["method"] == methods[0][0])
     if rules:
         print("SciFact claims → questions: " + ", ".join(f"{k} {v}" for k, v in rules.most_common()))

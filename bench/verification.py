@@ -17,7 +17,11 @@ Printed side by side, in one run, on the same claims:
 - the same with the evidence gates of ``nli_edges`` (settings ``min_finding``, ``min_similarity``):
   fragments the sentence-role model reads as background, aims or methods are dropped (here they
   are not replaced by the next most similar ones, as the pipeline does) and edges whose fragment
-  is far from the claim are NEUTRAL.
+  is far from the claim are NEUTRAL;
+- Lyra's judge (``lyra_resources.direction_judge``): a claim about the direction of an effect is
+  judged by its direction read explicitly (the direction reader, never trained on SciFact), every
+  other pair by the out-of-fold verifier above, with its temperature and scoring rule fitted on
+  the other folds as for the verifier alone.
 Claims that cite a common paper share a fold (``lyra_core.splits.claim_folds``). Gold labels are read
 only to score, and to fit the temperature and choose the scoring rule on the other folds.
 
@@ -293,6 +297,9 @@ def main() -> None:
             ece["verifier, uncalibrated"] = expected_calibration_error(softmax(oof[mode]), labels)
             ece["verifier, temperature from other folds"] = expected_calibration_error(calibrated, labels)
 
+    judged = direction_judge_rows(items, text, oof, chosen, fold_of, gold, data, cache, gates)
+    for mode in items:
+        rows[mode].update(judged[mode])
     for mode in ("retrieved", "oracle"):
         print(f"\n{mode} evidence — all {len(gold)} claims")
         for name, predicted in rows[mode].items():
@@ -304,6 +311,71 @@ def main() -> None:
     if args.transfer:
         transfer(args, recipe, cache)
     print(f"\n{time.perf_counter() - started:.0f} s in all")
+
+
+def direction_judge_rows(items: dict[str, list[dict]], text: dict[int, str], oof: dict[str, np.ndarray],
+                         chosen: dict, fold_of: dict[int, int], gold: dict[int, str], data: Path,
+                         cache: Path, gates: tuple) -> dict[str, dict[str, dict[int, str]]]:
+    """Verdicts of Lyra's judge per evidence mode: the direction reader's results are cached per
+    reader version; pairs the judge hands to the cross-encoder get the out-of-fold verifier's
+    probabilities at the fold's own temperature. Its scoring rule is chosen on the other folds;
+    on retrieved evidence also with the evidence ``gates`` of ``nli_edges``, as Lyra runs it."""
+    from lyra_core.direction.claim_frame import read_claim
+    from lyra_resources.direction_judge import direction_reader, judge_triples
+    from lyra_training.verifier_data import read_jsonl
+
+    papers = {str(r["doc_id"]): f"{r['title']} {' '.join(r['abstract'])}" for r in read_jsonl(data / "corpus.jsonl")}
+    reader = direction_reader()
+    effect_claims = sum(read_claim(text[c]).directional for c in gold)
+    print(f"Lyra's judge: {effect_claims} of {len(gold)} claims state the direction of an effect "
+          f"(direction reader {reader.version})")
+    out: dict[str, dict[str, dict[int, str]]] = {}
+    for mode, mode_items in items.items():
+        calibrated = np.zeros_like(oof[mode])
+        for k, (temperature, _) in chosen.items():
+            mine = [i for i, it in enumerate(mode_items) if fold_of[it["claim_id"]] == k]
+            calibrated[mine] = softmax(oof[mode][mine], temperature)
+        verifier_of = {(it["text"], text[it["claim_id"]]): row for it, row in zip(mode_items, calibrated, strict=True)}
+
+        def nli(pairs: list[tuple[str, str]]) -> list[dict]:
+            rows = [verifier_of[pair] for pair in pairs]
+            return [{"label": max(NLI_IDS, key=lambda name: r[NLI_IDS[name]]),
+                     "probs": {name: float(r[NLI_IDS[name]]) for name in NLI_IDS}} for r in rows]
+
+        reader_cache = cache / f"reader_{reader.version}_{mode}.json"
+        known = json.loads(reader_cache.read_text()) if reader_cache.exists() else {}
+
+        def read(pairs: list[tuple[str, str]]) -> list[dict]:
+            missing = sorted({f"{p}\x1f{q}" for p, q in pairs} - known.keys())
+            if missing:
+                predicted = reader.predict([tuple(m.split("\x1f")) for m in missing])
+                known.update({m: r.model_dump() for m, r in zip(missing, predicted, strict=True)})
+                reader_cache.parent.mkdir(parents=True, exist_ok=True)
+                reader_cache.write_text(json.dumps(known))
+            return [known[f"{p}\x1f{q}"] for p, q in pairs]
+
+        edges = judge_triples([(text[it["claim_id"]], it["text"], papers.get(it["doc"], "")) for it in mode_items],
+                              read, nli)
+        probs = np.array([[e.p_refutes, e.p_supports, e.p_neutral] for e in edges])  # NLI_IDS order
+        out[mode] = {"Lyra's judge: direction read, verifier (out of fold) for the rest":
+                     _per_fold(mode_items, probs, chosen, fold_of, gold)}
+        if mode == "retrieved":
+            out[mode]["  + evidence gates, as Lyra runs it"] = _per_fold(mode_items, probs, chosen, fold_of, gold, gates)
+    return out
+
+
+def _per_fold(items: list[dict], probs: np.ndarray, folds: dict, fold_of: dict[int, int], gold: dict[int, str],
+              gates: tuple | None = None) -> dict[int, str]:
+    """Each fold's verdicts under the scoring rule that scores best on the other folds."""
+    out = {}
+    for k in folds:
+        other_claims = [c for c in gold if fold_of[c] != k]
+        rule = max(RULES, key=lambda r: report_silent(gold, verdicts(items, probs, other_claims, r, gates)))
+        mine = [i for i, it in enumerate(items) if fold_of[it["claim_id"]] == k]
+        subset_gates = None if gates is None else (gates[0][mine], gates[1][mine], gates[2], gates[3])
+        out.update(verdicts([items[i] for i in mine], probs[mine], [c for c in gold if fold_of[c] == k], rule,
+                            subset_gates))
+    return out
 
 
 def report_silent(gold: dict[int, str], predicted: dict[int, str]) -> float:

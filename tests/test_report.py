@@ -195,7 +195,8 @@ def test_the_report_says_how_far_to_trust_the_judge_with_its_measured_figures(ho
     line = trust_line()
     assert line.startswith("How far to trust this:")
     assert f"{figures['direction_evidence_inference']['value']:.2f}" in line
-    assert f"{figures['cross_encoder_scifact_retrieved']['value']:.2f}" in line
+    assert f"{figures['judge_scifact_retrieved']['value']:.2f}" in line
+    assert f"{figures['judge_scifact_oracle']['value']:.2f}" in line
     assert f"*{line}*" in report_markdown(store, graph.task_id)
     assert line in report_html(store, graph.task_id)
     assert trust_line(tmp_path / "missing.json") is None  # no figures recorded: no line, rather than a guess

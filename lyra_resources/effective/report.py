@@ -57,8 +57,8 @@ def trust_line(path: Path = JUDGE_FIGURES) -> str | None:
     return ("How far to trust this: the verdicts come from a model, not a reviewer. On held-out data it reads the "
             f"direction of a trial's finding right with macro-F1 {figures['direction_evidence_inference']:.2f} "
             "(Evidence Inference), and its verdicts on SciFact claims reach macro-F1 "
-            f"{figures['direction_scifact_oracle']:.2f} for claims about an effect (cited papers given) and "
-            f"{figures['cross_encoder_scifact_retrieved']:.2f} for other claims (evidence retrieved). Read each passage "
+            f"{figures['judge_scifact_retrieved']:.2f} with the evidence it finds itself and "
+            f"{figures['judge_scifact_oracle']:.2f} given the papers the claims cite. Read each passage "
             "and its reason before relying on a verdict.")
 
 
