@@ -5,14 +5,14 @@ citation tables.
 """
 
 import pandas as pd
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from dagster import MetadataValue, Output, asset
 
 from lyra_assets import documents
 from lyra_assets.citations import citation_expansions_spec
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
+from lyra_assets.table_io import LYRA_TABLES, table_input
 from lyra_resources.schema import TABLES
-from lyra_resources.store import LyraStore
 
 EDGE_COLUMNS = TABLES["citation_edges"].data_columns
 
@@ -36,20 +36,17 @@ def cites_edges(expansions: pd.DataFrame, pages: pd.DataFrame) -> pd.DataFrame:
 
 
 @asset(partitions_def=task_partitions, group_name="citations", kinds={"duckdb", "parquet"},
-       deps=[documents.pages, citation_expansions_spec], code_version="1")
-def citation_edges(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult:
+       ins={"citation_expansions": table_input(citation_expansions_spec), "pages": table_input(documents.pages)},
+       io_manager_key=LYRA_TABLES, code_version="1")
+def citation_edges(citation_expansions: pd.DataFrame, pages: pd.DataFrame) -> Output[pd.DataFrame]:
     """Citation links between the task's pages: one `CITES` edge from the citing page to the cited one.
 
     Made from `citation_expansions` wherever both papers have a page (the task's papers with an
     abstract and the selected citation papers); `is_influential` is Semantic Scholar's flag."""
-    task_id = context.partition_key
-    frame = cites_edges(store.read_partition("citation_expansions", task_id),
-                        store.read_partition("pages", task_id))
-    store.replace_partition("citation_edges", task_id, frame)
-    titles = store.read_partition("pages", task_id).set_index("page_id")["title"]
+    frame = cites_edges(citation_expansions, pages)
+    titles = pages.set_index("page_id")["title"]
     preview = frame.assign(citing=frame["source_page_id"].map(titles), cited=frame["target_page_id"].map(titles))
-    return MaterializeResult(metadata={
-        **table_metadata(preview, ["citing", "cited", "is_influential"], store=store, task=task_id,
-                         table="citation_edges"),
+    return Output(frame, metadata={
+        **table_metadata(preview, ["citing", "cited", "is_influential"]),
         "influential": MetadataValue.int(int(frame["is_influential"].sum()) if len(frame) else 0),
     })

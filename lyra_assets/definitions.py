@@ -23,6 +23,7 @@ from lyra_assets import (
     report,
     schedules,
     sources,
+    table_io,
     task_status,
     topics,
     verification,
@@ -89,6 +90,7 @@ def build_resources(home: str | os.PathLike[str] | None = None,
     return {
         "settings": settings_resource(config),
         "store": graph.TaskStore(home=str(layout.root)),
+        table_io.LYRA_TABLES: table_io.lyra_tables,  # the per-task tables of the assets moved to it, through "store"
         "literature": LiteratureSources.configured(layout.cache, config),
         "models": LocalModels.configured(layout.root, config),
         "trust": DomainTrust(),

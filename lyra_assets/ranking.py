@@ -1,11 +1,12 @@
 """The `fragment_ranking` asset: BM25, then embeddings, then a cross-encoder over the task's fragments."""
 
 import pandas as pd
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from dagster import AssetExecutionContext, MetadataValue, Output, asset
 
 from lyra_assets import documents
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
+from lyra_assets.table_io import LYRA_TABLES, table_input
 from lyra_core.feedback import RELEVANCE_STATS_SQL, RelevanceStats, blocked_domains, relevance_multiplier
 from lyra_core.tasks import TaskOptions
 from lyra_resources.domain_policy import DomainTrust, user_domain_rules
@@ -17,19 +18,21 @@ from lyra_resources.settings import LyraSettings
 from lyra_resources.text_ranking import bm25_scores, rank_texts
 
 
-def trust_weights(store: LyraStore, task_id: str, fragments: pd.DataFrame, trust: DomainTrust) -> pd.Series:
-    """Ranking weight of each fragment's source domain: the trust weight of its level in
-    config/domains.yaml (primary 1.0 … unverified 0.3), 0 for a domain a user blocked through
-    feedback. The weights only ever multiply ranking scores, never a claim's confidence."""
+def trust_weights(store: LyraStore, fragments: pd.DataFrame, pages: pd.DataFrame, trust: DomainTrust) -> pd.Series:
+    """Ranking weight of each fragment's source domain (its page's, from ``pages``): the trust
+    weight of its level in config/domains.yaml (primary 1.0 … unverified 0.3), 0 for a domain a
+    user blocked through feedback. The weights only ever multiply ranking scores, never a claim's
+    confidence."""
     policy = trust.policy()
-    domains = store.fetch_df("SELECT page_id, domain FROM pages WHERE task_id = ?", [task_id])
+    domains = pages[["page_id", "domain"]]
     blocked = blocked_domains(domains["domain"], user_domain_rules(store))
     weight = {page: 0.0 if domain in blocked else policy.weight(policy.trust_level(domain))
               for page, domain in zip(domains["page_id"], domains["domain"], strict=True)}
     return fragments["page_id"].map(weight).fillna(policy.weight(policy.trust_level(None))).astype(float)
 
 
-def ranking_weights(store: LyraStore, task_id: str, fragments: pd.DataFrame, trust: DomainTrust) -> pd.Series:
+def ranking_weights(store: LyraStore, task_id: str, fragments: pd.DataFrame, pages: pd.DataFrame,
+                    trust: DomainTrust) -> pd.Series:
     """Weight multiplying each fragment's ranking score: its domain trust weight times the
     relevance multiplier learned from agents' signals on this task (1.0 until a fragment was shown
     5 times; see lyra_core.feedback.relevance_multiplier). Stored as ``trust_weight``."""
@@ -38,7 +41,7 @@ def ranking_weights(store: LyraStore, task_id: str, fragments: pd.DataFrame, tru
                                                                   negative=r.negative))
                for r in stats.itertuples(index=False)}
     relevance = fragments["fragment_id"].map(learned).fillna(1.0).astype(float)
-    return trust_weights(store, task_id, fragments, trust) * relevance
+    return trust_weights(store, fragments, pages, trust) * relevance
 
 
 def ranking_frame(scores: dict, fragment_ids: list[str]) -> pd.DataFrame:
@@ -52,11 +55,12 @@ def ranking_frame(scores: dict, fragment_ids: list[str]) -> pd.DataFrame:
 
 
 @asset(partitions_def=task_partitions, group_name="ranking", kinds={"duckdb", "parquet"},
-       deps=[documents.fragments, documents.pages], code_version="1")
+       ins={"fragments": table_input(documents.fragments), "pages": table_input(documents.pages)},
+       io_manager_key=LYRA_TABLES, code_version="1")
 def fragment_ranking(
-    context: AssetExecutionContext, store: LyraStore, models: LocalModels, literature: LiteratureSources,
-    trust: DomainTrust, settings: LyraSettings,
-) -> MaterializeResult:
+    context: AssetExecutionContext, fragments: pd.DataFrame, pages: pd.DataFrame, store: LyraStore,
+    models: LocalModels, literature: LiteratureSources, trust: DomainTrust, settings: LyraSettings,
+) -> Output[pd.DataFrame]:
     """How well each fragment answers the task's question, and its final rank.
 
     Three stages, as `ranking` in the settings says: BM25 keeps the top fragments (100 by
@@ -66,7 +70,6 @@ def fragment_ranking(
     the fragments that passed the second stage.
     """
     task = store.require_task(context.partition_key)
-    fragments = store.read_partition("fragments", task.id)
     texts = fragments["text"].tolist()
     options = TaskOptions.model_validate(task.options)
     corpus_paths = options.corpus or literature.default_corpus
@@ -74,14 +77,12 @@ def fragment_ranking(
         lambda: literature.corpus(corpus_paths[0]).fingerprint if corpus_paths else None)
     scores = rank_texts(task.query, texts, bm25_scores(task.query, texts), store=store, models=models,
                         reranker=reranker, config=settings.ranking.ranking_config(),
-                        trust=ranking_weights(store, task.id, fragments, trust).to_numpy())
+                        trust=ranking_weights(store, task.id, fragments, pages, trust).to_numpy())
     frame = ranking_frame(scores, fragments["fragment_id"].tolist())
-    store.replace_partition("fragment_ranking", task.id, frame)
     context.log.info(f"stage 3 {rerank_method}")
     preview = frame.merge(fragments[["fragment_id", "text"]], on="fragment_id", how="left")
-    return MaterializeResult(metadata={
-        **table_metadata(preview, ["final_rank", "text", "final_score"], store=store, task=task,
-                         table="fragment_ranking", width=120),
+    return Output(frame, metadata={
+        **table_metadata(preview, ["final_rank", "text", "final_score"], width=120),
         "reranker": MetadataValue.text(rerank_method),
         "ranked": MetadataValue.int(int((frame["stage"] >= 2).sum())),
     })

@@ -201,11 +201,9 @@ def test_ranking_weights_follow_the_policy_and_user_blocks(tmp_path):
 
     store = LyraStore.at(tmp_path / "home")
     task = store.create_task("q")
-    store.replace_partition("pages", task.id, pd.DataFrame({
-        "page_id": ["p1", "p2", "p3"], "paper_id": ["a", "b", "c"], "url": None,
-        "domain": ["doi.org", "en.wikipedia.org", "spam.example"], "kind": "abstract", "title": "t"}))
+    pages = pd.DataFrame({"page_id": ["p1", "p2", "p3"], "domain": ["doi.org", "en.wikipedia.org", "spam.example"]})
     fragments = pd.DataFrame({"fragment_id": ["f1", "f2", "f3"], "page_id": ["p1", "p2", "p3"]})
     trust = DomainTrust()
-    assert trust_weights(store, task.id, fragments, trust).tolist() == [1.0, 0.4, 0.3]
+    assert trust_weights(store, fragments, pages, trust).tolist() == [1.0, 0.4, 0.3]
     apply_feedback(store, task.id, "domain_block", {"domain_pattern": "spam.example", "reason": "ads"})
-    assert trust_weights(store, task.id, fragments, trust).tolist() == [1.0, 0.4, 0.0]
+    assert trust_weights(store, fragments, pages, trust).tolist() == [1.0, 0.4, 0.0]

@@ -238,9 +238,11 @@ def test_relevance_signals_feed_the_ranking_weights(store, graph):
     assert signals[1]["query_id"] == claim and signals[1]["query"].startswith("Vitamin D prevents all fractures")
     assert relevance_multipliers(store, graph.task_id) == {fragment: pytest.approx(1.6), bad: pytest.approx(0.35)}
     fragments = store.read_partition("fragments", graph.task_id)
+    pages = store.read_partition("pages", graph.task_id)
     trust = DomainTrust()
-    weights = dict(zip(fragments["fragment_id"], ranking_weights(store, graph.task_id, fragments, trust), strict=True))
-    domain_part = dict(zip(fragments["fragment_id"], trust_weights(store, graph.task_id, fragments, trust), strict=True))
+    weights = dict(zip(fragments["fragment_id"], ranking_weights(store, graph.task_id, fragments, pages, trust),
+                       strict=True))
+    domain_part = dict(zip(fragments["fragment_id"], trust_weights(store, fragments, pages, trust), strict=True))
     assert weights[fragment] == pytest.approx(1.6 * domain_part[fragment])
     assert weights[bad] == pytest.approx(0.35 * domain_part[bad])
     assert all(weights[f] == domain_part[f] for f in weights if f not in (fragment, bad))

@@ -1,0 +1,94 @@
+"""``LyraTableIOManager``: Lyra's per-task tables as the values assets take and return.
+
+An asset bound to it (``io_manager_key=LYRA_TABLES``) returns its rows as a DataFrame, and an asset
+that reads a table declares it as a parameter (``ins={"pages": table_input(documents.pages)}``):
+Dagster hands the frame over, so lineage shows the data each asset reads, and a test calls the
+asset function with frames.
+
+The IO manager does no I/O of its own: it uses the run's one store (the ``store`` resource, a
+:class:`lyra_assets.graph.TaskStore`), so what it writes and reads is exactly what an asset writing
+through the store itself would: in a run that publishes the task's graph the rows are staged under
+the run's generation (``lyra_resources.generations``) and each input is the task's rows as the run
+sees them (its staged rows once it opened its generation); in a run that writes in place each output
+replaces the task's rows in one transaction and switches its Parquet files.
+
+The table is the asset key's last component (a per-task table of ``lyra_resources.schema``), the
+partition the task id. Each output is written in its own transaction, so a multi-asset whose
+tables must change together in a run that writes in place keeps calling
+``LyraStore.replace_partitions`` itself.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+from dagster import (
+    AssetIn,
+    AssetsDefinition,
+    AssetSpec,
+    InitResourceContext,
+    InputContext,
+    IOManager,
+    OutputContext,
+    io_manager,
+)
+
+from lyra_assets.metadata import task_metadata
+from lyra_resources.schema import PER_TASK_TABLES
+from lyra_resources.store import LyraStore, StoreError
+
+LYRA_TABLES = "lyra_tables"  # the resource key of the IO manager
+
+
+def table_input(upstream: AssetsDefinition | AssetSpec) -> AssetIn:
+    """An asset input that receives the task's rows of ``upstream``'s table, whether ``upstream``
+    returns its rows or (not yet moved to the IO manager) writes them through the store itself."""
+    return AssetIn(key=upstream.key, input_manager_key=LYRA_TABLES)
+
+
+class LyraTableIOManager(IOManager):
+    """Writes an asset's DataFrame as the task's rows of its table, and loads a table's task rows
+    as an input, both through ``store``."""
+
+    def __init__(self, store: LyraStore) -> None:
+        self.store = store
+
+    def handle_output(self, context: OutputContext, obj: pd.DataFrame) -> None:
+        """Replace the task's rows of the asset's table with ``obj`` (staged in a publishing run);
+        the materialization gets the task's question and the path of its Parquet file."""
+        table, task_id = _table(context), _task(context)
+        if not isinstance(obj, pd.DataFrame):
+            raise StoreError(f"asset {context.asset_key.to_user_string()} returned {type(obj).__name__}, "
+                             "not the DataFrame of its table's rows")
+        self.store.replace_partition(table, task_id, obj)
+        context.add_output_metadata(task_metadata(self.store, task_id, table))
+
+    def load_input(self, context: InputContext) -> pd.DataFrame:
+        """The task's rows of the upstream asset's table, as this run sees them: every column,
+        ``task_id`` included, in ``LyraStore.read_partition``'s order."""
+        return self.store.read_partition(_table(context), _task(context))
+
+
+@io_manager(required_resource_keys={"store"},
+            description="Lyra's per-task tables: an asset's DataFrame becomes the task's rows of its table "
+                        "(staged while a run builds the task's next graph), and an input is read from them.")
+def lyra_tables(init_context: InitResourceContext) -> LyraTableIOManager:
+    """The IO manager over the run's store: the same ``store`` resource the assets get, so a
+    publishing run's generation, opened once when the store is set up, is the one it writes into."""
+    return LyraTableIOManager(init_context.resources.store)
+
+
+def _table(context: InputContext | OutputContext) -> str:
+    if not context.has_asset_key:
+        raise StoreError("Lyra's table IO manager stores assets only (an op output has no table)")
+    table = context.asset_key.path[-1]
+    if table not in PER_TASK_TABLES:
+        raise StoreError(f"asset {context.asset_key.to_user_string()} names no per-task table; "
+                         f"per-task tables: {', '.join(PER_TASK_TABLES)}")
+    return table
+
+
+def _task(context: InputContext | OutputContext) -> str:
+    if not context.has_asset_partitions:
+        raise StoreError(f"asset {context.asset_key.to_user_string()} is not partitioned by task: "
+                         "Lyra's table IO manager needs the task (the partition key)")
+    return context.asset_partition_key
