@@ -357,6 +357,7 @@ def test_a_passage_about_another_kind_of_the_outcome_is_not_about_it(outcome, pa
     ("In mouse models of type 2 diabetes and obesity, low SIK2 activity was found.", False),
     ("Among diabetic patients, obesity doubled mortality.", False),
     ("Remission of type 2 diabetes was related to weight loss in obese adults (P < .001).", False),
+    ("Obese adults lost 20% of weight at 2 years. Remission of type 2 diabetes was related to weight loss.", False),
     # the outcome itself
     ("Obesity was associated with type 2 diabetes (OR 2.1).", True),
     ("Obese women were more often diagnosed with type 2 diabetes than lean women.", True),
