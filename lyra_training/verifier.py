@@ -138,6 +138,8 @@ def stage_pairs(scifact: ScifactData, claims: list[dict], general: list[NliPair]
     # rationale pairs only: a negated claim flipped back would repeat its original pair
     counterfactuals = counterfactual_pairs([p for p in rationale if p.source == "scifact"], recipe.counterfactual_rate,
                                            seed)
+    seen = {(p.premise, p.hypothesis) for p in rationale}  # a swap ``negate`` already made is not added twice
+    counterfactuals = [p for p in counterfactuals if (p.premise, p.hypothesis) not in seen]
     replay = random.Random(seed).sample(general, min(recipe.general_replay, len(general)))
     return [*rationale, *counterfactuals, *replay]
 

@@ -182,6 +182,8 @@ def test_the_scifact_stage_trains_on_counterfactuals_of_its_rationale_pairs_only
     rationale = {(p.premise, p.hypothesis): p for p in off if p.source == "scifact"}
     groups = {p.group for p in rationale.values()}
     assert all(p.label in ("entailment", "contradiction") and p.group in groups for p in added)
+    # a claim negation already made (scifact_negated) is not repeated
+    assert not {(p.premise, p.hypothesis) for p in added} & {(p.premise, p.hypothesis) for p in off}
     # each claim rewrite keeps a rationale premise whose pair had the other label
     for pair in (p for p in added if p.source == "counterfactual_claim"):
         assert any(r.premise == pair.premise and r.label != pair.label for r in rationale.values())
