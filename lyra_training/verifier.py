@@ -7,7 +7,8 @@ The recipe (``lyra models train-nli --data DIR``):
    FEVER-Symmetric, Fool Me Twice) with SNLI replay; no SciFact claim is seen here, so this stage
    is shared by every fold;
 2. *SciFact* stage — from the general model, SciFact train rationales (and their negations,
-   neutral windows, retrieved-but-not-cited abstracts) with some general pairs replayed:
+   neutral windows, retrieved-but-not-cited abstracts, and at ``counterfactual_rate`` rationale
+   pairs with the direction of the effect turned round) with some general pairs replayed:
    once per cross-validation fold (claims grouped by cited paper), then once on every claim;
 3. a temperature fitted on the folds' out-of-fold predictions, shipped in ``calibration.json``.
 
@@ -49,6 +50,9 @@ class VerifierRecipe(BaseModel):
     scifact_lr: float = 4e-5
     general_replay: int = 600  # general pairs mixed into each SciFact stage, so it keeps other text
     negation_rate: float = 0.5
+    # Share of SciFact rationale pairs that also get direction-flipped counterfactuals (lyra_training/counterfactual.py).
+    # Off until a retrain compared side by side with bench/verification.py shows it helps.
+    counterfactual_rate: float = 0.0
     calibration_per_fold: int = 600  # held-out fragment pairs per fold the temperature is fitted on
     general_limit: int | None = None  # smoke runs: cap the general pairs
     claims_limit: int | None = None  # smoke runs: cap the SciFact claims
@@ -122,14 +126,28 @@ class ScifactData(BaseModel):
                    corpus={r["doc_id"]: r for r in read_jsonl(folder / "corpus.jsonl")})
 
 
+def stage_pairs(scifact: ScifactData, claims: list[dict], general: list[NliPair],
+                hard_negatives: dict[int, int | None], recipe: VerifierRecipe, seed: int) -> list[NliPair]:
+    """What the SciFact stage trains on: the pairs of ``claims``, counterfactuals of the rationale
+    pairs at ``recipe.counterfactual_rate``, and ``recipe.general_replay`` general pairs."""
+    from lyra_training.counterfactual import counterfactual_pairs
+    from lyra_training.verifier_data import scifact_pairs
+
+    rationale = scifact_pairs(claims, scifact.corpus, hard_negative=lambda c: hard_negatives.get(c["id"]),
+                              negation_rate=recipe.negation_rate, seed=seed)
+    # rationale pairs only: a negated claim flipped back would repeat its original pair
+    counterfactuals = counterfactual_pairs([p for p in rationale if p.source == "scifact"], recipe.counterfactual_rate,
+                                           seed)
+    seen = {(p.premise, p.hypothesis) for p in rationale}  # a swap ``negate`` already made is not added twice
+    counterfactuals = [p for p in counterfactuals if (p.premise, p.hypothesis) not in seen]
+    replay = random.Random(seed).sample(general, min(recipe.general_replay, len(general)))
+    return [*rationale, *counterfactuals, *replay]
+
+
 def scifact_stage(start_dir: Path, out_dir: Path, scifact: ScifactData, claims: list[dict], general: list[NliPair],
                   hard_negatives: dict[int, int | None], recipe: VerifierRecipe, seed: int) -> dict:
     """Stage 2 on ``claims`` (a fold's training side, or all), with general pairs replayed."""
-    from lyra_training.verifier_data import scifact_pairs
-
-    pairs = scifact_pairs(claims, scifact.corpus, hard_negative=lambda c: hard_negatives.get(c["id"]),
-                          negation_rate=recipe.negation_rate, seed=seed)
-    pairs += random.Random(seed).sample(general, min(recipe.general_replay, len(general)))
+    pairs = stage_pairs(scifact, claims, general, hard_negatives, recipe, seed)
     return train_stage(start_dir, pairs, out_dir, epochs=recipe.scifact_epochs, lr=recipe.scifact_lr,
                        recipe=recipe, seed=seed)
 
