@@ -135,6 +135,12 @@ _MEASURES = {"proportion", "percentage", "number", "share", "rate", "rates", "in
              "odds", "risk", "count", "numbers"}
 
 
+@lru_cache(maxsize=65536)
+def _word_concepts(word: str) -> frozenset[str]:
+    # one word's concepts, cached apart from the paper texts' (which are few and costly to stem again)
+    return _concepts.__wrapped__(word)
+
+
 def _only_as_population(phrase: str, text: str) -> bool:
     """Whether every mention of ``phrase`` in ``text`` names who was studied rather than what
     happened to them ("women with type 2 diabetes had more breast cancer" is not about getting type
@@ -142,8 +148,8 @@ def _only_as_population(phrase: str, text: str) -> bool:
     "patients", "subjects" …, after "models of", or after the course of a condition ("remission of",
     "treatment of") the phrase does not name. False where ``text`` does not mention it."""
     wanted = _specific(phrase)
-    words = [w for w in _TOKEN.findall(text)]
-    concepts = [_concepts(w) for w in words]
+    words = _TOKEN.findall(text)
+    concepts = [_word_concepts(w) for w in words]
     spans, start = [], None
     for i, found in enumerate([*concepts, frozenset()]):
         if found & wanted and start is None:
@@ -165,7 +171,7 @@ def _only_as_population(phrase: str, text: str) -> bool:
         counted = len(before) >= 4 and before[-3] == "of" and before[-4] in _MEASURES  # "proportion of patients with X"
         return (bool(after & _POPULATION)
                 or (len(before) >= 2 and before[-1] in ("with", "without", "having") and not counted
-                    and bool(_concepts(before[-2]) & _POPULATION))
+                    and bool(_word_concepts(before[-2]) & _POPULATION))
                 or before[-2:] in (["models", "of"], ["model", "of"])
                 or (len(before) >= 2 and before[-1] == "of" and before[-2] in _COURSE and before[-2] not in own))
 
