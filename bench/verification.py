@@ -34,6 +34,7 @@ the bench trains what is missing).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import time
 from pathlib import Path
@@ -149,6 +150,14 @@ def build_eval_set(data: Path, home: Path, papers: int = 10, fragments: int = 8)
     return out
 
 
+def model_key(model_dir: Path) -> str:
+    """A cache name for a trained model folder: its name and a digest of its path and training
+    record, so that two recipes' ``fold0`` never share cached logits."""
+    record = (model_dir / "stage.json").read_bytes() if (model_dir / "stage.json").exists() else b""
+    digest = hashlib.sha1(str(model_dir.resolve()).encode() + record).hexdigest()[:10]
+    return f"{model_dir.name}_{digest}"
+
+
 def logits_for(model_dir: Path, items: list[dict], claims: dict[int, str], cache: Path, max_length: int) -> np.ndarray:
     """The model's logits on (fragment, claim) items, cached per model folder and item list."""
     from lyra_training.nli_data import NliPair
@@ -209,7 +218,8 @@ def report(name: str, gold: dict[int, str], predicted: dict[int, str]) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--work", type=Path, required=True, help="the recipe's work folder (general, cv/fold0…, final)")
+    parser.add_argument("--work", type=Path, required=True, action="append",
+                        help="the recipe's work folder (general, cv/fold0…, final); repeat it to compare recipes side by side")
     parser.add_argument("--baseline", type=Path, default=DEFAULT_SNLI_DIR, help="today's model, for comparison")
     parser.add_argument("--transfer", type=int, default=500, help="pairs per transfer set (0: skip)")
     parser.add_argument("--threads", type=int, default=2)
@@ -241,15 +251,48 @@ def main() -> None:
             labels = np.array([i["label"] for i in items[mode]])
             ece["today's model"] = expected_calibration_error(probs, labels)
 
+    cfg = load_settings().evidence
+    similarity, finding = evidence_gates(items["retrieved"], text, data, home)
+    gates = (similarity, finding, cfg.min_similarity, cfg.min_finding)
+    chosen = {}
+    for work in args.work:
+        tag = f" [{work.name}]" if len(args.work) > 1 else ""
+        chosen[work], work_rows, work_ece = recipe_rows(work, items, text, gold, fold_of, recipe, cache, gates, data)
+        for mode in items:
+            rows[mode].update({name + tag: verdict for name, verdict in work_rows[mode].items()})
+        ece.update({name + tag: value for name, value in work_ece.items()})
+    for mode in ("retrieved", "oracle"):
+        print(f"\n{mode} evidence — all {len(gold)} claims")
+        for name, predicted in rows[mode].items():
+            report(name, gold, predicted)
+    for work, folds in chosen.items():
+        print(f"\nper fold of {work.name}, fitted on the other folds: temperature, vote weight, minimum vote probability: "
+              + "; ".join(f"{k}: {t:.2f}, {r.vote_weight:g}, {r.min_vote:g}" for k, (t, r) in sorted(folds.items())))
+    print("expected calibration error of edge probabilities (retrieved fragments, 10 bins): "
+          + ", ".join(f"{name} {value:.3f}" for name, value in ece.items()))
+    if args.transfer:
+        transfer(args, recipe, cache)
+    print(f"\n{time.perf_counter() - started:.0f} s in all")
+
+
+def recipe_rows(work: Path, items: dict[str, list[dict]], text: dict[int, str], gold: dict[int, str],
+                fold_of: dict[int, int], recipe: VerifierRecipe, cache: Path, gates: tuple, data: Path):
+    """The rows of one recipe's fold models (``work/cv/fold{k}``), out of fold: the verifier alone,
+    with the evidence gates, and Lyra's judge over it. Returns the per-fold (temperature, rule)
+    fitted on the other folds, the rows per evidence mode, and the calibration errors."""
+    cfg = load_settings().evidence
+    similarity, finding = gates[0], gates[1]
+    rows: dict[str, dict[str, dict[int, str]]] = {mode: {} for mode in items}
+    ece: dict[str, float] = {}
     # Out-of-fold logits of the recipe's fold models.
     oof = {mode: np.zeros((len(items[mode]), 3), dtype=np.float32) for mode in items}
     for k in range(recipe.folds):
-        model_dir = args.work / "cv" / f"fold{k}"
+        model_dir = work / "cv" / f"fold{k}"
         if not (model_dir / "stage.json").exists():
-            raise SystemExit(f"{model_dir} is missing: run `lyra models train-nli --data … --work {args.work}` first")
+            raise SystemExit(f"{model_dir} is missing: run `lyra models train-nli --data … --work {work}` first")
         for mode in items:
             mine = [i for i, it in enumerate(items[mode]) if fold_of[it["claim_id"]] == k]
-            logits = logits_for(model_dir, [items[mode][i] for i in mine], text, cache / f"fold{k}_{mode}.npy",
+            logits = logits_for(model_dir, [items[mode][i] for i in mine], text, cache / f"{model_key(model_dir)}_{mode}.npy",
                                 recipe.max_length)
             oof[mode][mine] = logits
 
@@ -262,9 +305,6 @@ def main() -> None:
         other_claims = [c for c in gold if fold_of[c] != k]
         chosen[k] = (temperature, max(RULES, key=lambda r: report_silent(
             gold, verdicts(items["retrieved"], probs_other, other_claims, r))))
-    cfg = load_settings().evidence
-    similarity, finding = evidence_gates(items["retrieved"], text, data, home)
-    gates = (similarity, finding, cfg.min_similarity, cfg.min_finding)
     gated_rules = {}
     for k, (temperature, _) in chosen.items():  # the rule re-chosen on the other folds, with the gates on
         probs_other = softmax(oof["retrieved"], temperature)
@@ -300,17 +340,7 @@ def main() -> None:
     judged = direction_judge_rows(items, text, oof, chosen, fold_of, gold, data, cache, gates)
     for mode in items:
         rows[mode].update(judged[mode])
-    for mode in ("retrieved", "oracle"):
-        print(f"\n{mode} evidence — all {len(gold)} claims")
-        for name, predicted in rows[mode].items():
-            report(name, gold, predicted)
-    print("\nper fold, fitted on the other folds: temperature, vote weight, minimum vote probability: "
-          + "; ".join(f"{k}: {t:.2f}, {r.vote_weight:g}, {r.min_vote:g}" for k, (t, r) in sorted(chosen.items())))
-    print("expected calibration error of edge probabilities (retrieved fragments, 10 bins): "
-          + ", ".join(f"{name} {value:.3f}" for name, value in ece.items()))
-    if args.transfer:
-        transfer(args, recipe, cache)
-    print(f"\n{time.perf_counter() - started:.0f} s in all")
+    return chosen, rows, ece
 
 
 def direction_judge_rows(items: dict[str, list[dict]], text: dict[int, str], oof: dict[str, np.ndarray],
@@ -386,7 +416,7 @@ def report_silent(gold: dict[int, str], predicted: dict[int, str]) -> float:
 def transfer(args, recipe: VerifierRecipe, cache: Path) -> None:
     """Accuracy on claim/evidence sets of other kinds of text that no stage trains on."""
     data = require_data("nli_training")
-    final = args.work / "final"
+    final = args.work[0] / "final"
     print(f"\ntransfer (never trained on; {args.transfer} pairs each): accuracy today's model → verifier")
     for name, pairs in transfer_sets(data).items():
         pairs = pairs[:args.transfer]

@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 import re
 import time
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from dagster import DagsterRunStatus
@@ -188,6 +190,17 @@ def _in_progress(instance, run_ids: list[str]) -> list[str]:
     return [r for r in run_ids if instance.get_run_by_id(r).status in ACTIVE_STATUSES - {_QUEUED}]
 
 
+@contextmanager
+def worker_logs_on_failure(logs: Path):
+    """A failed assertion prints the workers' logs: a step that fails in a worker says why only there."""
+    try:
+        yield
+    except AssertionError:
+        for log in sorted(logs.glob("worker*.log")):
+            print(f"--- {log.name} ---\n{log.read_text(errors='replace')[-8000:]}")
+        raise
+
+
 @pytest.mark.slow
 def test_the_daemon_starts_queued_runs_within_the_limits(lyra_home, small_corpus, postgres_url, redis_url,  # noqa: F811
                                                          lyra_settings, local_profile, tmp_path):
@@ -213,7 +226,7 @@ def test_the_daemon_starts_queued_runs_within_the_limits(lyra_home, small_corpus
         runs = [a1, b1, a2]
         assert [strict.get_run_by_id(r).status for r in runs] == [_QUEUED] * 3  # nothing dequeues them yet
         workspace = WorkspaceFileTarget(paths=[str(REPO_ROOT / "workspace.yaml")])  # what `lyra daemon` loads
-        with lyra_workers(2, home, dict(os.environ), tmp_path), \
+        with lyra_workers(2, home, dict(os.environ), tmp_path), worker_logs_on_failure(tmp_path), \
                 WorkspaceProcessContext(strict, workspace) as strict_daemon_context, \
                 QueuedRunCoordinatorDaemon(interval_seconds=1) as daemon:
             list(daemon.run_iteration(strict_daemon_context))
