@@ -149,6 +149,17 @@ def _generation(store: LyraStore, sql: str, params: list) -> Generation | None:
     return Generation(**dict(zip(names, row, strict=True))) if row else None
 
 
+def recent_generations(store: LyraStore, task_id: str, limit: int = 5) -> list[Generation]:
+    """The task's latest ``limit`` runs that staged a graph, newest first: what each left (building,
+    published, replaced …), read from the store alone (no Dagster instance is opened)."""
+    with store.connect() as conn:
+        cursor = conn.execute("SELECT run_id, task_id, state, started_at, published_at, exported_at "
+                              "FROM task_generations WHERE task_id = ? ORDER BY started_at DESC LIMIT ?",
+                              [task_id, limit])
+        names = [d[0] for d in cursor.description]
+        return [Generation(**dict(zip(names, row, strict=True))) for row in cursor.fetchall()]
+
+
 def published_generation(store: LyraStore, task_id: str) -> Generation | None:
     """The generation readers see now (None for a task never published through a generation)."""
     return _generation(store, "task_id = ? AND state = 'published'", [task_id])

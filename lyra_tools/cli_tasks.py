@@ -51,8 +51,8 @@ def synced_tasks(home: Path | None, only: str | None = None) -> list[TaskRecord]
 
 @app.command("status")
 def task_status(task_id: str, home: HomeOption = None) -> None:
-    """A task's status, row counts and recent runs."""
-    from lyra_assets.runs import open_instance, task_runs
+    """A task's status, row counts and recent runs (from the store: Dagster is consulted only for a
+    run the row says is still queued or running, and for a watched task's next check)."""
     from lyra_resources.effective import answer_view
 
     require_task(home, task_id)
@@ -63,6 +63,7 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
     for line in answer_view.answer_lines(store, task.id):  # what a queued run found, once it has
         console.print(line, markup=False, soft_wrap=True)
     if task.options.get("watch_every"):
+        from lyra_assets.runs import open_instance
         from lyra_assets.schedules import watch_decision
 
         with open_instance(home) as instance:
@@ -89,14 +90,27 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
             table.add_row(b["domain"], f"{b['blocked_at']:%Y-%m-%d %H:%M}", b["original_trust_level"], b["reason"],
                           ", ".join(causes[:3]) + (" …" if len(causes) > 3 else ""), b["restore_via"])
         console.print(table)
-    with open_instance(home) as instance:
-        records = task_runs(instance, task.id, limit=5)
-        runs = Table("run", "status", "started")
-        for record in records:
-            started = datetime.fromtimestamp(record.start_time) if record.start_time else None
-            runs.add_row(record.dagster_run.run_id, record.dagster_run.status.value,
-                         f"{started:%Y-%m-%d %H:%M:%S}" if started else "")
-        console.print(runs)
+    console.print(runs_table(store, task))
+
+
+def runs_table(store, task: TaskRecord) -> Table:
+    """The task's latest runs: the one the row names (its status is the task's) and those that
+    staged a graph, with what became of it."""
+    from lyra_resources.generations import recent_generations
+
+    from rich import box
+    from rich.table import Column
+
+    # fits 80 columns with the run ids whole: they are what `lyra task stop` and Dagster's UI take
+    table = Table(Column("run", no_wrap=True, min_width=36), "status", "graph", Column("started UTC", no_wrap=True),
+                  box=box.SIMPLE_HEAD, show_edge=False, collapse_padding=True, pad_edge=False)
+    generations = recent_generations(store, task.id)
+    if task.last_run_id and task.last_run_id not in {g.run_id for g in generations}:  # queued, or ended before staging
+        table.add_row(task.last_run_id, task.status, "", "")
+    for g in generations:
+        status = task.status if g.run_id == task.last_run_id else ""
+        table.add_row(g.run_id, status, g.state, f"{g.started_at:%Y-%m-%d %H:%M}" if g.started_at else "")
+    return table
 
 
 @app.command("run")

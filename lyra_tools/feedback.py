@@ -23,9 +23,11 @@ import duckdb
 from pydantic import BaseModel, Field
 
 from lyra_core import feedback as fb
-from lyra_core.direction.verdict import direction_of_correction
 from lyra_resources.store import LyraStore, fetch_rows
-from lyra_tools import explore, mcp_requests
+from lyra_resources.effective.models import ExploreError
+from lyra_resources.effective.overlay import load_claims, load_overlay
+from lyra_resources.effective.queries import require_task
+from lyra_tools import mcp_requests
 
 MAX_ARGS_BYTES = 16_000
 GRAPH_ACTIONS = (*fb.EDGE_ACTIONS, *fb.CLAIM_ACTIONS, *fb.RULE_ACTIONS)  # what changes a report
@@ -120,8 +122,8 @@ def apply_feedback(store: LyraStore, task_id: str, action: str, args: Mapping[st
 
     def write(conn: duckdb.DuckDBPyConnection) -> FeedbackResult:
         try:
-            explore.require_task(conn, task_id)
-        except explore.ExploreError as exc:
+            require_task(conn, task_id)
+        except ExploreError as exc:
             raise FeedbackError(str(exc)) from None
         handler = _HANDLERS[action]
         result = handler(conn, task_id, action, parsed)
@@ -172,8 +174,11 @@ def _edge_correct(conn, task_id: str, action: str, args: fb.EdgeCorrectArgs) -> 
     if args.wrong_part and judged_by != "direction":
         raise FeedbackError(f"edge_correct: wrong_part names a part of the direction judge's reading, and edge "
                             f"{args.edge_id!r} was judged by the {judged_by or 'cross-encoder'}; leave wrong_part out")
-    direction_label = (direction_of_correction(claim_direction, args.correct_relation)
-                       if args.wrong_part == "passage_direction" else None)
+    direction_label = None
+    if args.wrong_part == "passage_direction":
+        from lyra_core.direction.verdict import direction_of_correction  # the direction reader's patterns: only here
+
+        direction_label = direction_of_correction(claim_direction, args.correct_relation)
     previous = conn.execute("SELECT correct_relation FROM edge_reviews WHERE edge_id = ?", [args.edge_id]).fetchone()
     before = previous[0] if previous else model_relation
     now = _now()
@@ -218,7 +223,7 @@ def _edge_correct(conn, task_id: str, action: str, args: fb.EdgeCorrectArgs) -> 
 
 def _score_after(conn, task_id: str, claim_id: str) -> ScoreAfter | None:
     """The claim's effective score as every read tool now shows it (at once; docs/scoring.md#human-feedback)."""
-    claims = explore.load_claims(conn, task_id, explore.load_overlay(conn, task_id), [claim_id])
+    claims = load_claims(conn, task_id, load_overlay(conn, task_id), [claim_id])
     if not claims:
         return None  # a claim that was never adopted has no score
     row = claims[0]
@@ -266,7 +271,7 @@ def _rule_event(conn, rule_id: str | None, action: str, pattern: str, decision: 
 
 
 def _blocked_in_task(conn, task_id: str) -> list[str]:
-    return sorted(explore.load_overlay(conn, task_id).blocked)
+    return sorted(load_overlay(conn, task_id).blocked)
 
 
 def _domain_rule(conn, task_id: str, action: str, args: fb.DomainArgs) -> FeedbackResult:

@@ -29,7 +29,9 @@ def test_run_then_manage_the_task(tmp_path, small_corpus):
     assert task_id in listed.output and "completed" in listed.output
 
     status = invoke("task", "status", task_id, "--home", home)
-    assert status.exit_code == 0 and "SUCCESS" in status.output
+    assert status.exit_code == 0
+    last_run = LyraStore.at(home).require_task(task_id).last_run_id
+    assert re.search(rf"{last_run}\s+completed\s+published", status.output), status.output
     answer = next(line for line in result.output.splitlines() if line.startswith("Answer: "))
     assert answer in status.output  # the answer, where a queued run's user looks for it
 

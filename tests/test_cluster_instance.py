@@ -146,7 +146,7 @@ def test_a_cluster_home_queues_its_runs_in_postgres(tmp_path, small_corpus, post
     task = LyraStore(home=str(home)).require_task(task_id)
     assert (task.status, task.last_run_id) == ("queued", run_id)
     status = invoke("task", "status", task_id, "--home", str(home))
-    assert "status: queued" in status.output and "QUEUED" in status.output
+    assert "status: queued" in status.output and re.search(rf"{run_id}\s+queued", status.output), status.output
     again = invoke("task", "run", task_id, "--home", str(home))  # never two runs of one task in the queue
     assert again.exit_code == 1 and "already has a run in progress" in again.output
 
