@@ -6,7 +6,8 @@ Each case changes one thing against its neighbours: the claim's direction word (
 how the passage shows it (words, a ratio with and without its interval, two arms' rates, the
 comparator's arm named as the one that changed), or what the passage is about (another outcome,
 an aim instead of a finding), and for a few topics whether the passage names the claim's outcome
-from its other end (deaths for survival: a lower death rate is higher survival). The expected relation is the scientist's: same direction → SUPPORTS,
+from its other end (deaths for survival: a lower death rate is higher survival), or the exposure
+(weight loss for obesity: less diabetes with weight loss is more with obesity). The expected relation is the scientist's: same direction → SUPPORTS,
 opposite or null against a claimed effect → REFUTES, null for a claim of no effect → SUPPORTS,
 not about the claim's exposure and outcome, or no finding → NEUTRAL.
 
@@ -62,6 +63,14 @@ OTHER_END = [
     ("Intensive insulin therapy", "intensive insulin therapy", "ICU mortality", "survival to ICU discharge"),
 ]
 TOPICS += OTHER_END
+# Topics whose passage names the claim's exposure from its other end (weight loss for obesity).
+EXPOSURE_OTHER_END = [
+    ("Obesity", "weight loss", "the risk of type 2 diabetes", "type 2 diabetes incidence"),
+    ("Cigarette smoking", "smoking cessation", "the risk of myocardial infarction", "myocardial infarction risk"),
+    ("Physical inactivity", "physical activity", "the risk of coronary heart disease", "coronary heart disease risk"),
+    ("Vitamin D deficiency", "vitamin D supplementation", "fracture risk", "fractures"),
+]
+TOPICS += EXPOSURE_OTHER_END
 _FLIPPED = {"up": "down", "down": "up"}
 # Claim forms by what they assert: (template, direction) — direction is up, down, none, not_down, not_up.
 CLAIMS = [
@@ -127,7 +136,7 @@ def cases(n: int = 400, seed: int = 7) -> list[DirectionCase]:
         passage_form, reported = PASSAGES[pi]
         claim = claim_form.format(X=x_claim, Y=y_claim)
         passage = _sentence(passage_form.format(x=x_text, y=y_text, Yc=_sentence(y_text), other=other))
-        if TOPICS[ti] in OTHER_END:
+        if TOPICS[ti] in OTHER_END or TOPICS[ti] in EXPOSURE_OTHER_END:
             reported = _FLIPPED.get(reported, reported)
         expected = "NEUTRAL" if reported in ("aim", "offtopic") else EXPECTED[(said, reported)]
         out.append(DirectionCase(claim=claim, passage=passage, expected=expected, claim_form=claim_form,

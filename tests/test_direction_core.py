@@ -321,6 +321,46 @@ def test_an_outcome_named_from_its_other_end_reverses_the_direction(claim, passa
     assert ("(higher" in verdict.reason or "(lower" in verdict.reason) == (asked != "on mortality")
 
 
+@pytest.mark.parametrize("claim, passage, read, asked, relation", [
+    # weight loss is less obesity: less diabetes with weight loss is more with obesity
+    ("Obesity increases the risk of type 2 diabetes.",
+     "Weight loss reduced the incidence of type 2 diabetes by 58% (HR 0.42, 95% CI 0.30 to 0.58).",
+     LOWER, "effect of weight loss versus", "SUPPORTS"),
+    ("Cigarette smoking increases the risk of myocardial infarction.",
+     "Smoking cessation lowered the risk of myocardial infarction within two years.",
+     LOWER, "effect of smoking cessation versus", "SUPPORTS"),
+    ("Physical inactivity does not affect the risk of coronary heart disease.",
+     "Physical activity was associated with a lower risk of coronary heart disease (RR 0.73, 95% CI 0.66 to 0.80).",
+     LOWER, "effect of physical activity versus", "REFUTES"),
+    ("Vitamin D deficiency increases fracture risk.",
+     "Vitamin D supplementation did not reduce fracture risk (RR 1.03, 95% CI 0.91 to 1.16).",
+     NULL, "effect of Vitamin D supplementation versus", "REFUTES"),
+    ("Vitamin D supplementation reduces falls in older adults.",
+     "Vitamin D deficiency was associated with more falls in older adults (OR 1.4, 95% CI 1.1 to 1.8).",
+     HIGHER, "effect of Vitamin D deficiency versus", "SUPPORTS"),
+    # both ends at once: weight loss lowering deaths is obesity lowering survival
+    ("Obesity reduces survival after breast cancer.",
+     "Weight loss after diagnosis reduced deaths after breast cancer (HR 0.70, 95% CI 0.55 to 0.89).",
+     LOWER, "effect of weight loss versus control on mortality", "SUPPORTS"),
+    # the other end only as who was studied, or both ends named: read as it is
+    ("Vitamin D supplementation reduces fracture risk.",
+     "In women with vitamin D deficiency, vitamin D supplementation reduced fracture risk (RR 0.80, 95% CI 0.70 to 0.92).",
+     LOWER, "effect of Vitamin D supplementation versus", "SUPPORTS"),
+    ("Cigarette smoking increases the risk of lung cancer.",
+     "Smoking raised the risk of lung cancer, and smoking cessation lowered it.",
+     HIGHER, "effect of Cigarette smoking versus", "SUPPORTS"),
+])
+def test_an_exposure_named_from_its_other_end_reverses_the_direction(claim, passage, read, asked, relation):
+    from lyra_core.direction.verdict import judge_passage, reader_question_for
+
+    frame = read_claim(claim)
+    assert asked in reader_question_for(frame, passage)  # the reader is asked about what the passage names
+    verdict = judge_passage(frame, passage, "", read)
+    assert verdict.relation == relation, verdict.reason
+    renamed = "effect of " + frame.exposure + " " not in asked + " "
+    assert (f"with {frame.exposure}" not in verdict.reason.split(";")[0].split(" (")[0]) == renamed, verdict.reason
+
+
 @pytest.mark.parametrize("passage, exposure, direction", [
     # "cause" as a noun states no change: the comparison does
     ("Deaths from any cause were lower in participants receiving chemotherapy than in controls (p = 0.01).",

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from lyra_core.direction.claim_frame import ClaimFrame
 from lyra_core.direction.passage import PassageReading, read_passage, states_no_finding, states_open_question
-from lyra_core.direction.relevance import Relevance, as_named_in, outcome_sentences, relevance
+from lyra_core.direction.relevance import Relevance, as_named_in, exposure_as_named_in, outcome_sentences, relevance
 
 NULL_WEIGHT = 0.8  # how much a null finding counts against a claim of an effect, next to an opposite finding
 FIGURES_CERTAINTY = 0.9  # the reading of a ratio or a difference whose interval decides
@@ -92,11 +92,12 @@ def passage_distribution(model_probs: dict[str, float], reading: PassageReading)
 
 
 def judge(frame: ClaimFrame, probs: dict[str, float], reading: PassageReading, about: Relevance,
-          named_as: str | None = None) -> DirectionJudgement:
+          named_as: str | None = None, exposure_named_as: str | None = None) -> DirectionJudgement:
     """The relation of a passage to a directional claim, from the passage's direction distribution
-    ``probs`` for the claim's outcome (see :func:`passage_distribution`), the rule ``reading`` and
-    the ``about`` check; ``named_as`` is the outcome as the passage names it from its other end
-    (mortality for survival), for the reason."""
+    ``probs`` for the claim's exposure and outcome (see :func:`passage_distribution`), the rule
+    ``reading`` and the ``about`` check; ``named_as`` is the outcome as the passage names it from its
+    other end (mortality for survival), ``exposure_named_as`` the exposure so (weight loss for
+    obesity), for the reason."""
     said = claim_direction(frame)
     figures = reading.figures_text()
     base = dict(claim_direction=said, figures=figures, exposure_matched=about.exposure_matched,
@@ -125,8 +126,13 @@ def judge(frame: ClaimFrame, probs: dict[str, float], reading: PassageReading, a
     relation = max((("SUPPORTS", p_supports), ("REFUTES", p_refutes), ("NEUTRAL", p_neutral)), key=lambda kv: kv[1])[0]
     direction = max(("increased", "decreased", "no_difference"), key=lambda k: probs[k])
     reported = f"reports {_SAID[direction]} {frame.outcome} with {frame.exposure}"
-    if named_as and direction in _OPPOSITE:
-        reported = f"reports {_SAID[_OPPOSITE[direction]]} {named_as} with {frame.exposure} ({_SAID[direction]} {frame.outcome})"
+    if named_as or exposure_named_as:
+        # as the passage says it, then (for a change) what that says of the claim's exposure and outcome
+        flips = direction in _OPPOSITE and bool(named_as) != bool(exposure_named_as)
+        said = f"{_SAID[_OPPOSITE[direction] if flips else direction]} {named_as or frame.outcome}"
+        reported = f"reports {said} with {exposure_named_as or frame.exposure}"
+        if direction in _OPPOSITE:
+            reported += f" ({_SAID[direction]} {frame.outcome} with {frame.exposure})"
     reason = (f"{reported}{f' ({figures})' if figures else ''}; the claim says {frame.says()} → {relation.lower()}")
     return DirectionJudgement(relation=relation, p_supports=round(p_supports, 4), p_refutes=round(p_refutes, 4),
                               p_neutral=round(p_neutral, 4), passage_direction=direction, reason=reason,
@@ -158,18 +164,21 @@ def judge_passage(frame: ClaimFrame, passage: str, paper_text: str, probs: dict[
     # too); whether the passage is about both, in all of it
     where = outcome_sentences(frame.outcome, passage)
     named, inverted = as_named_in(frame.outcome, where)
-    reading = read_passage(where, frame.exposure, named)
+    exposure, exposure_inverted = exposure_as_named_in(frame.exposure, where)
+    reading = read_passage(where, exposure, named)
     about = relevance(frame.exposure, frame.outcome, passage, paper_text)
     distribution = passage_distribution(probs, reading)
-    if inverted:  # lower mortality is higher survival
+    if inverted != exposure_inverted:  # lower mortality is higher survival; less diabetes with weight loss, more with obesity
         distribution = {_OPPOSITE.get(k, k): v for k, v in distribution.items()}
-    return judge(frame, distribution, reading, about, named if inverted else None)
+    return judge(frame, distribution, reading, about, named if inverted else None,
+                 exposure if exposure_inverted else None)
 
 
 def reader_question_for(frame: ClaimFrame, passage: str) -> str:
     """The reader's question about ``passage`` for the effect claim ``frame``: asked of the sentences
-    that name the outcome, with the outcome as they name it (see :func:`judge_passage`)."""
-    return reader_question(frame.exposure, as_named_in(frame.outcome, outcome_sentences(frame.outcome, passage))[0])
+    that name the outcome, with the exposure and the outcome as they name them (see :func:`judge_passage`)."""
+    where = outcome_sentences(frame.outcome, passage)
+    return reader_question(exposure_as_named_in(frame.exposure, where)[0], as_named_in(frame.outcome, where)[0])
 
 
 # A reviewer's relation fixes the passage's direction only where one direction gives it.
