@@ -1,20 +1,20 @@
 """The `task_answer` asset: the answer to the task's question, read from the judged graph."""
 
 import pandas as pd
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, ResourceParam, asset
 
-from lyra_assets.metadata import table_metadata
 from lyra_assets import documents, evidence, sources, topics
 from lyra_assets.claims import claims as claims_asset
+from lyra_assets.metadata import table_metadata
 from lyra_assets.page_text import page_papers, page_texts
 from lyra_assets.partitions import task_partitions
 from lyra_core.addressed import TaskPassage, no_claim_line, not_addressed_line
 from lyra_core.answer import answer_line, paper_votes
-from lyra_core.question_parts import question_parts
 from lyra_core.hypothesis import HYPOTHESIS, OPEN_QUESTION, reading_note, to_hypothesis
+from lyra_core.question_parts import question_parts
 from lyra_core.tasks import TaskOptions
-from lyra_resources.settings import LyraSettings
 from lyra_resources.schema import TASK_ANSWER
+from lyra_resources.settings import LyraSettings
 from lyra_resources.store import LyraStore
 
 PREVIEW_COLUMNS = ["hypothesis", "verdict", "confidence", "uncertainty", "supporting_papers", "refuting_papers",
@@ -76,7 +76,7 @@ def task_passages(store: LyraStore, task_id: str, claim_id: str) -> tuple[list[T
 @asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
        deps=[evidence.claim_scores, topics.claim_topics, claims_asset, evidence.nli_edges, documents.pages,
              sources.papers_spec], code_version="2")
-def task_answer(context: AssetExecutionContext, store: LyraStore, settings: LyraSettings) -> MaterializeResult:
+def task_answer(context: AssetExecutionContext, store: ResourceParam[LyraStore], settings: ResourceParam[LyraSettings]) -> MaterializeResult:
     """The answer to the task's question: one row, or none for a verify task.
 
     A yes/no question is judged as its declarative hypothesis (the `claims` row of origin

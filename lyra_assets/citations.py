@@ -14,7 +14,14 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from dagster import AssetExecutionContext, AssetSpec, MaterializeResult, MetadataValue, multi_asset
+from dagster import (
+    AssetExecutionContext,
+    AssetSpec,
+    MaterializeResult,
+    MetadataValue,
+    ResourceParam,
+    multi_asset,
+)
 from pydantic import BaseModel, Field
 
 from lyra_assets import sources
@@ -210,8 +217,8 @@ report; `pages` makes a `citation` page of each selected one with an abstract.""
 
 
 @multi_asset(specs=[citation_expansions_spec, citation_papers_spec], partitions_def=task_partitions)
-def citation_tracking(context: AssetExecutionContext, store: LyraStore, literature: LiteratureSources,
-                      models: LocalModels, llm: OllamaLlm, settings: LyraSettings
+def citation_tracking(context: AssetExecutionContext, store: ResourceParam[LyraStore], literature: LiteratureSources,
+                      models: LocalModels, llm: OllamaLlm, settings: ResourceParam[LyraSettings]
                       ) -> tuple[MaterializeResult, MaterializeResult]:
     """Follow the task's papers' references and citations; both tables are written in one transaction."""
     task = store.require_task(context.partition_key)

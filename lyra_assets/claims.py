@@ -2,7 +2,7 @@
 
 import numpy as np
 import pandas as pd
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, ResourceParam, asset
 
 from lyra_assets import documents, ranking
 from lyra_assets.metadata import table_metadata
@@ -135,7 +135,7 @@ def claims_frame(task_id: str, merged, statuses: list[str], relevance: np.ndarra
 @asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
        deps=[ranking.fragment_ranking, documents.fragments], code_version="2")
 def claims(
-    context: AssetExecutionContext, store: LyraStore, models: LocalModels, llm: OllamaLlm, settings: LyraSettings
+    context: AssetExecutionContext, store: ResourceParam[LyraStore], models: LocalModels, llm: OllamaLlm, settings: ResourceParam[LyraSettings]
 ) -> MaterializeResult:
     """Claims of the task: extracted from its top-ranked fragments, or stated by the user.
 

@@ -30,7 +30,6 @@ from lyra_assets import (
     web,
 )
 from lyra_assets.metadata import with_table_metadata
-from lyra_assets.step_workers import step_executor
 from lyra_assets.runs import (
     DIRECTION_TRAINING_JOB,
     NLI_TRAINING_JOB,
@@ -38,6 +37,7 @@ from lyra_assets.runs import (
     TASK_JOB,
     VERIFIER_TRAINING_JOB,
 )
+from lyra_assets.step_workers import step_executor
 from lyra_resources.dagster_resources import settings_resource
 from lyra_resources.domain_policy import DomainTrust
 from lyra_resources.literature import LiteratureSources

@@ -7,7 +7,7 @@ import hashlib
 from urllib.parse import urlparse
 
 import pandas as pd
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, ResourceParam, asset
 
 from lyra_assets import citations, sources, web
 from lyra_assets.metadata import table_metadata
@@ -113,7 +113,7 @@ def fetched_web_pages(store: LyraStore, task_id: str) -> pd.DataFrame:
 @asset(partitions_def=task_partitions, group_name="documents", kinds={"duckdb", "parquet"}, code_version="1",
        deps=[sources.papers_spec, citations.citation_expansions_spec, citations.citation_papers_spec,
              web.identified_papers_spec, web.web_pages_spec])
-def pages(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult:
+def pages(context: AssetExecutionContext, store: ResourceParam[LyraStore]) -> MaterializeResult:
     """Every source document of the task, one row per page; `domain` is what trust levels attach to.
 
     One `abstract` page per task paper with an abstract, one `citation` page per paper citation
@@ -139,7 +139,7 @@ def pages(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult
 @asset(partitions_def=task_partitions, group_name="documents", kinds={"duckdb", "parquet"}, code_version="1",
        deps=[pages, sources.papers_spec, citations.citation_papers_spec, web.identified_papers_spec,
              web.web_pages_spec])
-def fragments(context: AssetExecutionContext, store: LyraStore, settings: LyraSettings) -> MaterializeResult:
+def fragments(context: AssetExecutionContext, store: ResourceParam[LyraStore], settings: ResourceParam[LyraSettings]) -> MaterializeResult:
     """Overlapping sentence windows of every page's text: the unit that ranking and NLI judge.
 
     Each page's text (its paper's abstract, or the fetched page's main text) is cut into windows

@@ -11,6 +11,7 @@ from dagster import (
     MaterializeResult,
     MetadataValue,
     PreviewWarning,
+    ResourceParam,
     asset,
     asset_check,
 )
@@ -31,9 +32,9 @@ from lyra_core.scoring import RELATIONS, VERDICTS, Evidence, ScoringRule, determ
 from lyra_core.tasks import TaskOptions
 from lyra_resources.claim_roles import claim_role_model
 from lyra_resources.content_cache import cached_judgements
+from lyra_resources.direction_judge import DIRECTION, DirectionReader, EdgeJudgement, judge_triples
 from lyra_resources.domain_policy import DomainTrust
 from lyra_resources.local_models import LocalModels
-from lyra_resources.direction_judge import DIRECTION, DirectionReader, EdgeJudgement, judge_triples
 from lyra_resources.models import NLI_RELATION, NliModel
 from lyra_resources.nli_versions import active_version
 from lyra_resources.progress import track
@@ -136,7 +137,7 @@ def scoped_pairs(store: LyraStore, task_id: str, claims: pd.DataFrame, fragments
 @asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
        deps=[claims_asset, documents.fragments, documents.pages, sources.claim_scope_spec], code_version="3")
 def nli_edges(
-    context: AssetExecutionContext, store: LyraStore, models: LocalModels, trust: DomainTrust, settings: LyraSettings
+    context: AssetExecutionContext, store: ResourceParam[LyraStore], models: LocalModels, trust: DomainTrust, settings: ResourceParam[LyraSettings]
 ) -> MaterializeResult:
     """Fragment → claim edges: SUPPORTS, REFUTES or NEUTRAL, each with its reason.
 
@@ -242,7 +243,7 @@ def edges_preview(edges: pd.DataFrame, claims: pd.DataFrame, fragments: pd.DataF
 
 @asset_check(asset=nli_edges, blocking=True, partitions_def=task_partitions,
              description="Every edge joins an existing fragment and claim, and edge ids are unique.")
-def nli_edges_are_well_formed(context: AssetCheckExecutionContext, store: LyraStore) -> AssetCheckResult:
+def nli_edges_are_well_formed(context: AssetCheckExecutionContext, store: ResourceParam[LyraStore]) -> AssetCheckResult:
     task_id = context.op_execution_context.partition_key
     bad = store.fetch_df(
         "SELECT "
@@ -274,7 +275,7 @@ def scores_frame(claims: pd.DataFrame, edges: pd.DataFrame, use_bayesian: bool,
 
 @asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
        deps=[nli_edges, claims_asset], code_version="1")
-def claim_scores(context: AssetExecutionContext, store: LyraStore, settings: LyraSettings) -> MaterializeResult:
+def claim_scores(context: AssetExecutionContext, store: ResourceParam[LyraStore], settings: ResourceParam[LyraSettings]) -> MaterializeResult:
     """Bayesian score and verdict of every adopted claim.
 
     Each claim starts from Beta(1, 1), updated by each paper's vote (its strongest SUPPORTS or
@@ -302,7 +303,7 @@ def claim_scores(context: AssetExecutionContext, store: LyraStore, settings: Lyr
 
 @asset_check(asset=claim_scores, blocking=True, partitions_def=task_partitions,
              description="Scores lie in [0, 1] and every verdict follows from confidence and controversy.")
-def claim_scores_are_consistent(context: AssetCheckExecutionContext, store: LyraStore) -> AssetCheckResult:
+def claim_scores_are_consistent(context: AssetCheckExecutionContext, store: ResourceParam[LyraStore]) -> AssetCheckResult:
     frame = store.read_partition("claim_scores", context.op_execution_context.partition_key)
     out_of_range = int(sum(((frame[c] < 0) | (frame[c] > 1)).sum() for c in ("confidence", "uncertainty", "controversy")))
     # stored figures are rounded to 3 decimals; the verdict was decided on the exact ones

@@ -21,6 +21,7 @@ from dagster import (
     InitResourceContext,
     MaterializeResult,
     MetadataValue,
+    ResourceParam,
     asset,
 )
 from dagster._core.events import EngineEventData
@@ -99,7 +100,7 @@ def publishing_asset(upstream: Sequence[AssetsDefinition]) -> AssetsDefinition:
 
     @asset(name=PUBLISH_ASSET, partitions_def=task_partitions, group_name="graph", deps=upstream,
            kinds={"duckdb", "parquet"}, code_version="1")
-    def task_graph(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult:
+    def task_graph(context: AssetExecutionContext, store: ResourceParam[LyraStore]) -> MaterializeResult:
         """The task's published graph: every table the run wrote, made visible at once.
 
         The run's staged rows replace the previous generation in one DuckDB transaction, and the

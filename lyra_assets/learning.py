@@ -19,6 +19,7 @@ from dagster import (
     Failure,
     MaterializeResult,
     MetadataValue,
+    ResourceParam,
     RunRequest,
     RunsFilter,
     SensorEvaluationContext,
@@ -59,8 +60,8 @@ class AdapterTrainingConfig(Config):
 
 
 @asset(group_name="models", kinds={"pytorch", "duckdb"}, code_version="1")
-def nli_adapter(context: AssetExecutionContext, config: AdapterTrainingConfig, store: LyraStore,
-                models: LocalModels, settings: LyraSettings) -> MaterializeResult:
+def nli_adapter(context: AssetExecutionContext, config: AdapterTrainingConfig, store: ResourceParam[LyraStore],
+                models: LocalModels, settings: ResourceParam[LyraSettings]) -> MaterializeResult:
     """A LoRA adapter for the NLI model, learned from people's corrections of edges.
 
     Trained on `nli_corrections` plus an SNLI replay sample, then gated against the active
@@ -128,7 +129,7 @@ def waiting_corrections(store: LyraStore, after: str | None) -> tuple[int, datet
         description="Requests one nli_adapter_training run when the corrections not yet used for training "
                     "reach learning.correction_threshold; the cursor is the newest correction already handed "
                     "to a training, so no correction triggers two.")
-def nli_corrections_sensor(context: SensorEvaluationContext, store: LyraStore, settings: LyraSettings
+def nli_corrections_sensor(context: SensorEvaluationContext, store: ResourceParam[LyraStore], settings: ResourceParam[LyraSettings]
                            ) -> SensorResult | SkipReason:
     threshold = settings.learning.correction_threshold
     if training_in_progress(context):
@@ -146,7 +147,7 @@ def nli_corrections_sensor(context: SensorEvaluationContext, store: LyraStore, s
 @sensor(job_name=RESCORING_JOB, minimum_interval_seconds=60, default_status=DefaultSensorStatus.RUNNING,
         description="When the active NLI version changes, requests one nli_rescoring run per task whose edges "
                     "another version judged (human corrections stay in force over the new edges).")
-def nli_version_sensor(context: SensorEvaluationContext, store: LyraStore, models: LocalModels
+def nli_version_sensor(context: SensorEvaluationContext, store: ResourceParam[LyraStore], models: LocalModels
                        ) -> SensorResult | SkipReason:
     active = active_version(store, models.nli_base_path).version
     if context.cursor == active:

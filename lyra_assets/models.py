@@ -10,7 +10,7 @@ the Dagster UI or from the `lyra models` commands.
 import json
 from pathlib import Path
 
-from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataValue, asset
+from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataValue, ResourceParam, asset
 from pydantic import Field
 
 from lyra_resources.literature import LiteratureSources
@@ -32,7 +32,7 @@ class NliTrainingConfig(Config):
 
 
 @asset(group_name="models", kinds={"pytorch"}, code_version="1")
-def nli_model(context: AssetExecutionContext, config: NliTrainingConfig, store: LyraStore) -> MaterializeResult:
+def nli_model(context: AssetExecutionContext, config: NliTrainingConfig, store: ResourceParam[LyraStore]) -> MaterializeResult:
     """The SNLI base cross-encoder, which the claim verifier starts from.
 
     all-MiniLM-L6-v2 fine-tuned on SNLI (entailment → SUPPORTS, contradiction → REFUTES,
@@ -65,7 +65,7 @@ class VerifierTrainingConfig(Config):
 
 
 @asset(group_name="models", kinds={"pytorch"}, code_version="1")
-def verifier_model(context: AssetExecutionContext, config: VerifierTrainingConfig, store: LyraStore) -> MaterializeResult:
+def verifier_model(context: AssetExecutionContext, config: VerifierTrainingConfig, store: ResourceParam[LyraStore]) -> MaterializeResult:
     """Lyra's claim verifier, the model that judges every edge unless the settings name another.
 
     The SNLI base retrained on scientific and general claim/evidence sets, then on SciFact train
@@ -97,7 +97,7 @@ class DirectionTrainingConfig(Config):
 
 
 @asset(group_name="models", kinds={"pytorch"}, code_version="1")
-def direction_reader(context: AssetExecutionContext, config: DirectionTrainingConfig, store: LyraStore
+def direction_reader(context: AssetExecutionContext, config: DirectionTrainingConfig, store: ResourceParam[LyraStore]
                      ) -> MaterializeResult:
     """Lyra's direction reader: what a finding passage reports for an effect claim's outcome
     (increased / decreased / no difference / unrelated), trained on Evidence Inference v2 from the

@@ -1,7 +1,7 @@
 """The `fragment_ranking` asset: BM25, then embeddings, then a cross-encoder over the task's fragments."""
 
 import pandas as pd
-from dagster import AssetExecutionContext, MetadataValue, Output, asset
+from dagster import AssetExecutionContext, MetadataValue, Output, ResourceParam, asset
 
 from lyra_assets import documents
 from lyra_assets.metadata import table_metadata
@@ -13,8 +13,8 @@ from lyra_resources.domain_policy import DomainTrust, user_domain_rules
 from lyra_resources.literature import LiteratureSources
 from lyra_resources.local_models import LocalModels
 from lyra_resources.schema import FRAGMENT_RANKING
-from lyra_resources.store import LyraStore
 from lyra_resources.settings import LyraSettings
+from lyra_resources.store import LyraStore
 from lyra_resources.text_ranking import bm25_scores, rank_texts
 
 
@@ -58,8 +58,8 @@ def ranking_frame(scores: dict, fragment_ids: list[str]) -> pd.DataFrame:
        ins={"fragments": table_input(documents.fragments), "pages": table_input(documents.pages)},
        io_manager_key=LYRA_TABLES, code_version="1")
 def fragment_ranking(
-    context: AssetExecutionContext, fragments: pd.DataFrame, pages: pd.DataFrame, store: LyraStore,
-    models: LocalModels, literature: LiteratureSources, trust: DomainTrust, settings: LyraSettings,
+    context: AssetExecutionContext, fragments: pd.DataFrame, pages: pd.DataFrame, store: ResourceParam[LyraStore],
+    models: LocalModels, literature: LiteratureSources, trust: DomainTrust, settings: ResourceParam[LyraSettings],
 ) -> Output[pd.DataFrame]:
     """How well each fragment answers the task's question, and its final rank.
 

@@ -1,6 +1,6 @@
 """The `task_report` asset: the task's report for people, written after the run publishes its graph."""
 
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, ResourceParam, asset
 
 from lyra_assets.graph import PUBLISH_ASSET
 from lyra_assets.metadata import task_metadata
@@ -11,7 +11,7 @@ from lyra_resources.store import LyraStore
 
 @asset(partitions_def=task_partitions, group_name="graph", deps=[PUBLISH_ASSET],
        kinds={"markdown", "html", "svg"}, code_version="1")
-def task_report(context: AssetExecutionContext, store: LyraStore) -> MaterializeResult:
+def task_report(context: AssetExecutionContext, store: ResourceParam[LyraStore]) -> MaterializeResult:
     """The task's report: `<home>/reports/<task>.md`, the same as one standalone `.html` page and
     the evidence graph as `.svg` beside them.
 

@@ -17,8 +17,8 @@ import sys
 from collections.abc import Mapping
 
 from dagster import DagsterInstance, DagsterRun
-from dagster._core.remote_origin import InProcessCodeLocationOrigin
 from dagster._core.definitions.selector import JobSubsetSelector
+from dagster._core.remote_origin import InProcessCodeLocationOrigin
 from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
 from dagster._core.workspace.context import WorkspaceProcessContext
 from dagster._core.workspace.load_target import InProcessWorkspaceLoadTarget

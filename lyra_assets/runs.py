@@ -20,7 +20,13 @@ from dagster import DagsterEventType, DagsterInstance, DagsterRun, DagsterRunSta
 
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.shipped_models import record_shipped_models
-from lyra_resources.settings import ClusterSettings, HomeLayout, SettingsError, effective_cluster_settings, resolve_home
+from lyra_resources.settings import (
+    ClusterSettings,
+    HomeLayout,
+    SettingsError,
+    effective_cluster_settings,
+    resolve_home,
+)
 
 if TYPE_CHECKING:
     from dagster._utils.error import SerializableErrorInfo

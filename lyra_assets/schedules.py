@@ -20,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 from dagster import (
     DagsterInstance,
     DefaultScheduleStatus,
+    ResourceParam,
     RunRecord,
     RunRequest,
     RunsFilter,
@@ -133,7 +134,7 @@ def checked_input(decision: WatchDecision, task: TaskRecord, home: str) -> Watch
     "passed since its latest run started, unless a run of it is in progress. New papers from the live sources "
     "enter the graph; feedback (corrections, rejections, domain rules, relevance signals) is kept.",
 )
-def watched_tasks_schedule(context: ScheduleEvaluationContext, store: LyraStore) -> Iterator[RunRequest | SkipReason]:
+def watched_tasks_schedule(context: ScheduleEvaluationContext, store: ResourceParam[LyraStore]) -> Iterator[RunRequest | SkipReason]:
     now = context.scheduled_execution_time or datetime.now(UTC)
     tick = now.astimezone(UTC).strftime("%Y-%m-%dT%H:%MZ")
     tasks = {task.id: task for task in store.list_tasks()}

@@ -10,7 +10,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
-from dagster import AssetExecutionContext, AssetSpec, MaterializeResult, MetadataValue, multi_asset
+from dagster import (
+    AssetExecutionContext,
+    AssetSpec,
+    MaterializeResult,
+    MetadataValue,
+    ResourceParam,
+    multi_asset,
+)
 from pydantic import BaseModel, Field
 
 from lyra_assets.metadata import table_metadata
@@ -36,7 +43,6 @@ from lyra_resources.providers import PaperProvider, SourceIssue
 from lyra_resources.schema import CLAIM_SCOPE
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store import LyraStore, TaskRecord
-
 
 PAPER_PREVIEW = ["search_rank", "title", "year", "doi", "sources"]
 
@@ -150,8 +156,8 @@ tasks, whose claims meet their most similar fragments.""")
 
 
 @multi_asset(specs=[papers_spec, claim_scope_spec], partitions_def=task_partitions)
-def paper_search(context: AssetExecutionContext, store: LyraStore, literature: LiteratureSources,
-                 models: LocalModels, settings: LyraSettings) -> tuple[MaterializeResult, MaterializeResult]:
+def paper_search(context: AssetExecutionContext, store: ResourceParam[LyraStore], literature: LiteratureSources,
+                 models: LocalModels, settings: ResourceParam[LyraSettings]) -> tuple[MaterializeResult, MaterializeResult]:
     """Search the task's sources for its papers (a verify task: each claim's own papers); both
     tables are written in one transaction."""
     task = store.require_task(context.partition_key)

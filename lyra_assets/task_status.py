@@ -21,13 +21,23 @@ from dagster import (
     DagsterRun,
     DagsterRunStatus,
     DefaultSensorStatus,
+    ResourceParam,
     RunsFilter,
     SensorEvaluationContext,
     SkipReason,
     sensor,
 )
 
-from lyra_assets.runs import PID_TAG, STOP_TAG, TASK_TAG, active_runs, fail_dead_runs, failed_step, killed_message, task_runs
+from lyra_assets.runs import (
+    PID_TAG,
+    STOP_TAG,
+    TASK_TAG,
+    active_runs,
+    fail_dead_runs,
+    failed_step,
+    killed_message,
+    task_runs,
+)
 from lyra_resources.generations import abandon_generation, finish_exports, generation_of
 from lyra_resources.store import LyraStore, TaskRecord
 
@@ -103,7 +113,7 @@ def sync_task_status(store: LyraStore, instance: DagsterInstance, task_id: str) 
     "with the error, or stopped) whoever started it: the CLI, MCP, the schedule, the UI. A run whose process died "
     "(`kill -9`) is marked failed and the rows it staged are dropped, without any reader looking at the task.",
 )
-def task_status_sensor(context: SensorEvaluationContext, store: LyraStore) -> SkipReason:
+def task_status_sensor(context: SensorEvaluationContext, store: ResourceParam[LyraStore]) -> SkipReason:
     instance = context.instance
     dead = fail_dead_runs(instance)
     since = float(context.cursor) if context.cursor else 0.0

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pandas as pd
-from dagster import AssetExecutionContext, Output, asset
+from dagster import AssetExecutionContext, Output, ResourceParam, asset
 
 from lyra_assets import evidence
 from lyra_assets.claims import claims as claims_asset
@@ -31,7 +31,7 @@ def adopted_claims(claims: pd.DataFrame, claim_scores: pd.DataFrame) -> pd.DataF
        ins={"claims": table_input(claims_asset), "claim_scores": table_input(evidence.claim_scores)},
        io_manager_key=LYRA_TABLES, code_version="2")
 def claim_topics(context: AssetExecutionContext, claims: pd.DataFrame, claim_scores: pd.DataFrame,
-                 store: LyraStore, models: LocalModels, settings: LyraSettings) -> Output[pd.DataFrame]:
+                 store: ResourceParam[LyraStore], models: LocalModels, settings: ResourceParam[LyraSettings]) -> Output[pd.DataFrame]:
     """Topics of the task's adopted claims, each with a label and its claims.
 
     A topic is a Louvain community of the graph that links claims with similar embeddings,

@@ -5,7 +5,7 @@ import logging
 from datetime import UTC, datetime
 
 import pandas as pd
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, ResourceParam, asset
 
 from lyra_assets import documents, evidence
 from lyra_assets.claims import claims as claims_asset
@@ -36,7 +36,7 @@ def judged_edges(store: LyraStore, task_id: str) -> pd.DataFrame:
 
 @asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
        deps=[evidence.nli_edges, claims_asset, documents.fragments, documents.pages], code_version="1")
-def domain_verification(context: AssetExecutionContext, store: LyraStore, trust: DomainTrust) -> MaterializeResult:
+def domain_verification(context: AssetExecutionContext, store: ResourceParam[LyraStore], trust: DomainTrust) -> MaterializeResult:
     """Each domain of the task with its trust level before and after verification.
 
     A domain is promoted to LOW when two independent domains corroborate it, REJECTED or BLOCKED

@@ -10,7 +10,15 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 
-from dagster import AssetExecutionContext, AssetSpec, MaterializeResult, MetadataValue, asset, multi_asset
+from dagster import (
+    AssetExecutionContext,
+    AssetSpec,
+    MaterializeResult,
+    MetadataValue,
+    ResourceParam,
+    asset,
+    multi_asset,
+)
 
 from lyra_assets import sources
 from lyra_assets.metadata import table_metadata
@@ -27,6 +35,7 @@ from lyra_resources.literature import LiteratureSources, live_mode
 from lyra_resources.search_engines import SerpResult
 from lyra_resources.settings import BrowserSettings
 from lyra_resources.store import LyraStore
+from lyra_resources.web_browser import WebBrowser
 from lyra_resources.web_crawl import (
     Crawl,
     EngineRun,
@@ -38,7 +47,6 @@ from lyra_resources.web_crawl import (
     serp_targets,
     web_pages_frame,
 )
-from lyra_resources.web_browser import WebBrowser
 
 # -- when the browser runs -------------------------------------------------------------------------
 
@@ -73,7 +81,7 @@ def _unavailable(context: AssetExecutionContext, exc: BrowserUnavailable, mode: 
 # -- search ----------------------------------------------------------------------------------------
 
 @asset(partitions_def=task_partitions, group_name="web", kinds={"duckdb", "parquet"}, code_version="1")
-def serp_results(context: AssetExecutionContext, store: LyraStore, browser: WebBrowser,
+def serp_results(context: AssetExecutionContext, store: ResourceParam[LyraStore], browser: WebBrowser,
                  trust: DomainTrust, literature: LiteratureSources) -> MaterializeResult:
     """Search engine results for the task's question, one row per organic result.
 
@@ -135,7 +143,7 @@ found it. Empty without live sources.""")
 
 
 @multi_asset(specs=[web_pages_spec, identified_papers_spec], partitions_def=task_partitions)
-def web_fetch(context: AssetExecutionContext, store: LyraStore, browser: WebBrowser, trust: DomainTrust,
+def web_fetch(context: AssetExecutionContext, store: ResourceParam[LyraStore], browser: WebBrowser, trust: DomainTrust,
               literature: LiteratureSources) -> tuple[MaterializeResult, MaterializeResult]:
     """Fetch the task's web pages with the browser and look up the identifiers found on them;
     both tables are written in one transaction."""

@@ -2,8 +2,8 @@
 
 ``LyraStore`` and ``LyraSettings`` are plain pydantic models, so the command line and the MCP
 server read the store and the settings without importing Dagster. This module makes them
-Dagster's: any parameter of an asset, check, sensor or schedule annotated with one of them is a
-resource parameter (as a ``ConfigurableResource`` subclass's would be); each settings section has
+Dagster's: assets, checks, sensors and schedules take them as ``ResourceParam[LyraStore]`` and
+``ResourceParam[LyraSettings]`` (Dagster's annotation for a resource of a plain type); each settings section has
 a Dagster ``Config`` twin (its fields, defaults, checks and methods) for the resources that carry
 a section; and :func:`settings_resource` turns settings into a ``ConfigurableResource`` whose
 sections are typed config, so the Dagster UI lists the values a run used. ``lyra_assets`` imports
@@ -12,16 +12,9 @@ it before any asset is defined."""
 from __future__ import annotations
 
 from dagster import Config, ConfigurableResource
-from dagster._core.definitions.resource_annotation import TreatAsResourceParam
 from pydantic import BaseModel, Field, create_model
 
 from lyra_resources.settings import LyraSettings
-from lyra_resources.store import LyraStore
-
-# Dagster's marker for "a parameter of this type is a resource" is an ABC: registering a class makes
-# it and its subclasses resources, so a LyraStore or LyraSettings passed to `materialize` works too.
-TreatAsResourceParam.register(LyraStore)
-TreatAsResourceParam.register(LyraSettings)
 
 
 def _as_config(section: type[BaseModel]) -> type[Config]:
