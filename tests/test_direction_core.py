@@ -361,6 +361,27 @@ def test_an_exposure_named_from_its_other_end_reverses_the_direction(claim, pass
     assert (f"with {frame.exposure}" not in verdict.reason.split(";")[0].split(" (")[0]) == renamed, verdict.reason
 
 
+@pytest.mark.parametrize("passage, side_by_side", [
+    # two outcomes of something else, or who was studied: not the effect of one on the other
+    ("A 1-cent-per-ounce tax on sugar-sweetened beverages would prevent 240,000 cases of obesity and type 2 "
+     "diabetes over 10 years.", True),
+    ("Adults with obesity, hypertension and type 2 diabetes were randomised to the programme.", True),
+    ("The prevalence of type 2 diabetes and obesity rose in children from 1990 to 2010.", True),
+    # related by the passage, or one named apart from the other
+    ("Obesity increased the risk of type 2 diabetes (OR 2.5, 95% CI 2.0 to 3.1).", False),
+    ("The association between obesity and type 2 diabetes was stronger in women.", False),
+    ("Rates of obesity and type 2 diabetes rose, and obese adults had a threefold higher risk of type 2 "
+     "diabetes.", False),
+    ("Obesity-related type 2 diabetes became more common.", False),
+])
+def test_an_exposure_listed_beside_the_outcome_is_not_its_effect(passage, side_by_side):
+    from lyra_core.direction.verdict import judge_passage
+
+    frame = read_claim("Obesity increases the risk of type 2 diabetes.")
+    verdict = judge_passage(frame, passage, "", LOWER if "prevent" in passage else HIGHER)
+    assert (verdict.relation == "NEUTRAL" and "side by side" in verdict.reason) == side_by_side, verdict.reason
+
+
 @pytest.mark.parametrize("passage, exposure, direction", [
     # "cause" as a noun states no change: the comparison does
     ("Deaths from any cause were lower in participants receiving chemotherapy than in controls (p = 0.01).",

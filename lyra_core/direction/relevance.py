@@ -59,10 +59,11 @@ class Relevance(BaseModel):
     outcome_matched: bool
     exposure_terms: list[str] = []
     outcome_terms: list[str] = []
+    side_by_side: bool = False  # the passage names the two only side by side ("obesity and diabetes fell")
 
     @property
     def about_both(self) -> bool:
-        return self.exposure_matched and self.outcome_matched
+        return self.exposure_matched and self.outcome_matched and not self.side_by_side
 
 
 def _specific(text: str) -> set[str]:
@@ -178,6 +179,57 @@ def _only_as_population(phrase: str, text: str) -> bool:
     return all(population(begin, end) for begin, end in spans)
 
 
+def _mentions(wanted: set[str], text: str) -> list[tuple[int, int]]:
+    """Character spans of ``text`` that name one of the concepts ``wanted``: runs of words that hold
+    them (a number alone, "2" of "2 years", names nothing)."""
+    spans, run = [], []
+    for match in [*_TOKEN.finditer(text), None]:
+        if match is not None and _word_concepts(match.group()) & wanted:
+            run.append(match)
+            continue
+        if run and any(not m.group().isdigit() for m in run):
+            spans.append((run[0].start(), run[-1].end()))
+        run = []
+    return spans
+
+
+# Words that put two things named side by side in relation to each other ("the association between")
+_RELATING = re.compile(r"\b(between|associat\w*|correlat\w*|link\w*|relationship|predict\w*|risk factors?|"
+                       r"contribut\w*|leads? to|led to|caus\w*|due to|attribut\w*|mediat\w*|because)\b", re.IGNORECASE)
+_AND_OR = r"(and|or|and/or|&)"
+
+
+def side_by_side(exposure: str, outcome: str, text: str) -> bool:
+    """Whether ``text`` names ``exposure`` only in a list beside ``outcome`` ("a tax would prevent
+    obesity and type 2 diabetes", "adults with obesity, hypertension and diabetes"): two outcomes of
+    something else, or who was studied, not the effect of one on the other. False where a word
+    relates them ("the association between obesity and diabetes"), or where either is not named
+    (by a word the other does not share)."""
+    if _RELATING.search(text):
+        return False
+    own_exposure, own_outcome = _specific(exposure), _specific(outcome)
+    exposures = _mentions(own_exposure - own_outcome, text)
+    outcomes = _mentions(own_outcome - own_exposure, text)
+    if not exposures or not outcomes:
+        return False
+
+    def listed(span: tuple[int, int]) -> bool:
+        for other in outcomes:
+            first, second = sorted((span, other))
+            gap, before, after = text[first[1]:second[0]], text[:first[0]], text[second[1]:]
+            if re.fullmatch(rf"\s*,?\s*{_AND_OR}\s*", gap, re.IGNORECASE):  # "A and B", "A, or B"
+                return True
+            if re.fullmatch(r"\s*,\s*", gap) and (re.match(rf"\s*,?\s*{_AND_OR}\b", after, re.IGNORECASE)
+                                                 or re.search(rf"\b{_AND_OR}\s*,?\s*$", before, re.IGNORECASE)
+                                                 or re.search(r",\s*$", before)):
+                return True  # "A, B and C", "C, A, B"
+            if re.fullmatch(rf"\s*,\s*[A-Za-z0-9 -]{{1,40}}?,?\s*{_AND_OR}\s*", gap, re.IGNORECASE):
+                return True  # one item between them: "A, C and B"
+        return False
+
+    return all(listed(span) for span in exposures)
+
+
 def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "", share: float = MATCH_SHARE
               ) -> Relevance:
     """The outcome must be named in the passage; the exposure in the passage or in its paper (the
@@ -194,7 +246,8 @@ def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "", s
     return Relevance(exposure_matched=exposure_matched and not _another_kind(exposure, paper),
                      outcome_matched=(outcome_matched and not _another_kind(outcome, passage)
                                       and not _only_as_population(outcome, passage)),
-                     exposure_terms=exposure_hits, outcome_terms=outcome_hits)
+                     exposure_terms=exposure_hits, outcome_terms=outcome_hits,
+                     side_by_side=side_by_side(exposure, outcome, passage))
 
 
 # One outcome named from its two ends: lower mortality is higher survival. A passage that names the

@@ -105,8 +105,10 @@ def judge(frame: ClaimFrame, probs: dict[str, float], reading: PassageReading, a
     if not about.about_both:
         missing = " and ".join(part for part, ok in ((frame.exposure, about.exposure_matched),
                                                      (frame.outcome, about.outcome_matched)) if not ok)
+        reason = (f"not about {missing} → neutral" if missing else
+                  f"names {frame.exposure} and {frame.outcome} side by side, not the effect of one on the other → neutral")
         return DirectionJudgement(relation="NEUTRAL", p_supports=0.0, p_refutes=0.0, p_neutral=1.0,
-                                  passage_direction=None, reason=f"not about {missing} → neutral", **base)
+                                  passage_direction=None, reason=reason, **base)
     related = 1.0 - probs["unrelated"]
     up, down, null = probs["increased"], probs["decreased"], probs["no_difference"]
     if said == "association":
