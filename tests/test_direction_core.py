@@ -367,9 +367,14 @@ def test_an_exposure_named_from_its_other_end_reverses_the_direction(claim, pass
      "diabetes over 10 years.", True),
     ("Adults with obesity, hypertension and type 2 diabetes were randomised to the programme.", True),
     ("The prevalence of type 2 diabetes and obesity rose in children from 1990 to 2010.", True),
+    ("The 20% tax was anticipated to reduce overweight and obesity prevalence by 3.0% (95% CI 1.6%-5.9%) and "
+     "type 2 diabetes incidence by 1.6% (95% CI 1.2%-1.9%).", True),
+    ("In mouse models of type 2 diabetes and obesity, low SIK2 activity was associated with increased p300 "
+     "activity. Inhibiting p300 may help in treating hepatic steatosis in obesity and type 2 diabetes.", True),
     # related by the passage, or one named apart from the other
     ("Obesity increased the risk of type 2 diabetes (OR 2.5, 95% CI 2.0 to 3.1).", False),
     ("The association between obesity and type 2 diabetes was stronger in women.", False),
+    ("Obesity and type 2 diabetes were strongly associated in both sexes (OR 3.1, 95% CI 2.4 to 4.0).", False),
     ("Rates of obesity and type 2 diabetes rose, and obese adults had a threefold higher risk of type 2 "
      "diabetes.", False),
     ("Obesity-related type 2 diabetes became more common.", False),

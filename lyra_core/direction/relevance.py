@@ -193,41 +193,67 @@ def _mentions(wanted: set[str], text: str) -> list[tuple[int, int]]:
     return spans
 
 
-# Words that put two things named side by side in relation to each other ("the association between")
-_RELATING = re.compile(r"\b(between|associat\w*|correlat\w*|link\w*|relationship|predict\w*|risk factors?|"
-                       r"contribut\w*|leads? to|led to|caus\w*|due to|attribut\w*|mediat\w*|because)\b", re.IGNORECASE)
+# Words that relate two things listed side by side: "the association between A and B", "A and B were
+# strongly associated", "A and B share causes"
+_RELATED_BEFORE = re.compile(r"\b(between|of both|both)\s*$", re.IGNORECASE)
+_RELATED_AFTER = re.compile(r"^\s*(\w+\s+){0,3}?(associat\w*|correlat\w*|link\w*|relat\w*|co-?occur\w*|"
+                            r"cluster\w*|share\w*|interact\w*)\b", re.IGNORECASE)
 _AND_OR = r"(and|or|and/or|&)"
+_CONNECTOR = re.compile(rf"\s*,?\s*{_AND_OR}\s*", re.IGNORECASE)
+# What may stand between two items of one list: a figure for each ("reduce A by 3.0% (95% CI …) and B
+# by 1.6%") and the measure named ("obesity prevalence and diabetes incidence")
+_ITEM_FILLER = re.compile(r"\([^()]*\)|\b(by|of|to|from)\b|[-+]?\d[\d.,]*\s*%?|\b(" + "|".join(sorted(_MEASURES)) +
+                          r"|prevalence|levels?|cases)\b", re.IGNORECASE)
+
+
+def _merged(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
+    """Mentions joined by "and" / "or" as one: "overweight and obesity"."""
+    out: list[tuple[int, int]] = []
+    for span in spans:
+        if out and _CONNECTOR.fullmatch(text[out[-1][1]:span[0]]):
+            out[-1] = (out[-1][0], span[1])
+        else:
+            out.append(span)
+    return out
+
+
+def _listed(span: tuple[int, int], outcomes: list[tuple[int, int]], text: str) -> bool:
+    """Whether the mention ``span`` is an item of a list that holds an outcome mention."""
+    for other in outcomes:
+        first, second = sorted((span, other))
+        gap, before, after = text[first[1]:second[0]], text[:first[0]], text[second[1]:]
+        bare = _ITEM_FILLER.sub(" ", gap)
+        if _RELATED_BEFORE.search(before) or _RELATED_AFTER.match(after):
+            continue
+        if _CONNECTOR.fullmatch(bare):  # "A and B", "A, or B", "A by 3% and B"
+            return True
+        if re.fullmatch(r"\s*,\s*", bare) and (re.match(rf"\s*,?\s*{_AND_OR}\b", after, re.IGNORECASE)
+                                              or re.search(rf"(\b{_AND_OR}|,)\s*,?\s*$", before, re.IGNORECASE)):
+            return True  # "A, B and C", "C, A, B"
+        if re.fullmatch(rf"\s*,\s*[A-Za-z0-9 -]{{1,40}}?,?\s*{_AND_OR}\s*", bare, re.IGNORECASE):
+            return True  # one item between them: "A, C and B"
+    return False
 
 
 def side_by_side(exposure: str, outcome: str, text: str) -> bool:
     """Whether ``text`` names ``exposure`` only in a list beside ``outcome`` ("a tax would prevent
     obesity and type 2 diabetes", "adults with obesity, hypertension and diabetes"): two outcomes of
-    something else, or who was studied, not the effect of one on the other. False where a word
-    relates them ("the association between obesity and diabetes"), or where either is not named
-    (by a word the other does not share)."""
-    if _RELATING.search(text):
-        return False
+    something else, or who was studied, not the effect of one on the other. False where a sentence
+    names the exposure apart from the outcome, or relates the two ("the association between obesity
+    and diabetes"), or where either is not named (by a word the other does not share)."""
+    from lyra_core.sentences import split_sentences
+
     own_exposure, own_outcome = _specific(exposure), _specific(outcome)
-    exposures = _mentions(own_exposure - own_outcome, text)
-    outcomes = _mentions(own_outcome - own_exposure, text)
-    if not exposures or not outcomes:
-        return False
-
-    def listed(span: tuple[int, int]) -> bool:
-        for other in outcomes:
-            first, second = sorted((span, other))
-            gap, before, after = text[first[1]:second[0]], text[:first[0]], text[second[1]:]
-            if re.fullmatch(rf"\s*,?\s*{_AND_OR}\s*", gap, re.IGNORECASE):  # "A and B", "A, or B"
-                return True
-            if re.fullmatch(r"\s*,\s*", gap) and (re.match(rf"\s*,?\s*{_AND_OR}\b", after, re.IGNORECASE)
-                                                 or re.search(rf"\b{_AND_OR}\s*,?\s*$", before, re.IGNORECASE)
-                                                 or re.search(r",\s*$", before)):
-                return True  # "A, B and C", "C, A, B"
-            if re.fullmatch(rf"\s*,\s*[A-Za-z0-9 -]{{1,40}}?,?\s*{_AND_OR}\s*", gap, re.IGNORECASE):
-                return True  # one item between them: "A, C and B"
-        return False
-
-    return all(listed(span) for span in exposures)
+    listed_somewhere = False
+    for sentence in split_sentences(text):
+        exposures = _merged(_mentions(own_exposure - own_outcome, sentence), sentence)
+        if not exposures:
+            continue
+        outcomes = _mentions(own_outcome - own_exposure, sentence)
+        if not outcomes or not all(_listed(s, outcomes, sentence) for s in exposures):
+            return False
+        listed_somewhere = True
+    return listed_somewhere
 
 
 def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "", share: float = MATCH_SHARE
