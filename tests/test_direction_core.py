@@ -369,6 +369,8 @@ def test_an_exposure_named_from_its_other_end_reverses_the_direction(claim, pass
     ("The prevalence of type 2 diabetes and obesity rose in children from 1990 to 2010.", True),
     ("The 20% tax was anticipated to reduce overweight and obesity prevalence by 3.0% (95% CI 1.6%-5.9%) and "
      "type 2 diabetes incidence by 1.6% (95% CI 1.2%-1.9%).", True),
+    ("We modelled caloric intake, body mass index (BMI), and diabetes incidence, and overweight/obesity "
+     "prevalence, and type 2 diabetes incidence among adults facing a 20% excise tax.", True),
     ("In mouse models of type 2 diabetes and obesity, low SIK2 activity was associated with increased p300 "
      "activity. Inhibiting p300 may help in treating hepatic steatosis in obesity and type 2 diabetes.", True),
     # related by the passage, or one named apart from the other
@@ -420,6 +422,9 @@ def test_a_passage_about_another_kind_of_the_outcome_is_not_about_it(outcome, pa
     ("Women with type 2 diabetes had a modestly elevated incidence of breast cancer (HR 1.17), independent of "
      "obesity.", False),
     ("Exercise capacity predicted mortality among male veterans with type 2 diabetes and obesity.", False),
+    ("There was a strong inverse association between exercise capacity and mortality in this cohort of men "
+     "with documented diabetes, independent of BMI.", False),
+    ("Patients with newly diagnosed type 2 diabetes and obesity were enrolled.", False),
     ("In mouse models of type 2 diabetes and obesity, low SIK2 activity was found.", False),
     ("Among diabetic patients, obesity doubled mortality.", False),
     ("Remission of type 2 diabetes was related to weight loss in obese adults (P < .001).", False),

@@ -136,6 +136,19 @@ _MEASURES = {"proportion", "percentage", "number", "share", "rate", "rates", "in
              "odds", "risk", "count", "numbers"}
 
 
+_HOW_MUCH = {"increased", "reduced", "decreased", "elevated", "lowered", "raised", "higher", "lower", "greater",
+             "less", "more", "high", "low", "the", "a", "an", "no", "any", "incident"}
+
+
+def _which_cases(word: str) -> bool:
+    """A word that says which cases of a condition people have ("documented", "newly", "prior"), not
+    how much of it or what happened to it."""
+    return word not in _HOW_MUCH and word not in _COURSE and (
+        word.endswith(("ed", "ly")) or word in {"prior", "existing", "pre-existing", "preexisting", "known", "early",
+                                               "advanced", "severe", "mild", "moderate", "gestational", "chronic",
+                                               "longstanding", "long-standing", "established", "uncontrolled"})
+
+
 @lru_cache(maxsize=65536)
 def _word_concepts(word: str) -> frozenset[str]:
     # one word's concepts, cached apart from the paper texts' (which are few and costly to stem again)
@@ -170,9 +183,15 @@ def _only_as_population(phrase: str, text: str) -> bool:
         after = (concepts[end] if end < len(words) else frozenset()) - named_people
         before = [w.lower() for w in words[max(0, begin - 5):begin]]
         counted = len(before) >= 4 and before[-3] == "of" and before[-4] in _MEASURES  # "proportion of patients with X"
+        # "men with documented diabetes", "patients with newly diagnosed type 2 diabetes": up to two
+        # words that say which cases (not how much) between "with" and the mention
+        gap = 0
+        while gap < 2 and len(before) > gap + 2 and _which_cases(before[-1 - gap]):
+            gap += 1
+        people_with = before[:len(before) - gap]
         return (bool(after & _POPULATION)
-                or (len(before) >= 2 and before[-1] in ("with", "without", "having") and not counted
-                    and bool(_word_concepts(before[-2]) & _POPULATION))
+                or (len(people_with) >= 2 and people_with[-1] in ("with", "without", "having") and not counted
+                    and bool(_word_concepts(people_with[-2]) & _POPULATION))
                 or before[-2:] in (["models", "of"], ["model", "of"])
                 or (len(before) >= 2 and before[-1] == "of" and before[-2] in _COURSE and before[-2] not in own))
 
@@ -187,7 +206,7 @@ def _mentions(wanted: set[str], text: str) -> list[tuple[int, int]]:
         if match is not None and _word_concepts(match.group()) & wanted:
             run.append(match)
             continue
-        if run and any(not m.group().isdigit() for m in run):
+        if run and any(re.search("[A-Za-z]", m.group()) for m in run):  # "2", "0-2": figures, not names
             spans.append((run[0].start(), run[-1].end()))
         run = []
     return spans
@@ -203,14 +222,14 @@ _CONNECTOR = re.compile(rf"\s*,?\s*{_AND_OR}\s*", re.IGNORECASE)
 # What may stand between two items of one list: a figure for each ("reduce A by 3.0% (95% CI …) and B
 # by 1.6%") and the measure named ("obesity prevalence and diabetes incidence")
 _ITEM_FILLER = re.compile(r"\([^()]*\)|\b(by|of|to|from)\b|[-+]?\d[\d.,]*\s*%?|\b(" + "|".join(sorted(_MEASURES)) +
-                          r"|prevalence|levels?|cases)\b", re.IGNORECASE)
+                          r"|prevalence|prevalent|incident|levels?|cases)\b|[()]", re.IGNORECASE)
 
 
 def _merged(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
-    """Mentions joined by "and" / "or" as one: "overweight and obesity"."""
+    """Mentions joined by "and" / "or" / "/" as one: "overweight and obesity", "overweight/obesity"."""
     out: list[tuple[int, int]] = []
     for span in spans:
-        if out and _CONNECTOR.fullmatch(text[out[-1][1]:span[0]]):
+        if out and (_CONNECTOR.fullmatch(text[out[-1][1]:span[0]]) or text[out[-1][1]:span[0]].strip() == "/"):
             out[-1] = (out[-1][0], span[1])
         else:
             out.append(span)
