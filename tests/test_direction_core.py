@@ -422,8 +422,8 @@ def test_a_passage_about_another_kind_of_the_outcome_is_not_about_it(outcome, pa
     ("Women with type 2 diabetes had a modestly elevated incidence of breast cancer (HR 1.17), independent of "
      "obesity.", False),
     ("Exercise capacity predicted mortality among male veterans with type 2 diabetes and obesity.", False),
-    ("There was a strong inverse association between exercise capacity and mortality in this cohort of men "
-     "with documented diabetes, independent of BMI.", False),
+    ("Diabetic patients achieving <5 METs were 70% more likely to die (1.70 [1.13-2.54]). There was a strong "
+     "inverse association between exercise capacity and mortality in men with documented diabetes.", False),
     ("Patients with newly diagnosed type 2 diabetes and obesity were enrolled.", False),
     ("In mouse models of type 2 diabetes and obesity, low SIK2 activity was found.", False),
     ("Among diabetic patients, obesity doubled mortality.", False),

@@ -171,8 +171,8 @@ def _only_as_population(phrase: str, text: str) -> bool:
         elif not found & wanted and start is not None:
             spans.append((start, i))
             start = None
-    # a number alone ("2" of "2 years") names nothing: a mention holds one of the phrase's words
-    spans = [(b, e) for b, e in spans if any(not words[i].isdigit() for i in range(b, e))]
+    # a figure ("2" of "2 years", "13-2" of "1.13-2.54") names nothing: a mention holds one of the phrase's words
+    spans = [(b, e) for b, e in spans if any(re.search("[A-Za-z]", words[i]) for i in range(b, e))]
     if not spans:
         return False
 
