@@ -21,11 +21,15 @@ the answer says no passage addresses the question's exposure and outcome togethe
 question read as an open question).
 
     .venv/bin/python -m bench.answers [--pubmedqa 30] [--scifact 30] [--home DIR] \\
-        [--scifact-nli DIR --scifact-fold 0] [--compare-gates] [--compare-judges]
+        [--scifact-nli DIR --scifact-fold 0] [--compare-gates] [--compare-judges] \\
+        [--previous DETAILS.jsonl]
 
 ``--compare-gates`` runs every question twice in the same run: with the evidence gates of
 ``nli_edges`` (findings only, far fragments neutral) and without them; ``--compare-judges`` runs
 it again with the direction judge off (the cross-encoder judges every claim, as before it shipped).
+``--previous`` prints a previous round's rows (its ``details.jsonl``) beside this round's, and this
+round's again on the questions both rounds asked (a fixed seed draws a larger round's first questions
+as a smaller one drew them).
 """
 
 from __future__ import annotations
@@ -192,6 +196,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--home", default=None)
     parser.add_argument("--resume", action="store_true", help="keep the answers details.jsonl already holds")
+    parser.add_argument("--previous", type=Path, default=None,
+                        help="a previous round's details.jsonl: its rows are printed beside this round's, and this "
+                             "round's again on the questions both asked")
     args = parser.parse_args()
     home = resolve_home(args.home)
     work = home / "bench" / "answers"
@@ -236,6 +243,7 @@ def main() -> None:
                 log.write(json.dumps(q, default=str) + "\n")
                 log.flush()
     print(f"\nquestion-mode answers ({details})")
+    previous = [q for q in read_jsonl(args.previous) if "method" in q] if args.previous else []
     print(f"{'set':<9} {'judge':<34} {'method':<13} {'n':>3} {'right':>6} {'wrong dir':>10} {'undecided':>10} "
           f"{'nothing here':>13} {'s/task':>7}")
     for name in ("PubMedQA", "SciFact"):
@@ -243,23 +251,33 @@ def main() -> None:
             rows = [q for q in questions if q["set"] == name and q["method"] == method]
             if not rows:
                 continue
-            counts = Counter(q["outcome"] for q in rows)
-            pct = lambda k: f"{counts[k] / len(rows):.0%}"  # noqa: E731
-            print(f"{name:<9} {rows[0]['judge']:<34} {method:<13} {len(rows):>3} {pct('right'):>6} "
-                  f"{pct('wrong direction'):>10} {pct('undecided'):>10} {pct('nothing here'):>13} "
-                  f"{sum(q['seconds'] for q in rows) / len(rows):>7.0f}")
-            for expected in ("yes", "no"):
-                part = [q for q in rows if q["expected"] == expected]
-                if part:
-                    c = Counter(q["outcome"] for q in part)
-                    print(f"    {expected:>3}: {len(part)} questions — {c['right']} right, {c['wrong direction']} "
-                          f"wrong direction, {c['undecided']} undecided, {c['nothing here']} nothing here")
+            print_row(name, rows[0]["judge"], method, rows)
+            before = [q for q in previous if q["set"] == name and q["method"] == method]
+            if before:
+                asked = {str(q["id"]) for q in before}
+                print_row("", "previous round", method, before)
+                print_row("", "this round, the same questions", method, [q for q in rows if str(q["id"]) in asked])
     rules = Counter(q["rule"] for q in questions if q["set"] == "SciFact" and q["method"] == methods[0][0])
     if rules:
         print("SciFact claims → questions: " + ", ".join(f"{k} {v}" for k, v in rules.most_common()))
     opened = sum(1 for q in questions if not q.get("hypothesis") and not q.get("error"))
     if opened:
         print(f"{opened} answers read their question as an open question (no hypothesis): counted undecided")
+
+
+def print_row(name: str, judge: str, method: str, rows: list[dict]) -> None:
+    """One line of the table (shares of each outcome) and the yes / no questions' counts below it."""
+    counts = Counter(q["outcome"] for q in rows)
+    pct = lambda k: f"{counts[k] / len(rows):.0%}" if rows else "—"  # noqa: E731
+    seconds = sum(q["seconds"] for q in rows) / len(rows) if rows else 0.0
+    print(f"{name:<9} {judge:<34} {method:<13} {len(rows):>3} {pct('right'):>6} {pct('wrong direction'):>10} "
+          f"{pct('undecided'):>10} {pct('nothing here'):>13} {seconds:>7.0f}")
+    for expected in ("yes", "no"):
+        part = [q for q in rows if q["expected"] == expected]
+        if part:
+            c = Counter(q["outcome"] for q in part)
+            print(f"    {expected:>3}: {len(part)} questions — {c['right']} right, {c['wrong direction']} "
+                  f"wrong direction, {c['undecided']} undecided, {c['nothing here']} nothing here")
 
 
 if __name__ == "__main__":
