@@ -173,7 +173,7 @@ def test_the_scifact_stage_trains_on_counterfactuals_of_its_rationale_pairs_only
     claims = scifact.claims[:80]
     general = [TrainingPair(premise=f"A man rides horse {i}.", hypothesis="A man is outdoors.", label="entailment",
                             source="snli") for i in range(40)]
-    off = stage_pairs(scifact, claims, general, {}, VerifierRecipe(general_replay=10), seed=5)
+    off = stage_pairs(scifact, claims, general, {}, VerifierRecipe(general_replay=10, counterfactual_rate=0.0), seed=5)
     on = stage_pairs(scifact, claims, general, {}, VerifierRecipe(general_replay=10, counterfactual_rate=1.0), seed=5)
     assert not any(p.source.startswith("counterfactual") for p in off)
     added = [p for p in on if p.source.startswith("counterfactual")]
@@ -195,4 +195,4 @@ def test_the_counterfactual_rate_is_recorded_with_the_recipe():
     report = VerifierReport(out_dir="out", recipe=VerifierRecipe(counterfactual_rate=0.3), stages={},
                             temperature=1.0, oof_accuracy=0.5, oof_pairs=10, oof_nll_before=1.0, oof_nll_after=0.9)
     assert json.loads(report.model_dump_json())["recipe"]["counterfactual_rate"] == 0.3
-    assert VerifierRecipe().counterfactual_rate == 0.0
+    assert VerifierRecipe().counterfactual_rate == 0.5  # the shipped verifier's recipe
