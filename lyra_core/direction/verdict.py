@@ -15,7 +15,8 @@ from pydantic import BaseModel
 
 from lyra_core.direction.claim_frame import ClaimFrame
 from lyra_core.direction.passage import PassageReading, read_passage, states_no_finding, states_open_question
-from lyra_core.direction.relevance import Relevance, as_named_in, exposure_as_named_in, outcome_sentences, relevance
+from lyra_core.direction.other_end import as_named_in, exposure_as_named_in
+from lyra_core.direction.relevance import Relevance, outcome_sentences, relevance
 
 NULL_WEIGHT = 0.8  # how much a null finding counts against a claim of an effect, next to an opposite finding
 FIGURES_CERTAINTY = 0.9  # the reading of a ratio or a difference whose interval decides
