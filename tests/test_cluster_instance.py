@@ -83,6 +83,27 @@ def test_the_local_profile_writes_todays_dagster_yaml(tmp_path, local_profile):
     assert (layout.dagster_home / "dagster.yaml").read_bytes() == own
 
 
+def test_dagster_yaml_is_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
+    """A daemon, worker or run process reading dagster.yaml while the profile changes sees the old
+    file or the new one: the new text goes to a file beside it that replaces it in one step."""
+    layout = HomeLayout(root=tmp_path / "h")
+    config = layout.dagster_home / "dagster.yaml"
+    prepare_instance_dir(layout)
+    cluster = ClusterSettings(profile="cluster", postgres_url="postgresql://lyra@db:5432/lyra")
+
+    def crash(*_args):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(OSError, match="disk full"):
+        prepare_instance_dir(layout, cluster)
+    assert config.read_bytes() == LOCAL_DAGSTER_YAML  # the old file, whole
+    assert sorted(p.name for p in layout.dagster_home.iterdir()) == ["dagster.yaml"]  # nothing left beside it
+    monkeypatch.undo()
+    prepare_instance_dir(layout, cluster)
+    assert config.read_text().startswith("# Written by Lyra") and config.stat().st_mode & 0o077 == 0
+
+
 def test_lyra_rewrites_its_own_dagster_yaml_when_the_profile_changes(tmp_path):
     layout = HomeLayout(root=tmp_path / "h")
     config = layout.dagster_home / "dagster.yaml"
