@@ -11,7 +11,7 @@ from rich.table import Table
 
 from lyra_core.cells import cell_list
 from lyra_resources.generations import graph_note
-from lyra_resources.store import TaskRecord, fetch_rows
+from lyra_resources.store import LyraStore, TaskRecord, fetch_rows
 from lyra_tools.cli_common import HomeOption, console, fail, open_store, require_task
 
 # Dagster (the instance, lyra_tools.runner) is imported by what needs it: a task whose row reads
@@ -93,7 +93,7 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
     console.print(runs_table(store, task))
 
 
-def runs_table(store, task: TaskRecord) -> Table:
+def runs_table(store: LyraStore, task: TaskRecord) -> Table:
     """The task's latest runs: the one the row names (its status is the task's) and those that
     staged a graph, with what became of it."""
     from lyra_resources.generations import recent_generations
