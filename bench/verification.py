@@ -280,8 +280,7 @@ def recipe_rows(work: Path, items: dict[str, list[dict]], text: dict[int, str], 
     """The rows of one recipe's fold models (``work/cv/fold{k}``), out of fold: the verifier alone,
     with the evidence gates, and Lyra's judge over it. Returns the per-fold (temperature, rule)
     fitted on the other folds, the rows per evidence mode, and the calibration errors."""
-    cfg = load_settings().evidence
-    similarity, finding = gates[0], gates[1]
+    similarity, finding, min_similarity, min_finding = gates
     rows: dict[str, dict[str, dict[int, str]]] = {mode: {} for mode in items}
     ece: dict[str, float] = {}
     # Out-of-fold logits of the recipe's fold models.
@@ -314,7 +313,7 @@ def recipe_rows(work: Path, items: dict[str, list[dict]], text: dict[int, str], 
     gated = {}
     for k, (temperature, _) in chosen.items():
         mine = [i for i, it in enumerate(items["retrieved"]) if fold_of[it["claim_id"]] == k]
-        subset_gates = (similarity[mine], finding[mine], cfg.min_similarity, cfg.min_finding)
+        subset_gates = (similarity[mine], finding[mine], min_similarity, min_finding)
         gated.update(verdicts([items["retrieved"][i] for i in mine], softmax(oof["retrieved"][mine], temperature),
                               [c for c in gold if fold_of[c] == k], gated_rules[k], subset_gates))
     for mode in items:
@@ -331,7 +330,7 @@ def recipe_rows(work: Path, items: dict[str, list[dict]], text: dict[int, str], 
         rows[mode]["verifier (out of fold), seed rule (every edge votes)"] = out_edges
         rows[mode]["verifier (out of fold), one vote per paper, tuned rule"] = out_paper
         if mode == "retrieved":
-            rows[mode][f"  + evidence gates (findings ≥ {cfg.min_finding:g}, cosine ≥ {cfg.min_similarity:g})"] = gated
+            rows[mode][f"  + evidence gates (findings ≥ {min_finding:g}, cosine ≥ {min_similarity:g})"] = gated
         if mode == "retrieved":
             labels = np.array([i["label"] for i in items[mode]])
             ece["verifier, uncalibrated"] = expected_calibration_error(softmax(oof[mode]), labels)

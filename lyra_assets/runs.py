@@ -12,9 +12,7 @@ import contextlib
 import fcntl
 import importlib.util
 import os
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 import yaml
@@ -22,6 +20,7 @@ from dagster import DagsterEventType, DagsterInstance, DagsterRun, DagsterRunSta
 
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.shipped_models import record_shipped_models
+from lyra_resources.files import replace_text
 from lyra_resources.settings import (
     ClusterSettings,
     HomeLayout,
@@ -159,23 +158,9 @@ def prepare_instance_dir(layout: HomeLayout, cluster: ClusterSettings | None = N
     if cluster is not None and cluster.profile == "cluster":
         wanted = cluster_dagster_yaml(cluster)
         if current != wanted and (current in (None, _DAGSTER_YAML) or current.startswith(_CLUSTER_HEADER)):
-            _replace_file(config, wanted, mode=0o600)
+            replace_text(config, wanted, mode=0o600)  # it holds the Postgres URL
     elif current is None or current.startswith(_CLUSTER_HEADER):
-        _replace_file(config, _DAGSTER_YAML, mode=0o644)
-
-
-def _replace_file(path: Path, text: str, mode: int) -> None:
-    """Write ``path`` whole or not at all: a daemon, a worker or a run process reading it meanwhile
-    sees the old text or the new, never an empty or half-written file."""
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+        replace_text(config, _DAGSTER_YAML)
 
 
 def cluster_settings() -> ClusterSettings:

@@ -33,3 +33,18 @@ def write_cache_file(path: Path, data: bytes, what: str) -> bool:
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+
+
+def replace_text(path: Path, text: str, mode: int = 0o644) -> None:
+    """``path`` holds ``text`` whole or is left as it was: written beside it with ``mode`` (not
+    mkstemp's 0600 unless asked), then renamed into place, so a reader never sees half of it. Errors
+    are raised: unlike a cache, the caller needs the file."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)

@@ -155,24 +155,29 @@ def _word_concepts(word: str) -> frozenset[str]:
     return _concepts.__wrapped__(word)
 
 
+def _named_runs(concepts: list[frozenset[str]], words: list[str], wanted: set[str]) -> list[tuple[int, int]]:
+    """Word-index spans of the runs of ``words`` whose ``concepts`` hold one of ``wanted``; a run of
+    figures ("2" of "2 years", "13-2" of "1.13-2.54") names nothing."""
+    spans, start = [], None
+    for i, found in enumerate([*concepts, frozenset()]):
+        if found & wanted and start is None:
+            start = i
+        elif not found & wanted and start is not None:
+            if any(re.search("[A-Za-z]", words[j]) for j in range(start, i)):
+                spans.append((start, i))
+            start = None
+    return spans
+
+
 def only_as_population(phrase: str, text: str) -> bool:
     """Whether every mention of ``phrase`` in ``text`` names who was studied rather than what
     happened to them ("women with type 2 diabetes had more breast cancer" is not about getting type
     2 diabetes): after "<people> with|without|having" (a few words of the phrase's kind between), before
     "patients", "subjects" …, after "models of", or after the course of a condition ("remission of",
     "treatment of") the phrase does not name. False where ``text`` does not mention it."""
-    wanted = _specific(phrase)
     words = _TOKEN.findall(text)
     concepts = [_word_concepts(w) for w in words]
-    spans, start = [], None
-    for i, found in enumerate([*concepts, frozenset()]):
-        if found & wanted and start is None:
-            start = i
-        elif not found & wanted and start is not None:
-            spans.append((start, i))
-            start = None
-    # a figure ("2" of "2 years", "13-2" of "1.13-2.54") names nothing: a mention holds one of the phrase's words
-    spans = [(b, e) for b, e in spans if any(re.search("[A-Za-z]", words[i]) for i in range(b, e))]
+    spans = _named_runs(concepts, words, _specific(phrase))
     if not spans:
         return False
 
@@ -199,17 +204,11 @@ def only_as_population(phrase: str, text: str) -> bool:
 
 
 def _mentions(wanted: set[str], text: str) -> list[tuple[int, int]]:
-    """Character spans of ``text`` that name one of the concepts ``wanted``: runs of words that hold
-    them (a number alone, "2" of "2 years", names nothing)."""
-    spans, run = [], []
-    for match in [*_TOKEN.finditer(text), None]:
-        if match is not None and _word_concepts(match.group()) & wanted:
-            run.append(match)
-            continue
-        if run and any(re.search("[A-Za-z]", m.group()) for m in run):  # "2", "0-2": figures, not names
-            spans.append((run[0].start(), run[-1].end()))
-        run = []
-    return spans
+    """Character spans of ``text`` that name one of the concepts ``wanted`` (see :func:`_named_runs`)."""
+    matches = list(_TOKEN.finditer(text))
+    words = [m.group() for m in matches]
+    return [(matches[b].start(), matches[e - 1].end())
+            for b, e in _named_runs([_word_concepts(w) for w in words], words, wanted)]
 
 
 # Words that relate two things listed side by side: "the association between A and B", "A and B were
@@ -288,11 +287,13 @@ def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "", s
     paper = f"{passage} {paper_text}"
     exposure_matched = _enough(exposure_hits, wanted_exposure, share) or _abbreviated(exposure, paper)
     outcome_matched = _enough(outcome_hits, wanted_outcome, share) or _abbreviated(outcome, passage)
-    return Relevance(exposure_matched=exposure_matched and not _another_kind(exposure, paper),
-                     outcome_matched=(outcome_matched and not _another_kind(outcome, passage)
-                                      and not only_as_population(outcome, passage)),
+    exposure_matched = exposure_matched and not _another_kind(exposure, paper)
+    outcome_matched = (outcome_matched and not _another_kind(outcome, passage)
+                       and not only_as_population(outcome, passage))
+    return Relevance(exposure_matched=exposure_matched, outcome_matched=outcome_matched,
                      exposure_terms=exposure_hits, outcome_terms=outcome_hits,
-                     side_by_side=side_by_side(exposure, outcome, passage))
+                     # read only where it decides: a passage already off the claim's parts is not split again
+                     side_by_side=exposure_matched and outcome_matched and side_by_side(exposure, outcome, passage))
 
 
 def outcome_sentences(outcome: str, passage: str, share: float = MATCH_SHARE) -> str:

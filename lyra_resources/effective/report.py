@@ -11,10 +11,7 @@ after every run, and feedback that changes the graph writes them again at once.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +27,7 @@ from lyra_core.report.refs import References
 from lyra_core.report.svg import GraphLink, GraphNode
 from lyra_core.scoring import REFUTES, SUPPORTS, VoteCounts, strongest_votes
 from lyra_core.tasks import TaskOptions
+from lyra_resources.files import replace_text
 from lyra_resources.effective.answer_view import claim_votes, read_answer, source_edges, source_rows
 from lyra_resources.effective.overlay import Overlay, effective_topics, load_claims, load_overlay
 from lyra_resources.effective.paging import clip, nan_to_none
@@ -240,19 +238,6 @@ def report_html(store: LyraStore, task_id: str, limit: int = CLAIMS_SHOWN) -> st
     return render_html(read_report(store, task_id, limit))
 
 
-def _replace_file(path: Path, text: str) -> None:
-    """``path`` holds ``text`` whole: written beside it, then renamed into place."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o644)  # not mkstemp's 0600: a report is for reading
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-
-
 def write_report(store: LyraStore, task_id: str, path: Path | None = None, limit: int = CLAIMS_SHOWN) -> Report:
     """Write the report to ``path`` (Markdown; default the home's ``reports/<task>.md``) and beside
     it the same report as HTML and the graph as SVG; returns what it wrote."""
@@ -260,7 +245,7 @@ def write_report(store: LyraStore, task_id: str, path: Path | None = None, limit
     report = read_report(store, task_id, limit)
     path.parent.mkdir(parents=True, exist_ok=True)
     svg = path.with_suffix(".svg")
-    _replace_file(svg, report.svg() + "\n")
-    _replace_file(path.with_suffix(".html"), render_html(report))
-    _replace_file(path, markdown(report, svg.name))
+    replace_text(svg, report.svg() + "\n")
+    replace_text(path.with_suffix(".html"), render_html(report))
+    replace_text(path, markdown(report, svg.name))
     return report
