@@ -72,7 +72,8 @@ EXPOSURE_OTHER_END = [
 ]
 TOPICS += EXPOSURE_OTHER_END
 _FLIPPED = {"up": "down", "down": "up"}
-# Claim forms by what they assert: (template, direction) — direction is up, down, none, not_down, not_up.
+# Claim forms by what they assert: (template, direction) — direction is up, down, none, not_down, not_up,
+# either (an effect or an association of no stated direction).
 CLAIMS = [
     ("{X} reduces {Y}.", "down"), ("{X} lowers {Y}.", "down"), ("{X} decreases {Y}.", "down"),
     ("{X} is associated with lower {Y}.", "down"), ("{X} may reduce {Y}.", "down"),
@@ -80,6 +81,7 @@ CLAIMS = [
     ("{X} leads to an increase in {Y}.", "up"),
     ("{X} has no effect on {Y}.", "none"), ("{X} does not affect {Y}.", "none"),
     ("{X} does not reduce {Y}.", "not_down"), ("{X} does not increase {Y}.", "not_up"),
+    ("{X} affects {Y}.", "either"), ("{Y} is influenced by {X}.", "either"), ("{X} plays a role in {Y}.", "either"),
 ]
 # Passage forms by what they report: (template, reported) — reported is up, down, none, offtopic, aim.
 PASSAGES = [
@@ -97,6 +99,8 @@ PASSAGES = [
     ("{x} did not significantly change {y} (RR 1.02, 95% CI 0.91-1.15).", "none"),
     ("{Yc} was similar with {x} and with placebo.", "none"),
     ("{x} had no effect on {y} at 12 months.", "none"),
+    ("{x} does not appear to change {y} when compared with standard care.", "none"),
+    ("The rise in blood pressure caused by {x} did not affect {y}.", "none"),
     ("We examined whether {x} reduces {y} in a randomised trial.", "aim"),
     ("{x} significantly reduced {other} (p < 0.001).", "offtopic"),
 ]
@@ -106,6 +110,7 @@ EXPECTED = {  # (claim direction, reported) → relation
     ("none", "none"): "SUPPORTS", ("none", "up"): "REFUTES", ("none", "down"): "REFUTES",
     ("not_down", "down"): "REFUTES", ("not_down", "none"): "SUPPORTS", ("not_down", "up"): "SUPPORTS",
     ("not_up", "up"): "REFUTES", ("not_up", "none"): "SUPPORTS", ("not_up", "down"): "SUPPORTS",
+    ("either", "up"): "SUPPORTS", ("either", "down"): "SUPPORTS", ("either", "none"): "REFUTES",
 }
 
 

@@ -437,3 +437,47 @@ def test_a_passage_about_another_kind_of_the_outcome_is_not_about_it(outcome, pa
 ])
 def test_a_passage_that_names_the_outcome_only_as_who_was_studied_is_not_about_it(passage, matched):
     assert relevance("Obesity", "risk of type 2 diabetes", passage).outcome_matched == matched
+
+
+@pytest.mark.parametrize("claim, exposure, outcome", [
+    ("Patient position during liver surgery influences the risk of venous air embolism.",
+     "Patient position during liver surgery", "risk of venous air embolism"),
+    ("Sleep quality is influenced by caffeine intake.", "caffeine intake", "Sleep quality"),
+    ("Antiepileptic drug prescriptions have changed following the FDA suicidality warning.",
+     "FDA suicidality warning", "Antiepileptic drug prescriptions"),
+    ("Hepatitis G virus is involved in cryptogenic chronic liver disease.", "Hepatitis G virus",
+     "cryptogenic chronic liver disease"),
+    ("There is a role for fondaparinux in perioperative bridging.", "fondaparinux", "perioperative bridging"),
+    ("Vitamin D plays a key role in bone health.", "Vitamin D", "bone health"),
+])
+def test_an_effect_of_no_stated_direction_is_borne_out_either_way(claim, exposure, outcome):
+    frame = read_claim(claim)
+    assert frame.either_way and (frame.exposure, frame.outcome) == (exposure, outcome)
+
+
+@pytest.mark.parametrize("claim", ["Gene expression changes in cancer cells.", "The changes in mortality were significant.",
+                                   "Bone density is not affected by vitamin D supplementation.",
+                                   "Anthrax spores remain deadly until affected areas are decontaminated.",
+                                   "In the UK, drowning affects boys and girls equally.",
+                                   "Mitochondria play a trivial role in calcium homeostasis."])
+def test_change_words_that_are_not_an_effect_claim_are_not_read_as_one(claim):
+    assert not read_claim(claim).either_way
+
+
+def test_a_null_finding_refutes_an_effect_of_no_stated_direction_and_a_change_bears_it_out():
+    claim = "Patient position during liver surgery influences the risk of venous air embolism."
+    null = _verdict(claim, "The effect on venous pressures caused by the change in patient position during liver "
+                           "surgery does not affect the risk of venous air embolism.", NULL)
+    assert null.relation == "REFUTES" and null.passage_direction == "no_difference"
+    assert "the claim says Patient position during liver surgery affects it → refutes" in null.reason
+    lower = _verdict(claim, "The head-up position lowered the risk of venous air embolism during liver surgery "
+                            "(OR 0.40, 95% CI 0.21-0.77).", LOWER)
+    assert lower.relation == "SUPPORTS"
+
+
+def test_a_null_phrase_beside_the_outcome_outweighs_a_direction_word_said_of_something_else():
+    reading = read_passage("The rise in venous pressure caused by head-up tilt does not appear to affect the risk of "
+                           "venous air embolism.", "head-up tilt", "risk of venous air embolism")
+    assert reading.direction == "no_difference"
+    assert read_passage("E2 pretreatment does not appear to improve IVF outcomes in poor responders.", "E2 pretreatment",
+                        "IVF outcomes").direction == "no_difference"

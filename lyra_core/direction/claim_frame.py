@@ -30,6 +30,9 @@ from lyra_core.direction.lexicon import (
 
 Direction = Literal["increase", "decrease", "no_effect"]
 WORDS = {UP: "increase", DOWN: "decrease"}
+# cues of a claim that an effect or an association exists without saying which way, and how the
+# reason line says it
+EITHER_WAY_CUES = {"associated": "is associated with", "affects": "affects", "role": "has a role in"}
 
 
 class ClaimFrame(BaseModel):
@@ -50,16 +53,17 @@ class ClaimFrame(BaseModel):
 
     @property
     def either_way(self) -> bool:
-        """A plain association ("X is associated with Y", "Is X associated with Y?"): a significant
-        change in either direction bears it out, no difference refutes it."""
-        return self.kind == "association" and self.cue == "associated" and not self.negated
+        """A plain association or an effect of no stated direction ("X is associated with Y", "X
+        affects Y", "X plays a role in Y"): a significant change in either direction bears it out, no
+        difference refutes it."""
+        return self.kind == "association" and self.cue in EITHER_WAY_CUES and not self.negated
 
     def says(self) -> str:
         """The claim's assertion in a few words: "aspirin reduces it", "X does not change it"."""
         if self.direction is None:
             return "makes no claim about an effect"
         if self.either_way:
-            return f"{self.exposure} is associated with it"
+            return f"{self.exposure} {EITHER_WAY_CUES[self.cue]} it"
         if self.direction == "no_effect":
             return f"{self.exposure} has no effect on it"
         verb = {"increase": "increases", "decrease": "reduces"}[self.direction]
@@ -80,6 +84,10 @@ _NEG_AUX = r"(?:(?:does|do|did|will|would|may|might|can|could|should|must)\s*(?:
 _BE = r"(?:is|are|was|were|be|been|being|can\s+be|may\s+be|might\s+be|will\s+be|could\s+be)\s+"
 _ART = r"(?:(?:an?|the|any)\s+)?"
 _ASSOC = r"(?:associated|correlated|linked|related|connected)\s+(?:with|to)"
+# "changes in cancer cells", "altered by": the word is not a verb with the outcome as its object
+_NOT_AN_OBJECT = r"(?:in|of|by|with|to|for|on|at|from|over|between|is|are|was|were|be|been)\b"
+_AFFECT = r"(?:affects?|affected|influences?|influenced|alters?|altered|modif(?:y|ies|ied)|modulates?|modulated|" \
+          r"impacts?|impacted|changes?|changed|determines?|determined)"
 
 # Each pattern: (name, regex). Groups: x (exposure), y (outcome), v (verb), c (comparative),
 # n (change noun), neg (a negation), inv (inverse association). Compiled on the first claim read
@@ -125,7 +133,24 @@ _PATTERN_SOURCES: list[tuple[str, str]] = [
     ("changes_with", rf"^(?P<y>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}(?P<v>{_CHANGE_LIST})\s+(?:with|after|following|"
                      r"upon|in\s+response\s+to|during)\s+(?P<x>.+)$"),
     ("verb", rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}(?P<v>{_VERB_LIST})\s+(?P<y>.+)$"),
+    # an effect of no stated direction: "X affects Y", "Y is influenced by X", "Y changed after X",
+    # "X plays a role in Y", "there is a role for X in Y", "X is involved in Y"
+    ("affected_by", rf"^(?P<y>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}{_AFFECT}\s+by\s+(?P<x>.+)$"),
+    ("affects", rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}{_AFFECT}\s+(?!{_NOT_AN_OBJECT})(?P<y>.+)$"),
+    ("changed_after", rf"^(?P<y>.+?)\s+(?:(?:has|have|had)\s+)?(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}"
+                      r"(?:changed?|changes|altered|differs?|differed|varie[sd]|vary)\s+(?:with|after|following|upon|"
+                      r"in\s+response\s+to|during|since|according\s+to)\s+(?P<x>.+)$"),
+    ("role", rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}(?:plays?|played|has|have|had)\s+"
+             r"(?:an?\s+|the\s+)?(?:(?P<adj>\w+)\s+)?(?:role|part)\s+in\s+(?P<y>.+)$"),
+    ("role", r"^there\s+(?:is|are|was|exists?)\s+(?P<neg>no\s+)?(?:an?\s+)?(?:\w+\s+)?role\s+for\s+(?P<x>.+?)\s+"
+             r"in\s+(?P<y>.+)$"),
+    ("role", rf"^(?P<x>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?:involved|implicated)\s+in\s+(?P<y>.+)$"),
 ]
+
+
+_EVEN = re.compile(r"\b(?:equally|similarly|alike|to\s+the\s+same\s+extent)\b", re.IGNORECASE)
+_NO_ROLE = {"trivial", "negligible", "little", "no", "insignificant"}
+_OUTCOME_FIRST = ("passive", "comparative", "changes_with", "affected_by", "changed_after")
 
 
 @functools.cache
@@ -134,7 +159,7 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
 
 _DETERMINERS = re.compile(r"^(?:the|a|an|its|their|this|these|those|such)\s+", re.IGNORECASE)
 _TAIL = re.compile(
-    r"\s+(?:compared\s+(?:with|to)|relative\s+to|versus|vs\.?|than|in\s+comparison|"
+    r"\s+(?:(?:as\s+)?compared\s+(?:with|to)|relative\s+to|versus|vs\.?|than|in\s+comparison|"
     r"in\s+(?:patients|people|persons|adults|children|women|men|mice|rats|subjects|individuals|participants|humans|"
     r"older|elderly|healthy|those|infants|adolescents|pregnant|postmenopausal|obese|type|the\s+general|vitro|vivo|"
     r"cell|cells|animals|population|populations|cohort|trials?)|"
@@ -147,7 +172,8 @@ _TAIL = re.compile(
 _EXPOSURE_LEAD = re.compile(r"^(?:(?:treatment|therapy|supplementation|intervention)\s+with|(?:the\s+)?use\s+of|"
                             r"administration\s+of|exposure\s+to|consumption\s+of|intake\s+of|taking)\s+", re.IGNORECASE)
 _PLAIN_VERB_BLOCK = {"the", "a", "an", "of", "with", "and", "or", "in", "to", "for", "by", "on", "is", "are", "was",
-                     "were", "be", "been", "that", "which", "its", "their", "has", "have", "had", "than", "as"}
+                     "were", "be", "been", "that", "which", "its", "their", "has", "have", "had", "than", "as",
+                     "until", "unless", "when", "if", "because", "while", "once", "where"}
 
 
 def _clean(part: str) -> str:
@@ -197,11 +223,11 @@ def _read_sentence(sentence: str) -> ClaimFrame:
             continue
         groups = {k: (v or "") for k, v in match.groupdict().items()}
         x, y = groups.get("x", ""), groups.get("y", "")
-        if not _plausible_subject(x if name not in ("passive", "comparative", "changes_with") else y):
+        if not _plausible_subject(y if name in _OUTCOME_FIRST else x):
             continue
-        outcome, population = _outcome(y if name not in ("passive", "comparative", "changes_with") else y)
+        outcome, population = _outcome(y)
         exposure = _exposure(x)
-        if name in ("passive", "comparative", "changes_with"):
+        if name in _OUTCOME_FIRST:
             outcome = _DETERMINERS.sub("", _clean(y))
             exposure, population = _outcome(x)
             exposure = _exposure(exposure)
@@ -249,6 +275,13 @@ def _frame(name: str, groups: dict[str, str], outcome: str, sentence: str, expos
     if name == "changes_with":
         way = CHANGE_VERBS[groups["v"].lower()]
         return ClaimFrame(**base, kind="effect", direction=WORDS[way], negated=negated, cue=groups["v"].lower())
+    if name in ("affects", "affected_by", "changed_after", "role"):
+        if _EVEN.search(sentence):  # "affects boys and girls equally": a claim of no difference between groups
+            return None
+        if negated or groups.get("adj", "").lower() in _NO_ROLE:  # "does not affect", "plays a trivial role in"
+            return ClaimFrame(**base, kind="effect", direction="no_effect", cue="no effect")
+        cue = "role" if name == "role" else "affects"
+        return ClaimFrame(**base, kind="association", direction="increase", cue=cue)
     if name == "superior":
         word = " ".join(groups["c"].lower().split())
         way = BETTER if word in ("superior", "better", "more effective", "more efficacious") else WORSE

@@ -133,7 +133,7 @@ NULL_FINDING = re.compile(
     r"relationship|related|correlation|correlated|benefit|improvement|reduction|increase|impact|influence|"
     r"alter|altered|affect|affected|improve|improved|reduce|reduced|increase|increased|decrease|decreased|"
     r"superior|inferior|better|worse|lower|higher|evidence)\b"
-    r"|\b(did|does|do|was|were|is|are)\s*(not|n't)\s+(significantly\s+|statistically\s+|substantially\s+)*"
+    r"|\b(did|does|do|was|were|is|are)\s*(not|n't)\s+((?:appear|seem)\s+to\s+)?(significantly\s+|statistically\s+|substantially\s+)*"
     r"(differ|change|affect|alter|influence|modify|improve|reduce|increase|decrease|lower|raise|vary|predict)\b"
     r"|\b(similar|comparable|unchanged|unaffected|equivalent|non-significant|nonsignificant|insignificant)\b"
     r"|\bn\.?s\.?(?=[\s,;).])"

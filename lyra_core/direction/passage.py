@@ -96,7 +96,8 @@ def read_passage(passage: str, exposure: str, outcome: str) -> PassageReading:
         return PassageReading(direction=FROM_WAY[way], source="figures", figures=figures,
                               cue=figures[0].text if figures else "", null_stated=null_stated)
     worded = _worded_direction(passage, exposure, outcome)
-    if null and (worded is None or null.start() <= worded[1]):
+    if null and (worded is None or null.start() <= worded[1] or _nearer_the_outcome(passage, outcome, null.start(),
+                                                                                      worded[1])):
         return PassageReading(direction="no_difference", source="words", figures=figures, cue=null.group(0),
                               null_stated=True)
     if worded is not None:
@@ -132,11 +133,30 @@ def _names_a_cause(tokens: list[tuple[str, int]], i: int) -> bool:
     return before in _CAUSE_NOUN_BEFORE or after == "of"
 
 
+def _outcome_mentions(passage: str, outcome: str) -> list[int]:
+    targets = content_words(outcome)
+    return [m.start() for m in _WORD.finditer(passage) if content_words(m.group(0)) & targets]
+
+
+def _nearer_the_outcome(passage: str, outcome: str, null_at: int, word_at: int) -> bool:
+    """Whether a null phrase stands nearer the fullest mention of the outcome than the direction word
+    does ("the change in venous pressure caused by X does not affect the risk of venous air embolism":
+    the finding is the null one)."""
+    targets = content_words(outcome)
+    words = [(content_words(m.group(0)) & targets, m.start()) for m in _WORD.finditer(passage)]
+    named = [(len(set().union(*(w for w, q in words if abs(q - pos) <= 40))), pos) for w, pos in words if w]
+    if not named:
+        return False
+    fullest = max(n for n, _ in named)
+    mentions = [pos for n, pos in named if n == fullest]
+    return min(abs(null_at - m) for m in mentions) < min(abs(word_at - m) for m in mentions)
+
+
 def _worded_direction(passage: str, exposure: str, outcome: str) -> tuple[str, int, str, bool] | None:
     """(way, position, word, comparator named first) of the direction word nearest a mention of the outcome."""
     tokens = [(m.group(0), m.start()) for m in _WORD.finditer(passage)]
     targets = content_words(outcome)
-    mentions = [pos for word, pos in tokens if content_words(word) & targets]
+    mentions = _outcome_mentions(passage, outcome)
     best = None
     for i, (word, pos) in enumerate(tokens):
         low = word.lower()
