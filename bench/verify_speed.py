@@ -3,7 +3,7 @@ of the whole command (task, Dagster run, results file) and of each asset, on a h
 embedding cache already holds the corpus's fragments (the corpus is embedded once, e.g. by
 ``bench.verification`` or a first run; ``--cold`` measures that first run instead).
 
-    .venv/bin/python -m bench.verify_speed [--claims 300] [--home DIR]
+    .venv/bin/python -m bench.verify_speed [--claims 300] [--home DIR] [--cold]
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import tempfile
 import time
 from pathlib import Path
 
@@ -46,9 +47,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--claims", type=int, default=300, help="seeded sample of SciFact train claims")
     parser.add_argument("--home", default=None)
+    parser.add_argument("--cold", action="store_true",
+                        help="a fresh home under --home (or a temporary folder): the corpus is embedded in this run")
     args = parser.parse_args()
     data = require_data("scifact")
     home = resolve_home(args.home)
+    if args.cold:
+        home = Path(tempfile.mkdtemp(prefix="verify_cold_", dir=home if args.home else None))
+        print(f"cold run in {home} (no embedding cache)")
     unique = {c["claim"]: c for c in read_jsonl(data / "claims_train.jsonl")}  # a few claims repeat
     claims = random.Random(7).sample(sorted(unique.values(), key=lambda c: c["id"]), args.claims)
     claims_file = home / "bench" / f"verify_{args.claims}.jsonl"
