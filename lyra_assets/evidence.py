@@ -34,6 +34,7 @@ from lyra_resources.claim_roles import claim_role_model
 from lyra_resources.content_cache import cached_judgements
 from lyra_resources.direction_judge import DIRECTION, DirectionReader, EdgeJudgement, judge_triples
 from lyra_resources.domain_policy import DomainTrust
+from lyra_resources.generations import record_scoring_rule
 from lyra_resources.local_models import LocalModels
 from lyra_resources.models import NLI_RELATION, NliModel
 from lyra_resources.nli_versions import active_version
@@ -290,6 +291,7 @@ def claim_scores(context: AssetExecutionContext, store: ResourceParam[LyraStore]
     cfg = settings.evidence
     frame = scores_frame(claims, edges, cfg.use_bayesian_confidence, cfg.scoring_rule())
     store.replace_partition("claim_scores", task_id, frame)
+    record_scoring_rule(store, context.run.run_id, cfg.scoring_rule())  # views re-score corrections under it
     verdicts = frame["verdict"].value_counts().to_dict()
     preview = frame.merge(claims, on="claim_id", how="left").sort_values("confidence", ascending=False, kind="stable")
     preview["confidence ± uncertainty"] = [f"{c:.3f} ± {u:.3f}" for c, u in zip(preview["confidence"],

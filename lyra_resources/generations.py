@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel
 
+from lyra_core.scoring import ScoringRule
 from lyra_resources.schema import PER_TASK_TABLES, STAGE_PREFIX, TABLES
 from lyra_resources.store import Connection, LyraStore, StoreError
 
@@ -138,6 +139,22 @@ def abandon_generation(store: LyraStore, task_id: str, run_id: str) -> bool:
         return True
 
     return store.transaction(drop)
+
+
+def record_scoring_rule(store: LyraStore, run_id: str, rule: ScoringRule) -> None:
+    """Keep with ``run_id``'s generation the scoring rule its claims were scored under, so that views
+    of the task re-score corrected claims as the run did, whatever the settings file says later."""
+    store.transaction(lambda conn: conn.execute("UPDATE task_generations SET scoring_rule = ? WHERE run_id = ?",
+                                                [rule.model_dump_json(), run_id]))
+
+
+def published_scoring_rule(conn: Connection, task_id: str) -> ScoringRule | None:
+    """The scoring rule of the run whose graph readers see (None: no run recorded one)."""
+    row = conn.execute("SELECT scoring_rule FROM task_generations WHERE task_id = ? AND state = 'published' "
+                       "AND scoring_rule IS NOT NULL LIMIT 1", [task_id]).fetchone()
+    if row is None:
+        return None
+    return ScoringRule.model_validate_json(row[0]) if isinstance(row[0], str) else ScoringRule.model_validate(row[0])
 
 
 def _generation(store: LyraStore, sql: str, params: list) -> Generation | None:

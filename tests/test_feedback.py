@@ -334,3 +334,20 @@ def test_a_reviewers_relation_fixes_the_passage_direction_only_where_one_directi
         claim_direction, relation, reported):
     from lyra_core.direction.verdict import direction_of_correction
     assert direction_of_correction(claim_direction, relation) == reported
+
+
+def test_a_correction_rescores_its_claim_under_the_rule_the_run_scored_under(store, graph, monkeypatch, tmp_path):
+    from lyra_core.scoring import ScoringRule
+    from lyra_resources.generations import open_generation, publish_generation, record_scoring_rule
+
+    open_generation(store, graph.task_id, "run-1")
+    record_scoring_rule(store, "run-1", ScoringRule(vote_weight=2.0))
+    publish_generation(store, graph.task_id, "run-1")
+    # the settings file changes after the run: views still score as the run did
+    settings = tmp_path / "settings.yaml"
+    settings.write_text("evidence:\n  vote_weight: 7.0\n")
+    monkeypatch.setenv("LYRA_SETTINGS", str(settings))
+    edge, falls = graph.edges[("falls", "meta")], graph.claims["falls"]
+    apply_feedback(store, graph.task_id, "edge_correct", {"edge_id": edge, "correct_relation": "supports"})
+    score = explore.claim_evidence(store, falls, graph.task_id).score
+    assert score.recomputed and score.alpha == 1 + 2.0

@@ -6,6 +6,8 @@ from dagster import DagsterInstance, materialize
 from lyra_assets.definitions import ASSETS, build_definitions, build_resources
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.runs import QUESTION_TAG, TASK_JOB, open_instance, task_runs
+from lyra_resources.generations import published_scoring_rule
+from lyra_resources.settings import load_settings
 from lyra_resources.store import LyraStore
 from lyra_tools import runner
 
@@ -67,6 +69,8 @@ def test_rerun_replaces_rows_and_tasks_stay_apart(lyra_home, small_corpus):
         assert again.drop(columns=lists).equals(rows.drop(columns=lists)), table
     assert set(store.read_partition("papers", second.id)["title"]) == {"Sleep deprivation impairs memory consolidation"}
     assert store.require_task(first.id).status == "completed"
+    with store.connect() as conn:  # the rule its claims were scored under stays with the run's graph
+        assert published_scoring_rule(conn, first.id) == load_settings().evidence.scoring_rule()
     with open_instance(lyra_home) as instance:
         assert instance.has_dynamic_partition(TASKS_PARTITION, first.id)
         runs = task_runs(instance, first.id)

@@ -30,6 +30,7 @@ TASK_GENERATIONS = table(
     started_at TIMESTAMP -- when the run began staging (UTC)
     published_at TIMESTAMP -- when its rows became the task's rows (UTC); NULL until published
     exported_at TIMESTAMP -- when the task's Parquet files were rewritten from it (UTC); NULL until then
+    scoring_rule JSON -- the `evidence` scoring rule (aggregation, vote_weight, min_vote) the run scored its claims under; every later view of the task re-scores corrected claims under it; NULL before `claim_scores` ran
     """,
     per_task=False,
 )
