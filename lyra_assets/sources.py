@@ -7,6 +7,7 @@ papers instead, and `claim_scope` records which are whose."""
 
 import asyncio
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -36,10 +37,12 @@ from lyra_resources.academic.gather import (
 )
 from lyra_resources.corpus import LocalCorpus, LocalCorpusProvider
 from lyra_resources.corpus_search import ranked_providers
+from lyra_resources.generations import record_run_inputs
 from lyra_resources.literature import OFFLINE_HINT, LiteratureSources, SourcePlan
 from lyra_resources.local_models import LocalModels
 from lyra_resources.paper_rows import papers_frame
 from lyra_resources.providers import PaperProvider, SourceIssue
+from lyra_resources.run_inputs import run_inputs
 from lyra_resources.schema import CLAIM_SCOPE
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store import LyraStore, TaskRecord
@@ -161,6 +164,8 @@ def paper_search(context: AssetExecutionContext, store: ResourceParam[LyraStore]
     """Search the task's sources for its papers (a verify task: each claim's own papers); both
     tables are written in one transaction."""
     task = store.require_task(context.partition_key)
+    # what this run reads, kept with its graph: an unchanged re-run is skipped (`lyra task run`)
+    record_run_inputs(store, context.run.run_id, run_inputs(store, task, settings, Path(store.home)).digest)
     options = TaskOptions.model_validate(task.options)
     plan = literature.plan(options.corpus)
     local = literature.providers(options.corpus)  # a --corpus that is gone fails here, by name

@@ -148,6 +148,20 @@ def record_scoring_rule(store: LyraStore, run_id: str, rule: ScoringRule) -> Non
                                                 [rule.model_dump_json(), run_id]))
 
 
+def record_run_inputs(store: LyraStore, run_id: str, digest: str | None) -> None:
+    """Keep with ``run_id``'s generation the digest of what it read (``lyra_resources.run_inputs``)."""
+    store.transaction(lambda conn: conn.execute("UPDATE task_generations SET inputs_digest = ? WHERE run_id = ?",
+                                                [digest, run_id]))
+
+
+def published_inputs(store: LyraStore, task_id: str) -> tuple[str, str] | None:
+    """(run id, inputs digest) of the generation readers see, where its run recorded a digest."""
+    with store.connect() as conn:
+        row = conn.execute("SELECT run_id, inputs_digest FROM task_generations WHERE task_id = ? AND state = 'published' "
+                           "AND inputs_digest IS NOT NULL LIMIT 1", [task_id]).fetchone()
+    return (row[0], row[1]) if row else None
+
+
 def published_scoring_rule(conn: Connection, task_id: str) -> ScoringRule | None:
     """The scoring rule of the run whose graph readers see (None: no run recorded one)."""
     row = conn.execute("SELECT scoring_rule FROM task_generations WHERE task_id = ? AND state = 'published' "

@@ -12,7 +12,7 @@ from rich.table import Table
 from lyra_core.cells import cell_list
 from lyra_resources.generations import graph_note
 from lyra_resources.store import LyraStore, TaskRecord, fetch_rows
-from lyra_tools.cli_common import HomeOption, console, fail, open_store, require_task
+from lyra_tools.cli_common import HomeOption, console, fail, home_root, open_store, require_task
 
 # Dagster (the instance, lyra_tools.runner) is imported by what needs it: a task whose row reads
 # running or queued, its recent runs, a re-run. Listing tasks reads the store alone.
@@ -114,17 +114,33 @@ def runs_table(store: LyraStore, task: TaskRecord) -> Table:
 
 
 @app.command("run")
-def task_run(task_id: str, home: HomeOption = None) -> None:
+def task_run(task_id: str, home: HomeOption = None,
+             force: Annotated[bool, typer.Option("--force", help="run even when nothing the task reads has changed "
+                                                                "since its graph was built")] = False) -> None:
     """Re-materialize an existing task (its rows are replaced, feedback is kept); in the cluster
-    profile, queue its run and return at once."""
+    profile, queue its run and return at once. A task that reads only local files and whose question,
+    options, corpus files, settings, code, models and feedback are as they were when its graph was
+    built is not run again (`--force` runs it)."""
     from lyra_assets.runs import is_cluster
     from lyra_core.tasks import TaskOptions
+    from lyra_resources.run_inputs import unchanged_since
+    from lyra_resources.settings import load_settings
     from lyra_resources.task_input import STORED_LABELS
     from lyra_tools.cli_run import (check_input, print_notes, print_summary, queue_and_exit, run_with_progress,
                                     write_verify_results)
 
     task = require_task(home, task_id)
     print_notes(check_input(task.query, task.options, home, STORED_LABELS))  # a corpus may be gone, the network down
+    if not force and (same := unchanged_since(open_store(home), task.id, load_settings(), home_root(home))):
+        from lyra_resources.effective import answer_view
+
+        for line in answer_view.answer_lines(open_store(home), task.id):
+            console.print(line, markup=False, soft_wrap=True)
+        console.print(f"task {task.id}: unchanged since run {same.run_id} ({same.covers} as they were); its graph "
+                      "stands. `--force` runs it again.", soft_wrap=True, highlight=False)
+        if TaskOptions.model_validate(task.options).is_verify:
+            write_verify_results(task.id, None, home)
+        raise typer.Exit(0)
     if is_cluster():
         raise queue_and_exit(task, home)
     try:

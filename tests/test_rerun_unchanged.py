@@ -1,0 +1,60 @@
+"""`lyra task run` on a task whose inputs have not changed since its graph was built: nothing runs.
+What a run reads is digested (``lyra_resources.run_inputs``) and kept with the graph it publishes;
+a change to the corpus, the settings or the feedback makes the next re-run a real one."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from conftest import SMALL_CORPUS, write_jsonl
+from typer.testing import CliRunner
+
+from lyra_resources.generations import recent_generations
+from lyra_resources.store import LyraStore
+from lyra_tools.cli import app
+from lyra_tools.feedback import apply_feedback
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(app, list(args), catch_exceptions=False)
+
+
+def runs(store: LyraStore, task_id: str) -> int:
+    return len(recent_generations(store, task_id, limit=50))
+
+
+@pytest.mark.slow
+def test_an_unchanged_task_is_not_run_again_and_any_change_to_what_it_reads_runs_it(tmp_path, monkeypatch):
+    home = str(tmp_path / "h")
+    corpus = write_jsonl(tmp_path / "corpus.jsonl", SMALL_CORPUS)
+    settings = tmp_path / "settings.yaml"
+    settings.write_text("evidence:\n  vote_weight: 4.0\n")
+    monkeypatch.setenv("LYRA_SETTINGS", str(settings))
+    first = invoke("run", "Does vitamin D supplementation reduce fracture risk?", "--corpus", str(corpus),
+                   "--home", home)
+    assert first.exit_code == 0, first.output
+    task_id = re.search(r"task_[0-9a-f]{8}", first.output).group(0)
+    store = LyraStore.at(home)
+    graph = {t: store.read_partition(t, task_id) for t in ("papers", "claims", "nli_edges", "claim_scores")}
+
+    same = invoke("task", "run", task_id, "--home", home)
+    assert same.exit_code == 0 and "unchanged since run" in same.output and "--force" in same.output
+    assert "Answer:" in same.output  # the answer still stands where the user looks for it
+    assert runs(store, task_id) == 1
+    assert all(store.read_partition(t, task_id).equals(rows) for t, rows in graph.items())
+
+    forced = invoke("task", "run", task_id, "--force", "--home", home)
+    assert forced.exit_code == 0 and "unchanged since run" not in forced.output and runs(store, task_id) == 2
+
+    write_jsonl(corpus, [*SMALL_CORPUS, {"doc_id": 9, "title": "Vitamin D and falls",
+                                         "abstract": ["Vitamin D did not reduce falls in 2,000 older adults."]}])
+    assert "unchanged since run" not in invoke("task", "run", task_id, "--home", home).output and runs(store, task_id) == 3
+    assert "unchanged since run" in invoke("task", "run", task_id, "--home", home).output
+
+    settings.write_text("evidence:\n  vote_weight: 3.0\n")
+    assert "unchanged since run" not in invoke("task", "run", task_id, "--home", home).output and runs(store, task_id) == 4
+
+    claim = store.read_partition("claims", task_id)["claim_id"].iloc[0]
+    apply_feedback(store, task_id, "claim_reject", {"claim_id": claim, "reason": "off topic"})
+    assert "unchanged since run" not in invoke("task", "run", task_id, "--home", home).output and runs(store, task_id) == 5
