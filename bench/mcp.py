@@ -3,7 +3,8 @@
 
     .venv/bin/python -m bench.mcp [--home DIR] [--tasks 50] [--claims 460] [--calls 60] [--rebuild]
 
-Goal: p95 ≤ 50 ms and every answer ≤ 8 KB.
+Goal, with 500 tasks in the store (``--tasks 500 --claims 40``): p95 ≤ 25 ms for every exploration
+tool, ≤ 50 ms for get_status, and every answer ≤ 8 KB.
 
 How the store is built. Running the pipeline 50 times is too slow on 2 cores (and the NLI model may
 not be trained yet), so one task's rows are generated from the real SciFact data with Lyra's own
@@ -31,7 +32,9 @@ tasks, topics and claims (seeded). Latency is the client's round trip; CPU is th
 time for the call (client and server share it), which is what the wall time would be on an idle
 machine; answer size is the byte length of the compact JSON text block the agent reads.
 get_claim_evidence queues its 'returned' relevance signals (written in the background);
-get_status reads the Dagster instance (sqlite) and is not held to the 50 ms goal.
+get_status also reads the task's latest run from the Dagster instance (sqlite): it is timed on the
+synthetic tasks (no run) and on one task the real pipeline ran once per home (30 SciFact abstracts),
+whose run's event log it reads.
 Building the store takes about 3 minutes of CPU on 2 cores, timing about 1 minute.
 """
 
@@ -39,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import logging
 import os
 import random
@@ -186,8 +190,30 @@ def build_store(home: Path, n_tasks: int, n_claims: int) -> None:
           f"({time.perf_counter() - started:.0f}s)")
 
 
-def sample_args(store: LyraStore, rng: random.Random, n: int) -> dict[str, list[dict]]:
-    tasks = [t.id for t in store.list_tasks()]
+RUN_QUESTION = "Does vitamin D supplementation reduce the risk of fractures?"
+
+
+def task_with_a_run(home: Path, n_docs: int = 30) -> str:
+    """A task the real pipeline ran (on the first ``n_docs`` SciFact abstracts), so that get_status reads
+    a real run's event log from the Dagster instance; made once per home."""
+    from lyra_tools.runner import run_task
+
+    store = LyraStore.at(home)
+    for task in store.list_tasks():
+        if task.query == RUN_QUESTION and task.status == "completed":
+            return task.id
+    corpus = home / "bench_run_corpus.jsonl"
+    docs = read_jsonl(require_data("scifact", "corpus.jsonl"))[:n_docs]
+    corpus.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    task = store.create_task(RUN_QUESTION, {"corpus": [str(corpus)]})
+    outcome = run_task(task.id, home)
+    if not outcome.success:
+        raise SystemExit(f"the bench's real run failed: {outcome.error}")
+    return task.id
+
+
+def sample_args(store: LyraStore, rng: random.Random, n: int, with_run: str) -> dict[str, list[dict]]:
+    tasks = [t.id for t in store.list_tasks() if t.query == QUESTION]
     topics = store.fetch_df("SELECT task_id, topic_id FROM claim_topics")
     claims = store.fetch_df("SELECT task_id, claim_id FROM claims USING SAMPLE 2000 ROWS")
     out: dict[str, list[dict]] = {}
@@ -211,16 +237,17 @@ def sample_args(store: LyraStore, rng: random.Random, n: int) -> dict[str, list[
     out["get_paper"] = [{"task_id": (p := pick_paper())["task_id"], "paper_id": p["paper_id"]} for _ in range(n)]
     out["list_tasks"] = [{} for _ in range(n)]
     out["get_status"] = [{"task_id": rng.choice(tasks)} for _ in range(max(n // 3, 5))]
+    out["get_status (task with a run)"] = [{"task_id": with_run} for _ in range(max(n // 3, 5))]
     return out
 
 
-def measure(home: Path, calls: int) -> list[dict]:
+def measure(home: Path, calls: int, with_run: str) -> list[dict]:
     from mcp import Client
 
     from lyra_tools.mcp_server import build_server
 
     store = LyraStore.at(home)
-    plan = sample_args(store, random.Random(5), calls)
+    plan = sample_args(store, random.Random(5), calls, with_run)
     server = build_server(home)
     results = []
 
@@ -248,6 +275,9 @@ def measure(home: Path, calls: int) -> list[dict]:
     return results
 
 
+GOAL_MS, STATUS_GOAL_MS = 25, 50
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--home", default=".lyra/bench-mcp", help="Lyra home of the benchmark store (reused)")
@@ -266,7 +296,8 @@ def main() -> None:
                             "(SELECT count(*) FROM edge_reviews) AS reviews").iloc[0]
     print(f"store {home}: {counts['tasks']} tasks, {counts['claims']:,} claims, {counts['edges']:,} edges, "
           f"{counts['fragments']:,} fragments, {counts['reviews']} reviewed edges")
-    results = measure(home, args.calls)
+    with_run = task_with_a_run(home)
+    results = measure(home, args.calls, with_run)
     print(f"machine load average before timing: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs "
           "(wall times include waiting for a CPU; CPU times are this process's own work)")
     print(f"\n{'tool':34} {'calls':>5} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7} {'cpu p50':>8} {'cpu p95':>8} "
@@ -274,9 +305,11 @@ def main() -> None:
     for r in results:
         print(f"{r['tool']:34} {r['calls']:5d} {r['p50_ms']:7.1f} {r['p95_ms']:7.1f} {r['max_ms']:7.1f} "
               f"{r['cpu_p50_ms']:8.1f} {r['cpu_p95_ms']:8.1f} {r['median_bytes']:9d} {r['max_bytes']:6d}")
-    slow = [r["tool"] for r in results if r["p95_ms"] > 50 and r["tool"] != "get_status"]
+    slow = [r["tool"] for r in results
+            if r["p95_ms"] > (STATUS_GOAL_MS if r["tool"].startswith("get_status") else GOAL_MS)]
     big = [r["tool"] for r in results if r["max_bytes"] > 8192]
-    print(f"\ngoal p95 ≤ 50 ms (exploration tools): {'met' if not slow else 'missed by ' + ', '.join(slow)}; "
+    print(f"\ngoal p95 ≤ {GOAL_MS} ms for every exploration tool, ≤ {STATUS_GOAL_MS} ms for get_status: "
+          f"{'met' if not slow else 'missed by ' + ', '.join(slow)}; "
           f"every answer ≤ 8 KB: {'met' if not big else 'missed by ' + ', '.join(big)}")
 
 

@@ -8,11 +8,13 @@ folder share one instance.
 
 from __future__ import annotations
 
+import copy
+import functools
 import glob
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -420,6 +422,13 @@ def effective_cluster_settings() -> ClusterSettings:
         return fallback
 
 
+@functools.lru_cache(maxsize=8)
+def _parsed_yaml(path: str, size: int, mtime_ns: int) -> Any:
+    """The settings file parsed, once per version of it (size and time key it): parsing the
+    commented file costs tens of milliseconds, and readers such as MCP's status ask for it on every call."""
+    return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+
+
 def load_settings(path: Path | None = None) -> LyraSettings:
     """Read settings. Without a settings file the defaults apply, but a file named by
     ``$LYRA_SETTINGS`` must exist; a bad file raises SettingsError naming the file and the problem."""
@@ -431,7 +440,8 @@ def load_settings(path: Path | None = None) -> LyraSettings:
         raise SettingsError(f"settings file {path} does not exist ({SETTINGS_ENV} names it); "
                             f"create it, or unset {SETTINGS_ENV} to use the defaults")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        stat = path.stat()
+        data = copy.deepcopy(_parsed_yaml(str(path), stat.st_size, stat.st_mtime_ns))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

@@ -127,6 +127,11 @@ def test_a_run_killed_inside_nli_edges_leaves_the_previous_graph_whole_and_reads
     got_status, summary = json.loads(got_status.content[0].text), json.loads(summary.content[0].text)
     assert got_status["status"] == "failed" and "was killed" in got_status["error"]
     assert got_status["graph_run_id"] == first.run_id and first.run_id in got_status["graph_note"]
+    assets = {a["asset"]: a for a in got_status["assets"]}
+    assert assets["papers"]["state"] == "done" and assets["claim_scores"]["state"] == "not_run"
+    # what the killed run never reached was last materialized by the run whose graph stands
+    assert assets["claim_scores"]["last_materialized_at"] is not None
+    assert assets["papers"]["last_materialized_at"] > assets["claim_scores"]["last_materialized_at"]
     assert summary["statistics"] == summary_before.model_dump() and first.run_id in summary["graph_note"]
     assert json.loads(listed.content[0].text)["tasks"][0]["status"] == "failed"
 

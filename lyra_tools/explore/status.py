@@ -34,7 +34,7 @@ def dagster_state(store: LyraStore, task_id: str, instance: Any = None) -> tuple
 
 
 def _dagster_state(store: LyraStore, instance: Any, task_id: str) -> tuple[RunState | None, list[AssetState]]:
-    from dagster import AssetKey, AssetRecordsFilter, DagsterEventType
+    from dagster import DagsterEventType
 
     from lyra_assets.runs import ACTIVE_STATUSES, task_runs
     from lyra_tools import runner  # imports the asset graph: only when status is asked for
@@ -44,28 +44,44 @@ def _dagster_state(store: LyraStore, instance: Any, task_id: str) -> tuple[RunSt
     names = runner.asset_names()
     # the assets of a multi-asset share its step, whose key is not an asset's name
     step_of = {name: step for step, assets in runner.step_assets().items() for name in assets}
-    runner.sync_task_status(store, instance, task_id)  # a run whose process died reads failed
+    if store.require_task(task_id).status in ("running", "queued"):
+        runner.sync_task_status(store, instance, task_id)  # a run whose process died reads failed
     records = task_runs(instance, task_id, limit=1)
-    run_state, steps, active = None, {}, False
+    run_state, steps, active, materialized = None, {}, False, {}
     if records:
         record = records[0]
         run = record.dagster_run
         run_state = RunState(run_id=run.run_id, status=run.status.value, started_at=_ts(record.start_time),
                              ended_at=_ts(record.end_time))
-        events = instance.get_records_for_run(run.run_id, of_type=set(types)).records
-        for ev in events:
-            event = ev.event_log_entry.dagster_event
-            if event is not None and event.step_key:
-                steps[event.step_key] = types.get(event.event_type, steps.get(event.step_key))
+        steps, materialized = _run_events(instance, run.run_id, types)
         active = run.status in ACTIVE_STATUSES
+        published = published_generation(store, task_id)
+        if published is not None and published.run_id != run.run_id and set(names) - set(materialized):
+            # what the latest run did not reach was last materialized by the run whose graph stands
+            materialized = {**_run_events(instance, published.run_id, {})[1], **materialized}
     assets = []
     for name in names:
-        found = instance.fetch_materializations(
-            AssetRecordsFilter(asset_key=AssetKey.from_user_string(name), asset_partitions=[task_id]), limit=1)
-        last = _ts(found.records[0].timestamp) if found.records else None
         state = steps.get(step_of[name]) or ("pending" if run_state and active else "not_run")
-        assets.append(AssetState(asset=name, state=state, last_materialized_at=last))
+        assets.append(AssetState(asset=name, state=state, last_materialized_at=materialized.get(name)))
     return run_state, assets
+
+
+def _run_events(instance: Any, run_id: str, types: dict) -> tuple[dict[str, str], dict[str, datetime | None]]:
+    """Each step's last state in the run (``types`` maps the step events read) and when each asset
+    was materialized in it: one query of the run's event log."""
+    from dagster import DagsterEventType
+
+    steps: dict[str, str] = {}
+    materialized: dict[str, datetime | None] = {}
+    for ev in instance.get_records_for_run(run_id, of_type={*types, DagsterEventType.ASSET_MATERIALIZATION}).records:
+        event = ev.event_log_entry.dagster_event
+        if event is None:
+            continue
+        if event.event_type == DagsterEventType.ASSET_MATERIALIZATION and event.asset_key is not None:
+            materialized[event.asset_key.to_user_string()] = _ts(ev.event_log_entry.timestamp)
+        elif event.step_key:
+            steps[event.step_key] = types.get(event.event_type, steps.get(event.step_key))
+    return steps, materialized
 
 
 def default_nli_version() -> str:
