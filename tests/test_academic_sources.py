@@ -1,223 +1,23 @@
 """The ``papers`` asset with live sources served by a local HTTP server (the base URLs point at it):
 merging S2 and OpenAlex records, one source failing, identifier completion, and no network.
 
-The server answers from recorded real records (../shared/data/api_responses); search pages and
-edge lists that were never recorded are assembled from real single records (said where done).
-It is shared with tests/test_citations.py.
+The server (tests/fixtures/academic_apis.py) answers from recorded real records
+(../shared/data/api_responses); search pages and edge lists that were never recorded are assembled
+from real single records (said where done).
 """
 
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import zlib
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
-from urllib.parse import parse_qsl, unquote, urlsplit
 
-import numpy as np
-import yaml
-from dagster import DagsterInstance, materialize
 
-from lyra_assets.definitions import ASSETS, build_resources
-from lyra_assets.partitions import TASKS_PARTITION
-from lyra_resources.local_models import LocalModels
 from lyra_resources.store import LyraStore
 from lyra_tools import runner
 
-API = "api_responses"
+from fixtures.academic_apis import body, closed_port
+from fixtures.hash_models import materialize_task, metadata
 
 
-# --------------------------------------------------------------------------- recorded data
-
-
-def body(shared: Path, name: str):
-    data = json.loads((shared / API / name).read_text())
-    return data["body"] if "uri" in data or "url" in data else data
-
-
-def openalex_pool(shared: Path) -> dict[str, dict]:
-    """Every real OpenAlex work record in the recordings, by W id."""
-    works: dict[str, dict] = {}
-    root = shared / API
-    for file in [*root.glob("openalex_bibgraph_cache/works/W*.json"),
-                 *root.glob("openalex_bibgraph_cache/works_queries/*.json"),
-                 *root.glob("commonmeta_openalex_decoded/*.json"), *root.glob("paperqa_decoded/*.json")]:
-        data = json.loads(file.read_text())
-        data = data.get("body", data) if isinstance(data, dict) else data
-        for item in (data.get("results", [data]) if isinstance(data, dict) else []):
-            if isinstance(item, dict) and str(item.get("id", "")).startswith("https://openalex.org/W"):
-                works.setdefault(item["id"].rsplit("/", 1)[1], item)
-    return works
-
-
-# --------------------------------------------------------------------------- the fake APIs
-
-
-class FakeScholar(BaseHTTPRequestHandler):
-    """S2 under /graph/v1, OpenAlex under /openalex, from the dictionaries on the server:
-    ``s2_search`` / ``oa_search`` (a body, or (status, body)), ``s2_papers`` (by lower-case
-    ``doi:…``/paperId), ``s2_edges`` (id → {"references": [...], "citations": [...]}) and
-    ``oa_works`` (W id → work). OpenAlex filters are computed over ``oa_works``."""
-
-    def log_message(self, *args):
-        pass
-
-    def _send(self, status, payload):
-        raw = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(raw)))
-        self.end_headers()
-        self.wfile.write(raw)
-
-    def _answer(self, canned):
-        status, payload = canned if isinstance(canned, tuple) else (200, canned)
-        self._send(status, payload)
-
-    def do_GET(self):
-        url = urlsplit(self.path)
-        path, params = unquote(url.path), dict(parse_qsl(url.query))
-        self.server.requests.append(("GET", path, params))
-        srv = self.server
-        if path == "/graph/v1/paper/search":
-            return self._answer(srv.s2_search)
-        if path.startswith("/graph/v1/paper/"):
-            rest = path.removeprefix("/graph/v1/paper/")
-            head, _, tail = rest.rpartition("/")
-            if tail in ("references", "citations"):
-                edges = srv.s2_edges.get(_s2_key(head))
-                if edges is None:
-                    return self._send(404, {"error": f"Paper with id {head} not found"})
-                offset, limit = int(params.get("offset", 0)), int(params.get("limit", 100))
-                page = edges[tail][offset:offset + limit]
-                more = offset + limit < len(edges[tail])
-                return self._send(200, {"offset": offset, **({"next": offset + limit} if more else {}), "data": page})
-            paper = srv.s2_papers.get(_s2_key(rest))
-            return self._send(200, paper) if paper else self._send(404, {"error": f"Paper with id {rest} not found"})
-        if path == "/openalex/works":
-            if "search" in params:
-                return self._answer(srv.oa_search)
-            return self._send(200, self._filter(params.get("filter", "")))
-        if path.startswith("/openalex/works/"):
-            key = path.removeprefix("/openalex/works/")
-            hit = srv.oa_works.get(key) or next(
-                (w for w in srv.oa_works.values() if (w.get("doi") or "").lower() == key.lower()), None)
-            return self._send(200, hit) if hit else self._send(404, {"error": "not found"})
-        return self._send(404, {"error": f"no route {path}"})
-
-    def do_POST(self):
-        url = urlsplit(self.path)
-        ids = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["ids"]
-        self.server.requests.append(("POST", unquote(url.path), {"ids": ids}))
-        return self._send(200, [self.server.s2_papers.get(_s2_key(i)) for i in ids])
-
-    def _filter(self, flt: str) -> dict:
-        name, _, values = flt.partition(":")
-        wanted = set(values.lower().split("|"))
-        works = self.server.oa_works.values()
-        if name == "openalex_id":
-            hits = [w for w in works if w["id"].rsplit("/", 1)[1].lower() in wanted]
-        elif name == "doi":
-            hits = [w for w in works if (w.get("doi") or "").lower().removeprefix("https://doi.org/") in wanted]
-        elif name == "ids.pmid":
-            hits = [w for w in works if ((w.get("ids") or {}).get("pmid") or "").rsplit("/", 1)[-1] in wanted]
-        elif name == "cites":  # works whose real referenced_works name it
-            hits = [w for w in works if any(r.lower().endswith("/" + values.lower())
-                                            for r in w.get("referenced_works") or [])]
-        else:
-            hits = []
-        return {"meta": {"count": len(hits), "per_page": 100, "next_cursor": None}, "results": hits}
-
-
-def _s2_key(value: str) -> str:
-    return value.lower()
-
-
-def start_fake(shared: Path) -> ThreadingHTTPServer:
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), FakeScholar)
-    srv.requests = []
-    srv.s2_search = body(shared, "s2_danielnsilva_decoded/test_empty_paginated_results__00.json")  # real, empty
-    srv.oa_search = body(shared, "openalex_bibgraph_cache/works_queries/"
-                                 "filter__3D__cites__3A__W3209445140__26__page__3D__1__26__per_page__3D__50.json")
-    srv.s2_papers, srv.s2_edges, srv.oa_works = {}, {}, openalex_pool(shared)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    return srv
-
-
-def serve_fake_apis(shared: Path, monkeypatch):
-    """The fake APIs running, with the base URLs pointing at them (a fixture body, shared)."""
-    srv = start_fake(shared)
-    monkeypatch.setenv("LYRA_S2_BASE_URL", f"http://127.0.0.1:{srv.server_port}/graph/v1")
-    monkeypatch.setenv("LYRA_OPENALEX_BASE_URL", f"http://127.0.0.1:{srv.server_port}/openalex")
-    yield srv
-    srv.shutdown()
-    srv.server_close()
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def settings_writer(tmp_path: Path, monkeypatch):
-    """Write settings for one test (merged over fast defaults) and make every module read them."""
-    monkeypatch.delenv("LYRA_SOURCES_LIVE", raising=False)
-    monkeypatch.delenv("OLLAMA_HOST", raising=False)
-    monkeypatch.delenv("S2_API_KEY", raising=False)
-
-    def write(**sections) -> dict:
-        base = {"sources": {"s2_requests_per_second": 100, "openalex_requests_per_second": 100, "backoff_s": 0.01,
-                            "max_attempts": 2, "connect_timeout_s": 1},
-                "llm": {"ollama_url": f"http://127.0.0.1:{closed_port()}", "timeout_s": 5}}
-        for key, value in sections.items():
-            base[key] = {**base.get(key, {}), **value} if isinstance(value, dict) else value
-        path = tmp_path / "settings.yaml"
-        path.write_text(yaml.safe_dump(base))
-        monkeypatch.setenv("LYRA_SETTINGS", str(path))  # read by every command and run from now on
-        return base
-
-    yield write
-
-
-class HashEmbedder:
-    """A stand-in for MiniLM: hashed word counts, L2-normalised (deterministic and instant)."""
-
-    dimension = 256
-
-    def encode(self, texts: list[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        for i, text in enumerate(texts):
-            for word in str(text).lower().split():
-                out[i, zlib.crc32(word.strip(".,;:()").encode()) % self.dimension] += 1.0
-        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
-
-
-class HashModels(LocalModels):
-    def embedder(self):
-        return HashEmbedder()
-
-
-def resources(home: Path) -> dict:
-    return {**build_resources(home), "models": HashModels(embedder_name="test-hash")}
-
-
-def assets(*names: str):
-    return [a for a in ASSETS if any(key.to_user_string() in names for key in a.keys)]
-
-
-def materialize_task(home: Path, task_id: str, *names: str, raise_on_error: bool = True):
-    with DagsterInstance.ephemeral() as instance:
-        instance.add_dynamic_partitions(TASKS_PARTITION, [task_id])
-        return materialize(assets(*names), partition_key=task_id, resources=resources(home), instance=instance,
-                           raise_on_error=raise_on_error)
-
-
-def metadata(result, asset: str) -> dict:
-    event = next(e for e in result.get_asset_materialization_events() if e.asset_key.to_user_string() == asset)
-    return {k: v.value for k, v in event.event_specific_data.materialization.metadata.items()}
 
 
 # --------------------------------------------------------------------------- tests

@@ -4,62 +4,14 @@ DuckDB graph, and the same answer as people see it once human feedback applies."
 from __future__ import annotations
 
 import anyio
-import pandas as pd
 import pytest
-from dagster import DagsterInstance, materialize
-from test_explore import PAPERS, QUESTION, write_graph
+from fixtures.answers import add_hypothesis, run_answer
+from fixtures.graphs import PAPERS, write_graph
 
-from lyra_assets.answer import task_answer
-from lyra_assets.evidence import scores_frame
-from lyra_assets.partitions import TASKS_PARTITION
-from lyra_core.claims import claim_id_for
 from lyra_core.evidence import edge_id_for
-from lyra_core.evidence_facts import design_columns
-from lyra_core.hypothesis import to_hypothesis
-from lyra_resources.settings import LyraSettings
 from lyra_resources.store import LyraStore
 from lyra_tools import explore
 from lyra_tools.feedback import apply_feedback
-
-HYPOTHESIS_EDGES = [("meta", 1, "SUPPORTS", 0.91), ("falls", 0, "SUPPORTS", 0.7), ("whi", 0, "REFUTES", 0.8),
-                    ("blog", 0, "SUPPORTS", 0.95), ("falls", 1, "NEUTRAL", 0.6)]
-
-
-def add_hypothesis(store: LyraStore, graph, question: str = QUESTION, hypothesis_edges=None) -> str:
-    """The rows ``claims`` and ``nli_edges`` write for the question's hypothesis (``hypothesis_edges``:
-    (paper, fragment index, relation, confidence), default HYPOTHESIS_EDGES), each edge with its
-    paper's design as the nli_edges asset reads it; every adopted claim scored by the pipeline's
-    default rule."""
-    task_id, text = graph.task_id, to_hypothesis(question).hypothesis
-    claim_id = claim_id_for(task_id, f"hypothesis: {text}")
-    claims = store.read_partition("claims", task_id)
-    row = {"claim_id": claim_id, "text": text, "origin": "hypothesis", "extractor": "question-rules",
-           "source_fragment_id": None, "adoption_status": "adopted", "also_in_fragments": [], "relevance": 0.95,
-           "extraction_score": 0.0, "features": []}
-    store.replace_partition("claims", task_id, pd.concat([claims.drop(columns="task_id"), pd.DataFrame([row])]))
-    edges = store.read_partition("nli_edges", task_id).drop(columns="task_id")
-    texts = store.read_partition("fragments", task_id).set_index("fragment_id")["text"]
-    new = [{"edge_id": edge_id_for(task_id, graph.fragments[(paper, i)], claim_id),
-            "fragment_id": graph.fragments[(paper, i)], "claim_id": claim_id, "relation": rel,
-            "nli_label": rel.lower(), "nli_confidence": conf, "source_trust_level": "academic",
-            "target_trust_level": None, "model_version": "test", "similarity": 0.8, "page_id": graph.pages[paper],
-            **design_columns(PAPERS[paper]["title"], PAPERS[paper]["text"], texts[graph.fragments[(paper, i)]])}
-           for paper, i, rel, conf in (HYPOTHESIS_EDGES if hypothesis_edges is None else hypothesis_edges)]
-    edges = pd.concat([edges, pd.DataFrame(new)], ignore_index=True)
-    store.replace_partition("nli_edges", task_id, edges)
-    adopted = store.fetch_df("SELECT claim_id FROM claims WHERE task_id = ? AND adoption_status = 'adopted' "
-                             "ORDER BY claim_id", [task_id])
-    store.replace_partition("claim_scores", task_id, scores_frame(adopted, edges, use_bayesian=True))
-    return claim_id
-
-
-def run_answer(store: LyraStore, task_id: str):
-    with DagsterInstance.ephemeral() as instance:
-        instance.add_dynamic_partitions(TASKS_PARTITION, [task_id])
-        result = materialize([task_answer], partition_key=task_id, instance=instance,
-                             resources={"store": store, "settings": LyraSettings()})
-    assert result.success
-    return result.asset_materializations_for_node("task_answer")[0].metadata
 
 
 @pytest.fixture

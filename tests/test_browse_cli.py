@@ -1,18 +1,16 @@
-"""`lyra claims` and `lyra evidence` over the real DuckDB graph of tests/test_explore.py: what MCP
+"""`lyra claims` and `lyra evidence` over the real DuckDB graph of tests/fixtures/graphs.py: what MCP
 shows, as plain lines when piped, Rich tables on a terminal, the MCP JSON with --json."""
 
 from __future__ import annotations
 
 import json
 
-import test_explore
 from typer.testing import CliRunner
 
 from lyra_tools import cli_common, explore
 from lyra_tools.cli import app
 from lyra_tools.feedback import apply_feedback
 
-template, store, graph = test_explore.template, test_explore.store, test_explore.graph  # fixtures
 cli = CliRunner()
 
 

@@ -9,7 +9,6 @@ that must never be reached, watched by a listener that counts every connection t
 
 import asyncio
 import json
-import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -31,6 +30,8 @@ from lyra_resources.literature import LiteratureSources
 from lyra_resources.settings import BrowserSettings, LyraSettings
 from lyra_resources.store import LyraStore
 from lyra_resources.web_browser import WebBrowser
+
+from fixtures.browser import Spy, fast_politeness, quick
 
 LOOPBACK_ONLY = ["127.0.0.1/32"]
 
@@ -107,34 +108,6 @@ def test_settings_become_the_resource_and_the_environment_wins():
 
 
 # -- local servers ---------------------------------------------------------------------------------
-
-class Spy:
-    """A listener on 127.0.0.2 that only counts connections: any count above zero is a leak."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.2", 0))
-        self.sock.listen(16)
-        self.sock.settimeout(0.05)
-        self.port = self.sock.getsockname()[1]
-        self.connections = 0
-        self._stop = False
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        while not self._stop:
-            try:
-                conn, _ = self.sock.accept()
-                self.connections += 1
-                conn.close()
-            except OSError:
-                continue
-
-    def close(self) -> None:
-        self._stop = True
-        self.thread.join(timeout=2)
-        self.sock.close()
 
 
 class Site:
@@ -244,14 +217,6 @@ def serve_site(site_class: type[Site], shared_data: Path):
 def site(shared_data):
     yield from serve_site(Site, shared_data)
 
-
-def quick(**overrides) -> BrowserSettings:
-    values = {"page_timeout_s": 10, "settle_s": 0.2, "concurrency": 3, "max_page_bytes": 300_000}
-    return BrowserSettings(**{**values, **overrides})
-
-
-def fast_politeness(domain: str) -> float:
-    return 100.0
 
 
 # -- the session and its gate ----------------------------------------------------------------------

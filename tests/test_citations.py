@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from test_academic_sources import body, materialize_task, metadata
+from fixtures.academic_apis import body
+from fixtures.hash_models import materialize_task, metadata
 
 from lyra_assets.citation_graph import cites_edges
 from lyra_assets.documents import page_id_for

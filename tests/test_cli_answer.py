@@ -1,14 +1,14 @@
 """What a scientist reads of a task's answer through `lyra`: the hypothesis's claim id and its
 passages, the votes beside every score (passages under the vote threshold named apart), and why an
 undecided answer does not decide. The graph is real
-DuckDB rows (tests/test_explore.py) answered by the `task_answer` asset materialized by Dagster."""
+DuckDB rows (tests/fixtures/graphs.py) answered by the `task_answer` asset materialized by Dagster."""
 
 from __future__ import annotations
 
 import re
 
-from test_answer import add_hypothesis, run_answer
-from test_explore import write_graph
+from fixtures.answers import add_hypothesis, run_answer
+from fixtures.graphs import write_graph
 from typer.testing import CliRunner
 
 from lyra_resources.store import LyraStore

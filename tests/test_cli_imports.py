@@ -12,12 +12,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_explore import write_graph
+from fixtures.graphs import write_graph
+from fixtures.paths import REPO
 
 from lyra_resources.store import LyraStore
 
 HEAVY = ("dagster", "pandas", "torch", "sentence_transformers", "networkx", "lyra_assets")
-REPO = Path(__file__).resolve().parents[1]
 
 # Runs `lyra` with the arguments given in-process, then prints which heavy modules it imported as
 # the last line of stderr (the command's own output and exit code are left as they are).

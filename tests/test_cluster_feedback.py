@@ -9,11 +9,9 @@ import time
 
 import pytest
 from dagster import DagsterEventType, DagsterRunStatus
-from redis_server import redis_url  # noqa: F401 (the session's Redis)
-from test_cluster_instance import use_cluster
-from test_cluster_recovery import cluster_daemon, local_profile, wait_for  # noqa: F401 (fixture)
+from fixtures.cluster import cluster_daemon, use_cluster, wait_for
 from bench.local_servers import lyra_workers
-from test_schedules import feedback_rows
+from fixtures.tables import feedback_rows
 
 from lyra_assets.graph import PUBLISH_ASSET, store_lock_waits
 from lyra_resources.generations import published_generation

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 from dagster import DagsterRunStatus
-from redis_server import redis_url  # noqa: F401 (the session's Redis)
-from conftest import agent_corpus
+from fixtures.cluster import LOCAL_DAGSTER_YAML, use_cluster
+from fixtures.corpus import agent_corpus
+from fixtures.mcp import call
 from typer.testing import CliRunner
 
 from bench.local_servers import lyra_workers
@@ -34,10 +35,6 @@ from lyra_tools.cli import app
 
 cli = CliRunner()
 
-# The local profile's dagster.yaml, byte for byte as Lyra has always written it.
-LOCAL_DAGSTER_YAML = (b"# Dagster instance of one Lyra home; `lyra ui` points dagster dev here.\n"
-                      b"telemetry:\n  enabled: false\nnux:\n  enabled: false\n")
-
 
 def invoke(*args: str):
     return cli.invoke(app, list(args), catch_exceptions=False)
@@ -54,20 +51,6 @@ def postgres_rows(url: str, sql: str, params: tuple = ()) -> list[tuple]:
     finally:
         conn.close()
 
-
-@pytest.fixture
-def local_profile(monkeypatch):
-    for name in ("LYRA_PROFILE", "LYRA_POSTGRES_URL", "LYRA_REDIS_URL", "LYRA_STORE"):
-        monkeypatch.delenv(name, raising=False)
-
-
-# Runs these tests queue but never start need a broker named, not one that answers.
-UNUSED_BROKER = "redis://127.0.0.1:9/0"
-
-
-def use_cluster(lyra_settings, url: str, max_concurrent_runs: int = 4, broker: str = UNUSED_BROKER) -> None:
-    lyra_settings(cluster={"profile": "cluster", "postgres_url": url, "redis_url": broker,
-                           "max_concurrent_runs": max_concurrent_runs})
 
 
 def test_the_local_profile_writes_todays_dagster_yaml(tmp_path, local_profile):
@@ -186,8 +169,6 @@ def test_a_cluster_home_queues_its_runs_in_postgres(tmp_path, small_corpus, post
 
 def test_mcp_create_task_queues_the_run_on_a_cluster(tmp_path, small_corpus, postgres_url, lyra_settings,
                                                      local_profile):
-    from test_mcp import call
-
     from lyra_tools.mcp_server import build_server
 
     use_cluster(lyra_settings, postgres_url)

@@ -4,7 +4,6 @@ the local profile's instance is untouched."""
 
 from __future__ import annotations
 
-import logging
 import os
 import signal
 import time
@@ -13,22 +12,15 @@ from contextlib import contextmanager
 import pytest
 import yaml
 from dagster import DagsterEventType, DagsterRunStatus
-from redis_server import redis_url  # noqa: F401 (the session's Redis)
-from test_cluster_instance import LOCAL_DAGSTER_YAML, use_cluster
+from fixtures.cluster import LOCAL_DAGSTER_YAML, cluster_daemon, use_cluster, wait_for
 from bench.local_servers import lyra_workers
 
 from lyra_assets.celery_steps import WORKER_LOST_AFTER_S
 from lyra_assets.runs import RUN_MONITORING, cluster_dagster_yaml, open_instance, prepare_instance_dir
 from lyra_assets.step_workers import celery_config
-from lyra_resources.settings import REPO_ROOT, ClusterSettings, HomeLayout
+from lyra_resources.settings import ClusterSettings, HomeLayout
 from lyra_resources.store import LyraStore
 from lyra_tools import runner
-
-
-@pytest.fixture
-def local_profile(monkeypatch):
-    for name in ("LYRA_PROFILE", "LYRA_POSTGRES_URL", "LYRA_REDIS_URL", "LYRA_STORE"):
-        monkeypatch.delenv(name, raising=False)
 
 
 def test_the_cluster_watches_its_runs_and_the_local_profile_is_unchanged(tmp_path, local_profile):
@@ -64,34 +56,6 @@ def task_held(store: LyraStore, task_id: str):
 def snapshot(store: LyraStore, task_id: str) -> tuple[dict[str, int], list[str], list[str]]:
     return (store.row_counts(task_id), sorted(store.read_partition("claims", task_id)["claim_id"]),
             sorted(store.read_partition("nli_edges", task_id)["edge_id"]))
-
-
-@contextmanager
-def cluster_daemon(home):
-    """Dagster's queued-run daemon and run monitoring on the home's instance, as `lyra daemon` runs them;
-    ``tick()`` runs one iteration of each."""
-    from dagster._core.workspace.context import WorkspaceProcessContext
-    from dagster._core.workspace.load_target import WorkspaceFileTarget
-    from dagster._daemon.monitoring.run_monitoring import execute_run_monitoring_iteration
-    from dagster._daemon.run_coordinator.queued_run_coordinator_daemon import QueuedRunCoordinatorDaemon
-
-    workspace = WorkspaceFileTarget(paths=[str(REPO_ROOT / "workspace.yaml")])
-    with open_instance(home) as instance, WorkspaceProcessContext(instance, workspace) as context, \
-            QueuedRunCoordinatorDaemon(interval_seconds=1) as queue:
-        def tick() -> None:
-            list(queue.run_iteration(context))
-            list(execute_run_monitoring_iteration(context, logging.getLogger("run_monitoring")))
-        yield instance, tick
-
-
-def wait_for(condition, tick, limit_s: float, what: str):
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        tick()
-        if (found := condition()):
-            return found
-        time.sleep(0.5)
-    raise AssertionError(f"gave up waiting {limit_s:.0f}s for {what}")
 
 
 def step_on_worker(instance, run_id: str) -> tuple[str, str] | None:

@@ -11,8 +11,7 @@ import time
 import pytest
 from dagster import DagsterEventType, DagsterInstance, execute_job, materialize
 from dagster._core.definitions.reconstruct import ReconstructableRepository
-from redis_server import redis_url  # noqa: F401 (the session's Redis)
-from test_store_locks import held_by_another_process
+from fixtures.tables import held_by_another_process
 from typer.testing import CliRunner
 
 from bench.local_servers import lyra_workers

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from test_browser import Spy, fast_politeness, quick
+from fixtures.browser import Spy, fast_politeness, quick
 
 from lyra_core.urls import parse_networks
 from lyra_resources.browser import BrowserSession

@@ -140,7 +140,7 @@ def test_aims_and_methods_fragments_are_not_evidence():
 @pytest.fixture(scope="module")
 def small_direction_reader(tmp_path_factory):
     """A direction reader trained here on a few Evidence Inference spans: real weights, tiny recipe."""
-    from conftest import SHARED_DATA
+    from fixtures.paths import SHARED_DATA
     from lyra_training.direction_model import DirectionRecipe, train_direction_reader
 
     data = SHARED_DATA / "nli_training"

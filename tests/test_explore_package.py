@@ -5,14 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import test_explore
 
 from lyra_resources import nli_versions
 from lyra_resources.model_files import configured_nli_path
 from lyra_resources.settings import load_settings
 from lyra_tools import explore
 
-template, store, graph = test_explore.template, test_explore.store, test_explore.graph  # fixtures
 MAX_LINES = 400
 
 

@@ -10,12 +10,12 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import bibtexparser
 import pandas as pd
 import rispy
-from test_explore import write_graph
+from fixtures.graphs import write_graph
+from fixtures.paths import REPO
 from typer.testing import CliRunner
 
 from lyra_core.papers import family_given
@@ -160,7 +160,7 @@ def test_reference_exports_carry_only_http_urls(tmp_path):
 
 def lyra_export(home, *args: str) -> subprocess.CompletedProcess:
     """``lyra export ARGS --home HOME`` as a process, as a person runs it."""
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("LYRA_DEBUG", None)
     return subprocess.run([sys.executable, "-m", "lyra_tools.cli", "export", *args, "--home", str(home)], env=env,
                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-import test_explore
-from test_explore import write_graph
+from fixtures.graphs import write_graph
+from fixtures.tables import snapshot
 
 from lyra_assets.ranking import ranking_weights, trust_weights
 from lyra_core import feedback as fb
@@ -16,14 +16,7 @@ from lyra_tools import explore
 from lyra_tools.feedback import FeedbackError, apply_feedback, relevance_multipliers
 from lyra_tools.relevance_returns import ReturnsRecorder
 
-# the graph fixtures of test_explore: a materialized task, copied into each test's own home
-template, store, graph = test_explore.template, test_explore.store, test_explore.graph
 
-
-def snapshot(store: LyraStore) -> dict[str, list]:
-    """Every row of every table, sorted: equal snapshots mean an unchanged store."""
-    with store.connect() as conn:
-        return {t: sorted(map(repr, conn.execute(f"SELECT * FROM {t}").fetchall())) for t in TABLES}
 
 
 def rows(store: LyraStore, table: str) -> list[dict]:

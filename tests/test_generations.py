@@ -5,63 +5,19 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import SMALL_CORPUS, write_jsonl
-from test_mcp import call
-from typer.testing import CliRunner
+from fixtures.corpus import CHANGED_CORPUS, SMALL_CORPUS, write_jsonl
+from fixtures.mcp import call
+from fixtures.runs import cli, start_hanging_run
 
 from lyra_assets.runs import active_runs, open_instance
 from lyra_resources.generations import open_generation, publish_generation, published_generation
 from lyra_resources.schema import PER_TASK_TABLES
 from lyra_resources.store import LyraStore
 from lyra_tools import explore, runner
-from lyra_tools.cli import app
 from lyra_tools.mcp_server import build_server
-
-# `lyra task run` in a real process whose NLI judge blocks, so a signal lands inside nli_edges every time.
-HANGING_RUN = """
-import pathlib, sys, time
-import lyra_assets.evidence as evidence
-
-def hang(*args, **kwargs):
-    pathlib.Path(sys.argv[1]).write_text("inside nli_edges")
-    time.sleep(600)
-
-evidence.judge_pairs = hang
-from lyra_tools.cli import app
-app(sys.argv[2:], prog_name="lyra")
-"""
-CHANGED_CORPUS = [
-    {"doc_id": 11, "title": "Vitamin D3 and falls in nursing-home residents",
-     "abstract": ["Monthly vitamin D3 did not lower the rate of falls among 1,200 residents.",
-                  "Fracture incidence was unchanged after two years of vitamin D."]},
-    {"doc_id": 12, "title": "Vitamin D dose and hip fracture: a cohort study",
-     "abstract": ["Higher vitamin D intake was associated with fewer hip fractures in women over 65."]},
-    *SMALL_CORPUS[2:],
-]
-
-
-def cli(*args: str):
-    return CliRunner().invoke(app, list(args), catch_exceptions=False)
-
-
-def start_hanging_run(tmp_path: Path, home: Path, task_id: str) -> subprocess.Popen:
-    flag = tmp_path / f"in_nli_edges_{time.monotonic_ns()}"
-    proc = subprocess.Popen([sys.executable, "-c", HANGING_RUN, str(flag), "task", "run", task_id, "--home", str(home)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    deadline = time.monotonic() + 300
-    while not flag.exists():
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(f"the run never reached nli_edges: {proc.communicate()[0][-3000:]}")
-        time.sleep(0.2)
-    return proc
 
 
 def graph_of(store: LyraStore, task_id: str) -> dict[str, pd.DataFrame]:

@@ -13,9 +13,9 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
-from conftest import SMALL_CORPUS, write_jsonl
+from fixtures.corpus import CHANGED_CORPUS, SMALL_CORPUS, write_jsonl
 from dagster import DagsterRunStatus, build_sensor_context
-from test_generations import CHANGED_CORPUS, cli, start_hanging_run
+from fixtures.runs import cli, start_hanging_run
 
 from lyra_assets.definitions import build_definitions
 from lyra_assets.runs import open_instance

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from dagster import DagsterInstance, DagsterRunStatus, SkipReason, build_sensor_context
 from dagster._core.test_utils import create_run_for_test
-from test_academic_sources import HashModels
-from test_explore import write_graph
+from fixtures.graphs import write_graph
+from fixtures.hash_models import HashModels
 
 from lyra_assets import learning
 from lyra_assets.definitions import build_definitions, build_resources

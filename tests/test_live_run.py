@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from test_academic_sources import FakeScholar, body, serve_fake_apis
+from fixtures.academic_apis import FakeScholar, body, serve_fake_apis
 from typer.testing import CliRunner
 
 from lyra_resources.schema import PER_TASK_TABLES

@@ -5,36 +5,24 @@ from __future__ import annotations
 
 import json
 import subprocess
-import os
 import sys
 import textwrap
 import time
 from pathlib import Path
 
 import anyio
-import test_explore
 from mcp import Client, StdioServerParameters
-from test_feedback import snapshot
+from fixtures.mcp import call, store_env, text
+from fixtures.tables import snapshot
 
 from lyra_resources.settings import REPO_ROOT
 from lyra_tools.mcp_server import build_server, task_run_command
 
-template, store, graph = test_explore.template, test_explore.store, test_explore.graph  # fixtures
 READ_TOOLS = ["get_evidence_summary", "list_claim_topics", "get_claims_by_topic", "get_claim_evidence",
               "find_contradictions", "get_materials", "list_tasks", "get_status", "search_papers", "get_paper"]
 WRITE_TOOLS = ["create_task", "stop_task", "feedback"]
 
 
-def call(server_or_params, calls: list[tuple[str, dict]]) -> list:
-    """Run tool calls in one client session; returns each CallToolResult."""
-    async def main():
-        async with Client(server_or_params, read_timeout_seconds=60) as client:
-            return [await client.call_tool(name, args) for name, args in calls]
-    return anyio.run(main)
-
-
-def text(result) -> str:
-    return result.content[0].text
 
 
 def test_every_tool_answers_small_structured_json(store, graph):
@@ -212,10 +200,6 @@ def test_create_task_refuses_a_broken_domain_policy_before_any_task_exists(tmp_p
     assert refused.is_error and f"{broken}:2: domains.0.trust_level" in text(refused)
     assert launched == [] and listed.structured_content["tasks"] == []
 
-
-def store_env() -> dict[str, str]:
-    """Where the store's tables are (LYRA_TEST_STORE=postgres puts them in Postgres), for a server process."""
-    return {name: os.environ[name] for name in ("LYRA_STORE", "LYRA_POSTGRES_URL") if name in os.environ}
 
 
 def test_stdio_server_process(store, graph):

@@ -10,14 +10,12 @@ import json
 import random
 
 import pytest
-import test_explore
-from mcp_raw import RawServer, text
-from test_mcp import store_env
+from fixtures.mcp import store_env
+from fixtures.mcp_raw import RawServer, text
 
 from lyra_core.feedback import ACTIONS
 from lyra_resources.schema import TABLES
 
-template, store, graph = test_explore.template, test_explore.store, test_explore.graph  # fixtures
 
 SEED = 20_240_611
 CALLS = 320

@@ -11,15 +11,13 @@ from pathlib import Path
 
 import anyio
 import pytest
-import test_explore
 from mcp import Client
-from mcp_raw import RawServer, text
-from test_feedback import snapshot
-from test_mcp import store_env
+from fixtures.mcp import store_env
+from fixtures.mcp_raw import RawServer, text
+from fixtures.tables import snapshot
 
 from lyra_tools.mcp_server import build_server
 
-template, store, graph = test_explore.template, test_explore.store, test_explore.graph  # fixtures
 
 NOTE = {"action": "add_note", "args": {"target_id": None, "note": "checked twice"}}
 

@@ -1,5 +1,5 @@
 """Papers for agents (search_papers, get_paper) and the sources every answer names, over the real
-DuckDB graph of tests/test_explore.py, directly and through the MCP client."""
+DuckDB graph of tests/fixtures/graphs.py, directly and through the MCP client."""
 
 from __future__ import annotations
 
@@ -7,18 +7,17 @@ import json
 
 import pandas as pd
 import pytest
-import test_explore
-from test_mcp import call, text
+from fixtures.graphs import PAPERS
+from fixtures.mcp import call, text
 
 from lyra_tools import contradictions, explore, papers_view
 from lyra_tools.feedback import apply_feedback
 from lyra_tools.mcp_server import build_server
 
-template, store, graph = test_explore.template, test_explore.store, test_explore.graph  # fixtures
 
 
 def paper_ids(store, graph) -> dict[str, str]:
-    """paper key of test_explore.PAPERS → paper id."""
+    """paper key of PAPERS → paper id."""
     pages = store.read_partition("pages", graph.task_id)
     by_page = dict(zip(pages["page_id"], pages["paper_id"], strict=True))
     return {key: by_page[page] for key, page in graph.pages.items()}
@@ -53,7 +52,7 @@ def test_get_paper_shows_its_claims_in_the_effective_graph_and_its_citations(sto
     store.replace_partition("papers", graph.task_id, papers)
 
     whi = papers_view.get_paper(store, graph.task_id, ids["whi"])
-    assert (whi.title, whi.year, whi.doi, whi.venue) == (test_explore.PAPERS["whi"]["title"], 2019,
+    assert (whi.title, whi.year, whi.doi, whi.venue) == (PAPERS["whi"]["title"], 2019,
                                                          "10.1056/nejmoa055218", "Test Journal")
     assert whi.authors == ["Jackson RD", "LaCroix AZ"] and whi.abstract.startswith("In this trial")
     assert [c.claim_id for c in whi.refutes] == [graph.claims["user"], graph.claims["hip"]]  # strongest first
@@ -89,7 +88,7 @@ def test_sources_carry_year_doi_and_fragment_text(store, graph):
     user = next(c for c in found.contradictions if c.claim_id == graph.claims["user"])
     side = user.refuting_sources[0]
     assert side.text.startswith("In this trial of 36,282") and side.doi == "10.1056/nejmoa055218"
-    assert side.year == 2019 and side.title == test_explore.PAPERS["whi"]["title"] and side.paper_id == ids["whi"]
+    assert side.year == 2019 and side.title == PAPERS["whi"]["title"] and side.paper_id == ids["whi"]
     assert side.url == "https://doi.org/10.1056/nejmoa055218"
     assert explore.find_contradictions(store, graph.task_id) == found  # the old entry point answers the same
 

@@ -15,7 +15,7 @@ from lyra_resources.schema import PER_TASK_TABLES, TABLES
 from lyra_resources.store import LyraStore, StoreError
 from lyra_tools import runner
 
-from conftest import SMALL_CORPUS, write_jsonl
+from fixtures.corpus import SMALL_CORPUS, write_jsonl
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
-from test_answer import add_hypothesis, run_answer
-from test_explore import CLAIMS, PAPERS, write_graph
+from fixtures.answers import HOSTILE, build_home
+from fixtures.graphs import CLAIMS, PAPERS
 
 from lyra_resources.store import LyraStore
 from lyra_tools import explore
@@ -19,27 +19,6 @@ from lyra_resources.effective.report import report_html, report_markdown, top_cl
 from lyra_core.report.refs import identifier
 
 SVG = "{http://www.w3.org/2000/svg}"
-AUTHORS = ["Smith, Jane Q.", "van Beethoven, Ludwig", "Müller, Jörg", "Doe, J."]
-HOSTILE = 'Calcium <script>alert("x")</script> & vitamin D'
-
-
-def build_home(tmp_path):
-    """The vitamin D graph with authors on the meta-analysis, the blog as a web page that is no
-    paper, a hostile title on the falls paper, and the hypothesis answered by the task_answer asset."""
-    store = LyraStore.at(tmp_path / "home")
-    graph = write_graph(store)
-    papers = store.read_partition("papers", graph.task_id).drop(columns="task_id")
-    papers["authors"] = [AUTHORS if t == PAPERS["meta"]["title"] else [] for t in papers["title"]]
-    papers.loc[papers["title"] == PAPERS["falls"]["title"], "title"] = HOSTILE
-    papers = papers[papers["title"] != PAPERS["blog"]["title"]]
-    store.replace_partition("papers", graph.task_id, papers)
-    pages = store.read_partition("pages", graph.task_id).drop(columns="task_id")
-    pages.loc[pages["page_id"] == graph.pages["blog"], "paper_id"] = None
-    store.replace_partition("pages", graph.task_id, pages)
-    add_hypothesis(store, graph)
-    run_answer(store, graph.task_id)
-    return store, graph
-
 
 @pytest.fixture
 def home(tmp_path):

@@ -9,8 +9,8 @@ import json
 
 import pytest
 from dagster import DagsterInstance, materialize
-from test_answer import add_hypothesis
-from test_explore import CLAIMS, write_graph
+from fixtures.answers import add_hypothesis
+from fixtures.graphs import CLAIMS, write_graph
 from typer.testing import CliRunner
 
 from lyra_assets.answer import task_answer

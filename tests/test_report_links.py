@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 from playwright.sync_api import sync_playwright
-from test_explore import PAPERS
-from test_report import build_home
+from fixtures.answers import build_home
+from fixtures.graphs import PAPERS
 
 from lyra_resources.browser import find_chromium
 from lyra_tools import export

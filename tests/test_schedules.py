@@ -13,8 +13,9 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from test_academic_sources import HashEmbedder
-from conftest import SMALL_CORPUS, agent_corpus, write_jsonl
+from fixtures.corpus import SMALL_CORPUS, agent_corpus, write_jsonl
+from fixtures.hash_models import HashEmbedder
+from fixtures.tables import feedback_rows
 from dagster import (
     DagsterRun,
     DagsterRunStatus,
@@ -133,10 +134,6 @@ def watched_task(home, corpus, every: str = "1d", query: str = QUESTION, claims:
         exclude_none=True, exclude_defaults=True)
     return LyraStore.at(home).create_task(query, options)
 
-
-def feedback_rows(store: LyraStore) -> dict[str, list]:
-    with store.connect() as conn:
-        return {t: sorted(map(repr, conn.execute(f"SELECT * FROM {t}").fetchall())) for t in FEEDBACK_TABLES}
 
 
 # -- the interval -----------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import yaml
 from dagster import DagsterInstance, materialize
-from test_explore import write_graph
+from fixtures.graphs import write_graph
 
 from lyra_assets.definitions import build_definitions, build_resources
 from lyra_assets.evidence import claim_scores

@@ -4,12 +4,7 @@ out, real errors are not, and the MCP server's attached store waits through the 
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import anyio
@@ -22,24 +17,9 @@ from lyra_resources.store_locks import STORE_RETRY, LockWaits, RetryPolicy, is_l
 from lyra_tools.mcp_server import build_server
 from lyra_tools.server_store import ServerStore
 
+from fixtures.tables import held_by_another_process
+
 pytestmark = pytest.mark.duckdb_file  # the DuckDB file lock and its retries
-
-
-@contextmanager
-def held_by_another_process(database: Path, seconds: float) -> Iterator[subprocess.Popen]:
-    """A real second process opens ``database`` and keeps it for ``seconds``, as a pipeline run would."""
-    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
-        import duckdb, time
-        con = duckdb.connect({str(database)!r})
-        print("locked", flush=True)
-        time.sleep({seconds})
-        con.close()
-    """)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "locked"
-        yield holder
-    finally:
-        assert holder.wait(timeout=60) == 0
 
 
 @pytest.fixture

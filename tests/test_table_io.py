@@ -15,7 +15,7 @@ from dagster import (
     build_output_context,
     materialize,
 )
-from test_academic_sources import HashModels
+from fixtures.hash_models import HashModels
 
 from lyra_assets.citation_graph import citation_edges
 from lyra_assets.definitions import build_resources

@@ -8,7 +8,7 @@ import re
 
 import pytest
 from dagster import RunsFilter
-from test_generations import cli
+from fixtures.runs import cli
 
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.runs import PARTITION_TAG, TASK_TAG, open_instance, task_runs

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import anyio
 import pytest
-from conftest import SMALL_CORPUS, write_jsonl
+from fixtures.corpus import SMALL_CORPUS, write_jsonl
 from mcp import Client
-from test_academic_sources import closed_port
+from fixtures.academic_apis import closed_port
 from typer.testing import CliRunner
 
 from lyra_assets.partitions import TASKS_PARTITION
