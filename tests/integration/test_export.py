@@ -141,7 +141,6 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_text(tmp_path):
     assert export.csv_cell(-0.25) == -0.25 and export.csv_cell("-0.25") == "'-0.25"
 
 
-
 def test_reference_exports_carry_only_http_urls(tmp_path):
     """A reference manager turns a record's URL into a link: a script or data URL is left out."""
     store, graph, papers = graph_with_authors(tmp_path)

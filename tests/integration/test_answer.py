@@ -95,7 +95,6 @@ def test_an_open_question_is_answered_by_its_most_relevant_claims(tmp_path):
     assert answer.claims[0].topic == "hip fracture dose"
 
 
-
 def test_an_open_question_whose_claims_are_about_other_things_says_no_claim_addresses_it(tmp_path):
     store = LyraStore.at(tmp_path / "home")
     graph = write_graph(store, query="What are the effects of exercise on depression?")

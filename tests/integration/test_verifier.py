@@ -1,4 +1,4 @@
-"""The claim verifier's data, recipe and calibration (the model itself: tests/test_models.py)."""
+"""The claim verifier's data, recipe and calibration (the model itself: tests/integration/test_models.py)."""
 
 from __future__ import annotations
 

@@ -7,13 +7,13 @@ import importlib
 import pkgutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 import bench
 
-ROOT = Path(__file__).resolve().parents[1]
+from fixtures.paths import REPO as ROOT
+
 MODULES = sorted(f"bench.{m.name}" for m in pkgutil.iter_modules(bench.__path__))
 # The ones run as ``python -m bench.<name>``; the others are helpers they share.
 COMMANDS = [m for m in MODULES

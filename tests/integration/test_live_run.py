@@ -1,5 +1,5 @@
 """`lyra run` end to end against live sources that misbehave: a stand-in for both Semantic Scholar
-and OpenAlex on 127.0.0.1, answering from recorded real records (tests/test_academic_sources.py),
+and OpenAlex on 127.0.0.1, answering from recorded real records (tests/fixtures/academic_apis.py),
 whose first answer to every other distinct request is a fault — 429 with Retry-After, a 5xx, or
 no answer within the client's read timeout. The run must complete with papers from both APIs
 (some found by both), and a re-run with the stand-in gone must give the same rows from the cache.

@@ -218,7 +218,6 @@ def site(shared_data):
     yield from serve_site(Site, shared_data)
 
 
-
 # -- the session and its gate ----------------------------------------------------------------------
 
 def test_loopback_is_refused_unless_allowed(site):
@@ -409,7 +408,6 @@ def test_browser_on_without_chromium_fails_with_the_install_message(lyra_home, m
     assert not result.success
     [failure] = [e for e in result.all_events if e.is_step_failure]
     assert "apt-get install chromium" in failure.step_failure_data.error.to_string()
-
 
 
 # -- the identifier loop (phase 6 → 3) -------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 A change to an asset's key, group, dependencies, partitioning or kinds, to an asset check, or to
 what a job selects shows up here as a diff to review. To accept one, run
-``LYRA_UPDATE_SNAPSHOTS=1 pytest tests/test_asset_graph.py`` and commit the rewritten snapshot.
+``LYRA_UPDATE_SNAPSHOTS=1 pytest tests/integration/test_asset_graph.py`` and commit the rewritten snapshot.
 """
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ from __future__ import annotations
 import difflib
 import json
 import os
-from pathlib import Path
 
 from dagster import Definitions
 
 from lyra_assets.definitions import build_definitions
 
-REPO = Path(__file__).resolve().parents[1]
-SNAPSHOT = REPO / "tests" / "snapshots" / "asset_graph.json"
+from fixtures.paths import REPO, SNAPSHOTS
+
+SNAPSHOT = SNAPSHOTS / "asset_graph.json"
 UPDATE_ENV = "LYRA_UPDATE_SNAPSHOTS"
 
 
@@ -64,7 +64,7 @@ def test_the_asset_graph_matches_its_snapshot(tmp_path):
                                             fromfile=str(SNAPSHOT), tofile="the definitions now"))
         raise AssertionError(f"the asset graph differs from its snapshot:\n{diff}\n"
                              f"If the change is intended, accept it with `{UPDATE_ENV}=1 pytest "
-                             f"tests/test_asset_graph.py` and commit {SNAPSHOT.relative_to(REPO)}.")
+                             f"tests/integration/test_asset_graph.py` and commit {SNAPSHOT.relative_to(REPO)}.")
 
 
 def test_every_dependency_is_an_asset_lyra_defines(tmp_path):

@@ -23,8 +23,6 @@ READ_TOOLS = ["get_evidence_summary", "list_claim_topics", "get_claims_by_topic"
 WRITE_TOOLS = ["create_task", "stop_task", "feedback"]
 
 
-
-
 def test_every_tool_answers_small_structured_json(store, graph):
     server = build_server(store.home)
 
@@ -199,7 +197,6 @@ def test_create_task_refuses_a_broken_domain_policy_before_any_task_exists(tmp_p
     refused, listed = call(server, [("create_task", {"query": "q?"}), ("list_tasks", {})])
     assert refused.is_error and f"{broken}:2: domains.0.trust_level" in text(refused)
     assert launched == [] and listed.structured_content["tasks"] == []
-
 
 
 def test_stdio_server_process(store, graph):

@@ -52,7 +52,6 @@ def postgres_rows(url: str, sql: str, params: tuple = ()) -> list[tuple]:
         conn.close()
 
 
-
 def test_the_local_profile_writes_todays_dagster_yaml(tmp_path, local_profile):
     layout = HomeLayout(root=tmp_path / "h")
     prepare_instance_dir(layout)

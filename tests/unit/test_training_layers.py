@@ -6,11 +6,10 @@ the home has none."""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from fixtures.paths import REPO as ROOT
 
 
 def _imports(package: str) -> dict[str, set[str]]:

@@ -4,7 +4,6 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -20,6 +19,8 @@ from lyra_resources.domain_policy import (
     policy_at,
 )
 from lyra_resources.store import LyraStore
+
+from fixtures.paths import REPO
 
 POLICY = """
 default_trust_level: unverified
@@ -111,7 +112,7 @@ def test_lyra_run_stops_on_a_broken_policy_with_one_line_and_no_task(tmp_path):
     path.write_text(BROKEN)
     home = tmp_path / "home"
     env = {**os.environ, "LYRA_DOMAINS": str(path), "COLUMNS": "400",  # no wrapping of the line
-           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+           "PYTHONPATH": str(REPO)}
     done = subprocess.run([sys.executable, "-m", "lyra_tools.cli", "run", "vitamin D and fractures",
                            "--home", str(home)], env=env, capture_output=True, text=True, timeout=300)
     output = (done.stdout + done.stderr).strip()

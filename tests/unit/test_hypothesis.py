@@ -1,13 +1,14 @@
 """A task's question as Lyra judges it: yes/no questions become declarative hypotheses by rule."""
 
 import json
-from pathlib import Path
 
 import pytest
 
 from lyra_core.hypothesis import FALLBACK, HYPOTHESIS, OPEN_QUESTION, RULE, is_yes_no, to_hypothesis
 
-PUBMEDQA = Path("/work/shared/data/nli_training/pubmedqa_pqal/ori_pqal.json")
+from fixtures.paths import SHARED_DATA
+
+PUBMEDQA = SHARED_DATA / "nli_training" / "pubmedqa_pqal" / "ori_pqal.json"
 
 
 @pytest.mark.parametrize(("question", "hypothesis"), [

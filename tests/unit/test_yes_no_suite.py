@@ -8,14 +8,15 @@ its auxiliary after the subject."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from lyra_core.hypothesis import FALLBACK, HYPOTHESIS, RULE, to_hypothesis
 from lyra_core.hypothesis.words import AUXILIARIES, bare, past, third_person
 
-SUITE = Path(__file__).parent / "data" / "yes_no_questions.txt"
+from fixtures.paths import TEST_DATA
+
+SUITE = TEST_DATA / "yes_no_questions.txt"
 QUESTIONS = [line.strip() for line in SUITE.read_text().splitlines() if line.strip() and not line.startswith("#")]
 
 

@@ -22,7 +22,8 @@ from lyra_resources.store import LyraStore
 from lyra_resources.task_input import TaskInputError, check_task_input
 from lyra_tools import cli
 
-ROOT = Path(__file__).resolve().parents[1]
+from fixtures.paths import REPO as ROOT
+
 CLAIM = fuzz_cli.CLAIM
 
 

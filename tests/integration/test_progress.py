@@ -6,7 +6,6 @@ import re
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
 
 import pytest
 from dagster import (
@@ -29,7 +28,7 @@ from lyra_tools import progress_view, runner
 from lyra_tools.explore.status import dagster_state
 from lyra_tools.runner import AssetProgress
 
-REPO = Path(__file__).resolve().parents[1]
+from fixtures.paths import REPO
 
 
 def test_without_a_sink_tracking_only_counts():

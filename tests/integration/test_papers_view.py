@@ -15,7 +15,6 @@ from lyra_tools.feedback import apply_feedback
 from lyra_tools.mcp_server import build_server
 
 
-
 def paper_ids(store, graph) -> dict[str, str]:
     """paper key of PAPERS → paper id."""
     pages = store.read_partition("pages", graph.task_id)

@@ -17,8 +17,6 @@ from lyra_tools.feedback import FeedbackError, apply_feedback, relevance_multipl
 from lyra_tools.relevance_returns import ReturnsRecorder
 
 
-
-
 def rows(store: LyraStore, table: str) -> list[dict]:
     return store.fetch_df(f"SELECT * FROM {table} ORDER BY {', '.join(TABLES[table].column_names)}").to_dict("records")
 

@@ -11,6 +11,8 @@ from lyra_resources.settings import load_settings
 from lyra_resources.store import LyraStore
 from lyra_tools import runner
 
+from fixtures.paths import REPO
+
 
 def new_task(home, query, corpus):
     return LyraStore.at(home).create_task(query, {"corpus": [str(corpus)]})
@@ -136,7 +138,7 @@ def test_workspace_loads_in_dagster(tmp_path):
     import sys
     from pathlib import Path
 
-    repo = Path(__file__).resolve().parents[1]
+    repo = REPO
     dagster = Path(sys.executable).with_name("dagster")
     result = subprocess.run([str(dagster), "definitions", "validate", "-w", "workspace.yaml"], cwd=repo,
                             capture_output=True, text=True, timeout=300,

@@ -14,7 +14,8 @@ import typer
 
 from lyra_tools import cli
 
-ROOT = Path(__file__).resolve().parent.parent
+from fixtures.paths import REPO as ROOT
+
 README = ROOT / "README.md"
 DOCUMENTS = [README, *sorted((ROOT / "docs").glob("*.md"))]
 

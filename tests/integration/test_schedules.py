@@ -135,7 +135,6 @@ def watched_task(home, corpus, every: str = "1d", query: str = QUESTION, claims:
     return LyraStore.at(home).create_task(query, options)
 
 
-
 # -- the interval -----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("text", "expected"), [

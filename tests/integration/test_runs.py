@@ -22,7 +22,7 @@ from lyra_assets.runs import (
 )
 from lyra_resources.store import LyraStore
 
-ROOT = Path(__file__).resolve().parents[1]
+from fixtures.paths import REPO as ROOT
 
 
 def test_task_tags_name_the_task_and_its_question():

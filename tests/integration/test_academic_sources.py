@@ -18,8 +18,6 @@ from fixtures.academic_apis import body, closed_port
 from fixtures.hash_models import materialize_task, metadata
 
 
-
-
 # --------------------------------------------------------------------------- tests
 
 
