@@ -57,7 +57,7 @@ def give_feedback(store: LyraStore, task_id: str, n: int) -> tuple[dict, str, li
 
 @pytest.mark.slow
 def test_feedback_given_during_two_cluster_runs_is_all_kept(
-        lyra_home, small_corpus, postgres_url, redis_url, lyra_settings, local_profile, tmp_path,  # noqa: F811
+        lyra_home, small_corpus, postgres_url, redis_url, lyra_settings, local_profile, tmp_path,
         monkeypatch):
     home, began = lyra_home, time.monotonic()
     monkeypatch.setenv("LYRA_STORE", "postgres")  # the cluster's store from the first generation on

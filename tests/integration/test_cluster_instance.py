@@ -203,7 +203,7 @@ def worker_logs_on_failure(logs: Path):
 
 
 @pytest.mark.slow
-def test_the_daemon_starts_queued_runs_within_the_limits(lyra_home, small_corpus, postgres_url, redis_url,  # noqa: F811
+def test_the_daemon_starts_queued_runs_within_the_limits(lyra_home, small_corpus, postgres_url, redis_url,
                                                          lyra_settings, local_profile, tmp_path):
     """The whole cluster profile on one machine: runs queued in Postgres, started by Dagster's
     queued-run daemon within the limits, their steps executed by two `lyra worker` processes

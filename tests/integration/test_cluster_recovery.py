@@ -80,7 +80,7 @@ def previous_generation(home, small_corpus, question: str, postgres_url: str, mo
 
 @pytest.mark.slow
 def test_a_step_worker_killed_mid_step_fails_the_run_and_keeps_the_previous_graph(
-        lyra_home, small_corpus, postgres_url, redis_url, lyra_settings, local_profile, tmp_path, monkeypatch):  # noqa: F811
+        lyra_home, small_corpus, postgres_url, redis_url, lyra_settings, local_profile, tmp_path, monkeypatch):
     home = lyra_home
     store, task, before = previous_generation(home, small_corpus, "Does vitamin D reduce fracture risk?", postgres_url,
                                                  monkeypatch)
@@ -107,7 +107,7 @@ def test_a_step_worker_killed_mid_step_fails_the_run_and_keeps_the_previous_grap
 
 @pytest.mark.slow
 def test_a_killed_run_process_is_failed_and_keeps_the_previous_graph(
-        lyra_home, small_corpus, postgres_url, redis_url, lyra_settings, local_profile, tmp_path, monkeypatch):  # noqa: F811
+        lyra_home, small_corpus, postgres_url, redis_url, lyra_settings, local_profile, tmp_path, monkeypatch):
     home = lyra_home
     store, task, before = previous_generation(home, small_corpus, "Does sleep loss impair memory?", postgres_url,
                                                  monkeypatch)

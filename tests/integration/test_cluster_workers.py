@@ -138,7 +138,7 @@ def test_a_step_in_a_process_with_another_store_refuses_to_run(lyra_home, small_
 
 @pytest.mark.slow
 def test_a_task_run_spread_over_two_workers_gives_the_local_run_s_rows(
-        lyra_home, small_corpus, redis_url, postgres_url, monkeypatch, tmp_path,  # noqa: F811 (fixture)
+        lyra_home, small_corpus, redis_url, postgres_url, monkeypatch, tmp_path,
         no_cluster_env):
     store = LyraStore.at(lyra_home)
     task = store.create_task("Does vitamin D supplementation reduce fracture risk?", {"corpus": [str(small_corpus)]})
