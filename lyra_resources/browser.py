@@ -9,7 +9,7 @@ How a page is fetched, and why:
   the gate checked, never resolving the name again (``lyra_resources.egress``: no DNS rebinding
   between check and connection). Routing alone is not enough: Chromium follows redirects of a
   continued request without routing them again, and opens preconnect and WebSocket sockets that
-  are never routed; the dead proxy catches those (checked in tests/test_browser.py).
+  are never routed; the dead proxy catches those (checked in tests/integration/test_browser.py).
 - Redirects are followed one hop at a time, each hop through the gate, so a public page that
   redirects to a private address is refused. Response bodies are cut at ``max_page_bytes``.
 - One browser per session, started at the first URL that passes the gate (so a run with nothing

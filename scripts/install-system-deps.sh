@@ -8,7 +8,7 @@
 set -euo pipefail
 
 CHROMIUM=/usr/bin/chromium
-# The tests look for initdb and pg_ctl here (tests/postgres_server.py; LYRA_TEST_PG_BIN overrides).
+# The tests look for initdb and pg_ctl here (tests/fixtures/postgres_server.py; LYRA_TEST_PG_BIN overrides).
 PG_BIN=${LYRA_TEST_PG_BIN:-/usr/lib/postgresql/15/bin}
 
 missing=()

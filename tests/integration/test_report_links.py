@@ -1,0 +1,169 @@
+"""A hostile corpus record cannot run script in the report: its URL becomes a link only when it is
+an http(s) URL, its text is escaped, and the page's Content-Security-Policy forbids all script.
+Checked in real Chromium (every link clicked, every dialog listened for) and with a real
+CommonMark parser for the Markdown report."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from markdown_it import MarkdownIt
+from playwright.sync_api import sync_playwright
+from fixtures.answers import build_home
+from fixtures.graphs import PAPERS
+
+from lyra_resources.browser import find_chromium
+from lyra_tools import export
+from lyra_resources.effective.report import report_markdown, write_report
+from lyra_core.report.refs import linkable
+
+# Each set fills the four sources' URLs (three papers without a DOI and a web page that is no paper).
+HOSTILE_URLS = [
+    ["javascript:alert(document.domain)//", "JaVaScRiPt:alert(document.domain)",
+     "\x01 javascript:alert(document.domain)", "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg=="],
+    ["vbscript:msgbox(1)", " \tjava\nscript:alert(document.domain)",
+     "https://example.org/a> [click](javascript:alert(document.domain))",
+     'https://example.org/b>[x](javascript:alert(document.domain))<"onmouseover=alert(1)'],
+]
+HOSTILE_TITLES = {"meta": "<script>alert('title')</script> Vitamin D meta-analysis",
+                  "whi": '<img src=x onerror="alert(\'img\')"> Calcium plus vitamin D',
+                  "falls": "Falls ]]></title><svg onload=alert('svg')> in nursing homes",
+                  "blog": "<a href=\"javascript:alert('a')\">miracle</a>"}
+HOSTILE_CLAIM = "High-dose <b onclick=alert('claim')>vitamin D</b> [x](javascript:alert(1)) reduces hip fractures."
+SCRIPTLESS_HREF = re.compile(r"(#[\w-]+|https?://\S+)")
+SCRIPT_SCHEME = re.compile(r"[\x00-\x20]*(j\s*a\s*v\s*a\s*s\s*c\s*r\s*i\s*p\s*t|data|vbscript)\s*:", re.IGNORECASE)
+
+
+def hostile_home(tmp_path: Path, urls: list[str]):
+    """The report's task with every source's title and URL hostile, no DOIs, a claim holding markup."""
+    store, graph = build_home(tmp_path)
+    papers = store.read_partition("papers", graph.task_id).drop(columns="task_id")
+    by_title = {p["title"]: key for key, p in PAPERS.items()}
+    keys = [by_title.get(t, "falls") for t in papers["title"]]  # build_home renamed the falls paper
+    papers["url"] = [urls[["meta", "whi", "falls"].index(k)] for k in keys]
+    papers["title"] = [HOSTILE_TITLES[k] for k in keys]
+    papers["doi"] = None
+    store.replace_partition("papers", graph.task_id, papers)
+    pages = store.read_partition("pages", graph.task_id).drop(columns="task_id")
+    blog = pages["page_id"] == graph.pages["blog"]
+    pages.loc[blog, "url"], pages.loc[blog, "title"] = urls[3], HOSTILE_TITLES["blog"]
+    store.replace_partition("pages", graph.task_id, pages)
+    claims = store.read_partition("claims", graph.task_id).drop(columns="task_id")
+    claims.loc[claims["claim_id"] == graph.claims["hip"], "text"] = HOSTILE_CLAIM
+    store.replace_partition("claims", graph.task_id, claims)
+    return store, graph
+
+
+def browse(page_file: Path) -> dict:
+    """Open the page in Chromium, click every link, and say what ran: dialogs, scripts, hrefs."""
+    dialogs: list[str] = []
+    url = page_file.as_uri()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=find_chromium(""), headless=True,
+                                     args=["--no-sandbox"] if os.geteuid() == 0 else [])
+        try:
+            context = browser.new_context()
+            # nothing leaves the machine: any request but the page's own gets a blank page from here
+            context.route("**/*", lambda route: route.continue_() if route.request.url == url
+                          else route.fulfill(status=200, content_type="text/html", body="<p>elsewhere</p>"))
+            page = context.new_page()
+            page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+            page.goto(url)
+            hrefs = page.eval_on_selector_all("a", "links => links.map(a => a.getAttribute('href'))")
+            attributes = page.evaluate(
+                "[...document.querySelectorAll('*')].flatMap(e => [...e.attributes].map(a => [a.name, a.value]))")
+            scripts = page.evaluate("document.scripts.length")
+            text = page.inner_text("body")
+            csp = page.evaluate(
+                "document.querySelector('meta[http-equiv=\"Content-Security-Policy\"]')?.content ?? null")
+            for i, href in enumerate(hrefs):
+                link = page.locator("a").nth(i)
+                if re.match(r"https?://", href or ""):  # a web link: it leaves the page, then we come back
+                    with page.expect_navigation():
+                        link.click()
+                    page.goto(url)
+                else:
+                    link.click(no_wait_after=True)
+                    page.wait_for_timeout(100)  # let a javascript: URL run, if it would
+            page.goto(url)
+            page.wait_for_timeout(200)
+            ran = page.evaluate("document.title")
+        finally:
+            browser.close()
+    return {"dialogs": dialogs, "hrefs": hrefs, "attributes": attributes, "scripts": scripts, "text": text,
+            "csp": csp, "title": ran}
+
+
+@pytest.mark.parametrize("urls", HOSTILE_URLS, ids=["javascript-data", "vbscript-breakout"])
+def test_hostile_records_run_no_script_in_chromium(tmp_path, urls):
+    store, graph = hostile_home(tmp_path, urls)
+    path = tmp_path / "reports" / f"{graph.task_id}.md"
+    write_report(store, graph.task_id, path)
+    page = path.with_suffix(".html")
+    assert page.read_text() == export.export(store, graph.task_id, "html")  # the HTML export is this page
+
+    seen = browse(page)
+
+    assert seen["dialogs"] == [], f"script ran: {seen['dialogs']}"
+    assert seen["scripts"] == 0
+    assert all(SCRIPTLESS_HREF.fullmatch(h or "") for h in seen["hrefs"]), seen["hrefs"]
+    for name, value in seen["attributes"]:
+        assert not name.startswith("on"), (name, value)
+        assert not SCRIPT_SCHEME.match(value), (name, value)
+    assert "default-src 'none'" in seen["csp"] and "script-src 'none'" in seen["csp"]
+    # the hostile texts are shown as text, not dropped
+    assert "<script>alert('title')</script>" in seen["text"] and "<b onclick=alert('claim')>" in seen["text"]
+    for url in urls:
+        if linkable(url) is None:
+            assert " ".join(url.split()).strip("\x01 ") in " ".join(seen["text"].split())
+
+
+def test_the_policy_stops_markup_that_slipped_through(tmp_path):
+    """Defence in depth: were a text ever written unescaped, the page's policy still runs nothing."""
+    store, graph = build_home(tmp_path)
+    html = export.export(store, graph.task_id, "html")
+    injected = html.replace("<body>", "<body><script>alert('inline')</script><img src=x onerror=\"alert('img')\">"
+                            "<svg><script>alert('svg')</script></svg><iframe src=\"javascript:alert('frame')\">"
+                            "</iframe>", 1)
+    assert injected != html
+    page = tmp_path / "injected.html"
+    page.write_text(injected, encoding="utf-8")
+
+    assert browse(page)["dialogs"] == []
+
+
+def test_markdown_links_only_to_http(tmp_path):
+    for urls in HOSTILE_URLS:
+        store, graph = hostile_home(tmp_path / str(HOSTILE_URLS.index(urls)), urls)
+        text = report_markdown(store, graph.task_id)
+        parser = MarkdownIt("commonmark")
+        parser.validateLink = lambda url: True  # a renderer that trusts every link the text makes
+        tokens = [t for block in parser.parse(text) for t in (block.children or [])]
+        hrefs = [t.attrGet("href") for t in tokens if t.type == "link_open"]
+        assert all(re.fullmatch(r"https?://\S+", h) for h in hrefs), hrefs
+        assert not [t for t in tokens if t.type in ("html_inline", "image")]
+        rendered = parser.render(text)
+        assert not [h for h in re.findall(r'href="([^"]*)"', rendered) if SCRIPT_SCHEME.match(h)]
+        for url in urls:  # shown as text
+            if linkable(url) is None:
+                assert " ".join(url.split()).strip("\x01 ")[:20] in rendered
+
+
+@pytest.mark.parametrize("url, link", [
+    ("https://example.org/a?b=1&c=%20", "https://example.org/a?b=1&c=%20"),
+    ("HTTP://Example.org/x", "HTTP://Example.org/x"),
+    ("https://example.org/a b", None),
+    ("https://example.org/é<>\"'`", "https://example.org/%C3%A9%3C%3E%22%27%60"),
+    ("javascript:alert(1)//https://example.org", None),
+    (" https://example.org/", None),
+    ("\x00https://example.org/", None),
+    ("https:///nohost", None),
+    ("//example.org/x", None),
+    ("mailto:a@example.org", None),
+    ("data:text/html,<script>alert(1)</script>", None),
+])
+def test_only_http_urls_become_links(url, link):
+    assert linkable(url) == link

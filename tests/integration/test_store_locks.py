@@ -1,0 +1,173 @@
+"""One lock classifier and one retry policy for every process: real DuckDB conflicts (a file held by
+another process, two transactions writing one row, a file open twice in this process) are waited
+out, real errors are not, and the MCP server's attached store waits through the same policy."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import anyio
+import duckdb
+import pytest
+from mcp import Client
+
+from lyra_resources.store import LyraStore, StoreBusyError
+from lyra_resources.store_locks import STORE_RETRY, LockWaits, RetryPolicy, is_lock_conflict, lock_waits
+from lyra_tools.mcp_server import build_server
+from lyra_tools.server_store import ServerStore
+
+from fixtures.tables import held_by_another_process
+
+pytestmark = pytest.mark.duckdb_file  # the DuckDB file lock and its retries
+
+
+@pytest.fixture
+def store(tmp_path) -> LyraStore:
+    store = LyraStore.at(tmp_path / "home")
+    store.create_task("is vitamin D good for bones?")  # creates the schema before anyone holds the file
+    return store
+
+
+@pytest.fixture
+def attempts(monkeypatch) -> list[tuple[str, int]]:
+    """Each call of the shared policy as (what it waited for, attempts it made)."""
+    calls: list[tuple[str, int]] = []
+    real_run = RetryPolicy.run
+
+    def counting_run(self, attempt, *, timeout_s, what):
+        n = 0
+
+        def counted():
+            nonlocal n
+            n += 1
+            return attempt()
+        try:
+            return real_run(self, counted, timeout_s=timeout_s, what=what)
+        finally:
+            calls.append((str(what), n))
+    monkeypatch.setattr(RetryPolicy, "run", counting_run)
+    return calls
+
+
+def test_real_conflicts_are_lock_conflicts_and_real_errors_are_not(store):
+    database = str(store.layout.database)
+    with held_by_another_process(store.layout.database, 1.0), pytest.raises(duckdb.Error) as held:
+        duckdb.connect(database)
+    assert is_lock_conflict(held.value)
+
+    with duckdb.connect(database) as a, duckdb.connect(database) as b:  # one instance, two connections
+        a.execute("BEGIN TRANSACTION")
+        b.execute("BEGIN TRANSACTION")
+        a.execute("UPDATE tasks SET status = 'running'")
+        with pytest.raises(duckdb.Error) as conflict:
+            b.execute("UPDATE tasks SET status = 'failed'")
+        assert is_lock_conflict(conflict.value)
+        with pytest.raises(duckdb.Error) as missing:
+            a.execute("SELECT * FROM blocked_domainz")  # an error whose text says "lock" but is real
+        assert not is_lock_conflict(missing.value)
+
+        other_instance = duckdb.connect(":memory:")  # the file is open in this process already
+        with pytest.raises(duckdb.Error) as attached:
+            other_instance.execute(f"ATTACH '{database}' AS lyra")
+        other_instance.close()
+    assert is_lock_conflict(attached.value)
+    assert not is_lock_conflict(ValueError("lock"))
+
+
+def test_policy_gives_up_as_store_busy_and_never_retries_a_real_error():
+    policy = RetryPolicy(first_delay_s=0.01, max_delay_s=0.02)
+    tries = []
+
+    def locked():
+        tries.append(1)
+        raise duckdb.IOException('Could not set lock on file "x.duckdb": Conflicting lock is held')
+    with pytest.raises(StoreBusyError, match="x.duckdb stayed locked"):
+        policy.run(locked, timeout_s=0.2, what="x.duckdb")
+    assert len(tries) > 2
+
+    def broken():
+        tries.append(1)
+        raise duckdb.CatalogException("Table with name nope does not exist")
+    tries.clear()
+    with pytest.raises(duckdb.CatalogException):
+        policy.run(broken, timeout_s=5, what="x.duckdb")
+    assert tries == [1]
+
+
+def test_store_waits_through_the_shared_policy(store, attempts):
+    with held_by_another_process(store.layout.database, 1.0):
+        started = time.monotonic()
+        assert len(store.list_tasks()) == 1
+        assert time.monotonic() - started > 0.5
+    assert (str(store.layout.database), attempts[0][1]) == attempts[0] and attempts[0][1] > 1
+
+
+def test_the_process_counts_the_conflicts_it_waited_out(store):
+    before = lock_waits()
+    with held_by_another_process(store.layout.database, 1.0):
+        store.list_tasks()  # waits for the file held by the other process
+    file_waits = lock_waits().since(before)
+    assert file_waits.conflicts > 1 and file_waits.write_conflicts == 0 and file_waits.gave_up == 0
+    assert 0.3 < file_waits.waited_s < 5
+
+    database = str(store.layout.database)
+    task_id = store.list_tasks()[0].id
+    before = lock_waits()
+    with duckdb.connect(database) as holder:  # a transaction of this process writes the task's row first
+        holder.execute("BEGIN TRANSACTION")
+        holder.execute("UPDATE tasks SET status = 'running' WHERE id = ?", [task_id])
+
+        def conflicting(conn):
+            conn.execute("UPDATE tasks SET status = 'failed' WHERE id = ?", [task_id])
+        with pytest.raises(StoreBusyError):
+            store.transaction(conflicting, retries_s=0.2)
+        holder.execute("ROLLBACK")
+    write_waits = lock_waits().since(before)
+    assert write_waits.write_conflicts == write_waits.conflicts > 0 and write_waits.gave_up == 1
+    assert (file_waits + write_waits).conflicts == file_waits.conflicts + write_waits.conflicts
+
+
+def test_a_process_that_never_waits_counts_nothing():
+    policy = RetryPolicy(first_delay_s=0.01)
+    before = lock_waits()
+    assert policy.run(lambda: 42, timeout_s=1, what="x.duckdb") == 42
+    assert lock_waits().since(before) == LockWaits()
+
+
+def test_mcp_server_waits_out_another_process_with_the_shared_policy(store, attempts):
+    """An agent's call while a pipeline process holds the file: the server's ATTACH is retried by
+    the store's policy and the call answers once the file is free."""
+    server = build_server(store.home)
+
+    async def list_tasks():
+        async with Client(server, read_timeout_seconds=60) as client:
+            return await client.call_tool("list_tasks", {})
+    with held_by_another_process(store.layout.database, 1.5):
+        started = time.monotonic()
+        result = anyio.run(list_tasks)
+        waited = time.monotonic() - started
+    assert not result.is_error and len(result.structured_content["tasks"]) == 1
+    assert waited > 0.5  # it really met the lock
+    retried = [n for what, n in attempts if what == str(store.layout.database) and n > 1]
+    assert retried, attempts
+
+
+def test_server_store_gives_up_as_busy_after_its_timeout(store):
+    server_store = ServerStore(home=store.home, busy_timeout_s=0.3)
+    try:
+        with held_by_another_process(store.layout.database, 2.0), pytest.raises(StoreBusyError, match="stayed locked"):
+            server_store.list_tasks()
+        assert len(server_store.list_tasks()) == 1  # and works again once the file is free
+    finally:
+        server_store.close()
+
+
+def test_one_policy_is_shared():
+    import lyra_resources.store as store_module
+    import lyra_tools.server_store as server_store_module
+
+    assert store_module.STORE_RETRY is STORE_RETRY is server_store_module.STORE_RETRY
+    for module in (store_module, server_store_module):
+        source = Path(module.__file__).read_text()
+        assert "time.sleep" not in source and "is_lock_conflict" not in source  # no loop of their own
