@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import SMALL_CORPUS, write_jsonl
+from fixtures.corpus import SMALL_CORPUS, write_jsonl
 from typer.testing import CliRunner
 
 from lyra_resources.generations import recent_generations
