@@ -50,7 +50,7 @@ import yaml
 from bench.common import read_jsonl, require_data
 from lyra_core.splits import claim_folds
 from lyra_resources.settings import resolve_home
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_training.verifier_data import gold_label
 
 YES = {"supported", "well_supported"}

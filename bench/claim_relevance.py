@@ -76,7 +76,7 @@ def embed(texts: list[str], cache: Path) -> dict[str, np.ndarray]:
     if path.exists():
         vectors = np.load(path)["vectors"]
     else:
-        from lyra_resources.models import embedder
+        from lyra_resources.models.inference import embedder
         vectors = embedder().encode(unique)
         cache.mkdir(parents=True, exist_ok=True)
         np.savez_compressed(path, vectors=vectors)

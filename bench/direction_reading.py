@@ -22,8 +22,8 @@ from bench.common import require_data
 from lyra_core.direction.passage import read_passage
 from lyra_core.direction.verdict import passage_distribution
 from lyra_core.training_metrics import macro_f1
-from lyra_resources.direction_judge import direction_reader
-from lyra_resources.model_files import DEFAULT_DIRECTION_DIR
+from lyra_resources.models.direction_judge import direction_reader
+from lyra_resources.models.model_files import DEFAULT_DIRECTION_DIR
 from lyra_training.direction_data import evaluation_pairs, read_findings
 
 DIRECTIONS = ("increased", "decreased", "no_difference")

@@ -154,8 +154,8 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=400)
     parser.add_argument("--show-errors", type=int, default=15)
     args = parser.parse_args()
-    from lyra_resources.direction_judge import DirectionJudge
-    from lyra_resources.models import nli_model
+    from lyra_resources.models.direction_judge import DirectionJudge
+    from lyra_resources.models.inference import nli_model
 
     suite = cases(args.cases)
     judge = DirectionJudge()

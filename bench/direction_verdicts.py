@@ -6,7 +6,7 @@ side in one run on the same evidence:
   its figures here are in-sample: an optimistic baseline.
 - *direction judge*: the claim's exposure, outcome and direction read by rule, the passage's figures,
   the direction reader (never trained on SciFact) and the exposure/outcome gate
-  (``lyra_resources.direction_judge``), as ``nli_edges`` uses them.
+  (``lyra_resources.models.direction_judge``), as ``nli_edges`` uses them.
 
 Evidence as in ``bench.verification``: *retrieved*, the claim's 8 most similar two-sentence windows
 among its 10 best BM25 papers; *oracle*, every window of the papers it cites. A claim's verdict is
@@ -25,8 +25,8 @@ from bench.common import require_data
 from bench.verification import VERDICT_TO_LABEL, build_eval_set, report
 from lyra_core.direction.claim_frame import read_claim
 from lyra_core.scoring import Evidence, ScoringRule, score_claim
-from lyra_resources.direction_judge import DirectionJudge
-from lyra_resources.models import nli_model, set_threads
+from lyra_resources.models.direction_judge import DirectionJudge
+from lyra_resources.models.inference import nli_model, set_threads
 from lyra_resources.settings import resolve_home
 
 

@@ -78,7 +78,7 @@ def build_home(scratch: Path) -> Path:
     from lyra_core.fragments import make_fragments
     from lyra_core.papers import paper_id_for
     from lyra_core.scoring import Evidence, score_claim
-    from lyra_resources.store import LyraStore
+    from lyra_resources.store.lyra_store import LyraStore
 
     home = scratch / "home"
     store = LyraStore.at(home)
@@ -121,7 +121,7 @@ def build_home(scratch: Path) -> Path:
 
 def write_inputs(scratch: Path) -> Path:
     """The files the calls name, in ``scratch/in``; the corpus's cache filled once in the home."""
-    from lyra_resources.literature import LiteratureSources
+    from lyra_resources.sources.literature import LiteratureSources
     from lyra_resources.settings import HomeLayout, load_settings
     from lyra_resources.task_input import check_corpus
 

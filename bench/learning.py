@@ -51,8 +51,8 @@ from bench.common import read_jsonl, require_data
 from bench.verification import EVERY_EDGE_VOTES, LABELS, NLI_IDS, ClaimEvidence, macro_f1, verdicts
 from lyra_core.splits import claim_key
 from lyra_core.training_metrics import Metrics, metrics
-from lyra_resources.model_files import DEFAULT_NLI_DIR
-from lyra_resources.models import NliModel, set_threads
+from lyra_resources.models.model_files import DEFAULT_NLI_DIR
+from lyra_resources.models.inference import NliModel, set_threads
 from lyra_resources.settings import LearningSettings, load_settings, resolve_home
 from lyra_training.adapter_gate import evaluate
 from lyra_training.adapters import GATE_DIR, WeightedPair, replay_sample, replay_size, train_adapter

@@ -63,7 +63,7 @@ from lyra_core.papers import paper_id_for
 from lyra_core.scoring import Evidence, score_claim
 from lyra_core.text import tokenize
 from lyra_core.topics import build_topics
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 
 QUESTION = "Which biomedical findings stated in these SciFact claims does the literature support or refute?"
 NLI_VERSION = "bench-scifact-gold-labels"
@@ -165,7 +165,7 @@ def add_feedback(store: LyraStore, task_id: str, rows: dict[str, pd.DataFrame], 
 
 
 def build_store(home: Path, n_tasks: int, n_claims: int) -> None:
-    from lyra_resources.models import embedder
+    from lyra_resources.models.inference import embedder
 
     started = time.perf_counter()
     src = source_rows(n_claims)

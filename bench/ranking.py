@@ -40,13 +40,13 @@ from bench.ranking_speed import embedding_throughput, latency_line, rerun_timing
 from lyra_core.bm25 import Bm25Index
 from lyra_core.ranking import RankingConfig, cosine, rank_candidates, top_k
 from lyra_core.text import tokenize
-from lyra_resources.corpus import LocalCorpus, document_text
-from lyra_resources.corpus_search import CorpusSearch, paper_stage3
-from lyra_resources.local_models import LocalModels
-from lyra_resources.model_files import packaged_embedder_dir
-from lyra_resources.models import Reranker, set_threads
+from lyra_resources.corpus.local_corpus import LocalCorpus, document_text
+from lyra_resources.corpus.search import CorpusSearch, paper_stage3
+from lyra_resources.models.local_models import LocalModels
+from lyra_resources.models.model_files import packaged_embedder_dir
+from lyra_resources.models.inference import Reranker, set_threads
 from lyra_resources.settings import load_settings, resolve_home
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_training.reranker import train_labelled_reranker
 
 FOLD_SEED = 18

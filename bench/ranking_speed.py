@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from lyra_resources.local_models import LocalModels
-from lyra_resources.store import LyraStore
+from lyra_resources.models.local_models import LocalModels
+from lyra_resources.store.lyra_store import LyraStore
 
 QUESTION = "Does vitamin D supplementation reduce fracture risk?"
 _ASSET_LINE = re.compile(r"^✓ (\w+)\s+(\d+) rows\s+([\d.]+)s")

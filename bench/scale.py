@@ -49,7 +49,7 @@ from bench.answers import to_question
 from bench.common import read_jsonl, require_data
 from bench.scale_estimate import PerTask, estimate_lines
 from lyra_resources.settings import REPO_ROOT
-from lyra_resources.store_locks import LockWaits
+from lyra_resources.store.locks import LockWaits
 
 CLUSTER_ENV = ("LYRA_PROFILE", "LYRA_POSTGRES_URL", "LYRA_REDIS_URL")
 
@@ -115,7 +115,7 @@ def fresh_home(root: Path, name: str, corpus: Path, papers: int, qs: list[str],
                cluster: dict | None = None) -> tuple[Path, list[str]]:
     """A new home with its settings file (this process and its children read it) and the N tasks."""
     from lyra_assets.runs import open_instance
-    from lyra_resources.store import LyraStore
+    from lyra_resources.store.lyra_store import LyraStore
 
     home = root / name
     shutil.rmtree(home, ignore_errors=True)
@@ -141,7 +141,7 @@ def collect(m: Measured, home: Path, runs: dict[str, str]) -> Measured:
 
     from lyra_assets.graph import store_lock_waits
     from lyra_assets.runs import open_instance
-    from lyra_resources.store import LyraStore
+    from lyra_resources.store.lyra_store import LyraStore
 
     store = LyraStore.at(home)
     with open_instance(home) as instance:
@@ -178,7 +178,7 @@ def run_sequential(home: Path, ids: list[str], deadline: float) -> tuple[Measure
 
 
 def run_processes(home: Path, ids: list[str], deadline: float) -> tuple[Measured, dict[str, str]]:
-    from lyra_resources.store import LyraStore
+    from lyra_resources.store.lyra_store import LyraStore
 
     m = Measured(name=f"default {len(ids)} processes", tasks=len(ids))
     logs = home / "logs"
@@ -250,7 +250,7 @@ def file_hold_s(home: Path, task_id: str, repeats: int = 5) -> tuple[float, floa
     transaction pays it: on DuckDB it holds the file meanwhile), and seconds ``replace_partitions``
     takes to write all of a finished task's rows again (its Parquet files and one transaction):
     medians. The home's settings say which store (the DuckDB file or Postgres)."""
-    from lyra_resources.store import PER_TASK_TABLES, LyraStore
+    from lyra_resources.store.lyra_store import PER_TASK_TABLES, LyraStore
 
     store = LyraStore.at(home)
     frames = {table: store.read_partition(table, task_id) for table in PER_TASK_TABLES}

@@ -30,12 +30,12 @@ import time
 import numpy as np
 
 from bench.common import read_jsonl, require_data
-from lyra_resources.corpus import LocalCorpus, LocalCorpusProvider
-from lyra_resources.corpus_search import CorpusSearch, RankedCorpusProvider, hybrid_search
-from lyra_resources.local_models import LocalModels
-from lyra_resources.models import set_threads
+from lyra_resources.corpus.local_corpus import LocalCorpus, LocalCorpusProvider
+from lyra_resources.corpus.search import CorpusSearch, RankedCorpusProvider, hybrid_search
+from lyra_resources.models.local_models import LocalModels
+from lyra_resources.models.inference import set_threads
 from lyra_resources.settings import load_settings, resolve_home
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 
 CHECKED = 5  # claims whose N papers are compared with the shipped search's (stage 3 included)
 

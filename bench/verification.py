@@ -18,7 +18,7 @@ Printed side by side, in one run, on the same claims:
   fragments the sentence-role model reads as background, aims or methods are dropped (here they
   are not replaced by the next most similar ones, as the pipeline does) and edges whose fragment
   is far from the claim are NEUTRAL;
-- Lyra's judge (``lyra_resources.direction_judge``): a claim about the direction of an effect is
+- Lyra's judge (``lyra_resources.models.direction_judge``): a claim about the direction of an effect is
   judged by its direction read explicitly (the direction reader, never trained on SciFact), every
   other pair by the out-of-fold verifier above, with its temperature and scoring rule fitted on
   the other folds as for the verifier alone.
@@ -45,11 +45,11 @@ from bench.common import require_data
 from lyra_core.fragments import make_fragments
 from lyra_core.scoring import Evidence, ScoringRule, score_claim
 from lyra_core.splits import claim_folds
-from lyra_resources.content_cache import cached_embeddings
-from lyra_resources.model_files import DEFAULT_SNLI_DIR, PACKAGED_EMBEDDER, read_temperature
-from lyra_resources.models import embedder, set_threads, softmax
+from lyra_resources.models.content_cache import cached_embeddings
+from lyra_resources.models.model_files import DEFAULT_SNLI_DIR, PACKAGED_EMBEDDER, read_temperature
+from lyra_resources.models.inference import embedder, set_threads, softmax
 from lyra_resources.settings import load_settings, resolve_home
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_training.verifier import VerifierRecipe, fit_temperature, pair_logits
 from lyra_training.verifier_data import gold_label, transfer_sets
 
@@ -93,7 +93,7 @@ class ClaimEvidence:
     rationale sentence, else neutral), which only scoring reads."""
 
     def __init__(self, data: Path, home: Path, papers: int = 10, fragments: int = 8):
-        from lyra_resources.corpus import LocalCorpus
+        from lyra_resources.corpus.local_corpus import LocalCorpus
         from lyra_training.verifier_data import read_jsonl
 
         self.papers, self.fragments = papers, fragments
@@ -174,8 +174,8 @@ def logits_for(model_dir: Path, items: list[dict], claims: dict[int, str], cache
 def evidence_gates(items: list[dict], claims: dict[int, str], data: Path, home: Path) -> tuple[np.ndarray, np.ndarray]:
     """Per item: cosine between claim and fragment, and the fragment's finding probability (the
     sentence-role model, with the fragment's place in its abstract), as ``nli_edges`` computes them."""
-    from lyra_resources.claim_roles import claim_role_model
-    from lyra_resources.corpus import LocalCorpus
+    from lyra_resources.models.claim_roles import claim_role_model
+    from lyra_resources.corpus.local_corpus import LocalCorpus
 
     store = LyraStore.at(home)
     model = embedder(PACKAGED_EMBEDDER)
@@ -350,7 +350,7 @@ def direction_judge_rows(items: dict[str, list[dict]], text: dict[int, str], oof
     probabilities at the fold's own temperature. Its scoring rule is chosen on the other folds;
     on retrieved evidence also with the evidence ``gates`` of ``nli_edges``, as Lyra runs it."""
     from lyra_core.direction.claim_frame import read_claim
-    from lyra_resources.direction_judge import direction_reader, judge_triples
+    from lyra_resources.models.direction_judge import direction_reader, judge_triples
     from lyra_training.verifier_data import read_jsonl
 
     papers = {str(r["doc_id"]): f"{r['title']} {' '.join(r['abstract'])}" for r in read_jsonl(data / "corpus.jsonl")}

@@ -15,7 +15,7 @@ from lyra_core.question_parts import question_parts
 from lyra_core.tasks import TaskOptions
 from lyra_resources.schema import TASK_ANSWER
 from lyra_resources.settings import LyraSettings
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 
 PREVIEW_COLUMNS = ["hypothesis", "verdict", "confidence", "uncertainty", "supporting_papers", "refuting_papers",
                    "papers_judged"]

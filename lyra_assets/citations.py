@@ -39,21 +39,21 @@ from lyra_core.citations import (
 )
 from lyra_core.papers import CanonicalPaper, PaperRecord
 from lyra_core.tasks import TaskOptions
-from lyra_resources.academic import lookup_id
-from lyra_resources.academic.gather import (
+from lyra_resources.sources.academic import lookup_id
+from lyra_resources.sources.academic.gather import (
     citation_links,
     complete_identifiers,
     no_network_line,
     unreachable_sources,
 )
-from lyra_resources.literature import LiteratureSources
-from lyra_resources.llm import LlmError, OllamaLlm, render_prompt
-from lyra_resources.local_models import LocalModels
-from lyra_resources.paper_rows import papers_from_frame
-from lyra_resources.providers import SourceIssue
+from lyra_resources.sources.literature import LiteratureSources
+from lyra_resources.models.llm import LlmError, OllamaLlm, render_prompt
+from lyra_resources.models.local_models import LocalModels
+from lyra_resources.corpus.paper_rows import papers_from_frame
+from lyra_resources.sources.providers import SourceIssue
 from lyra_resources.schema import TABLES
 from lyra_resources.settings import CitationSettings, LyraSettings
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 
 EXPANSION_COLUMNS = TABLES["citation_expansions"].data_columns
 CITATION_PAPER_COLUMNS = TABLES["citation_papers"].data_columns

@@ -15,12 +15,12 @@ from lyra_core.question_parts import QuestionParts, addresses_question, question
 from lyra_core.relevance import TermWeights, claim_relevance, term_weights
 from lyra_core.sections import strip_labels
 from lyra_core.tasks import TaskOptions
-from lyra_resources.claim_roles import CUE_SCORE, RULE_SCORE, claim_role_model
-from lyra_resources.llm import LlmError, OllamaLlm
-from lyra_resources.local_models import LocalModels
+from lyra_resources.models.claim_roles import CUE_SCORE, RULE_SCORE, claim_role_model
+from lyra_resources.models.llm import LlmError, OllamaLlm
+from lyra_resources.models.local_models import LocalModels
 from lyra_resources.schema import CLAIMS
 from lyra_resources.settings import LyraSettings
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 
 LOCAL_EXTRACTOR = "local-rules"
 QUESTION_RULES = "question-rules"

@@ -39,12 +39,12 @@ from lyra_assets.runs import (
 )
 from lyra_assets.step_workers import step_executor
 from lyra_resources.dagster_resources import settings_resource
-from lyra_resources.domain_policy import DomainTrust
-from lyra_resources.literature import LiteratureSources
-from lyra_resources.llm import OllamaLlm
-from lyra_resources.local_models import LocalModels
+from lyra_resources.web.domain_policy import DomainTrust
+from lyra_resources.sources.literature import LiteratureSources
+from lyra_resources.models.llm import OllamaLlm
+from lyra_resources.models.local_models import LocalModels
 from lyra_resources.settings import HomeLayout, LyraSettings, load_settings, resolve_home
-from lyra_resources.web_browser import WebBrowser
+from lyra_resources.web.browser_resource import WebBrowser
 
 _TABLE_ASSETS = [  # in the order they run
     web.serp_results, sources.paper_search, citations.citation_tracking, web.web_fetch,

@@ -15,7 +15,7 @@ from lyra_assets.partitions import task_partitions
 from lyra_core.fragments import make_fragments
 from lyra_resources.schema import TABLES
 from lyra_resources.settings import FragmentSettings, LyraSettings
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 
 PAGE_COLUMNS = TABLES["pages"].data_columns
 FRAGMENT_COLUMNS = TABLES["fragments"].data_columns

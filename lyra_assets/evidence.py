@@ -30,18 +30,18 @@ from lyra_core.evidence_facts import design_columns
 from lyra_core.hypothesis import HYPOTHESIS
 from lyra_core.scoring import RELATIONS, VERDICTS, Evidence, ScoringRule, determine_verdict, score_claim
 from lyra_core.tasks import TaskOptions
-from lyra_resources.claim_roles import claim_role_model
-from lyra_resources.content_cache import cached_judgements
-from lyra_resources.direction_judge import DIRECTION, DirectionReader, EdgeJudgement, judge_triples
-from lyra_resources.domain_policy import DomainTrust
-from lyra_resources.generations import record_scoring_rule
-from lyra_resources.local_models import LocalModels
-from lyra_resources.models import NLI_RELATION, NliModel
-from lyra_resources.nli_versions import active_version
+from lyra_resources.models.claim_roles import claim_role_model
+from lyra_resources.models.content_cache import cached_judgements
+from lyra_resources.models.direction_judge import DIRECTION, DirectionReader, EdgeJudgement, judge_triples
+from lyra_resources.web.domain_policy import DomainTrust
+from lyra_resources.store.generations import record_scoring_rule
+from lyra_resources.models.local_models import LocalModels
+from lyra_resources.models.inference import NLI_RELATION, NliModel
+from lyra_resources.models.nli_versions import active_version
 from lyra_resources.progress import track
 from lyra_resources.schema import CLAIM_SCORES, NLI_EDGES
 from lyra_resources.settings import EvidenceSettings, LyraSettings
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 
 # Partitioned asset checks are a preview feature of Dagster 1.13; Lyra relies on them knowingly.
 warnings.filterwarnings("ignore", category=PreviewWarning, message=".*partitions_def on an AssetCheckSpec.*")

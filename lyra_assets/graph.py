@@ -1,7 +1,7 @@
 """The last step of a task run: the `task_graph` asset publishes the generation the run built.
 
 Runs that include `task_graph` (`task_pipeline`, `nli_rescoring`, or any selection with it) get a
-store that stages every per-task write under the run id (see `lyra_resources.generations`);
+store that stages every per-task write under the run id (see `lyra_resources.store.generations`);
 `task_graph` swaps the staged rows in at once. A run without it (one asset materialized from the
 Dagster UI) writes in place, one table at a time.
 
@@ -30,10 +30,10 @@ from pydantic import PrivateAttr
 from lyra_assets.metadata import task_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_assets.runs import PARTITION_TAG, STORE_TAG
-from lyra_resources.generations import open_generation, publish_generation
-from lyra_resources.parquet_files import current_generation
-from lyra_resources.store import LyraStore
-from lyra_resources.store_locks import LockWaits, StoreError, lock_waits
+from lyra_resources.store.generations import open_generation, publish_generation
+from lyra_resources.store.parquet_files import current_generation
+from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.store.locks import LockWaits, StoreError, lock_waits
 
 PUBLISH_ASSET = "task_graph"
 ASSET_RESUME_RETRY_TAG = "dagster/is_asset_resume_retry"  # Dagster's, on a re-execution from asset failure

@@ -3,7 +3,7 @@
 wait, and the `nli_version_sensor` that re-scores the tasks a newly active NLI version affects
 (job `nli_rescoring`: `nli_edges` and everything downstream, one run per task partition).
 
-Thin over `lyra_training.corrections` and `lyra_resources.nli_versions`.
+Thin over `lyra_training.corrections` and `lyra_resources.models.nli_versions`.
 """
 
 
@@ -41,10 +41,10 @@ from lyra_assets.runs import (
     TRIGGER_TAG,
     task_tags,
 )
-from lyra_resources.local_models import LocalModels
-from lyra_resources.nli_versions import active_version, affected_tasks
+from lyra_resources.models.local_models import LocalModels
+from lyra_resources.models.nli_versions import active_version, affected_tasks
 from lyra_resources.settings import LyraSettings
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_training.adapters import NLI_TRAINABLE, LearningError
 from lyra_training.corrections import learn_from_corrections
 

@@ -22,7 +22,7 @@ from dagster import AssetsDefinition, AssetSpec, MetadataValue, TableColumn, Tab
 
 from lyra_resources.schema import TABLES, TableSpec
 from lyra_resources.settings import HomeLayout
-from lyra_resources.store import LyraStore, TaskRecord
+from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 
 TASK_COLUMN_DESCRIPTION = "the research task the row belongs to (the asset's partition key)"
 

@@ -13,10 +13,12 @@ from pathlib import Path
 from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataValue, ResourceParam, asset
 from pydantic import Field
 
-from lyra_resources.literature import LiteratureSources
-from lyra_resources.local_models import LocalModels
-from lyra_resources.model_files import DEFAULT_DIRECTION_DIR, DEFAULT_NLI_DIR, snli_base_dir, trained_snli_dir
-from lyra_resources.store import LyraStore
+from lyra_resources.sources.literature import LiteratureSources
+from lyra_resources.models.local_models import LocalModels
+from lyra_resources.models.model_files import (
+    DEFAULT_DIRECTION_DIR, DEFAULT_NLI_DIR, snli_base_dir, trained_snli_dir,
+)
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_training.nli_card import write_model_card
 from lyra_training.nli_eval import evaluate_nli_model
 from lyra_training.nli_model import train_nli_model
@@ -146,7 +148,7 @@ def corpus_reranker(
     Trained with the corpus's titles as queries, their abstracts as positives and BM25 hard
     negatives; stored per corpus fingerprint under the Lyra home and reused.
     """
-    from lyra_resources.model_files import packaged_embedder_dir
+    from lyra_resources.models.model_files import packaged_embedder_dir
 
     corpus = literature.corpus(config.corpus)
     out = Path(models.reranker_dir) / corpus.fingerprint

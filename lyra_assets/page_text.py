@@ -3,7 +3,7 @@
 import pandas as pd
 
 from lyra_core.fragments import split_sentences
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 
 
 def page_papers(store: LyraStore, task_id: str, fragments: pd.DataFrame) -> dict[str, tuple[str, str]]:

@@ -9,13 +9,13 @@ from lyra_assets.partitions import task_partitions
 from lyra_assets.table_io import LYRA_TABLES, table_input
 from lyra_core.feedback import RELEVANCE_STATS_SQL, RelevanceStats, blocked_domains, relevance_multiplier
 from lyra_core.tasks import TaskOptions
-from lyra_resources.domain_policy import DomainTrust, user_domain_rules
-from lyra_resources.literature import LiteratureSources
-from lyra_resources.local_models import LocalModels
+from lyra_resources.web.domain_policy import DomainTrust, user_domain_rules
+from lyra_resources.sources.literature import LiteratureSources
+from lyra_resources.models.local_models import LocalModels
 from lyra_resources.schema import FRAGMENT_RANKING
 from lyra_resources.settings import LyraSettings
-from lyra_resources.store import LyraStore
-from lyra_resources.text_ranking import bm25_scores, rank_texts
+from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.models.text_ranking import bm25_scores, rank_texts
 
 
 def trust_weights(store: LyraStore, fragments: pd.DataFrame, pages: pd.DataFrame, trust: DomainTrust) -> pd.Series:

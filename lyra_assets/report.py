@@ -6,7 +6,7 @@ from lyra_assets.graph import PUBLISH_ASSET
 from lyra_assets.metadata import task_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_resources.effective.report import write_report
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 
 
 @asset(partitions_def=task_partitions, group_name="graph", deps=[PUBLISH_ASSET],

@@ -43,7 +43,7 @@ from lyra_assets.runs import (
     task_tags,
 )
 from lyra_core.tasks import parse_interval
-from lyra_resources.store import LyraStore, TaskRecord
+from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 from lyra_resources.task_input import STORED_LABELS, TaskInputError, check_task_input
 
 WATCH_CRON = "0 * * * *"

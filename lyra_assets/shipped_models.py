@@ -16,7 +16,9 @@ from typing import Any
 
 from dagster import AssetKey, AssetMaterialization, DagsterInstance, MetadataValue
 
-from lyra_resources.model_files import DEFAULT_DIRECTION_DIR, DEFAULT_NLI_DIR, DEFAULT_SNLI_DIR, base_version
+from lyra_resources.models.model_files import (
+    DEFAULT_DIRECTION_DIR, DEFAULT_NLI_DIR, DEFAULT_SNLI_DIR, base_version,
+)
 
 # Each model asset and the folder its shipped copy lies in.
 SHIPPED_MODELS: dict[str, Path] = {"nli_model": DEFAULT_SNLI_DIR, "verifier_model": DEFAULT_NLI_DIR,

@@ -27,25 +27,25 @@ from lyra_core.academic import AcademicDecision, classify_query
 from lyra_core.claim_inputs import ClaimInput, ScopeRow, scope_claims
 from lyra_core.papers import CanonicalPaper, PaperRecord, canonicalize
 from lyra_core.tasks import TaskOptions
-from lyra_resources.academic import AcademicApiError
-from lyra_resources.academic.gather import (
+from lyra_resources.sources.academic import AcademicApiError
+from lyra_resources.sources.academic.gather import (
     complete_identifiers,
     no_network_line,
     reachable_sources,
     search_live,
     unreachable_sources,
 )
-from lyra_resources.corpus import LocalCorpus, LocalCorpusProvider
-from lyra_resources.corpus_search import ranked_providers
-from lyra_resources.generations import record_run_inputs
-from lyra_resources.literature import OFFLINE_HINT, LiteratureSources, SourcePlan
-from lyra_resources.local_models import LocalModels
-from lyra_resources.paper_rows import papers_frame
-from lyra_resources.providers import PaperProvider, SourceIssue
-from lyra_resources.run_inputs import run_inputs
+from lyra_resources.corpus.local_corpus import LocalCorpus, LocalCorpusProvider
+from lyra_resources.corpus.search import ranked_providers
+from lyra_resources.store.generations import record_run_inputs
+from lyra_resources.sources.literature import OFFLINE_HINT, LiteratureSources, SourcePlan
+from lyra_resources.models.local_models import LocalModels
+from lyra_resources.corpus.paper_rows import papers_frame
+from lyra_resources.sources.providers import PaperProvider, SourceIssue
+from lyra_resources.store.run_inputs import run_inputs
 from lyra_resources.schema import CLAIM_SCOPE
 from lyra_resources.settings import LyraSettings
-from lyra_resources.store import LyraStore, TaskRecord
+from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 
 PAPER_PREVIEW = ["search_rank", "title", "year", "doi", "sources"]
 

@@ -8,7 +8,7 @@ asset function with frames.
 The IO manager does no I/O of its own: it uses the run's one store (the ``store`` resource, a
 :class:`lyra_assets.graph.TaskStore`), so what it writes and reads is exactly what an asset writing
 through the store itself would: in a run that publishes the task's graph the rows are staged under
-the run's generation (``lyra_resources.generations``) and each input is the task's rows as the run
+the run's generation (``lyra_resources.store.generations``) and each input is the task's rows as the run
 sees them (its staged rows once it opened its generation); in a run that writes in place each output
 replaces the task's rows in one transaction and switches its Parquet files.
 
@@ -34,7 +34,7 @@ from dagster import (
 
 from lyra_assets.metadata import task_metadata
 from lyra_resources.schema import PER_TASK_TABLES
-from lyra_resources.store import LyraStore, StoreError
+from lyra_resources.store.lyra_store import LyraStore, StoreError
 
 LYRA_TABLES = "lyra_tables"  # the resource key of the IO manager
 

@@ -38,8 +38,8 @@ from lyra_assets.runs import (
     killed_message,
     task_runs,
 )
-from lyra_resources.generations import abandon_generation, finish_exports, generation_of
-from lyra_resources.store import LyraStore, TaskRecord
+from lyra_resources.store.generations import abandon_generation, finish_exports, generation_of
+from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 
 _IN_PROGRESS = {
     DagsterRunStatus.QUEUED: "queued", DagsterRunStatus.NOT_STARTED: "queued",

@@ -10,10 +10,10 @@ from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_assets.table_io import LYRA_TABLES, table_input
 from lyra_core.topics import build_topics, contradicted
-from lyra_resources.local_models import LocalModels
+from lyra_resources.models.local_models import LocalModels
 from lyra_resources.schema import CLAIM_TOPICS
 from lyra_resources.settings import LyraSettings
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 
 
 def adopted_claims(claims: pd.DataFrame, claim_scores: pd.DataFrame) -> pd.DataFrame:

@@ -12,9 +12,9 @@ from lyra_assets.claims import claims as claims_asset
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_core.verification import JudgedEdge, verify_domains
-from lyra_resources.domain_policy import DomainTrust
+from lyra_resources.web.domain_policy import DomainTrust
 from lyra_resources.schema import DOMAIN_VERIFICATION
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 
 log = logging.getLogger("lyra.verification")
 RESTORE_VIA = "config/domains.yaml user_overrides"

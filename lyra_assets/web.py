@@ -1,6 +1,6 @@
 """``serp_results`` (browser search) and the ``web_fetch`` multi-asset (``web_pages`` and
-``identified_papers``): thin assets over :mod:`lyra_resources.web_crawl` and
-:mod:`lyra_resources.identifier_completion`. Both always materialize: when the browser is off for
+``identified_papers``): thin assets over :mod:`lyra_resources.web.crawl` and
+:mod:`lyra_resources.sources.identifier_completion`. Both always materialize: when the browser is off for
 a task they write empty tables whose metadata says why, so the offline pipeline never launches
 Chromium.
 """
@@ -28,15 +28,15 @@ from lyra_core.cells import cell_list
 from lyra_core.feedback import blocked_domains
 from lyra_core.identifiers import Identifiers
 from lyra_core.tasks import TaskOptions
-from lyra_resources.browser import BrowserSession, BrowserUnavailable
-from lyra_resources.domain_policy import DomainTrust, TrustLevel, user_domain_rules
-from lyra_resources.identifier_completion import IdentifierCompletion
-from lyra_resources.literature import LiteratureSources, live_mode
-from lyra_resources.search_engines import SerpResult
+from lyra_resources.web.browser import BrowserSession, BrowserUnavailable
+from lyra_resources.web.domain_policy import DomainTrust, TrustLevel, user_domain_rules
+from lyra_resources.sources.identifier_completion import IdentifierCompletion
+from lyra_resources.sources.literature import LiteratureSources, live_mode
+from lyra_resources.web.search_engines import SerpResult
 from lyra_resources.settings import BrowserSettings
-from lyra_resources.store import LyraStore
-from lyra_resources.web_browser import WebBrowser
-from lyra_resources.web_crawl import (
+from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.web.browser_resource import WebBrowser
+from lyra_resources.web.crawl import (
     Crawl,
     EngineRun,
     crawl,

@@ -22,11 +22,11 @@ from pydantic import BaseModel, ValidationError
 
 from lyra_core.tasks import TaskOptions
 from lyra_core.validation import describe, question_hint, text_problem
-from lyra_resources.academic.clients import unreachable_apis
-from lyra_resources.academic.gather import no_network_line
-from lyra_resources.corpus import CorpusError, LocalCorpus
-from lyra_resources.domain_policy import DomainPolicy, PolicyError
-from lyra_resources.literature import OFFLINE_HINT, LiteratureSources
+from lyra_resources.sources.academic.clients import unreachable_apis
+from lyra_resources.sources.academic.gather import no_network_line
+from lyra_resources.corpus.local_corpus import CorpusError, LocalCorpus
+from lyra_resources.web.domain_policy import DomainPolicy, PolicyError
+from lyra_resources.sources.literature import OFFLINE_HINT, LiteratureSources
 from lyra_resources.settings import HomeLayout, LyraSettings, SettingsError, load_settings
 
 MAX_QUERY_CHARS = 2000

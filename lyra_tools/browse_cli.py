@@ -22,7 +22,7 @@ from rich.markup import escape
 from rich.table import Column, Table
 
 from lyra_core.scoring import VoteCounts
-from lyra_resources.store import StoreError
+from lyra_resources.store.lyra_store import StoreError
 from lyra_tools.cli_common import HomeOption, console, fail, open_store
 
 if TYPE_CHECKING:  # the readers and their models are imported by `lyra claims` and `lyra evidence` when they run

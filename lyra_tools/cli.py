@@ -19,7 +19,7 @@ import typer
 
 from lyra_core.validation import text_problem
 from lyra_resources.settings import SettingsError
-from lyra_resources.store import StoreError
+from lyra_resources.store.lyra_store import StoreError
 from lyra_tools import (
     browse_cli,
     cli_feedback,

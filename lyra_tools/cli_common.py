@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from lyra_resources.settings import HOME_ENV, resolve_home
-from lyra_resources.store import LyraStore, StoreError, TaskRecord
+from lyra_resources.store.lyra_store import LyraStore, StoreError, TaskRecord
 
 console = Console()
 err = Console(stderr=True)

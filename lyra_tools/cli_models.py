@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from lyra_resources.model_files import configured_nli_path
+from lyra_resources.models.model_files import configured_nli_path
 from lyra_resources.settings import load_settings
 from lyra_tools.cli_common import HomeOption, console, fail, home_root, open_store
 
@@ -122,10 +122,10 @@ def models_train_claim_roles(
 ) -> None:
     """Fit the sentence-role model that keeps background, aims and methods out of the claims
     (a logistic regression on sentence embeddings and cue features; a few minutes on a CPU)."""
-    from lyra_resources.claim_roles import WEIGHTS_DIR
-    from lyra_resources.content_cache import cached_embeddings
-    from lyra_resources.model_files import PACKAGED_EMBEDDER
-    from lyra_resources.models import embedder
+    from lyra_resources.models.claim_roles import WEIGHTS_DIR
+    from lyra_resources.models.content_cache import cached_embeddings
+    from lyra_resources.models.model_files import PACKAGED_EMBEDDER
+    from lyra_resources.models.inference import embedder
     from lyra_training.claim_roles import train_claim_roles
 
     if not (data / "ori_pqal.json").exists() or not (data / "test_ground_truth.json").exists():
@@ -181,7 +181,7 @@ def _rescore(home: Path | None, version: str) -> None:
     """Re-judge the edges of every task another version judged, one nli_rescoring run per task."""
     from lyra_assets.runs import RESCORING_JOB
     from lyra_tools import runner
-    from lyra_resources.nli_versions import affected_tasks
+    from lyra_resources.models.nli_versions import affected_tasks
 
     tasks = affected_tasks(open_store(home), version)
     if not tasks:
@@ -196,7 +196,7 @@ def _rescore(home: Path | None, version: str) -> None:
 @app.command("list")
 def models_list(home: HomeOption = None) -> None:
     """The NLI model versions of this home, with the gate's figures; one is active."""
-    from lyra_resources.nli_versions import list_versions
+    from lyra_resources.models.nli_versions import list_versions
 
     _print_versions(list_versions(open_store(home), _nli_base()))
 
@@ -208,7 +208,7 @@ def models_activate(
     home: HomeOption = None,
 ) -> None:
     """Make a version the active NLI model (roll back or forward); affected tasks are re-scored."""
-    from lyra_resources.nli_versions import VersionError, activate
+    from lyra_resources.models.nli_versions import VersionError, activate
 
     try:
         previous, now = activate(open_store(home, create=False), version, _nli_base(), reason="by hand (lyra models activate)")
@@ -228,7 +228,7 @@ def models_train_adapter(
     """Train a LoRA adapter from the corrections now and gate it (job `nli_adapter_training`)."""
     from lyra_assets.runs import ADAPTER_JOB
     from lyra_tools import runner
-    from lyra_resources.nli_versions import active_version
+    from lyra_resources.models.nli_versions import active_version
 
     before = active_version(open_store(home), _nli_base()).version
     _finish_job(runner.run_job(ADAPTER_JOB, {"ops": {"nli_adapter": {"config": {"force": force}}}}, home))

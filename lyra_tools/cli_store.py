@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from lyra_resources.store import StoreError
+from lyra_resources.store.lyra_store import StoreError
 from lyra_tools.cli_common import HomeOption, console, fail, open_store
 
 app = typer.Typer(help="The store: where the tasks and their tables are.", no_args_is_help=True)
@@ -22,7 +22,7 @@ def copy(
 ) -> None:
     """Copy a DuckDB file's tasks, tables and feedback into the Postgres store (a fresh database),
     for a home moving to the cluster profile; the file is left as it is."""
-    from lyra_resources.store_copy import copy_duckdb_into
+    from lyra_resources.store.postgres_copy import copy_duckdb_into
 
     store = open_store(home)
     database = source or store.layout.database

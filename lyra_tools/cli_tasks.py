@@ -10,8 +10,8 @@ import typer
 from rich.table import Table
 
 from lyra_core.cells import cell_list
-from lyra_resources.generations import graph_note
-from lyra_resources.store import LyraStore, TaskRecord, fetch_rows
+from lyra_resources.store.generations import graph_note
+from lyra_resources.store.lyra_store import LyraStore, TaskRecord, fetch_rows
 from lyra_tools.cli_common import HomeOption, console, fail, home_root, open_store, require_task
 
 # Dagster (the instance, lyra_tools.runner) is imported by what needs it: a task whose row reads
@@ -96,7 +96,7 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
 def runs_table(store: LyraStore, task: TaskRecord) -> Table:
     """The task's latest runs: the one the row names (its status is the task's) and those that
     staged a graph, with what became of it."""
-    from lyra_resources.generations import recent_generations
+    from lyra_resources.store.generations import recent_generations
 
     from rich import box
     from rich.table import Column
@@ -123,7 +123,7 @@ def task_run(task_id: str, home: HomeOption = None,
     built is not run again (`--force` runs it)."""
     from lyra_assets.runs import is_cluster
     from lyra_core.tasks import TaskOptions
-    from lyra_resources.run_inputs import unchanged_since
+    from lyra_resources.store.run_inputs import unchanged_since
     from lyra_resources.settings import load_settings
     from lyra_resources.task_input import STORED_LABELS
     from lyra_tools.cli_run import (check_input, print_notes, print_summary, queue_and_exit, run_with_progress,

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from lyra_core.feedback import effective_edges
 from lyra_core.hypothesis import HYPOTHESIS
 from lyra_core.scoring import REFUTES, SUPPORTS
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.effective.overlay import load_claims, load_overlay
 from lyra_resources.effective.paging import (
     check_limit,

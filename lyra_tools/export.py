@@ -17,7 +17,7 @@ import pandas as pd
 
 from lyra_core.feedback import effective_edges
 from lyra_resources.effective.report import report_html
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import explore
 from lyra_tools.export_refs import REFERENCE_WRITERS, reference_papers
 

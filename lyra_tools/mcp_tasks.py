@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from lyra_resources.settings import HomeLayout
-from lyra_resources.store import StoreError
+from lyra_resources.store.lyra_store import StoreError
 from lyra_resources.task_input import MCP_LABELS, TaskInputError, check_task_input
 from lyra_tools import mcp_requests
 from lyra_tools.server_store import ServerStore

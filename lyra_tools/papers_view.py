@@ -21,7 +21,7 @@ from lyra_core.bm25 import Bm25Index
 from lyra_core.feedback import effective_edges
 from lyra_core.scoring import REFUTES, SUPPORTS
 from lyra_core.text import index_terms
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.effective.models import ExploreError
 from lyra_resources.effective.overlay import load_claims, load_overlay
 from lyra_resources.effective.paging import (

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 
 import duckdb
 
-from lyra_resources.store import LyraStore, StoreError
+from lyra_resources.store.lyra_store import LyraStore, StoreError
 
 log = logging.getLogger(__name__)
 

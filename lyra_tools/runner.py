@@ -41,9 +41,9 @@ from lyra_assets.runs import (
     task_tags,
 )
 from lyra_assets.task_status import sync_task_status
-from lyra_resources.parquet_files import task_folder
+from lyra_resources.store.parquet_files import task_folder
 from lyra_resources.settings import ClusterSettings, HomeLayout, resolve_home
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 
 
 class AssetProgress(BaseModel):

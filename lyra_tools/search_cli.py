@@ -35,7 +35,7 @@ from lyra_tools.cli_common import (
 
 if TYPE_CHECKING:  # the search itself (models, corpora) is imported by `lyra search` when it runs
     from lyra_core.ranking import RankingConfig
-    from lyra_resources.corpus_search import Hit
+    from lyra_resources.corpus.search import Hit
     from lyra_resources.progress import StageProgress
 
 app = typer.Typer()
@@ -108,10 +108,10 @@ def search(
     home: HomeOption = None,
 ) -> None:
     """Rank a local corpus's papers for QUERY (BM25 → embedding fusion → reranker when configured)."""
-    from lyra_resources.corpus_search import hybrid_search, read_queries
-    from lyra_resources.literature import LiteratureSources
-    from lyra_resources.local_models import LocalModels
-    from lyra_resources.sentence_match import SentenceMatch
+    from lyra_resources.corpus.search import hybrid_search, read_queries
+    from lyra_resources.sources.literature import LiteratureSources
+    from lyra_resources.models.local_models import LocalModels
+    from lyra_resources.models.sentence_match import SentenceMatch
     from lyra_resources.task_input import TaskInputError, check_corpus
 
     try:

@@ -13,8 +13,8 @@ from pathlib import Path
 import duckdb
 from pydantic import PrivateAttr
 
-from lyra_resources.store import LyraStore
-from lyra_resources.store_locks import STORE_RETRY
+from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.store.locks import STORE_RETRY
 
 
 class _Attachment:

@@ -12,10 +12,10 @@ import pandas as pd
 from lyra_core.claim_inputs import ClaimsFileError, parse_claims
 from lyra_core.claims import claim_id_for
 from lyra_core.tasks import TaskOptions
-from lyra_resources.corpus import CorpusError
-from lyra_resources.literature import LiteratureSources, UnknownPapersError
+from lyra_resources.corpus.local_corpus import CorpusError
+from lyra_resources.sources.literature import LiteratureSources, UnknownPapersError
 from lyra_resources.settings import HomeLayout, load_settings
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 
 CORPUS_SOURCE = "local:"  # how papers.sources names a local corpus record: local:<its id in the file>
 

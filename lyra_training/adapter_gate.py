@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 from lyra_core.model_gate import GateResult, gate_decision
 from lyra_core.training_metrics import Metrics, metrics
-from lyra_resources.models import NliModel
-from lyra_resources.store import LyraStore
+from lyra_resources.models.inference import NliModel
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_training.adapters import RELATION_TO_LABEL
 from lyra_training.nli_data import NliPair
 

@@ -1,7 +1,7 @@
 """Training the sentence-role model (``lyra models train-claim-roles``): a logistic regression on
 the task embedder's sentence vectors and the extractor's cue features, fitted on the section labels
 of PubMedQA's labelled abstracts. Scoring with the trained weights is
-:mod:`lyra_resources.claim_roles`."""
+:mod:`lyra_resources.models.claim_roles`."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ import numpy as np
 from pydantic import BaseModel
 
 from lyra_core.fragments import split_sentences
-from lyra_resources.claim_roles import CUE_SCORE, CUES, SCORE, WEIGHTS_DIR, ClaimRoleWeights, cue_matrix
+from lyra_resources.models.claim_roles import (
+    CUE_SCORE, CUES, SCORE, WEIGHTS_DIR, ClaimRoleWeights, cue_matrix,
+)
 
 FINDING_SECTIONS = {"RESULTS", "RESULT", "FINDINGS", "CONCLUSION", "CONCLUSIONS"}
 OTHER_SECTIONS = {"BACKGROUND", "INTRODUCTION", "CONTEXT", "OBJECTIVE", "OBJECTIVES", "AIM", "AIMS", "PURPOSE",

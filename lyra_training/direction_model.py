@@ -19,7 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from lyra_core.training_metrics import accuracy, macro_f1
-from lyra_resources.model_files import DEFAULT_NLI_DIR
+from lyra_resources.models.model_files import DEFAULT_NLI_DIR
 from lyra_training.direction_data import (
     DIRECTION2ID,
     ID2DIRECTION,
@@ -60,7 +60,7 @@ class DirectionScores(BaseModel):
 
 
 def direction_logits(model_dir: Path, pairs: list[DirectionPair], max_length: int):
-    from lyra_resources.models import PairClassifier
+    from lyra_resources.models.inference import PairClassifier
 
     return PairClassifier(model_dir, max_length=max_length, batch_size=32).logits(
         [(p.premise, p.hypothesis) for p in pairs])

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from lyra_core.identifiers import normalize_title
-from lyra_resources.corpus import LocalCorpus
-from lyra_resources.corpus_search import CorpusSearch
+from lyra_resources.corpus.local_corpus import LocalCorpus
+from lyra_resources.corpus.search import CorpusSearch
 from lyra_training.loop import LoopState, OptimiserSettings, shuffled_epochs, train_loop
 
 if TYPE_CHECKING:

@@ -28,8 +28,8 @@ import numpy as np
 from pydantic import BaseModel
 
 from lyra_core.splits import claim_folds
-from lyra_resources.model_files import CALIBRATION_FILE
-from lyra_resources.models import PairClassifier, softmax
+from lyra_resources.models.model_files import CALIBRATION_FILE
+from lyra_resources.models.inference import PairClassifier, softmax
 from lyra_training.nli_batches import training_batches
 from lyra_training.nli_data import LABEL2ID, NliPair
 from lyra_training.nli_model import fit_pairs, load_base_model, log_progress, save_fp16
@@ -170,7 +170,7 @@ def cross_validate(work_dir: Path, scifact: ScifactData, general_dir: Path, gene
 def hard_negatives(scifact_dir: Path, scifact: ScifactData, cache_dir: Path, limit: int = 10) -> dict[int, int | None]:
     """Per claim, the best BM25 paper of the corpus it does not cite: a NEUTRAL example that
     looks like evidence."""
-    from lyra_resources.corpus import LocalCorpus
+    from lyra_resources.corpus.local_corpus import LocalCorpus
 
     corpus = LocalCorpus.open(scifact_dir / "corpus.jsonl", cache_dir=cache_dir)
     out: dict[int, int | None] = {}
@@ -227,7 +227,7 @@ def train_verifier(data_dir: Path, out_dir: Path, work_dir: Path, recipe: Verifi
     run resumes. The final model, its ``calibration.json`` and ``training.json`` go to ``out_dir``."""
     import shutil
 
-    from lyra_resources.model_files import DEFAULT_SNLI_DIR
+    from lyra_resources.models.model_files import DEFAULT_SNLI_DIR
     from lyra_training.verifier_data import general_pairs
 
     recipe = recipe or VerifierRecipe()

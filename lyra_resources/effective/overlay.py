@@ -13,7 +13,7 @@ from lyra_core.answer import AnswerView
 from lyra_core.cells import cell_list
 from lyra_core.feedback import DomainRule, blocked_domains, effective_edges, effective_scores, touched_claims
 from lyra_core.scoring import ScoringRule
-from lyra_resources.generations import published_scoring_rule
+from lyra_resources.store.generations import published_scoring_rule
 from lyra_resources.settings import load_settings
 from lyra_resources.effective.models import Topic
 from lyra_resources.effective.queries import CLAIM_SQL, claim_edges, fetch_rows, in_ids

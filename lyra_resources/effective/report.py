@@ -32,8 +32,8 @@ from lyra_resources.effective.answer_view import claim_votes, read_answer, sourc
 from lyra_resources.effective.overlay import Overlay, effective_topics, load_claims, load_overlay
 from lyra_resources.effective.paging import clip, nan_to_none
 from lyra_resources.effective.queries import fetch_rows, in_ids, require_task, task_topics
-from lyra_resources.generations import graph_note
-from lyra_resources.store import LyraStore
+from lyra_resources.store.generations import graph_note
+from lyra_resources.store.lyra_store import LyraStore
 
 if TYPE_CHECKING:  # only top_claims builds a data frame; writing the report needs no pandas
     import pandas as pd

@@ -30,7 +30,7 @@ TASK_GENERATIONS = table(
     started_at TIMESTAMP -- when the run began staging (UTC)
     published_at TIMESTAMP -- when its rows became the task's rows (UTC); NULL until published
     exported_at TIMESTAMP -- when the task's Parquet files were rewritten from it (UTC); NULL until then
-    inputs_digest VARCHAR -- the digest of what the run read (question, options, corpus files, settings, code, models, feedback: `lyra_resources.run_inputs`); NULL for a task that asks live sources or a run that did not search; `lyra task run` skips a re-run whose digest equals the published one's
+    inputs_digest VARCHAR -- the digest of what the run read (question, options, corpus files, settings, code, models, feedback: `lyra_resources.store.run_inputs`); NULL for a task that asks live sources or a run that did not search; `lyra task run` skips a re-run whose digest equals the published one's
     scoring_rule JSON -- the `evidence` scoring rule (aggregation, vote_weight, min_vote) the run scored its claims under; every later view of the task re-scores corrected claims under it; NULL before `claim_scores` ran
     """,
     per_task=False,

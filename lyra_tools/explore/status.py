@@ -8,9 +8,9 @@ from typing import Any
 
 from lyra_core.cells import cell_list
 from lyra_core.feedback import rule_for
-from lyra_resources.generations import graph_note, published_generation
+from lyra_resources.store.generations import graph_note, published_generation
 from lyra_resources.settings import load_settings
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.effective.models import AssetState, BlockedDomain, FeedbackCounts, RunState, TaskStatus
 from lyra_resources.effective.overlay import load_overlay
 from lyra_resources.effective.paging import clip
@@ -86,15 +86,15 @@ def _run_events(instance: Any, run_id: str, types: dict) -> tuple[dict[str, str]
 
 def default_nli_version() -> str:
     """The shipped (or configured) base model's version: active until an adapter is."""
-    from lyra_resources.model_files import base_version, configured_nli_path  # only when asked
+    from lyra_resources.models.model_files import base_version, configured_nli_path  # only when asked
 
     return base_version(configured_nli_path(load_settings().models))
 
 
 def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, instance: Any = None) -> TaskStatus:
     """Status, run state per asset, row counts, blocked domains and the NLI version of a task."""
-    from lyra_resources.model_files import configured_nli_path  # only when status is asked for
-    from lyra_resources.nli_versions import active_version_id
+    from lyra_resources.models.model_files import configured_nli_path  # only when status is asked for
+    from lyra_resources.models.nli_versions import active_version_id
 
     if with_dagster:
         with store.connect() as conn:

@@ -7,8 +7,8 @@ from typing import Any
 from lyra_core.cells import cell_list
 from lyra_core.feedback import effective_edges
 from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS
-from lyra_resources.generations import graph_note
-from lyra_resources.store import LyraStore
+from lyra_resources.store.generations import graph_note
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.effective.models import (
     ContradictionHighlight,
     EvidenceSummary,

@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from lyra_resources.academic import (
+from lyra_resources.sources.academic import (
     ApiClient,
     ApiStatusError,
     HttpCache,
@@ -22,7 +22,7 @@ from lyra_resources.academic import (
     SemanticScholarClient,
     SourceUnreachable,
 )
-from lyra_resources.academic.policy import retry_after_seconds
+from lyra_resources.sources.academic.policy import retry_after_seconds
 
 
 class Scripted(BaseHTTPRequestHandler):

@@ -44,7 +44,7 @@ def test_the_embedding_rule_compares_academic_and_everyday_exemplars():
 
 @pytest.mark.slow
 def test_with_the_real_embedder():
-    from lyra_resources.models import embedder
+    from lyra_resources.models.inference import embedder
 
     encode = embedder().encode
     for query in ("How do black holes form?", "Is remote work more productive?", "Can plants feel pain?",

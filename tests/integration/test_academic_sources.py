@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import runner
 
 from fixtures.academic_apis import body, closed_port

@@ -9,7 +9,7 @@ from fixtures.answers import add_hypothesis, run_answer
 from fixtures.graphs import PAPERS, write_graph
 
 from lyra_core.evidence import edge_id_for
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import explore
 from lyra_tools.feedback import apply_feedback
 

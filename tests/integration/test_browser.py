@@ -20,16 +20,16 @@ from dagster import DagsterInstance, materialize
 
 from lyra_assets import documents, web
 from lyra_assets.partitions import TASKS_PARTITION
-from lyra_resources.paper_rows import papers_frame
+from lyra_resources.corpus.paper_rows import papers_frame
 from lyra_core.urls import address_refusal, parse_networks, url_refusal, web_page_id
-from lyra_resources import browser as browser_module
-from lyra_resources.browser import BrowserSession, BrowserUnavailable, find_chromium
-from lyra_resources.domain_policy import DomainTrust
-from lyra_resources.egress import EgressGate
-from lyra_resources.literature import LiteratureSources
+from lyra_resources.web import browser as browser_module
+from lyra_resources.web.browser import BrowserSession, BrowserUnavailable, find_chromium
+from lyra_resources.web.domain_policy import DomainTrust
+from lyra_resources.web.egress import EgressGate
+from lyra_resources.sources.literature import LiteratureSources
 from lyra_resources.settings import BrowserSettings, LyraSettings
-from lyra_resources.store import LyraStore
-from lyra_resources.web_browser import WebBrowser
+from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.web.browser_resource import WebBrowser
 
 from fixtures.browser import Spy, fast_politeness, quick
 

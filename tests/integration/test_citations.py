@@ -33,9 +33,9 @@ from lyra_core.citations import (
     top_unique,
 )
 from lyra_core.papers import CanonicalPaper, PaperRecord
-from lyra_resources.academic.openalex import OAWork
-from lyra_resources.academic.semantic_scholar import S2Paper
-from lyra_resources.store import LyraStore
+from lyra_resources.sources.academic.openalex import OAWork
+from lyra_resources.sources.academic.semantic_scholar import S2Paper
+from lyra_resources.store.lyra_store import LyraStore
 
 TURING_DOI = "10.1093/mind/lix.236.433"
 RESNET_DOI = "10.1109/cvpr.2016.90"

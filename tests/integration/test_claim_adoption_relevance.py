@@ -17,7 +17,7 @@ from dagster import DagsterInstance, materialize
 
 from lyra_assets.definitions import ASSETS, build_resources
 from lyra_assets.partitions import TASKS_PARTITION
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 
 pytestmark = pytest.mark.slow
 

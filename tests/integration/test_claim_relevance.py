@@ -60,7 +60,7 @@ def test_coverage_weighs_rare_terms_more_and_is_zero_without_content_words():
 
 
 def test_off_topic_claims_fall_below_the_threshold_and_vitamin_d_fracture_claims_stay():
-    from lyra_resources.models import embedder
+    from lyra_resources.models.inference import embedder
 
     claims = ON_TOPIC + OFF_TOPIC
     vectors = embedder().encode([QUESTION, *claims])

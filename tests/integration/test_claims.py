@@ -98,7 +98,7 @@ BACKGROUND_AND_FINDINGS = [
 
 def test_the_sentence_role_model_drops_background_the_rules_would_keep():
     from lyra_assets.claims import LOCAL_EXTRACTOR, keep_findings
-    from lyra_resources.models import embedder
+    from lyra_resources.models.inference import embedder
 
     candidates = [ClaimCandidate(text=t, origin="extracted", extractor=LOCAL_EXTRACTOR, fragment_id=f"f{i}",
                                  page_id=f"p{i}", score=2.0, position=0.75 if finding else 0.15)
@@ -114,8 +114,8 @@ def test_the_sentence_role_model_drops_background_the_rules_would_keep():
 
 
 def test_the_sentence_role_model_reads_the_sentence_not_only_its_place():
-    from lyra_resources.claim_roles import claim_role_model
-    from lyra_resources.models import embedder
+    from lyra_resources.models.claim_roles import claim_role_model
+    from lyra_resources.models.inference import embedder
 
     texts = [t for t, _ in BACKGROUND_AND_FINDINGS]
     probs = claim_role_model().probabilities(texts, embedder().encode(texts), [0.5] * len(texts))

@@ -5,7 +5,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools.cli import app
 
 cli = CliRunner()

@@ -11,7 +11,7 @@ from fixtures.answers import add_hypothesis, run_answer
 from fixtures.graphs import write_graph
 from typer.testing import CliRunner
 
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import cli_common, cli_run, runner
 from lyra_tools.cli import app
 from lyra_resources.effective.report import report_markdown

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from bench import fuzz_cli
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.task_input import TaskInputError, check_task_input
 from lyra_tools import cli
 

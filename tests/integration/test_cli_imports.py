@@ -15,7 +15,7 @@ import pytest
 from fixtures.graphs import write_graph
 from fixtures.paths import REPO
 
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 
 HEAVY = ("dagster", "pandas", "torch", "sentence_transformers", "networkx", "lyra_assets")
 

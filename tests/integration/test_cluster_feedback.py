@@ -14,10 +14,10 @@ from bench.local_servers import lyra_workers
 from fixtures.tables import feedback_rows
 
 from lyra_assets.graph import PUBLISH_ASSET, store_lock_waits
-from lyra_resources.generations import published_generation
+from lyra_resources.store.generations import published_generation
 from lyra_resources.schema import FEEDBACK_TABLES
-from lyra_resources.store import LyraStore
-from lyra_resources.store_locks import lock_waits
+from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.store.locks import lock_waits
 from lyra_tools import explore, runner
 from lyra_tools.feedback import FeedbackResult, apply_feedback
 

@@ -29,7 +29,7 @@ from lyra_assets.runs import (
     task_runs,
 )
 from lyra_resources.settings import ClusterSettings, HomeLayout, SettingsError
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import runner
 from lyra_tools.cli import app
 

@@ -19,7 +19,7 @@ from lyra_assets.celery_steps import WORKER_LOST_AFTER_S
 from lyra_assets.runs import RUN_MONITORING, cluster_dagster_yaml, open_instance, prepare_instance_dir
 from lyra_assets.step_workers import celery_config
 from lyra_resources.settings import ClusterSettings, HomeLayout
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import runner
 
 
@@ -43,7 +43,7 @@ def test_the_cluster_watches_its_runs_and_the_local_profile_is_unchanged(tmp_pat
 def task_held(store: LyraStore, task_id: str):
     """Another session holds the task's lock in the Postgres store until the block ends, so steps
     (each opens the run's generation of the task first) wait on it."""
-    from lyra_resources.store_postgres import PostgresConnection
+    from lyra_resources.store.postgres import PostgresConnection
 
     holder = PostgresConnection.open(store.url)
     try:

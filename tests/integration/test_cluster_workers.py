@@ -31,7 +31,7 @@ from lyra_assets.runs import (
 )
 from lyra_assets.step_workers import WORKER_CONFIG_MODULE, write_worker_config
 from lyra_resources.settings import REPO_ROOT, ClusterSettings, HomeLayout, LyraSettings, SettingsError
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import runner
 from lyra_tools.cli import app
 

@@ -13,9 +13,11 @@ import numpy as np
 import pytest
 
 from lyra_assets.evidence import judge_pairs
-from lyra_resources.content_cache import EMBEDDINGS, cached_embeddings, cached_judgements, cached_values
-from lyra_resources.models import NliPrediction
-from lyra_resources.store import LyraStore
+from lyra_resources.models.content_cache import (
+    EMBEDDINGS, cached_embeddings, cached_judgements, cached_values,
+)
+from lyra_resources.models.inference import NliPrediction
+from lyra_resources.store.lyra_store import LyraStore
 
 
 @pytest.fixture

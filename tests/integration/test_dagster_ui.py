@@ -16,10 +16,12 @@ from lyra_assets.metadata import TASK_COLUMN_DESCRIPTION, column_schema, markdow
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.runs import open_instance
 from lyra_assets.shipped_models import SHIPPED_TAG, record_shipped_models
-from lyra_resources.model_files import DEFAULT_DIRECTION_DIR, DEFAULT_NLI_DIR, DEFAULT_SNLI_DIR, base_version
+from lyra_resources.models.model_files import (
+    DEFAULT_DIRECTION_DIR, DEFAULT_NLI_DIR, DEFAULT_SNLI_DIR, base_version,
+)
 from lyra_resources.schema import STAGING_TABLES, TABLES
 from lyra_resources.schema.columns import TASK_ID_DESCRIPTION, table
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 
 
 def test_every_table_asset_carries_its_registry_schema_table_and_parquet_location(lyra_home):

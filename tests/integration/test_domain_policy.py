@@ -9,7 +9,7 @@ import pytest
 
 from lyra_core.scoring import Evidence, bayesian_score
 from lyra_core.verification import JudgedEdge, verify_domains
-from lyra_resources.domain_policy import (
+from lyra_resources.web.domain_policy import (
     REPO_POLICY,
     DomainPolicy,
     DomainTrust,
@@ -18,7 +18,7 @@ from lyra_resources.domain_policy import (
     parse_policy,
     policy_at,
 )
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 
 from fixtures.paths import REPO
 
@@ -196,8 +196,8 @@ def test_ranking_weights_follow_the_policy_and_user_blocks(tmp_path):
     import pandas as pd
 
     from lyra_assets.ranking import trust_weights
-    from lyra_resources.domain_policy import DomainTrust
-    from lyra_resources.store import LyraStore
+    from lyra_resources.web.domain_policy import DomainTrust
+    from lyra_resources.store.lyra_store import LyraStore
     from lyra_tools.feedback import apply_feedback
 
     store = LyraStore.at(tmp_path / "home")

@@ -23,8 +23,8 @@ import pytest
 from fixtures.browser import Spy, fast_politeness, quick
 
 from lyra_core.urls import parse_networks
-from lyra_resources.browser import BrowserSession
-from lyra_resources.egress import EgressGate, gated_client
+from lyra_resources.web.browser import BrowserSession
+from lyra_resources.web.egress import EgressGate, gated_client
 
 # The address the gate checks and lets through: 127.0.0.3, allowed by name (allowed_networks), so
 # every connection of these tests stays on this machine; the rebound address, 127.0.0.2, is not.

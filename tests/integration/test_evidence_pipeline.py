@@ -6,9 +6,9 @@ from dagster import DagsterInstance, materialize
 from lyra_assets.definitions import ASSETS, CHECKS, build_resources
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_core.scoring import Evidence, score_claim
-from lyra_resources.models import NLI_RELATION
+from lyra_resources.models.inference import NLI_RELATION
 from lyra_resources.settings import load_settings
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import runner
 
 pytestmark = pytest.mark.slow
@@ -124,7 +124,7 @@ def test_aims_and_methods_fragments_are_not_evidence():
     import pandas as pd
 
     from lyra_assets.evidence import findings_only
-    from lyra_resources.models import embedder
+    from lyra_resources.models.inference import embedder
 
     texts = ["To investigate the effect of bracket-ligature combination on the amount of orthodontic space "
              "closure over three months. Randomized clinical trial with three parallel groups.",

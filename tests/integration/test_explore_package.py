@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 
-from lyra_resources import nli_versions
-from lyra_resources.model_files import configured_nli_path
+from lyra_resources.models import nli_versions
+from lyra_resources.models.model_files import configured_nli_path
 from lyra_resources.settings import load_settings
 from lyra_tools import explore
 

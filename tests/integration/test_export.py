@@ -19,7 +19,7 @@ from fixtures.paths import REPO
 from typer.testing import CliRunner
 
 from lyra_core.papers import family_given
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import export
 from lyra_tools.cli import app
 from lyra_tools.feedback import apply_feedback
@@ -93,7 +93,7 @@ def test_cli_export_writes_the_file_and_refuses_bad_input(tmp_path):
 
 
 def test_papers_keep_their_authors_as_family_given(tmp_path):
-    from lyra_resources.paper_rows import papers_frame
+    from lyra_resources.corpus.paper_rows import papers_frame
     from lyra_core.papers import PaperRecord, canonicalize
 
     records = [PaperRecord(source="s2", source_id="1", title="Vitamin D and fracture risk in older adults",

@@ -23,7 +23,7 @@ import rispy
 from bibtexparser.middlewares import SeparateCoAuthors, SplitNameParts
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import export
 from lyra_tools.export_refs import ExportedPaper
 

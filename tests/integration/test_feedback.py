@@ -9,9 +9,9 @@ from fixtures.tables import snapshot
 from lyra_assets.ranking import ranking_weights, trust_weights
 from lyra_core import feedback as fb
 from lyra_core.scoring import DEFAULT_VOTE_WEIGHT
-from lyra_resources.domain_policy import DomainTrust
+from lyra_resources.web.domain_policy import DomainTrust
 from lyra_resources.schema import FEEDBACK_TABLES, TABLES
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import explore
 from lyra_tools.feedback import FeedbackError, apply_feedback, relevance_multipliers
 from lyra_tools.relevance_returns import ReturnsRecorder
@@ -329,7 +329,7 @@ def test_a_reviewers_relation_fixes_the_passage_direction_only_where_one_directi
 
 def test_a_correction_rescores_its_claim_under_the_rule_the_run_scored_under(store, graph, monkeypatch, tmp_path):
     from lyra_core.scoring import ScoringRule
-    from lyra_resources.generations import open_generation, publish_generation, record_scoring_rule
+    from lyra_resources.store.generations import open_generation, publish_generation, record_scoring_rule
 
     open_generation(store, graph.task_id, "run-1")
     record_scoring_rule(store, "run-1", ScoringRule(vote_weight=2.0))

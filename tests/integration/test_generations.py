@@ -13,9 +13,9 @@ from fixtures.mcp import call
 from fixtures.runs import cli, start_hanging_run
 
 from lyra_assets.runs import active_runs, open_instance
-from lyra_resources.generations import open_generation, publish_generation, published_generation
+from lyra_resources.store.generations import open_generation, publish_generation, published_generation
 from lyra_resources.schema import PER_TASK_TABLES
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import explore, runner
 from lyra_tools.mcp_server import build_server
 

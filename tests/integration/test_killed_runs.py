@@ -19,9 +19,9 @@ from fixtures.runs import cli, start_hanging_run
 
 from lyra_assets.definitions import build_definitions
 from lyra_assets.runs import open_instance
-from lyra_resources.generations import generation_of, published_generation
+from lyra_resources.store.generations import generation_of, published_generation
 from lyra_resources.schema import PER_TASK_TABLES
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import runner
 
 # `lyra task run` in a real process that stops for good while it writes the claims table's Parquet
@@ -29,8 +29,8 @@ from lyra_tools import runner
 # database's switch to the new graph and the files'.
 KILLED_AFTER_COMMIT = """
 import pathlib, sys, time
-import lyra_resources.parquet_files as parquet_files
-import lyra_resources.store as store
+import lyra_resources.store.parquet_files as parquet_files
+import lyra_resources.store.lyra_store as store
 
 write = parquet_files.write_parquet
 

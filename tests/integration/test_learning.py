@@ -24,12 +24,12 @@ from lyra_assets.runs import ADAPTER_JOB, QUESTION_TAG, RESCORING_JOB, TASK_TAG,
 from lyra_core.model_gate import gate_decision
 from lyra_core.splits import is_held_out, split_corrections
 from lyra_core.training_metrics import Metrics
-from lyra_resources import nli_versions
-from lyra_resources.model_files import DEFAULT_NLI_DIR, base_version
-from lyra_resources.models import NliModel
+from lyra_resources.models import nli_versions
+from lyra_resources.models.model_files import DEFAULT_NLI_DIR, base_version
+from lyra_resources.models.inference import NliModel
 from lyra_resources.schema import TABLES
 from lyra_resources.settings import LearningSettings, LyraSettings
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import explore
 from lyra_tools.feedback import apply_feedback
 from lyra_training.adapters import GATE_DIR, Correction, LearningError, TrainingInterrupted

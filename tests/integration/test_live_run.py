@@ -26,7 +26,7 @@ from fixtures.academic_apis import FakeScholar, body, serve_fake_apis
 from typer.testing import CliRunner
 
 from lyra_resources.schema import PER_TASK_TABLES
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools.cli import app
 
 pytestmark = pytest.mark.slow  # loads the real embedder and NLI model

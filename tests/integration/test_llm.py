@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from lyra_assets.claims import LOCAL_EXTRACTOR, candidates_from
-from lyra_resources.llm import ExtractedClaims, LlmError, OllamaLlm
+from lyra_resources.models.llm import ExtractedClaims, LlmError, OllamaLlm
 
 log = logging.getLogger("test")
 

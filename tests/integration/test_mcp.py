@@ -187,7 +187,7 @@ def test_create_task_launches_a_detached_run_and_status_reads_dagster(tmp_path, 
 
 
 def test_create_task_refuses_a_broken_domain_policy_before_any_task_exists(tmp_path, monkeypatch):
-    from lyra_resources import domain_policy
+    from lyra_resources.web import domain_policy
 
     broken = tmp_path / "domains.yaml"
     broken.write_text("domains:\n  - {domain: doi.org, trust_level: primry}\n")
@@ -218,7 +218,7 @@ WRITER = textwrap.dedent("""
     import sys, time
     from pathlib import Path
     import pandas as pd
-    from lyra_resources.store import LyraStore
+    from lyra_resources.store.lyra_store import LyraStore
 
     home, task_id, stop = sys.argv[1], sys.argv[2], Path(sys.argv[3])
     store = LyraStore(home=home)

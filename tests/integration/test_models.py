@@ -5,9 +5,9 @@ import os
 import numpy as np
 import pytest
 
-from lyra_resources import model_files as models
-from lyra_resources.model_files import DEFAULT_NLI_DIR, ModelError, read_temperature
-from lyra_resources.models import NliModel, embedder, nli_model
+from lyra_resources.models import model_files as models
+from lyra_resources.models.model_files import DEFAULT_NLI_DIR, ModelError, read_temperature
+from lyra_resources.models.inference import NliModel, embedder, nli_model
 
 pytestmark = pytest.mark.slow
 
@@ -78,7 +78,7 @@ def test_loading_a_model_prints_no_library_progress_bar():
     import subprocess
     import sys
 
-    code = ("from lyra_resources.models import NliModel, Embedder; "
+    code = ("from lyra_resources.models.inference import NliModel, Embedder; "
             "NliModel().load(); Embedder().encode(['a', 'b'])")
     env = {k: v for k, v in os.environ.items() if k != "HF_HUB_DISABLE_PROGRESS_BARS"}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300,

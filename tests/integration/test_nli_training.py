@@ -112,7 +112,7 @@ def test_train_snli_writes_under_the_home_and_never_into_the_package(tmp_path: P
     as it was, and the verifier's training then starts from the home's model."""
     from typer.testing import CliRunner
 
-    from lyra_resources.model_files import DEFAULT_SNLI_DIR, snli_base_dir, trained_snli_dir
+    from lyra_resources.models.model_files import DEFAULT_SNLI_DIR, snli_base_dir, trained_snli_dir
     from lyra_tools.cli import app
 
     def shipped() -> dict[str, tuple[int, int]]:

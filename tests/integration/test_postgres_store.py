@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from lyra_resources.schema import PER_TASK_TABLES, TABLES
-from lyra_resources.store import LyraStore, StoreError
+from lyra_resources.store.lyra_store import LyraStore, StoreError
 from lyra_tools import runner
 
 from fixtures.corpus import SMALL_CORPUS, write_jsonl
@@ -178,7 +178,7 @@ def test_a_home_s_duckdb_file_is_copied_into_a_fresh_postgres_store(tmp_path, mo
 
 
 def test_a_postgres_store_of_an_older_lyra_gets_the_new_columns(tmp_path, pg):
-    from lyra_resources.store_postgres import PostgresConnection
+    from lyra_resources.store.postgres import PostgresConnection
 
     old = PostgresConnection.open(pg)  # a tasks table from before `error` existed
     try:

@@ -88,10 +88,10 @@ def test_fragment_ranking_with_a_corpus_adapted_reranker(lyra_home, small_corpus
     from dagster import DagsterInstance, materialize
 
     from lyra_assets.definitions import ASSETS, build_resources
-    from lyra_resources.corpus import LocalCorpus
-    from lyra_resources.local_models import LocalModels
-    from lyra_resources.model_files import packaged_embedder_dir
-    from lyra_resources.store import LyraStore
+    from lyra_resources.corpus.local_corpus import LocalCorpus
+    from lyra_resources.models.local_models import LocalModels
+    from lyra_resources.models.model_files import packaged_embedder_dir
+    from lyra_resources.store.lyra_store import LyraStore
     from lyra_training.reranker import build_pairs, train_reranker
 
     corpus = LocalCorpus.open(small_corpus)
@@ -141,13 +141,13 @@ def test_a_reranker_learns_from_judged_queries(tmp_path, small_corpus):
     """Positives are the judged papers, negatives the best-ranked unjudged ones; ids that match
     nothing are one clear error. Trained from the NLI verifier (3 labels), the one-logit model loads."""
     from lyra_core.ranking import RankingConfig
-    from lyra_resources.corpus import LocalCorpus
-    from lyra_resources.corpus_search import CorpusSearch
-    from lyra_resources.local_models import LocalModels
-    from lyra_resources.model_files import DEFAULT_NLI_DIR, packaged_embedder_dir
-    from lyra_resources.models import Reranker
+    from lyra_resources.corpus.local_corpus import LocalCorpus
+    from lyra_resources.corpus.search import CorpusSearch
+    from lyra_resources.models.local_models import LocalModels
+    from lyra_resources.models.model_files import DEFAULT_NLI_DIR, packaged_embedder_dir
+    from lyra_resources.models.inference import Reranker
     from lyra_resources.settings import load_settings
-    from lyra_resources.store import LyraStore
+    from lyra_resources.store.lyra_store import LyraStore
     from lyra_training.reranker import labelled_pairs, train_labelled_reranker
 
     corpus = LocalCorpus.open(small_corpus)

@@ -11,7 +11,7 @@ import pytest
 from fixtures.answers import HOSTILE, build_home
 from fixtures.graphs import CLAIMS, PAPERS
 
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import explore
 from lyra_tools.feedback import apply_feedback
 from lyra_resources.effective import report as reports

@@ -21,9 +21,9 @@ from lyra_core.claim_inputs import ClaimInput
 from lyra_core.evidence import edge_id_for
 from lyra_core.report.markdown import md
 from lyra_core.tasks import TaskOptions
-from lyra_resources.generations import open_generation, publish_generation
+from lyra_resources.store.generations import open_generation, publish_generation
 from lyra_resources.settings import LyraSettings
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools.cli import app
 
 FIRST_ANSWER = ("Answer: supported (0.73 ± 0.11) — 3 papers for, 1 against, 4 judged — designs: 1 meta-analysis for; "

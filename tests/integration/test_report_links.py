@@ -15,7 +15,7 @@ from playwright.sync_api import sync_playwright
 from fixtures.answers import build_home
 from fixtures.graphs import PAPERS
 
-from lyra_resources.browser import find_chromium
+from lyra_resources.web.browser import find_chromium
 from lyra_tools import export
 from lyra_resources.effective.report import report_markdown, write_report
 from lyra_core.report.refs import linkable

@@ -1,5 +1,5 @@
 """`lyra task run` on a task whose inputs have not changed since its graph was built: nothing runs.
-What a run reads is digested (``lyra_resources.run_inputs``) and kept with the graph it publishes;
+What a run reads is digested (``lyra_resources.store.run_inputs``) and kept with the graph it publishes;
 a change to the corpus, the settings or the feedback makes the next re-run a real one."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from fixtures.corpus import SMALL_CORPUS, write_jsonl
 from typer.testing import CliRunner
 
-from lyra_resources.generations import recent_generations
-from lyra_resources.store import LyraStore
+from lyra_resources.store.generations import recent_generations
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools.cli import app
 from lyra_tools.feedback import apply_feedback
 

@@ -20,7 +20,7 @@ from lyra_assets.runs import (
     task_runs,
     task_tags,
 )
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 
 from fixtures.paths import REPO as ROOT
 

@@ -42,10 +42,10 @@ from lyra_assets.runs import (
 from lyra_assets.schedules import WATCH_CRON, watched_tasks_schedule
 from lyra_assets.task_status import task_status_sensor
 from lyra_core.tasks import TaskOptions, parse_interval
-from lyra_resources.local_models import LocalModels
-from lyra_resources.models import NLI_RELATION, NliPrediction
+from lyra_resources.models.local_models import LocalModels
+from lyra_resources.models.inference import NLI_RELATION, NliPrediction
 from lyra_resources.schema import FEEDBACK_TABLES
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import explore, runner
 from lyra_tools.cli import app
 from lyra_tools.feedback import apply_feedback

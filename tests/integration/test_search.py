@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from lyra_resources.corpus_search import read_queries
+from lyra_resources.corpus.search import read_queries
 from lyra_tools.cli import app
 
 cli = CliRunner()
@@ -66,12 +66,12 @@ def test_search_ranks_as_the_assets_shared_code_does(tmp_path, small_corpus):
     """The command's order is rank_texts over the papers (as fragment_ranking calls it, BM25 built
     over the texts themselves, with every paper's embedding given), and its BM25 stage is the
     corpus's own BM25 search order (test_task_papers.py: a task's papers are this ranking's)."""
-    from lyra_resources.corpus import LocalCorpus, document_text
-    from lyra_resources.corpus_search import CorpusSearch
-    from lyra_resources.local_models import LocalModels
+    from lyra_resources.corpus.local_corpus import LocalCorpus, document_text
+    from lyra_resources.corpus.search import CorpusSearch
+    from lyra_resources.models.local_models import LocalModels
     from lyra_resources.settings import load_settings
-    from lyra_resources.store import LyraStore
-    from lyra_resources.text_ranking import bm25_scores, rank_texts
+    from lyra_resources.store.lyra_store import LyraStore
+    from lyra_resources.models.text_ranking import bm25_scores, rank_texts
 
     query = "vitamin D and hip fractures in women"
     corpus = LocalCorpus.open(small_corpus)
@@ -136,10 +136,10 @@ def test_duplicate_and_empty_query_files(tmp_path):
 
 @pytest.mark.slow
 def test_sentence_match_scores_the_best_sentence_of_each_paper(tmp_path):
-    from lyra_resources.local_models import LocalModels
-    from lyra_resources.sentence_match import SentenceMatch
+    from lyra_resources.models.local_models import LocalModels
+    from lyra_resources.models.sentence_match import SentenceMatch
     from lyra_resources.settings import load_settings
-    from lyra_resources.store import LyraStore
+    from lyra_resources.store.lyra_store import LyraStore
 
     store, models = LyraStore.at(tmp_path / "h"), LocalModels.configured(tmp_path / "h", load_settings())
     match = SentenceMatch(models, store)

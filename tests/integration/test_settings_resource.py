@@ -13,7 +13,7 @@ from lyra_assets.definitions import build_definitions, build_resources
 from lyra_assets.evidence import claim_scores
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.settings import EvidenceSettings, LyraSettings, load_settings
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 
 
 def scores_with(store: LyraStore, task_id: str, settings: LyraSettings):

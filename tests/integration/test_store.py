@@ -8,8 +8,8 @@ import pandas as pd
 import psycopg2
 import pytest
 
-from lyra_resources.generations import open_generation
-from lyra_resources.store import LyraStore, StoreError
+from lyra_resources.store.generations import open_generation
+from lyra_resources.store.lyra_store import LyraStore, StoreError
 
 DATABASE_ERRORS = (duckdb.Error, psycopg2.Error)  # the store's two backends (LYRA_TEST_STORE)
 

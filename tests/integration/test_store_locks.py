@@ -12,8 +12,8 @@ import duckdb
 import pytest
 from mcp import Client
 
-from lyra_resources.store import LyraStore, StoreBusyError
-from lyra_resources.store_locks import STORE_RETRY, LockWaits, RetryPolicy, is_lock_conflict, lock_waits
+from lyra_resources.store.lyra_store import LyraStore, StoreBusyError
+from lyra_resources.store.locks import STORE_RETRY, LockWaits, RetryPolicy, is_lock_conflict, lock_waits
 from lyra_tools.mcp_server import build_server
 from lyra_tools.server_store import ServerStore
 
@@ -164,7 +164,7 @@ def test_server_store_gives_up_as_busy_after_its_timeout(store):
 
 
 def test_one_policy_is_shared():
-    import lyra_resources.store as store_module
+    import lyra_resources.store.lyra_store as store_module
     import lyra_tools.server_store as server_store_module
 
     assert store_module.STORE_RETRY is STORE_RETRY is server_store_module.STORE_RETRY

@@ -24,11 +24,11 @@ from lyra_assets.partitions import TASKS_PARTITION, task_partitions
 from lyra_assets.ranking import fragment_ranking
 from lyra_assets.table_io import LYRA_TABLES, LyraTableIOManager, table_input
 from lyra_assets.topics import claim_topics
-from lyra_resources.generations import open_generation, publish_generation
-from lyra_resources.parquet_files import table_file
+from lyra_resources.store.generations import open_generation, publish_generation
+from lyra_resources.store.parquet_files import table_file
 from lyra_resources.schema import TABLES
 from lyra_resources.settings import LyraSettings
-from lyra_resources.store import LyraStore, StoreError
+from lyra_resources.store.lyra_store import LyraStore, StoreError
 
 PAGES = pd.DataFrame({"page_id": ["pa", "pb", "pc"], "paper_id": ["A", "B", "C"], "url": None,
                       "domain": ["doi.org", "en.wikipedia.org", "spam.example"],

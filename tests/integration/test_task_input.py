@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.runs import open_instance, register_partition
-from lyra_resources.corpus import LocalCorpus
+from lyra_resources.corpus.local_corpus import LocalCorpus
 from lyra_resources.settings import REPO_ROOT, load_settings
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import runner
 from lyra_tools.cli import app
 from lyra_tools.mcp_server import build_server

@@ -11,11 +11,11 @@ from dagster import DagsterInstance, materialize
 
 from lyra_assets.definitions import ASSETS, build_resources
 from lyra_assets.partitions import TASKS_PARTITION
-from lyra_resources.corpus import LocalCorpus
-from lyra_resources.corpus_search import hybrid_search
-from lyra_resources.local_models import LocalModels
+from lyra_resources.corpus.local_corpus import LocalCorpus
+from lyra_resources.corpus.search import hybrid_search
+from lyra_resources.models.local_models import LocalModels
 from lyra_resources.settings import load_settings
-from lyra_resources.store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore
 
 QUESTION = "Does sleep deprivation impair memory?"
 # Paper 2 shares no index term with the question (night, rest, harm, recall …) but is about it;

@@ -8,7 +8,7 @@ import pytest
 from lyra_core.claim_rewrites import negate, templated_claim
 from lyra_core.scoring import Evidence, ScoringRule, bayesian_score, paper_votes
 from lyra_core.splits import claim_folds, claim_groups
-from lyra_resources.models import softmax
+from lyra_resources.models.inference import softmax
 from lyra_training.verifier import fit_temperature
 from lyra_training.verifier_data import scifact_pairs, windows
 
@@ -153,7 +153,7 @@ def test_the_recipe_end_to_end_on_a_small_slice(shared_data, tmp_path):
     """Every stage of `lyra models train-nli` on a few pairs: general, two folds, final, temperature."""
     import json
 
-    from lyra_resources.models import NliModel
+    from lyra_resources.models.inference import NliModel
     from lyra_training.verifier import VerifierRecipe, train_verifier
 
     recipe = VerifierRecipe(folds=2, general_limit=48, claims_limit=24, general_replay=16,

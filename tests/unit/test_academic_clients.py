@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from lyra_core.papers import CanonicalPaper, canonicalize
-from lyra_resources.academic import (
+from lyra_resources.sources.academic import (
     ApiClient,
     ApiStatusError,
     HttpPolicy,
@@ -21,8 +21,8 @@ from lyra_resources.academic import (
     OpenAlexClient,
     SemanticScholarClient,
 )
-from lyra_resources.academic.gather import complete_identifiers
-from lyra_resources.corpus_json import rebuild_abstract
+from lyra_resources.sources.academic.gather import complete_identifiers
+from lyra_resources.corpus.json_files import rebuild_abstract
 
 S2_BASE = "https://api.semanticscholar.org/graph/v1"
 OA_BASE = "https://api.openalex.org"
@@ -293,7 +293,7 @@ def test_openalex_references_are_fetched_in_batches_of_50(shared_data):
 
 
 def client_work(item: dict):
-    from lyra_resources.academic import OAWork
+    from lyra_resources.sources.academic import OAWork
 
     return OAWork.model_validate(item)
 

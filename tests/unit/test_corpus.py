@@ -14,13 +14,13 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from lyra_core.text import index_terms, science_tokens, tokenize
-from lyra_resources.corpus import (
+from lyra_resources.corpus.local_corpus import (
     CorpusError,
     LocalCorpus,
     LocalCorpusProvider,
 )
-from lyra_resources.corpus_json import rebuild_abstract
-from lyra_resources.providers import PaperProvider
+from lyra_resources.corpus.json_files import rebuild_abstract
+from lyra_resources.sources.providers import PaperProvider
 
 # --------------------------------------------------------------------------- test corpora
 # Trimmed from real API records (OpenAlex W2741809807 etc.): same keys, nulls where real ones have them.

@@ -206,7 +206,7 @@ def test_a_null_no_word_or_figure_states_does_not_refute():
 
 
 def test_a_passage_that_states_no_direction_goes_to_the_cross_encoder():
-    from lyra_resources.direction_judge import UNSTATED, judge_triples
+    from lyra_resources.models.direction_judge import UNSTATED, judge_triples
 
     claim = "Urokinase receptor signalling increases proteinuria in podocytes."
     stated = "Urokinase receptor signalling significantly increased proteinuria (p < 0.01)."
@@ -242,7 +242,7 @@ def test_a_null_about_another_outcome_in_the_same_window_does_not_refute():
 
 
 def test_the_direction_reader_reads_the_sentences_that_name_the_outcome():
-    from lyra_resources.direction_judge import judge_triples
+    from lyra_resources.models.direction_judge import judge_triples
 
     seen: list[tuple[str, str]] = []
 

@@ -10,7 +10,7 @@ import yaml
 from lyra_core.identifiers import Identifiers, identifiers_in_text, identifiers_in_url
 from lyra_core.page_extraction import link_identifiers, parse_html
 from lyra_core.urls import unwrap_redirect
-from lyra_resources.search_engines import (
+from lyra_resources.web.search_engines import (
     DEFAULT_BASE_URLS,
     engine,
     looks_like_challenge,

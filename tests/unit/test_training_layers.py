@@ -48,13 +48,13 @@ def test_training_code_moved_out_of_resources(old):
 
 
 def test_claim_roles_training_moved_and_scoring_stayed():
-    source = (ROOT / "lyra_resources" / "claim_roles.py").read_text(encoding="utf-8")
+    source = (ROOT / "lyra_resources" / "models" / "claim_roles.py").read_text(encoding="utf-8")
     assert "def train_claim_roles" not in source and "def pubmedqa_sentences" not in source
     assert "def claim_role_model" in source
 
 
 def test_snli_base_is_the_homes_trained_one_else_the_shipped_one(tmp_path):
-    from lyra_resources.model_files import DEFAULT_SNLI_DIR, snli_base_dir, trained_snli_dir
+    from lyra_resources.models.model_files import DEFAULT_SNLI_DIR, snli_base_dir, trained_snli_dir
 
     home = tmp_path / "home"
     assert trained_snli_dir(home) == home / "models" / DEFAULT_SNLI_DIR.name

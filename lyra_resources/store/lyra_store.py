@@ -1,0 +1,427 @@
+"""The store every asset writes through: tables in the home's DuckDB file (or in Postgres), with
+Parquet exports.
+
+DuckDB lets one process write a database file at a time and refuses even a read-only open
+while a writer holds it. So the store never keeps a connection: each call opens the file, runs
+one short transaction and closes it, retrying with backoff while another process (a pipeline
+run, the CLI, the MCP server) holds the lock.
+
+Why not dagster-duckdb's IO manager or ``DuckDBResource``: the IO manager deletes a partition's
+rows and inserts the new ones in separate autocommitted statements (a failure between them loses
+the previous rows) and writes no Parquet; ``DuckDBResource.get_connection`` retries only the
+open and does not close the connection when the block raises, which would keep the file locked.
+
+Where the store's backend is Postgres (the cluster profile, ``lyra_resources.store.postgres``), the
+same calls run the same SQL on a short-lived Postgres session: many processes and machines write at
+once, and the transaction boundaries stay exactly where they are on DuckDB.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import threading
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import duckdb
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from lyra_resources.store import parquet_files
+from lyra_resources.schema import PER_TASK_TABLES, STAGE_PREFIX, STAGING_TABLES, TABLES, TableSpec
+from lyra_resources.settings import HomeLayout, effective_cluster_settings, resolve_home
+from lyra_resources.store.locks import STORE_RETRY, StoreBusyError, StoreError  # noqa: F401 (re-exported)
+from lyra_resources.store.task_records import TASK_STATUSES, TaskRecord, task_from_row, utcnow
+
+if TYPE_CHECKING:  # pandas is imported by the calls that read or write data frames, not by every command
+    import pandas as pd
+
+# A DuckDB connection, or (store in Postgres) a lyra_resources.store.postgres.PostgresConnection:
+# both answer execute(sql, params) → fetchone/fetchall/df, register/unregister and close.
+Connection = Any
+
+POSTGRES_SCHEMA = "lyra"  # the store's tables in Postgres; Dagster's own keep `public`
+
+
+def is_postgres(conn: Connection) -> bool:
+    """Whether ``conn`` is a session of the Postgres store (its SQL then runs on Postgres)."""
+    return getattr(conn, "is_postgres", False)
+
+log = logging.getLogger(__name__)
+
+_schema_ready: set[str] = set()
+_schema_lock = threading.Lock()
+
+
+def fetch_rows(conn: Connection, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    """The rows of a query as plain dicts (column name → value): no data frame, no pandas."""
+    cursor = conn.execute(sql, list(params))
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+class LyraStore(BaseModel):
+    """DuckDB tables with hive-partitioned Parquet exports under the Lyra home. Plain pydantic, so
+    the command line reads the store without Dagster; the assets receive it as a Dagster resource
+    (``lyra_assets.graph.TaskStore``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    home: str = Field(description="Lyra home directory (holds lyra.duckdb and parquet/)")
+    busy_timeout_s: float = Field(120.0, description="how long to wait for another process's lock")
+
+    _layout: HomeLayout | None = PrivateAttr(default=None)
+    _url: str | None = PrivateAttr(default=None)
+    # (task_id, run_id) while this store serves a run that stages the task's graph
+    # (lyra_resources.store.generations)
+    _staged: tuple[str, str] | None = PrivateAttr(default=None)
+
+    @classmethod
+    def at(cls, home: str | os.PathLike[str] | None = None) -> LyraStore:
+        return cls(home=str(resolve_home(home)))
+
+    @property
+    def layout(self) -> HomeLayout:
+        if self._layout is None:
+            self._layout = HomeLayout(root=resolve_home(self.home))
+        return self._layout
+
+    @property
+    def url(self) -> str:
+        """The Postgres URL where the store's tables are in Postgres; "" for the home's DuckDB file
+        (the settings' ``cluster.store``, or the profile, decide)."""
+        if self._url is None:
+            self._url = effective_cluster_settings().store_url()
+        return self._url
+
+    @property
+    def where(self) -> str:
+        """Where the tables are, for messages: the DuckDB file, or the Postgres server and database."""
+        if not self.url:
+            return str(self.layout.database)
+        parts = urlsplit(self.url)
+        return f"Postgres {parts.hostname}:{parts.port or 5432}{parts.path} (schema {POSTGRES_SCHEMA})"
+
+    # -- connections ---------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def connect(self) -> Iterator[Connection]:
+        """One short-lived connection, opened with retries while another process holds the lock."""
+        self._ensure_schema()
+        conn = self._open()
+        try:
+            if self._staged is not None:
+                self._show_staged(conn, *self._staged)
+            yield conn
+        finally:
+            conn.close()
+
+    def _open(self) -> Connection:
+        if self.url:
+            from lyra_resources.store.postgres import PostgresConnection
+            return PostgresConnection.open(self.url)
+        database = str(self.layout.database)
+        return STORE_RETRY.run(lambda: duckdb.connect(database), timeout_s=self.busy_timeout_s, what=database)
+
+    def transaction(self, work, *, retries_s: float | None = None):
+        """Run ``work(conn)`` in one transaction; retried as a whole on a lock or write conflict."""
+
+        def attempt():
+            with self.connect() as conn:
+                try:
+                    conn.execute("BEGIN TRANSACTION")
+                    result = work(conn)
+                    conn.execute("COMMIT")
+                    return result
+                except BaseException:
+                    with contextlib.suppress(Exception):
+                        conn.execute("ROLLBACK")
+                    raise
+
+        timeout_s = retries_s if retries_s is not None else self.busy_timeout_s
+        return STORE_RETRY.run(attempt, timeout_s=timeout_s, what=self.where)
+
+    def _ensure_schema(self) -> None:
+        """Create the tables (and the columns a newer Lyra added) once per process and database."""
+        key = self.url or str(self.layout.database)
+        if key in _schema_ready:
+            return
+        with _schema_lock:
+            if key in _schema_ready:
+                return
+            conn = self._open()
+            try:
+                specs = [*TABLES.values(), *STAGING_TABLES.values()]
+                if is_postgres(conn):
+                    from lyra_resources.store.postgres import create_schema
+                    create_schema(conn, specs)
+                else:
+                    create_tables(conn, specs)
+            finally:
+                conn.close()
+            _schema_ready.add(key)
+
+    @staticmethod
+    def real_table(conn: Connection, table: str) -> str:
+        """``table`` in the database itself, past any temporary view of the same name."""
+        if is_postgres(conn):
+            return f"{POSTGRES_SCHEMA}.{table}"
+        database = conn.execute("SELECT current_database()").fetchone()[0].replace('"', '""')
+        return f'"{database}".main.{table}'
+
+    @staticmethod
+    def lock_task(conn: Connection, task_id: str) -> None:
+        """Within a transaction, wait for any other transaction writing the task's rows (in Postgres,
+        where writers run side by side; DuckDB's one writer at a time needs nothing)."""
+        if is_postgres(conn):
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext(?))", [f"lyra task {task_id}"])
+
+    def _show_staged(self, conn: Connection, task_id: str, run_id: str) -> None:
+        """Within a staging run, the task's rows in every per-task table are the run's staged rows:
+        temporary views shadow the tables, so the assets' own SQL reads the generation being built."""
+        views = []
+        for name in PER_TASK_TABLES:
+            cols = ", ".join(TABLES[name].column_names)
+            views.append(
+                f"CREATE TEMP VIEW {name} AS SELECT {cols} FROM {self.real_table(conn, name)} "
+                f"WHERE task_id <> {_literal(task_id)} UNION ALL SELECT {cols} FROM {STAGE_PREFIX}{name} "
+                f"WHERE run_id = {_literal(run_id)}")
+        conn.execute("; ".join(views))  # one statement list: one round trip to a Postgres server
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def fetch_df(self, sql: str, params: Sequence[Any] | None = None) -> pd.DataFrame:
+        """Run a read query written by Lyra's own code (never by an agent or user)."""
+        with self.connect() as conn:
+            return conn.execute(sql, params or []).df()
+
+    def read_partition(self, table: str, task_id: str) -> pd.DataFrame:
+        spec = self._spec(table, per_task=True)
+        cols = ", ".join(spec.column_names)
+        return self.fetch_df(f"SELECT {cols} FROM {spec.name} WHERE task_id = ? ORDER BY {cols}", [task_id])
+
+    def row_counts(self, task_id: str) -> dict[str, int]:
+        with self.connect() as conn:
+            return {
+                table: conn.execute(f"SELECT count(*) FROM {table} WHERE task_id = ?", [task_id]).fetchone()[0]
+                for table in PER_TASK_TABLES
+            }
+
+    # -- partition writes ----------------------------------------------------------------------
+
+    def parquet_path(self, table: str, task_id: str) -> Path:
+        """The task's rows of ``table`` in the generation readers see now (a path through the
+        task's ``current`` link, see ``lyra_resources.store.parquet_files``)."""
+        return parquet_files.table_file(self.layout.parquet, table, task_id)
+
+    def replace_partition(self, table: str, task_id: str, frame: pd.DataFrame) -> int:
+        """Atomically replace one task's rows of ``table`` with ``frame``; returns the row count
+        (the one-table case of ``replace_partitions``)."""
+        return self.replace_partitions(task_id, {table: frame})[table]
+
+    def replace_partitions(self, task_id: str, frames: Mapping[str, pd.DataFrame]) -> dict[str, int]:
+        """Replace one task's rows of every table in ``frames`` (table name → rows) in one
+        transaction; returns each table's row count.
+
+        The rows of every table are swapped in one transaction (which marks the task's published
+        generation as not yet exported, so files a killed process never wrote are written by the
+        next export), then the task's Parquet files are switched to a new generation at once
+        (``export_task``): readers see the old rows of all the tables or the new rows of all."""
+        specs = {table: self._spec(table, per_task=True) for table in frames}
+        conformed = {table: (specs[table], self._conform(specs[table], task_id, frame))
+                     for table, frame in frames.items()}
+        if self._staged is not None:
+            return self._stage_rows(task_id, conformed)
+
+        def swap(conn: Connection) -> None:
+            self.lock_task(conn, task_id)
+            for name, (_, frame) in conformed.items():
+                _swap_rows(conn, name, "task_id", task_id, frame)
+            conn.execute("UPDATE task_generations SET exported_at = NULL WHERE task_id = ? AND state = 'published'",
+                         [task_id])
+
+        self.transaction(swap)
+        self.export_task(task_id)
+        return {name: len(frame) for name, (_, frame) in conformed.items()}
+
+    def _stage_rows(self, task_id: str,
+                    conformed: Mapping[str, tuple[TableSpec, pd.DataFrame]]) -> dict[str, int]:
+        """Replace the staged rows of the tables for the run this store serves, in one transaction
+        (Parquet follows at publish)."""
+        staged_task, run_id = self._staged
+        if task_id != staged_task:
+            raise StoreError(f"this run stages task {staged_task}; it cannot write rows of {task_id}")
+
+        def swap(conn: Connection) -> None:
+            self.lock_task(conn, task_id)
+            for name, (_, frame) in conformed.items():
+                _swap_rows(conn, STAGE_PREFIX + name, "run_id", run_id, frame.assign(run_id=run_id))
+
+        self.transaction(swap)
+        return {name: len(frame) for name, (_, frame) in conformed.items()}
+
+    def export_task(self, task_id: str) -> str | None:
+        """Write the task's per-task tables, as the database holds them, as a new Parquet generation
+        and switch readers to it; returns the run whose published generation that is (recorded as
+        exported; None: the task has none). Rows and run are read in one transaction under the
+        task's lock, so they match; one exporter of a task at a time (``task_files_lock``)."""
+        root = self.layout.parquet
+
+        def read(conn: Connection) -> tuple[tuple | None, dict[str, tuple[TableSpec, pd.DataFrame]]]:
+            self.lock_task(conn, task_id)
+            published = conn.execute("SELECT run_id, published_at FROM task_generations "
+                                     "WHERE task_id = ? AND state = 'published' LIMIT 1", [task_id]).fetchone()
+            tables = {}
+            for name in PER_TASK_TABLES:
+                spec = TABLES[name]
+                cols = ", ".join(spec.column_names)
+                tables[name] = (spec, conn.execute(f"SELECT {cols} FROM {self.real_table(conn, name)} "
+                                                   f"WHERE task_id = ? ORDER BY {cols}", [task_id]).df())
+            return published, tables
+
+        with parquet_files.task_files_lock(root, task_id):
+            published, tables = self.transaction(read)
+            run_id, published_at = published if published else (None, None)
+            parquet_files.write_generation(root, task_id, tables, {"run_id": run_id, "published_at": published_at,
+                                                                   "written_at": utcnow()})
+            if run_id is not None:
+                self.transaction(lambda conn: conn.execute(
+                    "UPDATE task_generations SET exported_at = ? WHERE run_id = ? AND state = 'published'",
+                    [utcnow(), run_id]))
+        return run_id
+
+    def delete_task(self, task_id: str) -> dict[str, int]:
+        """Remove every per-task row and Parquet file of one task, and its ``tasks`` row."""
+
+        def drop(conn: Connection) -> dict[str, int]:
+            self.lock_task(conn, task_id)
+            removed = {}
+            for table in PER_TASK_TABLES:
+                removed[table] = conn.execute(
+                    f"SELECT count(*) FROM {table} WHERE task_id = ?", [task_id]).fetchone()[0]
+                conn.execute(f"DELETE FROM {table} WHERE task_id = ?", [task_id])
+                conn.execute(f"DELETE FROM {STAGE_PREFIX}{table} WHERE task_id = ?", [task_id])
+            conn.execute("DELETE FROM task_generations WHERE task_id = ?", [task_id])
+            conn.execute("DELETE FROM tasks WHERE id = ?", [task_id])
+            return removed
+
+        removed = self.transaction(drop)
+        parquet_files.remove_task_files(self.layout.parquet, task_id, list(PER_TASK_TABLES))
+        return removed
+
+    def _spec(self, table: str, *, per_task: bool) -> TableSpec:
+        spec = TABLES.get(table)
+        if spec is None:
+            raise StoreError(f"unknown table {table!r}; known tables: {', '.join(sorted(TABLES))}")
+        if per_task and not spec.per_task:
+            raise StoreError(f"table {table!r} is not partitioned by task")
+        return spec
+
+    @staticmethod
+    def _conform(spec: TableSpec, task_id: str, frame: pd.DataFrame) -> pd.DataFrame:
+        frame = frame.copy()
+        frame["task_id"] = task_id
+        missing = [c for c in spec.column_names if c not in frame.columns]
+        extra = [c for c in frame.columns if c not in spec.column_names]
+        if missing or extra:
+            raise StoreError(
+                f"rows for {spec.name!r} do not match its columns: missing {missing}, unexpected {extra}"
+            )
+        return frame[spec.column_names].reset_index(drop=True)
+
+    # -- tasks ---------------------------------------------------------------------------------
+
+    def create_task(self, query: str, options: dict[str, Any] | None = None, task_id: str | None = None) -> TaskRecord:
+        query = " ".join((query or "").split())
+        if not query:
+            raise StoreError("a task needs a non-empty research question")
+        now = utcnow()
+        record = TaskRecord(
+            id=task_id or f"task_{uuid.uuid4().hex[:8]}", query=query, created_at=now,
+            status="created", options=options or {}, updated_at=now,
+        )
+
+        def insert(conn: Connection) -> None:
+            if conn.execute("SELECT 1 FROM tasks WHERE id = ?", [record.id]).fetchone():
+                raise StoreError(f"task {record.id} already exists")
+            conn.execute(
+                "INSERT INTO tasks (id, query, created_at, status, options, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                [record.id, record.query, now, record.status, json.dumps(record.options), now],
+            )
+
+        self.transaction(insert)
+        return record
+
+    def get_task(self, task_id: str) -> TaskRecord | None:
+        with self.connect() as conn:
+            rows = fetch_rows(conn, "SELECT * FROM tasks WHERE id = ?", [task_id])
+        return task_from_row(rows[0]) if rows else None
+
+    def require_task(self, task_id: str) -> TaskRecord:
+        task = self.get_task(task_id)
+        if task is None:
+            raise StoreError(f"no task {task_id!r} in {self.where} (see `lyra task list`)")
+        return task
+
+    def list_tasks(self) -> list[TaskRecord]:
+        with self.connect() as conn:
+            rows = fetch_rows(conn, "SELECT * FROM tasks ORDER BY created_at, id")
+        return [task_from_row(r) for r in rows]
+
+    def update_task(self, task_id: str, **fields: Any) -> None:
+        allowed = {"status", "options", "last_run_id", "error"}
+        unknown = set(fields) - allowed
+        if unknown:
+            raise StoreError(f"cannot update task fields {sorted(unknown)}")
+        if "status" in fields and fields["status"] not in TASK_STATUSES:
+            raise StoreError(f"unknown task status {fields['status']!r}")
+        if "options" in fields:
+            fields["options"] = json.dumps(fields["options"])
+        fields["updated_at"] = utcnow()
+        assignments = ", ".join(f"{k} = ?" for k in fields)
+        self.transaction(lambda conn: conn.execute(
+            f"UPDATE tasks SET {assignments} WHERE id = ?", [*fields.values(), task_id]))
+
+
+def create_tables(conn: Connection, specs: Sequence[TableSpec], *, schema: str = "main",
+                  ddl: Callable[[TableSpec], str] = TableSpec.ddl,
+                  column_type: Callable[[str], str] = lambda contract_type: contract_type) -> None:
+    """Create the tables of ``specs`` the database lacks and add the columns a newer Lyra added to
+    an older database's tables; ``ddl`` and ``column_type`` give the engine's SQL for a table and
+    for a contract type (DuckDB's by default)."""
+    existing: dict[str, set[str]] = {}  # one catalog query, not two statements per table: every command opens the store
+    for name, column in conn.execute("SELECT table_name, column_name FROM information_schema.columns "
+                                     "WHERE table_schema = ?", [schema]).fetchall():
+        existing.setdefault(name, set()).add(column)
+    for spec in specs:
+        if spec.name not in existing:
+            conn.execute(ddl(spec))
+            continue
+        for col in spec.columns:
+            if col.name not in existing[spec.name]:  # a database from an older Lyra
+                col_type = column_type(col.type).replace("PRIMARY KEY", "").strip()
+                conn.execute(f"ALTER TABLE {schema}.{spec.name} ADD COLUMN {col.name} {col_type}")
+
+
+def _swap_rows(conn: Connection, table: str, key: str, value: str, frame: pd.DataFrame) -> None:
+    """Within the caller's transaction: the rows of ``table`` whose ``key`` is ``value`` become ``frame``."""
+    if is_postgres(conn):
+        conn.execute(f"DELETE FROM {table} WHERE {key} = ?", [value])
+        conn.insert_rows(table, frame)
+        return
+    conn.register("incoming_rows", frame)
+    try:
+        conn.execute(f"DELETE FROM {table} WHERE {key} = ?", [value])
+        conn.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_rows")
+    finally:  # after a failed insert the transaction is aborted: the error to report is the insert's
+        with contextlib.suppress(duckdb.TransactionException):
+            conn.unregister("incoming_rows")
+
+
+def _literal(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"

@@ -1,0 +1,115 @@
+"""Everything a task's run reads, reduced to one digest: a re-run whose digest equals the one the
+published graph was built from would rebuild the same rows, so it can be skipped.
+
+The digest covers the task's question and options, the local corpus files it searches (path, size
+and modification time of each), the settings, Lyra's own code and shipped model weights, the models
+under the home (the active verifier version and the configured model folders) and the feedback that
+runs read (feedback events, relevance signals). A task that asks live sources (Semantic Scholar,
+OpenAlex, the web search) has no digest: their answers can change between runs, so its re-runs
+always run. docs/architecture.md says where this sits in a run.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from lyra_core.tasks import TaskOptions
+from lyra_resources.sources.literature import LiteratureSources
+from lyra_resources.settings import HomeLayout, LyraSettings
+from lyra_resources.store.lyra_store import LyraStore, TaskRecord
+
+_CODE_PACKAGES = ("lyra_core", "lyra_resources", "lyra_training", "lyra_assets")  # what a run executes
+
+
+class RunInputs(BaseModel):
+    """The digest of a run's inputs, or why there is none."""
+
+    digest: str | None
+    reason: str  # what the digest covers, or why the task has none
+
+
+def _tree(root: Path, digest: hashlib._Hash, *, contents: bool) -> None:
+    """Every file under ``root`` (or ``root`` itself) into ``digest``: its path and either its bytes
+    (``contents``: code, a few MB) or its size and modification time (corpora, weights)."""
+    files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file()) if root.exists() else []
+    digest.update(f"{root}|{len(files)}\n".encode())
+    for path in files:
+        if "__pycache__" in path.parts:
+            continue
+        if contents:
+            digest.update(f"{path.relative_to(root.parent)}\n".encode() + path.read_bytes())
+        else:
+            stat = path.stat()
+            digest.update(f"{path}|{stat.st_size}|{stat.st_mtime_ns}\n".encode())
+
+
+@functools.cache
+def code_digest() -> str:
+    """Lyra's run code (its source files' bytes) and shipped model weights (size and time): any edit
+    to the logic changes it, whatever an asset's declared ``code_version`` says."""
+    digest = hashlib.sha256()
+    root = Path(__file__).resolve().parents[2]
+    for package in _CODE_PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            if "__pycache__" not in path.parts:
+                digest.update(f"{path.relative_to(root)}\n".encode() + path.read_bytes())
+    _tree(root / "lyra_resources" / "model_weights", digest, contents=False)
+    return digest.hexdigest()
+
+
+def _model_paths(settings: LyraSettings, home: Path) -> list[Path]:
+    """The model folders the settings name, and the home's own (trained verifiers, rerankers, adapters)."""
+    named = [Path(os.path.expanduser(v)) for v in settings.models.model_dump().values() if isinstance(v, str) and v]
+    return [p for p in named if p.exists()] + [home / "models"]
+
+
+def run_inputs(store: LyraStore, task: TaskRecord, settings: LyraSettings, home: Path) -> RunInputs:
+    """The digest of what a run of ``task`` would read now (see the module's docstring)."""
+    options = TaskOptions.model_validate(task.options or {})
+    plan = LiteratureSources.configured(HomeLayout(root=home).cache, settings).plan(list(options.corpus))
+    if plan.live:
+        return RunInputs(digest=None, reason=f"the task asks live sources ({plan.reason}), whose answers can change")
+    digest = hashlib.sha256()
+    digest.update(json.dumps({"query": task.query, "options": task.options, "settings": settings.model_dump(mode="json"),
+                              "code": code_digest()}, sort_keys=True, default=str).encode())
+    for path in plan.corpus:
+        _tree(Path(os.path.expanduser(path)).resolve(), digest, contents=False)
+    for path in _model_paths(settings, home):
+        _tree(path.resolve(), digest, contents=False)
+    with store.connect() as conn:
+        state = conn.execute(
+            "SELECT (SELECT count(*) FROM feedback_events), (SELECT count(*) FROM relevance_signals), "
+            # an adapter the learning loop activated; the base model is the settings' and the weights' (a
+            # first run records the base row, which must not make its own re-run look changed)
+            "(SELECT max(version) FROM nli_model_versions WHERE status = 'active' AND version LIKE '%+lora%')"
+        ).fetchone()
+    digest.update(json.dumps([str(v) for v in state]).encode())
+    return RunInputs(digest=digest.hexdigest()[:32],
+                     reason="question, options, corpus files, settings, code, models and feedback")
+
+
+class Unchanged(BaseModel):
+    """A re-run that would rebuild the graph the task has: nothing it reads changed since ``run_id``."""
+
+    run_id: str
+    covers: str  # what the comparison covered
+
+
+def unchanged_since(store: LyraStore, task_id: str, settings: LyraSettings, home: Path) -> Unchanged | None:
+    """The run whose published graph was built from exactly what a run of the task would read now,
+    or None: the task must run (something changed, it asks live sources, it is not completed, or its
+    graph predates the digest)."""
+    from lyra_resources.store.generations import published_inputs
+
+    task = store.require_task(task_id)
+    published = published_inputs(store, task_id)
+    if task.status != "completed" or published is None:
+        return None
+    now = run_inputs(store, task, settings, home)
+    return Unchanged(run_id=published[0], covers=now.reason) if now.digest == published[1] else None
