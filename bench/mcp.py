@@ -180,9 +180,10 @@ def build_store(home: Path, n_tasks: int, n_claims: int) -> None:
         if store.get_task(task_id) is None:
             store.create_task(f"{QUESTION} (copy {k})", {"claims": []}, task_id=task_id)
         rows = task_rows(task_id, src, vectors)
-        for table, frame in rows.items():
-            store.replace_partition(table, task_id, frame)
+        store.replace_partitions(task_id, rows)  # one transaction and one Parquet export per task
         store.update_task(task_id, status="completed")
+        if (k + 1) % 50 == 0:
+            print(f"  {k + 1} tasks written ({time.perf_counter() - started:.0f}s)", flush=True)
         if k % 5 == 0:
             feedback_calls += add_feedback(store, task_id, rows, rng)
     counts = store.fetch_df("SELECT count(DISTINCT task_id) AS tasks, count(*) AS claims FROM claims").iloc[0]
@@ -213,7 +214,7 @@ def task_with_a_run(home: Path, n_docs: int = 30) -> str:
 
 
 def sample_args(store: LyraStore, rng: random.Random, n: int, with_run: str) -> dict[str, list[dict]]:
-    tasks = [t.id for t in store.list_tasks() if t.query == QUESTION]
+    tasks = [t.id for t in store.list_tasks() if t.query != RUN_QUESTION]
     topics = store.fetch_df("SELECT task_id, topic_id FROM claim_topics")
     claims = store.fetch_df("SELECT task_id, claim_id FROM claims USING SAMPLE 2000 ROWS")
     out: dict[str, list[dict]] = {}

@@ -118,6 +118,13 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
     a detached ``lyra task run`` process; in the cluster profile the run goes to the run queue)."""
     root = resolve_home(home)
     store = ServerStore(home=str(root))
+
+    def read(fn: Callable[[], M]) -> CallToolResult:
+        """A read tool's body under :func:`_guard`, the database attached once for the whole call."""
+        def held() -> M:
+            with store.held():
+                return fn()
+        return _guard(held)
     returns = ReturnsRecorder(store)
 
     def shutdown() -> None:  # at a normal exit: write what the last interval queued, then let go of the file
@@ -177,7 +184,7 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
     def get_status(task_id: TaskId) -> explore.TaskStatus:
         """A task's status, its latest run and each asset's state in it, row counts, domains blocked by
         user rules (with reason, cause ids and how to restore) and the NLI model version of its edges."""
-        return _guard(lambda: explore.task_status(store, task_id, instance=dagster_instance()))
+        return read(lambda: explore.task_status(store, task_id, instance=dagster_instance()))
 
     @server.tool(annotations=STOP)
     def stop_task(task_id: TaskId, request_id: RequestId = None) -> StoppedTask:
@@ -192,7 +199,7 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
                 if task.status in ("running", "queued"):
                     synced(task.id)
             return explore.list_tasks(store, limit, cursor)
-        return _guard(body)
+        return read(body)
 
     # -- exploration -------------------------------------------------------------------------------
 
@@ -204,13 +211,13 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
         def body() -> explore.EvidenceSummary:
             synced(task_id)
             return explore.evidence_summary(store, task_id)
-        return _guard(body)
+        return read(body)
 
     @server.tool(annotations=READ)
     def list_claim_topics(task_id: TaskId, limit: Annotated[int, Field(ge=1, le=50)] = 50,
                           cursor: Cursor = None) -> explore.TopicList:
         """The task's claim topics, largest first, with claim counts and whether any claim is refuted."""
-        return _guard(lambda: explore.list_claim_topics(store, task_id, limit, cursor))
+        return read(lambda: explore.list_claim_topics(store, task_id, limit, cursor))
 
     @server.tool(annotations=READ)
     def get_claims_by_topic(task_id: TaskId,
@@ -218,7 +225,7 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
                             limit: Annotated[int, Field(ge=1, le=50)] = 20, cursor: Cursor = None,
                             include_rejected: bool = False) -> explore.TopicClaims:
         """Claims of one topic, most relevant first, with evidence counts and effective confidence."""
-        return _guard(lambda: explore.claims_by_topic(store, task_id, topic, limit, cursor, include_rejected))
+        return read(lambda: explore.claims_by_topic(store, task_id, topic, limit, cursor, include_rejected))
 
     @server.tool(annotations=SIGNALS)
     def get_claim_evidence(claim_id: Annotated[str, Field(min_length=1, max_length=100)],
@@ -234,14 +241,14 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
                                                 answer.evidence.neutral) for i in side]
             returns.add(answer.task_id, shown, answer.claim_id, answer.claim_text)
             return answer
-        return _guard(body)
+        return read(body)
 
     @server.tool(annotations=READ)
     def find_contradictions(task_id: TaskId, limit: Annotated[int, Field(ge=1, le=25)] = 10, cursor: Cursor = None,
                             include_rejected: bool = False) -> contradictions.ContradictionList:
         """Claims with REFUTES evidence, most controversial first, with the strongest sources on both
         sides and their trust levels. Lyra records the disagreement; interpreting it is the agent's job."""
-        return _guard(lambda: contradictions.find_contradictions(store, task_id, limit, cursor, include_rejected))
+        return read(lambda: contradictions.find_contradictions(store, task_id, limit, cursor, include_rejected))
 
     @server.tool(annotations=READ)
     def search_papers(task_id: TaskId,
@@ -250,7 +257,7 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
                       limit: Annotated[int, Field(ge=1, le=25)] = 10, cursor: Cursor = None) -> papers_view.PaperSearch:
         """The task's papers whose title or abstract matches the query (BM25), best first, with the
         paper_id that get_paper takes."""
-        return _guard(lambda: papers_view.search_papers(store, task_id, query, limit, cursor))
+        return read(lambda: papers_view.search_papers(store, task_id, query, limit, cursor))
 
     @server.tool(annotations=READ)
     def get_paper(task_id: TaskId,
@@ -261,7 +268,7 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
         """One paper of the task: title, authors, year, venue, DOI, url, abstract (clipped); the claims it
         supports or refutes in this task (human corrections applied, strongest first); the papers of the
         task it cites and that cite it."""
-        return _guard(lambda: papers_view.get_paper(store, task_id, paper_id, limit, cursor))
+        return read(lambda: papers_view.get_paper(store, task_id, paper_id, limit, cursor))
 
     @server.tool(annotations=READ)
     def get_materials(task_id: TaskId, format: Literal["summary", "full"] = "summary",
@@ -272,7 +279,7 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
         def body() -> explore.Materials:
             synced(task_id)
             return explore.materials(store, task_id, format, limit, cursor, include_rejected)
-        return _guard(body)
+        return read(body)
 
     # -- feedback ----------------------------------------------------------------------------------
 

@@ -125,8 +125,10 @@ def active_version_id(store: LyraStore, base_path: str | Path) -> str:
     """The id :func:`active_version` names, read without writing anything (a new home's base row
     is not inserted): for status readers."""
     base = base_version(base_path)
-    frame = store.fetch_df(_ACTIVE_SQL)
-    active = str(frame["version"].iloc[0]) if len(frame) else None
+    with store.connect() as conn:  # one value: no DataFrame (status answers read it on every call)
+        row = conn.execute("SELECT version FROM nli_model_versions WHERE status = 'active' "
+                           "ORDER BY activated_at DESC LIMIT 1").fetchone()
+    active = str(row[0]) if row else None
     return active if active is not None and _runs_on(active, base) else base
 
 
