@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -34,19 +35,20 @@ class RunInputs(BaseModel):
     reason: str  # what the digest covers, or why the task has none
 
 
-def _tree(root: Path, digest: hashlib._Hash, *, contents: bool) -> None:
-    """Every file under ``root`` (or ``root`` itself) into ``digest``: its path and either its bytes
-    (``contents``: code, a few MB) or its size and modification time (corpora, weights)."""
+def _stat_tree(root: Path, digest: Any) -> None:
+    """Every file under ``root`` (or ``root`` itself) into ``digest``: its path, size and modification
+    time (corpora, weights: reading their bytes would cost more than the run it might save)."""
     files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file()) if root.exists() else []
     digest.update(f"{root}|{len(files)}\n".encode())
     for path in files:
-        if "__pycache__" in path.parts:
-            continue
-        if contents:
-            digest.update(f"{path.relative_to(root.parent)}\n".encode() + path.read_bytes())
-        else:
+        if "__pycache__" not in path.parts:
             stat = path.stat()
             digest.update(f"{path}|{stat.st_size}|{stat.st_mtime_ns}\n".encode())
+
+
+def code_root() -> Path:
+    """The folder that holds Lyra's packages (the repository, or site-packages)."""
+    return Path(__file__).resolve().parents[2]
 
 
 @functools.cache
@@ -54,12 +56,12 @@ def code_digest() -> str:
     """Lyra's run code (its source files' bytes) and shipped model weights (size and time): any edit
     to the logic changes it, whatever an asset's declared ``code_version`` says."""
     digest = hashlib.sha256()
-    root = Path(__file__).resolve().parents[2]
+    root = code_root()
     for package in _CODE_PACKAGES:
         for path in sorted((root / package).rglob("*.py")):
             if "__pycache__" not in path.parts:
                 digest.update(f"{path.relative_to(root)}\n".encode() + path.read_bytes())
-    _tree(root / "lyra_resources" / "model_weights", digest, contents=False)
+    _stat_tree(root / "lyra_resources" / "model_weights", digest)
     return digest.hexdigest()
 
 
@@ -79,9 +81,9 @@ def run_inputs(store: LyraStore, task: TaskRecord, settings: LyraSettings, home:
     digest.update(json.dumps({"query": task.query, "options": task.options, "settings": settings.model_dump(mode="json"),
                               "code": code_digest()}, sort_keys=True, default=str).encode())
     for path in plan.corpus:
-        _tree(Path(os.path.expanduser(path)).resolve(), digest, contents=False)
+        _stat_tree(Path(os.path.expanduser(path)).resolve(), digest)
     for path in _model_paths(settings, home):
-        _tree(path.resolve(), digest, contents=False)
+        _stat_tree(path.resolve(), digest)
     with store.connect() as conn:
         state = conn.execute(
             "SELECT (SELECT count(*) FROM feedback_events), (SELECT count(*) FROM relevance_signals), "
