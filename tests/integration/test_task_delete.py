@@ -39,6 +39,7 @@ def test_delete_removes_the_tasks_files_and_runs_and_keeps_feedback(tmp_path, sm
     verified = cli("verify", "--corpus", str(small_corpus), "--claims", str(claims), "--home", str(home))
     assert verified.exit_code == 0, verified.output
     task_id = next(t for t in re.findall(r"task_[0-9a-f]{8}", verified.output) if t != kept_id)
+    os.utime(small_corpus)  # the corpus is touched: the re-run runs (an unchanged one would be skipped)
     pid, log = spawn_task_run(task_id, home)  # MCP's detached re-run, its output in the task's log
     assert os.waitpid(pid, 0)[1] == 0, log.read_text()[-2000:]  # the run is this process's child
     store = LyraStore.at(home)
