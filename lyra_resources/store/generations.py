@@ -32,6 +32,10 @@ class Generation(BaseModel):
     started_at: datetime | None = None
     published_at: datetime | None = None
     exported_at: datetime | None = None
+    inputs_digest: str | None = None  # what the run read (``lyra_resources.store.run_inputs``)
+
+
+_GENERATION_COLUMNS = "run_id, task_id, state, started_at, published_at, exported_at, inputs_digest"
 
 
 def _now() -> datetime:
@@ -154,14 +158,6 @@ def record_run_inputs(store: LyraStore, run_id: str, digest: str | None) -> None
                                                 [digest, run_id]))
 
 
-def published_inputs(store: LyraStore, task_id: str) -> tuple[str, str] | None:
-    """(run id, inputs digest) of the generation readers see, where its run recorded a digest."""
-    with store.connect() as conn:
-        row = conn.execute("SELECT run_id, inputs_digest FROM task_generations WHERE task_id = ? AND state = 'published' "
-                           "AND inputs_digest IS NOT NULL LIMIT 1", [task_id]).fetchone()
-    return (row[0], row[1]) if row else None
-
-
 def published_scoring_rule(conn: Connection, task_id: str) -> ScoringRule | None:
     """The scoring rule of the run whose graph readers see (None: no run recorded one)."""
     row = conn.execute("SELECT scoring_rule FROM task_generations WHERE task_id = ? AND state = 'published' "
@@ -173,8 +169,7 @@ def published_scoring_rule(conn: Connection, task_id: str) -> ScoringRule | None
 
 def _generation(store: LyraStore, sql: str, params: list) -> Generation | None:
     with store.connect() as conn:
-        cursor = conn.execute("SELECT run_id, task_id, state, started_at, published_at, exported_at "
-                              f"FROM task_generations WHERE {sql} LIMIT 1", params)
+        cursor = conn.execute(f"SELECT {_GENERATION_COLUMNS} FROM task_generations WHERE {sql} LIMIT 1", params)
         names = [d[0] for d in cursor.description]
         row = cursor.fetchone()
     return Generation(**dict(zip(names, row, strict=True))) if row else None
@@ -184,9 +179,8 @@ def recent_generations(store: LyraStore, task_id: str, limit: int = 5) -> list[G
     """The task's latest ``limit`` runs that staged a graph, newest first: what each left (building,
     published, replaced …), read from the store alone (no Dagster instance is opened)."""
     with store.connect() as conn:
-        cursor = conn.execute("SELECT run_id, task_id, state, started_at, published_at, exported_at "
-                              "FROM task_generations WHERE task_id = ? ORDER BY started_at DESC LIMIT ?",
-                              [task_id, limit])
+        cursor = conn.execute(f"SELECT {_GENERATION_COLUMNS} FROM task_generations WHERE task_id = ? "
+                              "ORDER BY started_at DESC LIMIT ?", [task_id, limit])
         names = [d[0] for d in cursor.description]
         return [Generation(**dict(zip(names, row, strict=True))) for row in cursor.fetchall()]
 

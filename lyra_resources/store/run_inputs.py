@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from lyra_core.tasks import TaskOptions
 from lyra_resources.sources.literature import LiteratureSources
+from lyra_resources.store.generations import published_generation
 from lyra_resources.settings import HomeLayout, LyraSettings
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 
@@ -107,11 +108,9 @@ def unchanged_since(store: LyraStore, task_id: str, settings: LyraSettings, home
     """The run whose published graph was built from exactly what a run of the task would read now,
     or None: the task must run (something changed, it asks live sources, it is not completed, or its
     graph predates the digest)."""
-    from lyra_resources.store.generations import published_inputs
-
     task = store.require_task(task_id)
-    published = published_inputs(store, task_id)
-    if task.status != "completed" or published is None:
+    published = published_generation(store, task_id)
+    if task.status != "completed" or published is None or published.inputs_digest is None:
         return None
     now = run_inputs(store, task, settings, home)
-    return Unchanged(run_id=published[0], covers=now.reason) if now.digest == published[1] else None
+    return Unchanged(run_id=published.run_id, covers=now.reason) if now.digest == published.inputs_digest else None
