@@ -1,13 +1,14 @@
 """The `task_answer` asset: the answer to the task's question, read from the judged graph."""
 
 import pandas as pd
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, ResourceParam, asset
+from dagster import AssetExecutionContext, MetadataValue, Output, ResourceParam, asset
 
 from lyra_assets import documents, evidence, sources, topics
 from lyra_assets.claims import claims as claims_asset
 from lyra_assets.metadata import table_metadata
 from lyra_assets.page_text import page_papers, page_texts
 from lyra_assets.partitions import task_partitions
+from lyra_assets.table_io import LYRA_TABLES, table_input
 from lyra_core.addressed import TaskPassage, no_claim_line, not_addressed_line
 from lyra_core.answer import answer_line, paper_votes
 from lyra_core.hypothesis import HYPOTHESIS, OPEN_QUESTION, reading_note, to_hypothesis
@@ -22,61 +23,67 @@ PREVIEW_COLUMNS = ["hypothesis", "verdict", "confidence", "uncertainty", "suppor
 OPEN_ANSWER_CLAIMS = 8
 
 
-def hypothesis_edges(store: LyraStore, task_id: str, claim_id: str) -> list[dict]:
-    """The hypothesis's edges with the paper behind each (a page that is no paper stands for itself)
-    and its study design."""
-    frame = store.fetch_df(
-        "SELECT e.edge_id, e.relation, e.nli_confidence, e.page_id, e.study_design, "
-        "coalesce(p.paper_id, e.page_id) AS paper "
-        "FROM nli_edges e LEFT JOIN pages p ON p.task_id = e.task_id AND p.page_id = e.page_id "
-        "WHERE e.task_id = ? AND e.claim_id = ? ORDER BY e.edge_id", [task_id, claim_id])
-    return frame.to_dict("records")
+def _paper_of(pages: pd.DataFrame) -> dict[str, str]:
+    """The paper behind each page; a page that is no paper stands for itself."""
+    return {page: paper if isinstance(paper, str) else page
+            for page, paper in zip(pages["page_id"], pages["paper_id"], strict=True)}
 
 
-def relevant_claims(store: LyraStore, task_id: str, limit: int) -> pd.DataFrame:
+def hypothesis_edges(edges: pd.DataFrame, pages: pd.DataFrame, claim_id: str) -> list[dict]:
+    """The hypothesis's edges with the paper behind each and its study design, by ``edge_id``."""
+    paper_of = _paper_of(pages)
+    mine = edges.loc[edges["claim_id"] == claim_id, ["edge_id", "relation", "nli_confidence", "page_id", "study_design"]]
+    mine = mine.sort_values("edge_id", kind="stable").assign(paper=lambda f: [paper_of.get(p, p) for p in f["page_id"]])
+    return mine.to_dict("records")
+
+
+def relevant_claims(claims: pd.DataFrame, scores: pd.DataFrame, limit: int) -> pd.DataFrame:
     """An open question's answer: adopted claims by relevance to the question, then by evidence."""
-    return store.fetch_df(
-        "SELECT c.claim_id, c.text, s.verdict, s.confidence, s.uncertainty FROM claims c "
-        "LEFT JOIN claim_scores s ON s.task_id = c.task_id AND s.claim_id = c.claim_id "
-        "WHERE c.task_id = ? AND c.adoption_status = 'adopted' AND c.origin <> ? "
-        "ORDER BY c.relevance DESC, coalesce(s.supporting_count + s.refuting_count, 0) DESC, c.claim_id LIMIT ?",
-        [task_id, HYPOTHESIS, limit])
+    kept = claims[(claims["adoption_status"] == "adopted") & claims["origin"].notna() & (claims["origin"] != HYPOTHESIS)]
+    joined = kept[["claim_id", "text", "relevance"]].merge(
+        scores[["claim_id", "verdict", "confidence", "uncertainty", "supporting_count", "refuting_count"]],
+        on="claim_id", how="left")
+    joined["_votes"] = (joined["supporting_count"] + joined["refuting_count"]).fillna(0)
+    ordered = joined.sort_values(["relevance", "_votes", "claim_id"], ascending=[False, False, True],
+                                 kind="stable", na_position="last")
+    return ordered[["claim_id", "text", "verdict", "confidence", "uncertainty"]].head(limit).reset_index(drop=True)
 
 
-def _titles(store: LyraStore, task_id: str, paper_ids: list[str]) -> list[str]:
-    if not paper_ids:
-        return []
-    found = dict(store.fetch_df(
-        "SELECT paper_id, title FROM papers WHERE task_id = ? UNION ALL "
-        "SELECT page_id, title FROM pages WHERE task_id = ?", [task_id, task_id]).itertuples(index=False, name=None))
+def _titles(papers: pd.DataFrame, pages: pd.DataFrame, paper_ids: list[str]) -> list[str]:
+    found = dict(zip(papers["paper_id"], papers["title"], strict=True)) | dict(
+        zip(pages["page_id"], pages["title"], strict=True))
     return [str(found.get(p) or p) for p in paper_ids]
 
 
-def task_passages(store: LyraStore, task_id: str, claim_id: str) -> tuple[list[TaskPassage], dict[str, str]]:
+def task_passages(fragments: pd.DataFrame, pages: pd.DataFrame, papers: pd.DataFrame, edges: pd.DataFrame,
+                  claim_id: str) -> tuple[list[TaskPassage], dict[str, str]]:
     """Every fragment of the task with whether the hypothesis ``claim_id`` judged it and whether it
     voted, and every paper's (or paperless page's) title, best search rank first."""
-    fragments = store.fetch_df(
-        "SELECT f.page_id, f.position, f.text, coalesce(p.paper_id, f.page_id) AS paper, "
-        "bool_or(e.edge_id IS NOT NULL) AS judged, "
-        "coalesce(bool_or(e.relation IN ('SUPPORTS', 'REFUTES')), false) AS voted "
-        "FROM fragments f LEFT JOIN pages p ON p.task_id = f.task_id AND p.page_id = f.page_id "
-        "LEFT JOIN nli_edges e ON e.task_id = f.task_id AND e.fragment_id = f.fragment_id AND e.claim_id = ? "
-        "WHERE f.task_id = ? GROUP BY f.fragment_id, f.page_id, f.position, f.text, p.paper_id "
-        "ORDER BY f.page_id, f.position", [claim_id, task_id])
-    texts = page_texts(page_papers(store, task_id, fragments))
-    passages = [TaskPassage(paper_id=r.paper, text=r.text, paper_text=texts.get(r.page_id, ""), judged=bool(r.judged),
-                            voted=bool(r.voted)) for r in fragments.itertuples(index=False)]
-    titles = store.fetch_df(
-        "SELECT paper_id, title FROM papers WHERE task_id = ? ORDER BY search_rank", [task_id])
-    pages = store.fetch_df("SELECT page_id, title FROM pages WHERE task_id = ? AND paper_id IS NULL ORDER BY page_id",
-                           [task_id])
-    return passages, {str(k): str(v or "") for frame in (titles, pages) for k, v in frame.itertuples(index=False)}
+    mine = edges[edges["claim_id"] == claim_id]
+    judged = set(mine["fragment_id"])
+    voted = set(mine.loc[mine["relation"].isin(["SUPPORTS", "REFUTES"]), "fragment_id"])
+    paper_of = _paper_of(pages)
+    ordered = fragments.sort_values(["page_id", "position"], kind="stable")
+    texts = page_texts(page_papers(pages, ordered))
+    passages = [TaskPassage(paper_id=paper_of.get(f.page_id, f.page_id), text=f.text,
+                            paper_text=texts.get(f.page_id, ""), judged=f.fragment_id in judged,
+                            voted=f.fragment_id in voted)
+                for f in ordered.itertuples(index=False)]
+    ranked = papers.sort_values("search_rank", kind="stable")
+    paperless = pages[pages["paper_id"].isna()].sort_values("page_id", kind="stable")
+    titles = [*zip(ranked["paper_id"], ranked["title"], strict=True),
+              *zip(paperless["page_id"], paperless["title"], strict=True)]
+    return passages, {str(k): str(v or "") for k, v in titles}
 
 
 @asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
-       deps=[evidence.claim_scores, topics.claim_topics, claims_asset, evidence.nli_edges, documents.pages,
-             sources.papers_spec], code_version="2")
-def task_answer(context: AssetExecutionContext, store: ResourceParam[LyraStore], settings: ResourceParam[LyraSettings]) -> MaterializeResult:
+       ins={"claim_scores": table_input(evidence.claim_scores), "claims": table_input(claims_asset),
+            "nli_edges": table_input(evidence.nli_edges), "pages": table_input(documents.pages),
+            "fragments": table_input(documents.fragments), "papers": table_input(sources.papers_spec)},
+       deps=[topics.claim_topics], io_manager_key=LYRA_TABLES, code_version="2")
+def task_answer(context: AssetExecutionContext, claim_scores: pd.DataFrame, claims: pd.DataFrame,
+                nli_edges: pd.DataFrame, pages: pd.DataFrame, fragments: pd.DataFrame, papers: pd.DataFrame,
+                store: ResourceParam[LyraStore], settings: ResourceParam[LyraSettings]) -> Output[pd.DataFrame]:
     """The answer to the task's question: one row, or none for a verify task.
 
     A yes/no question is judged as its declarative hypothesis (the `claims` row of origin
@@ -91,48 +98,47 @@ def task_answer(context: AssetExecutionContext, store: ResourceParam[LyraStore],
     task = store.require_task(context.partition_key)
     if TaskOptions.model_validate(task.options).is_verify:
         empty = pd.DataFrame(columns=TASK_ANSWER.data_columns)
-        store.replace_partition("task_answer", task.id, empty)
-        return MaterializeResult(metadata={
-            **table_metadata(empty, PREVIEW_COLUMNS, store=store, task=task, table="task_answer"),
+        return Output(empty, metadata={
+            **table_metadata(empty, PREVIEW_COLUMNS),
             "answer": MetadataValue.text("no question: a verify task")})
-    hypothesis = store.fetch_df(
-        "SELECT c.claim_id, c.text, s.verdict, s.confidence, s.uncertainty, s.controversy, s.alpha, s.beta "
-        "FROM claims c "
-        "LEFT JOIN claim_scores s ON s.task_id = c.task_id AND s.claim_id = c.claim_id "
-        "WHERE c.task_id = ? AND c.origin = ? LIMIT 1", [task.id, HYPOTHESIS])
+    hypothesis = claims.loc[claims["origin"] == HYPOTHESIS, ["claim_id", "text"]].head(1).merge(
+        claim_scores[["claim_id", "verdict", "confidence", "uncertainty", "controversy", "alpha", "beta"]],
+        on="claim_id", how="left")
     parsed = to_hypothesis(task.query)
     lines: list[str]
     if hypothesis.empty:
-        claims = relevant_claims(store, task.id, OPEN_ANSWER_CLAIMS)
+        answer_claims = relevant_claims(claims, claim_scores, OPEN_ANSWER_CLAIMS)
         row = {c: None for c in TASK_ANSWER.data_columns} | {
             "origin": OPEN_QUESTION, "supporting_papers": 0, "refuting_papers": 0, "papers_judged": 0,
             "question_reading": OPEN_QUESTION}
         parts = question_parts(task.query)
-        if claims.empty and parts is not None:  # its claims were about other things, and none was adopted
-            row["not_addressed"] = no_claim_line(parts.exposure, parts.outcome, *task_passages(store, task.id, ""))
-        lines = [answer_line(None, None, None, None, len(claims)),
+        if answer_claims.empty and parts is not None:  # its claims were about other things, and none was adopted
+            row["not_addressed"] = no_claim_line(parts.exposure, parts.outcome,
+                                                 *task_passages(fragments, pages, papers, nli_edges, ""))
+        lines = [answer_line(None, None, None, None, len(answer_claims)),
                  *([row["not_addressed"]] if row["not_addressed"] else [])]
-        lines += [f"- {c.text} ({c.verdict or 'unverified'})" for c in claims.itertuples(index=False)]
+        lines += [f"- {c.text} ({c.verdict if isinstance(c.verdict, str) else 'unverified'})"
+                  for c in answer_claims.itertuples(index=False)]
     else:
         h = hypothesis.iloc[0]
-        votes = paper_votes(hypothesis_edges(store, task.id, h["claim_id"]), settings.evidence.min_vote)
+        votes = paper_votes(hypothesis_edges(nli_edges, pages, h["claim_id"]), settings.evidence.min_vote)
         verdict = h["verdict"] if isinstance(h["verdict"], str) else "unverified"
         row = {"hypothesis": h["text"], "origin": HYPOTHESIS, "verdict": verdict, "question_reading": parsed.reading,
                **{k: float(h[k]) if pd.notna(h[k]) else None for k in ("confidence", "uncertainty", "controversy")},
                **votes.model_dump(include={"supporting_papers", "refuting_papers", "papers_judged",
                                            "strongest_support_edge", "strongest_refute_edge"})}
         alpha, beta = (float(h[k]) if pd.notna(h[k]) else None for k in ("alpha", "beta"))
-        row["not_addressed"] = not_addressed_line(h["text"], *task_passages(store, task.id, h["claim_id"]))
+        row["not_addressed"] = not_addressed_line(h["text"], *task_passages(fragments, pages, papers, nli_edges,
+                                                                             h["claim_id"]))
         lines = [answer_line(verdict, row["confidence"], row["uncertainty"], votes, alpha=alpha, beta=beta),
                  *([row["not_addressed"]] if row["not_addressed"] else []),
                  f"Hypothesis ({reading_note(parsed.reading)}): {h['text']}"]
-        lines += [f"- for: {t}" for t in _titles(store, task.id, votes.supporting_paper_ids[:5])]
-        lines += [f"- against: {t}" for t in _titles(store, task.id, votes.refuting_paper_ids[:5])]
+        lines += [f"- for: {t}" for t in _titles(papers, pages, votes.supporting_paper_ids[:5])]
+        lines += [f"- against: {t}" for t in _titles(papers, pages, votes.refuting_paper_ids[:5])]
     frame = pd.DataFrame([row], columns=TASK_ANSWER.data_columns)
-    store.replace_partition("task_answer", task.id, frame)
     context.log.info(lines[0])
-    return MaterializeResult(metadata={
-        **table_metadata(frame, PREVIEW_COLUMNS, store=store, task=task, table="task_answer"),
+    return Output(frame, metadata={
+        **table_metadata(frame, PREVIEW_COLUMNS),
         "answer": MetadataValue.md("\n".join(lines)),  # the first line is the answer, as everywhere
         "origin": MetadataValue.text(row["origin"]),
         "question_reads_as": MetadataValue.text(parsed.hypothesis or "(open question)"),

@@ -17,8 +17,8 @@ import pandas as pd
 from dagster import (
     AssetExecutionContext,
     AssetSpec,
-    MaterializeResult,
     MetadataValue,
+    Output,
     ResourceParam,
     multi_asset,
 )
@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 from lyra_assets import sources
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
+from lyra_assets.table_io import LYRA_TABLES, table_input
 from lyra_core.citations import (
     FALLBACK_METHOD,
     CitationCandidate,
@@ -180,21 +181,18 @@ def score_level(question: str, sources: Sequence[CanonicalPaper], candidates: Se
     return rows
 
 
-def _write(store: LyraStore, task_id: str, expansions: pd.DataFrame, cited: pd.DataFrame,
-           expansions_metadata: dict) -> tuple[MaterializeResult, MaterializeResult]:
-    """Both tables in one transaction, and each asset's materialization."""
-    store.replace_partitions(task_id, {"citation_expansions": expansions, "citation_papers": cited})
-    return (MaterializeResult(asset_key=citation_expansions_spec.key, metadata=expansions_metadata),
-            MaterializeResult(asset_key=citation_papers_spec.key, metadata=table_metadata(
-                cited, ["title", "year", "doi", "sources"], store=store, task=task_id, table="citation_papers",
+def _outputs(expansions: pd.DataFrame, cited: pd.DataFrame, expansions_metadata: dict) -> tuple[Output, Output]:
+    """Both tables, each with its materialization's metadata (the IO manager writes them in one transaction)."""
+    return (Output(expansions, metadata=expansions_metadata),
+            Output(cited, metadata=table_metadata(
+                cited, ["title", "year", "doi", "sources"],
                 with_abstract=MetadataValue.int(int(cited["abstract"].notna().sum()) if len(cited) else 0))))
 
 
-def _empty(store: LyraStore, task_id: str, reason: str) -> tuple[MaterializeResult, MaterializeResult]:
+def _empty(reason: str) -> tuple[Output, Output]:
     frame = pd.DataFrame(columns=EXPANSION_COLUMNS)
-    return _write(store, task_id, frame, pd.DataFrame(columns=CITATION_PAPER_COLUMNS),
-                  {**table_metadata(frame, ["paper_id", "candidate_paper_id"], store=store, task=task_id,
-                                    table="citation_expansions"), "skipped": MetadataValue.text(reason)})
+    return _outputs(frame, pd.DataFrame(columns=CITATION_PAPER_COLUMNS),
+                    {**table_metadata(frame, ["paper_id", "candidate_paper_id"]), "skipped": MetadataValue.text(reason)})
 
 
 citation_expansions_spec = AssetSpec(
@@ -205,7 +203,7 @@ citation_expansions_spec = AssetSpec(
 References and citing papers come from Semantic Scholar and OpenAlex; each candidate is scored by
 abstract similarity and influence, the best ones by an LLM's relevance rating (`stage2_method`
 says which), and the top ones per paper are `selected`. Empty, with `skipped` saying why, when
-live sources are off or unreachable.""")
+live sources are off or unreachable.""").with_io_manager_key(LYRA_TABLES)
 
 citation_papers_spec = AssetSpec(
     "citation_papers", group_name="citations", kinds={"duckdb", "parquet"}, deps=[sources.papers_spec],
@@ -213,30 +211,31 @@ citation_papers_spec = AssetSpec(
     description="""Papers met through citation tracking that are not among the task's papers.
 
 One row per candidate of `citation_expansions`, with the identifiers, title and abstract the APIs
-report; `pages` makes a `citation` page of each selected one with an abstract.""")
+report; `pages` makes a `citation` page of each selected one with an abstract.""").with_io_manager_key(LYRA_TABLES)
 
 
-@multi_asset(specs=[citation_expansions_spec, citation_papers_spec], partitions_def=task_partitions)
-def citation_tracking(context: AssetExecutionContext, store: ResourceParam[LyraStore], literature: LiteratureSources,
-                      models: LocalModels, llm: OllamaLlm, settings: ResourceParam[LyraSettings]
-                      ) -> tuple[MaterializeResult, MaterializeResult]:
+@multi_asset(specs=[citation_expansions_spec, citation_papers_spec], partitions_def=task_partitions,
+             ins={"paper_rows": table_input(sources.papers_spec)})
+def citation_tracking(context: AssetExecutionContext, paper_rows: pd.DataFrame, store: ResourceParam[LyraStore],
+                      literature: LiteratureSources, models: LocalModels, llm: OllamaLlm,
+                      settings: ResourceParam[LyraSettings]) -> tuple[Output, Output]:
     """Follow the task's papers' references and citations; both tables are written in one transaction."""
     task = store.require_task(context.partition_key)
     options = TaskOptions.model_validate(task.options)
     cfg = settings.citations
     plan = literature.plan(options.corpus)
-    task_papers = papers_from_frame(store.read_partition("papers", task.id))
+    task_papers = papers_from_frame(paper_rows)
     if not cfg.enabled:
-        return _empty(store, task.id, "citation tracking is off (citations.enabled: false)")
+        return _empty("citation tracking is off (citations.enabled: false)")
     if options.is_verify:
-        return _empty(store, task.id, "a verify task reads only its corpus")
+        return _empty("a verify task reads only its corpus")
     if not plan.live:
-        return _empty(store, task.id, f"live sources not used: {plan.reason}")
+        return _empty(f"live sources not used: {plan.reason}")
     if not task_papers:
-        return _empty(store, task.id, "the task has no papers")
+        return _empty("the task has no papers")
     if not any(lookup_id(api, doi=p.doi, pmid=p.pmid, arxiv_id=p.arxiv_id, sources=p.sources)
                for p in task_papers for api in ("s2", "openalex")):
-        return _empty(store, task.id, f"none of the task's {len(task_papers)} papers has a DOI, PMID, arXiv id "
+        return _empty(f"none of the task's {len(task_papers)} papers has a DOI, PMID, arXiv id "
                                       "or S2/OpenAlex id to follow")
 
     embed = models.cached_encoder(store)
@@ -276,7 +275,7 @@ def citation_tracking(context: AssetExecutionContext, store: ResourceParam[LyraS
     if unreachable and not rows:
         for issue in errors[:5]:
             context.log.warning(f"{issue.source} {issue.location}: {issue.reason}")
-        return _empty(store, task.id, no_network_line(unreachable))
+        return _empty(no_network_line(unreachable))
 
     frame = pd.DataFrame(rows, columns=EXPANSION_COLUMNS)
     if len(frame):
@@ -293,9 +292,8 @@ def citation_tracking(context: AssetExecutionContext, store: ResourceParam[LyraS
     titles = {p.paper_id: p.title for p in [*known, *found.values()]}
     chosen = frame[frame["selected"].astype(bool)].assign(title=lambda f: f["candidate_paper_id"].map(titles))
     extra = {} if len(frame) else {"skipped": MetadataValue.text("the APIs reported no references or citations")}
-    return _write(store, task.id, frame, cited, {
-        **table_metadata(chosen, ["paper_id", "direction", "final_score", "stage2_method", "title"], store=store,
-                         task=task, table="citation_expansions"), **extra,
+    return _outputs(frame, cited, {
+        **table_metadata(chosen, ["paper_id", "direction", "final_score", "stage2_method", "title"]), **extra,
         "dagster/row_count": MetadataValue.int(len(frame)),
         "candidates": MetadataValue.int(int(frame["candidate_paper_id"].nunique()) if len(frame) else 0),
         "with_abstract": MetadataValue.int(int(frame["stage1_score"].notna().sum()) if len(frame) else 0),

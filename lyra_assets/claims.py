@@ -2,12 +2,13 @@
 
 import numpy as np
 import pandas as pd
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, ResourceParam, asset
+from dagster import AssetExecutionContext, MetadataValue, Output, ResourceParam, asset
 
 from lyra_assets import documents, ranking
 from lyra_assets.metadata import table_metadata
 from lyra_assets.page_text import page_papers, page_texts
 from lyra_assets.partitions import task_partitions
+from lyra_assets.table_io import LYRA_TABLES, table_input
 from lyra_core.claims import ExtractorConfig, claim_id_for, extract_claims
 from lyra_core.evidence import ClaimCandidate, MergedClaim, adoption, dedupe_claims
 from lyra_core.hypothesis import HYPOTHESIS, to_hypothesis
@@ -28,15 +29,16 @@ QUESTION_RULES = "question-rules"
 EXTRACTOR = ExtractorConfig(min_score=CUE_SCORE)
 
 
-def top_fragments(store: LyraStore, task_id: str, limit: int) -> pd.DataFrame:
-    return store.fetch_df(
-        "SELECT f.fragment_id, f.page_id, f.text, f.sections, (f.position + 0.5) / (n.last + 1) AS place FROM fragment_ranking r "
-        "JOIN fragments f ON f.task_id = r.task_id AND f.fragment_id = r.fragment_id "
-        "JOIN (SELECT page_id, max(position) AS last FROM fragments WHERE task_id = ? GROUP BY page_id) n "
-        "ON n.page_id = f.page_id "
-        "WHERE r.task_id = ? AND r.final_rank IS NOT NULL ORDER BY r.final_rank LIMIT ?",
-        [task_id, task_id, limit],
-    )
+def top_fragments(ranking: pd.DataFrame, fragments: pd.DataFrame, limit: int) -> pd.DataFrame:
+    """The ``limit`` best-ranked fragments, best first, with ``place``: where in its page the
+    fragment stands (0 near the start, 1 near the end), a cue the sentence-role model reads."""
+    last = fragments.groupby("page_id")["position"].max().rename("last")
+    ranked = ranking.loc[ranking["final_rank"].notna(), ["fragment_id", "final_rank"]]
+    ranked = ranked.sort_values("final_rank", kind="stable").head(limit)
+    top = ranked.merge(fragments[["fragment_id", "page_id", "text", "sections", "position"]], on="fragment_id")
+    top = top.merge(last, left_on="page_id", right_index=True)
+    top["place"] = (top["position"] + 0.5) / (top["last"] + 1)
+    return top[["fragment_id", "page_id", "text", "sections", "place"]].reset_index(drop=True)
 
 
 def candidates_from(fragments: pd.DataFrame, question: str, llm: OllamaLlm, log) -> tuple[list[ClaimCandidate], str]:
@@ -107,14 +109,14 @@ def hypothesis_claim(task_id: str, question: str, query_vector: np.ndarray, enco
             "extraction_score": 0.0, "features": []}
 
 
-def addressing(store: LyraStore, task_id: str, parts: QuestionParts | None, merged: list[MergedClaim]
+def addressing(pages: pd.DataFrame, fragments: pd.DataFrame, parts: QuestionParts | None, merged: list[MergedClaim]
                ) -> list[bool | None]:
     """Whether each claim addresses the question's exposure and outcome, its exposure looked for in
     the claim and in the title and text of the pages it was extracted from; None for every claim
     when the question names no such pair."""
     if parts is None:
         return [None] * len(merged)
-    texts = page_texts(page_papers(store, task_id, store.read_partition("fragments", task_id)))
+    texts = page_texts(page_papers(pages, fragments))
     papers = [" ".join(texts.get(page, "") for page in m.pages) for m in merged]
     return addresses_question(parts, [m.head.text for m in merged], papers)
 
@@ -133,10 +135,13 @@ def claims_frame(task_id: str, merged, statuses: list[str], relevance: np.ndarra
 
 
 @asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
-       deps=[ranking.fragment_ranking, documents.fragments], code_version="2")
+       ins={"fragment_ranking": table_input(ranking.fragment_ranking), "fragments": table_input(documents.fragments),
+            "pages": table_input(documents.pages)},
+       io_manager_key=LYRA_TABLES, code_version="2")
 def claims(
-    context: AssetExecutionContext, store: ResourceParam[LyraStore], models: LocalModels, llm: OllamaLlm, settings: ResourceParam[LyraSettings]
-) -> MaterializeResult:
+    context: AssetExecutionContext, fragment_ranking: pd.DataFrame, fragments: pd.DataFrame, pages: pd.DataFrame,
+    store: ResourceParam[LyraStore], models: LocalModels, llm: OllamaLlm, settings: ResourceParam[LyraSettings]
+) -> Output[pd.DataFrame]:
     """Claims of the task: extracted from its top-ranked fragments, or stated by the user.
 
     `extractor` says how a claim was extracted: by Ollama when a server is reachable, otherwise
@@ -152,10 +157,10 @@ def claims(
     cfg = settings.evidence
     options = TaskOptions.model_validate(task.options)
     if options.is_verify:  # a verify task judges the user's claims only: nothing to extract
-        fragments, candidates, method = top_fragments(store, task.id, 0), [], "none (verify task)"
+        top, candidates, method = top_fragments(fragment_ranking, fragments, 0), [], "none (verify task)"
     else:
-        fragments = top_fragments(store, task.id, cfg.claim_fragments)
-        candidates, method = candidates_from(fragments, task.query, llm, context.log)
+        top = top_fragments(fragment_ranking, fragments, cfg.claim_fragments)
+        candidates, method = candidates_from(top, task.query, llm, context.log)
     user_claims = [c.claim for c in options.verify_claims] or options.claims
     candidates += [ClaimCandidate(text=c, origin="user", extractor="user", score=10.0) for c in user_claims]
 
@@ -167,14 +172,14 @@ def claims(
     query_vector = encode([task.query])[0]
     # Relevance: cosine to the question mixed with coverage of its terms, weighted by their rarity
     # among this task's fragments (lyra_core.relevance; bench/claim_relevance.py measures it).
-    weights = term_weights(fragments["text"])
+    weights = term_weights(top["text"])
     cosines = np.array([float(vectors[m.index] @ query_vector) for m in merged])
     relevance = claim_relevance(task.query, [m.head.text for m in merged], cosines, weights,
                                 cfg.relevance_cosine_weight)
     # an open question's answer is its claims: a lower bar than for claims beside a hypothesis
     open_question = to_hypothesis(task.query).origin != HYPOTHESIS and not options.is_verify
     # a question that names its exposure and outcome adopts only the claims about both
-    addresses = addressing(store, task.id, None if options.is_verify else question_parts(task.query), merged)
+    addresses = addressing(pages, fragments, None if options.is_verify else question_parts(task.query), merged)
     statuses = adoption(merged, relevance, cfg.max_claims, cfg.min_relevance_open if open_question else cfg.min_relevance,
                         addresses)
     frame = claims_frame(task.id, merged, statuses, relevance)
@@ -183,16 +188,14 @@ def claims(
         if row is not None:
             head = pd.DataFrame([row], columns=CLAIMS.data_columns)
             frame = head if frame.empty else pd.concat([head, frame], ignore_index=True)
-    store.replace_partition("claims", task.id, frame)
     adopted = int((frame["adoption_status"] == "adopted").sum())
     context.log.info(f"{len(candidates)} candidate claims ({dropped} background/methods sentences dropped) → "
                      f"{len(frame)} after merging, {adopted} adopted")
-    return MaterializeResult(metadata={
-        **table_metadata(frame, ["text", "origin", "adoption_status", "relevance"], store=store, task=task,
-                         table="claims", width=120),
+    return Output(frame, metadata={
+        **table_metadata(frame, ["text", "origin", "adoption_status", "relevance"], width=120),
         "extractor": MetadataValue.text(method),
         "candidates": MetadataValue.int(len(candidates)),
         "dropped_as_not_findings": MetadataValue.int(dropped),
         "adopted": MetadataValue.int(adopted),
-        "source_fragments": MetadataValue.int(len(fragments)),
+        "source_fragments": MetadataValue.int(len(top)),
     })

@@ -90,7 +90,7 @@ def build_resources(home: str | os.PathLike[str] | None = None,
     return {
         "settings": settings_resource(config),
         "store": graph.TaskStore(home=str(layout.root)),
-        table_io.LYRA_TABLES: table_io.lyra_tables,  # the per-task tables of the assets moved to it, through "store"
+        table_io.LYRA_TABLES: table_io.lyra_tables,  # every per-task table the assets take and return, through "store"
         "literature": LiteratureSources.configured(layout.cache, config),
         "models": LocalModels.configured(layout.root, config),
         "trust": DomainTrust(),

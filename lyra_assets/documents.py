@@ -7,15 +7,15 @@ import hashlib
 from urllib.parse import urlparse
 
 import pandas as pd
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, ResourceParam, asset
+from dagster import MetadataValue, Output, ResourceParam, asset
 
 from lyra_assets import citations, sources, web
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
+from lyra_assets.table_io import LYRA_TABLES, table_input
 from lyra_core.fragments import make_fragments
 from lyra_resources.schema import TABLES
 from lyra_resources.settings import FragmentSettings, LyraSettings
-from lyra_resources.store.lyra_store import LyraStore
 
 PAGE_COLUMNS = TABLES["pages"].data_columns
 FRAGMENT_COLUMNS = TABLES["fragments"].data_columns
@@ -82,84 +82,95 @@ def citation_pages(cited: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=PAGE_COLUMNS)
 
 
-def selected_citation_papers(store: LyraStore, task_id: str) -> pd.DataFrame:
+def selected_citation_papers(cited: pd.DataFrame, expansions: pd.DataFrame) -> pd.DataFrame:
     """Citation papers selected for at least one task paper, with their abstracts."""
-    return store.fetch_df(
-        "SELECT c.paper_id, c.doi, c.pmid, c.arxiv_id, c.url, c.title, c.abstract FROM citation_papers c "
-        "WHERE c.task_id = ? AND c.abstract IS NOT NULL AND c.paper_id IN (SELECT candidate_paper_id "
-        "FROM citation_expansions WHERE task_id = ? AND selected) ORDER BY c.paper_id",
-        [task_id, task_id],
-    )
+    chosen = set(expansions.loc[expansions["selected"].fillna(False).astype(bool), "candidate_paper_id"])
+    kept = cited[cited["abstract"].notna() & cited["paper_id"].isin(chosen)]
+    return kept.sort_values("paper_id", kind="stable").reset_index(drop=True)
 
 
-def identified_papers_with_abstract(store: LyraStore, task_id: str) -> pd.DataFrame:
+def _has_text(column: pd.Series) -> pd.Series:
+    return column.fillna("").astype(str).str.strip().str.len() > 0
+
+
+def identified_papers_with_abstract(identified: pd.DataFrame) -> pd.DataFrame:
     """Papers the identifier loop found that came with an abstract."""
-    return store.fetch_df(
-        "SELECT paper_id, doi, pmid, arxiv_id, url, title, abstract FROM identified_papers "
-        "WHERE task_id = ? AND length(trim(coalesce(abstract, ''))) > 0 ORDER BY paper_id", [task_id])
+    kept = identified[_has_text(identified["abstract"])]
+    return kept.sort_values("paper_id", kind="stable").reset_index(drop=True)
 
 
-def fetched_web_pages(store: LyraStore, task_id: str) -> pd.DataFrame:
+def fetched_web_pages(web_pages: pd.DataFrame) -> pd.DataFrame:
     """Browser-fetched pages with main text, as ``web`` pages (their ids already hash the final URL)."""
-    return store.fetch_df(
-        "SELECT page_id, NULL AS paper_id, coalesce(final_url, url) AS url, domain, 'web' AS kind, title "
-        "FROM web_pages WHERE task_id = ? AND status = 'ok' AND length(trim(coalesce(text, ''))) > 0 "
-        "ORDER BY page_id", [task_id])
+    kept = web_pages[(web_pages["status"] == "ok") & _has_text(web_pages["text"])]
+    frame = pd.DataFrame({"page_id": kept["page_id"], "paper_id": None, "url": kept["final_url"].fillna(kept["url"]),
+                          "domain": kept["domain"], "kind": "web", "title": kept["title"]}, columns=PAGE_COLUMNS)
+    return frame.sort_values("page_id", kind="stable").reset_index(drop=True)
+
+
+def document_texts(pages: pd.DataFrame, papers: pd.DataFrame, identified: pd.DataFrame, cited: pd.DataFrame,
+                   web_pages: pd.DataFrame) -> dict[str, str]:
+    """Each page's text by ``page_id``: an ``abstract`` page's paper's abstract (a task paper's, or
+    else an identified paper's), a ``citation`` page's citation paper's, a ``web`` page's main text."""
+    abstracts = dict(zip(identified["paper_id"], identified["abstract"], strict=True))
+    abstracts |= dict(zip(papers["paper_id"], papers["abstract"], strict=True))
+    cited_abstracts = dict(zip(cited["paper_id"], cited["abstract"], strict=True))
+    web_texts = dict(zip(web_pages["page_id"], web_pages["text"], strict=True))
+    texts: dict[str, str] = {}
+    for page in pages.itertuples(index=False):
+        if page.kind == "abstract":
+            text = abstracts.get(page.paper_id)
+        elif page.kind == "citation":
+            text = cited_abstracts.get(page.paper_id)
+        else:
+            text = web_texts.get(page.page_id) if page.kind == "web" else None
+        if isinstance(text, str):
+            texts[page.page_id] = text
+    return texts
 
 
 # The citation tables and the web tables are upstream so that the papers citation tracking selects,
 # the papers the identifier loop found and the pages the browser fetched become pages here: ``pages``
 # and ``fragments`` stay the one table of record for every document the task reads.
 @asset(partitions_def=task_partitions, group_name="documents", kinds={"duckdb", "parquet"}, code_version="1",
-       deps=[sources.papers_spec, citations.citation_expansions_spec, citations.citation_papers_spec,
-             web.identified_papers_spec, web.web_pages_spec])
-def pages(context: AssetExecutionContext, store: ResourceParam[LyraStore]) -> MaterializeResult:
+       ins={"papers": table_input(sources.papers_spec),
+            "citation_expansions": table_input(citations.citation_expansions_spec),
+            "citation_papers": table_input(citations.citation_papers_spec),
+            "identified_papers": table_input(web.identified_papers_spec), "web_pages": table_input(web.web_pages_spec)},
+       io_manager_key=LYRA_TABLES)
+def pages(papers: pd.DataFrame, citation_expansions: pd.DataFrame, citation_papers: pd.DataFrame,
+          identified_papers: pd.DataFrame, web_pages: pd.DataFrame) -> Output[pd.DataFrame]:
     """Every source document of the task, one row per page; `domain` is what trust levels attach to.
 
     One `abstract` page per task paper with an abstract, one `citation` page per paper citation
     tracking selected, one `abstract` page per paper the identifier loop found with an abstract,
     and one `web` page per page the browser fetched with text."""
-    papers = store.read_partition("papers", context.partition_key)
-    cited = selected_citation_papers(store, context.partition_key)
+    cited = selected_citation_papers(citation_papers, citation_expansions)
     cited = cited[~cited["paper_id"].isin(papers["paper_id"])]  # a task paper keeps its abstract page
-    identified = identified_papers_with_abstract(store, context.partition_key)
+    identified = identified_papers_with_abstract(identified_papers)
     identified = identified[~identified["paper_id"].isin(papers["paper_id"])]
-    fetched = fetched_web_pages(store, context.partition_key)
+    fetched = fetched_web_pages(web_pages)
     parts = [abstract_pages(papers), citation_pages(cited), abstract_pages(identified), fetched[PAGE_COLUMNS]]
     frame = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) \
         else pd.DataFrame(columns=PAGE_COLUMNS)
     frame = frame.drop_duplicates("page_id")
-    store.replace_partition("pages", context.partition_key, frame)
-    return MaterializeResult(metadata=table_metadata(
-        frame, ["kind", "domain", "title", "url"], store=store, task=context.partition_key, table="pages",
+    return Output(frame, metadata=table_metadata(
+        frame, ["kind", "domain", "title", "url"],
         citation_pages=MetadataValue.int(len(cited)),
         identified_papers=MetadataValue.int(len(identified)), web_pages=MetadataValue.int(len(fetched))))
 
 
 @asset(partitions_def=task_partitions, group_name="documents", kinds={"duckdb", "parquet"}, code_version="1",
-       deps=[pages, sources.papers_spec, citations.citation_papers_spec, web.identified_papers_spec,
-             web.web_pages_spec])
-def fragments(context: AssetExecutionContext, store: ResourceParam[LyraStore], settings: ResourceParam[LyraSettings]) -> MaterializeResult:
+       ins={"pages": table_input(pages), "papers": table_input(sources.papers_spec),
+            "citation_papers": table_input(citations.citation_papers_spec),
+            "identified_papers": table_input(web.identified_papers_spec), "web_pages": table_input(web.web_pages_spec)},
+       io_manager_key=LYRA_TABLES)
+def fragments(pages: pd.DataFrame, papers: pd.DataFrame, citation_papers: pd.DataFrame,
+              identified_papers: pd.DataFrame, web_pages: pd.DataFrame,
+              settings: ResourceParam[LyraSettings]) -> Output[pd.DataFrame]:
     """Overlapping sentence windows of every page's text: the unit that ranking and NLI judge.
 
     Each page's text (its paper's abstract, or the fetched page's main text) is cut into windows
     of sentences; a fragment's id hashes its page and text, so it is stable across runs."""
-    task_id = context.partition_key
-    pages_frame = store.read_partition("pages", task_id)
-    texts = store.fetch_df(
-        "SELECT pg.page_id, p.abstract AS text FROM pages pg JOIN (SELECT task_id, paper_id, abstract FROM papers "
-        "UNION ALL SELECT task_id, paper_id, abstract FROM identified_papers WHERE paper_id NOT IN "
-        "(SELECT paper_id FROM papers WHERE task_id = ?)) p ON p.task_id = pg.task_id AND p.paper_id = pg.paper_id "
-        "WHERE pg.task_id = ? AND pg.kind = 'abstract' "
-        "UNION ALL SELECT pg.page_id, c.abstract AS text FROM pages pg JOIN citation_papers c "
-        "ON c.task_id = pg.task_id AND c.paper_id = pg.paper_id "
-        "WHERE pg.task_id = ? AND pg.kind = 'citation' "
-        "UNION ALL SELECT pg.page_id, w.text FROM pages pg JOIN web_pages w "
-        "ON w.task_id = pg.task_id AND w.page_id = pg.page_id "
-        "WHERE pg.task_id = ? AND pg.kind = 'web'",
-        [task_id, task_id, task_id, task_id],
-    )
-    frame = page_fragments(pages_frame, dict(zip(texts["page_id"], texts["text"], strict=True)), settings.fragments)
-    store.replace_partition("fragments", task_id, frame)
-    return MaterializeResult(metadata=table_metadata(frame, ["position", "text"], store=store, task=task_id,
-                                                     table="fragments"))
+    texts = document_texts(pages, papers, identified_papers, citation_papers, web_pages)
+    frame = page_fragments(pages, texts, settings.fragments)
+    return Output(frame, metadata=table_metadata(frame, ["position", "text"]))

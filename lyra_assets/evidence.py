@@ -8,8 +8,8 @@ from dagster import (
     AssetCheckExecutionContext,
     AssetCheckResult,
     AssetExecutionContext,
-    MaterializeResult,
     MetadataValue,
+    Output,
     PreviewWarning,
     ResourceParam,
     asset,
@@ -21,6 +21,7 @@ from lyra_assets.claims import claims as claims_asset
 from lyra_assets.metadata import table_metadata
 from lyra_assets.page_text import page_papers, page_texts
 from lyra_assets.partitions import task_partitions
+from lyra_assets.table_io import LYRA_TABLES, table_input
 from lyra_core.cells import cell_list
 from lyra_core.claims import claim_id_for
 from lyra_core.direction.claim_frame import read_claim
@@ -99,6 +100,12 @@ def addressing_fragments(claims: pd.DataFrame, fragments: pd.DataFrame, texts: d
     return out
 
 
+def adopted_claims(claims: pd.DataFrame) -> pd.DataFrame:
+    """The claims judged: the adopted ones, by ``claim_id``."""
+    adopted = claims[claims["adoption_status"] == "adopted"]
+    return adopted.sort_values("claim_id", kind="stable").reset_index(drop=True)
+
+
 def excluded_pages(claims: pd.DataFrame, fragment_page: dict[str, str]) -> list[set[str]]:
     """Pages an extracted claim came from: its own fragments must not confirm it. A user's claim
     excludes nothing: a paper that states it (even one an extracted duplicate came from) is
@@ -113,21 +120,18 @@ def excluded_pages(claims: pd.DataFrame, fragment_page: dict[str, str]) -> list[
     return out
 
 
-def scoped_pairs(store: LyraStore, task_id: str, claims: pd.DataFrame, fragments: pd.DataFrame,
-                 claim_vectors: np.ndarray, fragment_vectors: np.ndarray,
+def scoped_pairs(task_id: str, options: TaskOptions, scope: pd.DataFrame, pages: pd.DataFrame, claims: pd.DataFrame,
+                 fragments: pd.DataFrame, claim_vectors: np.ndarray, fragment_vectors: np.ndarray,
                  cfg: EvidenceSettings) -> list[list[tuple[int, float]]]:
     """A verify task's pairs: each claim against fragments of its ``claim_scope`` papers — all of
     them (up to ``verify_max_fragments``) for papers the user named, the ``verify_top_k`` most
     similar for papers its own search found."""
-    scope = store.read_partition("claim_scope", task_id)
     by_claim: dict[str, dict[str, int]] = {}
     for row in scope.itertuples(index=False):
         by_claim.setdefault(row.claim_id, {})[row.paper_id] = int(row.rank)
-    options = TaskOptions.model_validate(store.require_task(task_id).options)
     named = {claim_id_for(task_id, c.claim) for c in options.verify_claims if c.papers}
     searched = [cid not in named for cid in claims["claim_id"]]
-    paper_of_page = dict(store.fetch_df("SELECT page_id, paper_id FROM pages WHERE task_id = ?", [task_id])
-                         .itertuples(index=False, name=None))
+    paper_of_page = dict(zip(pages["page_id"], pages["paper_id"], strict=True))
     return select_scoped_pairs(claim_vectors, fragment_vectors,
                                [paper_of_page.get(p) for p in fragments["page_id"]],
                                [int(p) for p in fragments["position"]],
@@ -136,10 +140,14 @@ def scoped_pairs(store: LyraStore, task_id: str, claims: pd.DataFrame, fragments
 
 
 @asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
-       deps=[claims_asset, documents.fragments, documents.pages, sources.claim_scope_spec], code_version="3")
+       ins={"claims": table_input(claims_asset), "fragments": table_input(documents.fragments),
+            "pages": table_input(documents.pages), "claim_scope": table_input(sources.claim_scope_spec)},
+       io_manager_key=LYRA_TABLES, code_version="3")
 def nli_edges(
-    context: AssetExecutionContext, store: ResourceParam[LyraStore], models: LocalModels, trust: DomainTrust, settings: ResourceParam[LyraSettings]
-) -> MaterializeResult:
+    context: AssetExecutionContext, claims: pd.DataFrame, fragments: pd.DataFrame, pages: pd.DataFrame,
+    claim_scope: pd.DataFrame, store: ResourceParam[LyraStore], models: LocalModels, trust: DomainTrust,
+    settings: ResourceParam[LyraSettings],
+) -> Output[pd.DataFrame]:
     """Fragment → claim edges: SUPPORTS, REFUTES or NEUTRAL, each with its reason.
 
     A claim about an effect is judged from its parts (docs/direction.md): the directions the claim
@@ -157,26 +165,25 @@ def nli_edges(
     """
     task_id = context.partition_key
     cfg = settings.evidence
-    claims = store.fetch_df("SELECT * FROM claims WHERE task_id = ? AND adoption_status = 'adopted' ORDER BY claim_id",
-                            [task_id])
-    fragments = store.read_partition("fragments", task_id)
+    claims = adopted_claims(claims)
     page_fragments = fragments[["page_id", "position", "text"]].copy()
     encode = models.cached_encoder(store)
     claim_vectors = encode(claims["text"].tolist()) if len(claims) else np.zeros((0, 1))
     fragment_vectors = encode(fragments["text"].tolist()) if len(fragments) else np.zeros((0, 1))
     fragments, fragment_vectors, not_findings = findings_only(fragments, fragment_vectors, cfg.min_finding)
     fragment_page = dict(zip(fragments["fragment_id"], fragments["page_id"], strict=True))
-    papers = page_papers(store, task_id, page_fragments)
+    papers = page_papers(pages, page_fragments)
     texts = page_texts(papers)
-    if TaskOptions.model_validate(store.require_task(task_id).options).is_verify:
-        chosen = scoped_pairs(store, task_id, claims, fragments, claim_vectors, fragment_vectors, cfg)
+    options = TaskOptions.model_validate(store.require_task(task_id).options)
+    if options.is_verify:
+        chosen = scoped_pairs(task_id, options, claim_scope, pages, claims, fragments, claim_vectors, fragment_vectors,
+                              cfg)
     else:
         chosen = select_pairs(claim_vectors, fragment_vectors, fragments["page_id"].tolist(),
                               excluded_pages(claims, fragment_page), cfg.nli_top_k)
         chosen = with_addressing(chosen, claim_vectors, fragment_vectors, addressing_fragments(claims, fragments, texts))
 
-    domain_of_page = dict(store.fetch_df("SELECT page_id, domain FROM pages WHERE task_id = ?", [task_id])
-                          .itertuples(index=False, name=None))
+    domain_of_page = dict(zip(pages["page_id"], pages["domain"], strict=True))
     level_of_page = {page: trust.level(domain) for page, domain in domain_of_page.items()}
     claim_level = [level_of_page.get(fragment_page.get(f)) if isinstance(f, str) else None
                    for f in claims["source_fragment_id"]]
@@ -219,12 +226,10 @@ def nli_edges(
             "sample_size": design["sample_size"],
         })
     frame = pd.DataFrame(rows, columns=NLI_EDGES.data_columns).astype({"sample_size": "Int64"})
-    store.replace_partition("nli_edges", task_id, frame)
     counts = frame["relation"].value_counts().to_dict()
     preview = edges_preview(frame, claims, fragments)
-    return MaterializeResult(metadata={
-        **table_metadata(preview, ["claim", "fragment", "relation", "p_supports", "p_refutes"], store=store,
-                         task=task_id, table="nli_edges"),
+    return Output(frame, metadata={
+        **table_metadata(preview, ["claim", "fragment", "relation", "p_supports", "p_refutes"]),
         "relations": MetadataValue.json({r: int(counts.get(r, 0)) for r in RELATIONS}),
         "model_version": MetadataValue.text(nli.version),
         "fragments_not_findings": MetadataValue.int(not_findings),
@@ -275,8 +280,10 @@ def scores_frame(claims: pd.DataFrame, edges: pd.DataFrame, use_bayesian: bool,
 
 
 @asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
-       deps=[nli_edges, claims_asset], code_version="1")
-def claim_scores(context: AssetExecutionContext, store: ResourceParam[LyraStore], settings: ResourceParam[LyraSettings]) -> MaterializeResult:
+       ins={"nli_edges": table_input(nli_edges), "claims": table_input(claims_asset)},
+       io_manager_key=LYRA_TABLES, code_version="1")
+def claim_scores(context: AssetExecutionContext, nli_edges: pd.DataFrame, claims: pd.DataFrame,
+                 store: ResourceParam[LyraStore], settings: ResourceParam[LyraSettings]) -> Output[pd.DataFrame]:
     """Bayesian score and verdict of every adopted claim.
 
     Each claim starts from Beta(1, 1), updated by each paper's vote (its strongest SUPPORTS or
@@ -284,21 +291,16 @@ def claim_scores(context: AssetExecutionContext, store: ResourceParam[LyraStore]
     `evidence.aggregation: edges`, by every edge; confidence, uncertainty, controversy and the
     verdict follow. Domain trust never enters.
     """
-    task_id = context.partition_key
-    claims = store.fetch_df("SELECT claim_id, text FROM claims WHERE task_id = ? AND adoption_status = 'adopted' "
-                            "ORDER BY claim_id", [task_id])
-    edges = store.read_partition("nli_edges", task_id)
+    claims = adopted_claims(claims)[["claim_id", "text"]]
     cfg = settings.evidence
-    frame = scores_frame(claims, edges, cfg.use_bayesian_confidence, cfg.scoring_rule())
-    store.replace_partition("claim_scores", task_id, frame)
+    frame = scores_frame(claims, nli_edges, cfg.use_bayesian_confidence, cfg.scoring_rule())
     record_scoring_rule(store, context.run.run_id, cfg.scoring_rule())  # views re-score corrections under it
     verdicts = frame["verdict"].value_counts().to_dict()
     preview = frame.merge(claims, on="claim_id", how="left").sort_values("confidence", ascending=False, kind="stable")
     preview["confidence ± uncertainty"] = [f"{c:.3f} ± {u:.3f}" for c, u in zip(preview["confidence"],
                                                                                preview["uncertainty"], strict=True)]
-    return MaterializeResult(metadata={
-        **table_metadata(preview, ["text", "verdict", "confidence ± uncertainty", "evidence_count"], store=store,
-                         task=task_id, table="claim_scores"),
+    return Output(frame, metadata={
+        **table_metadata(preview, ["text", "verdict", "confidence ± uncertainty", "evidence_count"]),
         "verdicts": MetadataValue.json({v: int(verdicts.get(v, 0)) for v in VERDICTS}),
     })
 

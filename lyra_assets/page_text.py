@@ -3,14 +3,12 @@
 import pandas as pd
 
 from lyra_core.fragments import split_sentences
-from lyra_resources.store.lyra_store import LyraStore
 
 
-def page_papers(store: LyraStore, task_id: str, fragments: pd.DataFrame) -> dict[str, tuple[str, str]]:
+def page_papers(pages: pd.DataFrame, fragments: pd.DataFrame) -> dict[str, tuple[str, str]]:
     """Each page's title and text, its fragments' sentences in order with the windows' overlap
     read once: the paper a passage's design and size are read from."""
-    titles = dict(store.fetch_df("SELECT page_id, title FROM pages WHERE task_id = ?", [task_id])
-                  .itertuples(index=False, name=None))
+    titles = dict(zip(pages["page_id"], pages["title"], strict=True))
     papers = {}
     for page_id, group in fragments.sort_values(["page_id", "position"]).groupby("page_id"):
         sentences = dict.fromkeys(s for text in group["text"] for s in split_sentences(text))

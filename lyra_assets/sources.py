@@ -14,8 +14,8 @@ import pandas as pd
 from dagster import (
     AssetExecutionContext,
     AssetSpec,
-    MaterializeResult,
     MetadataValue,
+    Output,
     ResourceParam,
     multi_asset,
 )
@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
+from lyra_assets.table_io import LYRA_TABLES
 from lyra_core.academic import AcademicDecision, classify_query
 from lyra_core.claim_inputs import ClaimInput, ScopeRow, scope_claims
 from lyra_core.papers import CanonicalPaper, PaperRecord, canonicalize
@@ -45,7 +46,7 @@ from lyra_resources.sources.providers import PaperProvider, SourceIssue
 from lyra_resources.store.run_inputs import run_inputs
 from lyra_resources.schema import CLAIM_SCOPE
 from lyra_resources.settings import LyraSettings
-from lyra_resources.store.lyra_store import LyraStore, TaskRecord
+from lyra_resources.store.lyra_store import LyraStore
 
 PAPER_PREVIEW = ["search_rank", "title", "year", "doi", "sources"]
 
@@ -147,7 +148,7 @@ per home) and, when live sources are on and the question is academic,
 Semantic Scholar and OpenAlex too; their records are merged by DOI, PMID, arXiv id and
 normalised title, and papers lacking an abstract or a DOI are looked up by identifier in the
 APIs they did not come from. `sources` lists every record merged into a row. A live API that
-fails is recorded in the metadata, not fatal. A verify task takes its claims' own papers.""")
+fails is recorded in the metadata, not fatal. A verify task takes its claims' own papers.""").with_io_manager_key(LYRA_TABLES)
 
 claim_scope_spec = AssetSpec(
     "claim_scope", group_name="sources", kinds={"duckdb", "parquet"}, code_version="1",
@@ -155,12 +156,12 @@ claim_scope_spec = AssetSpec(
 
 A claim's papers are those it names, else the top `--papers-per-claim` of its own corpus search,
 in order (`rank` 1 first); `input_id` is the id the claims file gave the claim. Empty for other
-tasks, whose claims meet their most similar fragments.""")
+tasks, whose claims meet their most similar fragments.""").with_io_manager_key(LYRA_TABLES)
 
 
 @multi_asset(specs=[papers_spec, claim_scope_spec], partitions_def=task_partitions)
 def paper_search(context: AssetExecutionContext, store: ResourceParam[LyraStore], literature: LiteratureSources,
-                 models: LocalModels, settings: ResourceParam[LyraSettings]) -> tuple[MaterializeResult, MaterializeResult]:
+                 models: LocalModels, settings: ResourceParam[LyraSettings]) -> tuple[Output, Output]:
     """Search the task's sources for its papers (a verify task: each claim's own papers); both
     tables are written in one transaction."""
     task = store.require_task(context.partition_key)
@@ -170,7 +171,7 @@ def paper_search(context: AssetExecutionContext, store: ResourceParam[LyraStore]
     plan = literature.plan(options.corpus)
     local = literature.providers(options.corpus)  # a --corpus that is gone fails here, by name
     if options.is_verify:
-        return verify_papers(context, store, literature, task.id, options)
+        return verify_papers(context, literature, options)
 
     def embedding_note(corpus: LocalCorpus, missing: int) -> None:
         if missing:
@@ -193,7 +194,6 @@ def paper_search(context: AssetExecutionContext, store: ResourceParam[LyraStore]
     warning = check_outcome(task.id, plan, bool(local), got)
     frame = papers_frame(got.papers)
     scope = scope_frame([])  # only a verify task scopes its claims
-    store.replace_partitions(task.id, {"papers": frame, "claim_scope": scope})
 
     corpus_issues = [issue for p in local for issue in getattr(p, "issues", [])]
     for issue in corpus_issues[:20]:
@@ -209,8 +209,8 @@ def paper_search(context: AssetExecutionContext, store: ResourceParam[LyraStore]
     context.log.info(f"{len(frame)} papers from {sum(got.records_per_source.values())} records "
                      f"({got.records_per_source}); live sources: {plan.reason}"
                      + (f"; academic question: {decision.academic} ({decision.reason})" if decision else ""))
-    papers_result = MaterializeResult(asset_key=papers_spec.key, metadata=table_metadata(
-        frame, PAPER_PREVIEW, store=store, task=task, table="papers",
+    papers_result = Output(frame, metadata=table_metadata(
+        frame, PAPER_PREVIEW,
         records_per_source=MetadataValue.json(got.records_per_source),
         source_issues=MetadataValue.int(len(corpus_issues) + len(got.api_errors)),
         live_sources=MetadataValue.text(plan.reason + (f"; {warning}" if warning else "")),
@@ -221,7 +221,7 @@ def paper_search(context: AssetExecutionContext, store: ResourceParam[LyraStore]
         completed_by_identifier=MetadataValue.int(got.completed),
         corpus_lines_repaired=MetadataValue.int(sum(c.repaired_lines() for c in corpora)),
     ))
-    return papers_result, scope_result(store, task, scope, frame, [],
+    return papers_result, scope_result(scope, frame, [],
                                        scoped=MetadataValue.text("no: only a verify task scopes its claims"))
 
 
@@ -229,31 +229,29 @@ def scope_frame(rows: list[ScopeRow]) -> pd.DataFrame:
     return pd.DataFrame([r.model_dump() for r in rows], columns=CLAIM_SCOPE.data_columns)
 
 
-def scope_result(store: LyraStore, task: TaskRecord | str, scope: pd.DataFrame, papers: pd.DataFrame,
-                 claim_inputs: Sequence[ClaimInput], **extra: Any) -> MaterializeResult:
+def scope_result(scope: pd.DataFrame, papers: pd.DataFrame, claim_inputs: Sequence[ClaimInput],
+                 **extra: Any) -> Output:
     """``claim_scope``'s materialization; its preview shows each claim's text and each paper's title."""
     text = {c.id: c.claim for c in claim_inputs}
     titles = dict(zip(papers["paper_id"], papers["title"], strict=True))
     shown = scope.assign(claim=scope["input_id"].map(text), title=scope["paper_id"].map(titles))
-    return MaterializeResult(asset_key=claim_scope_spec.key, metadata=table_metadata(
-        shown, ["input_id", "claim", "rank", "title"], store=store, task=task, table="claim_scope", **extra))
+    return Output(scope, metadata=table_metadata(shown, ["input_id", "claim", "rank", "title"], **extra))
 
 
-def verify_papers(context: AssetExecutionContext, store: LyraStore, literature: LiteratureSources, task_id: str,
-                  options: TaskOptions) -> tuple[MaterializeResult, MaterializeResult]:
+def verify_papers(context: AssetExecutionContext, literature: LiteratureSources,
+                  options: TaskOptions) -> tuple[Output, Output]:
     """A verify task's papers: the union of every claim's own papers (those it names, else its
     corpus search), only from the task's corpora; ``claim_scope`` records which are whose."""
     records = literature.claim_papers(options.corpus, options.verify_claims, options.papers_per_claim)
-    found, scope = scope_claims(task_id, options.verify_claims, records)
+    found, scope = scope_claims(context.partition_key, options.verify_claims, records)
     frame = papers_frame(found)
     scoped = scope_frame(scope)
-    store.replace_partitions(task_id, {"papers": frame, "claim_scope": scoped})
     named = sum(c.papers is not None for c in options.verify_claims)
     context.log.info(f"{len(frame)} papers for {len(options.verify_claims)} claims ({named} name their papers, "
                      f"the others take the corpus's top {options.papers_per_claim})")
-    papers_result = MaterializeResult(asset_key=papers_spec.key, metadata=table_metadata(
-        frame, PAPER_PREVIEW, store=store, task=task_id, table="papers",
+    papers_result = Output(frame, metadata=table_metadata(
+        frame, PAPER_PREVIEW,
         live_sources=MetadataValue.text("not used: a verify task reads only its corpus")))
-    return papers_result, scope_result(store, task_id, scoped, frame, options.verify_claims,
+    return papers_result, scope_result(scoped, frame, options.verify_claims,
                                        claims=MetadataValue.int(len(options.verify_claims)),
                                        claims_naming_papers=MetadataValue.int(named))

@@ -13,9 +13,9 @@ sees them (its staged rows once it opened its generation); in a run that writes 
 replaces the task's rows in one transaction and switches its Parquet files.
 
 The table is the asset key's last component (a per-task table of ``lyra_resources.schema``), the
-partition the task id. Each output is written in its own transaction, so a multi-asset whose
-tables must change together in a run that writes in place keeps calling
-``LyraStore.replace_partitions`` itself.
+partition the task id. The tables of one step change together: a multi-asset's outputs are held
+until the step has handed over the last of them, then written in one transaction
+(``LyraStore.replace_partitions``), so a step that fails half-way writes none of them.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from dagster import (
     AssetIn,
     AssetsDefinition,
     AssetSpec,
+    DagsterInvariantViolationError,
     InitResourceContext,
     InputContext,
     IOManager,
@@ -40,8 +41,7 @@ LYRA_TABLES = "lyra_tables"  # the resource key of the IO manager
 
 
 def table_input(upstream: AssetsDefinition | AssetSpec) -> AssetIn:
-    """An asset input that receives the task's rows of ``upstream``'s table, whether ``upstream``
-    returns its rows or (not yet moved to the IO manager) writes them through the store itself."""
+    """An asset input that receives the task's rows of ``upstream``'s table, loaded by the IO manager."""
     return AssetIn(key=upstream.key, input_manager_key=LYRA_TABLES)
 
 
@@ -51,15 +51,24 @@ class LyraTableIOManager(IOManager):
 
     def __init__(self, store: LyraStore) -> None:
         self.store = store
+        self._held: dict[str, dict[str, pd.DataFrame]] = {}  # step key → the tables it has handed over
 
     def handle_output(self, context: OutputContext, obj: pd.DataFrame) -> None:
-        """Replace the task's rows of the asset's table with ``obj`` (staged in a publishing run);
-        the materialization gets the task's question and the path of its Parquet file."""
+        """Replace the task's rows of the asset's table with ``obj`` (staged in a publishing run),
+        together with the step's other tables once it has handed over all of them; the
+        materialization gets the task's question and the path of its Parquet file."""
         table, task_id = _table(context), _task(context)
         if not isinstance(obj, pd.DataFrame):
             raise StoreError(f"asset {context.asset_key.to_user_string()} returned {type(obj).__name__}, "
                              "not the DataFrame of its table's rows")
-        self.store.replace_partition(table, task_id, obj)
+        outputs = _step_outputs(context)
+        if len(outputs) == 1:
+            self.store.replace_partition(table, task_id, obj)
+        else:  # a multi-asset's tables: written together when the step has handed over the last one
+            held = self._held.setdefault(context.step_key, {})
+            held[table] = obj
+            if len(held) == len(outputs):
+                self.store.replace_partitions(task_id, self._held.pop(context.step_key))
         context.add_output_metadata(task_metadata(self.store, task_id, table))
 
     def load_input(self, context: InputContext) -> pd.DataFrame:
@@ -85,6 +94,17 @@ def _table(context: InputContext | OutputContext) -> str:
         raise StoreError(f"asset {context.asset_key.to_user_string()} names no per-task table; "
                          f"per-task tables: {', '.join(PER_TASK_TABLES)}")
     return table
+
+
+def _step_outputs(context: OutputContext) -> set[str]:
+    """The outputs this step produces through this IO manager: one for an asset, each selected
+    table for a multi-asset."""
+    try:
+        step = context.step_context
+    except DagsterInvariantViolationError:  # handed an output outside a run (a test): nothing to wait for
+        return {_table(context)}
+    op = context.op_def
+    return {name for name in step.selected_output_names if op.output_def_named(name).io_manager_key == LYRA_TABLES}
 
 
 def _task(context: InputContext | OutputContext) -> str:

@@ -5,38 +5,47 @@ import logging
 from datetime import UTC, datetime
 
 import pandas as pd
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, ResourceParam, asset
+from dagster import AssetExecutionContext, MetadataValue, Output, asset
 
 from lyra_assets import documents, evidence
 from lyra_assets.claims import claims as claims_asset
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
+from lyra_assets.table_io import LYRA_TABLES, table_input
 from lyra_core.verification import JudgedEdge, verify_domains
 from lyra_resources.web.domain_policy import DomainTrust
 from lyra_resources.schema import DOMAIN_VERIFICATION
-from lyra_resources.store.lyra_store import LyraStore
 
 log = logging.getLogger("lyra.verification")
 RESTORE_VIA = "config/domains.yaml user_overrides"
 
 
-def judged_edges(store: LyraStore, task_id: str) -> pd.DataFrame:
-    """Edges with the domain of the fragment's page and of the page the claim came from."""
-    return store.fetch_df(
-        "SELECT e.edge_id, e.claim_id, e.relation, sp.domain AS source_domain, "
-        "e.source_trust_level AS source_level, tp.domain AS target_domain, e.target_trust_level AS target_level "
-        "FROM nli_edges e "
-        "JOIN fragments sf ON sf.task_id = e.task_id AND sf.fragment_id = e.fragment_id "
-        "JOIN pages sp ON sp.task_id = e.task_id AND sp.page_id = sf.page_id "
-        "JOIN claims c ON c.task_id = e.task_id AND c.claim_id = e.claim_id "
-        "LEFT JOIN fragments tf ON tf.task_id = c.task_id AND tf.fragment_id = c.source_fragment_id "
-        "LEFT JOIN pages tp ON tp.task_id = tf.task_id AND tp.page_id = tf.page_id "
-        "WHERE e.task_id = ? ORDER BY e.edge_id", [task_id])
+def judged_edges(edges: pd.DataFrame, claims: pd.DataFrame, fragments: pd.DataFrame,
+                 pages: pd.DataFrame) -> pd.DataFrame:
+    """Edges with the domain of the fragment's page and of the page the claim came from (none for
+    a claim of no fragment); an edge whose fragment, page or claim is gone is left out."""
+    page_of = dict(zip(fragments["fragment_id"], fragments["page_id"], strict=True))
+    domain_of = dict(zip(pages["page_id"], pages["domain"], strict=True))
+    claim_fragment = dict(zip(claims["claim_id"], claims["source_fragment_id"], strict=True))
+    rows = []
+    for e in edges.sort_values("edge_id", kind="stable").itertuples(index=False):
+        source_page = page_of.get(e.fragment_id)
+        if source_page not in domain_of or e.claim_id not in claim_fragment:
+            continue
+        target_page = page_of.get(claim_fragment[e.claim_id])
+        rows.append({"edge_id": e.edge_id, "claim_id": e.claim_id, "relation": e.relation,
+                     "source_domain": domain_of[source_page], "source_level": e.source_trust_level,
+                     "target_domain": domain_of.get(target_page), "target_level": e.target_trust_level})
+    return pd.DataFrame(rows, columns=["edge_id", "claim_id", "relation", "source_domain", "source_level",
+                                       "target_domain", "target_level"])
 
 
 @asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
-       deps=[evidence.nli_edges, claims_asset, documents.fragments, documents.pages], code_version="1")
-def domain_verification(context: AssetExecutionContext, store: ResourceParam[LyraStore], trust: DomainTrust) -> MaterializeResult:
+       ins={"nli_edges": table_input(evidence.nli_edges), "claims": table_input(claims_asset),
+            "fragments": table_input(documents.fragments), "pages": table_input(documents.pages)},
+       io_manager_key=LYRA_TABLES, code_version="1")
+def domain_verification(context: AssetExecutionContext, nli_edges: pd.DataFrame, claims: pd.DataFrame,
+                        fragments: pd.DataFrame, pages: pd.DataFrame, trust: DomainTrust) -> Output[pd.DataFrame]:
     """Each domain of the task with its trust level before and after verification.
 
     A domain is promoted to LOW when two independent domains corroborate it, REJECTED or BLOCKED
@@ -46,7 +55,7 @@ def domain_verification(context: AssetExecutionContext, store: ResourceParam[Lyr
     """
     task_id = context.partition_key
     policy = trust.policy()
-    rows = judged_edges(store, task_id)
+    rows = judged_edges(nli_edges, claims, fragments, pages)
     edges = [JudgedEdge(**{k: (None if pd.isna(v) else v) for k, v in r.items()}) for r in rows.to_dict("records")]
     domains = set(rows["source_domain"]) | set(rows["target_domain"].dropna())
     levels = {d: policy.trust_level(d).value for d in domains}
@@ -63,11 +72,10 @@ def domain_verification(context: AssetExecutionContext, store: ResourceParam[Lyr
                                     "status": d.status, "from": d.original_trust_level, "to": d.trust_level,
                                     "reason": d.reason, "cause_ids": d.cause_ids[:20]}))
     frame = pd.DataFrame(records, columns=DOMAIN_VERIFICATION.data_columns)
-    store.replace_partition("domain_verification", task_id, frame)
     counts = frame["status"].value_counts().to_dict()
     decided_first = frame.sort_values("status", key=lambda s: s == "UNCHANGED", kind="stable")
-    return MaterializeResult(metadata={
+    return Output(frame, metadata={
         **table_metadata(decided_first, ["domain", "status", "original_trust_level", "trust_level", "reason"],
-                         store=store, task=task_id, table="domain_verification", width=120),
+                         width=120),
         "statuses": MetadataValue.json({k: int(v) for k, v in counts.items()}),
     })

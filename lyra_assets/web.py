@@ -10,11 +10,12 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 
+import pandas as pd
 from dagster import (
     AssetExecutionContext,
     AssetSpec,
-    MaterializeResult,
     MetadataValue,
+    Output,
     ResourceParam,
     asset,
     multi_asset,
@@ -23,6 +24,7 @@ from dagster import (
 from lyra_assets import sources
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
+from lyra_assets.table_io import LYRA_TABLES, table_input
 from lyra_core.browsing import browser_mode
 from lyra_core.cells import cell_list
 from lyra_core.feedback import blocked_domains
@@ -80,9 +82,10 @@ def _unavailable(context: AssetExecutionContext, exc: BrowserUnavailable, mode: 
 
 # -- search ----------------------------------------------------------------------------------------
 
-@asset(partitions_def=task_partitions, group_name="web", kinds={"duckdb", "parquet"}, code_version="1")
+@asset(partitions_def=task_partitions, group_name="web", kinds={"duckdb", "parquet"}, io_manager_key=LYRA_TABLES,
+       code_version="1")
 def serp_results(context: AssetExecutionContext, store: ResourceParam[LyraStore], browser: WebBrowser,
-                 trust: DomainTrust, literature: LiteratureSources) -> MaterializeResult:
+                 trust: DomainTrust, literature: LiteratureSources) -> Output[pd.DataFrame]:
     """Search engine results for the task's question, one row per organic result.
 
     The configured engines are asked through the browser; each result keeps its rank, link, title,
@@ -106,14 +109,13 @@ def serp_results(context: AssetExecutionContext, store: ResourceParam[LyraStore]
         except BrowserUnavailable as exc:
             reason = _unavailable(context, exc, cfg.search)
     frame = serp_frame(results, task.query)
-    store.replace_partition("serp_results", task.id, frame)
     for r in runs:
         if r.status != "ok":
             context.log.warning(f"search engine {r.engine}: {r.status}: {r.error}")
     with_ids = int(sum(bool(len(d) or len(p) or len(a)) for d, p, a in
                        zip(frame["dois"], frame["pmids"], frame["arxiv_ids"], strict=True)))
-    return MaterializeResult(metadata=table_metadata(
-        frame, ["engine", "rank", "title", "domain", "dois"], store=store, task=task, table="serp_results",
+    return Output(frame, metadata=table_metadata(
+        frame, ["engine", "rank", "title", "domain", "dois"],
         browser=MetadataValue.text("on" if enabled else "off"), reason=MetadataValue.text(reason),
         engines=MetadataValue.json([r.model_dump() for r in runs]),
         results_with_identifiers=MetadataValue.int(with_ids),
@@ -130,7 +132,7 @@ web_pages_spec = AssetSpec(
 The task's search results and the landing pages of papers without an abstract are fetched, and
 each page's main text, citation metadata and identifiers are kept; `status` says how the fetch
 went. Landing pages of papers the identifier loop finds are fetched in later rounds, up to
-`browser.loop_depth`.""")
+`browser.loop_depth`.""").with_io_manager_key(LYRA_TABLES)
 
 identified_papers_spec = AssetSpec(
     "identified_papers", group_name="web", kinds={"duckdb", "parquet"}, deps=[serp_results, sources.papers_spec],
@@ -139,20 +141,19 @@ identified_papers_spec = AssetSpec(
 
 With live sources on, each DOI, PMID and arXiv id the task did not know is looked up in the
 academic APIs; every paper found that the task lacked is one row, with the round (`depth`) that
-found it. Empty without live sources.""")
+found it. Empty without live sources.""").with_io_manager_key(LYRA_TABLES)
 
 
-@multi_asset(specs=[web_pages_spec, identified_papers_spec], partitions_def=task_partitions)
-def web_fetch(context: AssetExecutionContext, store: ResourceParam[LyraStore], browser: WebBrowser, trust: DomainTrust,
-              literature: LiteratureSources) -> tuple[MaterializeResult, MaterializeResult]:
+@multi_asset(specs=[web_pages_spec, identified_papers_spec], partitions_def=task_partitions,
+             ins={"serp": table_input(serp_results), "papers": table_input(sources.papers_spec)})
+def web_fetch(context: AssetExecutionContext, serp: pd.DataFrame, papers: pd.DataFrame, store: ResourceParam[LyraStore],
+              browser: WebBrowser, trust: DomainTrust, literature: LiteratureSources) -> tuple[Output, Output]:
     """Fetch the task's web pages with the browser and look up the identifiers found on them;
     both tables are written in one transaction."""
     task = store.require_task(context.partition_key)
     options = TaskOptions.model_validate(task.options)
     cfg = browser.config()
     enabled, reason = task_uses_browser(options, cfg, literature, fetch=True)
-    serp = store.read_partition("serp_results", task.id)
-    papers = store.read_partition("papers", task.id)
     targets = serp_targets(serp) + paper_targets(papers, cfg.doi_resolver)
     known = known_identifiers(papers)
     serp_ids = [Identifiers.of(cell_list(d), cell_list(p), cell_list(a))
@@ -183,7 +184,6 @@ def web_fetch(context: AssetExecutionContext, store: ResourceParam[LyraStore], b
         reason = f"{reason}; nothing to fetch" if not targets else f"{reason}; browser.fetch_limit is 0"
     frame = web_pages_frame(outcome.rows)
     identified = (completion or IdentifierCompletion([], cfg.doi_resolver)).papers(known)
-    store.replace_partitions(task.id, {"web_pages": frame, "identified_papers": identified})
     statuses = frame["status"].value_counts().to_dict() if len(frame) else {}
     pending = outcome.pending
     api_errors = [f"{e.api} {e.endpoint}: {e.reason}" for e in (completion.errors if completion else [])]
@@ -192,8 +192,8 @@ def web_fetch(context: AssetExecutionContext, store: ResourceParam[LyraStore], b
     with_abstract = int(identified["abstract"].notna().sum()) if len(identified) else 0
     completion_state = MetadataValue.text(
         "on (live sources)" if completion else "off: live sources are off for this task")
-    pages_result = MaterializeResult(asset_key=web_pages_spec.key, metadata=table_metadata(
-        frame, ["status", "domain", "title", "page_doi", "error"], store=store, task=task, table="web_pages",
+    pages_result = Output(frame, metadata=table_metadata(
+        frame, ["status", "domain", "title", "page_doi", "error"],
         browser=MetadataValue.text("on" if enabled else "off"), reason=MetadataValue.text(reason),
         statuses=MetadataValue.json({str(k): int(v) for k, v in statuses.items()}),
         identifier_completion=completion_state,
@@ -205,8 +205,8 @@ def web_fetch(context: AssetExecutionContext, store: ResourceParam[LyraStore], b
         identifiers_for_completion=MetadataValue.json(pending.model_dump(mode="json")),
         identifiers_for_completion_count=MetadataValue.int(pending.total),
     ))
-    papers_result = MaterializeResult(asset_key=identified_papers_spec.key, metadata=table_metadata(
-        identified, ["depth", "title", "year", "doi"], store=store, task=task, table="identified_papers",
+    papers_result = Output(identified, metadata=table_metadata(
+        identified, ["depth", "title", "year", "doi"],
         identifier_completion=completion_state,
         with_abstract=MetadataValue.int(with_abstract),
     ))

@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 from dagster import DagsterInstance, materialize
 
+from lyra_assets.table_io import LYRA_TABLES, lyra_tables
 from lyra_assets import documents, web
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.corpus.paper_rows import papers_frame
@@ -32,6 +33,7 @@ from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.web.browser_resource import WebBrowser
 
 from fixtures.browser import Spy, fast_politeness, quick
+from fixtures.tables import with_upstream_tables
 
 LOOPBACK_ONLY = ["127.0.0.1/32"]
 
@@ -291,10 +293,10 @@ def materialization_metadata(result, asset: str) -> dict:
 def materialize_web_stages(store: LyraStore, task_id: str, browser: WebBrowser, home: Path, tmp_path: Path):
     """serp_results → web_pages → pages → fragments for one task, in-process, with the test policy."""
     resources = {"store": store, "browser": browser, "trust": DomainTrust(path=str(policy_file(tmp_path))),
-                 "literature": literature(home), "settings": LyraSettings()}
+                 "literature": literature(home), "settings": LyraSettings(), LYRA_TABLES: lyra_tables}
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task_id])
-        result = materialize([web.serp_results, web.web_fetch, documents.pages, documents.fragments],
+        result = materialize(with_upstream_tables(web.serp_results, web.web_fetch, documents.pages, documents.fragments),
                              partition_key=task_id, resources=resources, instance=instance)
     assert result.success
     return result
@@ -380,9 +382,9 @@ def test_offline_task_never_launches_a_browser(lyra_home, small_corpus, monkeypa
     task = store.create_task("vitamin D and fractures", {"corpus": [str(small_corpus)]})
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
-        result = materialize([web.serp_results, web.web_fetch], partition_key=task.id, instance=instance,
+        result = materialize(with_upstream_tables(web.serp_results, web.web_fetch), partition_key=task.id, instance=instance,
                              resources={"store": store, "browser": WebBrowser(), "trust": DomainTrust(),
-                                        "literature": literature(lyra_home)})
+                                        "literature": literature(lyra_home), LYRA_TABLES: lyra_tables})
     assert result.success
     for name in ("serp_results", "web_pages"):
         meta = materialization_metadata(result, name)
@@ -404,7 +406,7 @@ def test_browser_on_without_chromium_fails_with_the_install_message(lyra_home, m
                              engine_urls={"duckduckgo": "http://127.0.0.1:9/html/"})
         result = materialize([web.serp_results], partition_key=task.id, instance=instance, raise_on_error=False,
                              resources={"store": store, "browser": browser, "trust": DomainTrust(),
-                                        "literature": literature(lyra_home)})
+                                        "literature": literature(lyra_home), LYRA_TABLES: lyra_tables})
     assert not result.success
     [failure] = [e for e in result.all_events if e.is_step_failure]
     assert "apt-get install chromium" in failure.step_failure_data.error.to_string()

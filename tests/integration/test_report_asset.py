@@ -13,6 +13,7 @@ from fixtures.answers import add_hypothesis
 from fixtures.graphs import CLAIMS, write_graph
 from typer.testing import CliRunner
 
+from lyra_assets.table_io import LYRA_TABLES, lyra_tables
 from lyra_assets.answer import task_answer
 from lyra_assets.graph import TaskStore, publishing_asset
 from lyra_assets.partitions import TASKS_PARTITION
@@ -25,6 +26,7 @@ from lyra_resources.store.generations import open_generation, publish_generation
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools.cli import app
+from fixtures.tables import with_upstream_tables
 
 FIRST_ANSWER = ("Answer: supported (0.73 ± 0.11) — 3 papers for, 1 against, 4 judged — designs: 1 meta-analysis for; "
                 "1 RCT against")
@@ -35,9 +37,9 @@ def run_report(store: LyraStore, task_id: str):
     the run's writes as a task run's does; the report's materialization metadata."""
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task_id])
-        result = materialize([task_answer, publishing_asset([task_answer]), task_report], partition_key=task_id,
+        result = materialize(with_upstream_tables(task_answer, publishing_asset([task_answer]), task_report), partition_key=task_id,
                              instance=instance, resources={"store": TaskStore(home=str(store.layout.root)),
-                                                           "settings": LyraSettings()})
+                                                           "settings": LyraSettings(), LYRA_TABLES: lyra_tables})
     assert result.success
     return result.asset_materializations_for_node("task_report")[0].metadata
 

@@ -9,18 +9,20 @@ import yaml
 from dagster import DagsterInstance, materialize
 from fixtures.graphs import write_graph
 
+from lyra_assets.table_io import LYRA_TABLES, lyra_tables
 from lyra_assets.definitions import build_definitions, build_resources
 from lyra_assets.evidence import claim_scores
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.settings import EvidenceSettings, LyraSettings, load_settings
 from lyra_resources.store.lyra_store import LyraStore
+from fixtures.tables import with_upstream_tables
 
 
 def scores_with(store: LyraStore, task_id: str, settings: LyraSettings):
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task_id])
-        result = materialize([claim_scores], partition_key=task_id, instance=instance,
-                             resources={"store": store, "settings": settings})
+        result = materialize(with_upstream_tables(claim_scores), partition_key=task_id, instance=instance,
+                             resources={"store": store, "settings": settings, LYRA_TABLES: lyra_tables})
     assert result.success
     return store.read_partition("claim_scores", task_id).set_index("claim_id").sort_index()
 

@@ -14,9 +14,12 @@ from dagster import (
     build_input_context,
     build_output_context,
     materialize,
+    multi_asset,
+    Output,
 )
 from fixtures.hash_models import HashModels
 
+from lyra_assets import documents
 from lyra_assets.citation_graph import citation_edges
 from lyra_assets.definitions import build_resources
 from lyra_assets.graph import TaskStore, publishing_asset
@@ -155,6 +158,40 @@ def test_a_publishing_run_shares_its_store_with_the_io_manager(tmp_path):
     assert metadata["influential"].value == 1 and "Paper C" in metadata["preview"].value
 
 
+def test_a_multi_assets_tables_change_together_or_not_at_all(tmp_path):
+    """A step's tables are written in one transaction once it has handed over all of them: a step
+    that fails after handing over its first table leaves both tables as they were."""
+    home = tmp_path / "home"
+    store = LyraStore(home=str(home))
+    task = store.create_task("q")
+    store.replace_partition("pages", task.id, PAGES.iloc[:1])
+    store.replace_partition("citation_edges", task.id, edges(("old1", "old2", False)))
+    specs = [AssetSpec(name, partitions_def=task_partitions).with_io_manager_key(LYRA_TABLES)
+             for name in ("pages", "citation_edges")]
+
+    def step(fail: bool):
+        @multi_asset(specs=specs, partitions_def=task_partitions)
+        def pages_and_edges():
+            yield Output(PAGES, output_name="pages")
+            if fail:
+                raise RuntimeError("the step fails after its first table")
+            yield Output(edges(("pa", "pb", True)), output_name="citation_edges")
+        return pages_and_edges
+
+    def run(fail: bool):
+        with DagsterInstance.ephemeral() as instance:
+            instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
+            return materialize([step(fail)], partition_key=task.id, instance=instance, raise_on_error=False,
+                               resources=build_resources(home, LyraSettings()))
+
+    assert not run(fail=True).success
+    assert store.read_partition("pages", task.id)["page_id"].tolist() == ["pa"]
+    assert store.read_partition("citation_edges", task.id)["source_page_id"].tolist() == ["old1"]
+    assert run(fail=False).success
+    assert len(store.read_partition("pages", task.id)) == 3
+    assert store.read_partition("citation_edges", task.id)["source_page_id"].tolist() == ["pa"]
+
+
 # --------------------------------------------------------------------------- the assets, called with frames
 
 
@@ -213,3 +250,33 @@ def test_fragment_ranking_ranks_its_input_fragments(tmp_path):
     assert ranks["f1"] == 1 and ranks["f3"] == 2 and pd.isna(ranks["f2"])  # f2 shares no query word
     assert store.read_partition("fragment_ranking", task.id).empty  # the asset writes nothing itself
     assert result.metadata["ranked"].value == 2
+
+
+def test_pages_and_fragments_from_frames():
+    """Every document the task reads becomes a page, and its text (a paper's abstract, a selected
+    citation paper's, a fetched page's main text) its fragments."""
+    papers = pd.DataFrame({"paper_id": ["A", "B"], "doi": ["10.1/a", None], "pmid": None, "arxiv_id": None,
+                           "url": None, "title": ["Paper A", "Paper B"],
+                           "abstract": ["Vitamin D lowered fracture risk. Falls were fewer.", None]})
+    cited = pd.DataFrame({"paper_id": ["C", "D"], "doi": None, "pmid": ["1", "2"], "arxiv_id": None, "url": None,
+                          "title": ["Paper C", "Paper D"], "abstract": ["Calcium had no effect on fractures.", "x"]})
+    chosen = expansions(("A", "C", "references", True), ("A", "D", "references", False)).assign(
+        selected=[True, False])
+    identified = pd.DataFrame({"paper_id": ["E", "A"], "doi": ["10.1/e", "10.1/a"], "pmid": None, "arxiv_id": None,
+                               "url": None, "title": ["Paper E", "Paper A again"], "abstract": ["  ", "Other text."]})
+    web_pages = pd.DataFrame({"page_id": ["pw", "px"], "url": ["http://a.org/1", "http://b.org"],
+                              "final_url": [None, "http://b.org/final"], "domain": ["a.org", "b.org"],
+                              "status": ["ok", "http_404"], "title": ["A blog", "Gone"],
+                              "text": ["Exercise improved mood in adults.", "Not found."]})
+    made = documents.pages(papers=papers, citation_expansions=chosen, citation_papers=cited,
+                           identified_papers=identified, web_pages=web_pages).value
+    assert sorted(zip(made["kind"], made["paper_id"].fillna("-"), made["url"], strict=True)) == [
+        ("abstract", "A", "https://doi.org/10.1/a"), ("citation", "C", "https://pubmed.ncbi.nlm.nih.gov/1/"),
+        ("web", "-", "http://a.org/1")]  # no abstract: B, E; not selected: D; not fetched: px
+    cut = documents.fragments(pages=made, papers=papers, citation_papers=cited, identified_papers=identified,
+                              web_pages=web_pages, settings=LyraSettings()).value
+    text_of = dict(zip(made["kind"], made["page_id"], strict=True))
+    by_page = cut.groupby("page_id")["text"].apply(" ".join)
+    assert "Falls were fewer." in by_page[text_of["abstract"]] and "Other text" not in by_page[text_of["abstract"]]
+    assert by_page[text_of["citation"]] == "Calcium had no effect on fractures."
+    assert by_page[text_of["web"]] == "Exercise improved mood in adults."
