@@ -40,7 +40,7 @@ from lyra_core.citations import (
 )
 from lyra_core.papers import CanonicalPaper, PaperRecord
 from lyra_core.tasks import TaskOptions
-from lyra_resources.sources.academic import lookup_id
+from lyra_resources.sources.academic import lookup_id, source_names
 from lyra_resources.sources.academic.gather import (
     citation_links,
     complete_identifiers,
@@ -234,7 +234,7 @@ def citation_tracking(context: AssetExecutionContext, paper_rows: pd.DataFrame, 
     if not task_papers:
         return _empty("the task has no papers")
     if not any(lookup_id(api, doi=p.doi, pmid=p.pmid, arxiv_id=p.arxiv_id, sources=p.sources)
-               for p in task_papers for api in ("s2", "openalex")):
+               for p in task_papers for api in source_names()):
         return _empty(f"none of the task's {len(task_papers)} papers has a DOI, PMID, arXiv id "
                                       "or S2/OpenAlex id to follow")
 

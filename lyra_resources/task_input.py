@@ -23,6 +23,7 @@ from pydantic import BaseModel, ValidationError
 from lyra_core.tasks import TaskOptions
 from lyra_core.validation import describe, question_hint, text_problem
 from lyra_resources.sources.academic.clients import unreachable_apis
+from lyra_resources.sources.academic.registry import source_names
 from lyra_resources.sources.academic.gather import no_network_line
 from lyra_resources.corpus.local_corpus import CorpusError, LocalCorpus
 from lyra_resources.web.domain_policy import DomainPolicy, PolicyError
@@ -123,7 +124,7 @@ def check_task_input(query: str, options: Mapping[str, Any] | TaskOptions | None
                              f"{OFFLINE_HINT}, or set sources.live to auto")
     if not plan.corpus:
         unreachable = probe(cfg, layout.cache)
-        if len(unreachable) >= 2:  # Semantic Scholar and OpenAlex both
+        if unreachable and len(unreachable) >= len(source_names()):  # every live source
             raise TaskInputError(f"{no_network_line(unreachable)}; {OFFLINE_HINT}")
     return CheckedInput(query=query, options=opts, notes=notes)
 

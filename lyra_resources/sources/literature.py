@@ -1,5 +1,5 @@
 """The literature sources a task searches, as one Dagster resource: its local corpora, and the
-live academic APIs (Semantic Scholar, OpenAlex) when ``sources.live`` lets them in."""
+live academic APIs (every source in ``academic.registry``) when ``sources.live`` lets them in."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ class SourcePlan(BaseModel):
     """Which sources a task uses, and why (recorded in the assets' metadata)."""
 
     corpus: list[str] = Field(description="local corpus paths: the task's --corpus, else the settings' corpus")
-    live: bool = Field(description="whether Semantic Scholar and OpenAlex are asked")
+    live: bool = Field(description="whether the live academic APIs are asked")
     reason: str
 
 
@@ -132,7 +132,7 @@ class LiteratureSources(ConfigurableResource):
 
     @contextlib.asynccontextmanager
     async def academic(self, transport: httpx.AsyncBaseTransport | None = None) -> AsyncIterator[list[AcademicSource]]:
-        """Semantic Scholar and OpenAlex clients for one event loop, closed on exit."""
+        """A client for every registered live source, for one event loop, closed on exit."""
         sources = open_sources(self.sources, self.http_cache_dir, transport=transport)
         try:
             yield sources

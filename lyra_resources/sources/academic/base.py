@@ -82,8 +82,8 @@ def chunked(values: list[str], size: int) -> list[list[str]]:
 
 def lookup_id(api: str, *, doi: str | None = None, pmid: str | None = None, arxiv_id: str | None = None,
               sources: Iterable[str] = ()) -> str | None:
-    """The id to ask ``api`` ('s2' or 'openalex') for a paper: its own id when a record came from
-    it, else ``DOI:…`` > ``PMID:…`` > ``ARXIV:…``; None when there is nothing to ask with."""
+    """The id to ask the source named ``api`` (``s2``, ``openalex``, …) for a paper: its own id when a
+    record came from it, else ``DOI:…`` > ``PMID:…`` > ``ARXIV:…``; None when there is nothing to ask with."""
     own = next((s.split(":", 1)[1] for s in sources if s.startswith(f"{api}:")), None)
     if own:
         return own

@@ -1,8 +1,6 @@
-"""Build the live clients from settings and the environment.
-
-Environment (wins over ``config/settings.yaml``): ``LYRA_S2_BASE_URL``, ``LYRA_OPENALEX_BASE_URL``
-(proxies, mirrors, tests), ``S2_API_KEY`` (sent as ``x-api-key``), ``LYRA_MAILTO`` (OpenAlex's
-polite pool), ``OPENALEX_API_KEY`` (sent as ``api_key``).
+"""Build the live clients of every registered source (``registry``) from settings and the
+environment, and probe whether their APIs can be reached. Each source's module says which
+settings keys and environment variables its policy reads.
 """
 
 from __future__ import annotations
@@ -16,46 +14,22 @@ import httpx
 
 from lyra_resources.sources.academic.base import AcademicSource
 from lyra_resources.sources.academic.cache import HttpCache
-from lyra_resources.sources.academic.openalex import OpenAlexClient
 from lyra_resources.sources.academic.policy import UNREACHABLE, ApiClient, HttpPolicy
-from lyra_resources.sources.academic.semantic_scholar import SemanticScholarClient
+from lyra_resources.sources.academic.registry import academic_sources
 from lyra_resources.settings import SourcesSettings
-
-
-def _common(cfg: SourcesSettings) -> dict:
-    return {"connect_timeout_s": cfg.connect_timeout_s, "read_timeout_s": cfg.read_timeout_s,
-            "max_attempts": cfg.max_attempts, "max_retry_wait_s": cfg.max_retry_wait_s, "backoff_s": cfg.backoff_s}
-
-
-def s2_policy(cfg: SourcesSettings, env: Mapping[str, str] = os.environ) -> HttpPolicy:
-    key = env.get("S2_API_KEY", "").strip()
-    return HttpPolicy(api="Semantic Scholar", base_url=env.get("LYRA_S2_BASE_URL") or cfg.semantic_scholar_url,
-                      requests_per_second=cfg.s2_requests_per_second,
-                      headers={"x-api-key": key} if key else {}, **_common(cfg))
-
-
-def openalex_policy(cfg: SourcesSettings, env: Mapping[str, str] = os.environ) -> HttpPolicy:
-    mailto = (env.get("LYRA_MAILTO") or cfg.mailto).strip()
-    key = env.get("OPENALEX_API_KEY", "").strip()
-    agent = f"lyra/0.1 (mailto:{mailto})" if mailto else HttpPolicy.model_fields["user_agent"].default
-    return HttpPolicy(api="OpenAlex", base_url=env.get("LYRA_OPENALEX_BASE_URL") or cfg.openalex_url,
-                      requests_per_second=cfg.openalex_requests_per_second, user_agent=agent,
-                      params={k: v for k, v in (("mailto", mailto), ("api_key", key)) if v}, **_common(cfg))
 
 
 def open_sources(cfg: SourcesSettings, cache_root: str | os.PathLike[str] | None,
                  env: Mapping[str, str] = os.environ,
                  transport: httpx.AsyncBaseTransport | None = None) -> list[AcademicSource]:
-    """Semantic Scholar and OpenAlex clients; close them with ``aclose()`` (or ``LiteratureSources.academic``)."""
+    """A client for every registered source, in the registry's order; close them with ``aclose()``
+    (or ``LiteratureSources.academic``)."""
     ttl = cfg.cache_ttl_days * 86400 or None
 
     def cache(name: str) -> HttpCache | None:
         return HttpCache(Path(cache_root) / name, ttl) if cfg.cache and cache_root is not None else None
 
-    return [
-        SemanticScholarClient(ApiClient(s2_policy(cfg, env), cache("s2"), transport)),
-        OpenAlexClient(ApiClient(openalex_policy(cfg, env), cache("openalex"), transport)),
-    ]
+    return [spec.client(ApiClient(spec.policy(cfg, env), cache(spec.name), transport)) for spec in academic_sources()]
 
 
 def _probe(policy: HttpPolicy) -> str | None:
@@ -76,13 +50,13 @@ def unreachable_apis(cfg: SourcesSettings, cache_root: str | os.PathLike[str] | 
                      env: Mapping[str, str] = os.environ) -> dict[str, str]:
     """API name → why, for each live API that cannot be reached now and has no cached answer to
     replay (a cached re-run works offline, so an API with answers on disk is not counted)."""
-    policies = {"s2": s2_policy(cfg, env), "openalex": openalex_policy(cfg, env)}
+    policies = {spec.name: spec.policy(cfg, env) for spec in academic_sources()}
 
     def cached(name: str) -> bool:
         folder = Path(cache_root) / name if cfg.cache and cache_root is not None else None
         return folder is not None and folder.is_dir() and any(folder.rglob("*.json"))
 
     asked = {name: policy for name, policy in policies.items() if not cached(name)}
-    with ThreadPoolExecutor(max_workers=2) as pool:  # a dead resolver can take seconds per name
+    with ThreadPoolExecutor(max_workers=max(1, len(asked))) as pool:  # a dead resolver can take seconds per name
         reasons = dict(zip(asked, pool.map(_probe, asked.values()), strict=True))
     return {asked[name].api: reason for name, reason in reasons.items() if reason}

@@ -4,12 +4,17 @@ References come from a work's ``referenced_works`` (OpenAlex ids only), fetched 
 with ``filter=openalex_id:W1|W2|…`` — never one call per reference. Citing works come from
 ``filter=cites:W…`` (cursor paging, most cited first). Abstracts arrive as an inverted index
 (word → positions) and are rebuilt with the local corpus's ``rebuild_abstract``.
+
+Environment (wins over ``config/settings.yaml``): ``LYRA_OPENALEX_BASE_URL`` (proxies, mirrors,
+tests), ``LYRA_MAILTO`` (OpenAlex's polite pool), ``OPENALEX_API_KEY`` (sent as ``api_key``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -20,6 +25,9 @@ from lyra_resources.sources.academic.base import (
     ApiSource, CitationLink, LinkResult, chunked, parse, parse_items,
 )
 from lyra_resources.sources.academic.errors import AcademicApiError
+from lyra_resources.sources.academic.policy import HttpPolicy
+from lyra_resources.sources.academic.registry import AcademicSourceSpec, shared_limits
+from lyra_resources.settings import SourcesSettings
 from lyra_resources.corpus.json_files import rebuild_abstract
 
 SOURCE = "openalex"
@@ -278,3 +286,18 @@ class OpenAlexClient(ApiSource):
         if citations > 0:
             await asyncio.gather(*(cited(k, w) for k, w in keyed.items()))
         return result
+
+
+def openalex_policy(cfg: SourcesSettings, env: Mapping[str, str] = os.environ) -> HttpPolicy:
+    mailto = (env.get("LYRA_MAILTO") or cfg.mailto).strip()
+    key = env.get("OPENALEX_API_KEY", "").strip()
+    agent = f"lyra/0.1 (mailto:{mailto})" if mailto else HttpPolicy.model_fields["user_agent"].default
+    return HttpPolicy(api="OpenAlex", base_url=env.get("LYRA_OPENALEX_BASE_URL") or cfg.openalex_url,
+                      requests_per_second=cfg.openalex_requests_per_second, user_agent=agent,
+                      params={k: v for k, v in (("mailto", mailto), ("api_key", key)) if v}, **shared_limits(cfg))
+
+
+SOURCE_SPEC = AcademicSourceSpec(
+    name=SOURCE, policy=openalex_policy, client=OpenAlexClient,
+    settings_keys=("openalex_url", "mailto", "openalex_requests_per_second"),
+    env_keys=("LYRA_OPENALEX_BASE_URL", "LYRA_MAILTO", "OPENALEX_API_KEY"))

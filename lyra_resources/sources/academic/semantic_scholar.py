@@ -4,12 +4,17 @@ Endpoints (relative to the base URL, ``https://api.semanticscholar.org/graph/v1`
 ``GET /paper/search``, ``GET /paper/{id}``, ``POST /paper/batch``, ``GET /paper/{id}/references``
 and ``GET /paper/{id}/citations`` (the only place S2's ``isInfluential`` flag is given).
 Ids may be S2 paper ids or ``DOI:…``, ``PMID:…``, ``ARXIV:…``, ``CorpusId:…``.
+
+Environment (wins over ``config/settings.yaml``): ``LYRA_S2_BASE_URL`` (proxies, mirrors, tests),
+``S2_API_KEY`` (sent as ``x-api-key``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
@@ -21,6 +26,9 @@ from lyra_resources.sources.academic.base import (
     ApiSource, CitationLink, Direction, LinkResult, chunked, parse,
 )
 from lyra_resources.sources.academic.errors import AcademicApiError, MalformedResponse
+from lyra_resources.sources.academic.policy import HttpPolicy
+from lyra_resources.sources.academic.registry import AcademicSourceSpec, shared_limits
+from lyra_resources.settings import SourcesSettings
 
 SOURCE = "s2"
 API = "Semantic Scholar"
@@ -213,3 +221,15 @@ class SemanticScholarClient(ApiSource):
         # the shared rate limiter spaces the calls; gathering only keeps the pipe full
         await asyncio.gather(*(one(k, i) for k, i in ids.items()))
         return result
+
+
+def s2_policy(cfg: SourcesSettings, env: Mapping[str, str] = os.environ) -> HttpPolicy:
+    key = env.get("S2_API_KEY", "").strip()
+    return HttpPolicy(api="Semantic Scholar", base_url=env.get("LYRA_S2_BASE_URL") or cfg.semantic_scholar_url,
+                      requests_per_second=cfg.s2_requests_per_second,
+                      headers={"x-api-key": key} if key else {}, **shared_limits(cfg))
+
+
+SOURCE_SPEC = AcademicSourceSpec(
+    name=SOURCE, policy=s2_policy, client=SemanticScholarClient,
+    settings_keys=("semantic_scholar_url", "s2_requests_per_second"), env_keys=("LYRA_S2_BASE_URL", "S2_API_KEY"))
