@@ -114,7 +114,7 @@ def questions(n: int) -> list[str]:
 def fresh_home(root: Path, name: str, corpus: Path, papers: int, qs: list[str],
                cluster: dict | None = None) -> tuple[Path, list[str]]:
     """A new home with its settings file (this process and its children read it) and the N tasks."""
-    from lyra_assets.runs import open_instance
+    from lyra_assets.execution.runs import open_instance
     from lyra_resources.store.lyra_store import LyraStore
 
     home = root / name
@@ -139,8 +139,8 @@ def collect(m: Measured, home: Path, runs: dict[str, str]) -> Measured:
     """The runs' records: lock waits, event rows, durations; each finished task's rows."""
     from dagster import DagsterEventType
 
+    from lyra_assets.execution.runs import open_instance
     from lyra_assets.graph import store_lock_waits
-    from lyra_assets.runs import open_instance
     from lyra_resources.store.lyra_store import LyraStore
 
     store = LyraStore.at(home)
@@ -210,7 +210,7 @@ def run_cluster(home: Path, ids: list[str], workers: int, deadline: float) -> tu
     from dagster._daemon.run_coordinator.queued_run_coordinator_daemon import QueuedRunCoordinatorDaemon
 
     from bench.local_servers import lyra_workers
-    from lyra_assets.runs import open_instance
+    from lyra_assets.execution.runs import open_instance
     from lyra_tools import runner
 
     m = Measured(name=f"cluster {workers} worker{'s' if workers > 1 else ''}", tasks=len(ids), workers=workers)

@@ -21,23 +21,22 @@ from lyra_assets import (
     models,
     ranking,
     report,
-    schedules,
     sources,
     table_io,
-    task_status,
     topics,
     verification,
     web,
 )
-from lyra_assets.metadata import with_table_metadata
-from lyra_assets.runs import (
+from lyra_assets.execution import schedules, task_status
+from lyra_assets.execution.runs import (
     DIRECTION_TRAINING_JOB,
     NLI_TRAINING_JOB,
     RERANKER_TRAINING_JOB,
     TASK_JOB,
     VERIFIER_TRAINING_JOB,
 )
-from lyra_assets.step_workers import step_executor
+from lyra_assets.execution.step_workers import step_executor
+from lyra_assets.metadata import with_table_metadata
 from lyra_resources.dagster_resources import settings_resource
 from lyra_resources.web.domain_policy import DomainTrust
 from lyra_resources.sources.literature import LiteratureSources
@@ -104,7 +103,7 @@ def build_definitions(home: str | os.PathLike[str] | None = None,
                       settings: LyraSettings | None = None) -> Definitions:
     """Lyra's definitions with every resource rooted at one Lyra home and configured by ``settings``
     (default: the user's settings file). In the cluster profile the task jobs' steps run on the
-    cluster's Celery workers (:mod:`lyra_assets.step_workers`)."""
+    cluster's Celery workers (:mod:`lyra_assets.execution.step_workers`)."""
     layout = HomeLayout(root=resolve_home(home, create=False))
     config = settings or load_settings()
     pipeline, rescoring = task_jobs(step_executor(config.cluster))

@@ -32,8 +32,7 @@ from dagster import (
 from pydantic import Field
 
 from lyra_assets import evidence
-from lyra_assets.partitions import TASKS_PARTITION
-from lyra_assets.runs import (
+from lyra_assets.execution.runs import (
     ACTIVE_STATUSES,
     ADAPTER_JOB,
     NLI_VERSION_TAG,
@@ -41,6 +40,7 @@ from lyra_assets.runs import (
     TRIGGER_TAG,
     task_tags,
 )
+from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.models.local_models import LocalModels
 from lyra_resources.models.nli_versions import active_version, affected_tasks
 from lyra_resources.settings import LyraSettings

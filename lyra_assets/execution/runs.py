@@ -96,7 +96,8 @@ _CLUSTER_HEADER = "# Written by Lyra from its settings (profile cluster); rewrit
 # Dagster's run monitoring in the daemon (`lyra daemon`): a run launched but not started, or asked to
 # stop but still running, is failed after these bounds rather than left in progress; the DefaultRunLauncher
 # cannot resume a run, so none is. A run whose own process dies is failed by the code server that
-# started it (within a second); one whose step worker dies, by its executor (lyra_assets.celery_steps).
+# started it (within a second); one whose step worker dies, by its executor
+# (lyra_assets.execution.celery_steps).
 RUN_MONITORING = {
     "enabled": True,
     "poll_interval_seconds": 30,
