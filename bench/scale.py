@@ -205,6 +205,8 @@ def run_processes(home: Path, ids: list[str], deadline: float) -> tuple[Measured
 
 
 def run_cluster(home: Path, ids: list[str], workers: int, deadline: float) -> tuple[Measured, dict[str, str]]:
+    # The queued-run daemon's iterations, run in this process as `lyra daemon` runs them: Dagster has
+    # no public API for that (only the `dagster-daemon` command).
     from dagster._core.workspace.context import WorkspaceProcessContext
     from dagster._core.workspace.load_target import WorkspaceFileTarget
     from dagster._daemon.run_coordinator.queued_run_coordinator_daemon import QueuedRunCoordinatorDaemon

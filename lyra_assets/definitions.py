@@ -6,8 +6,6 @@ from __future__ import annotations
 import os
 
 from dagster import AssetSelection, Definitions, ExecutorDefinition, define_asset_job
-from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
-from dagster._record import copy
 
 from lyra_assets import (
     answer,
@@ -56,11 +54,20 @@ CHECKS = [evidence.nli_edges_are_well_formed, evidence.claim_scores_are_consiste
 MODEL_ASSETS = [models.nli_model, models.verifier_model, models.direction_reader, models.corpus_reranker,
                 learning.nli_adapter]
 
-task_pipeline = define_asset_job(
-    TASK_JOB,
-    selection=AssetSelection.assets(*ASSETS) | AssetSelection.checks(*CHECKS),
-    description="Materialize every per-task asset of one research task.",
-)
+
+# Returns an unresolved asset job, a type `dagster` exports no name for (hence no annotation).
+def pipeline_job(executor: ExecutorDefinition | None = None):
+    """The `task_pipeline` job, its steps on ``executor`` (``None``: the job's default, in the
+    run's process)."""
+    return define_asset_job(
+        TASK_JOB,
+        selection=AssetSelection.assets(*ASSETS) | AssetSelection.checks(*CHECKS),
+        description="Materialize every per-task asset of one research task.",
+        executor_def=executor,
+    )
+
+
+task_pipeline = pipeline_job()
 nli_model_training = define_asset_job(NLI_TRAINING_JOB, selection=[models.nli_model],
                                       description="Train the SNLI base cross-encoder.")
 direction_reader_training = define_asset_job(DIRECTION_TRAINING_JOB, selection=[models.direction_reader],
@@ -71,13 +78,10 @@ reranker_training = define_asset_job(RERANKER_TRAINING_JOB, selection=[models.co
                                      description="Adapt a cross-encoder reranker to one corpus.")
 
 
-def task_jobs(executor: ExecutorDefinition | None) -> list[UnresolvedAssetJobDefinition]:
+def task_jobs(executor: ExecutorDefinition | None) -> list:  # of unresolved asset jobs (see `pipeline_job`)
     """The jobs that run a task (`task_pipeline`, `nli_rescoring`), their steps on ``executor``
     (``None``: as defined, the local profile's)."""
-    jobs = [task_pipeline, learning.nli_rescoring]
-    if executor is None:
-        return jobs
-    return [copy(job, executor_def=executor) for job in jobs]
+    return [pipeline_job(executor), learning.rescoring_job(executor)]
 
 
 def build_resources(home: str | os.PathLike[str] | None = None,

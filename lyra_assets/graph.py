@@ -24,6 +24,7 @@ from dagster import (
     ResourceParam,
     asset,
 )
+# The only way to give an engine event metadata; `dagster` exports no name for it.
 from dagster._core.events import EngineEventData
 from pydantic import PrivateAttr
 

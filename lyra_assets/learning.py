@@ -16,6 +16,7 @@ from dagster import (
     AssetSelection,
     Config,
     DefaultSensorStatus,
+    ExecutorDefinition,
     Failure,
     MaterializeResult,
     MetadataValue,
@@ -99,11 +100,20 @@ nli_adapter_training = define_asset_job(
     ADAPTER_JOB, selection=[nli_adapter],
     description="Train a LoRA adapter for the NLI model from corrections and gate it.")
 
-nli_rescoring = define_asset_job(
-    RESCORING_JOB,
-    selection=AssetSelection.assets(evidence.nli_edges).downstream()
-    | AssetSelection.checks(evidence.nli_edges_are_well_formed, evidence.claim_scores_are_consistent),
-    description="Re-judge one task's edges with the active NLI version and re-score its claims.")
+
+# Returns an unresolved asset job, a type `dagster` exports no name for (hence no annotation).
+def rescoring_job(executor: ExecutorDefinition | None = None):
+    """The `nli_rescoring` job, its steps on ``executor`` (``None``: the job's default, in the
+    run's process)."""
+    return define_asset_job(
+        RESCORING_JOB,
+        selection=AssetSelection.assets(evidence.nli_edges).downstream()
+        | AssetSelection.checks(evidence.nli_edges_are_well_formed, evidence.claim_scores_are_consistent),
+        description="Re-judge one task's edges with the active NLI version and re-score its claims.",
+        executor_def=executor)
+
+
+nli_rescoring = rescoring_job()
 
 
 def training_in_progress(context: SensorEvaluationContext) -> bool:

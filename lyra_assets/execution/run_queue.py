@@ -17,6 +17,8 @@ import sys
 from collections.abc import Mapping
 
 from dagster import DagsterInstance, DagsterRun
+# Loading a code location and creating a run from it in this process, as `dagster job launch` does,
+# has no public API (the public ways go through a running webserver or a `dagster` subprocess).
 from dagster._core.definitions.selector import JobSubsetSelector
 from dagster._core.remote_origin import InProcessCodeLocationOrigin
 from dagster._core.types.loadable_target_origin import LoadableTargetOrigin

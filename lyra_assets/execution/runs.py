@@ -30,7 +30,8 @@ from lyra_resources.settings import (
 )
 
 if TYPE_CHECKING:
-    from dagster._utils.error import SerializableErrorInfo
+    # `dagster` exports no name for it; dagster-shared (a dependency of dagster) defines it publicly
+    from dagster_shared.error import SerializableErrorInfo
 
 # -- jobs -------------------------------------------------------------------------------------------
 
@@ -120,8 +121,8 @@ def cluster_dagster_yaml(cluster: ClusterSettings) -> str:
         "telemetry": {"enabled": False},
         "nux": {"enabled": False},
         "storage": {"postgres": {"postgres_url": sqlalchemy_postgres_url(cluster.postgres_url)}},
-        "run_coordinator": {
-            "module": "dagster._core.run_coordinator",
+        "run_coordinator": {  # both classes by the names `dagster` exports
+            "module": "dagster",
             "class": "QueuedRunCoordinator",
             "config": {
                 "max_concurrent_runs": cluster.max_concurrent_runs,
@@ -130,7 +131,7 @@ def cluster_dagster_yaml(cluster: ClusterSettings) -> str:
                 ],
             },
         },
-        "run_launcher": {"module": "dagster._core.launcher", "class": "DefaultRunLauncher"},
+        "run_launcher": {"module": "dagster", "class": "DefaultRunLauncher"},
         "run_monitoring": RUN_MONITORING,
     }
     return (_CLUSTER_HEADER + "# Edit Lyra's settings (cluster:), not this file; without the line above it is "
