@@ -72,7 +72,7 @@ def build_home(scratch: Path) -> Path:
     import pandas as pd
 
     from lyra_assets.documents import page_id_for
-    from lyra_assets.runs import open_instance, register_partition
+    from lyra_assets.execution.runs import open_instance, register_partition
     from lyra_core.claims import claim_id_for
     from lyra_core.evidence import edge_id_for, edge_probabilities, unread_parts
     from lyra_core.fragments import make_fragments

@@ -114,7 +114,7 @@ def questions(n: int) -> list[str]:
 def fresh_home(root: Path, name: str, corpus: Path, papers: int, qs: list[str],
                cluster: dict | None = None) -> tuple[Path, list[str]]:
     """A new home with its settings file (this process and its children read it) and the N tasks."""
-    from lyra_assets.runs import open_instance
+    from lyra_assets.execution.runs import open_instance
     from lyra_resources.store.lyra_store import LyraStore
 
     home = root / name
@@ -139,8 +139,8 @@ def collect(m: Measured, home: Path, runs: dict[str, str]) -> Measured:
     """The runs' records: lock waits, event rows, durations; each finished task's rows."""
     from dagster import DagsterEventType
 
+    from lyra_assets.execution.runs import open_instance
     from lyra_assets.graph import store_lock_waits
-    from lyra_assets.runs import open_instance
     from lyra_resources.store.lyra_store import LyraStore
 
     store = LyraStore.at(home)
@@ -205,12 +205,14 @@ def run_processes(home: Path, ids: list[str], deadline: float) -> tuple[Measured
 
 
 def run_cluster(home: Path, ids: list[str], workers: int, deadline: float) -> tuple[Measured, dict[str, str]]:
+    # The queued-run daemon's iterations, run in this process as `lyra daemon` runs them: Dagster has
+    # no public API for that (only the `dagster-daemon` command).
     from dagster._core.workspace.context import WorkspaceProcessContext
     from dagster._core.workspace.load_target import WorkspaceFileTarget
     from dagster._daemon.run_coordinator.queued_run_coordinator_daemon import QueuedRunCoordinatorDaemon
 
     from bench.local_servers import lyra_workers
-    from lyra_assets.runs import open_instance
+    from lyra_assets.execution.runs import open_instance
     from lyra_tools import runner
 
     m = Measured(name=f"cluster {workers} worker{'s' if workers > 1 else ''}", tasks=len(ids), workers=workers)

@@ -6,8 +6,6 @@ from __future__ import annotations
 import os
 
 from dagster import AssetSelection, Definitions, ExecutorDefinition, define_asset_job
-from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
-from dagster._record import copy
 
 from lyra_assets import (
     answer,
@@ -21,23 +19,22 @@ from lyra_assets import (
     models,
     ranking,
     report,
-    schedules,
     sources,
     table_io,
-    task_status,
     topics,
     verification,
     web,
 )
-from lyra_assets.metadata import with_table_metadata
-from lyra_assets.runs import (
+from lyra_assets.execution import schedules, task_status
+from lyra_assets.execution.runs import (
     DIRECTION_TRAINING_JOB,
     NLI_TRAINING_JOB,
     RERANKER_TRAINING_JOB,
     TASK_JOB,
     VERIFIER_TRAINING_JOB,
 )
-from lyra_assets.step_workers import step_executor
+from lyra_assets.execution.step_workers import step_executor
+from lyra_assets.metadata import with_table_metadata
 from lyra_resources.dagster_resources import settings_resource
 from lyra_resources.web.domain_policy import DomainTrust
 from lyra_resources.sources.literature import LiteratureSources
@@ -57,11 +54,20 @@ CHECKS = [evidence.nli_edges_are_well_formed, evidence.claim_scores_are_consiste
 MODEL_ASSETS = [models.nli_model, models.verifier_model, models.direction_reader, models.corpus_reranker,
                 learning.nli_adapter]
 
-task_pipeline = define_asset_job(
-    TASK_JOB,
-    selection=AssetSelection.assets(*ASSETS) | AssetSelection.checks(*CHECKS),
-    description="Materialize every per-task asset of one research task.",
-)
+
+# Returns an unresolved asset job, a type `dagster` exports no name for (hence no annotation).
+def pipeline_job(executor: ExecutorDefinition | None = None):
+    """The `task_pipeline` job, its steps on ``executor`` (``None``: the job's default, in the
+    run's process)."""
+    return define_asset_job(
+        TASK_JOB,
+        selection=AssetSelection.assets(*ASSETS) | AssetSelection.checks(*CHECKS),
+        description="Materialize every per-task asset of one research task.",
+        executor_def=executor,
+    )
+
+
+task_pipeline = pipeline_job()
 nli_model_training = define_asset_job(NLI_TRAINING_JOB, selection=[models.nli_model],
                                       description="Train the SNLI base cross-encoder.")
 direction_reader_training = define_asset_job(DIRECTION_TRAINING_JOB, selection=[models.direction_reader],
@@ -72,13 +78,10 @@ reranker_training = define_asset_job(RERANKER_TRAINING_JOB, selection=[models.co
                                      description="Adapt a cross-encoder reranker to one corpus.")
 
 
-def task_jobs(executor: ExecutorDefinition | None) -> list[UnresolvedAssetJobDefinition]:
+def task_jobs(executor: ExecutorDefinition | None) -> list:  # of unresolved asset jobs (see `pipeline_job`)
     """The jobs that run a task (`task_pipeline`, `nli_rescoring`), their steps on ``executor``
     (``None``: as defined, the local profile's)."""
-    jobs = [task_pipeline, learning.nli_rescoring]
-    if executor is None:
-        return jobs
-    return [copy(job, executor_def=executor) for job in jobs]
+    return [pipeline_job(executor), learning.rescoring_job(executor)]
 
 
 def build_resources(home: str | os.PathLike[str] | None = None,
@@ -104,7 +107,7 @@ def build_definitions(home: str | os.PathLike[str] | None = None,
                       settings: LyraSettings | None = None) -> Definitions:
     """Lyra's definitions with every resource rooted at one Lyra home and configured by ``settings``
     (default: the user's settings file). In the cluster profile the task jobs' steps run on the
-    cluster's Celery workers (:mod:`lyra_assets.step_workers`)."""
+    cluster's Celery workers (:mod:`lyra_assets.execution.step_workers`)."""
     layout = HomeLayout(root=resolve_home(home, create=False))
     config = settings or load_settings()
     pipeline, rescoring = task_jobs(step_executor(config.cluster))

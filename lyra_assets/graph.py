@@ -24,12 +24,13 @@ from dagster import (
     ResourceParam,
     asset,
 )
+# The only way to give an engine event metadata; `dagster` exports no name for it.
 from dagster._core.events import EngineEventData
 from pydantic import PrivateAttr
 
+from lyra_assets.execution.runs import PARTITION_TAG, STORE_TAG
 from lyra_assets.metadata import task_metadata
 from lyra_assets.partitions import task_partitions
-from lyra_assets.runs import PARTITION_TAG, STORE_TAG
 from lyra_resources.store.generations import open_generation, publish_generation
 from lyra_resources.store.parquet_files import current_generation
 from lyra_resources.store.lyra_store import LyraStore

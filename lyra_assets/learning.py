@@ -16,6 +16,7 @@ from dagster import (
     AssetSelection,
     Config,
     DefaultSensorStatus,
+    ExecutorDefinition,
     Failure,
     MaterializeResult,
     MetadataValue,
@@ -32,8 +33,7 @@ from dagster import (
 from pydantic import Field
 
 from lyra_assets import evidence
-from lyra_assets.partitions import TASKS_PARTITION
-from lyra_assets.runs import (
+from lyra_assets.execution.runs import (
     ACTIVE_STATUSES,
     ADAPTER_JOB,
     NLI_VERSION_TAG,
@@ -41,6 +41,7 @@ from lyra_assets.runs import (
     TRIGGER_TAG,
     task_tags,
 )
+from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.models.local_models import LocalModels
 from lyra_resources.models.nli_versions import active_version, affected_tasks
 from lyra_resources.settings import LyraSettings
@@ -99,11 +100,20 @@ nli_adapter_training = define_asset_job(
     ADAPTER_JOB, selection=[nli_adapter],
     description="Train a LoRA adapter for the NLI model from corrections and gate it.")
 
-nli_rescoring = define_asset_job(
-    RESCORING_JOB,
-    selection=AssetSelection.assets(evidence.nli_edges).downstream()
-    | AssetSelection.checks(evidence.nli_edges_are_well_formed, evidence.claim_scores_are_consistent),
-    description="Re-judge one task's edges with the active NLI version and re-score its claims.")
+
+# Returns an unresolved asset job, a type `dagster` exports no name for (hence no annotation).
+def rescoring_job(executor: ExecutorDefinition | None = None):
+    """The `nli_rescoring` job, its steps on ``executor`` (``None``: the job's default, in the
+    run's process)."""
+    return define_asset_job(
+        RESCORING_JOB,
+        selection=AssetSelection.assets(evidence.nli_edges).downstream()
+        | AssetSelection.checks(evidence.nli_edges_are_well_formed, evidence.claim_scores_are_consistent),
+        description="Re-judge one task's edges with the active NLI version and re-score its claims.",
+        executor_def=executor)
+
+
+nli_rescoring = rescoring_job()
 
 
 def training_in_progress(context: SensorEvaluationContext) -> bool:

@@ -1,5 +1,5 @@
 """Every research task is one partition; the CLI and the MCP server add partitions as tasks arrive
-(``lyra_assets.runs.register_partition``)."""
+(``lyra_assets.execution.runs.register_partition``)."""
 
 from dagster import DynamicPartitionsDefinition
 

@@ -54,7 +54,7 @@ def models_train_snli(
 ) -> None:
     """Train the SNLI base cross-encoder, the verifier's starting point (Dagster job `nli_model_training`).
     It goes under the home unless `--out` says otherwise; `train-nli` then starts from it."""
-    from lyra_assets.runs import NLI_TRAINING_JOB
+    from lyra_assets.execution.runs import NLI_TRAINING_JOB
     from lyra_tools import runner
 
     config = {"snli_dir": str(snli_dir.resolve()), "out_dir": str(out.resolve()) if out else "",
@@ -75,7 +75,7 @@ def models_train_nli(
     """Train Lyra's claim verifier: general claim/evidence sets, then SciFact with 5-fold
     cross-validation, then a temperature (the Dagster job `verifier_training`). Point
     `models.nli` in settings.yaml at the output to use it."""
-    from lyra_assets.runs import VERIFIER_TRAINING_JOB
+    from lyra_assets.execution.runs import VERIFIER_TRAINING_JOB
     from lyra_tools import runner
 
     missing = [str(data / sub) for sub in ("scifact/claims_train.jsonl", "scifact/corpus.jsonl", "nli_training")
@@ -101,7 +101,7 @@ def models_train_direction(
     """Train the direction reader that reads what a finding reports for an effect claim (the Dagster
     job `direction_reader_training`; docs/direction.md). Point `models.direction` in settings.yaml
     at the output to use it."""
-    from lyra_assets.runs import DIRECTION_TRAINING_JOB
+    from lyra_assets.execution.runs import DIRECTION_TRAINING_JOB
     from lyra_tools import runner
 
     folder = data / "nli_training" / "evidence_inference"
@@ -150,7 +150,7 @@ def models_train_reranker(
     home: HomeOption = None,
 ) -> None:
     """Adapt a cross-encoder reranker to a corpus (the Dagster job `reranker_training`)."""
-    from lyra_assets.runs import RERANKER_TRAINING_JOB
+    from lyra_assets.execution.runs import RERANKER_TRAINING_JOB
     from lyra_tools import runner
 
     if not corpus.exists():
@@ -179,7 +179,7 @@ def _print_versions(versions) -> None:
 
 def _rescore(home: Path | None, version: str) -> None:
     """Re-judge the edges of every task another version judged, one nli_rescoring run per task."""
-    from lyra_assets.runs import RESCORING_JOB
+    from lyra_assets.execution.runs import RESCORING_JOB
     from lyra_tools import runner
     from lyra_resources.models.nli_versions import affected_tasks
 
@@ -226,7 +226,7 @@ def models_train_adapter(
     home: HomeOption = None,
 ) -> None:
     """Train a LoRA adapter from the corrections now and gate it (job `nli_adapter_training`)."""
-    from lyra_assets.runs import ADAPTER_JOB
+    from lyra_assets.execution.runs import ADAPTER_JOB
     from lyra_tools import runner
     from lyra_resources.models.nli_versions import active_version
 

@@ -132,7 +132,7 @@ def run(
 def create_and_run(checked: CheckedInput, home: Path | None, then: str = "") -> runner.RunOutcome:
     """Create the checked task, materialize it with live progress, print its summary (in the cluster
     profile: queue its run, say so and end the command, ``then`` closing the message)."""
-    from lyra_assets.runs import is_cluster
+    from lyra_assets.execution.runs import is_cluster
 
     try:
         task = open_store(home).create_task(checked.query,

@@ -49,7 +49,7 @@ def ui(
     home: HomeOption = None,
 ) -> None:
     """Start the Dagster UI (`dagster dev`) on this Lyra home's instance."""
-    from lyra_assets.runs import open_instance
+    from lyra_assets.execution.runs import open_instance
 
     layout = HomeLayout(root=home_root(home))
     with open_instance(layout.root):  # prepared (shipped models recorded) before dagster dev opens it
@@ -65,7 +65,7 @@ def daemon(home: HomeOption = None) -> None:
     """Start Dagster's daemon (`dagster-daemon run`) on this Lyra home's instance: it starts the runs
     queued in the cluster profile (one per task, cluster.max_concurrent_runs in all), the schedule
     and the sensors."""
-    from lyra_assets.runs import cluster_settings, open_instance
+    from lyra_assets.execution.runs import cluster_settings, open_instance
 
     layout = HomeLayout(root=home_root(home))
     cluster = cluster_settings()

@@ -40,7 +40,7 @@ def synced_tasks(home: Path | None, only: str | None = None) -> list[TaskRecord]
     store = open_store(home)
     tasks = [store.require_task(only)] if only else store.list_tasks()
     if any(t.status in ("running", "queued") for t in tasks):
-        from lyra_assets.runs import open_instance
+        from lyra_assets.execution.runs import open_instance
         from lyra_tools import runner
 
         with open_instance(home) as instance:
@@ -63,8 +63,8 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
     for line in answer_view.answer_lines(store, task.id):  # what a queued run found, once it has
         console.print(line, markup=False, soft_wrap=True)
     if task.options.get("watch_every"):
-        from lyra_assets.runs import open_instance
-        from lyra_assets.schedules import watch_decision
+        from lyra_assets.execution.runs import open_instance
+        from lyra_assets.execution.schedules import watch_decision
 
         with open_instance(home) as instance:
             decision = watch_decision(task, instance, datetime.now(UTC))
@@ -121,7 +121,7 @@ def task_run(task_id: str, home: HomeOption = None,
     profile, queue its run and return at once. A task that reads only local files and whose question,
     options, corpus files, settings, code, models and feedback are as they were when its graph was
     built is not run again (`--force` runs it)."""
-    from lyra_assets.runs import is_cluster
+    from lyra_assets.execution.runs import is_cluster
     from lyra_core.tasks import TaskOptions
     from lyra_resources.store.run_inputs import unchanged_since
     from lyra_resources.settings import load_settings
@@ -167,7 +167,7 @@ def task_watch(
     home: HomeOption = None,
 ) -> None:
     """Re-run a task on a schedule, so new papers enter its graph (feedback is kept)."""
-    from lyra_assets.runs import open_instance, register_partition
+    from lyra_assets.execution.runs import open_instance, register_partition
     from lyra_core.tasks import TaskOptions, parse_interval
 
     task = require_task(home, task_id)

@@ -28,8 +28,10 @@ def worker(
     home: HomeOption = None,
 ) -> None:
     """Run task steps of the cluster profile from its Redis broker (a Dagster Celery worker)."""
-    from lyra_assets.runs import open_instance
-    from lyra_assets.step_workers import CELERY_APP, CELERY_QUEUE, cluster_broker, write_worker_config
+    from lyra_assets.execution.runs import open_instance
+    from lyra_assets.execution.step_workers import (
+        CELERY_APP, CELERY_QUEUE, cluster_broker, write_worker_config,
+    )
 
     settings = load_settings()
     redis_url = cluster_broker(settings.cluster)

@@ -139,7 +139,7 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
         """The home's Dagster instance, opened once: opening one checks its storage schema (~0.2 s)."""
         with dagster_lock:
             if "instance" not in dagster:
-                from lyra_assets.runs import prepared_instance  # Dagster: only once needed
+                from lyra_assets.execution.runs import prepared_instance  # Dagster: only once needed
 
                 dagster["instance"] = prepared_instance(store.layout.root)
             return dagster["instance"]

@@ -116,11 +116,12 @@ class TaskControl:
         return answer
 
     def _start(self, task: Any) -> CreatedTask:
-        from lyra_assets.runs import is_cluster, register_partition
+        from lyra_assets.execution.runs import is_cluster, register_partition
 
         register_partition(self.dagster_instance(), task.id)
         if self.launcher is None and is_cluster():
-            from lyra_assets.run_queue import submit_task_run  # the daemon (`lyra daemon`) starts it
+            # the daemon (`lyra daemon`) starts it
+            from lyra_assets.execution.run_queue import submit_task_run
 
             run = submit_task_run(self.dagster_instance(), self.store, task)
             self.store.update_task(task.id, status="queued", last_run_id=run.run_id)

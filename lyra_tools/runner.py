@@ -3,7 +3,7 @@
 The CLI never computes an asset itself: it adds the task's partition to the instance under the
 Lyra home and executes the ``task_pipeline`` job for that partition, so every run, event and
 materialization is recorded where ``dagster dev`` shows them. Job names, run tags, the instance and
-a task's runs come from :mod:`lyra_assets.runs`; this module runs jobs and follows their progress.
+a task's runs come from :mod:`lyra_assets.execution.runs`; this module runs jobs and follows their progress.
 In the cluster profile a task's run is submitted to the run queue instead (``queue_task``), and
 Dagster's daemon (``lyra daemon``) starts it.
 """
@@ -24,8 +24,7 @@ from dagster import DagsterEventType, DagsterInstance, RunsFilter
 from pydantic import BaseModel
 
 from lyra_assets.definitions import ASSETS, build_definitions
-from lyra_assets.partitions import TASKS_PARTITION
-from lyra_assets.runs import (
+from lyra_assets.execution.runs import (
     ACTIVE_STATUSES,
     PARTITION_TAG,
     PID_TAG,
@@ -40,7 +39,8 @@ from lyra_assets.runs import (
     register_partition,
     task_tags,
 )
-from lyra_assets.task_status import sync_task_status
+from lyra_assets.execution.task_status import sync_task_status
+from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.store.parquet_files import task_folder
 from lyra_resources.settings import ClusterSettings, HomeLayout, resolve_home
 from lyra_resources.store.lyra_store import LyraStore
@@ -194,7 +194,8 @@ def queue_task(task_id: str, home: str | os.PathLike[str] | None = None,
                cluster: ClusterSettings | None = None) -> QueuedRun:
     """Submit a run of the task to the cluster's run queue and return at once: the task row reads
     queued with the run's id, and ``sync_task_status`` follows the run the daemon starts."""
-    from lyra_assets.run_queue import submit_task_run  # Dagster's workspace machinery: the cluster's only
+    # Dagster's workspace machinery: the cluster's only
+    from lyra_assets.execution.run_queue import submit_task_run
     layout = HomeLayout(root=resolve_home(home))
     store = LyraStore(home=str(layout.root))
     task = store.require_task(task_id)

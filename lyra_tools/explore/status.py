@@ -25,7 +25,7 @@ def dagster_state(store: LyraStore, task_id: str, instance: Any = None) -> tuple
     """Latest run of the task's partition and each asset's state in it, from the Dagster instance
     of the store's home (or the open ``instance`` given, which a long-lived server keeps); the task
     row takes the run's outcome first if its run ended unseen (a killed process)."""
-    from lyra_assets.runs import open_instance  # imports Dagster: only when status is asked for
+    from lyra_assets.execution.runs import open_instance  # imports Dagster: only when status is asked for
 
     if instance is None:
         with open_instance(store.layout.root) as opened:
@@ -36,7 +36,7 @@ def dagster_state(store: LyraStore, task_id: str, instance: Any = None) -> tuple
 def _dagster_state(store: LyraStore, instance: Any, task_id: str) -> tuple[RunState | None, list[AssetState]]:
     from dagster import DagsterEventType
 
-    from lyra_assets.runs import ACTIVE_STATUSES, task_runs
+    from lyra_assets.execution.runs import ACTIVE_STATUSES, task_runs
     from lyra_tools import runner  # imports the asset graph: only when status is asked for
 
     types = {DagsterEventType.STEP_START: "running", DagsterEventType.STEP_SUCCESS: "done",

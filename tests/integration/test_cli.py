@@ -75,7 +75,7 @@ def test_stop_interrupts_a_run_in_another_process(tmp_path, small_corpus):
     import sys
     import time
 
-    from lyra_assets.runs import active_runs, open_instance, task_runs
+    from lyra_assets.execution.runs import active_runs, open_instance, task_runs
 
     home = tmp_path / "h"
     store = LyraStore.at(home)

@@ -19,7 +19,7 @@ from fixtures.mcp import call
 from typer.testing import CliRunner
 
 from bench.local_servers import lyra_workers
-from lyra_assets.runs import (
+from lyra_assets.execution.runs import (
     ACTIVE_STATUSES,
     STORE_TAG,
     TASK_TAG,
@@ -212,7 +212,7 @@ def test_the_daemon_starts_queued_runs_within_the_limits(lyra_home, small_corpus
     from dagster._core.workspace.load_target import WorkspaceFileTarget
     from dagster._daemon.run_coordinator.queued_run_coordinator_daemon import QueuedRunCoordinatorDaemon
 
-    from lyra_assets.run_queue import submit_task_run
+    from lyra_assets.execution.run_queue import submit_task_run
     from lyra_resources.settings import REPO_ROOT
 
     home = lyra_home  # $LYRA_HOME: the daemon's code server and the runs it starts work on this home too

@@ -17,10 +17,7 @@ from typer.testing import CliRunner
 from bench.local_servers import lyra_workers
 
 from lyra_assets.definitions import ASSETS, build_definitions, build_resources, task_jobs, task_pipeline
-from lyra_assets.graph import store_lock_waits
-from lyra_assets.learning import nli_rescoring
-from lyra_assets.partitions import TASKS_PARTITION
-from lyra_assets.runs import (
+from lyra_assets.execution.runs import (
     PARTITION_TAG,
     RESCORING_JOB,
     STORE_TAG,
@@ -29,7 +26,10 @@ from lyra_assets.runs import (
     register_partition,
     task_tags,
 )
-from lyra_assets.step_workers import WORKER_CONFIG_MODULE, write_worker_config
+from lyra_assets.execution.step_workers import WORKER_CONFIG_MODULE, write_worker_config
+from lyra_assets.graph import store_lock_waits
+from lyra_assets.learning import nli_rescoring
+from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.settings import REPO_ROOT, ClusterSettings, HomeLayout, LyraSettings, SettingsError
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import runner

@@ -12,9 +12,9 @@ from dagster import (
 
 from lyra_assets.definitions import ASSETS, build_definitions, build_resources
 from lyra_assets.evidence import edges_preview
+from lyra_assets.execution.runs import open_instance
 from lyra_assets.metadata import TASK_COLUMN_DESCRIPTION, column_schema, markdown_preview, table_metadata
 from lyra_assets.partitions import TASKS_PARTITION
-from lyra_assets.runs import open_instance
 from lyra_assets.shipped_models import SHIPPED_TAG, record_shipped_models
 from lyra_resources.models.model_files import (
     DEFAULT_DIRECTION_DIR, DEFAULT_NLI_DIR, DEFAULT_SNLI_DIR, base_version,

@@ -12,7 +12,7 @@ from fixtures.corpus import CHANGED_CORPUS, SMALL_CORPUS, write_jsonl
 from fixtures.mcp import call
 from fixtures.runs import cli, start_hanging_run
 
-from lyra_assets.runs import active_runs, open_instance
+from lyra_assets.execution.runs import active_runs, open_instance
 from lyra_resources.store.generations import open_generation, publish_generation, published_generation
 from lyra_resources.schema import PER_TASK_TABLES
 from lyra_resources.store.lyra_store import LyraStore

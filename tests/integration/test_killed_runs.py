@@ -18,7 +18,7 @@ from dagster import DagsterRunStatus, build_sensor_context
 from fixtures.runs import cli, start_hanging_run
 
 from lyra_assets.definitions import build_definitions
-from lyra_assets.runs import open_instance
+from lyra_assets.execution.runs import open_instance
 from lyra_resources.store.generations import generation_of, published_generation
 from lyra_resources.schema import PER_TASK_TABLES
 from lyra_resources.store.lyra_store import LyraStore

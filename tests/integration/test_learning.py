@@ -19,8 +19,8 @@ from fixtures.hash_models import HashModels
 
 from lyra_assets import learning
 from lyra_assets.definitions import build_definitions, build_resources
+from lyra_assets.execution.runs import ADAPTER_JOB, QUESTION_TAG, RESCORING_JOB, TASK_TAG, task_tags
 from lyra_assets.partitions import TASKS_PARTITION
-from lyra_assets.runs import ADAPTER_JOB, QUESTION_TAG, RESCORING_JOB, TASK_TAG, task_tags
 from lyra_core.model_gate import gate_decision
 from lyra_core.splits import is_held_out, split_corrections
 from lyra_core.training_metrics import Metrics

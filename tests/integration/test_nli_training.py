@@ -86,7 +86,7 @@ def test_train_nli_cli_runs_the_dagster_job(tmp_path: Path) -> None:
     home's Dagster instance like every other run."""
     from typer.testing import CliRunner
 
-    from lyra_assets.runs import open_instance
+    from lyra_assets.execution.runs import open_instance
     from lyra_tools.cli import app
 
     snli = tmp_path / "snli"

@@ -4,8 +4,8 @@ import pytest
 from dagster import DagsterInstance, materialize
 
 from lyra_assets.definitions import ASSETS, build_definitions, build_resources
+from lyra_assets.execution.runs import QUESTION_TAG, TASK_JOB, open_instance, task_runs
 from lyra_assets.partitions import TASKS_PARTITION
-from lyra_assets.runs import QUESTION_TAG, TASK_JOB, open_instance, task_runs
 from lyra_resources.store.generations import published_scoring_rule
 from lyra_resources.settings import load_settings
 from lyra_resources.store.lyra_store import LyraStore

@@ -20,8 +20,8 @@ from dagster import (
 from rich.console import Console
 
 from lyra_assets.definitions import ASSETS, build_resources
+from lyra_assets.execution.runs import TASK_TAG, active_runs, open_instance
 from lyra_assets.partitions import TASKS_PARTITION
-from lyra_assets.runs import TASK_TAG, active_runs, open_instance
 from lyra_resources.progress import StageProgress, reporting_to, track
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import progress_view, runner

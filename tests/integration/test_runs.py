@@ -1,4 +1,4 @@
-"""Dagster run handling in ``lyra_assets.runs``: the run tags that say which task a run is about,
+"""Dagster run handling in ``lyra_assets.execution.runs``: the run tags that say which task a run is about,
 what a failed run reports, and the Dagster layer importing without the CLI above it."""
 
 from __future__ import annotations
@@ -9,8 +9,7 @@ import sys
 import threading
 from pathlib import Path
 
-from lyra_assets.partitions import task_partitions
-from lyra_assets.runs import (
+from lyra_assets.execution.runs import (
     QUESTION_TAG,
     RESCORING_JOB,
     TAG_VALUE_LIMIT,
@@ -20,6 +19,7 @@ from lyra_assets.runs import (
     task_runs,
     task_tags,
 )
+from lyra_assets.partitions import task_partitions
 from lyra_resources.store.lyra_store import LyraStore
 
 from fixtures.paths import REPO as ROOT

@@ -26,8 +26,7 @@ from dagster import (
 from typer.testing import CliRunner
 
 from lyra_assets import definitions as lyra_defs
-from lyra_assets.partitions import TASKS_PARTITION
-from lyra_assets.runs import (
+from lyra_assets.execution.runs import (
     PARTITION_TAG,
     PID_TAG,
     QUESTION_TAG,
@@ -39,8 +38,9 @@ from lyra_assets.runs import (
     register_partition,
     task_runs,
 )
-from lyra_assets.schedules import WATCH_CRON, watched_tasks_schedule
-from lyra_assets.task_status import task_status_sensor
+from lyra_assets.execution.schedules import WATCH_CRON, watched_tasks_schedule
+from lyra_assets.execution.task_status import task_status_sensor
+from lyra_assets.partitions import TASKS_PARTITION
 from lyra_core.tasks import TaskOptions, parse_interval
 from lyra_resources.models.local_models import LocalModels
 from lyra_resources.models.inference import NLI_RELATION, NliPrediction

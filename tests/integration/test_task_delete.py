@@ -10,8 +10,8 @@ import pytest
 from dagster import RunsFilter
 from fixtures.runs import cli
 
+from lyra_assets.execution.runs import PARTITION_TAG, TASK_TAG, open_instance, task_runs
 from lyra_assets.partitions import TASKS_PARTITION
-from lyra_assets.runs import PARTITION_TAG, TASK_TAG, open_instance, task_runs
 from lyra_resources.schema import FEEDBACK_TABLES
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools.feedback import apply_feedback

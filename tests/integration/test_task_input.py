@@ -16,8 +16,8 @@ from mcp import Client
 from fixtures.academic_apis import closed_port
 from typer.testing import CliRunner
 
+from lyra_assets.execution.runs import open_instance, register_partition
 from lyra_assets.partitions import TASKS_PARTITION
-from lyra_assets.runs import open_instance, register_partition
 from lyra_resources.corpus.local_corpus import LocalCorpus
 from lyra_resources.settings import REPO_ROOT, load_settings
 from lyra_resources.store.lyra_store import LyraStore

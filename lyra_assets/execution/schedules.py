@@ -8,7 +8,7 @@ run replaces the task's rows the way `lyra task run` does; feedback tables are n
 and no asset writes them, so every correction stays in force.
 
 Runs the Dagster daemon launches do not go through the CLI's runner; `task_status_sensor`
-(lyra_assets.task_status) keeps their task's row (status, last run, error) as it does for every
+(lyra_assets.execution.task_status) keeps their task's row (status, last run, error) as it does for every
 task run. Both start RUNNING under `lyra ui` / `dagster dev` and can be turned off in the UI.
 """
 
@@ -30,7 +30,7 @@ from dagster import (
 )
 from pydantic import BaseModel
 
-from lyra_assets.runs import (
+from lyra_assets.execution.runs import (
     ACTIVE_STATUSES,
     PARTITION_TAG,
     TASK_JOB,

@@ -21,10 +21,14 @@ import time
 from typing import Any
 
 from celery.exceptions import TaskRevokedError
-from dagster import executor, multiple_process_executor_requirements
-from dagster._core.execution.retries import RetryMode
+from dagster import Executor, executor, multiple_process_executor_requirements
+from dagster_celery import celery_executor
 from dagster_celery.core_execution_loop import core_celery_execution_loop
-from dagster_celery.executor import CELERY_CONFIG, CeleryExecutor, _submit_task
+from dagster_celery.executor import CELERY_CONFIG, CeleryExecutor
+
+# dagster-celery's own step submission (the step's arguments, its Celery task and queue): it has no
+# public name, and writing it again would copy Dagster's private step-argument types.
+from dagster_celery.executor import _submit_task
 
 PING_EVERY_S = 10.0
 """How often the run's process asks a worker executing one of its steps whether it is alive."""
@@ -96,8 +100,20 @@ class WatchedStep:
         self.result.revoke()
 
 
-class WatchedCeleryExecutor(CeleryExecutor):
-    """dagster-celery's executor whose step results fail when their worker is lost."""
+class WatchedCeleryExecutor(Executor):
+    """dagster-celery's executor (its broker, Celery settings and retry mode, as configured) whose
+    step results fail when their worker is lost."""
+
+    def __init__(self, celery: CeleryExecutor):
+        self.celery = celery
+
+    @property
+    def retries(self):
+        return self.celery.retries
+
+    def app_args(self) -> dict[str, Any]:
+        """The Celery app's arguments, which dagster-celery's execution loop builds its app from."""
+        return self.celery.app_args()
 
     def execute(self, plan_context, execution_plan):
         watch: WorkerWatch | None = None
@@ -112,8 +128,6 @@ class WatchedCeleryExecutor(CeleryExecutor):
 
 @executor(name="celery", config_schema=CELERY_CONFIG, requirements=multiple_process_executor_requirements())
 def watched_celery_executor(init_context) -> WatchedCeleryExecutor:
-    """dagster-celery's `celery` executor (the same config) with the watch on its workers."""
-    config = init_context.executor_config
-    return WatchedCeleryExecutor(broker=config.get("broker"), backend=config.get("backend"),
-                                 config_source=config.get("config_source"), include=config.get("include"),
-                                 retries=RetryMode.from_config(config["retries"]))
+    """dagster-celery's `celery` executor (the same config, read by dagster-celery itself) with the
+    watch on its workers."""
+    return WatchedCeleryExecutor(celery_executor.executor_creation_fn(init_context))

@@ -30,7 +30,8 @@ from lyra_resources.settings import (
 )
 
 if TYPE_CHECKING:
-    from dagster._utils.error import SerializableErrorInfo
+    # `dagster` exports no name for it; dagster-shared (a dependency of dagster) defines it publicly
+    from dagster_shared.error import SerializableErrorInfo
 
 # -- jobs -------------------------------------------------------------------------------------------
 
@@ -96,7 +97,8 @@ _CLUSTER_HEADER = "# Written by Lyra from its settings (profile cluster); rewrit
 # Dagster's run monitoring in the daemon (`lyra daemon`): a run launched but not started, or asked to
 # stop but still running, is failed after these bounds rather than left in progress; the DefaultRunLauncher
 # cannot resume a run, so none is. A run whose own process dies is failed by the code server that
-# started it (within a second); one whose step worker dies, by its executor (lyra_assets.celery_steps).
+# started it (within a second); one whose step worker dies, by its executor
+# (lyra_assets.execution.celery_steps).
 RUN_MONITORING = {
     "enabled": True,
     "poll_interval_seconds": 30,
@@ -119,8 +121,8 @@ def cluster_dagster_yaml(cluster: ClusterSettings) -> str:
         "telemetry": {"enabled": False},
         "nux": {"enabled": False},
         "storage": {"postgres": {"postgres_url": sqlalchemy_postgres_url(cluster.postgres_url)}},
-        "run_coordinator": {
-            "module": "dagster._core.run_coordinator",
+        "run_coordinator": {  # both classes by the names `dagster` exports
+            "module": "dagster",
             "class": "QueuedRunCoordinator",
             "config": {
                 "max_concurrent_runs": cluster.max_concurrent_runs,
@@ -129,7 +131,7 @@ def cluster_dagster_yaml(cluster: ClusterSettings) -> str:
                 ],
             },
         },
-        "run_launcher": {"module": "dagster._core.launcher", "class": "DefaultRunLauncher"},
+        "run_launcher": {"module": "dagster", "class": "DefaultRunLauncher"},
         "run_monitoring": RUN_MONITORING,
     }
     return (_CLUSTER_HEADER + "# Edit Lyra's settings (cluster:), not this file; without the line above it is "

@@ -1,6 +1,6 @@
 """Submitting a task's run to the cluster's run queue instead of executing it in this process.
 
-In the cluster profile the home's instance has a ``QueuedRunCoordinator`` (``lyra_assets.runs``):
+In the cluster profile the home's instance has a ``QueuedRunCoordinator`` (``lyra_assets.execution.runs``):
 a submitted run waits QUEUED until Dagster's daemon (``lyra daemon``) dequeues it, within the
 limits (one run per task, ``max_concurrent_runs`` in all), and launches it through the code server
 of its workspace. A run is created here as ``dagster job launch`` and the UI's launch create one:
@@ -17,13 +17,15 @@ import sys
 from collections.abc import Mapping
 
 from dagster import DagsterInstance, DagsterRun
+# Loading a code location and creating a run from it in this process, as `dagster job launch` does,
+# has no public API (the public ways go through a running webserver or a `dagster` subprocess).
 from dagster._core.definitions.selector import JobSubsetSelector
 from dagster._core.remote_origin import InProcessCodeLocationOrigin
 from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
 from dagster._core.workspace.context import WorkspaceProcessContext
 from dagster._core.workspace.load_target import InProcessWorkspaceLoadTarget
 
-from lyra_assets.runs import PARTITION_TAG, STORE_TAG, TASK_JOB, task_tags
+from lyra_assets.execution.runs import PARTITION_TAG, STORE_TAG, TASK_JOB, task_tags
 from lyra_resources.settings import REPO_ROOT
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 

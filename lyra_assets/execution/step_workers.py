@@ -4,7 +4,7 @@ over Celery worker processes through the cluster's Redis broker (profile `cluste
 In the cluster profile the jobs that run a task (`task_pipeline`, `nli_rescoring`) get
 dagster-celery's executor: the run's process submits each step as a Celery task and the step runs
 on whichever `lyra worker` takes it; the run fails, within a minute, when the worker executing one
-of its steps dies (`lyra_assets.celery_steps`). A worker rebuilds the job from Lyra's code
+of its steps dies (`lyra_assets.execution.celery_steps`). A worker rebuilds the job from Lyra's code
 (`lyra_assets.repository`) and reaches the run's Dagster instance by the reference the run sends,
 so every worker needs the same code, the same settings and the same Lyra home (on a shared path:
 the instance, the DuckDB file, the caches). The broker URL reaches the executor through
@@ -50,7 +50,7 @@ def celery_config(redis_url: str) -> dict[str, object]:
                 "worker_prefetch_multiplier": 1,
                 # a worker takes a step only when it can start it, so a killed worker holds no waiting steps
                 "worker_disable_prefetch": True,
-                # a started step's result names its worker, which the run watches (lyra_assets.celery_steps)
+                # a started step's result names its worker, which the run watches (celery_steps)
                 "task_track_started": True,
                 # acknowledged when started: a killed worker's step fails the run, it is never run twice
                 "task_acks_late": False,
@@ -64,7 +64,7 @@ def step_executor(cluster: ClusterSettings) -> ExecutorDefinition | None:
     if redis_url is None:
         return None
     try:
-        from lyra_assets.celery_steps import watched_celery_executor
+        from lyra_assets.execution.celery_steps import watched_celery_executor
     except ImportError:
         raise SettingsError("the cluster profile runs steps on Celery workers: install Lyra's cluster extra "
                             "(pip install 'lyra[cluster]')") from None

@@ -28,7 +28,7 @@ from dagster import (
     sensor,
 )
 
-from lyra_assets.runs import (
+from lyra_assets.execution.runs import (
     PID_TAG,
     STOP_TAG,
     TASK_TAG,

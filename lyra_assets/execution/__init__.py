@@ -1,0 +1,5 @@
+"""Lyra's run machinery, apart from the assets it runs: the names of the jobs and run tags and the
+Dagster instance of a Lyra home (``runs``), submitting a task's run to the cluster's queue
+(``run_queue``), where a run's steps execute and the Celery executor that watches their workers
+(``step_workers``, ``celery_steps``), the schedule that re-runs watched tasks (``schedules``) and
+the sensor that keeps each task's row in step with its runs (``task_status``)."""
