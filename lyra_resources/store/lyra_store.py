@@ -34,7 +34,8 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from lyra_resources.store import parquet_files
 from lyra_resources.schema import PER_TASK_TABLES, STAGE_PREFIX, STAGING_TABLES, TABLES, TableSpec
-from lyra_resources.settings import HomeLayout, effective_cluster_settings, resolve_home
+from lyra_resources.home import HomeLayout, resolve_home
+from lyra_resources.settings import effective_cluster_settings
 from lyra_resources.store.locks import STORE_RETRY, StoreBusyError, StoreError  # noqa: F401 (re-exported)
 from lyra_resources.store.task_records import TASK_STATUSES, TaskRecord, task_from_row, utcnow
 

@@ -18,7 +18,8 @@ from bench.local_servers import lyra_workers
 from lyra_assets.celery_steps import WORKER_LOST_AFTER_S
 from lyra_assets.runs import RUN_MONITORING, cluster_dagster_yaml, open_instance, prepare_instance_dir
 from lyra_assets.step_workers import celery_config
-from lyra_resources.settings import ClusterSettings, HomeLayout
+from lyra_resources.home import HomeLayout
+from lyra_resources.settings import ClusterSettings
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import runner
 

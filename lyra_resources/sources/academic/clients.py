@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 
+from lyra_resources.environment import read_environment
 from lyra_resources.sources.academic.base import AcademicSource
 from lyra_resources.sources.academic.cache import HttpCache
 from lyra_resources.sources.academic.openalex import OpenAlexClient
@@ -27,24 +28,26 @@ def _common(cfg: SourcesSettings) -> dict:
             "max_attempts": cfg.max_attempts, "max_retry_wait_s": cfg.max_retry_wait_s, "backoff_s": cfg.backoff_s}
 
 
-def s2_policy(cfg: SourcesSettings, env: Mapping[str, str] = os.environ) -> HttpPolicy:
-    key = env.get("S2_API_KEY", "").strip()
-    return HttpPolicy(api="Semantic Scholar", base_url=env.get("LYRA_S2_BASE_URL") or cfg.semantic_scholar_url,
+def s2_policy(cfg: SourcesSettings, env: Mapping[str, str] | None = None) -> HttpPolicy:
+    variables = read_environment(env)
+    key = (variables.s2_api_key or "").strip()
+    return HttpPolicy(api="Semantic Scholar", base_url=variables.s2_base_url or cfg.semantic_scholar_url,
                       requests_per_second=cfg.s2_requests_per_second,
                       headers={"x-api-key": key} if key else {}, **_common(cfg))
 
 
-def openalex_policy(cfg: SourcesSettings, env: Mapping[str, str] = os.environ) -> HttpPolicy:
-    mailto = (env.get("LYRA_MAILTO") or cfg.mailto).strip()
-    key = env.get("OPENALEX_API_KEY", "").strip()
+def openalex_policy(cfg: SourcesSettings, env: Mapping[str, str] | None = None) -> HttpPolicy:
+    variables = read_environment(env)
+    mailto = (variables.mailto or cfg.mailto).strip()
+    key = (variables.openalex_api_key or "").strip()
     agent = f"lyra/0.1 (mailto:{mailto})" if mailto else HttpPolicy.model_fields["user_agent"].default
-    return HttpPolicy(api="OpenAlex", base_url=env.get("LYRA_OPENALEX_BASE_URL") or cfg.openalex_url,
+    return HttpPolicy(api="OpenAlex", base_url=variables.openalex_base_url or cfg.openalex_url,
                       requests_per_second=cfg.openalex_requests_per_second, user_agent=agent,
                       params={k: v for k, v in (("mailto", mailto), ("api_key", key)) if v}, **_common(cfg))
 
 
 def open_sources(cfg: SourcesSettings, cache_root: str | os.PathLike[str] | None,
-                 env: Mapping[str, str] = os.environ,
+                 env: Mapping[str, str] | None = None,
                  transport: httpx.AsyncBaseTransport | None = None) -> list[AcademicSource]:
     """Semantic Scholar and OpenAlex clients; close them with ``aclose()`` (or ``LiteratureSources.academic``)."""
     ttl = cfg.cache_ttl_days * 86400 or None
@@ -73,7 +76,7 @@ def _probe(policy: HttpPolicy) -> str | None:
 
 
 def unreachable_apis(cfg: SourcesSettings, cache_root: str | os.PathLike[str] | None,
-                     env: Mapping[str, str] = os.environ) -> dict[str, str]:
+                     env: Mapping[str, str] | None = None) -> dict[str, str]:
     """API name → why, for each live API that cannot be reached now and has no cached answer to
     replay (a cached re-run works offline, so an API with answers on disk is not counted)."""
     policies = {"s2": s2_policy(cfg, env), "openalex": openalex_policy(cfg, env)}
