@@ -49,7 +49,7 @@ import yaml
 
 from bench.common import read_jsonl, require_data
 from lyra_core.splits import claim_folds
-from lyra_resources.settings import resolve_home
+from lyra_resources.home import resolve_home
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_training.verifier_data import gold_label
 
@@ -170,7 +170,7 @@ def outcome(expected: str, answer: dict) -> str:
 def settings_file(work: Path, name: str, nli: str | None, gates: bool, direction: str = "") -> Path:
     """The project's settings with the judge and the evidence gates of one method (``direction``:
     the direction reader's folder, "" for the shipped one, or "off": the cross-encoder judges all)."""
-    from lyra_resources.settings import CONFIG_DIR
+    from lyra_resources.home import CONFIG_DIR
 
     data = yaml.safe_load((CONFIG_DIR / "settings.yaml").read_text()) or {}
     data.setdefault("models", {})["direction"] = direction

@@ -37,7 +37,8 @@ from lyra_core.question_parts import QuestionParts, addresses_question
 from lyra_core.relevance import DEFAULT_COSINE_WEIGHT, claim_relevance, term_weights
 from lyra_core.splits import claim_folds
 from lyra_core.text import tokenize
-from lyra_resources.settings import EvidenceSettings, resolve_home
+from lyra_resources.home import resolve_home
+from lyra_resources.settings import EvidenceSettings
 
 TOP_DOCS = 10
 

@@ -27,7 +27,7 @@ from lyra_core.direction.claim_frame import read_claim
 from lyra_core.scoring import Evidence, ScoringRule, score_claim
 from lyra_resources.models.direction_judge import DirectionJudge
 from lyra_resources.models.inference import nli_model, set_threads
-from lyra_resources.settings import resolve_home
+from lyra_resources.home import resolve_home
 
 
 def oracle_set(data) -> list[dict]:

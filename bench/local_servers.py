@@ -155,7 +155,7 @@ def start_redis(folder: Path) -> Iterator[str]:
 def lyra_workers(count: int, home: Path, env: dict[str, str], logs: Path) -> Iterator[list[subprocess.Popen]]:
     """``count`` `lyra worker` processes (``--concurrency 1``, logs in ``logs``), each ready on the
     broker the settings in ``env`` name; stopped (their process groups) whatever happens."""
-    from lyra_resources.settings import REPO_ROOT
+    from lyra_resources.home import REPO_ROOT
 
     workers: list[subprocess.Popen] = []
     try:

@@ -48,7 +48,7 @@ from pydantic import BaseModel, Field
 from bench.answers import to_question
 from bench.common import read_jsonl, require_data
 from bench.scale_estimate import PerTask, estimate_lines
-from lyra_resources.settings import REPO_ROOT
+from lyra_resources.home import REPO_ROOT
 from lyra_resources.store.locks import LockWaits
 
 CLUSTER_ENV = ("LYRA_PROFILE", "LYRA_POSTGRES_URL", "LYRA_REDIS_URL")

@@ -34,7 +34,8 @@ from lyra_resources.corpus.local_corpus import LocalCorpus, LocalCorpusProvider
 from lyra_resources.corpus.search import CorpusSearch, RankedCorpusProvider, hybrid_search
 from lyra_resources.models.local_models import LocalModels
 from lyra_resources.models.inference import set_threads
-from lyra_resources.settings import load_settings, resolve_home
+from lyra_resources.home import resolve_home
+from lyra_resources.settings import load_settings
 from lyra_resources.store.lyra_store import LyraStore
 
 CHECKED = 5  # claims whose N papers are compared with the shipped search's (stage 3 included)

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from bench.common import read_jsonl, require_data
 from lyra_assets.execution.runs import open_instance, task_runs
-from lyra_resources.settings import resolve_home
+from lyra_resources.home import resolve_home
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools.cli import app
 

@@ -40,7 +40,8 @@ from lyra_resources.web.domain_policy import DomainTrust
 from lyra_resources.sources.literature import LiteratureSources
 from lyra_resources.models.llm import OllamaLlm
 from lyra_resources.models.local_models import LocalModels
-from lyra_resources.settings import HomeLayout, LyraSettings, load_settings, resolve_home
+from lyra_resources.home import HomeLayout, resolve_home
+from lyra_resources.settings import LyraSettings, load_settings
 from lyra_resources.web.browser_resource import WebBrowser
 
 _TABLE_ASSETS = [  # in the order they run

@@ -21,7 +21,7 @@ import pandas as pd
 from dagster import AssetsDefinition, AssetSpec, MetadataValue, TableColumn, TableSchema
 
 from lyra_resources.schema import TABLES, TableSpec
-from lyra_resources.settings import HomeLayout
+from lyra_resources.home import HomeLayout
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 
 TASK_COLUMN_DESCRIPTION = "the research task the row belongs to (the asset's partition key)"

@@ -1,4 +1,5 @@
 """Everything in Lyra that touches the outside world, one sub-package per concern: the store
 (``store``), local corpora (``corpus``), literature sources (``sources``), the browser and the web
 (``web``), models for inference (``models``), the effective graph's readers (``effective``) and the
-table registry (``schema``); settings and the Dagster resources sit at the top."""
+table registry (``schema``); settings, the home's layout, the environment variables and the Dagster
+resources sit at the top."""

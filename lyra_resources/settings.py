@@ -1,17 +1,12 @@
-"""Where Lyra keeps its files, and the tunable settings of the pipeline.
-
-The home directory holds everything a user's runs produce: the DuckDB database, the Parquet
-exports, the Dagster instance (runs, partitions, event logs) and caches. It resolves as
-``--home`` > ``$LYRA_HOME`` > ``./.lyra``, so the CLI and ``dagster dev`` started in the same
-folder share one instance.
-"""
+"""The tunable settings of the pipeline: one pydantic section per concern, ``LyraSettings`` holding
+them all, and ``load_settings`` reading them from ``config/settings.yaml`` (or ``$LYRA_SETTINGS``).
+Where Lyra keeps its files is :mod:`lyra_resources.home`; the environment variables that win over
+the file are read by :mod:`lyra_resources.environment`."""
 
 from __future__ import annotations
 
 import copy
 import functools
-import glob
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -22,74 +17,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from lyra_core.relevance import DEFAULT_COSINE_WEIGHT, DEFAULT_MIN_RELEVANCE
 from lyra_core.scoring import DEFAULT_MIN_VOTE, DEFAULT_VOTE_WEIGHT, ScoringRule
 from lyra_core.validation import describe
+from lyra_resources.environment import PROFILE_ENV, SETTINGS_ENV, STORE_ENV, read_environment
+from lyra_resources.home import CONFIG_DIR
 
 if TYPE_CHECKING:  # the ranking (numpy) is imported by the search that asks for its config
     from lyra_core.ranking import RankingConfig
-
-HOME_ENV = "LYRA_HOME"
-DEFAULT_HOME = ".lyra"
-REPO_ROOT = Path(__file__).resolve().parents[1]
-CONFIG_DIR = Path(os.environ.get("LYRA_CONFIG_DIR", REPO_ROOT / "config"))
-
-
-def resolve_home(home: str | os.PathLike[str] | None = None, *, create: bool = True) -> Path:
-    """The Lyra home directory (absolute), created unless ``create`` is False."""
-    raw = home or os.environ.get(HOME_ENV) or DEFAULT_HOME
-    path = Path(raw).expanduser().resolve()
-    if create:
-        path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-class HomeLayout(BaseModel):
-    """The files under one Lyra home."""
-
-    root: Path
-
-    @property
-    def database(self) -> Path:
-        return self.root / "lyra.duckdb"
-
-    @property
-    def parquet(self) -> Path:
-        return self.root / "parquet"
-
-    @property
-    def dagster_home(self) -> Path:
-        return self.root / "dagster"
-
-    @property
-    def cache(self) -> Path:
-        return self.root / "cache"
-
-    @property
-    def corpora(self) -> Path:
-        """Corpus files an MCP agent may name (``mcp.corpus_roots`` by default)."""
-        return self.root / "corpora"
-
-    @property
-    def models(self) -> Path:
-        """Models trained for this home (the shipped ones stay in the installed package)."""
-        return self.root / "models"
-
-    def report(self, task_id: str) -> Path:
-        """The task's Markdown report (the ``.html`` and ``.svg`` lie beside it)."""
-        return self.root / "reports" / f"{task_id}.md"
-
-    def verify_results(self, task_id: str) -> Path:
-        return self.root / "verify" / f"{task_id}.jsonl"
-
-    def run_log(self, task_id: str) -> Path:
-        """The output of the runs the MCP server started for the task."""
-        return self.root / "logs" / f"{task_id}.log"
-
-    def task_outputs(self, task_id: str) -> list[Path]:
-        """The files a task's runs leave outside the store that exist now: its report, its verify
-        results and its run log."""
-        reports = sorted(self.report(task_id).parent.glob(f"{glob.escape(task_id)}.*"))
-        others = [self.verify_results(task_id), self.run_log(task_id)]
-        return [*reports, *(path for path in others if path.exists())]
-
 
 class SettingsSection(BaseModel):
     """A section of the settings, and the settings themselves: read once, never changed in place
@@ -323,10 +255,6 @@ class McpSettings(SettingsSection):
                                     "corpora/ folder and the `corpus` paths of this file")
 
 
-PROFILE_ENV = "LYRA_PROFILE"
-STORE_ENV = "LYRA_STORE"
-
-
 class ClusterSettings(SettingsSection):
     """Where runs and their Dagster records go when one machine is not enough.
 
@@ -350,18 +278,18 @@ class ClusterSettings(SettingsSection):
 
     def effective(self, env: Mapping[str, str] | None = None) -> ClusterSettings:
         """These settings with `$LYRA_PROFILE`, `$LYRA_POSTGRES_URL` and `$LYRA_REDIS_URL` applied."""
-        env = os.environ if env is None else env
+        variables = read_environment(env)
         update: dict[str, str] = {}
-        if profile := (env.get(PROFILE_ENV) or "").strip().lower():
+        if profile := (variables.profile or "").strip().lower():
             if profile not in ("local", "cluster"):
                 raise SettingsError(f"${PROFILE_ENV} is {profile!r}; use local or cluster")
             update["profile"] = profile
-        if store := (env.get(STORE_ENV) or "").strip().lower():
+        if store := (variables.store or "").strip().lower():
             if store not in ("auto", "duckdb", "postgres"):
                 raise SettingsError(f"${STORE_ENV} is {store!r}; use duckdb or postgres")
             update["store"] = store
-        for field, name in (("postgres_url", "LYRA_POSTGRES_URL"), ("redis_url", "LYRA_REDIS_URL")):
-            if value := (env.get(name) or "").strip():
+        for field in ("postgres_url", "redis_url"):
+            if value := (getattr(variables, field) or "").strip():
                 update[field] = value
         return self.model_copy(update=update)
 
@@ -404,9 +332,6 @@ class SettingsError(ValueError):
     """The settings file is missing (when named), unreadable or invalid; the message is one line."""
 
 
-SETTINGS_ENV = "LYRA_SETTINGS"
-
-
 def effective_cluster_settings() -> ClusterSettings:
     """The cluster section of the user's settings, with the environment applied (``$LYRA_PROFILE`` …).
 
@@ -432,7 +357,8 @@ def _parsed_yaml(path: str, size: int, mtime_ns: int) -> Any:
 def load_settings(path: Path | None = None) -> LyraSettings:
     """Read settings. Without a settings file the defaults apply, but a file named by
     ``$LYRA_SETTINGS`` must exist; a bad file raises SettingsError naming the file and the problem."""
-    named = path or (Path(os.environ[SETTINGS_ENV]) if os.environ.get(SETTINGS_ENV) else None)
+    named_by_env = read_environment().settings
+    named = path or (Path(named_by_env) if named_by_env else None)
     path = named or CONFIG_DIR / "settings.yaml"
     if not path.exists():
         if named is None:

@@ -28,7 +28,8 @@ from lyra_resources.sources.academic.gather import no_network_line
 from lyra_resources.corpus.local_corpus import CorpusError, LocalCorpus
 from lyra_resources.web.domain_policy import DomainPolicy, PolicyError
 from lyra_resources.sources.literature import OFFLINE_HINT, LiteratureSources
-from lyra_resources.settings import HomeLayout, LyraSettings, SettingsError, load_settings
+from lyra_resources.home import HomeLayout
+from lyra_resources.settings import LyraSettings, SettingsError, load_settings
 
 MAX_QUERY_CHARS = 2000
 CLI_LABELS = {"corpus": "--corpus", "papers_per_source": "--papers", "claims": "--claim", "watch_every": "--watch"}

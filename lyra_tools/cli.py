@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import typer
 
 from lyra_core.validation import text_problem
+from lyra_resources.environment import DEBUG_ENV, read_environment
 from lyra_resources.settings import SettingsError
 from lyra_resources.store.lyra_store import StoreError
 from lyra_tools import (
@@ -32,8 +33,6 @@ from lyra_tools import (
     search_cli,
 )
 from lyra_tools.cli_common import fail, write_stdout
-
-DEBUG_ENV = "LYRA_DEBUG"
 
 app = typer.Typer(help="Lyra: turn a research question into an evidence graph.", no_args_is_help=True)
 app.add_typer(cli_run.app)  # `lyra run`, `lyra verify`
@@ -122,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     except typer.Exit as exc:  # raised where standalone_mode does not catch it: writing standard output
         code = exc.exit_code
     except Exception as exc:
-        if os.environ.get(DEBUG_ENV, "") not in ("", "0"):
+        if read_environment().debugging:
             raise
         code = _stdout_failed(exc) or _unexpected(exc)
     sys.exit(code)

@@ -16,7 +16,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from lyra_resources.settings import HOME_ENV, resolve_home
+from lyra_resources.environment import HOME_ENV, read_environment
+from lyra_resources.home import resolve_home
 from lyra_resources.store.lyra_store import LyraStore, StoreError, TaskRecord
 
 console = Console()
@@ -59,13 +60,14 @@ def home_root(home: Path | None, *, create: bool = True) -> Path:
     anything is written: a folder that can hold the store's files, or a path where one can be made.
     ``create`` makes a missing home (parents too); without it a missing home stays missing. Any
     problem is one error line and exit code 1."""
-    named = "--home" if home else f"${HOME_ENV}" if os.environ.get(HOME_ENV) else "the home ./.lyra"
+    env_home = read_environment().home
+    named = "--home" if home else f"${HOME_ENV}" if env_home else "the home ./.lyra"
     try:
         root = resolve_home(home, create=False)
         existing = next(p for p in (root, *root.parents) if p.exists())
     except (OSError, RuntimeError) as exc:  # a name too long, a symlink loop
         reason = _reason(exc) if isinstance(exc, OSError) else str(exc)
-        raise fail(f"{named} {home or os.environ.get(HOME_ENV) or '.lyra'}: cannot be used: {reason}") from None
+        raise fail(f"{named} {home or env_home or '.lyra'}: cannot be used: {reason}") from None
     if not existing.is_dir():
         kind = "a file" if existing.is_file() else "not a folder"
         where = "" if existing == root else f"{existing} "

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from lyra_resources.store.generations import graph_note
-from lyra_resources.settings import HomeLayout
+from lyra_resources.home import HomeLayout
 from lyra_resources.store.lyra_store import StoreError, TaskRecord
 from lyra_tools.cli_common import (
     HomeOption,

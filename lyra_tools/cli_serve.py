@@ -11,7 +11,8 @@ from typing import Annotated
 
 import typer
 
-from lyra_resources.settings import REPO_ROOT, HomeLayout
+from lyra_resources.environment import child_environment
+from lyra_resources.home import REPO_ROOT, HomeLayout
 from lyra_tools.cli_common import (
     HomeOption,
     console,
@@ -55,7 +56,7 @@ def ui(
     with open_instance(layout.root):  # prepared (shipped models recorded) before dagster dev opens it
         pass
     dagster = shutil.which("dagster") or str(Path(sys.executable).with_name("dagster"))
-    env = {**os.environ, "DAGSTER_HOME": str(layout.dagster_home), "LYRA_HOME": str(layout.root)}
+    env = child_environment(DAGSTER_HOME=str(layout.dagster_home), LYRA_HOME=str(layout.root))
     os.chdir(REPO_ROOT)
     os.execvpe(dagster, [dagster, "dev", "-w", str(REPO_ROOT / "workspace.yaml"), "-p", str(port)], env)
 
@@ -75,7 +76,7 @@ def daemon(home: HomeOption = None) -> None:
         console.print("[yellow]note:[/] profile local: runs execute in the command that starts them; the "
                       "daemon runs the schedule and the sensors only", soft_wrap=True, highlight=False)
     executable = shutil.which("dagster-daemon") or str(Path(sys.executable).with_name("dagster-daemon"))
-    env = {**os.environ, "DAGSTER_HOME": str(layout.dagster_home), "LYRA_HOME": str(layout.root)}
+    env = child_environment(DAGSTER_HOME=str(layout.dagster_home), LYRA_HOME=str(layout.root))
     os.chdir(REPO_ROOT)
     os.execvpe(executable, [executable, "run", "-w", str(REPO_ROOT / "workspace.yaml")], env)
 

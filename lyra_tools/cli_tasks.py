@@ -11,7 +11,8 @@ from rich.table import Table
 
 from lyra_core.cells import cell_list
 from lyra_resources.store.generations import graph_note
-from lyra_resources.store.lyra_store import LyraStore, TaskRecord, fetch_rows
+from lyra_resources.store.lyra_store import LyraStore, TaskRecord
+from lyra_resources.store.sql import fetch_rows
 from lyra_tools.cli_common import HomeOption, console, fail, home_root, open_store, require_task
 
 # Dagster (the instance, lyra_tools.runner) is imported by what needs it: a task whose row reads

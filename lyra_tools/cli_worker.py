@@ -15,7 +15,9 @@ from typing import Annotated
 
 import typer
 
-from lyra_resources.settings import PROFILE_ENV, REPO_ROOT, HomeLayout, load_settings
+from lyra_resources.environment import PROFILE_ENV, child_environment, python_path
+from lyra_resources.home import REPO_ROOT, HomeLayout
+from lyra_resources.settings import load_settings
 from lyra_tools.cli_common import HomeOption, fail, home_root
 
 app = typer.Typer()
@@ -47,9 +49,8 @@ def worker(
         pass
     config_dir = write_worker_config(layout, redis_url)
     # the worker's own config module first; the repository root so workers import this code
-    pythonpath = os.pathsep.join(p for p in (str(config_dir), str(REPO_ROOT), os.environ.get("PYTHONPATH")) if p)
-    env = {**os.environ, "DAGSTER_HOME": str(layout.dagster_home), "LYRA_HOME": str(layout.root),
-           "PYTHONPATH": pythonpath}
+    env = child_environment(DAGSTER_HOME=str(layout.dagster_home), LYRA_HOME=str(layout.root),
+                            PYTHONPATH=python_path(str(config_dir), str(REPO_ROOT)))
     # execvpe keeps the pid: the worker's name says which process it is
     name = f"lyra-{os.getpid()}@%h"
     args = [sys.executable, "-m", "celery", "-A", CELERY_APP, "worker", "-Q", CELERY_QUEUE, "-n", name,

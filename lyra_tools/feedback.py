@@ -23,7 +23,8 @@ import duckdb
 from pydantic import BaseModel, Field
 
 from lyra_core import feedback as fb
-from lyra_resources.store.lyra_store import LyraStore, fetch_rows
+from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.store.sql import fetch_rows
 from lyra_resources.effective.models import ExploreError
 from lyra_resources.effective.overlay import load_claims, load_overlay
 from lyra_resources.effective.queries import require_task

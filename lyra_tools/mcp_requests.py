@@ -17,7 +17,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, Field
 
-from lyra_resources.store.lyra_store import Connection, is_postgres
+from lyra_resources.store.sql import Connection, is_postgres
 
 RequestId = Annotated[str | None, Field(
     None, min_length=1, max_length=100, pattern=r"^[A-Za-z0-9._:-]+$",

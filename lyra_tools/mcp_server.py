@@ -29,7 +29,8 @@ from pydantic import BaseModel, Field, WithJsonSchema
 
 from lyra_core.feedback import Action
 from lyra_core.tasks import TaskOptions
-from lyra_resources.settings import SettingsError, load_settings, resolve_home
+from lyra_resources.home import resolve_home
+from lyra_resources.settings import SettingsError, load_settings
 from lyra_resources.store.lyra_store import StoreBusyError, StoreError
 from lyra_resources.task_input import mcp_corpus_roots
 from lyra_tools import contradictions, explore, papers_view

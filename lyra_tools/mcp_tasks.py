@@ -8,7 +8,6 @@ if the task was never started, and the first complete answer is returned from th
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import uuid
@@ -18,7 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from lyra_resources.settings import HomeLayout
+from lyra_resources.environment import child_environment
+from lyra_resources.home import HomeLayout
 from lyra_resources.store.lyra_store import StoreError
 from lyra_resources.task_input import MCP_LABELS, TaskInputError, check_task_input
 from lyra_tools import mcp_requests
@@ -55,7 +55,7 @@ def spawn_task_run(task_id: str, home: Path) -> tuple[int | None, Path]:
     with open(log_path, "ab") as out:
         proc = subprocess.Popen(task_run_command(task_id, home), stdin=subprocess.DEVNULL, stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
-                                env={**os.environ, "LYRA_HOME": str(home)})
+                                env=child_environment(LYRA_HOME=str(home)))
     return proc.pid, log_path
 
 

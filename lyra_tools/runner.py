@@ -42,7 +42,8 @@ from lyra_assets.execution.runs import (
 from lyra_assets.execution.task_status import sync_task_status
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.store.parquet_files import task_folder
-from lyra_resources.settings import ClusterSettings, HomeLayout, resolve_home
+from lyra_resources.home import HomeLayout, resolve_home
+from lyra_resources.settings import ClusterSettings
 from lyra_resources.store.lyra_store import LyraStore
 
 

@@ -20,7 +20,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from lyra_resources.settings import HomeLayout, SettingsError, load_settings
+from lyra_resources.home import HomeLayout
+from lyra_resources.settings import SettingsError, load_settings
 from lyra_tools.cli_common import (
     HomeOption,
     check_input_file,

@@ -26,7 +26,7 @@ from dagster._core.workspace.context import WorkspaceProcessContext
 from dagster._core.workspace.load_target import InProcessWorkspaceLoadTarget
 
 from lyra_assets.execution.runs import PARTITION_TAG, STORE_TAG, TASK_JOB, task_tags
-from lyra_resources.settings import REPO_ROOT
+from lyra_resources.home import REPO_ROOT
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 
 # The module `dagster dev` and `dagster-daemon` load (workspace.yaml); with no location_name given,

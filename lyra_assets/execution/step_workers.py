@@ -20,7 +20,9 @@ from pathlib import Path
 
 from dagster import ExecutorDefinition
 
-from lyra_resources.settings import PROFILE_ENV, ClusterSettings, HomeLayout, SettingsError
+from lyra_resources.environment import PROFILE_ENV
+from lyra_resources.home import HomeLayout
+from lyra_resources.settings import ClusterSettings, SettingsError
 
 CELERY_APP = "dagster_celery.app"
 """The Celery app every worker serves: dagster-celery's, which registers the step task."""

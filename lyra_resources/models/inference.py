@@ -12,7 +12,6 @@ resource a run uses: ``lyra_resources.models.local_models``.
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 from collections.abc import Callable
@@ -22,6 +21,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel
 
+from lyra_resources.environment import set_defaults
 from lyra_resources.models.model_files import (
     DEFAULT_NLI_DIR,
     PACKAGED_EMBEDDER,
@@ -32,11 +32,9 @@ from lyra_resources.models.model_files import (
 )
 from lyra_resources.progress import track
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # The libraries' own tqdm bars ("Loading weights", downloads) would tear through Lyra's progress
 # display; Lyra reports its long loops itself (lyra_resources/progress.py).
-os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+set_defaults(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", HF_HUB_DISABLE_PROGRESS_BARS="1")
 
 # Model labels → Lyra's edge relations.
 NLI_RELATION = {"entailment": "SUPPORTS", "contradiction": "REFUTES", "neutral": "NEUTRAL"}

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -18,7 +17,8 @@ from dagster import ConfigurableResource
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from pydantic import BaseModel, Field, ValidationError
 
-from lyra_resources.settings import CONFIG_DIR
+from lyra_resources.environment import read_environment
+from lyra_resources.home import CONFIG_DIR
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ class OllamaLlm(ConfigurableResource):
 
     @property
     def url(self) -> str:
-        host = os.environ.get("OLLAMA_HOST") or self.base_url
+        host = read_environment().ollama_host or self.base_url
         return host if host.startswith("http") else f"http://{host}"
 
     def available(self) -> tuple[bool, str]:

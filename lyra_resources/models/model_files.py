@@ -99,7 +99,7 @@ def configured_nli_path(models: ModelSettings) -> str:
 
 def trained_snli_dir(home: str | Path) -> Path:
     """Where ``home`` keeps an SNLI base cross-encoder trained for it (``lyra models train-snli``)."""
-    from lyra_resources.settings import HomeLayout
+    from lyra_resources.home import HomeLayout
 
     return HomeLayout(root=Path(home)).models / DEFAULT_SNLI_DIR.name
 

@@ -4,7 +4,6 @@ live academic APIs (every source in ``academic.registry``) when ``sources.live``
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 from collections.abc import AsyncIterator, Sequence
 from itertools import zip_longest
@@ -19,10 +18,10 @@ from lyra_core.papers import PaperRecord
 from lyra_resources.sources.academic import AcademicSource, open_sources
 from lyra_resources.corpus.local_corpus import LocalCorpus, LocalCorpusProvider
 from lyra_resources.dagster_resources import SECTION_CONFIGS, section_config
+from lyra_resources.environment import LIVE_ENV, read_environment
 from lyra_resources.sources.providers import PaperProvider
 from lyra_resources.settings import LyraSettings, SourcesSettings
 
-LIVE_ENV = "LYRA_SOURCES_LIVE"
 OFFLINE_HINT = "pass --corpus PATH or set `corpus` in config/settings.yaml to work from local files"
 
 # Opened corpora are kept per process: reopening means re-reading the cached index from disk.
@@ -40,7 +39,7 @@ class SourcePlan(BaseModel):
 
 def live_mode(sources: SourcesSettings) -> str:
     """``sources.live``, overridden by ``$LYRA_SOURCES_LIVE`` (auto | on | off)."""
-    mode = (os.environ.get(LIVE_ENV) or sources.live).strip().lower()
+    mode = (read_environment().sources_live or sources.live).strip().lower()
     if mode not in ("auto", "on", "off"):
         raise ValueError(f"${LIVE_ENV} must be auto, on or off, not {mode!r}")
     return mode

@@ -20,7 +20,8 @@ from pydantic import BaseModel
 
 from lyra_core.scoring import ScoringRule
 from lyra_resources.schema import PER_TASK_TABLES, STAGE_PREFIX, TABLES
-from lyra_resources.store.lyra_store import Connection, LyraStore, StoreError
+from lyra_resources.store.lyra_store import LyraStore, StoreError
+from lyra_resources.store.sql import Connection
 
 
 class Generation(BaseModel):

@@ -24,7 +24,7 @@ import logging
 import os
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -34,35 +34,27 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from lyra_resources.store import parquet_files
 from lyra_resources.schema import PER_TASK_TABLES, STAGE_PREFIX, STAGING_TABLES, TABLES, TableSpec
-from lyra_resources.settings import HomeLayout, effective_cluster_settings, resolve_home
+from lyra_resources.home import HomeLayout, resolve_home
+from lyra_resources.settings import effective_cluster_settings
+from lyra_resources.store.sql import (
+    POSTGRES_SCHEMA,
+    Connection,
+    create_tables,
+    fetch_rows,
+    is_postgres,
+    sql_literal,
+    swap_rows,
+)
 from lyra_resources.store.locks import STORE_RETRY, StoreBusyError, StoreError  # noqa: F401 (re-exported)
 from lyra_resources.store.task_records import TASK_STATUSES, TaskRecord, task_from_row, utcnow
 
 if TYPE_CHECKING:  # pandas is imported by the calls that read or write data frames, not by every command
     import pandas as pd
 
-# A DuckDB connection, or (store in Postgres) a lyra_resources.store.postgres.PostgresConnection:
-# both answer execute(sql, params) → fetchone/fetchall/df, register/unregister and close.
-Connection = Any
-
-POSTGRES_SCHEMA = "lyra"  # the store's tables in Postgres; Dagster's own keep `public`
-
-
-def is_postgres(conn: Connection) -> bool:
-    """Whether ``conn`` is a session of the Postgres store (its SQL then runs on Postgres)."""
-    return getattr(conn, "is_postgres", False)
-
 log = logging.getLogger(__name__)
 
 _schema_ready: set[str] = set()
 _schema_lock = threading.Lock()
-
-
-def fetch_rows(conn: Connection, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-    """The rows of a query as plain dicts (column name → value): no data frame, no pandas."""
-    cursor = conn.execute(sql, list(params))
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 class LyraStore(BaseModel):
@@ -189,8 +181,8 @@ class LyraStore(BaseModel):
             cols = ", ".join(TABLES[name].column_names)
             views.append(
                 f"CREATE TEMP VIEW {name} AS SELECT {cols} FROM {self.real_table(conn, name)} "
-                f"WHERE task_id <> {_literal(task_id)} UNION ALL SELECT {cols} FROM {STAGE_PREFIX}{name} "
-                f"WHERE run_id = {_literal(run_id)}")
+                f"WHERE task_id <> {sql_literal(task_id)} UNION ALL SELECT {cols} FROM {STAGE_PREFIX}{name} "
+                f"WHERE run_id = {sql_literal(run_id)}")
         conn.execute("; ".join(views))  # one statement list: one round trip to a Postgres server
 
     # -- reads ---------------------------------------------------------------------------------
@@ -242,7 +234,7 @@ class LyraStore(BaseModel):
         def swap(conn: Connection) -> None:
             self.lock_task(conn, task_id)
             for name, (_, frame) in conformed.items():
-                _swap_rows(conn, name, "task_id", task_id, frame)
+                swap_rows(conn, name, "task_id", task_id, frame)
             conn.execute("UPDATE task_generations SET exported_at = NULL WHERE task_id = ? AND state = 'published'",
                          [task_id])
 
@@ -261,7 +253,7 @@ class LyraStore(BaseModel):
         def swap(conn: Connection) -> None:
             self.lock_task(conn, task_id)
             for name, (_, frame) in conformed.items():
-                _swap_rows(conn, STAGE_PREFIX + name, "run_id", run_id, frame.assign(run_id=run_id))
+                swap_rows(conn, STAGE_PREFIX + name, "run_id", run_id, frame.assign(run_id=run_id))
 
         self.transaction(swap)
         return {name: len(frame) for name, (_, frame) in conformed.items()}
@@ -387,42 +379,3 @@ class LyraStore(BaseModel):
         assignments = ", ".join(f"{k} = ?" for k in fields)
         self.transaction(lambda conn: conn.execute(
             f"UPDATE tasks SET {assignments} WHERE id = ?", [*fields.values(), task_id]))
-
-
-def create_tables(conn: Connection, specs: Sequence[TableSpec], *, schema: str = "main",
-                  ddl: Callable[[TableSpec], str] = TableSpec.ddl,
-                  column_type: Callable[[str], str] = lambda contract_type: contract_type) -> None:
-    """Create the tables of ``specs`` the database lacks and add the columns a newer Lyra added to
-    an older database's tables; ``ddl`` and ``column_type`` give the engine's SQL for a table and
-    for a contract type (DuckDB's by default)."""
-    existing: dict[str, set[str]] = {}  # one catalog query, not two statements per table: every command opens the store
-    for name, column in conn.execute("SELECT table_name, column_name FROM information_schema.columns "
-                                     "WHERE table_schema = ?", [schema]).fetchall():
-        existing.setdefault(name, set()).add(column)
-    for spec in specs:
-        if spec.name not in existing:
-            conn.execute(ddl(spec))
-            continue
-        for col in spec.columns:
-            if col.name not in existing[spec.name]:  # a database from an older Lyra
-                col_type = column_type(col.type).replace("PRIMARY KEY", "").strip()
-                conn.execute(f"ALTER TABLE {schema}.{spec.name} ADD COLUMN {col.name} {col_type}")
-
-
-def _swap_rows(conn: Connection, table: str, key: str, value: str, frame: pd.DataFrame) -> None:
-    """Within the caller's transaction: the rows of ``table`` whose ``key`` is ``value`` become ``frame``."""
-    if is_postgres(conn):
-        conn.execute(f"DELETE FROM {table} WHERE {key} = ?", [value])
-        conn.insert_rows(table, frame)
-        return
-    conn.register("incoming_rows", frame)
-    try:
-        conn.execute(f"DELETE FROM {table} WHERE {key} = ?", [value])
-        conn.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_rows")
-    finally:  # after a failed insert the transaction is aborted: the error to report is the insert's
-        with contextlib.suppress(duckdb.TransactionException):
-            conn.unregister("incoming_rows")
-
-
-def _literal(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"

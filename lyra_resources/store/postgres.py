@@ -27,8 +27,7 @@ import psycopg2.extras
 import pyarrow as pa
 
 from lyra_resources.schema import TableSpec
-from lyra_resources.store.lyra_store import POSTGRES_SCHEMA as SCHEMA
-from lyra_resources.store.lyra_store import create_tables
+from lyra_resources.store.sql import POSTGRES_SCHEMA as SCHEMA, create_tables
 from lyra_resources.store.locks import StoreError
 
 # DuckDB type → Postgres type, for the types the table contract uses. Text compares byte by byte

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from dagster import ConfigurableResource
 from pydantic import Field
 
+from lyra_resources.environment import read_environment
 from lyra_resources.web.browser import BrowserSession
 from lyra_resources.settings import BrowserSettings
 
@@ -36,11 +36,10 @@ class WebBrowser(ConfigurableResource):
     doi_resolver: str = "https://doi.org/"
 
     @classmethod
-    def from_settings(cls, cfg: BrowserSettings, env: dict[str, str] | None = None) -> WebBrowser:
+    def from_settings(cls, cfg: BrowserSettings, env: Mapping[str, str] | None = None) -> WebBrowser:
         """From ``config/settings.yaml``; ``$LYRA_BROWSER_SEARCH`` (auto|on|off) wins over the file."""
-        env = os.environ if env is None else env
         values = cfg.model_dump()
-        if override := (env.get("LYRA_BROWSER_SEARCH") or "").strip().lower():
+        if override := (read_environment(env).browser_search or "").strip().lower():
             values["search"] = override
         return cls(**values)
 

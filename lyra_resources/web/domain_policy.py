@@ -9,7 +9,6 @@ and how politely to fetch from it.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from datetime import datetime
 from enum import Enum
@@ -28,11 +27,12 @@ from pydantic import (
     model_validator,
 )
 
-from lyra_resources.settings import CONFIG_DIR
+from lyra_resources.environment import read_environment
+from lyra_resources.home import CONFIG_DIR
 
 log = logging.getLogger(__name__)
 REPO_POLICY = Path(CONFIG_DIR) / "domains.yaml"
-DOMAINS_FILE = Path(os.environ.get("LYRA_DOMAINS", REPO_POLICY))
+DOMAINS_FILE = Path(_named if (_named := read_environment().domains) is not None else REPO_POLICY)
 
 
 class TrustLevel(str, Enum):

@@ -28,7 +28,8 @@ from lyra_assets.execution.runs import (
     prepare_instance_dir,
     task_runs,
 )
-from lyra_resources.settings import ClusterSettings, HomeLayout, SettingsError
+from lyra_resources.home import HomeLayout
+from lyra_resources.settings import ClusterSettings, SettingsError
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import runner
 from lyra_tools.cli import app
@@ -213,7 +214,7 @@ def test_the_daemon_starts_queued_runs_within_the_limits(lyra_home, small_corpus
     from dagster._daemon.run_coordinator.queued_run_coordinator_daemon import QueuedRunCoordinatorDaemon
 
     from lyra_assets.execution.run_queue import submit_task_run
-    from lyra_resources.settings import REPO_ROOT
+    from lyra_resources.home import REPO_ROOT
 
     home = lyra_home  # $LYRA_HOME: the daemon's code server and the runs it starts work on this home too
     use_cluster(lyra_settings, postgres_url, max_concurrent_runs=1, broker=redis_url)  # the store in Postgres too

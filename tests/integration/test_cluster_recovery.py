@@ -23,7 +23,8 @@ from lyra_assets.execution.runs import (
     prepare_instance_dir,
 )
 from lyra_assets.execution.step_workers import celery_config
-from lyra_resources.settings import ClusterSettings, HomeLayout
+from lyra_resources.home import HomeLayout
+from lyra_resources.settings import ClusterSettings
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import runner
 

@@ -30,7 +30,8 @@ from lyra_assets.execution.step_workers import WORKER_CONFIG_MODULE, write_worke
 from lyra_assets.graph import store_lock_waits
 from lyra_assets.learning import nli_rescoring
 from lyra_assets.partitions import TASKS_PARTITION
-from lyra_resources.settings import REPO_ROOT, ClusterSettings, HomeLayout, LyraSettings, SettingsError
+from lyra_resources.home import REPO_ROOT, HomeLayout
+from lyra_resources.settings import ClusterSettings, LyraSettings, SettingsError
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import runner
 from lyra_tools.cli import app

@@ -15,7 +15,7 @@ from mcp import Client, StdioServerParameters
 from fixtures.mcp import call, store_env, text
 from fixtures.tables import snapshot
 
-from lyra_resources.settings import REPO_ROOT
+from lyra_resources.home import REPO_ROOT
 from lyra_tools.mcp_server import build_server, task_run_command
 
 READ_TOOLS = ["get_evidence_summary", "list_claim_topics", "get_claims_by_topic", "get_claim_evidence",

@@ -8,7 +8,7 @@ import ast
 from fixtures.paths import REPO
 
 RESOURCES = REPO / "lyra_resources"
-TOP_MODULES = {"__init__", "dagster_resources", "files", "progress", "settings", "task_input"}
+TOP_MODULES = {"__init__", "dagster_resources", "environment", "files", "home", "progress", "settings", "task_input"}
 GROUPS = {"store", "corpus", "web", "models", "sources", "effective", "schema"}
 DATA = {"model_weights", "__pycache__"}  # shipped weights (package data), not code
 

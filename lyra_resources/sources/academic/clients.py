@@ -12,6 +12,7 @@ from pathlib import Path
 
 import httpx
 
+from lyra_resources.environment import read_environment
 from lyra_resources.sources.academic.base import AcademicSource
 from lyra_resources.sources.academic.cache import HttpCache
 from lyra_resources.sources.academic.policy import UNREACHABLE, ApiClient, HttpPolicy
@@ -20,7 +21,7 @@ from lyra_resources.settings import SourcesSettings
 
 
 def open_sources(cfg: SourcesSettings, cache_root: str | os.PathLike[str] | None,
-                 env: Mapping[str, str] = os.environ,
+                 env: Mapping[str, str] | None = None,
                  transport: httpx.AsyncBaseTransport | None = None) -> list[AcademicSource]:
     """A client for every registered source, in the registry's order; close them with ``aclose()``
     (or ``LiteratureSources.academic``)."""
@@ -47,7 +48,7 @@ def _probe(policy: HttpPolicy) -> str | None:
 
 
 def unreachable_apis(cfg: SourcesSettings, cache_root: str | os.PathLike[str] | None,
-                     env: Mapping[str, str] = os.environ) -> dict[str, str]:
+                     env: Mapping[str, str] | None = None) -> dict[str, str]:
     """API name → why, for each live API that cannot be reached now and has no cached answer to
     replay (a cached re-run works offline, so an API with answers on disk is not counted)."""
     policies = {spec.name: spec.policy(cfg, env) for spec in academic_sources()}

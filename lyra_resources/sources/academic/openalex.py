@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from lyra_core.identifiers import find_arxiv_ids, normalize_arxiv_id, normalize_doi, normalize_pmid
 from lyra_core.papers import PaperRecord
+from lyra_resources.environment import read_environment
 from lyra_resources.sources.academic.base import (
     ApiSource, CitationLink, LinkResult, chunked, parse, parse_items,
 )
@@ -288,11 +289,12 @@ class OpenAlexClient(ApiSource):
         return result
 
 
-def openalex_policy(cfg: SourcesSettings, env: Mapping[str, str] = os.environ) -> HttpPolicy:
-    mailto = (env.get("LYRA_MAILTO") or cfg.mailto).strip()
-    key = env.get("OPENALEX_API_KEY", "").strip()
+def openalex_policy(cfg: SourcesSettings, env: Mapping[str, str] | None = None) -> HttpPolicy:
+    variables = read_environment(env)
+    mailto = (variables.mailto or cfg.mailto).strip()
+    key = (variables.openalex_api_key or "").strip()
     agent = f"lyra/0.1 (mailto:{mailto})" if mailto else HttpPolicy.model_fields["user_agent"].default
-    return HttpPolicy(api="OpenAlex", base_url=env.get("LYRA_OPENALEX_BASE_URL") or cfg.openalex_url,
+    return HttpPolicy(api="OpenAlex", base_url=variables.openalex_base_url or cfg.openalex_url,
                       requests_per_second=cfg.openalex_requests_per_second, user_agent=agent,
                       params={k: v for k, v in (("mailto", mailto), ("api_key", key)) if v}, **shared_limits(cfg))
 

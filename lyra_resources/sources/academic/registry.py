@@ -42,7 +42,7 @@ class AcademicSourceSpec:
     """What Lyra needs to know to open one live academic API."""
 
     name: str  # records' id prefix (``name:id``), cache folder, key of ``records_per_source``
-    policy: Callable[[SourcesSettings, Mapping[str, str]], HttpPolicy]  # (settings section, environment)
+    policy: Callable[[SourcesSettings, Mapping[str, str] | None], HttpPolicy]  # (settings section, environment)
     client: Callable[[ApiClient], AcademicSource]  # its ``name`` must be the spec's
     settings_keys: tuple[str, ...] = ()  # keys of the settings' `sources` section only this source reads
     env_keys: tuple[str, ...] = ()  # environment variables its policy reads

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lyra_core.identifiers import normalize_arxiv_id, normalize_doi, normalize_pmid
 from lyra_core.papers import PaperRecord
+from lyra_resources.environment import read_environment
 from lyra_resources.sources.academic.base import (
     ApiSource, CitationLink, Direction, LinkResult, chunked, parse,
 )
@@ -223,9 +224,10 @@ class SemanticScholarClient(ApiSource):
         return result
 
 
-def s2_policy(cfg: SourcesSettings, env: Mapping[str, str] = os.environ) -> HttpPolicy:
-    key = env.get("S2_API_KEY", "").strip()
-    return HttpPolicy(api="Semantic Scholar", base_url=env.get("LYRA_S2_BASE_URL") or cfg.semantic_scholar_url,
+def s2_policy(cfg: SourcesSettings, env: Mapping[str, str] | None = None) -> HttpPolicy:
+    variables = read_environment(env)
+    key = (variables.s2_api_key or "").strip()
+    return HttpPolicy(api="Semantic Scholar", base_url=variables.s2_base_url or cfg.semantic_scholar_url,
                       requests_per_second=cfg.s2_requests_per_second,
                       headers={"x-api-key": key} if key else {}, **shared_limits(cfg))
 

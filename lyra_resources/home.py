@@ -1,0 +1,81 @@
+"""Where Lyra keeps its files: the repository's configuration folder, and the home directory.
+
+The home directory holds everything a user's runs produce: the DuckDB database, the Parquet
+exports, the Dagster instance (runs, partitions, event logs) and caches. It resolves as
+``--home`` > ``$LYRA_HOME`` > ``./.lyra``, so the CLI and ``dagster dev`` started in the same
+folder share one instance.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from lyra_resources.environment import read_environment
+
+DEFAULT_HOME = ".lyra"
+REPO_ROOT = Path(__file__).resolve().parents[1]
+_config_dir = read_environment().config_dir
+CONFIG_DIR = Path(_config_dir if _config_dir is not None else REPO_ROOT / "config")
+
+
+def resolve_home(home: str | os.PathLike[str] | None = None, *, create: bool = True) -> Path:
+    """The Lyra home directory (absolute), created unless ``create`` is False."""
+    raw = home or read_environment().home or DEFAULT_HOME
+    path = Path(raw).expanduser().resolve()
+    if create:
+        path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+class HomeLayout(BaseModel):
+    """The files under one Lyra home."""
+
+    root: Path
+
+    @property
+    def database(self) -> Path:
+        return self.root / "lyra.duckdb"
+
+    @property
+    def parquet(self) -> Path:
+        return self.root / "parquet"
+
+    @property
+    def dagster_home(self) -> Path:
+        return self.root / "dagster"
+
+    @property
+    def cache(self) -> Path:
+        return self.root / "cache"
+
+    @property
+    def corpora(self) -> Path:
+        """Corpus files an MCP agent may name (``mcp.corpus_roots`` by default)."""
+        return self.root / "corpora"
+
+    @property
+    def models(self) -> Path:
+        """Models trained for this home (the shipped ones stay in the installed package)."""
+        return self.root / "models"
+
+    def report(self, task_id: str) -> Path:
+        """The task's Markdown report (the ``.html`` and ``.svg`` lie beside it)."""
+        return self.root / "reports" / f"{task_id}.md"
+
+    def verify_results(self, task_id: str) -> Path:
+        return self.root / "verify" / f"{task_id}.jsonl"
+
+    def run_log(self, task_id: str) -> Path:
+        """The output of the runs the MCP server started for the task."""
+        return self.root / "logs" / f"{task_id}.log"
+
+    def task_outputs(self, task_id: str) -> list[Path]:
+        """The files a task's runs leave outside the store that exist now: its report, its verify
+        results and its run log."""
+        reports = sorted(self.report(task_id).parent.glob(f"{glob.escape(task_id)}.*"))
+        others = [self.verify_results(task_id), self.run_log(task_id)]
+        return [*reports, *(path for path in others if path.exists())]
