@@ -12,7 +12,6 @@ from pathlib import Path
 
 import httpx
 
-from lyra_resources.environment import read_environment
 from lyra_resources.sources.academic.base import AcademicSource
 from lyra_resources.sources.academic.cache import HttpCache
 from lyra_resources.sources.academic.policy import UNREACHABLE, ApiClient, HttpPolicy

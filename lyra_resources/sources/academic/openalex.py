@@ -12,7 +12,6 @@ tests), ``LYRA_MAILTO`` (OpenAlex's polite pool), ``OPENALEX_API_KEY`` (sent as 
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 from collections.abc import Mapping
 from typing import Any

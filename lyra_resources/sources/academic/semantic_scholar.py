@@ -12,7 +12,6 @@ Environment (wins over ``config/settings.yaml``): ``LYRA_S2_BASE_URL`` (proxies,
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 from collections.abc import Mapping
 from typing import Any
