@@ -117,6 +117,7 @@ class TaskControl:
 
     def _start(self, task: Any) -> CreatedTask:
         from lyra_assets.execution.runs import is_cluster, register_partition
+        from lyra_assets.execution.task_status import record_handover
 
         register_partition(self.dagster_instance(), task.id)
         if self.launcher is None and is_cluster():
@@ -124,9 +125,9 @@ class TaskControl:
             from lyra_assets.execution.run_queue import submit_task_run
 
             run = submit_task_run(self.dagster_instance(), self.store, task)
-            self.store.update_task(task.id, status="queued", last_run_id=run.run_id)
+            record_handover(self.store, task.id, "queued", run.run_id)
             return CreatedTask(task_id=task.id, status="queued", log_path=None, pid=None, run_id=run.run_id)
-        self.store.update_task(task.id, status="queued")
+        record_handover(self.store, task.id, "queued")
         pid, log_path = (self.launcher or spawn_task_run)(task.id, self.root)
         return CreatedTask(task_id=task.id, status="queued", log_path=str(log_path), pid=pid)
 

@@ -39,7 +39,7 @@ from lyra_assets.execution.runs import (
     register_partition,
     task_tags,
 )
-from lyra_assets.execution.task_status import sync_task_status
+from lyra_assets.execution.task_status import record_handover, record_stopped, sync_task_status
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.store.parquet_files import task_folder
 from lyra_resources.home import HomeLayout, resolve_home
@@ -152,7 +152,7 @@ def run_task(
         register_partition(instance, task_id)
         if active_runs(instance, task_id):
             raise RuntimeError(f"task {task_id} already has a run in progress (see `lyra task status {task_id}`)")
-        store.update_task(task_id, status="running", last_run_id=run_id, error=None)
+        record_handover(store, task_id, "running", run_id)
         watcher = _ProgressWatcher(instance, run_id, progress, on_progress)
         watcher.start()
         interrupted = False
@@ -177,7 +177,7 @@ def run_task(
             run = instance.get_run_by_id(run_id)
         status = run.status.value if run else "UNKNOWN"
         if run is None:  # interrupted before Dagster recorded the run
-            store.update_task(task_id, status="stopped", error="stopped by user")
+            record_stopped(store, task_id)
         else:
             sync_task_status(store, instance, task_id)  # the task row says what the run record says
 
@@ -205,7 +205,7 @@ def queue_task(task_id: str, home: str | os.PathLike[str] | None = None,
         if active_runs(instance, task_id):
             raise RuntimeError(f"task {task_id} already has a run in progress (see `lyra task status {task_id}`)")
         run = submit_task_run(instance, store, task)
-    store.update_task(task_id, status="queued", last_run_id=run.run_id, error=None)
+    record_handover(store, task_id, "queued", run.run_id)
     return QueuedRun(task_id=task_id, run_id=run.run_id, status=run.status.value)
 
 
@@ -267,7 +267,7 @@ def stop_task(task_id: str, home: str | os.PathLike[str] | None = None, wait_s: 
                 instance.report_run_canceled(current, message="stopped with `lyra task stop`")
             stopped.append(run.run_id)
     if stopped:
-        store.update_task(task_id, status="stopped", error="stopped by user")
+        record_stopped(store, task_id)
     return stopped
 
 

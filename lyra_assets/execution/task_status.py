@@ -9,11 +9,17 @@ a run killed after it published. Two callers share it:
   30 s: a killed run's task reads ``failed`` and its generation is dropped without anyone asking;
 - the CLI and the MCP server, before they show a task whose row reads running or queued: with no
   daemon (the local profile's ``lyra run``), that is where a killed run is noticed.
+
+Before Dagster has a record of a run there is nothing to map, so the two moments the row changes
+without one are here too: a run handed over (``record_handover``: queued for a detached process or
+the cluster's queue, running in this process) and a run stopped before Dagster recorded it
+(``record_stopped``). No other module writes a task's status.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Literal
 
 from dagster import (
     DagsterEventType,
@@ -77,6 +83,20 @@ def task_row_of(store: LyraStore, instance: DagsterInstance, run: DagsterRun) ->
     if failure is not None:
         return "failed", f"{failure.step}: {failure.message}"
     return "failed", message or f"run {run.run_id} ended {run.status.value}"
+
+
+def record_handover(store: LyraStore, task_id: str, status: Literal["queued", "running"],
+                    run_id: str | None = None) -> None:
+    """The task's row the moment its run is handed over, before Dagster records the run: ``queued``
+    (the cluster's run queue, or a detached process that will start it) or ``running`` (this
+    process runs it now), with the run's id when it is known; ``sync_task_status`` follows from there."""
+    store.update_task(task_id, status=status, error=None, **({"last_run_id": run_id} if run_id else {}))
+
+
+def record_stopped(store: LyraStore, task_id: str) -> None:
+    """The task's row after the user stopped its run (``lyra task stop``, Ctrl-C), whether or not
+    Dagster had recorded the run yet."""
+    store.update_task(task_id, status="stopped", error="stopped by user")
 
 
 def sync_task_status(store: LyraStore, instance: DagsterInstance, task_id: str) -> TaskRecord:
