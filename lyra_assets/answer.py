@@ -4,6 +4,8 @@ import pandas as pd
 from dagster import AssetExecutionContext, MetadataValue, Output, ResourceParam, asset
 
 from lyra_assets import documents, evidence, sources, topics
+from lyra_assets.code_versions import code_version
+from lyra_assets.reuse import reuses_unchanged_rows
 from lyra_assets.claims import claims as claims_asset
 from lyra_assets.metadata import table_metadata
 from lyra_assets.page_text import page_papers, page_texts
@@ -17,6 +19,8 @@ from lyra_core.tasks import TaskOptions
 from lyra_resources.schema import TASK_ANSWER
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store.lyra_store import LyraStore
+
+CODE_VERSION = code_version(__name__)  # changes with this module's logic and every Lyra module it uses
 
 PREVIEW_COLUMNS = ["hypothesis", "verdict", "confidence", "uncertainty", "supporting_papers", "refuting_papers",
                    "papers_judged"]
@@ -80,7 +84,8 @@ def task_passages(fragments: pd.DataFrame, pages: pd.DataFrame, papers: pd.DataF
        ins={"claim_scores": table_input(evidence.claim_scores), "claims": table_input(claims_asset),
             "nli_edges": table_input(evidence.nli_edges), "pages": table_input(documents.pages),
             "fragments": table_input(documents.fragments), "papers": table_input(sources.papers_spec)},
-       deps=[topics.claim_topics], io_manager_key=LYRA_TABLES, code_version="2")
+       deps=[topics.claim_topics], io_manager_key=LYRA_TABLES, code_version=CODE_VERSION)
+@reuses_unchanged_rows()
 def task_answer(context: AssetExecutionContext, claim_scores: pd.DataFrame, claims: pd.DataFrame,
                 nli_edges: pd.DataFrame, pages: pd.DataFrame, fragments: pd.DataFrame, papers: pd.DataFrame,
                 store: ResourceParam[LyraStore], settings: ResourceParam[LyraSettings]) -> Output[pd.DataFrame]:

@@ -25,6 +25,8 @@ from dagster import (
 from pydantic import BaseModel, Field
 
 from lyra_assets import sources
+from lyra_assets.code_versions import code_version
+from lyra_assets.reuse import reuses_unchanged_rows
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_assets.table_io import LYRA_TABLES, table_input
@@ -55,6 +57,8 @@ from lyra_resources.sources.providers import SourceIssue
 from lyra_resources.schema import TABLES
 from lyra_resources.settings import CitationSettings, LyraSettings
 from lyra_resources.store.lyra_store import LyraStore
+
+CODE_VERSION = code_version(__name__)  # changes with this module's logic and every Lyra module it uses
 
 EXPANSION_COLUMNS = TABLES["citation_expansions"].data_columns
 CITATION_PAPER_COLUMNS = TABLES["citation_papers"].data_columns
@@ -197,7 +201,7 @@ def _empty(reason: str) -> tuple[Output, Output]:
 
 citation_expansions_spec = AssetSpec(
     "citation_expansions", group_name="citations", kinds={"duckdb", "parquet"}, deps=[sources.papers_spec],
-    code_version="1",
+    code_version=CODE_VERSION,
     description="""Candidate citations of the task's papers, one row per paper, candidate and direction.
 
 References and citing papers come from Semantic Scholar and OpenAlex; each candidate is scored by
@@ -207,7 +211,7 @@ live sources are off or unreachable.""").with_io_manager_key(LYRA_TABLES)
 
 citation_papers_spec = AssetSpec(
     "citation_papers", group_name="citations", kinds={"duckdb", "parquet"}, deps=[sources.papers_spec],
-    code_version="1",
+    code_version=CODE_VERSION,
     description="""Papers met through citation tracking that are not among the task's papers.
 
 One row per candidate of `citation_expansions`, with the identifiers, title and abstract the APIs
@@ -216,6 +220,7 @@ report; `pages` makes a `citation` page of each selected one with an abstract.""
 
 @multi_asset(specs=[citation_expansions_spec, citation_papers_spec], partitions_def=task_partitions,
              ins={"paper_rows": table_input(sources.papers_spec)})
+@reuses_unchanged_rows()
 def citation_tracking(context: AssetExecutionContext, paper_rows: pd.DataFrame, store: ResourceParam[LyraStore],
                       literature: LiteratureSources, models: LocalModels, llm: OllamaLlm,
                       settings: ResourceParam[LyraSettings]) -> tuple[Output, Output]:

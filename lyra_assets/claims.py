@@ -5,6 +5,8 @@ import pandas as pd
 from dagster import AssetExecutionContext, MetadataValue, Output, ResourceParam, asset
 
 from lyra_assets import documents, ranking
+from lyra_assets.code_versions import code_version
+from lyra_assets.reuse import reuses_unchanged_rows
 from lyra_assets.metadata import table_metadata
 from lyra_assets.page_text import page_papers, page_texts
 from lyra_assets.partitions import task_partitions
@@ -22,6 +24,8 @@ from lyra_resources.models.local_models import LocalModels
 from lyra_resources.schema import CLAIMS
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store.lyra_store import LyraStore
+
+CODE_VERSION = code_version(__name__)  # changes with this module's logic and every Lyra module it uses
 
 LOCAL_EXTRACTOR = "local-rules"
 QUESTION_RULES = "question-rules"
@@ -137,7 +141,8 @@ def claims_frame(task_id: str, merged, statuses: list[str], relevance: np.ndarra
 @asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
        ins={"fragment_ranking": table_input(ranking.fragment_ranking), "fragments": table_input(documents.fragments),
             "pages": table_input(documents.pages)},
-       io_manager_key=LYRA_TABLES, code_version="2")
+       io_manager_key=LYRA_TABLES, code_version=CODE_VERSION)
+@reuses_unchanged_rows()
 def claims(
     context: AssetExecutionContext, fragment_ranking: pd.DataFrame, fragments: pd.DataFrame, pages: pd.DataFrame,
     store: ResourceParam[LyraStore], models: LocalModels, llm: OllamaLlm, settings: ResourceParam[LyraSettings]

@@ -17,6 +17,8 @@ from dagster import (
 )
 
 from lyra_assets import documents, sources
+from lyra_assets.code_versions import code_version
+from lyra_assets.reuse import reuses_unchanged_rows
 from lyra_assets.claims import claims as claims_asset
 from lyra_assets.metadata import table_metadata
 from lyra_assets.page_text import page_papers, page_texts
@@ -43,6 +45,8 @@ from lyra_resources.progress import track
 from lyra_resources.schema import CLAIM_SCORES, NLI_EDGES
 from lyra_resources.settings import EvidenceSettings, LyraSettings
 from lyra_resources.store.lyra_store import LyraStore
+
+CODE_VERSION = code_version(__name__)  # changes with this module's logic and every Lyra module it uses
 
 # Partitioned asset checks are a preview feature of Dagster 1.13; Lyra relies on them knowingly.
 warnings.filterwarnings("ignore", category=PreviewWarning, message=".*partitions_def on an AssetCheckSpec.*")
@@ -142,7 +146,8 @@ def scoped_pairs(task_id: str, options: TaskOptions, scope: pd.DataFrame, pages:
 @asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
        ins={"claims": table_input(claims_asset), "fragments": table_input(documents.fragments),
             "pages": table_input(documents.pages), "claim_scope": table_input(sources.claim_scope_spec)},
-       io_manager_key=LYRA_TABLES, code_version="3")
+       io_manager_key=LYRA_TABLES, code_version=CODE_VERSION)
+@reuses_unchanged_rows()
 def nli_edges(
     context: AssetExecutionContext, claims: pd.DataFrame, fragments: pd.DataFrame, pages: pd.DataFrame,
     claim_scope: pd.DataFrame, store: ResourceParam[LyraStore], models: LocalModels, trust: DomainTrust,
@@ -281,7 +286,8 @@ def scores_frame(claims: pd.DataFrame, edges: pd.DataFrame, use_bayesian: bool,
 
 @asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
        ins={"nli_edges": table_input(nli_edges), "claims": table_input(claims_asset)},
-       io_manager_key=LYRA_TABLES, code_version="1")
+       io_manager_key=LYRA_TABLES, code_version=CODE_VERSION)
+@reuses_unchanged_rows()
 def claim_scores(context: AssetExecutionContext, nli_edges: pd.DataFrame, claims: pd.DataFrame,
                  store: ResourceParam[LyraStore], settings: ResourceParam[LyraSettings]) -> Output[pd.DataFrame]:
     """Bayesian score and verdict of every adopted claim.

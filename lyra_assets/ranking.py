@@ -4,6 +4,8 @@ import pandas as pd
 from dagster import AssetExecutionContext, MetadataValue, Output, ResourceParam, asset
 
 from lyra_assets import documents
+from lyra_assets.code_versions import code_version
+from lyra_assets.reuse import reuses_unchanged_rows
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_assets.table_io import LYRA_TABLES, table_input
@@ -16,6 +18,8 @@ from lyra_resources.schema import FRAGMENT_RANKING
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.models.text_ranking import bm25_scores, rank_texts
+
+CODE_VERSION = code_version(__name__)  # changes with this module's logic and every Lyra module it uses
 
 
 def trust_weights(store: LyraStore, fragments: pd.DataFrame, pages: pd.DataFrame, trust: DomainTrust) -> pd.Series:
@@ -56,7 +60,8 @@ def ranking_frame(scores: dict, fragment_ids: list[str]) -> pd.DataFrame:
 
 @asset(partitions_def=task_partitions, group_name="ranking", kinds={"duckdb", "parquet"},
        ins={"fragments": table_input(documents.fragments), "pages": table_input(documents.pages)},
-       io_manager_key=LYRA_TABLES, code_version="1")
+       io_manager_key=LYRA_TABLES, code_version=CODE_VERSION)
+@reuses_unchanged_rows(reads_corpus=True)
 def fragment_ranking(
     context: AssetExecutionContext, fragments: pd.DataFrame, pages: pd.DataFrame, store: ResourceParam[LyraStore],
     models: LocalModels, literature: LiteratureSources, trust: DomainTrust, settings: ResourceParam[LyraSettings],

@@ -21,6 +21,7 @@ from dagster import (
 )
 from pydantic import BaseModel, Field
 
+from lyra_assets.code_versions import code_version
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_assets.table_io import LYRA_TABLES
@@ -47,6 +48,8 @@ from lyra_resources.store.run_inputs import run_inputs
 from lyra_resources.schema import CLAIM_SCOPE
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store.lyra_store import LyraStore
+
+CODE_VERSION = code_version(__name__)  # changes with this module's logic and every Lyra module it uses
 
 PAPER_PREVIEW = ["search_rank", "title", "year", "doi", "sources"]
 
@@ -139,7 +142,7 @@ def check_outcome(task_id: str, plan: SourcePlan, has_local: bool, got: Collecte
 
 
 papers_spec = AssetSpec(
-    "papers", group_name="sources", kinds={"duckdb", "parquet"}, code_version="1",
+    "papers", group_name="sources", kinds={"duckdb", "parquet"}, code_version=CODE_VERSION,
     description="""Canonical papers found for the task's question, best first.
 
 The local corpus is ranked as `lyra search` ranks it (BM25's candidates and the papers nearest
@@ -151,7 +154,7 @@ APIs they did not come from. `sources` lists every record merged into a row. A l
 fails is recorded in the metadata, not fatal. A verify task takes its claims' own papers.""").with_io_manager_key(LYRA_TABLES)
 
 claim_scope_spec = AssetSpec(
-    "claim_scope", group_name="sources", kinds={"duckdb", "parquet"}, code_version="1",
+    "claim_scope", group_name="sources", kinds={"duckdb", "parquet"}, code_version=CODE_VERSION,
     description="""The papers each claim of a verify task is judged against, one row per claim and paper.
 
 A claim's papers are those it names, else the top `--papers-per-claim` of its own corpus search,

@@ -34,7 +34,10 @@ from dagster import (
 )
 
 from lyra_assets.metadata import task_metadata
+from lyra_assets.reuse import ReusedRows
 from lyra_resources.schema import PER_TASK_TABLES
+from lyra_resources.settings import LyraSettings
+from lyra_resources.store.table_inputs import record_table_inputs
 from lyra_resources.store.lyra_store import LyraStore, StoreError
 
 LYRA_TABLES = "lyra_tables"  # the resource key of the IO manager
@@ -49,26 +52,43 @@ class LyraTableIOManager(IOManager):
     """Writes an asset's DataFrame as the task's rows of its table, and loads a table's task rows
     as an input, both through ``store``."""
 
-    def __init__(self, store: LyraStore) -> None:
+    def __init__(self, store: LyraStore, settings: LyraSettings | None = None) -> None:
         self.store = store
+        self.settings = settings or LyraSettings()  # the run's: what ``lyra_assets.reuse`` compares
         self._held: dict[str, dict[str, pd.DataFrame]] = {}  # step key → the tables it has handed over
+        self._inputs: dict[tuple[str, str], str | None] = {}  # (task, table) → the digest its rows are built from
+
+    def expect_inputs(self, task_id: str, tables: list[str], digest: str | None) -> None:
+        """The rows the step is about to hand over for ``tables`` are built from inputs of ``digest``
+        (``lyra_assets.reuse``): recorded with them once they are written."""
+        for table in tables:
+            self._inputs[(task_id, table)] = digest
 
     def handle_output(self, context: OutputContext, obj: pd.DataFrame) -> None:
         """Replace the task's rows of the asset's table with ``obj`` (staged in a publishing run),
         together with the step's other tables once it has handed over all of them; the
         materialization gets the task's question and the path of its Parquet file."""
         table, task_id = _table(context), _task(context)
+        if isinstance(obj, ReusedRows):  # the standing rows (the generation's copy of them) stay
+            context.add_output_metadata(task_metadata(self.store, task_id, table))
+            return
         if not isinstance(obj, pd.DataFrame):
             raise StoreError(f"asset {context.asset_key.to_user_string()} returned {type(obj).__name__}, "
                              "not the DataFrame of its table's rows")
         outputs = _step_outputs(context)
+        written: list[str] = []
         if len(outputs) == 1:
             self.store.replace_partition(table, task_id, obj)
+            written = [table]
         else:  # a multi-asset's tables: written together when the step has handed over the last one
             held = self._held.setdefault(context.step_key, {})
             held[table] = obj
             if len(held) == len(outputs):
-                self.store.replace_partitions(task_id, self._held.pop(context.step_key))
+                written = list(self._held.pop(context.step_key))
+                self.store.replace_partitions(task_id, {name: held[name] for name in written})
+        digests = {self._inputs.pop((task_id, name), None) for name in written}
+        if written and None not in digests and len(digests) == 1:
+            record_table_inputs(self.store, task_id, context.run_id, written, digests.pop())
         context.add_output_metadata(task_metadata(self.store, task_id, table))
 
     def load_input(self, context: InputContext) -> pd.DataFrame:
@@ -77,13 +97,13 @@ class LyraTableIOManager(IOManager):
         return self.store.read_partition(_table(context), _task(context))
 
 
-@io_manager(required_resource_keys={"store"},
+@io_manager(required_resource_keys={"store", "settings"},
             description="Lyra's per-task tables: an asset's DataFrame becomes the task's rows of its table "
                         "(staged while a run builds the task's next graph), and an input is read from them.")
 def lyra_tables(init_context: InitResourceContext) -> LyraTableIOManager:
     """The IO manager over the run's store: the same ``store`` resource the assets get, so a
     publishing run's generation, opened once when the store is set up, is the one it writes into."""
-    return LyraTableIOManager(init_context.resources.store)
+    return LyraTableIOManager(init_context.resources.store, init_context.resources.settings)
 
 
 def _table(context: InputContext | OutputContext) -> str:

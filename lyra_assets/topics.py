@@ -5,6 +5,8 @@ import pandas as pd
 from dagster import AssetExecutionContext, Output, ResourceParam, asset
 
 from lyra_assets import evidence
+from lyra_assets.code_versions import code_version
+from lyra_assets.reuse import reuses_unchanged_rows
 from lyra_assets.claims import claims as claims_asset
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
@@ -14,6 +16,8 @@ from lyra_resources.models.local_models import LocalModels
 from lyra_resources.schema import CLAIM_TOPICS
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store.lyra_store import LyraStore
+
+CODE_VERSION = code_version(__name__)  # changes with this module's logic and every Lyra module it uses
 
 
 def adopted_claims(claims: pd.DataFrame, claim_scores: pd.DataFrame) -> pd.DataFrame:
@@ -29,7 +33,8 @@ def adopted_claims(claims: pd.DataFrame, claim_scores: pd.DataFrame) -> pd.DataF
 
 @asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
        ins={"claims": table_input(claims_asset), "claim_scores": table_input(evidence.claim_scores)},
-       io_manager_key=LYRA_TABLES, code_version="2")
+       io_manager_key=LYRA_TABLES, code_version=CODE_VERSION)
+@reuses_unchanged_rows()
 def claim_topics(context: AssetExecutionContext, claims: pd.DataFrame, claim_scores: pd.DataFrame,
                  store: ResourceParam[LyraStore], models: LocalModels, settings: ResourceParam[LyraSettings]) -> Output[pd.DataFrame]:
     """Topics of the task's adopted claims, each with a label and its claims.

@@ -8,6 +8,8 @@ import pandas as pd
 from dagster import AssetExecutionContext, MetadataValue, Output, asset
 
 from lyra_assets import documents, evidence
+from lyra_assets.code_versions import code_version
+from lyra_assets.reuse import reuses_unchanged_rows
 from lyra_assets.claims import claims as claims_asset
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
@@ -15,6 +17,8 @@ from lyra_assets.table_io import LYRA_TABLES, table_input
 from lyra_core.verification import JudgedEdge, verify_domains
 from lyra_resources.web.domain_policy import DomainTrust
 from lyra_resources.schema import DOMAIN_VERIFICATION
+
+CODE_VERSION = code_version(__name__)  # changes with this module's logic and every Lyra module it uses
 
 log = logging.getLogger("lyra.verification")
 RESTORE_VIA = "config/domains.yaml user_overrides"
@@ -43,7 +47,8 @@ def judged_edges(edges: pd.DataFrame, claims: pd.DataFrame, fragments: pd.DataFr
 @asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
        ins={"nli_edges": table_input(evidence.nli_edges), "claims": table_input(claims_asset),
             "fragments": table_input(documents.fragments), "pages": table_input(documents.pages)},
-       io_manager_key=LYRA_TABLES, code_version="1")
+       io_manager_key=LYRA_TABLES, code_version=CODE_VERSION)
+@reuses_unchanged_rows()
 def domain_verification(context: AssetExecutionContext, nli_edges: pd.DataFrame, claims: pd.DataFrame,
                         fragments: pd.DataFrame, pages: pd.DataFrame, trust: DomainTrust) -> Output[pd.DataFrame]:
     """Each domain of the task with its trust level before and after verification.

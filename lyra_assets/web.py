@@ -22,6 +22,8 @@ from dagster import (
 )
 
 from lyra_assets import sources
+from lyra_assets.code_versions import code_version
+from lyra_assets.reuse import reuses_unchanged_rows
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_assets.table_io import LYRA_TABLES, table_input
@@ -49,6 +51,8 @@ from lyra_resources.web.crawl import (
     serp_targets,
     web_pages_frame,
 )
+
+CODE_VERSION = code_version(__name__)  # changes with this module's logic and every Lyra module it uses
 
 # -- when the browser runs -------------------------------------------------------------------------
 
@@ -83,7 +87,8 @@ def _unavailable(context: AssetExecutionContext, exc: BrowserUnavailable, mode: 
 # -- search ----------------------------------------------------------------------------------------
 
 @asset(partitions_def=task_partitions, group_name="web", kinds={"duckdb", "parquet"}, io_manager_key=LYRA_TABLES,
-       code_version="1")
+       code_version=CODE_VERSION)
+@reuses_unchanged_rows()
 def serp_results(context: AssetExecutionContext, store: ResourceParam[LyraStore], browser: WebBrowser,
                  trust: DomainTrust, literature: LiteratureSources) -> Output[pd.DataFrame]:
     """Search engine results for the task's question, one row per organic result.
@@ -126,7 +131,7 @@ def serp_results(context: AssetExecutionContext, store: ResourceParam[LyraStore]
 
 web_pages_spec = AssetSpec(
     "web_pages", group_name="web", kinds={"duckdb", "parquet"}, deps=[serp_results, sources.papers_spec],
-    code_version="1",
+    code_version=CODE_VERSION,
     description="""Web pages the browser fetched for the task, one row per page.
 
 The task's search results and the landing pages of papers without an abstract are fetched, and
@@ -136,7 +141,7 @@ went. Landing pages of papers the identifier loop finds are fetched in later rou
 
 identified_papers_spec = AssetSpec(
     "identified_papers", group_name="web", kinds={"duckdb", "parquet"}, deps=[serp_results, sources.papers_spec],
-    code_version="1",
+    code_version=CODE_VERSION,
     description="""Papers found through the identifiers named on the task's web pages and search results.
 
 With live sources on, each DOI, PMID and arXiv id the task did not know is looked up in the
@@ -146,6 +151,7 @@ found it. Empty without live sources.""").with_io_manager_key(LYRA_TABLES)
 
 @multi_asset(specs=[web_pages_spec, identified_papers_spec], partitions_def=task_partitions,
              ins={"serp": table_input(serp_results), "papers": table_input(sources.papers_spec)})
+@reuses_unchanged_rows()
 def web_fetch(context: AssetExecutionContext, serp: pd.DataFrame, papers: pd.DataFrame, store: ResourceParam[LyraStore],
               browser: WebBrowser, trust: DomainTrust, literature: LiteratureSources) -> tuple[Output, Output]:
     """Fetch the task's web pages with the browser and look up the identifiers found on them;

@@ -33,11 +33,11 @@ if TYPE_CHECKING:  # the run machinery (Dagster, the input checks, the readers) 
 app = typer.Typer()
 
 
-def run_with_progress(task: TaskRecord, home: Path | None) -> runner.RunOutcome:
+def run_with_progress(task: TaskRecord, home: Path | None, *, rebuild: bool = False) -> runner.RunOutcome:
     from lyra_tools import progress_view
 
     console.print(f"[bold]{task.id}[/]  {task.query}")
-    return progress_view.run_with_display(task.id, home, console)
+    return progress_view.run_with_display(task.id, home, console, rebuild=rebuild)
 
 
 def queue_and_exit(task: TaskRecord, home: Path | None, then: str = "") -> typer.Exit:

@@ -121,7 +121,8 @@ def task_run(task_id: str, home: HomeOption = None,
     """Re-materialize an existing task (its rows are replaced, feedback is kept); in the cluster
     profile, queue its run and return at once. A task that reads only local files and whose question,
     options, corpus files, settings, code, models and feedback are as they were when its graph was
-    built is not run again (`--force` runs it)."""
+    built is not run again (`--force` runs it, every asset computing its rows again). In a run, an
+    asset whose code and input tables are as they were when its rows were built keeps its rows."""
     from lyra_assets.execution.runs import is_cluster
     from lyra_core.tasks import TaskOptions
     from lyra_resources.store.run_inputs import unchanged_since
@@ -145,7 +146,7 @@ def task_run(task_id: str, home: HomeOption = None,
     if is_cluster():
         raise queue_and_exit(task, home)
     try:
-        outcome = run_with_progress(task, home)
+        outcome = run_with_progress(task, home, rebuild=force)
     except RuntimeError as exc:
         raise fail(str(exc)) from exc
     print_summary(outcome, home)

@@ -50,6 +50,8 @@ def asset_line(item: runner.AssetProgress, notes: str = "") -> str:
     parts = [f"{_MARK[item.state]} {item.asset:<20}"]
     if item.rows is not None:
         parts.append(f"{item.rows} rows")
+    elif item.kept:
+        parts.append("kept (unchanged)")
     if item.seconds is not None:
         parts.append(f"{item.seconds:.1f}s")
     if notes:
@@ -97,7 +99,7 @@ class LiveDisplay:
     def _table(self) -> Table:
         table = Table(box=None, show_header=False, pad_edge=False)
         for item in self._assets.values():
-            rows = f"{item.rows} rows" if item.rows is not None else ""
+            rows = f"{item.rows} rows" if item.rows is not None else "kept (unchanged)" if item.kept else ""
             secs = f"{item.seconds:.1f}s" if item.seconds is not None else ""
             table.add_row(f"[{_STYLE[item.state]}]{_MARK[item.state]} {item.asset}[/]", rows, secs,
                           f"[dim]{self.notes.of(item.asset)}[/]")
@@ -146,18 +148,19 @@ def _display_console(console: Console) -> Iterator[Console]:
                       height=console.height, color_system=console.color_system, highlight=False)
 
 
-def run_with_display(task_id: str, home, console: Console) -> runner.RunOutcome:
-    """Run the task's assets, showing them live on a terminal or line by line elsewhere."""
+def run_with_display(task_id: str, home, console: Console, *, rebuild: bool = False) -> runner.RunOutcome:
+    """Run the task's assets, showing them live on a terminal or line by line elsewhere (``rebuild``:
+    every asset computes its rows, none keeps unchanged ones)."""
     with _display_console(console) as out:
         if out.is_terminal:
             display = LiveDisplay(out)
             with display.live, reporting_to(display.stage):
-                outcome = runner.run_task(task_id, home, on_progress=display.assets)
+                outcome = runner.run_task(task_id, home, on_progress=display.assets, rebuild=rebuild)
                 display.assets(outcome.assets)
             out.print()
             return outcome
         lines = LineDisplay(out)
         with reporting_to(lines.stage):
-            outcome = runner.run_task(task_id, home, on_progress=lines.assets)
+            outcome = runner.run_task(task_id, home, on_progress=lines.assets, rebuild=rebuild)
         lines.assets(outcome.assets)  # anything the watcher had not seen yet
         return outcome

@@ -41,6 +41,7 @@ from lyra_assets.execution.runs import (
 )
 from lyra_assets.execution.task_status import record_handover, record_stopped, sync_task_status
 from lyra_assets.partitions import TASKS_PARTITION
+from lyra_assets.reuse import REBUILD_TAG
 from lyra_resources.store.parquet_files import task_folder
 from lyra_resources.home import HomeLayout, resolve_home
 from lyra_resources.settings import ClusterSettings
@@ -51,6 +52,7 @@ class AssetProgress(BaseModel):
     asset: str
     state: Literal["pending", "running", "done", "failed"] = "pending"
     rows: int | None = None
+    kept: bool = False  # its rows stood: code and inputs as when they were built (``lyra_assets.reuse``)
     seconds: float | None = None
     error: str | None = None
 
@@ -114,6 +116,7 @@ class _ProgressWatcher(threading.Thread):
                 meta = event.event_specific_data.materialization.metadata
                 rows = meta.get("dagster/row_count")
                 item.rows = int(rows.value) if rows is not None else None
+                item.kept = "reused" in meta
                 changed = True
                 continue
             step = event.step_key or ""
@@ -138,8 +141,11 @@ def run_task(
     task_id: str,
     home: str | os.PathLike[str] | None = None,
     on_progress: Callable[[dict[str, AssetProgress]], None] | None = None,
+    *, rebuild: bool = False,
 ) -> RunOutcome:
-    """Materialize every asset of one task; the task row records running → completed/failed/stopped."""
+    """Materialize every asset of one task; the task row records running → completed/failed/stopped.
+    An asset whose code and inputs are those its rows were built from keeps them (``lyra_assets.reuse``)
+    unless ``rebuild``."""
     layout = HomeLayout(root=resolve_home(home))
     store = LyraStore(home=str(layout.root))
     task = store.require_task(task_id)
@@ -159,7 +165,8 @@ def run_task(
         try:
             result = job.execute_in_process(
                 instance=instance, partition_key=task_id, run_id=run_id, raise_on_error=False,
-                tags={**task_tags(task_id, task.query), PID_TAG: str(os.getpid())},
+                tags={**task_tags(task_id, task.query), PID_TAG: str(os.getpid()),
+                      **({REBUILD_TAG: "1"} if rebuild else {})},
                 # Dagster's console logger would interleave with the progress display.
                 run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}},
             )

@@ -36,6 +36,19 @@ TASK_GENERATIONS = table(
     per_task=False,
 )
 
+TABLE_INPUTS = table(
+    "table_inputs",
+    "one row per table a run wrote for a task: the digest of what the rows were built from",
+    """
+    task_id VARCHAR -- the task
+    table_name VARCHAR -- the per-task table the run wrote
+    run_id VARCHAR -- the Dagster run that wrote it
+    inputs_digest VARCHAR -- the digest of the asset's code and of everything it read (its input tables' rows, the question, settings, models, domain policy, feedback; the corpus files for the assets that read them): `lyra_assets.reuse`
+    written_at TIMESTAMP -- when the rows were written (UTC)
+    """,
+    per_task=False,
+)
+
 PAPERS = table(
     "papers",
     "canonical papers found for the task, duplicates across sources merged",

@@ -77,8 +77,12 @@ def open_generation(store: LyraStore, task_id: str, run_id: str, parent_run_id: 
                              [run_id, task_id])
         conn.execute("UPDATE task_generations SET state = CASE WHEN run_id = ? THEN 'superseded' ELSE 'abandoned' END "
                      "WHERE task_id = ? AND state = 'building'", [parent_run_id or "", task_id])
-        conn.execute("INSERT INTO task_generations (run_id, task_id, state, started_at) VALUES (?, ?, 'building', ?)",
-                     [run_id, task_id, _now()])
+        # the generation starts as a copy of the rows it continues, and so does the rule they were scored under
+        # (a run that re-uses the scores, ``lyra_assets.reuse``, keeps it)
+        source = ("run_id = ?", parent_run_id) if continues else ("task_id = ? AND state = 'published'", task_id)
+        conn.execute("INSERT INTO task_generations (run_id, task_id, state, started_at, scoring_rule) "
+                     f"VALUES (?, ?, 'building', ?, (SELECT scoring_rule FROM task_generations WHERE {source[0]} LIMIT 1))",
+                     [run_id, task_id, _now(), source[1]])
         return True
 
     # a step after the publish (the report, in its own process) reads the published tables themselves

@@ -300,6 +300,7 @@ class LyraStore(BaseModel):
                 conn.execute(f"DELETE FROM {table} WHERE task_id = ?", [task_id])
                 conn.execute(f"DELETE FROM {STAGE_PREFIX}{table} WHERE task_id = ?", [task_id])
             conn.execute("DELETE FROM task_generations WHERE task_id = ?", [task_id])
+            conn.execute("DELETE FROM table_inputs WHERE task_id = ?", [task_id])
             conn.execute("DELETE FROM tasks WHERE id = ?", [task_id])
             return removed
 

@@ -3,8 +3,8 @@ published graph was built from would rebuild the same rows, so it can be skipped
 
 The digest covers the task's question and options, the local corpus files it searches (path, size
 and modification time of each), the settings, Lyra's own code and shipped model weights, the models
-under the home (the active verifier version and the configured model folders) and the feedback that
-runs read (feedback events, relevance signals). A task that asks live sources (Semantic Scholar,
+under the home (the active verifier version and the configured model folders), the domain policy
+file and the feedback that runs read (feedback events, relevance signals). A task that asks live sources (Semantic Scholar,
 OpenAlex, the web search) has no digest: their answers can change between runs, so its re-runs
 always run. docs/architecture.md says where this sits in a run.
 """
@@ -26,15 +26,22 @@ from lyra_resources.store.generations import published_generation
 from lyra_resources.home import HomeLayout
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord
+from lyra_resources.web.domain_policy import DOMAINS_FILE
 
 _CODE_PACKAGES = ("lyra_core", "lyra_resources", "lyra_training", "lyra_assets")  # what a run executes
 
 
 class RunInputs(BaseModel):
-    """The digest of a run's inputs, or why there is none."""
+    """The digest of a run's inputs, or why there is none; ``parts`` holds the digest of each kind
+    of input, so an asset can be compared on the ones it reads (``lyra_assets.reuse``)."""
 
     digest: str | None
     reason: str  # what the digest covers, or why the task has none
+    parts: dict[str, str] = {}  # task, settings, code, corpus, models, domains, feedback → its digest
+
+
+def _hexdigest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:32]
 
 
 def _stat_tree(root: Path, digest: Any) -> None:
@@ -79,13 +86,13 @@ def run_inputs(store: LyraStore, task: TaskRecord, settings: LyraSettings, home:
     plan = LiteratureSources.configured(HomeLayout(root=home).cache, settings).plan(list(options.corpus))
     if plan.live:
         return RunInputs(digest=None, reason=f"the task asks live sources ({plan.reason}), whose answers can change")
-    digest = hashlib.sha256()
-    digest.update(json.dumps({"query": task.query, "options": task.options, "settings": settings.model_dump(mode="json"),
-                              "code": code_digest()}, sort_keys=True, default=str).encode())
-    for path in plan.corpus:
-        _stat_tree(Path(os.path.expanduser(path)).resolve(), digest)
-    for path in _model_paths(settings, home):
-        _stat_tree(path.resolve(), digest)
+
+    def stats(paths: list[Path]) -> str:
+        digest = hashlib.sha256()
+        for path in paths:
+            _stat_tree(path.resolve(), digest)
+        return digest.hexdigest()[:32]
+
     with store.connect() as conn:
         state = conn.execute(
             "SELECT (SELECT count(*) FROM feedback_events), (SELECT count(*) FROM relevance_signals), "
@@ -93,9 +100,17 @@ def run_inputs(store: LyraStore, task: TaskRecord, settings: LyraSettings, home:
             # first run records the base row, which must not make its own re-run look changed)
             "(SELECT max(version) FROM nli_model_versions WHERE status = 'active' AND version LIKE '%+lora%')"
         ).fetchone()
-    digest.update(json.dumps([str(v) for v in state]).encode())
-    return RunInputs(digest=digest.hexdigest()[:32],
-                     reason="question, options, corpus files, settings, code, models and feedback")
+    parts = {
+        "task": _hexdigest({"query": task.query, "options": task.options}),
+        "settings": _hexdigest(settings.model_dump(mode="json")),
+        "code": code_digest(),
+        "corpus": stats([Path(os.path.expanduser(path)) for path in plan.corpus]),
+        "models": stats([code_root() / "lyra_resources" / "model_weights", *_model_paths(settings, home)]),
+        "domains": stats([Path(DOMAINS_FILE)]),  # the domain policy: trust weights in ranking and judging
+        "feedback": _hexdigest([str(v) for v in state]),
+    }
+    return RunInputs(digest=_hexdigest(parts), parts=parts,
+                     reason="question, options, corpus files, settings, code, models, domain policy and feedback")
 
 
 class Unchanged(BaseModel):
