@@ -3,30 +3,23 @@
 import json
 import logging
 import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import HTTPServer
 
 import pandas as pd
 import pytest
 
+from fixtures.json_http import JsonHandler
 from lyra_assets.claims import LOCAL_EXTRACTOR, candidates_from
 from lyra_resources.models.llm import ExtractedClaims, LlmError, OllamaLlm
 
 log = logging.getLogger("test")
 
 
-class FakeOllama(BaseHTTPRequestHandler):
+class FakeOllama(JsonHandler):
     """/api/tags lists one model; /api/generate answers from the queue in ``server.answers``."""
 
-    def log_message(self, *args):  # keep test output quiet
-        pass
-
     def _send(self, status, payload):
-        body = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        self.send_json(status, payload)
 
     def do_GET(self):
         if self.path == "/api/tags":
