@@ -19,8 +19,9 @@ from lyra_core.text import index_terms
 # Terms that name one thing: a passage about "deaths" is about "mortality".
 _SAME_THING = [
     "mortality death deaths died die dying survival survive fatal fatality lethal",
+    # an adenoma is a benign precursor, not a cancer: a claim about adenomas is not borne out by cancer risk
     "cancer cancers tumor tumors tumour tumours carcinoma carcinomas neoplasm neoplasms malignancy malignancies "
-    "adenoma adenomas oncology",
+    "oncology",
     "risk risks incidence odds hazard likelihood chance occurrence",
     "glucose glycemia glycaemia glycemic glycaemic hba1c hyperglycemia hyperglycaemia sugar",
     "cardiovascular cardiac heart coronary myocardial",
@@ -38,9 +39,12 @@ for _i, _words in enumerate(_SAME_THING):
     for _term in index_terms(_words):
         _GROUP_OF.setdefault(_term, _i)
 # Terms too general to make a passage about an outcome or exposure on their own.
+# The words of "risk" (incidence, occurrence, odds, hazard …) are as general as it: "incidence of
+# stroke" is about stroke, and a passage on the risk of death is not about it.
 _GENERAL = set(index_terms("risk effect effects level levels rate rates patient patients group groups "
                            "treatment therapy use outcome outcomes increase decrease reduce change "
-                           "significant study trial human people adult adults"))
+                           "significant study trial human people adult adults "
+                           "risks incidence odds hazard likelihood chance occurrence"))
 
 
 MATCH_SHARE = 0.34  # chosen by bench/relevance_gate.py on its tuning side

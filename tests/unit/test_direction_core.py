@@ -417,6 +417,22 @@ def test_a_passage_about_another_kind_of_the_outcome_is_not_about_it(outcome, pa
     assert relevance("obesity aspirin", outcome, passage).outcome_matched == matched
 
 
+@pytest.mark.parametrize("outcome, passage, matched", [
+    # the words of risk name no outcome: the risk of something else is not the claim's outcome
+    ("incidence of stroke", "Aspirin lowered the risk of death (HR 0.80, 0.70-0.92).", False),
+    ("occurrence of advanced adenomas", "Aspirin use was associated with lower risk of colorectal cancer "
+     "(OR 0.69, 0.64-0.74).", False),
+    ("odds of hospital admission", "The hazard of death was lower with aspirin.", False),
+    ("incidence of stroke", "Strokes were fewer with aspirin (HR 0.78).", True),
+    # an adenoma is a precursor, not a cancer: neither stands for the other
+    ("colorectal cancer incidence", "The relative risk of any recurrent adenoma with aspirin was 0.65.", False),
+    ("incidence of colorectal adenomas", "The relative risk of any recurrent adenoma with aspirin was 0.65.", True),
+    ("colorectal cancer incidence", "Aspirin reduced the incidence of colorectal carcinoma.", True),
+])
+def test_an_outcome_is_named_by_what_it_is_not_by_the_words_of_risk(outcome, passage, matched):
+    assert relevance("aspirin", outcome, passage).outcome_matched == matched
+
+
 @pytest.mark.parametrize("passage, matched", [
     # who was studied, not what happened to them
     ("Women with type 2 diabetes had a modestly elevated incidence of breast cancer (HR 1.17), independent of "
