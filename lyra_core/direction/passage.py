@@ -133,6 +133,10 @@ def _names_a_cause(tokens: list[tuple[str, int]], i: int) -> bool:
     return before in _CAUSE_NOUN_BEFORE or after == "of"
 
 
+# "one or more adenomas", "3 or fewer visits": a comparative that bounds a count states no change
+_BOUNDED_COUNT = re.compile(r"(?:\b(?:one|two|three|four|five|six|seven|eight|nine|ten)|\d)\s+or\s+$", re.IGNORECASE)
+
+
 def _outcome_mentions(passage: str, outcome: str) -> list[int]:
     targets = content_words(outcome)
     return [m.start() for m in _WORD.finditer(passage) if content_words(m.group(0)) & targets]
@@ -166,6 +170,8 @@ def _worded_direction(passage: str, exposure: str, outcome: str) -> tuple[str, i
         if any(t.lower() in _NEGATORS for t, _ in tokens[max(0, i - 3):i]):
             continue
         if low in ("cause", "causes") and _names_a_cause(tokens, i):  # "deaths from any cause" states no change
+            continue
+        if _BOUNDED_COUNT.search(passage[max(0, pos - 12):pos]):
             continue
         way = resolve(raw, outcome)
         flipped = _comparator_named_first(passage[pos:pos + 70], exposure)

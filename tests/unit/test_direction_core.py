@@ -400,6 +400,10 @@ def test_an_exposure_listed_beside_the_outcome_is_not_its_effect(passage, side_b
      "omega-3 supplementation", "decreased"),
     ("Admissions were 31% with the COVID-19 vaccine and 22% with placebo (p < 0.01).", "COVID-19 vaccine",
      "increased"),
+    # "one or more", "3 or fewer" bound a count: no change is stated by them
+    ("One or more adenomas were found in 17 percent of patients in the aspirin group.", "aspirin", None),
+    ("Deaths among patients with 3 or fewer visits were recorded for aspirin.", "aspirin", None),
+    ("Patients with 3 or more visits had lower mortality with aspirin.", "aspirin", "decreased"),
 ])
 def test_passage_words_that_look_like_a_direction_or_a_figure_but_are_not(passage, exposure, direction):
     assert read_passage(passage, exposure, "mortality").direction == direction
