@@ -384,7 +384,8 @@ def test_offline_task_never_launches_a_browser(lyra_home, small_corpus, monkeypa
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
         result = materialize(with_upstream_tables(web.serp_results, web.web_fetch), partition_key=task.id, instance=instance,
                              resources={"store": store, "browser": WebBrowser(), "trust": DomainTrust(),
-                                        "literature": literature(lyra_home), LYRA_TABLES: lyra_tables})
+                                        "literature": literature(lyra_home), "settings": LyraSettings(),
+                                        LYRA_TABLES: lyra_tables})
     assert result.success
     for name in ("serp_results", "web_pages"):
         meta = materialization_metadata(result, name)
@@ -406,7 +407,8 @@ def test_browser_on_without_chromium_fails_with_the_install_message(lyra_home, m
                              engine_urls={"duckduckgo": "http://127.0.0.1:9/html/"})
         result = materialize([web.serp_results], partition_key=task.id, instance=instance, raise_on_error=False,
                              resources={"store": store, "browser": browser, "trust": DomainTrust(),
-                                        "literature": literature(lyra_home), LYRA_TABLES: lyra_tables})
+                                        "literature": literature(lyra_home), "settings": LyraSettings(),
+                                        LYRA_TABLES: lyra_tables})
     assert not result.success
     [failure] = [e for e in result.all_events if e.is_step_failure]
     assert "apt-get install chromium" in failure.step_failure_data.error.to_string()
