@@ -20,7 +20,6 @@ import functools
 import hashlib
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -33,7 +32,7 @@ from dagster import (
 )
 
 from lyra_assets.code_versions import code_version
-from lyra_resources.store.run_inputs import RunInputs, run_inputs
+from lyra_resources.store.run_inputs import RunInputs
 from lyra_resources.store.table_inputs import standing_inputs
 
 REBUILD_TAG = "lyra/rebuild"  # "1": every asset of the run computes its rows
@@ -76,7 +75,7 @@ def reuses_unchanged_rows(*, reads_corpus: bool = False) -> Callable:
             except (DagsterInvariantViolationError, AttributeError, DagsterUnknownResourceError):
                 return compute(*args, **kwargs)  # invoked directly, with frames: nothing to compare with
             store, task_id = tables_io.store, context.partition_key
-            world = run_inputs(store, store.require_task(task_id), tables_io.settings, Path(store.home))
+            world = tables_io.outside_inputs(task_id)
             frames = {name: value for name, value in kwargs.items() if isinstance(value, pd.DataFrame)}
             digest = inputs_digest(code, world, frames, reads_corpus=reads_corpus)
             keys = sorted(context.selected_asset_keys, key=lambda key: key.to_user_string())

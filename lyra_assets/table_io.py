@@ -20,6 +20,8 @@ until the step has handed over the last of them, then written in one transaction
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 from dagster import (
     AssetIn,
@@ -37,6 +39,7 @@ from lyra_assets.metadata import task_metadata
 from lyra_assets.reuse import ReusedRows
 from lyra_resources.schema import PER_TASK_TABLES
 from lyra_resources.settings import LyraSettings
+from lyra_resources.store.run_inputs import RunInputs, run_inputs
 from lyra_resources.store.table_inputs import record_table_inputs
 from lyra_resources.store.lyra_store import LyraStore, StoreError
 
@@ -57,6 +60,15 @@ class LyraTableIOManager(IOManager):
         self.settings = settings or LyraSettings()  # the run's: what ``lyra_assets.reuse`` compares
         self._held: dict[str, dict[str, pd.DataFrame]] = {}  # step key → the tables it has handed over
         self._inputs: dict[tuple[str, str], str | None] = {}  # (task, table) → the digest its rows are built from
+        self._outside: dict[str, RunInputs] = {}  # task → what the run reads outside its tables
+
+    def outside_inputs(self, task_id: str) -> RunInputs:
+        """The run's outside inputs for the task (question, settings, corpus files, models, domain
+        policy, feedback: ``run_inputs``), read once per run and task, not once per asset."""
+        if task_id not in self._outside:
+            self._outside[task_id] = run_inputs(self.store, self.store.require_task(task_id), self.settings,
+                                                Path(self.store.home))
+        return self._outside[task_id]
 
     def expect_inputs(self, task_id: str, tables: list[str], digest: str | None) -> None:
         """The rows the step is about to hand over for ``tables`` are built from inputs of ``digest``

@@ -4,9 +4,9 @@ published graph was built from would rebuild the same rows, so it can be skipped
 The digest covers the task's question and options, the local corpus files it searches (path, size
 and modification time of each), the settings, Lyra's own code and shipped model weights, the models
 under the home (the active verifier version and the configured model folders), the domain policy
-file and the feedback that runs read (feedback events, relevance signals). A task that asks live sources (Semantic Scholar,
-OpenAlex, the web search) has no digest: their answers can change between runs, so its re-runs
-always run. docs/architecture.md says where this sits in a run.
+file and the feedback that runs read (feedback events, relevance signals). A task that asks live
+sources (Semantic Scholar, OpenAlex, the web search) has no digest: their answers can change between
+runs, so its re-runs always run. docs/architecture.md says where this sits in a run.
 """
 
 from __future__ import annotations
@@ -62,15 +62,14 @@ def code_root() -> Path:
 
 @functools.cache
 def code_digest() -> str:
-    """Lyra's run code (its source files' bytes) and shipped model weights (size and time): any edit
-    to the logic changes it, whatever an asset's declared ``code_version`` says."""
+    """Lyra's run code (its source files' bytes): any edit to the logic changes it. The shipped model
+    weights count among the models (``run_inputs``' ``models`` part)."""
     digest = hashlib.sha256()
     root = code_root()
     for package in _CODE_PACKAGES:
         for path in sorted((root / package).rglob("*.py")):
             if "__pycache__" not in path.parts:
                 digest.update(f"{path.relative_to(root)}\n".encode() + path.read_bytes())
-    _stat_tree(root / "lyra_resources" / "model_weights", digest)
     return digest.hexdigest()
 
 
