@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from lyra_core.direction.contrast import exposure_named_after_than, named_at_other_level
 from lyra_core.direction.figures import CONTROL_WORDS, EffectFigure, effect_figures, figures_way, p_values
 from lyra_core.direction.lexicon import (
     CHANGE_NOUNS,
@@ -75,9 +76,19 @@ class PassageReading(BaseModel):
     cue: str = ""
     comparator_first: bool = False  # the words name the comparator's arm first ("lower in the placebo group")
     null_stated: bool = False  # words or figures say "no (significant) difference"
+    other_level: str = ""  # the exposure's arm named at its opposite level first ("a low fitness level"): turned round
 
     def figures_text(self) -> str:
         return "; ".join(f.text for f in self.figures[:2])
+
+    def read_text(self) -> str:
+        """What a reason quotes: the figures, else the words the direction was read from, and the
+        exposure's arm where the passage names it at its opposite level."""
+        parts = [self.figures_text(), f"“{self.cue}”" if self.source == "words" and self.cue else ""]
+        shown = "; ".join(p for p in parts if p)
+        if self.other_level:
+            shown += f"{'; ' if shown else ''}said of “{self.other_level}”, turned round"
+        return shown
 
 
 def content_words(text: str) -> set[str]:
@@ -93,17 +104,33 @@ def read_passage(passage: str, exposure: str, outcome: str) -> PassageReading:
     null_stated = bool(null) or any(f.way == "none" for f in figures) or any(v >= 0.05 for _, v in p_values(passage))
     way = figures_way(figures)
     if way is not None:
-        return PassageReading(direction=FROM_WAY[way], source="figures", figures=figures,
-                              cue=figures[0].text if figures else "", null_stated=null_stated)
+        reading = PassageReading(direction=FROM_WAY[way], source="figures", figures=figures,
+                                 cue=figures[0].text if figures else "", null_stated=null_stated)
+        return _other_level_turned(reading, passage, exposure)
     worded = _worded_direction(passage, exposure, outcome)
     if null and (worded is None or null.start() <= worded[1] or _nearer_the_outcome(passage, outcome, null.start(),
                                                                                       worded[1])):
         return PassageReading(direction="no_difference", source="words", figures=figures, cue=null.group(0),
                               null_stated=True)
     if worded is not None:
-        return PassageReading(direction=FROM_WAY[worded[0]], source="words", figures=figures, cue=worded[2],
-                              comparator_first=worded[3], null_stated=null_stated)
+        reading = PassageReading(direction=FROM_WAY[worded[0]], source="words", figures=figures, cue=worded[2],
+                                 comparator_first=worded[3], null_stated=null_stated)
+        return reading if worded[3] else _other_level_turned(reading, passage, exposure)
     return PassageReading(figures=figures, null_stated=null_stated)
+
+
+_TURNED: dict[str, Reported] = {"increased": "decreased", "decreased": "increased"}
+
+
+def _other_level_turned(reading: PassageReading, passage: str, exposure: str) -> PassageReading:
+    """The reading turned round where the passage contrasts the exposure's levels and names the opposite
+    level first ("higher mortality in men with a low fitness level compared with … a high fitness level")."""
+    if reading.direction not in _TURNED:
+        return reading
+    other = named_at_other_level(passage, exposure)
+    if not other:
+        return reading
+    return reading.model_copy(update={"direction": _TURNED[str(reading.direction)], "other_level": other})
 
 
 # "lower in the placebo group than in the X group": the direction word, the comparator's arm, "than"
@@ -174,7 +201,8 @@ def _worded_direction(passage: str, exposure: str, outcome: str) -> tuple[str, i
         if _BOUNDED_COUNT.search(passage[max(0, pos - 12):pos]):
             continue
         way = resolve(raw, outcome)
-        flipped = _comparator_named_first(passage[pos:pos + 70], exposure)
+        flipped = (_comparator_named_first(passage[pos:pos + 70], exposure)
+                   or bool(exposure_named_after_than(passage[max(0, pos - 80):pos], passage[pos + len(word):], exposure)))
         if flipped:
             way = flip(way)  # "lower in the placebo group (than with X)": the exposure's arm is the higher one
         distance = min((abs(pos - m) for m in mentions), default=10_000)
