@@ -29,13 +29,13 @@ _DIFF = re.compile(
     r"\b(?P<label>W?MD|SMD|ARR|A?RD|(?i:mean\s+differences?|(?:absolute\s+)?risk\s+differences?))\b"
     rf"[^0-9\n−–-]{{0,25}}?(?P<value>{_NUM})")
 # The interval right after a figure: "(95% CI 0.64-0.74)", "[0.64, 0.74]", "95% confidence interval, 1.10 to 1.91".
-_INTERVAL = re.compile(rf"^[\s,;:]*(?:[A-Za-zµ/%]{{1,8}}\s*)?[\(\[]?\s*(?:(?:95|90|99)\s*(?:%|percent|per\s+cent)\s*)?(?:CI|confidence\s+intervals?|credible\s+interval|"
+_INTERVAL = re.compile(rf"^[\s,;:]*(?:[A-Za-zµ/%]{{1,8}}\d?\s*)?[\(\[]?\s*(?:(?:95|90|99)\s*(?:%|percent|per\s+cent)\s*)?(?:CI|confidence\s+intervals?|credible\s+interval|"
                        rf"CrI)?(?:\s*[\(\[]\s*CI\s*[\)\]])?\s*[:=,]?\s*[\(\[]?\s*{_RANGE}", re.IGNORECASE)
 _P = re.compile(r"\b[Pp]\s*(?:-?value)?\s*(?P<op>[<>=≤≥]|<\s*=|>\s*=)\s*(?P<value>0?[.·]\d+|\d(?:[.·]\d+)?(?:\s*[×x]\s*10\s*[-−]\s*\d+)?)")
 # An arm's figure carries its unit: a percentage, a mean ± SD, events/total or "events of total" (with
 # its percentage), a count with its percentage ("12 (6%)"), a mean with its SD in brackets ("5.5 [1.6]").
 # A count is compared by its share of its total: 12/200 vs 31/198 is 6 % vs 15.7 %.
-_ARM_VALUE = (r"(?<![\d./])(?P<{name}>[-−–]?\d+(?:[.·]\d+)?)\s*(?:%|±\s*\d+(?:[.·]\d+)?"
+_ARM_VALUE = (r"(?<![\d./‒–])(?<!\d\s[-–‒]\s)(?P<{name}>[-−–]?\d+(?:[.·]\d+)?)\s*(?:%(?:\s*[\(\[][^()\[\]\n]{{1,20}}[\)\]])?|±\s*\d+(?:[.·]\d+)?"
               r"|(?:/|\s(?:out\s+)?of\s)\s*(?P<{name}_total>\d+)(?:\s*\(\d+(?:[.·]\d+)?\s*%\))?"
               r"|\(\s*(?P<{name}_share>\d+(?:[.·]\d+)?)\s*%\s*\)"
               r"|[\(\[]\s*\d+(?:[.·]\d+)?\s*[\)\]])")
@@ -46,7 +46,7 @@ _ARMS = re.compile(
     + _GAP + _ARM_VALUE.format(name="b") + r"(?P<tail>[^.;]{0,60})",
     re.IGNORECASE)
 CONTROL_WORDS = re.compile(r"\b(placebo|control|controls|usual\s+care|sham|vehicle|untreated|standard\s+(?:care|"
-                           r"treatment|therapy)|no\s+treatment|comparison|conventional|non-?users?|unexposed|"
+                           r"treatment|therapy)|no\s+treatment|comparison\s+(?:group|arm)s?|conventional|non-?users?|unexposed|"
                            r"non-?smokers|baseline|wild[- ]type|saline)\b", re.IGNORECASE)
 
 
@@ -69,6 +69,14 @@ class EffectFigure(BaseModel):
 def _number(text: str) -> float:
     text = text.replace("−", "-").replace("–", "-").replace("·", ".").replace(",", ".")
     return float(text)
+
+
+def _window(text: str, start: int, width: int) -> str:
+    """``width`` characters from ``start``, not cut inside a number ("P = 0.34" is not "P = 0")."""
+    end = start + width
+    while end < len(text) and (text[end].isdigit() or text[end] in ".·"):
+        end += 1
+    return text[start:end]
 
 
 def _interval(text: str, start: int) -> tuple[float | None, float | None, int]:
@@ -135,7 +143,7 @@ def _stated(pattern: re.Pattern[str], kind: Literal["ratio", "difference"], refe
         low, high, end = _interval(text, match.end())
         if kind == "ratio" and (not 0 < value < 100 or (low is not None and (low < 0 or high < 0))):
             continue  # not a ratio: "OR" in running text, a count
-        nearby = p_values(text[end:end + 40])
+        nearby = p_values(_window(text, end, 40))
         label = " ".join(match.group("label").split())
         figures.append(EffectFigure(kind=kind, label=label, value=value, low=low, high=high,
                                     p=nearby[0][1] if nearby else None, text=_shown(label, value, low, high),
@@ -155,7 +163,7 @@ def arms(text: str, exposure: str) -> list[EffectFigure]:
     """Two arms' figures ordered exposure → comparator, where the text says which arm is which."""
     figures = []
     for match in _ARMS.finditer(text):
-        significant = _significance(p_values(text[match.end("b"):match.end("b") + 60]))
+        significant = _significance(p_values(_window(text, match.end("b"), 60)))
         a, b = _arm_figure(match, "a"), _arm_figure(match, "b")
         # the words before the first figure, within its clause ("symptom control) was seen in 8.9 % …")
         before = re.split(r"[.;:)]\s", text[max(0, match.start() - 25):match.start()])[-1]
@@ -178,7 +186,7 @@ def arms(text: str, exposure: str) -> list[EffectFigure]:
             way = "none"
         elif significant and mine != theirs:
             way = "up" if mine > theirs else "down"
-        p_text = _p_text(text[match.end("b"):match.end("b") + 60])
+        p_text = _p_text(_window(text, match.end("b"), 60))
         shown = f"{_fmt(mine)} vs {_fmt(theirs)}" + (f", p {p_text}" if p_text else "")
         figures.append(EffectFigure(kind="arms", label="arms", value=mine - theirs, text=shown, way=way))
     return figures

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from lyra_core.direction.contrast import exposure_named_after_than, named_at_other_level
 from lyra_core.direction.figures import CONTROL_WORDS, EffectFigure, effect_figures, figures_way, p_values
+from lyra_core.text import index_terms
 from lyra_core.direction.lexicon import (
     CHANGE_NOUNS,
     CHANGE_VERBS,
@@ -103,6 +104,10 @@ def read_passage(passage: str, exposure: str, outcome: str) -> PassageReading:
     null = NULL_FINDING.search(passage)
     null_stated = bool(null) or any(f.way == "none" for f in figures) or any(v >= 0.05 for _, v in p_values(passage))
     way = figures_way(figures)
+    if way in ("up", "down") and counts_events_of_survival(figures, outcome):
+        worded_way = _worded_direction(passage, exposure, outcome)
+        if worded_way is None or worded_way[0] != way:  # "survival was higher (HR 1.4)": the words say which
+            way = "down" if way == "up" else "up"
     if way is not None:
         reading = PassageReading(direction=FROM_WAY[way], source="figures", figures=figures,
                                  cue=figures[0].text if figures else "", null_stated=null_stated)
@@ -117,6 +122,19 @@ def read_passage(passage: str, exposure: str, outcome: str) -> PassageReading:
                                  comparator_first=worded[3], null_stated=null_stated)
         return reading if worded[3] else _other_level_turned(reading, passage, exposure)
     return PassageReading(figures=figures, null_stated=null_stated)
+
+
+_SURVIVAL = re.compile(r"\b(?:surviv\w*|event-free|disease-free|progression-free|recurrence-free|relapse-free)\b",
+                       re.IGNORECASE)
+_HAZARD = re.compile(r"^(?:[as]?HRs?|HRR|(?:adjusted\s+|pooled\s+)?hazard\s+ratios?)$", re.IGNORECASE)
+
+
+def counts_events_of_survival(figures: list[EffectFigure], outcome: str) -> bool:
+    """Whether the deciding figures are hazard ratios of an outcome named as survival: a hazard ratio
+    counts the events (death, progression), so HR 0.8 for progression-free survival is longer survival."""
+    deciding = [f for f in figures if f.way in ("up", "down")]
+    return bool(deciding and _SURVIVAL.search(outcome) and all(f.kind == "ratio" and _HAZARD.match(f.label)
+                                                                for f in deciding))
 
 
 _TURNED: dict[str, Reported] = {"increased": "decreased", "decreased": "increased"}
@@ -165,8 +183,14 @@ _BOUNDED_COUNT = re.compile(r"(?:\b(?:one|two|three|four|five|six|seven|eight|ni
 
 
 def _outcome_mentions(passage: str, outcome: str) -> list[int]:
+    """Where the passage names the outcome: by its words, else by their stems ("cognition" for cognitive
+    functioning, where the nearest direction word would otherwise be any, "memory impairment" among them)."""
     targets = content_words(outcome)
-    return [m.start() for m in _WORD.finditer(passage) if content_words(m.group(0)) & targets]
+    named = [m.start() for m in _WORD.finditer(passage) if content_words(m.group(0)) & targets]
+    if named:
+        return named
+    stems = set(index_terms(" ".join(targets)))
+    return [m.start() for m in _WORD.finditer(passage) if set(index_terms(m.group(0))) & stems]
 
 
 def _nearer_the_outcome(passage: str, outcome: str, null_at: int, word_at: int) -> bool:

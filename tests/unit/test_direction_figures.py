@@ -97,3 +97,19 @@ def test_a_descriptive_figure_states_no_direction():
     reading = read_passage("Influenza vaccination coverage among health workers was 45% in 2015.",
                            "influenza vaccination", "influenza hospitalisations")
     assert reading.direction is None and reading.figures == [] and reading.read_text() == ""
+
+
+def test_a_hazard_ratio_of_a_survival_outcome_counts_its_events():
+    passage = ("There was a significant improvement in progression-free survival with erlotinib (unadjusted HR 0.83, "
+               "95% CI 0.71–0.97, p=0.019).")
+    reading = read_passage(passage, "erlotinib", "progression-free survival")
+    assert reading.direction == "increased" and reading.figures_text() == "HR 0.83, 0.71–0.97"
+    assert read_passage(passage.replace("progression-free survival", "mortality"), "erlotinib",
+                        "mortality").direction == "decreased"
+
+
+def test_words_of_improvement_are_read_where_the_passage_names_the_outcome_by_another_form():
+    passage = ("In this study of adults with subjective memory impairment, a 6-month program of physical activity "
+               "provided a modest improvement in cognition over an 18-month follow-up period.")
+    reading = read_passage(passage, "Six months of physical activity", "cognitive functioning")
+    assert reading.direction == "increased" and reading.read_text() == "“improvement”"
