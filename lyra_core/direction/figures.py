@@ -173,11 +173,15 @@ def arms(text: str, exposure: str) -> list[EffectFigure]:
         link = re.search(r"\b(?:vs\.?|versus|compared\s+(?:with|to)|and)\s", between, re.IGNORECASE)
         split = link.start() if link else len(between)
         order = _mention_order(text[:match.start()], exposure)
+        cut = tail.lower().find("respectively")
+        labels = _two_labels(tail[:cut]) if cut >= 0 else ("", "")
+        if order is None and labels[1].strip():  # "12 % and 20 % in the X and Y groups, respectively"
+            order = _exposure_first(*labels, exposure)
+        if order is None and cut >= 0 and not tail[:cut].strip(" ,;()"):  # "for the X and Y groups was 13.8 and 17.5 respectively"
+            clause = re.split(r"[.;]\s", text[max(0, match.start() - 80):match.start()])[-1]
+            order = _exposure_first(*_two_labels(re.sub(r"\s+(?:was|were|had|of)\s*$", "", clause.strip())), exposure)
         if order is None:
             order = _exposure_first(before + between[:split], between[split:] + " " + tail[:40], exposure)
-        cut = tail.lower().find("respectively")
-        if order is None and cut >= 0:  # "12 % and 20 % in the X and Y groups, respectively"
-            order = _exposure_first(*_two_labels(tail[:cut]), exposure)
         if order is None:
             continue
         mine, theirs = (a, b) if order else (b, a)
@@ -206,12 +210,13 @@ def _arm_figure(match: re.Match[str], name: str) -> float:
 def _mention_order(before: str, exposure: str) -> bool | None:
     """"Y was shorter in the X group than in the control group (73 ± 16 vs 83 ± 20 h)": figures in
     parentheses after a clause that names both arms follow the order the clause named them in."""
-    if not before.rstrip().endswith("("):
+    opened = _OPENED.search(before)  # "(", "(response ", "(as treated: "
+    if opened is None:
         return None
-    clause = re.split(r"[.;]\s|\)", before.rstrip()[:-1])[-1].lower()
+    clause = re.split(r"[.;]\s|\)", before[:opened.start()])[-1].lower()
     control = CONTROL_WORDS.search(clause)
-    words = {w for w in re.findall(r"[a-z][a-z0-9-]{2,}", exposure.lower())} - _GENERIC_ARM_WORDS
-    named = [m.start() for m in re.finditer(r"[a-z][a-z0-9-]{2,}", clause) if m.group(0) in words]
+    words = _arm_words(exposure) - _GENERIC_ARM_WORDS
+    named = [m.start() for m in _ARM_WORD.finditer(clause) if _arm_words(m.group(0)) & words]
     named += [m.start() for m in _TREATED_ARM.finditer(clause)]
     named.sort()
     if control is None or not named:
@@ -224,7 +229,16 @@ def _mention_order(before: str, exposure: str) -> bool | None:
     return None
 
 
-_TREATED_ARM = re.compile(r"\b(?:active|intervention|treated|treatment|experimental|study)\s+(?:group|arm)s?\b")
+_TREATED_ARM = re.compile(r"\b(?:active|intervention|treated|treatment|experimental|study)\s+(?:group|arm|cluster|"
+                          r"participant|patient|subject)s?\b")
+_OPENED = re.compile(r"\(\s*(?:[A-Za-z-]+\s*){0,2}[:=]?\s*$")
+# a word of an arm's name, and the parts of a hyphenated one ("morphine-induced" names morphine)
+_ARM_WORD = re.compile(r"[a-z][a-z0-9]{2,}(?:-[a-z0-9]+)*|(?<=-)[a-z][a-z0-9]{2,}")
+
+
+def _arm_words(text: str) -> set[str]:
+    words = set(_ARM_WORD.findall(text.lower()))
+    return words | {part for w in words for part in w.split("-") if len(part) > 2}
 _GENERIC_ARM_WORDS = {"group", "groups", "arm", "the", "and", "with", "patients", "treatment", "therapy", "plus"}
 
 
@@ -242,9 +256,8 @@ def _exposure_first(first: str, second: str, exposure: str) -> bool | None:
         return True
     if first_control and not second_control:
         return False
-    words = {w for w in re.findall(r"[a-z][a-z0-9-]{2,}", exposure.lower())}
-    in_first = bool(words & set(re.findall(r"[a-z][a-z0-9-]{2,}", first.lower())))
-    in_second = bool(words & set(re.findall(r"[a-z][a-z0-9-]{2,}", second.lower())))
+    words = _arm_words(exposure) - _GENERIC_ARM_WORDS
+    in_first, in_second = bool(words & _arm_words(first)), bool(words & _arm_words(second))
     if in_first != in_second:
         return in_first
     return None

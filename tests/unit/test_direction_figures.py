@@ -113,3 +113,18 @@ def test_words_of_improvement_are_read_where_the_passage_names_the_outcome_by_an
                "provided a modest improvement in cognition over an 18-month follow-up period.")
     reading = read_passage(passage, "Six months of physical activity", "cognitive functioning")
     assert reading.direction == "increased" and reading.read_text() == "“improvement”"
+
+
+@pytest.mark.parametrize("text, exposure, shown", [
+    ("A significantly higher proportion of home deliveries were attended by health workers in the intervention "
+     "clusters than in the control clusters (14% vs 1%; p<0·0001).", "community health worker training", "14 vs 1"),
+    ("Morphine-induced postconditioning reduced postoperative peak cTnI release as compared to the control group "
+     "(0.57 ± 0.15 versus 0.75 ± 0.20 ng/mL, p<0.0001).", "morphine", "0.57 vs 0.75"),
+    ("The average hospitalization for the study group and control group was 13.8 (8.1) and 17.5 (14.5) "
+     "respectively (p value <0.001).", "osteopathic manipulative treatment", "13.8 vs 17.5"),
+    ("Grade 3 or 4 diarrhoea was more common with erlotinib than placebo (8% [28 of 334] vs 1% [four of 313], "
+     "p=0·0001).", "erlotinib", "8 vs 1"),
+])
+def test_which_arm_a_figure_belongs_to_is_read_from_the_clause_that_names_them(text, exposure, shown):
+    figures = effect_figures(text, exposure)
+    assert figures and figures[0].text.startswith(shown + ",")
