@@ -85,7 +85,10 @@ class PassageReading(BaseModel):
     def read_text(self) -> str:
         """What a reason quotes: the figures, else the words the direction was read from, and the
         exposure's arm where the passage names it at its opposite level."""
-        parts = [self.figures_text(), f"“{self.cue}”" if self.source == "words" and self.cue else ""]
+        words = f"“{self.cue}”" if self.source == "words" and self.cue else ""
+        if words and self.comparator_first:  # "higher in the placebo group than …": a lower one with the exposure
+            words += " said of the comparator's arm"
+        parts = [self.figures_text(), words]
         shown = "; ".join(p for p in parts if p)
         if self.other_level:
             shown += f"{'; ' if shown else ''}said of “{self.other_level}”, turned round"

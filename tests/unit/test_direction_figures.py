@@ -93,6 +93,12 @@ def test_a_reason_names_the_figure_or_the_words_it_read():
     assert verdict.relation == "SUPPORTS" and "(p = 0.008; “lower”)" in verdict.reason
 
 
+def test_a_reason_says_when_the_word_it_quotes_was_said_of_the_comparator():
+    passage = "Compared with placebo, the placebo group had a higher rate of migraine attacks than the topiramate group."
+    reading = read_passage(passage, "Topiramate", "frequency of migraine attacks")
+    assert reading.direction == "decreased" and reading.read_text() == "“higher” said of the comparator's arm"
+
+
 def test_a_descriptive_figure_states_no_direction():
     reading = read_passage("Influenza vaccination coverage among health workers was 45% in 2015.",
                            "influenza vaccination", "influenza hospitalisations")
