@@ -135,6 +135,8 @@ NULL_FINDING = re.compile(
     r"superior|inferior|better|worse|lower|higher|evidence)\b"
     r"|\b(did|does|do|was|were|is|are)\s*(not|n't)\s+((?:appear|seem)\s+to\s+)?(significantly\s+|statistically\s+|substantially\s+)*"
     r"(differ|change|affect|alter|influence|modify|improve|reduce|increase|decrease|lower|raise|vary|predict)\b"
+    r"|\b(?:not|no|n't)\s+(?!only\b)(?:[a-z]+\s+){0,2}?(?:more|less|greater|fewer|larger|smaller|longer|shorter|higher|"
+    r"lower|better|worse)\b(?=[^.;]{0,60}?\bthan\s+(?!\d))"  # "did not gain more weight than", "no greater than"
     r"|\b(similar|comparable|unchanged|unaffected|equivalent|non-significant|nonsignificant|insignificant)\b"
     r"|\bn\.?s\.?(?=[\s,;).])"
     r"|\bfailed\s+to\s+(show|demonstrate|reach|find|detect|improve|reduce|increase|achieve)\b",

@@ -14,7 +14,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from lyra_core.direction.contrast import exposure_named_after_than, named_at_other_level
 from lyra_core.direction.figures import CONTROL_WORDS, EffectFigure, effect_figures, figures_way, p_values
+from lyra_core.text import index_terms
 from lyra_core.direction.lexicon import (
     CHANGE_NOUNS,
     CHANGE_VERBS,
@@ -75,9 +77,22 @@ class PassageReading(BaseModel):
     cue: str = ""
     comparator_first: bool = False  # the words name the comparator's arm first ("lower in the placebo group")
     null_stated: bool = False  # words or figures say "no (significant) difference"
+    other_level: str = ""  # the exposure's arm named at its opposite level first ("a low fitness level"): turned round
 
     def figures_text(self) -> str:
         return "; ".join(f.text for f in self.figures[:2])
+
+    def read_text(self) -> str:
+        """What a reason quotes: the figures, else the words the direction was read from, and the
+        exposure's arm where the passage names it at its opposite level."""
+        words = f"“{self.cue}”" if self.source == "words" and self.cue else ""
+        if words and self.comparator_first:  # "higher in the placebo group than …": a lower one with the exposure
+            words += " said of the comparator's arm"
+        parts = [self.figures_text(), words]
+        shown = "; ".join(p for p in parts if p)
+        if self.other_level:
+            shown += f"{'; ' if shown else ''}said of “{self.other_level}”, turned round"
+        return shown
 
 
 def content_words(text: str) -> set[str]:
@@ -92,18 +107,51 @@ def read_passage(passage: str, exposure: str, outcome: str) -> PassageReading:
     null = NULL_FINDING.search(passage)
     null_stated = bool(null) or any(f.way == "none" for f in figures) or any(v >= 0.05 for _, v in p_values(passage))
     way = figures_way(figures)
+    if way in ("up", "down") and counts_events_of_survival(figures, outcome):
+        worded_way = _worded_direction(passage, exposure, outcome)
+        if worded_way is None or worded_way[0] != way:  # "survival was higher (HR 1.4)": the words say which
+            way = "down" if way == "up" else "up"
     if way is not None:
-        return PassageReading(direction=FROM_WAY[way], source="figures", figures=figures,
-                              cue=figures[0].text if figures else "", null_stated=null_stated)
+        reading = PassageReading(direction=FROM_WAY[way], source="figures", figures=figures,
+                                 cue=figures[0].text if figures else "", null_stated=null_stated)
+        return _other_level_turned(reading, passage, exposure)
     worded = _worded_direction(passage, exposure, outcome)
     if null and (worded is None or null.start() <= worded[1] or _nearer_the_outcome(passage, outcome, null.start(),
                                                                                       worded[1])):
         return PassageReading(direction="no_difference", source="words", figures=figures, cue=null.group(0),
                               null_stated=True)
     if worded is not None:
-        return PassageReading(direction=FROM_WAY[worded[0]], source="words", figures=figures, cue=worded[2],
-                              comparator_first=worded[3], null_stated=null_stated)
+        reading = PassageReading(direction=FROM_WAY[worded[0]], source="words", figures=figures, cue=worded[2],
+                                 comparator_first=worded[3], null_stated=null_stated)
+        return reading if worded[3] else _other_level_turned(reading, passage, exposure)
     return PassageReading(figures=figures, null_stated=null_stated)
+
+
+_SURVIVAL = re.compile(r"\b(?:surviv\w*|event-free|disease-free|progression-free|recurrence-free|relapse-free)\b",
+                       re.IGNORECASE)
+_HAZARD = re.compile(r"^(?:[as]?HRs?|HRR|(?:adjusted\s+|pooled\s+)?hazard\s+ratios?)$", re.IGNORECASE)
+
+
+def counts_events_of_survival(figures: list[EffectFigure], outcome: str) -> bool:
+    """Whether the deciding figures are hazard ratios of an outcome named as survival: a hazard ratio
+    counts the events (death, progression), so HR 0.8 for progression-free survival is longer survival."""
+    deciding = [f for f in figures if f.way in ("up", "down")]
+    return bool(deciding and _SURVIVAL.search(outcome) and all(f.kind == "ratio" and _HAZARD.match(f.label)
+                                                                for f in deciding))
+
+
+_TURNED: dict[str, Reported] = {"increased": "decreased", "decreased": "increased"}
+
+
+def _other_level_turned(reading: PassageReading, passage: str, exposure: str) -> PassageReading:
+    """The reading turned round where the passage contrasts the exposure's levels and names the opposite
+    level first ("higher mortality in men with a low fitness level compared with … a high fitness level")."""
+    if reading.direction not in _TURNED:
+        return reading
+    other = named_at_other_level(passage, exposure)
+    if not other:
+        return reading
+    return reading.model_copy(update={"direction": _TURNED[str(reading.direction)], "other_level": other})
 
 
 # "lower in the placebo group than in the X group": the direction word, the comparator's arm, "than"
@@ -138,8 +186,14 @@ _BOUNDED_COUNT = re.compile(r"(?:\b(?:one|two|three|four|five|six|seven|eight|ni
 
 
 def _outcome_mentions(passage: str, outcome: str) -> list[int]:
+    """Where the passage names the outcome: by its words, else by their stems ("cognition" for cognitive
+    functioning, where the nearest direction word would otherwise be any, "memory impairment" among them)."""
     targets = content_words(outcome)
-    return [m.start() for m in _WORD.finditer(passage) if content_words(m.group(0)) & targets]
+    named = [m.start() for m in _WORD.finditer(passage) if content_words(m.group(0)) & targets]
+    if named:
+        return named
+    stems = set(index_terms(" ".join(targets)))
+    return [m.start() for m in _WORD.finditer(passage) if set(index_terms(m.group(0))) & stems]
 
 
 def _nearer_the_outcome(passage: str, outcome: str, null_at: int, word_at: int) -> bool:
@@ -174,7 +228,8 @@ def _worded_direction(passage: str, exposure: str, outcome: str) -> tuple[str, i
         if _BOUNDED_COUNT.search(passage[max(0, pos - 12):pos]):
             continue
         way = resolve(raw, outcome)
-        flipped = _comparator_named_first(passage[pos:pos + 70], exposure)
+        flipped = (_comparator_named_first(passage[pos:pos + 70], exposure)
+                   or bool(exposure_named_after_than(passage[max(0, pos - 80):pos], passage[pos + len(word):], exposure)))
         if flipped:
             way = flip(way)  # "lower in the placebo group (than with X)": the exposure's arm is the higher one
         distance = min((abs(pos - m) for m in mentions), default=10_000)

@@ -136,7 +136,8 @@ def judge(frame: ClaimFrame, probs: dict[str, float], reading: PassageReading, a
         reported = f"reports {said} with {exposure_named_as or frame.exposure}"
         if direction in _OPPOSITE:
             reported += f" ({_SAID[direction]} {frame.outcome} with {frame.exposure})"
-    reason = (f"{reported}{f' ({figures})' if figures else ''}; the claim says {frame.says()} → {relation.lower()}")
+    shown = reading.read_text()  # the figures, else the words the direction was read from
+    reason = (f"{reported}{f' ({shown})' if shown else ''}; the claim says {frame.says()} → {relation.lower()}")
     return DirectionJudgement(relation=relation, p_supports=round(p_supports, 4), p_refutes=round(p_refutes, 4),
                               p_neutral=round(p_neutral, 4), passage_direction=direction, reason=reason,
                               direction_stated=reading.source != "none", **base)

@@ -40,7 +40,7 @@ def _fmt(value: float) -> str:
 
 
 def _figure_text(figure: EffectFigure) -> str:
-    if figure.kind == "arms":
+    if figure.kind in ("arms", "p_value"):
         return figure.text
     shown = f"{figure.label} {_fmt(figure.value)}"
     if figure.low is not None and figure.high is not None:
