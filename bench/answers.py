@@ -22,11 +22,13 @@ question read as an open question).
 
     .venv/bin/python -m bench.answers [--pubmedqa 30] [--scifact 30] [--home DIR] \\
         [--scifact-nli DIR --scifact-fold 0] [--compare-gates] [--compare-judges] \\
-        [--previous DETAILS.jsonl]
+        [--compare-unstated] [--previous DETAILS.jsonl]
 
 ``--compare-gates`` runs every question twice in the same run: with the evidence gates of
 ``nli_edges`` (findings only, far fragments neutral) and without them; ``--compare-judges`` runs
-it again with the direction judge off (the cross-encoder judges every claim, as before it shipped).
+it again with the direction judge off (the cross-encoder judges every claim, as before it shipped);
+``--compare-unstated`` again with the cross-encoder judging a passage whose words and figures state
+no direction (``evidence.unstated_direction: cross-encoder``).
 ``--previous`` prints a previous round's rows (its ``details.jsonl``) beside this round's, and this
 round's again on the questions both rounds asked (a fixed seed draws a larger round's first questions
 as a smaller one drew them).
@@ -167,15 +169,19 @@ def outcome(expected: str, answer: dict) -> str:
     return "nothing here" if answer.get("not_addressed") else "undecided"
 
 
-def settings_file(work: Path, name: str, nli: str | None, gates: bool, direction: str = "") -> Path:
+def settings_file(work: Path, name: str, nli: str | None, gates: bool, direction: str = "",
+                  unstated: str = "") -> Path:
     """The project's settings with the judge and the evidence gates of one method (``direction``:
-    the direction reader's folder, "" for the shipped one, or "off": the cross-encoder judges all)."""
+    the direction reader's folder, "" for the shipped one, or "off": the cross-encoder judges all;
+    ``unstated``: who judges a passage whose words and figures state no direction, "" as configured)."""
     from lyra_resources.home import CONFIG_DIR
 
     data = yaml.safe_load((CONFIG_DIR / "settings.yaml").read_text()) or {}
     data.setdefault("models", {})["direction"] = direction
     if nli:
         data.setdefault("models", {})["nli"] = str(Path(nli).resolve())
+    if unstated:
+        data.setdefault("evidence", {})["unstated_direction"] = unstated
     if not gates:  # every fragment is evidence and no edge is neutral for being far from the claim
         data.setdefault("evidence", {}).update({"min_finding": 0.0, "min_similarity": -1.0})
     path = work / f"settings_{name}.yaml"
@@ -193,6 +199,9 @@ def main() -> None:
                         help="also run every question with the evidence gates off (min_finding 0, min_similarity -1)")
     parser.add_argument("--compare-judges", action="store_true",
                         help="also run every question with the direction judge off (the cross-encoder judges every claim)")
+    parser.add_argument("--compare-unstated", action="store_true",
+                        help="also run every question with the cross-encoder judging passages whose words and figures "
+                             "state no direction (the rule before the direction reader alone decided there)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--home", default=None)
     parser.add_argument("--resume", action="store_true", help="keep the answers details.jsonl already holds")
@@ -204,21 +213,24 @@ def main() -> None:
     work = home / "bench" / "answers"
     work.mkdir(parents=True, exist_ok=True)
     env = os.environ | {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    methods = [("gates on", True, "")] + ([("gates off", False, "")] if args.compare_gates else []) + (
-        [("direction off", True, "off")] if args.compare_judges else [])
+    methods = [("gates on", True, "", "")] + ([("gates off", False, "", "")] if args.compare_gates else []) + (
+        [("direction off", True, "off", "")] if args.compare_judges else []) + (
+        [("unstated: CE", True, "", "cross-encoder")] if args.compare_unstated else [])
     runs = []
     if args.pubmedqa:
         pqa, pqa_corpus = pubmedqa_questions(args.pubmedqa, args.seed, work)
-        for method, gates, direction in methods:
-            path = settings_file(work, f"pubmedqa_{gates}_{direction or 'shipped'}", None, gates, direction)
+        for method, gates, direction, unstated in methods:
+            path = settings_file(work, f"pubmedqa_{gates}_{direction or 'shipped'}_{unstated or 'set'}", None, gates,
+                                 direction, unstated)
             runs.append((pqa, pqa_corpus, env | {"LYRA_SETTINGS": str(path)}, "shipped verifier", method))
     if args.scifact:
         fold = args.scifact_fold if args.scifact_nli else None
         sf, sf_corpus = scifact_questions(args.scifact, args.seed, fold)
         judge = f"fold-{fold} verifier (claims unseen)" if args.scifact_nli else \
             "shipped verifier — SEEN IN TRAINING, optimistic"
-        for method, gates, direction in methods:
-            path = settings_file(work, f"scifact_{gates}_{direction or 'shipped'}", args.scifact_nli, gates, direction)
+        for method, gates, direction, unstated in methods:
+            path = settings_file(work, f"scifact_{gates}_{direction or 'shipped'}_{unstated or 'set'}", args.scifact_nli,
+                                 gates, direction, unstated)
             runs.append((sf, sf_corpus, env | {"LYRA_SETTINGS": str(path)}, judge, method))
     details = work / "details.jsonl"
     key = lambda q: (q["set"], str(q["id"]), q["judge"], q["method"])  # noqa: E731
@@ -247,7 +259,7 @@ def main() -> None:
     print(f"{'set':<9} {'judge':<34} {'method':<13} {'n':>3} {'right':>6} {'wrong dir':>10} {'undecided':>10} "
           f"{'nothing here':>13} {'s/task':>7}")
     for name in ("PubMedQA", "SciFact"):
-        for method, _, _ in methods:
+        for method, *_ in methods:
             rows = [q for q in questions if q["set"] == name and q["method"] == method]
             if not rows:
                 continue

@@ -6,7 +6,8 @@ side in one run on the same evidence:
   its figures here are in-sample: an optimistic baseline.
 - *direction judge*: the claim's exposure, outcome and direction read by rule, the passage's figures,
   the direction reader (never trained on SciFact) and the exposure/outcome gate
-  (``lyra_resources.models.direction_judge``), as ``nli_edges`` uses them.
+  (``lyra_resources.models.direction_judge``), as ``nli_edges`` uses them; twice, with the two rules
+  for a passage whose words and figures state no direction (``evidence.unstated_direction``).
 
 Evidence as in ``bench.verification``: *retrieved*, the claim's 8 most similar two-sentence windows
 among its 10 best BM25 papers; *oracle*, every window of the papers it cites. A claim's verdict is
@@ -25,7 +26,8 @@ from bench.common import require_data
 from bench.verification import VERDICT_TO_LABEL, build_eval_set, report
 from lyra_core.direction.claim_frame import read_claim
 from lyra_core.scoring import Evidence, ScoringRule, score_claim
-from lyra_resources.models.direction_judge import DirectionJudge
+from bench.judge_abstracts import THRESHOLDS, at_threshold, cached
+from lyra_resources.models.direction_judge import READER_ALONE_MIN, direction_reader, judge_triples
 from lyra_resources.models.inference import nli_model, set_threads
 from lyra_resources.home import resolve_home
 
@@ -76,19 +78,30 @@ def main() -> None:
     print(f"SciFact train claims with a direction: {len(claims)} of the train set "
           f"({sum(g == 'SUPPORT' for g in gold.values())} SUPPORT, "
           f"{sum(g == 'CONTRADICT' for g in gold.values())} CONTRADICT, {sum(g == 'NEI' for g in gold.values())} NEI)")
-    judge, verifier = DirectionJudge(), nli_model()
+    verifier = nli_model()
+    read, answered = cached(direction_reader().predict, {}), {}
+    nli = cached(verifier.predict, answered)
     for mode in ("retrieved", "oracle") if args.evidence == "both" else ("oracle",):
         items = [(c["id"], c["claim"], f["text"], f["doc"]) for c in claims for f in c[mode]]
         crossed = verifier.predict([(text, claim) for _, claim, text, _ in items])
-        directed = judge.judge_pairs([(claim, text, papers.get(doc, "")) for _, claim, text, doc in items])
+        answered.update({(text, claim): p.model_dump() for (_, claim, text, _), p in zip(items, crossed, strict=True)})
+        triples = [(claim, text, papers.get(doc, "")) for _, claim, text, doc in items]
         by_cross: dict[int, list] = {c["id"]: [] for c in claims}
-        by_direction: dict[int, list] = {c["id"]: [] for c in claims}
-        for (cid, _, _, doc), cross, direct in zip(items, crossed, directed, strict=True):
+        for (cid, _, _, doc), cross in zip(items, crossed, strict=True):
             by_cross[cid].append((cross.relation, cross.confidence, doc))
-            by_direction[cid].append((direct.relation, direct.confidence, doc))
         print(f"{mode} evidence ({len(items)} pairs)")
         report("cross-encoder (in-sample)", gold, {c: _verdict(e) for c, e in by_cross.items()})
-        report("direction judge", gold, {c: _verdict(e) for c, e in by_direction.items()})
+        # where no word or figure states a direction: the cross-encoder (the older rule) or the reader alone
+        before = judge_triples(triples, read, nli, "cross-encoder")
+        extremes = [judge_triples(triples, read, nli, "reader", t) for t in (0.0, 1.01)]
+        rules = [("no direction stated: cross-encoder", before)] + [
+            (f"no direction stated: reader ≥ {t:.2f}{' (shipped)' if t == READER_ALONE_MIN else ''}",
+             at_threshold(*extremes, t)) for t in THRESHOLDS]
+        for name, judged in rules:
+            by_direction: dict[int, list] = {c["id"]: [] for c in claims}
+            for (cid, _, _, doc), direct in zip(items, judged, strict=True):
+                by_direction[cid].append((direct.relation, direct.confidence, doc))
+            report(name, gold, {c: _verdict(e) for c, e in by_direction.items()})
 
 
 if __name__ == "__main__":

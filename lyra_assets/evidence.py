@@ -201,7 +201,8 @@ def nli_edges(
                for ci, fi, _ in flat]
     designs: dict[int, dict] = {}  # per fragment: its paper's design and size, read once for all its claims
     judged = judge_triples(triples, read=lambda pairs: judge_pairs(store, reader, pairs, context.log, "direction"),
-                           nli=lambda pairs: judge_pairs(store, nli, pairs, context.log)) if reader else \
+                           nli=lambda pairs: judge_pairs(store, nli, pairs, context.log),
+                           unstated=cfg.unstated_direction, reader_min=cfg.reader_alone_min) if reader else \
         [EdgeJudgement.from_cross_encoder(NLI_RELATION[r["label"]], r["probs"], "models.direction is off")
          for r in judge_pairs(store, nli, [(t[1], t[0]) for t in triples], context.log)]
     rows = []

@@ -101,6 +101,12 @@ class EvidenceSettings(SettingsSection):
                                "needs to be evidence: background, aims and methods neither support nor refute")
     min_similarity: float = Field(0.5, ge=-1, le=1, description="cosine between claim and fragment below which an "
                                   "edge is NEUTRAL whatever the judge says: text about something else decides nothing")
+    unstated_direction: Literal["reader", "cross-encoder"] = Field(
+        "reader", description="who judges a passage about an effect claim's exposure and outcome whose words and "
+                              "figures state no direction: the direction reader when it reads one with at least "
+                              "reader_alone_min (else the passage casts no vote), or the cross-encoder (by overlap)")
+    reader_alone_min: float = Field(0.0, ge=0, le=1.01, description="the direction reader's probability for the "
+                                    "direction it reads that lets it decide alone (unstated_direction: reader)")
     verify_max_fragments: int = Field(120, ge=1, description="fragments of the papers a verify claim names "
                                       "judged against it (all of them, up to this)")
     verify_top_k: int = Field(8, ge=1, description="fragments judged against a verify claim whose papers its "

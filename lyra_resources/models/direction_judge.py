@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cached_property
+from typing import Literal
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -47,6 +48,7 @@ class EdgeJudgement(BaseModel):
     exposure_matched: bool | None = None
     outcome_matched: bool | None = None
     reason: str = ""
+    reader_probability: float | None = None  # where no word or figure states a direction: the reader's, for its reading
 
     @property
     def confidence(self) -> float:
@@ -104,15 +106,44 @@ def direction_reader(path: str | Path = DEFAULT_DIRECTION_DIR) -> DirectionReade
 
 UNDIRECTED = "the claim states no direction of an effect"
 UNSTATED = "the passage states no direction in words or figures"
+NOT_READ = "no direction read in words, figures or by the reader: not counted"
+# Where no word or figure states a direction, who decides (docs/direction.md): the direction reader when it
+# reads one with at least READER_ALONE_MIN (chosen on Evidence Inference validation prompts,
+# bench.judge_abstracts), else nobody; "cross-encoder" is the older rule (it decides by overlap).
+UnstatedRule = Literal["reader", "cross-encoder"]
+READER_ALONE_MIN = 0.0
+_READ_AS = {"increased": "an increase", "decreased": "a decrease", "no_difference": "no difference"}
 
 ReaderPredict = Callable[[list[tuple[str, str]]], list[dict]]
 NliPredict = Callable[[list[tuple[str, str]]], list[dict]]
 
 
-def judge_triples(triples: list[tuple[str, str, str]], read: ReaderPredict, nli: NliPredict) -> list[EdgeJudgement]:
+def unstated_judgement(verdict: DirectionJudgement, reader_probs: dict[str, float],
+                       reader_min: float) -> EdgeJudgement:
+    """The edge of a passage about the claim's exposure and outcome whose words and figures state no
+    direction: the direction reader's verdict where it reads a direction with at least ``reader_min``
+    (a "no difference" no word states still counts half, ``passage_distribution``), else no vote:
+    overlap alone decides no effect."""
+    read_as = max(_READ_AS, key=lambda k: reader_probs.get(k, 0.0))
+    p = reader_probs.get(read_as, 0.0)
+    if p >= reader_min:
+        edge = EdgeJudgement.from_direction(verdict)
+        return edge.model_copy(update={"reason": f"the direction reader reads {_READ_AS[read_as]} ({p:.2f}); "
+                                                 f"{verdict.reason}", "reader_probability": p})
+    return EdgeJudgement(relation="NEUTRAL", p_supports=0.0, p_refutes=0.0, p_neutral=1.0, judged_by=DIRECTION,
+                         claim_direction=verdict.claim_direction, passage_direction=None,
+                         effect_figures=verdict.figures, exposure_matched=verdict.exposure_matched,
+                         outcome_matched=verdict.outcome_matched, reader_probability=p,
+                         reason=f"{NOT_READ} (the reader: {_READ_AS[read_as]}, {p:.2f})")
+
+
+def judge_triples(triples: list[tuple[str, str, str]], read: ReaderPredict, nli: NliPredict,
+                  unstated: UnstatedRule = "reader", reader_min: float = READER_ALONE_MIN) -> list[EdgeJudgement]:
     """Judgements of (claim, passage, paper text) triples: ``read`` gives the direction reader's
     results for (passage, question) pairs and ``nli`` the cross-encoder's for (passage, claim)
-    pairs, each as ``{"label", "confidence", "probs"}`` (so callers may serve them from a cache)."""
+    pairs, each as ``{"label", "confidence", "probs"}`` (so callers may serve them from a cache).
+    ``unstated`` says who judges a passage about the claim's exposure and outcome whose words and
+    figures state no direction: the reader above ``reader_min`` (else no vote), or the cross-encoder."""
     frames = {claim: read_claim(claim) for claim in {t[0] for t in triples}}
     directional = [i for i, (claim, _, _) in enumerate(triples) if frames[claim].directional]
     others = {i: UNDIRECTED for i in range(len(triples)) if not frames[triples[i][0]].directional}
@@ -125,9 +156,11 @@ def judge_triples(triples: list[tuple[str, str, str]], read: ReaderPredict, nli:
         verdict = judge_passage(frames[claim], passage, paper, result["probs"])
         if verdict.passage_direction is not None and not verdict.direction_stated:
             # about the claim's exposure and outcome, but no word or figure states a direction: the reader,
-            # trained on trial findings, guesses there (measured on SciFact train folds 0-2,
-            # bench.direction_verdicts); the cross-encoder judges such a passage
-            others[i] = UNSTATED
+            # trained on trial findings, often guesses there, and the cross-encoder decides by overlap
+            if unstated == "reader":
+                out[i] = unstated_judgement(verdict, result["probs"], reader_min)
+            else:
+                others[i] = UNSTATED
             continue
         out[i] = EdgeJudgement.from_direction(verdict)
     order = sorted(others)
@@ -142,13 +175,15 @@ def judge_triples(triples: list[tuple[str, str, str]], read: ReaderPredict, nli:
 class DirectionJudge:
     """The judge with its models loaded and no cache: ``lyra verify``'s and the benches' entry."""
 
-    def __init__(self, reader_path: str | Path = DEFAULT_DIRECTION_DIR, nli_path: str | Path | None = None):
+    def __init__(self, reader_path: str | Path = DEFAULT_DIRECTION_DIR, nli_path: str | Path | None = None,
+                 unstated: UnstatedRule = "reader", reader_min: float = READER_ALONE_MIN):
         self.reader = direction_reader(reader_path)
         self.nli = nli_model(nli_path) if nli_path else nli_model()
+        self.unstated, self.reader_min = unstated, reader_min
 
     def judge_pairs(self, triples: list[tuple[str, str, str]]) -> list[EdgeJudgement]:
         def as_dicts(predictions: list[ReaderPrediction] | list[NliPrediction]) -> list[dict]:
             return [p.model_dump() for p in predictions]
 
         return judge_triples(triples, lambda pairs: as_dicts(self.reader.predict(pairs)),
-                             lambda pairs: as_dicts(self.nli.predict(pairs)))
+                             lambda pairs: as_dicts(self.nli.predict(pairs)), self.unstated, self.reader_min)

@@ -205,7 +205,7 @@ def test_a_null_no_word_or_figure_states_does_not_refute():
     assert _verdict("Aspirin reduces the risk of colorectal cancer.", stated, NULL).relation == "REFUTES"
 
 
-def test_a_passage_that_states_no_direction_goes_to_the_cross_encoder():
+def test_a_passage_that_states_no_direction_goes_to_the_cross_encoder_under_the_older_rule():
     from lyra_resources.models.direction_judge import UNSTATED, judge_triples
 
     claim = "Urokinase receptor signalling increases proteinuria in podocytes."
@@ -219,12 +219,30 @@ def test_a_passage_that_states_no_direction_goes_to_the_cross_encoder():
     asked: list = []
     judged = judge_triples([(claim, stated, ""), (claim, unstated, ""), (claim, off_topic, "")],
                            read=lambda pairs: [reader] * len(pairs),
-                           nli=lambda pairs: asked.extend(pairs) or [cross] * len(pairs))
+                           nli=lambda pairs: asked.extend(pairs) or [cross] * len(pairs), unstated="cross-encoder")
     assert judged[0].judged_by == "direction"  # the words state it: the direction judge decides
     assert judged[1].judged_by == "cross-encoder" and judged[1].relation == "SUPPORTS"
     assert judged[1].reason.startswith(UNSTATED)
     assert judged[2].judged_by == "direction" and judged[2].relation == "NEUTRAL"  # the gate still stands
     assert asked == [(unstated, claim)]
+
+
+@pytest.mark.parametrize("reader_min, relation, reason", [
+    (0.8, "REFUTES", "the direction reader reads a decrease (0.90); reports lower proteinuria"),
+    (0.95, "NEUTRAL", "no direction read in words, figures or by the reader: not counted (the reader: a decrease, 0.90)"),
+])
+def test_a_passage_that_states_no_direction_votes_only_as_the_reader_reads_it(reader_min, relation, reason):
+    from lyra_resources.models.direction_judge import judge_triples
+
+    claim = "Urokinase receptor signalling increases proteinuria in podocytes."
+    unstated = "Here we show that urokinase receptor signalling in podocytes leads to proteinuria."
+    reader = {"label": "decreased", "confidence": 0.9,
+              "probs": {"increased": 0.03, "decreased": 0.9, "no_difference": 0.04, "unrelated": 0.03}}
+    asked: list = []
+    [edge] = judge_triples([(claim, unstated, "")], read=lambda pairs: [reader] * len(pairs),
+                           nli=lambda pairs: asked.extend(pairs) or [], reader_min=reader_min)
+    assert edge.judged_by == "direction" and edge.relation == relation and edge.reason.startswith(reason)
+    assert asked == []  # overlap decides nothing here
 
 
 WINDOW = ("During the intervention, adverse events did not differ between aspirin and placebo groups. "
