@@ -107,7 +107,8 @@ def task_answer(context: AssetExecutionContext, claim_scores: pd.DataFrame, clai
             **table_metadata(empty, PREVIEW_COLUMNS),
             "answer": MetadataValue.text("no question: a verify task")})
     hypothesis = claims.loc[claims["origin"] == HYPOTHESIS, ["claim_id", "text"]].head(1).merge(
-        claim_scores[["claim_id", "verdict", "confidence", "uncertainty", "controversy", "alpha", "beta"]],
+        claim_scores[["claim_id", "verdict", "confidence", "uncertainty", "controversy", "alpha", "beta", "certainty",
+                      "certainty_reasons"]],
         on="claim_id", how="left")
     parsed = to_hypothesis(task.query)
     lines: list[str]
@@ -130,12 +131,14 @@ def task_answer(context: AssetExecutionContext, claim_scores: pd.DataFrame, clai
         verdict = h["verdict"] if isinstance(h["verdict"], str) else "unverified"
         row = {"hypothesis": h["text"], "origin": HYPOTHESIS, "verdict": verdict, "question_reading": parsed.reading,
                **{k: float(h[k]) if pd.notna(h[k]) else None for k in ("confidence", "uncertainty", "controversy")},
+               **{k: h[k] if isinstance(h[k], str) else None for k in ("certainty", "certainty_reasons")},
                **votes.model_dump(include={"supporting_papers", "refuting_papers", "papers_judged",
                                            "strongest_support_edge", "strongest_refute_edge"})}
         alpha, beta = (float(h[k]) if pd.notna(h[k]) else None for k in ("alpha", "beta"))
         row["not_addressed"] = not_addressed_line(h["text"], *task_passages(fragments, pages, papers, nli_edges,
                                                                              h["claim_id"]))
-        lines = [answer_line(verdict, row["confidence"], row["uncertainty"], votes, alpha=alpha, beta=beta),
+        lines = [answer_line(verdict, row["confidence"], row["uncertainty"], votes, alpha=alpha, beta=beta,
+                             certainty=row["certainty"], certainty_reasons=row["certainty_reasons"]),
                  *([row["not_addressed"]] if row["not_addressed"] else []),
                  f"Hypothesis ({reading_note(parsed.reading)}): {h['text']}"]
         lines += [f"- for: {t}" for t in _titles(papers, pages, votes.supporting_paper_ids[:5])]

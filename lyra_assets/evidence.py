@@ -1,6 +1,7 @@
 """The `nli_edges` asset (fragment → claim judgements) and the `claim_scores` asset (Bayesian scores of claims)."""
 
 import warnings
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -31,7 +32,7 @@ from lyra_core.direction.relevance import relevance
 from lyra_core.evidence import edge_id_for, select_pairs, select_scoped_pairs, with_addressing
 from lyra_core.evidence_facts import design_columns
 from lyra_core.hypothesis import HYPOTHESIS
-from lyra_core.scoring import RELATIONS, VERDICTS, Evidence, ScoringRule, determine_verdict, score_claim
+from lyra_core.scoring import RELATIONS, VERDICTS, Evidence, ScoringRule, determine_verdict, evidence_of, score_claim
 from lyra_core.tasks import TaskOptions
 from lyra_resources.models.claim_roles import claim_role_model
 from lyra_resources.models.content_cache import cached_judgements
@@ -275,9 +276,8 @@ def scores_frame(claims: pd.DataFrame, edges: pd.DataFrame, use_bayesian: bool,
                  rule: ScoringRule | None = None) -> pd.DataFrame:
     """One score per adopted claim, from its edges alone (a claim with none keeps the prior)."""
     by_claim: dict[str, list[Evidence]] = {}
-    for edge in edges.itertuples(index=False):
-        by_claim.setdefault(edge.claim_id, []).append(
-            Evidence(relation=edge.relation, nli_confidence=edge.nli_confidence, page_id=edge.page_id))
+    for edge in edges.to_dict("records"):
+        by_claim.setdefault(edge["claim_id"], []).append(evidence_of(edge))
     rule = rule or ScoringRule()
     method = "bayesian" if use_bayesian else "legacy"
     rows = [{"claim_id": cid, **score_claim(by_claim.get(cid, []), use_bayesian, rule).model_dump(), "method": method}
@@ -312,6 +312,12 @@ def claim_scores(context: AssetExecutionContext, nli_edges: pd.DataFrame, claims
     })
 
 
+def _well_supported_allowed(score: Any) -> tuple[bool, ...]:
+    """Whether a stored score's certainty could allow ``well_supported``: only at moderate or high
+    certainty, and then not always (one study, overlap alone; lyra_core.certainty)."""
+    return (True, False) if score.certainty in ("high", "moderate") else (False,)
+
+
 @asset_check(asset=claim_scores, blocking=True, partitions_def=task_partitions,
              description="Scores lie in [0, 1] and every verdict follows from confidence and controversy.")
 def claim_scores_are_consistent(context: AssetCheckExecutionContext, store: ResourceParam[LyraStore]) -> AssetCheckResult:
@@ -319,8 +325,8 @@ def claim_scores_are_consistent(context: AssetCheckExecutionContext, store: Reso
     out_of_range = int(sum(((frame[c] < 0) | (frame[c] > 1)).sum() for c in ("confidence", "uncertainty", "controversy")))
     # stored figures are rounded to 3 decimals; the verdict was decided on the exact ones
     wrong_verdicts = int(sum(
-        r.verdict not in {determine_verdict(r.confidence + dc, r.controversy + dk)
-                          for dc in (-5e-4, 0, 5e-4) for dk in (-5e-4, 0, 5e-4)}
+        r.verdict not in {determine_verdict(r.confidence + dc, r.controversy + dk, allowed)
+                          for dc in (-5e-4, 0, 5e-4) for dk in (-5e-4, 0, 5e-4) for allowed in _well_supported_allowed(r)}
         for r in frame.itertuples(index=False)))
     return AssetCheckResult(passed=out_of_range == 0 and wrong_verdicts == 0,
                             metadata={"out_of_range": out_of_range, "inconsistent_verdicts": wrong_verdicts})

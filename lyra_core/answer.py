@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from lyra_core.certainty import certainty_words
 from lyra_core.evidence_facts import designs_text
 from lyra_core.scoring import REFUTES, SUPPORTS, UNDECIDED, strongest_votes, undecided_because
 
@@ -74,6 +75,11 @@ def votes_text(supporting: int, refuting: int, below_threshold: int, noun: str =
     return text + (f" ({below_threshold} more below the vote threshold)" if below_threshold else "")
 
 
+def verdict_words(verdict: str) -> str:
+    """A verdict as people read it: ``well_supported`` is "well supported", ``likely_false`` "likely false"."""
+    return verdict.replace("_", " ")
+
+
 def undecided_note(verdict: str | None, alpha: float | None, beta: float | None) -> str:
     """Why an undecided verdict does not decide, in words ("" for a verdict that decides)."""
     if verdict not in UNDECIDED:
@@ -85,22 +91,26 @@ def undecided_note(verdict: str | None, alpha: float | None, beta: float | None)
 
 def answer_line(verdict: str | None, confidence: float | None, uncertainty: float | None,
                 votes: PaperVotes | None, open_claims: int | None = None,
-                alpha: float | None = None, beta: float | None = None) -> str:
+                alpha: float | None = None, beta: float | None = None,
+                certainty: str | None = None, certainty_reasons: str | None = None) -> str:
     """The one line every view of a task starts with, e.g.
     ``Answer: supported (0.78 ± 0.09) — 6 papers for, 1 against, 23 judged — designs: 1
     meta-analysis and 2 RCTs for; 1 cohort study against``: the voting papers' designs where
     their edges state them (:func:`lyra_core.evidence_facts.designs_text`); an undecided verdict
-    says why, given the score's ``alpha`` and ``beta`` (:func:`undecided_note`)."""
+    says why, given the score's ``alpha`` and ``beta`` (:func:`undecided_note`); a verdict that
+    decides says how certain its side's evidence is (lyra_core.certainty), e.g. ``low certainty
+    (observational studies only; one study)``."""
     if verdict is None:
         shown = f"{open_claims} most relevant claims follow" if open_claims else "no adopted claim bears on it yet"
         return f"Answer: open question (no yes/no hypothesis to judge) — {shown}"
     votes = votes or PaperVotes()
     note = undecided_note(verdict, alpha, beta)
     designs = designs_text(votes.supporting_designs, votes.refuting_designs)
-    return (f"Answer: {verdict} ({confidence or 0:.2f} ± {uncertainty or 0:.2f}) — "
+    graded = "" if verdict in UNDECIDED else certainty_words(certainty, certainty_reasons)
+    return (f"Answer: {verdict_words(verdict)} ({confidence or 0:.2f} ± {uncertainty or 0:.2f}) — "
             + votes_text(votes.supporting_papers, votes.refuting_papers, votes.papers_below_threshold, "paper")
             + f", {votes.papers_judged} judged" + (f" — designs: {designs}" if designs else "")
-            + (f" — {note}" if note else ""))
+            + (f" — {note}" if note else "") + (f" — {graded}" if graded else ""))
 
 
 class AnswerPaper(BaseModel):
@@ -129,6 +139,10 @@ class AnswerView(BaseModel):
     confidence: float | None = None
     uncertainty: float | None = None
     controversy: float | None = None
+    # how far the votes on the verdict's side can be trusted (lyra_core.certainty): high | moderate |
+    # low | very_low, and what lowered it; None for an open question or an answer stored before
+    certainty: str | None = None
+    certainty_reasons: str | None = None
     supporting_papers: int = 0
     refuting_papers: int = 0
     papers_judged: int = 0

@@ -24,6 +24,7 @@ from lyra_core.scoring import (
     Evidence,
     ScoringRule,
     VoteCounts,
+    evidence_of,
     score_claim,
     vote_counts,
 )
@@ -354,9 +355,7 @@ def _evidence_by_claim(edges: Iterable[Mapping[str, Any]], claim_ids: Iterable[s
     by_claim: dict[str, list[Evidence]] = {cid: [] for cid in claim_ids}
     for edge in edges:
         if edge["claim_id"] in by_claim:
-            page = edge.get("page_id")
-            by_claim[edge["claim_id"]].append(Evidence(relation=edge["relation"], nli_confidence=float(edge["nli_confidence"]),
-                                                       page_id=page if isinstance(page, str) else None))
+            by_claim[edge["claim_id"]].append(evidence_of(edge))
     return by_claim
 
 

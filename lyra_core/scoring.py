@@ -14,11 +14,13 @@ Two aggregations decide what a vote is:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Mapping
 
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field
+
+from lyra_core.certainty import Certainty, Vote, grade
 
 SUPPORTS, REFUTES, NEUTRAL = "SUPPORTS", "REFUTES", "NEUTRAL"
 RELATIONS = (SUPPORTS, REFUTES, NEUTRAL)
@@ -49,11 +51,38 @@ class ScoringRule(BaseModel):
 
 
 class Evidence(BaseModel):
-    """What the score needs of one edge: its relation, NLI confidence and source page."""
+    """What the score needs of one edge: its relation, NLI confidence and source page, and for the
+    certainty of the verdict (lyra_core.certainty) its paper's design and size and how it was read."""
 
     relation: str
     nli_confidence: float
     page_id: str | None = None
+    study_design: str | None = None
+    sample_size: int | None = None
+    judged_by: str | None = None
+    human: bool = False  # a person reviewed the edge (its relation is theirs)
+
+
+def _present(value: Any) -> bool:
+    """Whether a cell holds a value: not None, NaN or pandas' NA (whose comparison cannot be a bool)."""
+    if value is None:
+        return False
+    try:
+        return bool(value == value)
+    except TypeError:
+        return False
+
+
+def evidence_of(edge: Mapping[str, Any]) -> Evidence:
+    """An edge row (a dict of `nli_edges` columns, effective or not) as the score reads it."""
+    def text(key: str) -> str | None:
+        value = edge.get(key)
+        return value if isinstance(value, str) else None
+
+    size, human = edge.get("sample_size"), edge.get("human_reviewed")
+    return Evidence(relation=edge["relation"], nli_confidence=float(edge["nli_confidence"]), page_id=text("page_id"),
+                    study_design=text("study_design"), sample_size=int(size) if _present(size) else None,
+                    judged_by=text("judged_by"), human=bool(human) if _present(human) else False)
 
 
 class ClaimScore(BaseModel):
@@ -68,14 +97,20 @@ class ClaimScore(BaseModel):
     neutral_count: int
     independent_sources: int
     evidence_count: int
+    # how far the votes on the side the verdict takes can be trusted (lyra_core.certainty):
+    # high | moderate | low | very_low, and what lowered it
+    certainty: str = "very_low"
+    certainty_reasons: str = ""
 
 
-def determine_verdict(confidence: float, controversy: float) -> str:
-    """The verdict: the first of docs/scoring.md's rules that holds."""
+def determine_verdict(confidence: float, controversy: float, well_supported_allowed: bool = True) -> str:
+    """The verdict: the first of docs/scoring.md's rules that holds. ``well_supported`` needs
+    evidence whose certainty allows it (:attr:`lyra_core.certainty.Certainty.allows_well_supported`);
+    without, the claim is ``supported``."""
     if controversy > 0.3:
         return "contested"
     if confidence >= 0.75:
-        return "well_supported"
+        return "well_supported" if well_supported_allowed else "supported"
     if confidence >= 0.6:
         return "supported"
     if confidence <= 0.25:
@@ -161,6 +196,13 @@ def vote_counts(edges: Iterable[Evidence], use_bayesian_confidence: bool = True,
                       refuting=sum(v.relation == REFUTES for v in votes), below_threshold=below)
 
 
+def certainty_of(votes: Iterable[Evidence], weight: float, side: str) -> Certainty:
+    """The certainty of the votes on ``side``, one per paper (an edge without a page is its own)."""
+    return grade([Vote(relation=v.relation, weight=weight * v.nli_confidence, study_design=v.study_design,
+                       sample_size=v.sample_size, judged_by=v.judged_by, human=v.human)
+                  for v in paper_votes(votes)], side)
+
+
 def bayesian_score(edges: Iterable[Evidence], rule: ScoringRule | None = None) -> ClaimScore:
     """The Beta(1, 1) update of docs/scoring.md; without ``rule``, every edge votes with weight 1."""
     edges = list(edges)
@@ -175,10 +217,12 @@ def bayesian_score(edges: Iterable[Evidence], rule: ScoringRule | None = None) -
     uncertainty = math.sqrt(alpha * beta / ((alpha + beta) ** 2 * (alpha + beta + 1)))
     total = alpha + beta - 2
     controversy = min(alpha - 1, beta - 1) / total if total > 0 else 0.0
+    certainty = certainty_of(votes, weight, SUPPORTS if confidence >= 0.5 else REFUTES)
     return ClaimScore(
         alpha=round(alpha, 2), beta=round(beta, 2), confidence=round(confidence, 3),
         uncertainty=round(uncertainty, 3), controversy=round(controversy, 3),
-        verdict=determine_verdict(confidence, controversy), **_counts(edges),
+        verdict=determine_verdict(confidence, controversy, certainty.allows_well_supported), **_counts(edges),
+        certainty=certainty.level, certainty_reasons="; ".join(certainty.reasons),
     )
 
 
@@ -192,10 +236,12 @@ def legacy_score(edges: Iterable[Evidence]) -> ClaimScore:
     total = support + refute
     confidence = support / total if total > 0 else 0.5
     controversy = min(support, refute) / total if total > 0 else 0.0
+    certainty = certainty_of(edges, 1.0, SUPPORTS if confidence >= 0.5 else REFUTES)
     return ClaimScore(
         alpha=round(1.0 + support, 2), beta=round(1.0 + refute, 2), confidence=round(confidence, 3),
         uncertainty=0.0, controversy=round(controversy, 3),
-        verdict=determine_verdict(confidence, controversy), **_counts(edges),
+        verdict=determine_verdict(confidence, controversy, certainty.allows_well_supported), **_counts(edges),
+        certainty=certainty.level, certainty_reasons="; ".join(certainty.reasons),
     )
 
 

@@ -91,7 +91,7 @@ def _answer(body: ET.Element, report: Report) -> None:
                 span.text = (" " if i == 0 else "; ") + (paper.title or paper.paper_id)
                 _cite(item, report.answer_refs[paper.paper_id])
     for claim in answer.claims:
-        _text(items, "li", f"{claim.verdict}: {claim.text}")
+        _text(items, "li", f"{claim.verdict.replace('_', ' ')}: {claim.text}")
     if not len(items):
         body.remove(items)
     if report.answer_supports or report.answer_refutes:
@@ -103,6 +103,26 @@ def _answer(body: ET.Element, report: Report) -> None:
                 _cite(item, s.ref)
                 _weighed(item, s)
                 _why(item, s)
+    _caveats(body, report)
+
+
+def _caveats(body: ET.Element, report: Report) -> None:
+    """This answer's own weaknesses, then the best-ranked papers that cast no vote and why."""
+    if report.caveats:
+        _text(body, "p", "How far to trust this answer", "caveats")
+        items = ET.SubElement(body, "ul", {"class": "caveats"})
+        for caveat in report.caveats:
+            _text(items, "li", caveat)
+    if report.uncounted:
+        _text(body, "p", "Best-ranked papers that cast no vote", "caveats")
+        items = ET.SubElement(body, "ul", {"class": "uncounted"})
+        for paper in report.uncounted:
+            item = _text(items, "li", paper.title)
+            if paper.ref:
+                _cite(item, paper.ref)
+                item[-1].tail = f": {paper.reason}"
+            else:
+                item.text += f": {paper.reason}"
 
 
 def _claim(section: ET.Element, claim: ReportClaim) -> None:

@@ -50,9 +50,21 @@ def answer_md(report: Report) -> list[str]:
         if papers:
             lines.append(f"- {side}: " + "; ".join(
                 f"{md(p.title or p.paper_id)} [{report.answer_refs[p.paper_id]}]" for p in papers))
-    lines += [f"- {md(c.verdict)}: {md(c.text)}" for c in answer.claims]
+    lines += [f"- {md(c.verdict.replace('_', ' '))}: {md(c.text)}" for c in answer.claims]
     lines += [sentence_md(s.relation.capitalize(), s) for s in [*report.answer_supports, *report.answer_refutes]]
-    return [*lines, ""]
+    return [*lines, "", *caveats_md(report)]
+
+
+def caveats_md(report: Report) -> list[str]:
+    """This answer's own weaknesses, then the best-ranked papers that cast no vote and why."""
+    lines = []
+    if report.caveats:
+        lines += ["**How far to trust this answer**", "", *[f"- {md(c)}" for c in report.caveats], ""]
+    if report.uncounted:
+        lines += ["**Best-ranked papers that cast no vote**", ""]
+        lines += [f"- {md(p.title)}" + (f" [{p.ref}]" if p.ref else "") + f": {md(p.reason)}" for p in report.uncounted]
+        lines.append("")
+    return lines
 
 
 def sentence_md(word: str, s: ReportSentence) -> str:

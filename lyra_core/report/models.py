@@ -8,6 +8,7 @@ from collections import Counter
 from pydantic import BaseModel
 
 from lyra_core.answer import AnswerView
+from lyra_core.report.caveats import UncountedPaper
 from lyra_core.report.refs import Reference
 from lyra_core.report.svg import GraphLink, GraphNode, evidence_svg, svg_text
 
@@ -77,6 +78,8 @@ class Report(BaseModel):
     claims_in_force: int = 0
     feedback: list[str] = []  # what human feedback changed, one phrase each
     trust: str | None = None  # how far to trust the judge, with its measured figures
+    caveats: list[str] = []  # this answer's own weaknesses, one sentence each (lyra_core.report.caveats)
+    uncounted: list[UncountedPaper] = []  # best-ranked papers that cast no vote on the hypothesis, and why
     claim_nodes: list[GraphNode] = []
     paper_nodes: list[GraphNode] = []
     links: list[GraphLink] = []

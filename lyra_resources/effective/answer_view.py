@@ -173,9 +173,11 @@ def read_answer(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay)
     votes = paper_votes(hypothesis_edges(conn, task_id, claim_id, overlay), overlay.rule.min_vote)
     alpha, beta = claim["alpha"], claim["beta"]
     return AnswerView(
-        line=answer_line(claim["verdict"], claim["confidence"], claim["uncertainty"], votes, alpha=alpha, beta=beta),
+        line=answer_line(claim["verdict"], claim["confidence"], claim["uncertainty"], votes, alpha=alpha, beta=beta,
+                         certainty=claim.get("certainty"), certainty_reasons=claim.get("certainty_reasons")),
         origin=HYPOTHESIS, hypothesis=row["hypothesis"], hypothesis_claim_id=claim_id, verdict=claim["verdict"],
         confidence=claim["confidence"], uncertainty=claim["uncertainty"], controversy=claim["controversy"],
+        certainty=claim.get("certainty"), certainty_reasons=claim.get("certainty_reasons"),
         undecided_because=undecided_because(claim["verdict"], alpha, beta) if alpha is not None else None,
         **votes.model_dump(include={"supporting_papers", "refuting_papers", "papers_judged", "papers_below_threshold",
                                     "strongest_support_edge", "strongest_refute_edge"}),

@@ -21,7 +21,8 @@ from lyra_resources.store.sql import fetch_rows  # noqa: F401 (re-exported: the 
 # long ones are filtered in Python after a query on the task alone.
 
 SCORE_COLUMNS = ["alpha", "beta", "confidence", "uncertainty", "controversy", "verdict", "supporting_count",
-                  "refuting_count", "neutral_count", "independent_sources", "evidence_count"]
+                  "refuting_count", "neutral_count", "independent_sources", "evidence_count", "certainty",
+                 "certainty_reasons"]
 CLAIM_SQL = (
     "SELECT c.claim_id, c.task_id, c.text, c.origin, c.relevance, c.adoption_status, "
     + ", ".join(f"s.{c}" for c in SCORE_COLUMNS)
@@ -29,7 +30,7 @@ CLAIM_SQL = (
     "WHERE c.task_id = ? AND c.adoption_status = 'adopted'")
 EDGE_COLUMNS = ("e.edge_id, e.claim_id, e.fragment_id, e.relation, e.nli_confidence, e.page_id, "
                  "e.source_trust_level, e.target_trust_level, e.p_supports, e.p_refutes, e.p_neutral, e.reason, "
-                 "e.study_design, e.design_cue, e.sample_size, e.effect_figures")
+                 "e.study_design, e.design_cue, e.sample_size, e.effect_figures, e.judged_by")
 _MAX_IN = 100  # ids passed as IN (?, …); more are filtered in Python
 
 

@@ -22,6 +22,7 @@ from lyra_core.evidence_facts import facts_line
 from lyra_core.hypothesis import HYPOTHESIS
 from lyra_core.report.html import render_html
 from lyra_core.report.markdown import markdown
+from lyra_core.report.caveats import TOP_PAPERS, answer_caveats, answer_votes, uncounted_papers
 from lyra_core.report.models import CheckedClaim, Report, ReportClaim, ReportSentence, ReportTopic
 from lyra_core.report.refs import References
 from lyra_core.report.svg import GraphLink, GraphNode
@@ -161,6 +162,13 @@ def _stated_in(conn: duckdb.DuckDBPyConnection, task_id: str, claim_ids: list[st
             and (post is None or r["claim_id"] in post)}
 
 
+def _best_ranked(conn: duckdb.DuckDBPyConnection, task_id: str) -> list[tuple[str, str]]:
+    """The task's papers by search rank, best first: id and title."""
+    return [(r["paper_id"], r["title"] or "") for r in fetch_rows(
+        conn, "SELECT paper_id, title FROM papers WHERE task_id = ? ORDER BY search_rank NULLS LAST, paper_id LIMIT ?",
+        [task_id, TOP_PAPERS])]
+
+
 def read_report(store: LyraStore, task_id: str, limit: int = CLAIMS_SHOWN) -> Report:
     """The report's content from the effective graph; ExploreError for an unknown task."""
     with store.connect() as conn:
@@ -176,7 +184,11 @@ def read_report(store: LyraStore, task_id: str, limit: int = CLAIMS_SHOWN) -> Re
         answer_ids = [p.paper_id for p in (answer.papers_for + answer.papers_against)] if answer else []
         hypothesis_edges = source_edges(conn, task_id, [answer.hypothesis_claim_id], overlay) \
             if answer and answer.hypothesis_claim_id else []
-        rows = source_rows(conn, task_id, [*answer_ids, *(e["paper"] for e in edges), *stated.values()])
+        hypothesis_votes = answer_votes(hypothesis_edges, overlay.rule.min_vote)
+        uncounted = uncounted_papers(_best_ranked(conn, task_id), hypothesis_edges,
+                                     {v["paper"] for v in hypothesis_votes}) if answer and answer.hypothesis_claim_id else []
+        rows = source_rows(conn, task_id, [*answer_ids, *(e["paper"] for e in edges), *stated.values(),
+                                           *(p.paper_id for p in uncounted)])
     pages = {e["paper"]: {"title": e["title"], "url": e["url"]} for e in [*hypothesis_edges, *edges]}
     refs = References(rows, pages)
     checked = None
@@ -185,7 +197,10 @@ def read_report(store: LyraStore, task_id: str, limit: int = CLAIMS_SHOWN) -> Re
                                 confidence=float(c["confidence"])) for c in claims if c["origin"] == "user"]
     report = Report(task_id=task_id, query=task["query"], status=task["status"], answer=answer, checked=checked,
                     answer_refs={p: refs.cite(p) for p in answer_ids}, claims_in_force=len(claims),
-                    feedback=_feedback(overlay, edges), trust=trust_line())
+                    feedback=_feedback(overlay, edges), trust=trust_line(),
+                    caveats=answer_caveats(answer, hypothesis_votes, uncounted) if answer else [],
+                    uncounted=[p.model_copy(update={"ref": refs.cite(p.paper_id) if p.paper_id in rows else None})
+                               for p in uncounted])
     if answer is not None:  # what each paper for / against the hypothesis says, its strongest passage
         for relation, papers, out in ((SUPPORTS, answer.papers_for, report.answer_supports),
                                       (REFUTES, answer.papers_against, report.answer_refutes)):

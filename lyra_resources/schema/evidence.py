@@ -88,6 +88,8 @@ CLAIM_SCORES = table(
     independent_sources INTEGER -- distinct pages among the SUPPORTS edges
     evidence_count INTEGER -- all edges of the claim
     method VARCHAR -- bayesian | legacy (`evidence.use_bayesian_confidence`)
+    certainty VARCHAR -- high | moderate | low | very_low: how far the votes on the side the verdict takes can be trusted, graded from their study designs, number, consistency, sizes and how they were read (docs/scoring.md#certainty); well_supported needs moderate or high
+    certainty_reasons VARCHAR -- what lowered the certainty, "; "-separated ("observational studies only; one study"); empty at the level its designs start from
     """,
 )
 
@@ -119,6 +121,8 @@ TASK_ANSWER = table(
     confidence DOUBLE -- the hypothesis's confidence (0–1); NULL for an open question
     uncertainty DOUBLE -- the hypothesis's uncertainty; NULL for an open question
     controversy DOUBLE -- the hypothesis's controversy (0–0.5); NULL for an open question
+    certainty VARCHAR -- the hypothesis's certainty as in `claim_scores` (high | moderate | low | very_low); NULL for an open question
+    certainty_reasons VARCHAR -- what lowered it, as in `claim_scores`; NULL for an open question
     supporting_papers INTEGER -- papers whose strongest edge SUPPORTS the hypothesis (at least `evidence.min_vote`)
     refuting_papers INTEGER -- papers whose strongest edge REFUTES the hypothesis (at least `evidence.min_vote`)
     papers_judged INTEGER -- papers with at least one edge to the hypothesis, voting or not

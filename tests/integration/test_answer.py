@@ -38,12 +38,13 @@ def test_task_answer_judges_the_hypothesis_per_paper(answered):
     first = metadata["answer"].value.splitlines()[0]
     # the voting papers weighed by design: the meta-analysis for, the trial against (the falls
     # paper and the blog state none)
-    assert first == (f"Answer: {row['verdict']} ({row['confidence']:.2f} ± {row['uncertainty']:.2f}) — "
-                     "3 papers for, 1 against, 4 judged — designs: 1 meta-analysis for; 1 RCT against")
+    assert first == (f"Answer: {row['verdict'].replace('_', ' ')} ({row['confidence']:.2f} ± {row['uncertainty']:.2f}) — "
+                     "3 papers for, 1 against, 4 judged — designs: 1 meta-analysis for; 1 RCT against"
+                     " — low certainty (studies disagree; read by word overlap only)")
     assert "- against: Calcium plus vitamin D supplementation and the risk of fractures" in metadata["answer"].value
     assert list(store.read_partition("task_answer", graph.task_id).columns) == [
-        "task_id", "hypothesis", "origin", "verdict", "confidence", "uncertainty", "controversy",
-        "supporting_papers", "refuting_papers", "papers_judged", "strongest_support_edge", "strongest_refute_edge",
+        "task_id", "hypothesis", "origin", "verdict", "confidence", "uncertainty", "controversy", "certainty",
+        "certainty_reasons", "supporting_papers", "refuting_papers", "papers_judged", "strongest_support_edge", "strongest_refute_edge",
         "question_reading", "not_addressed"]
     # a passage that voted is about vitamin D supplementation and fracture risk: the papers address the question
     assert row["not_addressed"] is None and not metadata["answer"].value.splitlines()[1].startswith("No passage")
@@ -76,7 +77,7 @@ def test_feedback_changes_the_answer_people_see(answered):
     answer = explore.evidence_summary(store, graph.task_id).answer
     assert (answer.supporting_papers, answer.refuting_papers, answer.papers_judged) == (3, 0, 3)
     assert answer.recomputed and answer.strongest_refute_edge is None
-    assert answer.line.endswith("3 papers for, 0 against, 3 judged — designs: 1 meta-analysis and 1 RCT for")
+    assert answer.line.endswith("3 papers for, 0 against, 3 judged — designs: 1 meta-analysis and 1 RCT for — high certainty")
 
 
 def test_an_open_question_is_answered_by_its_most_relevant_claims(tmp_path):
@@ -121,7 +122,9 @@ def test_the_cli_summary_starts_with_the_answer(answered, capsys):
     cli_run.print_summary(outcome, store.layout.root)
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("Answer: ") and lines[0].endswith("3 papers for, 1 against, 4 judged — designs: "
-                                                                  "1 meta-analysis for; 1 RCT against")
+                                                                  "1 meta-analysis for; 1 RCT against — low "
+                                                                  "certainty (studies disagree; read by word overlap "
+                                                                  "only)")
     assert lines[1] == "Hypothesis (read by rule from the question): Vitamin D supplementation reduces fracture risk " \
                        "in older adults."
     assert lines[2] == f"  claim {claim_id}: `lyra evidence {graph.task_id}` lists its passages"

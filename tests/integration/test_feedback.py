@@ -145,7 +145,7 @@ def test_edge_correct_overlays_the_label_and_records_one_training_sample(store, 
     assert item.edge_id == edge and item.nli_confidence == 1.0 and item.human_corrected
     assert item.model_relation == "NEUTRAL"
     # the corrected edge is its paper's one vote: α = 1 + vote_weight × 1.0
-    assert ev.score.recomputed and ev.score.alpha == 1 + DEFAULT_VOTE_WEIGHT and ev.score.verdict == "well_supported"
+    assert ev.score.recomputed and ev.score.alpha == 1 + DEFAULT_VOTE_WEIGHT and ev.score.verdict == "supported"  # one study, however sure
 
     # the same label again is a review only; a confirmation of the model's label writes no sample
     again = apply_feedback(store, graph.task_id, "edge_correct", {"edge_id": edge, "correct_relation": "SUPPORTS"})

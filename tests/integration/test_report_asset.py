@@ -29,7 +29,7 @@ from lyra_tools.cli import app
 from fixtures.tables import with_upstream_tables
 
 FIRST_ANSWER = ("Answer: supported (0.73 ± 0.11) — 3 papers for, 1 against, 4 judged — designs: 1 meta-analysis for; "
-                "1 RCT against")
+                "1 RCT against — low certainty (studies disagree; read by word overlap only)")
 
 
 def run_report(store: LyraStore, task_id: str):
@@ -72,6 +72,11 @@ def test_a_dagster_run_alone_writes_the_report_of_the_graph_it_published(answere
     assert f"]({graph.task_id}.svg)" in text and CLAIMS["hip"][0] in text
     assert metadata["path"].value == str(store.layout.report(graph.task_id))
     assert metadata["answer"].value == FIRST_ANSWER
+    # this answer's own weaknesses, in both formats: its votes were read by overlap, its papers disagree
+    caveats = text.split("**How far to trust this answer**", 1)[1].split("\n\n", 2)[1]
+    assert "- Every vote was read by the cross-encoder" in caveats
+    assert "- The papers disagree: 3 papers for, 1 against." in caveats
+    assert '<p class="caveats">How far to trust this answer</p>' in html and "The papers disagree" in html
 
 
 def test_a_step_after_the_publish_reads_the_published_graph(answered):
@@ -95,8 +100,8 @@ def test_feedback_through_the_cli_rewrites_the_report_files(answered):
     result = cli(store, "feedback", "edge-correct", graph.task_id, whi, "supports", "--reason", "it agrees")
     assert result.exit_code == 0, result.output
     text, html, _ = report_files(store, graph.task_id)
-    new_answer = ("Answer: well_supported (0.94 ± 0.06) — 4 papers for, 0 against, 4 judged — designs: "
-                  "1 meta-analysis and 1 RCT for")
+    new_answer = ("Answer: well supported (0.94 ± 0.06) — 4 papers for, 0 against, 4 judged — designs: "
+                  "1 meta-analysis and 1 RCT for — high certainty")
     assert f"**{md(new_answer)}**" in text and f'<p class="answer">{new_answer}</p>' in html
     assert FIRST_ANSWER not in text and FIRST_ANSWER not in html
 

@@ -78,8 +78,10 @@ def test_legacy_calculation_behind_the_flag():
 
 
 def test_domain_trust_cannot_enter_the_score():
-    # The score's only input is Evidence, which has no trust field; extra fields are ignored.
-    assert set(Evidence.model_fields) == {"relation", "nli_confidence", "page_id"}
+    # The score's only input is Evidence, which has no trust field; extra fields are ignored. The
+    # design, size and reader of an edge grade the certainty of a verdict, never its confidence.
+    assert set(Evidence.model_fields) == {"relation", "nli_confidence", "page_id", "study_design", "sample_size",
+                                          "judged_by", "human"}
     trusted = [Evidence.model_validate({"relation": "SUPPORTS", "nli_confidence": 0.8, "page_id": "a",
                                         "source_trust_level": "PRIMARY"})]
     untrusted = [Evidence.model_validate({"relation": "SUPPORTS", "nli_confidence": 0.8, "page_id": "a",
