@@ -64,12 +64,16 @@ def test_search_leaves_out_a_record_with_a_lone_surrogate_and_counts_it(tmp_path
 
 
 @pytest.mark.slow
-def test_a_run_completes_without_the_record_with_a_lone_surrogate(tmp_path):
-    corpus = corpus_with_a_surrogate(tmp_path)
-    result = lyra("run", QUESTION, "--corpus", corpus, "--home", tmp_path / "h")
+def test_a_run_completes_without_the_record_with_a_lone_surrogate_or_the_file_not_named_in_utf8(tmp_path):
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    corpus_with_a_surrogate(folder)
+    (folder / os.fsdecode(b"caf\xe9.jsonl")).write_text(json.dumps(SMALL_CORPUS[0]) + "\n")
+    result = lyra("run", QUESTION, "--corpus", folder, "--home", tmp_path / "h")
     no_crash(result)
     assert "completed" in result.stdout and "✓ papers" in result.stdout
     assert "record 9 is not valid Unicode text" in result.stderr  # the note, and the run's log
+    assert "caf\\udce9.jsonl: its name is not UTF-8 text; rename it" in result.stderr
 
 
 def test_every_reader_refuses_a_surrogate_in_any_field_and_keeps_the_rest(tmp_path):
