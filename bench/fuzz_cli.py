@@ -16,6 +16,10 @@ would fill it.
 
     python -m bench.fuzz_cli                 # every case (~110 calls, about 3 s each)
     python -m bench.fuzz_cli --sample 25 --seed 7
+
+Hostile corpus text (``corpus_cases``): files holding lone surrogates, NUL, braces nested 16,000
+deep, huge fields, bytes that are not UTF-8, ``@string`` macros that double each other, beside good
+records that must still load.
 """
 
 from __future__ import annotations
@@ -142,6 +146,7 @@ def write_inputs(scratch: Path) -> Path:
     (folder / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "vitamin"}) + "\n")
     (folder / "a_file").write_text("not a folder\n")
     (folder / "a_folder").mkdir()
+    write_hostile_corpora(folder)
     with (folder / "sparse_huge.txt").open("wb") as fh:  # 60 MB that take no disk
         fh.truncate(60 * 1024 * 1024)
     home = scratch / "home"
@@ -268,6 +273,64 @@ def cases() -> list[Case]:
     return out
 
 
+# -- hostile corpus text: each file holds good records beside bad ones, and the good ones must load ------
+
+_GOOD_BIB = "@article{good,\n  title = {Vitamin D and hip fracture},\n  author = {Smith, Jane},\n}\n"
+_NESTED = "{" * 16_000 + "x" + "}" * 16_000
+
+
+def _jsonl_with(bad: str) -> str:
+    """The fuzz corpus's lines with ``bad`` (a JSON line) second."""
+    lines = [json.dumps(d) for d in CORPUS]
+    return "\n".join([lines[0], bad, *lines[1:]]) + "\n"
+
+
+def write_hostile_corpora(folder: Path) -> Path:
+    """Corpus files of hostile text in ``folder/corpora`` (and a folder of all of them); its path."""
+    root = folder / "corpora"
+    each = root / "each"
+    each.mkdir(parents=True)
+    record = lambda title: json.dumps({"doc_id": 9, "title": title, "abstract": ["Vitamin D."]})  # noqa: E731
+    texts: dict[str, str | bytes] = {
+        "surrogate.jsonl": _jsonl_with(record("falls \ud800 risk").replace("\\\\ud800", "\\ud800")),
+        "surrogate_key.jsonl": _jsonl_with('{"\\udfff": 1}'),
+        "surrogate_only.jsonl": record("x").replace('"x"', '"\\ud800"') + "\n",
+        "nul_escape.jsonl": _jsonl_with(record("a\u0000b")),
+        "nul_byte.jsonl": _jsonl_with(record("x")).encode().replace(b'"x"', b'"a\x00b"'),
+        "not_utf8.jsonl": _jsonl_with(record("x")).encode().replace(b'"x"', b'"caf\xe9 \xff\xfe"'),
+        "huge_title.jsonl": _jsonl_with(record("vitamin " * 125_000)),
+        "nested.bib": "".join(f"@article{{deep{i}, title = {{Deep}}, author = {{{_NESTED}}}}}\n\n" for i in range(4))
+        + _GOOD_BIB,
+        "unclosed.bib": "@article{open, title = " + "{" * 64_000 + "\n\n" + _GOOD_BIB,
+        "huge_field.bib": "@article{huge, title = {" + "word " * 40_000 + "}}\n" + _GOOD_BIB,
+        "not_utf8.bib": b"@article{latin, title = {Caf\xe9 \xff and vitamin D}}\n" + _GOOD_BIB.encode(),
+        "nul.bib": b"@article{nul, title = {a\x00b}}\n" + _GOOD_BIB.encode(),
+        "macros.bib": '@string{ev = "Vitamin D"}\n@string{loop = loop # "x"}\n@string{m0 = "ab"}\n'
+        + "".join(f"@string{{m{i} = m{i - 1} # m{i - 1}}}\n" for i in range(1, 40))
+        + '@article{macro, title = ev # " supplementation", abstract = loop # undefined}\n'
+        "@article{bomb, title = m39}\n" + _GOOD_BIB,
+    }
+    for name, text in texts.items():
+        for where in (root / name, each / name):
+            (where.write_bytes if isinstance(text, bytes) else where.write_text)(text)
+    (each / os.fsdecode(b"caf\xe9.jsonl")).write_text(_jsonl_with(record("x")))  # a name that is not UTF-8
+    return root
+
+
+def corpus_cases() -> list[Case]:
+    """``lyra search`` on each hostile corpus file (its good records must load: accepted, or refused in
+    one line when it has none: NUL bytes make a file binary), on a folder of all of them, and one ``lyra run`` on that folder."""
+    h = ["--home", "{home}"]
+    out = [Case(f"search corpus {name}", ["search", "vitamin D fracture", "--corpus", "{dir}/corpora/" + name, *h],
+                "refuse" if name in ("surrogate_only.jsonl", "nul_byte.jsonl", "nul.bib") else "any")
+           for name in ("surrogate.jsonl", "surrogate_key.jsonl", "surrogate_only.jsonl", "nul_escape.jsonl",
+                        "nul_byte.jsonl", "not_utf8.jsonl", "huge_title.jsonl", "nested.bib", "unclosed.bib",
+                        "huge_field.bib", "not_utf8.bib", "nul.bib", "macros.bib", "each")]
+    out.append(Case("run corpus each", ["run", "Does vitamin D reduce fracture risk?", "--corpus",
+                                        "{dir}/corpora/each", "--papers", "5", *h], "any"))
+    return out
+
+
 def fill(value: str, home: Path, inputs: Path) -> str:
     return value.replace("{home}", str(home)).replace("{task}", TASK).replace("{dir}", str(inputs))
 
@@ -389,7 +452,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds a call may take")
     args = parser.parse_args()
-    chosen = cases()
+    chosen = cases() + corpus_cases()
     if args.sample:
         chosen = random.Random(args.seed).sample(chosen, min(args.sample, len(chosen)))
     outcomes = run_cases(chosen, args.timeout)

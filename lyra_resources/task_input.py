@@ -149,4 +149,7 @@ def check_corpus(literature: LiteratureSources, path: str, where: str) -> list[s
         first = corpus.skipped[0]
         notes.append(f"{len(corpus.skipped):,} file(s) of corpus {corpus.path} were not read, e.g. "
                      f"{first.path}: {first.reason}")
+    if bad := corpus.issues[len(corpus.skipped):]:  # the files' own problems, after the files left out
+        notes.append(f"{len(bad):,} record(s) or block(s) of corpus {corpus.path} were left out, e.g. "
+                     f"{bad[0].location}: {bad[0].reason}")
     return notes

@@ -132,7 +132,7 @@ def search(
         config = load_settings()
         layout = HomeLayout(root=home_root(home, create=False))
         literature = LiteratureSources.configured(layout.cache, config)
-        check_corpus(literature, str(corpus), "--corpus")
+        notes = check_corpus(literature, str(corpus), "--corpus")
     except (ValueError, TaskInputError, SettingsError) as exc:
         raise fail(str(exc)) from None
     opened = literature.corpus(str(corpus))
@@ -142,6 +142,7 @@ def search(
     with _embedding_notes():
         if run is None:
             _print_hits(ranker.search(todo[0][1], top or 10), scores_line(ranking, rerank_note), as_json)
+            _print_notes(notes)
             return
         tag = ("lyra-fusion" if reranker is None
                else "lyra-sentences" if isinstance(reranker, SentenceMatch) else "lyra-rerank")
@@ -150,3 +151,11 @@ def search(
     write_output(run, "".join(lines), "--run")  # whole or not at all: a failed search leaves no half run
     err.print(f"wrote {len(lines):,} lines for {len(todo):,} queries to {run} (tag {tag}; stage 3: {rerank_note})",
               markup=False, highlight=False, soft_wrap=True)
+    _print_notes(notes)
+
+
+def _print_notes(notes: list[str]) -> None:
+    """The corpus check's notes (records left out, lines repaired), after the results: a search that
+    is refused later still says one line."""
+    for note in notes:
+        err.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)

@@ -1,6 +1,9 @@
 """Corpus files of BibTeX (``.bib``, as reference managers export them): one ``PaperRecord`` per
-entry, LaTeX markup in titles, abstracts and names decoded, identifiers taken from the ``doi``,
-``pmid``, ``eprint`` and ``arxivid`` fields; a block that does not parse is reported with its line.
+entry, ``@string`` macros and ``#`` concatenations expanded (``lyra_resources.corpus.bibtex_values``),
+LaTeX markup in titles, abstracts and names decoded, identifiers taken from the ``doi``, ``pmid``,
+``eprint`` and ``arxivid`` fields; a block that does not parse, and an entry whose braces nest too
+deep or whose field is too long, is reported with its line and left out. Every step is linear in
+the file's size.
 """
 
 from __future__ import annotations
@@ -10,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import bibtexparser
-from bibtexparser.model import ParsingFailedBlock
+from bibtexparser.model import Entry, ParsingFailedBlock
 from pylatexenc.latex2text import LatexNodes2Text  # comes with bibtexparser v2, which uses it too
 
 from lyra_core.identifiers import normalize_arxiv_id, normalize_pmid
+from lyra_resources.corpus.bibtex_values import BibValues, BibValueError
 from lyra_resources.corpus.records import (
     CorpusShape,
     FileResult,
@@ -25,12 +29,16 @@ from lyra_resources.corpus.records import (
 )
 
 _LATEX = LatexNodes2Text()
+# what pylatexenc changes: macros, groups, math, ties, alignment, dashes and TeX quotes
+_LATEX_MARKUP = re.compile(r"[\\{}$~&`]|--|''")
 
 
 def _latex_to_text(value: str) -> str:
     """Decode LaTeX markup (braces, accents, ``\\&``) in a BibTeX field."""
     # exporters do not always escape %, which LaTeX would read as a comment eating the line
     value = re.sub(r"(?<!\\)%", r"\\%", value)
+    if not _LATEX_MARKUP.search(value):  # plain text: pylatexenc would give it back unchanged, slowly
+        return " ".join(value.split())
     try:
         text = _LATEX.latex_to_text(value)
     except Exception:  # pylatexenc is lenient; fall back to dropping braces if it still fails
@@ -49,10 +57,21 @@ def _split_names(value: str) -> list[str]:
 
 
 def _mask_braced(value: str) -> str:
-    """``value`` with every braced group (nested too) blanked out, positions unchanged."""
-    while (masked := re.sub(r"\{[^{}]*\}", lambda m: "_" * len(m.group()), value)) != value:
-        value = masked
-    return value
+    """``value`` with every balanced braced group (nested too) blanked out, positions unchanged; one
+    pass (an unmatched brace stays, as do the characters outside every group)."""
+    opened: list[int] = []
+    groups: list[tuple[int, int]] = []
+    for match in re.finditer(r"[{}]", value):
+        if match.group() == "{":
+            opened.append(match.start())
+        elif opened:
+            groups.append((opened.pop(), match.end()))
+    chars, covered = list(value), -1
+    for start, end in sorted(groups):  # by start: a group inside one already blanked adds nothing
+        for i in range(max(start, covered), end):
+            chars[i] = "_"
+        covered = max(covered, end)
+    return "".join(chars)
 
 
 def _bib_authors(value: str | None) -> list[str]:
@@ -105,19 +124,36 @@ def _bib_failure_reason(block: ParsingFailedBlock) -> str:
     return f"BibTeX block could not be parsed: {(detail or type(err).__name__).strip()}"
 
 
+def _entry_values(entry: Entry, values_of: BibValues) -> dict[str, str]:
+    """Field name → text of one entry; BibValueError naming the field that cannot be read."""
+    values = {}
+    for name, field in entry.fields_dict.items():
+        try:
+            values[name] = values_of.text(field.value) if isinstance(field.value, str) else field.value
+        except BibValueError as err:
+            raise BibValueError(f"its {name} field {err}") from None
+    return values
+
+
 def load_bibtex_file(path: Path) -> FileResult:
     """Records and issues of one BibTeX file, issues in line order."""
     result = FileResult(shape=CorpusShape.BIBTEX)
     text = read_text(path, result)
     if text is None:
         return result
-    library = bibtexparser.parse_string(text)
+    # no parse stack: the raw values, read by BibValues (macros, ``#``, enclosing braces or quotes)
+    library = bibtexparser.parse_string(text, parse_stack=[])
     # bibtexparser counts lines from 0
     for block in library.failed_blocks:
         result.issues.append(source_issue(f"{path}:{(block.start_line or 0) + 1}", _bib_failure_reason(block)))
+    values_of = BibValues({macro.key: macro.value for macro in library.strings})
     for entry in library.entries:
         location = f"{path}:{(entry.start_line or 0) + 1}"
-        values = {k: v.value for k, v in entry.fields_dict.items()}
+        try:
+            values = _entry_values(entry, values_of)
+        except BibValueError as err:
+            result.issues.append(source_issue(location, f"BibTeX entry {entry.key} left out: {err}"))
+            continue
         made = make_record(_map_bibtex(entry.key, values))
         if isinstance(made, str):
             result.issues.append(source_issue(location, made))

@@ -3,7 +3,8 @@
 A corpus folder pulls in only files with a corpus extension (JSONL, JSON, BibTeX), at most
 ``corpus_files.max_files`` of them, none over ``corpus_files.max_file_mb``; hidden files and
 folders are left out, symlinked folders are not followed, and a symlinked file is read only when
-it points inside the folder. What is left out for a reason is reported, never dropped silently.
+it points inside the folder, and a file whose name is not UTF-8 is left out (no log, table or report
+could name it). What is left out for a reason is reported, never dropped silently.
 
 Text is UTF-8 (with or without a BOM) or UTF-16 with a BOM. Lines that are not UTF-8 are read as
 Windows-1252 (Latin-1 for the five bytes it leaves undefined) and reported as repaired; UTF-16
@@ -76,6 +77,8 @@ def discover(path: str | Path, limits: CorpusFileSettings | None = None) -> Disc
         root = root.resolve()
     except OSError as err:  # e.g. a name longer than the OS allows
         raise CorpusError(f"corpus path cannot be used: {err.strerror or err} ({str(root)[:80]}…)") from None
+    if _not_utf8(root):
+        raise CorpusError(f"corpus path {_shown(root)} has a name that is not UTF-8 text; rename it")
     if root.is_file():
         if root.suffix.lower() not in SUPPORTED_SUFFIXES:
             raise CorpusError(f"unsupported corpus file {root}: expected one of {WANTED}")
@@ -125,9 +128,26 @@ def _walk(root: Path, limits: CorpusFileSettings) -> Discovery:
     return found
 
 
+def _not_utf8(path: Path) -> bool:
+    """True for a name holding bytes that are not UTF-8 (Python keeps each as a lone surrogate)."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _shown(path: Path) -> str:
+    """``path`` as printable text, each byte that is not UTF-8 written as ``\\udcXX``."""
+    return str(path).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _admit(candidate: Path, root: Path, limits: CorpusFileSettings, found: Discovery) -> Path | None:
     """The file to read for ``candidate``, or None (and a Skipped entry) when it may not be read."""
     file = candidate.resolve()
+    if _not_utf8(candidate) or _not_utf8(file):  # no log, table or report could name it
+        found.skipped.append(Skipped(Path(_shown(candidate)), "its name is not UTF-8 text; rename it"))
+        return None
     if candidate.is_symlink() and not file.is_relative_to(root):
         found.skipped.append(Skipped(candidate, f"symlink to {file}, outside the corpus folder; not followed"))
         return None

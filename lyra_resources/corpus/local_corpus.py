@@ -37,7 +37,7 @@ from lyra_resources.settings import CorpusFileSettings
 logger = logging.getLogger(__name__)
 
 # Bump when the parsing or the pickled layout changes, so old caches are not reused.
-INDEX_FORMAT_VERSION = 4  # 4: BM25 over index_terms (scientific tokens, stemmed)
+INDEX_FORMAT_VERSION = 5  # 5: records with lone surrogates refused; BibTeX @string and # resolved
 _INDEX_FILE = "index.pkl"
 
 
@@ -62,7 +62,7 @@ def fingerprint(files: list[Path]) -> str:
     digest = hashlib.sha256(f"lyra-corpus-v{INDEX_FORMAT_VERSION}".encode())
     for file in files:
         stat = file.stat()
-        digest.update(f"\0{file}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
+        digest.update(f"\0{file}\0{stat.st_size}\0{stat.st_mtime_ns}".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()[:32]
 
 

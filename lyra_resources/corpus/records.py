@@ -1,7 +1,10 @@
 """Corpus records: what the readers of corpus files share. Every record a file yields becomes a
 ``PaperRecord`` of source ``local`` or a ``SourceIssue`` (file:line and why), never a silent skip;
 a file is read as text first (lines that were not UTF-8 and were read as Windows-1252 are listed
-in ``repaired``).
+in ``repaired``). A record holding text that no UTF-8 encoder accepts (a lone UTF-16 surrogate, as
+a JSON ``"\\ud800"`` escape gives in any field, an OpenAlex abstract word or a recorded API body) is one
+issue, not a crash of the whole corpus: :func:`make_record` is the one place every reader's records
+pass through. Bytes read from a file never give one (see ``lyra_resources.corpus.discovery``).
 
 The readers: ``lyra_resources.corpus.json_files`` (OpenAlex, Semantic Scholar, SciFact and BEIR
 records, JSONL or JSON) and ``lyra_resources.corpus.bibtex_files`` (BibTeX exports).
@@ -33,8 +36,26 @@ class CorpusShape(str, Enum):
     BIBTEX = "bibtex"
 
 
+def printable(text: str) -> str:
+    """``text`` with each lone surrogate written as ``\\udXXX``, so a reason quoting a record (or a
+    path holding a byte that was not UTF-8) can be printed, logged and stored."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def source_issue(location: str, reason: str) -> SourceIssue:
-    return SourceIssue(source=SOURCE, location=location, reason=reason)
+    return SourceIssue(source=SOURCE, location=printable(location), reason=printable(reason))
+
+
+def _unencodable_field(fields: dict[str, Any]) -> str | None:
+    """The name of the first field whose text no UTF-8 encoder accepts (a lone surrogate), else None."""
+    for name, value in fields.items():
+        for text in value if isinstance(value, list) else [value]:
+            if isinstance(text, str):
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError:
+                    return name
+    return None
 
 
 def plausible_year(value: Any) -> int | None:
@@ -57,6 +78,9 @@ def make_record(fields: dict[str, Any]) -> PaperRecord | str:
     """A PaperRecord, or the reason the mapped fields cannot make one."""
     if not fields.get("source_id"):
         return "record has no id"
+    if (bad := _unencodable_field(fields)) is not None:
+        return (f"record {printable(str(fields['source_id']))} is not valid Unicode text: its {bad} holds "
+                "a lone UTF-16 surrogate (e.g. a JSON \\ud800 escape)")
     if not fields.get("title") and not fields.get("abstract"):
         return f"record {fields['source_id']} has no title and no abstract"
     try:

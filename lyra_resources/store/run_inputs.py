@@ -48,11 +48,12 @@ def _stat_tree(root: Path, digest: Any) -> None:
     """Every file under ``root`` (or ``root`` itself) into ``digest``: its path, size and modification
     time (corpora, weights: reading their bytes would cost more than the run it might save)."""
     files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file()) if root.exists() else []
-    digest.update(f"{root}|{len(files)}\n".encode())
+    # surrogateescape: a file name that is not UTF-8 digests as its bytes rather than failing the run
+    digest.update(f"{root}|{len(files)}\n".encode("utf-8", "surrogateescape"))
     for path in files:
         if "__pycache__" not in path.parts:
             stat = path.stat()
-            digest.update(f"{path}|{stat.st_size}|{stat.st_mtime_ns}\n".encode())
+            digest.update(f"{path}|{stat.st_size}|{stat.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
 
 
 def code_root() -> Path:
