@@ -78,7 +78,10 @@ _NOUN_LIST = "|".join(sorted((re.escape(w) for w in CHANGE_NOUNS), key=len, reve
 _CHANGE_LIST = "|".join(sorted((re.escape(w) for w in CHANGE_VERBS), key=len, reverse=True))
 _ADV = r"(?:(?:significantly|substantially|markedly|strongly|greatly|further|dramatically|modestly|slightly|" \
        r"independently|consistently|effectively|directly|partially|partly|also|only|in\s+part|not\s+only)\s+)*"
-_AUX = r"(?:(?:may|might|can|could|will|would|should|does|do|did|to|must)\s+)?"
+# "X may help (to) prevent Y": the help belongs to the claim's direction, not to the exposure; a
+# verb in the base form follows it ("social help improves" is a noun)
+_AUX = r"(?:(?:may|might|can|could|will|would|should|does|do|did|to|must)\s+)?" \
+       r"(?:help(?:s|ed)?\s+(?:to\s+)?(?=[a-z]+\b(?<![^s]s)(?<!ed)))?"
 _NEG_AUX = r"(?:(?:does|do|did|will|would|may|might|can|could|should|must)\s*(?:not|n't)|cannot|never|" \
            r"fails?\s+to|failed\s+to|(?:is|are|was|were)\s+(?:not\s+able|unable)\s+to)\s+"
 _BE = r"(?:is|are|was|were|be|been|being|can\s+be|may\s+be|might\s+be|will\s+be|could\s+be)\s+"
@@ -132,7 +135,9 @@ _PATTERN_SOURCES: list[tuple[str, str]] = [
                     r"(?:develop|have|experience|suffer\s+from|get|die\s+(?:of|from)|be\s+diagnosed\s+with)\s+(?P<y>.+)$"),
     ("changes_with", rf"^(?P<y>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}(?P<v>{_CHANGE_LIST})\s+(?:with|after|following|"
                      r"upon|in\s+response\s+to|during)\s+(?P<x>.+)$"),
-    ("verb", rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}(?P<v>{_VERB_LIST})\s+(?P<y>.+)$"),
+    # a gerund before a preposition names the exposure ("PD-1 triggering on monocytes reduces …")
+    ("verb", rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}"
+             rf"(?P<v>(?!\w+ing\s+(?:on|in|of|by|at|with|from|among|for)\b)(?:{_VERB_LIST}))\s+(?P<y>.+)$"),
     # an effect of no stated direction: "X affects Y", "Y is influenced by X", "Y changed after X",
     # "X plays a role in Y", "there is a role for X in Y", "X is involved in Y"
     ("affected_by", rf"^(?P<y>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}{_AFFECT}\s+by\s+(?P<x>.+)$"),

@@ -2,58 +2,26 @@
 if it speaks of the claim's outcome and its paper speaks of the claim's exposure (a hip-fracture
 study says nothing of cardiovascular mortality, whatever words it shares with the claim).
 
-Matching is by index terms (stemmed science tokens, ``lyra_core.text``) with a few groups of words
-that name one outcome in several ways (death, mortality, survival …). The learned reader's
-``unrelated`` probability is the second opinion (docs/direction.md).
+Matching is by the concepts a phrase names (``lyra_core.direction.terms``: stemmed index terms, the
+words that name one thing folded together, "smokers" read as smoking), after the short forms an
+abstract defines are spelled out ("graduated compression stockings (GCS)", "the primary outcome
+was …": ``lyra_core.direction.abbreviations``). The learned reader's ``unrelated`` probability is
+the second opinion (docs/direction.md).
 """
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from pydantic import BaseModel
 
+from lyra_core.direction.abbreviations import phrase_spelled_out, spelled_out
+from lyra_core.direction.terms import concepts as _concepts
+from lyra_core.direction.terms import specific as _specific
+from lyra_core.direction.terms import word_concepts as _word_concepts
 from lyra_core.text import index_terms
 
-# Terms that name one thing: a passage about "deaths" is about "mortality".
-_SAME_THING = [
-    "mortality death deaths died die dying survival survive fatal fatality lethal",
-    # an adenoma is a benign precursor, not a cancer: a claim about adenomas is not borne out by cancer risk
-    "cancer cancers tumor tumors tumour tumours carcinoma carcinomas neoplasm neoplasms malignancy malignancies "
-    "oncology",
-    "risk risks incidence odds hazard likelihood chance occurrence",
-    "glucose glycemia glycaemia glycemic glycaemic hba1c hyperglycemia hyperglycaemia sugar",
-    "cardiovascular cardiac heart coronary myocardial",
-    "blood pressure hypertension hypertensive systolic diastolic",
-    "weight bmi obesity obese adiposity overweight",
-    "depression depressive depressed",
-    "pain painful analgesia",
-    "infection infections infected infectious",
-    "fracture fractures fractured",
-    "stroke strokes cerebrovascular",
-    "diabetes diabetic",
-]
-_GROUP_OF: dict[str, int] = {}
-for _i, _words in enumerate(_SAME_THING):
-    for _term in index_terms(_words):
-        _GROUP_OF.setdefault(_term, _i)
-# Terms too general to make a passage about an outcome or exposure on their own.
-# The words of "risk" (incidence, occurrence, odds, hazard …) are as general as it: "incidence of
-# stroke" is about stroke, and a passage on the risk of death is not about it.
-_GENERAL = set(index_terms("risk effect effects level levels rate rates patient patients group groups "
-                           "treatment therapy use outcome outcomes increase decrease reduce change "
-                           "significant study trial human people adult adults "
-                           "risks incidence odds hazard likelihood chance occurrence"))
-
-
 MATCH_SHARE = 0.34  # chosen by bench/relevance_gate.py on its tuning side
-
-
-@lru_cache(maxsize=4096)
-def _concepts(text: str) -> frozenset[str]:
-    # cached: a paper's title and abstract are read once for every fragment and claim that meets it
-    return frozenset(f"g{_GROUP_OF[t]}" if t in _GROUP_OF else t for t in index_terms(text))
 
 
 class Relevance(BaseModel):
@@ -68,12 +36,6 @@ class Relevance(BaseModel):
     @property
     def about_both(self) -> bool:
         return self.exposure_matched and self.outcome_matched and not self.side_by_side
-
-
-def _specific(text: str) -> set[str]:
-    """The phrase's concepts without the general terms ("risk of stroke" is about stroke, not risk)."""
-    specific = {f"g{_GROUP_OF[t]}" if t in _GROUP_OF else t for t in index_terms(text) if t not in _GENERAL}
-    return specific or set(_concepts(text))
 
 
 def _enough(hits: list[str], wanted: set[str], share: float) -> bool:
@@ -103,11 +65,14 @@ def _initials(text: str) -> set[str]:
 
 
 def _abbreviated(phrase: str, text: str) -> bool:
-    """Whether ``text`` names ``phrase`` by its acronym, or ``phrase`` is an acronym ``text`` spells out."""
-    named = {a.upper() for a in _ACRONYM.findall(text)}
+    """Whether ``text`` names ``phrase`` by its acronym, or ``phrase`` is an acronym ``text`` spells
+    out. Only acronyms of three letters or more are matched by initials: any two words of an
+    abstract start with "P" and "D"; a two-letter one ("PD-1") counts where the abstract defines it
+    (:func:`lyra_core.direction.abbreviations.spelled_out`)."""
+    named = {a.upper() for a in _ACRONYM.findall(text) if len(a.rstrip("s")) >= 3}
     if named & _initials(phrase):
         return True
-    return bool({a.upper() for a in _ACRONYM.findall(phrase)} & _initials(text))
+    return bool({a.upper() for a in _ACRONYM.findall(phrase) if len(a.rstrip("s")) >= 3} & _initials(text))
 
 
 # "type 2 diabetes", "stage III cancer": the number names which kind; another number is another thing
@@ -151,12 +116,6 @@ def _which_cases(word: str) -> bool:
         word.endswith(("ed", "ly")) or word in {"prior", "existing", "pre-existing", "preexisting", "known", "early",
                                                "advanced", "severe", "mild", "moderate", "gestational", "chronic",
                                                "longstanding", "long-standing", "established", "uncontrolled"})
-
-
-@lru_cache(maxsize=65536)
-def _word_concepts(word: str) -> frozenset[str]:
-    # one word's concepts, cached apart from the paper texts' (which are few and costly to stem again)
-    return _concepts.__wrapped__(word)
 
 
 def _named_runs(concepts: list[frozenset[str]], words: list[str], wanted: set[str]) -> list[tuple[int, int]]:
@@ -283,9 +242,12 @@ def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "", s
     """The outcome must be named in the passage; the exposure in the passage or in its paper (the
     title and abstract: a results sentence often says "the treatment group"). A phrase named by its
     acronym ("CBT" for cognitive behavioural therapy), or an acronym spelled out, matches too."""
-    in_passage = _concepts(passage)
-    in_paper = in_passage | _concepts(paper_text)
-    wanted_outcome, wanted_exposure = _specific(outcome), _specific(exposure)
+    # what the passage and its paper name by a short form, spelled out from the abstract's own
+    # definitions ("GCS", "the primary outcome"); the claim's own short forms likewise
+    in_passage = _concepts(spelled_out(passage, paper_text))
+    in_paper = in_passage | _concepts(spelled_out(paper_text))
+    wanted_outcome = _specific(phrase_spelled_out(outcome, paper_text, passage))
+    wanted_exposure = _specific(phrase_spelled_out(exposure, paper_text, passage))
     outcome_hits = sorted(wanted_outcome & in_passage)
     exposure_hits = sorted(wanted_exposure & in_paper)
     paper = f"{passage} {paper_text}"

@@ -92,6 +92,9 @@ def _noun_or_verb(words: list[str], i: int) -> Cut | None:
     noun ("tumour size predict", "drug dose matter?"); not sure when both readings fit
     ("alcohol use increase risk")."""
     word, after, after2 = _word(words, i), _word(words, i + 1), _word(words, i + 2)
+    if word == "help" and not is_adjective(_word(words, i - 1)) and (
+            (is_base_verb(after) and not is_noun(after)) or (after == "to" and is_base_verb(after2))):
+        return Cut(i, True)  # "X help prevent Y": "help" leads the verb ("social help improve…" is a noun)
     if not is_noun(word) or _plural_noun(_word(words, i - 1)):
         return Cut(i, True)  # "lymph nodes help predict…": a plural noun ends the subject
     later = [j for j in range(i + 2, len(words)) if _verb_candidate(words, j, False)]

@@ -1,0 +1,106 @@
+"""Which passages may vote on a claim about an effect, on sentences of real abstracts (the SciFact
+corpus): a passage votes only when it, or its paper, is about the claim's exposure and outcome,
+with the short forms an abstract defines spelled out, the people who do a thing read as the thing,
+and a question's exposure read as its noun phrase."""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+import pytest
+
+from lyra_core.direction.abbreviations import definitions, outcome_definitions, spelled_out
+from lyra_core.direction.claim_frame import read_claim
+from lyra_core.direction.relevance import relevance
+from lyra_core.direction.terms import concepts
+from lyra_core.hypothesis import to_hypothesis
+from lyra_core.question_parts import question_parts
+
+CLOTS_1 = 11718220  # thigh-length graduated compression stockings after stroke: 10.0 % vs 10.5 % DVT
+PHS_II = 12009265  # vitamins E and C and prostate cancer: HR 0.97 (0.85-1.09)
+SMOKING_REDUCTION = 16422880  # smoking reduction and lung cancer, Copenhagen cohorts
+TREG_COLITIS = 5800138  # bacteria-triggered CD4+ regulatory T cells and H. hepaticus colitis
+
+
+@functools.cache
+def _papers(path: Path) -> dict[int, dict]:
+    rows = (json.loads(line) for line in path.open(encoding="utf-8"))
+    return {row["doc_id"]: row for row in rows}
+
+
+@pytest.fixture
+def paper(shared_data):
+    papers = _papers(shared_data / "scifact" / "corpus.jsonl")
+
+    def get(doc_id: int) -> tuple[list[str], str]:
+        row = papers[doc_id]
+        return row["abstract"], f"{row['title']} {' '.join(row['abstract'])}"
+
+    return get
+
+
+def test_an_abstract_defines_its_short_forms_and_its_primary_outcome(paper):
+    _, text = paper(CLOTS_1)
+    assert definitions(text) == {"DVT": "Deep vein thrombosis", "GCS": "graduated compression stockings"}
+    assert outcome_definitions(text)["primary"].startswith("the occurrence of symptomatic or asymptomatic DVT")
+    _, colitis = paper(TREG_COLITIS)
+    found = definitions(colitis)
+    assert found["RAG"] == "recombination activating gene" and found["TGF"] == "transforming growth factor"
+    assert not any(short.startswith(("n=", "10")) for short in definitions(text))  # "(n=1256)", "(10.0%)"
+
+
+def test_the_trial_result_naming_its_primary_outcome_and_gcs_votes_on_stockings_and_dvt(paper):
+    abstract, text = paper(CLOTS_1)
+    result = abstract[11]  # "The primary outcome occurred in 126 (10.0%) patients allocated to thigh-length GCS …"
+    assert "DVT" not in result and "thrombosis" not in result
+    about = relevance("graduated compression stockings", "deep vein thrombosis after stroke", result, text)
+    assert about.about_both, about
+    assert {"deep", "vein", "thrombosi"} <= set(about.outcome_terms)
+    assert "graduated compression stockings" in spelled_out(result, text)
+
+
+def test_a_question_in_short_forms_matches_the_long_forms_the_abstract_defines(paper):
+    abstract, text = paper(CLOTS_1)
+    parts = question_parts("Do GCS reduce DVT after stroke?")
+    assert parts is not None and (parts.exposure, parts.outcome) == ("GCS", "DVT after stroke")
+    assert relevance(parts.exposure, parts.outcome, abstract[11], text).about_both
+
+
+def test_smokers_are_about_smoking(paper):
+    abstract, _ = paper(SMOKING_REDUCTION)
+    sentence = abstract[10]  # "… the adjusted hazard ratio (HR) for lung cancer in reducers … compared with persistent heavy smokers."
+    frame = read_claim("Cigarette smoking increases the risk of lung cancer.")
+    about = relevance(frame.exposure, frame.outcome, sentence)  # the sentence alone: its words must carry it
+    assert about.about_both, about
+    assert concepts("smokers") == concepts("smoking") and concepts("statin users") == concepts("statin use")
+    assert concepts("liver") != concepts("live")  # no suffix rule: a liver is no agent of living
+
+
+def test_the_alpha_tocopheryl_question_asks_about_the_supplement_and_phs_ii_votes(paper):
+    question = "Does taking 400 mg of alpha-tocopheryl acetate help prevent prostate cancer?"
+    hypothesis = to_hypothesis(question).hypothesis
+    assert hypothesis == "Taking 400 mg of alpha-tocopheryl acetate helps prevent prostate cancer."
+    frame = read_claim(hypothesis)
+    assert (frame.exposure, frame.outcome, frame.direction) == ("400 mg of alpha-tocopheryl acetate", "prostate cancer",
+                                                                "decrease")
+    parts = question_parts(question)
+    assert parts is not None and parts.exposure == "400 mg of alpha-tocopheryl acetate"
+    abstract, text = paper(PHS_II)
+    result = abstract[9]  # "Compared with placebo, vitamin E had no effect on the incidence of prostate cancer … HR 0.97"
+    assert relevance(frame.exposure, frame.outcome, result, text).about_both
+
+
+def test_help_with_a_noun_before_it_stays_the_subject():
+    assert read_claim("Social help improves recovery.").exposure == "Social help"
+    assert read_claim("Exercise may help reduce depression.").exposure == "Exercise"
+
+
+def test_a_colitis_study_does_not_vote_on_pd1_and_monocyte_il10(paper):
+    frame = read_claim(to_hypothesis("Does PD-1 triggering on monocytes reduce their IL-10 production?").hypothesis)
+    assert (frame.exposure, frame.outcome, frame.direction) == ("PD-1 triggering on monocytes", "IL-10 production",
+                                                                "decrease")
+    abstract, text = paper(TREG_COLITIS)
+    voting = [s for s in abstract if relevance(frame.exposure, frame.outcome, s, text).about_both]
+    assert voting == []
