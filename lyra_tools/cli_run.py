@@ -164,7 +164,7 @@ def verify_claims(
     from lyra_tools import verify
 
     layout = HomeLayout(root=home_root(home, create=False))  # made with the task, once the input is good
-    if out is not None and (problem := output_problem(out, "--out")):
+    if out is not None and (problem := output_problem(out, "--out", home)):
         raise fail(problem)
     text = read_text_input(claims, "--claims", "the claims file")
     try:
