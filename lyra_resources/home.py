@@ -102,6 +102,10 @@ class HomeLayout(BaseModel):
         """The output of the runs the MCP server started for the task."""
         return self.root / "logs" / f"{task_id}.log"
 
+    def run_lock(self, task_id: str) -> Path:
+        """Locked by the process running the task (``lyra_resources.task_lock``)."""
+        return self.root / "running" / f"{task_id}.lock"
+
     def task_outputs(self, task_id: str) -> list[Path]:
         """The files a task's runs leave outside the store that exist now: its report, its verify
         results and its run log."""
