@@ -103,7 +103,7 @@ class HomeLayout(BaseModel):
         return self.root / "logs" / f"{task_id}.log"
 
     def run_lock(self, task_id: str) -> Path:
-        """Locked by the process running the task (``lyra_resources.task_lock``)."""
+        """Locked by the process running the task (``lyra_resources.store.task_lock``)."""
         return self.root / "running" / f"{task_id}.lock"
 
     def task_outputs(self, task_id: str) -> list[Path]:

@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from lyra_resources import task_lock
+from lyra_resources.store import task_lock
 from lyra_resources.store.generations import graph_note
 from lyra_resources.home import HomeLayout
 from lyra_resources.store.lyra_store import StoreError, TaskRecord

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from lyra_core.cells import cell_list
-from lyra_resources import task_lock
+from lyra_resources.store import task_lock
 from lyra_resources.home import HomeLayout
 from lyra_resources.store.generations import graph_note
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord
