@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from lyra_resources.environment import read_environment
+from lyra_resources.environment import HOME_ENV, read_environment
 
 DEFAULT_HOME = ".lyra"
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -22,9 +22,19 @@ _config_dir = read_environment().config_dir
 CONFIG_DIR = Path(_config_dir if _config_dir is not None else REPO_ROOT / "config")
 
 
+class HomeError(ValueError):
+    """A home that cannot be one: an empty name, which would put the store in the current folder."""
+
+
 def resolve_home(home: str | os.PathLike[str] | None = None, *, create: bool = True) -> Path:
-    """The Lyra home directory (absolute), created unless ``create`` is False."""
-    raw = home or read_environment().home or DEFAULT_HOME
+    """The Lyra home directory (absolute), created unless ``create`` is False. An empty name, given
+    or in ``$LYRA_HOME``, is a :class:`HomeError`: it would put a store in the current folder."""
+    env_home = read_environment().home
+    if home is None and env_home is not None and not env_home.strip():
+        raise HomeError(f"${HOME_ENV} is set but empty; name a folder or unset it (default ./{DEFAULT_HOME})")
+    if isinstance(home, str) and not home.strip():
+        raise HomeError(f"the home is an empty name; name a folder (default ./{DEFAULT_HOME})")
+    raw = home or env_home or DEFAULT_HOME
     path = Path(raw).expanduser().resolve()
     if create:
         path.mkdir(parents=True, exist_ok=True)
@@ -62,6 +72,25 @@ class HomeLayout(BaseModel):
         """Models trained for this home (the shipped ones stay in the installed package)."""
         return self.root / "models"
 
+    def data(self) -> dict[str, Path]:
+        """The home's own data, which no output a command is asked to write may replace: the store
+        (the DuckDB file and the files DuckDB keeps beside it), the Parquet exports, the Dagster
+        instance, the caches and the models trained for the home."""
+        return {"the store": self.database, "the Parquet exports": self.parquet,
+                "the Dagster instance": self.dagster_home, "the caches": self.cache, "the home's models": self.models}
+
+    def data_holding(self, path: str | os.PathLike[str]) -> str | None:
+        """Which part of the home's data ``path`` is or lies inside (``data``), else None. Both sides
+        are resolved first, so a relative path, ``..`` or a symlink into the home is caught."""
+        target = Path(path).expanduser().resolve()
+        for what, part in self.data().items():
+            part = part.resolve()
+            if target == part or part in target.parents:
+                return what
+            if part == self.database.resolve() and target.parent == part.parent and target.name.startswith(part.name):
+                return what  # lyra.duckdb.wal, lyra.duckdb.tmp: DuckDB's files beside the database
+        return None
+
     def report(self, task_id: str) -> Path:
         """The task's Markdown report (the ``.html`` and ``.svg`` lie beside it)."""
         return self.root / "reports" / f"{task_id}.md"
@@ -72,6 +101,10 @@ class HomeLayout(BaseModel):
     def run_log(self, task_id: str) -> Path:
         """The output of the runs the MCP server started for the task."""
         return self.root / "logs" / f"{task_id}.log"
+
+    def run_lock(self, task_id: str) -> Path:
+        """Locked by the process running the task (``lyra_resources.store.task_lock``)."""
+        return self.root / "running" / f"{task_id}.lock"
 
     def task_outputs(self, task_id: str) -> list[Path]:
         """The files a task's runs leave outside the store that exist now: its report, its verify

@@ -9,17 +9,20 @@ with ``LYRA_DEBUG=1``)."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 import tempfile
 import traceback
 from collections.abc import Sequence
+from pathlib import Path
 
 import typer
 
 from lyra_core.validation import text_problem
 from lyra_resources.environment import DEBUG_ENV, read_environment
 from lyra_resources.settings import SettingsError
+from lyra_resources.store.faults import is_no_space, no_space_message
 from lyra_resources.store.lyra_store import StoreError
 from lyra_tools import (
     browse_cli,
@@ -91,6 +94,21 @@ def _stdout_failed(exc: Exception) -> int:
     return 0
 
 
+def _file_system_fault(exc: Exception) -> int:
+    """Exit code 1 with its line when ``exc`` is a write the file system refused (a full disk, a
+    read-only file system) outside the store, which names its own: not a bug in Lyra. Else 0."""
+    if not isinstance(exc, OSError):
+        return 0
+    where = exc.filename or "the file being written"
+    if is_no_space(exc):
+        fail(no_space_message(Path(where).parent if exc.filename else where))
+    elif exc.errno == errno.EROFS:
+        fail(f"{where}: the file system is read-only ({exc.strerror}); commands that only read the home still work")
+    else:
+        return 0
+    return 1
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Run ``lyra`` with ``argv`` (default: the command line) and exit with its code."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -123,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     except Exception as exc:
         if read_environment().debugging:
             raise
-        code = _stdout_failed(exc) or _unexpected(exc)
+        code = _stdout_failed(exc) or _file_system_fault(exc) or _unexpected(exc)
     sys.exit(code)
 
 

@@ -17,15 +17,23 @@ from rich.console import Console
 from rich.markup import escape
 
 from lyra_resources.environment import HOME_ENV, read_environment
-from lyra_resources.home import resolve_home
+from lyra_resources.home import HomeError, HomeLayout, resolve_home
 from lyra_resources.store.lyra_store import LyraStore, StoreError, TaskRecord
 
 console = Console()
 err = Console(stderr=True)
 
+def _home_path(value: str) -> Path:
+    """``--home``'s value as a path; an empty one is refused (as a path it would be the current folder)."""
+    if not value.strip():
+        raise typer.BadParameter("is empty; name the home's folder (default: $LYRA_HOME or ./.lyra)")
+    return Path(value)
+
+
 HomeOption = Annotated[
     Path | None,
-    typer.Option("--home", help="Lyra home directory (default: $LYRA_HOME or ./.lyra)", show_default=False),
+    typer.Option("--home", help="Lyra home directory (default: $LYRA_HOME or ./.lyra)", show_default=False,
+                 parser=_home_path),
 ]
 MAX_INPUT_FILE_BYTES = 50 * 1024 * 1024  # a claims or queries file; a corpus has limits of its own
 
@@ -64,6 +72,9 @@ def home_root(home: Path | None, *, create: bool = True) -> Path:
     named = "--home" if home else f"${HOME_ENV}" if env_home else "the home ./.lyra"
     try:
         root = resolve_home(home, create=False)
+    except HomeError as exc:
+        raise fail(str(exc)) from None
+    try:
         existing = next(p for p in (root, *root.parents) if p.exists())
     except (OSError, RuntimeError) as exc:  # a name too long, a symlink loop
         reason = _reason(exc) if isinstance(exc, OSError) else str(exc)
@@ -129,9 +140,12 @@ def read_text_input(path: Path, flag: str, what: str = "the file") -> str:
         raise fail(f"{flag}: cannot read {what} {path} as UTF-8 text: {reason}") from None
 
 
-def output_problem(path: Path, flag: str) -> str | None:
-    """Why ``path`` cannot be the file a command writes (a folder, a folder that does not exist:
-    nothing is created on the way), else None. A device or pipe is allowed: writing to it says."""
+def output_problem(path: Path, flag: str, home: Path | None) -> str | None:
+    """Why ``path`` cannot be the file a command writes (the home's own data, a folder, a folder
+    that does not exist: nothing is created on the way), else None. A device or pipe is allowed:
+    writing to it says. ``home`` is the command's ``--home``."""
+    if problem := home_data_problem(path, flag, home):
+        return problem
     try:
         if path.is_dir():
             return f"{flag} {path}: is a folder; name the file to write, e.g. {path / 'out.txt'}"
@@ -142,16 +156,32 @@ def output_problem(path: Path, flag: str) -> str | None:
     return None
 
 
+def home_data_problem(path: Path, flag: str, home: Path | None, *, allowed: tuple[str, ...] = ()) -> str | None:
+    """Why ``path`` cannot be written: it is, or lies inside, the home's own data (``HomeLayout.data``;
+    symlinks and relative paths resolved), other than the parts named in ``allowed``. Else None."""
+    layout = HomeLayout(root=home_root(home, create=False))
+    try:
+        what = layout.data_holding(path)
+    except (OSError, RuntimeError) as exc:  # a symlink loop, a name too long
+        reason = _reason(exc) if isinstance(exc, OSError) else str(exc)
+        return f"{flag} {path}: cannot be used: {reason}"
+    if what is None or what in allowed:
+        return None
+    return (f"{flag} {path}: is inside the home's own data ({what}, under {layout.root}); "
+            "Lyra does not write over it: name a file outside")
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
 
 
-def write_output(path: Path, text: str, flag: str) -> None:
+def write_output(path: Path, text: str, flag: str, home: Path | None) -> None:
     """Write ``text`` to ``path`` whole or not at all: through a temporary file beside it renamed
-    into place (a device or pipe is written directly). A failure is one error line, no file left."""
-    if problem := output_problem(path, flag):
+    into place (a device or pipe is written directly). A failure is one error line, no file left;
+    ``path`` inside the home's own data is refused (``output_problem``)."""
+    if problem := output_problem(path, flag, home):
         raise fail(problem)
     data = text.encode("utf-8")
     tmp: str | None = None

@@ -10,7 +10,7 @@ import typer
 
 from lyra_resources.models.model_files import configured_nli_path
 from lyra_resources.settings import load_settings
-from lyra_tools.cli_common import HomeOption, console, fail, home_root, open_store
+from lyra_tools.cli_common import HomeOption, console, fail, home_data_problem, home_root, open_store
 
 if TYPE_CHECKING:  # Dagster (the jobs, lyra_tools.runner) is imported by the commands that run a job
     from lyra_tools import runner
@@ -23,6 +23,15 @@ def _finish_job(outcome: runner.JobOutcome) -> None:
         console.print(f"[green]{outcome.job} succeeded[/] (run {outcome.run_id})")
         return
     raise fail(f"{outcome.job} failed (run {outcome.run_id}): {outcome.error}")
+
+
+def _check_model_folders(home: Path | None, **folders: Path | None) -> None:
+    """A folder a trainer writes its model into may be under the home's ``models/``, never inside
+    the rest of its data (the store, Parquet, the Dagster instance, the caches)."""
+    for flag, folder in folders.items():
+        if folder is not None and (problem := home_data_problem(folder, f"--{flag}", home,
+                                                               allowed=("the home's models",))):
+            raise fail(problem)
 
 
 def _nli_base() -> str:
@@ -57,6 +66,7 @@ def models_train_snli(
     from lyra_assets.execution.runs import NLI_TRAINING_JOB
     from lyra_tools import runner
 
+    _check_model_folders(home, out=out)
     config = {"snli_dir": str(snli_dir.resolve()), "out_dir": str(out.resolve()) if out else "",
               "max_pairs": max_pairs, "threads": threads}
     _finish_job(runner.run_job(NLI_TRAINING_JOB, {"ops": {"nli_model": {"config": config}}}, home))
@@ -78,6 +88,7 @@ def models_train_nli(
     from lyra_assets.execution.runs import VERIFIER_TRAINING_JOB
     from lyra_tools import runner
 
+    _check_model_folders(home, out=out, work=work)
     missing = [str(data / sub) for sub in ("scifact/claims_train.jsonl", "scifact/corpus.jsonl", "nli_training")
                if not (data / sub).exists()]
     if missing:
@@ -104,6 +115,7 @@ def models_train_direction(
     from lyra_assets.execution.runs import DIRECTION_TRAINING_JOB
     from lyra_tools import runner
 
+    _check_model_folders(home, out=out)
     folder = data / "nli_training" / "evidence_inference"
     if not (folder / "v2_annotations.csv").exists():
         raise fail(f"--data {data}: missing {folder / 'v2_annotations.csv'}")
@@ -128,6 +140,7 @@ def models_train_claim_roles(
     from lyra_resources.models.inference import embedder
     from lyra_training.claim_roles import train_claim_roles
 
+    _check_model_folders(home, out=out)
     if not (data / "ori_pqal.json").exists() or not (data / "test_ground_truth.json").exists():
         raise fail(f"--data {data}: needs ori_pqal.json and test_ground_truth.json (PubMedQA PQA-L)")
     store = open_store(home)  # sentence embeddings go to the home's cache: a second fit costs seconds

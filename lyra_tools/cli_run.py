@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from lyra_resources.store import task_lock
 from lyra_resources.store.generations import graph_note
 from lyra_resources.home import HomeLayout
 from lyra_resources.store.lyra_store import StoreError, TaskRecord
@@ -142,8 +143,9 @@ def create_and_run(checked: CheckedInput, home: Path | None, then: str = "") -> 
     print_notes(checked)
     if is_cluster():
         raise queue_and_exit(task, home, then)
-    outcome = run_with_progress(task, home)
-    print_summary(outcome, home)
+    with task_lock.running(HomeLayout(root=home_root(home)), task.id):  # a delete waits for the summary too
+        outcome = run_with_progress(task, home)
+        print_summary(outcome, home)
     return outcome
 
 
@@ -164,7 +166,7 @@ def verify_claims(
     from lyra_tools import verify
 
     layout = HomeLayout(root=home_root(home, create=False))  # made with the task, once the input is good
-    if out is not None and (problem := output_problem(out, "--out")):
+    if out is not None and (problem := output_problem(out, "--out", home)):
         raise fail(problem)
     text = read_text_input(claims, "--claims", "the claims file")
     try:

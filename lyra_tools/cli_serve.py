@@ -100,14 +100,14 @@ def export_task(
         raise fail(f"unknown --format {format!r}: use one of {', '.join(export.FORMATS)}")
     if only_evidence and format not in export.REFERENCE_FORMATS:
         raise fail(f"--only-evidence selects papers: use it with --format {', '.join(export.REFERENCE_FORMATS)}")
-    if out is not None and (problem := output_problem(out, "--out")):  # before the export is built
+    if out is not None and (problem := output_problem(out, "--out", home)):  # before the export is built
         raise fail(problem)
     require_task(home, task_id)
     text = export.export(open_store(home, create=False), task_id, format, only_evidence)
     if out is None:
         write_stdout(text)
         return
-    write_output(out, text, "--out")
+    write_output(out, text, "--out", home)
     console.print(f"{format} export of {task_id}: {out}")
 
 
@@ -130,12 +130,12 @@ def report_task(
 
     if format not in REPORT_FORMATS:
         raise fail(f"unknown --format {format!r}: use one of {', '.join(REPORT_FORMATS)}")
-    if out is not None and (problem := output_problem(out, "--out")):  # before the report is built
+    if out is not None and (problem := output_problem(out, "--out", home)):  # before the report is built
         raise fail(problem)
     if out is not None and format == "md":  # the Markdown's graph is a file beside it
         if out.suffix.lower() == ".svg":
             raise fail(f"--out {out}: the Markdown report links its graph as {out.stem}.svg; name it .md")
-        if problem := output_problem(out.with_suffix(".svg"), "--out"):
+        if problem := output_problem(out.with_suffix(".svg"), "--out", home):
             raise fail(problem)
     require_task(home, task_id)
     store = open_store(home, create=False)
@@ -150,10 +150,10 @@ def report_task(
         return
     report = read_report(store, task_id)
     if format == "html":
-        write_output(out, render_html(report), "--out")
+        write_output(out, render_html(report), "--out", home)
     else:
         svg = out.with_suffix(".svg")
-        write_output(svg, report.svg() + "\n", "--out")
-        write_output(out, markdown(report, svg.name), "--out")
+        write_output(svg, report.svg() + "\n", "--out", home)
+        write_output(out, markdown(report, svg.name), "--out", home)
     console.print(f"report of {task_id}: {out}" + (f" (graph: {out.with_suffix('.svg')})" if format == "md" else ""),
                   soft_wrap=True, highlight=False)

@@ -10,6 +10,8 @@ import typer
 from rich.table import Table
 
 from lyra_core.cells import cell_list
+from lyra_resources.store import task_lock
+from lyra_resources.home import HomeLayout
 from lyra_resources.store.generations import graph_note
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 from lyra_resources.store.sql import fetch_rows
@@ -145,13 +147,14 @@ def task_run(task_id: str, home: HomeOption = None,
         raise typer.Exit(0)
     if is_cluster():
         raise queue_and_exit(task, home)
-    try:
-        outcome = run_with_progress(task, home, rebuild=force)
-    except RuntimeError as exc:
-        raise fail(str(exc)) from exc
-    print_summary(outcome, home)
-    if outcome.success and TaskOptions.model_validate(task.options).is_verify:
-        write_verify_results(task.id, None, home)
+    with task_lock.running(HomeLayout(root=home_root(home)), task.id):  # a delete waits for the summary too
+        try:
+            outcome = run_with_progress(task, home, rebuild=force)
+        except RuntimeError as exc:
+            raise fail(str(exc)) from exc
+        print_summary(outcome, home)
+        if outcome.success and TaskOptions.model_validate(task.options).is_verify:
+            write_verify_results(task.id, None, home)
     raise typer.Exit(0 if outcome.success else 1)
 
 

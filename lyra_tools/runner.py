@@ -43,6 +43,7 @@ from lyra_assets.execution.task_status import record_handover, record_stopped, s
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.reuse import REBUILD_TAG
 from lyra_resources.store.parquet_files import task_folder
+from lyra_resources.store import task_lock
 from lyra_resources.home import HomeLayout, resolve_home
 from lyra_resources.settings import ClusterSettings
 from lyra_resources.store.lyra_store import LyraStore
@@ -147,6 +148,12 @@ def run_task(
     An asset whose code and inputs are those its rows were built from keeps them (``lyra_assets.reuse``)
     unless ``rebuild``."""
     layout = HomeLayout(root=resolve_home(home))
+    with task_lock.running(layout, task_id):  # `lyra task delete` waits for the whole run, not only Dagster's part
+        return _run_task(layout, task_id, on_progress, rebuild)
+
+
+def _run_task(layout: HomeLayout, task_id: str, on_progress: Callable[[dict[str, AssetProgress]], None] | None,
+              rebuild: bool) -> RunOutcome:
     store = LyraStore(home=str(layout.root))
     task = store.require_task(task_id)
     progress = {name: AssetProgress(asset=name) for name in asset_names()}
@@ -294,7 +301,7 @@ def delete_task(task_id: str, home: str | os.PathLike[str] | None = None) -> Del
     layout = HomeLayout(root=resolve_home(home))
     store = LyraStore(home=str(layout.root))
     store.require_task(task_id)
-    with open_instance(layout.root) as instance:
+    with task_lock.not_running(layout, task_id), open_instance(layout.root) as instance:
         if active_runs(instance, task_id):
             raise RuntimeError(f"task {task_id} is running; stop it first with `lyra task stop {task_id}`")
         parquet = [p for p in (task_folder(layout.parquet, task_id),) if p.exists()]

@@ -124,7 +124,7 @@ def search(
             raise ValueError("--queries and --run go together: --queries FILE.jsonl --run OUT.tsv")
         if query is not None and not " ".join(query.split()):
             raise ValueError("the query is empty; give the words to search for")
-        if run is not None and (problem := output_problem(run, "--run")):
+        if run is not None and (problem := output_problem(run, "--run", home)):
             raise ValueError(problem)
         if queries is not None:
             check_input_file(queries, "--queries", "the queries file")
@@ -148,7 +148,7 @@ def search(
                else "lyra-sentences" if isinstance(reranker, SentenceMatch) else "lyra-rerank")
         lines = [f"{qid} Q0 {h.doc_id} {h.rank} {h.score:.6f} {tag}\n"
                  for qid, text in todo for h in ranker.search(text, top or 100)]
-    write_output(run, "".join(lines), "--run")  # whole or not at all: a failed search leaves no half run
+    write_output(run, "".join(lines), "--run", home)  # whole or not at all: a failed search leaves no half run
     err.print(f"wrote {len(lines):,} lines for {len(todo):,} queries to {run} (tag {tag}; stage 3: {rerank_note})",
               markup=False, highlight=False, soft_wrap=True)
     _print_notes(notes)

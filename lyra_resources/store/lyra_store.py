@@ -45,6 +45,7 @@ from lyra_resources.store.sql import (
     sql_literal,
     swap_rows,
 )
+from lyra_resources.store.faults import is_read_only_refusal, store_fault
 from lyra_resources.store.locks import STORE_RETRY, StoreBusyError, StoreError  # noqa: F401 (re-exported)
 from lyra_resources.store.task_records import TASK_STATUSES, TaskRecord, task_from_row, utcnow
 
@@ -55,6 +56,8 @@ log = logging.getLogger(__name__)
 
 _schema_ready: set[str] = set()
 _schema_lock = threading.Lock()
+# database file → why this process opens it read-only (its home cannot be written)
+_read_only_homes: dict[str, str] = {}
 
 
 class LyraStore(BaseModel):
@@ -103,22 +106,49 @@ class LyraStore(BaseModel):
 
     @contextlib.contextmanager
     def connect(self) -> Iterator[Connection]:
-        """One short-lived connection, opened with retries while another process holds the lock."""
-        self._ensure_schema()
-        conn = self._open()
+        """One short-lived connection, opened with retries while another process holds the lock. A
+        store fault (a damaged file, a read-only home, a full disk) is raised as StoreFaultError."""
+        with self._faults_named():
+            self._ensure_schema()
+            conn = self._open()
+            try:
+                if self._staged is not None:
+                    self._show_staged(conn, *self._staged)
+                yield conn
+            finally:
+                conn.close()
+
+    @contextlib.contextmanager
+    def _faults_named(self) -> Iterator[None]:
+        """DuckDB's and the file system's errors that are store faults, raised as what they are."""
         try:
-            if self._staged is not None:
-                self._show_staged(conn, *self._staged)
-            yield conn
-        finally:
-            conn.close()
+            yield
+        except StoreError:
+            raise
+        except (duckdb.Error, OSError) as exc:
+            if self.url or (fault := store_fault(exc, self.layout.database,
+                                                 _read_only_homes.get(str(self.layout.database)))) is None:
+                raise
+            raise fault from exc
 
     def _open(self) -> Connection:
         if self.url:
             from lyra_resources.store.postgres import PostgresConnection
             return PostgresConnection.open(self.url)
         database = str(self.layout.database)
-        return STORE_RETRY.run(lambda: duckdb.connect(database), timeout_s=self.busy_timeout_s, what=database)
+        if database in _read_only_homes:
+            return STORE_RETRY.run(lambda: duckdb.connect(database, read_only=True), timeout_s=self.busy_timeout_s,
+                                   what=database)
+        try:
+            return STORE_RETRY.run(lambda: duckdb.connect(database), timeout_s=self.busy_timeout_s, what=database)
+        except duckdb.Error as exc:
+            if not is_read_only_refusal(exc) or not self.layout.database.is_file():
+                raise
+            # a home that cannot be written is still read: the file opened read-only, and a write says why it fails
+            connection = STORE_RETRY.run(lambda: duckdb.connect(database, read_only=True),
+                                         timeout_s=self.busy_timeout_s, what=database)
+            _read_only_homes[database] = " ".join(str(exc).split()).split(": ")[-1]
+            return connection
 
     def transaction(self, work, *, retries_s: float | None = None):
         """Run ``work(conn)`` in one transaction; retried as a whole on a lock or write conflict."""

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
+import time
 
 import pytest
 from dagster import RunsFilter
@@ -71,3 +74,54 @@ def test_delete_removes_the_tasks_files_and_runs_and_keeps_feedback(tmp_path, sm
         assert len(task_runs(instance, kept_id)) == 1  # the other task's run, untouched
     assert feedback_rows(store) == feedback  # feedback holds for every task: kept
     assert f"reports/{kept_id}.md" in task_files(home, kept_id) and store.row_counts(kept_id)["claims"] > 0
+
+
+# `lyra task run` in a real process held at the moment it hands the run over to Dagster (before
+# Dagster has any record of the run: only the process itself knows the task is running).
+HELD_AT_HANDOVER = """
+import pathlib, sys, time
+from lyra_tools import runner
+
+flag = pathlib.Path(sys.argv[1])
+
+def held(*args, **kwargs):
+    flag.write_text("handing over")
+    time.sleep(600)
+
+runner.record_handover = held
+from lyra_tools.cli import main
+sys.argv = ["lyra", *sys.argv[2:]]
+main()
+"""
+
+
+def test_deleting_a_task_whose_run_is_in_progress_is_refused(tmp_path, small_corpus):
+    home = tmp_path / "h"
+    task = LyraStore.at(home).create_task("Does vitamin D reduce fracture risk?", {"corpus": [str(small_corpus)]})
+    flag = tmp_path / "handing_over"
+    run = subprocess.Popen([sys.executable, "-c", HELD_AT_HANDOVER, str(flag), "task", "run", task.id,
+                            "--home", str(home)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not flag.exists():
+            assert run.poll() is None and time.monotonic() < deadline, run.communicate()[0][-3000:]
+            time.sleep(0.2)
+        refused = lyra_process("task", "delete", task.id, "--yes", "--home", home)
+        assert refused.returncode == 1, refused.stdout + refused.stderr
+        assert refused.stderr.strip().splitlines() == [
+            f"error: task {task.id} is running (its run, or the command that started it, is still at work); stop it "
+            f"first with `lyra task stop {task.id}`"], refused.stderr
+        assert LyraStore.at(home).require_task(task.id).query == task.query  # nothing was deleted
+    finally:
+        run.kill()
+        run.communicate()
+    deleted = lyra_process("task", "delete", task.id, "--yes", "--home", home)  # its process gone: the lock with it
+    assert deleted.returncode == 0, deleted.stdout + deleted.stderr
+    assert LyraStore.at(home).get_task(task.id) is None and task_files(home, task.id) == []
+
+
+def lyra_process(*args: str | os.PathLike[str]) -> subprocess.CompletedProcess:
+    """``lyra ARGS`` as a real process without a terminal."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LYRA_HOME", "LYRA_DEBUG")}
+    return subprocess.run([sys.executable, "-m", "lyra_tools.cli", *map(str, args)], env=env, text=True,
+                          stdin=subprocess.DEVNULL, capture_output=True, timeout=300)
