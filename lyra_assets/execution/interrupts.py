@@ -12,8 +12,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from dagster import DagsterEventType, DagsterInstance, Field, InitLoggerContext, logger
-from dagster._utils.log import create_console_logger  # the console logger Dagster's default builds
+from dagster import DagsterEventType, DagsterInstance, Field, InitLoggerContext, colored_console_logger, logger
 
 if TYPE_CHECKING:
     from dagster_shared.error import SerializableErrorInfo
@@ -58,7 +57,7 @@ class _NotInterruptions(logging.Filter):
     description="Dagster's colored console logger, without the tracebacks of interrupted steps and runs.",
 )
 def console_without_interruptions(init_context: InitLoggerContext) -> logging.Logger:
-    console = create_console_logger(init_context.logger_config["name"], init_context.logger_config["log_level"])
+    console = colored_console_logger.logger_fn(init_context)  # Dagster's default, as it builds it
     for handler in console.handlers:  # on the handlers: a record Dagster hands to them skips the logger's filters
         handler.addFilter(_NotInterruptions())
     console.addFilter(_NotInterruptions())
