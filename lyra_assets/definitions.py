@@ -26,6 +26,7 @@ from lyra_assets import (
     web,
 )
 from lyra_assets.execution import schedules, task_status
+from lyra_assets.execution.interrupts import console_without_interruptions
 from lyra_assets.execution.runs import (
     DIRECTION_TRAINING_JOB,
     NLI_TRAINING_JOB,
@@ -119,5 +120,6 @@ def build_definitions(home: str | os.PathLike[str] | None = None,
         resources=build_resources(home, config),
         schedules=[schedules.watched_tasks_schedule],
         sensors=[task_status.task_status_sensor, learning.nli_corrections_sensor, learning.nli_version_sensor],
+        loggers={"console": console_without_interruptions},  # Ctrl-C is the CLI's one line, not two tracebacks
     )
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from lyra_core.certainty import certainty_words
 from lyra_core.evidence_facts import designs_text
 from lyra_core.scoring import REFUTES, SUPPORTS, UNDECIDED, strongest_votes, undecided_because
+from lyra_core.untrusted import UntrustedText
 
 # An undecided verdict in words, by why it does not decide (lyra_core.scoring.undecided_because)
 UNDECIDED_WORDS = {"conflicting": "conflicting evidence: strong votes on both sides",
@@ -115,15 +116,15 @@ def answer_line(verdict: str | None, confidence: float | None, uncertainty: floa
 
 class AnswerPaper(BaseModel):
     paper_id: str
-    title: str | None = None
+    title: UntrustedText | None = None
     year: int | None = None
-    doi: str | None = None
+    doi: UntrustedText | None = None
 
 
 class AnswerClaim(BaseModel):
     claim_id: str
-    text: str
-    topic: str | None = None
+    text: UntrustedText
+    topic: UntrustedText | None = None
     verdict: str
     confidence: float
 
@@ -133,7 +134,7 @@ class AnswerView(BaseModel):
 
     line: str
     origin: str
-    hypothesis: str | None = None
+    hypothesis: UntrustedText | None = None
     hypothesis_claim_id: str | None = None
     verdict: str | None = None
     confidence: float | None = None
@@ -161,4 +162,4 @@ class AnswerView(BaseModel):
     question_reading: str | None = None
     # the line saying that no passage that voted (or was judged) is about both the hypothesis's
     # exposure and outcome, and which papers come closest; None when one is
-    not_addressed: str | None = None
+    not_addressed: UntrustedText | None = None

@@ -11,6 +11,7 @@ import base64
 import binascii
 import hashlib
 import ipaddress
+import socket
 from collections.abc import Iterable, Sequence
 from urllib.parse import parse_qs, urljoin, urlsplit, urlunsplit
 
@@ -103,6 +104,43 @@ def address_refusal(host: str, addresses: Sequence[str], *, allow_private: bool 
             continue
         return (f"{host} resolves to {address}, a private, loopback, link-local or reserved address "
                 "(refused unless browser.allow_private_addresses or browser.allowed_networks allows it)")
+    return None
+
+
+def literal_address(host: str) -> IpAddress | None:
+    """The address a host written as an IP literal names, in any form a resolver or browser reads
+    as one (``[::1]``, ``127.1``, ``0x7f.0.0.1``, ``2130706433``); None for a name."""
+    host = host.strip("[]").split("%", 1)[0].rstrip(".")
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    if not host or not all(part and (part.isdigit() or part.lower().startswith("0x")) for part in host.split(".")):
+        return None
+    try:  # the legacy IPv4 forms getaddrinfo and the WHATWG URL parser accept (octal, hex, fewer parts)
+        return ipaddress.IPv4Address(socket.inet_aton(host))
+    except OSError:
+        return None
+
+
+def local_host_refusal(url: str) -> str | None:
+    """Why ``url`` names, in its text alone, a host that is not a public one: a user name or
+    password in it, ``localhost`` (and any ``*.localhost``), or an IP literal that is loopback,
+    private, link-local or reserved (``is_public_address``, the egress gate's test). A report links
+    no such URL: the gate refuses to fetch it, and a reader's click would reach their own machine or
+    network. Names that only resolve to such addresses are the gate's to find out (it resolves)."""
+    try:
+        parts = urlsplit(url.strip())
+        host = (parts.hostname or "").lower().rstrip(".")
+    except ValueError as exc:
+        return f"malformed URL: {exc}"
+    if parts.username is not None or parts.password is not None:
+        return "the URL holds a user name or password"
+    if host == "localhost" or host.endswith(".localhost"):
+        return f"{host} is this machine"
+    address = literal_address(host)
+    if address is not None and not is_public_address(address):
+        return f"{address} is a private, loopback, link-local or reserved address"
     return None
 
 

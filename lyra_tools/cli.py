@@ -11,31 +11,37 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import signal
 import sys
 import tempfile
+import threading
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-import typer
+try:  # Ctrl-C while the command's modules load (seconds on a busy machine): one line, not a traceback
+    import typer
 
-from lyra_core.validation import text_problem
-from lyra_resources.environment import DEBUG_ENV, read_environment
-from lyra_resources.settings import SettingsError
-from lyra_resources.store.faults import is_no_space, no_space_message
-from lyra_resources.store.lyra_store import StoreError
-from lyra_tools import (
-    browse_cli,
-    cli_feedback,
-    cli_models,
-    cli_run,
-    cli_serve,
-    cli_store,
-    cli_tasks,
-    cli_worker,
-    search_cli,
-)
-from lyra_tools.cli_common import fail, write_stdout
+    from lyra_core.validation import text_problem
+    from lyra_resources.environment import DEBUG_ENV, read_environment
+    from lyra_resources.settings import SettingsError
+    from lyra_resources.store.faults import is_no_space, no_space_message
+    from lyra_resources.store.lyra_store import StoreError
+    from lyra_tools import (
+        browse_cli,
+        cli_feedback,
+        cli_models,
+        cli_run,
+        cli_serve,
+        cli_store,
+        cli_tasks,
+        cli_worker,
+        search_cli,
+    )
+    from lyra_tools.cli_common import error_printed, fail, reset_error_printed, write_stdout
+except KeyboardInterrupt:
+    os.write(2, b"error: interrupted\n")
+    sys.exit(130)
 
 app = typer.Typer(help="Lyra: turn a research question into an evidence graph.", no_args_is_help=True)
 app.add_typer(cli_run.app)  # `lyra run`, `lyra verify`
@@ -115,6 +121,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     if problem := _argument_problem(args):
         fail(problem)
         sys.exit(1)
+    with _recording_interrupts() as interrupted:
+        code = _run(args, interrupted)
+    if code == 130 and not error_printed():  # typer turns KeyboardInterrupt into exit code 130, silently
+        fail("interrupted")
+    sys.exit(code)
+
+
+def _run(args: list[str], interrupted: threading.Event) -> int:
+    """The command's exit code, every failure said in one line (an interrupt: code 130, said by ``main``)."""
     try:
         result = app(args=args, prog_name="lyra", standalone_mode=False)
         code = result if isinstance(result, int) else 0
@@ -134,15 +149,35 @@ def main(argv: Sequence[str] | None = None) -> None:
         fail(str(exc))
         code = 1
     except KeyboardInterrupt:
-        fail("interrupted")
         code = 130
     except typer.Exit as exc:  # raised where standalone_mode does not catch it: writing standard output
         code = exc.exit_code
     except Exception as exc:
         if read_environment().debugging:
             raise
-        code = _stdout_failed(exc) or _file_system_fault(exc) or _unexpected(exc)
-    sys.exit(code)
+        # an interrupt inside a library that reports it as its own error (DuckDB: "Query interrupted")
+        code = 130 if interrupted.is_set() else _stdout_failed(exc) or _file_system_fault(exc) or _unexpected(exc)
+    return code
+
+
+@contextlib.contextmanager
+def _recording_interrupts() -> Iterator[threading.Event]:
+    """An event set when SIGINT arrives, which then interrupts as Python's own handler does (where
+    SIGINT is Python's default: not in a process started to ignore it); the handler goes after."""
+    interrupted = threading.Event()
+    reset_error_printed()
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield interrupted
+        return
+
+    def on_sigint(signo: int, frame: object) -> None:
+        interrupted.set()
+        signal.default_int_handler(signo, frame)
+    signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield interrupted
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 if __name__ == "__main__":

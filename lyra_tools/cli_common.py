@@ -38,8 +38,20 @@ HomeOption = Annotated[
 MAX_INPUT_FILE_BYTES = 50 * 1024 * 1024  # a claims or queries file; a corpus has limits of its own
 
 
+_said = {"error": False}  # whether this process printed its error line (``lyra_tools.cli.main`` adds none then)
+
+
+def error_printed() -> bool:
+    return _said["error"]
+
+
+def reset_error_printed() -> None:
+    _said["error"] = False
+
+
 def fail(message: str, code: int = 1) -> typer.Exit:
     """Print ``message`` as one error line on stderr; the caller raises the returned Exit."""
+    _said["error"] = True
     # soft_wrap: one line stays one line whatever the terminal's width; no highlighting of paths and numbers
     err.print(f"[bold red]error:[/] {escape(' '.join(message.splitlines()))}", soft_wrap=True, highlight=False)
     return typer.Exit(code)

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from lyra_core.feedback import effective_edges
 from lyra_core.hypothesis import HYPOTHESIS
 from lyra_core.scoring import REFUTES, SUPPORTS
+from lyra_core.untrusted import MarksUntrusted, UntrustedText
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.effective.overlay import load_claims, load_overlay
 from lyra_resources.effective.paging import (
@@ -36,24 +37,24 @@ TITLE_CHARS = 100
 class SideSource(BaseModel):
     edge_id: str
     fragment_id: str
-    text: str = Field(description="the fragment's text, clipped")
+    text: UntrustedText = Field(description="the fragment's text, clipped")
     truncated: bool
-    domain: str | None
+    domain: UntrustedText | None
     trust_level: str | None
     nli_confidence: float
     human_corrected: bool
     paper_id: str | None = Field(None, description="the paper behind the page (get_paper); null for a web page")
-    title: str | None = None
+    title: UntrustedText | None = None
     year: int | None = None
-    doi: str | None = None
-    url: str | None = None
+    doi: UntrustedText | None = None
+    url: UntrustedText | None = None
 
 
 class Contradiction(BaseModel):
     claim_id: str
-    text: str
+    text: UntrustedText
     truncated: bool
-    topic: str | None
+    topic: UntrustedText | None
     claim_trust_level: str | None = Field(description="trust level of the page the claim came from")
     supports: int
     refutes: int
@@ -65,7 +66,7 @@ class Contradiction(BaseModel):
     rejected: bool = False
 
 
-class ContradictionList(BaseModel):
+class ContradictionList(MarksUntrusted):
     task_id: str
     note: str = ("claims with REFUTES evidence, with both sides' sources and trust levels; "
                  "Lyra records the disagreement, it does not judge which side is right")

@@ -23,6 +23,7 @@ import duckdb
 from pydantic import BaseModel, Field
 
 from lyra_core import feedback as fb
+from lyra_core.untrusted import MarksUntrusted, UntrustedText
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.store.sql import fetch_rows
 from lyra_resources.effective.models import ExploreError
@@ -65,7 +66,7 @@ class RuleEffect(BaseModel):
     domain_pattern: str
     decision: str | None
     is_active: bool
-    task_domains_blocked: list[str] = Field(default_factory=list)
+    task_domains_blocked: list[UntrustedText] = Field(default_factory=list)
 
 
 class RelevanceEffect(BaseModel):
@@ -76,7 +77,7 @@ class RelevanceEffect(BaseModel):
     multiplier: float = Field(description="the ranking multiplier (docs/feedback.md) the next run of the task applies")
 
 
-class FeedbackResult(BaseModel):
+class FeedbackResult(MarksUntrusted):
     event_id: str
     task_id: str
     action: str

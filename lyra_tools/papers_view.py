@@ -21,6 +21,7 @@ from lyra_core.bm25 import Bm25Index
 from lyra_core.feedback import effective_edges
 from lyra_core.scoring import REFUTES, SUPPORTS
 from lyra_core.text import index_terms
+from lyra_core.untrusted import MarksUntrusted, UntrustedText
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.effective.models import ExploreError
 from lyra_resources.effective.overlay import load_claims, load_overlay
@@ -45,17 +46,17 @@ MAX_AUTHORS = 10
 
 class PaperHit(BaseModel):
     paper_id: str = Field(description="pass to get_paper")
-    title: str | None
+    title: UntrustedText | None
     year: int | None
-    doi: str | None
-    venue: str | None
-    first_author: str | None
+    doi: UntrustedText | None
+    venue: UntrustedText | None
+    first_author: UntrustedText | None
     score: float = Field(description="BM25 score of the query against title and abstract")
 
 
-class PaperSearch(BaseModel):
+class PaperSearch(MarksUntrusted):
     task_id: str
-    query: str
+    query: UntrustedText
     papers: list[PaperHit]
     total: int = Field(description="papers matching at least one query word")
     next_cursor: str | None = None
@@ -63,7 +64,7 @@ class PaperSearch(BaseModel):
 
 class PaperClaim(BaseModel):
     claim_id: str
-    text: str
+    text: UntrustedText
     truncated: bool
     origin: str = Field(description="extracted, user, or hypothesis (the question's own claim)")
     edge_id: str = Field(description="the paper's strongest edge to the claim (its vote)")
@@ -76,23 +77,23 @@ class PaperClaim(BaseModel):
 
 class CitedPaper(BaseModel):
     paper_id: str
-    title: str | None
+    title: UntrustedText | None
     year: int | None
-    doi: str | None
+    doi: UntrustedText | None
     influential: bool
 
 
-class PaperDetail(BaseModel):
+class PaperDetail(MarksUntrusted):
     task_id: str
     paper_id: str
-    title: str | None
-    authors: list[str] = Field(description=f"the first {MAX_AUTHORS}")
+    title: UntrustedText | None
+    authors: list[UntrustedText] = Field(description=f"the first {MAX_AUTHORS}")
     authors_total: int
     year: int | None
-    venue: str | None
-    doi: str | None
-    url: str | None
-    abstract: str | None
+    venue: UntrustedText | None
+    doi: UntrustedText | None
+    url: UntrustedText | None
+    abstract: UntrustedText | None
     abstract_truncated: bool
     found_by: str = Field(description="search (a search or corpus hit), citation (citation expansion) or "
                           "identifier (a DOI / PMID / arXiv id a page named)")

@@ -16,7 +16,7 @@ import signal
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Literal
 
@@ -39,6 +39,7 @@ from lyra_assets.execution.runs import (
     register_partition,
     task_tags,
 )
+from lyra_assets.execution.interrupts import run_interrupted
 from lyra_assets.execution.task_status import record_handover, record_stopped, sync_task_status
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.reuse import REBUILD_TAG
@@ -64,6 +65,7 @@ class RunOutcome(BaseModel):
     success: bool
     status: str
     error: str | None = None
+    interrupted: bool = False  # stopped by SIGINT (Ctrl-C, or `lyra task stop`): the task reads stopped
     assets: dict[str, AssetProgress]
 
 
@@ -138,6 +140,26 @@ class _ProgressWatcher(threading.Thread):
             self.callback(self.progress)
 
 
+@contextlib.contextmanager
+def _deferred_interrupts() -> Iterator[threading.Event]:
+    """SIGINT (and SIGTERM, which Dagster maps to it during a run) only set the returned event while
+    the run is prepared and recorded: an interrupt raised inside the store's or Dagster's bookkeeping
+    would be swallowed there with a traceback of its own. Dagster installs its own handlers while the
+    job executes and puts these back after. Off the main thread signals cannot be handled: nothing changes."""
+    received = threading.Event()
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        yield received  # (a process started in the background of a shell ignores SIGINT: so be it)
+        return
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    for sig in previous:
+        signal.signal(sig, lambda _signo, _frame: received.set())
+    try:
+        yield received
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def run_task(
     task_id: str,
     home: str | os.PathLike[str] | None = None,
@@ -159,7 +181,7 @@ def _run_task(layout: HomeLayout, task_id: str, on_progress: Callable[[dict[str,
     progress = {name: AssetProgress(asset=name) for name in asset_names()}
     run_id = str(uuid.uuid4())
 
-    with open_instance(layout.root) as instance:
+    with _deferred_interrupts() as interrupt, open_instance(layout.root) as instance:
         # Loaded inside the instance's context: definitions read the instance's state storage.
         job = build_definitions(layout.root).resolve_job_def(TASK_JOB)
         register_partition(instance, task_id)
@@ -168,8 +190,10 @@ def _run_task(layout: HomeLayout, task_id: str, on_progress: Callable[[dict[str,
         record_handover(store, task_id, "running", run_id)
         watcher = _ProgressWatcher(instance, run_id, progress, on_progress)
         watcher.start()
-        interrupted = False
+        interrupted, success = interrupt.is_set(), False
         try:
+            if interrupted:  # Ctrl-C while the run was prepared: it never starts
+                raise KeyboardInterrupt
             result = job.execute_in_process(
                 instance=instance, partition_key=task_id, run_id=run_id, raise_on_error=False,
                 tags={**task_tags(task_id, task.query), PID_TAG: str(os.getpid()),
@@ -184,6 +208,8 @@ def _run_task(layout: HomeLayout, task_id: str, on_progress: Callable[[dict[str,
             watcher.finished.set()
             watcher.join(timeout=5)
         run = instance.get_run_by_id(run_id)
+        # Dagster turns a SIGINT inside a step into that step's failure rather than a KeyboardInterrupt
+        interrupted = interrupted or (run is not None and not success and run_interrupted(instance, run_id))
         if interrupted and run is not None:  # Ctrl-C in the terminal: the user stopped it
             instance.add_run_tags(run_id, {STOP_TAG: "1"})
             if run.status in ACTIVE_STATUSES:
@@ -196,7 +222,8 @@ def _run_task(layout: HomeLayout, task_id: str, on_progress: Callable[[dict[str,
             sync_task_status(store, instance, task_id)  # the task row says what the run record says
 
     error = next((p.error for p in progress.values() if p.error), None)
-    return RunOutcome(task_id=task_id, run_id=run_id, success=success, status=status, error=error, assets=progress)
+    return RunOutcome(task_id=task_id, run_id=run_id, success=success, status=status, error=error,
+                      interrupted=interrupted, assets=progress)
 
 
 class QueuedRun(BaseModel):

@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pandas as pd
+from pydantic import BaseModel
 
 from lyra_core.claim_inputs import ClaimsFileError, parse_claims
 from lyra_core.claims import claim_id_for
@@ -15,10 +16,15 @@ from lyra_core.tasks import TaskOptions
 from lyra_resources.corpus.local_corpus import CorpusError
 from lyra_resources.sources.literature import LiteratureSources, UnknownPapersError
 from lyra_resources.home import HomeLayout
-from lyra_resources.settings import load_settings
+from lyra_resources.settings import EvidenceSettings, load_settings
 from lyra_resources.store.lyra_store import LyraStore
 
 CORPUS_SOURCE = "local:"  # how papers.sources names a local corpus record: local:<its id in the file>
+# Recorded costs on a 2-core CPU with other work beside it (docs/running.md): the NLI cross-encoder
+# judged 11 pairs/s (the direction reader of effect claims is faster, ~70/s: the estimate is an upper
+# bound) and MiniLM embedded 17 claims/s. A corpus not yet embedded for the home adds its own time.
+SECONDS_PER_PAIR = 1 / 11
+SECONDS_PER_CLAIM = 1 / 17
 
 
 class VerifyInputError(ValueError):
@@ -26,9 +32,10 @@ class VerifyInputError(ValueError):
 
 
 def verify_options(corpus: list[Path], claims_file: Path, text: str, papers_per_claim: int,
-                   layout: HomeLayout) -> TaskOptions:
-    """The options of a verify task, once ``text`` (the claims file's) reads as claims and every
-    paper id it names is in the corpus. Raises ``VerifyInputError`` otherwise; creates no task."""
+                   layout: HomeLayout, max_claims: int | None = None) -> tuple[TaskOptions, VerifyPlan]:
+    """The options of a verify task and its plan, once ``text`` (the claims file's) reads as at most
+    ``max_claims`` claims and every paper id it names is in the corpus. Raises ``VerifyInputError``
+    otherwise; creates no task, and a batch too large is refused before the corpus is read."""
     missing = [str(p) for p in corpus if not p.exists()]
     if missing:
         raise VerifyInputError(f"path not found: {', '.join(missing)}")
@@ -37,12 +44,57 @@ def verify_options(corpus: list[Path], claims_file: Path, text: str, papers_per_
     except ClaimsFileError as exc:
         raise VerifyInputError(f"{claims_file}: {exc}") from None
     paths = [str(p.resolve()) for p in corpus]
-    literature = LiteratureSources.configured(layout.cache, load_settings())  # the cache the task's run reads too
+    settings = load_settings()
+    options = TaskOptions(corpus=paths, verify_claims=claims, papers_per_claim=papers_per_claim)
+    plan = verify_plan(options, settings.evidence)
+    if max_claims is not None and (refusal := too_many_claims(plan, claims_file, max_claims)):
+        raise VerifyInputError(refusal)
+    literature = LiteratureSources.configured(layout.cache, settings)  # the cache the task's run reads too
     try:  # only the claims that name papers: the others are searched when the task runs
         literature.claim_papers(paths, [c for c in claims if c.papers is not None], papers_per_claim)
     except (UnknownPapersError, CorpusError) as exc:
         raise VerifyInputError(f"{claims_file}: {exc}" if isinstance(exc, UnknownPapersError) else str(exc)) from None
-    return TaskOptions(corpus=paths, verify_claims=claims, papers_per_claim=papers_per_claim)
+    return options, plan
+
+
+class VerifyPlan(BaseModel):
+    """How much a verify task will judge, known before any model runs: its claims, the NLI pairs it
+    judges at most (each claim's fragment limit, ``scoped_pairs`` in lyra_assets.evidence) and the
+    time those take at the recorded costs."""
+
+    claims: int
+    max_pairs: int
+    seconds: float
+
+    def line(self) -> str:
+        return (f"verify: {self.claims:,} claims, at most {self.max_pairs:,} NLI pairs; estimated {duration(self.seconds)} "
+                f"(recorded {1 / SECONDS_PER_PAIR:.0f} pairs/s and {1 / SECONDS_PER_CLAIM:.0f} claims/s embedded on a "
+                "2-core CPU; an unembedded corpus adds its own)")
+
+
+def verify_plan(options: TaskOptions, cfg: EvidenceSettings) -> VerifyPlan:
+    """The plan of a verify task with ``options``: a claim naming papers meets up to
+    ``verify_max_fragments`` fragments of them, one searched for up to ``verify_top_k``."""
+    pairs = sum(cfg.verify_max_fragments if c.papers else cfg.verify_top_k for c in options.verify_claims)
+    claims = len(options.verify_claims)
+    return VerifyPlan(claims=claims, max_pairs=pairs, seconds=pairs * SECONDS_PER_PAIR + claims * SECONDS_PER_CLAIM)
+
+
+def duration(seconds: float) -> str:
+    """``seconds`` as a person reads a duration: ``under a minute``, ``12 min``, ``3 h 20 min``."""
+    minutes = round(seconds / 60)
+    if minutes < 1:
+        return "under a minute"
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60} min"
+
+
+def too_many_claims(plan: VerifyPlan, claims_file: Path, max_claims: int) -> str | None:
+    """The refusal of a batch larger than ``max_claims``, in one line; None when it fits."""
+    if plan.claims <= max_claims:
+        return None
+    return (f"{claims_file} holds {plan.claims:,} claims, more than --max-claims {max_claims:,} (at most "
+            f"{plan.max_pairs:,} NLI pairs, estimated {duration(plan.seconds)}); pass --max-claims {plan.claims} "
+            "to verify them in one task, or split the file")
 
 
 def _edge_columns(store: LyraStore) -> set[str]:

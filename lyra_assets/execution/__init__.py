@@ -2,4 +2,5 @@
 Dagster instance of a Lyra home (``runs``), submitting a task's run to the cluster's queue
 (``run_queue``), where a run's steps execute and the Celery executor that watches their workers
 (``step_workers``, ``celery_steps``), the schedule that re-runs watched tasks (``schedules``) and
-the sensor that keeps each task's row in step with its runs (``task_status``)."""
+the sensor that keeps each task's row in step with its runs (``task_status``), and how a run stopped
+with Ctrl-C is told from a failure and kept out of the console log (``interrupts``)."""

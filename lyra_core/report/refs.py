@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel
 
-from lyra_core.urls import url_refusal
+from lyra_core.urls import local_host_refusal, url_refusal
 
 AUTHORS_SHOWN = 3  # then "et al.", as most journals cite
 DOI_PREFIXES = ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/", "doi:")
@@ -29,8 +29,10 @@ _URL_SAFE = ":/?#[]@!$&()*+,;=%~-._"
 def linkable(url: str | None) -> str | None:
     """``url`` as a link target when it is an http(s) URL with a host, percent-encoded where it held
     characters that could end the link; None for anything else (javascript:, data:, vbscript:, a
-    leading space or control character, no host), which a report shows as text, never as a link."""
-    if not url or not _WEB_URL.fullmatch(url) or url_refusal(url):
+    leading space or control character, no host) and for a URL naming this machine or a private
+    network (``local_host_refusal``: userinfo, localhost, a loopback or private IP), which a report
+    shows as text, never as a link."""
+    if not url or not _WEB_URL.fullmatch(url) or url_refusal(url) or local_host_refusal(url):
         return None
     return quote(url, safe=_URL_SAFE)
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from lyra_core.answer import AnswerView
 from lyra_core.scoring import ClaimScore
+from lyra_core.untrusted import MarksUntrusted, UntrustedText
 
 
 class ExploreError(ValueError):
@@ -32,24 +33,24 @@ class Statistics(BaseModel):
 
 class TopicBrief(BaseModel):
     topic_id: str
-    label: str
+    label: UntrustedText
     claim_count: int
     has_contradiction: bool
 
 
 class ContradictionHighlight(BaseModel):
     topic_id: str
-    label: str
+    label: UntrustedText
     claim_count: int = Field(description="claims of the topic with at least one REFUTES edge")
 
 
-class EvidenceSummary(BaseModel):
+class EvidenceSummary(MarksUntrusted):
     answer_line: str = Field(description="the answer to the question in one line, e.g. 'Answer: supported "
                              "(0.78 ± 0.09) — 6 papers for, 1 against, 23 judged'")
     answer: AnswerView | None = Field(None, description="the hypothesis judged and its papers, or (open question) "
                                       "the most relevant claims; human feedback applied")
     task_id: str
-    query: str
+    query: UntrustedText
     status: str
     statistics: Statistics
     top_topics: list[TopicBrief]
@@ -57,20 +58,20 @@ class EvidenceSummary(BaseModel):
     primary_source_ratio: float | None = Field(
         description="share of the task's pages that are scholarly records (kind abstract or paper) rather "
                     "than web pages; null when the task has no pages")
-    blocked_domains: list[str] = Field(default_factory=list, description="task domains a user rule blocks")
+    blocked_domains: list[UntrustedText] = Field(default_factory=list, description="task domains a user rule blocks")
     graph_note: str | None = Field(None, description="set when the graph shown is not the latest run's: "
                                    "which run's graph it is and what to do")
 
 
 class Topic(BaseModel):
     topic_id: str
-    label: str
+    label: UntrustedText
     claim_count: int
     has_contradiction: bool
-    terms: list[str]
+    terms: list[UntrustedText]
 
 
-class TopicList(BaseModel):
+class TopicList(MarksUntrusted):
     task_id: str
     topics: list[Topic]
     total: int
@@ -79,7 +80,7 @@ class TopicList(BaseModel):
 
 class ClaimBrief(BaseModel):
     claim_id: str
-    text: str
+    text: UntrustedText
     truncated: bool
     origin: str
     evidence_count: int
@@ -91,10 +92,10 @@ class ClaimBrief(BaseModel):
     rejected: bool = False
 
 
-class TopicClaims(BaseModel):
+class TopicClaims(MarksUntrusted):
     task_id: str
     topic_id: str
-    topic: str
+    topic: UntrustedText
     claims: list[ClaimBrief]
     total: int
     next_cursor: str | None = None
@@ -103,12 +104,12 @@ class TopicClaims(BaseModel):
 class Source(BaseModel):
     page_id: str | None
     paper_id: str | None = Field(None, description="the paper behind the page (get_paper); null for a web page")
-    url: str | None
-    domain: str | None
-    title: str | None
+    url: UntrustedText | None
+    domain: UntrustedText | None
+    title: UntrustedText | None
     year: int | None = None
-    doi: str | None = None
-    pmid: str | None = Field(None, description="the paper's PubMed id, where known")
+    doi: UntrustedText | None = None
+    pmid: UntrustedText | None = Field(None, description="the paper's PubMed id, where known")
     kind: str | None
     trust_level: str | None
 
@@ -116,23 +117,23 @@ class Source(BaseModel):
 class EvidenceItem(BaseModel):
     edge_id: str
     fragment_id: str
-    text: str
+    text: UntrustedText
     truncated: bool
     nli_confidence: float = Field(description="calibrated probability of the edge's relation")
     probabilities: dict[str, float] | None = Field(
         None, description="calibrated p_supports / p_refutes / p_neutral of the edge (a weak SUPPORTS has a high p_neutral)")
     model_relation: str | None = Field(None, description="the model's label, given when a human changed it")
-    reason: str | None = Field(None, description="why the judge said what it said, in one line (for an effect "
+    reason: UntrustedText | None = Field(None, description="why the judge said what it said, in one line (for an effect "
                                "claim: the directions the passage and the claim state, the figures)")
     study_design: str | None = Field(
         None, description="the design of the passage's paper: meta_analysis | rct | cohort | case_control | "
                           "cross_sectional | animal_cell | review | other (none stated); null on an edge judged "
                           "before designs were read")
-    design_cue: str | None = Field(None, description="the words that decided study_design, as written")
+    design_cue: UntrustedText | None = Field(None, description="the words that decided study_design, as written")
     sample_size: int | None = Field(None, description="people or animals the study enrolled, where stated")
-    effect_figures: str | None = Field(None, description="the effect figures the passage states, as written "
+    effect_figures: UntrustedText | None = Field(None, description="the effect figures the passage states, as written "
                                        "('RR 0.70, 95% CI 0.58-0.86')")
-    facts: str | None = Field(None, description="design, size and figures in one line, as a scientist reads "
+    facts: UntrustedText | None = Field(None, description="design, size and figures in one line, as a scientist reads "
                               "them: 'RCT, n = 861, HR 0.63 (0.35–1.13)'")
     human_reviewed: bool
     human_corrected: bool
@@ -150,10 +151,10 @@ class EvidenceLists(BaseModel):
     neutral: list[EvidenceItem]
 
 
-class ClaimEvidence(BaseModel):
+class ClaimEvidence(MarksUntrusted):
     task_id: str
     claim_id: str
-    claim_text: str
+    claim_text: UntrustedText
     truncated: bool
     origin: str
     rejected: bool
@@ -169,16 +170,16 @@ class MaterialEdge(BaseModel):
     fragment_id: str
     relation: str
     nli_confidence: float
-    domain: str | None
+    domain: UntrustedText | None
     human_corrected: bool
 
 
 class MaterialClaim(BaseModel):
     claim_id: str
-    text: str
+    text: UntrustedText
     truncated: bool
     origin: str
-    topic: str | None
+    topic: UntrustedText | None
     confidence: float
     uncertainty: float
     controversy: float
@@ -187,7 +188,7 @@ class MaterialClaim(BaseModel):
     edges: list[MaterialEdge]
 
 
-class Materials(BaseModel):
+class Materials(MarksUntrusted):
     task_id: str
     format: Literal["summary", "full"]
     summary: EvidenceSummary | None = None
@@ -198,14 +199,14 @@ class Materials(BaseModel):
 
 class TaskBrief(BaseModel):
     id: str
-    query: str
+    query: UntrustedText
     truncated: bool
     status: str
     created_at: datetime
     updated_at: datetime | None = None
 
 
-class TaskList(BaseModel):
+class TaskList(MarksUntrusted):
     tasks: list[TaskBrief]
     total: int
     next_cursor: str | None = None
@@ -216,9 +217,9 @@ class TaskList(BaseModel):
 class BlockedDomain(BaseModel):
     """A domain whose evidence the task leaves out: blocked by a user rule or by source verification, and how to restore it."""
 
-    domain: str
+    domain: UntrustedText
     blocked_at: datetime | None
-    reason: str
+    reason: UntrustedText
     cause_ids: list[str]
     original_trust_level: str | None
     can_restore: bool
@@ -245,11 +246,11 @@ class FeedbackCounts(BaseModel):
     rejected_claims: int
 
 
-class TaskStatus(BaseModel):
+class TaskStatus(MarksUntrusted):
     task_id: str
-    query: str
+    query: UntrustedText
     status: str
-    error: str | None
+    error: UntrustedText | None
     created_at: datetime | None
     updated_at: datetime | None
     latest_run: RunState | None

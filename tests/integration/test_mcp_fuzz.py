@@ -1,7 +1,10 @@
 """Fuzzing the real `lyra mcp` stdio server: a few hundred calls of every tool with hostile arguments
-(wrong types, huge strings, unicode, nulls, deep nesting, forged cursors, unknown ids, path traversal
-in corpus paths) and broken JSON-RPC lines, over one server process with a fixed seed. Every request
-is answered, no answer and no line of stderr holds a traceback, and a refused call changes no table."""
+(wrong types, huge strings, unicode, lone surrogates, nulls, deep nesting, forged cursors, unknown
+ids, path traversal in corpus paths) and broken JSON-RPC lines, over one server process with a fixed
+seed, on a graph whose corpus text is hostile too (markup, terminal control sequences, NUL, newlines,
+nested braces, prompt injection: fixtures.hostile_corpus). Every request is answered, no answer and
+no line of stderr holds a traceback, a refusal is one line and changes no table, and every answer
+that serves hostile corpus text names its field in ``untrusted_content``."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ import json
 import random
 
 import pytest
+from fixtures.hostile_corpus import HOSTILE_TEXTS, make_corpus_hostile, unmarked_hostile_text
 from fixtures.mcp import store_env
 from fixtures.mcp_raw import RawServer, text
 
@@ -56,7 +60,7 @@ class Hostile:
         self.junk = [None, True, False, 0, -1, 2**63, -(2**70), 1.5, 1e308, "", " ", "x" * 100_000,
                      "\u202e\u0000 ☃ 𝕏 \ufeff", "' OR 1=1 --", "; DROP TABLE tasks; --", "../../etc/passwd",
                      "%s%n", "task_nope", "c_missing", [], {}, [None] * 50, {"$ref": "#"}, deep(20), deep(45), deep(80),
-                     {"k": "v" * 20_000}]
+                     {"k": "v" * 20_000}, *HOSTILE_TEXTS]
         self.cursors = ["1e30", "Infinity", "-1", "abc", "", "=" * 199, cursor_of("1e30"), cursor_of("Infinity"),
                         cursor_of("-1"), cursor_of('"abc"'), cursor_of("9" * 30), "a" * 201]
         self.paths = ["/etc/passwd", "../../../../etc/shadow", f"{corpora}/../../lyra.duckdb", f"{corpora}/missing.jsonl",
@@ -137,6 +141,10 @@ RAW_LINES = [
     '{"jsonrpc":"2.0","id":"raw","method":"tools/call","params":{"name":"list_tasks","arguments":[1]}}',
     '{"jsonrpc":"2.0","id":"raw","method":"tools/call","params":{"name":"list_tasks","arguments":{"limit":1e999}}}',
     '{"jsonrpc":"2.0","id":"raw","method":"resources/read","params":{"uri":"file:///etc/passwd"}}',
+    '{"jsonrpc":"2.0","id":"raw","method":"tools/call","params":{"name":"search_papers",'
+    '"arguments":{"task_id":"t","query":"vitamin \\ud800 D"}}}',
+    '{"jsonrpc":"2.0","id":"raw","method":"tools/call","params":{"name":"get_paper",'
+    '"arguments":{"task_id":"t","paper_id":"\\udfff\\u0000"}}}',
 ]
 
 
@@ -150,6 +158,7 @@ def settings_file(tmp_path, monkeypatch):
 
 def test_fuzzed_calls_are_all_answered_without_tracebacks_and_refusals_change_nothing(store, graph, settings_file):
     rng = random.Random(SEED)
+    make_corpus_hostile(store, graph)
     hostile = Hostile(rng, graph, f"{store.home}/corpora")
     server = RawServer(store.home, env=store_env())
     refused = answered = 0
@@ -177,6 +186,7 @@ def test_fuzzed_calls_are_all_answered_without_tracebacks_and_refusals_change_no
                 assert after == state, (n, tool, json.dumps(args)[:300], text(result))
             else:
                 assert tool != "create_task", ("no task may be created", args)
+                assert unmarked_hostile_text(result.get("structuredContent") or {}) == [], (n, tool)
             state = after
     finally:
         stderr = server.close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -167,3 +168,51 @@ def test_markdown_links_only_to_http(tmp_path):
 ])
 def test_only_http_urls_become_links(url, link):
     assert linkable(url) == link
+
+
+# Links to this machine or a private network: the egress gate refuses to fetch them, and a reader's
+# click would reach their own router, cloud metadata service or local admin page.
+LOCAL_URLS = [
+    ["https://user:pass@127.0.0.1:22/admin", "http://10.0.0.7/internal", "http://192.168.1.1/router",
+     "http://169.254.169.254/latest/meta-data/"],
+    ["http://[::1]:8080/", "http://localhost:9000/x", "https://admin@example.org/login", "http://0x7f.0.0.1/"],
+]
+
+
+class _Anchors(HTMLParser):
+    """The href of every <a> of an HTML page, as a browser's parser reads them."""
+
+    def __init__(self, page: str) -> None:
+        super().__init__()
+        self.hrefs: list[str] = []
+        self.feed(page)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "a":
+            self.hrefs += [value or "" for name, value in attrs if name == "href"]
+
+
+@pytest.mark.parametrize("urls", LOCAL_URLS, ids=["userinfo-private-metadata", "loopback-names-forms"])
+def test_links_to_local_or_private_hosts_are_shown_as_text(tmp_path, urls):
+    store, graph = hostile_home(tmp_path, urls)
+    text = report_markdown(store, graph.task_id)
+    tokens = [t for block in MarkdownIt("commonmark").parse(text) for t in (block.children or [])]
+    page = export.export(store, graph.task_id, "html")
+    hrefs = [t.attrGet("href") for t in tokens if t.type == "link_open"] + _Anchors(page).hrefs
+    assert hrefs and all(re.fullmatch(r"#[\w-]+|https?://\S+", h) for h in hrefs), hrefs
+    for url in urls:
+        host = url.split("//", 1)[1].split("/", 1)[0].rsplit("@", 1)[-1]
+        assert not [h for h in hrefs if host in h], (url, hrefs)
+        shown = url.split("//", 1)[1][:12]
+        assert shown in MarkdownIt("commonmark").render(text) and shown in page  # as text
+
+
+@pytest.mark.parametrize("url", [u for urls in LOCAL_URLS for u in urls]
+                         + ["http://2130706433/", "http://127.1/", "http://a.localhost/", "http://[::ffff:127.0.0.1]/"])
+def test_no_link_names_this_machine_or_a_private_network(url):
+    assert linkable(url) is None
+
+
+@pytest.mark.parametrize("url", ["https://8.8.8.8/dns", "https://10.example.org/", "https://example.org/a@b"])
+def test_public_hosts_stay_links(url):
+    assert linkable(url) == url
