@@ -3,12 +3,14 @@
 A scratch folder holds a Lyra home with one completed task (its rows written with the pipeline's
 own id functions, its Dagster partition registered) and the inputs the calls name: a good corpus,
 claims files that are empty, nested 10,000 deep, hold NUL bytes or are not UTF-8, a folder, a file
-where a folder is expected. Every subcommand is called with arguments no user should send:
+where a folder is expected, a corpus whose records hold Rich markup, terminal control sequences,
+NUL, bidi overrides and line breaks. Every subcommand is called with arguments no user should send:
 bytes that are not UTF-8, huge strings, paths that are files, folders, devices or missing,
 negative and huge numbers, unknown enum values, unknown task ids.
 
 A call passes when its stderr holds no traceback and no "unexpected" line of the last-resort
-guard, it ends before the timeout, and, where it is refused (exit code not 0), stderr is exactly
+guard, no control character of the hostile records reaches its output raw, it ends before the
+timeout, and, where it is refused (exit code not 0), stderr is exactly
 one ``error:`` line and nothing changed: the row count and a content hash of every DuckDB table,
 the files of the scratch folder (the home's and the inputs'), and no path the call named came to
 exist. The corpus cache of the home is filled once before the calls, as the first accepted task
@@ -48,6 +50,11 @@ CORPUS = [
      "abstract": ["Calcium with vitamin D did not reduce hip fractures.", "Kidney stones were more frequent."]},
 ]
 CLAIM = "High-dose vitamin D reduces hip fracture risk."
+# Corpus text a hostile record may hold: Rich markup, CSI, OSC 52 and OSC 8 sequences, NUL, DEL, C1,
+# bidi overrides and line breaks. No call may pass any of it raw to the terminal (RAW_CONTROLS).
+HOSTILE_TEXT = ("Vitamin D [/] [bold]\x1b[2J\x1b]52;c;ZXZpbA==\x07\x1b]8;;https://evil.example\x07x\x1b]8;;\x07"
+                "\x00\x7f\x9b\u202efracture\u2066\r\n# risk\tnote")
+RAW_CONTROLS = ("\x1b", "\x07", "\x00", "\x9b", "\u202e", "\u2066")
 
 
 @dataclass
@@ -145,6 +152,9 @@ def write_inputs(scratch: Path) -> Path:
     (folder / "queries_deep.jsonl").write_text('{"_id": "q1", "text": ' + DEEP + "}\n")
     (folder / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "vitamin"}) + "\n")
     (folder / "a_file").write_text("not a folder\n")
+    (folder / "hostile.jsonl").write_text("".join(json.dumps({**d, "title": f"{HOSTILE_TEXT} {d['title']}",
+                                                              "abstract": [HOSTILE_TEXT, *d["abstract"]]}) + "\n"
+                                                  for d in CORPUS))
     (folder / "a_folder").mkdir()
     write_hostile_corpora(folder)
     with (folder / "sparse_huge.txt").open("wb") as fh:  # 60 MB that take no disk
@@ -257,6 +267,13 @@ def cases() -> list[Case]:
                        ("--run missing folder", [*good, "--queries", "{dir}/queries.jsonl", "--run",
                                                  "{dir}/nowhere/run.tsv"])]:
         out.append(Case(f"search {name}", ["search", *args, *h]))
+    hostile = ["--corpus", "{dir}/hostile.jsonl"]
+    for name, args in [("piped", ["vitamin D", *hostile]), ("json", ["vitamin D", *hostile, "--json"]),
+                       ("markup query", ["[/] vitamin [bold] \x1b[2J", *hostile])]:
+        out.append(Case(f"search hostile corpus {name}", ["search", *args, *h], "any"))
+    for name, question in [("markup", "Does vitamin D [/] reduce fracture risk?"), ("escape", "vitamin D \x1b[2J")]:
+        out.append(Case(f"run question {name} with no claims", ["run", question, *good, "--claims-file",
+                                                                 "{dir}/empty.txt", *h]))
     # servers, models, store, usage
     for name, args in [("mcp --transport", ["mcp", "--transport", "carrier-pigeon"]), ("mcp --port", ["mcp",
                        "--transport", "http", "--port", "-1"]), ("ui --port", ["ui", "--port", "70000"]),
@@ -392,8 +409,10 @@ def call(case: Case, home: Path, inputs: Path, scratch: Path, timeout_s: float) 
         proc = subprocess.run([sys.executable, "-m", "lyra_tools.cli", *args], cwd=scratch, env=env,
                               stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout_s)
         code, stderr = proc.returncode, proc.stderr.decode("utf-8", "replace")
+        shown = stderr + proc.stdout.decode("utf-8", "replace")
     except subprocess.TimeoutExpired as exc:
         code, stderr = None, (exc.stderr or b"").decode("utf-8", "replace")
+        shown = stderr
     seconds = time.monotonic() - started
     problems = []
     if code is None:
@@ -402,6 +421,8 @@ def call(case: Case, home: Path, inputs: Path, scratch: Path, timeout_s: float) 
         problems.append("a traceback")
     if "error: unexpected " in stderr:
         problems.append("the last-resort guard caught it: " + stderr.strip().splitlines()[-1][:200])
+    if raw := [repr(c) for c in RAW_CONTROLS if c in shown]:
+        problems.append(f"raw control characters reached the output: {', '.join(raw)}")
     if code == 0 and case.expect == "refuse":
         problems.append("accepted, not refused")
     if code not in (0, None):

@@ -4,8 +4,8 @@
 into ``--papers must be at least 1 (got -1)``; ``labels`` maps a field to how the caller spells
 it (a CLI flag, an MCP option, a settings path), and unknown names get a "did you mean".
 
-``question_hint`` says, in one line, when a research question is too vague to judge (it is still
-accepted). ``text_problem`` / ``storable_text`` refuse text no store can hold (NUL, bytes that are not
+``question_hint`` says, in one line, when a research question is not in English or too vague to
+judge (it is still accepted). ``text_problem`` / ``storable_text`` refuse text no store can hold (NUL, bytes that are not
 UTF-8) and ``load_json`` reads JSON from outside with every failure as one line, so the CLI and the
 MCP server check such input the same way.
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import json
 import sys
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -113,9 +114,22 @@ def describe(exc: ValidationError, labels: Mapping[str, str] | None = None,
 QUESTION_EXAMPLE = "Does vitamin D supplementation reduce fracture risk in older adults?"
 
 
+def _mostly_other_script(question: str) -> bool:
+    """More than half the question's letters are not Latin (Chinese, Cyrillic, Arabic, …)."""
+    letters = [ch for ch in question if ch.isalpha()]
+    latin = sum(unicodedata.name(ch, "").startswith("LATIN") for ch in letters)
+    return bool(letters) and latin * 2 < len(letters)
+
+
 def question_hint(question: str) -> str | None:
-    """One line for a question with fewer than two content words ("cancer", "What is it?"): Lyra
-    runs it, but it names no relation to judge, so the answer can only list claims. None otherwise."""
+    """One line for a question Lyra cannot judge well, None otherwise. A question written mostly
+    in another script than English's: its words are not split as English ones are and match
+    English papers poorly, so the line says that Lyra reads English questions. A question with
+    fewer than two content words ("cancer", "What is it?"): Lyra runs it, but it names no
+    relation to judge, so the answer can only list claims."""
+    if _mostly_other_script(question):
+        return ("Lyra reads English questions, and this one is written in another script: it is run, but its "
+                f"words hardly match English papers; ask it in English, e.g. {QUESTION_EXAMPLE!r}")
     words = tokenize(question)
     if len(words) >= 2:
         return None

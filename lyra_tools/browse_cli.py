@@ -18,12 +18,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Column, Table
 
 from lyra_core.scoring import VoteCounts
+from lyra_core.untrusted_text import json_line
 from lyra_resources.store.lyra_store import StoreError
-from lyra_tools.cli_common import HomeOption, console, fail, open_store
+from lyra_tools.cli_common import HomeOption, console, fail, open_store, untrusted
 
 if TYPE_CHECKING:  # the readers and their models are imported by `lyra claims` and `lyra evidence` when they run
     from lyra_resources.effective.models import ClaimBrief, ClaimEvidence, EvidenceItem, Topic, TopicClaims
@@ -75,17 +75,17 @@ def _print_claims(groups: list[tuple[str, list[ClaimBrief]]], votes: dict[str, V
     """Each group's heading and claims: verdict, confidence ± uncertainty and the votes behind it."""
     for heading, claims in groups:
         if not console.is_terminal:
-            console.print(heading, markup=False, highlight=False, soft_wrap=True)
+            console.print(untrusted(heading), highlight=False, soft_wrap=True)
             for c in claims:
-                console.print(f"  {c.claim_id}  {c.verdict}  {c.confidence:.2f} ± {c.uncertainty:.2f}  "
-                              f"votes {_votes(votes, c.claim_id)}  {_claim_mark(c)}{c.text}",
-                              markup=False, highlight=False, soft_wrap=True)
+                console.print(untrusted(f"  {c.claim_id}  {c.verdict}  {c.confidence:.2f} ± {c.uncertainty:.2f}  "
+                                        f"votes {_votes(votes, c.claim_id)}  {_claim_mark(c)}{c.text}"),
+                              highlight=False, soft_wrap=True)
             continue
         table = Table(Column("claim id", no_wrap=True), "verdict", "conf. ± unc.", "votes", "claim",
-                      title=escape(heading), title_justify="left")
+                      title=untrusted(heading), title_justify="left")
         for c in claims:
             table.add_row(c.claim_id, c.verdict, f"{c.confidence:.2f} ± {c.uncertainty:.2f}",
-                          escape(_votes(votes, c.claim_id)), ("[dim]" if c.rejected else "") + escape(_claim_mark(c) + c.text))
+                          untrusted(_votes(votes, c.claim_id)), ("[dim]" if c.rejected else "") + untrusted(_claim_mark(c) + c.text))
         console.print(table)
 
 
@@ -115,7 +115,7 @@ def claims(
         answers = [_topic_claims(store, task_id, name, limit, include_rejected) for name in names]
         if as_json:
             for answer in answers:
-                print(answer.model_dump_json())
+                print(json_line(answer.model_dump_json()))
             return
         hypothesis, votes = answer_view.listed_votes(store, task_id, [c.claim_id for a in answers for c in a.claims],
                                                      with_hypothesis=topic is None)
@@ -128,7 +128,7 @@ def claims(
     if groups:
         _print_claims(groups, votes)
     if not answers:
-        console.print(f"{task_id} has no claim topics yet (run it: lyra task run {task_id})", markup=False)
+        console.print(untrusted(f"{task_id} has no claim topics yet (run it: lyra task run {task_id})"))
 
 
 def _claim_evidence(store, claim_id: str, task_id: str | None, limit: int) -> ClaimEvidence:
@@ -187,29 +187,29 @@ def _print_evidence(answer: ClaimEvidence, votes: dict[str, VoteCounts]) -> None
     if answer.hidden_blocked:
         head.append(f"{answer.hidden_blocked} edge(s) from blocked domains hidden")
     for line in head:
-        console.print(line, markup=False, highlight=False, soft_wrap=True)
+        console.print(untrusted(line), highlight=False, soft_wrap=True)
     for side in ("supports", "refutes", "neutral"):
         items: list[EvidenceItem] = getattr(answer.evidence, side)
         total = answer.totals.get(side, 0)
         title = f"{side.upper()}: {total} edge(s)" + (f", {len(items)} shown" if len(items) < total else "")
         if not console.is_terminal:
-            console.print(title, markup=False, highlight=False)
+            console.print(untrusted(title), highlight=False)
             for item in items:
                 lines = [f"  {item.edge_id}  {_edge_marks(item)}", f"    “{item.text}”",
                          *([f"    study: {item.facts}"] if item.facts else []),
                          f"    source: {_source_line(item)}", *([f"    why: {item.reason}"] if item.reason else [])]
                 for line in lines:
-                    console.print(line, markup=False, highlight=False, soft_wrap=True)
+                    console.print(untrusted(line), highlight=False, soft_wrap=True)
             continue
         if not items:
             continue
         table = Table(Column("edge id", no_wrap=True), "p / human", "fragment", "source", title=title,
                       title_justify="left")
         for item in items:
-            fragment = escape(item.text) + (f"\n[bold]study: {escape(item.facts)}[/bold]" if item.facts else "") \
-                + (f"\n[dim]why: {escape(item.reason)}[/dim]" if item.reason else "")
-            table.add_row(item.edge_id, escape(_edge_marks(item)).replace("  ", "\n"), fragment,
-                          escape(_source_line(item)))
+            fragment = untrusted(item.text) + (f"\n[bold]study: {untrusted(item.facts)}[/bold]" if item.facts else "") \
+                + (f"\n[dim]why: {untrusted(item.reason)}[/dim]" if item.reason else "")
+            table.add_row(item.edge_id, untrusted(_edge_marks(item)).replace("  ", "\n"), fragment,
+                          untrusted(_source_line(item)))
         console.print(table)
 
 
@@ -234,7 +234,7 @@ def evidence(
         claim_id, task_id = answer_view.evidence_claim(store, claim_id, task_id)
         answer = _claim_evidence(store, claim_id, task_id, limit)
         if as_json:
-            print(answer.model_dump_json())
+            print(json_line(answer.model_dump_json()))
             return
         votes = answer_view.listed_votes(store, answer.task_id, [answer.claim_id])[1]
     except (ExploreError, StoreError) as exc:

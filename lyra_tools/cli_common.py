@@ -16,12 +16,14 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from lyra_core.untrusted_text import terminal_text
 from lyra_resources.environment import HOME_ENV, read_environment
 from lyra_resources.home import HomeError, HomeLayout, resolve_home
 from lyra_resources.store.lyra_store import LyraStore, StoreError, TaskRecord
 
-console = Console()
-err = Console(stderr=True)
+# no ":name:" emoji codes: a text from outside holding one is printed as it is
+console = Console(emoji=False)
+err = Console(stderr=True, emoji=False)
 
 def _home_path(value: str) -> Path:
     """``--home``'s value as a path; an empty one is refused (as a path it would be the current folder)."""
@@ -49,11 +51,19 @@ def reset_error_printed() -> None:
     _said["error"] = False
 
 
+def untrusted(value: object) -> str:
+    """``value`` as text for a Rich console, table cell or markup string: never read as markup, and
+    its control characters shown as visible escapes (lyra_core.untrusted_text.terminal_text). The
+    one way text that Lyra did not write itself (questions, options, titles, claims, error texts
+    quoting them) reaches the terminal."""
+    return escape(terminal_text(str(value)))
+
+
 def fail(message: str, code: int = 1) -> typer.Exit:
     """Print ``message`` as one error line on stderr; the caller raises the returned Exit."""
     _said["error"] = True
     # soft_wrap: one line stays one line whatever the terminal's width; no highlighting of paths and numbers
-    err.print(f"[bold red]error:[/] {escape(' '.join(message.splitlines()))}", soft_wrap=True, highlight=False)
+    err.print(f"[bold red]error:[/] {untrusted(' '.join(message.splitlines()))}", soft_wrap=True, highlight=False)
     return typer.Exit(code)
 
 

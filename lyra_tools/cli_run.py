@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from lyra_resources.store import task_lock
@@ -24,6 +23,7 @@ from lyra_tools.cli_common import (
     open_store,
     output_problem,
     read_text_input,
+    untrusted,
 )
 
 if TYPE_CHECKING:  # the run machinery (Dagster, the input checks, the readers) is imported when a command runs
@@ -37,7 +37,7 @@ app = typer.Typer()
 def run_with_progress(task: TaskRecord, home: Path | None, *, rebuild: bool = False) -> runner.RunOutcome:
     from lyra_tools import progress_view
 
-    console.print(f"[bold]{task.id}[/]  {task.query}")
+    console.print(f"[bold]{untrusted(task.id)}[/]  {untrusted(task.query)}", soft_wrap=True)
     outcome = progress_view.run_with_display(task.id, home, console, rebuild=rebuild)
     if outcome.interrupted:  # Ctrl-C: what stopped, and how to go on, in one line; exit code 130 as for SIGINT
         raise fail(f"interrupted: task {task.id} stopped (run {outcome.run_id}); `lyra task run {task.id}` "
@@ -53,7 +53,7 @@ def queue_and_exit(task: TaskRecord, home: Path | None, then: str = "") -> typer
         queued = runner.queue_task(task.id, home)
     except RuntimeError as exc:
         raise fail(str(exc)) from exc
-    console.print(f"[bold]{task.id}[/]  {task.query}")
+    console.print(f"[bold]{untrusted(task.id)}[/]  {untrusted(task.query)}", soft_wrap=True)
     console.print(f"task {task.id} queued (run {queued.run_id}): `lyra daemon` starts it when the run queue "
                   f"allows; `lyra task status {task.id}` follows it{then.format(task=task.id)}",
                   soft_wrap=True, highlight=False)
@@ -69,17 +69,17 @@ def print_summary(outcome: runner.RunOutcome, home: Path | None) -> None:
     counts = open_store(home).row_counts(outcome.task_id)
     if outcome.success:  # the answer to the question comes first, then how it was reached
         for line in answer_view.answer_lines(open_store(home), outcome.task_id):
-            console.print(line, markup=False, soft_wrap=True)
+            console.print(untrusted(line), soft_wrap=True)
     if outcome.success:
         console.print(f"[green]task {outcome.task_id} completed[/] (run {outcome.run_id})")
     else:
         console.print(f"[red]task {outcome.task_id} {outcome.status.lower()}[/] (run {outcome.run_id})")
         if outcome.error:
-            console.print(f"[red]{outcome.error}[/]")
+            console.print(f"[red]{untrusted(outcome.error)}[/]", soft_wrap=True)
     if not outcome.success:
         note = graph_note(open_store(home), outcome.task_id)
         if note:
-            console.print(f"[yellow]{note}[/]", soft_wrap=True)
+            console.print(f"[yellow]{untrusted(note)}[/]", soft_wrap=True)
     table = Table("table", "rows", title=None)
     for name, count in counts.items():
         table.add_row(name, str(count))
@@ -88,9 +88,9 @@ def print_summary(outcome: runner.RunOutcome, home: Path | None) -> None:
         claims = top_claims(open_store(home), outcome.task_id, limit=8)
         top = Table("verdict", "conf.", "±", "votes", "claim", title="claims with the most evidence")
         for c in claims.itertuples(index=False):
-            top.add_row(c.verdict, f"{c.confidence:.2f}", f"{c.uncertainty:.2f}",
+            top.add_row(untrusted(c.verdict), f"{c.confidence:.2f}", f"{c.uncertainty:.2f}",
                         votes_text(c.supporting_votes, c.refuting_votes, c.below_threshold),
-                        ("★ " if c.origin == "user" else "") + escape(c.text))
+                        ("★ " if c.origin == "user" else "") + untrusted(c.text))
         console.print(top)
     if outcome.success and layout.report(outcome.task_id).exists():  # written by the run's task_report asset
         console.print(f"Report:  {layout.report(outcome.task_id)}")
@@ -232,4 +232,4 @@ def check_input(query: str, options: dict | TaskOptions, home: Path | None, labe
 def print_notes(checked: CheckedInput) -> None:
     """The check's notes, once nothing else can refuse the command (a refusal stays one line)."""
     for note in checked.notes:
-        err.print(f"[yellow]note:[/] {escape(note)}", soft_wrap=True, highlight=False)
+        err.print(f"[yellow]note:[/] {untrusted(note)}", soft_wrap=True, highlight=False)

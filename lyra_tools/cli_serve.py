@@ -22,6 +22,7 @@ from lyra_tools.cli_common import (
     open_store,
     output_problem,
     require_task,
+    untrusted,
     write_output,
     write_stdout,
 )
@@ -108,7 +109,7 @@ def export_task(
         write_stdout(text)
         return
     write_output(out, text, "--out", home)
-    console.print(f"{format} export of {task_id}: {out}")
+    console.print(untrusted(f"{format} export of {task_id}: {out}"), soft_wrap=True, highlight=False)
 
 
 REPORT_FORMATS = ("md", "html")
@@ -146,7 +147,7 @@ def report_task(
         except OSError as exc:
             raise fail(f"{path.parent}: the report cannot be written: {exc.strerror or exc}") from None
         write_stdout(markdown(report, path.with_suffix(".svg").name) if format == "md" else render_html(report))
-        err.print(f"report of {task_id}: {path} (.html, .svg beside it)", soft_wrap=True, highlight=False)
+        err.print(untrusted(f"report of {task_id}: {path} (.html, .svg beside it)"), soft_wrap=True, highlight=False)
         return
     report = read_report(store, task_id)
     if format == "html":
@@ -155,5 +156,5 @@ def report_task(
         svg = out.with_suffix(".svg")
         write_output(svg, report.svg() + "\n", "--out", home)
         write_output(out, markdown(report, svg.name), "--out", home)
-    console.print(f"report of {task_id}: {out}" + (f" (graph: {out.with_suffix('.svg')})" if format == "md" else ""),
-                  soft_wrap=True, highlight=False)
+    console.print(untrusted(f"report of {task_id}: {out}" + (f" (graph: {out.with_suffix('.svg')})"
+                                                            if format == "md" else "")), soft_wrap=True, highlight=False)

@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from lyra_resources.store.lyra_store import StoreError
-from lyra_tools.cli_common import HomeOption, console, fail, open_store
+from lyra_tools.cli_common import HomeOption, console, fail, open_store, untrusted
 
 app = typer.Typer(help="The store: where the tasks and their tables are.", no_args_is_help=True)
 
@@ -34,4 +34,4 @@ def copy(
     for name, rows in counts.items():
         table.add_row(name, f"{rows:,}")
     console.print(table)
-    console.print(f"copied {sum(counts.values()):,} rows of {database} into {store.where}")
+    console.print(untrusted(f"copied {sum(counts.values()):,} rows of {database} into {store.where}"), soft_wrap=True)

@@ -15,7 +15,7 @@ from lyra_resources.home import HomeLayout
 from lyra_resources.store.generations import graph_note
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 from lyra_resources.store.sql import fetch_rows
-from lyra_tools.cli_common import HomeOption, console, fail, home_root, open_store, require_task
+from lyra_tools.cli_common import HomeOption, console, fail, home_root, open_store, require_task, untrusted
 
 # Dagster (the instance, lyra_tools.runner) is imported by what needs it: a task whose row reads
 # running or queued, its recent runs, a re-run. Listing tasks reads the store alone.
@@ -33,8 +33,8 @@ def task_list(home: HomeOption = None) -> None:
     table = Table("id", "status", "created", "watch", "query")
     for t in tasks:
         every = t.options.get("watch_every")
-        table.add_row(t.id, t.status, t.created_at.strftime("%Y-%m-%d %H:%M"), f"every {every}" if every else "",
-                      t.query)
+        table.add_row(untrusted(t.id), t.status, t.created_at.strftime("%Y-%m-%d %H:%M"),
+                      f"every {untrusted(every)}" if every else "", untrusted(t.query))
     console.print(table)
 
 
@@ -61,10 +61,11 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
     require_task(home, task_id)
     task = synced_tasks(home, task_id)[0]
     store = open_store(home)  # one store for every read below: its backend is settled once
-    console.print(f"[bold]{task.id}[/]  {task.query}")
-    console.print(f"status: {task.status}   created: {task.created_at:%Y-%m-%d %H:%M:%S}   options: {task.options}")
+    console.print(f"[bold]{untrusted(task.id)}[/]  {untrusted(task.query)}", soft_wrap=True)
+    console.print(f"status: {task.status}   created: {task.created_at:%Y-%m-%d %H:%M:%S}   "
+                  f"options: {untrusted(task.options)}", soft_wrap=True)
     for line in answer_view.answer_lines(store, task.id):  # what a queued run found, once it has
-        console.print(line, markup=False, soft_wrap=True)
+        console.print(untrusted(line), soft_wrap=True)
     if task.options.get("watch_every"):
         from lyra_assets.execution.runs import open_instance
         from lyra_assets.execution.schedules import watch_decision
@@ -74,10 +75,10 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
         console.print(f"watch: every {task.options['watch_every']}: "
                       f"{'due at the next hourly check' if decision.due else decision.reason}")
     if task.error:
-        console.print(f"[red]last error: {task.error}[/]", soft_wrap=True)
+        console.print(f"[red]last error: {untrusted(task.error)}[/]", soft_wrap=True)
     note = graph_note(store, task.id)
     if note:
-        console.print(f"[yellow]{note}[/]", soft_wrap=True)
+        console.print(f"[yellow]{untrusted(note)}[/]", soft_wrap=True)
     counts = Table("table", "rows")
     for name, count in store.row_counts(task.id).items():
         counts.add_row(name, str(count))
@@ -90,8 +91,9 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
         table = Table("blocked domain", "since", "was", "reason", "causes", "restore via", title="blocked domains")
         for b in blocked:
             causes = cell_list(b["cause_ids"])
-            table.add_row(b["domain"], f"{b['blocked_at']:%Y-%m-%d %H:%M}", b["original_trust_level"], b["reason"],
-                          ", ".join(causes[:3]) + (" …" if len(causes) > 3 else ""), b["restore_via"])
+            table.add_row(untrusted(b["domain"]), f"{b['blocked_at']:%Y-%m-%d %H:%M}", b["original_trust_level"],
+                          untrusted(b["reason"]), untrusted(", ".join(causes[:3]) + (" …" if len(causes) > 3 else "")),
+                          untrusted(b["restore_via"]))
         console.print(table)
     console.print(runs_table(store, task))
 
@@ -139,8 +141,8 @@ def task_run(task_id: str, home: HomeOption = None,
         from lyra_resources.effective import answer_view
 
         for line in answer_view.answer_lines(open_store(home), task.id):
-            console.print(line, markup=False, soft_wrap=True)
-        console.print(f"task {task.id}: unchanged since run {same.run_id} ({same.covers} as they were); its graph "
+            console.print(untrusted(line), soft_wrap=True)
+        console.print(f"task {untrusted(task.id)}: unchanged since run {same.run_id} ({same.covers} as they were); its graph "
                       "stands. `--force` runs it again.", soft_wrap=True, highlight=False)
         if TaskOptions.model_validate(task.options).is_verify:
             write_verify_results(task.id, None, home)
@@ -233,4 +235,4 @@ def task_delete(
     console.print(f"deleted {task_id}: {sum(deleted.rows.values())} rows ({rows}), {len(deleted.runs)} Dagster "
                   f"run(s), {len(deleted.files)} file(s) and folder(s); feedback is kept", soft_wrap=True)
     for path in deleted.files:
-        console.print(f"  removed {path}", markup=False, soft_wrap=True)
+        console.print(untrusted(f"  removed {path}"), soft_wrap=True)

@@ -31,6 +31,9 @@ class CreatedTask(BaseModel):
     log_path: str | None = Field(description="the run's output on this machine (none when queued on the cluster)")
     pid: int | None
     run_id: str | None = Field(None, description="the Dagster run, when queued on the cluster")
+    notes: list[str] = Field(default_factory=list, description="what the input check says about the task, as "
+                             "`lyra run` prints it: a question not in English or too vague to judge, lines "
+                             "repaired in a corpus")
 
 
 class StoppedTask(BaseModel):
@@ -108,10 +111,10 @@ class TaskControl:
             task_id = self.store.transaction(reserve)
         task = self.store.get_task(task_id) or self.store.create_task(checked.query, stored_options, task_id=task_id)
         if task.status == "created":
-            answer = self._start(task)
+            answer = self._start(task).model_copy(update={"notes": checked.notes})
         else:  # an earlier try started the run and was cut off before it could record the answer
             answer = CreatedTask(task_id=task.id, status=task.status, pid=None, run_id=task.last_run_id,
-                                 log_path=str(HomeLayout(root=self.root).run_log(task.id)))
+                                 log_path=str(HomeLayout(root=self.root).run_log(task.id)), notes=checked.notes)
         self._remember(request_id, "create_task", digest, answer)
         return answer
 

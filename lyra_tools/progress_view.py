@@ -21,6 +21,7 @@ from rich.table import Table
 
 from lyra_resources.progress import StageProgress, reporting_to
 from lyra_tools import runner
+from lyra_tools.cli_common import untrusted
 
 _MARK = {"pending": "·", "running": "…", "done": "✓", "failed": "✗"}
 _STYLE = {"pending": "dim", "running": "yellow", "done": "green", "failed": "bold red"}
@@ -78,8 +79,8 @@ class LineDisplay:
             for item in progress.values():
                 if item.state in ("done", "failed") and item.asset not in self._printed:
                     self._printed.add(item.asset)
-                    self.console.print(asset_line(item, self.notes.of(item.asset)),
-                                       markup=False, highlight=False, soft_wrap=True)
+                    self.console.print(untrusted(asset_line(item, self.notes.of(item.asset))),
+                                       highlight=False, soft_wrap=True)
                     self.console.file.flush()
 
 
@@ -102,7 +103,7 @@ class LiveDisplay:
             rows = f"{item.rows} rows" if item.rows is not None else "kept (unchanged)" if item.kept else ""
             secs = f"{item.seconds:.1f}s" if item.seconds is not None else ""
             table.add_row(f"[{_STYLE[item.state]}]{_MARK[item.state]} {item.asset}[/]", rows, secs,
-                          f"[dim]{self.notes.of(item.asset)}[/]")
+                          f"[dim]{untrusted(self.notes.of(item.asset))}[/]")
         return table
 
     def _render(self) -> Group:

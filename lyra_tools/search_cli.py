@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
+from lyra_core.untrusted_text import json_line, tsv_cell
 from lyra_resources.home import HomeLayout
 from lyra_resources.settings import SettingsError, load_settings
 from lyra_tools.cli_common import (
@@ -31,6 +31,7 @@ from lyra_tools.cli_common import (
     home_root,
     open_store,
     output_problem,
+    untrusted,
     write_output,
 )
 
@@ -50,10 +51,9 @@ def _embedding_notes() -> Iterator[None]:
 
     def sink(update: StageProgress) -> None:
         if update.label == "embedding" and update.finished:
-            err.print(f"{update.summary()} (cached for the next search)", markup=False, highlight=False)
+            err.print(untrusted(f"{update.summary()} (cached for the next search)"), highlight=False)
         elif update.label == "embedding" and update.done == 0:
-            err.print(f"embedding {update.total} papers (once per corpus and model) …", markup=False,
-                      highlight=False)
+            err.print(untrusted(f"embedding {update.total} papers (once per corpus and model) …"), highlight=False)
 
     with reporting_to(sink):
         yield
@@ -76,20 +76,20 @@ def scores_line(ranking: RankingConfig, rerank_note: str) -> str:
 def _print_hits(hits: list[Hit], scores: str, as_json: bool) -> None:
     if as_json:
         for hit in hits:
-            print(hit.model_dump_json())
+            print(json_line(hit.model_dump_json()))
         return
     if not console.is_terminal:
         print("\t".join(PIPE_COLUMNS))
         for h in hits:
-            print("\t".join([str(h.rank), h.doc_id, f"{h.bm25:.3f}", _fmt(h.embedding), _fmt(h.fused),
-                             _fmt(h.rerank), h.title]))
-        err.print(scores, markup=False, highlight=False, soft_wrap=True)
+            print("\t".join([str(h.rank), tsv_cell(h.doc_id), f"{h.bm25:.3f}", _fmt(h.embedding), _fmt(h.fused),
+                             _fmt(h.rerank), tsv_cell(h.title)]))
+        err.print(untrusted(scores), highlight=False, soft_wrap=True)
         return
-    table = Table("rank", "doc id", "title", "BM25", "embedding", "fused", "stage 3", caption=escape(scores),
+    table = Table("rank", "doc id", "title", "BM25", "embedding", "fused", "stage 3", caption=untrusted(scores),
                   caption_justify="left")
     for h in hits:
         title = h.title if len(h.title) <= TITLE_CHARS else h.title[:TITLE_CHARS - 1] + "…"
-        table.add_row(str(h.rank), escape(h.doc_id), escape(title), f"{h.bm25:.2f}", _fmt(h.embedding),
+        table.add_row(str(h.rank), untrusted(h.doc_id), untrusted(title), f"{h.bm25:.2f}", _fmt(h.embedding),
                       _fmt(h.fused), _fmt(h.rerank))
     console.print(table)
 
@@ -149,8 +149,8 @@ def search(
         lines = [f"{qid} Q0 {h.doc_id} {h.rank} {h.score:.6f} {tag}\n"
                  for qid, text in todo for h in ranker.search(text, top or 100)]
     write_output(run, "".join(lines), "--run", home)  # whole or not at all: a failed search leaves no half run
-    err.print(f"wrote {len(lines):,} lines for {len(todo):,} queries to {run} (tag {tag}; stage 3: {rerank_note})",
-              markup=False, highlight=False, soft_wrap=True)
+    err.print(untrusted(f"wrote {len(lines):,} lines for {len(todo):,} queries to {run} (tag {tag}; stage 3: "
+                        f"{rerank_note})"), highlight=False, soft_wrap=True)
     _print_notes(notes)
 
 
@@ -158,4 +158,4 @@ def _print_notes(notes: list[str]) -> None:
     """The corpus check's notes (records left out, lines repaired), after the results: a search that
     is refused later still says one line."""
     for note in notes:
-        err.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
+        err.print(f"note: {untrusted(note)}", highlight=False, soft_wrap=True)

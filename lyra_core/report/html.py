@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 
 from lyra_core.report.markdown import hypothesis_label, intro, score_text, sentence_note
 from lyra_core.report.models import Report, ReportClaim, ReportSentence
+from lyra_core.untrusted_text import xml_text
 
 STYLE = """
 body{font-family:Georgia,"Times New Roman",serif;max-width:60rem;margin:2rem auto;padding:0 1rem;
@@ -196,8 +197,8 @@ def render_html(report: Report) -> str:
           "(right, numbered as in the references). Each line is a source's strongest relation to the claim.")
     _references(body, report)
     page = ET.tostring(body, encoding="unicode", method="html")
-    page = page.replace(mark, report.svg(), 1)
+    page = xml_text(page).replace(xml_text(mark), report.svg(), 1)  # a NUL, a bidi control: visible escapes
     return (f"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">"
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{html.escape(report.query)}</title><style>{STYLE}</style></head>\n{page}\n</html>\n")
+            f"<title>{html.escape(xml_text(report.query))}</title><style>{STYLE}</style></head>\n{page}\n</html>\n")

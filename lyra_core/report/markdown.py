@@ -9,13 +9,16 @@ import re
 from lyra_core.answer import AnswerView, votes_text
 from lyra_core.hypothesis import reading_note
 from lyra_core.report.models import Report, ReportClaim, ReportSentence
+from lyra_core.untrusted_text import markdown_line
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<])")  # what starts markup inside a line
 
 
 def md(text: str) -> str:
-    """Text safe inside Markdown: characters that would start markup are escaped."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    """Text safe inside one Markdown line: a line break it holds becomes a space (it can start no
+    heading, list or quote), control characters are visible escapes, and characters that would
+    start markup are escaped."""
+    return _MD_SPECIAL.sub(r"\\\1", markdown_line(text))
 
 
 def score_text(claim: ReportClaim) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel
 
 from lyra_core.scoring import REFUTES, SUPPORTS
+from lyra_core.untrusted_text import xml_text
 
 SVG_NS = "http://www.w3.org/2000/svg"
 COLOURS = {SUPPORTS: "#0072B2", REFUTES: "#D55E00"}  # Okabe–Ito blue and vermillion
@@ -120,5 +121,7 @@ def evidence_svg(claims: Sequence[GraphNode], papers: Sequence[GraphNode],
 
 
 def svg_text(svg: ET.Element) -> str:
-    """The element as XML text, without a declaration, to inline in HTML or write as a file."""
-    return ET.tostring(svg, encoding="unicode", method="xml")
+    """The element as XML text, without a declaration, to inline in HTML or write as a file.
+    ElementTree escapes markup but writes a NUL or another character XML forbids as it is, which
+    no XML parser reads: such characters become visible escapes."""
+    return xml_text(ET.tostring(svg, encoding="unicode", method="xml"))
