@@ -109,7 +109,7 @@ def test_each_passage_shows_its_studys_design_size_figures_and_the_papers_link(h
     meta_doi, whi_doi = "https://doi.org/10.1001/jama.2019.0001", "https://doi.org/10.1056/nejmoa055218"
     # the answer line weighs the voting papers by design, in every form of the report
     assert "4 judged — designs: 1 meta-analysis for; 1 RCT against — low certainty (studies disagree; read by word overlap only)**" in text
-    assert "4 judged — designs: 1 meta-analysis for; 1 RCT against</p>" in html
+    assert "4 judged — designs: 1 meta-analysis for; 1 RCT against — low certainty (studies disagree; read by word overlap only)</p>" in html
     # the meta-analysis's passage: its design and figures, its DOI as a link; the trial's: design and size
     assert (f"(RR 0.70, 95% CI 0.58-0.86).” [2] — meta-analysis, RR 0.7, 0.58–0.86 · "
             f"[doi:10.1001/jama.2019.0001](<{meta_doi}>)") in text
