@@ -262,16 +262,20 @@ def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "", s
                      side_by_side=exposure_matched and outcome_matched and side_by_side(exposure, outcome, passage))
 
 
-def outcome_sentences(outcome: str, passage: str, share: float = MATCH_SHARE) -> str:
+def outcome_sentences(outcome: str, passage: str, share: float = MATCH_SHARE, paper_text: str = "") -> str:
     """The sentences of ``passage`` that name ``outcome``, where some do and others do not: in a
     window of two sentences, a null about adverse events beside a finding on cancer incidence says
-    nothing about cancer incidence. The whole passage where none or all of its sentences name it."""
+    nothing about cancer incidence. The whole passage where none or all of its sentences name it.
+    A sentence names the outcome by a short form or as "the primary outcome" where the passage or
+    its paper (``paper_text``) defines it so: "The primary outcome occurred in 126 (10.0%) …" names
+    deep vein thrombosis, "Skin breaks … (OR 4.18)" beside it does not."""
     from lyra_core.sentences import split_sentences
 
     sentences = split_sentences(passage)
     if len(sentences) < 2:
         return passage
-    wanted = _specific(outcome)
+    wanted = _specific(phrase_spelled_out(outcome, paper_text, passage))
     named = [s for s in sentences
-             if _enough(sorted(wanted & _concepts(s)), wanted, share) or _abbreviated(outcome, s)]
+             if _enough(sorted(wanted & _concepts(spelled_out(s, f"{passage} {paper_text}"))), wanted, share)
+             or _abbreviated(outcome, s)]
     return " ".join(named) if named and len(named) < len(sentences) else passage

@@ -21,6 +21,7 @@ from lyra_core.direction.relevance import Relevance, outcome_sentences, relevanc
 NULL_WEIGHT = 0.8  # how much a null finding counts against a claim of an effect, next to an opposite finding
 FIGURES_CERTAINTY = 0.9  # the reading of a ratio or a difference whose interval decides
 ARMS_TIE = 0.6  # chosen on Evidence Inference validation (0.3 to 0.6 score alike; bench/direction_reading.py)
+STATED_NULL_RELATED = True  # a null the words or figures state is a finding (bench.direction_reading)
 UNSTATED_NULL = 0.5  # the share of the reader's "no difference" kept where nothing in the passage states one
 _SAID = {"increased": "higher", "decreased": "lower", "no_difference": "no difference in"}
 _OPPOSITE = {"increased": "decreased", "decreased": "increased"}
@@ -68,6 +69,12 @@ def passage_distribution(model_probs: dict[str, float], reading: PassageReading)
     probs = {k: model_probs.get(k, 0.0) / total for k in ("increased", "decreased", "no_difference", "unrelated")}
     if any(f.kind == "arms" and f.way in ("up", "down") for f in reading.figures):
         probs["no_difference"] = 0.0
+    elif reading.direction == "no_difference" and reading.null_stated and STATED_NULL_RELATED:
+        # the sentences that name the outcome say in words or figures that the arms did not differ
+        # ("a non-significant absolute reduction", "10.0% vs 10.5%, p = 0.6"): a finding about it, whatever
+        # the reader makes of a result named as "the primary outcome"
+        probs["no_difference"] += probs["unrelated"]
+        probs["unrelated"] = 0.0
     elif not reading.null_stated:
         # a "no difference" that no word or figure states is most often a sentence with no finding
         # (background, a call for more research): half of it counts as unrelated
@@ -166,7 +173,7 @@ def judge_passage(frame: ClaimFrame, passage: str, paper_text: str, probs: dict[
                                   reason=f"{no_finding}, not a finding → neutral")
     # the direction is read where the outcome is named, as the passage names it (``probs`` were read so
     # too); whether the passage is about both, in all of it
-    where = outcome_sentences(frame.outcome, passage)
+    where = outcome_sentences(frame.outcome, passage, paper_text=paper_text)
     named, inverted = as_named_in(frame.outcome, where)
     exposure, exposure_inverted = exposure_as_named_in(frame.exposure, where)
     reading = read_passage(where, exposure, named)
@@ -178,10 +185,10 @@ def judge_passage(frame: ClaimFrame, passage: str, paper_text: str, probs: dict[
                  exposure if exposure_inverted else None)
 
 
-def reader_question_for(frame: ClaimFrame, passage: str) -> str:
+def reader_question_for(frame: ClaimFrame, passage: str, paper_text: str = "") -> str:
     """The reader's question about ``passage`` for the effect claim ``frame``: asked of the sentences
     that name the outcome, with the exposure and the outcome as they name them (see :func:`judge_passage`)."""
-    where = outcome_sentences(frame.outcome, passage)
+    where = outcome_sentences(frame.outcome, passage, paper_text=paper_text)
     return reader_question(exposure_as_named_in(frame.exposure, where)[0], as_named_in(frame.outcome, where)[0])
 
 

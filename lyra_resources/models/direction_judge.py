@@ -148,8 +148,8 @@ def judge_triples(triples: list[tuple[str, str, str]], read: ReaderPredict, nli:
     directional = [i for i, (claim, _, _) in enumerate(triples) if frames[claim].directional]
     others = {i: UNDIRECTED for i in range(len(triples)) if not frames[triples[i][0]].directional}
     out: dict[int, EdgeJudgement] = {}
-    read_results = read([(outcome_sentences(frames[triples[i][0]].outcome, triples[i][1]),
-                          reader_question_for(frames[triples[i][0]], triples[i][1]))
+    read_results = read([(outcome_sentences(frames[triples[i][0]].outcome, triples[i][1], paper_text=triples[i][2]),
+                          reader_question_for(frames[triples[i][0]], triples[i][1], triples[i][2]))
                          for i in directional])
     for i, result in zip(directional, read_results, strict=True):
         claim, passage, paper = triples[i]

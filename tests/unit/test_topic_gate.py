@@ -13,7 +13,8 @@ import pytest
 
 from lyra_core.direction.abbreviations import definitions, outcome_definitions, spelled_out
 from lyra_core.direction.claim_frame import read_claim
-from lyra_core.direction.relevance import relevance
+from lyra_core.direction.relevance import outcome_sentences, relevance
+from lyra_core.direction.verdict import judge_passage
 from lyra_core.direction.terms import concepts
 from lyra_core.hypothesis import to_hypothesis
 from lyra_core.question_parts import question_parts
@@ -104,3 +105,18 @@ def test_a_colitis_study_does_not_vote_on_pd1_and_monocyte_il10(paper):
     abstract, text = paper(TREG_COLITIS)
     voting = [s for s in abstract if relevance(frame.exposure, frame.outcome, s, text).about_both]
     assert voting == []
+
+
+def test_the_direction_is_read_from_the_sentence_naming_the_outcome_by_its_definition(paper):
+    # the window holds the DVT result (named as "the primary outcome") and a skin-damage odds ratio:
+    # the ratio is not about deep vein thrombosis, and a null stated in words is a finding
+    abstract, text = paper(CLOTS_1)
+    window = f"{abstract[11]} {abstract[12]}"
+    assert "Skin breaks" in abstract[12] and "4.18" in abstract[12]
+    where = outcome_sentences("deep vein thrombosis after stroke", window, paper_text=text)
+    assert where == abstract[11]
+    frame = read_claim("Graduated compression stockings reduce deep vein thrombosis after stroke.")
+    unsure_reader = {"increased": 0.01, "decreased": 0.01, "no_difference": 0.03, "unrelated": 0.95}
+    verdict = judge_passage(frame, window, text, unsure_reader)
+    assert verdict.passage_direction == "no_difference" and "4.18" not in verdict.reason
+    assert verdict.relation == "REFUTES", verdict.reason
