@@ -121,9 +121,10 @@ _ENROLLED = re.compile(r"\b(?:enrol(?:l)?(?:ed|ment)?|included|recruited|a\s+tot
                        re.IGNORECASE)
 _BARE_COUNT = re.compile(
     rf"(?<![\w.,·±/-])(?P<count>{_DIGITS}|{_WORDS})\s+(?:\w+\s+){{0,2}}?(?:were|was|had\s+been|have\s+been)\s+"
-    rf"(?:\w+\s+)?(?:randomi[sz]ed|enrolled|included|recruited|allocated|assigned)\b"
-    rf"|\b(?:randomi[sz]ed|randomly\s+(?:assigned|allocated)|enrolled|recruited|included)\s+(?:a\s+total\s+of\s+)?"
-    rf"(?P<object>{_DIGITS})\b(?![.,·]\d|\s*%)", re.IGNORECASE)
+    rf"(?:\w+\s+)?(?:randomi[sz]ed|enrolled|included|recruited|allocated|assigned)\b", re.IGNORECASE)
+# What may stand before a count with no noun: the sentence's start, a comma, "and", "while" ("Pretest 2 were …" is a name).
+_BARE_BEFORE = re.compile(r"(?:^|[,;:(]|\b(?:and|while|whereas|but|only|then|finally|all|of\s+(?:whom|these|them)))\s*$",
+                          re.IGNORECASE)
 # Arms compared, not one group counted twice ("cohort (n = 630) and followed-up 2 y later (n = 564)").
 _ARMS_NAMED = re.compile(r"\b(?:randomi[sz]ed|randomly|assigned|allocated|compared|versus|vs\.?|arms?)\b",
                          re.IGNORECASE)
@@ -140,9 +141,11 @@ _LEADING = re.compile(rf"^(?P<head>{_PEOPLE_HEAD})?(?:a\s+total\s+of\s+)?(?P<cou
 def _bare_counts(sentence: str) -> list[int]:
     counts = []
     for match in _BARE_COUNT.finditer(sentence):
-        raw = match.group("count") or match.group("object")
-        if _is_year(sentence, match.start("count" if match.group("count") else "object"), raw):
+        raw = match.group("count")
+        if not _BARE_BEFORE.search(sentence[:match.start()]):
             continue
+        if re.fullmatch(r"(?:19|20)\d\d", raw):
+            continue  # "between January 2014 and December 2014 were randomized": with no noun, a year
         value = _value(raw)
         if value and value > 1:
             counts.append(value)
@@ -155,7 +158,9 @@ def _arms_total(sentence: str, counts: list[int]) -> int | None:
     'events of arm' figures ("12 of 200 … and 31 of 198")."""
     sizes = [_value(m.group("count")) or 0 for m in _N_EQUALS.finditer(sentence)
              if not _THINGS_BEFORE.search(sentence[max(0, m.start() - 40):m.start()])]
-    if len(sizes) >= 2 and max(counts, default=0) < sum(sizes) and _ARMS_NAMED.search(sentence):
+    # "parents (n=120) … randomised to an intervention group (n=60) or a waiting-list group (n=60)"
+    whole = len(sizes) >= 3 and max(sizes) * 2 == sum(sizes)
+    if len(sizes) >= 2 and not whole and max(counts, default=0) < sum(sizes) and _ARMS_NAMED.search(sentence):
         return sum(sizes)
     arms = [(_value(m.group("events")) or 0, _value(m.group("arm")) or 0) for m in _ARM.finditer(sentence)]
     arms = [(e, a) for e, a in arms if 0 <= e <= a and a >= 5]
