@@ -9,7 +9,8 @@ how many have a disease worldwide ("an estimated 1 billion people").
 
 Over a whole abstract the study's size is what it says of the whole study, in this order: cases
 and their controls together; a count said to be randomised ("170 were randomized"); one said to
-be enrolled, included or recruited, or in the PARTICIPANTS section; the arms added up where only
+be enrolled, included, recruited or studied, or in the PARTICIPANTS section; a count in the
+methods (DESIGN, METHODS …); the arms added up where only
 arms are given ("12 of 200 … and 31 of 198": 398). Only where none of these is stated does the
 largest count stand for the study — never an arm, a subgroup or the outcome's cases in the results
 ("76 and 53 cases of CIN III+") where the abstract states its total.
@@ -117,7 +118,7 @@ def _counts(sentence: str) -> list[int]:
 _RANDOMISED = re.compile(r"\brandomi[sz](?:ed|ation)\b|\brandomly\s+(?:assigned|allocated)\b|\b(?:were|was)\s+"
                          r"(?:\w+\s+)?(?:allocated|assigned)\s+(?:to|into)\b", re.IGNORECASE)
 _ENROLLED = re.compile(r"\b(?:enrol(?:l)?(?:ed|ment)?|included|recruited|a\s+total\s+of|took\s+part|participated|"
-                       r"comprised|consisted\s+of|(?:were|was)\s+studied|study\s+(?:population|sample))\b",
+                       r"comprised|consisted\s+of|studied|study\s+(?:population|sample))\b",
                        re.IGNORECASE)
 _BARE_COUNT = re.compile(
     rf"(?<![\w.,·±/-])(?P<count>{_DIGITS}|{_WORDS})\s+(?:\w+\s+){{0,2}}?(?:were|was|had\s+been|have\s+been)\s+"
@@ -167,17 +168,18 @@ def _arms_total(sentence: str, counts: list[int]) -> int | None:
     return arms[0][1] + arms[1][1] if len(arms) >= 2 else None
 
 
-def _sentences(text: str) -> list[tuple[bool, str]]:
-    """Each sentence, and whether it opens a methods section (PARTICIPANTS, DESIGN, METHODS …)."""
-    return [(zone == "methods" and i == 0, sentence) for zone, part in sections(text)
+def _sentences(text: str) -> list[tuple[bool, bool, str]]:
+    """Each sentence, whether it opens a methods section (PARTICIPANTS, DESIGN, METHODS …) and
+    whether it stands in one."""
+    return [(zone == "methods" and i == 0, zone == "methods", sentence) for zone, part in sections(text)
             for i, sentence in enumerate(split_sentences(part))]
 
 
 def study_size(text: str) -> int | None:
     """The randomised or enrolled total a text (a whole abstract) states, by the order this module's
     docstring gives; None where it states no count of people or animals."""
-    tiers: list[list[int]] = [[], [], [], [], []]  # cases + controls, randomised, enrolled, arms, any count
-    for opens_methods, sentence in _sentences(text):
+    tiers: list[list[int]] = [[], [], [], [], [], []]  # cases + controls, randomised, enrolled, methods, arms, any
+    for opens_methods, in_methods, sentence in _sentences(text):
         if _POPULATION.search(sentence):
             continue
         counts = _counts(sentence)
@@ -194,9 +196,11 @@ def study_size(text: str) -> int | None:
             tiers[2].append(max([*stated, _value(leading.group("count")) or 0]))
         elif stated and _ENROLLED.search(sentence):
             tiers[2].append(max(stated))
+        elif stated and in_methods:
+            tiers[3].append(max(stated))
         if total:
-            tiers[3].append(total)
-        tiers[4].extend(counts)
+            tiers[4].append(total)
+        tiers[5].extend(counts)
     return next((max(tier) for tier in tiers if tier), None)
 
 
