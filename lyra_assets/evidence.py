@@ -30,7 +30,7 @@ from lyra_core.claims import claim_id_for
 from lyra_core.direction.claim_frame import read_claim
 from lyra_core.direction.relevance import relevance
 from lyra_core.evidence import edge_id_for, select_pairs, select_scoped_pairs, with_addressing
-from lyra_core.evidence_facts import design_columns
+from lyra_core.evidence_facts import design_columns, figures_shown
 from lyra_core.hypothesis import HYPOTHESIS
 from lyra_core.scoring import RELATIONS, VERDICTS, Evidence, ScoringRule, determine_verdict, evidence_of, score_claim
 from lyra_core.tasks import TaskOptions
@@ -225,7 +225,7 @@ def nli_edges(
             "page_id": fragments["page_id"].iat[fi], "p_supports": result.p_supports,
             "p_refutes": result.p_refutes, "p_neutral": result.p_neutral, "judged_by": result.judged_by,
             "claim_direction": result.claim_direction, "passage_direction": result.passage_direction,
-            "effect_figures": result.effect_figures or design["effect_figures"],
+            "effect_figures": figures_shown(result.effect_figures, design["effect_figures"]),
             "exposure_matched": result.exposure_matched, "outcome_matched": result.outcome_matched,
             "reason": result.reason if relation == result.relation else
             f"{result.reason} (NEUTRAL: the fragment is far from the claim, similarity {sim:.2f})",

@@ -14,7 +14,10 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+import re
+
 from lyra_core.study_design import LABEL, RANK, describe_passage
+from lyra_core.study_design.facts import figure_text
 
 # The plural of each design's label, for counts of papers.
 PLURAL: dict[str, str] = {"meta_analysis": "meta-analyses", "rct": "RCTs", "cohort": "cohort studies",
@@ -25,10 +28,22 @@ NO_DESIGN = "other"  # no design stated: left out of the lines below, which name
 
 def design_columns(title: str, text: str, passage: str) -> dict[str, Any]:
     """An edge's design columns from its paper's title and text and the passage itself, and
-    ``effect_figures``: the figures the passage states, as written (up to two, ";"-separated)."""
+    ``effect_figures``: the effects the passage states, each with its interval or p-value (up to
+    two, ";"-separated)."""
     facts = describe_passage(title or "", text or "", passage or "")
     return {"study_design": facts.design.design, "design_cue": facts.design_cue, "sample_size": facts.sample_size,
-            "effect_figures": "; ".join(f.text for f in facts.figures[:2])}
+            "effect_figures": "; ".join(figure_text(f) for f in facts.figures[:2])}
+
+
+# An interval ("0.45–0.89", "1.1 to 7.4") or a p-value ("p = 0.03", "P<0.001") written with a figure.
+_CHECKED = re.compile(r"\d\s*(?:[–-]|to)\s*-?\d|\bp\s*(?:[=<>≤≥]|\d|\.\d)", re.IGNORECASE)
+
+
+def figures_shown(judged: str | None, read: str) -> str:
+    """The figures an edge shows: those its judge quoted that carry their interval or p-value
+    ("1 vs 0.8" alone is no effect figure), else the ones ``design_columns`` read."""
+    kept = [part.strip() for part in (judged or "").split(";") if _CHECKED.search(part)]
+    return "; ".join(kept) or read
 
 
 def _known(value: Any) -> bool:

@@ -5,7 +5,9 @@ Each cue names a design and how plainly it says so (3: the design's own name, "c
 hint, "questionnaire", "prevalence"). A cue counts by its strength times the weight of where it
 stands (zones.py: title 3, methods and the authors' own sentences 2, elsewhere 1, background 0), so
 "randomized trials have compared …" in a registry study's background decides nothing. The design
-with the highest count wins; ties go to the design higher in PRECEDENCE, so a meta-analysis of
+with the highest count wins, except that trial words in the title, methods or the authors' own
+sentences ("double-blind", "randomly assigned") outweigh follow-up words ("prospective", "followed
+for 5 years"), which a trial has too, unless the paper names itself a cohort; ties go to the design higher in PRECEDENCE, so a meta-analysis of
 randomized trials is a meta-analysis. Animals or cells win over a trial's words when the
 randomized subjects are rats, not people, and a basic-science abstract with no study design
 words and no people in it is read as laboratory work.
@@ -137,6 +139,12 @@ def _best(found: list[_Found], design: Design) -> _Found | None:
     return max(mine, key=lambda f: (f.score, f.strength)) if mine else None  # the plainer cue on a tie
 
 
+def _trial_stated(found: list[_Found]) -> _Found | None:
+    """The plainest trial cue in the title, the methods or the authors' own words ("randomly assigned")."""
+    mine = [f for f in found if f.design == "rct" and f.strength >= 2 and f.where in ("title", "methods", "own")]
+    return max(mine, key=lambda f: (f.score, f.strength)) if mine else None
+
+
 def _decide(found: list[_Found], sentences: list[Sentence]) -> tuple[Design, _Found | None]:
     """The design the cues point to; the docstring of this module gives the order of the rules."""
     animal = _best(found, "animal_cell")
@@ -145,6 +153,11 @@ def _decide(found: list[_Found], sentences: list[Sentence]) -> tuple[Design, _Fo
     if bests:
         top = max(b.score for b in bests)
         best = next(b for b in bests if b.score == top)  # bests are in PRECEDENCE order
+        # A trial followed up for years is still a trial: trial words in the title or methods outweigh
+        # follow-up words ("prospective", "followed for 5 years") that are not a cohort's own name.
+        trial = _trial_stated(found)
+        if best.design == "cohort" and best.strength < 3 and trial is not None:
+            best = trial
         # Rats randomized into three groups are an animal experiment, not a trial in people.
         if animal and best.design not in ("meta_analysis", "review") and not people:
             return "animal_cell", animal

@@ -1,12 +1,19 @@
-"""The number of people or animals a text says were studied.
+"""The number of people or animals a text says were studied: the randomised or enrolled total.
 
 Read: "n = 1,234", "N=12 173", "1234 patients", "a total of 512 women were randomized", "5,422
 participants without a history of stroke", "Two hundred Chinese patients", "136 cases … and 272
 controls" (408: cases and their controls together). Not read: percentages ("92% female"), years
 ("in 2008 patients were…"), doses and ages ("600 mg", "65-year-old women"), p-values and
 intervals (all decimals), people screened but not enrolled ("1106 participants assessed"), and
-how many have a disease worldwide ("an estimated 1 billion people"). The largest count stated is
-the study's size: arms and subgroups are smaller than the whole.
+how many have a disease worldwide ("an estimated 1 billion people").
+
+Over a whole abstract the study's size is what it says of the whole study, in this order: cases
+and their controls together; a count said to be randomised ("170 were randomized"); one said to
+be enrolled, included, recruited or studied, or in the PARTICIPANTS section; a count in the
+methods (DESIGN, METHODS …); the arms added up where only
+arms are given ("12 of 200 … and 31 of 198": 398). Only where none of these is stated does the
+largest count stand for the study — never an arm, a subgroup or the outcome's cases in the results
+("76 and 53 cases of CIN III+") where the abstract states its total.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from __future__ import annotations
 import re
 
 from lyra_core.fragments import split_sentences
+from lyra_core.study_design.zones import sections
 
 _WORD_VALUES = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
@@ -55,7 +63,7 @@ _POPULATION = re.compile(r"\b(?:worldwide|globally|each\s+year|every\s+year|annu
                          r"in\s+the\s+world|in\s+the\s+United\s+States\s+(?:have|suffer)|affects?|affected)\b",
                          re.IGNORECASE)
 _CONTROL_SUM = re.compile(
-    rf"(?P<a>{_DIGITS}|{_WORDS})\s+(?:{_BETWEEN})(?:cases|patients|participants)\b[^.;]{{0,60}}?\band\s+"
+    rf"(?P<a>{_DIGITS}|{_WORDS})\s+(?:{_BETWEEN})(?:cases|patients|participants)\b[^.;]{{0,160}}?\band\s+"
     rf"(?P<b>{_DIGITS}|{_WORDS})\s+(?:{_BETWEEN})(?:controls|control\s+(?:subjects|participants)|noncases|"
     rf"non-cases|referents)\b", re.IGNORECASE)
 
@@ -106,7 +114,97 @@ def _counts(sentence: str) -> list[int]:
     return counts
 
 
+# "170 were randomized", "we randomly assigned 170": a count said to be randomised, with or without its noun.
+_RANDOMISED = re.compile(r"\brandomi[sz](?:ed|ation)\b|\brandomly\s+(?:assigned|allocated)\b|\b(?:were|was)\s+"
+                         r"(?:\w+\s+)?(?:allocated|assigned)\s+(?:to|into)\b", re.IGNORECASE)
+_ENROLLED = re.compile(r"\b(?:enrol(?:l)?(?:ed|ment)?|included|recruited|a\s+total\s+of|took\s+part|participated|"
+                       r"comprised|consisted\s+of|studied|study\s+(?:population|sample))\b",
+                       re.IGNORECASE)
+_BARE_COUNT = re.compile(
+    rf"(?<![\w.,·±/-])(?P<count>{_DIGITS}|{_WORDS})\s+(?:\w+\s+){{0,2}}?(?:were|was|had\s+been|have\s+been)\s+"
+    rf"(?:\w+\s+)?(?:randomi[sz]ed|enrolled|included|recruited|allocated|assigned)\b", re.IGNORECASE)
+# What may stand before a count with no noun: the sentence's start, a comma, "and", "while" ("Pretest 2 were …" is a name).
+_BARE_BEFORE = re.compile(r"(?:^|[,;:(]|\b(?:and|while|whereas|but|only|then|finally|all|of\s+(?:whom|these|them)))\s*$",
+                          re.IGNORECASE)
+# Arms compared, not one group counted twice ("cohort (n = 630) and followed-up 2 y later (n = 564)").
+_ARMS_NAMED = re.compile(r"\b(?:randomi[sz]ed|randomly|assigned|allocated|compared|versus|vs\.?|arms?)\b",
+                         re.IGNORECASE)
+# "12 of 200 … and 31 of 198", "12/200 vs 31/198": events among each arm, whose denominators add up to the study.
+_ARM = re.compile(r"(?<![\w.,/-])(?P<events>\d{1,3}(?:,\d{3})*|\d+)\s*(?:/|\s(?:out\s+)?of\s+(?:the\s+)?)"
+                  r"(?P<arm>\d{1,3}(?:,\d{3})+|\d+)(?![\w.,·/%]|\s*%)")
+# "PARTICIPANTS 58 076 women, aged 30-60, invited to …": a methods section that opens with its count
+# names who was studied, whatever follows.
+_PEOPLE_HEAD = r"(?-i:(?:[A-Z]+,?\s+)*(?:PARTICIPANTS|PATIENTS|SUBJECTS|POPULATION|SAMPLE)\s*:?\s+)"
+_LEADING = re.compile(rf"^(?P<head>{_PEOPLE_HEAD})?(?:a\s+total\s+of\s+)?(?P<count>{_DIGITS}|{_WORDS})\s+(?:{_BETWEEN})(?:{SUBJECTS})\b",
+                      re.IGNORECASE)
+
+
+def _bare_counts(sentence: str) -> list[int]:
+    counts = []
+    for match in _BARE_COUNT.finditer(sentence):
+        raw = match.group("count")
+        if not _BARE_BEFORE.search(sentence[:match.start()]):
+            continue
+        if re.fullmatch(r"(?:19|20)\d\d", raw):
+            continue  # "between January 2014 and December 2014 were randomized": with no noun, a year
+        value = _value(raw)
+        if value and value > 1:
+            counts.append(value)
+    return counts
+
+
+def _arms_total(sentence: str, counts: list[int]) -> int | None:
+    """The arms a sentence gives added up: "placebo (n = 133) or troglitazone (n = 133)" (unless a
+    count as large as their sum is stated beside them), else the denominators of the first two
+    'events of arm' figures ("12 of 200 … and 31 of 198")."""
+    sizes = [_value(m.group("count")) or 0 for m in _N_EQUALS.finditer(sentence)
+             if not _THINGS_BEFORE.search(sentence[max(0, m.start() - 40):m.start()])]
+    # "parents (n=120) … randomised to an intervention group (n=60) or a waiting-list group (n=60)"
+    whole = len(sizes) >= 3 and max(sizes) * 2 == sum(sizes)
+    if len(sizes) >= 2 and not whole and max(counts, default=0) < sum(sizes) and _ARMS_NAMED.search(sentence):
+        return sum(sizes)
+    arms = [(_value(m.group("events")) or 0, _value(m.group("arm")) or 0) for m in _ARM.finditer(sentence)]
+    arms = [(e, a) for e, a in arms if 0 <= e <= a and a >= 5]
+    return arms[0][1] + arms[1][1] if len(arms) >= 2 else None
+
+
+def _sentences(text: str) -> list[tuple[bool, bool, str]]:
+    """Each sentence, whether it opens a methods section (PARTICIPANTS, DESIGN, METHODS …) and
+    whether it stands in one."""
+    return [(zone == "methods" and i == 0, zone == "methods", sentence) for zone, part in sections(text)
+            for i, sentence in enumerate(split_sentences(part))]
+
+
+def study_size(text: str) -> int | None:
+    """The randomised or enrolled total a text (a whole abstract) states, by the order this module's
+    docstring gives; None where it states no count of people or animals."""
+    tiers: list[list[int]] = [[], [], [], [], [], []]  # cases + controls, randomised, enrolled, methods, arms, any
+    for opens_methods, in_methods, sentence in _sentences(text):
+        if _POPULATION.search(sentence):
+            continue
+        counts = _counts(sentence)
+        leading = _LEADING.match(sentence)
+        leading = leading if leading and (opens_methods or leading.group("head")) else None
+        sums = [_value(m.group("a")) or 0 for m in _CONTROL_SUM.finditer(sentence)]
+        if sums:
+            tiers[0].extend(c for c in counts if c > max(sums))  # the sum is the largest count it made
+        total = _arms_total(sentence, counts)
+        stated = counts + _bare_counts(sentence) + ([total] if total else [])
+        if stated and _RANDOMISED.search(sentence):
+            tiers[1].append(max(stated))
+        elif leading and not _is_year(sentence, 0, leading.group("count")):
+            tiers[2].append(max([*stated, _value(leading.group("count")) or 0]))
+        elif stated and _ENROLLED.search(sentence):
+            tiers[2].append(max(stated))
+        elif stated and in_methods:
+            tiers[3].append(max(stated))
+        if total:
+            tiers[4].append(total)
+        tiers[5].extend(counts)
+    return next((max(tier) for tier in tiers if tier), None)
+
+
 def sample_size(text: str) -> int | None:
-    """The largest number of people or animals the text says were studied, or None where it states none."""
-    counts = [c for sentence in split_sentences(text or "") for c in _counts(sentence)]
-    return max(counts) if counts else None
+    """The study's size a text states (``study_size``): the randomised or enrolled total, else the
+    largest number of people or animals it says were studied; None where it states none."""
+    return study_size(text)

@@ -45,7 +45,10 @@ OWN = re.compile(r"\b(?:we|our|us|here|herein|this|the\s+present|the\s+current)\
                  r"included|assessed|collected|report|describe|show|investigated)\b"
                  r"|^\s*(?:this|the\s+present)\s+(?:was|is)\b|\b(?:we|our)\b", re.IGNORECASE)
 # Someone else's work: an earlier study, what trials "have shown", a review "published in 2007".
-OTHERS = re.compile(r"\b(?:previous(?:ly)?|prior|earlier|published|have\s+(?:been\s+)?(?:shown|demonstrated|"
+# "Women with previous gestational diabetes were randomized": an earlier illness is no earlier study.
+OTHERS = re.compile(r"\b(?:(?:previous|prior|earlier)\s+(?:\w+\s+)?(?:stud(?:y|ies)|work|reports?|research|"
+                    r"trials?|findings|data|analys[ie]s|reviews?|literature|evidence|observations?|experiments?)|"
+                    r"previously|published|have\s+(?:been\s+)?(?:shown|demonstrated|"
                             r"reported|suggested|found|compared|established|linked|indicated)|(?:several|many|"
                             r"numerous|few|most|some|existing|other)\s+(?:\w+\s+)?(?:stud(?:y|ies)|trials|"
                             r"meta-analyses|reviews|reports|investigations))\b", re.IGNORECASE)

@@ -60,13 +60,13 @@ NLI_EDGES = table(
     judged_by VARCHAR -- direction (an effect claim: its parts composed the relation, docs/direction.md) | cross-encoder
     claim_direction VARCHAR -- what the claim asserts: increase | decrease | association (a plain association: either direction bears it out) | no_effect | not_increase | not_decrease; NULL for the cross-encoder
     passage_direction VARCHAR -- what the fragment reports for the claim's outcome: increased | decreased | no_difference; NULL when not read
-    effect_figures VARCHAR -- the figures that show it, as written ("OR 0.69, 0.64–0.74"; the cross-encoder's edge: the fragment's first two); empty when the fragment states none
+    effect_figures VARCHAR -- the figures that show it, each with its interval or p-value ("OR 0.69, 0.64–0.74"; the cross-encoder's edge: the fragment's first two); empty when the fragment states none
     exposure_matched BOOLEAN -- the fragment or its paper names the claim's exposure; NULL for the cross-encoder
     outcome_matched BOOLEAN -- the fragment names the claim's outcome; NULL for the cross-encoder
     reason VARCHAR -- why the edge says what it says, in one line
     study_design VARCHAR -- meta_analysis | rct | cohort | case_control | cross_sectional | animal_cell | review | other (none stated): the design of the fragment's paper, read from its title and text, the fragment last (lyra_core.study_design); NULL on an edge written before designs were read
     design_cue VARCHAR -- the words that decided `study_design`, as written ("randomly assigned"); NULL when no cue did
-    sample_size INTEGER -- people or animals studied: the larger count the paper's text and the fragment state; NULL when neither states one
+    sample_size INTEGER -- people or animals studied: the randomised or enrolled total (cases and controls together) the paper's text states, else the fragment's; NULL when neither states one
     """,
 )
 

@@ -137,3 +137,46 @@ def test_describe_passage_leaves_out_what_is_not_stated(corpus):
     assert facts.summary() == "animal/cell study"
     blank = describe_passage("Essays on strategy", "An essay.", "We argue that strategies matter.")
     assert blank.design.design == "other" and blank.summary() == ""
+
+
+@pytest.mark.parametrize(("doc_id", "expected"), [
+    (27446873, 58076),  # "PARTICIPANTS 58 076 women … invited": not the 53 cases of CIN III+ in one arm
+    (32159283, 16454),  # "3315 case patients aged 75 years or younger … and 13139 controls"
+    (27166444, 266),  # "randomized to placebo (n = 133) or … troglitazone (… n = 133)": the arms added up
+    (3613041, 1258),  # three dosing arms "(N=519) … (N=369) … (N=370)" compared in one double-blind study
+])
+def test_study_size_is_the_whole_study_the_abstract_states(corpus, doc_id, expected):
+    assert sample_size(_paper(corpus, doc_id)[1]) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Of 311 patients screened, 170 were randomized. At 6 months 150 patients (88%) were seen.", 170),
+    ("Death occurred in 12 of 200 patients given aspirin and 31 of 198 given placebo.", 398),
+])
+def test_study_size_prefers_the_randomised_total_and_adds_up_arms(text, expected):
+    assert sample_size(text) == expected
+
+
+@pytest.mark.parametrize("doc_id", [
+    27166444,  # "Women with previous gestational diabetes were randomized … in double-blind fashion", a median follow-up
+    3613041,  # a one-year double-blind study of three dosing arms, with the "incidence of" side effects
+])
+def test_a_trial_followed_up_over_time_is_read_as_a_trial(corpus, doc_id):
+    assert read_design(*_paper(corpus, doc_id)).design == "rct"
+
+
+@pytest.mark.parametrize(("doc_id", "sentence"), [
+    (520579, 6),  # "the OR (95% confidence interval) was 0.53 (0.27-1.04)": "95" is no odds ratio
+    (308862, 3),  # "required a hazard ratio of more than 1.35": a margin of the design, not a result
+])
+def test_no_figure_is_shown_without_its_interval_or_p_value(corpus, doc_id, sentence):
+    title, abstract = _paper(corpus, doc_id)
+    facts = describe_passage(title, abstract, corpus[doc_id]["abstract"][sentence])
+    assert facts.figures == [] and "OR" not in facts.summary() and "hazard" not in facts.summary()
+
+
+def test_an_edge_shows_only_figures_with_their_interval_or_p_value():
+    from lyra_core.evidence_facts import figures_shown
+    assert figures_shown("1 vs 0.8", "") == ""
+    assert figures_shown("1 vs 0.8; 12.1 vs 5.4, p < 0.01", "") == "12.1 vs 5.4, p < 0.01"
+    assert figures_shown("1 vs 0.8", "HR 0.63 (0.45–0.89)") == "HR 0.63 (0.45–0.89)"
