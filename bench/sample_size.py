@@ -11,6 +11,7 @@ rules were settled. Both halves are printed, with every miss.
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from bench.common import read_jsonl, require_data
@@ -20,6 +21,7 @@ LABELS = Path(__file__).resolve().parents[1] / "tests" / "data" / "sample_size_a
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     folder = require_data("nli_training", "evidence_inference", "abstracts")
     halves: dict[str, list[tuple[str, int, int | None, str]]] = {"tune": [], "report": []}
     for row in read_jsonl(LABELS):
