@@ -237,6 +237,33 @@ def side_by_side(exposure: str, outcome: str, text: str) -> bool:
     return listed_somewhere
 
 
+# A name that says exactly which thing is meant: letters and digits together ("PD-1", "IL-10", "CD4",
+# "H5N1") or two or more capitals ("HIV", "CRP"). A passage that does not name it is about another
+# thing of the same kind, however many of the phrase's other words it shares ("IL-10 inhibition by
+# CRP in monocytes" is not about PD-1 triggering on monocytes).
+_IDENTIFIER = re.compile(r"(?<![\w-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z][\w-]*\w|(?<![\w-])[A-Z]{2,}[a-z]?s?(?![\w-])")
+
+
+def _identifiers(phrase: str) -> dict[str, str]:
+    """The exact names in ``phrase``, as written, by their folded form (case and hyphens aside:
+    "PD-1" is "pd1")."""
+    return {_fold(m.group(0)): m.group(0) for m in _IDENTIFIER.finditer(phrase)}
+
+
+def _fold(name: str) -> str:
+    name = name.replace("-", "").lower()
+    return name[:-1] if name.endswith("s") and not name[:-1].endswith("s") and len(name) > 3 else name
+
+
+def _names_all(identifiers: dict[str, str], text: str) -> bool:
+    """Whether ``text`` names every one of ``identifiers``: as a word (case and hyphens aside) or,
+    for an acronym, spelled out ("non-steroidal anti-inflammatory drug" for NSAIDs)."""
+    if not identifiers:
+        return True
+    found = {_fold(w) for w in re.findall(r"[\w-]+", text)}
+    return all(folded in found or _abbreviated(written, text) for folded, written in identifiers.items())
+
+
 def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "", share: float = MATCH_SHARE
               ) -> Relevance:
     """The outcome must be named in the passage; the exposure in the passage or in its paper (the
@@ -253,6 +280,11 @@ def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "", s
     paper = f"{passage} {paper_text}"
     exposure_matched = _enough(exposure_hits, wanted_exposure, share) or _abbreviated(exposure, paper)
     outcome_matched = _enough(outcome_hits, wanted_outcome, share) or _abbreviated(outcome, passage)
+    # the exact names a part holds ("PD-1", "IL-10") must be named where that part is looked for
+    exposure_phrase = phrase_spelled_out(exposure, paper_text, passage)
+    outcome_phrase = phrase_spelled_out(outcome, paper_text, passage)
+    exposure_matched = exposure_matched and _names_all(_identifiers(exposure_phrase), spelled_out(paper, paper_text))
+    outcome_matched = outcome_matched and _names_all(_identifiers(outcome_phrase), spelled_out(passage, paper_text))
     exposure_matched = exposure_matched and not _another_kind(exposure, paper)
     outcome_matched = (outcome_matched and not _another_kind(outcome, passage)
                        and not only_as_population(outcome, passage))

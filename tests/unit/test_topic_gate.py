@@ -23,6 +23,9 @@ CLOTS_1 = 11718220  # thigh-length graduated compression stockings after stroke:
 PHS_II = 12009265  # vitamins E and C and prostate cancer: HR 0.97 (0.85-1.09)
 SMOKING_REDUCTION = 16422880  # smoking reduction and lung cancer, Copenhagen cohorts
 TREG_COLITIS = 5800138  # bacteria-triggered CD4+ regulatory T cells and H. hepaticus colitis
+CRP_MACROPHAGES = 9334631  # C-reactive protein decreases IL-10 secretion in monocyte-derived macrophages
+RSV_IL10 = 26068103  # IL-10 in RSV-induced lung inflammation, in mice
+PD1_HIV = 10648422  # PD-1-induced IL-10 production by monocytes in HIV infection
 
 
 @functools.cache
@@ -105,6 +108,19 @@ def test_a_colitis_study_does_not_vote_on_pd1_and_monocyte_il10(paper):
     abstract, text = paper(TREG_COLITIS)
     voting = [s for s in abstract if relevance(frame.exposure, frame.outcome, s, text).about_both]
     assert voting == []
+
+
+def test_a_passage_that_does_not_name_the_exact_molecule_does_not_vote_on_it(paper):
+    # monocytes and IL-10 are shared, PD-1 is not: studies of CRP and of RSV in mice are about other things
+    frame = read_claim("PD-1 triggering on monocytes reduces their IL-10 production.")
+    for other in (CRP_MACROPHAGES, RSV_IL10):
+        abstract, text = paper(other)
+        assert "PD-1" not in text
+        windows = [" ".join(abstract[i:i + 2]) for i in range(len(abstract))]
+        assert [w for w in windows if relevance(frame.exposure, frame.outcome, w, text).about_both] == []
+    abstract, text = paper(PD1_HIV)  # the study the question is about still votes
+    windows = [" ".join(abstract[i:i + 2]) for i in range(len(abstract))]
+    assert any(relevance(frame.exposure, frame.outcome, w, text).about_both for w in windows)
 
 
 def test_the_direction_is_read_from_the_sentence_naming_the_outcome_by_its_definition(paper):
