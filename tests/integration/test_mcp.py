@@ -56,7 +56,7 @@ def test_every_tool_answers_small_structured_json(store, graph):
     assert (trial["study_design"], trial["sample_size"], trial["facts"]) == ("rct", 36282, "RCT, n = 36,282")
     meta = next(e for e in evidence["evidence"]["supports"] if e["source"]["doi"] == "10.1001/jama.2019.0001")
     assert (meta["study_design"], meta["design_cue"], meta["sample_size"]) == ("meta_analysis", "meta-analysis", None)
-    assert meta["facts"] == "meta-analysis, RR 0.7, 0.58–0.86"
+    assert meta["facts"] == "meta-analysis, RR 0.7 (0.58–0.86)"
     # the fragments get_claim_evidence showed are 'returned' signals for that claim
     returned = store.fetch_df("SELECT fragment_id, query_id FROM relevance_signals WHERE signal = 'returned'")
     assert len(returned) == 4 and set(returned["query_id"]) == {graph.claims["user"]}

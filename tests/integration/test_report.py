@@ -111,10 +111,10 @@ def test_each_passage_shows_its_studys_design_size_figures_and_the_papers_link(h
     assert "4 judged — designs: 1 meta-analysis for; 1 RCT against — low certainty (studies disagree; read by word overlap only)**" in text
     assert "4 judged — designs: 1 meta-analysis for; 1 RCT against — low certainty (studies disagree; read by word overlap only)</p>" in html
     # the meta-analysis's passage: its design and figures, its DOI as a link; the trial's: design and size
-    assert (f"(RR 0.70, 95% CI 0.58-0.86).” [2] — meta-analysis, RR 0.7, 0.58–0.86 · "
+    assert (f"(RR 0.70, 95% CI 0.58-0.86).” [2] — meta-analysis, RR 0.7 (0.58–0.86) · "
             f"[doi:10.1001/jama.2019.0001](<{meta_doi}>)") in text
     assert f"did not reduce hip fractures.” [4] — RCT, n = 36,282 · [doi:10.1056/nejmoa055218](<{whi_doi}>)" in text
-    assert (f'<span class="facts"> — meta-analysis, RR 0.7, 0.58–0.86 · <a class="paper" href="{meta_doi}">'
+    assert (f'<span class="facts"> — meta-analysis, RR 0.7 (0.58–0.86) · <a class="paper" href="{meta_doi}">'
             "doi:10.1001/jama.2019.0001</a></span>") in html
     assert f'<span class="facts"> — RCT, n = 36,282 · <a class="paper" href="{whi_doi}">' in html
     # no DOI: the PubMed link; no paper: the page's own http(s) URL; no design stated: none shown
