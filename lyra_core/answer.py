@@ -36,15 +36,21 @@ class PaperVotes(BaseModel):
     refuting_designs: list[str | None] = []
 
 
+def strongest_paper_edges(edges: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Each paper's strongest SUPPORTS or REFUTES edge (``paper``, else ``page_id``, names the paper;
+    equal confidence: the larger edge id wins), whatever its probability."""
+    ordered = sorted(edges, key=lambda e: e["edge_id"], reverse=True)
+    return strongest_votes(ordered, lambda e: e.get("paper") or e["page_id"], lambda e: e["relation"],
+                           lambda e: float(e["nli_confidence"]))
+
+
 def paper_votes(edges: Iterable[Mapping[str, Any]], min_vote: float = 0.0) -> PaperVotes:
     """Votes of the papers behind ``edges`` (dicts with edge_id, relation, nli_confidence and
     ``paper`` — the paper id, or the page id of a page that is no paper). A paper whose strongest
     edge is under ``min_vote`` is judged but votes for neither side, as in the claim's score."""
     edges = [e for e in edges if e.get("paper") or e.get("page_id")]
     judged = {e.get("paper") or e["page_id"] for e in edges}
-    ordered = sorted(edges, key=lambda e: e["edge_id"], reverse=True)  # equal confidence: the larger edge id wins
-    votes = strongest_votes(ordered, lambda e: e.get("paper") or e["page_id"], lambda e: e["relation"],
-                            lambda e: float(e["nli_confidence"]))
+    votes = strongest_paper_edges(edges)
     best = {(v.get("paper") or v["page_id"]): (float(v["nli_confidence"]), v["relation"], v["edge_id"])
             for v in votes if float(v["nli_confidence"]) >= min_vote}
     design = {(v.get("paper") or v["page_id"]): v.get("study_design") for v in votes}

@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from lyra_core.answer import AnswerView
-from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS, strongest_votes
+from lyra_core.answer import AnswerView, strongest_paper_edges
+from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS
 
 OBSERVATIONAL = {"cohort", "case_control", "cross_sectional"}
 LABORATORY = {"animal_cell"}
@@ -31,11 +31,9 @@ class UncountedPaper(BaseModel):
 
 
 def answer_votes(edges: Iterable[Mapping[str, Any]], min_vote: float) -> list[Mapping[str, Any]]:
-    """Each paper's vote on the hypothesis: its strongest SUPPORTS or REFUTES edge, if at least ``min_vote``."""
-    ordered = sorted(edges, key=lambda e: e["edge_id"], reverse=True)
-    votes = strongest_votes(ordered, lambda e: e.get("paper") or e["page_id"], lambda e: e["relation"],
-                            lambda e: float(e["nli_confidence"]))
-    return [v for v in votes if float(v["nli_confidence"]) >= min_vote]
+    """Each paper's vote on the hypothesis, as :func:`lyra_core.answer.paper_votes` counts it: its
+    strongest SUPPORTS or REFUTES edge, if at least ``min_vote``."""
+    return [v for v in strongest_paper_edges(edges) if float(v["nli_confidence"]) >= min_vote]
 
 
 def _plural(n: int, word: str) -> str:
