@@ -157,7 +157,8 @@ class SemanticScholarClient(ApiSource):
         return paper.to_record() if paper is not None else None
 
     async def get_papers(self, ids: list[str]) -> dict[str, PaperRecord]:
-        """POST /paper/batch, 500 ids a call; ids S2 does not know are left out."""
+        """POST /paper/batch, 500 ids a call; ids S2 does not know are left out (a chunk it answers
+        with 404 for knowing none of them adds nothing)."""
         wanted = list(dict.fromkeys(i for i in ids if i))
         found: dict[str, PaperRecord] = {}
         for chunk in chunked(wanted, BATCH_SIZE):
@@ -169,7 +170,9 @@ class SemanticScholarClient(ApiSource):
                 return [parse(S2Paper, item, API, "POST /paper/batch") if item is not None else None for item in data]
 
             papers = await self.http.post_json("/paper/batch", {"fields": PAPER_FIELDS},
-                                               {"ids": [s2_id(i) for i in chunk]}, check=check) or []
+                                               {"ids": [s2_id(i) for i in chunk]}, check=check)
+            if papers is None:  # 404: S2 knows none of the chunk's ids
+                continue
             for asked, paper in zip(chunk, papers, strict=True):
                 if paper is not None and (record := paper.to_record()):
                     found[asked] = record
