@@ -16,18 +16,25 @@ question (What/How/Why…) or a statement is left as it is (origin ``open_questi
 from __future__ import annotations
 
 import re
-from typing import Literal
-
-from pydantic import BaseModel
 
 from lyra_core.hypothesis.headings import after_heading
+from lyra_core.hypothesis.parsed import (
+    FALLBACK,
+    HYPOTHESIS,
+    OPEN_QUESTION,
+    RULE,
+    ParsedQuestion,
+    Reading,
+    capitalize,
+    done,
+)
 from lyra_core.hypothesis.predicate import Cut, base_verb, copula_predicate, perfect_participle, title_case
 from lyra_core.hypothesis.words import (AUXILIARIES, COPULAS, DETERMINERS, DO, HAVE, OPEN_WORDS, bare, is_adverb,
                                         past, third_person)
 
-HYPOTHESIS, OPEN_QUESTION = "hypothesis", "open_question"
-RULE, FALLBACK = "rule", "fallback"
-Reading = Literal["rule", "fallback", "open_question"]
+__all__ = ["FALLBACK", "HYPOTHESIS", "OPEN_QUESTION", "RULE", "ParsedQuestion", "Reading", "done", "is_yes_no",
+           "reading_note", "to_hypothesis"]
+
 _TOKEN = re.compile(r"\S+")
 _OR_NOT = re.compile(r",?\s+or\s+not\s*\?$", re.IGNORECASE)
 
@@ -42,37 +49,11 @@ def reading_note(reading: str | None) -> str:
     return _READING_NOTES.get(reading or "", "")
 
 
-class ParsedQuestion(BaseModel):
-    """What a task's question asks: a hypothesis to judge, or an open question.
-
-    ``reading`` says how the hypothesis was made: ``rule`` (the question's grammar was read and the
-    sentence rebuilt), ``fallback`` (the question without its auxiliary: a paraphrase kept close to
-    the words asked) or ``open_question`` (no hypothesis)."""
-
-    origin: Literal["hypothesis", "open_question"]
-    hypothesis: str | None = None  # the declarative sentence judged, for a yes/no question
-    reading: Reading = OPEN_QUESTION
-
-
-def _capitalize(text: str) -> str:
-    """Upper-case the first letter (after any opening quote or bracket); "30-day data…" stays as it is."""
-    match = re.search(r"[A-Za-z0-9]", text)
-    if match is None or match.group().isdigit():
-        return text
-    return text[:match.start()] + text[match.start()].upper() + text[match.start() + 1:]
-
-
 def _subject(words: list[str]) -> str:
     first = words[0]
     if first.isalpha() and first[0].isupper() and first[1:].islower() and bare(first) in DETERMINERS:
         words = [first.lower(), *words[1:]]
-    return _capitalize(" ".join(words))
-
-
-def done(words: list[str], reading: Reading = RULE) -> ParsedQuestion:
-    """The hypothesis made of ``words``, as one capitalised sentence ending with a period."""
-    sentence = " ".join(w for w in words if w).replace(" , ", ", ").rstrip(" ,;:.")
-    return ParsedQuestion(origin=HYPOTHESIS, hypothesis=_capitalize(sentence) + ".", reading=reading)
+    return capitalize(" ".join(words))
 
 
 def is_yes_no(question: str) -> bool:
@@ -97,7 +78,7 @@ def to_hypothesis(question: str) -> ParsedQuestion:
     title_case(rest)
     fallback = done([_subject(rest[:1]), *rest[1:]], FALLBACK)  # the question without its auxiliary
     if [bare(w) for w in rest[:3]] == ["it", "true", "that"] and len(rest) > 3:  # "Is it true that X?" → X
-        return done([_capitalize(" ".join(rest[3:]))])
+        return done([capitalize(" ".join(rest[3:]))])
     if aux in COPULAS:
         if bare(rest[0]) == "there":  # "Is there a link…?" → "There is a link…"
             tail = rest[2:] if len(rest) > 2 and bare(rest[1]) == "any" else rest[1:]

@@ -6,12 +6,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
+from lyra_core.hypothesis.parsed import HYPOTHESIS, ParsedQuestion, done
 from lyra_core.hypothesis.words import AUXILIARIES, DETERMINERS, OPEN_WORDS, PREPOSITIONS, bare, is_base_verb
-
-if TYPE_CHECKING:
-    from lyra_core.hypothesis import ParsedQuestion
 
 _HEADING = re.compile(r"^(?P<heading>.{3,}?)(?::\s+|\s*--\s*|\.\s+(?=[A-Z])|,\s+(?=(?:a|an|the)\s))(?P<asked>[^:]+\?)$")
 _STANDS_FOR_HEADING = {"it", "they", "this", "these"}
@@ -21,8 +18,6 @@ def after_heading(text: str, read: Callable[[str], ParsedQuestion]) -> ParsedQue
     """The question after a heading read by ``read``: "Multidisciplinary clinics. Do they work?"
     (the pronoun stands for the heading), "Delayed diagnosis of X: are guidelines sufficient?"
     (the heading kept as what it is about); None when ``text`` has no heading."""
-    from lyra_core.hypothesis import HYPOTHESIS, done
-
     match = _HEADING.match(text)
     if match is None or not text.endswith("?"):
         return None
