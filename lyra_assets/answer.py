@@ -1,5 +1,7 @@
 """The `task_answer` asset: the answer to the task's question, read from the judged graph."""
 
+from typing import Any
+
 import pandas as pd
 from dagster import AssetExecutionContext, MetadataValue, Output, ResourceParam, asset
 
@@ -12,8 +14,15 @@ from lyra_assets.page_text import page_papers, page_texts
 from lyra_assets.partitions import task_partitions
 from lyra_assets.table_io import LYRA_TABLES, table_input
 from lyra_core.addressed import TaskPassage, no_claim_line, not_addressed_line
-from lyra_core.answer import answer_line, paper_votes
-from lyra_core.hypothesis import HYPOTHESIS, OPEN_QUESTION, reading_note, to_hypothesis
+from lyra_core.answer import (
+    AnswerPaper,
+    CandidateClaim,
+    HypothesisScore,
+    answer_text,
+    compose_answer,
+    shown_title,
+)
+from lyra_core.hypothesis import HYPOTHESIS, OPEN_QUESTION, to_hypothesis
 from lyra_core.question_parts import question_parts
 from lyra_core.tasks import TaskOptions
 from lyra_resources.schema import TASK_ANSWER
@@ -24,7 +33,6 @@ CODE_VERSION = code_version(__name__)  # changes with this module's logic and ev
 
 PREVIEW_COLUMNS = ["hypothesis", "verdict", "confidence", "uncertainty", "supporting_papers", "refuting_papers",
                    "papers_judged"]
-OPEN_ANSWER_CLAIMS = 8
 
 
 def _paper_of(pages: pd.DataFrame) -> dict[str, str]:
@@ -33,30 +41,41 @@ def _paper_of(pages: pd.DataFrame) -> dict[str, str]:
             for page, paper in zip(pages["page_id"], pages["paper_id"], strict=True)}
 
 
-def hypothesis_edges(edges: pd.DataFrame, pages: pd.DataFrame, claim_id: str) -> list[dict]:
-    """The hypothesis's edges with the paper behind each and its study design, by ``edge_id``."""
+def paper_edges(edges: pd.DataFrame, pages: pd.DataFrame, claim_id: str) -> list[dict]:
+    """The model's edges of ``claim_id`` with the paper behind each (``paper``) and its study design."""
     paper_of = _paper_of(pages)
     mine = edges.loc[edges["claim_id"] == claim_id, ["edge_id", "relation", "nli_confidence", "page_id", "study_design"]]
-    mine = mine.sort_values("edge_id", kind="stable").assign(paper=lambda f: [paper_of.get(p, p) for p in f["page_id"]])
-    return mine.to_dict("records")
+    return mine.assign(paper=[paper_of.get(p, p) for p in mine["page_id"]]).to_dict("records")
 
 
-def relevant_claims(claims: pd.DataFrame, scores: pd.DataFrame, limit: int) -> pd.DataFrame:
-    """An open question's answer: adopted claims by relevance to the question, then by evidence."""
+def _number(value: Any) -> float | None:
+    return float(value) if pd.notna(value) else None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def candidate_claims(claims: pd.DataFrame, scores: pd.DataFrame) -> list[CandidateClaim]:
+    """The adopted claims an open question's answer may list, with the model's scores."""
     kept = claims[(claims["adoption_status"] == "adopted") & claims["origin"].notna() & (claims["origin"] != HYPOTHESIS)]
     joined = kept[["claim_id", "text", "relevance"]].merge(
-        scores[["claim_id", "verdict", "confidence", "uncertainty", "supporting_count", "refuting_count"]],
-        on="claim_id", how="left")
-    joined["_votes"] = (joined["supporting_count"] + joined["refuting_count"]).fillna(0)
-    ordered = joined.sort_values(["relevance", "_votes", "claim_id"], ascending=[False, False, True],
-                                 kind="stable", na_position="last")
-    return ordered[["claim_id", "text", "verdict", "confidence", "uncertainty"]].head(limit).reset_index(drop=True)
+        scores[["claim_id", "verdict", "confidence", "supporting_count", "refuting_count"]], on="claim_id", how="left")
+    votes = (joined["supporting_count"] + joined["refuting_count"]).fillna(0)
+    return [CandidateClaim(claim_id=c.claim_id, text=c.text, relevance=_number(c.relevance), votes=int(v),
+                           verdict=_text(c.verdict), confidence=_number(c.confidence))
+            for c, v in zip(joined.itertuples(index=False), votes, strict=True)]
 
 
-def _titles(papers: pd.DataFrame, pages: pd.DataFrame, paper_ids: list[str]) -> list[str]:
-    found = dict(zip(papers["paper_id"], papers["title"], strict=True)) | dict(
-        zip(pages["page_id"], pages["title"], strict=True))
-    return [str(found.get(p) or p) for p in paper_ids]
+def answer_papers(papers: pd.DataFrame, pages: pd.DataFrame) -> dict[str, AnswerPaper]:
+    """Each paper of the task, and each page that is no paper, as the answer names it."""
+    out = {str(p.page_id): AnswerPaper(paper_id=str(p.page_id), title=_text(p.title))
+           for p in pages[pages["paper_id"].isna()].itertuples(index=False)}
+    for p in papers.itertuples(index=False):
+        year = _number(p.year)
+        out[str(p.paper_id)] = AnswerPaper(paper_id=str(p.paper_id), title=shown_title(p.title, p.abstract),
+                                           year=None if year is None else int(year), doi=_text(p.doi))
+    return out
 
 
 def task_passages(fragments: pd.DataFrame, pages: pd.DataFrame, papers: pd.DataFrame, edges: pd.DataFrame,
@@ -111,38 +130,28 @@ def task_answer(context: AssetExecutionContext, claim_scores: pd.DataFrame, clai
                       "certainty_reasons"]],
         on="claim_id", how="left")
     parsed = to_hypothesis(task.query)
-    lines: list[str]
     if hypothesis.empty:
-        answer_claims = relevant_claims(claims, claim_scores, OPEN_ANSWER_CLAIMS)
-        row = {c: None for c in TASK_ANSWER.data_columns} | {
-            "origin": OPEN_QUESTION, "supporting_papers": 0, "refuting_papers": 0, "papers_judged": 0,
-            "question_reading": OPEN_QUESTION}
+        candidates = candidate_claims(claims, claim_scores)
         parts = question_parts(task.query)
-        if answer_claims.empty and parts is not None:  # its claims were about other things, and none was adopted
-            row["not_addressed"] = no_claim_line(parts.exposure, parts.outcome,
-                                                 *task_passages(fragments, pages, papers, nli_edges, ""))
-        lines = [answer_line(None, None, None, None, len(answer_claims)),
-                 *([row["not_addressed"]] if row["not_addressed"] else [])]
-        lines += [f"- {c.text} ({c.verdict if isinstance(c.verdict, str) else 'unverified'})"
-                  for c in answer_claims.itertuples(index=False)]
+        not_addressed = None
+        if not candidates and parts is not None:  # its claims were about other things
+            not_addressed = no_claim_line(parts.exposure, parts.outcome,
+                                          *task_passages(fragments, pages, papers, nli_edges, ""))
+        answer = compose_answer(None, [], settings.evidence.min_vote, {}, candidates,
+                                question_reading=OPEN_QUESTION, not_addressed=not_addressed)
     else:
         h = hypothesis.iloc[0]
-        votes = paper_votes(hypothesis_edges(nli_edges, pages, h["claim_id"]), settings.evidence.min_vote)
-        verdict = h["verdict"] if isinstance(h["verdict"], str) else "unverified"
-        row = {"hypothesis": h["text"], "origin": HYPOTHESIS, "verdict": verdict, "question_reading": parsed.reading,
-               **{k: float(h[k]) if pd.notna(h[k]) else None for k in ("confidence", "uncertainty", "controversy")},
-               **{k: h[k] if isinstance(h[k], str) else None for k in ("certainty", "certainty_reasons")},
-               **votes.model_dump(include={"supporting_papers", "refuting_papers", "papers_judged",
-                                           "strongest_support_edge", "strongest_refute_edge"})}
-        alpha, beta = (float(h[k]) if pd.notna(h[k]) else None for k in ("alpha", "beta"))
-        row["not_addressed"] = not_addressed_line(h["text"], *task_passages(fragments, pages, papers, nli_edges,
-                                                                             h["claim_id"]))
-        lines = [answer_line(verdict, row["confidence"], row["uncertainty"], votes, alpha=alpha, beta=beta,
-                             certainty=row["certainty"], certainty_reasons=row["certainty_reasons"]),
-                 *([row["not_addressed"]] if row["not_addressed"] else []),
-                 f"Hypothesis ({reading_note(parsed.reading)}): {h['text']}"]
-        lines += [f"- for: {t}" for t in _titles(papers, pages, votes.supporting_paper_ids[:5])]
-        lines += [f"- against: {t}" for t in _titles(papers, pages, votes.refuting_paper_ids[:5])]
+        score = HypothesisScore(
+            claim_id=h["claim_id"], text=h["text"], verdict=_text(h["verdict"]),
+            **{k: _number(h[k]) for k in ("confidence", "uncertainty", "controversy", "alpha", "beta")},
+            **{k: _text(h[k]) for k in ("certainty", "certainty_reasons")})
+        not_addressed = not_addressed_line(h["text"], *task_passages(fragments, pages, papers, nli_edges,
+                                                                     h["claim_id"]))
+        answer = compose_answer(score, paper_edges(nli_edges, pages, h["claim_id"]), settings.evidence.min_vote,
+                                answer_papers(papers, pages), question_reading=parsed.reading,
+                                not_addressed=not_addressed)
+    row = answer.model_dump(include=set(TASK_ANSWER.data_columns))
+    lines = answer_text(answer, task.id, markdown=True)
     frame = pd.DataFrame([row], columns=TASK_ANSWER.data_columns)
     context.log.info(lines[0])
     return Output(frame, metadata={

@@ -14,8 +14,12 @@ from pydantic import BaseModel
 
 from lyra_core.certainty import certainty_words
 from lyra_core.evidence_facts import designs_text
+from lyra_core.hypothesis import HYPOTHESIS, OPEN_QUESTION, reading_note
 from lyra_core.scoring import REFUTES, SUPPORTS, UNDECIDED, strongest_votes, undecided_because
 from lyra_core.untrusted import UntrustedText
+
+PAPERS_SHOWN = 5  # papers named for, and against, a hypothesis's answer
+OPEN_CLAIMS_SHOWN = 8  # claims an open question's answer lists
 
 # An undecided verdict in words, by why it does not decide (lyra_core.scoring.undecided_because)
 UNDECIDED_WORDS = {"conflicting": "conflicting evidence: strong votes on both sides",
@@ -71,6 +75,19 @@ def paper_votes(edges: Iterable[Mapping[str, Any]], min_vote: float = 0.0) -> Pa
         supporting_designs=[design[p] if isinstance(design[p], str) else None for p, v in ranked if v[1] == SUPPORTS],
         refuting_designs=[design[p] if isinstance(design[p], str) else None for p, v in ranked if v[1] == REFUTES],
     )
+
+
+def voting_papers(edges: Iterable[Mapping[str, Any]], min_vote: float = 0.0) -> set[str]:
+    """Papers that vote for or against at least one claim (``edges`` of any claims, each with its
+    ``claim_id``), each claim's votes counted as :func:`paper_votes` counts the answer's."""
+    by_claim: dict[str, list[Mapping[str, Any]]] = {}
+    for edge in edges:
+        by_claim.setdefault(edge["claim_id"], []).append(edge)
+    voters: set[str] = set()
+    for mine in by_claim.values():
+        votes = paper_votes(mine, min_vote)
+        voters.update(votes.supporting_paper_ids + votes.refuting_paper_ids)
+    return voters
 
 
 def votes_text(supporting: int, refuting: int, below_threshold: int, noun: str = "") -> str:
@@ -169,3 +186,109 @@ class AnswerView(BaseModel):
     # the line saying that no passage that voted (or was judged) is about both the hypothesis's
     # exposure and outcome, and which papers come closest; None when one is
     not_addressed: UntrustedText | None = None
+
+
+class HypothesisScore(BaseModel):
+    """The hypothesis (the question read as a claim) and its score: the model's, or the score its
+    edges have with human feedback applied (``recomputed``)."""
+
+    claim_id: str
+    text: str
+    verdict: str | None = None  # None: never scored, read as unverified
+    confidence: float | None = None
+    uncertainty: float | None = None
+    controversy: float | None = None
+    alpha: float | None = None
+    beta: float | None = None
+    certainty: str | None = None
+    certainty_reasons: str | None = None
+    recomputed: bool = False
+
+
+class CandidateClaim(BaseModel):
+    """An adopted claim that an open question's answer may list, with what ranks it."""
+
+    claim_id: str
+    text: str
+    relevance: float | None = None  # to the question; a claim without one ranks after those with one
+    votes: int = 0  # the votes that entered its score, for and against
+    verdict: str | None = None
+    confidence: float | None = None
+    topic: str | None = None
+
+
+def open_answer_claims(claims: Iterable[CandidateClaim]) -> list[CandidateClaim]:
+    """The claims an open question's answer lists: the most relevant to the question first, then
+    those with the most votes, then by claim id; :data:`OPEN_CLAIMS_SHOWN` of them."""
+    ranked = sorted(claims, key=lambda c: (c.relevance is None, -(c.relevance or 0.0), -c.votes, c.claim_id))
+    return ranked[:OPEN_CLAIMS_SHOWN]
+
+
+def compose_answer(hypothesis: HypothesisScore | None, edges: Iterable[Mapping[str, Any]], min_vote: float,
+                   papers: Mapping[str, AnswerPaper], claims: Iterable[CandidateClaim] = (),
+                   question_reading: str | None = None, not_addressed: str | None = None) -> AnswerView:
+    """The answer to a task's question, whoever asks: the ``task_answer`` asset with the model's
+    edges and scores, the read side with human feedback applied.
+
+    A yes/no question is answered by its ``hypothesis``: its verdict and score, and one vote per
+    paper over its ``edges`` (:func:`paper_votes`, each edge with its ``paper``), the
+    :data:`PAPERS_SHOWN` strongest for and against named from ``papers`` (an id it lacks is shown
+    as itself). An open question (no hypothesis) is answered by :func:`open_answer_claims` of
+    ``claims``. ``not_addressed`` (the line saying no passage or claim is about the question's
+    parts) stands, except under an open question that has claims to list."""
+    if hypothesis is None:
+        chosen = open_answer_claims(claims)
+        return AnswerView(
+            line=answer_line(None, None, None, None, len(chosen)), origin=OPEN_QUESTION,
+            question_reading=question_reading, not_addressed=None if chosen else not_addressed,
+            claims=[AnswerClaim(claim_id=c.claim_id, text=c.text, topic=c.topic, verdict=c.verdict or "unverified",
+                                confidence=0.5 if c.confidence is None else c.confidence) for c in chosen])
+    votes = paper_votes(edges, min_vote)
+    h = hypothesis
+    verdict = h.verdict or "unverified"
+
+    def named(ids: list[str]) -> list[AnswerPaper]:
+        return [papers.get(p) or AnswerPaper(paper_id=p) for p in ids[:PAPERS_SHOWN]]
+
+    return AnswerView(
+        line=answer_line(verdict, h.confidence, h.uncertainty, votes, alpha=h.alpha, beta=h.beta,
+                         certainty=h.certainty, certainty_reasons=h.certainty_reasons),
+        origin=HYPOTHESIS, hypothesis=h.text, hypothesis_claim_id=h.claim_id, verdict=verdict,
+        confidence=h.confidence, uncertainty=h.uncertainty, controversy=h.controversy, certainty=h.certainty,
+        certainty_reasons=h.certainty_reasons,
+        undecided_because=undecided_because(verdict, h.alpha, h.beta) if h.alpha is not None else None,
+        **votes.model_dump(include={"supporting_papers", "refuting_papers", "papers_judged", "papers_below_threshold",
+                                    "strongest_support_edge", "strongest_refute_edge"}),
+        papers_for=named(votes.supporting_paper_ids), papers_against=named(votes.refuting_paper_ids),
+        recomputed=h.recomputed, question_reading=question_reading, not_addressed=not_addressed)
+
+
+def shown_title(title: str | None, abstract: str | None) -> str | None:
+    """A paper's title as the answer names it: an untitled paper (BEIR-style corpora leave titles
+    empty) by the opening words of its abstract."""
+    title = (title if isinstance(title, str) else "").strip()
+    if title:
+        return title
+    return f"Untitled: {abstract[:80]}…" if isinstance(abstract, str) and abstract else None
+
+
+def answer_text(answer: AnswerView, task_id: str, markdown: bool = False) -> list[str]:
+    """The answer as lines of text, in every view that prints it: its line first, then why no
+    passage addresses the question, the hypothesis and how it was read, where its passages are
+    listed, and the papers for and against — or an open question's claims, by topic.
+    ``markdown`` writes the listed items as list items."""
+    item = "- " if markdown else "  "
+    lines = [answer.line, *([answer.not_addressed] if answer.not_addressed else [])]
+    if answer.hypothesis:
+        note = reading_note(answer.question_reading)
+        lines.append(f"Hypothesis ({note}): {answer.hypothesis}" if note else f"Hypothesis: {answer.hypothesis}")
+        lines.append(f"{item}claim {answer.hypothesis_claim_id}: `lyra evidence {task_id}` lists its passages")
+    for side, papers in (("for", answer.papers_for), ("against", answer.papers_against)):
+        lines += [f"{item}{side}: {p.title or p.paper_id}" + (f" ({p.year})" if p.year else "") for p in papers]
+    topics = list(dict.fromkeys(c.topic for c in answer.claims))
+    headed = len(topics) > 1 or any(topics)
+    for topic in topics:
+        if headed:
+            lines.append(f"{item}{topic or 'other claims'}:")
+        lines += [f"{'  ' * headed}{item}{c.text} ({c.verdict})" for c in answer.claims if c.topic == topic]
+    return lines

@@ -17,7 +17,6 @@ import json
 import math
 import re
 import unicodedata
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -29,7 +28,7 @@ import rispy
 from bibtexparser.model import Entry, Field
 from pydantic import BaseModel
 
-from lyra_core.answer import paper_votes
+from lyra_core.answer import voting_papers
 from lyra_core.cells import cell_list
 from lyra_resources.effective.answer_view import source_edges
 from lyra_resources.effective.overlay import load_claims, load_overlay
@@ -106,14 +105,7 @@ def voting_paper_ids(conn: duckdb.DuckDBPyConnection, task_id: str) -> set[str]:
     as the task's answer counts them. Web pages that are no paper are not among them."""
     overlay = load_overlay(conn, task_id)
     claims = [c["claim_id"] for c in load_claims(conn, task_id, overlay) if not c["rejected"]]
-    by_claim: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for edge in source_edges(conn, task_id, claims, overlay):
-        by_claim[edge["claim_id"]].append(edge)
-    voters: set[str] = set()
-    for edges in by_claim.values():
-        votes = paper_votes(edges, overlay.rule.min_vote)
-        voters.update(votes.supporting_paper_ids + votes.refuting_paper_ids)
-    return voters
+    return voting_papers(source_edges(conn, task_id, claims, overlay), overlay.rule.min_vote)
 
 
 def reference_papers(conn: duckdb.DuckDBPyConnection, task_id: str, only_evidence: bool = False) -> list[ExportedPaper]:

@@ -2,7 +2,8 @@
 
 The asset holds the model's answer; a reviewer's corrected edge, a rejected claim or a blocked
 domain changes what stands, so the hypothesis is rescored here from its effective edges exactly
-as :mod:`.overlay` rescores any claim, and an open question lists only claims in force.
+as :mod:`.overlay` rescores any claim, and an open question lists only claims in force. The answer
+itself is composed by :func:`lyra_core.answer.compose_answer`, as the asset composes it.
 """
 
 from __future__ import annotations
@@ -12,11 +13,19 @@ from typing import Any
 
 import duckdb
 
-from lyra_core.answer import AnswerClaim, AnswerPaper, AnswerView, answer_line, paper_votes
+from lyra_core.answer import (
+    AnswerPaper,
+    AnswerView,
+    CandidateClaim,
+    HypothesisScore,
+    answer_text,
+    compose_answer,
+    shown_title,
+)
 from lyra_core.cells import cell_list
 from lyra_core.feedback import effective_edges, effective_votes
-from lyra_core.hypothesis import HYPOTHESIS, reading_note
-from lyra_core.scoring import VoteCounts, undecided_because
+from lyra_core.hypothesis import HYPOTHESIS
+from lyra_core.scoring import VoteCounts
 from lyra_resources.effective.models import ClaimBrief, ExploreError
 from lyra_resources.effective.overlay import Overlay, load_claims, load_overlay
 from lyra_resources.effective.paging import clip, nan_to_none
@@ -29,10 +38,6 @@ from lyra_resources.effective.queries import (
     topic_labels,
 )
 from lyra_resources.effective.papers import task_papers
-
-PAPERS_SHOWN = 5
-OPEN_CLAIMS_SHOWN = 8
-
 
 def claim_brief(row: dict[str, Any]) -> ClaimBrief:
     """A claim row (with its effective score) as the short form every list shows."""
@@ -52,7 +57,7 @@ def source_rows(conn: duckdb.DuckDBPyConnection, task_id: str,
     of its abstract."""
     out = {}
     for paper_id, row in task_papers(conn, task_id, ids).items():
-        title = (row["title"] or "").strip() or (f"Untitled: {row['abstract'][:80]}…" if row["abstract"] else None)
+        title = shown_title(row["title"], row["abstract"])
         out[paper_id] = {"id": paper_id, "is_paper": True, "title": title, "year": row["year"], "venue": row["venue"],
                          "doi": row["doi"], "pmid": row["pmid"], "url": row["url"],
                          "authors": [str(a) for a in cell_list(row["authors"])]}
@@ -66,11 +71,11 @@ def source_rows(conn: duckdb.DuckDBPyConnection, task_id: str,
     return out
 
 
-def _papers(conn: duckdb.DuckDBPyConnection, task_id: str, ids: list[str]) -> list[AnswerPaper]:
-    """Title, year and DOI of each id: a paper, or a page that is no paper (a web page)."""
+def answer_papers(conn: duckdb.DuckDBPyConnection, task_id: str, ids: Sequence[str]) -> dict[str, AnswerPaper]:
+    """Title, year and DOI of each id, as the answer names it: a paper, or a page that is no paper."""
     rows = source_rows(conn, task_id, ids)
-    return [AnswerPaper(paper_id=p, title=clip(rows.get(p, {}).get("title"), 200)[0] or None,
-                        year=rows.get(p, {}).get("year"), doi=rows.get(p, {}).get("doi")) for p in ids]
+    return {p: AnswerPaper(paper_id=p, title=clip(row.get("title"), 200)[0] or None, year=row.get("year"),
+                           doi=row.get("doi")) for p, row in rows.items()}
 
 
 def source_edges(conn: duckdb.DuckDBPyConnection, task_id: str, claim_ids: Sequence[str],
@@ -85,12 +90,6 @@ def source_edges(conn: duckdb.DuckDBPyConnection, task_id: str, claim_ids: Seque
     for edge in edges:
         edge["paper"] = paper_of.get(edge["page_id"]) or edge["page_id"]
     return edges
-
-
-def hypothesis_edges(conn: duckdb.DuckDBPyConnection, task_id: str, claim_id: str,
-                     overlay: Overlay) -> list[dict[str, Any]]:
-    """The hypothesis's effective edges, each with the paper behind it (``paper``)."""
-    return source_edges(conn, task_id, [claim_id], overlay)
 
 
 def hypothesis_claim_id(conn: duckdb.DuckDBPyConnection, task_id: str) -> str | None:
@@ -147,7 +146,7 @@ def evidence_claim(store, target: str | None, task_id: str | None) -> tuple[str,
     return claim_id, task
 
 
-def read_answer(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay) -> AnswerView | None:
+def effective_answer(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay) -> AnswerView | None:
     """The task's answer with human feedback applied; None before ``task_answer`` ran."""
     stored = fetch_rows(conn, "SELECT * FROM task_answer WHERE task_id = ?", [task_id])
     if not stored:
@@ -155,55 +154,28 @@ def read_answer(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay)
     row = stored[0]
     if row["origin"] != HYPOTHESIS:
         claims = [c for c in load_claims(conn, task_id, overlay) if not c["rejected"] and c["origin"] != HYPOTHESIS]
-        claims.sort(key=lambda c: (-(c["relevance"] or 0.0), -(c["supporting_count"] + c["refuting_count"]),
-                                   c["claim_id"]))
-        chosen = claims[:OPEN_CLAIMS_SHOWN]
-        topic_of = topic_labels(conn, task_id, [c["claim_id"] for c in chosen])
-        return AnswerView(
-            line=answer_line(None, None, None, None, len(chosen)), origin=row["origin"],
-            question_reading=row.get("question_reading"),
-            not_addressed=None if chosen else row.get("not_addressed"),  # no claim about the question's parts
-            claims=[AnswerClaim(claim_id=c["claim_id"], text=clip(c["text"], 300)[0], topic=topic_of.get(c["claim_id"]),
-                                verdict=c["verdict"] or "unverified", confidence=float(c["confidence"] or 0.5))
-                    for c in chosen])
+        topic_of = topic_labels(conn, task_id, [c["claim_id"] for c in claims])
+        candidates = [CandidateClaim(claim_id=c["claim_id"], text=clip(c["text"], 300)[0], relevance=c["relevance"],
+                                     votes=c["supporting_count"] + c["refuting_count"], verdict=c["verdict"],
+                                     confidence=c["confidence"], topic=topic_of.get(c["claim_id"]))
+                      for c in claims]
+        return compose_answer(None, [], overlay.rule.min_vote, {}, candidates,
+                              question_reading=row.get("question_reading"), not_addressed=row.get("not_addressed"))
     claim_id = hypothesis_claim_id(conn, task_id)
     if claim_id is None:
         return None
     claim = load_claims(conn, task_id, overlay, [claim_id])[0]
-    votes = paper_votes(hypothesis_edges(conn, task_id, claim_id, overlay), overlay.rule.min_vote)
-    alpha, beta = claim["alpha"], claim["beta"]
-    return AnswerView(
-        line=answer_line(claim["verdict"], claim["confidence"], claim["uncertainty"], votes, alpha=alpha, beta=beta,
-                         certainty=claim.get("certainty"), certainty_reasons=claim.get("certainty_reasons")),
-        origin=HYPOTHESIS, hypothesis=row["hypothesis"], hypothesis_claim_id=claim_id, verdict=claim["verdict"],
-        confidence=claim["confidence"], uncertainty=claim["uncertainty"], controversy=claim["controversy"],
-        certainty=claim.get("certainty"), certainty_reasons=claim.get("certainty_reasons"),
-        undecided_because=undecided_because(claim["verdict"], alpha, beta) if alpha is not None else None,
-        **votes.model_dump(include={"supporting_papers", "refuting_papers", "papers_judged", "papers_below_threshold",
-                                    "strongest_support_edge", "strongest_refute_edge"}),
-        papers_for=_papers(conn, task_id, votes.supporting_paper_ids[:PAPERS_SHOWN]),
-        papers_against=_papers(conn, task_id, votes.refuting_paper_ids[:PAPERS_SHOWN]),
-        recomputed=bool(claim.get("recomputed")), question_reading=row.get("question_reading"),
-        not_addressed=row.get("not_addressed"))
+    score = HypothesisScore(claim_id=claim_id, text=row["hypothesis"], recomputed=bool(claim.get("recomputed")),
+                            **{k: claim.get(k) for k in ("verdict", "confidence", "uncertainty", "controversy",
+                                                         "alpha", "beta", "certainty", "certainty_reasons")})
+    edges = source_edges(conn, task_id, [claim_id], overlay)
+    return compose_answer(score, edges, overlay.rule.min_vote,
+                          answer_papers(conn, task_id, [e["paper"] for e in edges]),
+                          question_reading=row.get("question_reading"), not_addressed=row.get("not_addressed"))
 
 
 def answer_lines(store, task_id: str) -> list[str]:
-    """The answer as text, its line first, then the papers for and against (or the claims)."""
+    """The answer as text (:func:`lyra_core.answer.answer_text`), its line first."""
     with store.connect() as conn:
-        answer = read_answer(conn, task_id, load_overlay(conn, task_id))
-    if answer is None:
-        return []
-    lines = [answer.line, *([answer.not_addressed] if answer.not_addressed else [])]
-    if answer.hypothesis:
-        note = reading_note(answer.question_reading)
-        lines.append(f"Hypothesis ({note}): {answer.hypothesis}" if note else f"Hypothesis: {answer.hypothesis}")
-        lines.append(f"  claim {answer.hypothesis_claim_id}: `lyra evidence {task_id}` lists its passages")
-    for side, papers in (("for", answer.papers_for), ("against", answer.papers_against)):
-        lines += [f"  {side}: {p.title or p.paper_id}" + (f" ({p.year})" if p.year else "") for p in papers]
-    topics = list(dict.fromkeys(c.topic for c in answer.claims))  # an open question's claims, by topic
-    for topic in topics:
-        mine = [c for c in answer.claims if c.topic == topic]
-        if len(topics) > 1 or topic:
-            lines.append(f"  {topic or 'other claims'}:")
-        lines += [f"    {c.verdict}: {c.text}" for c in mine]
-    return lines
+        answer = effective_answer(conn, task_id, load_overlay(conn, task_id))
+    return [] if answer is None else answer_text(answer, task_id)

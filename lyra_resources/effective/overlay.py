@@ -9,7 +9,6 @@ from typing import Any
 
 import duckdb
 
-from lyra_core.answer import AnswerView
 from lyra_core.cells import cell_list
 from lyra_core.feedback import DomainRule, blocked_domains, effective_edges, effective_scores, touched_claims
 from lyra_core.scoring import ScoringRule
@@ -119,12 +118,6 @@ def load_claims(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay,
         for col in ("supporting_count", "refuting_count", "neutral_count", "independent_sources", "evidence_count"):
             claim[col] = int(claim.get(col) or 0)
     return claims
-
-
-def effective_answer(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay) -> AnswerView | None:
-    from lyra_resources.effective.answer_view import read_answer  # it builds on this module's readers
-
-    return read_answer(conn, task_id, overlay)
 
 
 def refuted_claims(conn: duckdb.DuckDBPyConnection, task_id: str, overlay: Overlay) -> set[str]:

@@ -29,7 +29,7 @@ from lyra_core.report.svg import GraphLink, GraphNode
 from lyra_core.scoring import REFUTES, SUPPORTS, VoteCounts, strongest_votes
 from lyra_core.tasks import TaskOptions
 from lyra_resources.files import replace_text
-from lyra_resources.effective.answer_view import claim_votes, read_answer, source_edges, source_rows
+from lyra_resources.effective.answer_view import claim_votes, effective_answer, source_edges, source_rows
 from lyra_resources.effective.overlay import Overlay, effective_topics, load_claims, load_overlay
 from lyra_resources.effective.paging import clip, nan_to_none
 from lyra_resources.effective.queries import fetch_rows, in_ids, require_task, task_topics
@@ -174,7 +174,7 @@ def read_report(store: LyraStore, task_id: str, limit: int = CLAIMS_SHOWN) -> Re
     with store.connect() as conn:
         task = require_task(conn, task_id)
         overlay = load_overlay(conn, task_id)
-        answer = read_answer(conn, task_id, overlay)
+        answer = effective_answer(conn, task_id, overlay)
         claims = claims_in_force(conn, task_id, overlay)
         chosen = claims[:limit]
         groups = _by_topic(conn, task_id, overlay, claims, chosen)

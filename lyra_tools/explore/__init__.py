@@ -41,7 +41,8 @@ from lyra_resources.effective.models import (
     TopicClaims,
     TopicList,
 )
-from lyra_resources.effective.overlay import Overlay, effective_answer, load_claims, load_overlay, rescore
+from lyra_resources.effective.answer_view import effective_answer
+from lyra_resources.effective.overlay import Overlay, load_claims, load_overlay, rescore
 from lyra_resources.effective.paging import (
     ANSWER_BUDGET,
     MAX_LIMIT,
@@ -53,9 +54,9 @@ from lyra_resources.effective.paging import (
 )
 from lyra_resources.effective.queries import claim_edges, require_task
 from lyra_tools.explore.status import dagster_state, default_nli_version, task_status
+from lyra_tools.contradictions import find_contradictions
 from lyra_tools.explore.summary import (
     evidence_summary,
-    find_contradictions,
     list_claim_topics,
     list_tasks,
     materials,

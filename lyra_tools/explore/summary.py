@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from lyra_core.cells import cell_list
 from lyra_core.feedback import effective_edges
 from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS
@@ -22,8 +20,8 @@ from lyra_resources.effective.models import (
     TopicBrief,
     TopicList,
 )
+from lyra_resources.effective.answer_view import effective_answer
 from lyra_resources.effective.overlay import (
-    effective_answer,
     effective_topics,
     load_claims,
     load_overlay,
@@ -132,14 +130,6 @@ def list_claim_topics(store: LyraStore, task_id: str, limit: int = 50, cursor: s
         topics = effective_topics(task_topics(conn, task_id), overlay.rejected, refuted_claims(conn, task_id, overlay))
     page, next_cursor = page_of(topics, offset, limit, key)
     return TopicList(task_id=task_id, topics=page, total=len(topics), next_cursor=next_cursor)
-
-
-def find_contradictions(store: LyraStore, task_id: str, limit: int = 10, cursor: str | None = None,
-                        include_rejected: bool = False) -> Any:
-    """Claims with REFUTES evidence and both sides' sources: see :mod:`lyra_tools.contradictions`."""
-    from lyra_tools.contradictions import find_contradictions as find  # it builds on this module's readers
-
-    return find(store, task_id, limit, cursor, include_rejected)
 
 
 def materials(store: LyraStore, task_id: str, format: str = "summary", limit: int = 10,

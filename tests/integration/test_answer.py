@@ -48,6 +48,11 @@ def test_task_answer_judges_the_hypothesis_per_paper(answered):
         "question_reading", "not_addressed"]
     # a passage that voted is about vitamin D supplementation and fracture risk: the papers address the question
     assert row["not_addressed"] is None and not metadata["answer"].value.splitlines()[1].startswith("No passage")
+    # the asset's text is the text every view prints (lyra_core.answer.answer_text), as Markdown list items
+    from lyra_resources.effective.answer_view import answer_lines
+    printed = answer_lines(store, graph.task_id)
+    assert metadata["answer"].value.splitlines() == [
+        line.replace("  ", "- ", 1) if line.startswith("  ") else line for line in printed]
 
 
 def test_summary_starts_with_the_answer_and_lists_the_hypothesis_as_no_claim(answered):
