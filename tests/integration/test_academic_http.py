@@ -107,7 +107,7 @@ def test_retries_are_bounded_and_say_why(server):
 def test_a_batch_s2_answers_404_finds_nothing_and_the_next_batch_goes_on(server):
     """S2 answers /paper/batch with 404 when it knows none of the ids: that batch adds no paper,
     and the lookup goes on with the next one (500 ids a batch)."""
-    server.script = [(404, {}, {"error": "No valid paper ids given"})]
+    server.script = [(404, {}, {"error": "not found"})]
     server.final = [{"paperId": "abc", "title": "A paper title long enough", "externalIds": {"DOI": "10.1000/xyz"}}]
     ids = [f"PMID:{n}" for n in range(1, 501)] + ["DOI:10.1000/xyz"]
     found = asyncio.run(client_for(base(server)).get_papers(ids))
