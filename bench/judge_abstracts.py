@@ -59,14 +59,18 @@ def gold_of(form: str, found: str, higher: bool) -> str:
 
 
 def read_abstract(path: Path) -> tuple[str, str]:
-    """The title and the abstract's text (its section labels dropped) of one ``.abst`` file."""
+    """The title and the abstract's text (its section labels dropped) of one ``.abst`` file. Where no
+    ``ABSTRACT…`` label follows the title (one abstract in ten), the title is the first line after
+    ``TITLE:`` and the abstract the rest."""
+    lines = [line.strip() for line in path.read_text(encoding="utf-8", errors="replace").splitlines()]
+    labelled = any(line.startswith("ABSTRACT") for line in lines)
     title, body, section = [], [], ""
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        line = line.strip()
+    for line in lines:
         if line.startswith(("TITLE:", "ABSTRACT")):
             section = "title" if line.startswith("TITLE:") else "abstract"
-        elif line:
-            (title if section == "title" else body).append(line)
+            line = line.removeprefix("TITLE:").strip() if section == "title" else ""
+        if line:
+            (title if section == "title" and (labelled or not title) else body).append(line)
     return " ".join(title), " ".join(body)
 
 
