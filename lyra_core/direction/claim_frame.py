@@ -35,6 +35,10 @@ WORDS = {UP: "increase", DOWN: "decrease"}
 EITHER_WAY_CUES = {"associated": "is associated with", "affects": "affects", "role": "has a role in"}
 
 
+_COMPARED_WITH = re.compile(r"\b(?:(?:as\s+)?compared\s+(?:with|to)|relative\s+to|versus|vs\.?|than|"
+                            r"in\s+comparison\s+(?:with|to))\s+(?P<arm>.+)$", re.IGNORECASE)
+
+
 class ClaimFrame(BaseModel):
     """The parts of a claim the judge reads."""
 
@@ -50,6 +54,13 @@ class ClaimFrame(BaseModel):
     @property
     def directional(self) -> bool:
         return self.direction is not None
+
+    @property
+    def comparator(self) -> str:
+        """What the claim compares its exposure with, where it names it ("… compared with placebo",
+        "… versus oral cyclophosphamide"); "" otherwise."""
+        named = _COMPARED_WITH.search(self.population)
+        return _clean(named.group("arm")) if named else ""
 
     @property
     def either_way(self) -> bool:

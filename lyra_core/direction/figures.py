@@ -15,6 +15,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from lyra_core.direction.arms import named_order, names_arm
+
 Way = Literal["up", "down", "none"]
 _NUM = r"[-−–]?\d+(?:[.,·]\d+)?"
 _RANGE = rf"(?P<low>{_NUM})\s*(?:-|–|—|to|,|;)\s*(?P<high>{_NUM})"
@@ -159,7 +161,7 @@ def differences(text: str) -> list[EffectFigure]:
     return _stated(_DIFF, "difference", 0.0, text)
 
 
-def arms(text: str, exposure: str) -> list[EffectFigure]:
+def arms(text: str, exposure: str, comparator: str = "") -> list[EffectFigure]:
     """Two arms' figures ordered exposure → comparator, where the text says which arm is which."""
     figures = []
     for match in _ARMS.finditer(text):
@@ -172,16 +174,21 @@ def arms(text: str, exposure: str) -> list[EffectFigure]:
         # the arm's name stands before its figure or right after it ("17.5 h for X as compared to …")
         link = re.search(r"\b(?:vs\.?|versus|compared\s+(?:with|to)|and)\s", between, re.IGNORECASE)
         split = link.start() if link else len(between)
-        order = _mention_order(text[:match.start()], exposure)
+        order = _mention_order(text[:match.start()], exposure, comparator)
         cut = tail.lower().find("respectively")
         labels = _two_labels(tail[:cut]) if cut >= 0 else ("", "")
         if order is None and labels[1].strip():  # "12 % and 20 % in the X and Y groups, respectively"
-            order = _exposure_first(*labels, exposure)
+            order = _exposure_first(*labels, exposure, comparator)
         if order is None and cut >= 0 and not tail[:cut].strip(" ,;()"):  # "for the X and Y groups was 13.8 and 17.5 respectively"
             clause = re.split(r"[.;]\s", text[max(0, match.start() - 80):match.start()])[-1]
-            order = _exposure_first(*_two_labels(re.sub(r"\s+(?:was|were|had|of)\s*$", "", clause.strip())), exposure)
+            order = _exposure_first(*_two_labels(re.sub(r"\s+(?:was|were|had|of)\s*$", "", clause.strip())), exposure,
+                                    comparator)
         if order is None:
             order = _exposure_first(before + between[:split], between[split:] + " " + tail[:40], exposure)
+        if order is None and comparator:
+            # the claim's comparator named beside a figure ("90.6% with infusion vs 78.4% with bolus"); the
+            # words before the first figure end the clause that named the arms, in any order
+            order = _exposure_first(between[:split], between[split:] + " " + tail[:40], exposure, comparator)
         if order is None:
             continue
         mine, theirs = (a, b) if order else (b, a)
@@ -207,14 +214,17 @@ def _arm_figure(match: re.Match[str], name: str) -> float:
     return value
 
 
-def _mention_order(before: str, exposure: str) -> bool | None:
+def _mention_order(before: str, exposure: str, comparator: str = "") -> bool | None:
     """"Y was shorter in the X group than in the control group (73 ± 16 vs 83 ± 20 h)": figures in
-    parentheses after a clause that names both arms follow the order the clause named them in."""
+    parentheses after a clause that names both arms follow the order the clause named them in. The
+    claim's ``comparator`` named by its own words stands for the control group."""
     opened = _OPENED.search(before)  # "(", "(response ", "(as treated: "
     if opened is None:
         return None
     clause = re.split(r"[.;]\s|\)", before[:opened.start()])[-1].lower()
     control = CONTROL_WORDS.search(clause)
+    if control is None and comparator:
+        return named_order(clause, exposure, comparator)
     words = _arm_words(exposure) - _GENERIC_ARM_WORDS
     named = [m.start() for m in _ARM_WORD.finditer(clause) if _arm_words(m.group(0)) & words]
     named += [m.start() for m in _TREATED_ARM.finditer(clause)]
@@ -248,10 +258,12 @@ def _two_labels(before: str) -> tuple[str, str]:
     return (parts[-2], parts[-1]) if len(parts) >= 2 else (before, "")
 
 
-def _exposure_first(first: str, second: str, exposure: str) -> bool | None:
+def _exposure_first(first: str, second: str, exposure: str, comparator: str = "") -> bool | None:
     """True when the first arm is the exposure's, False when it is the comparator's, None when the
-    text does not say."""
-    first_control, second_control = bool(CONTROL_WORDS.search(first)), bool(CONTROL_WORDS.search(second))
+    text does not say. A control word names the comparator's arm, and so do the words of the claim's
+    ``comparator`` that the exposure does not hold."""
+    first_control = bool(CONTROL_WORDS.search(first)) or names_arm(first, comparator, exposure)
+    second_control = bool(CONTROL_WORDS.search(second)) or names_arm(second, comparator, exposure)
     if second_control and not first_control:
         return True
     if first_control and not second_control:
@@ -296,10 +308,10 @@ def significance_stated(text: str) -> list[EffectFigure]:
     return [EffectFigure(kind="p_value", label="p", value=stated[0][1], p=stated[0][1], text=f"p {_p_text(text)}")]
 
 
-def effect_figures(text: str, exposure: str = "") -> list[EffectFigure]:
+def effect_figures(text: str, exposure: str = "", comparator: str = "") -> list[EffectFigure]:
     """Every figure the passage states, ratios first; else a comparison stated not significant, or the
     significant p-value the words' comparison is qualified by."""
-    found = [*ratios(text), *differences(text), *arms(text, exposure)]
+    found = [*ratios(text), *differences(text), *arms(text, exposure, comparator)]
     return found or compared_not_significant(text) or significance_stated(text)
 
 

@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from lyra_core.direction.arms import names_arm
 from lyra_core.direction.contrast import exposure_named_after_than, named_at_other_level
 from lyra_core.direction.figures import CONTROL_WORDS, EffectFigure, effect_figures, figures_way, p_values
 from lyra_core.text import index_terms
@@ -101,21 +102,22 @@ def content_words(text: str) -> set[str]:
     return {w[:-1] if w.endswith("s") and len(w) > 4 else w for w in words}
 
 
-def read_passage(passage: str, exposure: str, outcome: str) -> PassageReading:
-    """The direction ``passage`` reports for ``outcome`` with ``exposure`` against its comparator."""
-    figures = effect_figures(passage, exposure)
+def read_passage(passage: str, exposure: str, outcome: str, comparator: str = "") -> PassageReading:
+    """The direction ``passage`` reports for ``outcome`` with ``exposure`` against its comparator
+    (``comparator``, where the claim names it: an arm named by its words is the comparator's)."""
+    figures = effect_figures(passage, exposure, comparator)
     null = NULL_FINDING.search(passage)
     null_stated = bool(null) or any(f.way == "none" for f in figures) or any(v >= 0.05 for _, v in p_values(passage))
     way = figures_way(figures)
     if way in ("up", "down") and counts_events_of_survival(figures, outcome):
-        worded_way = _worded_direction(passage, exposure, outcome)
+        worded_way = _worded_direction(passage, exposure, outcome, comparator)
         if worded_way is None or worded_way[0] != way:  # "survival was higher (HR 1.4)": the words say which
             way = "down" if way == "up" else "up"
     if way is not None:
         reading = PassageReading(direction=FROM_WAY[way], source="figures", figures=figures,
                                  cue=figures[0].text if figures else "", null_stated=null_stated)
         return _other_level_turned(reading, passage, exposure)
-    worded = _worded_direction(passage, exposure, outcome)
+    worded = _worded_direction(passage, exposure, outcome, comparator)
     if null and (worded is None or null.start() <= worded[1] or _nearer_the_outcome(passage, outcome, null.start(),
                                                                                       worded[1])):
         return PassageReading(direction="no_difference", source="words", figures=figures, cue=null.group(0),
@@ -155,19 +157,25 @@ def _other_level_turned(reading: PassageReading, passage: str, exposure: str) ->
 
 
 # "lower in the placebo group than in the X group": the direction word, the comparator's arm, "than"
+_COMPARATOR_ARM = re.compile(r"^\S+\s+(?:\([^()]*\)\s+)?(?:in|among|with|for|at)\s+(?:the\s+|those\s+|patients\s+|"
+                             r"subjects\s+)?(?:(?:receiving|given|on|in|of|taking|treated\s+with)\s+)?(?:the\s+|a\s+)?"
+                             r"(?P<arm>[^.;,()]{1,40})", re.IGNORECASE)
 _COMPARATOR_FIRST = re.compile(r"^\S+\s+(?:in|among|with|for|at)\s+(?:the\s+|those\s+|patients\s+|subjects\s+)?"
                                r"(?:(?:receiving|given|on|in|of|taking)\s+)?(?:the\s+|a\s+)?(?P<arm>[^.;,]{1,40}?)\s+than\b",
                                re.IGNORECASE)
 
 
-def _comparator_named_first(after: str, exposure: str) -> bool:
+def _comparator_named_first(after: str, exposure: str, comparator: str = "") -> bool:
     """Whether a direction word is said of the comparator's arm, compared with the exposure's ("lower in
     the placebo group than in the aspirin group"). Only that construction counts: a control word further
     on is most often another clause (measured on Evidence Inference: 1 of 26 such flips was right)."""
     match = _COMPARATOR_FIRST.match(after)
-    if match is None or not CONTROL_WORDS.search(match.group("arm")):
-        return False
-    return not content_words(match.group("arm")) & content_words(exposure)
+    if match is not None and CONTROL_WORDS.search(match.group("arm")):
+        return not content_words(match.group("arm")) & content_words(exposure)
+    # the arm the claim names as its comparator, by a word the exposure's arm does not hold ("shorter with
+    # OCP than IVCP", "more (7.7% vs. 25%) in the fistulotomy group"), "than" or not
+    match = match or _COMPARATOR_ARM.match(after)
+    return match is not None and names_arm(match.group("arm"), comparator, exposure)
 
 
 _CAUSE_NOUN_BEFORE = {"any", "all", "a", "the", "main", "leading", "common", "major", "other", "underlying",
@@ -210,7 +218,8 @@ def _nearer_the_outcome(passage: str, outcome: str, null_at: int, word_at: int) 
     return min(abs(null_at - m) for m in mentions) < min(abs(word_at - m) for m in mentions)
 
 
-def _worded_direction(passage: str, exposure: str, outcome: str) -> tuple[str, int, str, bool] | None:
+def _worded_direction(passage: str, exposure: str, outcome: str,
+                      comparator: str = "") -> tuple[str, int, str, bool] | None:
     """(way, position, word, comparator named first) of the direction word nearest a mention of the outcome."""
     tokens = [(m.group(0), m.start()) for m in _WORD.finditer(passage)]
     targets = content_words(outcome)
@@ -228,8 +237,9 @@ def _worded_direction(passage: str, exposure: str, outcome: str) -> tuple[str, i
         if _BOUNDED_COUNT.search(passage[max(0, pos - 12):pos]):
             continue
         way = resolve(raw, outcome)
-        flipped = (_comparator_named_first(passage[pos:pos + 70], exposure)
-                   or bool(exposure_named_after_than(passage[max(0, pos - 80):pos], passage[pos + len(word):], exposure)))
+        flipped = (_comparator_named_first(passage[pos:pos + 70], exposure, comparator)
+                   or bool(exposure_named_after_than(passage[max(0, pos - 80):pos], passage[pos + len(word):], exposure,
+                                                     comparator)))
         if flipped:
             way = flip(way)  # "lower in the placebo group (than with X)": the exposure's arm is the higher one
         distance = min((abs(pos - m) for m in mentions), default=10_000)

@@ -176,7 +176,7 @@ def judge_passage(frame: ClaimFrame, passage: str, paper_text: str, probs: dict[
     where = outcome_sentences(frame.outcome, passage, paper_text=paper_text)
     named, inverted = as_named_in(frame.outcome, where)
     exposure, exposure_inverted = exposure_as_named_in(frame.exposure, where)
-    reading = read_passage(where, exposure, named)
+    reading = read_passage(where, exposure, named, frame.comparator)
     about = relevance(frame.exposure, frame.outcome, passage, paper_text)
     distribution = passage_distribution(probs, reading)
     if inverted != exposure_inverted:  # lower mortality is higher survival; less diabetes with weight loss, more with obesity
