@@ -27,12 +27,14 @@ from lyra_core.direction.lexicon import (
     WORSE,
     resolve,
 )
+from lyra_core.direction.wording import agree
 
 Direction = Literal["increase", "decrease", "no_effect"]
 WORDS = {UP: "increase", DOWN: "decrease"}
 # cues of a claim that an effect or an association exists without saying which way, and how the
 # reason line says it
-EITHER_WAY_CUES = {"associated": "is associated with", "affects": "affects", "role": "has a role in"}
+EITHER_WAY_CUES = {"associated": ("is associated with", "are associated with"), "affects": ("affects", "affect"),
+                   "role": ("has a role in", "have a role in")}  # the verb for one thing, for several
 
 
 _COMPARED_WITH = re.compile(r"\b(?:(?:as\s+)?compared\s+(?:with|to)|relative\s+to|versus|vs\.?|than|"
@@ -74,13 +76,13 @@ class ClaimFrame(BaseModel):
         if self.direction is None:
             return "makes no claim about an effect"
         if self.either_way:
-            return f"{self.exposure} {EITHER_WAY_CUES[self.cue]} it"
+            return agree(self.exposure, *EITHER_WAY_CUES[self.cue]) + " it"
         if self.direction == "no_effect":
-            return f"{self.exposure} has no effect on it"
-        verb = {"increase": "increases", "decrease": "reduces"}[self.direction]
+            return agree(self.exposure, "has", "have") + " no effect on it"
+        verb = {"increase": "increase", "decrease": "reduce"}[self.direction]
         if self.negated:
-            verb = {"increase": "does not increase", "decrease": "does not reduce"}[self.direction]
-        return f"{self.exposure} {verb} it"
+            return agree(self.exposure, "does", "do") + f" not {verb} it"
+        return agree(self.exposure, verb + "s", verb) + " it"
 
 
 _VERB_LIST = "|".join(sorted((re.escape(w) for w in DIRECTION_VERBS), key=len, reverse=True))

@@ -17,6 +17,7 @@ from lyra_core.direction.claim_frame import ClaimFrame
 from lyra_core.direction.passage import PassageReading, read_passage, states_no_finding, states_open_question
 from lyra_core.direction.other_end import as_named_in, exposure_as_named_in
 from lyra_core.direction.relevance import Relevance, outcome_sentences, relevance
+from lyra_core.direction.wording import in_sentence, outcome_noun
 
 NULL_WEIGHT = 0.8  # how much a null finding counts against a claim of an effect, next to an opposite finding
 FIGURES_CERTAINTY = 0.9  # the reading of a ratio or a difference whose interval decides
@@ -111,10 +112,11 @@ def judge(frame: ClaimFrame, probs: dict[str, float], reading: PassageReading, a
     base = dict(claim_direction=said, figures=figures, exposure_matched=about.exposure_matched,
                 outcome_matched=about.outcome_matched)
     if not about.about_both:
-        missing = " and ".join(part for part, ok in ((frame.exposure, about.exposure_matched),
-                                                     (frame.outcome, about.outcome_matched)) if not ok)
+        exposure, outcome = in_sentence(frame.exposure), outcome_noun(frame.outcome)
+        missing = " and ".join(part for part, ok in ((exposure, about.exposure_matched),
+                                                     (outcome, about.outcome_matched)) if not ok)
         reason = (f"not about {missing} → neutral" if missing else
-                  f"names {frame.exposure} and {frame.outcome} side by side, not the effect of one on the other → neutral")
+                  f"names {exposure} and {outcome} side by side, not the effect of one on the other → neutral")
         return DirectionJudgement(relation="NEUTRAL", p_supports=0.0, p_refutes=0.0, p_neutral=1.0,
                                   passage_direction=None, reason=reason, **base)
     related = 1.0 - probs["unrelated"]
@@ -135,14 +137,15 @@ def judge(frame: ClaimFrame, probs: dict[str, float], reading: PassageReading, a
     p_neutral = max(0.0, 1.0 - p_supports - p_refutes)
     relation = max((("SUPPORTS", p_supports), ("REFUTES", p_refutes), ("NEUTRAL", p_neutral)), key=lambda kv: kv[1])[0]
     direction = max(("increased", "decreased", "no_difference"), key=lambda k: probs[k])
-    reported = f"reports {_SAID[direction]} {frame.outcome} with {frame.exposure}"
+    exposure, outcome = in_sentence(frame.exposure), outcome_noun(frame.outcome)
+    reported = f"reports {_SAID[direction]} {outcome} with {exposure}"
     if named_as or exposure_named_as:
         # as the passage says it, then (for a change) what that says of the claim's exposure and outcome
         flips = direction in _OPPOSITE and bool(named_as) != bool(exposure_named_as)
-        said = f"{_SAID[_OPPOSITE[direction] if flips else direction]} {named_as or frame.outcome}"
-        reported = f"reports {said} with {exposure_named_as or frame.exposure}"
+        said = f"{_SAID[_OPPOSITE[direction] if flips else direction]} {outcome_noun(named_as or frame.outcome)}"
+        reported = f"reports {said} with {in_sentence(exposure_named_as or frame.exposure)}"
         if direction in _OPPOSITE:
-            reported += f" ({_SAID[direction]} {frame.outcome} with {frame.exposure})"
+            reported += f" ({_SAID[direction]} {outcome} with {exposure})"
     shown = reading.read_text()  # the figures, else the words the direction was read from
     reason = (f"{reported}{f' ({shown})' if shown else ''}; the claim says {frame.says()} → {relation.lower()}")
     return DirectionJudgement(relation=relation, p_supports=round(p_supports, 4), p_refutes=round(p_refutes, 4),

@@ -303,7 +303,7 @@ def test_a_plain_association_is_borne_out_either_way_and_refuted_by_no_differenc
     assert read_claim(claim).either_way and not read_claim("Obesity is associated with higher diabetes risk.").either_way
     lower = _verdict(claim, passage, LOWER)
     assert lower.relation == "SUPPORTS" and lower.claim_direction == "association"
-    assert "the claim says Crime is associated with it → supports" in lower.reason
+    assert "the claim says crime is associated with it → supports" in lower.reason
     null = _verdict(claim, "Crime rates did not differ with OTC syringe sales (RR 1.01; 95% CI 0.93 to 1.10).", NULL)
     assert null.relation == "REFUTES"
 
@@ -370,13 +370,15 @@ def test_an_outcome_named_from_its_other_end_reverses_the_direction(claim, passa
 ])
 def test_an_exposure_named_from_its_other_end_reverses_the_direction(claim, passage, read, asked, relation):
     from lyra_core.direction.verdict import judge_passage, reader_question_for
+    from lyra_core.direction.wording import in_sentence
 
     frame = read_claim(claim)
     assert asked in reader_question_for(frame, passage)  # the reader is asked about what the passage names
     verdict = judge_passage(frame, passage, "", read)
     assert verdict.relation == relation, verdict.reason
     renamed = "effect of " + frame.exposure + " " not in asked + " "
-    assert (f"with {frame.exposure}" not in verdict.reason.split(";")[0].split(" (")[0]) == renamed, verdict.reason
+    named = in_sentence(frame.exposure)  # as a reason writes it inside its sentence
+    assert (f"with {named}" not in verdict.reason.split(";")[0].split(" (")[0]) == renamed, verdict.reason
 
 
 @pytest.mark.parametrize("passage, side_by_side", [
@@ -507,7 +509,7 @@ def test_a_null_finding_refutes_an_effect_of_no_stated_direction_and_a_change_be
     null = _verdict(claim, "The effect on venous pressures caused by the change in patient position during liver "
                            "surgery does not affect the risk of venous air embolism.", NULL)
     assert null.relation == "REFUTES" and null.passage_direction == "no_difference"
-    assert "the claim says Patient position during liver surgery affects it → refutes" in null.reason
+    assert "the claim says patient position during liver surgery affects it → refutes" in null.reason
     lower = _verdict(claim, "The head-up position lowered the risk of venous air embolism during liver surgery "
                             "(OR 0.40, 95% CI 0.21-0.77).", LOWER)
     assert lower.relation == "SUPPORTS"
