@@ -29,9 +29,10 @@ from lyra_core.cells import cell_list
 from lyra_core.claims import claim_id_for
 from lyra_core.direction.claim_frame import read_claim
 from lyra_core.direction.relevance import relevance
-from lyra_core.evidence import edge_id_for, select_pairs, select_scoped_pairs, with_addressing
+from lyra_core.evidence import edge_id_for, select_pairs, select_scoped_pairs, with_addressing, with_required
 from lyra_core.evidence_facts import design_columns, figures_shown
 from lyra_core.hypothesis import HYPOTHESIS
+from lyra_core.result_passages import top_paper_results
 from lyra_core.scoring import RELATIONS, VERDICTS, Evidence, ScoringRule, determine_verdict, evidence_of, score_claim
 from lyra_core.tasks import TaskOptions
 from lyra_resources.models.claim_roles import claim_role_model
@@ -92,6 +93,26 @@ def findings_only(fragments: pd.DataFrame, vectors: np.ndarray, min_finding: flo
     return fragments[keep].reset_index(drop=True), vectors[keep], int((~keep).sum())
 
 
+def with_result_passages(gated: pd.DataFrame, gated_vectors: np.ndarray, every: pd.DataFrame,
+                         every_vector: np.ndarray, pages: pd.DataFrame, papers: pd.DataFrame
+                         ) -> tuple[pd.DataFrame, np.ndarray, list[int]]:
+    """The gated fragments with the result passages of the best-ranked papers added back where the
+    finding gate dropped them, and the indices of those passages (lyra_core.result_passages): the
+    sentence that holds a trial's figures is judged even when the role model reads it as methods."""
+    rank_of_paper = dict(zip(papers["paper_id"], papers["search_rank"], strict=True)) if len(papers) else {}
+    page_rank = {page: int(rank_of_paper[paper]) for page, paper in zip(pages["page_id"], pages["paper_id"], strict=True)
+                 if paper in rank_of_paper and pd.notna(rank_of_paper[paper])}
+    chosen = top_paper_results(every["page_id"].tolist(), every["text"].tolist(),
+                               [cell_list(s) for s in every["sections"]], page_rank)
+    kept = set(gated["fragment_id"])
+    missing = [i for i in chosen if every["fragment_id"].iat[i] not in kept]
+    if missing:
+        gated = pd.concat([gated, every.iloc[missing]], ignore_index=True)
+        gated_vectors = np.vstack([gated_vectors, every_vector[missing]]) if len(gated_vectors) else every_vector[missing]
+    wanted = set(every["fragment_id"].iloc[chosen])
+    return gated, gated_vectors, [i for i, f in enumerate(gated["fragment_id"]) if f in wanted]
+
+
 def addressing_fragments(claims: pd.DataFrame, fragments: pd.DataFrame, texts: dict[str, str]) -> dict[int, list[int]]:
     """For the question's hypothesis, when it is about an effect: the fragments about its exposure
     and its outcome (the judge's relevance check, docs/direction.md)."""
@@ -146,12 +167,13 @@ def scoped_pairs(task_id: str, options: TaskOptions, scope: pd.DataFrame, pages:
 
 @asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
        ins={"claims": table_input(claims_asset), "fragments": table_input(documents.fragments),
-            "pages": table_input(documents.pages), "claim_scope": table_input(sources.claim_scope_spec)},
+            "pages": table_input(documents.pages), "claim_scope": table_input(sources.claim_scope_spec),
+            "papers": table_input(sources.papers_spec)},
        io_manager_key=LYRA_TABLES, code_version=CODE_VERSION)
 @reuses_unchanged_rows()
 def nli_edges(
     context: AssetExecutionContext, claims: pd.DataFrame, fragments: pd.DataFrame, pages: pd.DataFrame,
-    claim_scope: pd.DataFrame, store: ResourceParam[LyraStore], models: LocalModels, trust: DomainTrust,
+    claim_scope: pd.DataFrame, papers: pd.DataFrame, store: ResourceParam[LyraStore], models: LocalModels, trust: DomainTrust,
     settings: ResourceParam[LyraSettings],
 ) -> Output[pd.DataFrame]:
     """Fragment → claim edges: SUPPORTS, REFUTES or NEUTRAL, each with its reason.
@@ -165,7 +187,11 @@ def nli_edges(
     Each adopted claim meets only its `nli_top_k` most similar fragments that report a finding,
     never one of its own page (a verify task's claim meets fragments of its `claim_scope` papers
     only); the question's hypothesis about an effect also meets every finding fragment about its
-    exposure and outcome (up to 60 pairs). Each edge keeps the model's probabilities; `edge_id` hashes task, fragment and claim,
+    exposure and outcome (up to 60 pairs), and every passage that states a result in the 5 best-ranked
+    papers, whatever its similarity and even where the finding gate dropped it (lyra_core.result_passages);
+    such a passage the judge finds about the hypothesis's exposure and outcome is exempt from the
+    `min_similarity` gate.
+    Each edge keeps the model's probabilities; `edge_id` hashes task, fragment and claim,
     so it is stable. `source_trust_level` (the fragment's domain) and `target_trust_level` (the
     domain the claim came from) annotate the edge and never enter its scores.
     """
@@ -176,11 +202,17 @@ def nli_edges(
     encode = models.cached_encoder(store)
     claim_vectors = encode(claims["text"].tolist()) if len(claims) else np.zeros((0, 1))
     fragment_vectors = encode(fragments["text"].tolist()) if len(fragments) else np.zeros((0, 1))
+    every, every_vector = fragments, fragment_vectors
     fragments, fragment_vectors, not_findings = findings_only(fragments, fragment_vectors, cfg.min_finding)
-    fragment_page = dict(zip(fragments["fragment_id"], fragments["page_id"], strict=True))
-    papers = page_papers(pages, page_fragments)
-    texts = page_texts(papers)
     options = TaskOptions.model_validate(store.require_task(task_id).options)
+    results: list[int] = []
+    required: dict[int, list[int]] = {}
+    if not options.is_verify:
+        fragments, fragment_vectors, results = with_result_passages(fragments, fragment_vectors, every, every_vector,
+                                                                    pages, papers)
+    fragment_page = dict(zip(fragments["fragment_id"], fragments["page_id"], strict=True))
+    paper_text = page_papers(pages, page_fragments)
+    texts = page_texts(paper_text)
     if options.is_verify:
         chosen = scoped_pairs(task_id, options, claim_scope, pages, claims, fragments, claim_vectors, fragment_vectors,
                               cfg)
@@ -188,6 +220,8 @@ def nli_edges(
         chosen = select_pairs(claim_vectors, fragment_vectors, fragments["page_id"].tolist(),
                               excluded_pages(claims, fragment_page), cfg.nli_top_k)
         chosen = with_addressing(chosen, claim_vectors, fragment_vectors, addressing_fragments(claims, fragments, texts))
+        required = {ci: results for ci, origin in enumerate(claims["origin"]) if origin == HYPOTHESIS}
+        chosen = with_required(chosen, claim_vectors, fragment_vectors, required)
 
     domain_of_page = dict(zip(pages["page_id"], pages["domain"], strict=True))
     level_of_page = {page: trust.level(domain) for page, domain in domain_of_page.items()}
@@ -209,10 +243,14 @@ def nli_edges(
     rows = []
     for (ci, fi, sim), result in zip(flat, judged, strict=True):
         fragment_id, claim_id = fragments["fragment_id"].iat[fi], claims["claim_id"].iat[ci]
-        # off-topic text decides nothing: the judge's label stays in nli_label, the edge is NEUTRAL
-        relation = result.relation if sim >= cfg.min_similarity else "NEUTRAL"
+        # off-topic text decides nothing: the judge's label stays in nli_label, the edge is NEUTRAL. A top
+        # paper's result passage the judge found about the hypothesis's exposure and outcome is on topic,
+        # however few words it shares ("the primary outcome occurred in 126 (10.0%) patients …")
+        on_topic = sim >= cfg.min_similarity or (fi in required.get(ci, ()) and bool(result.exposure_matched)
+                                                 and bool(result.outcome_matched))
+        relation = result.relation if on_topic else "NEUTRAL"
         if fi not in designs:
-            designs[fi] = design_columns(*papers.get(fragments["page_id"].iat[fi], ("", "")),
+            designs[fi] = design_columns(*paper_text.get(fragments["page_id"].iat[fi], ("", "")),
                                          fragments["text"].iat[fi])
         design = designs[fi]
         rows.append({

@@ -155,6 +155,19 @@ def edge_probabilities(relation: str, confidence: float) -> dict[str, float]:
     return {column: (confidence if name == relation else rest) for name, column in columns.items()}
 
 
+def with_required(pairs: list[list[tuple[int, float]]], claim_vectors: np.ndarray, fragment_vectors: np.ndarray,
+                  required: dict[int, list[int]]) -> list[list[tuple[int, float]]]:
+    """Each claim in ``required`` also meets every fragment listed for it, whatever the cap and
+    however far its words (the result passages of the best-ranked papers,
+    :mod:`lyra_core.result_passages`): a deciding trial is judged on its finding, not only on the
+    background that shares the question's words."""
+    out = [list(p) for p in pairs]
+    for ci, indices in required.items():
+        have = {fi for fi, _ in out[ci]}
+        out[ci] += [(int(fi), float(claim_vectors[ci] @ fragment_vectors[fi])) for fi in indices if fi not in have]
+    return out
+
+
 HYPOTHESIS_MAX_PAIRS = 60  # bounds the judge's work on a large task; most similar first
 
 

@@ -14,11 +14,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from lyra_core.answer import AnswerView, strongest_paper_edges
+from lyra_core.result_passages import TOP_PAPERS
 from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS
 
 OBSERVATIONAL = {"cohort", "case_control", "cross_sectional"}
 LABORATORY = {"animal_cell"}
-TOP_PAPERS = 5  # the best-ranked papers a reader expects to have been weighed
 
 
 class UncountedPaper(BaseModel):
