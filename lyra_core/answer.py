@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from lyra_core.certainty import certainty_words
 from lyra_core.evidence_facts import designs_text
 from lyra_core.hypothesis import HYPOTHESIS, OPEN_QUESTION, reading_note
+from lyra_core.report.refs import UNTITLED
 from lyra_core.scoring import REFUTES, SUPPORTS, UNDECIDED, strongest_votes, undecided_because
 from lyra_core.untrusted import UntrustedText
 
@@ -284,7 +285,7 @@ def answer_text(answer: AnswerView, task_id: str, markdown: bool = False) -> lis
         lines.append(f"Hypothesis ({note}): {answer.hypothesis}" if note else f"Hypothesis: {answer.hypothesis}")
         lines.append(f"{item}claim {answer.hypothesis_claim_id}: `lyra evidence {task_id}` lists its passages")
     for side, papers in (("for", answer.papers_for), ("against", answer.papers_against)):
-        lines += [f"{item}{side}: {p.title or p.paper_id}" + (f" ({p.year})" if p.year else "") for p in papers]
+        lines += [f"{item}{side}: {p.title or UNTITLED}" + (f" ({p.year})" if p.year else "") for p in papers]
     topics = list(dict.fromkeys(c.topic for c in answer.claims))
     headed = len(topics) > 1 or any(topics)
     for topic in topics:

@@ -9,7 +9,9 @@ from pydantic import BaseModel, Field
 from lyra_core.sections import labelled_sentences
 from lyra_core.sentences import split_sentences
 
-__all__ = ["Fragment", "fragment_id_for", "make_fragments", "split_sentences"]
+__all__ = ["FRAGMENT_MAX_CHARS", "Fragment", "fragment_id_for", "make_fragments", "split_sentences"]
+
+FRAGMENT_MAX_CHARS = 1200  # a window of two long sentences fits whole
 
 
 class Fragment(BaseModel):
@@ -27,7 +29,7 @@ def fragment_id_for(page_id: str, text: str) -> str:
 
 
 def make_fragments(
-    page_id: str, text: str, *, window: int = 2, stride: int = 1, max_chars: int = 1200
+    page_id: str, text: str, *, window: int = 2, stride: int = 1, max_chars: int = FRAGMENT_MAX_CHARS
 ) -> list[Fragment]:
     """Overlapping windows of ``window`` sentences every ``stride`` sentences.
 

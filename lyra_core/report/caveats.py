@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from lyra_core.answer import AnswerView, strongest_paper_edges
+from lyra_core.report.refs import UNTITLED
 from lyra_core.result_passages import TOP_PAPERS
 from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS
 
@@ -99,5 +100,5 @@ def uncounted_papers(ranked: list[tuple[str, str]], edges: Iterable[Mapping[str,
             else:
                 reason = (f"its strongest passage ({strongest['relation'].lower()}, "
                           f"{float(strongest['nli_confidence']):.2f}) is under the vote threshold")
-        out.append(UncountedPaper(paper_id=paper_id, title=" ".join(title.split()) or paper_id, reason=reason))
+        out.append(UncountedPaper(paper_id=paper_id, title=" ".join(title.split()) or UNTITLED, reason=reason))
     return out

@@ -9,8 +9,9 @@ import html
 import secrets
 import xml.etree.ElementTree as ET
 
-from lyra_core.report.markdown import hypothesis_label, intro, score_text, sentence_note
+from lyra_core.report.markdown import hypothesis_label, intro, more_sources, score_text, sentence_note
 from lyra_core.report.models import Report, ReportClaim, ReportSentence
+from lyra_core.report.refs import UNTITLED
 from lyra_core.untrusted_text import xml_text
 
 STYLE = """
@@ -89,7 +90,7 @@ def _answer(body: ET.Element, report: Report) -> None:
             item = _text(items, "li", f"{side}:")
             for i, paper in enumerate(papers):
                 span = ET.SubElement(item, "span")
-                span.text = (" " if i == 0 else "; ") + (paper.title or paper.paper_id)
+                span.text = (" " if i == 0 else "; ") + (paper.title or UNTITLED)
                 _cite(item, report.answer_refs[paper.paper_id])
     for claim in answer.claims:
         _text(items, "li", f"{claim.verdict.replace('_', ' ')}: {claim.text}")
@@ -148,8 +149,7 @@ def _claim(section: ET.Element, claim: ReportClaim) -> None:
             _weighed(item, s)
             _why(item, s)
         if more:
-            _text(items, "li", f"… and {more} more {word.lower()[:-1]}ing source{'s' * (more != 1)} "
-                  "(see the graph)", "more")
+            _text(items, "li", f"{more_sources(word, more)} (see the graph)", "more")
 
 
 def _references(body: ET.Element, report: Report) -> None:
@@ -193,7 +193,7 @@ def render_html(report: Report) -> str:
     figure = ET.SubElement(body, "figure")
     mark = f"\x00evidence-graph-{secrets.token_hex(16)}\x00"  # where the SVG goes; no text can guess it
     figure.text = mark
-    _text(figure, "figcaption", "Claims (left, numbered as above) and the sources that hold evidence on them "
+    _text(figure, "figcaption", "The question's hypothesis (H) and the claims (left, numbered as above) and the sources that hold evidence on them "
           "(right, numbered as in the references). Each line is a source's strongest relation to the claim.")
     _references(body, report)
     page = ET.tostring(body, encoding="unicode", method="html")

@@ -9,6 +9,7 @@ import re
 from lyra_core.answer import AnswerView, votes_text
 from lyra_core.hypothesis import reading_note
 from lyra_core.report.models import Report, ReportClaim, ReportSentence
+from lyra_core.report.refs import UNTITLED
 from lyra_core.untrusted_text import markdown_line
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<])")  # what starts markup inside a line
@@ -26,6 +27,15 @@ def score_text(claim: ReportClaim) -> str:
     line = (f"{claim.verdict.replace('_', ' ')} · confidence {claim.confidence:.2f} ± {claim.uncertainty:.2f}"
             " · votes: " + votes_text(claim.supporting_votes, claim.refuting_votes, claim.below_threshold))
     return line + (" · rescored after human feedback" if claim.recomputed else "")
+
+
+_SIDE_ADJECTIVES = {"Supports": "supporting", "Refutes": "refuting"}
+
+
+def more_sources(word: str, more: int) -> str:
+    """"… and 2 more refuting sources": the sources on one side (``word``: Supports or Refutes)
+    that the report does not quote."""
+    return f"… and {more} more {_SIDE_ADJECTIVES[word]} source{'s' * (more != 1)}"
 
 
 def sentence_note(s: ReportSentence) -> str:
@@ -52,7 +62,7 @@ def answer_md(report: Report) -> list[str]:
     for side, papers in (("For", answer.papers_for), ("Against", answer.papers_against)):
         if papers:
             lines.append(f"- {side}: " + "; ".join(
-                f"{md(p.title or p.paper_id)} [{report.answer_refs[p.paper_id]}]" for p in papers))
+                f"{md(p.title or UNTITLED)} [{report.answer_refs[p.paper_id]}]" for p in papers))
     lines += [f"- {md(c.verdict.replace('_', ' '))}: {md(c.text)}" for c in answer.claims]
     lines += [sentence_md(s.relation.capitalize(), s) for s in [*report.answer_supports, *report.answer_refutes]]
     return [*lines, "", *caveats_md(report)]
@@ -97,7 +107,7 @@ def markdown(report: Report, svg_name: str | None = None) -> str:
                                      ("Refutes", c.refutes, c.more_refuting_sources)):
                 lines += [sentence_md(word, s) for s in side]
                 if more:
-                    lines.append(f"- … and {more} more {word.lower()[:-1]}ing source{'s' * (more != 1)}")
+                    lines.append(f"- {more_sources(word, more)}")
             if not (c.supports or c.refutes):
                 lines.append("No source supports or refutes it.")
             lines.append("")

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from lyra_core.urls import local_host_refusal, url_refusal
 
+UNTITLED = "untitled source"  # what prose calls a source with no title: never Lyra's internal id
 AUTHORS_SHOWN = 3  # then "et al.", as most journals cite
 DOI_PREFIXES = ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/", "doi:")
 # An URL that may become a link starts with the scheme itself: no space or control character before
@@ -149,7 +150,7 @@ class References:
         row = self._rows.get(source_id) or {}
         page = self._fallback.get(source_id) or {}
         url = row.get("url") or page.get("url")
-        title = (row.get("title") or page.get("title") or url or source_id).strip()
+        title = (row.get("title") or page.get("title") or url or UNTITLED).strip()
         year = row.get("year")
         return Reference(number=number, source_id=source_id, is_paper=bool(row.get("is_paper")),
                          title=" ".join(title.split()), authors=list(row.get("authors") or []),

@@ -27,8 +27,16 @@ CLAIM_X, PAPER_X = 360, 600  # the two columns' node positions
 LABEL_CHARS = 54
 
 
+HYPOTHESIS_NODE = 0  # the question's hypothesis, drawn as ``H`` above the claims ``C1``, ``C2`` …
+
+
+def claim_tag(number: int) -> str:
+    """How the graph names a claim node: ``H`` for the hypothesis, ``C3`` for the report's claim 3."""
+    return "H" if number == HYPOTHESIS_NODE else f"C{number}"
+
+
 class GraphNode(BaseModel):
-    """A claim (``C3``) or a paper (``[7]``) drawn as a labelled dot."""
+    """A claim (``C3``), the hypothesis (``H``) or a paper (``[7]``) drawn as a labelled dot."""
 
     number: int
     label: str
@@ -64,10 +72,14 @@ def _node(svg: ET.Element, x: float, y: float, text: str, full: str, anchor: str
     label.text = text
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'s' * (n != 1)}"
+
+
 def _legend(svg: ET.Element, claims: int, papers: int, links: Sequence[GraphLink]) -> None:
     counts = {r: sum(link.relation == r for link in links) for r in (SUPPORTS, REFUTES)}
     ET.SubElement(svg, "text", {"x": "8", "y": "18", "class": "heading"}).text = (
-        f"{claims} claims · {papers} sources · {len(links)} links (one per source and claim: "
+        f"{_count(claims, 'claim')} · {_count(papers, 'source')} · {_count(len(links), 'link')} (one per source and claim: "
         "its strongest non-neutral relation)")
     x = 8
     for relation, word in ((SUPPORTS, "supports"), (REFUTES, "refutes")):
@@ -79,7 +91,7 @@ def _legend(svg: ET.Element, claims: int, papers: int, links: Sequence[GraphLink
         ET.SubElement(svg, "text", x=str(x + 40), y="42").text = f"{word} ({counts[relation]})"
         x += 150
     ET.SubElement(svg, "text", {"x": str(x), "y": "42", "class": "note"}).text = (
-        "thicker = surer · C = claim (as numbered in the report) · [n] = reference")
+        "thicker = surer · H = the question's hypothesis · C = claim (as numbered in the report) · [n] = reference")
 
 
 def evidence_svg(claims: Sequence[GraphNode], papers: Sequence[GraphNode],
@@ -110,9 +122,9 @@ def evidence_svg(claims: Sequence[GraphNode], papers: Sequence[GraphNode],
             attrs["stroke-dasharray"] = DASH[link.relation]
         line = ET.SubElement(edges, "line", attrs)
         ET.SubElement(line, "title").text = (
-            f"C{link.claim} — [{link.ref}]: {link.relation.lower()} ({link.confidence:.2f})")
+            f"{claim_tag(link.claim)} — [{link.ref}]: {link.relation.lower()} ({link.confidence:.2f})")
     for claim in claims:
-        _node(svg, CLAIM_X, claim_y[claim.number], _short(f"C{claim.number}  {claim.label}"), claim.full,
+        _node(svg, CLAIM_X, claim_y[claim.number], _short(f"{claim_tag(claim.number)}  {claim.label}"), claim.full,
               "end", "claim")
     for paper in papers:
         _node(svg, PAPER_X, paper_y[paper.number], _short(f"[{paper.number}]  {paper.label}"), paper.full,

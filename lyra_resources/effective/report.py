@@ -19,13 +19,14 @@ import duckdb
 
 from lyra_core.cells import cell_list
 from lyra_core.evidence_facts import facts_line
+from lyra_core.fragments import FRAGMENT_MAX_CHARS
 from lyra_core.hypothesis import HYPOTHESIS
 from lyra_core.report.html import render_html
 from lyra_core.report.markdown import markdown
 from lyra_core.report.caveats import TOP_PAPERS, answer_caveats, answer_votes, uncounted_papers
 from lyra_core.report.models import CheckedClaim, Report, ReportClaim, ReportSentence, ReportTopic
 from lyra_core.report.refs import References
-from lyra_core.report.svg import GraphLink, GraphNode
+from lyra_core.report.svg import HYPOTHESIS_NODE, GraphLink, GraphNode
 from lyra_core.scoring import REFUTES, SUPPORTS, VoteCounts, strongest_votes
 from lyra_core.tasks import TaskOptions
 from lyra_resources.files import replace_text
@@ -41,7 +42,7 @@ if TYPE_CHECKING:  # only top_claims builds a data frame; writing the report nee
 
 CLAIMS_SHOWN = 15  # the graph stays readable at about this many claims
 SOURCES_QUOTED = 3  # per side of a claim: the strongest sentence of each of the strongest sources
-SENTENCE_CHARS = 420
+SENTENCE_CHARS = FRAGMENT_MAX_CHARS  # a passage whole: the sentence with the finding is never cut
 OTHER_TOPIC = "Other claims"
 
 
@@ -126,6 +127,8 @@ def _strongest_per_source(edges: list[dict[str, Any]], relation: str) -> list[di
 def _sentence(edge: dict[str, Any], refs: References) -> ReportSentence:
     reference = refs.reference(edge["paper"])
     paper, link = reference.identifier
+    if link is None and paper == reference.source_id:  # Lyra's own id tells a reader nothing: [n] cites it
+        paper = ""
     return ReportSentence(relation=edge["relation"], confidence=round(float(edge["nli_confidence"]), 2),
                           text=clip(" ".join((edge.get("text") or "").split()), SENTENCE_CHARS)[0],
                           ref=reference.number,
@@ -207,6 +210,11 @@ def read_report(store: LyraStore, task_id: str, limit: int = CLAIMS_SHOWN) -> Re
             voters = {p.paper_id for p in papers}
             out += [_sentence(e, refs) for e in _strongest_per_source(hypothesis_edges, relation)
                     if e["paper"] in voters][:SOURCES_QUOTED]
+    if answer is not None and answer.hypothesis:  # the hypothesis heads the graph, joined to the papers that voted
+        report.claim_nodes.append(GraphNode(number=HYPOTHESIS_NODE, label=answer.hypothesis, full=answer.hypothesis))
+        report.links += [GraphLink(claim=HYPOTHESIS_NODE, ref=refs.cite(v["paper"]), relation=v["relation"],
+                                   confidence=round(float(v["nli_confidence"]), 2))
+                         for v in sorted(hypothesis_votes, key=lambda v: v["edge_id"])]
     number = 0
     for label, contradicted, members in groups:
         topic = ReportTopic(label=label, contradicted=contradicted, claims=[])

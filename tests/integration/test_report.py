@@ -38,7 +38,8 @@ def lines(svg: ET.Element) -> dict[str, int]:
 def test_feedback_shapes_every_part_of_the_report(home):
     store, graph = home
     before = reports.read_report(store, graph.task_id)
-    assert lines(svg_of(report_html(store, graph.task_id))) == {"supports": 4, "refutes": 3}
+    # the claims' lines and the hypothesis's: meta, falls and blog vote for it, whi against
+    assert lines(svg_of(report_html(store, graph.task_id))) == {"supports": 4 + 3, "refutes": 3 + 1}
     assert PAPERS["blog"]["url"] in [r.url for r in before.references]
 
     apply_feedback(store, graph.task_id, "claim_reject", {"claim_id": graph.claims["hip"], "reason": "too vague"})
@@ -55,9 +56,10 @@ def test_feedback_shapes_every_part_of_the_report(home):
     assert '<li class="supports corrected">' in html
     assert "Topic: hip fracture dose" in text and "Topic: falls nursing home" in text
     assert "<h2>Topic: hip fracture dose" in html
-    # none: REFUTES meta, SUPPORTS falls; falls: SUPPORTS meta (corrected); user: SUPPORTS meta, REFUTES whi
+    # none: REFUTES meta, SUPPORTS falls; falls: SUPPORTS meta (corrected); user: SUPPORTS meta, REFUTES whi;
+    # the hypothesis: SUPPORTS meta and falls, REFUTES whi (the blocked blog's vote is gone)
     svg = svg_of(html)
-    assert lines(svg) == {"supports": 3, "refutes": 2}
+    assert lines(svg) == {"supports": 3 + 2, "refutes": 2 + 1}
     labels = " ".join(t.text or "" for t in svg.iter(f"{SVG}text"))
     assert "C3" in labels and "C4" not in labels and "miracle" not in labels
     report = reports.read_report(store, graph.task_id)
@@ -179,3 +181,17 @@ def test_the_report_says_how_far_to_trust_the_judge_with_its_measured_figures(ho
     assert f"*{line}*" in report_markdown(store, graph.task_id)
     assert line in report_html(store, graph.task_id)
     assert trust_line(tmp_path / "missing.json") is None  # no figures recorded: no line, rather than a guess
+
+
+def test_the_graph_holds_the_hypothesis_joined_to_the_papers_that_voted_on_it(home):
+    store, graph = home
+    report = reports.read_report(store, graph.task_id)
+    answer = report.answer
+    voted = {(report.answer_refs[p.paper_id], "SUPPORTS") for p in answer.papers_for} | \
+        {(report.answer_refs[p.paper_id], "REFUTES") for p in answer.papers_against}
+    assert voted and {(link.ref, link.relation) for link in report.links if link.claim == 0} == voted
+    svg = svg_of(report_html(store, graph.task_id))
+    labels = [t.text or "" for t in svg.iter(f"{SVG}text")]
+    assert any(label.startswith("H " + answer.hypothesis[:20]) for label in labels)
+    titles = [t.text or "" for t in svg.iter(f"{SVG}title")]
+    assert sum(title.startswith("H — [") for title in titles) == len(voted)
