@@ -9,7 +9,10 @@ asset's default, ``search.papers_per_source``) are taken two ways through the pr
 
 - BM25 alone: ``LocalCorpusProvider`` (the corpus's BM25 index over index terms);
 - hybrid: ``RankedCorpusProvider`` (``lyra search``'s ranking: BM25's top 100 and the 100 papers
-  nearest by embedding, fused 0.3·BM25 + 0.7·cosine).
+  nearest by embedding, fused 0.3·BM25 + 0.7·cosine), the corpus wholly embedded;
+- first question, pool P: the same ranking as the first question of a new library makes it, its
+  nearest papers by embedding sought only among its BM25 best P (``ranking.first_question_papers``,
+  the papers it embeds at once), for each P of ``--pools``.
 
 Each row is the mean over the claims of the share of a claim's cited papers among the N
 (recall@N), the share of claims all of whose cited papers are there, and recall@10 (in the
@@ -31,6 +34,8 @@ import numpy as np
 
 from bench.common import read_jsonl, require_data
 from lyra_resources.corpus.local_corpus import LocalCorpus, LocalCorpusProvider
+from lyra_core.papers import PaperRecord
+from lyra_core.ranking import words_best
 from lyra_resources.corpus.search import CorpusSearch, RankedCorpusProvider, hybrid_search
 from lyra_resources.models.local_models import LocalModels
 from lyra_resources.models.inference import set_threads
@@ -39,6 +44,22 @@ from lyra_resources.settings import load_settings
 from lyra_resources.store.lyra_store import LyraStore
 
 CHECKED = 5  # claims whose N papers are compared with the shipped search's (stage 3 included)
+
+
+class FirstQuestion(RankedCorpusProvider):
+    """The hybrid as a new library's first question ranks: its nearest papers by embedding only
+    among its BM25 best ``pool`` (every vector given, the others hidden)."""
+
+    def __init__(self, search: CorpusSearch, every: np.ndarray, pool: int) -> None:
+        super().__init__(search)
+        self.every, self.pool = every, pool
+
+    async def search(self, query: str, limit: int = 50) -> list[PaperRecord]:
+        embedded = words_best(self.corpus.bm25_scores(query), max(self.pool, self.ranking.config.bm25_top_k))
+        hidden = np.full_like(self.every, np.nan)
+        hidden[embedded] = self.every[embedded]
+        self.ranking.vectors = hidden
+        return await super().search(query, limit)
 
 
 def recall(found: list[str], cited: set[str]) -> float:
@@ -51,6 +72,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--papers", type=int, default=0, help="papers per task (default: search.papers_per_source)")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--pools", default="100,200,300,500", help="first-question pools to compare (comma-separated)")
     parser.add_argument("--home", default=None, help="Lyra home for caches (default ./.lyra)")
     args = parser.parse_args()
     set_threads(args.threads)
@@ -67,14 +89,18 @@ def main() -> None:
           f"{papers} papers per task")
 
     store, models = LyraStore.at(home), LocalModels(threads=args.threads)
-    shipped = hybrid_search(corpus, store=store, models=models, settings=settings, on_embedding=lambda n: n and print(
-        f"embedding {n:,} papers (once per home) …", flush=True))
+    shipped = hybrid_search(corpus, store=store, models=models, settings=settings, on_embedding=lambda step: print(
+        step.line(str(corpus.path)), flush=True))
     started = time.perf_counter()
     _ = shipped.vectors
     print(f"corpus embeddings ready in {time.perf_counter() - started:.1f}s (cached in {store.layout.database})")
     fused = CorpusSearch(corpus, store=store, models=models, reranker=None, config=shipped.config)
     fused.vectors = shipped.vectors  # the same embeddings, read once
-    providers = {"BM25 alone": LocalCorpusProvider(corpus), "hybrid": RankedCorpusProvider(fused)}
+    providers: dict[str, LocalCorpusProvider] = {"BM25 alone": LocalCorpusProvider(corpus),
+                                                 "hybrid": RankedCorpusProvider(fused)}
+    for pool in (int(p) for p in args.pools.split(",") if p.strip()):
+        first = CorpusSearch(corpus, store=store, models=models, reranker=None, config=shipped.config)
+        providers[f"first, pool {pool}"] = FirstQuestion(first, shipped.vectors, pool)
 
     found: dict[str, list[list[str]]] = {name: [] for name in providers}
     started = time.perf_counter()
@@ -88,13 +114,13 @@ def main() -> None:
 
     cited = [{str(d) for d in c["cited_doc_ids"]} for c in claims]
     print()
-    print(f"{'papers taken by':<14} {f'recall@{papers}':>10} {'all cited':>10} {'recall@10':>10} {'papers':>7}")
+    print(f"{'papers taken by':<20} {f'recall@{papers}':>10} {'all cited':>10} {'recall@10':>10} {'papers':>7}")
     rows = {}
     for name, runs in found.items():
         at_n = np.array([recall(r, c) for r, c in zip(runs, cited, strict=True)])
         at_10 = np.mean([recall(r[:10], c) for r, c in zip(runs, cited, strict=True)])
         rows[name] = at_n
-        print(f"{name:<14} {at_n.mean():10.3f} {np.mean(at_n == 1.0):10.3f} {at_10:10.3f} "
+        print(f"{name:<20} {at_n.mean():10.3f} {np.mean(at_n == 1.0):10.3f} {at_10:10.3f} "
               f"{np.mean([len(r) for r in runs]):7.1f}")
     gained = int(np.sum(rows["hybrid"] > rows["BM25 alone"]))
     lost = int(np.sum(rows["hybrid"] < rows["BM25 alone"]))

@@ -37,6 +37,7 @@ from lyra_resources.sources.academic.gather import (
     search_live,
     unreachable_sources,
 )
+from lyra_resources.corpus.corpus_vectors import EmbeddingStep
 from lyra_resources.corpus.local_corpus import LocalCorpus, LocalCorpusProvider
 from lyra_resources.corpus.search import ranked_providers
 from lyra_resources.store.generations import record_run_inputs
@@ -146,9 +147,11 @@ papers_spec = AssetSpec(
     description="""Canonical papers found for the task's question, best first.
 
 The local corpus is ranked as `lyra search` ranks it (BM25's candidates and the papers nearest
-the question by embedding, fused, then each best one's best sentence; the corpus is embedded once
-per home) and, when live sources are on and the question is academic,
-Semantic Scholar and OpenAlex too; their records are merged by DOI, PMID, arXiv id and
+the question by embedding, fused, then each best one's best sentence). A question embeds only
+its BM25 best `ranking.first_question_papers` at once; the rest of the corpus is embedded once
+per home after the task (`lyra corpus embed`, in the background), and then every paper can be
+found by meaning alone. When live sources are on and the question is academic,
+Semantic Scholar and OpenAlex are searched too; their records are merged by DOI, PMID, arXiv id and
 normalised title, and papers lacking an abstract or a DOI are looked up by identifier in the
 APIs they did not come from. `sources` lists every record merged into a row. A live API that
 fails is recorded in the metadata, not fatal. A verify task takes its claims' own papers.""").with_io_manager_key(LYRA_TABLES)
@@ -176,10 +179,8 @@ def paper_search(context: AssetExecutionContext, store: ResourceParam[LyraStore]
     if options.is_verify:
         return verify_papers(context, literature, options)
 
-    def embedding_note(corpus: LocalCorpus, missing: int) -> None:
-        if missing:
-            context.log.info(f"embedding {missing:,} papers of corpus {corpus.path} (once per home: later tasks "
-                             "and `lyra search` read them from the cache) …")
+    def embedding_note(corpus: LocalCorpus, step: EmbeddingStep) -> None:
+        context.log.info(step.line(str(corpus.path)) + " …")
 
     local = ranked_providers(local, store=store, models=models, settings=settings, on_embedding=embedding_note)
     if not local and not plan.live:

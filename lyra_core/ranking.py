@@ -1,7 +1,7 @@
 """The three-stage ranking (docs/pipeline.md, step 6), as pure functions over score arrays.
 
-Stage 1: BM25 over every candidate, keep the top ``bm25_top_k``; where the query's cosine to every
-         candidate is known (a corpus whose embeddings are all cached), the ``dense_top_k`` nearest
+Stage 1: BM25 over every candidate, keep the top ``bm25_top_k``; where the query's cosine to the
+         candidates is known (a corpus's cached embeddings), the ``dense_top_k`` nearest of those
          join them, so a paper that shares no word with the query can still be found.
 Stage 2: cosine similarity of query and candidate embeddings; fused = 0.3·BM25 + 0.7·embedding,
          with BM25 min-max normalised per query (raw BM25 is unbounded and query-dependent).
@@ -51,6 +51,15 @@ def top_k(scores: np.ndarray, k: int) -> np.ndarray:
     return order[: max(k, 0)]
 
 
+def words_best(bm25_scores: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the ``k`` best BM25 scores above 0, best first: the papers a question of a corpus
+    not wholly embedded yet embeds at once (its nearest by embedding are sought among them and the
+    papers embedded before)."""
+    scores = np.asarray(bm25_scores, dtype=float)
+    positive = np.flatnonzero(scores > 0)
+    return positive[top_k(scores[positive], k)]
+
+
 def fuse(bm25_norm: np.ndarray, embedding: np.ndarray, config: RankingConfig | None = None) -> np.ndarray:
     config = config or RankingConfig()
     return config.bm25_weight * np.asarray(bm25_norm) + config.embedding_weight * np.asarray(embedding)
@@ -89,8 +98,9 @@ def rank_candidates(
 
     ``embed_docs(indices) -> matrix`` embeds the chosen candidates (stage 2 only embeds the BM25
     top-k); ``rerank_docs(indices) -> probabilities`` scores candidates with the cross-encoder,
-    or is None to skip stage 3. ``dense``, the query's cosine to every candidate, adds the
-    ``dense_top_k`` nearest to stage 1 (and is their embedding score). Returns one array per score column, aligned with the candidates;
+    or is None to skip stage 3. ``dense``, the query's cosine to each candidate (NaN where a
+    candidate's embedding is not known yet), adds the ``dense_top_k`` nearest known ones to stage 1
+    and is the embedding score of every known one; ``embed_docs`` embeds the others BM25 keeps. Returns one array per score column, aligned with the candidates;
     candidates a stage did not reach hold NaN there, and ``final_rank`` is 0 for candidates
     outside the BM25 top-k.
     """
@@ -103,14 +113,19 @@ def rank_candidates(
            "final_score": nan.copy(), "final_rank": np.zeros(n, dtype=int), "stage": np.zeros(n, dtype=int)}
     positive = np.flatnonzero(out["bm25_score"] > 0)
     stage1 = positive[top_k(out["bm25_score"][positive], config.bm25_top_k)]
-    if dense is not None and config.dense_top_k > 0:
-        stage1 = np.union1d(stage1, top_k(dense, config.dense_top_k))
+    known = np.zeros(n, dtype=bool) if dense is None else ~np.isnan(np.asarray(dense, dtype=float))
+    if dense is not None and config.dense_top_k > 0 and known.any():
+        nearest = np.flatnonzero(known)
+        stage1 = np.union1d(stage1, nearest[top_k(np.asarray(dense, dtype=float)[nearest], config.dense_top_k)])
     if stage1.size == 0:
         return out
     out["stage"][stage1] = 1
     out["bm25_norm"][stage1] = minmax(out["bm25_score"][stage1])
-    out["embedding_score"][stage1] = (np.asarray(dense, dtype=float)[stage1] if dense is not None
-                                      else cosine(query_vector, np.asarray(embed_docs(stage1))))
+    if dense is not None:
+        out["embedding_score"][stage1] = np.asarray(dense, dtype=float)[stage1]
+    unknown = stage1[~known[stage1]]
+    if unknown.size:
+        out["embedding_score"][unknown] = cosine(query_vector, np.asarray(embed_docs(unknown)))
     out["fused_score"][stage1] = fuse(out["bm25_norm"][stage1], out["embedding_score"][stage1], config)
     out["stage"][stage1] = 2
     rerank: list[float | None] = [None] * stage1.size

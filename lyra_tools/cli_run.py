@@ -150,6 +150,10 @@ def create_and_run(checked: CheckedInput, home: Path | None, then: str = "") -> 
     with task_lock.running(HomeLayout(root=home_root(home)), task.id):  # a delete waits for the summary too
         outcome = run_with_progress(task, home)
         print_summary(outcome, home)
+    if outcome.success and checked.options.corpus:
+        from lyra_tools.cli_corpus import embed_rest_in_background
+
+        embed_rest_in_background(list(checked.options.corpus), home)  # after the answer: it never waits
     return outcome
 
 

@@ -52,8 +52,6 @@ def _embedding_notes() -> Iterator[None]:
     def sink(update: StageProgress) -> None:
         if update.label == "embedding" and update.finished:
             err.print(untrusted(f"{update.summary()} (cached for the next search)"), highlight=False)
-        elif update.label == "embedding" and update.done == 0:
-            err.print(untrusted(f"embedding {update.total} papers (once per corpus and model) …"), highlight=False)
 
     with reporting_to(sink):
         yield
@@ -137,13 +135,16 @@ def search(
         raise fail(str(exc)) from None
     opened = literature.corpus(str(corpus))
     models, store = LocalModels.configured(layout.root, config), open_store(home)
-    ranker = hybrid_search(opened, store=store, models=models, settings=config)  # as a task's papers are ranked
+    ranker = hybrid_search(opened, store=store, models=models, settings=config,  # as a task's papers are ranked
+                           on_embedding=lambda step: err.print(untrusted(step.line(str(opened.path)) + " …"),
+                                                               highlight=False, soft_wrap=True))
     reranker, rerank_note, ranking = ranker.reranker, ranker.stage3_note, ranker.config
     with _embedding_notes():
         if run is None:
             _print_hits(ranker.search(todo[0][1], top or 10), scores_line(ranking, rerank_note), as_json)
             _print_notes(notes)
             return
+        ranker.vectors  # noqa: B018  a TREC run ranks over the whole corpus: its figures do not hang on query order
         tag = ("lyra-fusion" if reranker is None
                else "lyra-sentences" if isinstance(reranker, SentenceMatch) else "lyra-rerank")
         lines = [f"{qid} Q0 {h.doc_id} {h.rank} {h.score:.6f} {tag}\n"

@@ -1,7 +1,8 @@
 """Whole papers of a local corpus ranked for a query by the same three stages as a task's
-fragments (``text_ranking.rank_texts``), with BM25 from the corpus's own cached index and, since
-every paper is embedded once per home (through the home's embedding cache), the papers nearest
-the query by embedding as candidates too. One ranking for both of its users: what ``lyra
+fragments (``text_ranking.rank_texts``), with BM25 from the corpus's own cached index and the
+papers nearest the query by embedding as candidates too, among every paper embedded so far in the
+home's embedding cache (a question embeds its own BM25 best at once, the rest of the corpus is
+embedded after its answer: ``corpus_vectors``). One ranking for both of its users: what ``lyra
 search`` prints and writes as TREC runs, and the papers a task takes from a local corpus
 (``RankedCorpusProvider``, the ``papers`` asset's local source)."""
 
@@ -17,7 +18,7 @@ from pydantic import BaseModel, Field
 from lyra_core.papers import PaperRecord
 from lyra_core.ranking import RankingConfig
 from lyra_core.validation import JsonTextError, load_json
-from lyra_resources.models.content_cache import cached_embeddings
+from lyra_resources.corpus.corpus_vectors import CorpusVectors, EmbeddingStep
 from lyra_resources.corpus.local_corpus import LocalCorpus, LocalCorpusProvider, document_text
 from lyra_resources.models.local_models import LocalModels
 from lyra_resources.models.inference import Reranker
@@ -61,33 +62,43 @@ def paper_stage3(models: LocalModels, store: LyraStore, corpus: LocalCorpus, con
     return scorer, note, config
 
 
+FIRST_QUESTION_PAPERS = RankingSettings.model_fields["first_question_papers"].default
+
+
 class CorpusSearch:
     """Ranks one corpus's papers for query after query; their embedding texts are built once.
-    ``on_embedding(n)`` hears, before the corpus's papers are embedded, how many of them are not
-    in the home's cache yet (0 when every one is); ``stage3_note`` says what stage 3 is."""
+    ``on_embedding(step)`` hears what is about to be embedded and why, before it is; a question
+    embeds at most its BM25 best ``first_papers`` (``ranking.first_question_papers``) that are not
+    cached yet; ``stage3_note`` says what stage 3 is."""
 
     def __init__(self, corpus: LocalCorpus, *, store: LyraStore, models: LocalModels,
                  reranker: Reranker | SentenceMatch | None, config: RankingConfig,
-                 on_embedding: Callable[[int], None] | None = None, stage3_note: str = "") -> None:
+                 on_embedding: Callable[[EmbeddingStep], None] | None = None, stage3_note: str = "",
+                 first_papers: int = FIRST_QUESTION_PAPERS) -> None:
         self.corpus, self.store, self.models, self.reranker, self.config = corpus, store, models, reranker, config
         self.stage3_note = stage3_note
         self.texts = [document_text(r) for r in corpus.records]
-        self.on_embedding = on_embedding
+        self.embeddings = CorpusVectors(self.texts, store=store, models=models, pool=first_papers,
+                                        on_embedding=on_embedding)
 
     @cached_property
     def vectors(self) -> np.ndarray | None:
-        """Every paper's embedding (computed once per corpus and model, then read from the cache);
-        None when ``dense_top_k`` is 0 and only BM25's candidates are embedded."""
+        """Every paper's embedding, those not cached yet embedded now (a bench's or a TREC run's
+        whole corpus); None when ``dense_top_k`` is 0 and only BM25's candidates are embedded."""
         if not self.config.dense_top_k or not self.texts:
             return None
-        model = self.models.embedder()
-        return np.asarray(cached_embeddings(self.store, self.models.embedder_name, self.texts, model.encode,
-                                            on_lookup=self.on_embedding))
+        return self.embeddings.everything()
 
     def scores(self, query: str) -> dict[str, np.ndarray]:
-        """Every stage's score per record, as the shared ranking returns them."""
-        return rank_texts(query, self.texts, self.corpus.bm25_scores(query), store=self.store, models=self.models,
-                          reranker=self.reranker, config=self.config, vectors=self.vectors)
+        """Every stage's score per record, as the shared ranking returns them: the nearest papers by
+        embedding among those embedded (every one once ``vectors`` was read or the cache holds all)."""
+        bm25 = self.corpus.bm25_scores(query)
+        if "vectors" in self.__dict__ or not self.config.dense_top_k or not self.texts:
+            vectors = self.vectors
+        else:
+            vectors = self.embeddings.for_question(bm25, self.config.bm25_top_k)
+        return rank_texts(query, self.texts, bm25, store=self.store, models=self.models,
+                          reranker=self.reranker, config=self.config, vectors=vectors)
 
     def search(self, query: str, top: int) -> list[Hit]:
         """The ``top`` best papers, best first, each with every stage's score."""
@@ -116,13 +127,14 @@ class CorpusSearch:
 
 
 def hybrid_search(corpus: LocalCorpus, *, store: LyraStore, models: LocalModels, settings: LyraSettings,
-                  on_embedding: Callable[[int], None] | None = None) -> CorpusSearch:
+                  on_embedding: Callable[[EmbeddingStep], None] | None = None) -> CorpusSearch:
     """The search ``lyra search`` runs over ``corpus`` by default: the settings' ranking with the
     paper stage 3 they choose (``paper_stage3``)."""
     reranker, note, config = paper_stage3(models, store, corpus, settings.ranking.ranking_config(),
                                           settings.ranking)
     return CorpusSearch(corpus, store=store, models=models, reranker=reranker, config=config,
-                        on_embedding=on_embedding, stage3_note=note)
+                        on_embedding=on_embedding, stage3_note=note,
+                        first_papers=settings.ranking.first_question_papers)
 
 
 # A paper that shares no word with the question joins a task only this close to it in meaning (cosine):
@@ -151,10 +163,10 @@ class RankedCorpusProvider(LocalCorpusProvider):
 
 
 def ranked_providers(providers: list[PaperProvider], *, store: LyraStore, models: LocalModels,
-                     settings: LyraSettings, on_embedding: Callable[[LocalCorpus, int], None] | None = None
-                     ) -> list[PaperProvider]:
+                     settings: LyraSettings,
+                     on_embedding: Callable[[LocalCorpus, EmbeddingStep], None] | None = None) -> list[PaperProvider]:
     """``providers`` with each local corpus ranked as ``lyra search`` ranks it (``hybrid_search``);
-    ``on_embedding(corpus, n)`` hears how many of a corpus's papers are embedded for the first time."""
+    ``on_embedding(corpus, step)`` hears what of a corpus is about to be embedded, and why."""
     out: list[PaperProvider] = []
     for provider in providers:
         if not isinstance(provider, LocalCorpusProvider):

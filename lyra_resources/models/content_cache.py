@@ -130,6 +130,17 @@ def cached_embeddings(store: LyraStore, model: str, texts: Sequence[str],
     return np.stack(vectors) if vectors else np.zeros((0, 0), dtype=np.float32)
 
 
+def cached_embedding_rows(store: LyraStore, model: str, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The cached embeddings by ``model`` among ``texts``, computing none: the indices of the texts
+    found and their vectors, one row each."""
+    keys = [(model, text_hash(t)) for t in texts]
+    known = _read(store, EMBEDDINGS, list(dict.fromkeys(keys)))
+    found = [i for i, key in enumerate(keys) if key in known]
+    if not found:
+        return np.zeros(0, dtype=int), np.zeros((0, 0), dtype=np.float32)
+    return np.asarray(found), np.stack([known[keys[i]] for i in found])
+
+
 def cached_judgements(store: LyraStore, model_version: str, pairs: Sequence[tuple[str, str]],
                       judge: Callable[[list[tuple[str, str]]], Sequence[NliPrediction]], *,
                       on_lookup: Callable[[int], None] | None = None) -> list[dict[str, Any]]:

@@ -24,6 +24,7 @@ from pydantic import BaseModel
 from lyra_resources.environment import set_defaults
 from lyra_resources.models.model_files import (
     DEFAULT_NLI_DIR,
+    EmbeddingEncoding,
     PACKAGED_EMBEDDER,
     ModelError,
     base_version,
@@ -88,9 +89,11 @@ def cached_model(kind: str, key: str, build):
 class Embedder:
     """Sentence embeddings (L2-normalised) from a sentence-transformers model."""
 
-    def __init__(self, name_or_path: str = PACKAGED_EMBEDDER, batch_size: int = 32):
+    def __init__(self, name_or_path: str = PACKAGED_EMBEDDER, batch_size: int = 32,
+                 encoding: EmbeddingEncoding | None = None):
         self.name_or_path = name_or_path
         self.batch_size = batch_size
+        self.encoding = encoding or EmbeddingEncoding()
 
     @cached_property
     def model(self):
@@ -100,9 +103,17 @@ class Embedder:
         quiet_model_libraries()
         _apply_threads()
         try:
-            return SentenceTransformer(str(path), device="cpu")
+            model = SentenceTransformer(str(path), device="cpu")
         except OSError as exc:
             raise ModelError(f"cannot load embedding model {path}: {exc}") from exc
+        if self.encoding.max_tokens:
+            model.max_seq_length = min(self.encoding.max_tokens, model.max_seq_length)
+        if self.encoding.precision == "int8":
+            import torch
+
+            # int8 weights for the Linear layers, activations quantized on the fly: no calibration data
+            model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+        return model
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """One row per text; more than one batch is reported as an ``embedding`` stage."""
@@ -278,8 +289,9 @@ def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     return exp / exp.sum(axis=1, keepdims=True)
 
 
-def embedder(name_or_path: str = PACKAGED_EMBEDDER) -> Embedder:
-    return cached_model("embedder", name_or_path, lambda: Embedder(name_or_path))
+def embedder(name_or_path: str = PACKAGED_EMBEDDER, encoding: EmbeddingEncoding | None = None) -> Embedder:
+    encoding = encoding or EmbeddingEncoding()
+    return cached_model("embedder", encoding.key(name_or_path), lambda: Embedder(name_or_path, encoding=encoding))
 
 
 def nli_model(path: str | Path = DEFAULT_NLI_DIR, adapter: str | Path | None = None) -> NliModel:

@@ -15,7 +15,9 @@ from pydantic import Field
 
 from lyra_resources.models.content_cache import cached_embeddings
 from lyra_resources.models.direction_judge import DirectionReader, direction_reader
-from lyra_resources.models.model_files import DEFAULT_DIRECTION_DIR, DEFAULT_NLI_DIR, PACKAGED_EMBEDDER
+from lyra_resources.models.model_files import (
+    DEFAULT_DIRECTION_DIR, DEFAULT_NLI_DIR, PACKAGED_EMBEDDER, EmbeddingEncoding,
+)
 from lyra_resources.models.inference import (
     Embedder, NliModel, Reranker, embedder, nli_model, reranker, set_threads,
 )
@@ -29,6 +31,8 @@ class LocalModels(ConfigurableResource):
     """The models a run uses, as a Dagster resource (configured from ``settings.models``)."""
 
     embedder_name: str = PACKAGED_EMBEDDER
+    embedder_precision: str = "fp32"
+    embedder_max_tokens: int = Field(0, description="tokens of a text the embedder reads; 0: the model's own limit")
     nli_path: str = ""
     direction_path: str = "off"
     reranker_choice: str = "none"
@@ -38,20 +42,31 @@ class LocalModels(ConfigurableResource):
     @classmethod
     def configured(cls, home: Path, config: LyraSettings) -> LocalModels:
         """The models ``config.models`` names, with corpus-adapted rerankers under ``home``."""
-        return cls(embedder_name=config.models.embedder, nli_path=config.models.nli,
+        return cls(embedder_name=config.models.embedder, embedder_precision=config.models.embedder_precision,
+                   embedder_max_tokens=config.models.embedder_max_tokens or 0, nli_path=config.models.nli,
                    direction_path=config.models.direction,
                    reranker_choice=config.models.reranker, threads=config.torch_threads,
                    reranker_dir=str(home / "models" / "rerankers"))
 
+    @property
+    def encoding(self) -> EmbeddingEncoding:
+        return EmbeddingEncoding(precision=self.embedder_precision, max_tokens=self.embedder_max_tokens or None)
+
     def embedder(self) -> Embedder:
         set_threads(self.threads)
-        return embedder(self.embedder_name)
+        return embedder(self.embedder_name, self.encoding)
+
+    @property
+    def embedding_key(self) -> str:
+        """What the embedding cache keys this embedder's vectors by: its name and its encoding, so
+        vectors of two encodings are never read back for one another."""
+        return self.encoding.key(self.embedder_name)
 
     def cached_encoder(self, store: LyraStore) -> Callable[[list[str]], np.ndarray]:
         """``encode(texts)`` through the store's embedding cache: texts embedded before are read
         back, and the model is loaded only when one is new (a re-run loads no model at all)."""
         model = self.embedder()
-        return lambda texts: cached_embeddings(store, self.embedder_name, texts, model.encode)
+        return lambda texts: cached_embeddings(store, self.embedding_key, texts, model.encode)
 
     def nli(self, adapter: str | None = None) -> NliModel:
         """The base NLI model, or with a LoRA adapter (the active version's, see nli_versions)."""
