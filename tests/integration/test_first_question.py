@@ -1,12 +1,16 @@
 """A new library's first question does not wait for the whole library to be embedded: a task
 embeds its question's BM25 best papers at once and answers; the rest of the corpus is embedded
-afterwards (``CorpusVectors.embed_rest``, what `lyra corpus embed` runs). Vectors of two
-encodings of the embedder are cached apart and never ranked together. The packaged embedder,
-real DuckDB homes."""
+afterwards (`lyra corpus embed`, which the task starts in the background). Vectors of two
+encodings of the embedder are cached apart and never ranked together. Real `lyra` processes, the
+packaged embedder, real DuckDB homes."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -38,11 +42,54 @@ def library(path: Path) -> Path:
     return path
 
 
+def settings_file(path: Path, embed_rest: str) -> Path:
+    # a question embeds its BM25 best max(first_question_papers, bm25_top_k): 3 of the 30 here
+    path.write_text(f"ranking:\n  bm25_top_k: 2\n  first_question_papers: 3\n  embed_rest: \"{embed_rest}\"\n")
+    return path
+
+
+def lyra(*args: str, settings: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "LYRA_SETTINGS": str(settings)}
+    return subprocess.run([sys.executable, "-m", "lyra_tools.cli", *args], capture_output=True, text=True,
+                          env=env, timeout=1200)
+
+
 def embedded(home: Path, corpus: Path, models: LocalModels | None = None) -> int:
     """How many of the corpus's papers the home's embedding cache holds vectors of."""
     texts = [document_text(r) for r in LocalCorpus.open(corpus).records]
     found, _ = cached_embedding_rows(LyraStore.at(home), (models or LocalModels()).embedding_key, texts)
     return int(found.size)
+
+
+@pytest.mark.slow  # two `lyra run`s of a 30-paper task: the embedder and the NLI model
+def test_a_task_answers_before_its_corpus_is_wholly_embedded_and_a_later_command_embeds_the_rest(tmp_path):
+    corpus = library(tmp_path / "library.jsonl")
+    home = tmp_path / "home"
+    settings = settings_file(tmp_path / "settings.yaml", "off")
+    run = lyra("run", QUESTION, "--corpus", str(corpus), "--papers", "3", "--home", str(home), settings=settings)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "completed" in run.stdout
+    # the question's best papers by words were embedded, not the library: 4 share its words, 3 were taken
+    assert 0 < embedded(home, corpus) < 30
+    assert "in the background" not in run.stderr  # switched off: nothing was started
+    rest = lyra("corpus", "embed", "--corpus", str(corpus), "--home", str(home), settings=settings)
+    assert rest.returncode == 0, rest.stderr[-2000:]
+    assert embedded(home, corpus) == 30
+    assert "all 30 papers embedded" in rest.stdout
+    again = lyra("corpus", "embed", "--corpus", str(corpus), "--home", str(home), settings=settings)
+    assert "(0 now)" in again.stdout  # nothing left: nothing embedded twice
+
+    background = tmp_path / "home-background"
+    settings = settings_file(tmp_path / "settings-background.yaml", "background")
+    run = lyra("run", QUESTION, "--corpus", str(corpus), "--papers", "3", "--home", str(background),
+               settings=settings)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "embedding the rest of corpus" in run.stderr and "in the background" in run.stderr
+    waited = 0.0
+    while embedded(background, corpus) < 30 and waited < 900:  # the background process ends by itself
+        time.sleep(2)
+        waited += 2
+    assert embedded(background, corpus) == 30, (background / "logs" / "corpus-embed.log").read_text()[-2000:]
 
 
 def test_a_question_embeds_its_best_papers_by_words_and_ranks_with_every_paper_embedded_before(tmp_path):
