@@ -10,7 +10,8 @@ import typer
 
 from lyra_tools import cli
 
-COMMANDS = ["run", "verify", "mcp", "ui", "daemon", "export", "report", "task", "models", "claims", "evidence", "search", "feedback",
+COMMANDS = ["run", "verify", "mcp", "ui", "daemon", "export", "report", "task", "models", "claims", "evidence", "search", "corpus",
+            "feedback",
             "worker", "store"]
 GROUPS = {
     "task": ["list", "status", "run", "watch", "unwatch", "stop", "delete"],
@@ -18,6 +19,7 @@ GROUPS = {
                "train-adapter"],
     "feedback": ["apply", "edge-correct"],
     "store": ["copy"],
+    "corpus": ["embed"],
 }
 
 
