@@ -7,6 +7,7 @@ import anyio
 import pytest
 from fixtures.answers import add_hypothesis, run_answer
 from fixtures.graphs import PAPERS, write_graph
+from fixtures.stores import copy_store, template_store
 
 from lyra_core.evidence import edge_id_for
 from lyra_resources.store.lyra_store import LyraStore
@@ -14,13 +15,22 @@ from lyra_tools import explore
 from lyra_tools.feedback import apply_feedback
 
 
-@pytest.fixture
-def answered(tmp_path):
-    store = LyraStore.at(tmp_path / "home")
+@pytest.fixture(scope="module")
+def answered_template(tmp_path_factory, request):
+    """The graph with its hypothesis and ``task_answer`` materialized, built once per module."""
+    store = template_store(request, tmp_path_factory.mktemp("answered") / "home")
     graph = write_graph(store)
     claim_id = add_hypothesis(store, graph)
     metadata = run_answer(store, graph.task_id)
     return store, graph, claim_id, metadata
+
+
+@pytest.fixture
+def answered(answered_template, tmp_path):
+    """A copy of the answered home for one test to change, with the template's graph, hypothesis and
+    the answer's materialization metadata."""
+    store, graph, claim_id, metadata = answered_template
+    return copy_store(store, tmp_path / "home"), graph, claim_id, metadata
 
 
 def test_task_answer_judges_the_hypothesis_per_paper(answered):
