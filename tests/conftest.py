@@ -23,6 +23,22 @@ from fixtures.paths import SHARED_DATA  # noqa: E402
 from fixtures.stores import STORE_UNDER_TEST_ENV  # noqa: E402
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Tests run in worker processes, one per core (pytest-xdist's ``-n auto``), each test file on one
+    worker (``--dist loadfile``) so that a module's fixtures (the template homes) are built once.
+
+    Set here rather than in ``addopts`` so that ``-p no:xdist`` still runs the suite in one process;
+    ``-n 0`` does too, and a ``-n``/``--dist`` on the command line wins. Runs before xdist's own hook
+    (tryfirst), and not on the workers, which xdist starts with neither option set."""
+    if not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput"):
+        return
+    if config.option.numprocesses is None and not config.option.collectonly:
+        config.option.numprocesses = "auto"
+    if config.option.dist == "no" and not config.option.distload:
+        config.option.dist = "loadfile"
+
+
 @pytest.fixture(autouse=True)
 def no_leftover_dagster_instance():
     """Each test starts and ends with no current Dagster definitions-state storage.
