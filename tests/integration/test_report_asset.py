@@ -11,6 +11,7 @@ import pytest
 from dagster import DagsterInstance, materialize
 from fixtures.answers import add_hypothesis
 from fixtures.graphs import CLAIMS, write_graph
+from fixtures.stores import copy_store, template_store
 from typer.testing import CliRunner
 
 from lyra_assets.table_io import LYRA_TABLES, lyra_tables
@@ -53,12 +54,20 @@ def cli(store: LyraStore, *args: str):
     return CliRunner().invoke(app, [*args, "--home", str(store.layout.root)], catch_exceptions=False)
 
 
-@pytest.fixture
-def answered(tmp_path):
-    """The vitamin D graph with its hypothesis; the task's answer not yet materialized."""
-    store = LyraStore.at(tmp_path / "home")
+@pytest.fixture(scope="module")
+def answered_template(tmp_path_factory, request):
+    """The vitamin D graph with its hypothesis, built once per module; the task's answer not yet
+    materialized."""
+    store = template_store(request, tmp_path_factory.mktemp("answered") / "home")
     graph = write_graph(store)
     return store, graph, add_hypothesis(store, graph)
+
+
+@pytest.fixture
+def answered(answered_template, tmp_path):
+    """A copy of the template home for one test to change."""
+    store, graph, hypothesis = answered_template
+    return copy_store(store, tmp_path / "home"), graph, hypothesis
 
 
 def test_a_dagster_run_alone_writes_the_report_of_the_graph_it_published(answered):
