@@ -28,15 +28,24 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     """Tests run in worker processes, one per core (pytest-xdist's ``-n auto``), each test file on one
     worker (``--dist loadfile``) so that a module's fixtures (the template homes) are built once.
 
-    Set here rather than in ``addopts`` so that ``-p no:xdist`` still runs the suite in one process;
-    ``-n 0`` does too, and a ``-n``/``--dist`` on the command line wins. Runs before xdist's own hook
-    (tryfirst), and not on the workers, which xdist starts with neither option set."""
+    Only where the tests named span files (the whole suite, a folder, two files or more): one file
+    would run on one worker anyway, after the workers' start. Set here rather than in ``addopts`` so
+    that ``-p no:xdist`` still runs the suite in one process; ``-n 0`` does too, and a ``-n`` or
+    ``--dist`` on the command line wins. Runs before xdist's own hook (tryfirst), and not on the
+    workers, which xdist starts with neither option set."""
     if not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput"):
         return
-    if config.option.numprocesses is None and not config.option.collectonly:
+    if config.option.numprocesses is None and not config.option.collectonly and spans_files(config):
         config.option.numprocesses = "auto"
-    if config.option.dist == "no" and not config.option.distload:
+    if config.option.numprocesses and config.option.dist == "no" and not config.option.distload:
         config.option.dist = "loadfile"
+
+
+def spans_files(config: pytest.Config) -> bool:
+    """Whether the tests named on the command line (or the configured test paths) may come from more
+    than one file: a folder among them, or two files or more."""
+    paths = {config.invocation_params.dir / arg.split("::")[0] for arg in config.args}
+    return len(paths) > 1 or any(path.is_dir() for path in paths)
 
 
 @pytest.fixture(autouse=True)
