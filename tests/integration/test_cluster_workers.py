@@ -11,7 +11,7 @@ import time
 import pytest
 from dagster import DagsterEventType, DagsterInstance, execute_job, materialize
 from dagster._core.definitions.reconstruct import ReconstructableRepository
-from fixtures.tables import held_by_another_process
+from fixtures.tables import held_until_met
 from typer.testing import CliRunner
 
 from bench.local_servers import lyra_workers
@@ -105,7 +105,7 @@ def test_a_step_that_waited_for_the_database_says_so_in_the_event_log(lyra_home,
     task = store.create_task("Does vitamin D supplementation reduce fracture risk?", {"corpus": [str(small_corpus)]})
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
-        with held_by_another_process(store.layout.database, 1.5):  # another worker's step has the file
+        with held_until_met(store.layout.database, 1.0):  # another worker's step has the file
             result = materialize(ASSETS, partition_key=task.id, resources=build_resources(lyra_home),
                                  instance=instance, selection=["papers", "claim_scope"])
         assert result.success
