@@ -61,14 +61,19 @@ def test_an_api_error_in_one_source_does_not_fail_papers(lyra_home, shared_data,
     assert "gave up after 2 attempts" in metadata(result, "papers")["api_errors"][0]["reason"]
 
 
-def test_identifier_completion_fills_a_pmid_only_paper(lyra_home, shared_data, fake_apis, lyra_settings, tmp_path):
-    """A local record with a PMID and no abstract gets OpenAlex's DOI and abstract (phase 3)."""
-    lyra_settings(sources={"live": "on"})
+def pmid_only_task(lyra_home, tmp_path):
+    """A task over a one-record library: a PMID and a title, no abstract, no DOI; its papers materialized."""
     corpus = tmp_path / "library.jsonl"
     corpus.write_text(json.dumps({"paperId": "mine-1", "externalIds": {"PubMed": "17183658"},
                                   "title": "Triose phosphate isomerase deficiency and dimerization"}) + "\n")
     task = LyraStore.at(lyra_home).create_task("triose phosphate isomerase deficiency", {"corpus": [str(corpus)]})
-    result = materialize_task(lyra_home, task.id, "papers")
+    return task, materialize_task(lyra_home, task.id, "papers")
+
+
+def test_identifier_completion_fills_a_pmid_only_paper(lyra_home, shared_data, fake_apis, lyra_settings, tmp_path):
+    """A local record with a PMID and no abstract gets OpenAlex's DOI and abstract (phase 3)."""
+    lyra_settings(sources={"live": "on"})
+    task, result = pmid_only_task(lyra_home, tmp_path)
     row = LyraStore.at(lyra_home).read_partition("papers", task.id).iloc[0]
     assert row["doi"] == "10.1371/journal.pone.0000030" and row["abstract"]
     assert row["sources"][0] == "local:mine-1" and any(s.startswith("openalex:W") for s in row["sources"])
@@ -77,23 +82,19 @@ def test_identifier_completion_fills_a_pmid_only_paper(lyra_home, shared_data, f
     assert asked and asked[0]["ids"] == ["PMID:17183658"]  # S2 batch asked too (it knows nothing here)
 
 
-
 def test_identifier_completion_goes_on_when_s2s_batch_answers_404(lyra_home, shared_data, fake_apis, lyra_settings,
                                                                     tmp_path):
     """S2 answers /paper/batch with 404 when it knows none of the ids: it found nothing, and
     OpenAlex's record still completes the paper."""
     lyra_settings(sources={"live": "on"})
     fake_apis.s2_batch = (404, {"error": "not found"})
-    corpus = tmp_path / "library.jsonl"
-    corpus.write_text(json.dumps({"paperId": "mine-1", "externalIds": {"PubMed": "17183658"},
-                                  "title": "Triose phosphate isomerase deficiency and dimerization"}) + "\n")
-    task = LyraStore.at(lyra_home).create_task("triose phosphate isomerase deficiency", {"corpus": [str(corpus)]})
-    result = materialize_task(lyra_home, task.id, "papers")
+    task, result = pmid_only_task(lyra_home, tmp_path)
     row = LyraStore.at(lyra_home).read_partition("papers", task.id).iloc[0]
     assert row["doi"] == "10.1371/journal.pone.0000030" and row["abstract"]
     assert metadata(result, "papers")["completed_by_identifier"] == 1
     assert not metadata(result, "papers").get("api_errors")  # a 404 is an answer, not a failure
     assert [p["ids"] for m, path, p in fake_apis.requests if m == "POST"] == [["PMID:17183658"]]
+
 
 def test_no_network_without_a_corpus_is_one_clear_line(lyra_home, lyra_settings, monkeypatch):
     lyra_settings()
