@@ -113,23 +113,26 @@ def _check_text(name: str, value: Any, maximum: int) -> str:
     return value.strip()
 
 
-_INDEXES: OrderedDict[tuple, Bm25Index | None] = OrderedDict()  # the last few tasks searched
-_INDEXES_KEPT = 8
+_INDEXES: OrderedDict[tuple, Bm25Index | None] = OrderedDict()  # the last few paper sets searched
+_INDEXES_KEPT = 32  # each holds only postings, idf and document lengths
 _INDEXES_LOCK = threading.Lock()  # the MCP server answers calls in worker threads
 
 
 def _index(conn: duckdb.DuckDBPyConnection, database: str, task_id: str) -> tuple[list[str], Bm25Index | None]:
     """The task's paper ids and the BM25 index of their titles and abstracts (None when no paper
     has a word). Tokenizing a task's abstracts costs more than searching them, and its papers
-    change only when it re-runs: the index is kept while the papers' ids and text lengths stay."""
+    change only when it re-runs: an index is kept while the papers' ids and text lengths stay, and
+    is keyed by those alone, not by the task, so tasks over the same papers (questions asked of
+    one library) share it. A paper id names one record (its DOI, PMID or source) and equal
+    lengths are taken as equal texts, as they are between two runs of one task."""
     keys = paper_keys(conn, task_id)
-    key = (database, task_id, tuple(keys))
+    ids = [k[0] for k in keys]
+    key = (database, tuple(keys))
     with _INDEXES_LOCK:
         if key in _INDEXES:
             _INDEXES.move_to_end(key)
-            return [k[0] for k in keys], _INDEXES[key]
+            return ids, _INDEXES[key]
     papers = task_papers(conn, task_id)
-    ids = [k[0] for k in keys]
     docs = [index_terms(f"{papers[i]['title'] or ''} {papers[i]['abstract'] or ''}") for i in ids]
     index = Bm25Index(docs) if any(docs) else None
     with _INDEXES_LOCK:

@@ -7,7 +7,7 @@ import json
 
 import pandas as pd
 import pytest
-from fixtures.graphs import PAPERS
+from fixtures.graphs import PAPERS, write_graph
 from fixtures.mcp import call, text
 
 from lyra_tools import contradictions, explore, papers_view
@@ -39,6 +39,22 @@ def test_search_papers_ranks_title_and_abstract_and_pages(store, graph):
         papers_view.search_papers(store, "task_nope", "vitamin")
     with pytest.raises(explore.ExploreError, match="cursor does not belong"):
         papers_view.search_papers(store, graph.task_id, "calcium", cursor=first.next_cursor)
+
+
+def test_tasks_over_the_same_papers_share_one_search_index_until_a_paper_changes(store, graph):
+    papers_view._INDEXES.clear()
+    other = write_graph(store, query="Does vitamin D prevent falls in older adults?")  # the same papers
+    first = papers_view.search_papers(store, graph.task_id, "vitamin D fracture")
+    second = papers_view.search_papers(store, other.task_id, "vitamin D fracture")
+    assert len(papers_view._INDEXES) == 1  # the second task's papers were not tokenized again
+    assert [(p.paper_id, p.score) for p in second.papers] == [(p.paper_id, p.score) for p in first.papers]
+    papers = store.read_partition("papers", other.task_id)
+    papers.loc[0, "abstract"] = f"{papers.loc[0, 'abstract']} Zinc lozenges shorten colds."
+    store.replace_partition("papers", other.task_id, papers)  # a re-run of the other task found a longer text
+    assert [p.paper_id for p in papers_view.search_papers(store, other.task_id, "zinc lozenges").papers] == [
+        papers.loc[0, "paper_id"]]
+    assert papers_view.search_papers(store, graph.task_id, "zinc lozenges").total == 0
+    assert len(papers_view._INDEXES) == 2
 
 
 def test_get_paper_shows_its_claims_in_the_effective_graph_and_its_citations(store, graph):
