@@ -405,3 +405,21 @@ def load_settings(path: Path | None = None) -> LyraSettings:
     except ValidationError as exc:
         raise SettingsError(f"settings file {path}: {describe(exc, model=LyraSettings)}") from None
 
+
+def shared_settings() -> LyraSettings:
+    """``load_settings()``, validated once per version of the settings file and shared between calls,
+    for readers that ask on every call (MCP's read tools: validating costs milliseconds). Callers
+    must not change it; a changed or replaced file (or ``$LYRA_SETTINGS``) is read again."""
+    named_by_env = read_environment().settings
+    path = Path(named_by_env) if named_by_env else CONFIG_DIR / "settings.yaml"
+    try:
+        stat = path.stat()
+        version: tuple = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    except OSError:
+        version = ()  # no file: the defaults, or load_settings' error naming it
+    return _validated_settings(str(path), bool(named_by_env), version)
+
+
+@functools.lru_cache(maxsize=4)
+def _validated_settings(path: str, named: bool, version: tuple) -> LyraSettings:
+    return load_settings(Path(path) if named else None)

@@ -13,7 +13,7 @@ from lyra_core.cells import cell_list
 from lyra_core.feedback import DomainRule, blocked_domains, effective_edges, effective_scores, touched_claims
 from lyra_core.scoring import ScoringRule
 from lyra_resources.store.generations import published_scoring_rule
-from lyra_resources.settings import load_settings
+from lyra_resources.settings import shared_settings
 from lyra_resources.effective.models import Topic
 from lyra_resources.effective.queries import CLAIM_SQL, claim_edges, fetch_rows, in_ids
 
@@ -47,7 +47,7 @@ def load_overlay(conn: duckdb.DuckDBPyConnection, task_id: str, rule: ScoringRul
     """Reviews, rejections and domain rules in force on the task, and the claims they touch;
     ``rule`` scores the claims they touch (default: the rule the published run scored under, or for a
     task whose run recorded none, the settings file's ``evidence`` rule)."""
-    overlay = Overlay(rule=rule or published_scoring_rule(conn, task_id) or load_settings().evidence.scoring_rule())
+    overlay = Overlay(rule=rule or published_scoring_rule(conn, task_id) or shared_settings().evidence.scoring_rule())
     for kind, key, value in conn.execute(
             "SELECT 0, edge_id, correct_relation FROM edge_reviews WHERE task_id = $1 "
             "UNION ALL SELECT 1, claim_id, NULL FROM claim_rejections WHERE task_id = $1 AND is_active "

@@ -9,7 +9,7 @@ from typing import Any
 from lyra_core.cells import cell_list
 from lyra_core.feedback import rule_for
 from lyra_resources.store.generations import graph_note, published_generation
-from lyra_resources.settings import load_settings
+from lyra_resources.settings import shared_settings
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.effective.models import AssetState, BlockedDomain, FeedbackCounts, RunState, TaskStatus
 from lyra_resources.effective.overlay import load_overlay
@@ -88,7 +88,7 @@ def default_nli_version() -> str:
     """The shipped (or configured) base model's version: active until an adapter is."""
     from lyra_resources.models.model_files import base_version, configured_nli_path  # only when asked
 
-    return base_version(configured_nli_path(load_settings().models))
+    return base_version(configured_nli_path(shared_settings().models))
 
 
 def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, instance: Any = None) -> TaskStatus:
@@ -119,7 +119,7 @@ def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, insta
             "FROM domain_verification WHERE task_id = ? AND status = 'BLOCKED' ORDER BY domain", [task_id]).fetchall()
     rules = overlay.rules
     # what `lyra models list` marks active
-    active_nli = active_version_id(store, configured_nli_path(load_settings().models))
+    active_nli = active_version_id(store, configured_nli_path(shared_settings().models))
     published = published_generation(store, task_id)
     blocked = [BlockedDomain(
         domain=domain, blocked_at=rule.created_at, reason=f"blocked by a user rule on {rule.domain_pattern!r}: "

@@ -13,7 +13,7 @@ from lyra_assets.table_io import LYRA_TABLES, lyra_tables
 from lyra_assets.definitions import build_definitions, build_resources
 from lyra_assets.evidence import claim_scores
 from lyra_assets.partitions import TASKS_PARTITION
-from lyra_resources.settings import EvidenceSettings, LyraSettings, load_settings
+from lyra_resources.settings import EvidenceSettings, LyraSettings, SettingsError, load_settings, shared_settings
 from lyra_resources.store.lyra_store import LyraStore
 from fixtures.tables import with_upstream_tables
 
@@ -92,3 +92,16 @@ def test_the_cluster_profile_is_off_by_default_and_the_environment_wins():
         "cluster", "postgresql://lyra@db/lyra", "redis://broker:6379/0", 8)
     with pytest.raises(SettingsError, match=r"\$LYRA_PROFILE is 'everywhere'; use local or cluster"):
         file.effective({"LYRA_PROFILE": "everywhere"})
+
+
+def test_readers_share_the_validated_settings_until_the_file_changes(tmp_path, monkeypatch):
+    path = tmp_path / "settings.yaml"
+    path.write_text(yaml.safe_dump({"evidence": {"use_bayesian_confidence": True}}))
+    monkeypatch.setenv("LYRA_SETTINGS", str(path))
+    first = shared_settings()
+    assert shared_settings() is first and first.evidence.use_bayesian_confidence
+    path.write_text(yaml.safe_dump({"evidence": {"use_bayesian_confidence": False}}))
+    assert not shared_settings().evidence.use_bayesian_confidence  # a changed file is read again
+    monkeypatch.setenv("LYRA_SETTINGS", str(tmp_path / "gone.yaml"))
+    with pytest.raises(SettingsError, match="does not exist"):
+        shared_settings()
