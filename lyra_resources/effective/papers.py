@@ -20,10 +20,10 @@ _MAX_IN = 100  # ids passed as IN (?, …); more are filtered in Python
 
 # $1 is the task id; ``found_by`` says which table the paper came from (its first one wins)
 _TASK_PAPERS_SQL = """
-WITH paged AS (SELECT DISTINCT paper_id FROM pages WHERE task_id = $1 AND paper_id IS NOT NULL),
+WITH paged AS (SELECT DISTINCT paper_id FROM pages WHERE task_id = $1 AND paper_id IS NOT NULL{only}),
 found AS (
     SELECT paper_id, doi, pmid, arxiv_id, sources, title, abstract, year, venue, url, authors,
-           'search' AS found_by, 0 AS pick, search_rank FROM papers WHERE task_id = $1
+           'search' AS found_by, 0 AS pick, search_rank FROM papers WHERE task_id = $1{only}
     UNION ALL
     SELECT paper_id, doi, pmid, arxiv_id, sources, title, abstract, year, venue, url, authors, 'identifier', 1, NULL
     FROM identified_papers WHERE task_id = $1 AND paper_id IN (SELECT paper_id FROM paged)
@@ -46,13 +46,15 @@ def task_papers(conn: duckdb.DuckDBPyConnection, task_id: str,
                 paper_ids: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
     """paper_id → its row (doi, pmid, arxiv_id, sources, title, abstract, year, venue, url, authors,
     found_by, search_rank): every paper of the task, or those of ``paper_ids`` that are the task's."""
-    sql, params = f"SELECT * FROM ({_TASK_PAPERS_SQL}) AS task_papers", [task_id]
     wanted = None if paper_ids is None else list(dict.fromkeys(p for p in paper_ids if p))
     if wanted is not None and not wanted:
         return {}
+    only, params = "", [task_id]
     if wanted is not None and len(wanted) <= _MAX_IN:
-        sql += f" WHERE paper_id IN ({', '.join(f'${i + 2}' for i in range(len(wanted)))})"
+        # inside each table's scan, so a few papers' rows are read rather than the whole task's abstracts
+        only = f" AND paper_id IN ({', '.join(f'${i + 2}' for i in range(len(wanted)))})"
         params += wanted
+    sql = f"SELECT * FROM ({_TASK_PAPERS_SQL.format(only=only)}) AS task_papers"
     rows = _rows(conn, sql + " ORDER BY search_rank NULLS LAST, paper_id", params)
     keep = set(wanted) if wanted is not None else None
     return {r["paper_id"]: r for r in rows if keep is None or r["paper_id"] in keep}
@@ -62,7 +64,8 @@ def paper_keys(conn: duckdb.DuckDBPyConnection, task_id: str) -> list[tuple[str,
     """(paper_id, title length, abstract length) of every paper of the task, by paper id: what
     tells whether an index built over the papers' texts still stands, without reading the texts."""
     return [tuple(r) for r in conn.execute(
-        f"SELECT paper_id, length(coalesce(title, '')), length(coalesce(abstract, '')) FROM ({_TASK_PAPERS_SQL}) AS task_papers "
+        f"SELECT paper_id, length(coalesce(title, '')), length(coalesce(abstract, '')) FROM "
+        f"({_TASK_PAPERS_SQL.format(only='')}) AS task_papers "
         "ORDER BY paper_id", [task_id]).fetchall()]
 
 
