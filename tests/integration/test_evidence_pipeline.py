@@ -86,7 +86,8 @@ def test_unchanged_rerun_reuses_every_nli_judgement(lyra_home, small_corpus):
     assert runner.run_task(task.id, lyra_home).success
     assert store.fetch_df("SELECT count(*) AS n FROM nli_cache")["n"].iat[0] == cached
     assert store.read_partition("nli_edges", task.id).equals(edges)
-    assert cached >= len(edges) > 0
+    # judgements were cached (a hypothesis' result passages that the gates decide need none, so edges may outnumber them)
+    assert cached > 0 and len(edges) > 0
 
 
 def test_edges_carry_trust_levels_and_domains_are_verified(lyra_home, tmp_path):
@@ -172,7 +173,8 @@ def test_effect_claims_are_judged_from_their_parts_with_a_reason_on_every_edge(l
     assert set(user["judged_by"]) == {"direction"} and set(user["claim_direction"]) == {"decrease"}
     rr = user[user["fragment_id"].map(fragments).str.contains("RR 0.70")]
     # the figures decide this one whatever the small reader says: a ratio whose CI lies below 1
-    assert rr["passage_direction"].tolist() == ["decreased"] and rr["relation"].tolist() == ["SUPPORTS"]
+    # (every window that holds the ratio's sentence reads it the same: two overlapping windows hold it)
+    assert len(rr) and set(rr["passage_direction"]) == {"decreased"} and set(rr["relation"]) == {"SUPPORTS"}
     assert "RR 0.7, 0.58–0.86" in rr["effect_figures"].iat[0] and rr["reason"].iat[0].endswith("→ supports")
     assert bool(rr["exposure_matched"].iat[0]) and bool(rr["outcome_matched"].iat[0])
     # the sleep claim meets the fracture trial: not about its exposure and outcome, so no vote
