@@ -93,9 +93,10 @@ def print_summary(outcome: runner.RunOutcome, home: Path | None) -> None:
                         ("★ " if c.origin == "user" else "") + untrusted(c.text))
         console.print(top)
     if outcome.success and layout.report(outcome.task_id).exists():  # written by the run's task_report asset
-        console.print(f"Report:  {layout.report(outcome.task_id)}")
-    console.print(f"DuckDB:  {layout.database}")
-    console.print(f"Parquet: {layout.parquet}/<table>/task_id={outcome.task_id}/data.parquet")
+        console.print(f"Report:  {layout.report(outcome.task_id)}", soft_wrap=True)
+    # each path whole on its line (not folded at the console's width), to be copied or read from a pipe
+    console.print(f"DuckDB:  {layout.database}", soft_wrap=True)
+    console.print(f"Parquet: {layout.parquet}/<table>/task_id={outcome.task_id}/data.parquet", soft_wrap=True)
 
 
 @app.command()

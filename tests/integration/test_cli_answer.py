@@ -95,6 +95,17 @@ def test_conflicting_evidence_is_told_from_insufficient(tmp_path):
     assert evidence[1].endswith("votes 1 for, 1 against — conflicting evidence: strong votes on both sides")
 
 
+def test_the_run_summary_prints_each_path_whole_on_its_line(tmp_path, capsys):
+    """A home deep in the file system (a test worker's temporary folder, say): the summary's paths
+    are not folded at the console's width, so they can be copied from a terminal or read from a pipe."""
+    store, graph, _ = answered(tmp_path / ("a-folder-with-a-long-name-" * 3), WEAK_REFUTING)
+    outcome = runner.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
+    cli_run.print_summary(outcome, store.layout.root)
+    lines = capsys.readouterr().out.splitlines()
+    assert f"DuckDB:  {store.layout.database}" in lines, lines[-4:]
+    assert f"Parquet: {store.layout.parquet}/<table>/task_id={graph.task_id}/data.parquet" in lines, lines[-4:]
+
+
 def test_the_summary_and_report_show_votes_beside_each_claim_score(tmp_path, capsys, monkeypatch):
     # claim "none": the meta abstract refutes it (a vote), the falls abstract supports it at 0.3 (no vote)
     store, graph, _ = answered(tmp_path, WEAK_REFUTING, relabel={("none", "falls"): ("SUPPORTS", 0.3)})
