@@ -23,25 +23,40 @@ from fixtures.paths import SHARED_DATA  # noqa: E402
 from fixtures.stores import STORE_UNDER_TEST_ENV  # noqa: E402
 
 
+# Worker processes when ``LYRA_TEST_WORKERS`` is unset: the README's command and CI run on 2 cores.
+DEFAULT_WORKERS = "2"
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
-    """With ``LYRA_TEST_WORKERS`` set (``auto`` or a number), tests run in worker processes
-    (pytest-xdist's ``-n``), each test file on one worker (``--dist loadfile``) so that a module's
-    fixtures (the template homes) are built once. Unset, the suite runs in one process: a cluster test
-    (two Celery workers beside the test's own) has failed under workers on 2 loaded cores.
+    """Tests run in 2 worker processes (pytest-xdist's ``-n``), each test file on one worker and the
+    files that start servers and workers on one worker between them (tests/fixtures/scheduling.py).
+    ``LYRA_TEST_WORKERS`` sets the number (``auto``: one per core); ``0``, ``-n 0`` or ``-p no:xdist``
+    run the suite in one process; a ``-n`` or ``--dist`` on the command line wins.
 
     Only where the tests named span files (the whole suite, a folder, two files or more): one file
     would run on one worker anyway, after the workers' start. Set here rather than in ``addopts`` so
-    that ``-p no:xdist`` still runs the suite in one process; ``-n 0`` does too, and a ``-n`` or
-    ``--dist`` on the command line wins. Runs before xdist's own hook (tryfirst), and not on the
-    workers, which xdist starts with neither option set."""
+    that ``-p no:xdist`` still runs the suite in one process. Runs before xdist's own hook (tryfirst),
+    and not on the workers, which xdist starts with neither option set."""
     if not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput"):
         return
-    workers = os.environ.get("LYRA_TEST_WORKERS", "")  # e.g. "auto" or "2": opt-in until the cluster tests hold
-    if workers and config.option.numprocesses is None and not config.option.collectonly and spans_files(config):
+    workers = os.environ.get("LYRA_TEST_WORKERS", "") or DEFAULT_WORKERS
+    if workers != "auto" and not workers.isdigit():
+        raise pytest.UsageError(f"LYRA_TEST_WORKERS must be a number of workers or auto, not {workers!r}")
+    if config.option.numprocesses is None and not config.option.collectonly and spans_files(config):
         config.option.numprocesses = workers if workers == "auto" else int(workers)
     if config.option.numprocesses and config.option.dist == "no" and not config.option.distload:
         config.option.dist = "loadfile"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """``loadfile``, with the files that start servers and workers handed out as one unit."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from fixtures.scheduling import FilesAndOneAtATime
+
+    return FilesAndOneAtATime(config, log)
 
 
 def spans_files(config: pytest.Config) -> bool:
