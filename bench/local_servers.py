@@ -164,7 +164,8 @@ def lyra_workers(count: int, home: Path, env: dict[str, str], logs: Path) -> Ite
             workers.append(subprocess.Popen(
                 [sys.executable, "-m", "lyra_tools.cli", "worker", "--home", str(home), "--concurrency", "1"],
                 cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
-        deadline = time.monotonic() + 90
+        # A worker imports Dagster, Celery and Lyra before it says it is ready: minutes on a loaded machine.
+        deadline = time.monotonic() + 300
         for i, worker in enumerate(workers):
             while " ready." not in (logs / f"worker{i}.log").read_text(errors="replace"):
                 if worker.poll() is not None or time.monotonic() > deadline:

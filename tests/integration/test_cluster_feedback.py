@@ -73,7 +73,7 @@ def test_feedback_given_during_two_cluster_runs_is_all_kept(
     with lyra_workers(2, home, dict(os.environ), tmp_path), cluster_daemon(home) as (instance, tick):
         workers_ready_s = time.monotonic() - began
         run_ids = [runner.queue_task(task.id, home).run_id for task in tasks]
-        wait_for(lambda: all(started_with_a_step(instance, r) for r in run_ids), tick, 120,
+        wait_for(lambda: all(started_with_a_step(instance, r) for r in run_ids), tick, 300,
                  "both runs started with a step on a worker")
         waits_before = lock_waits()
         given = [give_feedback(store, task.id, n) for n, task in enumerate(tasks)]

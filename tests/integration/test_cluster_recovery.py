@@ -94,7 +94,7 @@ def test_a_step_worker_killed_mid_step_fails_the_run_and_keeps_the_previous_grap
     with lyra_workers(2, home, dict(os.environ), tmp_path) as workers, cluster_daemon(home) as (instance, tick):
         run_id = runner.queue_task(task.id, home).run_id
         with task_held(store, task.id):  # the steps wait on the store: killed surely mid-step
-            step, worker = wait_for(lambda: step_on_worker(instance, run_id), tick, 120, "a step on a worker")
+            step, worker = wait_for(lambda: step_on_worker(instance, run_id), tick, 300, "a step on a worker")
             pid = int(worker.split("@")[0].removeprefix("lyra-"))
             assert pid in {w.pid for w in workers}
             os.killpg(pid, signal.SIGKILL)  # the worker and the step process it forked
@@ -121,7 +121,7 @@ def test_a_killed_run_process_is_failed_and_keeps_the_previous_graph(
     with lyra_workers(1, home, dict(os.environ), tmp_path), cluster_daemon(home) as (instance, tick):
         run_id = runner.queue_task(task.id, home).run_id
         with task_held(store, task.id):
-            wait_for(lambda: step_on_worker(instance, run_id), tick, 120, "a step on a worker")
+            wait_for(lambda: step_on_worker(instance, run_id), tick, 300, "a step on a worker")
             [start] = instance.all_logs(run_id, of_type=DagsterEventType.RUN_START)
             run_pid = start.dagster_event.pid  # the run worker the DefaultRunLauncher started
             assert run_pid and run_pid != os.getpid()
