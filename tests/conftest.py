@@ -1,6 +1,6 @@
 """Fixtures for every test, in tests/unit and tests/integration alike: a temporary Lyra home, a
 small corpus the tests write, the real data, the store under test, and the shared fixtures of the
-``fixtures`` package (the evidence graph, the cluster profile, the session's Redis)."""
+``fixtures`` package (the evidence graph and its answered home, the cluster profile, the session's Redis)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 pytest.register_assert_rewrite("fixtures")
 
 # The pytest fixtures defined in the fixtures package, for every test that names them.
-pytest_plugins = ["fixtures.graphs", "fixtures.cluster", "fixtures.redis_server"]
+pytest_plugins = ["fixtures.graphs", "fixtures.answers", "fixtures.cluster", "fixtures.redis_server"]
 
 from fixtures.corpus import SMALL_CORPUS, write_jsonl  # noqa: E402 (after the rewrite hook)
 from fixtures.paths import SHARED_DATA  # noqa: E402

@@ -8,7 +8,7 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
-from fixtures.answers import HOSTILE, build_home
+from fixtures.answers import HOSTILE
 from fixtures.graphs import CLAIMS, PAPERS
 
 from lyra_resources.store.lyra_store import LyraStore
@@ -21,8 +21,9 @@ from lyra_core.report.refs import identifier
 SVG = "{http://www.w3.org/2000/svg}"
 
 @pytest.fixture
-def home(tmp_path):
-    return build_home(tmp_path)
+def home(built_home):
+    """A copy of build_home's home, built once per module."""
+    return built_home
 
 
 def svg_of(html: str) -> ET.Element:

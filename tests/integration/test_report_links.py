@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 from playwright.sync_api import sync_playwright
-from fixtures.answers import build_home
 from fixtures.graphs import PAPERS
+from fixtures.stores import copy_store
 
 from lyra_resources.web.browser import find_chromium
 from lyra_tools import export
@@ -38,9 +38,10 @@ SCRIPTLESS_HREF = re.compile(r"(#[\w-]+|https?://\S+)")
 SCRIPT_SCHEME = re.compile(r"[\x00-\x20]*(j\s*a\s*v\s*a\s*s\s*c\s*r\s*i\s*p\s*t|data|vbscript)\s*:", re.IGNORECASE)
 
 
-def hostile_home(tmp_path: Path, urls: list[str]):
-    """The report's task with every source's title and URL hostile, no DOIs, a claim holding markup."""
-    store, graph = build_home(tmp_path)
+def hostile_home(built_template, folder: Path, urls: list[str]):
+    """A copy of the report's home (built once per module) in ``folder``, with every source's title
+    and URL hostile, no DOIs, a claim holding markup."""
+    store, graph = copy_store(built_template[0], folder / "home"), built_template[1]
     papers = store.read_partition("papers", graph.task_id).drop(columns="task_id")
     by_title = {p["title"]: key for key, p in PAPERS.items()}
     keys = [by_title.get(t, "falls") for t in papers["title"]]  # build_home renamed the falls paper
@@ -99,8 +100,8 @@ def browse(page_file: Path) -> dict:
 
 
 @pytest.mark.parametrize("urls", HOSTILE_URLS, ids=["javascript-data", "vbscript-breakout"])
-def test_hostile_records_run_no_script_in_chromium(tmp_path, urls):
-    store, graph = hostile_home(tmp_path, urls)
+def test_hostile_records_run_no_script_in_chromium(built_template, tmp_path, urls):
+    store, graph = hostile_home(built_template, tmp_path, urls)
     path = tmp_path / "reports" / f"{graph.task_id}.md"
     write_report(store, graph.task_id, path)
     page = path.with_suffix(".html")
@@ -122,9 +123,9 @@ def test_hostile_records_run_no_script_in_chromium(tmp_path, urls):
             assert " ".join(url.split()).strip("\x01 ") in " ".join(seen["text"].split())
 
 
-def test_the_policy_stops_markup_that_slipped_through(tmp_path):
+def test_the_policy_stops_markup_that_slipped_through(built_home, tmp_path):
     """Defence in depth: were a text ever written unescaped, the page's policy still runs nothing."""
-    store, graph = build_home(tmp_path)
+    store, graph = built_home
     html = export.export(store, graph.task_id, "html")
     injected = html.replace("<body>", "<body><script>alert('inline')</script><img src=x onerror=\"alert('img')\">"
                             "<svg><script>alert('svg')</script></svg><iframe src=\"javascript:alert('frame')\">"
@@ -136,9 +137,9 @@ def test_the_policy_stops_markup_that_slipped_through(tmp_path):
     assert browse(page)["dialogs"] == []
 
 
-def test_markdown_links_only_to_http(tmp_path):
+def test_markdown_links_only_to_http(built_template, tmp_path):
     for urls in HOSTILE_URLS:
-        store, graph = hostile_home(tmp_path / str(HOSTILE_URLS.index(urls)), urls)
+        store, graph = hostile_home(built_template, tmp_path / str(HOSTILE_URLS.index(urls)), urls)
         text = report_markdown(store, graph.task_id)
         parser = MarkdownIt("commonmark")
         parser.validateLink = lambda url: True  # a renderer that trusts every link the text makes
@@ -193,8 +194,8 @@ class _Anchors(HTMLParser):
 
 
 @pytest.mark.parametrize("urls", LOCAL_URLS, ids=["userinfo-private-metadata", "loopback-names-forms"])
-def test_links_to_local_or_private_hosts_are_shown_as_text(tmp_path, urls):
-    store, graph = hostile_home(tmp_path, urls)
+def test_links_to_local_or_private_hosts_are_shown_as_text(built_template, tmp_path, urls):
+    store, graph = hostile_home(built_template, tmp_path, urls)
     text = report_markdown(store, graph.task_id)
     tokens = [t for block in MarkdownIt("commonmark").parse(text) for t in (block.children or [])]
     page = export.export(store, graph.task_id, "html")
