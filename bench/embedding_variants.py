@@ -5,9 +5,10 @@ fixed subsample of BEIR-SciFact (train split).
 
 The sample: ``--queries`` train queries with judgements (seeded) and a corpus of their relevant
 papers plus seeded others, ``--docs`` in all. Every variant embeds the same papers (nothing is
-read from or written to a cache) and is scored on the same queries: docs/s, nDCG@10 of the dense
-ranking alone and of the hybrid (BM25 over the sample's index terms, its top 100 and the dense top
-100 fused as ``lyra search`` fuses them), each beside the model's own encoding (fp32, 256 tokens,
+read from or written to a cache) and is scored on the same queries: docs/s, CPU ms per paper (all
+of the process's threads: on a shared machine the figure to compare), nDCG@10 of the dense
+ranking alone and of the hybrid (BM25 over the sample's index terms, its top 100 and the dense
+top 100 fused as ``lyra search`` fuses them), each beside the model's own encoding (fp32, 256 tokens,
 batches of 32, today's). A variant is worth shipping when it is faster and loses at most 0.005
 nDCG@10. The queries are embedded in the variant's own encoding, as a task would.
 """
@@ -64,13 +65,14 @@ def main() -> None:
           f"({len(relevant)} relevant to them); threads {args.threads}")
     config = RankingConfig()
     base: tuple[float, float, float] | None = None
-    print(f"{'variant':<26} {'docs/s':>8} {'speed':>7} {'dense nDCG@10':>14} {'hybrid nDCG@10':>15}")
+    print(f"{'variant':<26} {'docs/s':>8} {'speed':>7} {'CPU ms/doc':>11} {'dense nDCG@10':>14} {'hybrid nDCG@10':>15}")
     for name, precision, max_tokens, batch in VARIANTS:
         embedder = Embedder(batch_size=batch, encoding=EmbeddingEncoding(precision=precision, max_tokens=max_tokens))
         embedder.encode(texts[:batch])  # load and warm up
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         vectors = embedder.encode(texts)
         rate = len(texts) / (time.perf_counter() - started)
+        cpu_ms = 1000 * (time.process_time() - cpu_started) / len(texts)
         dense_ndcg, hybrid_ndcg = [], []
         for q in queries:
             qvec = embedder.encode([q["text"]])[0]
@@ -83,7 +85,7 @@ def main() -> None:
             hybrid_ndcg.append(ndcg_at_k([doc_ids[i] for i in ranked], qrels[q["_id"]], 10))
         row = (rate, float(np.mean(dense_ndcg)), float(np.mean(hybrid_ndcg)))
         base = base or row
-        print(f"{name:<26} {rate:8.1f} {rate / base[0]:6.2f}× {row[1]:8.4f} ({row[1] - base[1]:+.4f}) "
+        print(f"{name:<26} {rate:8.1f} {rate / base[0]:6.2f}× {cpu_ms:11.1f} {row[1]:8.4f} ({row[1] - base[1]:+.4f}) "
               f"{row[2]:8.4f} ({row[2] - base[2]:+.4f})", flush=True)
 
 

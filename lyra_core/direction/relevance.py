@@ -12,6 +12,7 @@ the second opinion (docs/direction.md).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from pydantic import BaseModel
 
@@ -48,7 +49,10 @@ _LINKING = {"of", "and", "the", "in", "for", "with", "to", "on", "a", "an"}
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
 
 
-def _initials(text: str) -> set[str]:
+# a task asks it of each paper's text once per fragment of the paper, and again in each asset that
+# checks relevance: the runs of a whole abstract are kept rather than counted again each time
+@lru_cache(maxsize=128)
+def _initials(text: str) -> frozenset[str]:
     """The initials of every run of two or more words ("cognitive behavioural therapy" → CBT, BT…);
     a hyphenated word gives one letter per part ("non-steroidal anti-inflammatory drugs" → NSAID)."""
     letters: list[list[str]] = []
@@ -61,7 +65,7 @@ def _initials(text: str) -> set[str]:
         for end in range(start + 2, min(len(letters), start + 6) + 1):
             runs.add("".join("".join(x) for x in letters[start:end]))
             runs.add("".join(x[0] for x in letters[start:end]))
-    return runs
+    return frozenset(runs)
 
 
 def _abbreviated(phrase: str, text: str) -> bool:
@@ -70,9 +74,11 @@ def _abbreviated(phrase: str, text: str) -> bool:
     abstract start with "P" and "D"; a two-letter one ("PD-1") counts where the abstract defines it
     (:func:`lyra_core.direction.abbreviations.spelled_out`)."""
     named = {a.upper() for a in _ACRONYM.findall(text) if len(a.rstrip("s")) >= 3}
-    if named & _initials(phrase):
+    if named and named & _initials(phrase):
         return True
-    return bool({a.upper() for a in _ACRONYM.findall(phrase) if len(a.rstrip("s")) >= 3} & _initials(text))
+    # a phrase with no acronym of its own needs no initials of the text (the costly side: a whole abstract)
+    acronyms = {a.upper() for a in _ACRONYM.findall(phrase) if len(a.rstrip("s")) >= 3}
+    return bool(acronyms) and bool(acronyms & _initials(text))
 
 
 # "type 2 diabetes", "stage III cancer": the number names which kind; another number is another thing

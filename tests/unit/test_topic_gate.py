@@ -136,3 +136,20 @@ def test_the_direction_is_read_from_the_sentence_naming_the_outcome_by_its_defin
     verdict = judge_passage(frame, window, text, unsure_reader)
     assert verdict.passage_direction == "no_difference" and "4.18" not in verdict.reason
     assert verdict.relation == "REFUTES", verdict.reason
+
+
+def test_a_papers_initials_are_read_once_for_all_its_passages_and_only_for_a_phrase_with_an_acronym(paper):
+    from lyra_core.direction.relevance import _abbreviated, _initials
+
+    abstract, text = paper(CLOTS_1)
+    _initials.cache_clear()
+    about = [relevance("graduated compression stockings", "deep vein thrombosis after stroke", s, text)
+             for s in abstract]
+    assert about[11].about_both  # the trial's result, as above
+    # the abstract's initials (the costly side) once for its many passages, each phrase's once
+    assert _initials.cache_info().misses <= 3 < len(abstract)
+    _initials.cache_clear()
+    assert _abbreviated("deep vein thrombosis", text)  # the text names it DVT
+    assert not _abbreviated("hip fracture", text)  # no acronym in the phrase: the text's initials are not read
+    assert _initials.cache_info().misses == 2  # the two phrases' own, against the text's acronyms (DVT, GCS)
+    assert _abbreviated("GCS", "patients wore graduated compression stockings")  # an acronym the text spells out
