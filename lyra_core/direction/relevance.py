@@ -64,7 +64,7 @@ def _initials(text: str) -> set[str]:
     return runs
 
 
-def _abbreviated(phrase: str, text: str) -> bool:
+def names_by_acronym(phrase: str, text: str) -> bool:
     """Whether ``text`` names ``phrase`` by its acronym, or ``phrase`` is an acronym ``text`` spells
     out. Only acronyms of three letters or more are matched by initials: any two words of an
     abstract start with "P" and "D"; a two-letter one ("PD-1") counts where the abstract defines it
@@ -261,7 +261,7 @@ def _names_all(identifiers: dict[str, str], text: str) -> bool:
     if not identifiers:
         return True
     found = {_fold(w) for w in re.findall(r"[\w-]+", text)}
-    return all(folded in found or _abbreviated(written, text) for folded, written in identifiers.items())
+    return all(folded in found or names_by_acronym(written, text) for folded, written in identifiers.items())
 
 
 def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "", share: float = MATCH_SHARE
@@ -278,8 +278,8 @@ def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "", s
     outcome_hits = sorted(wanted_outcome & in_passage)
     exposure_hits = sorted(wanted_exposure & in_paper)
     paper = f"{passage} {paper_text}"
-    exposure_matched = _enough(exposure_hits, wanted_exposure, share) or _abbreviated(exposure, paper)
-    outcome_matched = _enough(outcome_hits, wanted_outcome, share) or _abbreviated(outcome, passage)
+    exposure_matched = _enough(exposure_hits, wanted_exposure, share) or names_by_acronym(exposure, paper)
+    outcome_matched = _enough(outcome_hits, wanted_outcome, share) or names_by_acronym(outcome, passage)
     # the exact names a part holds ("PD-1", "IL-10") must be named where that part is looked for
     exposure_phrase = phrase_spelled_out(exposure, paper_text, passage)
     outcome_phrase = phrase_spelled_out(outcome, paper_text, passage)
@@ -309,5 +309,5 @@ def outcome_sentences(outcome: str, passage: str, share: float = MATCH_SHARE, pa
     wanted = _specific(phrase_spelled_out(outcome, paper_text, passage))
     named = [s for s in sentences
              if _enough(sorted(wanted & _concepts(spelled_out(s, f"{passage} {paper_text}"))), wanted, share)
-             or _abbreviated(outcome, s)]
+             or names_by_acronym(outcome, s)]
     return " ".join(named) if named and len(named) < len(sentences) else passage
