@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 from lyra_core.direction.arms import names_arm
 from lyra_core.direction.contrast import exposure_named_after_than, named_at_other_level
 from lyra_core.direction.figures import CONTROL_WORDS, EffectFigure, effect_figures, figures_way, p_values
-from lyra_core.direction.relevance import names_by_acronym
+from lyra_core.direction.relevance import POPULATION, names_by_acronym
 from lyra_core.direction.terms import concepts, named_things, specific
 from lyra_core.text import index_terms
 from lyra_core.direction.lexicon import (
@@ -255,6 +255,28 @@ def said_of_another_thing(after: str, outcome: str) -> bool:
     return not named & (specific(outcome) | set(concepts(outcome))) and not names_by_acronym(outcome, " ".join(words))
 
 
+# "the 25OHD level was significantly higher": the subject a comparative is said of, back to a pause
+_SUBJECT_OF = re.compile(r"(?P<subject>[^,;:.()]{1,80}?)\s+(?:was|were|is|are|remained|became)\s+(?:\w+ly\s+)?$",
+                         re.IGNORECASE)
+
+
+def subject_is_another_thing(before: str, outcome: str, arms: str = "") -> bool:
+    """Whether the comparative that ``before`` ends at is said, as a predicate, of a subject that names
+    another thing than the outcome ("the 25OHD level was significantly higher in those with prior
+    fragility fractures": the vitamin D level is higher, not the fracture risk). A subject that names
+    people or an arm (``arms``: the exposure and the comparator) is who had more or less of the outcome
+    ("children treated with X were less likely to carry gametocytes")."""
+    match = _SUBJECT_OF.search(before)
+    if match is None:
+        return False
+    subject = re.sub(r"^.*\b(?:among|in|for|with|of)\s+(?:these|those|the|all)?\s*\w+\s+", "",
+                     match.group("subject").strip(), flags=re.IGNORECASE)
+    named = named_things(subject)
+    if not named or named & (POPULATION | set(concepts(arms))):
+        return False
+    return not named & (specific(outcome) | set(concepts(outcome))) and not names_by_acronym(outcome, subject)
+
+
 def _worded_direction(passage: str, exposure: str, outcome: str,
                       comparator: str = "") -> tuple[str, int, str, bool] | None:
     """(way, position, word, comparator named first) of the direction word nearest a mention of the outcome."""
@@ -276,6 +298,9 @@ def _worded_direction(passage: str, exposure: str, outcome: str,
         after = passage[pos + len(word):pos + len(word) + 120]
         if not re.match(r"\s+of\b", after) and said_of_another_thing(after, outcome):
             continue  # "raising HDL-C", "reducing CPU time": a change of another thing than the outcome
+        if low in COMPARATIVES and subject_is_another_thing(passage[max(0, pos - 120):pos], outcome,
+                                                            f"{exposure} {comparator}"):
+            continue  # "the 25OHD level was higher in those with fractures": said of the level
         way = resolve(raw, outcome)
         flipped = (_comparator_named_first(passage[pos:pos + 70], exposure, comparator)
                    or bool(exposure_named_after_than(passage[max(0, pos - 80):pos], passage[pos + len(word):], exposure,

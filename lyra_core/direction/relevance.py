@@ -95,7 +95,7 @@ def _another_kind(phrase: str, text: str) -> bool:
 
 
 # Who a study is of: "women with type 2 diabetes", "diabetic patients", "mouse models of obesity".
-_POPULATION = set(index_terms(
+POPULATION = set(index_terms(
     "patients patient subjects participants individuals people persons women men adults children adolescents "
     "youth infants mothers pregnancies veterans those cases mice rats animals population populations cohort"))
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
@@ -144,7 +144,7 @@ def only_as_population(phrase: str, text: str) -> bool:
     if not spans:
         return False
 
-    named_people = _concepts(phrase) & _POPULATION  # "Plasmodium-positive patients" names people itself
+    named_people = _concepts(phrase) & POPULATION  # "Plasmodium-positive patients" names people itself
     own = {w.lower() for w in _TOKEN.findall(phrase)}
 
     def population(begin: int, end: int) -> bool:
@@ -157,9 +157,9 @@ def only_as_population(phrase: str, text: str) -> bool:
         while gap < 2 and len(before) > gap + 2 and _which_cases(before[-1 - gap]):
             gap += 1
         people_with = before[:len(before) - gap]
-        return (bool(after & _POPULATION)
+        return (bool(after & POPULATION)
                 or (len(people_with) >= 2 and people_with[-1] in ("with", "without", "having") and not counted
-                    and bool(_word_concepts(people_with[-2]) & _POPULATION))
+                    and bool(_word_concepts(people_with[-2]) & POPULATION))
                 or before[-2:] in (["models", "of"], ["model", "of"])
                 or (len(before) >= 2 and before[-1] == "of" and before[-2] in _COURSE and before[-2] not in own))
 

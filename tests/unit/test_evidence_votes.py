@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from lyra_core.direction.passage import read_passage, said_of_another_thing, states_no_finding
+from lyra_core.direction.passage import read_passage, said_of_another_thing, states_no_finding, subject_is_another_thing
 from lyra_core.direction.verdict import counted_relation, no_finding_reason
 
 
@@ -84,3 +84,22 @@ def test_a_review_that_says_what_it_will_discuss_states_no_finding_for_any_claim
 ])
 def test_a_relation_read_less_likely_than_not_is_no_vote(relation, p_supports, p_refutes, counted):
     assert counted_relation(relation, p_supports, p_refutes) == counted
+
+
+@pytest.mark.parametrize("before, outcome, other", [
+    # doc 9555784, shown as refuting "Vitamin D supplementation reduces fracture risk": the 25OHD level is
+    # what was higher, in those with fractures; a level compared by outcome is no effect of supplementation
+    ("Among these subjects, the 25OHD level was significantly ", "fracture risk", True),
+    ("Hip fractures were ", "fracture risk", False),
+    ("The rate was ", "mortality", False),  # names nothing in particular: the outcome's rate
+    # people or an arm are who had more or less of the outcome
+    ("Children treated with artemether-lumefantrine were significantly ", "gametocyte carriage", False),
+])
+def test_a_comparative_said_of_a_subject_other_than_the_outcome_is_not_said_of_the_outcome(before, outcome, other):
+    assert subject_is_another_thing(before, outcome, "vitamin D supplementation artemether-lumefantrine") == other
+
+
+def test_a_level_higher_in_those_with_the_outcome_states_no_direction_of_its_risk():
+    passage = ("Among these subjects, the 25OHD level was significantly higher in those with prior fragility "
+               "fractures (p=0.018) and osteoporosis (p=0.008).")  # doc 9555784
+    assert read_passage(passage, "vitamin D supplementation", "fracture risk").direction is None
