@@ -19,15 +19,24 @@ folds show how much the figure moves between disjoint sets of claims. The shippe
 trained on SciFact train claims, so on the pairs the cross-encoder decides the figure is optimistic.
 ``--claims`` draws that many claims per fold with ``--seed`` (all: ``--claims 0``).
 
+The drawn claims are also split in two halves by claim group (a tuning half, where rules may be
+chosen, and a check half, where they are only scored), printed side by side; ``--passages FILE``
+writes every shown passage (claim, half, setting, label, gold, reason) as JSON lines for reading.
+
     .venv/bin/python -m bench.evidence_precision [--claims 12] [--seed 13] [--threads 2] [--home DIR]
+                                                 [--passages FILE]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import time
+
+from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -55,10 +64,22 @@ def finding_fragments(evidence: ClaimEvidence, docs: list[str], min_finding: flo
     return [(d, t) for (d, t, _), p in zip(pairs, probs, strict=True) if p >= min_finding]
 
 
+class ShownPassage(NamedTuple):
+    """One passage shown for a claim: its relation, its gold id (1 SUPPORT, 0 CONTRADICT, 2 none),
+    and what a reader of the bench needs to see why it was shown."""
+
+    relation: str
+    gold: int
+    doc: str
+    text: str
+    probability: float
+    reason: str
+
+
 def shown(evidence: ClaimEvidence, judge: DirectionJudge, claim: dict, candidates: list[tuple[str, str]],
-          limit: int, min_similarity: float) -> list[tuple[str, int]]:
+          limit: int, min_similarity: float) -> list[ShownPassage]:
     """The claim's strongest SUPPORTS and strongest REFUTES passage among its ``limit`` most similar
-    ``candidates``, each as (relation, gold id of the passage: 1 SUPPORT, 0 CONTRADICT, 2 none)."""
+    ``candidates``."""
     if not candidates:
         return []
     sims = evidence.encode([t for _, t in candidates]) @ evidence.encode([claim["claim"]])[0]
@@ -67,16 +88,24 @@ def shown(evidence: ClaimEvidence, judge: DirectionJudge, claim: dict, candidate
     results = judge.judge_pairs([(claim["claim"], candidates[j][1], paper[candidates[j][0]]) for j in order])
     out = []
     for relation, column in (("SUPPORTS", "p_supports"), ("REFUTES", "p_refutes")):
-        judged = [(getattr(r, column), j) for r, j in zip(results, order, strict=True)
+        judged = [(getattr(r, column), j, r) for r, j in zip(results, order, strict=True)
                   if r.relation == relation and sims[j] >= min_similarity]
         if judged:
-            j = max(judged, key=lambda pj: (pj[0], -pj[1]))[1]
-            out.append((relation, evidence.label_of(claim, *candidates[j])))
+            p, j, result = max(judged, key=lambda pj: (pj[0], -pj[1]))
+            doc, text = candidates[j]
+            out.append(ShownPassage(relation, evidence.label_of(claim, doc, text), doc, text, p, result.reason))
     return out
 
 
-def precision(rows: list[tuple[str, int]]) -> float:
-    return sum(GOLD_OF[rel] == gold for rel, gold in rows) / len(rows) if rows else float("nan")
+def precision(rows: Sequence[tuple]) -> float:
+    """Share of (relation, gold, ...) rows whose gold is the relation's label."""
+    return sum(GOLD_OF[row[0]] == row[1] for row in rows) / len(rows) if rows else float("nan")
+
+
+def summary(rows: list[ShownPassage]) -> str:
+    by_side = {rel: precision([x for x in rows if x.relation == rel]) for rel in GOLD_OF}
+    return (f"{precision(rows):.3f} of {len(rows)} (Supports {by_side['SUPPORTS']:.3f}, "
+            f"Refutes {by_side['REFUTES']:.3f})")
 
 
 def main() -> None:
@@ -85,6 +114,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--home", default=None, help="where the corpus index and embeddings are cached")
+    parser.add_argument("--passages", default=None, help="write every shown passage here as JSON lines")
     args = parser.parse_args()
     set_threads(args.threads)
     data, home = require_data("scifact"), resolve_home(args.home)
@@ -98,15 +128,28 @@ def main() -> None:
              for f in folds]
     evidence = ClaimEvidence(data, home, PAPERS, cfg.verify_top_k)
     judge = DirectionJudge()
-    rows: dict[str, list[list[tuple[str, int]]]] = {"retrieved": [[] for _ in folds], "oracle": [[] for _ in folds]}
+    # the tuning and check halves: by claim group, as the folds, so no cited paper is on both sides
+    half_of = claim_folds([{"id": c["id"], "cited_doc_ids": c["cited_doc_ids"]} for m in drawn for c in m], 2,
+                          args.seed)
+    rows: dict[str, list[list[ShownPassage]]] = {"retrieved": [[] for _ in folds], "oracle": [[] for _ in folds]}
+    halves: dict[str, list[list[ShownPassage]]] = {"retrieved": [[], []], "oracle": [[], []]}
+    log = open(args.passages, "w") if args.passages else None  # noqa: SIM115 (closed below)
     for k, members in enumerate(drawn):
         for claim in members:
             docs = [h.source_id for h in evidence.corpus.search(claim["claim"], limit=PAPERS)]
             cited = [str(d) for d in claim["cited_doc_ids"] if str(d) in evidence.index_of]
-            rows["retrieved"][k] += shown(evidence, judge, claim, finding_fragments(evidence, docs, cfg.min_finding),
-                                          cfg.verify_top_k, cfg.min_similarity)
-            rows["oracle"][k] += shown(evidence, judge, claim, finding_fragments(evidence, cited, cfg.min_finding),
-                                       cfg.verify_max_fragments, cfg.min_similarity)
+            for mode, papers, limit in (("retrieved", docs, cfg.verify_top_k),
+                                        ("oracle", cited, cfg.verify_max_fragments)):
+                passages = shown(evidence, judge, claim, finding_fragments(evidence, papers, cfg.min_finding),
+                                 limit, cfg.min_similarity)
+                rows[mode][k] += passages
+                halves[mode][half_of[claim["id"]]] += passages
+                for x in passages if log else []:
+                    log.write(json.dumps({"claim_id": claim["id"], "claim": claim["claim"], "mode": mode,
+                                          "half": ("tuning", "check")[half_of[claim["id"]]],
+                                          "right": GOLD_OF[x.relation] == x.gold, **x._asdict()}) + "\n")
+    if log:
+        log.close()
     total = sum(len(m) for m in drawn)
     print(f"SciFact train: {total} claims ({args.claims or 'all'} per fold, seed {args.seed}), 5 folds by claim group; "
           f"{time.perf_counter() - started:.0f} s")
@@ -120,6 +163,8 @@ def main() -> None:
         print(f"  {mode:<9} evidence precision {precision(pooled):.3f} ({len(pooled)} passages shown; "
               f"Supports {by_side['SUPPORTS']:.3f}, Refutes {by_side['REFUTES']:.3f}); per fold "
               + " ".join(f"{p:.2f}" for p in per_fold) + f" (mean {mean:.3f} ± {spread:.3f})")
+        tuning, check = halves[mode]
+        print(f"  {'':<9} tuning half {summary(tuning)} | check half {summary(check)}")
 
 
 if __name__ == "__main__":

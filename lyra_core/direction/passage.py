@@ -17,6 +17,8 @@ from pydantic import BaseModel, Field
 from lyra_core.direction.arms import names_arm
 from lyra_core.direction.contrast import exposure_named_after_than, named_at_other_level
 from lyra_core.direction.figures import CONTROL_WORDS, EffectFigure, effect_figures, figures_way, p_values
+from lyra_core.direction.relevance import POPULATION, names_by_acronym
+from lyra_core.direction.terms import concepts, named_things, specific
 from lyra_core.text import index_terms
 from lyra_core.direction.lexicon import (
     CHANGE_NOUNS,
@@ -41,7 +43,10 @@ _STOP = set("the and for with from that this were was are has have had been into
 AIM = re.compile(r"^\s*(?:(?:the\s+)?(?:aims?|objectives?|purposes?|goals?)\b|to\s+(?:assess|determine|evaluate|examine|"
                  r"investigate|test|compare|explore|study)\b|we\s+(?:aimed|sought|hypothesi[sz]ed|examined|investigated|"
                  r"assessed|evaluated|tested|asked|studied|will|propose)\b|this\s+(?:study|trial|review|paper)\s+"
-                 r"(?:aims?|examines?|investigates?|assesses|evaluates?|tests?|will)\b|(?:whether|if)\b)",
+                 r"(?:aims?|examines?|investigates?|assesses|evaluates?|tests?|will)\b|(?:whether|if)\b|"
+                 # a review's plan: "In this article we discuss …", "Here we review …"
+                 r"(?:in\s+this\s+(?:article|review|paper|chapter)|here),?\s+we\s+(?:discuss|review|describe|summari[sz]e|"
+                 r"outline|present|highlight|consider)\b)",
                  re.IGNORECASE)
 
 
@@ -218,6 +223,60 @@ def _nearer_the_outcome(passage: str, outcome: str, null_at: int, word_at: int) 
     return min(abs(null_at - m) for m in mentions) < min(abs(word_at - m) for m in mentions)
 
 
+# What may open a direction word's object ("reduced the risk of …", "raising HDL-C"), and what ends it
+_OBJECT_TOKEN = re.compile(r"[A-Za-z0-9][\w+-]*|[^\sA-Za-z0-9]")
+_OPENERS = {"the", "a", "an", "its", "their", "both", "further", "also", "only", "all", "any", "this", "these"}
+_OBJECT_ENDS = {"in", "by", "with", "among", "at", "from", "to", "for", "than", "on", "over", "under", "after",
+                "before", "during", "compared", "versus", "vs", "was", "were", "is", "are", "be", "been", "and", "or",
+                "but", "whereas", "while", "when", "as", "that", "which", "who", "whereby", "thereby", "via",
+                "through", "without", "within", "across", "against", "into", "per"}
+
+
+def said_of_another_thing(after: str, outcome: str) -> bool:
+    """Whether the direction word that ``after`` follows is said of something other than the outcome:
+    its object, the noun phrase right after it, names a thing and not the outcome ("raising HDL-C and
+    lowering TG" for a claim about cardiovascular disease, "reducing CPU time" for contigs). A word
+    followed by a preposition, a figure or a pause ("was reduced in the X group", "reduced by 20%"),
+    or by words that name nothing in particular ("reduced the risk", "lowered it"), keeps its claim
+    on the outcome."""
+    words: list[str] = []
+    for token in _OBJECT_TOKEN.findall(after)[:16]:
+        low = token.lower()
+        if not words and (low in _OPENERS or (low.endswith("ly") and len(low) > 4)):
+            continue  # "the", "significantly": the object starts after them
+        if not token[0].isalnum() or low in _OBJECT_ENDS or (not words and token[0].isdigit()):
+            break
+        words.append(token)
+        if len(words) >= 6:
+            break
+    named = named_things(" ".join(words))
+    if not named:
+        return False
+    return not named & (specific(outcome) | set(concepts(outcome))) and not names_by_acronym(outcome, " ".join(words))
+
+
+# "the 25OHD level was significantly higher": the subject a comparative is said of, back to a pause
+_SUBJECT_OF = re.compile(r"(?P<subject>[^,;:.()]{1,80}?)\s+(?:was|were|is|are|remained|became)\s+(?:\w+ly\s+)?$",
+                         re.IGNORECASE)
+
+
+def subject_is_another_thing(before: str, outcome: str, arms: str = "") -> bool:
+    """Whether the comparative that ``before`` ends at is said, as a predicate, of a subject that names
+    another thing than the outcome ("the 25OHD level was significantly higher in those with prior
+    fragility fractures": the vitamin D level is higher, not the fracture risk). A subject that names
+    people or an arm (``arms``: the exposure and the comparator) is who had more or less of the outcome
+    ("children treated with X were less likely to carry gametocytes")."""
+    match = _SUBJECT_OF.search(before)
+    if match is None:
+        return False
+    subject = re.sub(r"^.*\b(?:among|in|for|with|of)\s+(?:these|those|the|all)?\s*\w+\s+", "",
+                     match.group("subject").strip(), flags=re.IGNORECASE)
+    named = named_things(subject)
+    if not named or named & (POPULATION | set(concepts(arms))):
+        return False
+    return not named & (specific(outcome) | set(concepts(outcome))) and not names_by_acronym(outcome, subject)
+
+
 def _worded_direction(passage: str, exposure: str, outcome: str,
                       comparator: str = "") -> tuple[str, int, str, bool] | None:
     """(way, position, word, comparator named first) of the direction word nearest a mention of the outcome."""
@@ -236,6 +295,12 @@ def _worded_direction(passage: str, exposure: str, outcome: str,
             continue
         if _BOUNDED_COUNT.search(passage[max(0, pos - 12):pos]):
             continue
+        after = passage[pos + len(word):pos + len(word) + 120]
+        if not re.match(r"\s+of\b", after) and said_of_another_thing(after, outcome):
+            continue  # "raising HDL-C", "reducing CPU time": a change of another thing than the outcome
+        if low in COMPARATIVES and subject_is_another_thing(passage[max(0, pos - 120):pos], outcome,
+                                                            f"{exposure} {comparator}"):
+            continue  # "the 25OHD level was higher in those with fractures": said of the level
         way = resolve(raw, outcome)
         flipped = (_comparator_named_first(passage[pos:pos + 70], exposure, comparator)
                    or bool(exposure_named_after_than(passage[max(0, pos - 80):pos], passage[pos + len(word):], exposure,

@@ -68,7 +68,7 @@ def _initials(text: str) -> frozenset[str]:
     return frozenset(runs)
 
 
-def _abbreviated(phrase: str, text: str) -> bool:
+def names_by_acronym(phrase: str, text: str) -> bool:
     """Whether ``text`` names ``phrase`` by its acronym, or ``phrase`` is an acronym ``text`` spells
     out. Only acronyms of three letters or more are matched by initials: any two words of an
     abstract start with "P" and "D"; a two-letter one ("PD-1") counts where the abstract defines it
@@ -101,7 +101,7 @@ def _another_kind(phrase: str, text: str) -> bool:
 
 
 # Who a study is of: "women with type 2 diabetes", "diabetic patients", "mouse models of obesity".
-_POPULATION = set(index_terms(
+POPULATION = set(index_terms(
     "patients patient subjects participants individuals people persons women men adults children adolescents "
     "youth infants mothers pregnancies veterans those cases mice rats animals population populations cohort"))
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
@@ -150,7 +150,7 @@ def only_as_population(phrase: str, text: str) -> bool:
     if not spans:
         return False
 
-    named_people = _concepts(phrase) & _POPULATION  # "Plasmodium-positive patients" names people itself
+    named_people = _concepts(phrase) & POPULATION  # "Plasmodium-positive patients" names people itself
     own = {w.lower() for w in _TOKEN.findall(phrase)}
 
     def population(begin: int, end: int) -> bool:
@@ -163,9 +163,9 @@ def only_as_population(phrase: str, text: str) -> bool:
         while gap < 2 and len(before) > gap + 2 and _which_cases(before[-1 - gap]):
             gap += 1
         people_with = before[:len(before) - gap]
-        return (bool(after & _POPULATION)
+        return (bool(after & POPULATION)
                 or (len(people_with) >= 2 and people_with[-1] in ("with", "without", "having") and not counted
-                    and bool(_word_concepts(people_with[-2]) & _POPULATION))
+                    and bool(_word_concepts(people_with[-2]) & POPULATION))
                 or before[-2:] in (["models", "of"], ["model", "of"])
                 or (len(before) >= 2 and before[-1] == "of" and before[-2] in _COURSE and before[-2] not in own))
 
@@ -267,7 +267,7 @@ def _names_all(identifiers: dict[str, str], text: str) -> bool:
     if not identifiers:
         return True
     found = {_fold(w) for w in re.findall(r"[\w-]+", text)}
-    return all(folded in found or _abbreviated(written, text) for folded, written in identifiers.items())
+    return all(folded in found or names_by_acronym(written, text) for folded, written in identifiers.items())
 
 
 def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "", share: float = MATCH_SHARE
@@ -284,8 +284,8 @@ def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "", s
     outcome_hits = sorted(wanted_outcome & in_passage)
     exposure_hits = sorted(wanted_exposure & in_paper)
     paper = f"{passage} {paper_text}"
-    exposure_matched = _enough(exposure_hits, wanted_exposure, share) or _abbreviated(exposure, paper)
-    outcome_matched = _enough(outcome_hits, wanted_outcome, share) or _abbreviated(outcome, passage)
+    exposure_matched = _enough(exposure_hits, wanted_exposure, share) or names_by_acronym(exposure, paper)
+    outcome_matched = _enough(outcome_hits, wanted_outcome, share) or names_by_acronym(outcome, passage)
     # the exact names a part holds ("PD-1", "IL-10") must be named where that part is looked for
     exposure_phrase = phrase_spelled_out(exposure, paper_text, passage)
     outcome_phrase = phrase_spelled_out(outcome, paper_text, passage)
@@ -315,5 +315,5 @@ def outcome_sentences(outcome: str, passage: str, share: float = MATCH_SHARE, pa
     wanted = _specific(phrase_spelled_out(outcome, paper_text, passage))
     named = [s for s in sentences
              if _enough(sorted(wanted & _concepts(spelled_out(s, f"{passage} {paper_text}"))), wanted, share)
-             or _abbreviated(outcome, s)]
+             or names_by_acronym(outcome, s)]
     return " ".join(named) if named and len(named) < len(sentences) else passage

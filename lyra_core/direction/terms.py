@@ -76,8 +76,13 @@ def word_concepts(word: str) -> frozenset[str]:
     return concepts.__wrapped__(word)
 
 
+def named_things(text: str) -> set[str]:
+    """The phrase's concepts without the general terms and a dose: empty where it names nothing in
+    particular ("the risk", "its levels")."""
+    return {_concept(t) for t in index_terms(_DOSE.sub(" ", text)) if t not in GENERAL}
+
+
 def specific(text: str) -> set[str]:
     """The phrase's concepts without the general terms and a dose ("risk of stroke" is about
     stroke, not risk; "400 mg of X" about X)."""
-    found = {_concept(t) for t in index_terms(_DOSE.sub(" ", text)) if t not in GENERAL}
-    return found or set(concepts(text))
+    return named_things(text) or set(concepts(text))

@@ -153,6 +153,18 @@ def judge(frame: ClaimFrame, probs: dict[str, float], reading: PassageReading, a
                               direction_stated=reading.source != "none", **base)
 
 
+# A relation the judge holds less likely than not is no vote (as scoring's ``min_vote`` counts it): shown
+# as neutral, not as the claim's strongest passage for or against it
+VOTE_MIN = 0.5
+
+
+def counted_relation(relation: str, p_supports: float, p_refutes: float) -> str:
+    """``relation`` where its probability is at least ``VOTE_MIN``, else NEUTRAL: a cross-encoder
+    that reads "supports" at 0.45 holds it more likely that the passage does not support the claim."""
+    p = {"SUPPORTS": p_supports, "REFUTES": p_refutes}.get(relation)
+    return "NEUTRAL" if p is not None and p < VOTE_MIN else relation
+
+
 UNNAMED_COMPARATOR = "control"  # Lyra's claims rarely name what the exposure is compared with
 
 
@@ -164,11 +176,17 @@ def reader_question(exposure: str, outcome: str, comparator: str = "") -> str:
     return f"effect of {exposure} versus {comparator} on {outcome}"
 
 
+def no_finding_reason(passage: str) -> str | None:
+    """Why ``passage`` is no evidence for any claim, whatever it names: it states an aim or a method,
+    or says what is not yet known; None for a passage that may state a finding."""
+    return ("states an aim or a method" if states_no_finding(passage) else
+            "says what is not yet known" if states_open_question(passage) else None)
+
+
 def judge_passage(frame: ClaimFrame, passage: str, paper_text: str, probs: dict[str, float]) -> DirectionJudgement:
     """The relation of ``passage`` (from a paper whose title and abstract are ``paper_text``) to the
     effect claim ``frame``, given the direction reader's probabilities ``probs`` for it."""
-    no_finding = ("states an aim or a method" if states_no_finding(passage) else
-                  "says what is not yet known" if states_open_question(passage) else None)
+    no_finding = no_finding_reason(passage)
     if no_finding:
         return DirectionJudgement(relation="NEUTRAL", p_supports=0.0, p_refutes=0.0, p_neutral=1.0,
                                   claim_direction=claim_direction(frame), passage_direction=None, figures="",

@@ -18,7 +18,13 @@ from pydantic import BaseModel
 
 from lyra_core.direction.claim_frame import read_claim
 from lyra_core.direction.relevance import outcome_sentences
-from lyra_core.direction.verdict import DirectionJudgement, judge_passage, reader_question_for
+from lyra_core.direction.verdict import (
+    DirectionJudgement,
+    counted_relation,
+    judge_passage,
+    no_finding_reason,
+    reader_question_for,
+)
 from lyra_resources.models.model_files import DEFAULT_DIRECTION_DIR, ModelError, base_version
 from lyra_resources.models.inference import NliPrediction, PairClassifier, cached_model, nli_model, softmax
 
@@ -163,12 +169,28 @@ def judge_triples(triples: list[tuple[str, str, str]], read: ReaderPredict, nli:
                 others[i] = UNSTATED
             continue
         out[i] = EdgeJudgement.from_direction(verdict)
+    for i in list(others):
+        # an aim, a method or an open question is no finding for a claim of any kind (docs/direction.md)
+        if (no_finding := no_finding_reason(triples[i][1])) is not None:
+            out[i] = EdgeJudgement(relation="NEUTRAL", p_supports=0.0, p_refutes=0.0, p_neutral=1.0,
+                                   judged_by=DIRECTION, reason=f"{no_finding}, not a finding → neutral")
+            del others[i]
     order = sorted(others)
     nli_results = nli([(triples[i][1], triples[i][0]) for i in order])
     for i, result in zip(order, nli_results, strict=True):
         relation = {"entailment": "SUPPORTS", "contradiction": "REFUTES"}.get(result["label"], "NEUTRAL")
         out[i] = EdgeJudgement.from_cross_encoder(relation, result["probs"], others[i])
-    return [out[i] for i in range(len(triples))]
+    return [as_vote(out[i]) for i in range(len(triples))]
+
+
+def as_vote(edge: EdgeJudgement) -> EdgeJudgement:
+    """The edge as it votes: a relation read at under ``VOTE_MIN`` is neutral, and its reason says so."""
+    relation = counted_relation(edge.relation, edge.p_supports, edge.p_refutes)
+    if relation == edge.relation:
+        return edge
+    p = edge.p_supports if edge.relation == "SUPPORTS" else edge.p_refutes
+    return edge.model_copy(update={"relation": relation, "reason": f"{edge.reason}; at {p:.2f} less likely than "
+                                                                   "not: no vote"})
 
 
 

@@ -414,7 +414,7 @@ def test_an_exposure_listed_beside_the_outcome_is_not_its_effect(passage, side_b
     ("Deaths from any cause were lower in participants receiving chemotherapy than in controls (p = 0.01).",
      "chemotherapy", "decreased"),
     ("The causes of death were similar with chemotherapy and with observation.", "chemotherapy", "no_difference"),
-    ("Smoking causes lung cancer in most patients.", "smoking", "increased"),
+    ("Smoking causes death in most patients.", "smoking", "increased"),
     # a digit that ends a name between two arms' figures ("omega-3", "COVID-19") leaves the arms readable
     ("Triglycerides were 12% with omega-3 supplementation and 20% with placebo, respectively (p = 0.003).",
      "omega-3 supplementation", "decreased"),
