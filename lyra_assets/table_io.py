@@ -6,7 +6,7 @@ Dagster hands the frame over, so lineage shows the data each asset reads, and a 
 asset function with frames.
 
 The IO manager does no I/O of its own: it uses the run's one store (the ``store`` resource, a
-:class:`lyra_assets.graph.TaskStore`), so what it writes and reads is exactly what an asset writing
+:class:`lyra_assets.graph.publish.TaskStore`), so what it writes and reads is exactly what an asset writing
 through the store itself would: in a run that publishes the task's graph the rows are staged under
 the run's generation (``lyra_resources.store.generations``) and each input is the task's rows as the run
 sees them (its staged rows once it opened its generation); in a run that writes in place each output
@@ -55,9 +55,9 @@ class LyraTableIOManager(IOManager):
     """Writes an asset's DataFrame as the task's rows of its table, and loads a table's task rows
     as an input, both through ``store``."""
 
-    def __init__(self, store: LyraStore, settings: LyraSettings | None = None) -> None:
+    def __init__(self, store: LyraStore, settings: LyraSettings) -> None:
         self.store = store
-        self.settings = settings or LyraSettings()  # the run's: what ``lyra_assets.reuse`` compares
+        self.settings = settings  # the run's: what ``lyra_assets.reuse`` compares
         self._held: dict[str, dict[str, pd.DataFrame]] = {}  # step key → the tables it has handed over
         self._inputs: dict[tuple[str, str], str | None] = {}  # (task, table) → the digest its rows are built from
         self._outside: dict[str, RunInputs] = {}  # task → what the run reads outside its tables
@@ -113,9 +113,15 @@ class LyraTableIOManager(IOManager):
             description="Lyra's per-task tables: an asset's DataFrame becomes the task's rows of its table "
                         "(staged while a run builds the task's next graph), and an input is read from them.")
 def lyra_tables(init_context: InitResourceContext) -> LyraTableIOManager:
-    """The IO manager over the run's store: the same ``store`` resource the assets get, so a
-    publishing run's generation, opened once when the store is set up, is the one it writes into."""
-    return LyraTableIOManager(init_context.resources.store, init_context.resources.settings)
+    """The IO manager over the run's store and settings, both required resources.
+
+    It names the ``store`` resource by key rather than nesting a store of its own (a Pythonic
+    ``ConfigurableIOManagerFactory`` with a ``TaskStore`` field): Dagster sets a nested resource up
+    as a second instance, which would open a second generation in a publishing run. By key, the
+    IO manager writes into the one generation the assets' store opened."""
+    store: LyraStore = init_context.resources.store
+    settings: LyraSettings = init_context.resources.settings
+    return LyraTableIOManager(store, settings)
 
 
 def _table(context: InputContext | OutputContext) -> str:

@@ -27,8 +27,8 @@ from lyra_assets.execution.runs import (
     task_tags,
 )
 from lyra_assets.execution.step_workers import WORKER_CONFIG_MODULE, write_worker_config
-from lyra_assets.graph import store_lock_waits
-from lyra_assets.learning import nli_rescoring
+from lyra_assets.graph.publish import store_lock_waits
+from lyra_assets.models.adapter import nli_rescoring
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.home import REPO_ROOT, HomeLayout
 from lyra_resources.settings import ClusterSettings, LyraSettings, SettingsError

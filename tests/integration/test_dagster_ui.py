@@ -13,7 +13,7 @@ from dagster import (
 )
 
 from lyra_assets.definitions import ASSETS, build_definitions, build_resources
-from lyra_assets.evidence import edges_preview
+from lyra_assets.evidence.judging import edges_preview
 from lyra_assets.execution.runs import open_instance
 from lyra_assets.metadata import TASK_COLUMN_DESCRIPTION, column_schema, markdown_preview, table_metadata
 from lyra_assets.partitions import TASKS_PARTITION
