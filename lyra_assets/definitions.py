@@ -7,7 +7,7 @@ import os
 
 from dagster import AssetSelection, Definitions, ExecutorDefinition, define_asset_job
 
-from lyra_assets import documents, ranking, sources, table_io, web
+from lyra_assets import documents, ranking, sources, table_io, task_assets, web
 from lyra_assets.citations import edges as citation_edges
 from lyra_assets.citations import tracking as citation_tracking
 from lyra_assets.evidence import answer, checks, claims, judging, topics, verification
@@ -102,7 +102,7 @@ def build_definitions(home: str | os.PathLike[str] | None = None,
     config = settings or load_settings()
     pipeline, rescoring = task_jobs(step_executor(config.cluster))
     return Definitions(
-        assets=with_table_metadata([*ASSETS, *MODEL_ASSETS], layout), asset_checks=CHECKS,
+        assets=[task_assets.TASK, *with_table_metadata([*ASSETS, *MODEL_ASSETS], layout)], asset_checks=CHECKS,
         jobs=[pipeline, nli_model_training, verifier_training, direction_reader_training, reranker_training,
               adapter.nli_adapter_training, rescoring],
         resources=build_resources(home, config),

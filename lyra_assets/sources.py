@@ -20,7 +20,7 @@ from dagster import (
 from pydantic import BaseModel, Field
 
 from lyra_assets.metadata import table_metadata
-from lyra_assets.task_assets import task_table_spec, task_tables
+from lyra_assets.task_assets import TASK, task_table_spec, task_tables
 from lyra_core.academic import AcademicDecision, classify_query
 from lyra_core.claim_inputs import ClaimInput, ScopeRow, scope_claims
 from lyra_core.papers import CanonicalPaper, PaperRecord, canonicalize
@@ -44,7 +44,7 @@ from lyra_resources.sources.providers import PaperProvider, SourceIssue
 from lyra_resources.store.run_inputs import run_inputs
 from lyra_resources.schema import CLAIM_SCOPE
 from lyra_resources.settings import LyraSettings
-from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 
 
 PAPER_PREVIEW = ["search_rank", "title", "year", "doi", "sources"]
@@ -160,12 +160,11 @@ in order (`rank` 1 first); `input_id` is the id the claims file gave the claim. 
 tasks, whose claims meet their most similar fragments.""")
 
 
-@task_tables([papers_spec, claim_scope_spec], reuse_rows=False)  # records what the run reads: always runs
-def paper_search(context: AssetExecutionContext, store: ResourceParam[LyraStore], literature: LiteratureSources,
+@task_tables([papers_spec, claim_scope_spec], ins={"task": TASK}, reuse_rows=False)  # records what the run reads
+def paper_search(context: AssetExecutionContext, task: TaskRecord, store: ResourceParam[LyraStore], literature: LiteratureSources,
                  models: LocalModels, settings: ResourceParam[LyraSettings]) -> tuple[Output, Output]:
     """Search the task's sources for its papers (a verify task: each claim's own papers); both
     tables are written in one transaction."""
-    task = store.require_task(context.partition_key)
     # what this run reads, kept with its graph: an unchanged re-run is skipped (`lyra task run`)
     record_run_inputs(store, context.run.run_id, run_inputs(store, task, settings, Path(store.home)).digest)
     options = TaskOptions.model_validate(task.options)

@@ -41,9 +41,10 @@ from lyra_resources.schema import PER_TASK_TABLES
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store.run_inputs import RunInputs, run_inputs
 from lyra_resources.store.table_inputs import record_table_inputs
-from lyra_resources.store.lyra_store import LyraStore, StoreError
+from lyra_resources.store.lyra_store import LyraStore, StoreError, TaskRecord
 
 LYRA_TABLES = "lyra_tables"  # the resource key of the IO manager
+TASK_ROW = "task"  # the external asset whose value is the task's row of `tasks` (lyra_assets.task_assets.TASK)
 
 
 def table_input(upstream: AssetsDefinition | AssetSpec) -> AssetIn:
@@ -103,9 +104,12 @@ class LyraTableIOManager(IOManager):
             record_table_inputs(self.store, task_id, context.run_id, written, digests.pop())
         context.add_output_metadata(task_metadata(self.store, task_id, table))
 
-    def load_input(self, context: InputContext) -> pd.DataFrame:
+    def load_input(self, context: InputContext) -> pd.DataFrame | TaskRecord:
         """The task's rows of the upstream asset's table, as this run sees them: every column,
-        ``task_id`` included, in ``LyraStore.read_partition``'s order."""
+        ``task_id`` included, in ``LyraStore.read_partition``'s order; for the ``task`` input, the
+        task's own row (its question and options)."""
+        if context.has_asset_key and context.asset_key.path[-1] == TASK_ROW:
+            return self.store.require_task(_task(context))
         return self.store.read_partition(_table(context), _task(context))
 
 

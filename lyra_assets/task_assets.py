@@ -17,9 +17,17 @@ from dagster import AssetsDefinition, AssetSpec, asset, multi_asset
 from lyra_assets.code_versions import code_version
 from lyra_assets.partitions import task_partitions
 from lyra_assets.reuse import reuses_unchanged_rows
-from lyra_assets.table_io import LYRA_TABLES, table_input
+from lyra_assets.table_io import LYRA_TABLES, TASK_ROW, table_input
 
 TABLE_KINDS = frozenset({"duckdb", "parquet"})
+
+# The task itself, as the first input of the assets that read its question or options: an external
+# asset (written by `lyra run`, `lyra verify` or MCP's create_task when the task is created, never
+# by a run) whose value, loaded by the table IO manager, is the task's row (a TaskRecord).
+TASK = AssetSpec(TASK_ROW, partitions_def=task_partitions, group_name="sources", kinds={"duckdb"},
+                 description="The research task: its question, kind and options, one row of `tasks`, written "
+                             "when the task is created. Every asset that reads the question or the options takes it "
+                             "as an input.")
 
 Upstream = AssetsDefinition | AssetSpec
 
@@ -72,8 +80,11 @@ def task_tables(specs: Sequence[AssetSpec], *, ins: Mapping[str, Upstream] | Non
 
     def decorate(compute: Callable) -> AssetsDefinition:
         body = reuses_unchanged_rows()(compute) if reuse_rows else compute
+        upstream = list((ins or {}).values())
+        with_inputs = [spec.merge_attributes(deps=[u for u in upstream if u.key not in {d.asset_key for d in spec.deps}])
+                       for spec in specs]  # every table of the step depends on what the step reads
         return multi_asset(
-            specs=list(specs), partitions_def=task_partitions,
+            specs=with_inputs, partitions_def=task_partitions,
             ins={name: table_input(upstream) for name, upstream in (ins or {}).items()},
         )(body)
 

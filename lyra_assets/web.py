@@ -20,7 +20,7 @@ from dagster import (
 
 from lyra_assets import sources
 from lyra_assets.metadata import table_metadata
-from lyra_assets.task_assets import task_table, task_table_spec, task_tables
+from lyra_assets.task_assets import TASK, task_table, task_table_spec, task_tables
 from lyra_core.browsing import browser_mode
 from lyra_core.cells import cell_list
 from lyra_core.feedback import blocked_domains
@@ -32,7 +32,7 @@ from lyra_resources.sources.identifier_completion import IdentifierCompletion
 from lyra_resources.sources.literature import LiteratureSources, live_mode
 from lyra_resources.web.search_engines import SerpResult
 from lyra_resources.settings import BrowserSettings
-from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 from lyra_resources.web.browser_resource import WebBrowser
 from lyra_resources.web.crawl import (
     Crawl,
@@ -79,15 +79,14 @@ def _unavailable(context: AssetExecutionContext, exc: BrowserUnavailable, mode: 
 
 # -- search ----------------------------------------------------------------------------------------
 
-@task_table()
-def serp_results(context: AssetExecutionContext, store: ResourceParam[LyraStore], browser: WebBrowser,
+@task_table(ins={"task": TASK})
+def serp_results(context: AssetExecutionContext, task: TaskRecord, store: ResourceParam[LyraStore], browser: WebBrowser,
                  trust: DomainTrust, literature: LiteratureSources) -> Output[pd.DataFrame]:
     """Search engine results for the task's question, one row per organic result.
 
     The configured engines are asked through the browser; each result keeps its rank, link, title,
     snippet and the DOIs, PMIDs and arXiv ids it names. Empty, with the reason in the metadata,
     when the browser is off for the task (`browser.search`)."""
-    task = store.require_task(context.partition_key)
     cfg = browser.config()
     enabled, reason = task_uses_browser(TaskOptions.model_validate(task.options), cfg, literature)
     results: list[SerpResult] = []
@@ -138,12 +137,13 @@ academic APIs; every paper found that the task lacked is one row, with the round
 found it. Empty without live sources.""")
 
 
-@task_tables([web_pages_spec, identified_papers_spec], ins={"serp": serp_results, "papers": sources.papers_spec})
-def web_fetch(context: AssetExecutionContext, serp: pd.DataFrame, papers: pd.DataFrame, store: ResourceParam[LyraStore],
+@task_tables([web_pages_spec, identified_papers_spec],
+             ins={"task": TASK, "serp": serp_results, "papers": sources.papers_spec})
+def web_fetch(context: AssetExecutionContext, task: TaskRecord, serp: pd.DataFrame, papers: pd.DataFrame,
+              store: ResourceParam[LyraStore],
               browser: WebBrowser, trust: DomainTrust, literature: LiteratureSources) -> tuple[Output, Output]:
     """Fetch the task's web pages with the browser and look up the identifiers found on them;
     both tables are written in one transaction."""
-    task = store.require_task(context.partition_key)
     options = TaskOptions.model_validate(task.options)
     cfg = browser.config()
     enabled, reason = task_uses_browser(options, cfg, literature, fetch=True)

@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 
 from lyra_assets import sources
 from lyra_assets.metadata import table_metadata
-from lyra_assets.task_assets import task_table_spec, task_tables
+from lyra_assets.task_assets import TASK, task_table_spec, task_tables
 from lyra_core.citations import (
     FALLBACK_METHOD,
     CitationCandidate,
@@ -51,7 +51,7 @@ from lyra_resources.corpus.paper_rows import papers_from_frame
 from lyra_resources.sources.providers import SourceIssue
 from lyra_resources.schema import TABLES
 from lyra_resources.settings import CitationSettings, LyraSettings
-from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 
 
 EXPANSION_COLUMNS = TABLES["citation_expansions"].data_columns
@@ -210,12 +210,11 @@ One row per candidate of `citation_expansions`, with the identifiers, title and 
 report; `pages` makes a `citation` page of each selected one with an abstract.""")
 
 
-@task_tables([citation_expansions_spec, citation_papers_spec], ins={"paper_rows": sources.papers_spec})
-def citation_tracking(context: AssetExecutionContext, paper_rows: pd.DataFrame, store: ResourceParam[LyraStore],
+@task_tables([citation_expansions_spec, citation_papers_spec], ins={"task": TASK, "paper_rows": sources.papers_spec})
+def citation_tracking(context: AssetExecutionContext, task: TaskRecord, paper_rows: pd.DataFrame, store: ResourceParam[LyraStore],
                       literature: LiteratureSources, models: LocalModels, llm: OllamaLlm,
                       settings: ResourceParam[LyraSettings]) -> tuple[Output, Output]:
     """Follow the task's papers' references and citations; both tables are written in one transaction."""
-    task = store.require_task(context.partition_key)
     options = TaskOptions.model_validate(task.options)
     cfg = settings.citations
     plan = literature.plan(options.corpus)

@@ -10,7 +10,7 @@ from lyra_assets.evidence import judging, topics
 from lyra_assets.evidence.claims import claims as claims_asset
 from lyra_assets.metadata import table_metadata
 from lyra_assets.page_text import page_papers, page_texts
-from lyra_assets.task_assets import task_table
+from lyra_assets.task_assets import TASK, task_table
 from lyra_core.addressed import TaskPassage, no_claim_line, not_addressed_line
 from lyra_core.answer import (
     AnswerPaper,
@@ -25,7 +25,7 @@ from lyra_core.question_parts import question_parts
 from lyra_core.tasks import TaskOptions
 from lyra_resources.schema import TASK_ANSWER
 from lyra_resources.settings import LyraSettings
-from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.store.lyra_store import TaskRecord
 
 
 PREVIEW_COLUMNS = ["hypothesis", "verdict", "confidence", "uncertainty", "supporting_papers", "refuting_papers",
@@ -96,13 +96,13 @@ def task_passages(fragments: pd.DataFrame, pages: pd.DataFrame, papers: pd.DataF
     return passages, {str(k): str(v or "") for k, v in titles}
 
 
-@task_table(ins={"claim_scores": judging.claim_scores, "claims": claims_asset,
+@task_table(ins={"task": TASK, "claim_scores": judging.claim_scores, "claims": claims_asset,
                  "nli_edges": judging.nli_edges, "pages": documents.pages,
                  "fragments": documents.fragments, "papers": sources.papers_spec},
             deps=[topics.claim_topics])
-def task_answer(context: AssetExecutionContext, claim_scores: pd.DataFrame, claims: pd.DataFrame,
+def task_answer(context: AssetExecutionContext, task: TaskRecord, claim_scores: pd.DataFrame, claims: pd.DataFrame,
                 nli_edges: pd.DataFrame, pages: pd.DataFrame, fragments: pd.DataFrame, papers: pd.DataFrame,
-                store: ResourceParam[LyraStore], settings: ResourceParam[LyraSettings]) -> Output[pd.DataFrame]:
+                settings: ResourceParam[LyraSettings]) -> Output[pd.DataFrame]:
     """The answer to the task's question: one row, or none for a verify task.
 
     A yes/no question is judged as its declarative hypothesis (the `claims` row of origin
@@ -114,7 +114,6 @@ def task_answer(context: AssetExecutionContext, claim_scores: pd.DataFrame, clai
     `open_question` and no verdict: its answer is the most relevant adopted claims; when it names an
     exposure and an outcome and no claim about both was adopted, `not_addressed` says that instead.
     """
-    task = store.require_task(context.partition_key)
     if TaskOptions.model_validate(task.options).is_verify:
         empty = pd.DataFrame(columns=TASK_ANSWER.data_columns)
         return Output(empty, metadata={

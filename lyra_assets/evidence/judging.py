@@ -16,7 +16,7 @@ from lyra_assets import documents, sources
 from lyra_assets.evidence.claims import claims as claims_asset
 from lyra_assets.metadata import table_metadata
 from lyra_assets.page_text import page_papers, page_texts
-from lyra_assets.task_assets import task_table
+from lyra_assets.task_assets import TASK, task_table
 from lyra_core.cells import cell_list
 from lyra_core.claims import claim_id_for
 from lyra_core.direction.claim_frame import read_claim
@@ -38,7 +38,7 @@ from lyra_resources.models.nli_versions import active_version
 from lyra_resources.progress import track
 from lyra_resources.schema import CLAIM_SCORES, NLI_EDGES
 from lyra_resources.settings import EvidenceSettings, LyraSettings
-from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 
 
 # Partitioned asset checks are a preview feature of Dagster 1.13; Lyra relies on them knowingly.
@@ -156,10 +156,10 @@ def scoped_pairs(task_id: str, options: TaskOptions, scope: pd.DataFrame, pages:
                                [cfg.verify_top_k if s else cfg.verify_max_fragments for s in searched], searched)
 
 
-@task_table(ins={"claims": claims_asset, "fragments": documents.fragments, "pages": documents.pages,
+@task_table(ins={"task": TASK, "claims": claims_asset, "fragments": documents.fragments, "pages": documents.pages,
                  "claim_scope": sources.claim_scope_spec, "papers": sources.papers_spec})
 def nli_edges(
-    context: AssetExecutionContext, claims: pd.DataFrame, fragments: pd.DataFrame, pages: pd.DataFrame,
+    context: AssetExecutionContext, task: TaskRecord, claims: pd.DataFrame, fragments: pd.DataFrame, pages: pd.DataFrame,
     claim_scope: pd.DataFrame, papers: pd.DataFrame, store: ResourceParam[LyraStore], models: LocalModels, trust: DomainTrust,
     settings: ResourceParam[LyraSettings],
 ) -> Output[pd.DataFrame]:
@@ -191,7 +191,7 @@ def nli_edges(
     fragment_vectors = encode(fragments["text"].tolist()) if len(fragments) else np.zeros((0, 1))
     every, every_vector = fragments, fragment_vectors
     fragments, fragment_vectors, not_findings = findings_only(fragments, fragment_vectors, cfg.min_finding)
-    options = TaskOptions.model_validate(store.require_task(task_id).options)
+    options = TaskOptions.model_validate(task.options)
     results: list[int] = []
     required: dict[int, list[int]] = {}
     if not options.is_verify:

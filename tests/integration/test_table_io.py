@@ -241,7 +241,7 @@ def test_fragment_ranking_ranks_its_input_fragments(tmp_path):
                                        "Vitamin D and fracture risk: a spam page on vitamin D fracture risk."]})
     resources = {**build_resources(home, LyraSettings()), "models": HashModels(embedder_name="test-hash")}
     del resources[LYRA_TABLES]
-    result = fragment_ranking(build_asset_context(partition_key=task.id), fragments=fragments, pages=PAGES,
+    result = fragment_ranking(build_asset_context(partition_key=task.id), task=task, fragments=fragments, pages=PAGES,
                               **{k: resources[k] for k in ("store", "models", "literature", "trust", "settings")})
     frame = result.value
     assert list(frame.columns) == TABLES["fragment_ranking"].data_columns
