@@ -40,6 +40,7 @@ _TABLE_ASSETS = [  # in the order they run
     answer.task_answer, verification.domain_verification,
 ]
 ASSETS = [*_TABLE_ASSETS, publish.publishing_asset(_TABLE_ASSETS), report.task_report]
+TASK_RUN_ASSETS = [task_assets.TASK, *ASSETS]  # and the task they read: what `materialize` needs to run them
 CHECKS = [checks.nli_edges_are_well_formed, checks.claim_scores_are_consistent]
 MODEL_ASSETS = [training.nli_model, training.verifier_model, training.direction_reader, training.corpus_reranker,
                 adapter.nli_adapter]
