@@ -140,7 +140,7 @@ def collect(m: Measured, home: Path, runs: dict[str, str]) -> Measured:
     from dagster import DagsterEventType
 
     from lyra_assets.execution.runs import open_instance
-    from lyra_assets.graph import store_lock_waits
+    from lyra_assets.graph.publish import store_lock_waits
     from lyra_resources.store.lyra_store import LyraStore
 
     store = LyraStore.at(home)

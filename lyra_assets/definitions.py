@@ -7,24 +7,12 @@ import os
 
 from dagster import AssetSelection, Definitions, ExecutorDefinition, define_asset_job
 
-from lyra_assets import (
-    answer,
-    citation_graph,
-    citations,
-    claims,
-    documents,
-    evidence,
-    graph,
-    learning,
-    models,
-    ranking,
-    report,
-    sources,
-    table_io,
-    topics,
-    verification,
-    web,
-)
+from lyra_assets import documents, ranking, sources, table_io, task_assets, web
+from lyra_assets.citations import edges as citation_edges
+from lyra_assets.citations import tracking as citation_tracking
+from lyra_assets.evidence import answer, checks, claims, judging, topics, verification
+from lyra_assets.graph import publish, report
+from lyra_assets.models import adapter, training
 from lyra_assets.execution import schedules, task_status
 from lyra_assets.execution.interrupts import console_without_interruptions
 from lyra_assets.execution.runs import (
@@ -46,15 +34,16 @@ from lyra_resources.settings import LyraSettings, load_settings
 from lyra_resources.web.browser_resource import WebBrowser
 
 _TABLE_ASSETS = [  # in the order they run
-    web.serp_results, sources.paper_search, citations.citation_tracking, web.web_fetch,
-    documents.pages, documents.fragments, citation_graph.citation_edges, ranking.fragment_ranking,
-    claims.claims, evidence.nli_edges, evidence.claim_scores, topics.claim_topics,
+    web.serp_results, sources.paper_search, citation_tracking.citation_tracking, web.web_fetch,
+    documents.pages, documents.fragments, citation_edges.citation_edges, ranking.fragment_ranking,
+    claims.claims, judging.nli_edges, judging.claim_scores, topics.claim_topics,
     answer.task_answer, verification.domain_verification,
 ]
-ASSETS = [*_TABLE_ASSETS, graph.publishing_asset(_TABLE_ASSETS), report.task_report]
-CHECKS = [evidence.nli_edges_are_well_formed, evidence.claim_scores_are_consistent]
-MODEL_ASSETS = [models.nli_model, models.verifier_model, models.direction_reader, models.corpus_reranker,
-                learning.nli_adapter]
+ASSETS = [*_TABLE_ASSETS, publish.publishing_asset(_TABLE_ASSETS), report.task_report]
+TASK_RUN_ASSETS = [task_assets.TASK, *ASSETS]  # and the task they read: what `materialize` needs to run them
+CHECKS = [checks.nli_edges_are_well_formed, checks.claim_scores_are_consistent]
+MODEL_ASSETS = [training.nli_model, training.verifier_model, training.direction_reader, training.corpus_reranker,
+                adapter.nli_adapter]
 
 
 # Returns an unresolved asset job, a type `dagster` exports no name for (hence no annotation).
@@ -70,20 +59,20 @@ def pipeline_job(executor: ExecutorDefinition | None = None):
 
 
 task_pipeline = pipeline_job()
-nli_model_training = define_asset_job(NLI_TRAINING_JOB, selection=[models.nli_model],
+nli_model_training = define_asset_job(NLI_TRAINING_JOB, selection=[training.nli_model],
                                       description="Train the SNLI base cross-encoder.")
-direction_reader_training = define_asset_job(DIRECTION_TRAINING_JOB, selection=[models.direction_reader],
+direction_reader_training = define_asset_job(DIRECTION_TRAINING_JOB, selection=[training.direction_reader],
                                              description="Train the direction reader on Evidence Inference v2.")
-verifier_training = define_asset_job(VERIFIER_TRAINING_JOB, selection=[models.verifier_model],
+verifier_training = define_asset_job(VERIFIER_TRAINING_JOB, selection=[training.verifier_model],
                                      description="Train, cross-validate and calibrate Lyra's claim verifier.")
-reranker_training = define_asset_job(RERANKER_TRAINING_JOB, selection=[models.corpus_reranker],
+reranker_training = define_asset_job(RERANKER_TRAINING_JOB, selection=[training.corpus_reranker],
                                      description="Adapt a cross-encoder reranker to one corpus.")
 
 
 def task_jobs(executor: ExecutorDefinition | None) -> list:  # of unresolved asset jobs (see `pipeline_job`)
     """The jobs that run a task (`task_pipeline`, `nli_rescoring`), their steps on ``executor``
     (``None``: as defined, the local profile's)."""
-    return [pipeline_job(executor), learning.rescoring_job(executor)]
+    return [pipeline_job(executor), adapter.rescoring_job(executor)]
 
 
 def build_resources(home: str | os.PathLike[str] | None = None,
@@ -94,7 +83,7 @@ def build_resources(home: str | os.PathLike[str] | None = None,
     config = settings or load_settings()
     return {
         "settings": settings_resource(config),
-        "store": graph.TaskStore(home=str(layout.root)),
+        "store": publish.TaskStore(home=str(layout.root)),
         table_io.LYRA_TABLES: table_io.lyra_tables,  # every per-task table the assets take and return, through "store"
         "literature": LiteratureSources.configured(layout.cache, config),
         "models": LocalModels.configured(layout.root, config),
@@ -114,12 +103,12 @@ def build_definitions(home: str | os.PathLike[str] | None = None,
     config = settings or load_settings()
     pipeline, rescoring = task_jobs(step_executor(config.cluster))
     return Definitions(
-        assets=with_table_metadata([*ASSETS, *MODEL_ASSETS], layout), asset_checks=CHECKS,
+        assets=[task_assets.TASK, *with_table_metadata([*ASSETS, *MODEL_ASSETS], layout)], asset_checks=CHECKS,
         jobs=[pipeline, nli_model_training, verifier_training, direction_reader_training, reranker_training,
-              learning.nli_adapter_training, rescoring],
+              adapter.nli_adapter_training, rescoring],
         resources=build_resources(home, config),
         schedules=[schedules.watched_tasks_schedule],
-        sensors=[task_status.task_status_sensor, learning.nli_corrections_sensor, learning.nli_version_sensor],
+        sensors=[task_status.task_status_sensor, adapter.nli_corrections_sensor, adapter.nli_version_sensor],
         loggers={"console": console_without_interruptions},  # Ctrl-C is the CLI's one line, not two tracebacks
     )
 

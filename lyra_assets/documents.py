@@ -7,19 +7,16 @@ import hashlib
 from urllib.parse import urlparse
 
 import pandas as pd
-from dagster import MetadataValue, Output, ResourceParam, asset
+from dagster import MetadataValue, Output, ResourceParam
 
-from lyra_assets import citations, sources, web
-from lyra_assets.code_versions import code_version
-from lyra_assets.reuse import reuses_unchanged_rows
+from lyra_assets import sources, web
+from lyra_assets.citations import tracking as citations
 from lyra_assets.metadata import table_metadata
-from lyra_assets.partitions import task_partitions
-from lyra_assets.table_io import LYRA_TABLES, table_input
+from lyra_assets.task_assets import task_table
 from lyra_core.fragments import make_fragments
 from lyra_resources.schema import TABLES
 from lyra_resources.settings import FragmentSettings, LyraSettings
 
-CODE_VERSION = code_version(__name__)  # changes with this module's logic and every Lyra module it uses
 
 PAGE_COLUMNS = TABLES["pages"].data_columns
 FRAGMENT_COLUMNS = TABLES["fragments"].data_columns
@@ -135,13 +132,9 @@ def document_texts(pages: pd.DataFrame, papers: pd.DataFrame, identified: pd.Dat
 # The citation tables and the web tables are upstream so that the papers citation tracking selects,
 # the papers the identifier loop found and the pages the browser fetched become pages here: ``pages``
 # and ``fragments`` stay the one table of record for every document the task reads.
-@asset(partitions_def=task_partitions, group_name="documents", kinds={"duckdb", "parquet"}, code_version=CODE_VERSION,
-       ins={"papers": table_input(sources.papers_spec),
-            "citation_expansions": table_input(citations.citation_expansions_spec),
-            "citation_papers": table_input(citations.citation_papers_spec),
-            "identified_papers": table_input(web.identified_papers_spec), "web_pages": table_input(web.web_pages_spec)},
-       io_manager_key=LYRA_TABLES)
-@reuses_unchanged_rows()
+@task_table(ins={"papers": sources.papers_spec, "citation_expansions": citations.citation_expansions_spec,
+                 "citation_papers": citations.citation_papers_spec,
+                 "identified_papers": web.identified_papers_spec, "web_pages": web.web_pages_spec})
 def pages(papers: pd.DataFrame, citation_expansions: pd.DataFrame, citation_papers: pd.DataFrame,
           identified_papers: pd.DataFrame, web_pages: pd.DataFrame) -> Output[pd.DataFrame]:
     """Every source document of the task, one row per page; `domain` is what trust levels attach to.
@@ -164,12 +157,9 @@ def pages(papers: pd.DataFrame, citation_expansions: pd.DataFrame, citation_pape
         identified_papers=MetadataValue.int(len(identified)), web_pages=MetadataValue.int(len(fetched))))
 
 
-@asset(partitions_def=task_partitions, group_name="documents", kinds={"duckdb", "parquet"}, code_version=CODE_VERSION,
-       ins={"pages": table_input(pages), "papers": table_input(sources.papers_spec),
-            "citation_papers": table_input(citations.citation_papers_spec),
-            "identified_papers": table_input(web.identified_papers_spec), "web_pages": table_input(web.web_pages_spec)},
-       io_manager_key=LYRA_TABLES)
-@reuses_unchanged_rows()
+@task_table(ins={"pages": pages, "papers": sources.papers_spec,
+                 "citation_papers": citations.citation_papers_spec,
+                 "identified_papers": web.identified_papers_spec, "web_pages": web.web_pages_spec})
 def fragments(pages: pd.DataFrame, papers: pd.DataFrame, citation_papers: pd.DataFrame,
               identified_papers: pd.DataFrame, web_pages: pd.DataFrame,
               settings: ResourceParam[LyraSettings]) -> Output[pd.DataFrame]:

@@ -6,9 +6,9 @@ DuckDB table and where its Parquet files lie. Materialization metadata, set by e
 (`table_metadata`): the row count, a preview that reads as text, the task's question and the
 Parquet file of the task's rows.
 
-Code versions: every asset's decorator carries `code_version`. Bump it when the asset's logic
-changes (not for a refactoring that keeps its output), so the UI marks materializations made by
-the older code.
+Code versions: every asset's `code_version` is a digest of its module's logic
+(`lyra_assets.code_versions`, set by `lyra_assets.task_assets`), so the UI marks materializations
+made by older code without anyone bumping a number.
 """
 
 from __future__ import annotations

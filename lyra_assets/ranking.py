@@ -1,14 +1,11 @@
 """The `fragment_ranking` asset: BM25, then embeddings, then a cross-encoder over the task's fragments."""
 
 import pandas as pd
-from dagster import AssetExecutionContext, MetadataValue, Output, ResourceParam, asset
+from dagster import AssetExecutionContext, MetadataValue, Output, ResourceParam
 
 from lyra_assets import documents
-from lyra_assets.code_versions import code_version
-from lyra_assets.reuse import reuses_unchanged_rows
 from lyra_assets.metadata import table_metadata
-from lyra_assets.partitions import task_partitions
-from lyra_assets.table_io import LYRA_TABLES, table_input
+from lyra_assets.task_assets import TASK, task_table
 from lyra_core.feedback import RELEVANCE_STATS_SQL, RelevanceStats, blocked_domains, relevance_multiplier
 from lyra_core.tasks import TaskOptions
 from lyra_resources.web.domain_policy import DomainTrust, user_domain_rules
@@ -16,10 +13,9 @@ from lyra_resources.sources.literature import LiteratureSources
 from lyra_resources.models.local_models import LocalModels
 from lyra_resources.schema import FRAGMENT_RANKING
 from lyra_resources.settings import LyraSettings
-from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 from lyra_resources.models.text_ranking import bm25_scores, rank_texts
 
-CODE_VERSION = code_version(__name__)  # changes with this module's logic and every Lyra module it uses
 
 
 def trust_weights(store: LyraStore, fragments: pd.DataFrame, pages: pd.DataFrame, trust: DomainTrust) -> pd.Series:
@@ -58,12 +54,10 @@ def ranking_frame(scores: dict, fragment_ids: list[str]) -> pd.DataFrame:
     return frame.sort_values(["final_rank", "bm25_score"], ascending=[True, False], na_position="last")
 
 
-@asset(partitions_def=task_partitions, group_name="ranking", kinds={"duckdb", "parquet"},
-       ins={"fragments": table_input(documents.fragments), "pages": table_input(documents.pages)},
-       io_manager_key=LYRA_TABLES, code_version=CODE_VERSION)
-@reuses_unchanged_rows(reads_corpus=True)
+@task_table(ins={"task": TASK, "fragments": documents.fragments, "pages": documents.pages}, reads_corpus=True)
 def fragment_ranking(
-    context: AssetExecutionContext, fragments: pd.DataFrame, pages: pd.DataFrame, store: ResourceParam[LyraStore],
+    context: AssetExecutionContext, task: TaskRecord, fragments: pd.DataFrame, pages: pd.DataFrame,
+    store: ResourceParam[LyraStore],
     models: LocalModels, literature: LiteratureSources, trust: DomainTrust, settings: ResourceParam[LyraSettings],
 ) -> Output[pd.DataFrame]:
     """How well each fragment answers the task's question, and its final rank.
@@ -74,7 +68,6 @@ def fragment_ranking(
     by the trust of the fragment's domain and by agents' relevance signals; `final_rank` orders
     the fragments that passed the second stage.
     """
-    task = store.require_task(context.partition_key)
     texts = fragments["text"].tolist()
     options = TaskOptions.model_validate(task.options)
     corpus_paths = options.corpus or literature.default_corpus

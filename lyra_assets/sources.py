@@ -13,18 +13,14 @@ from typing import Any
 import pandas as pd
 from dagster import (
     AssetExecutionContext,
-    AssetSpec,
     MetadataValue,
     Output,
     ResourceParam,
-    multi_asset,
 )
 from pydantic import BaseModel, Field
 
-from lyra_assets.code_versions import code_version
 from lyra_assets.metadata import table_metadata
-from lyra_assets.partitions import task_partitions
-from lyra_assets.table_io import LYRA_TABLES
+from lyra_assets.task_assets import TASK, task_table_spec, task_tables
 from lyra_core.academic import AcademicDecision, classify_query
 from lyra_core.claim_inputs import ClaimInput, ScopeRow, scope_claims
 from lyra_core.papers import CanonicalPaper, PaperRecord, canonicalize
@@ -48,9 +44,8 @@ from lyra_resources.sources.providers import PaperProvider, SourceIssue
 from lyra_resources.store.run_inputs import run_inputs
 from lyra_resources.schema import CLAIM_SCOPE
 from lyra_resources.settings import LyraSettings
-from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 
-CODE_VERSION = code_version(__name__)  # changes with this module's logic and every Lyra module it uses
 
 PAPER_PREVIEW = ["search_rank", "title", "year", "doi", "sources"]
 
@@ -142,8 +137,8 @@ def check_outcome(task_id: str, plan: SourcePlan, has_local: bool, got: Collecte
     return None
 
 
-papers_spec = AssetSpec(
-    "papers", group_name="sources", kinds={"duckdb", "parquet"}, code_version=CODE_VERSION,
+papers_spec = task_table_spec(
+    "papers", module=__name__,
     description="""Canonical papers found for the task's question, best first.
 
 The local corpus is ranked as `lyra search` ranks it (BM25's candidates and the papers nearest
@@ -154,23 +149,22 @@ found by meaning alone. When live sources are on and the question is academic,
 Semantic Scholar and OpenAlex are searched too; their records are merged by DOI, PMID, arXiv id and
 normalised title, and papers lacking an abstract or a DOI are looked up by identifier in the
 APIs they did not come from. `sources` lists every record merged into a row. A live API that
-fails is recorded in the metadata, not fatal. A verify task takes its claims' own papers.""").with_io_manager_key(LYRA_TABLES)
+fails is recorded in the metadata, not fatal. A verify task takes its claims' own papers.""")
 
-claim_scope_spec = AssetSpec(
-    "claim_scope", group_name="sources", kinds={"duckdb", "parquet"}, code_version=CODE_VERSION,
+claim_scope_spec = task_table_spec(
+    "claim_scope", module=__name__,
     description="""The papers each claim of a verify task is judged against, one row per claim and paper.
 
 A claim's papers are those it names, else the top `--papers-per-claim` of its own corpus search,
 in order (`rank` 1 first); `input_id` is the id the claims file gave the claim. Empty for other
-tasks, whose claims meet their most similar fragments.""").with_io_manager_key(LYRA_TABLES)
+tasks, whose claims meet their most similar fragments.""")
 
 
-@multi_asset(specs=[papers_spec, claim_scope_spec], partitions_def=task_partitions)
-def paper_search(context: AssetExecutionContext, store: ResourceParam[LyraStore], literature: LiteratureSources,
+@task_tables([papers_spec, claim_scope_spec], ins={"task": TASK}, reuse_rows=False)  # records what the run reads
+def paper_search(context: AssetExecutionContext, task: TaskRecord, store: ResourceParam[LyraStore], literature: LiteratureSources,
                  models: LocalModels, settings: ResourceParam[LyraSettings]) -> tuple[Output, Output]:
     """Search the task's sources for its papers (a verify task: each claim's own papers); both
     tables are written in one transaction."""
-    task = store.require_task(context.partition_key)
     # what this run reads, kept with its graph: an unchanged re-run is skipped (`lyra task run`)
     record_run_inputs(store, context.run.run_id, run_inputs(store, task, settings, Path(store.home)).digest)
     options = TaskOptions.model_validate(task.options)

@@ -6,7 +6,7 @@ Dagster hands the frame over, so lineage shows the data each asset reads, and a 
 asset function with frames.
 
 The IO manager does no I/O of its own: it uses the run's one store (the ``store`` resource, a
-:class:`lyra_assets.graph.TaskStore`), so what it writes and reads is exactly what an asset writing
+:class:`lyra_assets.graph.publish.TaskStore`), so what it writes and reads is exactly what an asset writing
 through the store itself would: in a run that publishes the task's graph the rows are staged under
 the run's generation (``lyra_resources.store.generations``) and each input is the task's rows as the run
 sees them (its staged rows once it opened its generation); in a run that writes in place each output
@@ -41,9 +41,10 @@ from lyra_resources.schema import PER_TASK_TABLES
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store.run_inputs import RunInputs, run_inputs
 from lyra_resources.store.table_inputs import record_table_inputs
-from lyra_resources.store.lyra_store import LyraStore, StoreError
+from lyra_resources.store.lyra_store import LyraStore, StoreError, TaskRecord
 
 LYRA_TABLES = "lyra_tables"  # the resource key of the IO manager
+TASK_ROW = "task"  # the external asset whose value is the task's row of `tasks` (lyra_assets.task_assets.TASK)
 
 
 def table_input(upstream: AssetsDefinition | AssetSpec) -> AssetIn:
@@ -55,9 +56,9 @@ class LyraTableIOManager(IOManager):
     """Writes an asset's DataFrame as the task's rows of its table, and loads a table's task rows
     as an input, both through ``store``."""
 
-    def __init__(self, store: LyraStore, settings: LyraSettings | None = None) -> None:
+    def __init__(self, store: LyraStore, settings: LyraSettings) -> None:
         self.store = store
-        self.settings = settings or LyraSettings()  # the run's: what ``lyra_assets.reuse`` compares
+        self.settings = settings  # the run's: what ``lyra_assets.reuse`` compares
         self._held: dict[str, dict[str, pd.DataFrame]] = {}  # step key → the tables it has handed over
         self._inputs: dict[tuple[str, str], str | None] = {}  # (task, table) → the digest its rows are built from
         self._outside: dict[str, RunInputs] = {}  # task → what the run reads outside its tables
@@ -103,9 +104,12 @@ class LyraTableIOManager(IOManager):
             record_table_inputs(self.store, task_id, context.run_id, written, digests.pop())
         context.add_output_metadata(task_metadata(self.store, task_id, table))
 
-    def load_input(self, context: InputContext) -> pd.DataFrame:
+    def load_input(self, context: InputContext) -> pd.DataFrame | TaskRecord:
         """The task's rows of the upstream asset's table, as this run sees them: every column,
-        ``task_id`` included, in ``LyraStore.read_partition``'s order."""
+        ``task_id`` included, in ``LyraStore.read_partition``'s order; for the ``task`` input, the
+        task's own row (its question and options)."""
+        if context.has_asset_key and context.asset_key.path[-1] == TASK_ROW:
+            return self.store.require_task(_task(context))
         return self.store.read_partition(_table(context), _task(context))
 
 
@@ -113,9 +117,15 @@ class LyraTableIOManager(IOManager):
             description="Lyra's per-task tables: an asset's DataFrame becomes the task's rows of its table "
                         "(staged while a run builds the task's next graph), and an input is read from them.")
 def lyra_tables(init_context: InitResourceContext) -> LyraTableIOManager:
-    """The IO manager over the run's store: the same ``store`` resource the assets get, so a
-    publishing run's generation, opened once when the store is set up, is the one it writes into."""
-    return LyraTableIOManager(init_context.resources.store, init_context.resources.settings)
+    """The IO manager over the run's store and settings, both required resources.
+
+    It names the ``store`` resource by key rather than nesting a store of its own (a Pythonic
+    ``ConfigurableIOManagerFactory`` with a ``TaskStore`` field): Dagster sets a nested resource up
+    as a second instance, which would open a second generation in a publishing run. By key, the
+    IO manager writes into the one generation the assets' store opened."""
+    store: LyraStore = init_context.resources.store
+    settings: LyraSettings = init_context.resources.settings
+    return LyraTableIOManager(store, settings)
 
 
 def _table(context: InputContext | OutputContext) -> str:

@@ -13,20 +13,14 @@ from collections.abc import Callable
 import pandas as pd
 from dagster import (
     AssetExecutionContext,
-    AssetSpec,
     MetadataValue,
     Output,
     ResourceParam,
-    asset,
-    multi_asset,
 )
 
 from lyra_assets import sources
-from lyra_assets.code_versions import code_version
-from lyra_assets.reuse import reuses_unchanged_rows
 from lyra_assets.metadata import table_metadata
-from lyra_assets.partitions import task_partitions
-from lyra_assets.table_io import LYRA_TABLES, table_input
+from lyra_assets.task_assets import TASK, task_table, task_table_spec, task_tables
 from lyra_core.browsing import browser_mode
 from lyra_core.cells import cell_list
 from lyra_core.feedback import blocked_domains
@@ -38,7 +32,7 @@ from lyra_resources.sources.identifier_completion import IdentifierCompletion
 from lyra_resources.sources.literature import LiteratureSources, live_mode
 from lyra_resources.web.search_engines import SerpResult
 from lyra_resources.settings import BrowserSettings
-from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 from lyra_resources.web.browser_resource import WebBrowser
 from lyra_resources.web.crawl import (
     Crawl,
@@ -52,7 +46,6 @@ from lyra_resources.web.crawl import (
     web_pages_frame,
 )
 
-CODE_VERSION = code_version(__name__)  # changes with this module's logic and every Lyra module it uses
 
 # -- when the browser runs -------------------------------------------------------------------------
 
@@ -86,17 +79,14 @@ def _unavailable(context: AssetExecutionContext, exc: BrowserUnavailable, mode: 
 
 # -- search ----------------------------------------------------------------------------------------
 
-@asset(partitions_def=task_partitions, group_name="web", kinds={"duckdb", "parquet"}, io_manager_key=LYRA_TABLES,
-       code_version=CODE_VERSION)
-@reuses_unchanged_rows()
-def serp_results(context: AssetExecutionContext, store: ResourceParam[LyraStore], browser: WebBrowser,
+@task_table(ins={"task": TASK})
+def serp_results(context: AssetExecutionContext, task: TaskRecord, store: ResourceParam[LyraStore], browser: WebBrowser,
                  trust: DomainTrust, literature: LiteratureSources) -> Output[pd.DataFrame]:
     """Search engine results for the task's question, one row per organic result.
 
     The configured engines are asked through the browser; each result keeps its rank, link, title,
     snippet and the DOIs, PMIDs and arXiv ids it names. Empty, with the reason in the metadata,
     when the browser is off for the task (`browser.search`)."""
-    task = store.require_task(context.partition_key)
     cfg = browser.config()
     enabled, reason = task_uses_browser(TaskOptions.model_validate(task.options), cfg, literature)
     results: list[SerpResult] = []
@@ -129,34 +119,31 @@ def serp_results(context: AssetExecutionContext, store: ResourceParam[LyraStore]
 
 # -- fetch, and the identifier loop ----------------------------------------------------------------
 
-web_pages_spec = AssetSpec(
-    "web_pages", group_name="web", kinds={"duckdb", "parquet"}, deps=[serp_results, sources.papers_spec],
-    code_version=CODE_VERSION,
+web_pages_spec = task_table_spec(
+    "web_pages", module=__name__, deps=[serp_results, sources.papers_spec],
     description="""Web pages the browser fetched for the task, one row per page.
 
 The task's search results and the landing pages of papers without an abstract are fetched, and
 each page's main text, citation metadata and identifiers are kept; `status` says how the fetch
 went. Landing pages of papers the identifier loop finds are fetched in later rounds, up to
-`browser.loop_depth`.""").with_io_manager_key(LYRA_TABLES)
+`browser.loop_depth`.""")
 
-identified_papers_spec = AssetSpec(
-    "identified_papers", group_name="web", kinds={"duckdb", "parquet"}, deps=[serp_results, sources.papers_spec],
-    code_version=CODE_VERSION,
+identified_papers_spec = task_table_spec(
+    "identified_papers", module=__name__, deps=[serp_results, sources.papers_spec],
     description="""Papers found through the identifiers named on the task's web pages and search results.
 
 With live sources on, each DOI, PMID and arXiv id the task did not know is looked up in the
 academic APIs; every paper found that the task lacked is one row, with the round (`depth`) that
-found it. Empty without live sources.""").with_io_manager_key(LYRA_TABLES)
+found it. Empty without live sources.""")
 
 
-@multi_asset(specs=[web_pages_spec, identified_papers_spec], partitions_def=task_partitions,
-             ins={"serp": table_input(serp_results), "papers": table_input(sources.papers_spec)})
-@reuses_unchanged_rows()
-def web_fetch(context: AssetExecutionContext, serp: pd.DataFrame, papers: pd.DataFrame, store: ResourceParam[LyraStore],
+@task_tables([web_pages_spec, identified_papers_spec],
+             ins={"task": TASK, "serp": serp_results, "papers": sources.papers_spec})
+def web_fetch(context: AssetExecutionContext, task: TaskRecord, serp: pd.DataFrame, papers: pd.DataFrame,
+              store: ResourceParam[LyraStore],
               browser: WebBrowser, trust: DomainTrust, literature: LiteratureSources) -> tuple[Output, Output]:
     """Fetch the task's web pages with the browser and look up the identifiers found on them;
     both tables are written in one transaction."""
-    task = store.require_task(context.partition_key)
     options = TaskOptions.model_validate(task.options)
     cfg = browser.config()
     enabled, reason = task_uses_browser(options, cfg, literature, fetch=True)

@@ -59,7 +59,7 @@ def verify_options(corpus: list[Path], claims_file: Path, text: str, papers_per_
 
 class VerifyPlan(BaseModel):
     """How much a verify task will judge, known before any model runs: its claims, the NLI pairs it
-    judges at most (each claim's fragment limit, ``scoped_pairs`` in lyra_assets.evidence) and the
+    judges at most (each claim's fragment limit, ``scoped_pairs`` in lyra_assets.evidence.judging) and the
     time those take at the recorded costs."""
 
     claims: int

@@ -73,6 +73,6 @@ def submit_run(instance: DagsterInstance, job_name: str, tags: Mapping[str, str]
 def submit_task_run(instance: DagsterInstance, store: LyraStore, task: TaskRecord) -> DagsterRun:
     """Submit a run of the task pipeline for the task's partition (registered by the caller), tagged
     with the task as every run of a task is, and with ``store`` (where the task is), which the run's
-    step processes check they write to (``lyra_assets.graph.TaskStore``)."""
+    step processes check they write to (``lyra_assets.graph.publish.TaskStore``)."""
     return submit_run(instance, TASK_JOB, {**task_tags(task.id, task.query), STORE_TAG: store.where},
                       partition_key=task.id)

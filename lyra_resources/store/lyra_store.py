@@ -63,7 +63,7 @@ _read_only_homes: dict[str, str] = {}
 class LyraStore(BaseModel):
     """DuckDB tables with hive-partitioned Parquet exports under the Lyra home. Plain pydantic, so
     the command line reads the store without Dagster; the assets receive it as a Dagster resource
-    (``lyra_assets.graph.TaskStore``)."""
+    (``lyra_assets.graph.publish.TaskStore``)."""
 
     model_config = ConfigDict(frozen=True)
 

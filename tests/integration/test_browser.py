@@ -405,7 +405,7 @@ def test_browser_on_without_chromium_fails_with_the_install_message(lyra_home, m
         # the engine's URL passes the gate (loopback allowed), so Chromium is needed — and missing
         browser = WebBrowser(search="on", allowed_networks=LOOPBACK_ONLY,
                              engine_urls={"duckduckgo": "http://127.0.0.1:9/html/"})
-        result = materialize([web.serp_results], partition_key=task.id, instance=instance, raise_on_error=False,
+        result = materialize(with_upstream_tables(web.serp_results), partition_key=task.id, instance=instance, raise_on_error=False,
                              resources={"store": store, "browser": browser, "trust": DomainTrust(),
                                         "literature": literature(lyra_home), "settings": LyraSettings(),
                                         LYRA_TABLES: lyra_tables})

@@ -21,7 +21,7 @@ import pytest
 from fixtures.academic_apis import body
 from fixtures.hash_models import materialize_task, metadata
 
-from lyra_assets.citation_graph import cites_edges
+from lyra_assets.citations.edges import cites_edges
 from lyra_assets.documents import page_id_for
 from lyra_core.citations import (
     FALLBACK_METHOD,

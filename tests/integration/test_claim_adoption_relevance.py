@@ -15,7 +15,7 @@ import re
 import pytest
 from dagster import DagsterInstance, materialize
 
-from lyra_assets.definitions import ASSETS, build_resources
+from lyra_assets.definitions import TASK_RUN_ASSETS, build_resources
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.store.lyra_store import LyraStore
 
@@ -36,7 +36,7 @@ def _claims(question: str, lyra_home, shared_data, tmp_path) -> tuple[list[str],
     task = store.create_task(question, {"corpus": [str(corpus)]})
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
-        result = materialize(ASSETS, partition_key=task.id, resources=build_resources(lyra_home),
+        result = materialize(TASK_RUN_ASSETS, partition_key=task.id, resources=build_resources(lyra_home),
                              instance=instance, selection=["papers", "claim_scope", "pages", "fragments",
                                                            "fragment_ranking", "claims"])
     assert result.success

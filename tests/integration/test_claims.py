@@ -97,7 +97,7 @@ BACKGROUND_AND_FINDINGS = [
 
 
 def test_the_sentence_role_model_drops_background_the_rules_would_keep():
-    from lyra_assets.claims import LOCAL_EXTRACTOR, keep_findings
+    from lyra_assets.evidence.claims import LOCAL_EXTRACTOR, keep_findings
     from lyra_resources.models.inference import embedder
 
     candidates = [ClaimCandidate(text=t, origin="extracted", extractor=LOCAL_EXTRACTOR, fragment_id=f"f{i}",

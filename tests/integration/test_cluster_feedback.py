@@ -13,7 +13,7 @@ from fixtures.cluster import cluster_daemon, use_cluster, wait_for
 from bench.local_servers import lyra_workers
 from fixtures.tables import feedback_rows
 
-from lyra_assets.graph import PUBLISH_ASSET, store_lock_waits
+from lyra_assets.graph.publish import PUBLISH_ASSET, store_lock_waits
 from lyra_resources.store.generations import published_generation
 from lyra_resources.schema import FEEDBACK_TABLES
 from lyra_resources.store.lyra_store import LyraStore

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from bench.local_servers import lyra_workers
 
-from lyra_assets.definitions import ASSETS, build_definitions, build_resources, task_jobs, task_pipeline
+from lyra_assets.definitions import TASK_RUN_ASSETS, build_definitions, build_resources, task_jobs, task_pipeline
 from lyra_assets.execution.runs import (
     PARTITION_TAG,
     RESCORING_JOB,
@@ -27,8 +27,8 @@ from lyra_assets.execution.runs import (
     task_tags,
 )
 from lyra_assets.execution.step_workers import WORKER_CONFIG_MODULE, write_worker_config
-from lyra_assets.graph import store_lock_waits
-from lyra_assets.learning import nli_rescoring
+from lyra_assets.graph.publish import store_lock_waits
+from lyra_assets.models.adapter import nli_rescoring
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.home import REPO_ROOT, HomeLayout
 from lyra_resources.settings import ClusterSettings, LyraSettings, SettingsError
@@ -106,11 +106,11 @@ def test_a_step_that_waited_for_the_database_says_so_in_the_event_log(lyra_home,
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
         with held_until_met(store.layout.database, 1.0):  # another worker's step has the file
-            result = materialize(ASSETS, partition_key=task.id, resources=build_resources(lyra_home),
+            result = materialize(TASK_RUN_ASSETS, partition_key=task.id, resources=build_resources(lyra_home),
                                  instance=instance, selection=["papers", "claim_scope"])
         assert result.success
         waits = store_lock_waits(instance, result.run_id)
-        unhindered = materialize(ASSETS, partition_key=task.id, resources=build_resources(lyra_home),
+        unhindered = materialize(TASK_RUN_ASSETS, partition_key=task.id, resources=build_resources(lyra_home),
                                  instance=instance, selection=["papers", "claim_scope"])
         assert store_lock_waits(instance, unhindered.run_id).conflicts == 0
     assert waits.conflicts > 0 and waits.gave_up == 0 and waits.waited_s > 0.5
@@ -124,13 +124,13 @@ def test_a_step_in_a_process_with_another_store_refuses_to_run(lyra_home, small_
     elsewhere = "Postgres db.example:5432/lyra (schema lyra)"
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
-        refused = materialize(ASSETS, partition_key=task.id, resources=build_resources(lyra_home), instance=instance,
+        refused = materialize(TASK_RUN_ASSETS, partition_key=task.id, resources=build_resources(lyra_home), instance=instance,
                               selection=["papers", "claim_scope"], tags={STORE_TAG: elsewhere}, raise_on_error=False)
         assert not refused.success
         message = " ".join(str(e.event_specific_data) for e in refused.all_events if e.is_failure)
         assert elsewhere in message and store.where in message and "lyra worker" in message
         assert store.row_counts(task.id)["papers"] == 0
-        same = materialize(ASSETS, partition_key=task.id, resources=build_resources(lyra_home), instance=instance,
+        same = materialize(TASK_RUN_ASSETS, partition_key=task.id, resources=build_resources(lyra_home), instance=instance,
                            selection=["papers", "claim_scope"], tags={STORE_TAG: store.where})
         assert same.success and store.row_counts(task.id)["papers"] > 0
 

@@ -12,7 +12,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from lyra_assets.evidence import judge_pairs
+from lyra_assets.evidence.judging import judge_pairs
 from lyra_resources.models.content_cache import (
     EMBEDDINGS, cached_embeddings, cached_judgements, cached_values,
 )

@@ -12,8 +12,8 @@ from dagster import (
     materialize,
 )
 
-from lyra_assets.definitions import ASSETS, build_definitions, build_resources
-from lyra_assets.evidence import edges_preview
+from lyra_assets.definitions import TASK_RUN_ASSETS, build_definitions, build_resources
+from lyra_assets.evidence.judging import edges_preview
 from lyra_assets.execution.runs import open_instance
 from lyra_assets.metadata import TASK_COLUMN_DESCRIPTION, column_schema, markdown_preview, table_metadata
 from lyra_assets.partitions import TASKS_PARTITION
@@ -79,7 +79,7 @@ def test_a_materialization_names_the_question_and_the_parquet_file(lyra_home, sm
     task = store.create_task("Does vitamin D supplementation reduce fracture risk?", {"corpus": [str(small_corpus)]})
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
-        result = materialize(ASSETS, partition_key=task.id, resources=build_resources(lyra_home), instance=instance,
+        result = materialize(TASK_RUN_ASSETS, partition_key=task.id, resources=build_resources(lyra_home), instance=instance,
                              selection=["papers", "claim_scope"])
     metadata = next(m.metadata for m in result.asset_materializations_for_node("paper_search")
                     if m.asset_key.to_user_string() == "papers")

@@ -3,7 +3,7 @@
 import pytest
 from dagster import DagsterInstance, materialize
 
-from lyra_assets.definitions import ASSETS, CHECKS, build_resources
+from lyra_assets.definitions import CHECKS, TASK_RUN_ASSETS, build_resources
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_core.scoring import Evidence, score_claim
 from lyra_resources.models.inference import NLI_RELATION
@@ -22,7 +22,7 @@ def test_task_ends_in_a_scored_evidence_graph(lyra_home, small_corpus):
                              {"corpus": [str(small_corpus)], "claims": [USER_CLAIM]})
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
-        result = materialize([*ASSETS, *CHECKS], partition_key=task.id, resources=build_resources(lyra_home),
+        result = materialize([*TASK_RUN_ASSETS, *CHECKS], partition_key=task.id, resources=build_resources(lyra_home),
                              instance=instance)
     assert result.success
     checks = result.get_asset_check_evaluations()
@@ -129,7 +129,7 @@ def test_edges_carry_trust_levels_and_domains_are_verified(lyra_home, tmp_path):
 def test_aims_and_methods_fragments_are_not_evidence():
     import pandas as pd
 
-    from lyra_assets.evidence import findings_only
+    from lyra_assets.evidence.judging import findings_only
     from lyra_resources.models.inference import embedder
 
     texts = ["To investigate the effect of bracket-ligature combination on the amount of orthodontic space "

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from fixtures.json_http import JsonHandler
-from lyra_assets.claims import LOCAL_EXTRACTOR, candidates_from
+from lyra_assets.evidence.claims import LOCAL_EXTRACTOR, candidates_from
 from lyra_resources.models.llm import ExtractedClaims, LlmError, OllamaLlm
 
 log = logging.getLogger("test")

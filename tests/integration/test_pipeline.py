@@ -3,7 +3,7 @@
 import pytest
 from dagster import DagsterInstance, materialize
 
-from lyra_assets.definitions import ASSETS, build_definitions, build_resources
+from lyra_assets.definitions import TASK_RUN_ASSETS, build_definitions, build_resources
 from lyra_assets.execution.runs import QUESTION_TAG, TASK_JOB, open_instance, task_runs
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.store.generations import published_scoring_rule
@@ -33,7 +33,7 @@ def test_materialize_in_process_writes_the_source_tables(lyra_home, small_corpus
     task = new_task(lyra_home, "Does vitamin D supplementation reduce fracture risk?", small_corpus)
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
-        result = materialize(ASSETS, partition_key=task.id, resources=build_resources(lyra_home), instance=instance,
+        result = materialize(TASK_RUN_ASSETS, partition_key=task.id, resources=build_resources(lyra_home), instance=instance,
                              selection=["papers", "claim_scope", "pages", "fragments"])
     assert result.success
     store = LyraStore.at(lyra_home)

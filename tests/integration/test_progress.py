@@ -19,7 +19,7 @@ from dagster import (
 )
 from rich.console import Console
 
-from lyra_assets.definitions import ASSETS, build_resources
+from lyra_assets.definitions import TASK_RUN_ASSETS, build_resources
 from lyra_assets.execution.runs import TASK_TAG, active_runs, open_instance
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.progress import StageProgress, reporting_to, track
@@ -117,7 +117,7 @@ def test_task_status_gives_each_asset_of_a_multi_asset_step_the_step_state(lyra_
     task = store.create_task("vitamin D fracture", {"corpus": [str(small_corpus)]})
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
-        assert materialize(ASSETS, partition_key=task.id, resources=build_resources(lyra_home), instance=instance,
+        assert materialize(TASK_RUN_ASSETS, partition_key=task.id, resources=build_resources(lyra_home), instance=instance,
                            selection=["papers", "claim_scope"], tags={TASK_TAG: task.id}).success
         _, assets = dagster_state(store, task.id, instance)
     states = {a.asset: a.state for a in assets}

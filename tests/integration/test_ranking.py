@@ -87,7 +87,7 @@ def test_fragment_ranking_with_a_corpus_adapted_reranker(lyra_home, small_corpus
     check stage 3 scores the best fused fragments of the task."""
     from dagster import DagsterInstance, materialize
 
-    from lyra_assets.definitions import ASSETS, build_resources
+    from lyra_assets.definitions import TASK_RUN_ASSETS, build_resources
     from lyra_resources.corpus.local_corpus import LocalCorpus
     from lyra_resources.models.local_models import LocalModels
     from lyra_resources.models.model_files import packaged_embedder_dir
@@ -111,7 +111,7 @@ def test_fragment_ranking_with_a_corpus_adapted_reranker(lyra_home, small_corpus
                                       reranker_choice=str(tmp_path / "rr"), threads=1)
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions("tasks", [task.id])
-        result = materialize(ASSETS, partition_key=task.id, resources=resources, instance=instance,
+        result = materialize(TASK_RUN_ASSETS, partition_key=task.id, resources=resources, instance=instance,
                              selection=["papers", "claim_scope", "pages", "fragments", "fragment_ranking"])
     assert result.success
     ranking = store.read_partition("fragment_ranking", task.id)

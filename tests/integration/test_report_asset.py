@@ -15,10 +15,10 @@ from fixtures.stores import copy_store, template_store
 from typer.testing import CliRunner
 
 from lyra_assets.table_io import LYRA_TABLES, lyra_tables
-from lyra_assets.answer import task_answer
-from lyra_assets.graph import TaskStore, publishing_asset
+from lyra_assets.evidence.answer import task_answer
+from lyra_assets.graph.publish import TaskStore, publishing_asset
 from lyra_assets.partitions import TASKS_PARTITION
-from lyra_assets.report import task_report
+from lyra_assets.graph.report import task_report
 from lyra_core.claim_inputs import ClaimInput
 from lyra_core.evidence import edge_id_for
 from lyra_core.report.markdown import md

@@ -11,7 +11,7 @@ from fixtures.graphs import write_graph
 
 from lyra_assets.table_io import LYRA_TABLES, lyra_tables
 from lyra_assets.definitions import build_definitions, build_resources
-from lyra_assets.evidence import claim_scores
+from lyra_assets.evidence.judging import claim_scores
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.settings import EvidenceSettings, LyraSettings, SettingsError, load_settings, shared_settings
 from lyra_resources.store.lyra_store import LyraStore

@@ -20,13 +20,13 @@ from dagster import (
 from fixtures.hash_models import HashModels
 
 from lyra_assets import documents
-from lyra_assets.citation_graph import citation_edges
+from lyra_assets.citations.edges import citation_edges
 from lyra_assets.definitions import build_resources
-from lyra_assets.graph import TaskStore, publishing_asset
+from lyra_assets.graph.publish import TaskStore, publishing_asset
 from lyra_assets.partitions import TASKS_PARTITION, task_partitions
 from lyra_assets.ranking import fragment_ranking
 from lyra_assets.table_io import LYRA_TABLES, LyraTableIOManager, table_input
-from lyra_assets.topics import claim_topics
+from lyra_assets.evidence.topics import claim_topics
 from lyra_resources.store.generations import open_generation, publish_generation
 from lyra_resources.store.parquet_files import table_file
 from lyra_resources.schema import TABLES
@@ -63,7 +63,7 @@ def contexts(task_id: str, table: str):
 def test_an_output_becomes_the_tasks_rows_and_loads_back_as_an_input(tmp_path):
     store = TaskStore(home=str(tmp_path / "home"))
     task, other = store.create_task("vitamin D and fractures"), store.create_task("sleep and memory")
-    io = LyraTableIOManager(store)
+    io = LyraTableIOManager(store, LyraSettings())
     store.replace_partition("citation_edges", other.id, edges(("x", "y", False)))
     written, read = contexts(task.id, "citation_edges")
     io.handle_output(written, edges(("pa", "pb", True), ("pc", "pa", False)))
@@ -83,7 +83,7 @@ def test_an_output_becomes_the_tasks_rows_and_loads_back_as_an_input(tmp_path):
 def test_bad_outputs_and_keys_are_refused_in_one_line(tmp_path):
     store = TaskStore(home=str(tmp_path / "home"))
     task = store.create_task("q")
-    io = LyraTableIOManager(store)
+    io = LyraTableIOManager(store, LyraSettings())
     with pytest.raises(StoreError, match="returned dict, not the DataFrame"):
         io.handle_output(contexts(task.id, "citation_edges")[0], {"rows": []})
     with pytest.raises(StoreError, match="names no per-task table"):
@@ -102,7 +102,7 @@ def test_inside_a_generation_the_staged_rows_load_and_readers_see_the_published_
     published.replace_partition("citation_edges", task.id, edges(("old1", "old2", False)))
     run_store = TaskStore(home=str(home))
     open_generation(run_store, task.id, "run-2")
-    io = LyraTableIOManager(run_store)
+    io = LyraTableIOManager(run_store, LyraSettings())
     written, read = contexts(task.id, "citation_edges")
 
     assert io.load_input(read)["source_page_id"].tolist() == ["old1"]  # the generation starts as a copy
@@ -241,7 +241,7 @@ def test_fragment_ranking_ranks_its_input_fragments(tmp_path):
                                        "Vitamin D and fracture risk: a spam page on vitamin D fracture risk."]})
     resources = {**build_resources(home, LyraSettings()), "models": HashModels(embedder_name="test-hash")}
     del resources[LYRA_TABLES]
-    result = fragment_ranking(build_asset_context(partition_key=task.id), fragments=fragments, pages=PAGES,
+    result = fragment_ranking(build_asset_context(partition_key=task.id), task=task, fragments=fragments, pages=PAGES,
                               **{k: resources[k] for k in ("store", "models", "literature", "trust", "settings")})
     frame = result.value
     assert list(frame.columns) == TABLES["fragment_ranking"].data_columns

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from dagster import DagsterInstance, materialize
 
-from lyra_assets.definitions import ASSETS, build_resources
+from lyra_assets.definitions import TASK_RUN_ASSETS, build_resources
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.corpus.local_corpus import LocalCorpus
 from lyra_resources.corpus.search import hybrid_search
@@ -45,7 +45,7 @@ def write_corpus(path: Path) -> Path:
 def materialize_papers(home: Path, task_id: str):
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task_id])
-        result = materialize(ASSETS, partition_key=task_id, resources=build_resources(home), instance=instance,
+        result = materialize(TASK_RUN_ASSETS, partition_key=task_id, resources=build_resources(home), instance=instance,
                              selection=["papers", "claim_scope"])
         assert result.success
         return [e.user_message for e in instance.all_logs(result.run_id)]

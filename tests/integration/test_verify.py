@@ -9,8 +9,8 @@ import pytest
 from dagster import DagsterInstance, materialize
 from typer.testing import CliRunner
 
-from lyra_assets.definitions import ASSETS, build_resources
-from lyra_assets.evidence import findings_only
+from lyra_assets.definitions import TASK_RUN_ASSETS, build_resources
+from lyra_assets.evidence.judging import findings_only
 from lyra_assets.execution.runs import open_instance, register_partition
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_core.claim_inputs import ClaimInput, ClaimsFileError, parse_claims
@@ -108,7 +108,7 @@ def test_papers_are_the_union_of_each_claims_papers_and_claim_scope_says_whose(l
     task = LyraStore.at(lyra_home).create_task("verify", options.model_dump(exclude_defaults=True))
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
-        result = materialize(ASSETS, partition_key=task.id, resources=build_resources(lyra_home),
+        result = materialize(TASK_RUN_ASSETS, partition_key=task.id, resources=build_resources(lyra_home),
                              instance=instance, selection=["papers", "claim_scope", "pages", "fragments"])
     assert result.success
     store = LyraStore.at(lyra_home)

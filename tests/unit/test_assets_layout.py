@@ -18,7 +18,7 @@ RUN_MACHINERY = {"runs", "run_queue", "step_workers", "celery_steps", "schedules
 # Each module's imports of private names (Dagster's `dagster._…` modules, `_`-names of dagster-celery),
 # each kept because Dagster offers no public one (its comment in the module says why).
 PRIVATE_IMPORTS = {
-    "lyra_assets/graph.py": {"dagster._core.events.EngineEventData"},
+    "lyra_assets/graph/publish.py": {"dagster._core.events.EngineEventData"},
     "lyra_assets/execution/celery_steps.py": {"dagster_celery.executor._submit_task"},
     "lyra_assets/execution/run_queue.py": {
         "dagster._core.definitions.selector.JobSubsetSelector",

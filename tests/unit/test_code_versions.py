@@ -38,6 +38,16 @@ def test_the_version_follows_every_module_the_asset_imports_and_no_other(tmp_pat
     assert changed != before and len(changed) == 16
 
 
+def test_modules_named_in_a_parenthesised_import_over_several_lines_count(tmp_path):
+    root = tree(tmp_path, {
+        "lyra_core/__init__.py": "", "lyra_core/scoring.py": "X = 1\n", "lyra_core/text.py": "Y = 1\n",
+        "lyra_assets/__init__.py": "",
+        "lyra_assets/scores.py": "from lyra_core import (\n    scoring,  # why\n    text as words,\n)\n",
+    })
+    assert imported_modules("lyra_assets.scores", root) == [
+        "lyra_assets", "lyra_assets.scores", "lyra_core", "lyra_core.scoring", "lyra_core.text"]
+
+
 def test_the_inputs_digest_changes_with_code_rows_and_what_the_asset_reads():
     parts = {"task": "t", "settings": "s", "code": "c", "corpus": "k", "models": "m", "domains": "d", "feedback": "f"}
     world = RunInputs(digest="x", reason="", parts=parts)

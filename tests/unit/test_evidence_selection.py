@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from lyra_assets.evidence import addressing_fragments
+from lyra_assets.evidence.judging import addressing_fragments
 from lyra_core.evidence import select_pairs, with_addressing
 from lyra_core.hypothesis import HYPOTHESIS
 

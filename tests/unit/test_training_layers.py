@@ -66,6 +66,6 @@ def test_snli_base_is_the_homes_trained_one_else_the_shipped_one(tmp_path):
 
 
 def test_nli_model_asset_writes_under_the_home_by_default():
-    from lyra_assets.models import NliTrainingConfig
+    from lyra_assets.models.training import NliTrainingConfig
 
     assert NliTrainingConfig(snli_dir="x").out_dir == ""  # empty: <home>/models/lyra-nli-minilm-l6

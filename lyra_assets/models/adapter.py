@@ -32,7 +32,7 @@ from dagster import (
 )
 from pydantic import Field
 
-from lyra_assets import evidence
+from lyra_assets.evidence import checks, judging
 from lyra_assets.execution.runs import (
     ACTIVE_STATUSES,
     ADAPTER_JOB,
@@ -42,6 +42,7 @@ from lyra_assets.execution.runs import (
     task_tags,
 )
 from lyra_assets.partitions import TASKS_PARTITION
+from lyra_assets.task_assets import declared_in
 from lyra_resources.models.local_models import LocalModels
 from lyra_resources.models.nli_versions import active_version, affected_tasks
 from lyra_resources.settings import LyraSettings
@@ -60,7 +61,7 @@ class AdapterTrainingConfig(Config):
     force: bool = Field(False, description="train even when no correction is new since the last adapter")
 
 
-@asset(group_name="models", kinds={"pytorch", "duckdb"}, code_version="1")
+@asset(kinds={"pytorch", "duckdb"}, **declared_in(__name__))
 def nli_adapter(context: AssetExecutionContext, config: AdapterTrainingConfig, store: ResourceParam[LyraStore],
                 models: LocalModels, settings: ResourceParam[LyraSettings]) -> MaterializeResult:
     """A LoRA adapter for the NLI model, learned from people's corrections of edges.
@@ -107,8 +108,8 @@ def rescoring_job(executor: ExecutorDefinition | None = None):
     run's process)."""
     return define_asset_job(
         RESCORING_JOB,
-        selection=AssetSelection.assets(evidence.nli_edges).downstream()
-        | AssetSelection.checks(evidence.nli_edges_are_well_formed, evidence.claim_scores_are_consistent),
+        selection=AssetSelection.assets(judging.nli_edges).downstream()
+        | AssetSelection.checks(checks.nli_edges_are_well_formed, checks.claim_scores_are_consistent),
         description="Re-judge one task's edges with the active NLI version and re-score its claims.",
         executor_def=executor)
 

@@ -1,30 +1,22 @@
 """The `nli_edges` asset (fragment → claim judgements) and the `claim_scores` asset (Bayesian scores of claims)."""
 
 import warnings
-from typing import Any
 
 import numpy as np
 import pandas as pd
 from dagster import (
-    AssetCheckExecutionContext,
-    AssetCheckResult,
     AssetExecutionContext,
     MetadataValue,
     Output,
     PreviewWarning,
     ResourceParam,
-    asset,
-    asset_check,
 )
 
 from lyra_assets import documents, sources
-from lyra_assets.code_versions import code_version
-from lyra_assets.reuse import reuses_unchanged_rows
-from lyra_assets.claims import claims as claims_asset
+from lyra_assets.evidence.claims import claims as claims_asset
 from lyra_assets.metadata import table_metadata
 from lyra_assets.page_text import page_papers, page_texts
-from lyra_assets.partitions import task_partitions
-from lyra_assets.table_io import LYRA_TABLES, table_input
+from lyra_assets.task_assets import TASK, task_table
 from lyra_core.cells import cell_list
 from lyra_core.claims import claim_id_for
 from lyra_core.direction.claim_frame import read_claim
@@ -33,7 +25,7 @@ from lyra_core.evidence import edge_id_for, select_pairs, select_scoped_pairs, w
 from lyra_core.evidence_facts import design_columns, figures_shown
 from lyra_core.hypothesis import HYPOTHESIS
 from lyra_core.result_passages import top_paper_results
-from lyra_core.scoring import RELATIONS, VERDICTS, Evidence, ScoringRule, determine_verdict, evidence_of, score_claim
+from lyra_core.scoring import RELATIONS, VERDICTS, Evidence, ScoringRule, evidence_of, score_claim
 from lyra_core.tasks import TaskOptions
 from lyra_resources.models.claim_roles import claim_role_model
 from lyra_resources.models.content_cache import cached_judgements
@@ -46,9 +38,8 @@ from lyra_resources.models.nli_versions import active_version
 from lyra_resources.progress import track
 from lyra_resources.schema import CLAIM_SCORES, NLI_EDGES
 from lyra_resources.settings import EvidenceSettings, LyraSettings
-from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 
-CODE_VERSION = code_version(__name__)  # changes with this module's logic and every Lyra module it uses
 
 # Partitioned asset checks are a preview feature of Dagster 1.13; Lyra relies on them knowingly.
 warnings.filterwarnings("ignore", category=PreviewWarning, message=".*partitions_def on an AssetCheckSpec.*")
@@ -165,14 +156,10 @@ def scoped_pairs(task_id: str, options: TaskOptions, scope: pd.DataFrame, pages:
                                [cfg.verify_top_k if s else cfg.verify_max_fragments for s in searched], searched)
 
 
-@asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
-       ins={"claims": table_input(claims_asset), "fragments": table_input(documents.fragments),
-            "pages": table_input(documents.pages), "claim_scope": table_input(sources.claim_scope_spec),
-            "papers": table_input(sources.papers_spec)},
-       io_manager_key=LYRA_TABLES, code_version=CODE_VERSION)
-@reuses_unchanged_rows()
+@task_table(ins={"task": TASK, "claims": claims_asset, "fragments": documents.fragments, "pages": documents.pages,
+                 "claim_scope": sources.claim_scope_spec, "papers": sources.papers_spec})
 def nli_edges(
-    context: AssetExecutionContext, claims: pd.DataFrame, fragments: pd.DataFrame, pages: pd.DataFrame,
+    context: AssetExecutionContext, task: TaskRecord, claims: pd.DataFrame, fragments: pd.DataFrame, pages: pd.DataFrame,
     claim_scope: pd.DataFrame, papers: pd.DataFrame, store: ResourceParam[LyraStore], models: LocalModels, trust: DomainTrust,
     settings: ResourceParam[LyraSettings],
 ) -> Output[pd.DataFrame]:
@@ -204,7 +191,7 @@ def nli_edges(
     fragment_vectors = encode(fragments["text"].tolist()) if len(fragments) else np.zeros((0, 1))
     every, every_vector = fragments, fragment_vectors
     fragments, fragment_vectors, not_findings = findings_only(fragments, fragment_vectors, cfg.min_finding)
-    options = TaskOptions.model_validate(store.require_task(task_id).options)
+    options = TaskOptions.model_validate(task.options)
     results: list[int] = []
     required: dict[int, list[int]] = {}
     if not options.is_verify:
@@ -292,24 +279,6 @@ def edges_preview(edges: pd.DataFrame, claims: pd.DataFrame, fragments: pd.DataF
     return texts.assign(decisive=decisive).sort_values("decisive", ascending=False, kind="stable")
 
 
-@asset_check(asset=nli_edges, blocking=True, partitions_def=task_partitions,
-             description="Every edge joins an existing fragment and claim, and edge ids are unique.")
-def nli_edges_are_well_formed(context: AssetCheckExecutionContext, store: ResourceParam[LyraStore]) -> AssetCheckResult:
-    task_id = context.op_execution_context.partition_key
-    bad = store.fetch_df(
-        "SELECT "
-        " count(*) FILTER (WHERE f.fragment_id IS NULL) AS dangling_fragments,"
-        " count(*) FILTER (WHERE c.claim_id IS NULL) AS dangling_claims,"
-        " count(*) - count(DISTINCT e.edge_id) AS duplicate_edge_ids,"
-        " count(*) FILTER (WHERE e.relation NOT IN ('SUPPORTS', 'REFUTES', 'NEUTRAL')) AS unknown_relations "
-        "FROM nli_edges e "
-        "LEFT JOIN fragments f ON f.task_id = e.task_id AND f.fragment_id = e.fragment_id "
-        "LEFT JOIN claims c ON c.task_id = e.task_id AND c.claim_id = e.claim_id "
-        "WHERE e.task_id = ?", [task_id]).iloc[0].to_dict()
-    problems = {k: int(v) for k, v in bad.items()}
-    return AssetCheckResult(passed=not any(problems.values()), metadata=problems)
-
-
 def scores_frame(claims: pd.DataFrame, edges: pd.DataFrame, use_bayesian: bool,
                  rule: ScoringRule | None = None) -> pd.DataFrame:
     """One score per adopted claim, from its edges alone (a claim with none keeps the prior)."""
@@ -323,10 +292,7 @@ def scores_frame(claims: pd.DataFrame, edges: pd.DataFrame, use_bayesian: bool,
     return pd.DataFrame(rows, columns=CLAIM_SCORES.data_columns)
 
 
-@asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
-       ins={"nli_edges": table_input(nli_edges), "claims": table_input(claims_asset)},
-       io_manager_key=LYRA_TABLES, code_version=CODE_VERSION)
-@reuses_unchanged_rows()
+@task_table(ins={"nli_edges": nli_edges, "claims": claims_asset})
 def claim_scores(context: AssetExecutionContext, nli_edges: pd.DataFrame, claims: pd.DataFrame,
                  store: ResourceParam[LyraStore], settings: ResourceParam[LyraSettings]) -> Output[pd.DataFrame]:
     """Bayesian score and verdict of every adopted claim.
@@ -348,23 +314,3 @@ def claim_scores(context: AssetExecutionContext, nli_edges: pd.DataFrame, claims
         **table_metadata(preview, ["text", "verdict", "confidence ± uncertainty", "evidence_count"]),
         "verdicts": MetadataValue.json({v: int(verdicts.get(v, 0)) for v in VERDICTS}),
     })
-
-
-def _well_supported_allowed(score: Any) -> tuple[bool, ...]:
-    """Whether a stored score's certainty could allow ``well_supported``: only at moderate or high
-    certainty, and then not always (one study, overlap alone; lyra_core.certainty)."""
-    return (True, False) if score.certainty in ("high", "moderate") else (False,)
-
-
-@asset_check(asset=claim_scores, blocking=True, partitions_def=task_partitions,
-             description="Scores lie in [0, 1] and every verdict follows from confidence and controversy.")
-def claim_scores_are_consistent(context: AssetCheckExecutionContext, store: ResourceParam[LyraStore]) -> AssetCheckResult:
-    frame = store.read_partition("claim_scores", context.op_execution_context.partition_key)
-    out_of_range = int(sum(((frame[c] < 0) | (frame[c] > 1)).sum() for c in ("confidence", "uncertainty", "controversy")))
-    # stored figures are rounded to 3 decimals; the verdict was decided on the exact ones
-    wrong_verdicts = int(sum(
-        r.verdict not in {determine_verdict(r.confidence + dc, r.controversy + dk, allowed)
-                          for dc in (-5e-4, 0, 5e-4) for dk in (-5e-4, 0, 5e-4) for allowed in _well_supported_allowed(r)}
-        for r in frame.itertuples(index=False)))
-    return AssetCheckResult(passed=out_of_range == 0 and wrong_verdicts == 0,
-                            metadata={"out_of_range": out_of_range, "inconsistent_verdicts": wrong_verdicts})

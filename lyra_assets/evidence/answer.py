@@ -3,16 +3,14 @@
 from typing import Any
 
 import pandas as pd
-from dagster import AssetExecutionContext, MetadataValue, Output, ResourceParam, asset
+from dagster import AssetExecutionContext, MetadataValue, Output, ResourceParam
 
-from lyra_assets import documents, evidence, sources, topics
-from lyra_assets.code_versions import code_version
-from lyra_assets.reuse import reuses_unchanged_rows
-from lyra_assets.claims import claims as claims_asset
+from lyra_assets import documents, sources
+from lyra_assets.evidence import judging, topics
+from lyra_assets.evidence.claims import claims as claims_asset
 from lyra_assets.metadata import table_metadata
 from lyra_assets.page_text import page_papers, page_texts
-from lyra_assets.partitions import task_partitions
-from lyra_assets.table_io import LYRA_TABLES, table_input
+from lyra_assets.task_assets import TASK, task_table
 from lyra_core.addressed import TaskPassage, no_claim_line, not_addressed_line
 from lyra_core.answer import (
     AnswerPaper,
@@ -27,9 +25,8 @@ from lyra_core.question_parts import question_parts
 from lyra_core.tasks import TaskOptions
 from lyra_resources.schema import TASK_ANSWER
 from lyra_resources.settings import LyraSettings
-from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.store.lyra_store import TaskRecord
 
-CODE_VERSION = code_version(__name__)  # changes with this module's logic and every Lyra module it uses
 
 PREVIEW_COLUMNS = ["hypothesis", "verdict", "confidence", "uncertainty", "supporting_papers", "refuting_papers",
                    "papers_judged"]
@@ -99,15 +96,13 @@ def task_passages(fragments: pd.DataFrame, pages: pd.DataFrame, papers: pd.DataF
     return passages, {str(k): str(v or "") for k, v in titles}
 
 
-@asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
-       ins={"claim_scores": table_input(evidence.claim_scores), "claims": table_input(claims_asset),
-            "nli_edges": table_input(evidence.nli_edges), "pages": table_input(documents.pages),
-            "fragments": table_input(documents.fragments), "papers": table_input(sources.papers_spec)},
-       deps=[topics.claim_topics], io_manager_key=LYRA_TABLES, code_version=CODE_VERSION)
-@reuses_unchanged_rows()
-def task_answer(context: AssetExecutionContext, claim_scores: pd.DataFrame, claims: pd.DataFrame,
+@task_table(ins={"task": TASK, "claim_scores": judging.claim_scores, "claims": claims_asset,
+                 "nli_edges": judging.nli_edges, "pages": documents.pages,
+                 "fragments": documents.fragments, "papers": sources.papers_spec},
+            deps=[topics.claim_topics])
+def task_answer(context: AssetExecutionContext, task: TaskRecord, claim_scores: pd.DataFrame, claims: pd.DataFrame,
                 nli_edges: pd.DataFrame, pages: pd.DataFrame, fragments: pd.DataFrame, papers: pd.DataFrame,
-                store: ResourceParam[LyraStore], settings: ResourceParam[LyraSettings]) -> Output[pd.DataFrame]:
+                settings: ResourceParam[LyraSettings]) -> Output[pd.DataFrame]:
     """The answer to the task's question: one row, or none for a verify task.
 
     A yes/no question is judged as its declarative hypothesis (the `claims` row of origin
@@ -119,7 +114,6 @@ def task_answer(context: AssetExecutionContext, claim_scores: pd.DataFrame, clai
     `open_question` and no verdict: its answer is the most relevant adopted claims; when it names an
     exposure and an outcome and no claim about both was adopted, `not_addressed` says that instead.
     """
-    task = store.require_task(context.partition_key)
     if TaskOptions.model_validate(task.options).is_verify:
         empty = pd.DataFrame(columns=TASK_ANSWER.data_columns)
         return Output(empty, metadata={

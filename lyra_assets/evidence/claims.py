@@ -2,15 +2,12 @@
 
 import numpy as np
 import pandas as pd
-from dagster import AssetExecutionContext, MetadataValue, Output, ResourceParam, asset
+from dagster import AssetExecutionContext, MetadataValue, Output, ResourceParam
 
 from lyra_assets import documents, ranking
-from lyra_assets.code_versions import code_version
-from lyra_assets.reuse import reuses_unchanged_rows
 from lyra_assets.metadata import table_metadata
 from lyra_assets.page_text import page_papers, page_texts
-from lyra_assets.partitions import task_partitions
-from lyra_assets.table_io import LYRA_TABLES, table_input
+from lyra_assets.task_assets import TASK, task_table
 from lyra_core.claims import ExtractorConfig, claim_id_for, extract_claims
 from lyra_core.evidence import ClaimCandidate, MergedClaim, adoption, dedupe_claims
 from lyra_core.hypothesis import HYPOTHESIS, to_hypothesis
@@ -23,9 +20,8 @@ from lyra_resources.models.llm import LlmError, OllamaLlm
 from lyra_resources.models.local_models import LocalModels
 from lyra_resources.schema import CLAIMS
 from lyra_resources.settings import LyraSettings
-from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 
-CODE_VERSION = code_version(__name__)  # changes with this module's logic and every Lyra module it uses
 
 LOCAL_EXTRACTOR = "local-rules"
 QUESTION_RULES = "question-rules"
@@ -138,13 +134,10 @@ def claims_frame(task_id: str, merged, statuses: list[str], relevance: np.ndarra
     return frame.drop_duplicates("claim_id").sort_values(["adoption_status", "relevance"], ascending=[True, False])
 
 
-@asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
-       ins={"fragment_ranking": table_input(ranking.fragment_ranking), "fragments": table_input(documents.fragments),
-            "pages": table_input(documents.pages)},
-       io_manager_key=LYRA_TABLES, code_version=CODE_VERSION)
-@reuses_unchanged_rows()
+@task_table(ins={"task": TASK, "fragment_ranking": ranking.fragment_ranking, "fragments": documents.fragments,
+                 "pages": documents.pages})
 def claims(
-    context: AssetExecutionContext, fragment_ranking: pd.DataFrame, fragments: pd.DataFrame, pages: pd.DataFrame,
+    context: AssetExecutionContext, task: TaskRecord, fragment_ranking: pd.DataFrame, fragments: pd.DataFrame, pages: pd.DataFrame,
     store: ResourceParam[LyraStore], models: LocalModels, llm: OllamaLlm, settings: ResourceParam[LyraSettings]
 ) -> Output[pd.DataFrame]:
     """Claims of the task: extracted from its top-ranked fragments, or stated by the user.
@@ -158,7 +151,6 @@ def claims(
     (origin `hypothesis`, adopted), which `task_answer` reads its verdict from. A verify task
     extracts nothing: its claims are the user's, all adopted.
     """
-    task = store.require_task(context.partition_key)
     cfg = settings.evidence
     options = TaskOptions.model_validate(task.options)
     if options.is_verify:  # a verify task judges the user's claims only: nothing to extract

@@ -5,20 +5,17 @@ import logging
 from datetime import UTC, datetime
 
 import pandas as pd
-from dagster import AssetExecutionContext, MetadataValue, Output, asset
+from dagster import AssetExecutionContext, MetadataValue, Output
 
-from lyra_assets import documents, evidence
-from lyra_assets.code_versions import code_version
-from lyra_assets.reuse import reuses_unchanged_rows
-from lyra_assets.claims import claims as claims_asset
+from lyra_assets import documents
+from lyra_assets.evidence import judging
+from lyra_assets.evidence.claims import claims as claims_asset
 from lyra_assets.metadata import table_metadata
-from lyra_assets.partitions import task_partitions
-from lyra_assets.table_io import LYRA_TABLES, table_input
+from lyra_assets.task_assets import task_table
 from lyra_core.verification import JudgedEdge, verify_domains
 from lyra_resources.web.domain_policy import DomainTrust
 from lyra_resources.schema import DOMAIN_VERIFICATION
 
-CODE_VERSION = code_version(__name__)  # changes with this module's logic and every Lyra module it uses
 
 log = logging.getLogger("lyra.verification")
 RESTORE_VIA = "config/domains.yaml user_overrides"
@@ -44,11 +41,8 @@ def judged_edges(edges: pd.DataFrame, claims: pd.DataFrame, fragments: pd.DataFr
                                        "target_domain", "target_level"])
 
 
-@asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
-       ins={"nli_edges": table_input(evidence.nli_edges), "claims": table_input(claims_asset),
-            "fragments": table_input(documents.fragments), "pages": table_input(documents.pages)},
-       io_manager_key=LYRA_TABLES, code_version=CODE_VERSION)
-@reuses_unchanged_rows()
+@task_table(ins={"nli_edges": judging.nli_edges, "claims": claims_asset, "fragments": documents.fragments,
+                 "pages": documents.pages})
 def domain_verification(context: AssetExecutionContext, nli_edges: pd.DataFrame, claims: pd.DataFrame,
                         fragments: pd.DataFrame, pages: pd.DataFrame, trust: DomainTrust) -> Output[pd.DataFrame]:
     """Each domain of the task with its trust level before and after verification.

@@ -2,22 +2,18 @@
 
 import numpy as np
 import pandas as pd
-from dagster import AssetExecutionContext, Output, ResourceParam, asset
+from dagster import AssetExecutionContext, Output, ResourceParam
 
-from lyra_assets import evidence
-from lyra_assets.code_versions import code_version
-from lyra_assets.reuse import reuses_unchanged_rows
-from lyra_assets.claims import claims as claims_asset
+from lyra_assets.evidence import judging
+from lyra_assets.evidence.claims import claims as claims_asset
 from lyra_assets.metadata import table_metadata
-from lyra_assets.partitions import task_partitions
-from lyra_assets.table_io import LYRA_TABLES, table_input
+from lyra_assets.task_assets import task_table
 from lyra_core.topics import build_topics, contradicted
 from lyra_resources.models.local_models import LocalModels
 from lyra_resources.schema import CLAIM_TOPICS
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store.lyra_store import LyraStore
 
-CODE_VERSION = code_version(__name__)  # changes with this module's logic and every Lyra module it uses
 
 
 def adopted_claims(claims: pd.DataFrame, claim_scores: pd.DataFrame) -> pd.DataFrame:
@@ -31,10 +27,7 @@ def adopted_claims(claims: pd.DataFrame, claim_scores: pd.DataFrame) -> pd.DataF
     return adopted.sort_values("claim_id", kind="stable").reset_index(drop=True)
 
 
-@asset(partitions_def=task_partitions, group_name="evidence", kinds={"duckdb", "parquet"},
-       ins={"claims": table_input(claims_asset), "claim_scores": table_input(evidence.claim_scores)},
-       io_manager_key=LYRA_TABLES, code_version=CODE_VERSION)
-@reuses_unchanged_rows()
+@task_table(ins={"claims": claims_asset, "claim_scores": judging.claim_scores})
 def claim_topics(context: AssetExecutionContext, claims: pd.DataFrame, claim_scores: pd.DataFrame,
                  store: ResourceParam[LyraStore], models: LocalModels, settings: ResourceParam[LyraSettings]) -> Output[pd.DataFrame]:
     """Topics of the task's adopted claims, each with a label and its claims.

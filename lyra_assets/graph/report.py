@@ -2,15 +2,16 @@
 
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, ResourceParam, asset
 
-from lyra_assets.graph import PUBLISH_ASSET
+from lyra_assets.graph.publish import PUBLISH_ASSET
 from lyra_assets.metadata import task_metadata
 from lyra_assets.partitions import task_partitions
+from lyra_assets.task_assets import declared_in
 from lyra_resources.effective.report import write_report
 from lyra_resources.store.lyra_store import LyraStore
 
 
-@asset(partitions_def=task_partitions, group_name="graph", deps=[PUBLISH_ASSET],
-       kinds={"markdown", "html", "svg"}, code_version="1")
+@asset(partitions_def=task_partitions, deps=[PUBLISH_ASSET], kinds={"markdown", "html", "svg"},
+       **declared_in(__name__))
 def task_report(context: AssetExecutionContext, store: ResourceParam[LyraStore]) -> MaterializeResult:
     """The task's report: `<home>/reports/<task>.md`, the same as one standalone `.html` page and
     the evidence graph as `.svg` beside them.

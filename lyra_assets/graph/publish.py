@@ -31,6 +31,7 @@ from pydantic import PrivateAttr
 from lyra_assets.execution.runs import PARTITION_TAG, STORE_TAG
 from lyra_assets.metadata import task_metadata
 from lyra_assets.partitions import task_partitions
+from lyra_assets.task_assets import declared_in
 from lyra_resources.store.generations import open_generation, publish_generation
 from lyra_resources.store.parquet_files import current_generation
 from lyra_resources.store.lyra_store import LyraStore
@@ -99,8 +100,8 @@ def publishing_asset(upstream: Sequence[AssetsDefinition]) -> AssetsDefinition:
     """``task_graph`` depending on every asset of ``upstream`` (each key of a multi-asset), so it
     runs last and only when all succeeded."""
 
-    @asset(name=PUBLISH_ASSET, partitions_def=task_partitions, group_name="graph", deps=upstream,
-           kinds={"duckdb", "parquet"}, code_version="1")
+    @asset(name=PUBLISH_ASSET, partitions_def=task_partitions, deps=upstream, kinds={"duckdb", "parquet"},
+           **declared_in(__name__))
     def task_graph(context: AssetExecutionContext, store: ResourceParam[LyraStore]) -> MaterializeResult:
         """The task's published graph: every table the run wrote, made visible at once.
 

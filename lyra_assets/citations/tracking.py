@@ -16,20 +16,15 @@ import numpy as np
 import pandas as pd
 from dagster import (
     AssetExecutionContext,
-    AssetSpec,
     MetadataValue,
     Output,
     ResourceParam,
-    multi_asset,
 )
 from pydantic import BaseModel, Field
 
 from lyra_assets import sources
-from lyra_assets.code_versions import code_version
-from lyra_assets.reuse import reuses_unchanged_rows
 from lyra_assets.metadata import table_metadata
-from lyra_assets.partitions import task_partitions
-from lyra_assets.table_io import LYRA_TABLES, table_input
+from lyra_assets.task_assets import TASK, task_table_spec, task_tables
 from lyra_core.citations import (
     FALLBACK_METHOD,
     CitationCandidate,
@@ -56,9 +51,8 @@ from lyra_resources.corpus.paper_rows import papers_from_frame
 from lyra_resources.sources.providers import SourceIssue
 from lyra_resources.schema import TABLES
 from lyra_resources.settings import CitationSettings, LyraSettings
-from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 
-CODE_VERSION = code_version(__name__)  # changes with this module's logic and every Lyra module it uses
 
 EXPANSION_COLUMNS = TABLES["citation_expansions"].data_columns
 CITATION_PAPER_COLUMNS = TABLES["citation_papers"].data_columns
@@ -199,33 +193,28 @@ def _empty(reason: str) -> tuple[Output, Output]:
                     {**table_metadata(frame, ["paper_id", "candidate_paper_id"]), "skipped": MetadataValue.text(reason)})
 
 
-citation_expansions_spec = AssetSpec(
-    "citation_expansions", group_name="citations", kinds={"duckdb", "parquet"}, deps=[sources.papers_spec],
-    code_version=CODE_VERSION,
+citation_expansions_spec = task_table_spec(
+    "citation_expansions", module=__name__, deps=[sources.papers_spec],
     description="""Candidate citations of the task's papers, one row per paper, candidate and direction.
 
 References and citing papers come from Semantic Scholar and OpenAlex; each candidate is scored by
 abstract similarity and influence, the best ones by an LLM's relevance rating (`stage2_method`
 says which), and the top ones per paper are `selected`. Empty, with `skipped` saying why, when
-live sources are off or unreachable.""").with_io_manager_key(LYRA_TABLES)
+live sources are off or unreachable.""")
 
-citation_papers_spec = AssetSpec(
-    "citation_papers", group_name="citations", kinds={"duckdb", "parquet"}, deps=[sources.papers_spec],
-    code_version=CODE_VERSION,
+citation_papers_spec = task_table_spec(
+    "citation_papers", module=__name__, deps=[sources.papers_spec],
     description="""Papers met through citation tracking that are not among the task's papers.
 
 One row per candidate of `citation_expansions`, with the identifiers, title and abstract the APIs
-report; `pages` makes a `citation` page of each selected one with an abstract.""").with_io_manager_key(LYRA_TABLES)
+report; `pages` makes a `citation` page of each selected one with an abstract.""")
 
 
-@multi_asset(specs=[citation_expansions_spec, citation_papers_spec], partitions_def=task_partitions,
-             ins={"paper_rows": table_input(sources.papers_spec)})
-@reuses_unchanged_rows()
-def citation_tracking(context: AssetExecutionContext, paper_rows: pd.DataFrame, store: ResourceParam[LyraStore],
+@task_tables([citation_expansions_spec, citation_papers_spec], ins={"task": TASK, "paper_rows": sources.papers_spec})
+def citation_tracking(context: AssetExecutionContext, task: TaskRecord, paper_rows: pd.DataFrame, store: ResourceParam[LyraStore],
                       literature: LiteratureSources, models: LocalModels, llm: OllamaLlm,
                       settings: ResourceParam[LyraSettings]) -> tuple[Output, Output]:
     """Follow the task's papers' references and citations; both tables are written in one transaction."""
-    task = store.require_task(context.partition_key)
     options = TaskOptions.model_validate(task.options)
     cfg = settings.citations
     plan = literature.plan(options.corpus)

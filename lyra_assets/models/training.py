@@ -13,6 +13,7 @@ from pathlib import Path
 from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataValue, ResourceParam, asset
 from pydantic import Field
 
+from lyra_assets.task_assets import declared_in
 from lyra_resources.sources.literature import LiteratureSources
 from lyra_resources.models.local_models import LocalModels
 from lyra_resources.models.model_files import (
@@ -33,7 +34,7 @@ class NliTrainingConfig(Config):
     threads: int = 2
 
 
-@asset(group_name="models", kinds={"pytorch"}, code_version="1")
+@asset(kinds={"pytorch"}, **declared_in(__name__))
 def nli_model(context: AssetExecutionContext, config: NliTrainingConfig, store: ResourceParam[LyraStore]) -> MaterializeResult:
     """The SNLI base cross-encoder, which the claim verifier starts from.
 
@@ -66,7 +67,7 @@ class VerifierTrainingConfig(Config):
     threads: int = 2
 
 
-@asset(group_name="models", kinds={"pytorch"}, code_version="1")
+@asset(kinds={"pytorch"}, **declared_in(__name__))
 def verifier_model(context: AssetExecutionContext, config: VerifierTrainingConfig, store: ResourceParam[LyraStore]) -> MaterializeResult:
     """Lyra's claim verifier, the model that judges every edge unless the settings name another.
 
@@ -98,7 +99,7 @@ class DirectionTrainingConfig(Config):
     threads: int = 2
 
 
-@asset(group_name="models", kinds={"pytorch"}, code_version="1")
+@asset(kinds={"pytorch"}, **declared_in(__name__))
 def direction_reader(context: AssetExecutionContext, config: DirectionTrainingConfig, store: ResourceParam[LyraStore]
                      ) -> MaterializeResult:
     """Lyra's direction reader: what a finding passage reports for an effect claim's outcome
@@ -139,7 +140,7 @@ class RerankerTrainingConfig(Config):
     threads: int = 2
 
 
-@asset(group_name="models", kinds={"pytorch"}, code_version="1")
+@asset(kinds={"pytorch"}, **declared_in(__name__))
 def corpus_reranker(
     context: AssetExecutionContext, config: RerankerTrainingConfig, literature: LiteratureSources, models: LocalModels
 ) -> MaterializeResult:

@@ -1,22 +1,18 @@
 """``citation_edges``: the citation expansions as ``CITES`` edges between the task's pages.
 
-Apart from :mod:`lyra_assets.citations` because it reads ``pages``, which itself reads the
+Apart from :mod:`lyra_assets.citations.tracking` because it reads ``pages``, which itself reads the
 citation tables.
 """
 
 import pandas as pd
-from dagster import MetadataValue, Output, asset
+from dagster import MetadataValue, Output
 
 from lyra_assets import documents
-from lyra_assets.code_versions import code_version
-from lyra_assets.reuse import reuses_unchanged_rows
-from lyra_assets.citations import citation_expansions_spec
+from lyra_assets.citations.tracking import citation_expansions_spec
 from lyra_assets.metadata import table_metadata
-from lyra_assets.partitions import task_partitions
-from lyra_assets.table_io import LYRA_TABLES, table_input
+from lyra_assets.task_assets import task_table
 from lyra_resources.schema import TABLES
 
-CODE_VERSION = code_version(__name__)  # changes with this module's logic and every Lyra module it uses
 
 EDGE_COLUMNS = TABLES["citation_edges"].data_columns
 
@@ -39,10 +35,7 @@ def cites_edges(expansions: pd.DataFrame, pages: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-@asset(partitions_def=task_partitions, group_name="citations", kinds={"duckdb", "parquet"},
-       ins={"citation_expansions": table_input(citation_expansions_spec), "pages": table_input(documents.pages)},
-       io_manager_key=LYRA_TABLES, code_version=CODE_VERSION)
-@reuses_unchanged_rows()
+@task_table(ins={"citation_expansions": citation_expansions_spec, "pages": documents.pages})
 def citation_edges(citation_expansions: pd.DataFrame, pages: pd.DataFrame) -> Output[pd.DataFrame]:
     """Citation links between the task's pages: one `CITES` edge from the citing page to the cited one.
 
