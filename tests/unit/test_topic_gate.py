@@ -139,7 +139,7 @@ def test_the_direction_is_read_from_the_sentence_naming_the_outcome_by_its_defin
 
 
 def test_a_papers_initials_are_read_once_for_all_its_passages_and_only_for_a_phrase_with_an_acronym(paper):
-    from lyra_core.direction.relevance import _abbreviated, _initials
+    from lyra_core.direction.relevance import names_by_acronym, _initials
 
     abstract, text = paper(CLOTS_1)
     _initials.cache_clear()
@@ -149,7 +149,7 @@ def test_a_papers_initials_are_read_once_for_all_its_passages_and_only_for_a_phr
     # the abstract's initials (the costly side) once for its many passages, each phrase's once
     assert _initials.cache_info().misses <= 3 < len(abstract)
     _initials.cache_clear()
-    assert _abbreviated("deep vein thrombosis", text)  # the text names it DVT
-    assert not _abbreviated("hip fracture", text)  # no acronym in the phrase: the text's initials are not read
+    assert names_by_acronym("deep vein thrombosis", text)  # the text names it DVT
+    assert not names_by_acronym("hip fracture", text)  # no acronym in the phrase: the text's initials are not read
     assert _initials.cache_info().misses == 2  # the two phrases' own, against the text's acronyms (DVT, GCS)
-    assert _abbreviated("GCS", "patients wore graduated compression stockings")  # an acronym the text spells out
+    assert names_by_acronym("GCS", "patients wore graduated compression stockings")  # an acronym the text spells out
