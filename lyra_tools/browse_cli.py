@@ -26,7 +26,7 @@ from lyra_resources.store.lyra_store import StoreError
 from lyra_tools.cli_common import HomeOption, console, fail, open_store, untrusted
 
 if TYPE_CHECKING:  # the readers and their models are imported by `lyra claims` and `lyra evidence` when they run
-    from lyra_resources.effective.models import ClaimBrief, ClaimEvidence, EvidenceItem, Topic, TopicClaims
+    from lyra_tools.mcp.models import ClaimBrief, ClaimEvidence, EvidenceItem, Topic, TopicClaims
 
 app = typer.Typer()
 PAGE = 50  # the MCP tools' largest page; longer listings follow next_cursor
@@ -106,8 +106,8 @@ def claims(
 ) -> None:
     """A task's claims by topic: id, verdict, confidence ± uncertainty and the votes that entered
     it; without --topic, the question's hypothesis (what the answer judges) comes first."""
-    from lyra_resources.effective import answer_view
-    from lyra_resources.effective.models import ExploreError
+    from lyra_resources.store.reviewed_graph import answer as reviewed_answer
+    from lyra_resources.store.reviewed_graph.records import ExploreError
 
     store = open_store(home, create=False)
     try:
@@ -117,7 +117,7 @@ def claims(
             for answer in answers:
                 print(json_line(answer.model_dump_json()))
             return
-        hypothesis, votes = answer_view.listed_votes(store, task_id, [c.claim_id for a in answers for c in a.claims],
+        hypothesis, votes = reviewed_answer.listed_votes(store, task_id, [c.claim_id for a in answers for c in a.claims],
                                                      with_hypothesis=topic is None)
     except (ExploreError, StoreError) as exc:
         raise fail(str(exc)) from exc
@@ -226,17 +226,17 @@ def evidence(
     """A claim's supporting, refuting and neutral edges with their fragments and sources; the edge ids
     are what `lyra feedback edge-correct` takes. Given a task id (or --task alone), the claim is
     the task's hypothesis: the passages behind the answer."""
-    from lyra_resources.effective import answer_view
-    from lyra_resources.effective.models import ExploreError
+    from lyra_resources.store.reviewed_graph import answer as reviewed_answer
+    from lyra_resources.store.reviewed_graph.records import ExploreError
 
     try:
         store = open_store(home, create=False)
-        claim_id, task_id = answer_view.evidence_claim(store, claim_id, task_id)
+        claim_id, task_id = reviewed_answer.evidence_claim(store, claim_id, task_id)
         answer = _claim_evidence(store, claim_id, task_id, limit)
         if as_json:
             print(json_line(answer.model_dump_json()))
             return
-        votes = answer_view.listed_votes(store, answer.task_id, [answer.claim_id])[1]
+        votes = reviewed_answer.listed_votes(store, answer.task_id, [answer.claim_id])[1]
     except (ExploreError, StoreError) as exc:
         raise fail(str(exc)) from exc
     _print_evidence(answer, votes)

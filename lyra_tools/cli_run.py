@@ -62,13 +62,13 @@ def queue_and_exit(task: TaskRecord, home: Path | None, then: str = "") -> typer
 
 def print_summary(outcome: runner.RunOutcome, home: Path | None) -> None:
     from lyra_core.answer import votes_text
-    from lyra_resources.effective import answer_view
-    from lyra_resources.effective.report import top_claims
+    from lyra_resources.store.reviewed_graph import answer as reviewed_answer
+    from lyra_assets.report_writer import top_claims
 
     layout = HomeLayout(root=home_root(home))
     counts = open_store(home).row_counts(outcome.task_id)
     if outcome.success:  # the answer to the question comes first, then how it was reached
-        for line in answer_view.answer_lines(open_store(home), outcome.task_id):
+        for line in reviewed_answer.answer_lines(open_store(home), outcome.task_id):
             console.print(untrusted(line), soft_wrap=True)
     if outcome.success:
         console.print(f"[green]task {outcome.task_id} completed[/] (run {outcome.run_id})")

@@ -56,7 +56,7 @@ def synced_tasks(home: Path | None, only: str | None = None) -> list[TaskRecord]
 def task_status(task_id: str, home: HomeOption = None) -> None:
     """A task's status, row counts and recent runs (from the store: Dagster is consulted only for a
     run the row says is still queued or running, and for a watched task's next check)."""
-    from lyra_resources.effective import answer_view
+    from lyra_resources.store.reviewed_graph import answer as reviewed_answer
 
     require_task(home, task_id)
     task = synced_tasks(home, task_id)[0]
@@ -64,7 +64,7 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
     console.print(f"[bold]{untrusted(task.id)}[/]  {untrusted(task.query)}", soft_wrap=True)
     console.print(f"status: {task.status}   created: {task.created_at:%Y-%m-%d %H:%M:%S}   "
                   f"options: {untrusted(task.options)}", soft_wrap=True)
-    for line in answer_view.answer_lines(store, task.id):  # what a queued run found, once it has
+    for line in reviewed_answer.answer_lines(store, task.id):  # what a queued run found, once it has
         console.print(untrusted(line), soft_wrap=True)
     if task.options.get("watch_every"):
         from lyra_assets.execution.runs import open_instance
@@ -138,9 +138,9 @@ def task_run(task_id: str, home: HomeOption = None,
     task = require_task(home, task_id)
     print_notes(check_input(task.query, task.options, home, STORED_LABELS))  # a corpus may be gone, the network down
     if not force and (same := unchanged_since(open_store(home), task.id, load_settings(), home_root(home))):
-        from lyra_resources.effective import answer_view
+        from lyra_resources.store.reviewed_graph import answer as reviewed_answer
 
-        for line in answer_view.answer_lines(open_store(home), task.id):
+        for line in reviewed_answer.answer_lines(open_store(home), task.id):
             console.print(untrusted(line), soft_wrap=True)
         console.print(f"task {untrusted(task.id)}: unchanged since run {same.run_id} ({same.covers} as they were); its graph "
                       "stands. `--force` runs it again.", soft_wrap=True, highlight=False)

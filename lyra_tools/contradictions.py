@@ -17,17 +17,10 @@ from lyra_core.hypothesis import HYPOTHESIS
 from lyra_core.scoring import REFUTES, SUPPORTS
 from lyra_core.untrusted import MarksUntrusted, UntrustedText
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_resources.effective.overlay import load_claims, load_overlay
-from lyra_resources.effective.paging import (
-    check_limit,
-    clip,
-    decode_cursor,
-    encode_cursor,
-    fit_page,
-    nan_to_none,
-    query_key,
-)
-from lyra_resources.effective.queries import claim_edges, require_task, topic_labels
+from lyra_resources.store.reviewed_graph.overlay import load_claims, load_overlay
+from lyra_tools.mcp.paging import check_limit, decode_cursor, encode_cursor, fit_page, query_key
+from lyra_core.clipping import clip, nan_to_none
+from lyra_resources.store.reviewed_graph.queries import claim_edges, require_task, topic_labels
 
 SIDE_SOURCES = 3  # strongest sources shown per side
 TEXT_CHARS = 160  # fragment text per source: the answer holds up to 6 of them per claim

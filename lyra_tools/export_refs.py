@@ -30,10 +30,10 @@ from pydantic import BaseModel
 
 from lyra_core.answer import voting_papers
 from lyra_core.cells import cell_list
-from lyra_resources.effective.answer_view import source_edges
-from lyra_resources.effective.overlay import load_claims, load_overlay
+from lyra_resources.store.reviewed_graph.answer import source_edges
+from lyra_resources.store.reviewed_graph.overlay import load_claims, load_overlay
 from lyra_core.report.refs import linkable
-from lyra_resources.effective.papers import task_papers
+from lyra_resources.store.reviewed_graph.papers import task_papers
 
 # What LaTeX reads as markup in a BibTeX value, written so that it prints as itself, each in braces
 # as BibTeX writes a special character ({\"u}): no value or name then starts with a backslash, and a

@@ -26,9 +26,9 @@ from lyra_core import feedback as fb
 from lyra_core.untrusted import MarksUntrusted, UntrustedText
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.store.sql import fetch_rows
-from lyra_resources.effective.models import ExploreError
-from lyra_resources.effective.overlay import load_claims, load_overlay
-from lyra_resources.effective.queries import require_task
+from lyra_resources.store.reviewed_graph.records import ExploreError
+from lyra_resources.store.reviewed_graph.overlay import load_claims, load_overlay
+from lyra_resources.store.reviewed_graph.queries import require_task
 from lyra_tools import mcp_requests
 
 MAX_ARGS_BYTES = 16_000
@@ -145,7 +145,7 @@ def rewrite_reports(store: LyraStore, result: FeedbackResult) -> None:
     """Write again the report of the task the feedback was given on and, for a domain rule (in force
     for every task), of each other task with a page of a domain the rule's pattern matches. A report
     that cannot be written is logged: the feedback itself is stored already."""
-    from lyra_resources.effective.report import write_report  # only feedback that changes the graph needs it
+    from lyra_assets.report_writer import write_report  # only feedback that changes the graph needs it
 
     tasks = [result.task_id]
     if result.action in fb.RULE_ACTIONS:

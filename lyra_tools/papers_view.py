@@ -23,20 +23,19 @@ from lyra_core.scoring import REFUTES, SUPPORTS
 from lyra_core.text import index_terms
 from lyra_core.untrusted import MarksUntrusted, UntrustedText
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_resources.effective.models import ExploreError
-from lyra_resources.effective.overlay import load_claims, load_overlay
-from lyra_resources.effective.paging import (
+from lyra_resources.store.reviewed_graph.records import ExploreError
+from lyra_resources.store.reviewed_graph.overlay import load_claims, load_overlay
+from lyra_tools.mcp.paging import (
     ANSWER_BUDGET,
     check_limit,
-    clip,
     decode_cursor,
     encode_cursor,
     fit_page,
-    nan_to_none,
     query_key,
 )
-from lyra_resources.effective.queries import EDGE_COLUMNS, fetch_rows, require_task
-from lyra_resources.effective.papers import paper_keys, task_papers
+from lyra_core.clipping import clip, nan_to_none
+from lyra_resources.store.reviewed_graph.queries import EDGE_COLUMNS, fetch_rows, require_task
+from lyra_resources.store.reviewed_graph.papers import paper_keys, task_papers
 
 ABSTRACT_CHARS = 1000
 CITATIONS_SHOWN = 10  # per direction, within CITATIONS_BUDGET bytes of JSON

@@ -9,28 +9,27 @@ from lyra_core.evidence_facts import facts_line
 from lyra_core.feedback import effective_edges
 from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_resources.effective.models import (
+from lyra_tools.mcp.models import (
     ClaimEvidence,
     ClaimScoreView,
     EvidenceItem,
     EvidenceLists,
-    ExploreError,
     Source,
     TopicClaims,
 )
-from lyra_resources.effective.answer_view import claim_brief
-from lyra_resources.effective.overlay import load_claims, load_overlay, rescore
-from lyra_resources.effective.paging import (
+from lyra_resources.store.reviewed_graph.records import ExploreError
+from lyra_resources.store.reviewed_graph.answer import claim_brief
+from lyra_resources.store.reviewed_graph.overlay import load_claims, load_overlay, rescore
+from lyra_tools.mcp.paging import (
     ANSWER_BUDGET,
     check_limit,
-    clip,
     decode_cursor,
     encode_cursor,
     fit_page,
-    nan_to_none,
     query_key,
 )
-from lyra_resources.effective.queries import (
+from lyra_core.clipping import clip, nan_to_none
+from lyra_resources.store.reviewed_graph.queries import (
     BY_RELEVANCE,
     CLAIM_SQL,
     SCORE_COLUMNS,

@@ -11,10 +11,10 @@ from lyra_core.feedback import rule_for
 from lyra_resources.store.generations import graph_note, published_generation
 from lyra_resources.settings import shared_settings
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_resources.effective.models import AssetState, BlockedDomain, FeedbackCounts, RunState, TaskStatus
-from lyra_resources.effective.overlay import load_overlay
-from lyra_resources.effective.paging import clip
-from lyra_resources.effective.queries import in_ids, require_task
+from lyra_tools.mcp.models import AssetState, BlockedDomain, FeedbackCounts, RunState, TaskStatus
+from lyra_resources.store.reviewed_graph.overlay import load_overlay
+from lyra_core.clipping import clip
+from lyra_resources.store.reviewed_graph.queries import in_ids, require_task
 
 
 def _ts(value: float | None) -> datetime | None:

@@ -7,10 +7,9 @@ from lyra_core.feedback import effective_edges
 from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS
 from lyra_resources.store.generations import graph_note
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_resources.effective.models import (
+from lyra_tools.mcp.models import (
     ContradictionHighlight,
     EvidenceSummary,
-    ExploreError,
     MaterialClaim,
     MaterialEdge,
     Materials,
@@ -20,24 +19,17 @@ from lyra_resources.effective.models import (
     TopicBrief,
     TopicList,
 )
-from lyra_resources.effective.answer_view import effective_answer
-from lyra_resources.effective.overlay import (
+from lyra_resources.store.reviewed_graph.records import ExploreError
+from lyra_resources.store.reviewed_graph.answer import effective_answer
+from lyra_resources.store.reviewed_graph.overlay import (
     effective_topics,
     load_claims,
     load_overlay,
     refuted_claims,
 )
-from lyra_resources.effective.paging import (
-    check_limit,
-    clip,
-    decode_cursor,
-    encode_cursor,
-    fit_page,
-    nan_to_none,
-    page_of,
-    query_key,
-)
-from lyra_resources.effective.queries import (
+from lyra_tools.mcp.paging import check_limit, decode_cursor, encode_cursor, fit_page, page_of, query_key
+from lyra_core.clipping import clip, nan_to_none
+from lyra_resources.store.reviewed_graph.queries import (
     BY_RELEVANCE,
     claim_edges,
     fetch_rows,

@@ -59,7 +59,7 @@ def test_task_answer_judges_the_hypothesis_per_paper(answered):
     # a passage that voted is about vitamin D supplementation and fracture risk: the papers address the question
     assert row["not_addressed"] is None and not metadata["answer"].value.splitlines()[1].startswith("No passage")
     # the asset's text is the text every view prints (lyra_core.answer.answer_text), as Markdown list items
-    from lyra_resources.effective.answer_view import answer_lines
+    from lyra_resources.store.reviewed_graph.answer import answer_lines
     printed = answer_lines(store, graph.task_id)
     assert metadata["answer"].value.splitlines() == [
         line.replace("  ", "- ", 1) if line.startswith("  ") else line for line in printed]
@@ -122,7 +122,7 @@ def test_an_open_question_whose_claims_are_about_other_things_says_no_claim_addr
     assert row["not_addressed"].startswith(f"No claim in the {len(PAPERS)} papers addresses exercise and depression "
                                            "together; the closest are “")
     assert metadata["answer"].value.splitlines()[1] == row["not_addressed"]
-    from lyra_resources.effective.answer_view import answer_lines
+    from lyra_resources.store.reviewed_graph.answer import answer_lines
     assert answer_lines(store, graph.task_id)[1] == row["not_addressed"]  # the CLI summary, MCP and the report
     # a question that names its parts but has claims about them is answered by them, with no such line
     on_topic = LyraStore.at(tmp_path / "home2")
@@ -184,7 +184,7 @@ def test_a_question_no_paper_addresses_says_so_and_names_the_closest_papers(tmp_
     outcome = runner.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
     cli_run.print_summary(outcome, store.layout.root)  # `lyra run`'s summary
     assert capsys.readouterr().out.splitlines()[1] == line
-    from lyra_resources.effective.report import report_html, report_markdown
+    from lyra_assets.report_writer import report_html, report_markdown
     assert f"**{line}**" in report_markdown(store, graph.task_id)  # the report says it under the answer
     assert f'<p class="answer">{line}</p>' in report_html(store, graph.task_id)
 
@@ -199,7 +199,7 @@ def test_every_view_of_the_answer_says_the_hypothesis_is_the_question_without_it
     from lyra_tools import cli_run, runner
     from lyra_tools.cli import app
     from lyra_tools.mcp_server import build_server
-    from lyra_resources.effective.report import report_html, report_markdown
+    from lyra_assets.report_writer import report_html, report_markdown
     from typer.testing import CliRunner
 
     store = LyraStore.at(tmp_path / "home")

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import cli_common, cli_run, runner
 from lyra_tools.cli import app
-from lyra_resources.effective.report import report_markdown
+from lyra_assets.report_writer import report_markdown
 
 # the hypothesis's passages: two refute it, each under the default vote threshold (0.5), one is neutral
 WEAK_REFUTING = [("whi", 0, "REFUTES", 0.3), ("meta", 1, "REFUTES", 0.45), ("falls", 1, "NEUTRAL", 0.6)]

@@ -6,33 +6,16 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import math
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from lyra_resources.effective.models import ExploreError
+from lyra_resources.store.reviewed_graph.records import ExploreError
 
 ANSWER_BUDGET = 7_000  # bytes of JSON for the listed items; the envelope stays well under 1 KB
 MAX_LIMIT = 50
 MAX_OFFSET = 10_000_000  # far past any task's rows; a larger offset is a forged cursor
-
-
-def clip(text: Any, limit: int) -> tuple[str, bool]:
-    """``text`` cut at a word to at most ``limit`` characters (an ellipsis marks the cut)."""
-    text = text if isinstance(text, str) else ""
-    if len(text) <= limit:
-        return text, False
-    cut = text[: limit - 1]
-    space = cut.rfind(" ")
-    if space > limit * 0.6:
-        cut = cut[:space]
-    return cut.rstrip() + "…", True
-
-
-def nan_to_none(value: Any) -> Any:
-    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
 
 
 def check_limit(limit: int, maximum: int = MAX_LIMIT) -> int:

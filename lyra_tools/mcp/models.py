@@ -1,5 +1,6 @@
 """The answers of the exploration tools, as pydantic models: what an agent (through MCP) or the
-CLI gets back, each small enough to read in one go."""
+CLI gets back, each small enough to read in one go. The reviewed graph's own records (a topic, a
+claim in brief) come from :mod:`lyra_resources.store.reviewed_graph.records`, which reads them."""
 
 from __future__ import annotations
 
@@ -11,10 +12,7 @@ from pydantic import BaseModel, Field
 from lyra_core.answer import AnswerView
 from lyra_core.scoring import ClaimScore
 from lyra_core.untrusted import MarksUntrusted, UntrustedText
-
-
-class ExploreError(ValueError):
-    """A request the exploration tools cannot answer (unknown id, bad cursor); says why."""
+from lyra_resources.store.reviewed_graph.records import ClaimBrief, Topic
 
 
 class Statistics(BaseModel):
@@ -63,33 +61,11 @@ class EvidenceSummary(MarksUntrusted):
                                    "which run's graph it is and what to do")
 
 
-class Topic(BaseModel):
-    topic_id: str
-    label: UntrustedText
-    claim_count: int
-    has_contradiction: bool
-    terms: list[UntrustedText]
-
-
 class TopicList(MarksUntrusted):
     task_id: str
     topics: list[Topic]
     total: int
     next_cursor: str | None = None
-
-
-class ClaimBrief(BaseModel):
-    claim_id: str
-    text: UntrustedText
-    truncated: bool
-    origin: str
-    evidence_count: int
-    supports: int
-    refutes: int
-    confidence: float
-    uncertainty: float = Field(0.0, description="standard deviation of the confidence")
-    verdict: str
-    rejected: bool = False
 
 
 class TopicClaims(MarksUntrusted):

@@ -1,7 +1,7 @@
 """A task's report read from its *effective* graph, and its files written.
 
 The report is read exactly as the MCP tools and ``lyra export`` read the graph (the readers of
-:mod:`.overlay` and :mod:`.answer_view`): a reviewer's corrected relation replaces the model's,
+:mod:`lyra_resources.store.reviewed_graph`): a reviewer's corrected relation replaces the model's,
 rejected claims are left out, and pages of blocked domains are gone from the sentences, the graph
 and the references. Rendering is :mod:`lyra_core.report`'s; the files are
 ``<home>/reports/<task>.md`` with the same report as ``.html`` and the graph as ``.svg`` beside
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+import lyra_resources
 from lyra_core.cells import cell_list
 from lyra_core.evidence_facts import facts_line
 from lyra_core.fragments import FRAGMENT_MAX_CHARS
@@ -30,10 +31,10 @@ from lyra_core.report.svg import HYPOTHESIS_NODE, GraphLink, GraphNode
 from lyra_core.scoring import REFUTES, SUPPORTS, VoteCounts, strongest_votes
 from lyra_core.tasks import TaskOptions
 from lyra_resources.files import replace_text
-from lyra_resources.effective.answer_view import claim_votes, effective_answer, source_edges, source_rows
-from lyra_resources.effective.overlay import Overlay, effective_topics, load_claims, load_overlay
-from lyra_resources.effective.paging import clip, nan_to_none
-from lyra_resources.effective.queries import fetch_rows, in_ids, require_task, task_topics
+from lyra_resources.store.reviewed_graph.answer import claim_votes, effective_answer, source_edges, source_rows
+from lyra_resources.store.reviewed_graph.overlay import Overlay, effective_topics, load_claims, load_overlay
+from lyra_core.clipping import clip, nan_to_none
+from lyra_resources.store.reviewed_graph.queries import fetch_rows, in_ids, require_task, task_topics
 from lyra_resources.store.generations import graph_note
 from lyra_resources.store.lyra_store import LyraStore
 
@@ -46,7 +47,7 @@ SENTENCE_CHARS = FRAGMENT_MAX_CHARS  # a passage whole: the sentence with the fi
 OTHER_TOPIC = "Other claims"
 
 
-JUDGE_FIGURES = Path(__file__).resolve().parents[1] / "judge_figures.json"
+JUDGE_FIGURES = Path(lyra_resources.__file__).resolve().parent / "judge_figures.json"  # shipped as package data
 
 
 def trust_line(path: Path = JUDGE_FIGURES) -> str | None:

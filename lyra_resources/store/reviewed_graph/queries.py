@@ -10,8 +10,8 @@ import duckdb
 
 from lyra_core.cells import cell_list
 from lyra_core.hypothesis import HYPOTHESIS
-from lyra_resources.effective.models import ExploreError
-from lyra_resources.effective.papers import add_paper_fields
+from lyra_resources.store.reviewed_graph.records import ExploreError
+from lyra_resources.store.reviewed_graph.papers import add_paper_fields
 from lyra_resources.store.sql import fetch_rows  # noqa: F401 (re-exported: the effective views' SQL reads rows with it)
 
 # Tool answers must take milliseconds, so rows come back as plain dicts (no DataFrames), task-wide

@@ -26,10 +26,10 @@ from lyra_core.cells import cell_list
 from lyra_core.feedback import effective_edges, effective_votes
 from lyra_core.hypothesis import HYPOTHESIS
 from lyra_core.scoring import VoteCounts
-from lyra_resources.effective.models import ClaimBrief, ExploreError
-from lyra_resources.effective.overlay import Overlay, load_claims, load_overlay
-from lyra_resources.effective.paging import clip, nan_to_none
-from lyra_resources.effective.queries import (
+from lyra_resources.store.reviewed_graph.records import ClaimBrief, ExploreError
+from lyra_resources.store.reviewed_graph.overlay import Overlay, load_claims, load_overlay
+from lyra_core.clipping import clip, nan_to_none
+from lyra_resources.store.reviewed_graph.queries import (
     claim_edges,
     fetch_rows,
     hypothesis_ids,
@@ -37,7 +37,7 @@ from lyra_resources.effective.queries import (
     require_task,
     topic_labels,
 )
-from lyra_resources.effective.papers import task_papers
+from lyra_resources.store.reviewed_graph.papers import task_papers
 
 def claim_brief(row: dict[str, Any]) -> ClaimBrief:
     """A claim row (with its effective score) as the short form every list shows."""

@@ -14,8 +14,8 @@ from lyra_core.feedback import DomainRule, blocked_domains, effective_edges, eff
 from lyra_core.scoring import ScoringRule
 from lyra_resources.store.generations import published_scoring_rule
 from lyra_resources.settings import shared_settings
-from lyra_resources.effective.models import Topic
-from lyra_resources.effective.queries import CLAIM_SQL, claim_edges, fetch_rows, in_ids
+from lyra_resources.store.reviewed_graph.records import Topic
+from lyra_resources.store.reviewed_graph.queries import CLAIM_SQL, claim_edges, fetch_rows, in_ids
 
 
 @dataclass
