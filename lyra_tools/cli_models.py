@@ -12,13 +12,13 @@ from lyra_resources.models.model_files import configured_nli_path
 from lyra_resources.settings import load_settings
 from lyra_tools.cli_common import HomeOption, console, fail, home_data_problem, home_root, open_store
 
-if TYPE_CHECKING:  # Dagster (the jobs, lyra_tools.runner) is imported by the commands that run a job
-    from lyra_tools import runner
+if TYPE_CHECKING:  # Dagster (the jobs, lyra_assets.execution.run_control) is imported by the commands that run a job
+    from lyra_assets.execution import run_control
 
 app = typer.Typer(help="Build Lyra's local models.", no_args_is_help=True)
 
 
-def _finish_job(outcome: runner.JobOutcome) -> None:
+def _finish_job(outcome: run_control.JobOutcome) -> None:
     if outcome.success:
         console.print(f"[green]{outcome.job} succeeded[/] (run {outcome.run_id})")
         return
@@ -64,12 +64,12 @@ def models_train_snli(
     """Train the SNLI base cross-encoder, the verifier's starting point (Dagster job `nli_model_training`).
     It goes under the home unless `--out` says otherwise; `train-nli` then starts from it."""
     from lyra_assets.execution.runs import NLI_TRAINING_JOB
-    from lyra_tools import runner
+    from lyra_assets.execution import run_control
 
     _check_model_folders(home, out=out)
     config = {"snli_dir": str(snli_dir.resolve()), "out_dir": str(out.resolve()) if out else "",
               "max_pairs": max_pairs, "threads": threads}
-    _finish_job(runner.run_job(NLI_TRAINING_JOB, {"ops": {"nli_model": {"config": config}}}, home))
+    _finish_job(run_control.run_job(NLI_TRAINING_JOB, {"ops": {"nli_model": {"config": config}}}, home))
 
 
 @app.command("train-nli")
@@ -86,7 +86,7 @@ def models_train_nli(
     cross-validation, then a temperature (the Dagster job `verifier_training`). Point
     `models.nli` in settings.yaml at the output to use it."""
     from lyra_assets.execution.runs import VERIFIER_TRAINING_JOB
-    from lyra_tools import runner
+    from lyra_assets.execution import run_control
 
     _check_model_folders(home, out=out, work=work)
     missing = [str(data / sub) for sub in ("scifact/claims_train.jsonl", "scifact/corpus.jsonl", "nli_training")
@@ -97,7 +97,7 @@ def models_train_nli(
     config = {"data_dir": str(data.resolve()),
               "out_dir": str((out or root / "models" / "lyra-verifier").resolve()),
               "work_dir": str((work or root / "models" / "verifier-work").resolve()), "threads": threads}
-    _finish_job(runner.run_job(VERIFIER_TRAINING_JOB, {"ops": {"verifier_model": {"config": config}}}, home))
+    _finish_job(run_control.run_job(VERIFIER_TRAINING_JOB, {"ops": {"verifier_model": {"config": config}}}, home))
 
 
 @app.command("train-direction")
@@ -113,7 +113,7 @@ def models_train_direction(
     job `direction_reader_training`; docs/direction.md). Point `models.direction` in settings.yaml
     at the output to use it."""
     from lyra_assets.execution.runs import DIRECTION_TRAINING_JOB
-    from lyra_tools import runner
+    from lyra_assets.execution import run_control
 
     _check_model_folders(home, out=out)
     folder = data / "nli_training" / "evidence_inference"
@@ -123,7 +123,7 @@ def models_train_direction(
     config = {"data_dir": str((data / "nli_training").resolve()),
               "out_dir": str((out or root / "models" / "lyra-direction").resolve()), "epochs": epochs,
               "threads": threads}
-    _finish_job(runner.run_job(DIRECTION_TRAINING_JOB, {"ops": {"direction_reader": {"config": config}}}, home))
+    _finish_job(run_control.run_job(DIRECTION_TRAINING_JOB, {"ops": {"direction_reader": {"config": config}}}, home))
 
 
 @app.command("train-claim-roles")
@@ -164,13 +164,13 @@ def models_train_reranker(
 ) -> None:
     """Adapt a cross-encoder reranker to a corpus (the Dagster job `reranker_training`)."""
     from lyra_assets.execution.runs import RERANKER_TRAINING_JOB
-    from lyra_tools import runner
+    from lyra_assets.execution import run_control
 
     if not corpus.exists():
         raise fail(f"path not found: {corpus}")
     config = {"corpus": str(corpus.resolve()), "max_queries": max_queries, "base": base, "force": force,
               "threads": threads}
-    _finish_job(runner.run_job(RERANKER_TRAINING_JOB, {"ops": {"corpus_reranker": {"config": config}}}, home))
+    _finish_job(run_control.run_job(RERANKER_TRAINING_JOB, {"ops": {"corpus_reranker": {"config": config}}}, home))
 
 
 def _print_versions(versions) -> None:
@@ -193,7 +193,7 @@ def _print_versions(versions) -> None:
 def _rescore(home: Path | None, version: str) -> None:
     """Re-judge the edges of every task another version judged, one nli_rescoring run per task."""
     from lyra_assets.execution.runs import RESCORING_JOB
-    from lyra_tools import runner
+    from lyra_assets.execution import run_control
     from lyra_resources.models.nli_versions import affected_tasks
 
     tasks = affected_tasks(open_store(home), version)
@@ -201,7 +201,7 @@ def _rescore(home: Path | None, version: str) -> None:
         console.print("no task has edges from another NLI version: nothing to re-score")
         return
     for task_id in tasks:
-        outcome = runner.run_job(RESCORING_JOB, {}, home, partition_key=task_id)
+        outcome = run_control.run_job(RESCORING_JOB, {}, home, partition_key=task_id)
         state = "[green]re-scored[/]" if outcome.success else f"[red]failed[/]: {outcome.error}"
         console.print(f"{task_id}: {state} (run {outcome.run_id})")
 
@@ -240,11 +240,11 @@ def models_train_adapter(
 ) -> None:
     """Train a LoRA adapter from the corrections now and gate it (job `nli_adapter_training`)."""
     from lyra_assets.execution.runs import ADAPTER_JOB
-    from lyra_tools import runner
+    from lyra_assets.execution import run_control
     from lyra_resources.models.nli_versions import active_version
 
     before = active_version(open_store(home), _nli_base()).version
-    _finish_job(runner.run_job(ADAPTER_JOB, {"ops": {"nli_adapter": {"config": {"force": force}}}}, home))
+    _finish_job(run_control.run_job(ADAPTER_JOB, {"ops": {"nli_adapter": {"config": {"force": force}}}}, home))
     after = active_version(open_store(home), _nli_base()).version
     if after == before:
         console.print(f"active NLI version unchanged: {after} (see `lyra models list` for the gate's figures)", soft_wrap=True)

@@ -29,12 +29,12 @@ from lyra_tools.cli_common import (
 if TYPE_CHECKING:  # the run machinery (Dagster, the input checks, the readers) is imported when a command runs
     from lyra_core.tasks import TaskOptions
     from lyra_resources.task_input import CheckedInput
-    from lyra_tools import runner
+    from lyra_assets.execution import run_control
 
 app = typer.Typer()
 
 
-def run_with_progress(task: TaskRecord, home: Path | None, *, rebuild: bool = False) -> runner.RunOutcome:
+def run_with_progress(task: TaskRecord, home: Path | None, *, rebuild: bool = False) -> run_control.RunOutcome:
     from lyra_tools import progress_view
 
     console.print(f"[bold]{untrusted(task.id)}[/]  {untrusted(task.query)}", soft_wrap=True)
@@ -47,10 +47,10 @@ def run_with_progress(task: TaskRecord, home: Path | None, *, rebuild: bool = Fa
 
 def queue_and_exit(task: TaskRecord, home: Path | None, then: str = "") -> typer.Exit:
     """Submit the task's run to the cluster's run queue, say so, and return the Exit (0) that ends the command."""
-    from lyra_tools import runner
+    from lyra_assets.execution import run_control
 
     try:
-        queued = runner.queue_task(task.id, home)
+        queued = run_control.queue_task(task.id, home)
     except RuntimeError as exc:
         raise fail(str(exc)) from exc
     console.print(f"[bold]{untrusted(task.id)}[/]  {untrusted(task.query)}", soft_wrap=True)
@@ -60,7 +60,7 @@ def queue_and_exit(task: TaskRecord, home: Path | None, then: str = "") -> typer
     return typer.Exit(0)
 
 
-def print_summary(outcome: runner.RunOutcome, home: Path | None) -> None:
+def print_summary(outcome: run_control.RunOutcome, home: Path | None) -> None:
     from lyra_core.answer import votes_text
     from lyra_resources.store.reviewed_graph import answer as reviewed_answer
     from lyra_assets.report_writer import top_claims
@@ -134,7 +134,7 @@ def run(
     raise typer.Exit(0 if outcome.success else 1)
 
 
-def create_and_run(checked: CheckedInput, home: Path | None, then: str = "") -> runner.RunOutcome:
+def create_and_run(checked: CheckedInput, home: Path | None, then: str = "") -> run_control.RunOutcome:
     """Create the checked task, materialize it with live progress, print its summary (in the cluster
     profile: queue its run, say so and end the command, ``then`` closing the message)."""
     from lyra_assets.execution.runs import is_cluster

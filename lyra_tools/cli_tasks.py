@@ -17,7 +17,7 @@ from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 from lyra_resources.store.sql import fetch_rows
 from lyra_tools.cli_common import HomeOption, console, fail, home_root, open_store, require_task, untrusted
 
-# Dagster (the instance, lyra_tools.runner) is imported by what needs it: a task whose row reads
+# Dagster (the instance, lyra_assets.execution.run_control) is imported by what needs it: a task whose row reads
 # running or queued, its recent runs, a re-run. Listing tasks reads the store alone.
 
 app = typer.Typer(help="List, inspect, re-run, watch, stop and delete tasks.", no_args_is_help=True)
@@ -44,10 +44,10 @@ def synced_tasks(home: Path | None, only: str | None = None) -> list[TaskRecord]
     tasks = [store.require_task(only)] if only else store.list_tasks()
     if any(t.status in ("running", "queued") for t in tasks):
         from lyra_assets.execution.runs import open_instance
-        from lyra_tools import runner
+        from lyra_assets.execution import run_control
 
         with open_instance(home) as instance:
-            tasks = [runner.sync_task_status(store, instance, t.id) if t.status in ("running", "queued") else t
+            tasks = [run_control.sync_task_status(store, instance, t.id) if t.status in ("running", "queued") else t
                      for t in tasks]
     return tasks
 
@@ -203,11 +203,11 @@ def task_unwatch(task_id: str, home: HomeOption = None) -> None:
 @app.command("stop")
 def task_stop(task_id: str, home: HomeOption = None) -> None:
     """Stop a task's run in progress."""
-    from lyra_tools import runner
+    from lyra_assets.execution import run_control
 
     require_task(home, task_id)
     task = synced_tasks(home, task_id)[0]
-    stopped = runner.stop_task(task_id, home)
+    stopped = run_control.stop_task(task_id, home)
     if stopped:
         console.print(f"stopped {len(stopped)} run(s) of {task_id}; the graph readers see is unchanged")
     else:
@@ -222,13 +222,13 @@ def task_delete(
 ) -> None:
     """Delete a task: its rows, Parquet files, reports, verify results, run log, Dagster runs and
     partition. Feedback is kept."""
-    from lyra_tools import runner
+    from lyra_assets.execution import run_control
 
     task = require_task(home, task_id)
     if not yes and not typer.confirm(f"delete {task.id} ({task.query!r}) with its rows, files and runs?"):
         raise typer.Exit(1)
     try:
-        deleted = runner.delete_task(task_id, home)
+        deleted = run_control.delete_task(task_id, home)
     except RuntimeError as exc:
         raise fail(str(exc)) from exc
     rows = ", ".join(f"{n} {t}" for t, n in deleted.rows.items() if n) or "none"

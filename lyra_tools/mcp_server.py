@@ -163,9 +163,9 @@ def build_server(home: str | os.PathLike[str] | None = None, *, launcher: Launch
         """A task whose row reads running or queued takes its Dagster run's outcome (a killed run reads failed)."""
         task = store.get_task(task_id) if isinstance(task_id, str) and 0 < len(task_id) <= 100 else None
         if task is not None and task.status in ("running", "queued"):
-            from lyra_tools import runner
+            from lyra_assets.execution import run_control
 
-            runner.sync_task_status(store, dagster_instance(), task_id)
+            run_control.sync_task_status(store, dagster_instance(), task_id)
 
     @contextlib.asynccontextmanager
     async def lifespan(_server: MCPServer) -> AsyncIterator[dict]:

@@ -135,15 +135,15 @@ class TaskControl:
         return CreatedTask(task_id=task.id, status="queued", log_path=str(log_path), pid=pid)
 
     def stop(self, task_id: str, request_id: str | None) -> StoppedTask:
-        from lyra_tools import runner
+        from lyra_assets.execution import run_control
 
         digest = mcp_requests.args_hash("stop_task", {"task_id": task_id})
         if (answer := self._stored(request_id, "stop_task", digest, StoppedTask)) is not None:
             return answer
         self.store.require_task(task_id)
         self.synced(task_id)
-        with self.store.exclusive():  # runner.stop_task opens the database with its own LyraStore
-            stopped = runner.stop_task(task_id, self.root)
+        with self.store.exclusive():  # run_control.stop_task opens the database with its own LyraStore
+            stopped = run_control.stop_task(task_id, self.root)
         status = self.store.require_task(task_id).status
         message = (f"stopped {len(stopped)} run(s); the graph readers see is unchanged" if stopped else
                    f"nothing to stop: {task_id} has no run in progress (status {status}, left unchanged)")

@@ -20,12 +20,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 
 from lyra_resources.progress import StageProgress, reporting_to
-from lyra_tools import runner
+from lyra_assets.execution import run_control
 from lyra_tools.cli_common import untrusted
 
 _MARK = {"pending": "·", "running": "…", "done": "✓", "failed": "✗"}
 _STYLE = {"pending": "dim", "running": "yellow", "done": "green", "failed": "bold red"}
-Assets = dict[str, runner.AssetProgress]
+Assets = dict[str, run_control.AssetProgress]
 
 
 class _StageNotes:
@@ -46,7 +46,7 @@ class _StageNotes:
             return "; ".join(self._notes.get(asset, []))
 
 
-def asset_line(item: runner.AssetProgress, notes: str = "") -> str:
+def asset_line(item: run_control.AssetProgress, notes: str = "") -> str:
     """One finished asset as plain text: ``✓ nli_edges  200 rows  11.8s  NLI 200 pairs in …``."""
     parts = [f"{_MARK[item.state]} {item.asset:<20}"]
     if item.rows is not None:
@@ -94,7 +94,7 @@ class LiveDisplay:
                              console=console)
         self._bar_of: dict[int, TaskID] = {}
         self._lock = threading.Lock()
-        self._assets: Assets = {name: runner.AssetProgress(asset=name) for name in runner.asset_names()}
+        self._assets: Assets = {name: run_control.AssetProgress(asset=name) for name in run_control.asset_names()}
         self.live = Live(self._render(), console=console, refresh_per_second=4, transient=False)
 
     def _table(self) -> Table:
@@ -149,19 +149,19 @@ def _display_console(console: Console) -> Iterator[Console]:
                       height=console.height, color_system=console.color_system, highlight=False)
 
 
-def run_with_display(task_id: str, home, console: Console, *, rebuild: bool = False) -> runner.RunOutcome:
+def run_with_display(task_id: str, home, console: Console, *, rebuild: bool = False) -> run_control.RunOutcome:
     """Run the task's assets, showing them live on a terminal or line by line elsewhere (``rebuild``:
     every asset computes its rows, none keeps unchanged ones)."""
     with _display_console(console) as out:
         if out.is_terminal:
             display = LiveDisplay(out)
             with display.live, reporting_to(display.stage):
-                outcome = runner.run_task(task_id, home, on_progress=display.assets, rebuild=rebuild)
+                outcome = run_control.run_task(task_id, home, on_progress=display.assets, rebuild=rebuild)
                 display.assets(outcome.assets)
             out.print()
             return outcome
         lines = LineDisplay(out)
         with reporting_to(lines.stage):
-            outcome = runner.run_task(task_id, home, on_progress=lines.assets, rebuild=rebuild)
+            outcome = run_control.run_task(task_id, home, on_progress=lines.assets, rebuild=rebuild)
         lines.assets(outcome.assets)  # anything the watcher had not seen yet
         return outcome

@@ -37,15 +37,15 @@ def _dagster_state(store: LyraStore, instance: Any, task_id: str) -> tuple[RunSt
     from dagster import DagsterEventType
 
     from lyra_assets.execution.runs import ACTIVE_STATUSES, task_runs
-    from lyra_tools import runner  # imports the asset graph: only when status is asked for
+    from lyra_assets.execution import run_control  # imports the asset graph: only when status is asked for
 
     types = {DagsterEventType.STEP_START: "running", DagsterEventType.STEP_SUCCESS: "done",
              DagsterEventType.STEP_FAILURE: "failed", DagsterEventType.STEP_SKIPPED: "skipped"}
-    names = runner.asset_names()
+    names = run_control.asset_names()
     # the assets of a multi-asset share its step, whose key is not an asset's name
-    step_of = {name: step for step, assets in runner.step_assets().items() for name in assets}
+    step_of = {name: step for step, assets in run_control.step_assets().items() for name in assets}
     if store.require_task(task_id).status in ("running", "queued"):
-        runner.sync_task_status(store, instance, task_id)  # a run whose process died reads failed
+        run_control.sync_task_status(store, instance, task_id)  # a run whose process died reads failed
     records = task_runs(instance, task_id, limit=1)
     run_state, steps, active, materialized = None, {}, False, {}
     if records:

@@ -12,7 +12,8 @@ from fixtures.graphs import write_graph
 from typer.testing import CliRunner
 
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools import cli_common, cli_run, runner
+from lyra_tools import cli_common, cli_run
+from lyra_assets.execution import run_control
 from lyra_tools.cli import app
 from lyra_assets.report_writer import report_markdown
 
@@ -100,7 +101,7 @@ def test_the_summary_and_report_show_votes_beside_each_claim_score(tmp_path, cap
     store, graph, _ = answered(tmp_path, WEAK_REFUTING, relabel={("none", "falls"): ("SUPPORTS", 0.3)})
     votes = "0 for, 1 against (1 more below the vote threshold)"
     monkeypatch.setattr(cli_common.console, "width", 250)
-    outcome = runner.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
+    outcome = run_control.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
     cli_run.print_summary(outcome, store.layout.root)
     row = next(line for line in capsys.readouterr().out.splitlines() if "Calcium with vitamin D" in line)
     assert re.search(rf"likely_false\s*│\s*0\.\d\d\s*│\s*0\.\d\d\s*│\s*{re.escape(votes)}\s*│", row), row

@@ -31,7 +31,7 @@ from lyra_assets.execution.runs import (
 from lyra_resources.home import HomeLayout
 from lyra_resources.settings import ClusterSettings, SettingsError
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools import runner
+from lyra_assets.execution import run_control
 from lyra_tools.cli import app
 
 cli = CliRunner()
@@ -221,8 +221,8 @@ def test_the_daemon_starts_queued_runs_within_the_limits(lyra_home, small_corpus
     store = LyraStore(home=str(home))
     first = store.create_task("Does vitamin D reduce fracture risk?", {"corpus": [str(small_corpus)]})
     second = store.create_task("Does sleep loss impair memory?", {"corpus": [str(small_corpus)]})
-    a1 = runner.queue_task(first.id, home).run_id
-    b1 = runner.queue_task(second.id, home).run_id
+    a1 = run_control.queue_task(first.id, home).run_id
+    b1 = run_control.queue_task(second.id, home).run_id
     with open_instance(home) as strict:
         a2 = submit_task_run(strict, store, first).run_id  # a second run of one task (a schedule's, say)
         runs = [a1, b1, a2]

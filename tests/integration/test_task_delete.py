@@ -80,7 +80,7 @@ def test_delete_removes_the_tasks_files_and_runs_and_keeps_feedback(tmp_path, sm
 # Dagster has any record of the run: only the process itself knows the task is running).
 HELD_AT_HANDOVER = """
 import pathlib, sys, time
-from lyra_tools import runner
+from lyra_assets.execution import run_control
 
 flag = pathlib.Path(sys.argv[1])
 
@@ -88,7 +88,7 @@ def held(*args, **kwargs):
     flag.write_text("handing over")
     time.sleep(600)
 
-runner.record_handover = held
+run_control.record_handover = held
 from lyra_tools.cli import main
 sys.argv = ["lyra", *sys.argv[2:]]
 main()
