@@ -245,7 +245,7 @@ def sample_args(store: LyraStore, rng: random.Random, n: int, with_run: str) -> 
 def measure(home: Path, calls: int, with_run: str) -> list[dict]:
     from mcp import Client
 
-    from lyra_tools.mcp_server import build_server
+    from lyra_tools.mcp.server import build_server
 
     store = LyraStore.at(home)
     plan = sample_args(store, random.Random(5), calls, with_run)

@@ -89,7 +89,7 @@ class McpReader(threading.Thread):
     def run(self) -> None:
         from mcp import Client
 
-        from lyra_tools.mcp_server import build_server
+        from lyra_tools.mcp.server import build_server
 
         async def loop() -> None:
             async with Client(build_server(self.home), read_timeout_seconds=300) as client:

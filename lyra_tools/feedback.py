@@ -4,7 +4,7 @@ Every accepted call writes an audit row to ``feedback_events`` in the same trans
 effect, so either both are stored or neither (a rejected call leaves every table as it was).
 The transaction is retried as a whole while another process holds the database, so feedback
 given during a materialization waits briefly instead of failing. A call with a client
-``request_id`` stores its answer in that same transaction (``lyra_tools.mcp_requests``), so a
+``request_id`` stores its answer in that same transaction (``lyra_resources.store.request_ids``), so a
 retried call returns the first answer instead of applying the action twice. Feedback that changes
 the effective graph (an edge corrected, a claim rejected or restored, a domain rule) rewrites the
 report files of every task it touches right after its transaction.
@@ -29,7 +29,7 @@ from lyra_resources.store.sql import fetch_rows
 from lyra_resources.store.reviewed_graph.records import ExploreError
 from lyra_resources.store.reviewed_graph.overlay import load_claims, load_overlay
 from lyra_resources.store.reviewed_graph.queries import require_task
-from lyra_tools import mcp_requests
+from lyra_resources.store import request_ids
 
 MAX_ARGS_BYTES = 16_000
 GRAPH_ACTIONS = (*fb.EDGE_ACTIONS, *fb.CLAIM_ACTIONS, *fb.RULE_ACTIONS)  # what changes a report
@@ -118,8 +118,8 @@ def apply_feedback(store: LyraStore, task_id: str, action: str, args: Mapping[st
     def work(conn: duckdb.DuckDBPyConnection) -> FeedbackResult:
         call = {"task_id": task_id, "action": action, "args": args}
         try:
-            return mcp_requests.once(conn, request_id, "feedback", call, FeedbackResult, lambda: write(conn))
-        except mcp_requests.RequestIdError as exc:
+            return request_ids.once(conn, request_id, "feedback", call, FeedbackResult, lambda: write(conn))
+        except request_ids.RequestIdError as exc:
             raise FeedbackError(str(exc)) from None
 
     def write(conn: duckdb.DuckDBPyConnection) -> FeedbackResult:

@@ -55,7 +55,7 @@ from lyra_tools.mcp.paging import (
 from lyra_core.clipping import clip
 from lyra_resources.store.reviewed_graph.queries import claim_edges, require_task
 from lyra_tools.explore.status import dagster_state, default_nli_version, task_status
-from lyra_tools.contradictions import find_contradictions
+from lyra_tools.explore.contradictions import find_contradictions
 from lyra_tools.explore.summary import (
     evidence_summary,
     list_claim_topics,

@@ -131,7 +131,7 @@ def test_an_open_question_whose_claims_are_about_other_things_says_no_claim_addr
     assert on_topic.read_partition("task_answer", other.task_id).iloc[0]["not_addressed"] is None
 
 def test_the_cli_summary_starts_with_the_answer(answered, capsys):
-    from lyra_tools import cli_run
+    from lyra_tools.cli import run as cli_run
     from lyra_assets.execution import run_control
 
     store, graph, claim_id, _ = answered
@@ -167,7 +167,7 @@ UNADDRESSED_QUESTION = "Is obesity associated with increased risk of type 2 diab
 def test_a_question_no_paper_addresses_says_so_and_names_the_closest_papers(tmp_path, capsys):
     """The graph's four papers are about vitamin D and fractures; asked about obesity and type 2
     diabetes, their passages still vote (the cross-encoder read them so), yet none is about both."""
-    from lyra_tools import cli_run
+    from lyra_tools.cli import run as cli_run
     from lyra_assets.execution import run_control
 
     store = LyraStore.at(tmp_path / "home")
@@ -198,10 +198,10 @@ FALLBACK_NOTE = "the question without its auxiliary: no grammatical reading was 
 def test_every_view_of_the_answer_says_the_hypothesis_is_the_question_without_its_auxiliary(tmp_path, capsys):
     from mcp import Client
 
-    from lyra_tools import cli_run
+    from lyra_tools.cli import run as cli_run
     from lyra_assets.execution import run_control
     from lyra_tools.cli import app
-    from lyra_tools.mcp_server import build_server
+    from lyra_tools.mcp.server import build_server
     from lyra_assets.report_writer import report_html, report_markdown
     from typer.testing import CliRunner
 

@@ -12,7 +12,8 @@ from fixtures.graphs import write_graph
 from typer.testing import CliRunner
 
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools import cli_common, cli_run
+from lyra_tools.cli import common as cli_common
+from lyra_tools.cli import run as cli_run
 from lyra_assets.execution import run_control
 from lyra_tools.cli import app
 from lyra_assets.report_writer import report_markdown

@@ -169,7 +169,7 @@ def test_a_cluster_home_queues_its_runs_in_postgres(tmp_path, small_corpus, post
 
 def test_mcp_create_task_queues_the_run_on_a_cluster(tmp_path, small_corpus, postgres_url, lyra_settings,
                                                      local_profile):
-    from lyra_tools.mcp_server import build_server
+    from lyra_tools.mcp.server import build_server
 
     use_cluster(lyra_settings, postgres_url)
     server = build_server(tmp_path / "h")

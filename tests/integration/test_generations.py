@@ -18,7 +18,7 @@ from lyra_resources.schema import PER_TASK_TABLES
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import explore
 from lyra_assets.execution import run_control
-from lyra_tools.mcp_server import build_server
+from lyra_tools.mcp.server import build_server
 
 
 def graph_of(store: LyraStore, task_id: str) -> dict[str, pd.DataFrame]:

@@ -24,7 +24,7 @@ from lyra_assets.execution.runs import TASK_TAG, active_runs, open_instance
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.progress import StageProgress, reporting_to, track
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools import progress_view
+from lyra_tools.cli import progress_view
 from lyra_assets.execution import run_control
 from lyra_tools.explore.status import dagster_state
 from lyra_assets.execution.run_control import AssetProgress

@@ -17,7 +17,7 @@ from fixtures.answers import build_home
 from fixtures.graphs import PAPERS
 
 from lyra_resources.web.browser import find_chromium
-from lyra_tools import export
+from lyra_tools.exports import formats as export
 from lyra_assets.report_writer import report_markdown, write_report
 from lyra_core.report.refs import linkable
 

@@ -217,7 +217,7 @@ def test_mcp_create_task_takes_watch_every(tmp_path, small_corpus):
     import anyio
     from mcp import Client
 
-    from lyra_tools.mcp_server import build_server
+    from lyra_tools.mcp.server import build_server
 
     home = tmp_path / "home"
     server = build_server(home, launcher=lambda task_id, root: (os.getpid(), root / "logs" / f"{task_id}.log"))

@@ -18,7 +18,7 @@ from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.schema import FEEDBACK_TABLES
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools.feedback import apply_feedback
-from lyra_tools.mcp_server import spawn_task_run
+from lyra_tools.mcp.server import spawn_task_run
 
 
 def feedback_rows(store: LyraStore) -> dict[str, list]:

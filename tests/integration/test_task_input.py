@@ -24,7 +24,7 @@ from lyra_resources.settings import load_settings
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_assets.execution import run_control
 from lyra_tools.cli import app
-from lyra_tools.mcp_server import build_server
+from lyra_tools.mcp.server import build_server
 
 QUESTION = "Does vitamin D supplementation reduce fracture risk?"
 

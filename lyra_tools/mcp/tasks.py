@@ -1,6 +1,6 @@
 """The MCP server's task control: creating a task (and starting its run) and stopping one.
 
-Both take the client's optional ``request_id`` (``lyra_tools.mcp_requests``). create_task records
+Both take the client's optional ``request_id`` (``lyra_resources.store.request_ids``). create_task records
 the id with the new task's id before the task row exists, so a call repeated after any failure
 finishes that same task instead of making a second: the row is created if missing, the run started
 if the task was never started, and the first complete answer is returned from then on.
@@ -21,8 +21,8 @@ from lyra_resources.environment import child_environment
 from lyra_resources.home import HomeLayout
 from lyra_resources.store.lyra_store import StoreError
 from lyra_resources.task_input import MCP_LABELS, TaskInputError, check_task_input
-from lyra_tools import mcp_requests
-from lyra_tools.server_store import ServerStore
+from lyra_resources.store import request_ids
+from lyra_tools.mcp.server_store import ServerStore
 
 
 class CreatedTask(BaseModel):
@@ -70,27 +70,27 @@ class TaskControl:
         self.store, self.root, self.launcher = store, root, launcher
         self.dagster_instance, self.synced = dagster_instance, synced
 
-    def _stored(self, request_id: str | None, tool: str, digest: str, model: type[mcp_requests.M]
-                ) -> mcp_requests.M | None:
+    def _stored(self, request_id: str | None, tool: str, digest: str, model: type[request_ids.M]
+                ) -> request_ids.M | None:
         """The answer already stored under ``request_id`` (None: a new id, or one still pending)."""
         if request_id is None:
             return None
 
         def read(conn: Any) -> str | None:
             try:
-                return mcp_requests.claim(conn, request_id, tool, digest)[1]
-            except mcp_requests.RequestIdError as exc:
+                return request_ids.claim(conn, request_id, tool, digest)[1]
+            except request_ids.RequestIdError as exc:
                 raise StoreError(str(exc)) from None
         stored = self.store.transaction(read)
         return model.model_validate_json(stored) if stored else None
 
     def _remember(self, request_id: str | None, tool: str, digest: str, answer: BaseModel) -> None:
         if request_id is not None:
-            self.store.transaction(lambda conn: mcp_requests.remember(conn, request_id, tool, digest, answer))
+            self.store.transaction(lambda conn: request_ids.remember(conn, request_id, tool, digest, answer))
 
     def create(self, query: str, options: dict[str, Any] | None, request_id: str | None,
                corpus_roots: Sequence[Path] | None) -> CreatedTask:
-        digest = mcp_requests.args_hash("create_task", {"query": query, "options": options})
+        digest = request_ids.args_hash("create_task", {"query": query, "options": options})
         answer = self._stored(request_id, "create_task", digest, CreatedTask)
         if answer is not None and answer.status != "created":
             return answer
@@ -102,10 +102,10 @@ class TaskControl:
         task_id = f"task_{uuid.uuid4().hex[:8]}"
         if request_id is not None:
             def reserve(conn: Any) -> str:
-                seen, stored = mcp_requests.claim(conn, request_id, "create_task", digest)
+                seen, stored = request_ids.claim(conn, request_id, "create_task", digest)
                 if seen and stored:
                     return CreatedTask.model_validate_json(stored).task_id
-                mcp_requests.remember(conn, request_id, "create_task", digest, CreatedTask(
+                request_ids.remember(conn, request_id, "create_task", digest, CreatedTask(
                     task_id=task_id, status="created", log_path=None, pid=None))
                 return task_id
             task_id = self.store.transaction(reserve)
@@ -137,7 +137,7 @@ class TaskControl:
     def stop(self, task_id: str, request_id: str | None) -> StoppedTask:
         from lyra_assets.execution import run_control
 
-        digest = mcp_requests.args_hash("stop_task", {"task_id": task_id})
+        digest = request_ids.args_hash("stop_task", {"task_id": task_id})
         if (answer := self._stored(request_id, "stop_task", digest, StoppedTask)) is not None:
             return answer
         self.store.require_task(task_id)

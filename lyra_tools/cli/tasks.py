@@ -15,7 +15,7 @@ from lyra_resources.home import HomeLayout
 from lyra_resources.store.generations import graph_note
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 from lyra_resources.store.sql import fetch_rows
-from lyra_tools.cli_common import HomeOption, console, fail, home_root, open_store, require_task, untrusted
+from lyra_tools.cli.common import HomeOption, console, fail, home_root, open_store, require_task, untrusted
 
 # Dagster (the instance, lyra_assets.execution.run_control) is imported by what needs it: a task whose row reads
 # running or queued, its recent runs, a re-run. Listing tasks reads the store alone.
@@ -132,7 +132,7 @@ def task_run(task_id: str, home: HomeOption = None,
     from lyra_resources.store.run_inputs import unchanged_since
     from lyra_resources.settings import load_settings
     from lyra_resources.task_input import STORED_LABELS
-    from lyra_tools.cli_run import (check_input, print_notes, print_summary, queue_and_exit, run_with_progress,
+    from lyra_tools.cli.run import (check_input, print_notes, print_summary, queue_and_exit, run_with_progress,
                                     write_verify_results)
 
     task = require_task(home, task_id)

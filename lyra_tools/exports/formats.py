@@ -3,7 +3,7 @@
 Formats are written by libraries (bibtexparser, rispy, json, pandas) from the effective graph:
 claims a person rejected are left out, and verdicts carry human corrections and domain blocks.
 A CSV text cell that a spreadsheet would read as a formula is written with a leading ``'``. The
-references (:mod:`lyra_tools.export_refs`) are all the task's papers, or only those that vote for
+references (:mod:`lyra_tools.exports.references`) are all the task's papers, or only those that vote for
 or against a claim; each carries Lyra's paper id and PMID, and its URL only when it is an http(s) link.
 """
 
@@ -19,7 +19,7 @@ from lyra_core.feedback import effective_edges
 from lyra_assets.report_writer import report_html
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import explore
-from lyra_tools.export_refs import REFERENCE_WRITERS, reference_papers
+from lyra_tools.exports.references import REFERENCE_WRITERS, reference_papers
 
 Format = Literal["bibtex", "ris", "csl-json", "csv", "jsonl", "html"]
 FORMATS: tuple[str, ...] = ("bibtex", "ris", "csl-json", "csv", "jsonl", "html")

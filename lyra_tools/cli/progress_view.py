@@ -21,7 +21,7 @@ from rich.table import Table
 
 from lyra_resources.progress import StageProgress, reporting_to
 from lyra_assets.execution import run_control
-from lyra_tools.cli_common import untrusted
+from lyra_tools.cli.common import untrusted
 
 _MARK = {"pending": "·", "running": "…", "done": "✓", "failed": "✗"}
 _STYLE = {"pending": "dim", "running": "yellow", "done": "green", "failed": "bold red"}

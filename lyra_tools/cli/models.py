@@ -10,7 +10,7 @@ import typer
 
 from lyra_resources.models.model_files import configured_nli_path
 from lyra_resources.settings import load_settings
-from lyra_tools.cli_common import HomeOption, console, fail, home_data_problem, home_root, open_store
+from lyra_tools.cli.common import HomeOption, console, fail, home_data_problem, home_root, open_store
 
 if TYPE_CHECKING:  # Dagster (the jobs, lyra_assets.execution.run_control) is imported by the commands that run a job
     from lyra_assets.execution import run_control

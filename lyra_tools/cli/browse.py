@@ -23,7 +23,7 @@ from rich.table import Column, Table
 from lyra_core.scoring import VoteCounts
 from lyra_core.untrusted_text import json_line
 from lyra_resources.store.lyra_store import StoreError
-from lyra_tools.cli_common import HomeOption, console, fail, open_store, untrusted
+from lyra_tools.cli.common import HomeOption, console, fail, open_store, untrusted
 
 if TYPE_CHECKING:  # the readers and their models are imported by `lyra claims` and `lyra evidence` when they run
     from lyra_tools.mcp.models import ClaimBrief, ClaimEvidence, EvidenceItem, Topic, TopicClaims

@@ -27,34 +27,23 @@ try:  # Ctrl-C while the command's modules load (seconds on a busy machine): one
     from lyra_resources.settings import SettingsError
     from lyra_resources.store.faults import is_no_space, no_space_message
     from lyra_resources.store.lyra_store import StoreError
-    from lyra_tools import (
-        browse_cli,
-        cli_corpus,
-        cli_feedback,
-        cli_models,
-        cli_run,
-        cli_serve,
-        cli_store,
-        cli_tasks,
-        cli_worker,
-        search_cli,
-    )
-    from lyra_tools.cli_common import error_printed, fail, reset_error_printed, write_stdout
+    from lyra_tools.cli import browse, corpus, feedback, models, run, search, serve, store, tasks, worker
+    from lyra_tools.cli.common import error_printed, fail, reset_error_printed, write_stdout
 except KeyboardInterrupt:
     os.write(2, b"error: interrupted\n")
     sys.exit(130)
 
 app = typer.Typer(help="Lyra: turn a research question into an evidence graph.", no_args_is_help=True)
-app.add_typer(cli_run.app)  # `lyra run`, `lyra verify`
-app.add_typer(cli_serve.app)  # `lyra mcp`, `lyra ui`, `lyra export`
-app.add_typer(cli_tasks.app, name="task")
-app.add_typer(cli_models.app, name="models")
-app.add_typer(browse_cli.app)  # `lyra claims`, `lyra evidence`
-app.add_typer(search_cli.app)  # `lyra search`
-app.add_typer(cli_corpus.app, name="corpus")  # `lyra corpus embed`
-app.add_typer(cli_feedback.app, name="feedback")
-app.add_typer(cli_worker.app)  # `lyra worker` (cluster profile)
-app.add_typer(cli_store.app, name="store")  # `lyra store copy` (moving a home to the cluster profile)
+app.add_typer(run.app)  # `lyra run`, `lyra verify`
+app.add_typer(serve.app)  # `lyra mcp`, `lyra ui`, `lyra export`
+app.add_typer(tasks.app, name="task")
+app.add_typer(models.app, name="models")
+app.add_typer(browse.app)  # `lyra claims`, `lyra evidence`
+app.add_typer(search.app)  # `lyra search`
+app.add_typer(corpus.app, name="corpus")  # `lyra corpus embed`
+app.add_typer(feedback.app, name="feedback")
+app.add_typer(worker.app)  # `lyra worker` (cluster profile)
+app.add_typer(store.app, name="store")  # `lyra store copy` (moving a home to the cluster profile)
 
 
 def _argument_problem(args: Sequence[str]) -> str | None:

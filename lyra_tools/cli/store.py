@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from lyra_resources.store.lyra_store import StoreError
-from lyra_tools.cli_common import HomeOption, console, fail, open_store, untrusted
+from lyra_tools.cli.common import HomeOption, console, fail, open_store, untrusted
 
 app = typer.Typer(help="The store: where the tasks and their tables are.", no_args_is_help=True)
 

@@ -14,7 +14,7 @@ from lyra_resources.store import task_lock
 from lyra_resources.store.generations import graph_note
 from lyra_resources.home import HomeLayout
 from lyra_resources.store.lyra_store import StoreError, TaskRecord
-from lyra_tools.cli_common import (
+from lyra_tools.cli.common import (
     HomeOption,
     console,
     err,
@@ -35,7 +35,7 @@ app = typer.Typer()
 
 
 def run_with_progress(task: TaskRecord, home: Path | None, *, rebuild: bool = False) -> run_control.RunOutcome:
-    from lyra_tools import progress_view
+    from lyra_tools.cli import progress_view
 
     console.print(f"[bold]{untrusted(task.id)}[/]  {untrusted(task.query)}", soft_wrap=True)
     outcome = progress_view.run_with_display(task.id, home, console, rebuild=rebuild)
@@ -151,7 +151,7 @@ def create_and_run(checked: CheckedInput, home: Path | None, then: str = "") -> 
         outcome = run_with_progress(task, home)
         print_summary(outcome, home)
     if outcome.success and checked.options.corpus:
-        from lyra_tools.cli_corpus import embed_rest_in_background
+        from lyra_tools.cli.corpus import embed_rest_in_background
 
         embed_rest_in_background(list(checked.options.corpus), home)  # after the answer: it never waits
     return outcome
@@ -167,7 +167,7 @@ def verify_claims(
                                              "<home>/verify/<task>.jsonl)")] = None,
     papers_per_claim: Annotated[int, typer.Option("--papers-per-claim", min=1, max=100,
                                                   help="corpus papers searched for a claim that names none")] = 10,
-    # 1,000 searched claims: 8,000 pairs, about 13 minutes at the recorded costs (lyra_tools.verify)
+    # 1,000 searched claims: 8,000 pairs, about 13 minutes at the recorded costs (lyra_tools.cli.verify)
     max_claims: Annotated[int, typer.Option("--max-claims", min=1, help="the most claims one task verifies; a "
                                             "larger file is refused unless this is raised")] = 1000,
     home: HomeOption = None,
@@ -175,7 +175,7 @@ def verify_claims(
     """Check a batch of claims against a library: one task, run through Dagster. Says on stderr how
     many claims and NLI pairs it will judge and the estimated time before any model runs."""
     from lyra_resources.task_input import CLI_LABELS
-    from lyra_tools import verify
+    from lyra_tools.cli import verify
 
     layout = HomeLayout(root=home_root(home, create=False))  # made with the task, once the input is good
     if out is not None and (problem := output_problem(out, "--out", home)):
@@ -195,7 +195,7 @@ def verify_claims(
 
 
 def write_verify_results(task_id: str, out: Path | None, home: Path | None) -> None:
-    from lyra_tools import verify
+    from lyra_tools.cli import verify
 
     path = out or HomeLayout(root=home_root(home)).verify_results(task_id)
     try:

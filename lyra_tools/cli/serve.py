@@ -13,7 +13,7 @@ import typer
 
 from lyra_resources.environment import child_environment
 from lyra_resources.home import REPO_ROOT, HomeLayout
-from lyra_tools.cli_common import (
+from lyra_tools.cli.common import (
     HomeOption,
     console,
     err,
@@ -37,7 +37,7 @@ def mcp(
     home: HomeOption = None,
 ) -> None:
     """Serve Lyra's evidence graph to AI agents over MCP (exploration and feedback tools)."""
-    from lyra_tools import mcp_server
+    from lyra_tools.mcp import server as mcp_server
 
     if transport not in ("stdio", "http"):
         raise fail(f"unknown --transport {transport!r}: use stdio or http")
@@ -95,7 +95,7 @@ def export_task(
 ) -> None:
     """Export a task's papers, claims or report (human feedback applied). References carry Lyra's
     paper id and PMID (BibTeX lyra_paper / pmid, RIS ID / AN, CSL-JSON id / PMID)."""
-    from lyra_tools import export
+    from lyra_tools.exports import formats as export
 
     if format not in export.FORMATS:
         raise fail(f"unknown --format {format!r}: use one of {', '.join(export.FORMATS)}")

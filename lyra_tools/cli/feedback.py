@@ -9,7 +9,7 @@ import typer
 
 from lyra_core.validation import JsonTextError, load_json
 from lyra_resources.store.lyra_store import StoreError
-from lyra_tools.cli_common import HomeOption, console, fail, open_store
+from lyra_tools.cli.common import HomeOption, console, fail, open_store
 
 app = typer.Typer(help="Correct the graph and send relevance signals, as the MCP `feedback` tool does.",
                   no_args_is_help=True)

@@ -1,7 +1,7 @@
 """Lyra's MCP server: task control, bounded exploration of the effective evidence graph, feedback.
 
-    python -m lyra_tools.mcp_server --home ~/.lyra                 # stdio (what agents spawn)
-    python -m lyra_tools.mcp_server --transport http --port 8765   # streamable HTTP on 127.0.0.1
+    python -m lyra_tools.mcp.server --home ~/.lyra                 # stdio (what agents spawn)
+    python -m lyra_tools.mcp.server --transport http --port 8765   # streamable HTTP on 127.0.0.1
 
 Every read answer is small (≤ 8 KB of compact JSON, paged with ``limit`` and an opaque
 ``cursor``) and shows the effective graph: model output with human corrections applied. Tool
@@ -33,10 +33,12 @@ from lyra_resources.home import resolve_home
 from lyra_resources.settings import SettingsError, load_settings
 from lyra_resources.store.lyra_store import StoreBusyError, StoreError
 from lyra_resources.task_input import mcp_corpus_roots
-from lyra_tools import contradictions, explore, papers_view
+from lyra_tools import explore
+from lyra_tools.explore import contradictions
+from lyra_tools.explore import papers as papers_view
 from lyra_tools.feedback import FeedbackError, FeedbackResult, apply_feedback
-from lyra_tools.mcp_requests import RequestId
-from lyra_tools.mcp_tasks import (  # noqa: F401 (spawn_task_run, task_run_command: re-exported)
+from lyra_resources.store.request_ids import RequestId
+from lyra_tools.mcp.tasks import (  # noqa: F401 (spawn_task_run, task_run_command: re-exported)
     CreatedTask,
     Launcher,
     StoppedTask,
@@ -44,9 +46,9 @@ from lyra_tools.mcp_tasks import (  # noqa: F401 (spawn_task_run, task_run_comma
     spawn_task_run,
     task_run_command,
 )
-from lyra_tools.mcp_transport import LyraMCPServer
-from lyra_tools.relevance_returns import ReturnsRecorder
-from lyra_tools.server_store import ServerStore
+from lyra_tools.mcp.transport import LyraMCPServer
+from lyra_tools.mcp.relevance_returns import ReturnsRecorder
+from lyra_tools.mcp.server_store import ServerStore
 
 INSTRUCTIONS = """\
 Lyra turns a research question into an evidence graph: claims, the fragments of papers that support
