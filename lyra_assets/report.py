@@ -5,7 +5,7 @@ from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, Res
 from lyra_assets.graph import PUBLISH_ASSET
 from lyra_assets.metadata import task_metadata
 from lyra_assets.partitions import task_partitions
-from lyra_assets.report_writer import write_report
+from lyra_resources.store.reviewed_graph.report import write_report
 from lyra_resources.store.lyra_store import LyraStore
 
 

@@ -145,7 +145,7 @@ def rewrite_reports(store: LyraStore, result: FeedbackResult) -> None:
     """Write again the report of the task the feedback was given on and, for a domain rule (in force
     for every task), of each other task with a page of a domain the rule's pattern matches. A report
     that cannot be written is logged: the feedback itself is stored already."""
-    from lyra_assets.report_writer import write_report  # only feedback that changes the graph needs it
+    from lyra_resources.store.reviewed_graph.report import write_report  # only feedback that changes the graph needs it
 
     tasks = [result.task_id]
     if result.action in fb.RULE_ACTIONS:

@@ -63,7 +63,7 @@ def queue_and_exit(task: TaskRecord, home: Path | None, then: str = "") -> typer
 def print_summary(outcome: run_control.RunOutcome, home: Path | None) -> None:
     from lyra_core.answer import votes_text
     from lyra_resources.store.reviewed_graph import answer as reviewed_answer
-    from lyra_assets.report_writer import top_claims
+    from lyra_resources.store.reviewed_graph.report import top_claims
 
     layout = HomeLayout(root=home_root(home))
     counts = open_store(home).row_counts(outcome.task_id)

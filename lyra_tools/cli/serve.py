@@ -127,7 +127,7 @@ def report_task(
     """Write a task's report now, from its graph as it stands with human feedback applied."""
     from lyra_core.report.html import render_html
     from lyra_core.report.markdown import markdown
-    from lyra_assets.report_writer import read_report, write_report
+    from lyra_resources.store.reviewed_graph.report import read_report, write_report
 
     if format not in REPORT_FORMATS:
         raise fail(f"unknown --format {format!r}: use one of {', '.join(REPORT_FORMATS)}")

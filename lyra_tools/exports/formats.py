@@ -16,7 +16,7 @@ from typing import Literal
 import pandas as pd
 
 from lyra_core.feedback import effective_edges
-from lyra_assets.report_writer import report_html
+from lyra_resources.store.reviewed_graph.report import report_html
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import explore
 from lyra_tools.exports.references import REFERENCE_WRITERS, reference_papers

@@ -186,7 +186,7 @@ def test_a_question_no_paper_addresses_says_so_and_names_the_closest_papers(tmp_
     outcome = run_control.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
     cli_run.print_summary(outcome, store.layout.root)  # `lyra run`'s summary
     assert capsys.readouterr().out.splitlines()[1] == line
-    from lyra_assets.report_writer import report_html, report_markdown
+    from lyra_resources.store.reviewed_graph.report import report_html, report_markdown
     assert f"**{line}**" in report_markdown(store, graph.task_id)  # the report says it under the answer
     assert f'<p class="answer">{line}</p>' in report_html(store, graph.task_id)
 
@@ -202,7 +202,7 @@ def test_every_view_of_the_answer_says_the_hypothesis_is_the_question_without_it
     from lyra_assets.execution import run_control
     from lyra_tools.cli import app
     from lyra_tools.mcp.server import build_server
-    from lyra_assets.report_writer import report_html, report_markdown
+    from lyra_resources.store.reviewed_graph.report import report_html, report_markdown
     from typer.testing import CliRunner
 
     store = LyraStore.at(tmp_path / "home")

@@ -16,7 +16,7 @@ from lyra_tools.cli import common as cli_common
 from lyra_tools.cli import run as cli_run
 from lyra_assets.execution import run_control
 from lyra_tools.cli import app
-from lyra_assets.report_writer import report_markdown
+from lyra_resources.store.reviewed_graph.report import report_markdown
 
 # the hypothesis's passages: two refute it, each under the default vote threshold (0.5), one is neutral
 WEAK_REFUTING = [("whi", 0, "REFUTES", 0.3), ("meta", 1, "REFUTES", 0.45), ("falls", 1, "NEUTRAL", 0.6)]

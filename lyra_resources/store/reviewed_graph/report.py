@@ -1,12 +1,14 @@
-"""A task's report read from its *effective* graph, and its files written.
+"""A task's report read from its reviewed graph, and its files written.
 
-The report is read exactly as the MCP tools and ``lyra export`` read the graph (the readers of
-:mod:`lyra_resources.store.reviewed_graph`): a reviewer's corrected relation replaces the model's,
+The report is read exactly as the MCP tools and ``lyra export`` read the graph (the readers beside
+it): a reviewer's corrected relation replaces the model's,
 rejected claims are left out, and pages of blocked domains are gone from the sentences, the graph
 and the references. Rendering is :mod:`lyra_core.report`'s; the files are
 ``<home>/reports/<task>.md`` with the same report as ``.html`` and the graph as ``.svg`` beside
 it, each replaced whole (a reader never sees half a file). The ``task_report`` asset writes them
-after every run, and feedback that changes the graph writes them again at once.
+after every run, and feedback that changes the graph writes them again at once: that is why it
+sits in the store layer rather than beside the asset, since ``lyra feedback`` rewrites a report
+without loading Dagster or the asset graph.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-import lyra_resources
 from lyra_core.cells import cell_list
 from lyra_core.evidence_facts import facts_line
 from lyra_core.fragments import FRAGMENT_MAX_CHARS
@@ -47,7 +48,7 @@ SENTENCE_CHARS = FRAGMENT_MAX_CHARS  # a passage whole: the sentence with the fi
 OTHER_TOPIC = "Other claims"
 
 
-JUDGE_FIGURES = Path(lyra_resources.__file__).resolve().parent / "judge_figures.json"  # shipped as package data
+JUDGE_FIGURES = Path(__file__).resolve().parents[2] / "judge_figures.json"  # lyra_resources' package data
 
 
 def trust_line(path: Path = JUDGE_FIGURES) -> str | None:
