@@ -9,7 +9,7 @@ from lyra_assets.reuse import reuses_unchanged_rows
 from lyra_assets.metadata import table_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_assets.table_io import LYRA_TABLES, table_input
-from lyra_core.feedback import RELEVANCE_STATS_SQL, RelevanceStats, blocked_domains, relevance_multiplier
+from lyra_core.feedback import blocked_domains
 from lyra_core.tasks import TaskOptions
 from lyra_resources.web.domain_policy import DomainTrust, user_domain_rules
 from lyra_resources.sources.literature import LiteratureSources
@@ -17,6 +17,7 @@ from lyra_resources.models.local_models import LocalModels
 from lyra_resources.schema import FRAGMENT_RANKING
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.store.relevance_signals import relevance_multipliers
 from lyra_resources.models.text_ranking import bm25_scores, rank_texts
 
 CODE_VERSION = code_version(__name__)  # changes with this module's logic and every Lyra module it uses
@@ -40,11 +41,7 @@ def ranking_weights(store: LyraStore, task_id: str, fragments: pd.DataFrame, pag
     """Weight multiplying each fragment's ranking score: its domain trust weight times the
     relevance multiplier learned from agents' signals on this task (1.0 until a fragment was shown
     5 times; see lyra_core.feedback.relevance_multiplier). Stored as ``trust_weight``."""
-    stats = store.fetch_df(RELEVANCE_STATS_SQL, [task_id])
-    learned = {r.fragment_id: relevance_multiplier(RelevanceStats(returns=r.returns, positive=r.positive,
-                                                                  negative=r.negative))
-               for r in stats.itertuples(index=False)}
-    relevance = fragments["fragment_id"].map(learned).fillna(1.0).astype(float)
+    relevance = fragments["fragment_id"].map(relevance_multipliers(store, task_id)).fillna(1.0).astype(float)
     return trust_weights(store, fragments, pages, trust) * relevance
 
 

@@ -1,42 +1,23 @@
 """The implicit relevance signal: every fragment an agent is shown is recorded as 'returned'.
 
-The MCP server queues these signals in a ``ReturnsRecorder`` that writes them in the background,
-so a read is never slowed by a durable write; fragments returned often without a useful vote
-lose ranking weight (see ``lyra_core.feedback.relevance_multiplier``).
+The MCP server queues these signals in a ``ReturnsRecorder`` that writes them in the background
+(``lyra_resources.store.relevance_signals.record_returns``), so a read is never slowed by a durable
+write; fragments returned often without a useful vote lose ranking weight (see
+``lyra_core.feedback.relevance_multiplier``).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-import uuid
 from collections.abc import Sequence
-from datetime import UTC, datetime
 
 import duckdb
 
 from lyra_resources.store.lyra_store import LyraStore, StoreError
+from lyra_resources.store.relevance_signals import record_returns
 
 log = logging.getLogger(__name__)
-
-
-def record_returns(store: LyraStore, rows: Sequence[tuple[str, str, str, str]]) -> int:
-    """Store the implicit 'returned' signals — (task_id, fragment_id, query_id, query) for each
-    fragment an agent was shown — in one transaction."""
-    if not rows:
-        return 0
-    now = datetime.now(UTC).replace(tzinfo=None)
-    values = [[f"rs_{uuid.uuid4().hex[:16]}", task_id, fid, "returned", query_id, query[:1000], now]
-              for task_id, fid, query_id, query in rows]
-
-    def insert(conn: duckdb.DuckDBPyConnection) -> None:
-        for start in range(0, len(values), 500):  # one multi-row INSERT per 500 rows
-            chunk = values[start:start + 500]
-            conn.execute("INSERT INTO relevance_signals (id, task_id, fragment_id, signal, query_id, query, created_at) "
-                         "VALUES " + ", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * len(chunk)), [v for row in chunk for v in row])
-
-    store.transaction(insert)
-    return len(values)
 
 
 class ReturnsRecorder:
