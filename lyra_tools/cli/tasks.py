@@ -14,7 +14,7 @@ from lyra_resources.store import task_lock
 from lyra_resources.home import HomeLayout
 from lyra_resources.store.generations import graph_note
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord
-from lyra_resources.store.sql import fetch_rows
+from lyra_resources.store.reviewed_graph.counts import verification_blocks
 from lyra_tools.cli.common import HomeOption, console, fail, home_root, open_store, require_task, untrusted
 
 # Dagster (the instance, lyra_assets.execution.run_control) is imported by what needs it: a task whose row reads
@@ -84,9 +84,7 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
         counts.add_row(name, str(count))
     console.print(counts)
     with store.connect() as conn:
-        blocked = fetch_rows(conn, "SELECT domain, blocked_at, reason, cause_ids, original_trust_level, restore_via "
-                             "FROM domain_verification WHERE task_id = ? AND status = 'BLOCKED' ORDER BY domain",
-                             [task.id])
+        blocked = verification_blocks(conn, task.id)
     if blocked:
         table = Table("blocked domain", "since", "was", "reason", "causes", "restore via", title="blocked domains")
         for b in blocked:

@@ -7,7 +7,6 @@ import json
 from collections import Counter
 from pathlib import Path
 
-import pandas as pd
 from pydantic import BaseModel
 
 from lyra_core.claim_inputs import ClaimsFileError, parse_claims
@@ -17,6 +16,7 @@ from lyra_resources.corpus.local_corpus import CorpusError
 from lyra_resources.sources.literature import LiteratureSources, UnknownPapersError
 from lyra_resources.home import HomeLayout
 from lyra_resources.settings import EvidenceSettings, load_settings
+from lyra_resources.store import verify_rows
 from lyra_resources.store.lyra_store import LyraStore
 
 CORPUS_SOURCE = "local:"  # how papers.sources names a local corpus record: local:<its id in the file>
@@ -97,31 +97,6 @@ def too_many_claims(plan: VerifyPlan, claims_file: Path, max_claims: int) -> str
             "to verify them in one task, or split the file")
 
 
-def _edge_columns(store: LyraStore) -> set[str]:
-    return set(store.fetch_df("SELECT column_name FROM information_schema.columns WHERE table_name = 'nli_edges'")
-               ["column_name"])
-
-
-def _strongest(store: LyraStore, task_id: str) -> pd.DataFrame:
-    """Per claim and side, the SUPPORTS and REFUTES edge of highest probability (the class's own
-    ``p_supports`` / ``p_refutes`` where the table has them, else ``nli_confidence``); ties by edge id."""
-    cols = _edge_columns(store)  # edges judged before those columns existed have them null
-    p_sup = "coalesce(e.p_supports, e.nli_confidence)" if "p_supports" in cols else "e.nli_confidence"
-    p_ref = "coalesce(e.p_refutes, e.nli_confidence)" if "p_refutes" in cols else "e.nli_confidence"
-    reason = "e.reason" if "reason" in cols else "NULL"
-    return store.fetch_df(
-        "SELECT claim_id, relation, edge_id, probability, text, paper_id, title, sources, reason FROM (SELECT *, "
-        "row_number() OVER (PARTITION BY claim_id, relation ORDER BY probability DESC, edge_id) AS nth FROM ("
-        "SELECT e.claim_id, e.relation, e.edge_id, "
-        f"CASE e.relation WHEN 'SUPPORTS' THEN {p_sup} ELSE {p_ref} END AS probability, "
-        f"f.text, pg.paper_id, coalesce(p.title, pg.title) AS title, p.sources, {reason} AS reason FROM nli_edges e "
-        "JOIN fragments f ON f.task_id = e.task_id AND f.fragment_id = e.fragment_id "
-        "JOIN pages pg ON pg.task_id = f.task_id AND pg.page_id = f.page_id "
-        "LEFT JOIN papers p ON p.task_id = pg.task_id AND p.paper_id = pg.paper_id "
-        "WHERE e.task_id = ? AND e.relation IN ('SUPPORTS', 'REFUTES')) AS judged) AS ranked WHERE nth = 1",
-        [task_id])
-
-
 def corpus_id(paper_id: str | None, sources) -> str | None:
     """The paper's id in the corpus file (SciFact doc_id, BEIR _id, BibTeX key), else Lyra's."""
     local = [s.removeprefix(CORPUS_SOURCE) for s in (list(sources) if sources is not None else [])
@@ -134,14 +109,12 @@ def verify_results(store: LyraStore, task_id: str) -> list[dict]:
     options = TaskOptions.model_validate(store.require_task(task_id).options)
     if not options.is_verify:
         raise VerifyInputError(f"task {task_id} is not a verify task (made by `lyra verify`)")
-    scores = store.fetch_df("SELECT claim_id, verdict, confidence, uncertainty, controversy, evidence_count "
-                            "FROM claim_scores WHERE task_id = ?", [task_id]).set_index("claim_id")
-    scope = store.fetch_df("SELECT claim_id, count(*) AS n FROM claim_scope WHERE task_id = ? GROUP BY claim_id",
-                           [task_id]).set_index("claim_id")["n"]
+    scores = verify_rows.claim_scores(store, task_id)
+    scope = verify_rows.scope_sizes(store, task_id)
     best = {(r.claim_id, r.relation): {
         "paper": corpus_id(r.paper_id, r.sources), "paper_id": r.paper_id, "title": r.title, "text": r.text,
         "probability": round(float(r.probability), 4), "edge_id": r.edge_id, "reason": r.reason,
-    } for r in _strongest(store, task_id).itertuples(index=False)}
+    } for r in verify_rows.strongest_edges(store, task_id).itertuples(index=False)}
     results = []
     for claim in options.verify_claims:
         cid = claim_id_for(task_id, claim.claim)

@@ -34,8 +34,8 @@ from lyra_tools.mcp.paging import (
     query_key,
 )
 from lyra_core.clipping import clip, nan_to_none
-from lyra_resources.store.reviewed_graph.queries import EDGE_COLUMNS, fetch_rows, require_task
-from lyra_resources.store.reviewed_graph.papers import paper_keys, task_papers
+from lyra_resources.store.reviewed_graph.queries import page_edges, require_task
+from lyra_resources.store.reviewed_graph.papers import citation_links, paper_keys, paper_pages, task_papers
 
 ABSTRACT_CHARS = 1000
 CITATIONS_SHOWN = 10  # per direction, within CITATIONS_BUDGET bytes of JSON
@@ -183,17 +183,7 @@ def _votes(edges: list[dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], set[
 
 def _citations(conn: duckdb.DuckDBPyConnection, task_id: str, pages: Sequence[str],
                paper_id: str) -> dict[str, list[CitedPaper]]:
-    if not pages:
-        return {"cites": [], "cited_by": []}
-    marks = ", ".join("?" * len(pages))
-    rows = fetch_rows(conn, "SELECT 'cites' AS direction, q.paper_id, any_value(c.is_influential) AS influential "
-                       "FROM citation_edges c JOIN pages q ON q.task_id = c.task_id AND q.page_id = c.target_page_id "
-                       f"WHERE c.task_id = ? AND c.source_page_id IN ({marks}) GROUP BY q.paper_id UNION ALL "
-                       "SELECT 'cited_by', q.paper_id, any_value(c.is_influential) FROM citation_edges c JOIN pages q "
-                       "ON q.task_id = c.task_id AND q.page_id = c.source_page_id "
-                       f"WHERE c.task_id = ? AND c.target_page_id IN ({marks}) GROUP BY q.paper_id",
-                 [task_id, *pages, task_id, *pages])
-    rows = [r for r in rows if r["paper_id"] and r["paper_id"] != paper_id]
+    rows = [r for r in citation_links(conn, task_id, pages) if r["paper_id"] and r["paper_id"] != paper_id]
     meta = task_papers(conn, task_id, [r["paper_id"] for r in rows])
     out: dict[str, list[CitedPaper]] = {"cites": [], "cited_by": []}
     for r in sorted(rows, key=lambda r: (not r["influential"], -(meta.get(r["paper_id"], {}).get("year") or 0),
@@ -218,11 +208,9 @@ def get_paper(store: LyraStore, task_id: str, paper_id: str, limit: int = 10, cu
         if paper is None:
             raise ExploreError(f"no paper {paper_id!r} in task {task_id!r}: search_papers, get_claim_evidence and "
                                "find_contradictions give the task's paper ids")
-        pages = [r[0] for r in conn.execute("SELECT page_id FROM pages WHERE task_id = ? AND paper_id = ? "
-                                            "ORDER BY page_id", [task_id, paper_id]).fetchall()]
+        pages = paper_pages(conn, task_id, paper_id)
         overlay = load_overlay(conn, task_id)
-        model = fetch_rows(conn, f"SELECT {EDGE_COLUMNS} FROM nli_edges e WHERE e.task_id = ? AND e.page_id IN "
-                            f"({', '.join('?' * len(pages))})", [task_id, *pages]) if pages else []
+        model = page_edges(conn, task_id, pages)
         edges = [e for e in effective_edges(model, overlay.reviews, overlay.blocked_pages)
                  if e["claim_id"] not in overlay.rejected]
         best, neutral = _votes(edges)

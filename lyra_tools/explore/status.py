@@ -14,7 +14,8 @@ from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools.mcp.models import AssetState, BlockedDomain, FeedbackCounts, RunState, TaskStatus
 from lyra_resources.store.reviewed_graph.overlay import load_overlay
 from lyra_core.clipping import clip
-from lyra_resources.store.reviewed_graph.queries import in_ids, require_task
+from lyra_resources.store.reviewed_graph import counts
+from lyra_resources.store.reviewed_graph.queries import require_task
 
 
 def _ts(value: float | None) -> datetime | None:
@@ -103,20 +104,10 @@ def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, insta
     with store.connect() as conn:
         task = require_task(conn, task_id)
         overlay = load_overlay(conn, task_id)
-        version = conn.execute("SELECT model_version FROM nli_edges WHERE task_id = ? AND model_version IS NOT NULL "
-                               "GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1", [task_id]).fetchone()
-        events, reviewed, corrected = conn.execute(
-            "SELECT (SELECT count(*) FROM feedback_events WHERE task_id = $1), "
-            "(SELECT count(*) FROM edge_reviews WHERE task_id = $1), "
-            "(SELECT count(*) FROM edge_reviews WHERE task_id = $1 AND human_corrected)", [task_id]).fetchone()
-        cond, domains, _ = in_ids("p.domain", sorted(overlay.blocked))
-        trust = dict(conn.execute(
-            "SELECT p.domain, any_value(e.source_trust_level) FROM nli_edges e JOIN pages p "
-            f"ON p.task_id = e.task_id AND p.page_id = e.page_id WHERE e.task_id = ? AND {cond} GROUP BY 1",
-            [task_id, *domains]).fetchall()) if overlay.blocked else {}
-        policy_blocks = conn.execute(
-            "SELECT domain, blocked_at, reason, cause_ids, original_trust_level, can_restore, restore_via "
-            "FROM domain_verification WHERE task_id = ? AND status = 'BLOCKED' ORDER BY domain", [task_id]).fetchall()
+        version = counts.edges_nli_version(conn, task_id)
+        events, reviewed, corrected = counts.feedback_counts(conn, task_id)
+        trust = counts.domain_trust(conn, task_id, list(overlay.blocked))
+        policy_blocks = counts.verification_blocks(conn, task_id)
     rules = overlay.rules
     # what `lyra models list` marks active
     active_nli = active_version_id(store, configured_nli_path(shared_settings().models))
@@ -126,7 +117,10 @@ def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, insta
         f"{rule.reason}", cause_ids=[rule.id], original_trust_level=trust.get(domain), can_restore=True,
         restore_via=f"feedback domain_clear_override or domain_unblock with domain_pattern '{rule.domain_pattern}'",
     ) for domain, rule in sorted(overlay.blocked.items())]
-    for domain, blocked_at, reason, causes, original, can_restore, restore_via in policy_blocks:
+    for row in policy_blocks:
+        domain, blocked_at, reason, causes, original, can_restore, restore_via = (
+            row["domain"], row["blocked_at"], row["reason"], row["cause_ids"], row["original_trust_level"],
+            row["can_restore"], row["restore_via"])
         decided = rule_for(domain, rules)
         if domain in overlay.blocked or (decided is not None and decided.decision == "unblock"):
             continue  # a user rule decides this domain
@@ -139,8 +133,8 @@ def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, insta
         created_at=task["created_at"], updated_at=task["updated_at"], latest_run=run_state, assets=assets,
         row_counts=store.row_counts(task_id), blocked_domains=blocked[:20],
         active_nli_version=active_nli,
-        edges_nli_version=version[0] if version else None,
+        edges_nli_version=version,
         graph_run_id=published.run_id if published else None, graph_note=graph_note(store, task_id),
-        feedback=FeedbackCounts(events=int(events), reviewed_edges=int(reviewed), corrected_edges=int(corrected),
+        feedback=FeedbackCounts(events=events, reviewed_edges=reviewed, corrected_edges=corrected,
                                 rejected_claims=len(overlay.rejected)),
     )

@@ -16,6 +16,8 @@ from typing import Any
 
 import duckdb
 
+from lyra_resources.store.sql import fetch_rows
+
 _MAX_IN = 100  # ids passed as IN (?, …); more are filtered in Python
 
 # $1 is the task id; ``found_by`` says which table the paper came from (its first one wins)
@@ -76,3 +78,24 @@ def add_paper_fields(conn: duckdb.DuckDBPyConnection, task_id: str, rows: list[d
     for row in rows:
         paper = meta.get(row.get("paper_id") or "", {})
         row["doi"], row["pmid"], row["year"] = paper.get("doi"), paper.get("pmid"), paper.get("year")
+
+
+def paper_pages(conn: duckdb.DuckDBPyConnection, task_id: str, paper_id: str) -> list[str]:
+    """The task's pages of one paper."""
+    return [r[0] for r in conn.execute("SELECT page_id FROM pages WHERE task_id = ? AND paper_id = ? ORDER BY page_id",
+                                       [task_id, paper_id]).fetchall()]
+
+
+def citation_links(conn: duckdb.DuckDBPyConnection, task_id: str, pages: Sequence[str]) -> list[dict[str, Any]]:
+    """The papers ``pages`` cite and are cited by within the task: direction ('cites' or 'cited_by'),
+    paper id and whether any of the links is influential."""
+    if not pages:
+        return []
+    marks = ", ".join("?" * len(pages))
+    return fetch_rows(conn, "SELECT 'cites' AS direction, q.paper_id, any_value(c.is_influential) AS influential "
+                            "FROM citation_edges c JOIN pages q ON q.task_id = c.task_id AND q.page_id = c.target_page_id "
+                            f"WHERE c.task_id = ? AND c.source_page_id IN ({marks}) GROUP BY q.paper_id UNION ALL "
+                            "SELECT 'cited_by', q.paper_id, any_value(c.is_influential) FROM citation_edges c JOIN pages q "
+                            "ON q.task_id = c.task_id AND q.page_id = c.source_page_id "
+                            f"WHERE c.task_id = ? AND c.target_page_id IN ({marks}) GROUP BY q.paper_id",
+                      [task_id, *pages, task_id, *pages])

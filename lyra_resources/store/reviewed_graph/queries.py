@@ -97,7 +97,36 @@ def find_topic(conn: duckdb.DuckDBPyConnection, task_id: str, topic: str) -> dic
 BY_RELEVANCE = "c.relevance DESC NULLS LAST, c.claim_id"
 
 
+def adopted_claim_ids(conn: duckdb.DuckDBPyConnection, task_id: str) -> list[str]:
+    """The task's adopted claims but the hypothesis, most relevant first."""
+    return [r[0] for r in conn.execute(
+        "SELECT c.claim_id FROM claims c WHERE c.task_id = ? AND c.adoption_status = 'adopted' "
+        f"AND c.origin <> 'hypothesis' ORDER BY {BY_RELEVANCE}", [task_id]).fetchall()]
+
+
+def claim_row(conn: duckdb.DuckDBPyConnection, task_id: str, claim_id: str) -> dict[str, Any] | None:
+    """One claim of the task, adopted or not, with its stored score (none for a claim never judged)."""
+    found = fetch_rows(conn, CLAIM_SQL.replace("AND c.adoption_status = 'adopted'", "AND c.claim_id = ?"),
+                       [task_id, claim_id])
+    return found[0] if found else None
+
+
+def task_of_claim(conn: duckdb.DuckDBPyConnection, claim_id: str) -> str | None:
+    """The task a claim id belongs to (claim ids are unique across tasks), if any."""
+    found = conn.execute("SELECT task_id FROM claims WHERE claim_id = ? LIMIT 1", [claim_id]).fetchone()
+    return found[0] if found else None
+
+
 def topic_labels(conn: duckdb.DuckDBPyConnection, task_id: str, claim_ids: Sequence[str]) -> dict[str, str]:
     wanted = set(claim_ids)
     return {c: label for label, ids in conn.execute("SELECT label, claim_ids FROM claim_topics WHERE task_id = ?",
                                                     [task_id]).fetchall() for c in cell_list(ids) if c in wanted}
+
+
+def page_edges(conn: duckdb.DuckDBPyConnection, task_id: str, pages: Sequence[str]) -> list[dict[str, Any]]:
+    """The model's edges whose passage is on one of ``pages``, as the overlay takes them."""
+    if not pages:
+        return []
+    return fetch_rows(conn, f"SELECT {EDGE_COLUMNS} FROM nli_edges e WHERE e.task_id = ? AND e.page_id IN "
+                            f"({', '.join('?' * len(pages))})", [task_id, *pages])
+
