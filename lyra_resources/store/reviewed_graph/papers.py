@@ -5,7 +5,7 @@ A task's papers come from three tables: ``papers`` (search results and corpus hi
 abstract became pages) and ``citation_papers`` (met during citation expansion; only the
 selected ones became ``citation`` pages). A paper counts as the task's when it is in ``papers``
 or has a page; the first table that holds it gives its metadata. Queries are Lyra's own SQL
-with parameters; the readers of :mod:`lyra_resources.effective` and :mod:`lyra_tools.explore.papers`
+with parameters; the reviewed graph's other readers and :mod:`lyra_tools.explore.papers`
 share them so every answer names a source with the same title, year and DOI.
 """
 
