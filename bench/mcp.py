@@ -197,7 +197,7 @@ RUN_QUESTION = "Does vitamin D supplementation reduce the risk of fractures?"
 def task_with_a_run(home: Path, n_docs: int = 30) -> str:
     """A task the real pipeline ran (on the first ``n_docs`` SciFact abstracts), so that get_status reads
     a real run's event log from the Dagster instance; made once per home."""
-    from lyra_tools.runner import run_task
+    from lyra_assets.execution.run_control import run_task
 
     store = LyraStore.at(home)
     for task in store.list_tasks():
@@ -245,7 +245,7 @@ def sample_args(store: LyraStore, rng: random.Random, n: int, with_run: str) -> 
 def measure(home: Path, calls: int, with_run: str) -> list[dict]:
     from mcp import Client
 
-    from lyra_tools.mcp_server import build_server
+    from lyra_tools.mcp.server import build_server
 
     store = LyraStore.at(home)
     plan = sample_args(store, random.Random(5), calls, with_run)

@@ -7,12 +7,12 @@ N tasks on the SciFact corpus (../shared/data/scifact/corpus.jsonl, 5,183 abstra
 questions the first N SciFact *train* claims turned into yes/no questions (``bench.answers``'s
 rule), each asking the corpus for ``--papers`` papers, all submitted at once, then run by:
 
-- **default, sequential**: ``runner.run_task`` one task after the other in this process (what
+- **default, sequential**: ``run_control.run_task`` one task after the other in this process (what
   ``lyra run`` gives a user of the local profile);
 - **default, N processes**: N ``lyra task run`` processes started at once on the same home (one
   DuckDB file, many writing processes);
 - **cluster, W workers**: the cluster profile on this machine: a throw-away Postgres and Redis on
-  127.0.0.1 (``bench.local_servers``), runs queued with ``runner.queue_task``, started by Dagster's
+  127.0.0.1 (``bench.local_servers``), runs queued with ``run_control.queue_task``, started by Dagster's
   queued-run daemon (in this process, one iteration a second; ``max_concurrent_runs`` = N or
   ``--max-runs``), their steps executed by W ``lyra worker`` processes.
 
@@ -89,7 +89,7 @@ class McpReader(threading.Thread):
     def run(self) -> None:
         from mcp import Client
 
-        from lyra_tools.mcp_server import build_server
+        from lyra_tools.mcp.server import build_server
 
         async def loop() -> None:
             async with Client(build_server(self.home), read_timeout_seconds=300) as client:
@@ -161,14 +161,14 @@ def collect(m: Measured, home: Path, runs: dict[str, str]) -> Measured:
 
 
 def run_sequential(home: Path, ids: list[str], deadline: float) -> tuple[Measured, dict[str, str]]:
-    from lyra_tools import runner
+    from lyra_assets.execution import run_control
 
     m, runs = Measured(name="default 1 process", tasks=len(ids)), {}
     started = time.monotonic()
     for task_id in ids:
         if time.monotonic() > deadline:
             break
-        outcome = runner.run_task(task_id, home)
+        outcome = run_control.run_task(task_id, home)
         runs[task_id] = outcome.run_id
         m.latencies_s.append(time.monotonic() - started)
         m.finished += int(outcome.success)
@@ -213,7 +213,7 @@ def run_cluster(home: Path, ids: list[str], workers: int, deadline: float) -> tu
 
     from bench.local_servers import lyra_workers
     from lyra_assets.execution.runs import open_instance
-    from lyra_tools import runner
+    from lyra_assets.execution import run_control
 
     m = Measured(name=f"cluster {workers} worker{'s' if workers > 1 else ''}", tasks=len(ids), workers=workers)
     sys.modules.pop("lyra_assets.repository", None)  # its `defs` are built from the settings at import
@@ -229,7 +229,7 @@ def run_cluster(home: Path, ids: list[str], workers: int, deadline: float) -> tu
         runs = {}
         for task_id in ids:
             submitted[task_id] = time.monotonic()
-            runs[task_id] = runner.queue_task(task_id, home).run_id
+            runs[task_id] = run_control.queue_task(task_id, home).run_id
         pending = dict(runs)
         while pending and time.monotonic() < deadline:
             list(daemon.run_iteration(context))
@@ -242,7 +242,7 @@ def run_cluster(home: Path, ids: list[str], workers: int, deadline: float) -> tu
                     del pending[task_id]
             time.sleep(1)
         for task_id in pending:  # past --max-minutes
-            runner.stop_task(task_id, home)
+            run_control.stop_task(task_id, home)
         m.wall_s = time.monotonic() - started
     return m, runs
 

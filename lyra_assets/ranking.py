@@ -6,7 +6,7 @@ from dagster import AssetExecutionContext, MetadataValue, Output, ResourceParam
 from lyra_assets import documents
 from lyra_assets.metadata import table_metadata
 from lyra_assets.task_assets import TASK, task_table
-from lyra_core.feedback import RELEVANCE_STATS_SQL, RelevanceStats, blocked_domains, relevance_multiplier
+from lyra_core.feedback import blocked_domains
 from lyra_core.tasks import TaskOptions
 from lyra_resources.web.domain_policy import DomainTrust, user_domain_rules
 from lyra_resources.sources.literature import LiteratureSources
@@ -14,6 +14,7 @@ from lyra_resources.models.local_models import LocalModels
 from lyra_resources.schema import FRAGMENT_RANKING
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord
+from lyra_resources.store.relevance_signals import relevance_multipliers
 from lyra_resources.models.text_ranking import bm25_scores, rank_texts
 
 
@@ -36,11 +37,7 @@ def ranking_weights(store: LyraStore, task_id: str, fragments: pd.DataFrame, pag
     """Weight multiplying each fragment's ranking score: its domain trust weight times the
     relevance multiplier learned from agents' signals on this task (1.0 until a fragment was shown
     5 times; see lyra_core.feedback.relevance_multiplier). Stored as ``trust_weight``."""
-    stats = store.fetch_df(RELEVANCE_STATS_SQL, [task_id])
-    learned = {r.fragment_id: relevance_multiplier(RelevanceStats(returns=r.returns, positive=r.positive,
-                                                                  negative=r.negative))
-               for r in stats.itertuples(index=False)}
-    relevance = fragments["fragment_id"].map(learned).fillna(1.0).astype(float)
+    relevance = fragments["fragment_id"].map(relevance_multipliers(store, task_id)).fillna(1.0).astype(float)
     return trust_weights(store, fragments, pages, trust) * relevance
 
 

@@ -296,14 +296,6 @@ class RelevanceStats(BaseModel):
     negative: int = 0  # fragment_not_useful and flag_irrelevant
 
 
-# What the ranking and the feedback tool read: one row per fragment of a task that has signals.
-RELEVANCE_STATS_SQL = (
-    "SELECT fragment_id, count(*) FILTER (WHERE signal = 'returned') AS returns, "
-    "count(*) FILTER (WHERE signal = 'explicit_positive') AS positive, "
-    "count(*) FILTER (WHERE signal = 'explicit_negative') AS negative "
-    "FROM relevance_signals WHERE task_id = ? GROUP BY fragment_id")
-
-
 def relevance_multiplier(stats: RelevanceStats) -> float:
     """The multiplier of a fragment's ranking score (docs/feedback.md#relevance-signals).
 

@@ -1,1 +1,3 @@
-"""What people and agents touch: the CLI, the MCP server, exploration queries, feedback."""
+"""What people and agents touch, by interface: the command line (``cli``), the MCP server
+(``mcp``), the read tools both answer with (``explore``), the files ``lyra export`` writes
+(``exports``), and the feedback both take (``feedback``)."""

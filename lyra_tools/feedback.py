@@ -4,7 +4,7 @@ Every accepted call writes an audit row to ``feedback_events`` in the same trans
 effect, so either both are stored or neither (a rejected call leaves every table as it was).
 The transaction is retried as a whole while another process holds the database, so feedback
 given during a materialization waits briefly instead of failing. A call with a client
-``request_id`` stores its answer in that same transaction (``lyra_tools.mcp_requests``), so a
+``request_id`` stores its answer in that same transaction (``lyra_resources.store.request_ids``), so a
 retried call returns the first answer instead of applying the action twice. Feedback that changes
 the effective graph (an edge corrected, a claim rejected or restored, a domain rule) rewrites the
 report files of every task it touches right after its transaction.
@@ -16,7 +16,6 @@ import json
 import logging
 import uuid
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import Any
 
 import duckdb
@@ -24,12 +23,13 @@ from pydantic import BaseModel, Field
 
 from lyra_core import feedback as fb
 from lyra_core.untrusted import MarksUntrusted, UntrustedText
+from lyra_resources.store import feedback_rows
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_resources.store.sql import fetch_rows
-from lyra_resources.effective.models import ExploreError
-from lyra_resources.effective.overlay import load_claims, load_overlay
-from lyra_resources.effective.queries import require_task
-from lyra_tools import mcp_requests
+from lyra_resources.store.relevance_signals import fragment_stats, insert_signals
+from lyra_resources.store.reviewed_graph.records import ExploreError
+from lyra_resources.store.reviewed_graph.overlay import load_claims, load_overlay
+from lyra_resources.store.reviewed_graph.queries import require_task
+from lyra_resources.store import request_ids
 
 MAX_ARGS_BYTES = 16_000
 GRAPH_ACTIONS = (*fb.EDGE_ACTIONS, *fb.CLAIM_ACTIONS, *fb.RULE_ACTIONS)  # what changes a report
@@ -90,10 +90,6 @@ class FeedbackResult(MarksUntrusted):
     relevance: RelevanceEffect | None = None
 
 
-def _now() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
-
-
 def _new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:16]}"
 
@@ -118,8 +114,8 @@ def apply_feedback(store: LyraStore, task_id: str, action: str, args: Mapping[st
     def work(conn: duckdb.DuckDBPyConnection) -> FeedbackResult:
         call = {"task_id": task_id, "action": action, "args": args}
         try:
-            return mcp_requests.once(conn, request_id, "feedback", call, FeedbackResult, lambda: write(conn))
-        except mcp_requests.RequestIdError as exc:
+            return request_ids.once(conn, request_id, "feedback", call, FeedbackResult, lambda: write(conn))
+        except request_ids.RequestIdError as exc:
             raise FeedbackError(str(exc)) from None
 
     def write(conn: duckdb.DuckDBPyConnection) -> FeedbackResult:
@@ -129,10 +125,8 @@ def apply_feedback(store: LyraStore, task_id: str, action: str, args: Mapping[st
             raise FeedbackError(str(exc)) from None
         handler = _HANDLERS[action]
         result = handler(conn, task_id, action, parsed)
-        conn.execute(
-            "INSERT INTO feedback_events (id, task_id, action, target_id, payload, outcome, created_at, "
-            "applied_to_training) VALUES (?, ?, ?, ?, ?, ?, ?, false)",
-            [result.event_id, task_id, action, result.target_id, parsed.model_dump_json(), result.outcome, _now()])
+        feedback_rows.record_event(conn, result.event_id, task_id, action, result.target_id, parsed.model_dump_json(),
+                          result.outcome)
         return result
 
     result = store.transaction(work)
@@ -145,12 +139,12 @@ def rewrite_reports(store: LyraStore, result: FeedbackResult) -> None:
     """Write again the report of the task the feedback was given on and, for a domain rule (in force
     for every task), of each other task with a page of a domain the rule's pattern matches. A report
     that cannot be written is logged: the feedback itself is stored already."""
-    from lyra_resources.effective.report import write_report  # only feedback that changes the graph needs it
+    from lyra_resources.store.reviewed_graph.report import write_report  # only feedback that changes the graph needs it
 
     tasks = [result.task_id]
     if result.action in fb.RULE_ACTIONS:
         with store.connect() as conn:
-            found = fetch_rows(conn, "SELECT DISTINCT task_id, domain FROM pages WHERE domain IS NOT NULL")
+            found = feedback_rows.task_domains(conn)
         tasks += sorted({r["task_id"] for r in found
                          if r["task_id"] != result.task_id and fb.pattern_matches(result.target_id, r["domain"])})
     for task_id in tasks:
@@ -163,16 +157,12 @@ def rewrite_reports(store: LyraStore, result: FeedbackResult) -> None:
 # -- handlers: each runs inside the call's transaction ------------------------------------------
 
 def _edge_correct(conn, task_id: str, action: str, args: fb.EdgeCorrectArgs) -> FeedbackResult:
-    row = conn.execute(
-        "SELECT e.claim_id, e.relation, e.nli_confidence, f.text, c.text, e.judged_by, e.claim_direction "
-        "FROM nli_edges e "
-        "LEFT JOIN fragments f ON f.task_id = e.task_id AND f.fragment_id = e.fragment_id "
-        "LEFT JOIN claims c ON c.task_id = e.task_id AND c.claim_id = e.claim_id "
-        "WHERE e.task_id = ? AND e.edge_id = ?", [task_id, args.edge_id]).fetchone()
-    if row is None:
+    edge = feedback_rows.edge_under_review(conn, task_id, args.edge_id)
+    if edge is None:
         raise FeedbackError(f"edge_correct: no edge {args.edge_id!r} in task {task_id!r} "
                             "(get_claim_evidence lists a claim's edge ids)")
-    claim_id, model_relation, model_confidence, premise, hypothesis, judged_by, claim_direction = row
+    claim_id, model_relation, model_confidence, judged_by, claim_direction = (
+        edge.claim_id, edge.model_relation, edge.model_confidence, edge.judged_by, edge.claim_direction)
     if args.wrong_part and judged_by != "direction":
         raise FeedbackError(f"edge_correct: wrong_part names a part of the direction judge's reading, and edge "
                             f"{args.edge_id!r} was judged by the {judged_by or 'cross-encoder'}; leave wrong_part out")
@@ -181,30 +171,20 @@ def _edge_correct(conn, task_id: str, action: str, args: fb.EdgeCorrectArgs) -> 
         from lyra_core.direction.verdict import direction_of_correction  # the direction reader's patterns: only here
 
         direction_label = direction_of_correction(claim_direction, args.correct_relation)
-    previous = conn.execute("SELECT correct_relation FROM edge_reviews WHERE edge_id = ?", [args.edge_id]).fetchone()
-    before = previous[0] if previous else model_relation
-    now = _now()
+    previous = feedback_rows.reviewed_relation(conn, args.edge_id)
+    before = previous if previous is not None else model_relation
+    now = feedback_rows.now()
     corrected = args.correct_relation != model_relation
-    conn.execute(
-        "INSERT INTO edge_reviews (edge_id, task_id, reviewed_at, correct_relation, reason, human_corrected, "
-        "wrong_part) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (edge_id) DO UPDATE SET "
-        "reviewed_at = excluded.reviewed_at, correct_relation = excluded.correct_relation, reason = excluded.reason, "
-        "human_corrected = excluded.human_corrected, wrong_part = excluded.wrong_part",
-        [args.edge_id, task_id, now, args.correct_relation, args.reason or None, corrected, args.wrong_part or None])
+    feedback_rows.store_review(conn, args.edge_id, task_id, now, args.correct_relation, args.reason or None, corrected,
+                      args.wrong_part or None)
     correction_id = None
     changed = args.correct_relation != before
     if changed:
-        # One training sample per edge in force: a newer judgement supersedes an unused older one.
-        conn.execute("DELETE FROM nli_corrections WHERE edge_id = ? AND applied_in_version IS NULL", [args.edge_id])
+        feedback_rows.withdraw_unused_corrections(conn, args.edge_id)
         if corrected:
             correction_id = _new_id("corr")
-            conn.execute(
-                "INSERT INTO nli_corrections (id, edge_id, task_id, premise, hypothesis, predicted_label, "
-                "predicted_confidence, correct_label, reason, corrected_at, applied_in_version, sample_weight, "
-                "wrong_part, direction_label) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 1.0, ?, ?)",
-                [correction_id, args.edge_id, task_id, premise or "", hypothesis or "", model_relation,
-                 float(model_confidence), args.correct_relation, args.reason or None, now, args.wrong_part or None,
-                 direction_label])
+            feedback_rows.store_correction(conn, correction_id, args.edge_id, task_id, edge, args.correct_relation,
+                                  args.reason or None, now, args.wrong_part or None, direction_label)
     if not changed:
         outcome = f"edge reviewed: label {args.correct_relation} confirmed, nothing changed"
     elif corrected:
@@ -235,19 +215,15 @@ def _score_after(conn, task_id: str, claim_id: str) -> ScoreAfter | None:
 
 
 def _require_claim(conn, task_id: str, action: str, claim_id: str) -> None:
-    if conn.execute("SELECT 1 FROM claims WHERE task_id = ? AND claim_id = ?", [task_id, claim_id]).fetchone() is None:
+    if not feedback_rows.has_claim(conn, task_id, claim_id):
         raise FeedbackError(f"{action}: no claim {claim_id!r} in task {task_id!r} (get_claims_by_topic lists claim ids)")
 
 
 def _claim_reject(conn, task_id: str, action: str, args: fb.ClaimArgs) -> FeedbackResult:
     _require_claim(conn, task_id, action, args.claim_id)
-    active = conn.execute("SELECT 1 FROM claim_rejections WHERE claim_id = ? AND is_active", [args.claim_id]).fetchone()
+    active = feedback_rows.claim_rejected(conn, args.claim_id)
     if not active:
-        conn.execute(
-            "INSERT INTO claim_rejections (claim_id, task_id, reason, rejected_at, restored_at, is_active) "
-            "VALUES (?, ?, ?, ?, NULL, true) ON CONFLICT (claim_id) DO UPDATE SET reason = excluded.reason, "
-            "rejected_at = excluded.rejected_at, restored_at = NULL, is_active = true",
-            [args.claim_id, task_id, args.reason or None, _now()])
+        feedback_rows.reject_claim(conn, args.claim_id, task_id, args.reason or None)
     return FeedbackResult(
         event_id=_new_id("fb"), task_id=task_id, action=action, target_id=args.claim_id, changed=not active,
         outcome="claim rejected: hidden from the read tools unless include_rejected is set" if not active
@@ -256,10 +232,9 @@ def _claim_reject(conn, task_id: str, action: str, args: fb.ClaimArgs) -> Feedba
 
 def _claim_restore(conn, task_id: str, action: str, args: fb.ClaimArgs) -> FeedbackResult:
     _require_claim(conn, task_id, action, args.claim_id)
-    active = conn.execute("SELECT 1 FROM claim_rejections WHERE claim_id = ? AND is_active", [args.claim_id]).fetchone()
+    active = feedback_rows.claim_rejected(conn, args.claim_id)
     if active:
-        conn.execute("UPDATE claim_rejections SET is_active = false, restored_at = ? WHERE claim_id = ?",
-                     [_now(), args.claim_id])
+        feedback_rows.restore_claim(conn, args.claim_id)
     return FeedbackResult(
         event_id=_new_id("fb"), task_id=task_id, action=action, target_id=args.claim_id, changed=bool(active),
         outcome="claim restored" if active else "claim was not rejected; nothing changed",
@@ -267,9 +242,7 @@ def _claim_restore(conn, task_id: str, action: str, args: fb.ClaimArgs) -> Feedb
 
 
 def _rule_event(conn, rule_id: str | None, action: str, pattern: str, decision: str, reason: str) -> None:
-    conn.execute(
-        "INSERT INTO domain_override_events (id, rule_id, action, domain_pattern, decision, reason, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)", [_new_id("dev"), rule_id, action, pattern, decision, reason or None, _now()])
+    feedback_rows.record_rule_event(conn, _new_id("dev"), rule_id, action, pattern, decision, reason)
 
 
 def _blocked_in_task(conn, task_id: str) -> list[str]:
@@ -278,13 +251,12 @@ def _blocked_in_task(conn, task_id: str) -> list[str]:
 
 def _domain_rule(conn, task_id: str, action: str, args: fb.DomainArgs) -> FeedbackResult:
     pattern = args.domain_pattern
-    current = conn.execute("SELECT id, decision FROM domain_override_rules WHERE domain_pattern = ? AND is_active",
-                           [pattern]).fetchall()
+    current = feedback_rows.active_rules(conn, pattern)
     if action == "domain_clear_override":
         if not current:
             raise FeedbackError(f"domain_clear_override: no active block or unblock rule for {pattern!r}")
         for rule_id, decision in current:
-            conn.execute("UPDATE domain_override_rules SET is_active = false WHERE id = ?", [rule_id])
+            feedback_rows.retire_rule(conn, rule_id)
             _rule_event(conn, rule_id, action, pattern, decision, args.reason)
         return FeedbackResult(
             event_id=_new_id("fb"), task_id=task_id, action=action, target_id=pattern, changed=True,
@@ -299,11 +271,9 @@ def _domain_rule(conn, task_id: str, action: str, args: fb.DomainArgs) -> Feedba
             rule=RuleEffect(rule_id=current[0][0], domain_pattern=pattern, decision=decision, is_active=True,
                             task_domains_blocked=_blocked_in_task(conn, task_id)))
     for rule_id, _ in current:  # one active rule per pattern: the new decision replaces the old
-        conn.execute("UPDATE domain_override_rules SET is_active = false WHERE id = ?", [rule_id])
+        feedback_rows.retire_rule(conn, rule_id)
     rule_id = _new_id("rule")
-    conn.execute(
-        "INSERT INTO domain_override_rules (id, domain_pattern, decision, reason, created_at, is_active) "
-        "VALUES (?, ?, ?, ?, ?, true)", [rule_id, pattern, decision, args.reason, _now()])
+    feedback_rows.store_rule(conn, rule_id, pattern, decision, args.reason)
     _rule_event(conn, rule_id, action, pattern, decision, args.reason)
     blocked = _blocked_in_task(conn, task_id)
     return FeedbackResult(
@@ -314,22 +284,14 @@ def _domain_rule(conn, task_id: str, action: str, args: fb.DomainArgs) -> Feedba
 
 
 def _require_fragment(conn, task_id: str, action: str, fragment_id: str) -> None:
-    if conn.execute("SELECT 1 FROM fragments WHERE task_id = ? AND fragment_id = ?",
-                    [task_id, fragment_id]).fetchone() is None:
+    if not feedback_rows.has_fragment(conn, task_id, fragment_id):
         raise FeedbackError(f"{action}: no fragment {fragment_id!r} in task {task_id!r} "
                             "(get_claim_evidence lists fragment ids)")
 
 
-def relevance_stats(conn, task_id: str, fragment_id: str) -> fb.RelevanceStats:
-    row = conn.execute(fb.RELEVANCE_STATS_SQL.replace("GROUP BY", "AND fragment_id = ? GROUP BY"),
-                       [task_id, fragment_id]).fetchone()
-    return fb.RelevanceStats(returns=row[1], positive=row[2], negative=row[3]) if row else fb.RelevanceStats()
-
-
 def _signal(conn, task_id: str, fragment_id: str, signal: str, query_id: str | None, query: str | None) -> RelevanceEffect:
-    conn.execute("INSERT INTO relevance_signals (id, task_id, fragment_id, signal, query_id, query, created_at) "
-                 "VALUES (?, ?, ?, ?, ?, ?, ?)", [_new_id("rs"), task_id, fragment_id, signal, query_id, query, _now()])
-    stats = relevance_stats(conn, task_id, fragment_id)
+    insert_signals(conn, [(task_id, fragment_id, signal, query_id, query)])
+    stats = fragment_stats(conn, task_id, fragment_id)
     return RelevanceEffect(fragment_id=fragment_id, returns=stats.returns, positive=stats.positive,
                            negative=stats.negative, multiplier=round(fb.relevance_multiplier(stats), 3))
 
@@ -341,10 +303,9 @@ def _relevance(conn, task_id: str, action: str, args: fb.RelevanceArgs) -> Feedb
         _require_claim(conn, task_id, action, args.claim_id)
         query_id = args.claim_id
         if not query:
-            query = conn.execute("SELECT text FROM claims WHERE task_id = ? AND claim_id = ?",
-                                 [task_id, args.claim_id]).fetchone()[0]
+            query = feedback_rows.claim_text(conn, task_id, args.claim_id)
     if not query:
-        query = conn.execute("SELECT query FROM tasks WHERE id = ?", [task_id]).fetchone()[0]
+        query = feedback_rows.task_query(conn, task_id)
     signal = "explicit_positive" if action == "fragment_useful" else "explicit_negative"
     effect = _signal(conn, task_id, args.fragment_id, signal, query_id, query)
     return FeedbackResult(event_id=_new_id("fb"), task_id=task_id, action=action, target_id=args.fragment_id,
@@ -353,7 +314,7 @@ def _relevance(conn, task_id: str, action: str, args: fb.RelevanceArgs) -> Feedb
 
 def _flag_irrelevant(conn, task_id: str, action: str, args: fb.FlagIrrelevantArgs) -> FeedbackResult:
     _require_fragment(conn, task_id, action, args.fragment_id)
-    query = conn.execute("SELECT query FROM tasks WHERE id = ?", [task_id]).fetchone()[0]
+    query = feedback_rows.task_query(conn, task_id)
     # a flag: kept as an event, and an explicit negative relevance signal for the task's question
     effect = _signal(conn, task_id, args.fragment_id, "explicit_negative", task_id, query)
     return FeedbackResult(event_id=_new_id("fb"), task_id=task_id, action=action, target_id=args.fragment_id,
@@ -361,20 +322,14 @@ def _flag_irrelevant(conn, task_id: str, action: str, args: fb.FlagIrrelevantArg
 
 
 def _flag_missing(conn, task_id: str, action: str, args: fb.FlagMissingArgs) -> FeedbackResult:
-    if conn.execute("SELECT 1 FROM pages WHERE task_id = ? AND page_id = ?", [task_id, args.page_id]).fetchone() is None:
+    if not feedback_rows.has_page(conn, task_id, args.page_id):
         raise FeedbackError(f"flag_missing: no page {args.page_id!r} in task {task_id!r}")
     return FeedbackResult(event_id=_new_id("fb"), task_id=task_id, action=action, target_id=args.page_id,
                           changed=True, outcome="missing text recorded for review")
 
 
-_NOTE_TARGETS = [("claims", "claim_id"), ("nli_edges", "edge_id"), ("fragments", "fragment_id"), ("pages", "page_id")]
-
-
 def _add_note(conn, task_id: str, action: str, args: fb.NoteArgs) -> FeedbackResult:
-    known = args.target_id == task_id or any(
-        conn.execute(f"SELECT 1 FROM {table} WHERE task_id = ? AND {column} = ?",  # names from code only
-                     [task_id, args.target_id]).fetchone()
-        for table, column in _NOTE_TARGETS)
+    known = args.target_id == task_id or feedback_rows.names_a_row_of(conn, task_id, args.target_id)
     if not known:
         raise FeedbackError(f"add_note: {args.target_id!r} is not the task id nor a claim, edge, fragment or page "
                             f"of task {task_id!r}")
@@ -390,10 +345,3 @@ _HANDLERS = {
 }
 assert set(_HANDLERS) == set(fb.ACTIONS)
 
-
-def relevance_multipliers(store: LyraStore, task_id: str) -> dict[str, float]:
-    """The ranking multiplier of every fragment of the task that has relevance signals (others weigh 1.0)."""
-    stats = store.fetch_df(fb.RELEVANCE_STATS_SQL, [task_id])
-    return {r.fragment_id: fb.relevance_multiplier(fb.RelevanceStats(returns=r.returns, positive=r.positive,
-                                                                     negative=r.negative))
-            for r in stats.itertuples(index=False)}

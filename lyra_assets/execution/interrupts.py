@@ -3,7 +3,7 @@ leaves their tracebacks out.
 
 Dagster turns a SIGINT during an in-process run into ``DagsterExecutionInterruptedError`` inside
 the step it reaches, fails the step and the run, and logs both with their stack traces. The user
-who pressed Ctrl-C asked for the run to stop: the CLI says so in one line (``lyra_tools.runner``),
+who pressed Ctrl-C asked for the run to stop: the CLI says so in one line (``lyra_assets.execution.run_control``),
 and the run's event log keeps the traceback for the Dagster UI.
 """
 

@@ -6,7 +6,7 @@ from lyra_assets.graph.publish import PUBLISH_ASSET
 from lyra_assets.metadata import task_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_assets.task_assets import declared_in
-from lyra_resources.effective.report import write_report
+from lyra_resources.store.reviewed_graph.report import write_report
 from lyra_resources.store.lyra_store import LyraStore
 
 

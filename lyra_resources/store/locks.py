@@ -4,7 +4,7 @@ DuckDB lets one process hold ``lyra.duckdb`` at a time, so the pipeline, the CLI
 server all meet lock errors as a matter of course. This module is the one place that tells such a
 conflict (worth waiting out) from a real error, and the one retry policy they all wait with: the
 store's opens and transactions (:mod:`lyra_resources.store.lyra_store`) and the MCP server's ATTACH
-(:mod:`lyra_tools.server_store`).
+(:mod:`lyra_tools.mcp.server_store`).
 
 Every wait is counted per process (:func:`lock_waits`), so a run whose steps share the file from
 many worker processes can report how often they met each other.

@@ -10,12 +10,13 @@ reads through one short-lived connection.
 
 Where things are: :mod:`.summary` and :mod:`.claims` (the tools), :mod:`.status` (a task's run and
 versions); below them, shared with the report, the exports and the ``task_report`` asset,
-:mod:`lyra_resources.effective` holds the answers' models, paging (limits, cursors, byte budget),
-the SQL over the model's rows and the overlay (human feedback applied).
+:mod:`lyra_resources.store.reviewed_graph` holds the SQL over the model's rows and the overlay
+(human feedback applied), and :mod:`lyra_tools.mcp` the answers' models and paging (limits,
+cursors, byte budget).
 """
 
 from lyra_tools.explore.claims import claim_evidence, claims_by_topic, source_of
-from lyra_resources.effective.models import (
+from lyra_tools.mcp.models import (
     AssetState,
     BlockedDomain,
     ClaimBrief,
@@ -25,7 +26,6 @@ from lyra_resources.effective.models import (
     EvidenceItem,
     EvidenceLists,
     EvidenceSummary,
-    ExploreError,
     FeedbackCounts,
     MaterialClaim,
     MaterialEdge,
@@ -41,20 +41,21 @@ from lyra_resources.effective.models import (
     TopicClaims,
     TopicList,
 )
-from lyra_resources.effective.answer_view import effective_answer
-from lyra_resources.effective.overlay import Overlay, load_claims, load_overlay, rescore
-from lyra_resources.effective.paging import (
+from lyra_resources.store.reviewed_graph.records import ExploreError
+from lyra_resources.store.reviewed_graph.answer import effective_answer
+from lyra_resources.store.reviewed_graph.overlay import Overlay, load_claims, load_overlay, rescore
+from lyra_tools.mcp.paging import (
     ANSWER_BUDGET,
     MAX_LIMIT,
     check_limit,
-    clip,
     decode_cursor,
     encode_cursor,
     fit_page,
 )
-from lyra_resources.effective.queries import claim_edges, require_task
+from lyra_core.clipping import clip
+from lyra_resources.store.reviewed_graph.queries import claim_edges, require_task
 from lyra_tools.explore.status import dagster_state, default_nli_version, task_status
-from lyra_tools.contradictions import find_contradictions
+from lyra_tools.explore.contradictions import find_contradictions
 from lyra_tools.explore.summary import (
     evidence_summary,
     list_claim_topics,

@@ -9,34 +9,33 @@ from lyra_core.evidence_facts import facts_line
 from lyra_core.feedback import effective_edges
 from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_resources.effective.models import (
+from lyra_tools.mcp.models import (
     ClaimEvidence,
     ClaimScoreView,
     EvidenceItem,
     EvidenceLists,
-    ExploreError,
     Source,
     TopicClaims,
 )
-from lyra_resources.effective.answer_view import claim_brief
-from lyra_resources.effective.overlay import load_claims, load_overlay, rescore
-from lyra_resources.effective.paging import (
+from lyra_resources.store.reviewed_graph.records import ExploreError
+from lyra_resources.store.reviewed_graph.answer import claim_brief
+from lyra_resources.store.reviewed_graph.overlay import load_claims, load_overlay, rescore
+from lyra_tools.mcp.paging import (
     ANSWER_BUDGET,
     check_limit,
-    clip,
     decode_cursor,
     encode_cursor,
     fit_page,
-    nan_to_none,
     query_key,
 )
-from lyra_resources.effective.queries import (
+from lyra_core.clipping import clip, nan_to_none
+from lyra_resources.store.reviewed_graph.queries import (
     BY_RELEVANCE,
-    CLAIM_SQL,
     SCORE_COLUMNS,
     claim_edges,
-    fetch_rows,
+    claim_row,
     find_topic,
+    task_of_claim,
     require_task,
 )
 
@@ -122,13 +121,12 @@ def claim_evidence(store: LyraStore, claim_id: str, task_id: str | None = None, 
         raise ExploreError("claim_id must be a claim id string such as 'c_0123456789abcdef'")
     with store.connect() as conn:
         if task_id is None:
-            found = conn.execute("SELECT task_id FROM claims WHERE claim_id = ? LIMIT 1", [claim_id]).fetchone()
-            if found is None:
+            task_id = task_of_claim(conn, claim_id)
+            if task_id is None:
                 raise ExploreError(f"no claim {claim_id!r} in any task")
-            task_id = found[0]
         # the claim and its stored score in one query; the task is looked up only to explain a miss
-        scored = fetch_rows(conn, CLAIM_SQL.replace("AND c.adoption_status = 'adopted'", "AND c.claim_id = ?"),
-                       [task_id, claim_id])
+        found = claim_row(conn, task_id, claim_id)
+        scored = [found] if found is not None else []
         if not scored:
             require_task(conn, task_id)
             raise ExploreError(f"no claim {claim_id!r} in task {task_id!r}")

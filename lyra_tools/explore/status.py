@@ -11,10 +11,11 @@ from lyra_core.feedback import rule_for
 from lyra_resources.store.generations import graph_note, published_generation
 from lyra_resources.settings import shared_settings
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_resources.effective.models import AssetState, BlockedDomain, FeedbackCounts, RunState, TaskStatus
-from lyra_resources.effective.overlay import load_overlay
-from lyra_resources.effective.paging import clip
-from lyra_resources.effective.queries import in_ids, require_task
+from lyra_tools.mcp.models import AssetState, BlockedDomain, FeedbackCounts, RunState, TaskStatus
+from lyra_resources.store.reviewed_graph.overlay import load_overlay
+from lyra_core.clipping import clip
+from lyra_resources.store.reviewed_graph import counts
+from lyra_resources.store.reviewed_graph.queries import require_task
 
 
 def _ts(value: float | None) -> datetime | None:
@@ -37,15 +38,15 @@ def _dagster_state(store: LyraStore, instance: Any, task_id: str) -> tuple[RunSt
     from dagster import DagsterEventType
 
     from lyra_assets.execution.runs import ACTIVE_STATUSES, task_runs
-    from lyra_tools import runner  # imports the asset graph: only when status is asked for
+    from lyra_assets.execution import run_control  # imports the asset graph: only when status is asked for
 
     types = {DagsterEventType.STEP_START: "running", DagsterEventType.STEP_SUCCESS: "done",
              DagsterEventType.STEP_FAILURE: "failed", DagsterEventType.STEP_SKIPPED: "skipped"}
-    names = runner.asset_names()
+    names = run_control.asset_names()
     # the assets of a multi-asset share its step, whose key is not an asset's name
-    step_of = {name: step for step, assets in runner.step_assets().items() for name in assets}
+    step_of = {name: step for step, assets in run_control.step_assets().items() for name in assets}
     if store.require_task(task_id).status in ("running", "queued"):
-        runner.sync_task_status(store, instance, task_id)  # a run whose process died reads failed
+        run_control.sync_task_status(store, instance, task_id)  # a run whose process died reads failed
     records = task_runs(instance, task_id, limit=1)
     run_state, steps, active, materialized = None, {}, False, {}
     if records:
@@ -103,20 +104,10 @@ def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, insta
     with store.connect() as conn:
         task = require_task(conn, task_id)
         overlay = load_overlay(conn, task_id)
-        version = conn.execute("SELECT model_version FROM nli_edges WHERE task_id = ? AND model_version IS NOT NULL "
-                               "GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1", [task_id]).fetchone()
-        events, reviewed, corrected = conn.execute(
-            "SELECT (SELECT count(*) FROM feedback_events WHERE task_id = $1), "
-            "(SELECT count(*) FROM edge_reviews WHERE task_id = $1), "
-            "(SELECT count(*) FROM edge_reviews WHERE task_id = $1 AND human_corrected)", [task_id]).fetchone()
-        cond, domains, _ = in_ids("p.domain", sorted(overlay.blocked))
-        trust = dict(conn.execute(
-            "SELECT p.domain, any_value(e.source_trust_level) FROM nli_edges e JOIN pages p "
-            f"ON p.task_id = e.task_id AND p.page_id = e.page_id WHERE e.task_id = ? AND {cond} GROUP BY 1",
-            [task_id, *domains]).fetchall()) if overlay.blocked else {}
-        policy_blocks = conn.execute(
-            "SELECT domain, blocked_at, reason, cause_ids, original_trust_level, can_restore, restore_via "
-            "FROM domain_verification WHERE task_id = ? AND status = 'BLOCKED' ORDER BY domain", [task_id]).fetchall()
+        version = counts.edges_nli_version(conn, task_id)
+        events, reviewed, corrected = counts.feedback_counts(conn, task_id)
+        trust = counts.domain_trust(conn, task_id, list(overlay.blocked))
+        policy_blocks = counts.verification_blocks(conn, task_id)
     rules = overlay.rules
     # what `lyra models list` marks active
     active_nli = active_version_id(store, configured_nli_path(shared_settings().models))
@@ -126,7 +117,10 @@ def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, insta
         f"{rule.reason}", cause_ids=[rule.id], original_trust_level=trust.get(domain), can_restore=True,
         restore_via=f"feedback domain_clear_override or domain_unblock with domain_pattern '{rule.domain_pattern}'",
     ) for domain, rule in sorted(overlay.blocked.items())]
-    for domain, blocked_at, reason, causes, original, can_restore, restore_via in policy_blocks:
+    for row in policy_blocks:
+        domain, blocked_at, reason, causes, original, can_restore, restore_via = (
+            row["domain"], row["blocked_at"], row["reason"], row["cause_ids"], row["original_trust_level"],
+            row["can_restore"], row["restore_via"])
         decided = rule_for(domain, rules)
         if domain in overlay.blocked or (decided is not None and decided.decision == "unblock"):
             continue  # a user rule decides this domain
@@ -139,8 +133,8 @@ def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, insta
         created_at=task["created_at"], updated_at=task["updated_at"], latest_run=run_state, assets=assets,
         row_counts=store.row_counts(task_id), blocked_domains=blocked[:20],
         active_nli_version=active_nli,
-        edges_nli_version=version[0] if version else None,
+        edges_nli_version=version,
         graph_run_id=published.run_id if published else None, graph_note=graph_note(store, task_id),
-        feedback=FeedbackCounts(events=int(events), reviewed_edges=int(reviewed), corrected_edges=int(corrected),
+        feedback=FeedbackCounts(events=events, reviewed_edges=reviewed, corrected_edges=corrected,
                                 rejected_claims=len(overlay.rejected)),
     )

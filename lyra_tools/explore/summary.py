@@ -7,10 +7,9 @@ from lyra_core.feedback import effective_edges
 from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS
 from lyra_resources.store.generations import graph_note
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_resources.effective.models import (
+from lyra_tools.mcp.models import (
     ContradictionHighlight,
     EvidenceSummary,
-    ExploreError,
     MaterialClaim,
     MaterialEdge,
     Materials,
@@ -20,34 +19,27 @@ from lyra_resources.effective.models import (
     TopicBrief,
     TopicList,
 )
-from lyra_resources.effective.answer_view import effective_answer
-from lyra_resources.effective.overlay import (
+from lyra_resources.store.reviewed_graph import counts
+from lyra_resources.store.reviewed_graph.records import ExploreError
+from lyra_resources.store.reviewed_graph.answer import effective_answer
+from lyra_resources.store.reviewed_graph.overlay import (
     effective_topics,
     load_claims,
     load_overlay,
     refuted_claims,
 )
-from lyra_resources.effective.paging import (
-    check_limit,
-    clip,
-    decode_cursor,
-    encode_cursor,
-    fit_page,
-    nan_to_none,
-    page_of,
-    query_key,
-)
-from lyra_resources.effective.queries import (
+from lyra_tools.mcp.paging import check_limit, decode_cursor, encode_cursor, fit_page, page_of, query_key
+from lyra_core.clipping import clip, nan_to_none
+from lyra_resources.store.reviewed_graph.queries import (
     BY_RELEVANCE,
     claim_edges,
-    fetch_rows,
+    adopted_claim_ids,
     hypothesis_ids,
     require_task,
     task_topics,
     topic_labels,
 )
 
-PRIMARY_KINDS = ("abstract", "paper")  # scholarly records, as opposed to web pages
 
 
 def evidence_summary(store: LyraStore, task_id: str) -> EvidenceSummary:
@@ -55,17 +47,9 @@ def evidence_summary(store: LyraStore, task_id: str) -> EvidenceSummary:
     with store.connect() as conn:
         task = require_task(conn, task_id)
         overlay = load_overlay(conn, task_id)
-        per_claim = conn.execute("SELECT claim_id, relation, count(*) FROM nli_edges WHERE task_id = ? GROUP BY 1, 2",
-                                 [task_id]).fetchall()
-        # claim_scores holds the adopted claims only: the claims asset scores nothing else
-        scored = conn.execute("SELECT claim_id, verdict, refuting_count FROM claim_scores WHERE task_id = ?",
-                              [task_id]).fetchall()
-        adopted, not_adopted, pages, primary, fragments = conn.execute(
-            "SELECT count(*) FILTER (WHERE adoption_status = 'adopted' AND origin <> 'hypothesis'), "
-            "count(*) FILTER (WHERE adoption_status <> 'adopted'), "
-            "(SELECT count(*) FROM pages WHERE task_id = $1), "
-            f"(SELECT count(*) FROM pages WHERE task_id = $1 AND kind IN ({', '.join(repr(k) for k in PRIMARY_KINDS)})), "
-            "(SELECT count(*) FROM fragments WHERE task_id = $1) FROM claims WHERE task_id = $1", [task_id]).fetchone()
+        per_claim = counts.edge_relations(conn, task_id)
+        scored = counts.stored_verdicts(conn, task_id)  # the adopted claims only: the claims asset scores nothing else
+        adopted, not_adopted, pages, primary, fragments = counts.task_counts(conn, task_id)
         hypotheses = hypothesis_ids(conn, task_id)  # the question's own claim: the answer, not a listed claim
         live_touched = sorted(overlay.touched - overlay.rejected - hypotheses)
         touched_edges = claim_edges(conn, task_id, live_touched)
@@ -147,10 +131,8 @@ def materials(store: LyraStore, task_id: str, format: str = "summary", limit: in
     with store.connect() as conn:
         require_task(conn, task_id)
         overlay = load_overlay(conn, task_id)
-        ids = [r[0] for r in conn.execute(
-            "SELECT c.claim_id FROM claims c WHERE c.task_id = ? AND c.adoption_status = 'adopted' "
-            f"AND c.origin <> 'hypothesis' ORDER BY {BY_RELEVANCE}", [task_id]).fetchall()
-               if include_rejected or r[0] not in overlay.rejected]
+        ids = [claim_id for claim_id in adopted_claim_ids(conn, task_id)
+               if include_rejected or claim_id not in overlay.rejected]
         chosen = ids[offset: offset + limit]
         claims = load_claims(conn, task_id, overlay, chosen, order=BY_RELEVANCE)
         edges = effective_edges(claim_edges(conn, task_id, chosen), overlay.reviews, overlay.blocked_pages)
@@ -181,9 +163,8 @@ def list_tasks(store: LyraStore, limit: int = 20, cursor: str | None = None) -> 
     key = query_key("tasks")
     offset = decode_cursor(cursor, key)["i"]
     with store.connect() as conn:
-        total = conn.execute("SELECT count(*) FROM tasks").fetchone()[0]
-        rows = fetch_rows(conn, "SELECT id, query, status, created_at, updated_at FROM tasks "
-                           "ORDER BY created_at, id LIMIT ? OFFSET ?", [limit, offset])
+        total = counts.task_total(conn)
+        rows = counts.task_page(conn, limit, offset)
     items = []
     for t in rows:
         query, truncated = clip(t["query"], 200)

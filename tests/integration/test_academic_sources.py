@@ -12,7 +12,7 @@ import json
 
 
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools import runner
+from lyra_assets.execution import run_control
 
 from fixtures.academic_apis import body, closed_port
 from fixtures.hash_models import materialize_task, metadata
@@ -102,9 +102,9 @@ def test_no_network_without_a_corpus_is_one_clear_line(lyra_home, lyra_settings,
     monkeypatch.setenv("LYRA_S2_BASE_URL", dead)
     monkeypatch.setenv("LYRA_OPENALEX_BASE_URL", dead)
     task = LyraStore.at(lyra_home).create_task("Does vitamin D supplementation reduce fracture risk?")
-    outcome = runner.run_task(task.id, lyra_home)
+    outcome = run_control.run_task(task.id, lyra_home)
     assert not outcome.success and outcome.assets["papers"].state == "failed"
-    # the runner shows the innermost error as "<type>: <message>"
+    # run_control shows the innermost error as "<type>: <message>"
     assert outcome.error.startswith("lyra_assets.sources.SourcesUnavailableError: no network: "
                                     "could not reach Semantic Scholar or OpenAlex (cannot connect to 127.0.0.1")
     assert "--corpus" in outcome.error and "\n" not in outcome.error

@@ -59,7 +59,7 @@ def test_task_answer_judges_the_hypothesis_per_paper(answered):
     # a passage that voted is about vitamin D supplementation and fracture risk: the papers address the question
     assert row["not_addressed"] is None and not metadata["answer"].value.splitlines()[1].startswith("No passage")
     # the asset's text is the text every view prints (lyra_core.answer.answer_text), as Markdown list items
-    from lyra_resources.effective.answer_view import answer_lines
+    from lyra_resources.store.reviewed_graph.answer import answer_lines
     printed = answer_lines(store, graph.task_id)
     assert metadata["answer"].value.splitlines() == [
         line.replace("  ", "- ", 1) if line.startswith("  ") else line for line in printed]
@@ -122,7 +122,7 @@ def test_an_open_question_whose_claims_are_about_other_things_says_no_claim_addr
     assert row["not_addressed"].startswith(f"No claim in the {len(PAPERS)} papers addresses exercise and depression "
                                            "together; the closest are “")
     assert metadata["answer"].value.splitlines()[1] == row["not_addressed"]
-    from lyra_resources.effective.answer_view import answer_lines
+    from lyra_resources.store.reviewed_graph.answer import answer_lines
     assert answer_lines(store, graph.task_id)[1] == row["not_addressed"]  # the CLI summary, MCP and the report
     # a question that names its parts but has claims about them is answered by them, with no such line
     on_topic = LyraStore.at(tmp_path / "home2")
@@ -131,10 +131,11 @@ def test_an_open_question_whose_claims_are_about_other_things_says_no_claim_addr
     assert on_topic.read_partition("task_answer", other.task_id).iloc[0]["not_addressed"] is None
 
 def test_the_cli_summary_starts_with_the_answer(answered, capsys):
-    from lyra_tools import cli_run, runner
+    from lyra_tools.cli import run as cli_run
+    from lyra_assets.execution import run_control
 
     store, graph, claim_id, _ = answered
-    outcome = runner.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
+    outcome = run_control.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
     cli_run.print_summary(outcome, store.layout.root)
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("Answer: ") and lines[0].endswith("3 papers for, 1 against, 4 judged — designs: "
@@ -166,7 +167,8 @@ UNADDRESSED_QUESTION = "Is obesity associated with increased risk of type 2 diab
 def test_a_question_no_paper_addresses_says_so_and_names_the_closest_papers(tmp_path, capsys):
     """The graph's four papers are about vitamin D and fractures; asked about obesity and type 2
     diabetes, their passages still vote (the cross-encoder read them so), yet none is about both."""
-    from lyra_tools import cli_run, runner
+    from lyra_tools.cli import run as cli_run
+    from lyra_assets.execution import run_control
 
     store = LyraStore.at(tmp_path / "home")
     graph = write_graph(store, query=UNADDRESSED_QUESTION)
@@ -181,10 +183,10 @@ def test_a_question_no_paper_addresses_says_so_and_names_the_closest_papers(tmp_
     answer_text = metadata["answer"].value.splitlines()
     assert answer_text[0].startswith("Answer: ") and answer_text[1] == line
     assert explore.evidence_summary(store, graph.task_id).answer.not_addressed == line  # MCP's answer too
-    outcome = runner.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
+    outcome = run_control.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
     cli_run.print_summary(outcome, store.layout.root)  # `lyra run`'s summary
     assert capsys.readouterr().out.splitlines()[1] == line
-    from lyra_resources.effective.report import report_html, report_markdown
+    from lyra_resources.store.reviewed_graph.report import report_html, report_markdown
     assert f"**{line}**" in report_markdown(store, graph.task_id)  # the report says it under the answer
     assert f'<p class="answer">{line}</p>' in report_html(store, graph.task_id)
 
@@ -196,10 +198,11 @@ FALLBACK_NOTE = "the question without its auxiliary: no grammatical reading was 
 def test_every_view_of_the_answer_says_the_hypothesis_is_the_question_without_its_auxiliary(tmp_path, capsys):
     from mcp import Client
 
-    from lyra_tools import cli_run, runner
+    from lyra_tools.cli import run as cli_run
+    from lyra_assets.execution import run_control
     from lyra_tools.cli import app
-    from lyra_tools.mcp_server import build_server
-    from lyra_resources.effective.report import report_html, report_markdown
+    from lyra_tools.mcp.server import build_server
+    from lyra_resources.store.reviewed_graph.report import report_html, report_markdown
     from typer.testing import CliRunner
 
     store = LyraStore.at(tmp_path / "home")
@@ -214,7 +217,7 @@ def test_every_view_of_the_answer_says_the_hypothesis_is_the_question_without_it
     # them together, and says which hypothesis it judged
     assert stated in metadata["answer"].value.splitlines()
 
-    outcome = runner.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
+    outcome = run_control.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
     cli_run.print_summary(outcome, store.layout.root)  # `lyra run`'s summary
     assert stated in capsys.readouterr().out.splitlines()
     status = CliRunner().invoke(app, ["task", "status", graph.task_id, "--home", str(store.layout.root)])

@@ -7,7 +7,8 @@ import json
 
 from typer.testing import CliRunner
 
-from lyra_tools import cli_common, explore
+from lyra_tools import explore
+from lyra_tools.cli import common as cli_common
 from lyra_tools.cli import app
 from lyra_tools.feedback import apply_feedback
 

@@ -12,9 +12,11 @@ from fixtures.graphs import write_graph
 from typer.testing import CliRunner
 
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools import cli_common, cli_run, runner
+from lyra_tools.cli import common as cli_common
+from lyra_tools.cli import run as cli_run
+from lyra_assets.execution import run_control
 from lyra_tools.cli import app
-from lyra_resources.effective.report import report_markdown
+from lyra_resources.store.reviewed_graph.report import report_markdown
 
 # the hypothesis's passages: two refute it, each under the default vote threshold (0.5), one is neutral
 WEAK_REFUTING = [("whi", 0, "REFUTES", 0.3), ("meta", 1, "REFUTES", 0.45), ("falls", 1, "NEUTRAL", 0.6)]
@@ -99,7 +101,7 @@ def test_the_run_summary_prints_each_path_whole_on_its_line(tmp_path, capsys):
     """A home deep in the file system (a test worker's temporary folder, say): the summary's paths
     are not folded at the console's width, so they can be copied from a terminal or read from a pipe."""
     store, graph, _ = answered(tmp_path / ("a-folder-with-a-long-name-" * 3), WEAK_REFUTING)
-    outcome = runner.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
+    outcome = run_control.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
     cli_run.print_summary(outcome, store.layout.root)
     lines = capsys.readouterr().out.splitlines()
     assert f"DuckDB:  {store.layout.database}" in lines, lines[-4:]
@@ -111,7 +113,7 @@ def test_the_summary_and_report_show_votes_beside_each_claim_score(tmp_path, cap
     store, graph, _ = answered(tmp_path, WEAK_REFUTING, relabel={("none", "falls"): ("SUPPORTS", 0.3)})
     votes = "0 for, 1 against (1 more below the vote threshold)"
     monkeypatch.setattr(cli_common.console, "width", 250)
-    outcome = runner.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
+    outcome = run_control.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
     cli_run.print_summary(outcome, store.layout.root)
     row = next(line for line in capsys.readouterr().out.splitlines() if "Calcium with vitamin D" in line)
     assert re.search(rf"likely_false\s*│\s*0\.\d\d\s*│\s*0\.\d\d\s*│\s*{re.escape(votes)}\s*│", row), row

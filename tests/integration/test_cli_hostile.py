@@ -238,7 +238,7 @@ def test_standard_output_on_a_full_disk_is_one_line(home):
 # -- the last-resort guard ----------------------------------------------------------------------------
 
 def test_an_unexpected_exception_is_one_line_pointing_to_its_traceback(lyra, home, monkeypatch):
-    from lyra_tools import cli_tasks
+    from lyra_tools.cli import tasks as cli_tasks
 
     def broken(*_args, **_kwargs):
         raise ZeroDivisionError("a bug")

@@ -18,7 +18,8 @@ from lyra_resources.store.generations import published_generation
 from lyra_resources.schema import FEEDBACK_TABLES
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.store.locks import lock_waits
-from lyra_tools import explore, runner
+from lyra_tools import explore
+from lyra_assets.execution import run_control
 from lyra_tools.feedback import FeedbackResult, apply_feedback
 
 # Two questions on the small corpus; the second names a claim of its own so that it has two
@@ -65,14 +66,14 @@ def test_feedback_given_during_two_cluster_runs_is_all_kept(
     store = LyraStore(home=str(home))
     tasks = [store.create_task(q, {"corpus": [str(small_corpus)], **({"claims": c} if c else {})}) for q, c in TASKS]
     for task in tasks:  # the first generation, run locally
-        assert runner.run_task(task.id, home).success
+        assert run_control.run_task(task.id, home).success
     untouched = feedback_rows(store)
     first_generation_s = time.monotonic() - began
 
     use_cluster(lyra_settings, postgres_url, broker=redis_url)
     with lyra_workers(2, home, dict(os.environ), tmp_path), cluster_daemon(home) as (instance, tick):
         workers_ready_s = time.monotonic() - began
-        run_ids = [runner.queue_task(task.id, home).run_id for task in tasks]
+        run_ids = [run_control.queue_task(task.id, home).run_id for task in tasks]
         wait_for(lambda: all(started_with_a_step(instance, r) for r in run_ids), tick, 300,
                  "both runs started with a step on a worker")
         waits_before = lock_waits()
@@ -85,7 +86,7 @@ def test_feedback_given_during_two_cluster_runs_is_all_kept(
         published_at = [e.timestamp for r in run_ids
                         for e in instance.all_logs(r, of_type=DagsterEventType.STEP_START) if e.step_key == PUBLISH_ASSET]
         run_waits = [store_lock_waits(instance, r) for r in run_ids]
-        rows = [runner.sync_task_status(store, instance, task.id) for task in tasks]
+        rows = [run_control.sync_task_status(store, instance, task.id) for task in tasks]
     assert [(row.status, row.last_run_id) for row in rows] == [("completed", r) for r in run_ids]
 
     assert len(published_at) == 2 and given_at < min(published_at)  # the feedback came before either publish

@@ -31,7 +31,7 @@ from lyra_assets.execution.runs import (
 from lyra_resources.home import HomeLayout
 from lyra_resources.settings import ClusterSettings, SettingsError
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools import runner
+from lyra_assets.execution import run_control
 from lyra_tools.cli import app
 
 cli = CliRunner()
@@ -169,7 +169,7 @@ def test_a_cluster_home_queues_its_runs_in_postgres(tmp_path, small_corpus, post
 
 def test_mcp_create_task_queues_the_run_on_a_cluster(tmp_path, small_corpus, postgres_url, lyra_settings,
                                                      local_profile):
-    from lyra_tools.mcp_server import build_server
+    from lyra_tools.mcp.server import build_server
 
     use_cluster(lyra_settings, postgres_url)
     server = build_server(tmp_path / "h")
@@ -221,8 +221,8 @@ def test_the_daemon_starts_queued_runs_within_the_limits(lyra_home, small_corpus
     store = LyraStore(home=str(home))
     first = store.create_task("Does vitamin D reduce fracture risk?", {"corpus": [str(small_corpus)]})
     second = store.create_task("Does sleep loss impair memory?", {"corpus": [str(small_corpus)]})
-    a1 = runner.queue_task(first.id, home).run_id
-    b1 = runner.queue_task(second.id, home).run_id
+    a1 = run_control.queue_task(first.id, home).run_id
+    b1 = run_control.queue_task(second.id, home).run_id
     with open_instance(home) as strict:
         a2 = submit_task_run(strict, store, first).run_id  # a second run of one task (a schedule's, say)
         runs = [a1, b1, a2]

@@ -26,7 +26,7 @@ from lyra_assets.execution.step_workers import celery_config
 from lyra_resources.home import HomeLayout
 from lyra_resources.settings import ClusterSettings
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools import runner
+from lyra_assets.execution import run_control
 
 
 def test_the_cluster_watches_its_runs_and_the_local_profile_is_unchanged(tmp_path, local_profile):
@@ -80,7 +80,7 @@ def previous_generation(home, small_corpus, question: str, postgres_url: str, mo
     monkeypatch.setenv("LYRA_POSTGRES_URL", postgres_url)
     store = LyraStore(home=str(home))
     task = store.create_task(question, {"corpus": [str(small_corpus)]})
-    assert runner.run_task(task.id, home).success
+    assert run_control.run_task(task.id, home).success
     return store, task, snapshot(store, task.id)
 
 
@@ -92,7 +92,7 @@ def test_a_step_worker_killed_mid_step_fails_the_run_and_keeps_the_previous_grap
                                                  monkeypatch)
     use_cluster(lyra_settings, postgres_url, broker=redis_url)
     with lyra_workers(2, home, dict(os.environ), tmp_path) as workers, cluster_daemon(home) as (instance, tick):
-        run_id = runner.queue_task(task.id, home).run_id
+        run_id = run_control.queue_task(task.id, home).run_id
         with task_held(store, task.id):  # the steps wait on the store: killed surely mid-step
             step, worker = wait_for(lambda: step_on_worker(instance, run_id), tick, 300, "a step on a worker")
             pid = int(worker.split("@")[0].removeprefix("lyra-"))
@@ -105,7 +105,7 @@ def test_a_step_worker_killed_mid_step_fails_the_run_and_keeps_the_previous_grap
         successes = {e.step_key for e in instance.all_logs(run_id, of_type=DagsterEventType.STEP_SUCCESS)}
         assert step not in successes and "task_graph" not in successes
     with open_instance(home) as instance:
-        row = runner.sync_task_status(store, instance, task.id)
+        row = run_control.sync_task_status(store, instance, task.id)
     assert (row.status, row.last_run_id) == ("failed", run_id) and row.error
     assert snapshot(store, task.id) == before  # the previous generation, whole
     print(f"worker {worker} killed during {step}: run failed {took:.0f}s later ({row.error[:200]})")
@@ -119,7 +119,7 @@ def test_a_killed_run_process_is_failed_and_keeps_the_previous_graph(
                                                  monkeypatch)
     use_cluster(lyra_settings, postgres_url, broker=redis_url)
     with lyra_workers(1, home, dict(os.environ), tmp_path), cluster_daemon(home) as (instance, tick):
-        run_id = runner.queue_task(task.id, home).run_id
+        run_id = run_control.queue_task(task.id, home).run_id
         with task_held(store, task.id):
             wait_for(lambda: step_on_worker(instance, run_id), tick, 300, "a step on a worker")
             [start] = instance.all_logs(run_id, of_type=DagsterEventType.RUN_START)
@@ -128,6 +128,6 @@ def test_a_killed_run_process_is_failed_and_keeps_the_previous_graph(
             os.kill(run_pid, signal.SIGKILL)
             wait_for(lambda: instance.get_run_by_id(run_id).is_finished, tick, 60, "the run to end")
         assert instance.get_run_by_id(run_id).status == DagsterRunStatus.FAILURE
-        row = runner.sync_task_status(store, instance, task.id)
+        row = run_control.sync_task_status(store, instance, task.id)
     assert (row.status, row.last_run_id) == ("failed", run_id) and row.error
     assert snapshot(store, task.id) == before

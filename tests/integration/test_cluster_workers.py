@@ -33,7 +33,7 @@ from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.home import REPO_ROOT, HomeLayout
 from lyra_resources.settings import ClusterSettings, LyraSettings, SettingsError
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools import runner
+from lyra_assets.execution import run_control
 from lyra_tools.cli import app
 
 BROKER = "redis://broker.example:6379/0"
@@ -143,7 +143,7 @@ def test_a_task_run_spread_over_two_workers_gives_the_local_run_s_rows(
         no_cluster_env):
     store = LyraStore.at(lyra_home)
     task = store.create_task("Does vitamin D supplementation reduce fracture risk?", {"corpus": [str(small_corpus)]})
-    local = runner.run_task(task.id, lyra_home)  # the local profile: every step in this process
+    local = run_control.run_task(task.id, lyra_home)  # the local profile: every step in this process
     assert local.success, local.error
     local_counts = store.row_counts(task.id)
     local_claims = sorted(store.read_partition("claims", task.id)["claim_id"])

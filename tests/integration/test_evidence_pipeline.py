@@ -9,7 +9,7 @@ from lyra_core.scoring import Evidence, score_claim
 from lyra_resources.models.inference import NLI_RELATION
 from lyra_resources.settings import load_settings
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools import runner
+from lyra_assets.execution import run_control
 
 pytestmark = pytest.mark.slow
 
@@ -80,10 +80,10 @@ def test_task_ends_in_a_scored_evidence_graph(lyra_home, small_corpus):
 def test_unchanged_rerun_reuses_every_nli_judgement(lyra_home, small_corpus):
     store = LyraStore.at(lyra_home)
     task = store.create_task("vitamin D and fractures", {"corpus": [str(small_corpus)], "claims": [USER_CLAIM]})
-    assert runner.run_task(task.id, lyra_home).success
+    assert run_control.run_task(task.id, lyra_home).success
     cached = store.fetch_df("SELECT count(*) AS n FROM nli_cache")["n"].iat[0]
     edges = store.read_partition("nli_edges", task.id)
-    assert runner.run_task(task.id, lyra_home).success
+    assert run_control.run_task(task.id, lyra_home).success
     assert store.fetch_df("SELECT count(*) AS n FROM nli_cache")["n"].iat[0] == cached
     assert store.read_partition("nli_edges", task.id).equals(edges)
     # judgements were cached (a hypothesis' result passages that the gates decide need none, so edges may outnumber them)
@@ -109,7 +109,7 @@ def test_edges_carry_trust_levels_and_domains_are_verified(lyra_home, tmp_path):
     corpus.write_text("".join(json.dumps(r) + "\n" for r in rows))
     store = LyraStore.at(lyra_home)
     task = store.create_task("Does vitamin D supplementation reduce hip fracture risk?", {"corpus": [str(corpus)]})
-    assert runner.run_task(task.id, lyra_home).success
+    assert run_control.run_task(task.id, lyra_home).success
     pages = store.read_partition("pages", task.id)
     assert set(pages["domain"]) == {"doi.org", "spam.example", "en.wikipedia.org"}
     edges = store.read_partition("nli_edges", task.id)
@@ -164,7 +164,7 @@ def test_effect_claims_are_judged_from_their_parts_with_a_reason_on_every_edge(l
     about_sleep = "Sleep deprivation reduces word-pair recall."
     task = store.create_task("Does vitamin D supplementation reduce fracture risk?",
                              {"corpus": [str(small_corpus)], "claims": [USER_CLAIM, about_sleep]})
-    assert runner.run_task(task.id, lyra_home).success
+    assert run_control.run_task(task.id, lyra_home).success
     edges = store.read_partition("nli_edges", task.id)
     claims = store.read_partition("claims", task.id).set_index("claim_id")["text"]
     fragments = store.read_partition("fragments", task.id).set_index("fragment_id")["text"]
@@ -193,7 +193,7 @@ def test_every_edge_carries_its_papers_design_and_size(lyra_home, small_corpus):
     store = LyraStore.at(lyra_home)
     task = store.create_task("Does vitamin D supplementation reduce fracture risk?",
                              {"corpus": [str(small_corpus)], "claims": [USER_CLAIM]})
-    assert runner.run_task(task.id, lyra_home).success
+    assert run_control.run_task(task.id, lyra_home).success
     edges = store.fetch_df(
         "SELECT e.*, f.text, p.title FROM nli_edges e JOIN fragments f USING (task_id, fragment_id) "
         "JOIN pages p ON p.task_id = e.task_id AND p.page_id = e.page_id WHERE e.task_id = ?", [task.id])

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from lyra_core.papers import family_given
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools import export
+from lyra_tools.exports import formats as export
 from lyra_tools.cli import app
 from lyra_tools.feedback import apply_feedback
 

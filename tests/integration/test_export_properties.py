@@ -24,8 +24,8 @@ from bibtexparser.middlewares import SeparateCoAuthors, SplitNameParts
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools import export
-from lyra_tools.export_refs import ExportedPaper
+from lyra_tools.exports import formats as export
+from lyra_tools.exports.references import ExportedPaper
 
 SEEDS = range(4)
 PAPERS_PER_TASK = 60

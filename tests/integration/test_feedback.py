@@ -13,8 +13,9 @@ from lyra_resources.web.domain_policy import DomainTrust
 from lyra_resources.schema import FEEDBACK_TABLES, TABLES
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import explore
-from lyra_tools.feedback import FeedbackError, apply_feedback, relevance_multipliers
-from lyra_tools.relevance_returns import ReturnsRecorder
+from lyra_resources.store.relevance_signals import relevance_multipliers
+from lyra_tools.feedback import FeedbackError, apply_feedback
+from lyra_tools.mcp.relevance_returns import ReturnsRecorder
 
 
 def rows(store: LyraStore, table: str) -> list[dict]:

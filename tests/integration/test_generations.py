@@ -16,8 +16,9 @@ from lyra_assets.execution.runs import active_runs, open_instance
 from lyra_resources.store.generations import open_generation, publish_generation, published_generation
 from lyra_resources.schema import PER_TASK_TABLES
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools import explore, runner
-from lyra_tools.mcp_server import build_server
+from lyra_tools import explore
+from lyra_assets.execution import run_control
+from lyra_tools.mcp.server import build_server
 
 
 def graph_of(store: LyraStore, task_id: str) -> dict[str, pd.DataFrame]:
@@ -51,7 +52,7 @@ def test_a_run_killed_inside_nli_edges_leaves_the_previous_graph_whole_and_reads
     corpus = write_jsonl(tmp_path / "corpus.jsonl", SMALL_CORPUS)
     store = LyraStore.at(home)
     task = store.create_task("Does vitamin D supplementation reduce fracture risk?", {"corpus": [str(corpus)]})
-    first = runner.run_task(task.id, home)
+    first = run_control.run_task(task.id, home)
     assert first.success, first.error
     before = graph_of(store, task.id)
     summary_before = explore.evidence_summary(store, task.id).statistics
@@ -95,7 +96,7 @@ def test_a_run_killed_inside_nli_edges_leaves_the_previous_graph_whole_and_reads
     assert stop.exit_code == 0 and "nothing to stop" in stop.output
     assert store.require_task(task.id) == record
 
-    second = runner.run_task(task.id, home)  # the next run starts from the published graph and replaces it
+    second = run_control.run_task(task.id, home)  # the next run starts from the published graph and replaces it
     assert second.success, second.error
     fresh = graph_of(store, task.id)
     assert set(fresh["papers"]["title"]) != set(before["papers"]["title"])

@@ -22,7 +22,7 @@ from lyra_assets.execution.runs import open_instance
 from lyra_resources.store.generations import generation_of, published_generation
 from lyra_resources.schema import PER_TASK_TABLES
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools import runner
+from lyra_assets.execution import run_control
 
 # `lyra task run` in a real process that stops for good while it writes the claims table's Parquet
 # file, which the run writes only after its generation's commit: the kill lands between the
@@ -89,7 +89,7 @@ def test_a_run_killed_after_its_publish_commit_leaves_whole_parquet_generations(
     corpus = write_jsonl(tmp_path / "corpus.jsonl", SMALL_CORPUS)
     store = LyraStore.at(home)
     task = store.create_task("Does vitamin D supplementation reduce fracture risk?", {"corpus": [str(corpus)]})
-    first = runner.run_task(task.id, home)
+    first = run_control.run_task(task.id, home)
     assert first.success, first.error
     old_files = parquet_graph(store, task.id)
     assert len(old_files["fragments"]) and len(old_files["claims"])

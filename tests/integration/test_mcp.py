@@ -16,7 +16,7 @@ from fixtures.mcp import call, store_env, text
 from fixtures.tables import snapshot
 
 from lyra_resources.home import REPO_ROOT
-from lyra_tools.mcp_server import build_server, task_run_command
+from lyra_tools.mcp.server import build_server, task_run_command
 
 READ_TOOLS = ["get_evidence_summary", "list_claim_topics", "get_claims_by_topic", "get_claim_evidence",
               "find_contradictions", "get_materials", "list_tasks", "get_status", "search_papers", "get_paper"]
@@ -200,7 +200,7 @@ def test_create_task_refuses_a_broken_domain_policy_before_any_task_exists(tmp_p
 
 
 def test_stdio_server_process(store, graph):
-    params = StdioServerParameters(command=sys.executable, args=["-m", "lyra_tools.mcp_server", "--home", store.home],
+    params = StdioServerParameters(command=sys.executable, args=["-m", "lyra_tools.mcp.server", "--home", store.home],
                                    cwd=str(REPO_ROOT), env={"PYTHONPATH": str(REPO_ROOT), **store_env()})
     tasks, summary, fb, err = call(params, [
         ("list_tasks", {}), ("get_evidence_summary", {"task_id": graph.task_id}),

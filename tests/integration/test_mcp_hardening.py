@@ -16,7 +16,7 @@ from fixtures.mcp import store_env
 from fixtures.mcp_raw import RawServer, text
 from fixtures.tables import snapshot
 
-from lyra_tools.mcp_server import build_server
+from lyra_tools.mcp.server import build_server
 
 
 NOTE = {"action": "add_note", "args": {"target_id": None, "note": "checked twice"}}

@@ -10,7 +10,7 @@ from fixtures.hostile_corpus import INJECTION, MARKERS, make_corpus_hostile, unm
 from fixtures.mcp import store_env
 from fixtures.mcp_raw import RawServer, text
 
-from lyra_tools.mcp_server import INSTRUCTIONS
+from lyra_tools.mcp.server import INSTRUCTIONS
 
 READ_TOOLS = ["get_status", "list_tasks", "get_evidence_summary", "list_claim_topics", "get_claims_by_topic",
               "get_claim_evidence", "find_contradictions", "search_papers", "get_paper", "get_materials"]

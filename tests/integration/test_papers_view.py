@@ -10,9 +10,11 @@ import pytest
 from fixtures.graphs import PAPERS, write_graph
 from fixtures.mcp import call, text
 
-from lyra_tools import contradictions, explore, papers_view
+from lyra_tools import explore
+from lyra_tools.explore import contradictions
+from lyra_tools.explore import papers as papers_view
 from lyra_tools.feedback import apply_feedback
-from lyra_tools.mcp_server import build_server
+from lyra_tools.mcp.server import build_server
 
 
 def paper_ids(store, graph) -> dict[str, str]:

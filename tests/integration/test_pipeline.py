@@ -9,7 +9,7 @@ from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.store.generations import published_scoring_rule
 from lyra_resources.settings import load_settings
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools import runner
+from lyra_assets.execution import run_control
 
 from fixtures.paths import REPO
 
@@ -22,7 +22,7 @@ def test_definitions_load_with_every_asset_partitioned_by_task(lyra_home):
     defs = build_definitions(lyra_home)
     job = defs.resolve_job_def(TASK_JOB)
     assert job.partitions_def is not None and job.partitions_def.name == TASKS_PARTITION
-    assert runner.asset_names() == ["serp_results", "papers", "claim_scope", "citation_expansions",
+    assert run_control.asset_names() == ["serp_results", "papers", "claim_scope", "citation_expansions",
                                     "citation_papers", "web_pages", "identified_papers", "pages", "fragments",
                                     "citation_edges", "fragment_ranking", "claims", "nli_edges",
                                     "claim_scores", "claim_topics", "task_answer", "domain_verification",
@@ -57,13 +57,13 @@ def test_materialize_in_process_writes_the_source_tables(lyra_home, small_corpus
 def test_rerun_replaces_rows_and_tasks_stay_apart(lyra_home, small_corpus):
     first = new_task(lyra_home, "vitamin D fracture", small_corpus)
     second = new_task(lyra_home, "sleep memory", small_corpus)
-    outcome = runner.run_task(first.id, lyra_home)
+    outcome = run_control.run_task(first.id, lyra_home)
     assert outcome.success, outcome.error
     store = LyraStore.at(lyra_home)
     before = {t: store.read_partition(t, first.id) for t in ("papers", "pages", "fragments", "fragment_ranking",
                                                              "claims", "nli_edges", "claim_scores")}
-    assert runner.run_task(first.id, lyra_home).success
-    assert runner.run_task(second.id, lyra_home).success
+    assert run_control.run_task(first.id, lyra_home).success
+    assert run_control.run_task(second.id, lyra_home).success
     for table, rows in before.items():  # model outputs included: the pipeline is deterministic
         again = store.read_partition(table, first.id)
         assert len(again) == len(rows)
@@ -83,11 +83,11 @@ def test_rerun_replaces_rows_and_tasks_stay_apart(lyra_home, small_corpus):
 @pytest.mark.slow
 def test_failed_run_keeps_previous_rows_readable(lyra_home, small_corpus):
     task = new_task(lyra_home, "vitamin D fracture", small_corpus)
-    assert runner.run_task(task.id, lyra_home).success
+    assert run_control.run_task(task.id, lyra_home).success
     store = LyraStore.at(lyra_home)
     counts = store.row_counts(task.id)
     small_corpus.unlink()  # the corpus disappears: the next run must fail at `papers`
-    outcome = runner.run_task(task.id, lyra_home)
+    outcome = run_control.run_task(task.id, lyra_home)
     assert not outcome.success
     assert outcome.assets["papers"].state == "failed"
     assert "corpus.jsonl" in (outcome.error or "")
@@ -97,7 +97,7 @@ def test_failed_run_keeps_previous_rows_readable(lyra_home, small_corpus):
 
 def test_a_task_without_any_source_fails_with_a_clear_message(lyra_home):
     task = LyraStore.at(lyra_home).create_task("anything")
-    outcome = runner.run_task(task.id, lyra_home)
+    outcome = run_control.run_task(task.id, lyra_home)
     assert not outcome.success and "--corpus" in outcome.error
 
 
@@ -105,8 +105,8 @@ def test_a_task_without_any_source_fails_with_a_clear_message(lyra_home):
 def test_delete_removes_partition_and_rows(lyra_home, small_corpus):
     keep = new_task(lyra_home, "sleep memory", small_corpus)
     gone = new_task(lyra_home, "vitamin D fracture", small_corpus)
-    assert runner.run_task(keep.id, lyra_home).success and runner.run_task(gone.id, lyra_home).success
-    runner.delete_task(gone.id, lyra_home)
+    assert run_control.run_task(keep.id, lyra_home).success and run_control.run_task(gone.id, lyra_home).success
+    run_control.delete_task(gone.id, lyra_home)
     store = LyraStore.at(lyra_home)
     assert store.get_task(gone.id) is None
     assert sum(store.row_counts(gone.id).values()) == 0
@@ -120,7 +120,7 @@ def test_delete_removes_partition_and_rows(lyra_home, small_corpus):
 def test_real_scifact_corpus(lyra_home, shared_data):
     corpus = shared_data / "scifact" / "corpus.jsonl"
     task = new_task(lyra_home, "Does vitamin D supplementation reduce fracture risk?", corpus)
-    outcome = runner.run_task(task.id, lyra_home)
+    outcome = run_control.run_task(task.id, lyra_home)
     assert outcome.success, outcome.error
     store = LyraStore.at(lyra_home)
     papers = store.read_partition("papers", task.id)
@@ -150,7 +150,7 @@ def test_workspace_loads_in_dagster(tmp_path):
 @pytest.mark.slow
 def test_a_yes_no_question_is_judged_as_its_hypothesis(lyra_home, small_corpus):
     task = new_task(lyra_home, "Does vitamin D supplementation reduce fracture risk?", small_corpus)
-    assert runner.run_task(task.id, lyra_home).success
+    assert run_control.run_task(task.id, lyra_home).success
     store = LyraStore.at(lyra_home)
     claims = store.read_partition("claims", task.id)
     hypothesis = claims.loc[claims["origin"] == "hypothesis"].iloc[0]
@@ -170,7 +170,7 @@ def test_a_yes_no_question_is_judged_as_its_hypothesis(lyra_home, small_corpus):
 @pytest.mark.slow
 def test_a_question_no_paper_addresses_is_answered_with_the_closest_papers(lyra_home, small_corpus):
     task = new_task(lyra_home, "Is obesity associated with increased risk of type 2 diabetes?", small_corpus)
-    assert runner.run_task(task.id, lyra_home).success
+    assert run_control.run_task(task.id, lyra_home).success
     answer = LyraStore.at(lyra_home).read_partition("task_answer", task.id).iloc[0]
     assert answer["hypothesis"] == "Obesity is associated with increased risk of type 2 diabetes."
     # the two papers that share a word with it ("increased", "risk"); the others are far from it in meaning

@@ -13,7 +13,7 @@ import pytest
 
 from lyra_resources.schema import PER_TASK_TABLES, TABLES
 from lyra_resources.store.lyra_store import LyraStore, StoreError
-from lyra_tools import runner
+from lyra_assets.execution import run_control
 
 from fixtures.corpus import SMALL_CORPUS, write_jsonl
 
@@ -36,14 +36,14 @@ def test_a_task_run_on_the_postgres_store_gives_the_duckdb_file_s_graph(tmp_path
     monkeypatch.delenv("LYRA_STORE", raising=False)
     local = LyraStore.at(tmp_path / "local")
     task = local.create_task(question, options)
-    assert runner.run_task(task.id, tmp_path / "local").success
+    assert run_control.run_task(task.id, tmp_path / "local").success
 
     monkeypatch.setenv("LYRA_STORE", "postgres")
     monkeypatch.setenv("LYRA_POSTGRES_URL", postgres_url)
     shared = LyraStore.at(tmp_path / "shared")
     assert shared.url == postgres_url and shared.where.startswith("Postgres 127.0.0.1:")
     shared.create_task(question, options, task_id=task.id)
-    assert runner.run_task(task.id, tmp_path / "shared").success
+    assert run_control.run_task(task.id, tmp_path / "shared").success
     assert not shared.layout.database.exists()  # no DuckDB file: the tables are in Postgres
 
     assert shared.row_counts(task.id) == local.row_counts(task.id) and local.row_counts(task.id)["nli_edges"] > 0
@@ -154,7 +154,7 @@ def test_a_home_s_duckdb_file_is_copied_into_a_fresh_postgres_store(tmp_path, mo
     monkeypatch.delenv("LYRA_STORE", raising=False)
     local = LyraStore.at(home)
     task = local.create_task("Does vitamin D supplementation reduce fracture risk?", {"corpus": [str(corpus)]})
-    assert runner.run_task(task.id, home).success
+    assert run_control.run_task(task.id, home).success
     claim = local.read_partition("claims", task.id)["claim_id"][0]
     apply_feedback(local, task.id, "claim_reject", {"claim_id": claim, "reason": "off topic"})
     before = {name: local.fetch_df(f"SELECT count(*) AS n FROM {name}")["n"][0] for name in TABLES}

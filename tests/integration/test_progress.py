@@ -24,9 +24,10 @@ from lyra_assets.execution.runs import TASK_TAG, active_runs, open_instance
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.progress import StageProgress, reporting_to, track
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools import progress_view, runner
+from lyra_tools.cli import progress_view
+from lyra_assets.execution import run_control
 from lyra_tools.explore.status import dagster_state
-from lyra_tools.runner import AssetProgress
+from lyra_assets.execution.run_control import AssetProgress
 
 from fixtures.paths import REPO
 
@@ -98,9 +99,9 @@ def test_a_multi_asset_step_shows_each_of_its_assets(monkeypatch):
         with reporting_to(seen.append):
             result = materialize([found_together], instance=instance)
         assert result.success
-        monkeypatch.setattr(runner, "step_assets", lambda: {"found_together": ["found_pages", "found_papers"]})
+        monkeypatch.setattr(run_control, "step_assets", lambda: {"found_together": ["found_pages", "found_papers"]})
         progress = {name: AssetProgress(asset=name) for name in ("found_pages", "found_papers")}
-        watcher = runner._ProgressWatcher(instance, result.run_id, progress, None)
+        watcher = run_control._ProgressWatcher(instance, result.run_id, progress, None)
         watcher.poll()
     assert {u.asset for u in seen} == {"found_pages"}
     assert [(p.state, p.rows) for p in progress.values()] == [("done", 4), ("done", 2)]

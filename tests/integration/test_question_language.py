@@ -12,7 +12,7 @@ from fixtures.corpus import SMALL_CORPUS, write_jsonl
 from fixtures.mcp import call
 
 from lyra_resources.task_input import check_task_input
-from lyra_tools.mcp_server import build_server
+from lyra_tools.mcp.server import build_server
 
 CHINESE = "维生素D能降低骨折风险吗？"
 RUSSIAN = "Снижает ли витамин D риск переломов у пожилых людей?"

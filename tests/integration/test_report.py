@@ -14,8 +14,8 @@ from fixtures.graphs import CLAIMS, PAPERS
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import explore
 from lyra_tools.feedback import apply_feedback
-from lyra_resources.effective import report as reports
-from lyra_resources.effective.report import report_html, report_markdown, top_claims, write_report
+from lyra_resources.store.reviewed_graph import report as reports
+from lyra_resources.store.reviewed_graph.report import report_html, report_markdown, top_claims, write_report
 from lyra_core.report.refs import identifier
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -170,7 +170,7 @@ def test_a_task_without_a_graph_gets_a_report_that_says_so(tmp_path):
 def test_the_report_says_how_far_to_trust_the_judge_with_its_measured_figures(home, tmp_path):
     import json
 
-    from lyra_resources.effective.report import JUDGE_FIGURES, trust_line
+    from lyra_resources.store.reviewed_graph.report import JUDGE_FIGURES, trust_line
 
     store, graph = home
     figures = json.loads(JUDGE_FIGURES.read_text())

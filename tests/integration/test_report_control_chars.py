@@ -10,7 +10,7 @@ from markdown_it import MarkdownIt
 from playwright.sync_api import sync_playwright
 from fixtures.answers import build_home
 
-from lyra_resources.effective.report import write_report
+from lyra_resources.store.reviewed_graph.report import write_report
 from lyra_resources.web.browser import find_chromium
 
 CONTROL_TITLE = "Vitamin D\x00 and falls\x01\x08\x0b\x0c\x1b[2J\x7f \u202eslaf\u202c \ufffe in\n# Forged heading"

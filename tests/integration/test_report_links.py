@@ -17,8 +17,8 @@ from fixtures.graphs import PAPERS
 from fixtures.stores import copy_store
 
 from lyra_resources.web.browser import find_chromium
-from lyra_tools import export
-from lyra_resources.effective.report import report_markdown, write_report
+from lyra_tools.exports import formats as export
+from lyra_resources.store.reviewed_graph.report import report_markdown, write_report
 from lyra_core.report.refs import linkable
 
 # Each set fills the four sources' URLs (three papers without a DOI and a web page that is no paper).

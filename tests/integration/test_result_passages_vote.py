@@ -13,7 +13,7 @@ from fixtures.corpus import write_jsonl
 from fixtures.paths import SHARED_DATA
 
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools import runner
+from lyra_assets.execution import run_control
 
 pytestmark = pytest.mark.slow
 
@@ -38,7 +38,7 @@ def thrombosis_corpus(tmp_path):
 def test_the_top_trials_result_sentence_is_judged_and_votes_against_the_hypothesis(lyra_home, thrombosis_corpus):
     store = LyraStore.at(lyra_home)
     task = store.create_task(QUESTION, {"corpus": [str(thrombosis_corpus)]})
-    assert runner.run_task(task.id, lyra_home).success
+    assert run_control.run_task(task.id, lyra_home).success
     hypothesis = store.fetch_df("SELECT claim_id FROM claims WHERE task_id = ? AND origin = 'hypothesis'",
                                 [task.id])["claim_id"].iat[0]
     edges = store.fetch_df(

@@ -14,7 +14,7 @@ from fixtures.tables import snapshot
 from lyra_resources.schema import PER_TASK_TABLES
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.store.table_inputs import standing_inputs
-from lyra_tools import runner
+from lyra_assets.execution import run_control
 
 WRAPPED = ["serp_results", "citation_expansions", "citation_papers", "web_pages", "identified_papers", "pages",
            "fragments", "citation_edges", "fragment_ranking", "claims", "nli_edges", "claim_scores",
@@ -32,13 +32,13 @@ def test_a_rerun_computes_only_the_tables_whose_code_or_inputs_changed(lyra_home
     corpus = write_jsonl(tmp_path / "corpus.jsonl", SMALL_CORPUS)
     store = LyraStore.at(lyra_home)
     task = store.create_task("Does vitamin D supplementation reduce fracture risk?", {"corpus": [str(corpus)]})
-    first = runner.run_task(task.id, lyra_home)
+    first = run_control.run_task(task.id, lyra_home)
     assert first.success and computed(store, first.run_id) == set(WRAPPED)
     built = snapshot(store, PER_TASK_TABLES)
 
     write_jsonl(corpus, SMALL_CORPUS)  # the same papers, a new file: the paper search runs again, and the
     os.utime(corpus, (1, 1))            # ranking (it picks a reranker by corpus); every other table stands
-    same = runner.run_task(task.id, lyra_home)
+    same = run_control.run_task(task.id, lyra_home)
     assert same.success and computed(store, same.run_id) == {"fragment_ranking"}
     assert same.assets["claims"].kept and not same.assets["fragment_ranking"].kept
     assert snapshot(store, PER_TASK_TABLES) == built  # the kept rows were published as the run's graph
@@ -46,10 +46,10 @@ def test_a_rerun_computes_only_the_tables_whose_code_or_inputs_changed(lyra_home
 
     write_jsonl(corpus, [*SMALL_CORPUS, {"doc_id": 9, "title": "Vitamin D and hip fractures in care homes",
                                          "abstract": ["Vitamin D reduced hip fractures in 1,200 residents (RR 0.74)."]}])
-    grown = runner.run_task(task.id, lyra_home)
+    grown = run_control.run_task(task.id, lyra_home)
     assert grown.success and {"pages", "fragments", "fragment_ranking", "claims", "nli_edges"} <= computed(
         store, grown.run_id)
     assert "Vitamin D and hip fractures in care homes" in set(store.read_partition("pages", task.id)["title"])
 
-    rebuilt = runner.run_task(task.id, lyra_home, rebuild=True)
+    rebuilt = run_control.run_task(task.id, lyra_home, rebuild=True)
     assert rebuilt.success and computed(store, rebuilt.run_id) == set(WRAPPED)

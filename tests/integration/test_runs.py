@@ -75,7 +75,7 @@ def _stub_job(monkeypatch, fail: bool) -> None:
     """``run_job`` against definitions holding one tiny partitioned job under the re-scoring job's name."""
     from dagster import Definitions, asset, define_asset_job
 
-    from lyra_tools import runner
+    from lyra_assets.execution import run_control
 
     @asset(partitions_def=task_partitions)
     def probe() -> None:
@@ -83,15 +83,15 @@ def _stub_job(monkeypatch, fail: bool) -> None:
             raise ValueError("the edges table is gone")
 
     defs = Definitions(assets=[probe], jobs=[define_asset_job(RESCORING_JOB, selection=[probe])])
-    monkeypatch.setattr(runner, "build_definitions", lambda home: defs)
+    monkeypatch.setattr(run_control, "build_definitions", lambda home: defs)
 
 
 def test_a_job_run_on_a_task_partition_carries_the_task_and_its_question(lyra_home, monkeypatch):
-    from lyra_tools import runner
+    from lyra_assets.execution import run_control
 
     _stub_job(monkeypatch, fail=False)
     task = LyraStore.at(lyra_home).create_task("Does vitamin D\n  reduce fracture risk?", {})
-    outcome = runner.run_job(RESCORING_JOB, {}, lyra_home, partition_key=task.id)
+    outcome = run_control.run_job(RESCORING_JOB, {}, lyra_home, partition_key=task.id)
     assert outcome.success and outcome.error is None
     with open_instance(lyra_home) as instance:
         [record] = task_runs(instance, task.id)
@@ -100,11 +100,11 @@ def test_a_job_run_on_a_task_partition_carries_the_task_and_its_question(lyra_ho
 
 
 def test_a_failed_job_reports_the_innermost_error_of_its_step(lyra_home, monkeypatch):
-    from lyra_tools import runner
+    from lyra_assets.execution import run_control
 
     _stub_job(monkeypatch, fail=True)
     task = LyraStore.at(lyra_home).create_task("Does vitamin D reduce fracture risk?", {})
-    outcome = runner.run_job(RESCORING_JOB, {}, lyra_home, partition_key=task.id)
+    outcome = run_control.run_job(RESCORING_JOB, {}, lyra_home, partition_key=task.id)
     assert not outcome.success and outcome.error == "ValueError: the edges table is gone"
     with open_instance(lyra_home) as instance:
         assert failed_step(instance, outcome.run_id) == ("probe", "ValueError: the edges table is gone")

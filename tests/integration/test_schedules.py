@@ -46,7 +46,8 @@ from lyra_resources.models.local_models import LocalModels
 from lyra_resources.models.inference import NLI_RELATION, NliPrediction
 from lyra_resources.schema import FEEDBACK_TABLES
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools import explore, runner
+from lyra_tools import explore
+from lyra_assets.execution import run_control
 from lyra_tools.cli import app
 from lyra_tools.feedback import apply_feedback
 
@@ -204,7 +205,7 @@ def test_run_with_watch(lyra_home, small_corpus, monkeypatch):
     assert refused.exit_code == 1 and "minimum of 15 minutes" in refused.output
     assert LyraStore.at(home).list_tasks() == []  # nothing created
 
-    monkeypatch.setattr(runner, "build_definitions", stub_definitions)
+    monkeypatch.setattr(run_control, "build_definitions", stub_definitions)
     result = invoke("run", QUESTION, "--corpus", str(small_corpus), "--watch", "1D", "--home", home)
     assert result.exit_code == 0, result.output
     [task] = LyraStore.at(home).list_tasks()
@@ -216,7 +217,7 @@ def test_mcp_create_task_takes_watch_every(tmp_path, small_corpus):
     import anyio
     from mcp import Client
 
-    from lyra_tools.mcp_server import build_server
+    from lyra_tools.mcp.server import build_server
 
     home = tmp_path / "home"
     server = build_server(home, launcher=lambda task_id, root: (os.getpid(), root / "logs" / f"{task_id}.log"))
@@ -361,7 +362,7 @@ def test_stop_cancels_a_scheduled_run(lyra_home, small_corpus, instance):
     run_id = add_run(instance, task.id, DagsterRunStatus.STARTED, **{TASK_TAG: task.id, TRIGGER_TAG: WATCH_TRIGGER})
     cursor = sync_rows(instance, store).cursor
     assert store.require_task(task.id).status == "running"
-    assert runner.stop_task(task.id, lyra_home) == [run_id]
+    assert run_control.stop_task(task.id, lyra_home) == [run_id]
     assert instance.get_run_by_id(run_id).status == DagsterRunStatus.CANCELED
     sync_rows(instance, store, cursor)
     row = store.require_task(task.id)

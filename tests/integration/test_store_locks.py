@@ -14,8 +14,8 @@ from mcp import Client
 
 from lyra_resources.store.lyra_store import LyraStore, StoreBusyError
 from lyra_resources.store.locks import STORE_RETRY, LockWaits, RetryPolicy, is_lock_conflict, lock_waits
-from lyra_tools.mcp_server import build_server
-from lyra_tools.server_store import ServerStore
+from lyra_tools.mcp.server import build_server
+from lyra_tools.mcp.server_store import ServerStore
 
 from fixtures.tables import held_by_another_process
 
@@ -165,7 +165,7 @@ def test_server_store_gives_up_as_busy_after_its_timeout(store):
 
 def test_one_policy_is_shared():
     import lyra_resources.store.lyra_store as store_module
-    import lyra_tools.server_store as server_store_module
+    import lyra_tools.mcp.server_store as server_store_module
 
     assert store_module.STORE_RETRY is STORE_RETRY is server_store_module.STORE_RETRY
     for module in (store_module, server_store_module):

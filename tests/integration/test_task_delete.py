@@ -18,7 +18,7 @@ from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.schema import FEEDBACK_TABLES
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools.feedback import apply_feedback
-from lyra_tools.mcp_server import spawn_task_run
+from lyra_tools.mcp.server import spawn_task_run
 
 
 def feedback_rows(store: LyraStore) -> dict[str, list]:
@@ -80,7 +80,7 @@ def test_delete_removes_the_tasks_files_and_runs_and_keeps_feedback(tmp_path, sm
 # Dagster has any record of the run: only the process itself knows the task is running).
 HELD_AT_HANDOVER = """
 import pathlib, sys, time
-from lyra_tools import runner
+from lyra_assets.execution import run_control
 
 flag = pathlib.Path(sys.argv[1])
 
@@ -88,7 +88,7 @@ def held(*args, **kwargs):
     flag.write_text("handing over")
     time.sleep(600)
 
-runner.record_handover = held
+run_control.record_handover = held
 from lyra_tools.cli import main
 sys.argv = ["lyra", *sys.argv[2:]]
 main()

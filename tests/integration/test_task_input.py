@@ -22,9 +22,9 @@ from lyra_resources.corpus.local_corpus import LocalCorpus
 from lyra_resources.home import REPO_ROOT
 from lyra_resources.settings import load_settings
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools import runner
+from lyra_assets.execution import run_control
 from lyra_tools.cli import app
-from lyra_tools.mcp_server import build_server
+from lyra_tools.mcp.server import build_server
 
 QUESTION = "Does vitamin D supplementation reduce fracture risk?"
 
@@ -261,7 +261,7 @@ def test_ranking_an_empty_fragment_table_keeps_its_column_types():
 def test_a_question_no_paper_matches_completes_with_empty_tables(lyra_home, small_corpus):
     task = LyraStore.at(str(lyra_home)).create_task("quantum chromodynamics lattice gauge",
                                                     {"corpus": [str(small_corpus)]})
-    outcome = runner.run_task(task.id, lyra_home)
+    outcome = run_control.run_task(task.id, lyra_home)
     assert outcome.success, outcome.error
     counts = LyraStore.at(str(lyra_home)).row_counts(task.id)
     assert counts["papers"] == counts["fragment_ranking"] == counts["claims"] == 0

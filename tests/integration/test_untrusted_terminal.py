@@ -129,7 +129,7 @@ def test_mcp_create_task_with_a_markup_question_starts_its_run(tmp_path):
     home = tmp_path / "h"
     (home / "corpora").mkdir(parents=True)  # an agent names corpora under the server's corpus roots
     corpus = write_jsonl(home / "corpora" / "small.jsonl", SMALL_CORPUS)
-    params = StdioServerParameters(command=sys.executable, args=["-m", "lyra_tools.mcp_server", "--home", str(home)],
+    params = StdioServerParameters(command=sys.executable, args=["-m", "lyra_tools.mcp.server", "--home", str(home)],
                                    cwd=str(REPO_ROOT), env={**lyra_env(), **store_env()})
 
     async def session() -> tuple[dict, list[str], dict]:

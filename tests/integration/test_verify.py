@@ -249,7 +249,7 @@ def test_results_come_from_the_tables_and_prefer_per_class_probabilities(lyra_ho
 
     from lyra_core.claims import claim_id_for
     from lyra_resources.schema import TABLES
-    from lyra_tools.verify import verify_results
+    from lyra_tools.cli.verify import verify_results
 
     def rows(table, records):  # the columns a test does not care about stay empty
         columns = [c for c in TABLES[table].column_names if c != "task_id"]

@@ -12,7 +12,7 @@ import pytest
 from lyra_core.fragments import make_fragments
 from lyra_core.report.markdown import more_sources, sentence_md
 from lyra_core.report.refs import References
-from lyra_resources.effective import report as reports
+from lyra_resources.store.reviewed_graph import report as reports
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "data" / "scifact" / "corpus.jsonl"
 PAPER_ID = "p_0549ef12ab34cd56"

@@ -9,7 +9,7 @@ from fixtures.paths import REPO
 
 RESOURCES = REPO / "lyra_resources"
 TOP_MODULES = {"__init__", "dagster_resources", "environment", "files", "home", "progress", "settings", "task_input"}
-GROUPS = {"store", "corpus", "web", "models", "sources", "effective", "schema"}
+GROUPS = {"store", "corpus", "web", "models", "sources", "schema"}
 DATA = {"model_weights", "__pycache__"}  # shipped weights (package data), not code
 
 

@@ -13,7 +13,7 @@ from rich.table import Table
 from lyra_core.report.markdown import md
 from lyra_core.report.svg import GraphLink, GraphNode, evidence_svg, svg_text
 from lyra_core.untrusted_text import json_line, markdown_line, terminal_text, tsv_cell, xml_text
-from lyra_tools.cli_common import untrusted
+from lyra_tools.cli.common import untrusted
 
 CSI_CLEAR = "\x1b[2J"
 OSC52 = "\x1b]52;c;ZXZpbA==\x07"  # writes "evil" to the clipboard

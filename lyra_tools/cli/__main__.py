@@ -1,0 +1,5 @@
+"""``python -m lyra_tools.cli``: the ``lyra`` console script."""
+
+from lyra_tools.cli.entry_point import main
+
+main()
