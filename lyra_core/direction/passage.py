@@ -60,6 +60,13 @@ OPEN_QUESTION = re.compile(
     r"clarify|confirm))\b", re.IGNORECASE)
 
 
+# A comparison said to fall short of significance, in whatever words ("the difference between the groups was
+# not statistically significant", "comparison with control was not significant", "did not reach significance"):
+# the finding between the arms is a null, whatever change within an arm the sentence also names
+NOT_SIGNIFICANT = re.compile(r"\b(?:not|no|nor|failed\s+to)\s+(?!only\b)(?:[a-z]+\s+){0,3}?(?:statistically\s+)?"
+                             r"(?:significant(?:ly)?|significance)\b", re.IGNORECASE)
+
+
 def states_open_question(passage: str) -> bool:
     """Whether every sentence of the passage says what is not known ("there is a lack of consensus
     about …; the optimal dose requires further investigation")."""
@@ -112,7 +119,9 @@ def read_passage(passage: str, exposure: str, outcome: str, comparator: str = ""
     (``comparator``, where the claim names it: an arm named by its words is the comparator's)."""
     figures = effect_figures(passage, exposure, comparator)
     null = NULL_FINDING.search(passage)
-    null_stated = bool(null) or any(f.way == "none" for f in figures) or any(v >= 0.05 for _, v in p_values(passage))
+    not_significant = NOT_SIGNIFICANT.search(passage)
+    null_stated = (bool(null or not_significant) or any(f.way == "none" for f in figures)
+                   or any(v >= 0.05 for _, v in p_values(passage)))
     way = figures_way(figures)
     if way in ("up", "down") and counts_events_of_survival(figures, outcome):
         worded_way = _worded_direction(passage, exposure, outcome, comparator)
@@ -123,6 +132,9 @@ def read_passage(passage: str, exposure: str, outcome: str, comparator: str = ""
                                  cue=figures[0].text if figures else "", null_stated=null_stated)
         return _other_level_turned(reading, passage, exposure)
     worded = _worded_direction(passage, exposure, outcome, comparator)
+    if worded is not None and not_significant:
+        return PassageReading(direction="no_difference", source="words", figures=figures,
+                              cue=not_significant.group(0), null_stated=True)
     if null and (worded is None or null.start() <= worded[1] or _nearer_the_outcome(passage, outcome, null.start(),
                                                                                       worded[1])):
         return PassageReading(direction="no_difference", source="words", figures=figures, cue=null.group(0),

@@ -286,6 +286,11 @@ def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "", s
     paper = f"{passage} {paper_text}"
     exposure_matched = _enough(exposure_hits, wanted_exposure, share) or names_by_acronym(exposure, paper)
     outcome_matched = _enough(outcome_hits, wanted_outcome, share) or names_by_acronym(outcome, passage)
+    # an outcome named after the exposure ("total FSH dose" with recombinant FSH) is met by its own words,
+    # not by the exposure's name alone
+    own_outcome = wanted_outcome - wanted_exposure
+    outcome_matched = outcome_matched and (not own_outcome or bool(own_outcome & in_passage)
+                                           or names_by_acronym(outcome, passage))
     # the exact names a part holds ("PD-1", "IL-10") must be named where that part is looked for
     exposure_phrase = phrase_spelled_out(exposure, paper_text, passage)
     outcome_phrase = phrase_spelled_out(outcome, paper_text, passage)

@@ -54,7 +54,11 @@ GENERAL = set(index_terms("risk effect effects level levels rate rates patient p
                           "significant study trial human people adult adults "
                           "risks incidence odds hazard likelihood chance occurrence "
                           "mg mcg µg ug iu ml dose doses dosage daily "
-                          "acetate succinate hydrochloride sulfate sulphate citrate"))
+                          "acetate succinate hydrochloride sulfate sulphate citrate "
+                          # how an outcome is measured or summed, not what it is: "distress scale", "total FSH
+                          # dose", "mean number of packed cells" (Evidence Inference prompts)
+                          "scale scales score scores total mean number numbers per higher lower greater "
+                          "prevalence proportion percentage"))
 _DOSE = re.compile(r"\b\d[\d.,]*\s*(?:mg|mcg|µg|ug|g|iu|IU|ml|mL|units?)\b")
 
 
