@@ -17,7 +17,7 @@ from dagster._core.test_utils import create_run_for_test
 from fixtures.graphs import write_graph
 from fixtures.hash_models import HashModels
 
-from lyra_assets.models import adapter
+from lyra_assets.models import adapter as adapter_assets
 from lyra_assets.definitions import build_definitions, build_resources
 from lyra_assets.execution.runs import ADAPTER_JOB, QUESTION_TAG, RESCORING_JOB, TASK_TAG, task_tags
 from lyra_assets.partitions import TASKS_PARTITION
@@ -111,7 +111,7 @@ def test_corrections_sensor_keeps_a_cursor_and_never_overlaps_a_training(store):
     with DagsterInstance.ephemeral() as instance:
         def tick(cursor=None):
             ctx = build_sensor_context(instance=instance, cursor=cursor, resources={"store": store, "settings": settings})
-            return adapter.nli_corrections_sensor(ctx)
+            return adapter_assets.nli_corrections_sensor(ctx)
 
         add_corrections(store, pairs[:4])
         skipped = tick()
@@ -154,7 +154,7 @@ def test_edge_corrections_through_feedback_reach_the_sensor(store):
     graph = write_graph(store)
     with DagsterInstance.ephemeral() as instance:
         def tick():
-            return adapter.nli_corrections_sensor(
+            return adapter_assets.nli_corrections_sensor(
                 build_sensor_context(instance=instance, resources={"store": store, "settings": settings}))
         apply_feedback(store, graph.task_id, "edge_correct",
                        {"edge_id": graph.edges[("falls", "meta")], "correct_relation": "supports"})
@@ -196,7 +196,7 @@ def test_version_sensor_tags_each_rescoring_with_its_task_and_question(store):
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [graph.task_id])
         ctx = build_sensor_context(instance=instance, resources={"store": store, "models": HashModels()})
-        [request] = adapter.nli_version_sensor(ctx).run_requests
+        [request] = adapter_assets.nli_version_sensor(ctx).run_requests
     question = store.require_task(graph.task_id).query
     assert request.partition_key == request.tags[TASK_TAG] == graph.task_id
     assert request.tags[QUESTION_TAG] == task_tags(graph.task_id, question)[QUESTION_TAG]
@@ -226,12 +226,12 @@ def test_an_activated_adapter_judges_the_edges_and_corrections_stay(store, lyra_
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [graph.task_id])
         ctx = build_sensor_context(instance=instance, resources={"store": store, "models": HashModels()})
-        result = adapter.nli_version_sensor(ctx)
+        result = adapter_assets.nli_version_sensor(ctx)
         assert [r.partition_key for r in result.run_requests] == [graph.task_id]
         assert result.cursor == version.version
         ctx = build_sensor_context(instance=instance, cursor=result.cursor,
                                    resources={"store": store, "models": HashModels()})
-        assert isinstance(adapter.nli_version_sensor(ctx), SkipReason)
+        assert isinstance(adapter_assets.nli_version_sensor(ctx), SkipReason)
 
         job = build_definitions(lyra_home).resolve_job_def(RESCORING_JOB)
         resources = {**build_resources(lyra_home), "models": HashModels(embedder_name="test-hash")}

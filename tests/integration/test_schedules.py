@@ -92,7 +92,7 @@ class StubModels(LocalModels):
 def stub_definitions(home=None) -> Definitions:
     """Lyra's task pipeline, schedule and sensor with the stand-in models."""
     return Definitions(
-        assets=lyra_defs.ASSETS, asset_checks=lyra_defs.CHECKS,
+        assets=lyra_defs.TASK_RUN_ASSETS, asset_checks=lyra_defs.CHECKS,
         jobs=[lyra_defs.task_pipeline], schedules=[watched_tasks_schedule], sensors=[task_status_sensor],
         resources={**lyra_defs.build_resources(home), "models": StubModels(embedder_name="test-hash")},
     )
