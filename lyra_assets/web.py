@@ -120,7 +120,7 @@ def serp_results(context: AssetExecutionContext, task: TaskRecord, store: Resour
 # -- fetch, and the identifier loop ----------------------------------------------------------------
 
 web_pages_spec = task_table_spec(
-    "web_pages", module=__name__, deps=[serp_results, sources.papers_spec],
+    "web_pages", module=__name__,
     description="""Web pages the browser fetched for the task, one row per page.
 
 The task's search results and the landing pages of papers without an abstract are fetched, and
@@ -129,7 +129,7 @@ went. Landing pages of papers the identifier loop finds are fetched in later rou
 `browser.loop_depth`.""")
 
 identified_papers_spec = task_table_spec(
-    "identified_papers", module=__name__, deps=[serp_results, sources.papers_spec],
+    "identified_papers", module=__name__,
     description="""Papers found through the identifiers named on the task's web pages and search results.
 
 With live sources on, each DOI, PMID and arXiv id the task did not know is looked up in the

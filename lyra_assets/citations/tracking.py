@@ -194,7 +194,7 @@ def _empty(reason: str) -> tuple[Output, Output]:
 
 
 citation_expansions_spec = task_table_spec(
-    "citation_expansions", module=__name__, deps=[sources.papers_spec],
+    "citation_expansions", module=__name__,
     description="""Candidate citations of the task's papers, one row per paper, candidate and direction.
 
 References and citing papers come from Semantic Scholar and OpenAlex; each candidate is scored by
@@ -203,7 +203,7 @@ says which), and the top ones per paper are `selected`. Empty, with `skipped` sa
 live sources are off or unreachable.""")
 
 citation_papers_spec = task_table_spec(
-    "citation_papers", module=__name__, deps=[sources.papers_spec],
+    "citation_papers", module=__name__,
     description="""Papers met through citation tracking that are not among the task's papers.
 
 One row per candidate of `citation_expansions`, with the identifiers, title and abstract the APIs
