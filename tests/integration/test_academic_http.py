@@ -59,7 +59,7 @@ def server():
 
 def client_for(base: str, cache: HttpCache | None = None, **policy) -> SemanticScholarClient:
     settings = {"requests_per_second": 1000, "backoff_s": 0.05, "max_attempts": 4, "max_retry_wait_s": 10,
-                "connect_timeout_s": 1, "read_timeout_s": 5, **policy}
+                "connect_timeout_s": 5, "read_timeout_s": 5, **policy}
     return SemanticScholarClient(ApiClient(HttpPolicy(api="Semantic Scholar", base_url=base, **settings), cache))
 
 
