@@ -270,4 +270,3 @@ def test_feedback_during_a_materialization_in_another_process(store, graph, tmp_
     assert sorted(json.loads(p)["note"] for p in notes) == sorted(f"note {i}" for i in range(40))
     assert store.fetch_df("SELECT count(*) AS n FROM feedback_events")["n"][0] == 80
     assert len(store.read_partition("fragments", busy)) == 30_000
-    assert ended - started < 90
