@@ -5,7 +5,8 @@ difference with its CI), two arms' figures ("28 % vs 38 %", "12/40 vs 20/41", "5
 1.0") with which arm is which, and p-values. A ratio whose CI lies below 1 is a decrease, above 1
 an increase, across 1 no significant difference; a difference is read against 0; two arms are
 compared from the exposure's arm to the comparator's (a rate lower in the placebo arm is an
-increase with the drug) and count as significant only with p < 0.05 beside them.
+increase with the drug) and count as significant only with p < 0.05 beside them, or, for events of
+a total in each arm with no p-value stated, by Fisher's exact test on the counts (``count_test``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from lyra_core.direction.arms import named_order, names_arm
+from lyra_core.direction.count_test import fisher_exact_p
 
 Way = Literal["up", "down", "none"]
 _NUM = r"[-−–]?\d+(?:[.,·]\d+)?"
@@ -63,6 +65,7 @@ class EffectFigure(BaseModel):
     p: float | None = None
     text: str
     way: Way | None = None  # None: the direction is there but not shown to be significant
+    tested: bool = False  # the significance is Fisher's exact test run here on the counts, none was stated
 
     def describe(self) -> str:
         return self.text
@@ -166,6 +169,10 @@ def arms(text: str, exposure: str, comparator: str = "") -> list[EffectFigure]:
     figures = []
     for match in _ARMS.finditer(text):
         significant = _significance(p_values(_window(text, match.end("b"), 60)))
+        counted = _counts(match, "a"), _counts(match, "b")
+        p_counts = fisher_exact_p(*counted[0], *counted[1]) if significant is None and all(counted) else None
+        if p_counts is not None:
+            significant = p_counts < 0.05
         a, b = _arm_figure(match, "a"), _arm_figure(match, "b")
         # the words before the first figure, within its clause ("symptom control) was seen in 8.9 % …")
         before = re.split(r"[.;:)]\s", text[max(0, match.start() - 25):match.start()])[-1]
@@ -198,9 +205,21 @@ def arms(text: str, exposure: str, comparator: str = "") -> list[EffectFigure]:
         elif significant and mine != theirs:
             way = "up" if mine > theirs else "down"
         p_text = _p_text(_window(text, match.end("b"), 60))
+        if p_counts is not None:
+            p_text = f"{'<' if p_counts < 0.001 else '='} {max(p_counts, 0.001):.2g} by Fisher's exact test on the counts"
         shown = f"{_fmt(mine)} vs {_fmt(theirs)}" + (f", p {p_text}" if p_text else "")
-        figures.append(EffectFigure(kind="arms", label="arms", value=mine - theirs, text=shown, way=way))
+        figures.append(EffectFigure(kind="arms", label="arms", value=mine - theirs, text=shown, way=way,
+                                    tested=p_counts is not None))
     return figures
+
+
+def _counts(match: re.Match[str], name: str) -> tuple[int, int] | None:
+    """An arm's events and total where it is written as "12 of 200" or "12/200", else None."""
+    total = match.group(f"{name}_total")
+    events = _number(match.group(name))
+    if not total or total.startswith("0") or events != int(events) or not 0 <= events <= int(total):
+        return None
+    return int(events), int(total)
 
 
 def _arm_figure(match: re.Match[str], name: str) -> float:

@@ -127,6 +127,8 @@ def read_passage(passage: str, exposure: str, outcome: str, comparator: str = ""
         worded_way = _worded_direction(passage, exposure, outcome, comparator)
         if worded_way is None or worded_way[0] != way:  # "survival was higher (HR 1.4)": the words say which
             way = "down" if way == "up" else "up"
+    if way in ("up", "down") and null and all(f.tested for f in figures if f.way == way):
+        way = None  # the authors' "similar" outweighs a test run here on their counts
     if way is not None:
         reading = PassageReading(direction=FROM_WAY[way], source="figures", figures=figures,
                                  cue=figures[0].text if figures else "", null_stated=null_stated)
