@@ -150,7 +150,7 @@ _PATTERN_SOURCES: list[tuple[str, str]] = [
                      r"upon|in\s+response\s+to|during)\s+(?P<x>.+)$"),
     # a gerund before a preposition names the exposure ("PD-1 triggering on monocytes reduces …")
     ("verb", rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}"
-             rf"(?P<v>(?!\w+ing\s+(?:on|in|of|by|at|with|from|among|for)\b)(?:{_VERB_LIST}))\s+(?P<y>.+)$"),
+             rf"(?P<v>(?!\w+ing\s+(?:on|in|of|by|at|with|from|among|for)\b)(?:{_VERB_LIST}))\s+(?!(?:in|among)\s)(?P<y>.+)$"),
     # an effect of no stated direction: "X affects Y", "Y is influenced by X", "Y changed after X",
     # "X plays a role in Y", "there is a role for X in Y", "X is involved in Y"
     ("affected_by", rf"^(?P<y>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}{_AFFECT}\s+by\s+(?P<x>.+)$"),
@@ -163,6 +163,9 @@ _PATTERN_SOURCES: list[tuple[str, str]] = [
     ("role", r"^there\s+(?:is|are|was|exists?)\s+(?P<neg>no\s+)?(?:an?\s+)?(?:\w+\s+)?role\s+for\s+(?P<x>.+?)\s+"
              r"in\s+(?P<y>.+)$"),
     ("role", rf"^(?P<x>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?:involved|implicated)\s+in\s+(?P<y>.+)$"),
+    # a change in a state, said of a group ("autophagy declines in aged organisms"): last, so that
+    # "X reduces falls in older adults" stays X's effect on falls and "X affects falls in …" one of no direction
+    ("changes_with", rf"^(?P<y>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}(?P<v>{_CHANGE_LIST})\s+(?:in|among)\s+(?P<x>.+)$"),
 ]
 
 
