@@ -39,11 +39,14 @@ def design_columns(title: str, text: str, passage: str) -> dict[str, Any]:
 _CHECKED = re.compile(r"\d\s*(?:[–-]|to)\s*-?\d|\bp\s*(?:[=<>≤≥]|\d|\.\d)", re.IGNORECASE)
 
 
-def figures_shown(judged: str | None, read: str) -> str:
+def figures_shown(judged: str | None, read: str, outcome_read: bool = False) -> str:
     """The figures an edge shows: those its judge quoted that carry their interval or p-value
-    ("1 vs 0.8" alone is no effect figure), else the ones ``design_columns`` read."""
+    ("1 vs 0.8" alone is no effect figure), else the ones ``design_columns`` read in the whole
+    fragment, unless the judge read the sentences that name the claim's outcome (``outcome_read``,
+    the direction judge): then a figure about another outcome beside them ("skin breaks … OR 4.18")
+    is never shown as this one's."""
     kept = [part.strip() for part in (judged or "").split(";") if _CHECKED.search(part)]
-    return "; ".join(kept) or read
+    return "; ".join(kept) or ("" if outcome_read else read)
 
 
 def _known(value: Any) -> bool:

@@ -250,7 +250,8 @@ def nli_edges(
             "page_id": fragments["page_id"].iat[fi], "p_supports": result.p_supports,
             "p_refutes": result.p_refutes, "p_neutral": result.p_neutral, "judged_by": result.judged_by,
             "claim_direction": result.claim_direction, "passage_direction": result.passage_direction,
-            "effect_figures": figures_shown(result.effect_figures, design["effect_figures"]),
+            "effect_figures": figures_shown(result.effect_figures, design["effect_figures"],
+                                            outcome_read=result.judged_by == DIRECTION),
             "exposure_matched": result.exposure_matched, "outcome_matched": result.outcome_matched,
             "reason": result.reason if relation == result.relation else
             f"{result.reason} (NEUTRAL: the fragment is far from the claim, similarity {sim:.2f})",

@@ -21,7 +21,7 @@ from lyra_core.direction.count_test import fisher_exact_p
 
 Way = Literal["up", "down", "none"]
 _NUM = r"[-−–]?\d+(?:[.,·]\d+)?"
-_RANGE = rf"(?P<low>{_NUM})\s*(?:-|–|—|to|,|;)\s*(?P<high>{_NUM})"
+_RANGE = rf"(?P<low>{_NUM})\s*%?\s*(?:-|–|—|to|,|;)\s*(?P<high>{_NUM})"
 # A ratio named in words or by its abbreviation, then its value after any linking words ("HR 0.52",
 # "RR = 0.52", "OR, 0.52", "odds ratio of 1.8", "relative risk: 0.7", "the hazard ratio for stroke with
 # warfarin compared with aspirin was 0.52"); a number followed by % or / is not the value ("[95%CI]").
@@ -30,8 +30,9 @@ _RATIO = re.compile(
     r"incidence\s+rate)\s+ratios?|relative\s+risks?))\b"
     r"(?P<gap>[^0-9\n.;]{0,80}?|[^0-9\n]{0,45}?)(?:[\(\[]\s*95\s*%\s*CI\s*[\)\]]\s*[:=,]?\s*)?(?P<value>\d+(?:[.·]\d+)?)(?![\d.·]|\s*%|\s*/\d)")
 _DIFF = re.compile(
-    r"\b(?P<label>W?MD|SMD|ARR|A?RD|(?i:mean\s+differences?|(?:absolute\s+)?risk\s+differences?))\b"
-    rf"[^0-9\n−–-]{{0,25}}?(?P<value>{_NUM})")
+    r"\b(?P<label>W?MD|SMD|ARR|RRR|A?RD|(?i:mean\s+differences?|(?:absolute\s+)?risk\s+differences?|"
+    r"(?:absolute|relative)\s+risk\s+reductions?|(?:absolute\s+|relative\s+)?reductions?\s+in\s+(?:the\s+)?risk))\b"
+    rf"[^0-9\n−–-]{{0,25}}?(?P<value>{_NUM})(?![\d.·]|-[A-Za-z])")  # not "1-year"
 # The interval right after a figure: "(95% CI 0.64-0.74)", "[0.64, 0.74]", "95% confidence interval, 1.10 to 1.91".
 _INTERVAL = re.compile(rf"^[\s,;:]*(?:[A-Za-zµ/%]{{1,8}}\d?\s*)?[\(\[]?\s*(?:(?:95|90|99)\s*(?:%|percent|per\s+cent)\s*)?(?:CI|confidence\s+intervals?|credible\s+interval|"
                        rf"CrI)?(?:\s*[\(\[]\s*CI\s*[\)\]])?\s*[:=,]?\s*[\(\[]?\s*{_RANGE}", re.IGNORECASE)
@@ -150,10 +151,16 @@ def _stated(pattern: re.Pattern[str], kind: Literal["ratio", "difference"], refe
             continue  # not a ratio: "OR" in running text, a count
         nearby = p_values(_window(text, end, 40))
         label = " ".join(match.group("label").split())
+        way = _against(value, low, high, reference, _significance(nearby))
+        if kind == "difference" and _REDUCTION.search(label):  # a risk reduction of 3 % is a lower risk
+            way = {"up": "down", "down": "up"}.get(way, way)
         figures.append(EffectFigure(kind=kind, label=label, value=value, low=low, high=high,
                                     p=nearby[0][1] if nearby else None, text=_shown(label, value, low, high),
-                                    way=_against(value, low, high, reference, _significance(nearby))))
+                                    way=way))
     return figures
+
+
+_REDUCTION = re.compile(r"reduction|^A?RRR?$", re.IGNORECASE)
 
 
 def ratios(text: str) -> list[EffectFigure]:

@@ -60,7 +60,7 @@ NLI_EDGES = table(
     judged_by VARCHAR -- direction (an effect claim: its parts composed the relation, docs/direction.md) | cross-encoder
     claim_direction VARCHAR -- what the claim asserts: increase | decrease | association (a plain association: either direction bears it out) | no_effect | not_increase | not_decrease; NULL for the cross-encoder
     passage_direction VARCHAR -- what the fragment reports for the claim's outcome: increased | decreased | no_difference; NULL when not read
-    effect_figures VARCHAR -- the figures that show it, each with its interval or p-value ("OR 0.69, 0.64–0.74"; the cross-encoder's edge: the fragment's first two); empty when the fragment states none
+    effect_figures VARCHAR -- the figures that show it, each with its interval or p-value ("OR 0.69, 0.64–0.74"; a direction edge: read where the fragment names the claim's outcome; the cross-encoder's edge: the fragment's first two); empty when the fragment states none
     exposure_matched BOOLEAN -- the fragment or its paper names the claim's exposure; NULL for the cross-encoder
     outcome_matched BOOLEAN -- the fragment names the claim's outcome; NULL for the cross-encoder
     reason VARCHAR -- why the edge says what it says, in one line

@@ -180,3 +180,5 @@ def test_an_edge_shows_only_figures_with_their_interval_or_p_value():
     assert figures_shown("1 vs 0.8", "") == ""
     assert figures_shown("1 vs 0.8; 12.1 vs 5.4, p < 0.01", "") == "12.1 vs 5.4, p < 0.01"
     assert figures_shown("1 vs 0.8", "HR 0.63 (0.45–0.89)") == "HR 0.63 (0.45–0.89)"
+    # the direction judge read the outcome's sentences: the fragment's other figures are another outcome's
+    assert figures_shown("", "odds ratio 4.18 (2.4–7.27)", outcome_read=True) == ""

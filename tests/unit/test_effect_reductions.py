@@ -1,0 +1,25 @@
+"""A risk reduction is a lower risk, its interval may carry per cent signs, and "1-year" is no value."""
+
+from __future__ import annotations
+
+import pytest
+
+from lyra_core.direction.figures import effect_figures, figures_way
+
+
+@pytest.mark.parametrize("text, way", [
+    ("The primary outcome occurred in 126 (10.0%) patients allocated to stockings and in 133 (10.5%) allocated "
+     "to avoid them, a non-significant absolute reduction in risk of 0.5% (95% CI -1.9% to 2.9%).", "none"),
+    ("Prophylaxis gave an absolute risk reduction of 3.0% (95% CI 1.2% to 4.8%) in wound infection.", "down"),
+    ("Screening yielded a relative risk reduction of 20% (95% CI 6.8 to 31.0) in lung-cancer mortality.", "down"),
+    ("The risk difference was -3.0% (95% CI -4.8% to -1.2%) with prophylaxis.", "down"),
+    ("The absolute risk reduction was -2.0% (95% CI -3.5 to -0.5): more events with the drug.", "up"),
+])
+def test_a_reduction_in_risk_is_read_as_a_lower_risk_against_its_interval(text, way):
+    assert figures_way(effect_figures(text, "prophylaxis")) == way
+
+
+def test_a_number_that_begins_a_compound_word_is_not_a_difference():
+    text = ("Treatment was associated with a significantly larger reduction in the risk of 1-year CV morbidity "
+            "and mortality compared with placebo (p = 0.0001).")
+    assert [f.kind for f in effect_figures(text, "treatment")] == ["p_value"]
