@@ -187,7 +187,7 @@ def render_html(report: Report) -> str:
             _text(heading, "span", "  contradicting evidence", "flag")
         for claim in topic.claims:
             _claim(section, claim)
-    if not report.topics:
+    if not report.topics and report.answer is None:  # a question's answer stands for its claims
         _text(body, "p", "No scored claims yet.", "meta")
     _text(body, "h2", "Evidence graph", id="graph")
     figure = ET.SubElement(body, "figure")

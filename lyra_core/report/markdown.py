@@ -111,7 +111,7 @@ def markdown(report: Report, svg_name: str | None = None) -> str:
             if not (c.supports or c.refutes):
                 lines.append("No source supports or refutes it.")
             lines.append("")
-    if not report.topics:
+    if not report.topics and report.answer is None:  # a question's answer stands for its claims
         lines += ["No scored claims yet.", ""]
     lines += ["## Evidence graph", ""]
     if svg_name:

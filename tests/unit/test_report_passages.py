@@ -46,3 +46,16 @@ def test_a_passage_is_shown_whole_and_cited_by_its_number_not_an_internal_id():
 def test_the_sources_not_quoted_are_counted_in_english():
     assert more_sources("Refutes", 2) == "… and 2 more refuting sources"
     assert more_sources("Supports", 1) == "… and 1 more supporting source"
+
+
+def test_a_questions_report_does_not_say_no_claims_were_scored_beside_its_answer():
+    from lyra_core.answer import AnswerView
+    from lyra_core.report.html import render_html
+    from lyra_core.report.markdown import markdown
+    from lyra_core.report.models import Report
+
+    answered = Report(task_id="task_1", query="Do stockings prevent DVT?", status="completed",
+                      answer=AnswerView(line="Answer: likely false", origin="question"))
+    unanswered = answered.model_copy(update={"answer": None})
+    assert "No scored claims yet." not in markdown(answered) + render_html(answered)
+    assert "No scored claims yet." in markdown(unanswered) and "No scored claims yet." in render_html(unanswered)
