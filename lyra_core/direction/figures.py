@@ -311,7 +311,10 @@ def _fmt(value: float) -> str:
 
 
 def _shown(label: str, value: float, low: float | None, high: float | None) -> str:
-    return f"{label} {_fmt(value)}" + (f", {_fmt(low)}–{_fmt(high)}" if low is not None and high is not None else "")
+    if low is None or high is None:
+        return f"{label} {_fmt(value)}"
+    dash = " to " if min(low, high) < 0 else "–"  # "-1.9–2.9" reads as a range of negatives
+    return f"{label} {_fmt(value)}, {_fmt(low)}{dash}{_fmt(high)}"
 
 
 def compared_not_significant(text: str) -> list[EffectFigure]:

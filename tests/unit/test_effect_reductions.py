@@ -23,3 +23,11 @@ def test_a_number_that_begins_a_compound_word_is_not_a_difference():
     text = ("Treatment was associated with a significantly larger reduction in the risk of 1-year CV morbidity "
             "and mortality compared with placebo (p = 0.0001).")
     assert [f.kind for f in effect_figures(text, "treatment")] == ["p_value"]
+
+
+def test_an_interval_with_a_negative_bound_is_written_with_to():
+    from lyra_core.evidence_facts import figures_shown
+
+    figures = effect_figures("a non-significant absolute reduction in risk of 0.5% (95% CI -1.9% to 2.9%)", "GCS")
+    assert [f.text for f in figures] == ["absolute reduction in risk 0.5, -1.9 to 2.9"]
+    assert figures_shown(figures[0].text, "", outcome_read=True) == figures[0].text  # it carries its interval
