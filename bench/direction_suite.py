@@ -9,7 +9,8 @@ an aim instead of a finding), and for a few topics whether the passage names the
 from its other end (deaths for survival: a lower death rate is higher survival), or the exposure
 (weight loss for obesity: less diabetes with weight loss is more with obesity). The expected relation is the scientist's: same direction → SUPPORTS,
 opposite or null against a claimed effect → REFUTES, null for a claim of no effect → SUPPORTS,
-not about the claim's exposure and outcome, or no finding → NEUTRAL.
+not about the claim's exposure and outcome, no finding, or a nutrient's deficiency for a claim on its
+supplementation (indirect evidence) → NEUTRAL.
 
     .venv/bin/python -m bench.direction_suite [--cases 400] [--show-errors 20]
 
@@ -68,9 +69,11 @@ EXPOSURE_OTHER_END = [
     ("Obesity", "weight loss", "the risk of type 2 diabetes", "type 2 diabetes incidence"),
     ("Cigarette smoking", "smoking cessation", "the risk of myocardial infarction", "myocardial infarction risk"),
     ("Physical inactivity", "physical activity", "the risk of coronary heart disease", "coronary heart disease risk"),
-    ("Vitamin D deficiency", "vitamin D supplementation", "fracture risk", "fractures"),
 ]
 TOPICS += EXPOSURE_OTHER_END
+# A nutrient's status and its supplementation: indirect evidence on each other, no vote either way.
+INDIRECT = [("Vitamin D deficiency", "vitamin D supplementation", "fracture risk", "fractures")]
+TOPICS += INDIRECT
 _FLIPPED = {"up": "down", "down": "up"}
 # Claim forms by what they assert: (template, direction) — direction is up, down, none, not_down, not_up,
 # either (an effect or an association of no stated direction).
@@ -143,7 +146,8 @@ def cases(n: int = 400, seed: int = 7) -> list[DirectionCase]:
         passage = _sentence(passage_form.format(x=x_text, y=y_text, Yc=_sentence(y_text), other=other))
         if TOPICS[ti] in OTHER_END or TOPICS[ti] in EXPOSURE_OTHER_END:
             reported = _FLIPPED.get(reported, reported)
-        expected = "NEUTRAL" if reported in ("aim", "offtopic") else EXPECTED[(said, reported)]
+        indirect = TOPICS[ti] in INDIRECT and reported != "offtopic"
+        expected = "NEUTRAL" if reported in ("aim", "offtopic") or indirect else EXPECTED[(said, reported)]
         out.append(DirectionCase(claim=claim, passage=passage, expected=expected, claim_form=claim_form,
                                  passage_form=passage_form, topic=x_claim))
     return out

@@ -53,9 +53,13 @@ _EXPOSURE_ENDS = (
     (("sleep deprivation", "sleep loss", "sleep restriction", "short sleep", "insufficient sleep", "sleep-deprived",
       "sleep deprived", "lack of sleep"),
      ("sleep extension", "longer sleep", "more sleep", "adequate sleep", "sufficient sleep", "recovery sleep")),
+    # a nutrient's status and its supplementation are not one exposure at two ends: the last pair, read
+    # by :func:`status_for_intervention`, never turned round (low levels predict fractures; giving the
+    # vitamin need not prevent them)
     (("deficiency", "deficient", "insufficiency"),
      ("supplementation", "supplements", "supplement", "supplemented", "repletion")),
 )
+_STATUS_PAIR = len(_EXPOSURE_ENDS) - 1
 
 
 def _phrase_pattern(phrases: tuple[str, ...]) -> re.Pattern[str]:
@@ -86,7 +90,7 @@ def exposure_as_named_in(exposure: str, passage: str) -> tuple[str, bool]:
     passage on supplementation, ("vitamin D supplementation", True); else (``exposure``, False). A
     passage that names both ends, or the other end only as who was studied ("in deficient women"),
     is read as it is."""
-    for pair in range(len(_EXPOSURE_ENDS)):
+    for pair in range(_STATUS_PAIR):
         claim_one, claim_other = _exposure_ends(exposure, pair)
         if (claim_one is None) == (claim_other is None):
             continue
@@ -97,6 +101,22 @@ def exposure_as_named_in(exposure: str, passage: str) -> tuple[str, bool]:
         if said is not None and unsaid is None and not only_as_population(said, passage):
             return _swap(exposure, named, said), True
     return exposure, False
+
+
+def status_for_intervention(exposure: str, passage: str) -> str | None:
+    """The exposure the passage speaks of instead, where the claim names a nutrient's supplementation and
+    the passage only its deficiency, or the other way round ("vitamin D deficiency" for a claim on
+    vitamin D supplementation); None otherwise. Evidence on a status is indirect evidence on an
+    intervention that changes it, and the reverse (docs/direction.md)."""
+    claim_one, claim_other = _exposure_ends(exposure, _STATUS_PAIR)
+    if (claim_one is None) == (claim_other is None):
+        return None
+    said_one, said_other = _exposure_ends(passage, _STATUS_PAIR)
+    named, said = (claim_one, said_other) if claim_one is not None else (claim_other, said_one)
+    unsaid = said_one if claim_one is not None else said_other
+    if said is not None and unsaid is None and not only_as_population(said, passage):
+        return _swap(exposure, named, said)
+    return None
 
 
 def _swap(exposure: str, named: str, other: str) -> str:

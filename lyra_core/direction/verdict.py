@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from lyra_core.direction.claim_frame import ClaimFrame
 from lyra_core.direction.passage import PassageReading, read_passage, states_no_finding, states_open_question
-from lyra_core.direction.other_end import as_named_in, exposure_as_named_in
+from lyra_core.direction.other_end import as_named_in, exposure_as_named_in, status_for_intervention
 from lyra_core.direction.relevance import Relevance, outcome_sentences, relevance
 from lyra_core.direction.wording import in_sentence, outcome_noun
 
@@ -195,6 +195,13 @@ def judge_passage(frame: ClaimFrame, passage: str, paper_text: str, probs: dict[
     # the direction is read where the outcome is named, as the passage names it (``probs`` were read so
     # too); whether the passage is about both, in all of it
     where = outcome_sentences(frame.outcome, passage, paper_text=paper_text)
+    instead = status_for_intervention(frame.exposure, where)
+    if instead is not None:
+        return DirectionJudgement(relation="NEUTRAL", p_supports=0.0, p_refutes=0.0, p_neutral=1.0,
+                                  claim_direction=claim_direction(frame), passage_direction=None, figures="",
+                                  exposure_matched=False, outcome_matched=True,
+                                  reason=f"speaks of {in_sentence(instead)}, not of {in_sentence(frame.exposure)}: "
+                                         "evidence on one is indirect evidence on the other → neutral")
     named, inverted = as_named_in(frame.outcome, where)
     exposure, exposure_inverted = exposure_as_named_in(frame.exposure, where)
     reading = read_passage(where, exposure, named, frame.comparator)
