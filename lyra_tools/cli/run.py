@@ -93,10 +93,12 @@ def print_summary(outcome: run_control.RunOutcome, home: Path | None) -> None:
                         ("★ " if c.origin == "user" else "") + untrusted(c.text))
         console.print(top)
     if outcome.success and layout.report(outcome.task_id).exists():  # written by the run's task_report asset
-        console.print(f"Report:  {layout.report(outcome.task_id)}", soft_wrap=True)
-    # each path whole on its line (not folded at the console's width), to be copied or read from a pipe
-    console.print(f"DuckDB:  {layout.database}", soft_wrap=True)
-    console.print(f"Parquet: {layout.parquet}/<table>/task_id={outcome.task_id}/data.parquet", soft_wrap=True)
+        console.print(f"Report:  {layout.report(outcome.task_id)}", soft_wrap=True, markup=False, highlight=False)
+    # each path whole on its line (not folded at the console's width), to be copied or read from a pipe, and
+    # as written: a folder named "[bold]" is a name, not markup
+    console.print(f"DuckDB:  {layout.database}", soft_wrap=True, markup=False, highlight=False)
+    console.print(f"Parquet: {layout.parquet}/<table>/task_id={outcome.task_id}/data.parquet", soft_wrap=True,
+                  markup=False, highlight=False)
 
 
 @app.command()

@@ -100,7 +100,7 @@ def test_conflicting_evidence_is_told_from_insufficient(tmp_path):
 def test_the_run_summary_prints_each_path_whole_on_its_line(tmp_path, capsys):
     """A home deep in the file system (a test worker's temporary folder, say): the summary's paths
     are not folded at the console's width, so they can be copied from a terminal or read from a pipe."""
-    store, graph, _ = answered(tmp_path / ("a-folder-with-a-long-name-" * 3), WEAK_REFUTING)
+    store, graph, _ = answered(tmp_path / ("a-folder-with-a-long-name-" * 3) / "[bold]home[/bold]", WEAK_REFUTING)
     outcome = run_control.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
     cli_run.print_summary(outcome, store.layout.root)
     lines = capsys.readouterr().out.splitlines()
