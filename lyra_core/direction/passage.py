@@ -91,6 +91,9 @@ class PassageReading(BaseModel):
     comparator_first: bool = False  # the words name the comparator's arm first ("lower in the placebo group")
     null_stated: bool = False  # words or figures say "no (significant) difference"
     other_level: str = ""  # the exposure's arm named at its opposite level first ("a low fitness level"): turned round
+    # a direction word the passage says of another thing than the outcome ("the 25OHD level was higher"),
+    # where no word or figure gives the outcome one: the passage's change is not the outcome's
+    said_of_another: str = ""
 
     def figures_text(self) -> str:
         return "; ".join(f.text for f in self.figures[:2])
@@ -133,7 +136,8 @@ def read_passage(passage: str, exposure: str, outcome: str, comparator: str = ""
         reading = PassageReading(direction=FROM_WAY[way], source="figures", figures=figures,
                                  cue=figures[0].text if figures else "", null_stated=null_stated)
         return _other_level_turned(reading, passage, exposure)
-    worded = _worded_direction(passage, exposure, outcome, comparator)
+    elsewhere: list[str] = []
+    worded = _worded_direction(passage, exposure, outcome, comparator, elsewhere)
     if worded is not None and not_significant:
         return PassageReading(direction="no_difference", source="words", figures=figures,
                               cue=not_significant.group(0), null_stated=True)
@@ -145,7 +149,8 @@ def read_passage(passage: str, exposure: str, outcome: str, comparator: str = ""
         reading = PassageReading(direction=FROM_WAY[worded[0]], source="words", figures=figures, cue=worded[2],
                                  comparator_first=worded[3], null_stated=null_stated)
         return reading if worded[3] else _other_level_turned(reading, passage, exposure)
-    return PassageReading(figures=figures, null_stated=null_stated)
+    return PassageReading(figures=figures, null_stated=null_stated,
+                          said_of_another=elsewhere[0] if elsewhere and not null_stated else "")
 
 
 _SURVIVAL = re.compile(r"\b(?:surviv\w*|event-free|disease-free|progression-free|recurrence-free|relapse-free)\b",
@@ -246,6 +251,11 @@ _OBJECT_ENDS = {"in", "by", "with", "among", "at", "from", "to", "for", "than", 
                 "through", "without", "within", "across", "against", "into", "per"}
 
 
+# What a comparative says of its subject, not a thing it names: "fractures were less frequent", "more common"
+_PREDICATES = frozenset("frequent frequently common commonly likely prevalent often pronounced marked severe "
+                        "rapid widespread evident apparent effective successful favorable favourable".split())
+
+
 def said_of_another_thing(after: str, outcome: str) -> bool:
     """Whether the direction word that ``after`` follows is said of something other than the outcome:
     its object, the noun phrase right after it, names a thing and not the outcome ("raising HDL-C and
@@ -260,6 +270,8 @@ def said_of_another_thing(after: str, outcome: str) -> bool:
             continue  # "the", "significantly": the object starts after them
         if not token[0].isalnum() or low in _OBJECT_ENDS or (not words and token[0].isdigit()):
             break
+        if not words and low in _PREDICATES:
+            return False  # "less frequent with X": said of the subject before it
         words.append(token)
         if len(words) >= 6:
             break
@@ -291,9 +303,11 @@ def subject_is_another_thing(before: str, outcome: str, arms: str = "") -> bool:
     return not named & (specific(outcome) | set(concepts(outcome))) and not names_by_acronym(outcome, subject)
 
 
-def _worded_direction(passage: str, exposure: str, outcome: str,
-                      comparator: str = "") -> tuple[str, int, str, bool] | None:
-    """(way, position, word, comparator named first) of the direction word nearest a mention of the outcome."""
+def _worded_direction(passage: str, exposure: str, outcome: str, comparator: str = "",
+                      elsewhere: list[str] | None = None) -> tuple[str, int, str, bool] | None:
+    """(way, position, word, comparator named first) of the direction word nearest a mention of the outcome;
+    the words said of another thing than the outcome are added to ``elsewhere``."""
+    elsewhere = [] if elsewhere is None else elsewhere
     tokens = [(m.group(0), m.start()) for m in _WORD.finditer(passage)]
     targets = content_words(outcome)
     mentions = _outcome_mentions(passage, outcome)
@@ -311,9 +325,11 @@ def _worded_direction(passage: str, exposure: str, outcome: str,
             continue
         after = passage[pos + len(word):pos + len(word) + 120]
         if not re.match(r"\s+of\b", after) and said_of_another_thing(after, outcome):
+            elsewhere.append(word)
             continue  # "raising HDL-C", "reducing CPU time": a change of another thing than the outcome
         if low in COMPARATIVES and subject_is_another_thing(passage[max(0, pos - 120):pos], outcome,
                                                             f"{exposure} {comparator}"):
+            elsewhere.append(word)
             continue  # "the 25OHD level was higher in those with fractures": said of the level
         way = resolve(raw, outcome)
         flipped = (_comparator_named_first(passage[pos:pos + 70], exposure, comparator)

@@ -42,6 +42,7 @@ class DirectionJudgement(BaseModel):
     outcome_matched: bool
     reason: str
     direction_stated: bool = True  # the passage's words or figures state a direction (the rules read one)
+    said_of_another: str = ""  # the passage's direction word, said of another thing than the outcome
 
 
 def claim_direction(frame: ClaimFrame) -> str:
@@ -150,7 +151,8 @@ def judge(frame: ClaimFrame, probs: dict[str, float], reading: PassageReading, a
     reason = (f"{reported}{f' ({shown})' if shown else ''}; the claim says {frame.says()} → {relation.lower()}")
     return DirectionJudgement(relation=relation, p_supports=round(p_supports, 4), p_refutes=round(p_refutes, 4),
                               p_neutral=round(p_neutral, 4), passage_direction=direction, reason=reason,
-                              direction_stated=reading.source != "none", **base)
+                              direction_stated=reading.source != "none", said_of_another=reading.said_of_another,
+                              **base)
 
 
 # A relation the judge holds less likely than not is no vote (as scoring's ``min_vote`` counts it): shown

@@ -132,6 +132,13 @@ def unstated_judgement(verdict: DirectionJudgement, reader_probs: dict[str, floa
     overlap alone decides no effect."""
     read_as = max(_READ_AS, key=lambda k: reader_probs.get(k, 0.0))
     p = reader_probs.get(read_as, 0.0)
+    if verdict.said_of_another:  # the change the passage states is another thing's: the reader must not guess
+        return EdgeJudgement(relation="NEUTRAL", p_supports=0.0, p_refutes=0.0, p_neutral=1.0, judged_by=DIRECTION,
+                             claim_direction=verdict.claim_direction, passage_direction=None,
+                             effect_figures=verdict.figures, exposure_matched=verdict.exposure_matched,
+                             outcome_matched=verdict.outcome_matched, reader_probability=p,
+                             reason=f"the change it states (“{verdict.said_of_another}”) is said of another thing "
+                                    f"than the claim's outcome → no vote (the reader: {_READ_AS[read_as]}, {p:.2f})")
     if p >= reader_min:
         edge = EdgeJudgement.from_direction(verdict)
         return edge.model_copy(update={"reason": f"the direction reader reads {_READ_AS[read_as]} ({p:.2f}); "

@@ -1,0 +1,32 @@
+"""Where the only change a passage states is said of another thing than the claim's outcome, the direction
+reader does not decide alone (SciFact corpus sentences)."""
+
+from __future__ import annotations
+
+from lyra_core.direction.claim_frame import read_claim
+from lyra_core.direction.passage import read_passage
+from lyra_core.direction.verdict import judge_passage
+from lyra_resources.models.direction_judge import unstated_judgement
+
+# doc "Vitamin d deficiency in postmenopausal women - biological correlates"
+LEVELS = ("32 women (26%) were on VD supplementation at the time of evaluation. Among these subjects, the 25OHD "
+          "level was significantly higher in those with prior fragility fractures (p=0.018) and osteoporosis "
+          "(p=0.008).")
+READ_UP = {"increased": 0.95, "decreased": 0.02, "no_difference": 0.02, "unrelated": 0.01}
+
+
+def test_a_change_said_of_a_level_is_recorded_as_another_things():
+    reading = read_passage(LEVELS, "vitamin D supplementation", "fracture risk")
+    assert reading.direction is None and reading.said_of_another == "higher"
+    plain = read_passage("Fractures were less frequent with vitamin D supplementation.", "vitamin D supplementation",
+                         "fractures")
+    assert plain.direction == "decreased" and plain.said_of_another == ""
+
+
+def test_the_reader_does_not_decide_where_the_change_stated_is_another_things():
+    frame = read_claim("Vitamin D supplementation reduces fracture risk.")
+    verdict = judge_passage(frame, LEVELS, f"Vitamin D supplementation and fractures. {LEVELS}", READ_UP)
+    assert verdict.said_of_another == "higher" and not verdict.direction_stated
+    edge = unstated_judgement(verdict, READ_UP, reader_min=0.0)
+    assert edge.relation == "NEUTRAL"
+    assert edge.reason.startswith("the change it states (“higher”) is said of another thing than the claim's outcome")
