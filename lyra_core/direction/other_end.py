@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from lyra_core.direction.loss_of_function import named_as_lost
 from lyra_core.direction.relevance import only_as_population
 
 # One outcome named from its two ends: lower mortality is higher survival. A passage that names the
@@ -87,7 +88,8 @@ def _exposure_ends(text: str, pair: int) -> tuple[str | None, str | None]:
 def exposure_as_named_in(exposure: str, passage: str) -> tuple[str, bool]:
     """``exposure`` as ``passage`` names it, and whether that is its other end: for a claim on
     obesity and a passage on weight loss, ("weight loss", True); for "vitamin D deficiency" and a
-    passage on supplementation, ("vitamin D supplementation", True); else (``exposure``, False). A
+    passage on supplementation, ("vitamin D supplementation", True); for MVP and a passage on
+    "knockout of MVP", that phrase and True (``loss_of_function``); else (``exposure``, False). A
     passage that names both ends, or the other end only as who was studied ("in deficient women"),
     is read as it is."""
     for pair in range(_STATUS_PAIR):
@@ -100,7 +102,8 @@ def exposure_as_named_in(exposure: str, passage: str) -> tuple[str, bool]:
         # "women with vitamin D deficiency" names who was studied, not what they were exposed to
         if said is not None and unsaid is None and not only_as_population(said, passage):
             return _swap(exposure, named, said), True
-    return exposure, False
+    lost = named_as_lost(exposure, passage)  # "knockout of MVP" for a claim on MVP
+    return (lost, True) if lost else (exposure, False)
 
 
 def status_for_intervention(exposure: str, passage: str) -> str | None:
