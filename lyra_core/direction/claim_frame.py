@@ -226,6 +226,17 @@ _REPORTED = re.compile(r"^.{0,200}?\b(?:show|shows|showed|shown|demonstrated?|de
                        r"(?P<finding>.+)$", re.IGNORECASE)
 
 
+# "In patients with congenital heart defects, β-blockers improve …": who or where, before the claim itself
+_SETTING = re.compile(r"^(?:in|among|for)\s+(?!(?:contrast|addition|conclusion|summary|particular|general|fact|"
+                      r"short|sum|brief|comparison|turn|practice|theory|principle)\b)(?P<who>[^,]{3,80}),\s+(?P<rest>.+)$",
+                      re.IGNORECASE)
+
+
+_DISCOURSE = re.compile(r"^(?:in\s+(?:contrast|addition|conclusion|summary|particular|general|fact|short|sum|brief|"
+                        r"comparison|turn|practice)|however|moreover|furthermore|therefore|thus|conversely|"
+                        r"overall|importantly|notably|similarly|additionally)\s*,\s+", re.IGNORECASE)
+
+
 def read_claim(text: str) -> ClaimFrame:
     """The claim's exposure, outcome and direction, or ``kind="other"`` where no pattern fits."""
     sentence = _clean(text)
@@ -234,6 +245,16 @@ def read_claim(text: str) -> ClaimFrame:
         inner = _read_sentence(reported.group("finding"))
         if inner.directional:
             return inner.model_copy(update={"text": sentence})
+    marker = _DISCOURSE.match(sentence)  # "In contrast, aspirin reduces stroke": the claim follows the comma
+    if marker:
+        inner = _read_sentence(sentence[marker.end():])
+        if inner.directional:
+            return inner.model_copy(update={"text": sentence})
+    setting = _SETTING.match(sentence)
+    if setting:
+        inner = _read_sentence(setting.group("rest"))
+        if inner.directional:
+            return inner.model_copy(update={"text": sentence, "population": inner.population or setting.group("who")})
     return _read_sentence(sentence)
 
 

@@ -28,3 +28,14 @@ def test_a_change_in_a_state_said_of_a_group_is_a_claim_with_a_direction(claim, 
 def test_an_exposure_acting_on_an_outcome_in_a_group_keeps_its_reading(claim, kind, direction, exposure, outcome):
     frame = read_claim(claim)
     assert (frame.kind, frame.direction, frame.exposure, frame.outcome) == (kind, direction, exposure, outcome)
+
+
+@pytest.mark.parametrize("claim, exposure, outcome, population", [
+    ("In patients with congenital heart defects, β-blockers significantly improve clinical heart failure outcomes.",
+     "β-blockers", "clinical heart failure outcomes", "patients with congenital heart defects"),
+    ("Among older adults, exercise reduces falls.", "exercise", "falls", "older adults"),
+    ("In contrast, aspirin reduces stroke.", "aspirin", "stroke", ""),
+])
+def test_who_or_where_a_claim_holds_is_its_population_not_its_exposure(claim, exposure, outcome, population):
+    frame = read_claim(claim)
+    assert (frame.exposure, frame.outcome, frame.population) == (exposure, outcome, population)
