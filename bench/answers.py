@@ -57,10 +57,25 @@ from lyra_training.verifier_data import gold_label
 
 YES = {"supported", "well_supported"}
 NO = {"likely_false"}
-_FRONTED = {"is", "are", "was", "were", "can", "could", "may", "might", "will", "would", "should", "has", "have"}
+_FRONTED = {
+    "is",
+    "are",
+    "was",
+    "were",
+    "can",
+    "could",
+    "may",
+    "might",
+    "will",
+    "would",
+    "should",
+    "has",
+    "have",
+}
 # The verbs a SciFact claim's predicate may start with, for turning claims into questions (Lyra reads
 # questions without such a list: lyra_core.hypothesis).
-VERBS = set("""
+VERBS = set(
+    """
 accelerate accept account achieve act add address affect age attend call coincide differentiate discriminate
 exhibit favor favour perform predispose prime push relate release relieve request run subside think underprescribe
 want be aggravate agree alleviate alter ameliorate amplify appear apply
@@ -74,8 +89,25 @@ normalise normalize occur offer outperform outweigh persist play pose precede pr
 promote protect provide raise reach recall receive reduce reflect remain replace represent require reverse result
 save see seem shorten show slow stimulate suppress survive take target tend translate trigger understand undergo
 vary work worsen yield
-""".split())
-_NOT_AFTER = {"a", "an", "the", "of", "in", "on", "for", "with", "to", "from", "by", "at", "and", "or", "than"}
+""".split()
+)
+_NOT_AFTER = {
+    "a",
+    "an",
+    "the",
+    "of",
+    "in",
+    "on",
+    "for",
+    "with",
+    "to",
+    "from",
+    "by",
+    "at",
+    "and",
+    "or",
+    "than",
+}
 
 
 def _base(word: str) -> str | None:
@@ -102,9 +134,10 @@ def to_question(claim: str) -> tuple[str, str]:
         word, before = words[i].lower().strip(",;:"), words[i - 1].lower()
         if before in _NOT_AFTER:
             continue
-        rest = " ".join(words[i + 1:])
-        if word in ("has", "have") and not re.fullmatch(r"[a-z-]+(ed|en|wn|ne)", words[i + 1].lower()
-                                                         if i + 1 < len(words) else ""):
+        rest = " ".join(words[i + 1 :])
+        if word in ("has", "have") and not re.fullmatch(
+            r"[a-z-]+(ed|en|wn|ne)", words[i + 1].lower() if i + 1 < len(words) else ""
+        ):
             return f"{'Does' if word == 'has' else 'Do'} {_subject(words[:i])} have {rest}?", "do + have"
         if word in _FRONTED and i + 1 < len(words):
             return f"{word.capitalize()} {_subject(words[:i])} {rest}?", "auxiliary fronted"
@@ -124,33 +157,69 @@ def pubmedqa_questions(n: int, seed: int, work: Path) -> tuple[list[dict], Path]
     corpus.parent.mkdir(parents=True, exist_ok=True)
     with corpus.open("w") as out:
         for pmid, r in sorted(records.items()):
-            out.write(json.dumps({"_id": pmid, "title": "", "text": " ".join([*r["CONTEXTS"], r["LONG_ANSWER"]])}) + "\n")
+            out.write(
+                json.dumps({"_id": pmid, "title": "", "text": " ".join([*r["CONTEXTS"], r["LONG_ANSWER"]])})
+                + "\n"
+            )
     pool = sorted(p for p in test_side if records[p]["final_decision"] in ("yes", "no"))
     chosen = random.Random(seed).sample(pool, min(n, len(pool)))
-    return [{"set": "PubMedQA", "id": p, "question": records[p]["QUESTION"], "expected": records[p]["final_decision"],
-             "rule": "as asked"} for p in chosen], corpus
+    return [
+        {
+            "set": "PubMedQA",
+            "id": p,
+            "question": records[p]["QUESTION"],
+            "expected": records[p]["final_decision"],
+            "rule": "as asked",
+        }
+        for p in chosen
+    ], corpus
 
 
 def scifact_questions(n: int, seed: int, fold: int | None) -> tuple[list[dict], Path]:
     data = require_data("scifact")
     claims = read_jsonl(data / "claims_train.jsonl")
     fold_of = claim_folds(claims)
-    unique = {c["claim"]: c for c in claims if gold_label(c) in ("SUPPORT", "CONTRADICT")
-              and (fold is None or fold_of[c["id"]] == fold)}
+    unique = {
+        c["claim"]: c
+        for c in claims
+        if gold_label(c) in ("SUPPORT", "CONTRADICT") and (fold is None or fold_of[c["id"]] == fold)
+    }
     chosen = random.Random(seed).sample(sorted(unique.values(), key=lambda c: c["id"]), min(n, len(unique)))
     out = []
     for c in chosen:
         question, rule = to_question(c["claim"])
-        out.append({"set": "SciFact", "id": c["id"], "claim": c["claim"], "question": question, "rule": rule,
-                    "expected": "yes" if gold_label(c) == "SUPPORT" else "no"})
+        out.append(
+            {
+                "set": "SciFact",
+                "id": c["id"],
+                "claim": c["claim"],
+                "question": question,
+                "rule": rule,
+                "expected": "yes" if gold_label(c) == "SUPPORT" else "no",
+            }
+        )
     return out, data / "corpus.jsonl"
 
 
 def run_task(question: str, corpus: Path, home: Path, env: dict[str, str]) -> tuple[dict, float]:
     """``lyra run`` in its own process; the task's answer row and the wall time."""
     started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "lyra_tools.cli", "run", question, "--corpus", str(corpus),
-                           "--home", str(home)], capture_output=True, text=True, env=env)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lyra_tools.cli",
+            "run",
+            question,
+            "--corpus",
+            str(corpus),
+            "--home",
+            str(home),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     seconds = time.perf_counter() - started
     if proc.returncode != 0:
         return {"error": (proc.stderr or proc.stdout).strip().splitlines()[-1:]}, seconds
@@ -169,8 +238,9 @@ def outcome(expected: str, answer: dict) -> str:
     return "nothing here" if answer.get("not_addressed") else "undecided"
 
 
-def settings_file(work: Path, name: str, nli: str | None, gates: bool, direction: str = "",
-                  unstated: str = "") -> Path:
+def settings_file(
+    work: Path, name: str, nli: str | None, gates: bool, direction: str = "", unstated: str = ""
+) -> Path:
     """The project's settings with the judge and the evidence gates of one method (``direction``:
     the direction reader's folder, "" for the shipped one, or "off": the cross-encoder judges all;
     ``unstated``: who judges a passage whose words and figures state no direction, "" as configured)."""
@@ -190,51 +260,86 @@ def settings_file(work: Path, name: str, nli: str | None, gates: bool, direction
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--pubmedqa", type=int, default=30, help="PubMedQA yes/no questions (test side)")
     parser.add_argument("--scifact", type=int, default=30, help="SciFact train claims as questions")
     parser.add_argument("--scifact-nli", default=None, help="verifier that never saw the fold's claims")
     parser.add_argument("--scifact-fold", type=int, default=0)
-    parser.add_argument("--compare-gates", action="store_true",
-                        help="also run every question with the evidence gates off (min_finding 0, min_similarity -1)")
-    parser.add_argument("--compare-judges", action="store_true",
-                        help="also run every question with the direction judge off (the cross-encoder judges every claim)")
-    parser.add_argument("--compare-unstated", action="store_true",
-                        help="also run every question with the cross-encoder judging passages whose words and figures "
-                             "state no direction (the rule before the direction reader alone decided there)")
+    parser.add_argument(
+        "--compare-gates",
+        action="store_true",
+        help="also run every question with the evidence gates off (min_finding 0, min_similarity -1)",
+    )
+    parser.add_argument(
+        "--compare-judges",
+        action="store_true",
+        help="also run every question with the direction judge off (the cross-encoder judges every claim)",
+    )
+    parser.add_argument(
+        "--compare-unstated",
+        action="store_true",
+        help="also run every question with the cross-encoder judging passages whose words and figures "
+        "state no direction (the rule before the direction reader alone decided there)",
+    )
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--home", default=None)
     parser.add_argument("--resume", action="store_true", help="keep the answers details.jsonl already holds")
-    parser.add_argument("--previous", type=Path, default=None,
-                        help="a previous round's details.jsonl: its rows are printed beside this round's, and this "
-                             "round's again on the questions both asked")
+    parser.add_argument(
+        "--previous",
+        type=Path,
+        default=None,
+        help="a previous round's details.jsonl: its rows are printed beside this round's, and this "
+        "round's again on the questions both asked",
+    )
     args = parser.parse_args()
     home = resolve_home(args.home)
     work = home / "bench" / "answers"
     work.mkdir(parents=True, exist_ok=True)
     env = os.environ | {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    methods = [("gates on", True, "", "")] + ([("gates off", False, "", "")] if args.compare_gates else []) + (
-        [("direction off", True, "off", "")] if args.compare_judges else []) + (
-        [("unstated: CE", True, "", "cross-encoder")] if args.compare_unstated else [])
+    methods = (
+        [("gates on", True, "", "")]
+        + ([("gates off", False, "", "")] if args.compare_gates else [])
+        + ([("direction off", True, "off", "")] if args.compare_judges else [])
+        + ([("unstated: CE", True, "", "cross-encoder")] if args.compare_unstated else [])
+    )
     runs = []
     if args.pubmedqa:
         pqa, pqa_corpus = pubmedqa_questions(args.pubmedqa, args.seed, work)
         for method, gates, direction, unstated in methods:
-            path = settings_file(work, f"pubmedqa_{gates}_{direction or 'shipped'}_{unstated or 'set'}", None, gates,
-                                 direction, unstated)
+            path = settings_file(
+                work,
+                f"pubmedqa_{gates}_{direction or 'shipped'}_{unstated or 'set'}",
+                None,
+                gates,
+                direction,
+                unstated,
+            )
             runs.append((pqa, pqa_corpus, env | {"LYRA_SETTINGS": str(path)}, "shipped verifier", method))
     if args.scifact:
         fold = args.scifact_fold if args.scifact_nli else None
         sf, sf_corpus = scifact_questions(args.scifact, args.seed, fold)
-        judge = f"fold-{fold} verifier (claims unseen)" if args.scifact_nli else \
-            "shipped verifier — SEEN IN TRAINING, optimistic"
+        judge = (
+            f"fold-{fold} verifier (claims unseen)"
+            if args.scifact_nli
+            else "shipped verifier — SEEN IN TRAINING, optimistic"
+        )
         for method, gates, direction, unstated in methods:
-            path = settings_file(work, f"scifact_{gates}_{direction or 'shipped'}_{unstated or 'set'}", args.scifact_nli,
-                                 gates, direction, unstated)
+            path = settings_file(
+                work,
+                f"scifact_{gates}_{direction or 'shipped'}_{unstated or 'set'}",
+                args.scifact_nli,
+                gates,
+                direction,
+                unstated,
+            )
             runs.append((sf, sf_corpus, env | {"LYRA_SETTINGS": str(path)}, judge, method))
     details = work / "details.jsonl"
     key = lambda q: (q["set"], str(q["id"]), q["judge"], q["method"])  # noqa: E731
-    done = {key(d): d for d in read_jsonl(details) if "method" in d} if args.resume and details.exists() else {}
+    done = (
+        {key(d): d for d in read_jsonl(details) if "method" in d} if args.resume and details.exists() else {}
+    )
     questions = []
     with details.open("w") as log:
         for items, corpus, run_env, judge, method in runs:
@@ -244,20 +349,38 @@ def main() -> None:
                     q = done[key(q)]
                 else:
                     answer, seconds = run_task(q["question"], corpus, home, run_env)
-                    q |= {"seconds": round(seconds, 1), "outcome": outcome(q["expected"], answer),
-                          **{k: answer.get(k) for k in ("hypothesis", "verdict", "confidence", "supporting_papers",
-                                                        "refuting_papers", "papers_judged", "not_addressed",
-                                                        "error", "task_id")}}
-                    print(f"[{q['set']} {method} {len(questions) + 1}] {q['expected']:>3} → "
-                          f"{q['verdict'] or q.get('error')} ({q['outcome']}, {seconds:.0f} s): {q['question'][:80]}",
-                          flush=True)
+                    q |= {
+                        "seconds": round(seconds, 1),
+                        "outcome": outcome(q["expected"], answer),
+                        **{
+                            k: answer.get(k)
+                            for k in (
+                                "hypothesis",
+                                "verdict",
+                                "confidence",
+                                "supporting_papers",
+                                "refuting_papers",
+                                "papers_judged",
+                                "not_addressed",
+                                "error",
+                                "task_id",
+                            )
+                        },
+                    }
+                    print(
+                        f"[{q['set']} {method} {len(questions) + 1}] {q['expected']:>3} → "
+                        f"{q['verdict'] or q.get('error')} ({q['outcome']}, {seconds:.0f} s): {q['question'][:80]}",
+                        flush=True,
+                    )
                 questions.append(q)
                 log.write(json.dumps(q, default=str) + "\n")
                 log.flush()
     print(f"\nquestion-mode answers ({details})")
     previous = [q for q in read_jsonl(args.previous) if "method" in q] if args.previous else []
-    print(f"{'set':<9} {'judge':<34} {'method':<13} {'n':>3} {'right':>6} {'wrong dir':>10} {'undecided':>10} "
-          f"{'nothing here':>13} {'s/task':>7}")
+    print(
+        f"{'set':<9} {'judge':<34} {'method':<13} {'n':>3} {'right':>6} {'wrong dir':>10} {'undecided':>10} "
+        f"{'nothing here':>13} {'s/task':>7}"
+    )
     for name in ("PubMedQA", "SciFact"):
         for method, *_ in methods:
             rows = [q for q in questions if q["set"] == name and q["method"] == method]
@@ -268,7 +391,9 @@ def main() -> None:
             if before:
                 asked = {str(q["id"]) for q in before}
                 print_row("", "previous round", method, before)
-                print_row("", "this round, the same questions", method, [q for q in rows if str(q["id"]) in asked])
+                print_row(
+                    "", "this round, the same questions", method, [q for q in rows if str(q["id"]) in asked]
+                )
     rules = Counter(q["rule"] for q in questions if q["set"] == "SciFact" and q["method"] == methods[0][0])
     if rules:
         print("SciFact claims → questions: " + ", ".join(f"{k} {v}" for k, v in rules.most_common()))
@@ -282,14 +407,18 @@ def print_row(name: str, judge: str, method: str, rows: list[dict]) -> None:
     counts = Counter(q["outcome"] for q in rows)
     pct = lambda k: f"{counts[k] / len(rows):.0%}" if rows else "—"  # noqa: E731
     seconds = sum(q["seconds"] for q in rows) / len(rows) if rows else 0.0
-    print(f"{name:<9} {judge:<34} {method:<13} {len(rows):>3} {pct('right'):>6} {pct('wrong direction'):>10} "
-          f"{pct('undecided'):>10} {pct('nothing here'):>13} {seconds:>7.0f}")
+    print(
+        f"{name:<9} {judge:<34} {method:<13} {len(rows):>3} {pct('right'):>6} {pct('wrong direction'):>10} "
+        f"{pct('undecided'):>10} {pct('nothing here'):>13} {seconds:>7.0f}"
+    )
     for expected in ("yes", "no"):
         part = [q for q in rows if q["expected"] == expected]
         if part:
             c = Counter(q["outcome"] for q in part)
-            print(f"    {expected:>3}: {len(part)} questions — {c['right']} right, {c['wrong direction']} "
-                  f"wrong direction, {c['undecided']} undecided, {c['nothing here']} nothing here")
+            print(
+                f"    {expected:>3}: {len(part)} questions — {c['right']} right, {c['wrong direction']} "
+                f"wrong direction, {c['undecided']} undecided, {c['nothing here']} nothing here"
+            )
 
 
 if __name__ == "__main__":

@@ -53,8 +53,9 @@ def build_items(claims: list[dict], corpus: list[dict]) -> list[dict]:
         scores = index.get_scores(tokenize(claim["claim"]))
         top = [corpus[i]["doc_id"] for i in np.argsort(-scores)[:TOP_DOCS]]
         cited = {int(d) for d in claim.get("cited_doc_ids", [])}
-        rationale = {(int(d), s) for d, sets in claim["evidence"].items()
-                     for e in sets for s in e["sentences"]}
+        rationale = {
+            (int(d), s) for d, sets in claim["evidence"].items() for e in sets for s in e["sentences"]
+        }
         sentences, labels, sources = [], [], []
         for rank, doc_id in enumerate(top):
             for s, text in enumerate(by_id[doc_id]["abstract"]):
@@ -64,8 +65,16 @@ def build_items(claims: list[dict], corpus: list[dict]) -> list[dict]:
                     sources.append(rank)
         if 1 in labels and 0 in labels:
             abstracts = [by_id[d]["title"] + " " + " ".join(by_id[d]["abstract"]) for d in top]
-            items.append({"id": claim["id"], "question": claim["claim"], "sentences": sentences,
-                          "labels": labels, "abstracts": abstracts, "sources": sources})
+            items.append(
+                {
+                    "id": claim["id"],
+                    "question": claim["claim"],
+                    "sentences": sentences,
+                    "labels": labels,
+                    "abstracts": abstracts,
+                    "sources": sources,
+                }
+            )
     return items
 
 
@@ -78,6 +87,7 @@ def embed(texts: list[str], cache: Path) -> dict[str, np.ndarray]:
         vectors = np.load(path)["vectors"]
     else:
         from lyra_resources.models.inference import embedder
+
         vectors = embedder().encode(unique)
         cache.mkdir(parents=True, exist_ok=True)
         np.savez_compressed(path, vectors=vectors)
@@ -122,8 +132,9 @@ def item_scores(item: dict, vectors: dict[str, np.ndarray], cosine_weight: float
     return claim_relevance(item["question"], item["sentences"], cos, weights, cosine_weight)
 
 
-def scores_of(items: list[dict], vectors: dict[str, np.ndarray],
-              cosine_weight: float | None) -> tuple[np.ndarray, np.ndarray]:
+def scores_of(
+    items: list[dict], vectors: dict[str, np.ndarray], cosine_weight: float | None
+) -> tuple[np.ndarray, np.ndarray]:
     """All items' sentence scores and labels; ``cosine_weight`` None = cosine alone."""
     scores = [item_scores(item, vectors, cosine_weight) for item in items]
     return np.concatenate(scores), np.concatenate([np.array(item["labels"]) for item in items])
@@ -139,38 +150,56 @@ def with_parts(items: list[dict]) -> list[tuple[dict, QuestionParts]]:
     return out
 
 
-def adoption_figures(questions: list[tuple[dict, QuestionParts]], vectors: dict[str, np.ndarray], bar: float,
-                     gated: bool, max_claims: int) -> tuple[float, float, float]:
+def adoption_figures(
+    questions: list[tuple[dict, QuestionParts]],
+    vectors: dict[str, np.ndarray],
+    bar: float,
+    gated: bool,
+    max_claims: int,
+) -> tuple[float, float, float]:
     """Precision and recall of adoption (``lyra_core.evidence.adoption``, pooled over the
     questions) and the share of questions that adopt nothing, with or without the parts gate."""
     tp = adopted = relevant = empty = 0
     for item, parts in questions:
         scores = item_scores(item, vectors, DEFAULT_COSINE_WEIGHT)
-        merged = [MergedClaim(head=ClaimCandidate(text=t, origin="extracted", extractor="bench"), index=i)
-                  for i, t in enumerate(item["sentences"])]
+        merged = [
+            MergedClaim(head=ClaimCandidate(text=t, origin="extracted", extractor="bench"), index=i)
+            for i, t in enumerate(item["sentences"])
+        ]
         addresses = None
         if gated:
-            addresses = addresses_question(parts, item["sentences"], [item["abstracts"][k] for k in item["sources"]])
+            addresses = addresses_question(
+                parts, item["sentences"], [item["abstracts"][k] for k in item["sources"]]
+            )
         kept = np.array(adoption(merged, scores, max_claims, bar, addresses)) == "adopted"
         labels = np.array(item["labels"]) == 1
         tp += int((kept & labels).sum())
         adopted += int(kept.sum())
         relevant += int(labels.sum())
         empty += int(not kept.any())
-    return tp / adopted if adopted else 0.0, tp / relevant if relevant else 0.0, empty / max(len(questions), 1)
+    return (
+        tp / adopted if adopted else 0.0,
+        tp / relevant if relevant else 0.0,
+        empty / max(len(questions), 1),
+    )
 
 
-def report_adoption(tune: list[dict], test: list[dict], vectors: dict[str, np.ndarray], bar: float,
-                    open_bar: float) -> None:
+def report_adoption(
+    tune: list[dict], test: list[dict], vectors: dict[str, np.ndarray], bar: float, open_bar: float
+) -> None:
     """Adoption with and without the parts gate, side by side, on the questions that have both parts."""
     max_claims = EvidenceSettings().max_claims
     sides = (("tune", with_parts(tune)), ("test", with_parts(test)))
-    print(f"adoption ({max_claims} claims at most) on questions with an exposure, an outcome and a direction: "
-          + ", ".join(f"{len(q)} {side}" for side, q in sides))
-    rules = ((f"(1) relevance ≥ {bar:.2f}", bar, False),
-             (f"(2) relevance ≥ {open_bar:.2f}", open_bar, False),
-             (f"(3) parts gate, relevance ≥ {bar:.2f}", bar, True),
-             (f"(4) parts gate, relevance ≥ {open_bar:.2f}", open_bar, True))
+    print(
+        f"adoption ({max_claims} claims at most) on questions with an exposure, an outcome and a direction: "
+        + ", ".join(f"{len(q)} {side}" for side, q in sides)
+    )
+    rules = (
+        (f"(1) relevance ≥ {bar:.2f}", bar, False),
+        (f"(2) relevance ≥ {open_bar:.2f}", open_bar, False),
+        (f"(3) parts gate, relevance ≥ {bar:.2f}", bar, True),
+        (f"(4) parts gate, relevance ≥ {open_bar:.2f}", open_bar, True),
+    )
     print(f"{'rule':<38}{'side':<6}{'P':>7}{'R':>7}{'F1':>7}{'none adopted':>14}")
     for name, low, gated in rules:
         for side, questions in sides:
@@ -181,10 +210,15 @@ def report_adoption(tune: list[dict], test: list[dict], vectors: dict[str, np.nd
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--claims", type=int, default=260,
-                        help="questions (SciFact train claims with evidence)")
-    parser.add_argument("--cache", type=Path, default=None,
-                        help="embedding cache folder (default: <home>/bench/claim_relevance)")
+    parser.add_argument(
+        "--claims", type=int, default=260, help="questions (SciFact train claims with evidence)"
+    )
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        help="embedding cache folder (default: <home>/bench/claim_relevance)",
+    )
     parser.add_argument("--home", default=None)
     args = parser.parse_args()
     cache = args.cache or resolve_home(args.home) / "bench" / "claim_relevance"
@@ -199,9 +233,11 @@ def main() -> None:
     texts = [t for i in items for t in [i["question"], *i["sentences"]]]
     vectors = embed(texts, cache)
     n_sent = sum(len(i["sentences"]) for i in items)
-    print(f"questions: {len(tune)} tune / {len(test)} test; candidate sentences: {n_sent} "
-          f"({sum(sum(i['labels']) for i in items)} labelled relevant); "
-          "labels are approximate (see docstring)")
+    print(
+        f"questions: {len(tune)} tune / {len(test)} test; candidate sentences: {n_sent} "
+        f"({sum(sum(i['labels']) for i in items)} labelled relevant); "
+        "labels are approximate (see docstring)"
+    )
 
     weights = [None] + [round(w, 2) for w in np.arange(0.0, 1.01, 0.1)]
     tune_auc = {w: auc(*scores_of(tune, vectors, w)) for w in weights[1:]}
@@ -218,16 +254,20 @@ def main() -> None:
         s, y = scores_of(test, vectors, w)
         if w is None:
             p, r, f = pr_at(s, y, 0.25)
-            print(f"{'(a) at the old threshold 0.25':<34}{'test':<6}"
-                  f"{auc(s, y):>7.3f}{0.25:>7.2f}{p:>7.3f}{r:>7.3f}{f:>7.3f}")
+            print(
+                f"{'(a) at the old threshold 0.25':<34}{'test':<6}"
+                f"{auc(s, y):>7.3f}{0.25:>7.2f}{p:>7.3f}{r:>7.3f}{f:>7.3f}"
+            )
     # An open question's answer is its claims: the bar that keeps most relevant ones (recall ≥ 0.6 on tune)
     tune_s, tune_y = scores_of(tune, vectors, DEFAULT_COSINE_WEIGHT)
     grid = [round(t, 2) for t in np.arange(0.30, 0.60, 0.01)]
     open_bar = max(t for t in grid if pr_at(tune_s, tune_y, t)[1] >= 0.6)
     test_s, test_y = scores_of(test, vectors, DEFAULT_COSINE_WEIGHT)
     p, r, f = pr_at(test_s, test_y, open_bar)
-    print(f"{'(b) open-question bar (R≥0.6 tune)':<34}{'test':<6}{auc(test_s, test_y):>7.3f}{open_bar:>7.2f}"
-          f"{p:>7.3f}{r:>7.3f}{f:>7.3f}")
+    print(
+        f"{'(b) open-question bar (R≥0.6 tune)':<34}{'test':<6}{auc(test_s, test_y):>7.3f}{open_bar:>7.2f}"
+        f"{p:>7.3f}{r:>7.3f}{f:>7.3f}"
+    )
     # The claims asset's rule: the bar above for claims beside a hypothesis, and the parts gate
     report_adoption(tune, test, vectors, best_threshold(tune_s, tune_y), open_bar)
 

@@ -35,8 +35,11 @@ def commands(home: Path) -> list[tuple[str, list[str], float | None]]:
         ("lyra --help", [*lyra, "--help"], 1.0),
         ("lyra task list", [*lyra, "task", "list", "--home", str(home)], 1.0),
         ("lyra task status TASK", [*lyra, "task", "status", TASK, "--home", str(home)], 1.0),
-        ("lyra feedback apply TASK add_note", [*lyra, "feedback", "apply", TASK, "add_note", note, "--home",
-                                              str(home)], 0.5),
+        (
+            "lyra feedback apply TASK add_note",
+            [*lyra, "feedback", "apply", TASK, "add_note", note, "--home", str(home)],
+            0.5,
+        ),
     ]
 
 
@@ -48,7 +51,10 @@ def _children_cpu() -> float:
 def time_runs(args: list[str], runs: int) -> tuple[list[float], list[float]]:
     """Wall seconds and CPU seconds (user + system) of each run: on a machine whose cores other
     work shares, the CPU seconds still compare."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+    }
     wall, cpu = [], []
     for _ in range(runs):
         cpu_before, started = _children_cpu(), time.perf_counter()
@@ -61,19 +67,25 @@ def time_runs(args: list[str], runs: int) -> tuple[list[float], list[float]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=5, help="fresh processes per command")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="lyra-cli-start-") as scratch:
         home = build_home(Path(scratch))
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {args.runs} runs each")
-        print(f"{'command':40s} {'median s':>9s} {'min s':>7s} {'max s':>7s} {'cpu s':>7s} {'target':>7s}  met")
+        print(
+            f"{'command':40s} {'median s':>9s} {'min s':>7s} {'max s':>7s} {'cpu s':>7s} {'target':>7s}  met"
+        )
         for label, argv, target in commands(home):
             wall, cpu = time_runs(argv, args.runs)
             verdict = "" if target is None else ("yes" if statistics.median(wall) < target else "NO")
             shown = "" if target is None else f"< {target:g}"
-            print(f"{label:40s} {statistics.median(wall):9.2f} {min(wall):7.2f} {max(wall):7.2f} "
-                  f"{statistics.median(cpu):7.2f} {shown:>7s}  {verdict}")
+            print(
+                f"{label:40s} {statistics.median(wall):9.2f} {min(wall):7.2f} {max(wall):7.2f} "
+                f"{statistics.median(cpu):7.2f} {shown:>7s}  {verdict}"
+            )
 
 
 if __name__ == "__main__":

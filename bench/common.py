@@ -15,7 +15,9 @@ SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 def require_data(*parts: str) -> Path:
     path = SHARED_DATA.joinpath(*parts)
     if not path.exists():
-        sys.exit(f"benchmark data not found: {path} (the benchmarks read ../shared/data beside the repository)")
+        sys.exit(
+            f"benchmark data not found: {path} (the benchmarks read ../shared/data beside the repository)"
+        )
     return path
 
 

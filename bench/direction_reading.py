@@ -44,8 +44,12 @@ def score_split(folder: Path, split: str, reader_dir: Path) -> dict[str, float]:
         rules.append(reading.direction or "no_difference")
         reader.append(_best(prediction.probs))
         judge.append(_best(passage_distribution(prediction.probs, reading)))
-    return {"pairs": len(gold), "rules": macro_f1(gold, rules), "reader": macro_f1(gold, reader),
-            "judge": macro_f1(gold, judge)}
+    return {
+        "pairs": len(gold),
+        "rules": macro_f1(gold, rules),
+        "reader": macro_f1(gold, reader),
+        "judge": macro_f1(gold, judge),
+    }
 
 
 def main() -> None:
@@ -57,7 +61,9 @@ def main() -> None:
     print(f"  {'split':<11} {'pairs':>5}  {'rules':>6}  {'reader':>6}  {'judge':>6}")
     for split in ("validation", "test"):
         row = score_split(folder, split, args.reader)
-        print(f"  {split:<11} {row['pairs']:>5}  {row['rules']:>6.3f}  {row['reader']:>6.3f}  {row['judge']:>6.3f}")
+        print(
+            f"  {split:<11} {row['pairs']:>5}  {row['rules']:>6.3f}  {row['reader']:>6.3f}  {row['judge']:>6.3f}"
+        )
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ how the passage shows it (words, a ratio with and without its interval, two arms
 comparator's arm named as the one that changed), or what the passage is about (another outcome,
 an aim instead of a finding), and for a few topics whether the passage names the claim's outcome
 from its other end (deaths for survival: a lower death rate is higher survival), or the exposure
-(weight loss for obesity: less diabetes with weight loss is more with obesity). The expected relation is the scientist's: same direction → SUPPORTS,
+(weight loss for obesity: less diabetes with weight loss is more with obesity). The expected relation is the
+scientist's: same direction → SUPPORTS,
 opposite or null against a claimed effect → REFUTES, null for a claim of no effect → SUPPORTS,
 not about the claim's exposure and outcome, no finding, or a nutrient's deficiency for a claim on its
 supplementation (indirect evidence) → NEUTRAL.
@@ -44,7 +45,12 @@ TOPICS = [
     ("HPV vaccination", "HPV vaccination", "cervical lesions", "high-grade cervical lesions"),
     ("Physical therapy", "physical therapy", "knee pain", "knee pain scores"),
     ("Iron supplementation", "iron supplements", "anaemia", "anaemia prevalence"),
-    ("Probiotics", "probiotic treatment", "antibiotic-associated diarrhoea", "antibiotic-associated diarrhoea"),
+    (
+        "Probiotics",
+        "probiotic treatment",
+        "antibiotic-associated diarrhoea",
+        "antibiotic-associated diarrhoea",
+    ),
     ("Mediterranean diet", "the Mediterranean diet", "cardiovascular events", "major cardiovascular events"),
     ("Screen time", "screen time", "sleep duration", "sleep duration"),
     ("Cognitive behavioural therapy", "CBT", "insomnia severity", "insomnia severity index scores"),
@@ -59,7 +65,12 @@ TOPICS = [
 # Topics whose passage names the claim's outcome from its other end (lower mortality is higher survival).
 OTHER_END = [
     ("Vitamin A supplementation", "vitamin A", "child survival", "child mortality"),
-    ("Beta blockers", "beta blockers", "mortality after myocardial infarction", "survival after myocardial infarction"),
+    (
+        "Beta blockers",
+        "beta blockers",
+        "mortality after myocardial infarction",
+        "survival after myocardial infarction",
+    ),
     ("Adjuvant chemotherapy", "adjuvant chemotherapy", "overall survival", "deaths from any cause"),
     ("Intensive insulin therapy", "intensive insulin therapy", "ICU mortality", "survival to ICU discharge"),
 ]
@@ -67,8 +78,18 @@ TOPICS += OTHER_END
 # Topics whose passage names the claim's exposure from its other end (weight loss for obesity).
 EXPOSURE_OTHER_END = [
     ("Obesity", "weight loss", "the risk of type 2 diabetes", "type 2 diabetes incidence"),
-    ("Cigarette smoking", "smoking cessation", "the risk of myocardial infarction", "myocardial infarction risk"),
-    ("Physical inactivity", "physical activity", "the risk of coronary heart disease", "coronary heart disease risk"),
+    (
+        "Cigarette smoking",
+        "smoking cessation",
+        "the risk of myocardial infarction",
+        "myocardial infarction risk",
+    ),
+    (
+        "Physical inactivity",
+        "physical activity",
+        "the risk of coronary heart disease",
+        "coronary heart disease risk",
+    ),
 ]
 TOPICS += EXPOSURE_OTHER_END
 # A nutrient's status and its supplementation: indirect evidence on each other, no vote either way.
@@ -78,13 +99,22 @@ _FLIPPED = {"up": "down", "down": "up"}
 # Claim forms by what they assert: (template, direction) — direction is up, down, none, not_down, not_up,
 # either (an effect or an association of no stated direction).
 CLAIMS = [
-    ("{X} reduces {Y}.", "down"), ("{X} lowers {Y}.", "down"), ("{X} decreases {Y}.", "down"),
-    ("{X} is associated with lower {Y}.", "down"), ("{X} may reduce {Y}.", "down"),
-    ("{X} increases {Y}.", "up"), ("{X} raises {Y}.", "up"), ("{X} is associated with higher {Y}.", "up"),
+    ("{X} reduces {Y}.", "down"),
+    ("{X} lowers {Y}.", "down"),
+    ("{X} decreases {Y}.", "down"),
+    ("{X} is associated with lower {Y}.", "down"),
+    ("{X} may reduce {Y}.", "down"),
+    ("{X} increases {Y}.", "up"),
+    ("{X} raises {Y}.", "up"),
+    ("{X} is associated with higher {Y}.", "up"),
     ("{X} leads to an increase in {Y}.", "up"),
-    ("{X} has no effect on {Y}.", "none"), ("{X} does not affect {Y}.", "none"),
-    ("{X} does not reduce {Y}.", "not_down"), ("{X} does not increase {Y}.", "not_up"),
-    ("{X} affects {Y}.", "either"), ("{Y} is influenced by {X}.", "either"), ("{X} plays a role in {Y}.", "either"),
+    ("{X} has no effect on {Y}.", "none"),
+    ("{X} does not affect {Y}.", "none"),
+    ("{X} does not reduce {Y}.", "not_down"),
+    ("{X} does not increase {Y}.", "not_up"),
+    ("{X} affects {Y}.", "either"),
+    ("{Y} is influenced by {X}.", "either"),
+    ("{X} plays a role in {Y}.", "either"),
 ]
 # Passage forms by what they report: (template, reported) — reported is up, down, none, offtopic, aim.
 PASSAGES = [
@@ -109,11 +139,20 @@ PASSAGES = [
 ]
 EXPECTED = {  # (claim direction, reported) → relation
     **{(c, r): "SUPPORTS" if c == r else "REFUTES" for c in ("up", "down") for r in ("up", "down")},
-    ("up", "none"): "REFUTES", ("down", "none"): "REFUTES",
-    ("none", "none"): "SUPPORTS", ("none", "up"): "REFUTES", ("none", "down"): "REFUTES",
-    ("not_down", "down"): "REFUTES", ("not_down", "none"): "SUPPORTS", ("not_down", "up"): "SUPPORTS",
-    ("not_up", "up"): "REFUTES", ("not_up", "none"): "SUPPORTS", ("not_up", "down"): "SUPPORTS",
-    ("either", "up"): "SUPPORTS", ("either", "down"): "SUPPORTS", ("either", "none"): "REFUTES",
+    ("up", "none"): "REFUTES",
+    ("down", "none"): "REFUTES",
+    ("none", "none"): "SUPPORTS",
+    ("none", "up"): "REFUTES",
+    ("none", "down"): "REFUTES",
+    ("not_down", "down"): "REFUTES",
+    ("not_down", "none"): "SUPPORTS",
+    ("not_down", "up"): "SUPPORTS",
+    ("not_up", "up"): "REFUTES",
+    ("not_up", "none"): "SUPPORTS",
+    ("not_up", "down"): "SUPPORTS",
+    ("either", "up"): "SUPPORTS",
+    ("either", "down"): "SUPPORTS",
+    ("either", "none"): "REFUTES",
 }
 
 
@@ -148,8 +187,16 @@ def cases(n: int = 400, seed: int = 7) -> list[DirectionCase]:
             reported = _FLIPPED.get(reported, reported)
         indirect = TOPICS[ti] in INDIRECT and reported != "offtopic"
         expected = "NEUTRAL" if reported in ("aim", "offtopic") or indirect else EXPECTED[(said, reported)]
-        out.append(DirectionCase(claim=claim, passage=passage, expected=expected, claim_form=claim_form,
-                                 passage_form=passage_form, topic=x_claim))
+        out.append(
+            DirectionCase(
+                claim=claim,
+                passage=passage,
+                expected=expected,
+                claim_form=claim_form,
+                passage_form=passage_form,
+                topic=x_claim,
+            )
+        )
     return out
 
 
@@ -172,12 +219,16 @@ def main() -> None:
         right["cross-encoder alone"] += theirs.relation == case.expected
         if mine.relation != case.expected:
             errors.append((case, mine))
-    print(f"direction suite: {len(suite)} cases over {len({c.topic for c in suite})} topics, "
-          f"{len(CLAIMS)} claim forms, {len(PASSAGES)} passage forms")
+    print(
+        f"direction suite: {len(suite)} cases over {len({c.topic for c in suite})} topics, "
+        f"{len(CLAIMS)} claim forms, {len(PASSAGES)} passage forms"
+    )
     for name, count in right.items():
         print(f"  {name:22s} {count / len(suite):.3f} right ({count}/{len(suite)})")
-    for case, mine in errors[:args.show_errors]:
-        print(f"  ✗ expected {case.expected}, got {mine.relation}: {case.claim} | {case.passage} | {mine.reason}")
+    for case, mine in errors[: args.show_errors]:
+        print(
+            f"  ✗ expected {case.expected}, got {mine.relation}: {case.claim} | {case.passage} | {mine.reason}"
+        )
 
 
 if __name__ == "__main__":

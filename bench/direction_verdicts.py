@@ -23,13 +23,13 @@ import argparse
 import json
 
 from bench.common import require_data
+from bench.judge_abstracts import THRESHOLDS, at_threshold, cached
 from bench.verification import VERDICT_TO_LABEL, build_eval_set, report
 from lyra_core.direction.claim_frame import read_claim
 from lyra_core.scoring import Evidence, ScoringRule, score_claim
-from bench.judge_abstracts import THRESHOLDS, at_threshold, cached
+from lyra_resources.home import resolve_home
 from lyra_resources.models.direction_judge import READER_ALONE_MIN, direction_reader, judge_triples
 from lyra_resources.models.inference import nli_model, set_threads
-from lyra_resources.home import resolve_home
 
 
 def oracle_set(data) -> list[dict]:
@@ -44,8 +44,16 @@ def oracle_set(data) -> list[dict]:
         if not read_claim(claim["claim"]).directional:
             continue
         cited = [str(d) for d in claim["cited_doc_ids"] if str(d) in abstracts]
-        out.append({"id": claim["id"], "claim": claim["claim"], "gold": gold_label(claim),
-                    "oracle": [{"doc": d, "text": f.text} for d in cited for f in make_fragments(d, abstracts[d])]})
+        out.append(
+            {
+                "id": claim["id"],
+                "claim": claim["claim"],
+                "gold": gold_label(claim),
+                "oracle": [
+                    {"doc": d, "text": f.text} for d in cited for f in make_fragments(d, abstracts[d])
+                ],
+            }
+        )
     return out
 
 
@@ -59,32 +67,42 @@ def main() -> None:
     parser.add_argument("--home", default=None)
     parser.add_argument("--limit", type=int, default=0, help="only the first N directional claims (0: all)")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--evidence", choices=("both", "oracle"), default="both",
-                        help="oracle: only the cited papers' windows (no corpus search or embedding: minutes, not an hour)")
+    parser.add_argument(
+        "--evidence",
+        choices=("both", "oracle"),
+        default="both",
+        help="oracle: only the cited papers' windows (no corpus search or embedding: minutes, not an hour)",
+    )
     args = parser.parse_args()
     set_threads(args.threads)
     data = require_data("scifact")
     if args.evidence == "both":
-        claims = [c for c in build_eval_set(data, resolve_home(args.home)) if read_claim(c["claim"]).directional]
+        claims = [
+            c for c in build_eval_set(data, resolve_home(args.home)) if read_claim(c["claim"]).directional
+        ]
     else:
         claims = oracle_set(data)
-    claims = claims[:args.limit] if args.limit else claims
+    claims = claims[: args.limit] if args.limit else claims
     papers = {}
     with (data / "corpus.jsonl").open(encoding="utf-8") as handle:
         for line in handle:
             row = json.loads(line)
             papers[str(row["doc_id"])] = f"{row['title']} {' '.join(row['abstract'])}"
     gold = {c["id"]: c["gold"] for c in claims}
-    print(f"SciFact train claims with a direction: {len(claims)} of the train set "
-          f"({sum(g == 'SUPPORT' for g in gold.values())} SUPPORT, "
-          f"{sum(g == 'CONTRADICT' for g in gold.values())} CONTRADICT, {sum(g == 'NEI' for g in gold.values())} NEI)")
+    print(
+        f"SciFact train claims with a direction: {len(claims)} of the train set "
+        f"({sum(g == 'SUPPORT' for g in gold.values())} SUPPORT, "
+        f"{sum(g == 'CONTRADICT' for g in gold.values())} CONTRADICT, {sum(g == 'NEI' for g in gold.values())} NEI)"
+    )
     verifier = nli_model()
     read, answered = cached(direction_reader().predict, {}), {}
     nli = cached(verifier.predict, answered)
     for mode in ("retrieved", "oracle") if args.evidence == "both" else ("oracle",):
         items = [(c["id"], c["claim"], f["text"], f["doc"]) for c in claims for f in c[mode]]
         crossed = verifier.predict([(text, claim) for _, claim, text, _ in items])
-        answered.update({(text, claim): p.model_dump() for (_, claim, text, _), p in zip(items, crossed, strict=True)})
+        answered.update(
+            {(text, claim): p.model_dump() for (_, claim, text, _), p in zip(items, crossed, strict=True)}
+        )
         triples = [(claim, text, papers.get(doc, "")) for _, claim, text, doc in items]
         by_cross: dict[int, list] = {c["id"]: [] for c in claims}
         for (cid, _, _, doc), cross in zip(items, crossed, strict=True):
@@ -95,8 +113,12 @@ def main() -> None:
         before = judge_triples(triples, read, nli, "cross-encoder")
         extremes = [judge_triples(triples, read, nli, "reader", t) for t in (0.0, 1.01)]
         rules = [("no direction stated: cross-encoder", before)] + [
-            (f"no direction stated: reader ≥ {t:.2f}{' (shipped)' if t == READER_ALONE_MIN else ''}",
-             at_threshold(*extremes, t)) for t in THRESHOLDS]
+            (
+                f"no direction stated: reader ≥ {t:.2f}{' (shipped)' if t == READER_ALONE_MIN else ''}",
+                at_threshold(*extremes, t),
+            )
+            for t in THRESHOLDS
+        ]
         for name, judged in rules:
             by_direction: dict[int, list] = {c["id"]: [] for c in claims}
             for (cid, _, _, doc), direct in zip(items, judged, strict=True):

@@ -42,7 +42,9 @@ VARIANTS = [  # (name, precision, max tokens, batch size)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--docs", type=int, default=600)
     parser.add_argument("--seed", type=int, default=13)
@@ -52,22 +54,31 @@ def main() -> None:
 
     beir = require_data("scifact", "beir")
     qrels = read_qrels(beir / "qrels" / "train.tsv")
-    queries = random.Random(args.seed).sample([q for q in read_jsonl(beir / "queries_train.jsonl")
-                                               if q["_id"] in qrels], args.queries)
+    queries = random.Random(args.seed).sample(
+        [q for q in read_jsonl(beir / "queries_train.jsonl") if q["_id"] in qrels], args.queries
+    )
     corpus = LocalCorpus.open(beir / "corpus.jsonl", cache_dir=Path(tempfile.mkdtemp()))
     docs = {r.source_id: r for r in corpus.records}  # embedded as a task embeds them (document_text)
     relevant = sorted({doc for q in queries for doc in qrels[q["_id"]] if doc in docs})
-    others = random.Random(args.seed).sample(sorted(set(docs) - set(relevant)), max(args.docs - len(relevant), 0))
+    others = random.Random(args.seed).sample(
+        sorted(set(docs) - set(relevant)), max(args.docs - len(relevant), 0)
+    )
     doc_ids = relevant + others
     texts = [document_text(docs[d]) for d in doc_ids]
     bm25_index = Bm25Index([index_terms(t) for t in texts])
-    print(f"BEIR-SciFact train sample (seed {args.seed}): {len(queries)} queries, {len(texts)} papers "
-          f"({len(relevant)} relevant to them); threads {args.threads}")
+    print(
+        f"BEIR-SciFact train sample (seed {args.seed}): {len(queries)} queries, {len(texts)} papers "
+        f"({len(relevant)} relevant to them); threads {args.threads}"
+    )
     config = RankingConfig()
     base: tuple[float, float, float] | None = None
-    print(f"{'variant':<26} {'docs/s':>8} {'speed':>7} {'CPU ms/doc':>11} {'dense nDCG@10':>14} {'hybrid nDCG@10':>15}")
+    print(
+        f"{'variant':<26} {'docs/s':>8} {'speed':>7} {'CPU ms/doc':>11} {'dense nDCG@10':>14} {'hybrid nDCG@10':>15}"
+    )
     for name, precision, max_tokens, batch in VARIANTS:
-        embedder = Embedder(batch_size=batch, encoding=EmbeddingEncoding(precision=precision, max_tokens=max_tokens))
+        embedder = Embedder(
+            batch_size=batch, encoding=EmbeddingEncoding(precision=precision, max_tokens=max_tokens)
+        )
         embedder.encode(texts[:batch])  # load and warm up
         started, cpu_started = time.perf_counter(), time.process_time()
         vectors = embedder.encode(texts)
@@ -79,14 +90,19 @@ def main() -> None:
             dense = cosine(qvec, vectors)
             dense_ndcg.append(ndcg_at_k([doc_ids[i] for i in top_k(dense, 10)], qrels[q["_id"]], 10))
             bm25 = np.asarray(bm25_index.get_scores(index_terms(q["text"])), dtype=float)
-            scores = rank_candidates(bm25, qvec, lambda idx: vectors[idx], None, config, dense=dense)
+            scores = rank_candidates(
+                bm25, qvec, lambda idx, vectors=vectors: vectors[idx], None, config, dense=dense
+            )
             reached = np.flatnonzero(scores["final_rank"] > 0)
             ranked = reached[np.argsort(scores["final_rank"][reached])]
             hybrid_ndcg.append(ndcg_at_k([doc_ids[i] for i in ranked], qrels[q["_id"]], 10))
         row = (rate, float(np.mean(dense_ndcg)), float(np.mean(hybrid_ndcg)))
         base = base or row
-        print(f"{name:<26} {rate:8.1f} {rate / base[0]:6.2f}× {cpu_ms:11.1f} {row[1]:8.4f} ({row[1] - base[1]:+.4f}) "
-              f"{row[2]:8.4f} ({row[2] - base[2]:+.4f})", flush=True)
+        print(
+            f"{name:<26} {rate:8.1f} {rate / base[0]:6.2f}× {cpu_ms:11.1f} {row[1]:8.4f} ({row[1] - base[1]:+.4f}) "
+            f"{row[2]:8.4f} ({row[2] - base[2]:+.4f})",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -45,15 +45,22 @@ def score(findings: list[Finding]) -> dict[str, float]:
     figures_read = figures_right = rules_read = rules_right = 0
     for finding in findings:
         reading = read_passage(finding.span, finding.intervention, finding.outcome)
-        if reading.source == "figures":  # the figures show a direction (then turned round where the arms say so)
+        if (
+            reading.source == "figures"
+        ):  # the figures show a direction (then turned round where the arms say so)
             figures_read += 1
             figures_right += reading.direction == finding.label
         if reading.direction is not None:
             rules_read += 1
             rules_right += reading.direction == finding.label
     n = len(findings) or 1
-    return {"spans": len(findings), "figures_read": figures_read / n, "figures_right": figures_right / max(1, figures_read),
-            "rules_read": rules_read / n, "rules_right": rules_right / max(1, rules_read)}
+    return {
+        "spans": len(findings),
+        "figures_read": figures_read / n,
+        "figures_right": figures_right / max(1, figures_read),
+        "rules_read": rules_read / n,
+        "rules_right": rules_right / max(1, rules_read),
+    }
 
 
 def measure(folder: Path) -> dict[str, dict[str, float]]:
@@ -67,27 +74,38 @@ def measure(folder: Path) -> dict[str, dict[str, float]]:
 def baseline(revision: str) -> dict[str, dict[str, float]]:
     """The same measure with ``lyra_core`` as it was at ``revision`` (this bench's own code as it is now)."""
     root = Path(__file__).resolve().parent.parent
-    archive = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", revision, "lyra_core"],
-                             check=True, capture_output=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(root), "archive", "--format=tar", revision, "lyra_core"],
+        check=True,
+        capture_output=True,
+    ).stdout
     with tempfile.TemporaryDirectory() as folder:
         with tarfile.open(fileobj=BytesIO(archive)) as tar:
             tar.extractall(folder, filter="data")
         # the exported lyra_core first on the path, ahead of the working directory's
-        run = (f"import runpy, sys; sys.path.insert(0, {folder!r}); "
-               "runpy.run_module('bench.figure_reading', run_name='__main__')")
-        done = subprocess.run([sys.executable, "-c", run, "--json"], cwd=root, check=True, capture_output=True,
-                              text=True)
+        run = (
+            f"import runpy, sys; sys.path.insert(0, {folder!r}); "
+            "runpy.run_module('bench.figure_reading', run_name='__main__')"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", run, "--json"], cwd=root, check=True, capture_output=True, text=True
+        )
     return json.loads(done.stdout)
 
 
 def _row(name: str, side: str, figures: dict[str, float]) -> str:
-    return (f"  {name:<9} {side:<17} {figures['spans']:>5}  {figures['figures_read']:>6.1%}  {figures['figures_right']:>6.1%}"
-            f"  {figures['rules_read']:>6.1%}  {figures['rules_right']:>6.1%}")
+    return (
+        f"  {name:<9} {side:<17} {figures['spans']:>5}  {figures['figures_read']:>6.1%}  "
+        f"{figures['figures_right']:>6.1%}"
+        f"  {figures['rules_read']:>6.1%}  {figures['rules_right']:>6.1%}"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--baseline", metavar="REV", help="also read the spans with lyra_core at this git revision")
+    parser.add_argument(
+        "--baseline", metavar="REV", help="also read the spans with lyra_core at this git revision"
+    )
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     now = measure(require_data("nli_training", "evidence_inference"))
@@ -96,7 +114,9 @@ def main() -> None:
         return
     rows = [("before", baseline(args.baseline)), ("after", now)] if args.baseline else [("now", now)]
     print("figures and findings read on Evidence Inference v2 spans that hold a number")
-    print(f"  {'reading':<9} {'side':<17} {'spans':>5}  {'fig.read':>6}  {'right':>6}  {'rules':>6}  {'right':>6}")
+    print(
+        f"  {'reading':<9} {'side':<17} {'spans':>5}  {'fig.read':>6}  {'right':>6}  {'rules':>6}  {'right':>6}"
+    )
     for side in SIDES:
         for name, figures in rows:
             print(_row(name, side, figures[side]))

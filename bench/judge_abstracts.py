@@ -84,7 +84,9 @@ def build_claims(folder: Path, split: str, prompts: int, seed: int) -> list[dict
         first.setdefault(f.prompt, f)
     with (folder / "prompts_merged.csv").open(encoding="utf-8") as handle:
         known = {row["PromptID"] for row in csv.DictReader(handle)}
-    ids = sorted(p for p in votes if p in known and (folder / "abstracts" / f"PMC{first[p].article}.abst").exists())
+    ids = sorted(
+        p for p in votes if p in known and (folder / "abstracts" / f"PMC{first[p].article}.abst").exists()
+    )
     rng = random.Random(seed)
     chosen = sorted(rng.sample(ids, min(prompts, len(ids))), key=int)
     articles = sorted({first[p].article for p in ids})
@@ -94,30 +96,52 @@ def build_claims(folder: Path, split: str, prompts: int, seed: int) -> list[dict
         higher = rng.random() < 0.5
         for form in _FORMS:
             text = claim_text(form, f.intervention, f.comparator, f.outcome, higher)
-            claims.append({"prompt": prompt, "claim": text, "article": f.article, "gold": gold_of(form, found, higher),
-                           "form": form})
+            claims.append(
+                {
+                    "prompt": prompt,
+                    "claim": text,
+                    "article": f.article,
+                    "gold": gold_of(form, found, higher),
+                    "form": form,
+                }
+            )
         other = rng.choice([a for a in articles if a != f.article])
         form = rng.choice(_FORMS)
-        claims.append({"prompt": prompt, "claim": claim_text(form, f.intervention, f.comparator, f.outcome, higher),
-                       "article": other, "gold": "NEI", "form": form})
+        claims.append(
+            {
+                "prompt": prompt,
+                "claim": claim_text(form, f.intervention, f.comparator, f.outcome, higher),
+                "article": other,
+                "gold": "NEI",
+                "form": form,
+            }
+        )
     return claims
 
 
-def cached(predict: Callable[[list[tuple[str, str]]], list], cache: dict) -> Callable[[list[tuple[str, str]]], list[dict]]:
+def cached(
+    predict: Callable[[list[tuple[str, str]]], list], cache: dict
+) -> Callable[[list[tuple[str, str]]], list[dict]]:
     """``predict`` behind a cache of its answers, as ``{"label", "confidence", "probs"}``."""
+
     def serve(pairs: list[tuple[str, str]]) -> list[dict]:
         missing = sorted({p for p in pairs if p not in cache})
         for pair, result in zip(missing, predict(missing), strict=True):
             cache[pair] = result.model_dump()
         return [cache[p] for p in pairs]
+
     return serve
 
 
-def at_threshold(voting: list[EdgeJudgement], silent: list[EdgeJudgement], reader_min: float) -> list[EdgeJudgement]:
+def at_threshold(
+    voting: list[EdgeJudgement], silent: list[EdgeJudgement], reader_min: float
+) -> list[EdgeJudgement]:
     """The edges ``judge_triples`` gives at ``reader_min``, from its edges at 0 (the reader alone always
     decides) and above 1 (never): the model outputs and the rules read once for every threshold."""
-    return [v if s.reader_probability is None or s.reader_probability >= reader_min else s
-            for v, s in zip(voting, silent, strict=True)]
+    return [
+        v if s.reader_probability is None or s.reader_probability >= reader_min else s
+        for v, s in zip(voting, silent, strict=True)
+    ]
 
 
 def verdict_of(edges: list[EdgeJudgement], article: str) -> str:
@@ -130,7 +154,9 @@ class Run:
 
     def __init__(self, folder: Path, claims: list[dict]):
         self.claims = claims
-        self.papers = {a: read_abstract(folder / "abstracts" / f"PMC{a}.abst") for a in {c["article"] for c in claims}}
+        self.papers = {
+            a: read_abstract(folder / "abstracts" / f"PMC{a}.abst") for a in {c["article"] for c in claims}
+        }
         self.triples, self.owner = [], []
         for i, c in enumerate(claims):
             title, abstract = self.papers[c["article"]]
@@ -144,7 +170,9 @@ class Run:
         if unstated == "reader":
             # the two extremes judged once; a threshold picks, per edge, between them as judge_triples would
             if not hasattr(self, "_extremes"):
-                self._extremes = [judge_triples(self.triples, self.read, self.nli, "reader", t) for t in (0.0, 1.01)]
+                self._extremes = [
+                    judge_triples(self.triples, self.read, self.nli, "reader", t) for t in (0.0, 1.01)
+                ]
             judged = at_threshold(*self._extremes, reader_min)
         else:
             judged = judge_triples(self.triples, self.read, self.nli, unstated, reader_min)
@@ -154,7 +182,9 @@ class Run:
         return out
 
     def verdicts(self, edges: list[list[EdgeJudgement]]) -> dict[int, str]:
-        return {i: verdict_of(e, c["article"]) for i, (c, e) in enumerate(zip(self.claims, edges, strict=True))}
+        return {
+            i: verdict_of(e, c["article"]) for i, (c, e) in enumerate(zip(self.claims, edges, strict=True))
+        }
 
     def gold(self) -> dict[int, str]:
         return {i: c["gold"] for i, c in enumerate(self.claims)}
@@ -166,17 +196,24 @@ class Run:
         for c, e in zip(self.claims, edges, strict=True):
             if c["gold"] != "NEI" and c["form"] == "decrease":
                 on_own[c["prompt"]] = e
-        anywhere = sum(any(x.effect_figures and x.exposure_matched and x.outcome_matched for x in e)
-                       for e in on_own.values())
-        deciding = sum(bool(max(e, key=lambda x: max(x.p_supports, x.p_refutes)).effect_figures)
-                       for e in on_own.values() if e)
+        anywhere = sum(
+            any(x.effect_figures and x.exposure_matched and x.outcome_matched for x in e)
+            for e in on_own.values()
+        )
+        deciding = sum(
+            bool(max(e, key=lambda x: max(x.p_supports, x.p_refutes)).effect_figures)
+            for e in on_own.values()
+            if e
+        )
         return len(on_own), anywhere, deciding
 
 
 def describe(claims: list[dict]) -> str:
     counts = Counter(c["gold"] for c in claims)
-    return (f"{len({c['prompt'] for c in claims})} prompts, {len(claims)} claims "
-            f"({counts['SUPPORT']} SUPPORT, {counts['CONTRADICT']} CONTRADICT, {counts['NEI']} NEI)")
+    return (
+        f"{len({c['prompt'] for c in claims})} prompts, {len(claims)} claims "
+        f"({counts['SUPPORT']} SUPPORT, {counts['CONTRADICT']} CONTRADICT, {counts['NEI']} NEI)"
+    )
 
 
 def main() -> None:
@@ -193,10 +230,17 @@ def main() -> None:
     gold = validation.gold()
     scores = {}
     for threshold in THRESHOLDS:
-        scores[threshold] = report(f"the reader alone votes at ≥ {threshold:.2f}", gold, validation.verdicts(validation.edges("reader", threshold)))
+        scores[threshold] = report(
+            f"the reader alone votes at ≥ {threshold:.2f}",
+            gold,
+            validation.verdicts(validation.edges("reader", threshold)),
+        )
     chosen = max(THRESHOLDS, key=lambda t: (round(scores[t], 3), t))
-    report("cross-encoder where no direction is stated (before)", gold,
-           validation.verdicts(validation.edges("cross-encoder")))
+    report(
+        "cross-encoder where no direction is stated (before)",
+        gold,
+        validation.verdicts(validation.edges("cross-encoder")),
+    )
     print(f"chosen on validation: the reader alone votes at ≥ {chosen:.2f}")
     test = Run(folder, build_claims(folder, "test", args.prompts, args.seed))
     print(f"test: {describe(test.claims)}, {len(test.triples)} (claim, window) pairs")
@@ -206,9 +250,11 @@ def main() -> None:
     report(f"after: the reader alone at ≥ {chosen:.2f}, else no vote", gold, test.verdicts(after))
     for name, edges in (("before", before), ("after", after)):
         prompts, anywhere, deciding = test.figures_read(edges)
-        print(f"  figures read ({name}): {anywhere} of {prompts} prompts on an edge about both parts of the "
-              f"trial's own abstract ({anywhere / max(prompts, 1):.0%}); on the deciding edge {deciding} "
-              f"({deciding / max(prompts, 1):.0%})")
+        print(
+            f"  figures read ({name}): {anywhere} of {prompts} prompts on an edge about both parts of the "
+            f"trial's own abstract ({anywhere / max(prompts, 1):.0%}); on the deciding edge {deciding} "
+            f"({deciding / max(prompts, 1):.0%})"
+        )
     print(f"{time.perf_counter() - started:.0f} s")
 
 

@@ -73,7 +73,9 @@ def _as_server_user() -> tuple[list[str], str]:
     try:
         pwd.getpwnam(SERVER_USER)
     except KeyError:
-        raise ServerUnavailable(f"running as root and there is no {SERVER_USER!r} user for Postgres to run as") from None
+        raise ServerUnavailable(
+            f"running as root and there is no {SERVER_USER!r} user for Postgres to run as"
+        ) from None
     return ["runuser", "-u", SERVER_USER, "--"], SERVER_USER
 
 
@@ -81,15 +83,18 @@ def _run(command: list[str], server_log: Path) -> None:
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     if done.returncode != 0:
         logged = server_log.read_text(errors="replace")[-2000:] if server_log.exists() else ""
-        raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout}{done.stderr}{logged}")
+        raise RuntimeError(
+            f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout}{done.stderr}{logged}"
+        )
 
 
 @contextmanager
 def start_postgres() -> Iterator[PostgresServer]:
     """Create, start, yield and finally stop and delete a throw-away Postgres cluster."""
     if not (PG_BIN / "initdb").exists() or not (PG_BIN / "pg_ctl").exists():
-        raise ServerUnavailable(f"PostgreSQL binaries not found in {PG_BIN} (scripts/install-system-deps.sh "
-                                "installs them)")
+        raise ServerUnavailable(
+            f"PostgreSQL binaries not found in {PG_BIN} (scripts/install-system-deps.sh installs them)"
+        )
     prefix, superuser = _as_server_user()
     root = Path(tempfile.mkdtemp(prefix="lyra-pg-"))
     data, log = root / "data", root / "server.log"
@@ -98,11 +103,40 @@ def start_postgres() -> Iterator[PostgresServer]:
         os.chown(root, user.pw_uid, user.pw_gid)
     port = free_port()
     try:
-        _run([*prefix, str(PG_BIN / "initdb"), "-D", str(data), "-U", superuser, "--auth=trust",
-              "--no-sync", "-E", "UTF8", "--locale=C"], log)
+        _run(
+            [
+                *prefix,
+                str(PG_BIN / "initdb"),
+                "-D",
+                str(data),
+                "-U",
+                superuser,
+                "--auth=trust",
+                "--no-sync",
+                "-E",
+                "UTF8",
+                "--locale=C",
+            ],
+            log,
+        )
         options = f"-h 127.0.0.1 -p {port} -k {root} -c fsync=off -c full_page_writes=off"
-        _run([*prefix, str(PG_BIN / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, "-w",
-              "-t", "60", "start"], log)
+        _run(
+            [
+                *prefix,
+                str(PG_BIN / "pg_ctl"),
+                "-D",
+                str(data),
+                "-l",
+                str(log),
+                "-o",
+                options,
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ],
+            log,
+        )
         try:
             yield PostgresServer(root, port, superuser)
         finally:
@@ -126,20 +160,39 @@ def start_redis(folder: Path) -> Iterator[str]:
     """Start ``redis-server`` (its log in ``folder``), yield its URL (database 0), stop it at the end."""
     binary = shutil.which("redis-server") or shutil.which("redis-server", path="/usr/sbin:/usr/bin")
     if binary is None:
-        raise ServerUnavailable("redis-server is not installed (apt-get install redis-server; "
-                                "scripts/install-system-deps.sh)")
+        raise ServerUnavailable(
+            "redis-server is not installed (apt-get install redis-server; scripts/install-system-deps.sh)"
+        )
     port = free_port()
     folder.mkdir(parents=True, exist_ok=True)
     log = folder / "redis.log"
-    server = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                               "--dir", str(folder), "--logfile", str(log)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    server = subprocess.Popen(
+        [
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(folder),
+            "--logfile",
+            str(log),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+    )
     try:
         deadline = time.monotonic() + 20
         while not answers_ping(port):
             if server.poll() is not None or time.monotonic() > deadline:
                 tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
-                raise RuntimeError(f"redis-server on port {port} did not start (exit {server.poll()}): {tail}")
+                raise RuntimeError(
+                    f"redis-server on port {port} did not start (exit {server.poll()}): {tail}"
+                )
             time.sleep(0.05)
         yield f"redis://127.0.0.1:{port}/0"
     finally:
@@ -161,16 +214,34 @@ def lyra_workers(count: int, home: Path, env: dict[str, str], logs: Path) -> Ite
     try:
         for i in range(count):
             log = (logs / f"worker{i}.log").open("w")
-            workers.append(subprocess.Popen(
-                [sys.executable, "-m", "lyra_tools.cli", "worker", "--home", str(home), "--concurrency", "1"],
-                cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+            workers.append(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "lyra_tools.cli",
+                        "worker",
+                        "--home",
+                        str(home),
+                        "--concurrency",
+                        "1",
+                    ],
+                    cwd=REPO_ROOT,
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            )
         # A worker imports Dagster, Celery and Lyra before it says it is ready: minutes on a loaded machine.
         deadline = time.monotonic() + 300
         for i, worker in enumerate(workers):
             while " ready." not in (logs / f"worker{i}.log").read_text(errors="replace"):
                 if worker.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"lyra worker {i} did not get ready (exit {worker.poll()}):\n"
-                                       + (logs / f"worker{i}.log").read_text(errors="replace")[-3000:])
+                    raise RuntimeError(
+                        f"lyra worker {i} did not get ready (exit {worker.poll()}):\n"
+                        + (logs / f"worker{i}.log").read_text(errors="replace")[-3000:]
+                    )
                 time.sleep(0.2)
         yield workers
     finally:

@@ -78,8 +78,11 @@ def _unit(*parts: object) -> float:
 def source_rows(n_claims: int) -> dict:
     """One task's worth of rows (task-independent parts) from the real SciFact files."""
     corpus = {str(d["doc_id"]): d for d in read_jsonl(require_data("scifact", "corpus.jsonl"))}
-    claims = [c for c in read_jsonl(require_data("scifact", "claims_train.jsonl"))
-              if any(str(d) in corpus for d in c.get("cited_doc_ids", []))][:n_claims]
+    claims = [
+        c
+        for c in read_jsonl(require_data("scifact", "claims_train.jsonl"))
+        if any(str(d) in corpus for d in c.get("cited_doc_ids", []))
+    ][:n_claims]
     cited = list(dict.fromkeys(str(d) for c in claims for d in c["cited_doc_ids"] if str(d) in corpus))
     others = [d for d in corpus if d not in set(cited)]
     docs = cited + random.Random(7).sample(others, 100)
@@ -90,12 +93,35 @@ def source_rows(n_claims: int) -> dict:
         abstract = " ".join(doc["abstract"])
         page_id = "pg_" + hashlib.sha1(f"{paper_id}\x1fabstract".encode()).hexdigest()[:16]
         page_of_doc[doc_id] = page_id
-        papers.append({"paper_id": paper_id, "doi": None, "pmid": None, "arxiv_id": None, "title": doc["title"],
-                       "abstract": abstract, "year": None, "venue": None, "url": None,
-                       "sources": [f"local:{doc_id}"], "search_rank": rank, "authors": []})
-        pages.append({"page_id": page_id, "paper_id": paper_id, "url": None, "domain": "local",
-                      "kind": "abstract", "title": doc["title"]})
-        fragments += [f.model_dump() for f in make_fragments(page_id, abstract, window=2, stride=1, max_chars=1200)]
+        papers.append(
+            {
+                "paper_id": paper_id,
+                "doi": None,
+                "pmid": None,
+                "arxiv_id": None,
+                "title": doc["title"],
+                "abstract": abstract,
+                "year": None,
+                "venue": None,
+                "url": None,
+                "sources": [f"local:{doc_id}"],
+                "search_rank": rank,
+                "authors": [],
+            }
+        )
+        pages.append(
+            {
+                "page_id": page_id,
+                "paper_id": paper_id,
+                "url": None,
+                "domain": "local",
+                "kind": "abstract",
+                "title": doc["title"],
+            }
+        )
+        fragments += [
+            f.model_dump() for f in make_fragments(page_id, abstract, window=2, stride=1, max_chars=1200)
+        ]
     fragments_df = pd.DataFrame(fragments)
     doc_of_page = {p: d for d, p in page_of_doc.items()}
     index = Bm25Index([tokenize(t) for t in fragments_df["text"]])
@@ -107,45 +133,101 @@ def source_rows(n_claims: int) -> dict:
         for fi in best:
             doc = doc_of_page[fragments_df["page_id"].iat[fi]]
             relation = {"SUPPORT": "SUPPORTS", "CONTRADICT": "REFUTES"}.get(labels.get(doc), "NEUTRAL")
-            pairs.append((ci, int(fi), relation, round(0.5 + 0.49 * _unit(claim["id"], fi), 4),
-                          float(scores[fi]) / (float(scores[best[0]]) or 1.0)))
-    return {"claims": claims, "papers": pd.DataFrame(papers), "pages": pd.DataFrame(pages),
-            "fragments": fragments_df, "pairs": pairs}
+            pairs.append(
+                (
+                    ci,
+                    int(fi),
+                    relation,
+                    round(0.5 + 0.49 * _unit(claim["id"], fi), 4),
+                    float(scores[fi]) / (float(scores[best[0]]) or 1.0),
+                )
+            )
+    return {
+        "claims": claims,
+        "papers": pd.DataFrame(papers),
+        "pages": pd.DataFrame(pages),
+        "fragments": fragments_df,
+        "pairs": pairs,
+    }
 
 
 def task_rows(task_id: str, src: dict, vectors: np.ndarray) -> dict[str, pd.DataFrame]:
     texts = [c["claim"] for c in src["claims"]]
     claim_ids = [claim_id_for(task_id, t) for t in texts]
-    claims = pd.DataFrame({
-        "claim_id": claim_ids, "text": texts, "origin": "user", "extractor": "user", "source_fragment_id": None,
-        "adoption_status": "adopted", "also_in_fragments": [[] for _ in texts],
-        "relevance": [round(_unit("rel", t), 3) for t in texts], "extraction_score": 10.0,
-        "features": [[] for _ in texts]}).drop_duplicates("claim_id")
+    claims = pd.DataFrame(
+        {
+            "claim_id": claim_ids,
+            "text": texts,
+            "origin": "user",
+            "extractor": "user",
+            "source_fragment_id": None,
+            "adoption_status": "adopted",
+            "also_in_fragments": [[] for _ in texts],
+            "relevance": [round(_unit("rel", t), 3) for t in texts],
+            "extraction_score": 10.0,
+            "features": [[] for _ in texts],
+        }
+    ).drop_duplicates("claim_id")
     frags = src["fragments"]
-    edges = pd.DataFrame([{
-        "edge_id": edge_id_for(task_id, frags["fragment_id"].iat[fi], claim_ids[ci]),
-        "fragment_id": frags["fragment_id"].iat[fi], "claim_id": claim_ids[ci], "relation": relation,
-        "nli_label": {"SUPPORTS": "entailment", "REFUTES": "contradiction"}.get(relation, "neutral"),
-        "nli_confidence": conf, "source_trust_level": "unverified", "target_trust_level": None,
-        "model_version": NLI_VERSION, "similarity": sim, "page_id": frags["page_id"].iat[fi],
-        **edge_probabilities(relation, conf),
-        **unread_parts("cross-encoder", f"the cross-encoder reads {relation.lower()} ({conf:.2f})"),
-        "study_design": None, "design_cue": None, "sample_size": None,
-    } for ci, fi, relation, conf, sim in src["pairs"]]).drop_duplicates("edge_id")
+    edges = pd.DataFrame(
+        [
+            {
+                "edge_id": edge_id_for(task_id, frags["fragment_id"].iat[fi], claim_ids[ci]),
+                "fragment_id": frags["fragment_id"].iat[fi],
+                "claim_id": claim_ids[ci],
+                "relation": relation,
+                "nli_label": {"SUPPORTS": "entailment", "REFUTES": "contradiction"}.get(relation, "neutral"),
+                "nli_confidence": conf,
+                "source_trust_level": "unverified",
+                "target_trust_level": None,
+                "model_version": NLI_VERSION,
+                "similarity": sim,
+                "page_id": frags["page_id"].iat[fi],
+                **edge_probabilities(relation, conf),
+                **unread_parts("cross-encoder", f"the cross-encoder reads {relation.lower()} ({conf:.2f})"),
+                "study_design": None,
+                "design_cue": None,
+                "sample_size": None,
+            }
+            for ci, fi, relation, conf, sim in src["pairs"]
+        ]
+    ).drop_duplicates("edge_id")
     by_claim: dict[str, list[Evidence]] = {}
     for e in edges.itertuples(index=False):
-        by_claim.setdefault(e.claim_id, []).append(Evidence(relation=e.relation, nli_confidence=e.nli_confidence,
-                                                            page_id=e.page_id))
-    scores = pd.DataFrame([{"claim_id": cid, **score_claim(by_claim.get(cid, [])).model_dump(), "method": "bayesian"}
-                           for cid in claims["claim_id"]])
+        by_claim.setdefault(e.claim_id, []).append(
+            Evidence(relation=e.relation, nli_confidence=e.nli_confidence, page_id=e.page_id)
+        )
+    scores = pd.DataFrame(
+        [
+            {"claim_id": cid, **score_claim(by_claim.get(cid, [])).model_dump(), "method": "bayesian"}
+            for cid in claims["claim_id"]
+        ]
+    )
     refuted = set(scores.loc[scores["refuting_count"] > 0, "claim_id"])
     topics = build_topics(task_id, claim_ids, texts, vectors, 0.5)
-    topic_rows = pd.DataFrame([{
-        "topic_id": t.topic_id, "label": t.label, "label_method": "distinctive-terms", "claim_count": len(t.members),
-        "has_contradiction": any(claim_ids[i] in refuted for i in t.members),
-        "claim_ids": [claim_ids[i] for i in t.members], "terms": t.terms} for t in topics])
-    return {"papers": src["papers"], "pages": src["pages"], "fragments": src["fragments"], "claims": claims,
-            "nli_edges": edges, "claim_scores": scores, "claim_topics": topic_rows}
+    topic_rows = pd.DataFrame(
+        [
+            {
+                "topic_id": t.topic_id,
+                "label": t.label,
+                "label_method": "distinctive-terms",
+                "claim_count": len(t.members),
+                "has_contradiction": any(claim_ids[i] in refuted for i in t.members),
+                "claim_ids": [claim_ids[i] for i in t.members],
+                "terms": t.terms,
+            }
+            for t in topics
+        ]
+    )
+    return {
+        "papers": src["papers"],
+        "pages": src["pages"],
+        "fragments": src["fragments"],
+        "claims": claims,
+        "nli_edges": edges,
+        "claim_scores": scores,
+        "claim_topics": topic_rows,
+    }
 
 
 def add_feedback(store: LyraStore, task_id: str, rows: dict[str, pd.DataFrame], rng: random.Random) -> int:
@@ -155,8 +237,12 @@ def add_feedback(store: LyraStore, task_id: str, rows: dict[str, pd.DataFrame], 
     calls = 0
     for edge in edges.sample(10, random_state=rng.randrange(10**6)).itertuples(index=False):
         other = rng.choice([r for r in ("SUPPORTS", "REFUTES", "NEUTRAL") if r != edge.relation])
-        apply_feedback(store, task_id, "edge_correct", {"edge_id": edge.edge_id, "correct_relation": other,
-                                                        "reason": "bench correction"})
+        apply_feedback(
+            store,
+            task_id,
+            "edge_correct",
+            {"edge_id": edge.edge_id, "correct_relation": other, "reason": "bench correction"},
+        )
         calls += 1
     for claim_id in rng.sample(list(rows["claims"]["claim_id"]), 3):
         apply_feedback(store, task_id, "claim_reject", {"claim_id": claim_id, "reason": "bench rejection"})
@@ -170,8 +256,10 @@ def build_store(home: Path, n_tasks: int, n_claims: int) -> None:
     started = time.perf_counter()
     src = source_rows(n_claims)
     vectors = embedder().encode([c["claim"] for c in src["claims"]])
-    print(f"source task: {len(src['claims'])} claims, {len(src['papers'])} papers, {len(src['fragments'])} fragments, "
-          f"{len(src['pairs'])} edges ({time.perf_counter() - started:.0f}s)")
+    print(
+        f"source task: {len(src['claims'])} claims, {len(src['papers'])} papers, {len(src['fragments'])} fragments, "
+        f"{len(src['pairs'])} edges ({time.perf_counter() - started:.0f}s)"
+    )
     store = LyraStore.at(home)
     rng = random.Random(11)
     feedback_calls = 0
@@ -187,8 +275,10 @@ def build_store(home: Path, n_tasks: int, n_claims: int) -> None:
         if k % 5 == 0:
             feedback_calls += add_feedback(store, task_id, rows, rng)
     counts = store.fetch_df("SELECT count(DISTINCT task_id) AS tasks, count(*) AS claims FROM claims").iloc[0]
-    print(f"store: {counts['tasks']} tasks, {counts['claims']} claims, {feedback_calls} feedback calls "
-          f"({time.perf_counter() - started:.0f}s)")
+    print(
+        f"store: {counts['tasks']} tasks, {counts['claims']} claims, {feedback_calls} feedback calls "
+        f"({time.perf_counter() - started:.0f}s)"
+    )
 
 
 RUN_QUESTION = "Does vitamin D supplementation reduce the risk of fractures?"
@@ -218,24 +308,37 @@ def sample_args(store: LyraStore, rng: random.Random, n: int, with_run: str) -> 
     topics = store.fetch_df("SELECT task_id, topic_id FROM claim_topics")
     claims = store.fetch_df("SELECT task_id, claim_id FROM claims USING SAMPLE 2000 ROWS")
     out: dict[str, list[dict]] = {}
+
     def pick_topic():
         return topics.iloc[rng.randrange(len(topics))]
+
     def pick_claim():
         return claims.iloc[rng.randrange(len(claims))]
+
     out["get_evidence_summary"] = [{"task_id": rng.choice(tasks)} for _ in range(n)]
     out["list_claim_topics"] = [{"task_id": rng.choice(tasks)} for _ in range(n)]
-    out["get_claims_by_topic"] = [{"task_id": (t := pick_topic())["task_id"], "topic": t["topic_id"]} for _ in range(n)]
-    out["get_claim_evidence"] = [{"claim_id": (c := pick_claim())["claim_id"], "task_id": c["task_id"]} for _ in range(n)]
+    out["get_claims_by_topic"] = [
+        {"task_id": (t := pick_topic())["task_id"], "topic": t["topic_id"]} for _ in range(n)
+    ]
+    out["get_claim_evidence"] = [
+        {"claim_id": (c := pick_claim())["claim_id"], "task_id": c["task_id"]} for _ in range(n)
+    ]
     out["get_claim_evidence (no task_id)"] = [{"claim_id": pick_claim()["claim_id"]} for _ in range(n)]
     out["find_contradictions"] = [{"task_id": rng.choice(tasks)} for _ in range(n)]
     out["get_materials summary"] = [{"task_id": rng.choice(tasks)} for _ in range(n)]
     out["get_materials full"] = [{"task_id": rng.choice(tasks), "format": "full"} for _ in range(n)]
     papers = store.fetch_df("SELECT task_id, paper_id, title FROM papers USING SAMPLE 2000 ROWS")
+
     def pick_paper():
         return papers.iloc[rng.randrange(len(papers))]
-    out["search_papers"] = [{"task_id": (p := pick_paper())["task_id"], "query": " ".join(p["title"].split()[:5])}
-                            for _ in range(n)]
-    out["get_paper"] = [{"task_id": (p := pick_paper())["task_id"], "paper_id": p["paper_id"]} for _ in range(n)]
+
+    out["search_papers"] = [
+        {"task_id": (p := pick_paper())["task_id"], "query": " ".join(p["title"].split()[:5])}
+        for _ in range(n)
+    ]
+    out["get_paper"] = [
+        {"task_id": (p := pick_paper())["task_id"], "paper_id": p["paper_id"]} for _ in range(n)
+    ]
     out["list_tasks"] = [{} for _ in range(n)]
     out["get_status"] = [{"task_id": rng.choice(tasks)} for _ in range(max(n // 3, 5))]
     out["get_status (task with a run)"] = [{"task_id": with_run} for _ in range(max(n // 3, 5))]
@@ -267,10 +370,19 @@ def measure(home: Path, calls: int, with_run: str) -> list[dict]:
                     if answer.is_error:
                         raise SystemExit(f"{label} failed: {answer.content[0].text}")
                     sizes.append(len(answer.content[0].text.encode()))
-                results.append({"tool": label, "calls": len(times), "p50_ms": statistics.median(times),
-                                "p95_ms": float(np.percentile(times, 95)), "max_ms": max(times),
-                                "cpu_p50_ms": statistics.median(cpu), "cpu_p95_ms": float(np.percentile(cpu, 95)),
-                                "median_bytes": int(statistics.median(sizes)), "max_bytes": max(sizes)})
+                results.append(
+                    {
+                        "tool": label,
+                        "calls": len(times),
+                        "p50_ms": statistics.median(times),
+                        "p95_ms": float(np.percentile(times, 95)),
+                        "max_ms": max(times),
+                        "cpu_p50_ms": statistics.median(cpu),
+                        "cpu_p95_ms": float(np.percentile(cpu, 95)),
+                        "median_bytes": int(statistics.median(sizes)),
+                        "max_bytes": max(sizes),
+                    }
+                )
 
     anyio.run(main)
     return results
@@ -280,7 +392,9 @@ GOAL_MS, STATUS_GOAL_MS = 25, 50
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--home", default=".lyra/bench-mcp", help="Lyra home of the benchmark store (reused)")
     parser.add_argument("--tasks", type=int, default=50)
     parser.add_argument("--claims", type=int, default=460, help="claims per task")
@@ -292,26 +406,41 @@ def main() -> None:
     store = LyraStore.at(home)
     if args.rebuild or len(store.list_tasks()) < args.tasks:
         build_store(home, args.tasks, args.claims)
-    counts = store.fetch_df("SELECT (SELECT count(*) FROM tasks) AS tasks, (SELECT count(*) FROM claims) AS claims, "
-                            "(SELECT count(*) FROM nli_edges) AS edges, (SELECT count(*) FROM fragments) AS fragments, "
-                            "(SELECT count(*) FROM edge_reviews) AS reviews").iloc[0]
-    print(f"store {home}: {counts['tasks']} tasks, {counts['claims']:,} claims, {counts['edges']:,} edges, "
-          f"{counts['fragments']:,} fragments, {counts['reviews']} reviewed edges")
+    counts = store.fetch_df(
+        "SELECT (SELECT count(*) FROM tasks) AS tasks, (SELECT count(*) FROM claims) AS claims, "
+        "(SELECT count(*) FROM nli_edges) AS edges, (SELECT count(*) FROM fragments) AS fragments, "
+        "(SELECT count(*) FROM edge_reviews) AS reviews"
+    ).iloc[0]
+    print(
+        f"store {home}: {counts['tasks']} tasks, {counts['claims']:,} claims, {counts['edges']:,} edges, "
+        f"{counts['fragments']:,} fragments, {counts['reviews']} reviewed edges"
+    )
     with_run = task_with_a_run(home)
     results = measure(home, args.calls, with_run)
-    print(f"machine load average before timing: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs "
-          "(wall times include waiting for a CPU; CPU times are this process's own work)")
-    print(f"\n{'tool':34} {'calls':>5} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7} {'cpu p50':>8} {'cpu p95':>8} "
-          f"{'median B':>9} {'max B':>6}")
+    print(
+        f"machine load average before timing: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs "
+        "(wall times include waiting for a CPU; CPU times are this process's own work)"
+    )
+    print(
+        f"\n{'tool':34} {'calls':>5} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7} {'cpu p50':>8} {'cpu p95':>8} "
+        f"{'median B':>9} {'max B':>6}"
+    )
     for r in results:
-        print(f"{r['tool']:34} {r['calls']:5d} {r['p50_ms']:7.1f} {r['p95_ms']:7.1f} {r['max_ms']:7.1f} "
-              f"{r['cpu_p50_ms']:8.1f} {r['cpu_p95_ms']:8.1f} {r['median_bytes']:9d} {r['max_bytes']:6d}")
-    slow = [r["tool"] for r in results
-            if r["p95_ms"] > (STATUS_GOAL_MS if r["tool"].startswith("get_status") else GOAL_MS)]
+        print(
+            f"{r['tool']:34} {r['calls']:5d} {r['p50_ms']:7.1f} {r['p95_ms']:7.1f} {r['max_ms']:7.1f} "
+            f"{r['cpu_p50_ms']:8.1f} {r['cpu_p95_ms']:8.1f} {r['median_bytes']:9d} {r['max_bytes']:6d}"
+        )
+    slow = [
+        r["tool"]
+        for r in results
+        if r["p95_ms"] > (STATUS_GOAL_MS if r["tool"].startswith("get_status") else GOAL_MS)
+    ]
     big = [r["tool"] for r in results if r["max_bytes"] > 8192]
-    print(f"\ngoal p95 ≤ {GOAL_MS} ms for every exploration tool, ≤ {STATUS_GOAL_MS} ms for get_status: "
-          f"{'met' if not slow else 'missed by ' + ', '.join(slow)}; "
-          f"every answer ≤ 8 KB: {'met' if not big else 'missed by ' + ', '.join(big)}")
+    print(
+        f"\ngoal p95 ≤ {GOAL_MS} ms for every exploration tool, ≤ {STATUS_GOAL_MS} ms for get_status: "
+        f"{'met' if not slow else 'missed by ' + ', '.join(slow)}; "
+        f"every answer ≤ 8 KB: {'met' if not big else 'missed by ' + ', '.join(big)}"
+    )
 
 
 if __name__ == "__main__":

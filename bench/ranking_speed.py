@@ -3,9 +3,9 @@ per-stage query latency, and a task's first run against an unchanged re-run."""
 
 from __future__ import annotations
 
+import os
 import random
 import re
-import os
 import shutil
 import subprocess
 import sys
@@ -22,7 +22,9 @@ QUESTION = "Does vitamin D supplementation reduce fracture risk?"
 _ASSET_LINE = re.compile(r"^✓ (\w+)\s+(?:(\d+) rows|kept \(unchanged\))?\s*([\d.]+)s")
 
 
-def embedding_throughput(models: LocalModels, store: LyraStore, texts: list[str], sample: int = 512) -> tuple[float, float]:
+def embedding_throughput(
+    models: LocalModels, store: LyraStore, texts: list[str], sample: int = 512
+) -> tuple[float, float]:
     """docs/s of the model alone (its own length-sorted batches, nothing stored) and docs/s
     through Lyra's cached encoder into an empty store, on the same seeded sample of texts."""
     chosen = random.Random(5).sample(texts, min(sample, len(texts)))
@@ -41,8 +43,10 @@ def embedding_throughput(models: LocalModels, store: LyraStore, texts: list[str]
 
 def latency_line(stage: str, seconds: list[float]) -> str:
     ms = np.asarray(seconds) * 1000
-    return (f"  {stage + ' latency:':<26} p50 {np.percentile(ms, 50):8.1f} ms   p95 {np.percentile(ms, 95):8.1f} ms"
-            f"   ({len(ms)} queries)")
+    return (
+        f"  {stage + ' latency:':<26} p50 {np.percentile(ms, 50):8.1f} ms   p95 {np.percentile(ms, 95):8.1f} ms"
+        f"   ({len(ms)} queries)"
+    )
 
 
 def _run(args: list[str]) -> tuple[float, dict[str, float], str]:
@@ -67,8 +71,9 @@ def rerun_timing(workdir: Path, corpus: Path, papers: int = 100) -> None:
     home.mkdir(parents=True)
     library = shutil.copyfile(corpus, home / "corpus.jsonl")
     print(f"\nre-run of an unchanged task ({QUESTION!r}, {papers} papers, fresh home {home}):", flush=True)
-    first_wall, first, out = _run(["run", QUESTION, "--corpus", str(library), "--papers", str(papers),
-                                   "--home", str(home)])
+    first_wall, first, out = _run(
+        ["run", QUESTION, "--corpus", str(library), "--papers", str(papers), "--home", str(home)]
+    )
     task_id = out.split()[0]
     same_wall, same, same_out = _run(["task", "run", task_id, "--home", str(home)])
     if "unchanged since run" not in same_out:
@@ -79,13 +84,20 @@ def rerun_timing(workdir: Path, corpus: Path, papers: int = 100) -> None:
     forced_wall, forced, _ = _run(["task", "run", task_id, "--force", "--home", str(home)])
     print(f"  {'asset':<22} {'first run':>10} {'re-run':>10} {'touched':>10} {'--force':>10}")
     for asset, seconds in first.items():
-        print(f"  {asset:<22} {seconds:9.1f}s {same.get(asset, 0.0):9.1f}s {touched.get(asset, float('nan')):9.1f}s "
-              f"{forced.get(asset, float('nan')):9.1f}s")
+        print(
+            f"  {asset:<22} {seconds:9.1f}s {same.get(asset, 0.0):9.1f}s {touched.get(asset, float('nan')):9.1f}s "
+            f"{forced.get(asset, float('nan')):9.1f}s"
+        )
     total = sum(first.values())
-    print(f"  {'assets, summed':<22} {total:9.1f}s {sum(same.values()):9.1f}s {sum(touched.values()):9.1f}s "
-          f"{sum(forced.values()):9.1f}s   (re-run ×{sum(same.values()) / total:.3f}, touched "
-          f"×{sum(touched.values()) / total:.3f}, --force ×{sum(forced.values()) / total:.3f})")
+    print(
+        f"  {'assets, summed':<22} {total:9.1f}s {sum(same.values()):9.1f}s {sum(touched.values()):9.1f}s "
+        f"{sum(forced.values()):9.1f}s   (re-run ×{sum(same.values()) / total:.3f}, touched "
+        f"×{sum(touched.values()) / total:.3f}, --force ×{sum(forced.values()) / total:.3f})"
+    )
     print(f"  assets that kept their rows after the corpus file was touched: {kept}")
-    print(f"  {'wall clock (process)':<22} {first_wall:9.1f}s {same_wall:9.1f}s {touched_wall:9.1f}s {forced_wall:9.1f}s   "
-          f"(re-run ×{same_wall / first_wall:.3f}, touched ×{touched_wall / first_wall:.3f}, "
-          f"--force ×{forced_wall / first_wall:.3f}; target: re-run ≤ ×0.10)")
+    print(
+        f"  {'wall clock (process)':<22} {first_wall:9.1f}s {same_wall:9.1f}s {touched_wall:9.1f}s "
+        f"{forced_wall:9.1f}s   "
+        f"(re-run ×{same_wall / first_wall:.3f}, touched ×{touched_wall / first_wall:.3f}, "
+        f"--force ×{forced_wall / first_wall:.3f}; target: re-run ≤ ×0.10)"
+    )

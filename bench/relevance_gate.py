@@ -33,8 +33,9 @@ def _abstract(folder: Path, article: str) -> str:
     return " ".join(path.read_text(encoding="utf-8", errors="replace").split()) if path.exists() else ""
 
 
-def evidence_inference_pairs(folder: Path, splits: tuple[str, ...], seed: int = 5
-                             ) -> list[tuple[str, str, str, str, bool]]:
+def evidence_inference_pairs(
+    folder: Path, splits: tuple[str, ...], seed: int = 5
+) -> list[tuple[str, str, str, str, bool]]:
     rng = random.Random(seed)
     findings = [f for split in splits for f in read_findings(folder, split)]
     pairs = []
@@ -62,13 +63,17 @@ def scifact_pairs(scifact: Path, folds: set[int]) -> list[tuple[str, str, str, s
         for doc_id, sets in claim["evidence"].items():
             doc = corpus[int(doc_id)]
             passage = " ".join(doc["abstract"][i] for s in sets for i in s["sentences"])
-            pairs.append((frame.exposure, frame.outcome, passage, doc["title"] + " " + " ".join(doc["abstract"]), True))
+            pairs.append(
+                (frame.exposure, frame.outcome, passage, doc["title"] + " " + " ".join(doc["abstract"]), True)
+            )
         scores = index.get_scores(index_terms(claim["claim"]))
         best = next(ids[i] for i in scores.argsort()[::-1] if ids[i] not in cited)
         doc = corpus[best]
         terms = set(index_terms(claim["claim"]))
         sentence = max(doc["abstract"], key=lambda s: len(terms & set(index_terms(s))))
-        pairs.append((frame.exposure, frame.outcome, sentence, doc["title"] + " " + " ".join(doc["abstract"]), False))
+        pairs.append(
+            (frame.exposure, frame.outcome, sentence, doc["title"] + " " + " ".join(doc["abstract"]), False)
+        )
     return pairs
 
 
@@ -88,12 +93,18 @@ def main() -> None:
     argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     data = require_data()
     folder = data / "nli_training" / "evidence_inference"
-    tune = {"Evidence Inference train": evidence_inference_pairs(folder, ("train",)),
-            "SciFact train, folds 0-2": scifact_pairs(data / "scifact", {0, 1, 2})}
-    held_out = {"Evidence Inference val+test": evidence_inference_pairs(folder, ("validation", "test")),
-                "SciFact train, folds 3-4": scifact_pairs(data / "scifact", {3, 4})}
+    tune = {
+        "Evidence Inference train": evidence_inference_pairs(folder, ("train",)),
+        "SciFact train, folds 0-2": scifact_pairs(data / "scifact", {0, 1, 2}),
+    }
+    held_out = {
+        "Evidence Inference val+test": evidence_inference_pairs(folder, ("validation", "test")),
+        "SciFact train, folds 3-4": scifact_pairs(data / "scifact", {3, 4}),
+    }
     print("gate: the passage names the outcome and it or its paper names the exposure (stemmed terms);")
-    print("share: the part of a phrase's specific terms that must be met. Tuned on one side, scored on the other.")
+    print(
+        "share: the part of a phrase's specific terms that must be met. Tuned on one side, scored on the other."
+    )
     f1 = {}
     for share in SHARES:
         cells = []
@@ -107,8 +118,10 @@ def main() -> None:
     for share in sorted({best, 0.0}):
         for name, pairs in held_out.items():
             precision, recall, positives, negatives = score(pairs, share)
-            print(f"  held out  share {share:.2f}  {name:28s} precision {precision:.3f}  recall {recall:.3f}  "
-                  f"({positives} about, {negatives} not)")
+            print(
+                f"  held out  share {share:.2f}  {name:28s} precision {precision:.3f}  recall {recall:.3f}  "
+                f"({positives} about, {negatives} not)"
+            )
 
 
 if __name__ == "__main__":

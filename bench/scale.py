@@ -63,7 +63,9 @@ class Measured(BaseModel):
     failed: int = 0
     wall_s: float = 0.0
     latencies_s: list[float] = Field(default_factory=list)
-    run_s: list[float] = Field(default_factory=list, description="each run's start → end in the Dagster instance")
+    run_s: list[float] = Field(
+        default_factory=list, description="each run's start → end in the Dagster instance"
+    )
     waits: LockWaits = Field(default_factory=LockWaits)
     mcp_ms: list[float] = Field(default_factory=list)
     mcp_errors: int = 0
@@ -97,7 +99,9 @@ class McpReader(threading.Thread):
                 while not self.stop.is_set():
                     tool = ("get_evidence_summary", "get_status")[k % 2]
                     started = time.perf_counter()
-                    answer = await client.call_tool(tool, {"task_id": self.task_ids[(k // 2) % len(self.task_ids)]})
+                    answer = await client.call_tool(
+                        tool, {"task_id": self.task_ids[(k // 2) % len(self.task_ids)]}
+                    )
                     self.ms.append((time.perf_counter() - started) * 1000)
                     self.errors += int(answer.is_error)  # a task with no graph yet answers so: still a read
                     k += 1
@@ -111,8 +115,9 @@ def questions(n: int) -> list[str]:
     return [to_question(c["claim"])[0] for c in claims]
 
 
-def fresh_home(root: Path, name: str, corpus: Path, papers: int, qs: list[str],
-               cluster: dict | None = None) -> tuple[Path, list[str]]:
+def fresh_home(
+    root: Path, name: str, corpus: Path, papers: int, qs: list[str], cluster: dict | None = None
+) -> tuple[Path, list[str]]:
     """A new home with its settings file (this process and its children read it) and the N tasks."""
     from lyra_assets.execution.runs import open_instance
     from lyra_resources.store.lyra_store import LyraStore
@@ -152,7 +157,9 @@ def collect(m: Measured, home: Path, runs: dict[str, str]) -> Measured:
             m.waits = m.waits + store_lock_waits(instance, run_id)
             logs = instance.all_logs(run_id)
             m.events.append(len(logs))
-            m.materializations.append(sum(1 for e in logs if e.dagster_event_type == DagsterEventType.ASSET_MATERIALIZATION))
+            m.materializations.append(
+                sum(1 for e in logs if e.dagster_event_type == DagsterEventType.ASSET_MATERIALIZATION)
+            )
             if record.start_time and record.end_time:
                 m.run_s.append(record.end_time - record.start_time)
             if record.dagster_run.status.value == "SUCCESS":
@@ -184,9 +191,15 @@ def run_processes(home: Path, ids: list[str], deadline: float) -> tuple[Measured
     logs = home / "logs"
     logs.mkdir()
     started = time.monotonic()
-    procs = {task_id: subprocess.Popen([sys.executable, "-m", "lyra_tools.cli", "task", "run", task_id,
-                                        "--home", str(home)], cwd=REPO_ROOT, stdout=(logs / f"{task_id}.log").open("w"),
-                                       stderr=subprocess.STDOUT) for task_id in ids}
+    procs = {
+        task_id: subprocess.Popen(
+            [sys.executable, "-m", "lyra_tools.cli", "task", "run", task_id, "--home", str(home)],
+            cwd=REPO_ROOT,
+            stdout=(logs / f"{task_id}.log").open("w"),
+            stderr=subprocess.STDOUT,
+        )
+        for task_id in ids
+    }
     pending = dict(procs)
     while pending and time.monotonic() < deadline:
         for task_id, proc in list(pending.items()):
@@ -212,18 +225,23 @@ def run_cluster(home: Path, ids: list[str], workers: int, deadline: float) -> tu
     from dagster._daemon.run_coordinator.queued_run_coordinator_daemon import QueuedRunCoordinatorDaemon
 
     from bench.local_servers import lyra_workers
-    from lyra_assets.execution.runs import open_instance
     from lyra_assets.execution import run_control
+    from lyra_assets.execution.runs import open_instance
 
-    m = Measured(name=f"cluster {workers} worker{'s' if workers > 1 else ''}", tasks=len(ids), workers=workers)
+    m = Measured(
+        name=f"cluster {workers} worker{'s' if workers > 1 else ''}", tasks=len(ids), workers=workers
+    )
     sys.modules.pop("lyra_assets.repository", None)  # its `defs` are built from the settings at import
     logs = home / "logs"
     logs.mkdir()
     workspace = WorkspaceFileTarget(paths=[str(REPO_ROOT / "workspace.yaml")])  # what `lyra daemon` loads
-    with output_to(logs / "daemon-and-runs.log"), lyra_workers(workers, home, dict(os.environ), logs), \
-            open_instance(home) as instance, \
-            WorkspaceProcessContext(instance, workspace) as context, \
-            QueuedRunCoordinatorDaemon(interval_seconds=1) as daemon:
+    with (
+        output_to(logs / "daemon-and-runs.log"),
+        lyra_workers(workers, home, dict(os.environ), logs),
+        open_instance(home) as instance,
+        WorkspaceProcessContext(instance, workspace) as context,
+        QueuedRunCoordinatorDaemon(interval_seconds=1) as daemon,
+    ):
         started = time.monotonic()
         submitted = {}
         runs = {}
@@ -290,8 +308,10 @@ def output_to(path: Path) -> Iterator[None]:
 
 def table(results: list[Measured]) -> list[str]:
     base = next((r for r in results if r.name == "default 1 process"), None)
+
     def tph(r: Measured) -> float:
         return r.finished / r.wall_s * 3600 if r.wall_s else float("nan")
+
     rows: list[tuple[str, list[str]]] = [
         ("tasks finished / failed", [f"{r.finished}/{r.failed}" for r in results]),
         ("wall s", [f"{r.wall_s:.0f}" for r in results]),
@@ -308,10 +328,14 @@ def table(results: list[Measured]) -> list[str]:
         ("MCP reads (error answers)", [f"{len(r.mcp_ms)} ({r.mcp_errors})" for r in results]),
     ]
     if base is not None:
-        rows += [("wall × sequential", [f"{r.wall_s / base.wall_s:.2f}" for r in results]),
-                 ("tasks/hour × sequential", [f"{tph(r) / tph(base):.2f}" if tph(base) else "-" for r in results]),
-                 ("latency p95 × sequential", [f"{r.pct(r.latencies_s, 95) / base.pct(base.latencies_s, 95):.2f}"
-                                               for r in results])]
+        rows += [
+            ("wall × sequential", [f"{r.wall_s / base.wall_s:.2f}" for r in results]),
+            ("tasks/hour × sequential", [f"{tph(r) / tph(base):.2f}" if tph(base) else "-" for r in results]),
+            (
+                "latency p95 × sequential",
+                [f"{r.pct(r.latencies_s, 95) / base.pct(base.latencies_s, 95):.2f}" for r in results],
+            ),
+        ]
     width = max(14, *(len(r.name) for r in results))
     lines = [f"{'':28}" + "".join(f"{r.name:>{width + 2}}" for r in results)]
     lines += [f"{label:28}" + "".join(f"{v:>{width + 2}}" for v in values) for label, values in rows]
@@ -328,19 +352,32 @@ def measure(run, home: Path, ids: list[str], *args) -> Measured:
         reader.join(timeout=60)
     m.mcp_ms, m.mcp_errors = reader.ms, reader.errors
     collect(m, home, runs)
-    print(f"{m.name}: {m.finished}/{m.tasks} finished in {m.wall_s:.0f}s; store lock waits {m.waits}", flush=True)
+    print(
+        f"{m.name}: {m.finished}/{m.tasks} finished in {m.wall_s:.0f}s; store lock waits {m.waits}",
+        flush=True,
+    )
     return m
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--tasks", type=int, default=8, help="tasks submitted at once")
-    parser.add_argument("--workers", default="1,2,4", help="cluster configurations: lyra worker processes each")
+    parser.add_argument(
+        "--workers", default="1,2,4", help="cluster configurations: lyra worker processes each"
+    )
     parser.add_argument("--papers", type=int, default=10, help="papers each task asks of the corpus")
-    parser.add_argument("--home", default=".lyra/bench-scale", help="folder of the configurations' fresh homes")
+    parser.add_argument(
+        "--home", default=".lyra/bench-scale", help="folder of the configurations' fresh homes"
+    )
     parser.add_argument("--skip-default", action="store_true", help="run the cluster configurations only")
-    parser.add_argument("--max-runs", type=int, default=None, help="cluster max_concurrent_runs (default: --tasks)")
-    parser.add_argument("--max-minutes", type=float, default=60.0, help="stop starting and waiting after this")
+    parser.add_argument(
+        "--max-runs", type=int, default=None, help="cluster max_concurrent_runs (default: --tasks)"
+    )
+    parser.add_argument(
+        "--max-minutes", type=float, default=60.0, help="stop starting and waiting after this"
+    )
     args = parser.parse_args()
     worker_counts = [int(w) for w in args.workers.split(",") if w.strip()]
     logging.disable(logging.INFO)  # Dagster's instance migrations and daemon log at INFO
@@ -349,8 +386,11 @@ def main() -> None:
     root = Path(args.home).resolve()
     corpus = require_data("scifact", "corpus.jsonl")
     qs = questions(args.tasks)
-    print(f"{args.tasks} tasks × {args.papers} papers on {corpus} ({os.cpu_count()} CPUs, "
-          f"load {os.getloadavg()[0]:.1f})", flush=True)
+    print(
+        f"{args.tasks} tasks × {args.papers} papers on {corpus} ({os.cpu_count()} CPUs, "
+        f"load {os.getloadavg()[0]:.1f})",
+        flush=True,
+    )
     results: list[Measured] = []
     hold: tuple[float, float] | None = None  # the DuckDB file's
     pg_hold: tuple[float, float] | None = None  # the Postgres store's
@@ -362,8 +402,11 @@ def main() -> None:
         home, ids = fresh_home(root, "default-processes", corpus, args.papers, qs)
         results.append(measure(run_processes, home, ids, deadline))
     if worker_counts:
-        from bench.local_servers import lyra_workers  # noqa: F401 (fails here, not mid-run, without the extra)
-        from bench.local_servers import start_postgres, start_redis
+        from bench.local_servers import (
+            lyra_workers,  # noqa: F401 (fails here, not mid-run, without the extra)
+            start_postgres,
+            start_redis,
+        )
 
         with ExitStack() as servers:
             postgres = servers.enter_context(start_postgres())
@@ -372,28 +415,41 @@ def main() -> None:
                 if time.monotonic() > deadline:
                     print(f"--max-minutes reached: cluster {w} workers not run")
                     continue
-                cluster = {"profile": "cluster", "postgres_url": postgres.create_database("lyra_bench"),
-                           "redis_url": redis_url, "max_concurrent_runs": args.max_runs or args.tasks}
+                cluster = {
+                    "profile": "cluster",
+                    "postgres_url": postgres.create_database("lyra_bench"),
+                    "redis_url": redis_url,
+                    "max_concurrent_runs": args.max_runs or args.tasks,
+                }
                 home, ids = fresh_home(root, f"cluster-{w}", corpus, args.papers, qs, cluster)
                 results.append(measure(run_cluster, home, ids, w, deadline))
                 if pg_hold is None and results[-1].rows:
                     pg_hold = file_hold_s(home, ids[0])
     print()
     print("\n".join(table(results)))
-    one = next((r for r in results if r.workers == 1 and r.finished), None) or \
-        next((r for r in results if r.finished), None)
+    one = next((r for r in results if r.workers == 1 and r.finished), None) or next(
+        (r for r in results if r.finished), None
+    )
     if one is None or hold is None:
         print("\nno default configuration finished a task (or --skip-default): no estimate")
         return
     busiest = max(results, key=lambda r: r.waits.waited_s)
-    per_task = PerTask(worker_s=one.wall_s * max(one.workers, 1) / one.finished,
-                       store_writes=float(np.mean(one.materializations)) + 1, rows=float(np.mean(one.rows)),
-                       open_s=hold[0], rows_write_s=hold[1], lock_wait_s=busiest.waits.waited_s / max(busiest.finished, 1),
-                       events=float(np.mean(one.events)),
-                       pg_open_s=pg_hold[0] if pg_hold else None, pg_rows_write_s=pg_hold[1] if pg_hold else None)
-    print(f"\nper task ({one.name}): {per_task.worker_s:.0f} worker-s, {per_task.store_writes:.0f} store writes, "
-          f"{per_task.rows:,.0f} rows, {per_task.events:.0f} event rows; lock wait {per_task.lock_wait_s:.2f} s "
-          f"({busiest.name})")
+    per_task = PerTask(
+        worker_s=one.wall_s * max(one.workers, 1) / one.finished,
+        store_writes=float(np.mean(one.materializations)) + 1,
+        rows=float(np.mean(one.rows)),
+        open_s=hold[0],
+        rows_write_s=hold[1],
+        lock_wait_s=busiest.waits.waited_s / max(busiest.finished, 1),
+        events=float(np.mean(one.events)),
+        pg_open_s=pg_hold[0] if pg_hold else None,
+        pg_rows_write_s=pg_hold[1] if pg_hold else None,
+    )
+    print(
+        f"\nper task ({one.name}): {per_task.worker_s:.0f} worker-s, {per_task.store_writes:.0f} store writes, "
+        f"{per_task.rows:,.0f} rows, {per_task.events:.0f} event rows; lock wait {per_task.lock_wait_s:.2f} s "
+        f"({busiest.name})"
+    )
     print("\n".join(estimate_lines(per_task)))
 
 

@@ -11,16 +11,29 @@ from pydantic import BaseModel, Field
 class PerTask(BaseModel):
     """What one task cost, measured (means over the runs of one configuration)."""
 
-    worker_s: float = Field(description="worker-seconds per task: wall time × workers ÷ tasks, 1-worker cluster run")
-    store_writes: float = Field(description="store write transactions per task (asset materializations, each one "
-                                "staged write, + the publishing swap)")
+    worker_s: float = Field(
+        description="worker-seconds per task: wall time × workers ÷ tasks, 1-worker cluster run"
+    )
+    store_writes: float = Field(
+        description="store write transactions per task (asset materializations, each one "
+        "staged write, + the publishing swap)"
+    )
     rows: float = Field(description="rows the task's graph holds, all tables")
     open_s: float = Field(description="seconds a connection holds the DuckDB file just to open and close")
-    rows_write_s: float = Field(description="seconds writing all the task's rows takes (Parquet + one transaction)")
-    pg_open_s: float | None = Field(None, description="seconds to open and close a session of the Postgres store")
-    pg_rows_write_s: float | None = Field(None, description="seconds writing all the task's rows into the Postgres "
-                                          "store takes (Parquet + one transaction)")
-    lock_wait_s: float = Field(description="seconds of store lock wait per task in the busiest measured configuration")
+    rows_write_s: float = Field(
+        description="seconds writing all the task's rows takes (Parquet + one transaction)"
+    )
+    pg_open_s: float | None = Field(
+        None, description="seconds to open and close a session of the Postgres store"
+    )
+    pg_rows_write_s: float | None = Field(
+        None,
+        description="seconds writing all the task's rows into the Postgres "
+        "store takes (Parquet + one transaction)",
+    )
+    lock_wait_s: float = Field(
+        description="seconds of store lock wait per task in the busiest measured configuration"
+    )
     events: float = Field(description="Dagster event-log rows per run")
 
 

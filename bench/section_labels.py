@@ -38,8 +38,18 @@ def opens_with_label(text: str) -> bool:
 
 def measure(abstracts: list[str], show: int = 0) -> dict[str, int]:
     """The counts above for ``abstracts``; prints up to ``show`` examples of what is left."""
-    counts = dict.fromkeys(["sentences", "labelled_before", "labelled_after", "fragments_labelled",
-                            "claims", "claims_labelled", "claims_without_referent"], 0)
+    counts = dict.fromkeys(
+        [
+            "sentences",
+            "labelled_before",
+            "labelled_after",
+            "fragments_labelled",
+            "claims",
+            "claims_labelled",
+            "claims_without_referent",
+        ],
+        0,
+    )
     shown = 0
     for abstract in abstracts:
         raw = split_sentences(abstract)
@@ -48,7 +58,8 @@ def measure(abstracts: list[str], show: int = 0) -> dict[str, int]:
         left = [body for body, _ in labelled_sentences(abstract) if opens_with_label(body)]
         counts["labelled_after"] += len(left)
         counts["fragments_labelled"] += sum(
-            any(opens_with_label(s) for s in split_sentences(f.text)) for f in make_fragments("p", abstract))
+            any(opens_with_label(s) for s in split_sentences(f.text)) for f in make_fragments("p", abstract)
+        )
         for claim in extract_claims(abstract):
             counts["claims"] += 1
             counts["claims_labelled"] += opens_with_label(claim.text)
@@ -62,7 +73,9 @@ def measure(abstracts: list[str], show: int = 0) -> dict[str, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--show", type=int, default=0, help="print this many sentences still opening with a label")
+    parser.add_argument(
+        "--show", type=int, default=0, help="print this many sentences still opening with a label"
+    )
     args = parser.parse_args()
     corpus = require_data("scifact", "corpus.jsonl")
     abstracts = [" ".join(row["abstract"]) for row in read_jsonl(corpus)]

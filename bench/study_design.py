@@ -37,11 +37,27 @@ from lyra_core.study_design import DESIGNS, read_design
 
 SEED = 20240611
 HAND_LABELS = Path(__file__).resolve().parents[1] / "tests" / "data" / "study_designs.jsonl"
-_RCT_MESH = {"Randomized Controlled Trials as Topic", "Random Allocation", "Double-Blind Method",
-             "Single-Blind Method", "Cross-Over Studies"}
-_CELL_MESH = {"Cells, Cultured", "Cell Line", "Cell Line, Tumor", "Tumor Cells, Cultured", "In Vitro Techniques"}
-_COHORT_MESH = {"Cohort Studies", "Prospective Studies", "Retrospective Studies", "Longitudinal Studies",
-                "Follow-Up Studies"}
+_RCT_MESH = {
+    "Randomized Controlled Trials as Topic",
+    "Random Allocation",
+    "Double-Blind Method",
+    "Single-Blind Method",
+    "Cross-Over Studies",
+}
+_CELL_MESH = {
+    "Cells, Cultured",
+    "Cell Line",
+    "Cell Line, Tumor",
+    "Tumor Cells, Cultured",
+    "In Vitro Techniques",
+}
+_COHORT_MESH = {
+    "Cohort Studies",
+    "Prospective Studies",
+    "Retrospective Studies",
+    "Longitudinal Studies",
+    "Follow-Up Studies",
+}
 _SURVEY_MESH = {"Surveys and Questionnaires", "Health Surveys", "Health Care Surveys", "Nutrition Surveys"}
 
 
@@ -63,7 +79,11 @@ def pubmedqa_label(mesh: set[str]) -> str | None:
     if "Case-Control Studies" in mesh:
         return "case_control"
     if "Cross-Sectional Studies" in mesh:
-        return None if mesh & {"Cohort Studies", "Prospective Studies", "Longitudinal Studies"} else "cross_sectional"
+        return (
+            None
+            if mesh & {"Cohort Studies", "Prospective Studies", "Longitudinal Studies"}
+            else "cross_sectional"
+        )
     if mesh & _COHORT_MESH:
         return "cohort"
     if mesh & _SURVEY_MESH:
@@ -82,8 +102,15 @@ def pubmedqa_items() -> list[Item]:
             continue
         parts = [f"{head}: {text}" for head, text in zip(row["LABELS"], row["CONTEXTS"], strict=True)]
         abstract = " ".join([*parts, f"CONCLUSIONS: {row['LONG_ANSWER']}"])
-        items.append(Item(key=f"pubmedqa:{pmid}", source="pubmedqa", title=row["QUESTION"], abstract=abstract,
-                          design=label))
+        items.append(
+            Item(
+                key=f"pubmedqa:{pmid}",
+                source="pubmedqa",
+                title=row["QUESTION"],
+                abstract=abstract,
+                design=label,
+            )
+        )
     return items
 
 
@@ -94,10 +121,17 @@ def evidence_inference_items(sample: int) -> list[Item]:
     for path in random.Random(SEED).sample(paths, min(sample, len(paths))):
         text = path.read_text(errors="replace")
         title = re.search(r"TITLE:\s*(.*?)\n\s*\n", text, re.DOTALL)
-        body = text[title.end():] if title else text
+        body = text[title.end() :] if title else text
         abstract = " ".join(re.sub(r"ABSTRACT\.([A-Z &/]+):", r"\1:", body).split())
-        items.append(Item(key=f"evidence_inference:{path.stem}", source="evidence_inference",
-                          title=" ".join(title.group(1).split()) if title else "", abstract=abstract, design="rct"))
+        items.append(
+            Item(
+                key=f"evidence_inference:{path.stem}",
+                source="evidence_inference",
+                title=" ".join(title.group(1).split()) if title else "",
+                abstract=abstract,
+                design="rct",
+            )
+        )
     return items
 
 
@@ -106,8 +140,16 @@ def hand_items() -> list[Item]:
     items = []
     for row in read_jsonl(HAND_LABELS):
         doc = corpus[row["doc_id"]]
-        items.append(Item(key=f"scifact:{row['doc_id']}", source="scifact (hand)", title=doc["title"],
-                          abstract=" ".join(doc["abstract"]), design=row["design"], why=row["why"]))
+        items.append(
+            Item(
+                key=f"scifact:{row['doc_id']}",
+                source="scifact (hand)",
+                title=doc["title"],
+                abstract=" ".join(doc["abstract"]),
+                design=row["design"],
+                why=row["why"],
+            )
+        )
     return items
 
 
@@ -119,7 +161,11 @@ def report(name: str, items: list[Item], show_errors: int) -> float:
     accuracy = right / len(items) if items else float("nan")
     print(f"\n== {name}: {len(items)} abstracts, accuracy {accuracy:.3f}")
     print(f"{'design':<16}{'gold':>6}{'said':>6}{'prec':>7}{'recall':>8}")
-    said, truth, hits = Counter(guess), Counter(gold), Counter(g for g, p in zip(gold, guess, strict=True) if g == p)
+    said, truth, hits = (
+        Counter(guess),
+        Counter(gold),
+        Counter(g for g, p in zip(gold, guess, strict=True) if g == p),
+    )
     for d in DESIGNS:
         if not truth[d] and not said[d]:
             continue
@@ -134,20 +180,26 @@ def report(name: str, items: list[Item], show_errors: int) -> float:
         print(f"{g:<16}" + " ".join(f"{pairs[(g, p)]:>6}" for p in shown))
     errors = [(i, r) for i, r in zip(items, readings, strict=True) if i.design != r.design]
     for item, reading in errors[:show_errors]:
-        print(f"  {item.key}: gold {item.design}, read {reading.design} — {reading.reason()} | {item.title[:90]}")
+        print(
+            f"  {item.key}: gold {item.design}, read {reading.design} — {reading.reason()} | {item.title[:90]}"
+        )
     return accuracy
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rct-sample", type=int, default=150, help="Evidence Inference abstracts to add as RCTs")
+    parser.add_argument(
+        "--rct-sample", type=int, default=150, help="Evidence Inference abstracts to add as RCTs"
+    )
     parser.add_argument("--show-errors", type=int, default=0, help="errors to list, from the tune half only")
     parser.add_argument("--show-test-errors", action="store_true", help="list the test half's errors too")
     args = parser.parse_args()
     silver = pubmedqa_items() + evidence_inference_items(args.rct_sample)
     tune = [i for i in silver if not is_held_out(i.key, 0.5, SEED)]
     test = [i for i in silver if is_held_out(i.key, 0.5, SEED)]
-    print(f"silver set: {len(silver)} ({Counter(i.source for i in silver)}); labels {Counter(i.design for i in silver)}")
+    print(
+        f"silver set: {len(silver)} ({Counter(i.source for i in silver)}); labels {Counter(i.design for i in silver)}"
+    )
     report("tune half (silver)", tune, args.show_errors)
     report("test half (silver)", test, args.show_errors if args.show_test_errors else 0)
     report("hand-labelled SciFact abstracts", hand_items(), args.show_errors if args.show_test_errors else 0)

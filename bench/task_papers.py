@@ -33,13 +33,13 @@ import time
 import numpy as np
 
 from bench.common import read_jsonl, require_data
-from lyra_resources.corpus.local_corpus import LocalCorpus, LocalCorpusProvider
 from lyra_core.papers import PaperRecord
 from lyra_core.ranking import words_best
+from lyra_resources.corpus.local_corpus import LocalCorpus, LocalCorpusProvider
 from lyra_resources.corpus.search import CorpusSearch, RankedCorpusProvider, hybrid_search
-from lyra_resources.models.local_models import LocalModels
-from lyra_resources.models.inference import set_threads
 from lyra_resources.home import resolve_home
+from lyra_resources.models.inference import set_threads
+from lyra_resources.models.local_models import LocalModels
 from lyra_resources.settings import load_settings
 from lyra_resources.store.lyra_store import LyraStore
 
@@ -67,12 +67,18 @@ def recall(found: list[str], cited: set[str]) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--claims", type=int, default=200, help="a seeded sample of N train claims (0 = all)")
     parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument("--papers", type=int, default=0, help="papers per task (default: search.papers_per_source)")
+    parser.add_argument(
+        "--papers", type=int, default=0, help="papers per task (default: search.papers_per_source)"
+    )
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--pools", default="100,200,300,500", help="first-question pools to compare (comma-separated)")
+    parser.add_argument(
+        "--pools", default="100,200,300,500", help="first-question pools to compare (comma-separated)"
+    )
     parser.add_argument("--home", default=None, help="Lyra home for caches (default ./.lyra)")
     args = parser.parse_args()
     set_threads(args.threads)
@@ -85,19 +91,30 @@ def main() -> None:
     claims = [c for c in read_jsonl(data / "claims_train.jsonl") if c.get("cited_doc_ids")]
     if args.claims:
         claims = random.Random(args.seed).sample(claims, min(args.claims, len(claims)))
-    print(f"SciFact train: {len(claims)} claims as questions (seed {args.seed}), {len(corpus):,} papers, "
-          f"{papers} papers per task")
+    print(
+        f"SciFact train: {len(claims)} claims as questions (seed {args.seed}), {len(corpus):,} papers, "
+        f"{papers} papers per task"
+    )
 
     store, models = LyraStore.at(home), LocalModels(threads=args.threads)
-    shipped = hybrid_search(corpus, store=store, models=models, settings=settings, on_embedding=lambda step: print(
-        step.line(str(corpus.path)), flush=True))
+    shipped = hybrid_search(
+        corpus,
+        store=store,
+        models=models,
+        settings=settings,
+        on_embedding=lambda step: print(step.line(str(corpus.path)), flush=True),
+    )
     started = time.perf_counter()
     _ = shipped.vectors
-    print(f"corpus embeddings ready in {time.perf_counter() - started:.1f}s (cached in {store.layout.database})")
+    print(
+        f"corpus embeddings ready in {time.perf_counter() - started:.1f}s (cached in {store.layout.database})"
+    )
     fused = CorpusSearch(corpus, store=store, models=models, reranker=None, config=shipped.config)
     fused.vectors = shipped.vectors  # the same embeddings, read once
-    providers: dict[str, LocalCorpusProvider] = {"BM25 alone": LocalCorpusProvider(corpus),
-                                                 "hybrid": RankedCorpusProvider(fused)}
+    providers: dict[str, LocalCorpusProvider] = {
+        "BM25 alone": LocalCorpusProvider(corpus),
+        "hybrid": RankedCorpusProvider(fused),
+    }
     for pool in (int(p) for p in args.pools.split(",") if p.strip()):
         first = CorpusSearch(corpus, store=store, models=models, reranker=None, config=shipped.config)
         providers[f"first, pool {pool}"] = FirstQuestion(first, shipped.vectors, pool)
@@ -109,23 +126,31 @@ def main() -> None:
             found[name].append([r.source_id for r in asyncio.run(provider.search(claim["claim"], papers))])
         if n < CHECKED:
             with_stage3 = asyncio.run(RankedCorpusProvider(shipped).search(claim["claim"], papers))
-            assert {r.source_id for r in with_stage3} == set(found["hybrid"][-1]), "stage 3 changed the papers"
+            assert {r.source_id for r in with_stage3} == set(found["hybrid"][-1]), (
+                "stage 3 changed the papers"
+            )
     seconds = time.perf_counter() - started
 
     cited = [{str(d) for d in c["cited_doc_ids"]} for c in claims]
     print()
-    print(f"{'papers taken by':<20} {f'recall@{papers}':>10} {'all cited':>10} {'recall@10':>10} {'papers':>7}")
+    print(
+        f"{'papers taken by':<20} {f'recall@{papers}':>10} {'all cited':>10} {'recall@10':>10} {'papers':>7}"
+    )
     rows = {}
     for name, runs in found.items():
         at_n = np.array([recall(r, c) for r, c in zip(runs, cited, strict=True)])
         at_10 = np.mean([recall(r[:10], c) for r, c in zip(runs, cited, strict=True)])
         rows[name] = at_n
-        print(f"{name:<20} {at_n.mean():10.3f} {np.mean(at_n == 1.0):10.3f} {at_10:10.3f} "
-              f"{np.mean([len(r) for r in runs]):7.1f}")
+        print(
+            f"{name:<20} {at_n.mean():10.3f} {np.mean(at_n == 1.0):10.3f} {at_10:10.3f} "
+            f"{np.mean([len(r) for r in runs]):7.1f}"
+        )
     gained = int(np.sum(rows["hybrid"] > rows["BM25 alone"]))
     lost = int(np.sum(rows["hybrid"] < rows["BM25 alone"]))
-    print(f"\nhybrid finds more of a claim's cited papers for {gained} claims, fewer for {lost} "
-          f"({seconds:.1f}s for {len(claims)} claims, both ways)")
+    print(
+        f"\nhybrid finds more of a claim's cited papers for {gained} claims, fewer for {lost} "
+        f"({seconds:.1f}s for {len(claims)} claims, both ways)"
+    )
 
 
 if __name__ == "__main__":

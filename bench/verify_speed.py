@@ -44,11 +44,16 @@ def step_seconds(home: Path, task_id: str) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--claims", type=int, default=300, help="seeded sample of SciFact train claims")
     parser.add_argument("--home", default=None)
-    parser.add_argument("--cold", action="store_true",
-                        help="a fresh home under --home (or a temporary folder): the corpus is embedded in this run")
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="a fresh home under --home (or a temporary folder): the corpus is embedded in this run",
+    )
     args = parser.parse_args()
     data = require_data("scifact")
     home = resolve_home(args.home)
@@ -62,17 +67,31 @@ def main() -> None:
     claims_file.write_text("".join(json.dumps({"id": c["id"], "claim": c["claim"]}) + "\n" for c in claims))
     out = home / "bench" / f"verify_{args.claims}_results.jsonl"
     started = time.perf_counter()
-    result = CliRunner().invoke(app, ["verify", "--corpus", str(data / "corpus.jsonl"), "--claims", str(claims_file),
-                                      "--out", str(out), "--home", str(home)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "verify",
+            "--corpus",
+            str(data / "corpus.jsonl"),
+            "--claims",
+            str(claims_file),
+            "--out",
+            str(out),
+            "--home",
+            str(home),
+        ],
+    )
     seconds = time.perf_counter() - started
     if result.exit_code != 0:
         raise SystemExit(f"lyra verify failed ({result.exit_code}):\n{result.output[-2000:]}")
     task = LyraStore.at(home).list_tasks()[-1]
     steps = step_seconds(home, task.id)
     lines = out.read_text().splitlines()
-    print(f"lyra verify: {len(lines)} claims in {seconds:.0f} s ({seconds / len(lines):.2f} s per claim) "
-          f"on {LyraStore.at(home).fetch_df('SELECT count(*) AS n FROM nli_edges WHERE task_id = ?', [task.id])['n'][0]} "
-          f"NLI pairs; target ≤ 300 s for 300 claims")
+    print(
+        f"lyra verify: {len(lines)} claims in {seconds:.0f} s ({seconds / len(lines):.2f} s per claim) "
+        f"on {LyraStore.at(home).fetch_df('SELECT count(*) AS n FROM nli_edges WHERE task_id = ?', [task.id])['n'][0]} "
+        f"NLI pairs; target ≤ 300 s for 300 claims"
+    )
     for asset, secs in steps.items():
         print(f"  {asset:<22} {secs:6.1f} s")
 

@@ -18,8 +18,11 @@ from pathlib import Path
 PACKAGES = ("lyra_core", "lyra_resources", "lyra_training", "lyra_assets")
 _ROOT = Path(__file__).resolve().parents[1]
 # `from lyra_x import a, b` on one line, or a parenthesised list over several (comments dropped)
-_IMPORT = re.compile(r"^\s*(?:from\s+(lyra_\w+(?:\.\w+)*)\s+import\s+(\([^)]*\)|[^\n#]+)"
-                     r"|import\s+(lyra_\w+(?:\.\w+)*))", re.M)
+_IMPORT = re.compile(
+    r"^\s*(?:from\s+(lyra_\w+(?:\.\w+)*)\s+import\s+(\([^)]*\)|[^\n#]+)"
+    r"|import\s+(lyra_\w+(?:\.\w+)*))",
+    re.M,
+)
 _COMMENT = re.compile(r"#[^\n]*")
 
 
@@ -53,7 +56,9 @@ def _imports_of(path: Path, size: int, mtime_ns: int) -> tuple[str, ...]:
             continue
         names.append(found_from)
         listed = _COMMENT.sub("", imported).replace("\n", " ")
-        names += [f"{found_from}.{n.split(' as ')[0].strip(' ()')}" for n in listed.split(",") if n.strip(" ()")]
+        names += [
+            f"{found_from}.{n.split(' as ')[0].strip(' ()')}" for n in listed.split(",") if n.strip(" ()")
+        ]
     return tuple(names)
 
 

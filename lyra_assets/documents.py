@@ -2,7 +2,6 @@
 tracking selected or the identifier loop found, the web pages the browser fetched), and its text
 cut into fragments."""
 
-
 import hashlib
 from urllib.parse import urlparse
 
@@ -16,7 +15,6 @@ from lyra_assets.task_assets import task_table
 from lyra_core.fragments import make_fragments
 from lyra_resources.schema import TABLES
 from lyra_resources.settings import FragmentSettings, LyraSettings
-
 
 PAGE_COLUMNS = TABLES["pages"].data_columns
 FRAGMENT_COLUMNS = TABLES["fragments"].data_columns
@@ -54,10 +52,16 @@ def abstract_pages(papers: pd.DataFrame) -> pd.DataFrame:
         if not isinstance(paper.abstract, str) or not paper.abstract.strip():
             continue
         url = paper_url(paper.doi, paper.pmid, paper.arxiv_id, paper.url)
-        rows.append({
-            "page_id": page_id_for(paper.paper_id, "abstract"), "paper_id": paper.paper_id,
-            "url": url, "domain": domain_of(url), "kind": "abstract", "title": paper.title,
-        })
+        rows.append(
+            {
+                "page_id": page_id_for(paper.paper_id, "abstract"),
+                "paper_id": paper.paper_id,
+                "url": url,
+                "domain": domain_of(url),
+                "kind": "abstract",
+                "title": paper.title,
+            }
+        )
     return pd.DataFrame(rows, columns=PAGE_COLUMNS)
 
 
@@ -65,8 +69,13 @@ def page_fragments(pages: pd.DataFrame, texts: dict[str, str], cfg: FragmentSett
     """Sentence-window fragments of each page's text (``texts`` maps page_id to text)."""
     rows = []
     for page_id in pages["page_id"]:
-        for fragment in make_fragments(page_id, texts.get(page_id, ""), window=cfg.window_sentences,
-                                       stride=cfg.stride_sentences, max_chars=cfg.max_chars):
+        for fragment in make_fragments(
+            page_id,
+            texts.get(page_id, ""),
+            window=cfg.window_sentences,
+            stride=cfg.stride_sentences,
+            max_chars=cfg.max_chars,
+        ):
             rows.append(fragment.model_dump())
     return pd.DataFrame(rows, columns=FRAGMENT_COLUMNS)
 
@@ -76,10 +85,16 @@ def citation_pages(cited: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for paper in cited.itertuples(index=False):
         url = paper_url(paper.doi, paper.pmid, paper.arxiv_id, paper.url)
-        rows.append({
-            "page_id": page_id_for(paper.paper_id, "citation"), "paper_id": paper.paper_id,
-            "url": url, "domain": domain_of(url), "kind": "citation", "title": paper.title,
-        })
+        rows.append(
+            {
+                "page_id": page_id_for(paper.paper_id, "citation"),
+                "paper_id": paper.paper_id,
+                "url": url,
+                "domain": domain_of(url),
+                "kind": "citation",
+                "title": paper.title,
+            }
+        )
     return pd.DataFrame(rows, columns=PAGE_COLUMNS)
 
 
@@ -103,13 +118,27 @@ def identified_papers_with_abstract(identified: pd.DataFrame) -> pd.DataFrame:
 def fetched_web_pages(web_pages: pd.DataFrame) -> pd.DataFrame:
     """Browser-fetched pages with main text, as ``web`` pages (their ids already hash the final URL)."""
     kept = web_pages[(web_pages["status"] == "ok") & _has_text(web_pages["text"])]
-    frame = pd.DataFrame({"page_id": kept["page_id"], "paper_id": None, "url": kept["final_url"].fillna(kept["url"]),
-                          "domain": kept["domain"], "kind": "web", "title": kept["title"]}, columns=PAGE_COLUMNS)
+    frame = pd.DataFrame(
+        {
+            "page_id": kept["page_id"],
+            "paper_id": None,
+            "url": kept["final_url"].fillna(kept["url"]),
+            "domain": kept["domain"],
+            "kind": "web",
+            "title": kept["title"],
+        },
+        columns=PAGE_COLUMNS,
+    )
     return frame.sort_values("page_id", kind="stable").reset_index(drop=True)
 
 
-def document_texts(pages: pd.DataFrame, papers: pd.DataFrame, identified: pd.DataFrame, cited: pd.DataFrame,
-                   web_pages: pd.DataFrame) -> dict[str, str]:
+def document_texts(
+    pages: pd.DataFrame,
+    papers: pd.DataFrame,
+    identified: pd.DataFrame,
+    cited: pd.DataFrame,
+    web_pages: pd.DataFrame,
+) -> dict[str, str]:
     """Each page's text by ``page_id``: an ``abstract`` page's paper's abstract (a task paper's, or
     else an identified paper's), a ``citation`` page's citation paper's, a ``web`` page's main text."""
     abstracts = dict(zip(identified["paper_id"], identified["abstract"], strict=True))
@@ -132,11 +161,22 @@ def document_texts(pages: pd.DataFrame, papers: pd.DataFrame, identified: pd.Dat
 # The citation tables and the web tables are upstream so that the papers citation tracking selects,
 # the papers the identifier loop found and the pages the browser fetched become pages here: ``pages``
 # and ``fragments`` stay the one table of record for every document the task reads.
-@task_table(ins={"papers": sources.papers_spec, "citation_expansions": citations.citation_expansions_spec,
-                 "citation_papers": citations.citation_papers_spec,
-                 "identified_papers": web.identified_papers_spec, "web_pages": web.web_pages_spec})
-def pages(papers: pd.DataFrame, citation_expansions: pd.DataFrame, citation_papers: pd.DataFrame,
-          identified_papers: pd.DataFrame, web_pages: pd.DataFrame) -> Output[pd.DataFrame]:
+@task_table(
+    ins={
+        "papers": sources.papers_spec,
+        "citation_expansions": citations.citation_expansions_spec,
+        "citation_papers": citations.citation_papers_spec,
+        "identified_papers": web.identified_papers_spec,
+        "web_pages": web.web_pages_spec,
+    }
+)
+def pages(
+    papers: pd.DataFrame,
+    citation_expansions: pd.DataFrame,
+    citation_papers: pd.DataFrame,
+    identified_papers: pd.DataFrame,
+    web_pages: pd.DataFrame,
+) -> Output[pd.DataFrame]:
     """Every source document of the task, one row per page; `domain` is what trust levels attach to.
 
     One `abstract` page per task paper with an abstract, one `citation` page per paper citation
@@ -148,21 +188,41 @@ def pages(papers: pd.DataFrame, citation_expansions: pd.DataFrame, citation_pape
     identified = identified[~identified["paper_id"].isin(papers["paper_id"])]
     fetched = fetched_web_pages(web_pages)
     parts = [abstract_pages(papers), citation_pages(cited), abstract_pages(identified), fetched[PAGE_COLUMNS]]
-    frame = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) \
+    frame = (
+        pd.concat([p for p in parts if len(p)], ignore_index=True)
+        if any(len(p) for p in parts)
         else pd.DataFrame(columns=PAGE_COLUMNS)
+    )
     frame = frame.drop_duplicates("page_id")
-    return Output(frame, metadata=table_metadata(
-        frame, ["kind", "domain", "title", "url"],
-        citation_pages=MetadataValue.int(len(cited)),
-        identified_papers=MetadataValue.int(len(identified)), web_pages=MetadataValue.int(len(fetched))))
+    return Output(
+        frame,
+        metadata=table_metadata(
+            frame,
+            ["kind", "domain", "title", "url"],
+            citation_pages=MetadataValue.int(len(cited)),
+            identified_papers=MetadataValue.int(len(identified)),
+            web_pages=MetadataValue.int(len(fetched)),
+        ),
+    )
 
 
-@task_table(ins={"pages": pages, "papers": sources.papers_spec,
-                 "citation_papers": citations.citation_papers_spec,
-                 "identified_papers": web.identified_papers_spec, "web_pages": web.web_pages_spec})
-def fragments(pages: pd.DataFrame, papers: pd.DataFrame, citation_papers: pd.DataFrame,
-              identified_papers: pd.DataFrame, web_pages: pd.DataFrame,
-              settings: ResourceParam[LyraSettings]) -> Output[pd.DataFrame]:
+@task_table(
+    ins={
+        "pages": pages,
+        "papers": sources.papers_spec,
+        "citation_papers": citations.citation_papers_spec,
+        "identified_papers": web.identified_papers_spec,
+        "web_pages": web.web_pages_spec,
+    }
+)
+def fragments(
+    pages: pd.DataFrame,
+    papers: pd.DataFrame,
+    citation_papers: pd.DataFrame,
+    identified_papers: pd.DataFrame,
+    web_pages: pd.DataFrame,
+    settings: ResourceParam[LyraSettings],
+) -> Output[pd.DataFrame]:
     """Overlapping sentence windows of every page's text: the unit that ranking and NLI judge.
 
     Each page's text (its paper's abstract, or the fetched page's main text) is cut into windows

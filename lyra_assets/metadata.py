@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 from dagster import AssetsDefinition, AssetSpec, MetadataValue, TableColumn, TableSchema
 
-from lyra_resources.schema import TABLES, TableSpec
 from lyra_resources.home import HomeLayout
+from lyra_resources.schema import TABLES, TableSpec
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 
 TASK_COLUMN_DESCRIPTION = "the research task the row belongs to (the asset's partition key)"
@@ -29,14 +29,22 @@ TASK_COLUMN_DESCRIPTION = "the research task the row belongs to (the asset's par
 
 # -- definition metadata --------------------------------------------------------------------------
 
+
 def column_schema(spec: TableSpec) -> TableSchema:
     """The table's columns as Dagster shows them: names, DuckDB types and what each holds, in the
     registry's order; a per-task table's `task_id` says it is the partition key."""
-    return TableSchema(columns=[
-        TableColumn(name=c.name, type=c.type,
-                    description=TASK_COLUMN_DESCRIPTION if c.name == "task_id" and spec.per_task
-                    else c.description or None)
-        for c in spec.columns])
+    return TableSchema(
+        columns=[
+            TableColumn(
+                name=c.name,
+                type=c.type,
+                description=TASK_COLUMN_DESCRIPTION
+                if c.name == "task_id" and spec.per_task
+                else c.description or None,
+            )
+            for c in spec.columns
+        ]
+    )
 
 
 def table_definition_metadata(spec: TableSpec, layout: HomeLayout) -> dict[str, Any]:
@@ -49,7 +57,8 @@ def table_definition_metadata(spec: TableSpec, layout: HomeLayout) -> dict[str, 
     }
     if spec.per_task:
         metadata["parquet_files"] = MetadataValue.text(
-            str(layout.parquet / spec.name / "task_id=<task>" / "data.parquet"))
+            str(layout.parquet / spec.name / "task_id=<task>" / "data.parquet")
+        )
     return metadata
 
 
@@ -58,12 +67,17 @@ def with_table_metadata(assets: Iterable[AssetsDefinition], layout: HomeLayout) 
 
     def add(spec: AssetSpec) -> AssetSpec:
         table = TABLES.get(spec.key.to_user_string())
-        return spec if table is None else spec.merge_attributes(metadata=table_definition_metadata(table, layout))
+        return (
+            spec
+            if table is None
+            else spec.merge_attributes(metadata=table_definition_metadata(table, layout))
+        )
 
     return [a.map_asset_specs(add) for a in assets]
 
 
 # -- materialization metadata ---------------------------------------------------------------------
+
 
 def _cell(value: Any, width: int) -> str:
     if isinstance(value, (list, tuple, np.ndarray)):
@@ -97,9 +111,16 @@ def task_metadata(store: LyraStore, task: TaskRecord | str, table: str | None = 
     return metadata
 
 
-def table_metadata(frame: pd.DataFrame, preview_columns: Sequence[str], *, store: LyraStore | None = None,
-                   task: TaskRecord | str | None = None, table: str | None = None, width: int = 80,
-                   **extra: Any) -> dict[str, Any]:
+def table_metadata(
+    frame: pd.DataFrame,
+    preview_columns: Sequence[str],
+    *,
+    store: LyraStore | None = None,
+    task: TaskRecord | str | None = None,
+    table: str | None = None,
+    width: int = 80,
+    **extra: Any,
+) -> dict[str, Any]:
     """Row count and preview of `frame` (the rows written, possibly with text joined in for the
     preview), plus the task's question and Parquet file when `store`, `task` and `table` are given;
     `extra` entries are added as they are.

@@ -49,12 +49,18 @@ def frame_digest(frame: pd.DataFrame) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def inputs_digest(code: str, world: RunInputs, frames: dict[str, pd.DataFrame], *, reads_corpus: bool) -> str | None:
+def inputs_digest(
+    code: str, world: RunInputs, frames: dict[str, pd.DataFrame], *, reads_corpus: bool
+) -> str | None:
     """The digest of an asset's code, input tables and outside inputs (None: the task asks live sources)."""
     if world.digest is None:
         return None
     shared = {name: world.parts[name] for name in (*_SHARED_INPUTS, *(("corpus",) if reads_corpus else ()))}
-    parts = {"code": code, **shared, **{f"table:{name}": frame_digest(frame) for name, frame in sorted(frames.items())}}
+    parts = {
+        "code": code,
+        **shared,
+        **{f"table:{name}": frame_digest(frame) for name, frame in sorted(frames.items())},
+    }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
 
 
@@ -81,8 +87,14 @@ def reuses_unchanged_rows(*, reads_corpus: bool = False) -> Callable:
             keys = sorted(context.selected_asset_keys, key=lambda key: key.to_user_string())
             tables = [key.path[-1] for key in keys]
             rebuild = context.run.tags.get(REBUILD_TAG) == "1"
-            if digest is not None and not rebuild and set(standing_inputs(store, task_id, tables).values()) == {digest}:
-                context.log.info(f"{', '.join(tables)}: code and inputs as when the rows were built; rows kept")
+            if (
+                digest is not None
+                and not rebuild
+                and set(standing_inputs(store, task_id, tables).values()) == {digest}
+            ):
+                context.log.info(
+                    f"{', '.join(tables)}: code and inputs as when the rows were built; rows kept"
+                )
                 return _reused(context, digest)
             tables_io.expect_inputs(task_id, tables, digest)
             return compute(*args, **kwargs)
@@ -95,7 +107,9 @@ def reuses_unchanged_rows(*, reads_corpus: bool = False) -> Callable:
 def _reused(context: AssetExecutionContext, digest: str) -> Output | tuple[Output, ...]:
     """One ``ReusedRows`` output per table of the step, in the order of its outputs."""
     kept = {"reused": MetadataValue.text(f"rows kept: code and inputs unchanged (inputs {digest})")}
-    outputs = tuple(Output(ReusedRows(), output_name=out.name, metadata=kept)
-                    for out in context.op_def.output_defs
-                    if context.assets_def.keys_by_output_name.get(out.name) in context.selected_asset_keys)
+    outputs = tuple(
+        Output(ReusedRows(), output_name=out.name, metadata=kept)
+        for out in context.op_def.output_defs
+        if context.assets_def.keys_by_output_name.get(out.name) in context.selected_asset_keys
+    )
     return outputs[0] if len(outputs) == 1 else outputs

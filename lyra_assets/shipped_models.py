@@ -17,12 +17,18 @@ from typing import Any
 from dagster import AssetKey, AssetMaterialization, DagsterInstance, MetadataValue
 
 from lyra_resources.models.model_files import (
-    DEFAULT_DIRECTION_DIR, DEFAULT_NLI_DIR, DEFAULT_SNLI_DIR, base_version,
+    DEFAULT_DIRECTION_DIR,
+    DEFAULT_NLI_DIR,
+    DEFAULT_SNLI_DIR,
+    base_version,
 )
 
 # Each model asset and the folder its shipped copy lies in.
-SHIPPED_MODELS: dict[str, Path] = {"nli_model": DEFAULT_SNLI_DIR, "verifier_model": DEFAULT_NLI_DIR,
-                                   "direction_reader": DEFAULT_DIRECTION_DIR}
+SHIPPED_MODELS: dict[str, Path] = {
+    "nli_model": DEFAULT_SNLI_DIR,
+    "verifier_model": DEFAULT_NLI_DIR,
+    "direction_reader": DEFAULT_DIRECTION_DIR,
+}
 SHIPPED_TAG = "lyra/shipped"
 
 
@@ -34,16 +40,22 @@ def _training_figures(model_dir: Path) -> dict[str, Any]:
     card = json.loads(path.read_text(encoding="utf-8"))
     if "test" in card.get("evaluation", {}):  # the direction reader: Evidence Inference test articles
         test = card["evaluation"]["test"]
-        return {"evidence_inference_test_macro_f1": MetadataValue.float(float(test["macro_f1"])),
-                "evidence_inference_test_pairs": MetadataValue.int(int(test["pairs"]))}
+        return {
+            "evidence_inference_test_macro_f1": MetadataValue.float(float(test["macro_f1"])),
+            "evidence_inference_test_pairs": MetadataValue.int(int(test["pairs"])),
+        }
     if "evaluation" in card:  # the SNLI base: accuracy on the SNLI test set
         evaluation = card["evaluation"]
-        return {"snli_test_accuracy": MetadataValue.float(float(evaluation["accuracy"])),
-                "snli_test_macro_f1": MetadataValue.float(float(evaluation["macro_f1"])),
-                "snli_test_pairs": MetadataValue.int(int(evaluation["pairs"]))}
-    return {"out_of_fold_accuracy": MetadataValue.float(float(card["oof_accuracy"])),  # the verifier
-            "out_of_fold_pairs": MetadataValue.int(int(card["oof_pairs"])),
-            "temperature": MetadataValue.float(float(card["temperature"]))}
+        return {
+            "snli_test_accuracy": MetadataValue.float(float(evaluation["accuracy"])),
+            "snli_test_macro_f1": MetadataValue.float(float(evaluation["macro_f1"])),
+            "snli_test_pairs": MetadataValue.int(int(evaluation["pairs"])),
+        }
+    return {
+        "out_of_fold_accuracy": MetadataValue.float(float(card["oof_accuracy"])),  # the verifier
+        "out_of_fold_pairs": MetadataValue.int(int(card["oof_pairs"])),
+        "temperature": MetadataValue.float(float(card["temperature"])),
+    }
 
 
 def shipped_materialization(asset: str, model_dir: Path) -> AssetMaterialization:

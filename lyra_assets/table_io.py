@@ -39,12 +39,14 @@ from lyra_assets.metadata import task_metadata
 from lyra_assets.reuse import ReusedRows
 from lyra_resources.schema import PER_TASK_TABLES
 from lyra_resources.settings import LyraSettings
+from lyra_resources.store.lyra_store import LyraStore, StoreError, TaskRecord
 from lyra_resources.store.run_inputs import RunInputs, run_inputs
 from lyra_resources.store.table_inputs import record_table_inputs
-from lyra_resources.store.lyra_store import LyraStore, StoreError, TaskRecord
 
 LYRA_TABLES = "lyra_tables"  # the resource key of the IO manager
-TASK_ROW = "task"  # the external asset whose value is the task's row of `tasks` (lyra_assets.task_assets.TASK)
+TASK_ROW = (
+    "task"  # the external asset whose value is the task's row of `tasks` (lyra_assets.task_assets.TASK)
+)
 
 
 def table_input(upstream: AssetsDefinition | AssetSpec) -> AssetIn:
@@ -60,15 +62,18 @@ class LyraTableIOManager(IOManager):
         self.store = store
         self.settings = settings  # the run's: what ``lyra_assets.reuse`` compares
         self._held: dict[str, dict[str, pd.DataFrame]] = {}  # step key → the tables it has handed over
-        self._inputs: dict[tuple[str, str], str | None] = {}  # (task, table) → the digest its rows are built from
+        self._inputs: dict[
+            tuple[str, str], str | None
+        ] = {}  # (task, table) → the digest its rows are built from
         self._outside: dict[str, RunInputs] = {}  # task → what the run reads outside its tables
 
     def outside_inputs(self, task_id: str) -> RunInputs:
         """The run's outside inputs for the task (question, settings, corpus files, models, domain
         policy, feedback: ``run_inputs``), read once per run and task, not once per asset."""
         if task_id not in self._outside:
-            self._outside[task_id] = run_inputs(self.store, self.store.require_task(task_id), self.settings,
-                                                Path(self.store.home))
+            self._outside[task_id] = run_inputs(
+                self.store, self.store.require_task(task_id), self.settings, Path(self.store.home)
+            )
         return self._outside[task_id]
 
     def expect_inputs(self, task_id: str, tables: list[str], digest: str | None) -> None:
@@ -86,8 +91,10 @@ class LyraTableIOManager(IOManager):
             context.add_output_metadata(task_metadata(self.store, task_id, table))
             return
         if not isinstance(obj, pd.DataFrame):
-            raise StoreError(f"asset {context.asset_key.to_user_string()} returned {type(obj).__name__}, "
-                             "not the DataFrame of its table's rows")
+            raise StoreError(
+                f"asset {context.asset_key.to_user_string()} returned {type(obj).__name__}, "
+                "not the DataFrame of its table's rows"
+            )
         outputs = _step_outputs(context)
         written: list[str] = []
         if len(outputs) == 1:
@@ -113,9 +120,11 @@ class LyraTableIOManager(IOManager):
         return self.store.read_partition(_table(context), _task(context))
 
 
-@io_manager(required_resource_keys={"store", "settings"},
-            description="Lyra's per-task tables: an asset's DataFrame becomes the task's rows of its table "
-                        "(staged while a run builds the task's next graph), and an input is read from them.")
+@io_manager(
+    required_resource_keys={"store", "settings"},
+    description="Lyra's per-task tables: an asset's DataFrame becomes the task's rows of its table "
+    "(staged while a run builds the task's next graph), and an input is read from them.",
+)
 def lyra_tables(init_context: InitResourceContext) -> LyraTableIOManager:
     """The IO manager over the run's store and settings, both required resources.
 
@@ -133,8 +142,10 @@ def _table(context: InputContext | OutputContext) -> str:
         raise StoreError("Lyra's table IO manager stores assets only (an op output has no table)")
     table = context.asset_key.path[-1]
     if table not in PER_TASK_TABLES:
-        raise StoreError(f"asset {context.asset_key.to_user_string()} names no per-task table; "
-                         f"per-task tables: {', '.join(PER_TASK_TABLES)}")
+        raise StoreError(
+            f"asset {context.asset_key.to_user_string()} names no per-task table; "
+            f"per-task tables: {', '.join(PER_TASK_TABLES)}"
+        )
     return table
 
 
@@ -146,11 +157,15 @@ def _step_outputs(context: OutputContext) -> set[str]:
     except DagsterInvariantViolationError:  # handed an output outside a run (a test): nothing to wait for
         return {_table(context)}
     op = context.op_def
-    return {name for name in step.selected_output_names if op.output_def_named(name).io_manager_key == LYRA_TABLES}
+    return {
+        name for name in step.selected_output_names if op.output_def_named(name).io_manager_key == LYRA_TABLES
+    }
 
 
 def _task(context: InputContext | OutputContext) -> str:
     if not context.has_asset_partitions:
-        raise StoreError(f"asset {context.asset_key.to_user_string()} is not partitioned by task: "
-                         "Lyra's table IO manager needs the task (the partition key)")
+        raise StoreError(
+            f"asset {context.asset_key.to_user_string()} is not partitioned by task: "
+            "Lyra's table IO manager needs the task (the partition key)"
+        )
     return context.asset_partition_key

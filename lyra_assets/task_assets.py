@@ -24,10 +24,15 @@ TABLE_KINDS = frozenset({"duckdb", "parquet"})
 # The task itself, as the first input of the assets that read its question or options: an external
 # asset (written by `lyra run`, `lyra verify` or MCP's create_task when the task is created, never
 # by a run) whose value, loaded by the table IO manager, is the task's row (a TaskRecord).
-TASK = AssetSpec(TASK_ROW, partitions_def=task_partitions, group_name="sources", kinds={"duckdb"},
-                 description="The research task: its question, kind and options, one row of `tasks`, written "
-                             "when the task is created. Every asset that reads the question or the options takes it "
-                             "as an input.")
+TASK = AssetSpec(
+    TASK_ROW,
+    partitions_def=task_partitions,
+    group_name="sources",
+    kinds={"duckdb"},
+    description="The research task: its question, kind and options, one row of `tasks`, written "
+    "when the task is created. Every asset that reads the question or the options takes it "
+    "as an input.",
+)
 
 Upstream = AssetsDefinition | AssetSpec
 
@@ -47,8 +52,12 @@ def declared_in(module: str) -> dict[str, str]:
     return {"group_name": asset_group(module), "code_version": code_version(module)}
 
 
-def task_table(*, ins: Mapping[str, Upstream] | None = None, deps: Iterable[Upstream | str] = (),
-               reads_corpus: bool = False) -> Callable[[Callable], AssetsDefinition]:
+def task_table(
+    *,
+    ins: Mapping[str, Upstream] | None = None,
+    deps: Iterable[Upstream | str] = (),
+    reads_corpus: bool = False,
+) -> Callable[[Callable], AssetsDefinition]:
     """Declare a per-task table asset: ``ins`` maps each parameter to the upstream table it
     receives (the task's rows, as this run sees them); ``deps`` are upstream assets it follows
     without reading their rows as a frame; ``reads_corpus`` adds the corpus files to what its
@@ -57,23 +66,29 @@ def task_table(*, ins: Mapping[str, Upstream] | None = None, deps: Iterable[Upst
     def decorate(compute: Callable) -> AssetsDefinition:
         module = compute.__module__
         return asset(
-            partitions_def=task_partitions, kinds=set(TABLE_KINDS), **declared_in(module),
-            ins={name: table_input(upstream) for name, upstream in (ins or {}).items()}, deps=list(deps),
+            partitions_def=task_partitions,
+            kinds=set(TABLE_KINDS),
+            **declared_in(module),
+            ins={name: table_input(upstream) for name, upstream in (ins or {}).items()},
+            deps=list(deps),
             io_manager_key=LYRA_TABLES,
         )(reuses_unchanged_rows(reads_corpus=reads_corpus)(compute))
 
     return decorate
 
 
-def task_table_spec(name: str, *, module: str, description: str,
-                    deps: Iterable[Upstream | str] = ()) -> AssetSpec:
+def task_table_spec(
+    name: str, *, module: str, description: str, deps: Iterable[Upstream | str] = ()
+) -> AssetSpec:
     """One table of a multi-asset (``task_tables``), declared in ``module`` (pass ``__name__``)."""
-    return AssetSpec(name, kinds=set(TABLE_KINDS), deps=list(deps), description=description,
-                     **declared_in(module)).with_io_manager_key(LYRA_TABLES)
+    return AssetSpec(
+        name, kinds=set(TABLE_KINDS), deps=list(deps), description=description, **declared_in(module)
+    ).with_io_manager_key(LYRA_TABLES)
 
 
-def task_tables(specs: Sequence[AssetSpec], *, ins: Mapping[str, Upstream] | None = None,
-                reuse_rows: bool = True) -> Callable[[Callable], AssetsDefinition]:
+def task_tables(
+    specs: Sequence[AssetSpec], *, ins: Mapping[str, Upstream] | None = None, reuse_rows: bool = True
+) -> Callable[[Callable], AssetsDefinition]:
     """Declare a step that writes several per-task tables in one transaction (each of ``specs``,
     made by ``task_table_spec``). ``reuse_rows=False`` for a step that must always run (the paper
     search records what the run reads)."""
@@ -81,10 +96,13 @@ def task_tables(specs: Sequence[AssetSpec], *, ins: Mapping[str, Upstream] | Non
     def decorate(compute: Callable) -> AssetsDefinition:
         body = reuses_unchanged_rows()(compute) if reuse_rows else compute
         upstream = list((ins or {}).values())
-        with_inputs = [spec.merge_attributes(deps=[u for u in upstream if u.key not in {d.asset_key for d in spec.deps}])
-                       for spec in specs]  # every table of the step depends on what the step reads
+        with_inputs = [
+            spec.merge_attributes(deps=[u for u in upstream if u.key not in {d.asset_key for d in spec.deps}])
+            for spec in specs
+        ]  # every table of the step depends on what the step reads
         return multi_asset(
-            specs=with_inputs, partitions_def=task_partitions,
+            specs=with_inputs,
+            partitions_def=task_partitions,
             ins={name: table_input(upstream) for name, upstream in (ins or {}).items()},
         )(body)
 

@@ -5,7 +5,6 @@ a task they write empty tables whose metadata says why, so the offline pipeline 
 Chromium.
 """
 
-
 import asyncio
 import contextlib
 from collections.abc import Callable
@@ -26,13 +25,11 @@ from lyra_core.cells import cell_list
 from lyra_core.feedback import blocked_domains
 from lyra_core.identifiers import Identifiers
 from lyra_core.tasks import TaskOptions
-from lyra_resources.web.browser import BrowserSession, BrowserUnavailable
-from lyra_resources.web.domain_policy import DomainTrust, TrustLevel, user_domain_rules
+from lyra_resources.settings import BrowserSettings
 from lyra_resources.sources.identifier_completion import IdentifierCompletion
 from lyra_resources.sources.literature import LiteratureSources, live_mode
-from lyra_resources.web.search_engines import SerpResult
-from lyra_resources.settings import BrowserSettings
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord
+from lyra_resources.web.browser import BrowserSession, BrowserUnavailable
 from lyra_resources.web.browser_resource import WebBrowser
 from lyra_resources.web.crawl import (
     Crawl,
@@ -45,12 +42,15 @@ from lyra_resources.web.crawl import (
     serp_targets,
     web_pages_frame,
 )
-
+from lyra_resources.web.domain_policy import DomainTrust, TrustLevel, user_domain_rules
+from lyra_resources.web.search_engines import SerpResult
 
 # -- when the browser runs -------------------------------------------------------------------------
 
-def task_uses_browser(options: TaskOptions, cfg: BrowserSettings, literature: LiteratureSources, *,
-                      fetch: bool = False) -> tuple[bool, str]:
+
+def task_uses_browser(
+    options: TaskOptions, cfg: BrowserSettings, literature: LiteratureSources, *, fetch: bool = False
+) -> tuple[bool, str]:
     """Whether this task searches (or, with ``fetch``, fetches pages) with the browser, and why."""
     if options.is_verify:
         return False, "a verify task reads only its corpus"
@@ -61,12 +61,18 @@ def task_uses_browser(options: TaskOptions, cfg: BrowserSettings, literature: Li
     return browser_mode(cfg.fetch, "on", has_local_corpus=False)[0], f"browser.fetch is {cfg.fetch}"
 
 
-def _policy_hooks(trust: DomainTrust, store: LyraStore) -> tuple[Callable[[str], bool], Callable[[str], float]]:
+def _policy_hooks(
+    trust: DomainTrust, store: LyraStore
+) -> tuple[Callable[[str], bool], Callable[[str], float]]:
     """Blocked: the domain policy's ``blocked`` level or a user's ``domain_block``; never fetched."""
     policy = trust.policy()
     rules = user_domain_rules(store)
-    return (lambda domain: policy.trust_level(domain) == TrustLevel.BLOCKED or bool(blocked_domains([domain], rules)),
-            lambda domain: policy.politeness(domain).qps)
+    return (
+        lambda domain: (
+            policy.trust_level(domain) == TrustLevel.BLOCKED or bool(blocked_domains([domain], rules))
+        ),
+        lambda domain: policy.politeness(domain).qps,
+    )
 
 
 def _unavailable(context: AssetExecutionContext, exc: BrowserUnavailable, mode: str) -> str:
@@ -79,9 +85,16 @@ def _unavailable(context: AssetExecutionContext, exc: BrowserUnavailable, mode: 
 
 # -- search ----------------------------------------------------------------------------------------
 
+
 @task_table(ins={"task": TASK})
-def serp_results(context: AssetExecutionContext, task: TaskRecord, store: ResourceParam[LyraStore], browser: WebBrowser,
-                 trust: DomainTrust, literature: LiteratureSources) -> Output[pd.DataFrame]:
+def serp_results(
+    context: AssetExecutionContext,
+    task: TaskRecord,
+    store: ResourceParam[LyraStore],
+    browser: WebBrowser,
+    trust: DomainTrust,
+    literature: LiteratureSources,
+) -> Output[pd.DataFrame]:
     """Search engine results for the task's question, one row per organic result.
 
     The configured engines are asked through the browser; each result keeps its rank, link, title,
@@ -96,8 +109,9 @@ def serp_results(context: AssetExecutionContext, task: TaskRecord, store: Resour
 
         async def run() -> tuple[list[SerpResult], list[EngineRun]]:
             async with BrowserSession(cfg, is_blocked=is_blocked, qps=qps) as session:
-                return await search_engines(session, cfg.engines, task.query, cfg.results_per_engine,
-                                            cfg.engine_urls)
+                return await search_engines(
+                    session, cfg.engines, task.query, cfg.results_per_engine, cfg.engine_urls
+                )
 
         try:
             results, runs = asyncio.run(run())
@@ -107,41 +121,63 @@ def serp_results(context: AssetExecutionContext, task: TaskRecord, store: Resour
     for r in runs:
         if r.status != "ok":
             context.log.warning(f"search engine {r.engine}: {r.status}: {r.error}")
-    with_ids = int(sum(bool(len(d) or len(p) or len(a)) for d, p, a in
-                       zip(frame["dois"], frame["pmids"], frame["arxiv_ids"], strict=True)))
-    return Output(frame, metadata=table_metadata(
-        frame, ["engine", "rank", "title", "domain", "dois"],
-        browser=MetadataValue.text("on" if enabled else "off"), reason=MetadataValue.text(reason),
-        engines=MetadataValue.json([r.model_dump() for r in runs]),
-        results_with_identifiers=MetadataValue.int(with_ids),
-    ))
+    with_ids = int(
+        sum(
+            bool(len(d) or len(p) or len(a))
+            for d, p, a in zip(frame["dois"], frame["pmids"], frame["arxiv_ids"], strict=True)
+        )
+    )
+    return Output(
+        frame,
+        metadata=table_metadata(
+            frame,
+            ["engine", "rank", "title", "domain", "dois"],
+            browser=MetadataValue.text("on" if enabled else "off"),
+            reason=MetadataValue.text(reason),
+            engines=MetadataValue.json([r.model_dump() for r in runs]),
+            results_with_identifiers=MetadataValue.int(with_ids),
+        ),
+    )
 
 
 # -- fetch, and the identifier loop ----------------------------------------------------------------
 
 web_pages_spec = task_table_spec(
-    "web_pages", module=__name__,
+    "web_pages",
+    module=__name__,
     description="""Web pages the browser fetched for the task, one row per page.
 
 The task's search results and the landing pages of papers without an abstract are fetched, and
 each page's main text, citation metadata and identifiers are kept; `status` says how the fetch
 went. Landing pages of papers the identifier loop finds are fetched in later rounds, up to
-`browser.loop_depth`.""")
+`browser.loop_depth`.""",
+)
 
 identified_papers_spec = task_table_spec(
-    "identified_papers", module=__name__,
+    "identified_papers",
+    module=__name__,
     description="""Papers found through the identifiers named on the task's web pages and search results.
 
 With live sources on, each DOI, PMID and arXiv id the task did not know is looked up in the
 academic APIs; every paper found that the task lacked is one row, with the round (`depth`) that
-found it. Empty without live sources.""")
+found it. Empty without live sources.""",
+)
 
 
-@task_tables([web_pages_spec, identified_papers_spec],
-             ins={"task": TASK, "serp": serp_results, "papers": sources.papers_spec})
-def web_fetch(context: AssetExecutionContext, task: TaskRecord, serp: pd.DataFrame, papers: pd.DataFrame,
-              store: ResourceParam[LyraStore],
-              browser: WebBrowser, trust: DomainTrust, literature: LiteratureSources) -> tuple[Output, Output]:
+@task_tables(
+    [web_pages_spec, identified_papers_spec],
+    ins={"task": TASK, "serp": serp_results, "papers": sources.papers_spec},
+)
+def web_fetch(
+    context: AssetExecutionContext,
+    task: TaskRecord,
+    serp: pd.DataFrame,
+    papers: pd.DataFrame,
+    store: ResourceParam[LyraStore],
+    browser: WebBrowser,
+    trust: DomainTrust,
+    literature: LiteratureSources,
+) -> tuple[Output, Output]:
     """Fetch the task's web pages with the browser and look up the identifiers found on them;
     both tables are written in one transaction."""
     options = TaskOptions.model_validate(task.options)
@@ -149,8 +185,10 @@ def web_fetch(context: AssetExecutionContext, task: TaskRecord, serp: pd.DataFra
     enabled, reason = task_uses_browser(options, cfg, literature, fetch=True)
     targets = serp_targets(serp) + paper_targets(papers, cfg.doi_resolver)
     known = known_identifiers(papers)
-    serp_ids = [Identifiers.of(cell_list(d), cell_list(p), cell_list(a))
-                for d, p, a in zip(serp["dois"], serp["pmids"], serp["arxiv_ids"], strict=True)]
+    serp_ids = [
+        Identifiers.of(cell_list(d), cell_list(p), cell_list(a))
+        for d, p, a in zip(serp["dois"], serp["pmids"], serp["arxiv_ids"], strict=True)
+    ]
     outcome = Crawl(rows=[], pending=Identifiers())
     completion: IdentifierCompletion | None = None
     if enabled and targets and cfg.fetch_limit:
@@ -161,12 +199,20 @@ def web_fetch(context: AssetExecutionContext, task: TaskRecord, serp: pd.DataFra
             async with contextlib.AsyncExitStack() as stack:
                 completer = None
                 if complete_ids:
-                    completer = IdentifierCompletion(await stack.enter_async_context(literature.academic()),
-                                                     cfg.doi_resolver)
+                    completer = IdentifierCompletion(
+                        await stack.enter_async_context(literature.academic()), cfg.doi_resolver
+                    )
                 session = await stack.enter_async_context(BrowserSession(cfg, is_blocked=is_blocked, qps=qps))
-                crawled = await crawl(session, targets, known=known, max_depth=cfg.loop_depth,
-                                      per_page=cfg.identifiers_per_page, fetch_limit=cfg.fetch_limit,
-                                      complete=completer, found_before=serp_ids)
+                crawled = await crawl(
+                    session,
+                    targets,
+                    known=known,
+                    max_depth=cfg.loop_depth,
+                    per_page=cfg.identifiers_per_page,
+                    fetch_limit=cfg.fetch_limit,
+                    complete=completer,
+                    found_before=serp_ids,
+                )
                 return crawled, completer
 
         try:
@@ -184,24 +230,33 @@ def web_fetch(context: AssetExecutionContext, task: TaskRecord, serp: pd.DataFra
         context.log.warning(line)
     with_abstract = int(identified["abstract"].notna().sum()) if len(identified) else 0
     completion_state = MetadataValue.text(
-        "on (live sources)" if completion else "off: live sources are off for this task")
-    pages_result = Output(frame, metadata=table_metadata(
-        frame, ["status", "domain", "title", "page_doi", "error"],
-        browser=MetadataValue.text("on" if enabled else "off"), reason=MetadataValue.text(reason),
-        statuses=MetadataValue.json({str(k): int(v) for k, v in statuses.items()}),
-        identifier_completion=completion_state,
-        identified_papers=MetadataValue.int(len(identified)),
-        identified_with_abstract=MetadataValue.int(with_abstract),
-        unresolved_identifiers=MetadataValue.json(completion.unresolved[:50] if completion else []),
-        loop_rounds=MetadataValue.int(outcome.rounds),
-        api_errors=MetadataValue.json(api_errors[:20]),
-        identifiers_for_completion=MetadataValue.json(pending.model_dump(mode="json")),
-        identifiers_for_completion_count=MetadataValue.int(pending.total),
-    ))
-    papers_result = Output(identified, metadata=table_metadata(
-        identified, ["depth", "title", "year", "doi"],
-        identifier_completion=completion_state,
-        with_abstract=MetadataValue.int(with_abstract),
-    ))
+        "on (live sources)" if completion else "off: live sources are off for this task"
+    )
+    pages_result = Output(
+        frame,
+        metadata=table_metadata(
+            frame,
+            ["status", "domain", "title", "page_doi", "error"],
+            browser=MetadataValue.text("on" if enabled else "off"),
+            reason=MetadataValue.text(reason),
+            statuses=MetadataValue.json({str(k): int(v) for k, v in statuses.items()}),
+            identifier_completion=completion_state,
+            identified_papers=MetadataValue.int(len(identified)),
+            identified_with_abstract=MetadataValue.int(with_abstract),
+            unresolved_identifiers=MetadataValue.json(completion.unresolved[:50] if completion else []),
+            loop_rounds=MetadataValue.int(outcome.rounds),
+            api_errors=MetadataValue.json(api_errors[:20]),
+            identifiers_for_completion=MetadataValue.json(pending.model_dump(mode="json")),
+            identifiers_for_completion_count=MetadataValue.int(pending.total),
+        ),
+    )
+    papers_result = Output(
+        identified,
+        metadata=table_metadata(
+            identified,
+            ["depth", "title", "year", "doi"],
+            identifier_completion=completion_state,
+            with_abstract=MetadataValue.int(with_abstract),
+        ),
+    )
     return pages_result, papers_result
-

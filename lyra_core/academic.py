@@ -42,10 +42,48 @@ _EN_TERMS = (
 _EN_RE = re.compile(rf"\b(?:{_EN_TERMS})\b", re.IGNORECASE)
 # Japanese has no word boundaries: plain substrings (治療法, 動向, 量子 … were an older rule's false negatives)
 _JA_TERMS = (
-    "論文", "研究", "学術", "学会", "臨床", "治験", "試験", "治療", "効果", "有効性", "副作用", "疾患", "症状",
-    "病", "薬", "医学", "医療", "科学", "理論", "実験", "解析", "分析", "統計", "仮説", "メカニズム", "機序",
-    "動向", "影響", "関連", "因果", "リスク", "遺伝", "細胞", "量子", "機械学習", "深層学習", "人工知能",
-    "アルゴリズム", "実用化", "エビデンス", "メタ分析", "システマティックレビュー",
+    "論文",
+    "研究",
+    "学術",
+    "学会",
+    "臨床",
+    "治験",
+    "試験",
+    "治療",
+    "効果",
+    "有効性",
+    "副作用",
+    "疾患",
+    "症状",
+    "病",
+    "薬",
+    "医学",
+    "医療",
+    "科学",
+    "理論",
+    "実験",
+    "解析",
+    "分析",
+    "統計",
+    "仮説",
+    "メカニズム",
+    "機序",
+    "動向",
+    "影響",
+    "関連",
+    "因果",
+    "リスク",
+    "遺伝",
+    "細胞",
+    "量子",
+    "機械学習",
+    "深層学習",
+    "人工知能",
+    "アルゴリズム",
+    "実用化",
+    "エビデンス",
+    "メタ分析",
+    "システマティックレビュー",
 )
 
 ACADEMIC_EXEMPLARS = (
@@ -117,7 +155,9 @@ def classify_query(query: str, embed: Embed | None = None, margin: float = 0.05)
         return AcademicDecision(academic=True, method="identifier", reason=f"names {ids[0]}")
     terms = academic_terms(text)
     if terms:
-        return AcademicDecision(academic=True, method="keyword", reason="academic terms: " + ", ".join(terms[:5]))
+        return AcademicDecision(
+            academic=True, method="keyword", reason="academic terms: " + ", ".join(terms[:5])
+        )
     if embed is None or not text:
         return AcademicDecision(academic=False, method="none", reason="no academic identifier or term")
     vectors = np.asarray(embed([text, *ACADEMIC_EXEMPLARS, *EVERYDAY_EXEMPLARS]), dtype=np.float32)
@@ -126,9 +166,13 @@ def classify_query(query: str, embed: Embed | None = None, margin: float = 0.05)
     academic, everyday = float(sims[:n].max()), float(sims[n:].max())
     closest = ACADEMIC_EXEMPLARS[int(sims[:n].argmax())]
     is_academic = academic >= MIN_SIMILARITY and academic - everyday >= margin
-    reason = (f"cosine {academic:.2f} to academic exemplar {closest!r} vs {everyday:.2f} to everyday ones "
-              f"(margin {margin:.2f})")
-    return AcademicDecision(academic=is_academic, method="embedding", reason=reason, similarity=round(academic, 4))
+    reason = (
+        f"cosine {academic:.2f} to academic exemplar {closest!r} vs {everyday:.2f} to everyday ones "
+        f"(margin {margin:.2f})"
+    )
+    return AcademicDecision(
+        academic=is_academic, method="embedding", reason=reason, similarity=round(academic, 4)
+    )
 
 
 def is_academic_query(query: str, embed: Embed | None = None, margin: float = 0.05) -> bool:

@@ -37,12 +37,15 @@ def _phrase(part: str) -> str:
 
 
 def _nearness(about: Relevance) -> tuple[int, int]:
-    return (int(about.exposure_matched) + int(about.outcome_matched),
-            len(about.exposure_terms) + len(about.outcome_terms))
+    return (
+        int(about.exposure_matched) + int(about.outcome_matched),
+        len(about.exposure_terms) + len(about.outcome_terms),
+    )
 
 
-def not_addressed_line(hypothesis: str | None, passages: Sequence[TaskPassage], titles: Mapping[str, str]
-                       ) -> str | None:
+def not_addressed_line(
+    hypothesis: str | None, passages: Sequence[TaskPassage], titles: Mapping[str, str]
+) -> str | None:
     """The line saying that no passage addresses the question's exposure and outcome together,
     with the ``CLOSEST_SHOWN`` papers that come closest; None when a passage that voted (or, with
     no vote, one that was judged) is about both, or when the hypothesis has no exposure and
@@ -60,31 +63,39 @@ def not_addressed_line(hypothesis: str | None, passages: Sequence[TaskPassage], 
     elsewhere = sum(a.about_both for a in about)
     if elsewhere:
         who = "that voted" if voted else "judged against the question"
-        head = (f"No passage {who} addresses {both} together ({elsewhere} other passage"
-                f"{'s' * (elsewhere != 1)} of the {len(titles)} papers name{'s' * (elsewhere == 1)} both)")
+        head = (
+            f"No passage {who} addresses {both} together ({elsewhere} other passage"
+            f"{'s' * (elsewhere != 1)} of the {len(titles)} papers name{'s' * (elsewhere == 1)} both)"
+        )
     else:
         head = f"No passage in the {len(titles)} papers addresses {both} together"
     return _with_closest(head, passages, about, titles)
 
 
-def no_claim_line(exposure: str, outcome: str, passages: Sequence[TaskPassage], titles: Mapping[str, str]) -> str:
+def no_claim_line(
+    exposure: str, outcome: str, passages: Sequence[TaskPassage], titles: Mapping[str, str]
+) -> str:
     """An open question's line when none of its adopted claims addresses its exposure and outcome
     together: how many passages name both, and the papers that come closest."""
     about = [relevance(exposure, outcome, p.text, p.paper_text) for p in passages]
     both = f"{_phrase(exposure)} and {_phrase(outcome)}"
     named = sum(a.about_both for a in about)
     head = f"No claim in the {len(titles)} papers addresses {both} together" + (
-        f" ({named} passage{'s' * (named != 1)} name{'s' * (named == 1)} both)" if named else "")
+        f" ({named} passage{'s' * (named != 1)} name{'s' * (named == 1)} both)" if named else ""
+    )
     return _with_closest(head, passages, about, titles)
 
 
-def _with_closest(head: str, passages: Sequence[TaskPassage], about: Sequence[Relevance],
-                  titles: Mapping[str, str]) -> str:
+def _with_closest(
+    head: str, passages: Sequence[TaskPassage], about: Sequence[Relevance], titles: Mapping[str, str]
+) -> str:
     nearest: dict[str, tuple[int, int]] = {}
     for passage, a in zip(passages, about, strict=True):
         nearest[passage.paper_id] = max(nearest.get(passage.paper_id, (0, 0)), _nearness(a))
     order = {paper: rank for rank, paper in enumerate(titles)}
-    closest = sorted(titles, key=lambda p: (tuple(-x for x in nearest.get(p, (0, 0))), order[p]))[:CLOSEST_SHOWN]
+    closest = sorted(titles, key=lambda p: (tuple(-x for x in nearest.get(p, (0, 0))), order[p]))[
+        :CLOSEST_SHOWN
+    ]
     if not closest:
         return f"{head}; the task has no papers"
     return f"{head}; the closest are " + "; ".join(f"“{titles[p].strip() or p}”" for p in closest)

@@ -23,8 +23,10 @@ PAPERS_SHOWN = 5  # papers named for, and against, a hypothesis's answer
 OPEN_CLAIMS_SHOWN = 8  # claims an open question's answer lists
 
 # An undecided verdict in words, by why it does not decide (lyra_core.scoring.undecided_because)
-UNDECIDED_WORDS = {"conflicting": "conflicting evidence: strong votes on both sides",
-                   "insufficient": "insufficient evidence: too few or too weak votes to decide"}
+UNDECIDED_WORDS = {
+    "conflicting": "conflicting evidence: strong votes on both sides",
+    "insufficient": "insufficient evidence: too few or too weak votes to decide",
+}
 
 
 class PaperVotes(BaseModel):
@@ -45,8 +47,12 @@ def strongest_paper_edges(edges: Iterable[Mapping[str, Any]]) -> list[Mapping[st
     """Each paper's strongest SUPPORTS or REFUTES edge (``paper``, else ``page_id``, names the paper;
     equal confidence: the larger edge id wins), whatever its probability."""
     ordered = sorted(edges, key=lambda e: e["edge_id"], reverse=True)
-    return strongest_votes(ordered, lambda e: e.get("paper") or e["page_id"], lambda e: e["relation"],
-                           lambda e: float(e["nli_confidence"]))
+    return strongest_votes(
+        ordered,
+        lambda e: e.get("paper") or e["page_id"],
+        lambda e: e["relation"],
+        lambda e: float(e["nli_confidence"]),
+    )
 
 
 def paper_votes(edges: Iterable[Mapping[str, Any]], min_vote: float = 0.0) -> PaperVotes:
@@ -56,8 +62,11 @@ def paper_votes(edges: Iterable[Mapping[str, Any]], min_vote: float = 0.0) -> Pa
     edges = [e for e in edges if e.get("paper") or e.get("page_id")]
     judged = {e.get("paper") or e["page_id"] for e in edges}
     votes = strongest_paper_edges(edges)
-    best = {(v.get("paper") or v["page_id"]): (float(v["nli_confidence"]), v["relation"], v["edge_id"])
-            for v in votes if float(v["nli_confidence"]) >= min_vote}
+    best = {
+        (v.get("paper") or v["page_id"]): (float(v["nli_confidence"]), v["relation"], v["edge_id"])
+        for v in votes
+        if float(v["nli_confidence"]) >= min_vote
+    }
     design = {(v.get("paper") or v["page_id"]): v.get("study_design") for v in votes}
     strongest: dict[str, tuple[float, str]] = {}
     for conf, relation, edge_id in best.values():
@@ -73,8 +82,12 @@ def paper_votes(edges: Iterable[Mapping[str, Any]], min_vote: float = 0.0) -> Pa
         strongest_refute_edge=strongest[REFUTES][1] if REFUTES in strongest else None,
         supporting_paper_ids=[p for p, v in ranked if v[1] == SUPPORTS],
         refuting_paper_ids=[p for p, v in ranked if v[1] == REFUTES],
-        supporting_designs=[design[p] if isinstance(design[p], str) else None for p, v in ranked if v[1] == SUPPORTS],
-        refuting_designs=[design[p] if isinstance(design[p], str) else None for p, v in ranked if v[1] == REFUTES],
+        supporting_designs=[
+            design[p] if isinstance(design[p], str) else None for p, v in ranked if v[1] == SUPPORTS
+        ],
+        refuting_designs=[
+            design[p] if isinstance(design[p], str) else None for p, v in ranked if v[1] == REFUTES
+        ],
     )
 
 
@@ -114,10 +127,17 @@ def undecided_note(verdict: str | None, alpha: float | None, beta: float | None)
     return UNDECIDED_WORDS[undecided_because(verdict, alpha, beta) or "insufficient"]
 
 
-def answer_line(verdict: str | None, confidence: float | None, uncertainty: float | None,
-                votes: PaperVotes | None, open_claims: int | None = None,
-                alpha: float | None = None, beta: float | None = None,
-                certainty: str | None = None, certainty_reasons: str | None = None) -> str:
+def answer_line(
+    verdict: str | None,
+    confidence: float | None,
+    uncertainty: float | None,
+    votes: PaperVotes | None,
+    open_claims: int | None = None,
+    alpha: float | None = None,
+    beta: float | None = None,
+    certainty: str | None = None,
+    certainty_reasons: str | None = None,
+) -> str:
     """The one line every view of a task starts with, e.g.
     ``Answer: supported (0.78 ± 0.09) — 6 papers for, 1 against, 23 judged — designs: 1
     meta-analysis and 2 RCTs for; 1 cohort study against``: the voting papers' designs where
@@ -126,16 +146,24 @@ def answer_line(verdict: str | None, confidence: float | None, uncertainty: floa
     decides says how certain its side's evidence is (lyra_core.certainty), e.g. ``low certainty
     (observational studies only; one study)``."""
     if verdict is None:
-        shown = f"{open_claims} most relevant claims follow" if open_claims else "no adopted claim bears on it yet"
+        shown = (
+            f"{open_claims} most relevant claims follow"
+            if open_claims
+            else "no adopted claim bears on it yet"
+        )
         return f"Answer: open question (no yes/no hypothesis to judge) — {shown}"
     votes = votes or PaperVotes()
     note = undecided_note(verdict, alpha, beta)
     designs = designs_text(votes.supporting_designs, votes.refuting_designs)
     graded = "" if verdict in UNDECIDED else certainty_words(certainty, certainty_reasons)
-    return (f"Answer: {verdict_words(verdict)} ({confidence or 0:.2f} ± {uncertainty or 0:.2f}) — "
-            + votes_text(votes.supporting_papers, votes.refuting_papers, votes.papers_below_threshold, "paper")
-            + f", {votes.papers_judged} judged" + (f" — designs: {designs}" if designs else "")
-            + (f" — {note}" if note else "") + (f" — {graded}" if graded else ""))
+    return (
+        f"Answer: {verdict_words(verdict)} ({confidence or 0:.2f} ± {uncertainty or 0:.2f}) — "
+        + votes_text(votes.supporting_papers, votes.refuting_papers, votes.papers_below_threshold, "paper")
+        + f", {votes.papers_judged} judged"
+        + (f" — designs: {designs}" if designs else "")
+        + (f" — {note}" if note else "")
+        + (f" — {graded}" if graded else "")
+    )
 
 
 class AnswerPaper(BaseModel):
@@ -225,9 +253,15 @@ def open_answer_claims(claims: Iterable[CandidateClaim]) -> list[CandidateClaim]
     return ranked[:OPEN_CLAIMS_SHOWN]
 
 
-def compose_answer(hypothesis: HypothesisScore | None, edges: Iterable[Mapping[str, Any]], min_vote: float,
-                   papers: Mapping[str, AnswerPaper], claims: Iterable[CandidateClaim] = (),
-                   question_reading: str | None = None, not_addressed: str | None = None) -> AnswerView:
+def compose_answer(
+    hypothesis: HypothesisScore | None,
+    edges: Iterable[Mapping[str, Any]],
+    min_vote: float,
+    papers: Mapping[str, AnswerPaper],
+    claims: Iterable[CandidateClaim] = (),
+    question_reading: str | None = None,
+    not_addressed: str | None = None,
+) -> AnswerView:
     """The answer to a task's question, whoever asks: the ``task_answer`` asset with the model's
     edges and scores, the read side with human feedback applied.
 
@@ -240,10 +274,21 @@ def compose_answer(hypothesis: HypothesisScore | None, edges: Iterable[Mapping[s
     if hypothesis is None:
         chosen = open_answer_claims(claims)
         return AnswerView(
-            line=answer_line(None, None, None, None, len(chosen)), origin=OPEN_QUESTION,
-            question_reading=question_reading, not_addressed=None if chosen else not_addressed,
-            claims=[AnswerClaim(claim_id=c.claim_id, text=c.text, topic=c.topic, verdict=c.verdict or "unverified",
-                                confidence=0.5 if c.confidence is None else c.confidence) for c in chosen])
+            line=answer_line(None, None, None, None, len(chosen)),
+            origin=OPEN_QUESTION,
+            question_reading=question_reading,
+            not_addressed=None if chosen else not_addressed,
+            claims=[
+                AnswerClaim(
+                    claim_id=c.claim_id,
+                    text=c.text,
+                    topic=c.topic,
+                    verdict=c.verdict or "unverified",
+                    confidence=0.5 if c.confidence is None else c.confidence,
+                )
+                for c in chosen
+            ],
+        )
     votes = paper_votes(edges, min_vote)
     h = hypothesis
     verdict = h.verdict or "unverified"
@@ -252,16 +297,42 @@ def compose_answer(hypothesis: HypothesisScore | None, edges: Iterable[Mapping[s
         return [papers.get(p) or AnswerPaper(paper_id=p) for p in ids[:PAPERS_SHOWN]]
 
     return AnswerView(
-        line=answer_line(verdict, h.confidence, h.uncertainty, votes, alpha=h.alpha, beta=h.beta,
-                         certainty=h.certainty, certainty_reasons=h.certainty_reasons),
-        origin=HYPOTHESIS, hypothesis=h.text, hypothesis_claim_id=h.claim_id, verdict=verdict,
-        confidence=h.confidence, uncertainty=h.uncertainty, controversy=h.controversy, certainty=h.certainty,
+        line=answer_line(
+            verdict,
+            h.confidence,
+            h.uncertainty,
+            votes,
+            alpha=h.alpha,
+            beta=h.beta,
+            certainty=h.certainty,
+            certainty_reasons=h.certainty_reasons,
+        ),
+        origin=HYPOTHESIS,
+        hypothesis=h.text,
+        hypothesis_claim_id=h.claim_id,
+        verdict=verdict,
+        confidence=h.confidence,
+        uncertainty=h.uncertainty,
+        controversy=h.controversy,
+        certainty=h.certainty,
         certainty_reasons=h.certainty_reasons,
         undecided_because=undecided_because(verdict, h.alpha, h.beta) if h.alpha is not None else None,
-        **votes.model_dump(include={"supporting_papers", "refuting_papers", "papers_judged", "papers_below_threshold",
-                                    "strongest_support_edge", "strongest_refute_edge"}),
-        papers_for=named(votes.supporting_paper_ids), papers_against=named(votes.refuting_paper_ids),
-        recomputed=h.recomputed, question_reading=question_reading, not_addressed=not_addressed)
+        **votes.model_dump(
+            include={
+                "supporting_papers",
+                "refuting_papers",
+                "papers_judged",
+                "papers_below_threshold",
+                "strongest_support_edge",
+                "strongest_refute_edge",
+            }
+        ),
+        papers_for=named(votes.supporting_paper_ids),
+        papers_against=named(votes.refuting_paper_ids),
+        recomputed=h.recomputed,
+        question_reading=question_reading,
+        not_addressed=not_addressed,
+    )
 
 
 def shown_title(title: str | None, abstract: str | None) -> str | None:
@@ -282,8 +353,12 @@ def answer_text(answer: AnswerView, task_id: str, markdown: bool = False) -> lis
     lines = [answer.line, *([answer.not_addressed] if answer.not_addressed else [])]
     if answer.hypothesis:
         note = reading_note(answer.question_reading)
-        lines.append(f"Hypothesis ({note}): {answer.hypothesis}" if note else f"Hypothesis: {answer.hypothesis}")
-        lines.append(f"{item}claim {answer.hypothesis_claim_id}: `lyra evidence {task_id}` lists its passages")
+        lines.append(
+            f"Hypothesis ({note}): {answer.hypothesis}" if note else f"Hypothesis: {answer.hypothesis}"
+        )
+        lines.append(
+            f"{item}claim {answer.hypothesis_claim_id}: `lyra evidence {task_id}` lists its passages"
+        )
     for side, papers in (("for", answer.papers_for), ("against", answer.papers_against)):
         lines += [f"{item}{side}: {p.title or UNTITLED}" + (f" ({p.year})" if p.year else "") for p in papers]
     topics = list(dict.fromkeys(c.topic for c in answer.claims))

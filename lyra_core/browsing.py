@@ -10,8 +10,15 @@ from collections.abc import Iterable
 from lyra_core.identifiers import Identifiers
 
 
-def new_identifiers(found: Iterable[Identifiers], known: Identifiers, *, depth: int, max_depth: int,
-                    per_page: int | None = None, limit: int | None = None) -> Identifiers:
+def new_identifiers(
+    found: Iterable[Identifiers],
+    known: Identifiers,
+    *,
+    depth: int,
+    max_depth: int,
+    per_page: int | None = None,
+    limit: int | None = None,
+) -> Identifiers:
     """Identifiers found on pages fetched at ``depth`` that identifier completion has not seen.
 
     Completing them creates work at ``depth + 1``; nothing is returned once that would pass

@@ -28,8 +28,13 @@ Level = Literal["high", "moderate", "low", "very_low"]
 LEVELS: tuple[Level, ...] = ("very_low", "low", "moderate", "high")
 LEVEL_WORDS: dict[str, str] = {"high": "high", "moderate": "moderate", "low": "low", "very_low": "very low"}
 # Where a body of evidence starts, by the best design on its side (GRADE: trials high, observation low).
-START: dict[str, Level] = {"meta_analysis": "high", "rct": "high", "cohort": "low", "case_control": "low",
-                           "cross_sectional": "low"}
+START: dict[str, Level] = {
+    "meta_analysis": "high",
+    "rct": "high",
+    "cohort": "low",
+    "case_control": "low",
+    "cross_sectional": "low",
+}
 # The designs that start very low, named in the plural ("only animal or cell studies").
 WEAK_DESIGNS: dict[str, str] = {"animal_cell": "animal or cell studies", "review": "narrative reviews"}
 # People in all, across a side's studies that state a size, under which the side is imprecise: a
@@ -62,7 +67,9 @@ class Certainty(BaseModel):
     def allows_well_supported(self) -> bool:
         """Whether evidence like this may be called well supported: moderate or high certainty,
         more than one study, and not the cross-encoder's overlap alone."""
-        return LEVELS.index(self.level) >= LEVELS.index("moderate") and self.studies > 1 and self.read_explicitly
+        return (
+            LEVELS.index(self.level) >= LEVELS.index("moderate") and self.studies > 1 and self.read_explicitly
+        )
 
     @property
     def words(self) -> str:
@@ -107,5 +114,9 @@ def grade(votes: Iterable[Vote], side: str) -> Certainty:
     explicit = any(v.human or v.judged_by in EXPLICIT_JUDGES for v in mine)
     if not explicit:
         lowered, reasons = lowered + 1, [*reasons, "read by word overlap only"]
-    return Certainty(level=LEVELS[max(0, LEVELS.index(level) - lowered)], reasons=reasons, studies=len(mine),
-                     read_explicitly=explicit)
+    return Certainty(
+        level=LEVELS[max(0, LEVELS.index(level) - lowered)],
+        reasons=reasons,
+        studies=len(mine),
+        read_explicitly=explicit,
+    )

@@ -55,8 +55,11 @@ def stage1_score(is_influential: bool, similarity: float) -> float:
 
 def final_score(llm_score: float, stage1: float, is_influential: bool) -> float:
     """0.5·(LLM relevance / 10) + 0.3·stage-1 score + 0.2·influential."""
-    return FINAL_LLM * min(max(llm_score, 0.0), 10.0) / 10.0 + FINAL_STAGE1 * stage1 + FINAL_INFLUENTIAL * float(
-        is_influential)
+    return (
+        FINAL_LLM * min(max(llm_score, 0.0), 10.0) / 10.0
+        + FINAL_STAGE1 * stage1
+        + FINAL_INFLUENTIAL * float(is_influential)
+    )
 
 
 def fallback_relevance(question_similarity: float) -> float:
@@ -65,8 +68,12 @@ def fallback_relevance(question_similarity: float) -> float:
 
 
 def _keys(doi: str | None, pmid: str | None, arxiv_id: str | None, title_key: str) -> list[str]:
-    keys = [f"doi:{doi}" if doi else "", f"pmid:{pmid}" if pmid else "", f"arxiv:{arxiv_id}" if arxiv_id else "",
-            f"title:{title_key}" if len(title_key) >= 20 else ""]
+    keys = [
+        f"doi:{doi}" if doi else "",
+        f"pmid:{pmid}" if pmid else "",
+        f"arxiv:{arxiv_id}" if arxiv_id else "",
+        f"title:{title_key}" if len(title_key) >= 20 else "",
+    ]
     return [k for k in keys if k]
 
 
@@ -80,12 +87,19 @@ class PaperIndex:
                 self._owner.setdefault(key, p.paper_id)
 
     def find(self, paper: CanonicalPaper) -> str | None:
-        return next((self._owner[k] for k in _keys(paper.doi, paper.pmid, paper.arxiv_id, normalize_title(paper.title))
-                     if k in self._owner), None)
+        return next(
+            (
+                self._owner[k]
+                for k in _keys(paper.doi, paper.pmid, paper.arxiv_id, normalize_title(paper.title))
+                if k in self._owner
+            ),
+            None,
+        )
 
 
-def merge_candidates(edges: Sequence[CitationEdge], extra: Sequence[PaperRecord],
-                     known: Sequence[CanonicalPaper]) -> tuple[list[CitationCandidate], dict[str, CanonicalPaper]]:
+def merge_candidates(
+    edges: Sequence[CitationEdge], extra: Sequence[PaperRecord], known: Sequence[CanonicalPaper]
+) -> tuple[list[CitationCandidate], dict[str, CanonicalPaper]]:
     """Candidates per (paper, candidate, direction), and the candidate papers by id.
 
     All reported records (plus ``extra``, e.g. abstracts found by identifier completion) are
@@ -109,7 +123,8 @@ def merge_candidates(edges: Sequence[CitationEdge], extra: Sequence[PaperRecord]
         r = edge.record
         # a group canonicalize folded into another with the same id has no entry of its own
         candidate = by_record.get(f"{r.source}:{r.source_id}") or papers.get(
-            paper_id_for(r.doi, r.pmid, r.arxiv_id, r.title_key))
+            paper_id_for(r.doi, r.pmid, r.arxiv_id, r.title_key)
+        )
         if candidate is None or candidate.paper_id == edge.paper_id:
             continue
         key = (edge.paper_id, candidate.paper_id, edge.direction)
@@ -120,9 +135,13 @@ def merge_candidates(edges: Sequence[CitationEdge], extra: Sequence[PaperRecord]
             if source not in row.sources:
                 row.sources.append(source)
         else:
-            grouped[key] = CitationCandidate(paper_id=edge.paper_id, candidate_id=candidate.paper_id,
-                                             direction=edge.direction, is_influential=edge.is_influential,
-                                             sources=[source])
+            grouped[key] = CitationCandidate(
+                paper_id=edge.paper_id,
+                candidate_id=candidate.paper_id,
+                direction=edge.direction,
+                is_influential=edge.is_influential,
+                sources=[source],
+            )
     return list(grouped.values()), papers
 
 

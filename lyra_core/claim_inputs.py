@@ -38,8 +38,11 @@ class ClaimInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str = Field(min_length=1, max_length=200, description="the caller's id for the claim")
     claim: str = Field(description="the claim's text")
-    papers: list[str] | None = Field(None, description="the only corpus papers to judge it against (ids as the "
-                                     "corpus names them); absent: the corpus is searched with the claim")
+    papers: list[str] | None = Field(
+        None,
+        description="the only corpus papers to judge it against (ids as the "
+        "corpus names them); absent: the corpus is searched with the claim",
+    )
 
     @field_validator("id", mode="before")
     @classmethod
@@ -58,7 +61,9 @@ class ClaimInput(BaseModel):
     def _papers(cls, value: object) -> list[str] | None:
         if value is None:
             return None
-        if not isinstance(value, list) or not all(isinstance(p, str | int) and not isinstance(p, bool) for p in value):
+        if not isinstance(value, list) or not all(
+            isinstance(p, str | int) and not isinstance(p, bool) for p in value
+        ):
             raise ValueError("papers must be a list of paper ids")
         ids = list(dict.fromkeys(str(p).strip() for p in value if str(p).strip()))
         if not ids:
@@ -85,7 +90,9 @@ def parse_claims(text: str) -> list[ClaimInput]:
     lines = [(n, line.strip()) for n, line in enumerate(text.splitlines(), start=1)]
     lines = [(n, line) for n, line in lines if line and not line.startswith("#")]
     if not lines:
-        raise ClaimsFileError("the claims file holds no claim (one claim a line, or JSON Lines with a \"claim\" key)")
+        raise ClaimsFileError(
+            'the claims file holds no claim (one claim a line, or JSON Lines with a "claim" key)'
+        )
     as_json = lines[0][1].startswith("{")
     claims: list[ClaimInput] = []
     seen_ids: dict[str, int] = {}
@@ -97,9 +104,9 @@ def parse_claims(text: str) -> list[ClaimInput]:
             except JsonTextError as exc:
                 raise ClaimsFileError(f"line {number} is {exc}") from None
             if not isinstance(item, dict):
-                raise ClaimsFileError(f"line {number} is not a JSON object like {{\"claim\": \"…\"}}")
+                raise ClaimsFileError(f'line {number} is not a JSON object like {{"claim": "…"}}')
             if "claim" not in item:
-                raise ClaimsFileError(f"line {number} has no \"claim\" key")
+                raise ClaimsFileError(f'line {number} has no "claim" key')
             item = {"id": number, **item} if item.get("id") is None else item
         else:
             item = {"id": number, "claim": line}
@@ -108,11 +115,15 @@ def parse_claims(text: str) -> list[ClaimInput]:
         except ValidationError as exc:
             raise ClaimsFileError(f"line {number}: {_first_error(exc)}") from None
         if claim.id in seen_ids:
-            raise ClaimsFileError(f"line {number}: id {claim.id!r} is already used on line {seen_ids[claim.id]}")
+            raise ClaimsFileError(
+                f"line {number}: id {claim.id!r} is already used on line {seen_ids[claim.id]}"
+            )
         key = claim_id_for("", claim.claim)  # the claims table keys claims by their text
         if key in seen_texts:
-            raise ClaimsFileError(f"line {number} repeats the claim of line {seen_texts[key]}; "
-                                  "give it once, with the papers of both in one list")
+            raise ClaimsFileError(
+                f"line {number} repeats the claim of line {seen_texts[key]}; "
+                "give it once, with the papers of both in one list"
+            )
         seen_ids[claim.id], seen_texts[key] = number, number
         claims.append(claim)
     return claims
@@ -127,8 +138,9 @@ class ScopeRow(BaseModel):
     rank: int
 
 
-def scope_claims(task_id: str, claims: Sequence[ClaimInput],
-                 records: Sequence[Sequence[PaperRecord]]) -> tuple[list[CanonicalPaper], list[ScopeRow]]:
+def scope_claims(
+    task_id: str, claims: Sequence[ClaimInput], records: Sequence[Sequence[PaperRecord]]
+) -> tuple[list[CanonicalPaper], list[ScopeRow]]:
     """The papers of a verify task and each claim's scope. ``records[i]`` are claim ``i``'s
     papers, best first (the ones it names, or its search hits). Papers are merged across claims
     as any task's are; a claim keeps, in its order, the canonical papers its records became."""
@@ -137,9 +149,14 @@ def scope_claims(task_id: str, claims: Sequence[ClaimInput],
     paper_of = {source: p.paper_id for p in papers for source in p.sources}
     scope: list[ScopeRow] = []
     for claim, per_claim in zip(claims, records, strict=True):
-        ids = dict.fromkeys(paper_of[f"{r.source}:{r.source_id}"] for r in per_claim
-                            if f"{r.source}:{r.source_id}" in paper_of)
+        ids = dict.fromkeys(
+            paper_of[f"{r.source}:{r.source_id}"]
+            for r in per_claim
+            if f"{r.source}:{r.source_id}" in paper_of
+        )
         cid = claim_id_for(task_id, claim.claim)
-        scope += [ScopeRow(claim_id=cid, input_id=claim.id, paper_id=pid, rank=rank)
-                  for rank, pid in enumerate(ids, start=1)]
+        scope += [
+            ScopeRow(claim_id=cid, input_id=claim.id, paper_id=pid, rank=rank)
+            for rank, pid in enumerate(ids, start=1)
+        ]
     return papers, scope

@@ -13,34 +13,133 @@ import re
 
 # Direction words and their opposites (both ways); whole words only, first occurrence only.
 _ANTONYMS = {
-    "increases": "decreases", "increased": "decreased", "increase": "decrease", "increasing": "decreasing",
-    "higher": "lower", "more": "less", "greater": "smaller", "larger": "smaller",
-    "reduces": "increases", "reduced": "increased", "reduce": "increase", "reducing": "increasing",
-    "improves": "worsens", "improved": "worsened", "improve": "worsen",
-    "enhances": "impairs", "enhanced": "impaired", "enhance": "impair",
-    "promotes": "inhibits", "promoted": "inhibited", "promote": "inhibit",
-    "activates": "inhibits", "activated": "inhibited", "activate": "inhibit",
-    "positive": "negative", "positively": "negatively", "upregulates": "downregulates",
-    "upregulated": "downregulated", "up-regulates": "down-regulates", "beneficial": "harmful",
-    "protective": "harmful", "effective": "ineffective", "efficacious": "ineffective",
-    "prevents": "causes", "lowers": "raises", "raises": "lowers", "accelerates": "slows",
-    "sufficient": "insufficient", "required": "dispensable", "necessary": "dispensable",
+    "increases": "decreases",
+    "increased": "decreased",
+    "increase": "decrease",
+    "increasing": "decreasing",
+    "higher": "lower",
+    "more": "less",
+    "greater": "smaller",
+    "larger": "smaller",
+    "reduces": "increases",
+    "reduced": "increased",
+    "reduce": "increase",
+    "reducing": "increasing",
+    "improves": "worsens",
+    "improved": "worsened",
+    "improve": "worsen",
+    "enhances": "impairs",
+    "enhanced": "impaired",
+    "enhance": "impair",
+    "promotes": "inhibits",
+    "promoted": "inhibited",
+    "promote": "inhibit",
+    "activates": "inhibits",
+    "activated": "inhibited",
+    "activate": "inhibit",
+    "positive": "negative",
+    "positively": "negatively",
+    "upregulates": "downregulates",
+    "upregulated": "downregulated",
+    "up-regulates": "down-regulates",
+    "beneficial": "harmful",
+    "protective": "harmful",
+    "effective": "ineffective",
+    "efficacious": "ineffective",
+    "prevents": "causes",
+    "lowers": "raises",
+    "raises": "lowers",
+    "accelerates": "slows",
+    "sufficient": "insufficient",
+    "required": "dispensable",
+    "necessary": "dispensable",
 }
 _ANTONYMS.update({v: k for k, v in list(_ANTONYMS.items()) if v not in _ANTONYMS})
-_AUXILIARIES = ("is", "are", "was", "were", "can", "could", "may", "might", "will", "would", "should",
-                "does", "do", "did", "has", "have", "had", "must")
-_NEGATED_AUX = re.compile(r"\b(is|are|was|were|can|could|may|might|will|would|should|does|do|did|has|have|had|must)"
-                          r"(\s+not\b|n't\b)", re.IGNORECASE)
+_AUXILIARIES = (
+    "is",
+    "are",
+    "was",
+    "were",
+    "can",
+    "could",
+    "may",
+    "might",
+    "will",
+    "would",
+    "should",
+    "does",
+    "do",
+    "did",
+    "has",
+    "have",
+    "had",
+    "must",
+)
+_NEGATED_AUX = re.compile(
+    r"\b(is|are|was|were|can|could|may|might|will|would|should|does|do|did|has|have|had|must)"
+    r"(\s+not\b|n't\b)",
+    re.IGNORECASE,
+)
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
 # Main verbs of findings that take "does not" when no direction word or auxiliary is there.
 _FINDING_VERBS = {
-    "regulates", "causes", "induces", "mediates", "correlates", "predicts", "contributes", "affects",
-    "drives", "requires", "binds", "interacts", "modulates", "leads", "results", "protects",
-    "suppresses", "triggers", "controls", "determines", "alters", "influences", "stimulates",
-    "blocks", "confers", "encodes", "targets", "depends", "occurs", "exhibits", "shows", "plays",
-    "facilitates", "impairs", "limits", "restores", "increases", "decreases", "reduces",
-    "cause", "induce", "regulate", "mediate", "correlate", "predict", "contribute", "affect",
-    "drive", "require", "bind", "interact", "modulate", "lead", "result", "protect", "occur", "play",
+    "regulates",
+    "causes",
+    "induces",
+    "mediates",
+    "correlates",
+    "predicts",
+    "contributes",
+    "affects",
+    "drives",
+    "requires",
+    "binds",
+    "interacts",
+    "modulates",
+    "leads",
+    "results",
+    "protects",
+    "suppresses",
+    "triggers",
+    "controls",
+    "determines",
+    "alters",
+    "influences",
+    "stimulates",
+    "blocks",
+    "confers",
+    "encodes",
+    "targets",
+    "depends",
+    "occurs",
+    "exhibits",
+    "shows",
+    "plays",
+    "facilitates",
+    "impairs",
+    "limits",
+    "restores",
+    "increases",
+    "decreases",
+    "reduces",
+    "cause",
+    "induce",
+    "regulate",
+    "mediate",
+    "correlate",
+    "predict",
+    "contribute",
+    "affect",
+    "drive",
+    "require",
+    "bind",
+    "interact",
+    "modulate",
+    "lead",
+    "result",
+    "protect",
+    "occur",
+    "play",
 }
 
 
@@ -56,26 +155,26 @@ def negate(claim: str) -> str | None:
     """
     cannot = re.search(r"\b([Cc])annot\b", claim)
     if cannot:
-        return claim[:cannot.start()] + cannot.group(1) + "an" + claim[cannot.end():]
+        return claim[: cannot.start()] + cannot.group(1) + "an" + claim[cannot.end() :]
     negated = _NEGATED_AUX.search(claim)
     if negated:
-        return claim[:negated.start()] + negated.group(1) + claim[negated.end():]
+        return claim[: negated.start()] + negated.group(1) + claim[negated.end() :]
     for match in _WORD.finditer(claim):
         opposite = _ANTONYMS.get(match.group(0).lower())
         if opposite:
-            return claim[:match.start()] + _case_like(match.group(0), opposite) + claim[match.end():]
+            return claim[: match.start()] + _case_like(match.group(0), opposite) + claim[match.end() :]
     for match in _WORD.finditer(claim):
         word = match.group(0)
         if match.start() > 0 and word in _FINDING_VERBS:
-            return claim[:match.start()] + _does_not(word) + claim[match.end():]
+            return claim[: match.start()] + _does_not(word) + claim[match.end() :]
         if word.lower() in _AUXILIARIES:
             replacement = "cannot" if word.lower() == "can" else f"{word} not"
-            return claim[:match.start()] + _case_like(word, replacement) + claim[match.end():]
+            return claim[: match.start()] + _case_like(word, replacement) + claim[match.end() :]
     return None
 
 
 def _does_not(verb: str) -> str:
-    """"regulates" → "does not regulate", "bind" (plural subject) → "do not bind"."""
+    """ "regulates" → "does not regulate", "bind" (plural subject) → "do not bind"."""
     if not verb.endswith("s"):
         return f"do not {verb}"
     if verb.endswith(("sses", "shes", "ches", "xes", "zes")):
@@ -86,8 +185,10 @@ def _does_not(verb: str) -> str:
 
 
 def templated_claim(intervention: str, comparator: str, outcome: str, direction: str) -> str:
-    """"I increases O compared with C" for direction ``increased`` / ``decreased`` / ``no_difference``."""
-    intervention, comparator, outcome = (" ".join(s.split()).rstrip(".") for s in (intervention, comparator, outcome))
+    """ "I increases O compared with C" for direction ``increased`` / ``decreased`` / ``no_difference``."""
+    intervention, comparator, outcome = (
+        " ".join(s.split()).rstrip(".") for s in (intervention, comparator, outcome)
+    )
     if direction == "no_difference":
         return f"{intervention} does not change {outcome} compared with {comparator}."
     verb = "increases" if direction == "increased" else "decreases"

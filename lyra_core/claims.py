@@ -12,7 +12,6 @@ import hashlib
 import re
 
 import numpy as np
-
 from pydantic import BaseModel, Field
 
 from lyra_core.sections import label_role, labelled_sentences, split_label
@@ -30,7 +29,8 @@ _FINDING = re.compile(
     re.IGNORECASE,
 )
 _COMPARISON = re.compile(
-    r"\b(than|versus|vs\.?|compared (?:with|to)|relative to|whereas|more|less|fewer|between (?:the )?groups)\b", re.IGNORECASE
+    r"\b(than|versus|vs\.?|compared (?:with|to)|relative to|whereas|more|less|fewer|between (?:the )?groups)\b",
+    re.IGNORECASE,
 )
 # A null result is a finding too ("X did not differ", "no change in Y").
 _NULL_RESULT = re.compile(
@@ -43,7 +43,9 @@ _STATISTIC = re.compile(
     r"\bodds ratio|\bhazard ratio|\brelative risk|\bsignifican\w*|-fold\b|\bfold\b)",
     re.IGNORECASE,
 )
-_HEDGE = re.compile(r"\b(may|might|suggest\w*|indicat\w*|appear\w*|likely|possibl\w*|potential\w*|could)\b", re.IGNORECASE)
+_HEDGE = re.compile(
+    r"\b(may|might|suggest\w*|indicat\w*|appear\w*|likely|possibl\w*|potential\w*|could)\b", re.IGNORECASE
+)
 _CONCLUSION = re.compile(
     r"\b(we (?:found|show|showed|demonstrate\w*|report|observed|conclude\w*|identif\w*|reveal\w*)|"
     r"(?:these|our) (?:results|findings|data)|results (?:show|showed|indicate|suggest)|"
@@ -69,6 +71,8 @@ _BACKGROUND = re.compile(
     r"has (?:been|become) (?:widely|increasingly)|are (?:widely|commonly) used|is (?:widely|commonly) used)\b",
     re.IGNORECASE,
 )
+
+
 class ExtractorConfig(BaseModel):
     min_chars: int = 40
     max_chars: int = 400
@@ -135,13 +139,18 @@ def claim_features(sentence: str, label: str | None = None) -> tuple[float, list
 
 def clean_claim_text(sentence: str) -> str:
     text = " ".join(sentence.split())
-    text = re.sub(r"^(?:in conclusion|taken together|overall|together|thus|therefore|hence),?\s+", "",
-                  text, flags=re.IGNORECASE)
+    text = re.sub(
+        r"^(?:in conclusion|taken together|overall|together|thus|therefore|hence),?\s+",
+        "",
+        text,
+        flags=re.IGNORECASE,
+    )
     return text[:1].upper() + text[1:] if text else text
 
 
-def extract_claims(text: str, config: ExtractorConfig | None = None,
-                   sections: list[str] | None = None) -> list[CandidateClaim]:
+def extract_claims(
+    text: str, config: ExtractorConfig | None = None, sections: list[str] | None = None
+) -> list[CandidateClaim]:
     """Finding-like sentences of ``text``, best first; never every sentence.
 
     Section labels in the text are taken out of the claims and read as cues (a RESULTS sentence

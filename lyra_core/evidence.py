@@ -10,7 +10,9 @@ from pydantic import BaseModel, Field
 
 from lyra_core.claim_subjects import lacks_referent
 
-if TYPE_CHECKING:  # numpy is imported by the functions that compute on vectors: feedback and readers need none
+if (
+    TYPE_CHECKING
+):  # numpy is imported by the functions that compute on vectors: feedback and readers need none
     import numpy as np
 
 
@@ -35,12 +37,16 @@ class MergedClaim(BaseModel):
     index: int  # row of the head in the candidate vectors
 
 
-def dedupe_claims(candidates: list[ClaimCandidate], vectors: np.ndarray, threshold: float) -> list[MergedClaim]:
+def dedupe_claims(
+    candidates: list[ClaimCandidate], vectors: np.ndarray, threshold: float
+) -> list[MergedClaim]:
     """Greedy merge of near-identical claims (cosine ≥ threshold). User claims come first and are
     never merged into each other; an extracted duplicate of a user claim joins the user claim."""
     import numpy as np
 
-    order = sorted(range(len(candidates)), key=lambda i: (candidates[i].origin != "user", -candidates[i].score, i))
+    order = sorted(
+        range(len(candidates)), key=lambda i: (candidates[i].origin != "user", -candidates[i].score, i)
+    )
     kept: list[MergedClaim] = []
     kept_vectors: list[np.ndarray] = []
     for i in order:
@@ -56,15 +62,24 @@ def dedupe_claims(candidates: list[ClaimCandidate], vectors: np.ndarray, thresho
             kept.append(MergedClaim(head=cand, index=i, pages=[cand.page_id] if cand.page_id else []))
             kept_vectors.append(vectors[i])
         else:
-            if cand.fragment_id and cand.fragment_id != target.head.fragment_id and cand.fragment_id not in target.also_in:
+            if (
+                cand.fragment_id
+                and cand.fragment_id != target.head.fragment_id
+                and cand.fragment_id not in target.also_in
+            ):
                 target.also_in.append(cand.fragment_id)
             if cand.page_id and cand.page_id not in target.pages:
                 target.pages.append(cand.page_id)
     return kept
 
 
-def adoption(merged: list[MergedClaim], relevance: np.ndarray, max_claims: int, min_relevance: float,
-             addresses: Sequence[bool | None] | None = None) -> list[str]:
+def adoption(
+    merged: list[MergedClaim],
+    relevance: np.ndarray,
+    max_claims: int,
+    min_relevance: float,
+    addresses: Sequence[bool | None] | None = None,
+) -> list[str]:
     """'adopted' for user claims and the ``max_claims`` most relevant extracted claims at or above
     ``min_relevance``; 'not_adopted' for the rest, which stay in the graph unjudged. An extracted
     claim whose subject points to another sentence ("When this is altered …", "These findings
@@ -75,10 +90,18 @@ def adoption(merged: list[MergedClaim], relevance: np.ndarray, max_claims: int, 
     pair): a claim that does not is never adopted, however close its words. One that does still
     needs ``min_relevance``: a lower bar for it lost precision and recall alike on
     ``bench.claim_relevance``."""
-    extracted = [i for i, m in enumerate(merged) if m.head.origin != "user" and relevance[i] >= min_relevance
-                 and (addresses is None or addresses[i] is not False) and not lacks_referent(m.head.text)]
+    extracted = [
+        i
+        for i, m in enumerate(merged)
+        if m.head.origin != "user"
+        and relevance[i] >= min_relevance
+        and (addresses is None or addresses[i] is not False)
+        and not lacks_referent(m.head.text)
+    ]
     chosen = set(sorted(extracted, key=lambda i: (-relevance[i], i))[:max_claims])
-    return ["adopted" if m.head.origin == "user" or i in chosen else "not_adopted" for i, m in enumerate(merged)]
+    return [
+        "adopted" if m.head.origin == "user" or i in chosen else "not_adopted" for i, m in enumerate(merged)
+    ]
 
 
 def select_pairs(
@@ -127,7 +150,7 @@ def select_scoped_pairs(
             mine.sort(key=lambda j: (-sims[ci, j], j))
         else:
             mine.sort(key=lambda j: (scope[fragment_papers[j]], fragment_papers[j], fragment_positions[j], j))
-        pairs.append([(j, float(sims[ci, j])) for j in mine[:limits[ci]]] if sims is not None else [])
+        pairs.append([(j, float(sims[ci, j])) for j in mine[: limits[ci]]] if sims is not None else [])
     return pairs
 
 
@@ -143,8 +166,15 @@ def text_hash(text: str) -> str:
 def unread_parts(judged_by: str | None = None, reason: str = "") -> dict[str, object]:
     """The direction columns of an edge no direction reading made (a hand-made graph, the
     cross-encoder's judgement): none read, and the reason given."""
-    return {"judged_by": judged_by, "claim_direction": None, "passage_direction": None, "effect_figures": "",
-            "exposure_matched": None, "outcome_matched": None, "reason": reason}
+    return {
+        "judged_by": judged_by,
+        "claim_direction": None,
+        "passage_direction": None,
+        "effect_figures": "",
+        "exposure_matched": None,
+        "outcome_matched": None,
+        "reason": reason,
+    }
 
 
 def edge_probabilities(relation: str, confidence: float) -> dict[str, float]:
@@ -155,8 +185,12 @@ def edge_probabilities(relation: str, confidence: float) -> dict[str, float]:
     return {column: (confidence if name == relation else rest) for name, column in columns.items()}
 
 
-def with_required(pairs: list[list[tuple[int, float]]], claim_vectors: np.ndarray, fragment_vectors: np.ndarray,
-                  required: dict[int, list[int]]) -> list[list[tuple[int, float]]]:
+def with_required(
+    pairs: list[list[tuple[int, float]]],
+    claim_vectors: np.ndarray,
+    fragment_vectors: np.ndarray,
+    required: dict[int, list[int]],
+) -> list[list[tuple[int, float]]]:
     """Each claim in ``required`` also meets every fragment listed for it, whatever the cap and
     however far its words (the result passages of the best-ranked papers,
     :mod:`lyra_core.result_passages`): a deciding trial is judged on its finding, not only on the
@@ -164,15 +198,22 @@ def with_required(pairs: list[list[tuple[int, float]]], claim_vectors: np.ndarra
     out = [list(p) for p in pairs]
     for ci, indices in required.items():
         have = {fi for fi, _ in out[ci]}
-        out[ci] += [(int(fi), float(claim_vectors[ci] @ fragment_vectors[fi])) for fi in indices if fi not in have]
+        out[ci] += [
+            (int(fi), float(claim_vectors[ci] @ fragment_vectors[fi])) for fi in indices if fi not in have
+        ]
     return out
 
 
 HYPOTHESIS_MAX_PAIRS = 60  # bounds the judge's work on a large task; most similar first
 
 
-def with_addressing(pairs: list[list[tuple[int, float]]], claim_vectors: np.ndarray, fragment_vectors: np.ndarray,
-                    addressing: dict[int, list[int]], cap: int = HYPOTHESIS_MAX_PAIRS) -> list[list[tuple[int, float]]]:
+def with_addressing(
+    pairs: list[list[tuple[int, float]]],
+    claim_vectors: np.ndarray,
+    fragment_vectors: np.ndarray,
+    addressing: dict[int, list[int]],
+    cap: int = HYPOTHESIS_MAX_PAIRS,
+) -> list[list[tuple[int, float]]]:
     """Each claim in ``addressing`` (the question's hypothesis) meets, besides its most similar
     fragments, every fragment listed for it (those about its exposure and outcome), up to ``cap``
     pairs in all, the most similar first: the answer rests on every finding that addresses it, not
@@ -180,7 +221,9 @@ def with_addressing(pairs: list[list[tuple[int, float]]], claim_vectors: np.ndar
     out = [list(p) for p in pairs]
     for ci, indices in addressing.items():
         have = {fi for fi, _ in out[ci]}
-        extra = [(int(fi), float(claim_vectors[ci] @ fragment_vectors[fi])) for fi in indices if fi not in have]
+        extra = [
+            (int(fi), float(claim_vectors[ci] @ fragment_vectors[fi])) for fi in indices if fi not in have
+        ]
         extra.sort(key=lambda pair: (-pair[1], pair[0]))
         out[ci] += extra[: max(0, cap - len(out[ci]))]
     return out

@@ -10,19 +10,24 @@ for; 1 cohort study against").
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
-
-import re
 
 from lyra_core.study_design import LABEL, RANK, describe_passage
 from lyra_core.study_design.facts import figure_text
 
 # The plural of each design's label, for counts of papers.
-PLURAL: dict[str, str] = {"meta_analysis": "meta-analyses", "rct": "RCTs", "cohort": "cohort studies",
-                          "case_control": "case-control studies", "cross_sectional": "cross-sectional studies",
-                          "animal_cell": "animal/cell studies", "review": "reviews"}
+PLURAL: dict[str, str] = {
+    "meta_analysis": "meta-analyses",
+    "rct": "RCTs",
+    "cohort": "cohort studies",
+    "case_control": "case-control studies",
+    "cross_sectional": "cross-sectional studies",
+    "animal_cell": "animal/cell studies",
+    "review": "reviews",
+}
 NO_DESIGN = "other"  # no design stated: left out of the lines below, which name designs only
 
 
@@ -31,8 +36,12 @@ def design_columns(title: str, text: str, passage: str) -> dict[str, Any]:
     ``effect_figures``: the effects the passage states, each with its interval or p-value (up to
     two, ";"-separated)."""
     facts = describe_passage(title or "", text or "", passage or "")
-    return {"study_design": facts.design.design, "design_cue": facts.design_cue, "sample_size": facts.sample_size,
-            "effect_figures": "; ".join(figure_text(f) for f in facts.figures[:2])}
+    return {
+        "study_design": facts.design.design,
+        "design_cue": facts.design_cue,
+        "sample_size": facts.sample_size,
+        "effect_figures": "; ".join(figure_text(f) for f in facts.figures[:2]),
+    }
 
 
 # An interval ("0.45–0.89", "1.1 to 7.4") or a p-value ("p = 0.03", "P<0.001") written with a figure.
@@ -50,7 +59,9 @@ def figures_shown(judged: str | None, read: str, outcome_read: bool = False) -> 
 
 
 def _known(value: Any) -> bool:
-    return value is not None and not (isinstance(value, float) and math.isnan(value))  # a frame's NaN: unknown
+    return value is not None and not (
+        isinstance(value, float) and math.isnan(value)
+    )  # a frame's NaN: unknown
 
 
 def facts_line(study_design: str | None, sample_size: Any = None, effect_figures: str | None = None) -> str:

@@ -12,7 +12,15 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+)
 
 from lyra_core.evidence import edge_probabilities
 from lyra_core.public_suffixes import public_suffix_covered
@@ -39,16 +47,32 @@ RELEVANCE_ACTIONS = ("fragment_useful", "fragment_not_useful")
 NOTE_ACTIONS = ("flag_irrelevant", "flag_missing", "add_note")  # recorded as events (docs/feedback.md)
 ACTIONS = (*RULE_ACTIONS, *CLAIM_ACTIONS, *EDGE_ACTIONS, *RELEVANCE_ACTIONS, *NOTE_ACTIONS)
 Action = Literal[
-    "domain_block", "domain_unblock", "domain_clear_override", "claim_reject", "claim_restore",
-    "edge_correct", "fragment_useful", "fragment_not_useful", "flag_irrelevant", "flag_missing", "add_note",
+    "domain_block",
+    "domain_unblock",
+    "domain_clear_override",
+    "claim_reject",
+    "claim_restore",
+    "edge_correct",
+    "fragment_useful",
+    "fragment_not_useful",
+    "flag_irrelevant",
+    "flag_missing",
+    "add_note",
 ]
 
-Id = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100,
-                                      pattern=r"^[A-Za-z0-9_.:\-]+$")]
+Id = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.:\-]+$"),
+]
 # free text is stored and shown again: no NUL, no bytes that are not UTF-8 (storable_text)
-Reason = Annotated[str, StringConstraints(strip_whitespace=True, max_length=2000), AfterValidator(storable_text)]
-LongText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=4000),
-                     AfterValidator(storable_text)]
+Reason = Annotated[
+    str, StringConstraints(strip_whitespace=True, max_length=2000), AfterValidator(storable_text)
+]
+LongText = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=4000),
+    AfterValidator(storable_text),
+]
 
 
 class _Args(BaseModel):
@@ -71,8 +95,11 @@ class DomainRuleArgs(DomainArgs):
     """block / unblock: never over a public suffix, and with a reason (the rules table has
     ``reason NOT NULL``)."""
 
-    reason: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000),
-                      AfterValidator(storable_text)]
+    reason: Annotated[
+        str,
+        StringConstraints(strip_whitespace=True, min_length=1, max_length=2000),
+        AfterValidator(storable_text),
+    ]
 
     @field_validator("domain_pattern")
     @classmethod
@@ -114,9 +141,15 @@ class EdgeCorrectArgs(_Args):
 class RelevanceArgs(_Args):
     fragment_id: Id
     claim_id: Id | None = Field(None, description="the claim whose evidence showed the fragment")
-    query: Annotated[str, StringConstraints(strip_whitespace=True, max_length=1000),
-                     AfterValidator(storable_text)] | None = Field(
-        None, description="the question the fragment answered (default: the claim's text, else the task's question)")
+    query: (
+        Annotated[
+            str, StringConstraints(strip_whitespace=True, max_length=1000), AfterValidator(storable_text)
+        ]
+        | None
+    ) = Field(
+        None,
+        description="the question the fragment answered (default: the claim's text, else the task's question)",
+    )
     reason: Reason = ""
 
 
@@ -128,8 +161,9 @@ class FlagIrrelevantArgs(_Args):
 class FlagMissingArgs(_Args):
     page_id: Id
     missing_text: LongText
-    location_hint: Annotated[str, StringConstraints(strip_whitespace=True, max_length=500),
-                             AfterValidator(storable_text)] = ""
+    location_hint: Annotated[
+        str, StringConstraints(strip_whitespace=True, max_length=500), AfterValidator(storable_text)
+    ] = ""
 
 
 class NoteArgs(_Args):
@@ -138,10 +172,17 @@ class NoteArgs(_Args):
 
 
 ARGS_MODELS: dict[str, type[_Args]] = {
-    "domain_block": DomainRuleArgs, "domain_unblock": DomainRuleArgs, "domain_clear_override": DomainArgs,
-    "claim_reject": ClaimArgs, "claim_restore": ClaimArgs, "edge_correct": EdgeCorrectArgs,
-    "fragment_useful": RelevanceArgs, "fragment_not_useful": RelevanceArgs,
-    "flag_irrelevant": FlagIrrelevantArgs, "flag_missing": FlagMissingArgs, "add_note": NoteArgs,
+    "domain_block": DomainRuleArgs,
+    "domain_unblock": DomainRuleArgs,
+    "domain_clear_override": DomainArgs,
+    "claim_reject": ClaimArgs,
+    "claim_restore": ClaimArgs,
+    "edge_correct": EdgeCorrectArgs,
+    "fragment_useful": RelevanceArgs,
+    "fragment_not_useful": RelevanceArgs,
+    "flag_irrelevant": FlagIrrelevantArgs,
+    "flag_missing": FlagMissingArgs,
+    "add_note": NoteArgs,
 }
 
 
@@ -172,8 +213,13 @@ def parse_args(action: str, args: Mapping[str, Any] | None) -> _Args:
 def normalize_relation(value: str) -> str | None:
     """'supports' / 'SUPPORTS' / 'entailment' → 'SUPPORTS'; None when it is no relation."""
     key = (value or "").strip().upper()
-    aliases = {"SUPPORT": SUPPORTS, "ENTAILMENT": SUPPORTS, "REFUTE": REFUTES, "CONTRADICTION": REFUTES,
-               "CONTRADICTS": REFUTES}
+    aliases = {
+        "SUPPORT": SUPPORTS,
+        "ENTAILMENT": SUPPORTS,
+        "REFUTE": REFUTES,
+        "CONTRADICTION": REFUTES,
+        "CONTRADICTS": REFUTES,
+    }
     key = aliases.get(key, key)
     return key if key in RELATIONS else None
 
@@ -208,15 +254,17 @@ def domain_pattern_syntax(pattern: str) -> str:
     host = raw.removeprefix("*.")
     if "*" in host:
         raise DomainPatternError(
-            f"pattern {raw!r} is not allowed: a wildcard may only be a leading '*.' label (e.g. '*.example.com')")
+            f"pattern {raw!r} is not allowed: a wildcard may only be a leading '*.' label (e.g. '*.example.com')"
+        )
     if _is_ip_address(host):
         raise DomainPatternError(f"pattern {raw!r} is an IP address; rules name domains (e.g. 'example.com')")
     labels = host.split(".")
     if not host or not all(_LABEL.match(label) for label in labels):
         raise DomainPatternError(f"pattern {raw!r} is not a domain name (letters, digits, '-' and '.' only)")
     if _NUMERIC.match(labels[-1]):  # 10.1, 0x7f.1: how some resolvers spell an IPv4 address
-        raise DomainPatternError(f"pattern {raw!r} ends in a numeric label, which no domain has "
-                                 "(an IP address?)")
+        raise DomainPatternError(
+            f"pattern {raw!r} ends in a numeric label, which no domain has (an IP address?)"
+        )
     return raw
 
 
@@ -229,18 +277,25 @@ def validate_domain_pattern(pattern: str) -> str:
     raw = domain_pattern_syntax(pattern)
     host = raw.removeprefix("*.")
     if host == "arpa" or host.endswith(".arpa"):
-        raise DomainPatternError(f"pattern {raw!r} is a reverse-DNS (in-addr.arpa, ip6.arpa) or other .arpa "
-                                 "name, not a web site; name the site's domain instead")
+        raise DomainPatternError(
+            f"pattern {raw!r} is a reverse-DNS (in-addr.arpa, ip6.arpa) or other .arpa "
+            "name, not a web site; name the site's domain instead"
+        )
     if "." not in host:
-        raise DomainPatternError(f"pattern {raw!r} covers the whole top-level domain {host!r}; "
-                                 "name a registrable domain instead")
+        raise DomainPatternError(
+            f"pattern {raw!r} covers the whole top-level domain {host!r}; name a registrable domain instead"
+        )
     if suffix := public_suffix_covered(host):
         what = "is" if suffix == raw else "covers"
         base = suffix.replace("*", "town")
-        example = next((e for e in (f"example.{base}", f"example.town.{base}") if not public_suffix_covered(e)),
-                       f"example.town.{base}")
-        raise DomainPatternError(f"pattern {raw!r} {what} the public suffix {suffix!r}, under which unrelated "
-                                 f"sites register names; name one site's domain instead (e.g. {example!r})")
+        example = next(
+            (e for e in (f"example.{base}", f"example.town.{base}") if not public_suffix_covered(e)),
+            f"example.town.{base}",
+        )
+        raise DomainPatternError(
+            f"pattern {raw!r} {what} the public suffix {suffix!r}, under which unrelated "
+            f"sites register names; name one site's domain instead (e.g. {example!r})"
+        )
     return raw
 
 
@@ -319,8 +374,10 @@ def relevance_multiplier(stats: RelevanceStats) -> float:
 # Edges are plain mappings with at least edge_id, claim_id, relation, nli_confidence and page_id
 # (rows of nli_edges): a task has a few thousand, and the read tools answer in milliseconds.
 
-def effective_edges(edges: Iterable[Mapping[str, Any]], reviews: Mapping[str, str],
-                    blocked_pages: Iterable[str] = ()) -> list[dict[str, Any]]:
+
+def effective_edges(
+    edges: Iterable[Mapping[str, Any]], reviews: Mapping[str, str], blocked_pages: Iterable[str] = ()
+) -> list[dict[str, Any]]:
     """Edges as people should see them: a reviewed edge whose human label differs from the
     model's takes that label with confidence 1.0 (``human_corrected``); a reviewed edge the human
     confirmed keeps the model's output (``human_reviewed`` only). Edges from pages of blocked
@@ -343,7 +400,9 @@ def effective_edges(edges: Iterable[Mapping[str, Any]], reviews: Mapping[str, st
     return out
 
 
-def _evidence_by_claim(edges: Iterable[Mapping[str, Any]], claim_ids: Iterable[str]) -> dict[str, list[Evidence]]:
+def _evidence_by_claim(
+    edges: Iterable[Mapping[str, Any]], claim_ids: Iterable[str]
+) -> dict[str, list[Evidence]]:
     by_claim: dict[str, list[Evidence]] = {cid: [] for cid in claim_ids}
     for edge in edges:
         if edge["claim_id"] in by_claim:
@@ -351,23 +410,40 @@ def _evidence_by_claim(edges: Iterable[Mapping[str, Any]], claim_ids: Iterable[s
     return by_claim
 
 
-def effective_scores(edges: Iterable[Mapping[str, Any]], claim_ids: Iterable[str],
-                     use_bayesian: bool = True, rule: ScoringRule | None = None) -> dict[str, ClaimScore]:
+def effective_scores(
+    edges: Iterable[Mapping[str, Any]],
+    claim_ids: Iterable[str],
+    use_bayesian: bool = True,
+    rule: ScoringRule | None = None,
+) -> dict[str, ClaimScore]:
     """Claim scores recomputed from (effective) edges with lyra_core.scoring, so a correction
     changes the score at once (docs/scoring.md#human-feedback). Claims without edges keep the prior."""
-    return {cid: score_claim(ev, use_bayesian, rule) for cid, ev in _evidence_by_claim(edges, claim_ids).items()}
+    return {
+        cid: score_claim(ev, use_bayesian, rule) for cid, ev in _evidence_by_claim(edges, claim_ids).items()
+    }
 
 
-def effective_votes(edges: Iterable[Mapping[str, Any]], claim_ids: Iterable[str],
-                    use_bayesian: bool = True, rule: ScoringRule | None = None) -> dict[str, VoteCounts]:
+def effective_votes(
+    edges: Iterable[Mapping[str, Any]],
+    claim_ids: Iterable[str],
+    use_bayesian: bool = True,
+    rule: ScoringRule | None = None,
+) -> dict[str, VoteCounts]:
     """The votes that entered each claim's :func:`effective_scores` score for the same arguments."""
-    return {cid: vote_counts(ev, use_bayesian, rule) for cid, ev in _evidence_by_claim(edges, claim_ids).items()}
+    return {
+        cid: vote_counts(ev, use_bayesian, rule) for cid, ev in _evidence_by_claim(edges, claim_ids).items()
+    }
 
 
-def touched_claims(edges: Iterable[Mapping[str, Any]], reviews: Mapping[str, str],
-                   blocked_pages: Iterable[str] = ()) -> set[str]:
+def touched_claims(
+    edges: Iterable[Mapping[str, Any]], reviews: Mapping[str, str], blocked_pages: Iterable[str] = ()
+) -> set[str]:
     """Claims whose score the overlay changes: those with an edge relabelled by a human or coming
     from a blocked domain. Every other claim's stored model score is already its effective score."""
     blocked = set(blocked_pages)
-    return {e["claim_id"] for e in edges
-            if (reviews.get(e["edge_id"]) not in (None, e["relation"])) or (blocked and e.get("page_id") in blocked)}
+    return {
+        e["claim_id"]
+        for e in edges
+        if (reviews.get(e["edge_id"]) not in (None, e["relation"]))
+        or (blocked and e.get("page_id") in blocked)
+    }

@@ -19,8 +19,10 @@ class Fragment(BaseModel):
     page_id: str
     position: int
     text: str  # the window's sentences, without the section labels of a structured abstract
-    sections: list[str] = Field(default_factory=list,
-                                description="each sentence's section label (`results`, `methods` …; '' where none)")
+    sections: list[str] = Field(
+        default_factory=list,
+        description="each sentence's section label (`results`, `methods` …; '' where none)",
+    )
 
 
 def fragment_id_for(page_id: str, text: str) -> str:
@@ -48,13 +50,20 @@ def make_fragments(
     fragments: list[Fragment] = []
     seen: set[str] = set()
     for start in starts:
-        chunk = " ".join(sentences[start:start + window])
+        chunk = " ".join(sentences[start : start + window])
         if len(chunk) > max_chars:
             chunk = chunk[:max_chars].rsplit(" ", 1)[0]
         fid = fragment_id_for(page_id, chunk)
         if fid in seen:
             continue
         seen.add(fid)
-        fragments.append(Fragment(fragment_id=fid, page_id=page_id, position=len(fragments), text=chunk,
-                                  sections=labels[start:start + window]))
+        fragments.append(
+            Fragment(
+                fragment_id=fid,
+                page_id=page_id,
+                position=len(fragments),
+                text=chunk,
+                sections=labels[start : start + window],
+            )
+        )
     return fragments

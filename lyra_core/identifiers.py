@@ -57,7 +57,9 @@ def normalize_pmid(value: str | int | None) -> str | None:
     if value is None:
         return None
     text = str(value).strip()
-    text = re.sub(r"^(?:https?://)?(?:pubmed\.ncbi\.nlm\.nih\.gov/|www\.ncbi\.nlm\.nih\.gov/pubmed/)", "", text)
+    text = re.sub(
+        r"^(?:https?://)?(?:pubmed\.ncbi\.nlm\.nih\.gov/|www\.ncbi\.nlm\.nih\.gov/pubmed/)", "", text
+    )
     text = re.sub(r"^pmid:?\s*", "", text, flags=re.IGNORECASE).strip("/ ")
     if not text.isdigit():
         return None
@@ -143,20 +145,24 @@ class Identifiers(BaseModel):
 
     def merged(self, *others: Identifiers) -> Identifiers:
         everything = (self, *others)
-        return Identifiers(dois=_unique(d for i in everything for d in i.dois),
-                           pmids=_unique(p for i in everything for p in i.pmids),
-                           arxiv_ids=_unique(a for i in everything for a in i.arxiv_ids))
+        return Identifiers(
+            dois=_unique(d for i in everything for d in i.dois),
+            pmids=_unique(p for i in everything for p in i.pmids),
+            arxiv_ids=_unique(a for i in everything for a in i.arxiv_ids),
+        )
 
     def without(self, known: Identifiers) -> Identifiers:
-        return Identifiers(dois=tuple(d for d in self.dois if d not in set(known.dois)),
-                           pmids=tuple(p for p in self.pmids if p not in set(known.pmids)),
-                           arxiv_ids=tuple(a for a in self.arxiv_ids if a not in set(known.arxiv_ids)))
+        return Identifiers(
+            dois=tuple(d for d in self.dois if d not in set(known.dois)),
+            pmids=tuple(p for p in self.pmids if p not in set(known.pmids)),
+            arxiv_ids=tuple(a for a in self.arxiv_ids if a not in set(known.arxiv_ids)),
+        )
 
     def first(self, limit: int) -> Identifiers:
         """At most ``limit`` identifiers in all: the order of finding decides, DOIs first."""
         dois = self.dois[:limit]
-        pmids = self.pmids[:max(limit - len(dois), 0)]
-        arxiv_ids = self.arxiv_ids[:max(limit - len(dois) - len(pmids), 0)]
+        pmids = self.pmids[: max(limit - len(dois), 0)]
+        arxiv_ids = self.arxiv_ids[: max(limit - len(dois) - len(pmids), 0)]
         return Identifiers(dois=dois, pmids=pmids, arxiv_ids=arxiv_ids)
 
     @property
@@ -167,18 +173,25 @@ class Identifiers(BaseModel):
         return self.total == 0
 
     @classmethod
-    def of(cls, dois: Iterable[str | None] = (), pmids: Iterable[str | None] = (),
-           arxiv_ids: Iterable[str | None] = ()) -> Identifiers:
+    def of(
+        cls,
+        dois: Iterable[str | None] = (),
+        pmids: Iterable[str | None] = (),
+        arxiv_ids: Iterable[str | None] = (),
+    ) -> Identifiers:
         """From raw values in any spelling; values that do not parse are dropped."""
-        return cls(dois=_unique(normalize_doi(d) for d in dois if d),
-                   pmids=_unique(normalize_pmid(p) for p in pmids if p),
-                   arxiv_ids=_unique(normalize_arxiv_id(a) for a in arxiv_ids if a))
+        return cls(
+            dois=_unique(normalize_doi(d) for d in dois if d),
+            pmids=_unique(normalize_pmid(p) for p in pmids if p),
+            arxiv_ids=_unique(normalize_arxiv_id(a) for a in arxiv_ids if a),
+        )
 
 
 def identifiers_in_text(text: str | None) -> Identifiers:
     text = text or ""
-    return Identifiers(dois=tuple(find_dois(text)), pmids=tuple(find_pmids(text)),
-                       arxiv_ids=tuple(find_arxiv_ids(text)))
+    return Identifiers(
+        dois=tuple(find_dois(text)), pmids=tuple(find_pmids(text)), arxiv_ids=tuple(find_arxiv_ids(text))
+    )
 
 
 _PUBMED_PATH = re.compile(r"^/(?:pubmed/)?(\d{1,9})/?$")
@@ -204,7 +217,12 @@ def identifiers_in_url(url: str | None) -> Identifiers:
             if doi := normalize_doi(candidate):
                 dois.append(doi)
     pmids: list[str] = []
-    if host in ("pubmed.ncbi.nlm.nih.gov", "ncbi.nlm.nih.gov") and (m := _PUBMED_PATH.match(path)) or host.endswith("europepmc.org") and (m := _EUROPEPMC_PATH.search(path)):
+    if (
+        host in ("pubmed.ncbi.nlm.nih.gov", "ncbi.nlm.nih.gov")
+        and (m := _PUBMED_PATH.match(path))
+        or host.endswith("europepmc.org")
+        and (m := _EUROPEPMC_PATH.search(path))
+    ):
         pmids.append(m.group(1))
     arxiv_ids: list[str] = []
     if host in ("arxiv.org", "export.arxiv.org") and (m := _ARXIV_PATH.match(path)):

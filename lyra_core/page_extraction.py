@@ -24,6 +24,7 @@ from lyra_core.urls import unwrap_redirect
 
 # -- citation metadata (Highwire / Dublin Core / PRISM metas) --------------------------------------
 
+
 class CitationMetadata(BaseModel):
     """What a landing page says about the paper it presents (``citation_*`` and friends)."""
 
@@ -76,7 +77,8 @@ def _page_doi(metas: dict[str, list[tuple[str, str]]]) -> str | None:
     for key in ("dc.identifier", "dcterms.identifier"):
         for content, scheme in metas.get(key, []):
             marked = scheme == "doi" or content.lower().startswith(
-                ("doi:", "info:doi/", "https://doi.org/", "http://dx.doi.org/", "http://doi.org/"))
+                ("doi:", "info:doi/", "https://doi.org/", "http://dx.doi.org/", "http://doi.org/")
+            )
             if marked and (doi := normalize_doi(content.removeprefix("info:doi/"))):
                 return doi
     for key in ("prism.doi", "bepress_citation_doi", "eprints.id_number"):
@@ -92,18 +94,25 @@ def citation_metadata(tree) -> CitationMetadata:
     # Old PubMed pages name their record only in NCBI metas.
     if not pmid and _first(metas, "ncbi_db") == "pubmed" and (uid := _first(metas, "ncbi_uidlist")):
         pmid = uid if uid.isdigit() else None
-    abstract = _first(metas, "citation_abstract", "dc.description", "dcterms.abstract", "og:description",
-                      "description")
-    keywords = [k.strip() for content, _ in metas.get("citation_keywords", [])
-                for k in re.split(r"[;,]", content) if k.strip()]
+    abstract = _first(
+        metas, "citation_abstract", "dc.description", "dcterms.abstract", "og:description", "description"
+    )
+    keywords = [
+        k.strip()
+        for content, _ in metas.get("citation_keywords", [])
+        for k in re.split(r"[;,]", content)
+        if k.strip()
+    ]
     return CitationMetadata(
         doi=_page_doi(metas),
         pmid=normalize_pmid(pmid),
         arxiv_id=normalize_arxiv_id(_first(metas, "citation_arxiv_id")),
         title=_first(metas, "citation_title", "dc.title", "og:title"),
-        authors=[c for c, _ in metas.get("citation_author", [])] or [c for c, _ in metas.get("dc.creator", [])],
-        publication_date=_first(metas, "citation_publication_date", "citation_date", "dc.date",
-                                "citation_online_date"),
+        authors=[c for c, _ in metas.get("citation_author", [])]
+        or [c for c, _ in metas.get("dc.creator", [])],
+        publication_date=_first(
+            metas, "citation_publication_date", "citation_date", "dc.date", "citation_online_date"
+        ),
         journal=_first(metas, "citation_journal_title", "prism.publicationname"),
         volume=_first(metas, "citation_volume", "prism.volume"),
         issue=_first(metas, "citation_issue", "prism.number"),
@@ -119,6 +128,7 @@ def citation_metadata(tree) -> CitationMetadata:
 
 
 # -- a whole page ----------------------------------------------------------------------------------
+
 
 def parse_html(html: str | bytes):
     """An lxml tree for any real-world HTML (declared encodings, XHTML prologs, fragments)."""
@@ -184,7 +194,11 @@ def extract_page(html: str, url: str | None = None, *, max_text_chars: int = 200
     text = (_main_text(html, url) or "").strip()
     extractor: Literal["trafilatura", "abstract", "body", "none"] = "trafilatura" if text else "none"
     abstract = (meta.abstract or "").strip()
-    if abstract and len(abstract) > 80 and " ".join(abstract.split())[:60].lower() not in " ".join(text.split()).lower():
+    if (
+        abstract
+        and len(abstract) > 80
+        and " ".join(abstract.split())[:60].lower() not in " ".join(text.split()).lower()
+    ):
         text = f"{abstract}\n{text}".strip()
         extractor = "abstract" if extractor == "none" else extractor
     if not text:

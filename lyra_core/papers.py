@@ -76,15 +76,52 @@ class CanonicalPaper(BaseModel):
     best_rank: int = Field(default=0, description="best rank any source gave it (0 = first)")
 
 
-_PARTICLES = {"van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "la", "le", "dos", "das", "ter", "ten"}
+_PARTICLES = {
+    "van",
+    "von",
+    "der",
+    "den",
+    "de",
+    "del",
+    "della",
+    "di",
+    "da",
+    "du",
+    "la",
+    "le",
+    "dos",
+    "das",
+    "ter",
+    "ten",
+}
 _SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
 
 
 # Words that make an author a group ("World Health Organization", "PROTECT Trial Investigators"),
 # whose name is not a person's to be turned around.
-_CORPORATE = {"organization", "organisation", "group", "consortium", "committee", "society", "association",
-              "institute", "collaboration", "collaborative", "council", "foundation", "agency", "network",
-              "investigators", "trialists", "team", "board", "commission", "department", "university"}
+_CORPORATE = {
+    "organization",
+    "organisation",
+    "group",
+    "consortium",
+    "committee",
+    "society",
+    "association",
+    "institute",
+    "collaboration",
+    "collaborative",
+    "council",
+    "foundation",
+    "agency",
+    "network",
+    "investigators",
+    "trialists",
+    "team",
+    "board",
+    "commission",
+    "department",
+    "university",
+}
 
 
 def family_given(name: str) -> str:
@@ -103,8 +140,9 @@ def family_given(name: str) -> str:
     return f"{family}, {given}" + (f", {suffix}" if suffix else "")
 
 
-def paper_id_for(doi: str | None, pmid: str | None, arxiv_id: str | None, title_key: str,
-                 source_key: str | None = None) -> str:
+def paper_id_for(
+    doi: str | None, pmid: str | None, arxiv_id: str | None, title_key: str, source_key: str | None = None
+) -> str:
     """Stable id from the strongest identifier, so a paper keeps its id across runs and sources.
     A record with no identifier and no title (an untitled corpus line) is known by ``source_key``,
     its source and its id there."""
@@ -129,7 +167,9 @@ def canonicalize(records: Iterable[PaperRecord]) -> list[CanonicalPaper]:
     keys, so A~B by DOI and B~C by title put all three in one paper.
     """
     # an untitled record without identifiers still counts when it has text and a source id
-    items = [r for r in records if r.title_key or r.doi or r.pmid or r.arxiv_id or (r.abstract and r.source_id)]
+    items = [
+        r for r in records if r.title_key or r.doi or r.pmid or r.arxiv_id or (r.abstract and r.source_id)
+    ]
     parent = list(range(len(items)))
 
     def find(i: int) -> int:
@@ -140,11 +180,13 @@ def canonicalize(records: Iterable[PaperRecord]) -> list[CanonicalPaper]:
 
     owner: dict[str, int] = {}
     for i, rec in enumerate(items):
-        keys = [f"doi:{rec.doi}" if rec.doi else None,
-                f"pmid:{rec.pmid}" if rec.pmid else None,
-                f"arxiv:{rec.arxiv_id}" if rec.arxiv_id else None,
-                # very short titles ("Editorial", "Reply") are not evidence of identity
-                f"title:{rec.title_key}" if len(rec.title_key) >= 20 else None]
+        keys = [
+            f"doi:{rec.doi}" if rec.doi else None,
+            f"pmid:{rec.pmid}" if rec.pmid else None,
+            f"arxiv:{rec.arxiv_id}" if rec.arxiv_id else None,
+            # very short titles ("Editorial", "Reply") are not evidence of identity
+            f"title:{rec.title_key}" if len(rec.title_key) >= 20 else None,
+        ]
         for key in filter(None, keys):
             if key in owner:
                 a, b = find(owner[key]), find(i)
@@ -171,10 +213,16 @@ def canonicalize(records: Iterable[PaperRecord]) -> list[CanonicalPaper]:
         papers.append(
             CanonicalPaper(
                 paper_id=paper_id_for(doi, pmid, arxiv, normalize_title(title), sources[0]),
-                doi=doi, pmid=pmid, arxiv_id=arxiv, title=title,
+                doi=doi,
+                pmid=pmid,
+                arxiv_id=arxiv,
+                title=title,
                 abstract=max(abstracts, key=len) if abstracts else None,
-                year=first("year"), venue=first("venue"), url=first("url"),
-                sources=sources, best_rank=min(groups[root]),
+                year=first("year"),
+                venue=first("venue"),
+                url=first("url"),
+                sources=sources,
+                best_rank=min(groups[root]),
                 authors=[family_given(a) for a in first("authors") or []],
             )
         )

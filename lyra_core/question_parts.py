@@ -31,59 +31,103 @@ class QuestionParts(BaseModel):
 
 
 _AUX = r"(?:does|do|did|can|could|may|might|would|will|should|is|are|was|were|has|have|had)"
-_EFFECT = (r"(?:effects?|impacts?|influences?|consequences?|benefits?|harms?|risks?|outcomes?|"
-           r"contributions?|associations?|relationships?)")
-_LINK = r"(?:relationships?|relations?|associations?|links?|linkages?|correlations?|connections?|interactions?|interplay)"
-_VERB = (r"(?:affect|influence|impact|alter|change|modify|modulate|regulate|improve|worsen|reduce|lower|"
-         r"increase|raise|decrease|prevent|protect|treat|cause|predict|contribute|lead|relate|promote|"
-         r"inhibit|trigger|induce|shape|determine|mediate|help|benefit|harm|damage)(?:s|es|ed|d)?"
-         r"(?:\s+(?:against|to|with|in))?")
+_EFFECT = (
+    r"(?:effects?|impacts?|influences?|consequences?|benefits?|harms?|risks?|outcomes?|"
+    r"contributions?|associations?|relationships?)"
+)
+_LINK = (
+    r"(?:relationships?|relations?|associations?|links?|linkages?|correlations?|connections?"
+    r"|interactions?|interplay)"
+)
+_VERB = (
+    r"(?:affect|influence|impact|alter|change|modify|modulate|regulate|improve|worsen|reduce|lower|"
+    r"increase|raise|decrease|prevent|protect|treat|cause|predict|contribute|lead|relate|promote|"
+    r"inhibit|trigger|induce|shape|determine|mediate|help|benefit|harm|damage)(?:s|es|ed|d)?"
+    r"(?:\s+(?:against|to|with|in))?"
+)
 _WH = r"(?:what|which|how|why|in\s+what\s+ways?|to\s+what\s+extent)"
 _HOW = r"(?:how|why|in\s+what\s+ways?|to\s+what\s+extent)"  # asks how X acts on Y, not what X is
 # "What are the effects of X on Y", "What is the impact of X on Y", "Effect of X on Y"
 _EFFECT_OF = re.compile(
     rf"^(?:{_WH}\s+(?:is|are|were|was|have\s+been|has\s+been)\s+)?(?:the\s+|any\s+)?(?:[\w-]+\s+){{0,2}}?{_EFFECT}\s+"
-    rf"of\s+(?P<x>.+?)\s+(?:on|upon|for|in\s+terms\s+of)\s+(?P<y>.+)$", re.IGNORECASE)
+    rf"of\s+(?P<x>.+?)\s+(?:on|upon|for|in\s+terms\s+of)\s+(?P<y>.+)$",
+    re.IGNORECASE,
+)
 # "What effect does X have on Y", "What impact has X had on Y"
 _EFFECT_DOES = re.compile(
     rf"^(?:what|which)\s+(?:\w+\s+)?{_EFFECT}\s+{_AUX}\s+(?P<x>.+?)\s+(?:have|has|had)\s+(?:on|upon)\s+(?P<y>.+)$",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 # "How does X affect Y", "Why does X increase Y", "How can X help prevent Y"
-_HOW_DOES = re.compile(rf"^{_HOW}\s+{_AUX}\s+(?P<x>.+?)\s+(?:\w+ly\s+)?(?:help\s+(?:to\s+)?)?{_VERB}\s+(?P<y>.+)$",
-                       re.IGNORECASE)
+_HOW_DOES = re.compile(
+    rf"^{_HOW}\s+{_AUX}\s+(?P<x>.+?)\s+(?:\w+ly\s+)?(?:help\s+(?:to\s+)?)?{_VERB}\s+(?P<y>.+)$", re.IGNORECASE
+)
 # "How is X associated with Y", "How are X related to Y"
-_HOW_IS = re.compile(rf"^{_WH}\s+{_AUX}\s+(?P<x>.+?)\s+(?:associated|related|linked|correlated|connected)\s+"
-                     rf"(?:with|to)\s+(?P<y>.+)$", re.IGNORECASE)
+_HOW_IS = re.compile(
+    rf"^{_WH}\s+{_AUX}\s+(?P<x>.+?)\s+(?:associated|related|linked|correlated|connected)\s+"
+    rf"(?:with|to)\s+(?P<y>.+)$",
+    re.IGNORECASE,
+)
 # "How are X and Y related", "Are X and Y linked" (yes/no: read by its hypothesis first)
-_PAIR_RELATED = re.compile(rf"^(?:{_WH}\s+)?{_AUX}\s+(?P<x>.+?)\s+and\s+(?P<y>.+?)\s+"
-                           r"(?:associated|related|linked|correlated|connected)$", re.IGNORECASE)
+_PAIR_RELATED = re.compile(
+    rf"^(?:{_WH}\s+)?{_AUX}\s+(?P<x>.+?)\s+and\s+(?P<y>.+?)\s+"
+    r"(?:associated|related|linked|correlated|connected)$",
+    re.IGNORECASE,
+)
 # "Is exercise good for depression", "How effective is X against Y"
-_GOOD_FOR = re.compile(rf"^(?:{_WH}\s+)?{_AUX}\s+(?P<x>.+?)\s+(?:good|bad|beneficial|harmful|effective|helpful|"
-                       r"useful|protective|safe|a\s+risk\s+factor|a\s+treatment)\s+(?:for|against|in)\s+"
-                       r"(?:treating\s+|preventing\s+|reducing\s+)?(?P<y>.+)$", re.IGNORECASE)
+_GOOD_FOR = re.compile(
+    rf"^(?:{_WH}\s+)?{_AUX}\s+(?P<x>.+?)\s+(?:good|bad|beneficial|harmful|effective|helpful|"
+    r"useful|protective|safe|a\s+risk\s+factor|a\s+treatment)\s+(?:for|against|in)\s+"
+    r"(?:treating\s+|preventing\s+|reducing\s+)?(?P<y>.+)$",
+    re.IGNORECASE,
+)
 # "How effective is CBT for insomnia"
-_HOW_GOOD = re.compile(r"^how\s+(?:effective|safe|beneficial|useful|helpful|harmful)\s+(?:is|are|was|were)\s+(?P<x>.+?)"
-                       r"\s+(?:for|against|in)\s+(?:treating\s+|preventing\s+|reducing\s+)?(?P<y>.+)$", re.IGNORECASE)
+_HOW_GOOD = re.compile(
+    r"^how\s+(?:effective|safe|beneficial|useful|helpful|harmful)\s+(?:is|are|was|were)\s+(?P<x>.+?)"
+    r"\s+(?:for|against|in)\s+(?:treating\s+|preventing\s+|reducing\s+)?(?P<y>.+)$",
+    re.IGNORECASE,
+)
 # "What is the relationship between X and Y", "Is there a link between X and Y"
-_BETWEEN = re.compile(rf"^(?:(?:{_WH}\s+)?(?:is|are|was|were)\s+(?:there\s+)?)?(?:the\s+|any\s+|an?\s+)?(?:[\w-]+\s+){{0,2}}?{_LINK}\s+"
-                      r"(?:between|of)\s+(?P<x>.+?)\s+(?:and|with|to)\s+(?P<y>.+)$", re.IGNORECASE)
+_BETWEEN = re.compile(
+    rf"^(?:(?:{_WH}\s+)?(?:is|are|was|were)\s+(?:there\s+)?)?(?:the\s+|any\s+|an?\s+)?(?:[\w-]+\s+){{0,2}}?{_LINK}\s+"
+    r"(?:between|of)\s+(?P<x>.+?)\s+(?:and|with|to)\s+(?P<y>.+)$",
+    re.IGNORECASE,
+)
 # "What is the role of X in Y", "Role of X in the development of Y"
-_ROLE = re.compile(rf"^(?:{_WH}\s+(?:is|are|was|were)\s+)?(?:the\s+)?(?:\w+\s+)?roles?\s+"
-                   r"(?:of|for|played\s+by)\s+(?P<x>.+?)\s+in\s+(?P<y>.+)$", re.IGNORECASE)
+_ROLE = re.compile(
+    rf"^(?:{_WH}\s+(?:is|are|was|were)\s+)?(?:the\s+)?(?:\w+\s+)?roles?\s+"
+    r"(?:of|for|played\s+by)\s+(?P<x>.+?)\s+in\s+(?P<y>.+)$",
+    re.IGNORECASE,
+)
 # "Exercise and depression", "Vitamin D and risk of fracture": a topic named by its two parts
 _TOPIC_PAIR = re.compile(r"^(?P<x>[^,;:]+?)\s+(?:and|versus|vs\.?)\s+(?P<y>[^,;:]+)$", re.IGNORECASE)
-_OPEN_FORMS = (_EFFECT_DOES, _EFFECT_OF, _HOW_IS, _PAIR_RELATED, _GOOD_FOR, _HOW_GOOD, _HOW_DOES, _BETWEEN, _ROLE)
+_OPEN_FORMS = (
+    _EFFECT_DOES,
+    _EFFECT_OF,
+    _HOW_IS,
+    _PAIR_RELATED,
+    _GOOD_FOR,
+    _HOW_GOOD,
+    _HOW_DOES,
+    _BETWEEN,
+    _ROLE,
+)
 
 _WH_START = re.compile(rf"^{_WH}\b", re.IGNORECASE)
 # what follows the outcome without being it: "... on depression in older adults", "... among women"
-_POPULATION = re.compile(r"\s+(?:in|among|amongst|during|for|within)\s+(?:the\s+)?"
-                         r"(?:patients?|people|persons?|individuals?|adults?|children|adolescents?|women|men|"
-                         r"elderly|older|young|pregnan\w*|subjects?|participants?|populations?|those|mice|rats|"
-                         r"animals?|humans?|healthy|obese|diabetic|postmenopausal|infants?|cohorts?)\b.*$",
-                         re.IGNORECASE)
+_POPULATION = re.compile(
+    r"\s+(?:in|among|amongst|during|for|within)\s+(?:the\s+)?"
+    r"(?:patients?|people|persons?|individuals?|adults?|children|adolescents?|women|men|"
+    r"elderly|older|young|pregnan\w*|subjects?|participants?|populations?|those|mice|rats|"
+    r"animals?|humans?|healthy|obese|diabetic|postmenopausal|infants?|cohorts?)\b.*$",
+    re.IGNORECASE,
+)
 # "the development of Y", "the risk of Y": Y is the outcome
-_OUTCOME_HEAD = re.compile(r"^(?:the\s+)?(?:development|pathogenesis|progression|onset|prevention|treatment|"
-                           r"management|severity|symptoms|course|incidence|risk)\s+of\s+", re.IGNORECASE)
+_OUTCOME_HEAD = re.compile(
+    r"^(?:the\s+)?(?:development|pathogenesis|progression|onset|prevention|treatment|"
+    r"management|severity|symptoms|course|incidence|risk)\s+of\s+",
+    re.IGNORECASE,
+)
 _LEAD = re.compile(r"^(?:the|a|an|any)\s+", re.IGNORECASE)
 # a topic pair whose parts read as a clause is no topic ("Diet and exercise reduce weight")
 _CLAUSE_WORD = re.compile(rf"\b(?:{_AUX}|{_VERB}|for|on|with)\b", re.IGNORECASE)
@@ -126,12 +170,15 @@ def question_parts(question: str) -> QuestionParts | None:
     return _open_parts(question)
 
 
-def addresses_question(parts: QuestionParts | None, claims: Sequence[str], paper_texts: Sequence[str]
-                       ) -> list[bool | None]:
+def addresses_question(
+    parts: QuestionParts | None, claims: Sequence[str], paper_texts: Sequence[str]
+) -> list[bool | None]:
     """For each claim, whether it addresses the question's exposure and outcome (it names the
     outcome, and it or its paper's title and text, ``paper_texts``, the exposure); None for every
     claim when the question has no parts."""
     if parts is None:
         return [None] * len(claims)
-    return [relevance(parts.exposure, parts.outcome, claim, paper).about_both
-            for claim, paper in zip(claims, paper_texts, strict=True)]
+    return [
+        relevance(parts.exposure, parts.outcome, claim, paper).about_both
+        for claim, paper in zip(claims, paper_texts, strict=True)
+    ]

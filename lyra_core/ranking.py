@@ -24,11 +24,20 @@ EMBEDDING_WEIGHT = 0.7
 
 class RankingConfig(BaseModel):
     bm25_top_k: int = Field(100, ge=1)
-    dense_top_k: int = Field(100, ge=0, description="nearest candidates by embedding added to stage 1 when "
-                                                    "every candidate's cosine is given; 0 = BM25 alone")
+    dense_top_k: int = Field(
+        100,
+        ge=0,
+        description="nearest candidates by embedding added to stage 1 when "
+        "every candidate's cosine is given; 0 = BM25 alone",
+    )
     rerank_top_k: int = Field(30, ge=0, description="0 skips stage 3")
-    rerank_weight: float = Field(1.0, ge=0, le=1, description="share of the stage-3 score in a reranked "
-                                                              "candidate's final score; the rest is its fused score")
+    rerank_weight: float = Field(
+        1.0,
+        ge=0,
+        le=1,
+        description="share of the stage-3 score in a reranked "
+        "candidate's final score; the rest is its fused score",
+    )
     bm25_weight: float = Field(BM25_WEIGHT, ge=0, le=1)
     embedding_weight: float = Field(EMBEDDING_WEIGHT, ge=0, le=1)
 
@@ -73,7 +82,9 @@ def cosine(query: np.ndarray, docs: np.ndarray) -> np.ndarray:
     return (docs @ q) / norms
 
 
-def final_order(fused: np.ndarray, rerank: Sequence[float | None], trust: np.ndarray | None = None) -> np.ndarray:
+def final_order(
+    fused: np.ndarray, rerank: Sequence[float | None], trust: np.ndarray | None = None
+) -> np.ndarray:
     """Final order of stage-2 candidates: reranked ones first (by reranker score), then the rest by
     fused score. ``trust`` multiplies the scores it orders by (domain trust weights; 1 = neutral)."""
     fused = np.asarray(fused, dtype=float)
@@ -100,23 +111,33 @@ def rank_candidates(
     top-k); ``rerank_docs(indices) -> probabilities`` scores candidates with the cross-encoder,
     or is None to skip stage 3. ``dense``, the query's cosine to each candidate (NaN where a
     candidate's embedding is not known yet), adds the ``dense_top_k`` nearest known ones to stage 1
-    and is the embedding score of every known one; ``embed_docs`` embeds the others BM25 keeps. Returns one array per score column, aligned with the candidates;
+    and is the embedding score of every known one; ``embed_docs`` embeds the others BM25 keeps. Returns one array per
+    score column, aligned with the candidates;
     candidates a stage did not reach hold NaN there, and ``final_rank`` is 0 for candidates
     outside the BM25 top-k.
     """
     config = config or RankingConfig()
     n = len(bm25_scores)
     nan = np.full(n, np.nan)
-    out = {"bm25_score": np.asarray(bm25_scores, dtype=float), "bm25_norm": nan.copy(),
-           "embedding_score": nan.copy(), "fused_score": nan.copy(), "rerank_score": nan.copy(),
-           "trust_weight": np.ones(n) if trust is None else np.asarray(trust, dtype=float),
-           "final_score": nan.copy(), "final_rank": np.zeros(n, dtype=int), "stage": np.zeros(n, dtype=int)}
+    out = {
+        "bm25_score": np.asarray(bm25_scores, dtype=float),
+        "bm25_norm": nan.copy(),
+        "embedding_score": nan.copy(),
+        "fused_score": nan.copy(),
+        "rerank_score": nan.copy(),
+        "trust_weight": np.ones(n) if trust is None else np.asarray(trust, dtype=float),
+        "final_score": nan.copy(),
+        "final_rank": np.zeros(n, dtype=int),
+        "stage": np.zeros(n, dtype=int),
+    }
     positive = np.flatnonzero(out["bm25_score"] > 0)
     stage1 = positive[top_k(out["bm25_score"][positive], config.bm25_top_k)]
     known = np.zeros(n, dtype=bool) if dense is None else ~np.isnan(np.asarray(dense, dtype=float))
     if dense is not None and config.dense_top_k > 0 and known.any():
         nearest = np.flatnonzero(known)
-        stage1 = np.union1d(stage1, nearest[top_k(np.asarray(dense, dtype=float)[nearest], config.dense_top_k)])
+        stage1 = np.union1d(
+            stage1, nearest[top_k(np.asarray(dense, dtype=float)[nearest], config.dense_top_k)]
+        )
     if stage1.size == 0:
         return out
     out["stage"][stage1] = 1
@@ -135,7 +156,9 @@ def rank_candidates(
         scores = np.asarray(rerank_docs(stage1[chosen]), dtype=float)
         out["rerank_score"][stage1[chosen]] = scores
         out["stage"][stage1[chosen]] = 3
-        blended = config.rerank_weight * scores + (1 - config.rerank_weight) * out["fused_score"][stage1[chosen]]
+        blended = (
+            config.rerank_weight * scores + (1 - config.rerank_weight) * out["fused_score"][stage1[chosen]]
+        )
         for pos, score in zip(chosen, blended, strict=True):
             rerank[pos] = float(score)
     order = final_order(out["fused_score"][stage1], rerank, out["trust_weight"][stage1])

@@ -55,7 +55,7 @@ def terms(text: str | None) -> list[str]:
 def concepts(text: str | None) -> set[str]:
     """A text's terms and its pairs of adjacent terms ("vitamin d", "fractur risk")."""
     seq = terms(text)
-    return set(seq) | {f"{a} {b}" for a, b in zip(seq, seq[1:])}
+    return set(seq) | {f"{a} {b}" for a, b in zip(seq, seq[1:], strict=False)}
 
 
 @dataclass(frozen=True)
@@ -93,8 +93,13 @@ def coverage(question: str, claim: str, weights: TermWeights) -> float:
     return sum(weights.weight(c) for c in wanted if c in have) / total
 
 
-def claim_relevance(question: str, claims: Sequence[str], cosines: np.ndarray, weights: TermWeights,
-                    cosine_weight: float = DEFAULT_COSINE_WEIGHT) -> np.ndarray:
+def claim_relevance(
+    question: str,
+    claims: Sequence[str],
+    cosines: np.ndarray,
+    weights: TermWeights,
+    cosine_weight: float = DEFAULT_COSINE_WEIGHT,
+) -> np.ndarray:
     """Each claim's relevance to the question, roughly 0..1: ``cosine_weight`` × its embedding
     cosine + (1 − ``cosine_weight``) × its coverage of the question's concepts."""
     import numpy as np

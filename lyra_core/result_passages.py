@@ -21,7 +21,9 @@ TOP_PAPERS = 5  # the best-ranked papers a reader expects to have been weighed
 # a percentage, a p-value, an interval or a named ratio: the marks of a stated result
 _RESULT_FIGURE = re.compile(
     r"\d\s*%|\bp\s*[<=>≤≥]\s*0?\.\d|\b(?:95\s*%\s*)?(?:CI|confidence intervals?)\b|"
-    r"\b(?:odds|hazard|risk|rate) ratios?\b|\b(?:OR|HR|RR|aOR|aHR|IRR)\s*[=:,(]?\s*\d", re.IGNORECASE)
+    r"\b(?:odds|hazard|risk|rate) ratios?\b|\b(?:OR|HR|RR|aOR|aHR|IRR)\s*[=:,(]?\s*\d",
+    re.IGNORECASE,
+)
 
 
 def states_result(text: str, sections: Sequence[str]) -> bool:
@@ -36,11 +38,19 @@ def states_result(text: str, sections: Sequence[str]) -> bool:
     return bool(_RESULT_FIGURE.search(text))
 
 
-def top_paper_results(pages: Sequence[str], texts: Sequence[str], sections: Sequence[Sequence[str]],
-                      page_rank: Mapping[str, int], top: int = TOP_PAPERS) -> list[int]:
+def top_paper_results(
+    pages: Sequence[str],
+    texts: Sequence[str],
+    sections: Sequence[Sequence[str]],
+    page_rank: Mapping[str, int],
+    top: int = TOP_PAPERS,
+) -> list[int]:
     """The indices of the passages (``pages[i]``, ``texts[i]``, ``sections[i]``) that state a result
     and belong to one of the ``top`` best-ranked pages (``page_rank``: page → its paper's search
     rank, 1 best; a page without one is never among the best), in their given order."""
     best = set(sorted(page_rank, key=lambda p: (page_rank[p], p))[:top])
-    return [i for i, (page, text, labels) in enumerate(zip(pages, texts, sections, strict=True))
-            if page in best and states_result(text, labels)]
+    return [
+        i
+        for i, (page, text, labels) in enumerate(zip(pages, texts, sections, strict=True))
+        if page in best and states_result(text, labels)
+    ]

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Iterable, Mapping
-
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field
@@ -46,8 +45,12 @@ class ScoringRule(BaseModel):
 
     aggregation: Aggregation = "paper_votes"
     vote_weight: float = Field(DEFAULT_VOTE_WEIGHT, gt=0, le=20)
-    min_vote: float = Field(DEFAULT_MIN_VOTE, ge=0, lt=1, description="a paper's vote below this probability "
-                                                                       "counts as no vote (paper_votes)")
+    min_vote: float = Field(
+        DEFAULT_MIN_VOTE,
+        ge=0,
+        lt=1,
+        description="a paper's vote below this probability counts as no vote (paper_votes)",
+    )
 
 
 class Evidence(BaseModel):
@@ -75,14 +78,21 @@ def _present(value: Any) -> bool:
 
 def evidence_of(edge: Mapping[str, Any]) -> Evidence:
     """An edge row (a dict of `nli_edges` columns, effective or not) as the score reads it."""
+
     def text(key: str) -> str | None:
         value = edge.get(key)
         return value if isinstance(value, str) else None
 
     size, human = edge.get("sample_size"), edge.get("human_reviewed")
-    return Evidence(relation=edge["relation"], nli_confidence=float(edge["nli_confidence"]), page_id=text("page_id"),
-                    study_design=text("study_design"), sample_size=int(size) if _present(size) else None,
-                    judged_by=text("judged_by"), human=bool(human) if _present(human) else False)
+    return Evidence(
+        relation=edge["relation"],
+        nli_confidence=float(edge["nli_confidence"]),
+        page_id=text("page_id"),
+        study_design=text("study_design"),
+        sample_size=int(size) if _present(size) else None,
+        judged_by=text("judged_by"),
+        human=bool(human) if _present(human) else False,
+    )
 
 
 class ClaimScore(BaseModel):
@@ -118,7 +128,9 @@ def determine_verdict(confidence: float, controversy: float, well_supported_allo
     return "unverified"
 
 
-def undecided_because(verdict: str | None, alpha: float, beta: float) -> Literal["conflicting", "insufficient"] | None:
+def undecided_because(
+    verdict: str | None, alpha: float, beta: float
+) -> Literal["conflicting", "insufficient"] | None:
     """Why an undecided verdict (``unverified``, ``contested``) does not decide: ``conflicting``
     when the votes on both sides are strong (each adds at least :data:`STRONG_SIDE` to its Beta
     parameter), else ``insufficient`` (few or weak votes, or none). None for a verdict that decides.
@@ -146,8 +158,12 @@ def _counts(edges: list[Evidence]) -> dict[str, int]:
     }
 
 
-def strongest_votes(edges: Iterable[T], source: Callable[[T], Hashable | None],
-                    relation: Callable[[T], str], confidence: Callable[[T], float]) -> list[T]:
+def strongest_votes(
+    edges: Iterable[T],
+    source: Callable[[T], Hashable | None],
+    relation: Callable[[T], str],
+    confidence: Callable[[T], float],
+) -> list[T]:
     """One vote per source: its strongest SUPPORTS or REFUTES edge (ties: the first). An edge
     without a source is a source of its own; sources whose edges are all NEUTRAL cast no vote."""
     best: dict[Hashable, T] = {}
@@ -163,7 +179,9 @@ def strongest_votes(edges: Iterable[T], source: Callable[[T], Hashable | None],
 
 def paper_votes(edges: Iterable[Evidence]) -> list[Evidence]:
     """One vote per source page (an abstract, a web page): its strongest SUPPORTS or REFUTES edge."""
-    return strongest_votes(edges, lambda e: e.page_id or None, lambda e: e.relation, lambda e: e.nli_confidence)
+    return strongest_votes(
+        edges, lambda e: e.page_id or None, lambda e: e.relation, lambda e: e.nli_confidence
+    )
 
 
 class VoteCounts(BaseModel):
@@ -184,23 +202,38 @@ def _counted_votes(edges: list[Evidence], rule: ScoringRule) -> tuple[list[Evide
     return edges, 1.0, 0
 
 
-def vote_counts(edges: Iterable[Evidence], use_bayesian_confidence: bool = True,
-                rule: ScoringRule | None = None) -> VoteCounts:
+def vote_counts(
+    edges: Iterable[Evidence], use_bayesian_confidence: bool = True, rule: ScoringRule | None = None
+) -> VoteCounts:
     """The votes that entered :func:`score_claim`'s score for the same arguments (the legacy
     calculation counts every edge)."""
     edges, below = list(edges), 0
     votes = edges
     if use_bayesian_confidence:
         votes, _, below = _counted_votes(edges, rule or ScoringRule(aggregation="edges"))
-    return VoteCounts(supporting=sum(v.relation == SUPPORTS for v in votes),
-                      refuting=sum(v.relation == REFUTES for v in votes), below_threshold=below)
+    return VoteCounts(
+        supporting=sum(v.relation == SUPPORTS for v in votes),
+        refuting=sum(v.relation == REFUTES for v in votes),
+        below_threshold=below,
+    )
 
 
 def certainty_of(votes: Iterable[Evidence], weight: float, side: str) -> Certainty:
     """The certainty of the votes on ``side``, one per paper (an edge without a page is its own)."""
-    return grade([Vote(relation=v.relation, weight=weight * v.nli_confidence, study_design=v.study_design,
-                       sample_size=v.sample_size, judged_by=v.judged_by, human=v.human)
-                  for v in paper_votes(votes)], side)
+    return grade(
+        [
+            Vote(
+                relation=v.relation,
+                weight=weight * v.nli_confidence,
+                study_design=v.study_design,
+                sample_size=v.sample_size,
+                judged_by=v.judged_by,
+                human=v.human,
+            )
+            for v in paper_votes(votes)
+        ],
+        side,
+    )
 
 
 def bayesian_score(edges: Iterable[Evidence], rule: ScoringRule | None = None) -> ClaimScore:
@@ -219,10 +252,15 @@ def bayesian_score(edges: Iterable[Evidence], rule: ScoringRule | None = None) -
     controversy = min(alpha - 1, beta - 1) / total if total > 0 else 0.0
     certainty = certainty_of(votes, weight, SUPPORTS if confidence >= 0.5 else REFUTES)
     return ClaimScore(
-        alpha=round(alpha, 2), beta=round(beta, 2), confidence=round(confidence, 3),
-        uncertainty=round(uncertainty, 3), controversy=round(controversy, 3),
-        verdict=determine_verdict(confidence, controversy, certainty.allows_well_supported), **_counts(edges),
-        certainty=certainty.level, certainty_reasons="; ".join(certainty.reasons),
+        alpha=round(alpha, 2),
+        beta=round(beta, 2),
+        confidence=round(confidence, 3),
+        uncertainty=round(uncertainty, 3),
+        controversy=round(controversy, 3),
+        verdict=determine_verdict(confidence, controversy, certainty.allows_well_supported),
+        **_counts(edges),
+        certainty=certainty.level,
+        certainty_reasons="; ".join(certainty.reasons),
     )
 
 
@@ -238,15 +276,21 @@ def legacy_score(edges: Iterable[Evidence]) -> ClaimScore:
     controversy = min(support, refute) / total if total > 0 else 0.0
     certainty = certainty_of(edges, 1.0, SUPPORTS if confidence >= 0.5 else REFUTES)
     return ClaimScore(
-        alpha=round(1.0 + support, 2), beta=round(1.0 + refute, 2), confidence=round(confidence, 3),
-        uncertainty=0.0, controversy=round(controversy, 3),
-        verdict=determine_verdict(confidence, controversy, certainty.allows_well_supported), **_counts(edges),
-        certainty=certainty.level, certainty_reasons="; ".join(certainty.reasons),
+        alpha=round(1.0 + support, 2),
+        beta=round(1.0 + refute, 2),
+        confidence=round(confidence, 3),
+        uncertainty=0.0,
+        controversy=round(controversy, 3),
+        verdict=determine_verdict(confidence, controversy, certainty.allows_well_supported),
+        **_counts(edges),
+        certainty=certainty.level,
+        certainty_reasons="; ".join(certainty.reasons),
     )
 
 
-def score_claim(edges: Iterable[Evidence], use_bayesian_confidence: bool = True,
-                rule: ScoringRule | None = None) -> ClaimScore:
+def score_claim(
+    edges: Iterable[Evidence], use_bayesian_confidence: bool = True, rule: ScoringRule | None = None
+) -> ClaimScore:
     """The claim's score: the Bayesian update under ``rule`` (default: the per-edge rule),
     or the legacy calculation."""
     return bayesian_score(edges, rule) if use_bayesian_confidence else legacy_score(edges)

@@ -21,42 +21,172 @@ from lyra_core.sentences import split_sentences
 
 # Words that head a section on their own.
 _HEADS = {
-    "BACKGROUND", "INTRODUCTION", "CONTEXT", "RATIONALE", "IMPORTANCE", "OBJECTIVE", "OBJECTIVES", "AIM", "AIMS",
-    "PURPOSE", "PURPOSES", "GOAL", "GOALS", "METHOD", "METHODS", "METHODOLOGY", "DESIGN", "SETTING", "SETTINGS",
-    "PARTICIPANTS", "PATIENTS", "PATIENT", "SUBJECTS", "INTERVENTION", "INTERVENTIONS", "MEASUREMENTS",
-    "EXPOSURE", "EXPOSURES", "RESULTS", "RESULT", "FINDINGS", "CONCLUSION", "CONCLUSIONS", "INTERPRETATION",
-    "SIGNIFICANCE", "RELEVANCE", "IMPLICATIONS", "DISCUSSION", "SUMMARY", "ABSTRACT", "UNLABELLED", "UNLABELED",
-    "FUNDING", "MOTIVATION", "AVAILABILITY", "IMPLEMENTATION", "CONTACT", "LIMITATIONS", "HYPOTHESIS",
+    "BACKGROUND",
+    "INTRODUCTION",
+    "CONTEXT",
+    "RATIONALE",
+    "IMPORTANCE",
+    "OBJECTIVE",
+    "OBJECTIVES",
+    "AIM",
+    "AIMS",
+    "PURPOSE",
+    "PURPOSES",
+    "GOAL",
+    "GOALS",
+    "METHOD",
+    "METHODS",
+    "METHODOLOGY",
+    "DESIGN",
+    "SETTING",
+    "SETTINGS",
+    "PARTICIPANTS",
+    "PATIENTS",
+    "PATIENT",
+    "SUBJECTS",
+    "INTERVENTION",
+    "INTERVENTIONS",
+    "MEASUREMENTS",
+    "EXPOSURE",
+    "EXPOSURES",
+    "RESULTS",
+    "RESULT",
+    "FINDINGS",
+    "CONCLUSION",
+    "CONCLUSIONS",
+    "INTERPRETATION",
+    "SIGNIFICANCE",
+    "RELEVANCE",
+    "IMPLICATIONS",
+    "DISCUSSION",
+    "SUMMARY",
+    "ABSTRACT",
+    "UNLABELLED",
+    "UNLABELED",
+    "FUNDING",
+    "MOTIVATION",
+    "AVAILABILITY",
+    "IMPLEMENTATION",
+    "CONTACT",
+    "LIMITATIONS",
+    "HYPOTHESIS",
 }
 # Words that make a label only beside others ("MAIN OUTCOME MEASURES", "TRIAL REGISTRATION", "KEY POINTS").
 _PARTS = {
-    "MAIN", "PRIMARY", "SECONDARY", "OUTCOME", "OUTCOMES", "MEASURE", "MEASURES", "KEY", "POINTS", "STUDY",
-    "TRIAL", "TRIALS", "REGISTRATION", "REGISTRY", "NUMBER", "DATA", "SOURCES", "SOURCE", "SELECTION",
-    "EXTRACTION", "SYNTHESIS", "COLLECTION", "ANALYSIS", "ANALYSES", "SEARCH", "STRATEGY", "CRITERIA",
-    "ELIGIBILITY", "MATERIALS", "MATERIAL", "EXPERIMENTAL", "RESEARCH", "PRINCIPAL", "RECENT", "REVIEW", "LAY",
-    "STATEMENT", "SUPPLEMENTARY", "INFORMATION", "GENERAL", "ENHANCED", "VERSION", "CLINICAL", "QUESTION",
-    "POPULATION", "SAMPLE", "APPRAISAL", "SIZE", "DURATION", "CASE", "PRESENTATION", "OUTLINE", "SCOPE",
-    "COMPETING", "INTEREST", "INTERESTS", "MEASURED", "HYPOTHESES", "MESSAGES", "STATEMENTS",
+    "MAIN",
+    "PRIMARY",
+    "SECONDARY",
+    "OUTCOME",
+    "OUTCOMES",
+    "MEASURE",
+    "MEASURES",
+    "KEY",
+    "POINTS",
+    "STUDY",
+    "TRIAL",
+    "TRIALS",
+    "REGISTRATION",
+    "REGISTRY",
+    "NUMBER",
+    "DATA",
+    "SOURCES",
+    "SOURCE",
+    "SELECTION",
+    "EXTRACTION",
+    "SYNTHESIS",
+    "COLLECTION",
+    "ANALYSIS",
+    "ANALYSES",
+    "SEARCH",
+    "STRATEGY",
+    "CRITERIA",
+    "ELIGIBILITY",
+    "MATERIALS",
+    "MATERIAL",
+    "EXPERIMENTAL",
+    "RESEARCH",
+    "PRINCIPAL",
+    "RECENT",
+    "REVIEW",
+    "LAY",
+    "STATEMENT",
+    "SUPPLEMENTARY",
+    "INFORMATION",
+    "GENERAL",
+    "ENHANCED",
+    "VERSION",
+    "CLINICAL",
+    "QUESTION",
+    "POPULATION",
+    "SAMPLE",
+    "APPRAISAL",
+    "SIZE",
+    "DURATION",
+    "CASE",
+    "PRESENTATION",
+    "OUTLINE",
+    "SCOPE",
+    "COMPETING",
+    "INTEREST",
+    "INTERESTS",
+    "MEASURED",
+    "HYPOTHESES",
+    "MESSAGES",
+    "STATEMENTS",
 }
 _JOINERS = {"AND", "OF", "THE"}
 _WORDS = sorted(_HEADS | _PARTS | _JOINERS, key=len, reverse=True)
 _WORD = r"(?:{})(?:\(S\))?(?![A-Za-z0-9-])".format("|".join(_WORDS))
 # A run of label words joined by spaces, commas, slashes or '&', ending at a colon, a full stop or the prose.
 _RUN = re.compile(rf"(?:ABSTRACT\.)?(?P<run>{_WORD}(?:(?:(?:\s*[,/&]\s*)+|\s+){_WORD})*)(?:\s*[:.]\s*|\s+|$)")
-_TITLE_HEADS = ("Background", "Introduction", "Objectives", "Objective", "Aims", "Aim", "Purpose", "Methods",
-                "Method", "Materials and methods", "Design", "Setting", "Participants", "Patients", "Results",
-                "Findings", "Conclusions", "Conclusion", "Interpretation")
+_TITLE_HEADS = (
+    "Background",
+    "Introduction",
+    "Objectives",
+    "Objective",
+    "Aims",
+    "Aim",
+    "Purpose",
+    "Methods",
+    "Method",
+    "Materials and methods",
+    "Design",
+    "Setting",
+    "Participants",
+    "Patients",
+    "Results",
+    "Findings",
+    "Conclusions",
+    "Conclusion",
+    "Interpretation",
+)
 # A title-case heading counts with a colon ("Results: …"); the commonest five also before a capital.
 _TITLE = re.compile(
     r"(?P<run>{})\s*:\s*|(?P<bare>Background|Objectives?|Methods|Results|Conclusions?)\s+(?=[A-Z][a-z])".format(
-        "|".join(_TITLE_HEADS))
+        "|".join(_TITLE_HEADS)
+    )
 )
 # Where a label may start inside a sentence that did not end with a full stop ("… thrombosis RESULTS Among").
-_INNER = re.compile(r"(?<=[a-z0-9%)\]]) (?=(?:{})(?![A-Za-z0-9-]))".format("|".join(sorted(_HEADS | _PARTS, key=len, reverse=True))))
+_INNER = re.compile(
+    r"(?<=[a-z0-9%)\]]) (?=(?:{})(?![A-Za-z0-9-]))".format(
+        "|".join(sorted(_HEADS | _PARTS, key=len, reverse=True))
+    )
+)
 
 _FINDING_WORDS = {"RESULTS", "RESULT", "FINDINGS", "CONCLUSION", "CONCLUSIONS", "INTERPRETATION", "RELEVANCE"}
-_NEUTRAL_WORDS = {"SUMMARY", "ABSTRACT", "UNLABELLED", "UNLABELED", "SIGNIFICANCE", "IMPLICATIONS", "DISCUSSION",
-                  "KEY", "POINTS", "STATEMENT", "LAY"}
+_NEUTRAL_WORDS = {
+    "SUMMARY",
+    "ABSTRACT",
+    "UNLABELLED",
+    "UNLABELED",
+    "SIGNIFICANCE",
+    "IMPLICATIONS",
+    "DISCUSSION",
+    "KEY",
+    "POINTS",
+    "STATEMENT",
+    "LAY",
+}
 Role = Literal["finding", "other"]
 
 
@@ -80,13 +210,13 @@ def split_label(sentence: str) -> tuple[str, str | None]:
     text = sentence.lstrip()
     match = _RUN.match(text)
     if match and _is_label(match.group("run")):
-        rest = text[match.end():]
+        rest = text[match.end() :]
         # a run that swallowed the first word of the prose ("RESULTS A total of …"): give it back
         run = match.group("run").strip(" ,/&")
         return rest.strip(), " ".join(run.lower().replace("abstract.", "").split()) or None
     title = _TITLE.match(text)
     if title:
-        return text[title.end():].strip(), (title.group("run") or title.group("bare")).lower()
+        return text[title.end() :].strip(), (title.group("run") or title.group("bare")).lower()
     return sentence, None
 
 
@@ -109,7 +239,7 @@ def _pieces(sentence: str) -> list[str]:
     opens with a capital or a digit ("of AIM in cells" is no cut)."""
     cuts = [0]
     for match in _INNER.finditer(sentence):
-        rest = sentence[match.end():]
+        rest = sentence[match.end() :]
         body, label = split_label(rest)
         if label is not None and body[:1].isupper() | body[:1].isdigit() and len(label) >= 4:
             cuts.append(match.end())

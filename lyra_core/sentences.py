@@ -6,9 +6,46 @@ import re
 
 # Abbreviations after which a period does not end a sentence (lower-cased, without the period).
 _ABBREVIATIONS = {
-    "al", "e.g", "i.e", "etc", "fig", "figs", "vs", "cf", "approx", "ca", "no", "nos", "vol",
-    "dr", "mr", "mrs", "ms", "prof", "st", "jr", "sr", "inc", "ltd", "eq", "ref", "refs", "resp",
-    "sp", "spp", "var", "viz", "u.s", "u.k", "e.u", "dept", "univ", "min", "max", "mol", "wt",
+    "al",
+    "e.g",
+    "i.e",
+    "etc",
+    "fig",
+    "figs",
+    "vs",
+    "cf",
+    "approx",
+    "ca",
+    "no",
+    "nos",
+    "vol",
+    "dr",
+    "mr",
+    "mrs",
+    "ms",
+    "prof",
+    "st",
+    "jr",
+    "sr",
+    "inc",
+    "ltd",
+    "eq",
+    "ref",
+    "refs",
+    "resp",
+    "sp",
+    "spp",
+    "var",
+    "viz",
+    "u.s",
+    "u.k",
+    "e.u",
+    "dept",
+    "univ",
+    "min",
+    "max",
+    "mol",
+    "wt",
 }
 # A candidate boundary: ., ! or ? (optionally closing quotes/brackets), whitespace, then a capital,
 # digit or opening bracket/quote starting the next sentence.
@@ -25,7 +62,7 @@ def split_sentences(text: str) -> list[str]:
     for match in _BOUNDARY.finditer(text):
         end = match.end(1)
         candidate = text[start:end]
-        last_word = re.search(r"(\S+)$", candidate[:-len(match.group(1))] if match.group(1) else candidate)
+        last_word = re.search(r"(\S+)$", candidate[: -len(match.group(1))] if match.group(1) else candidate)
         word = last_word.group(1).lower().rstrip(".") if last_word else ""
         if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
             continue  # 'et al. Smith', 'J. Smith'

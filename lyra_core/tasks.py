@@ -25,8 +25,10 @@ def parse_interval(text: str) -> timedelta:
     15 minutes or over a year, raises ``ValueError`` with a message meant for the user."""
     match = _INTERVAL.fullmatch(str(text).strip().lower())
     if match is None:
-        raise ValueError(f"watch interval {text!r} is not a whole number followed by m, h, d or w "
-                         "(minutes, hours, days, weeks), e.g. 30m, 12h, 1d, 2w")
+        raise ValueError(
+            f"watch interval {text!r} is not a whole number followed by m, h, d or w "
+            "(minutes, hours, days, weeks), e.g. 30m, 12h, 1d, 2w"
+        )
     interval = timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
     if interval < MIN_WATCH_INTERVAL:
         raise ValueError(f"watch interval {text!r} is shorter than the minimum of 15 minutes (15m)")
@@ -39,21 +41,38 @@ class TaskOptions(BaseModel):
     """Options stored in ``tasks.options``; every later run of the task reads them."""
 
     model_config = ConfigDict(extra="forbid")
-    corpus: list[CorpusPath] = Field(default_factory=list, max_length=50,
-                                     description="local corpus files or folders (JSON Lines, BibTeX) on the machine "
-                                     "that runs Lyra, searched instead of (or besides) the live APIs")
-    papers_per_source: int | None = Field(None, ge=1, le=1000, description="papers asked of each source (corpus, "
-                                          "Semantic Scholar, OpenAlex); default: the settings' value")
-    claims: list[str] = Field(default_factory=list, description="claims to verify against the literature besides "
-                              "those Lyra extracts (10 to 1,000 characters each)")
-    watch_every: str | None = Field(None, description="re-run the task this often, e.g. 30m, 12h, 1d, 2w (at least "
-                                    "15m, at most 366d; feedback is kept): the Dagster schedule "
-                                    "`watched_tasks_schedule` does")
+    corpus: list[CorpusPath] = Field(
+        default_factory=list,
+        max_length=50,
+        description="local corpus files or folders (JSON Lines, BibTeX) on the machine "
+        "that runs Lyra, searched instead of (or besides) the live APIs",
+    )
+    papers_per_source: int | None = Field(
+        None,
+        ge=1,
+        le=1000,
+        description="papers asked of each source (corpus, "
+        "Semantic Scholar, OpenAlex); default: the settings' value",
+    )
+    claims: list[str] = Field(
+        default_factory=list,
+        description="claims to verify against the literature besides "
+        "those Lyra extracts (10 to 1,000 characters each)",
+    )
+    watch_every: str | None = Field(
+        None,
+        description="re-run the task this often, e.g. 30m, 12h, 1d, 2w (at least "
+        "15m, at most 366d; feedback is kept): the Dagster schedule "
+        "`watched_tasks_schedule` does",
+    )
     verify_claims: list[ClaimInput] = Field(
-        default_factory=list, description="a verify task (`lyra verify`): these claims, each judged only against its "
-        "own papers (those it names, else its own search of the corpus); nothing is extracted")
-    papers_per_claim: int = Field(10, ge=1, le=100, description="corpus hits per claim of a verify task that names "
-                                  "no papers")
+        default_factory=list,
+        description="a verify task (`lyra verify`): these claims, each judged only against its "
+        "own papers (those it names, else its own search of the corpus); nothing is extracted",
+    )
+    papers_per_claim: int = Field(
+        10, ge=1, le=100, description="corpus hits per claim of a verify task that names no papers"
+    )
 
     @property
     def is_verify(self) -> bool:

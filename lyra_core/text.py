@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 import unicodedata
+from functools import lru_cache
 
 # Lucene's English stop set plus frequent function words of scientific abstracts. Kept small on
 # purpose: BM25's idf already discounts common words; this only trims the very commonest.

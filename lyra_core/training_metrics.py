@@ -42,8 +42,11 @@ def macro_f1(gold: Sequence[str], predicted: Sequence[str]) -> float:
 
 def metrics(gold: Sequence[str], predicted: Sequence[str]) -> Metrics:
     """Accuracy and macro-F1, rounded to 4 places."""
-    return Metrics(pairs=len(gold), accuracy=round(accuracy(gold, predicted), 4),
-                   macro_f1=round(macro_f1(gold, predicted), 4))
+    return Metrics(
+        pairs=len(gold),
+        accuracy=round(accuracy(gold, predicted), 4),
+        macro_f1=round(macro_f1(gold, predicted), 4),
+    )
 
 
 def class_scores(confusion: list[list[int]], labels: Sequence[str]) -> dict[str, ClassScores]:

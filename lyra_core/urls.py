@@ -84,8 +84,13 @@ def is_public_address(address: IpAddress) -> bool:
     return address.is_global and not address.is_multicast
 
 
-def address_refusal(host: str, addresses: Sequence[str], *, allow_private: bool = False,
-                    allowed_networks: Sequence[IpNetwork] = ()) -> str | None:
+def address_refusal(
+    host: str,
+    addresses: Sequence[str],
+    *,
+    allow_private: bool = False,
+    allowed_networks: Sequence[IpNetwork] = (),
+) -> str | None:
     """Why a host resolving to ``addresses`` may not be fetched, or None.
 
     Every address must be public (or inside ``allowed_networks``, or ``allow_private`` set):
@@ -102,8 +107,10 @@ def address_refusal(host: str, addresses: Sequence[str], *, allow_private: bool 
             continue
         if any(address in network for network in allowed_networks):
             continue
-        return (f"{host} resolves to {address}, a private, loopback, link-local or reserved address "
-                "(refused unless browser.allow_private_addresses or browser.allowed_networks allows it)")
+        return (
+            f"{host} resolves to {address}, a private, loopback, link-local or reserved address "
+            "(refused unless browser.allow_private_addresses or browser.allowed_networks allows it)"
+        )
     return None
 
 
@@ -115,7 +122,9 @@ def literal_address(host: str) -> IpAddress | None:
         return ipaddress.ip_address(host)
     except ValueError:
         pass
-    if not host or not all(part and (part.isdigit() or part.lower().startswith("0x")) for part in host.split(".")):
+    if not host or not all(
+        part and (part.isdigit() or part.lower().startswith("0x")) for part in host.split(".")
+    ):
         return None
     try:  # the legacy IPv4 forms getaddrinfo and the WHATWG URL parser accept (octal, hex, fewer parts)
         return ipaddress.IPv4Address(socket.inet_aton(host))
@@ -174,6 +183,7 @@ def web_page_id(final_url: str) -> str:
 
 # -- redirect links of search engines --------------------------------------------------------------
 
+
 def _first_param(query: str, *names: str) -> str | None:
     params = parse_qs(query, keep_blank_values=False)
     for name in names:
@@ -213,8 +223,9 @@ def unwrap_redirect(href: str | None, base_url: str | None = None) -> str | None
         target = None
         if host.endswith("duckduckgo.com") and path.startswith("/l/"):
             target = _first_param(parts.query, "uddg")
-        elif path in ("/url", "/scholar_url", "/interstitial") and ("google." in host or not host
-                                                                    or host == (urlsplit(base_url or "").hostname or "")):
+        elif path in ("/url", "/scholar_url", "/interstitial") and (
+            "google." in host or not host or host == (urlsplit(base_url or "").hostname or "")
+        ):
             target = _first_param(parts.query, "q", "url")
         elif host.endswith("bing.com") and path.startswith("/ck/"):
             encoded = _first_param(parts.query, "u")

@@ -5,7 +5,8 @@ into ``--papers must be at least 1 (got -1)``; ``labels`` maps a field to how th
 it (a CLI flag, an MCP option, a settings path), and unknown names get a "did you mean".
 
 ``question_hint`` says, in one line, when a research question is not in English or too vague to
-judge (it is still accepted). ``text_problem`` / ``storable_text`` refuse text no store can hold (NUL, bytes that are not
+judge (it is still accepted). ``text_problem`` / ``storable_text`` refuse text no store can hold (NUL, bytes that are
+not
 UTF-8) and ``load_json`` reads JSON from outside with every failure as one line, so the CLI and the
 MCP server check such input the same way.
 """
@@ -54,8 +55,12 @@ def _field_names(model: type[BaseModel] | None, loc: Sequence[str | int]) -> lis
 def _problem(error: Mapping[str, Any], known: list[str]) -> str:
     kind, ctx, value = error["type"], error.get("ctx") or {}, error.get("input")
     got = f" (got {_shown(value)})"
-    bounds = {"greater_than_equal": ("at least", "ge"), "less_than_equal": ("at most", "le"),
-              "greater_than": ("more than", "gt"), "less_than": ("less than", "lt")}
+    bounds = {
+        "greater_than_equal": ("at least", "ge"),
+        "less_than_equal": ("at most", "le"),
+        "greater_than": ("more than", "gt"),
+        "less_than": ("less than", "lt"),
+    }
     if kind in bounds:
         words, key = bounds[kind]
         return f"must be {words} {ctx.get(key)}{got}"
@@ -68,7 +73,11 @@ def _problem(error: Mapping[str, Any], known: list[str]) -> str:
     if kind == "string_too_long":
         return f"is {len(str(value)):,} characters long; at most {ctx.get('max_length'):,} are allowed"
     if kind == "string_too_short":
-        return "must not be empty" if ctx.get("min_length") == 1 else f"needs {ctx.get('min_length')} characters at least"
+        return (
+            "must not be empty"
+            if ctx.get("min_length") == 1
+            else f"needs {ctx.get('min_length')} characters at least"
+        )
     if kind == "too_long":
         return f"has {ctx.get('actual_length'):,} items; at most {ctx.get('max_length'):,} are allowed"
     if kind == "too_short":
@@ -94,8 +103,12 @@ def _problem(error: Mapping[str, Any], known: list[str]) -> str:
     return f"{error['msg']}{got}"
 
 
-def describe(exc: ValidationError, labels: Mapping[str, str] | None = None,
-             model: type[BaseModel] | None = None, limit: int = 3) -> str:
+def describe(
+    exc: ValidationError,
+    labels: Mapping[str, str] | None = None,
+    model: type[BaseModel] | None = None,
+    limit: int = 3,
+) -> str:
     """Every problem of ``exc`` (the first ``limit``) on one line, ``; ``-separated."""
     labels = labels or {}
     parts = []
@@ -128,17 +141,22 @@ def question_hint(question: str) -> str | None:
     fewer than two content words ("cancer", "What is it?"): Lyra runs it, but it names no
     relation to judge, so the answer can only list claims."""
     if _mostly_other_script(question):
-        return ("Lyra reads English questions, and this one is written in another script: it is run, but its "
-                f"words hardly match English papers; ask it in English, e.g. {QUESTION_EXAMPLE!r}")
+        return (
+            "Lyra reads English questions, and this one is written in another script: it is run, but its "
+            f"words hardly match English papers; ask it in English, e.g. {QUESTION_EXAMPLE!r}"
+        )
     words = tokenize(question)
     if len(words) >= 2:
         return None
     what = f"one content word ({words[0]!r})" if words else "no content word"
-    return (f"the question has {what}, too vague to judge: it is run, but only a question naming a relation, "
-            f"e.g. {QUESTION_EXAMPLE!r}, gets a yes/no answer with the papers for and against")
+    return (
+        f"the question has {what}, too vague to judge: it is run, but only a question naming a relation, "
+        f"e.g. {QUESTION_EXAMPLE!r}, gets a yes/no answer with the papers for and against"
+    )
 
 
 # -- text and JSON from outside: what can be stored, what can be parsed -----------------------------
+
 
 def text_problem(text: str) -> str | None:
     """Why ``text`` cannot be stored as text, else None: a NUL character (Postgres text refuses it,
@@ -177,5 +195,7 @@ def load_json(text: str) -> Any:
     except json.JSONDecodeError as exc:
         raise JsonTextError(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
     except RecursionError:
-        raise JsonTextError("JSON nested too deeply to read (arrays or objects inside each other "
-                            f"more than ~{sys.getrecursionlimit():,} levels)") from None
+        raise JsonTextError(
+            "JSON nested too deeply to read (arrays or objects inside each other "
+            f"more than ~{sys.getrecursionlimit():,} levels)"
+        ) from None

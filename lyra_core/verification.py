@@ -96,33 +96,70 @@ def verify_domains(
         n_judged = max(len(judged[domain]), n_rejected)
         rate = n_rejected / n_judged if n_judged else 0.0
         others = sorted(corroborators[domain] - {domain})
-        base = dict(domain=domain, original_trust_level=level, trust_level=level, rejection_rate=round(rate, 3),
-                    judgements=n_judged, corroborating_domains=others, overridden=domain in overridden)
+        base = dict(
+            domain=domain,
+            original_trust_level=level,
+            trust_level=level,
+            rejection_rate=round(rate, 3),
+            judgements=n_judged,
+            corroborating_domains=others,
+            overridden=domain in overridden,
+        )
         if domain in overridden:
-            decisions.append(DomainDecision(**base, status="UNCHANGED", promotion="UNCHANGED",
-                                            reason="user override in config/domains.yaml"))
+            decisions.append(
+                DomainDecision(
+                    **base,
+                    status="UNCHANGED",
+                    promotion="UNCHANGED",
+                    reason="user override in config/domains.yaml",
+                )
+            )
         elif level in LOW and n_rejected and rate > block_rate and n_judged >= min_judgements:
-            decisions.append(DomainDecision(
-                **{**base, "trust_level": "blocked"}, status="BLOCKED", promotion="DEMOTED",
-                reason=f"{n_rejected} of {n_judged} judged claims rejected ({rate:.0%} > {block_rate:.0%})",
-                cause_ids=sorted(set(rejected[domain]))))
+            decisions.append(
+                DomainDecision(
+                    **{**base, "trust_level": "blocked"},
+                    status="BLOCKED",
+                    promotion="DEMOTED",
+                    reason=f"{n_rejected} of {n_judged} judged claims rejected ({rate:.0%} > {block_rate:.0%})",
+                    cause_ids=sorted(set(rejected[domain])),
+                )
+            )
         elif rejected[domain]:
             note = " (trusted or above: never demoted automatically)" if level in TRUSTED_OR_ABOVE else ""
-            decisions.append(DomainDecision(
-                **base, status="REJECTED", promotion="UNCHANGED",
-                reason=f"lost {n_rejected} contradiction(s) to sources of higher or equally low trust{note}",
-                cause_ids=sorted(set(rejected[domain]))))
+            decisions.append(
+                DomainDecision(
+                    **base,
+                    status="REJECTED",
+                    promotion="UNCHANGED",
+                    reason=f"lost {n_rejected} contradiction(s) to sources of higher or equally low trust{note}",
+                    cause_ids=sorted(set(rejected[domain])),
+                )
+            )
         elif pending[domain]:
-            decisions.append(DomainDecision(
-                **base, status="PENDING", promotion="UNCHANGED",
-                reason="scientific controversy: contradicted by and contradicting sources of comparable trust; "
-                       "both sides kept", cause_ids=sorted(set(pending[domain]))))
+            decisions.append(
+                DomainDecision(
+                    **base,
+                    status="PENDING",
+                    promotion="UNCHANGED",
+                    reason="scientific controversy: contradicted by and contradicting sources of comparable trust; "
+                    "both sides kept",
+                    cause_ids=sorted(set(pending[domain])),
+                )
+            )
         elif level == "unverified" and len(others) >= 2:
-            decisions.append(DomainDecision(
-                **{**base, "trust_level": "low"}, status="VERIFIED", promotion="PROMOTED",
-                reason=f"corroborated by {len(others)} independent domains: {', '.join(others[:5])}",
-                cause_ids=sorted(set(support_causes[domain]))))
+            decisions.append(
+                DomainDecision(
+                    **{**base, "trust_level": "low"},
+                    status="VERIFIED",
+                    promotion="PROMOTED",
+                    reason=f"corroborated by {len(others)} independent domains: {', '.join(others[:5])}",
+                    cause_ids=sorted(set(support_causes[domain])),
+                )
+            )
         else:
-            decisions.append(DomainDecision(**base, status="UNCHANGED", promotion="UNCHANGED",
-                                            reason="no decisive evidence"))
+            decisions.append(
+                DomainDecision(
+                    **base, status="UNCHANGED", promotion="UNCHANGED", reason="no decisive evidence"
+                )
+            )
     return decisions

@@ -23,12 +23,15 @@ def _as_config(section: type[BaseModel]) -> type[Config]:
 
 # settings field name → its section as Dagster config
 SECTION_CONFIGS: dict[str, type[Config]] = {
-    name: _as_config(field.annotation) for name, field in LyraSettings.model_fields.items()
+    name: _as_config(field.annotation)
+    for name, field in LyraSettings.model_fields.items()
     if isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel)
 }
 
 SettingsResource: type[ConfigurableResource] = create_model(
-    "SettingsResource", __base__=(LyraSettings, ConfigurableResource), __module__=__name__,
+    "SettingsResource",
+    __base__=(LyraSettings, ConfigurableResource),
+    __module__=__name__,
     __doc__="Lyra's settings as a Dagster resource; each section is typed config the UI shows.",
     **{name: (config, Field(default_factory=config)) for name, config in SECTION_CONFIGS.items()},
 )

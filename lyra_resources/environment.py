@@ -40,31 +40,48 @@ class LyraEnvironment(BaseModel):
     home: str | None = _variable(HOME_ENV, "the Lyra home when `--home` is not given (default `./.lyra`)")
     settings: str | None = _variable(SETTINGS_ENV, "another settings file (it must exist)")
     config_dir: str | None = _variable(
-        "LYRA_CONFIG_DIR", "the folder holding `settings.yaml`, `domains.yaml` and `prompts/` "
-        "(default: the repository's `config/`); read once, when Lyra is imported")
+        "LYRA_CONFIG_DIR",
+        "the folder holding `settings.yaml`, `domains.yaml` and `prompts/` "
+        "(default: the repository's `config/`); read once, when Lyra is imported",
+    )
     domains: str | None = _variable(
-        "LYRA_DOMAINS", "another domain policy file than `config/domains.yaml`; read once, when Lyra is imported")
+        "LYRA_DOMAINS",
+        "another domain policy file than `config/domains.yaml`; read once, when Lyra is imported",
+    )
     profile: str | None = _variable(PROFILE_ENV, "`local` or `cluster`: wins over `cluster.profile`")
-    store: str | None = _variable(STORE_ENV, "`auto`, `duckdb` or `postgres`: where the store's tables are; "
-                                             "wins over `cluster.store`")
-    postgres_url: str | None = _variable("LYRA_POSTGRES_URL", "the cluster's Postgres: wins over "
-                                                              "`cluster.postgres_url`")
-    redis_url: str | None = _variable("LYRA_REDIS_URL", "the cluster's Redis broker: wins over `cluster.redis_url`")
-    sources_live: str | None = _variable(LIVE_ENV, "`auto` (live when the task has no corpus), `on`, `off`: "
-                                                   "wins over `sources.live`")
-    browser_search: str | None = _variable("LYRA_BROWSER_SEARCH", "`auto`, `on`, `off`: wins over `browser.search`")
-    s2_base_url: str | None = _variable("LYRA_S2_BASE_URL", "a Semantic Scholar mirror or proxy: wins over "
-                                                            "`sources.semantic_scholar_url`")
-    openalex_base_url: str | None = _variable("LYRA_OPENALEX_BASE_URL", "an OpenAlex mirror or proxy: wins "
-                                                                        "over `sources.openalex_url`")
-    mailto: str | None = _variable("LYRA_MAILTO", "your address for OpenAlex's polite pool: wins over "
-                                                  "`sources.mailto`")
+    store: str | None = _variable(
+        STORE_ENV, "`auto`, `duckdb` or `postgres`: where the store's tables are; wins over `cluster.store`"
+    )
+    postgres_url: str | None = _variable(
+        "LYRA_POSTGRES_URL", "the cluster's Postgres: wins over `cluster.postgres_url`"
+    )
+    redis_url: str | None = _variable(
+        "LYRA_REDIS_URL", "the cluster's Redis broker: wins over `cluster.redis_url`"
+    )
+    sources_live: str | None = _variable(
+        LIVE_ENV, "`auto` (live when the task has no corpus), `on`, `off`: wins over `sources.live`"
+    )
+    browser_search: str | None = _variable(
+        "LYRA_BROWSER_SEARCH", "`auto`, `on`, `off`: wins over `browser.search`"
+    )
+    s2_base_url: str | None = _variable(
+        "LYRA_S2_BASE_URL", "a Semantic Scholar mirror or proxy: wins over `sources.semantic_scholar_url`"
+    )
+    openalex_base_url: str | None = _variable(
+        "LYRA_OPENALEX_BASE_URL", "an OpenAlex mirror or proxy: wins over `sources.openalex_url`"
+    )
+    mailto: str | None = _variable(
+        "LYRA_MAILTO", "your address for OpenAlex's polite pool: wins over `sources.mailto`"
+    )
     s2_api_key: str | None = _variable("S2_API_KEY", "Semantic Scholar API key (sent as `x-api-key`)")
     openalex_api_key: str | None = _variable("OPENALEX_API_KEY", "OpenAlex API key (sent as `api_key`)")
-    ollama_host: str | None = _variable("OLLAMA_HOST", "the Ollama server for claim extraction and citation "
-                                                       "relevance: wins over `llm.ollama_url`")
-    debug: str | None = _variable(DEBUG_ENV, "`1`: an unexpected error's traceback on the terminal rather than "
-                                             "in a file")
+    ollama_host: str | None = _variable(
+        "OLLAMA_HOST",
+        "the Ollama server for claim extraction and citation relevance: wins over `llm.ollama_url`",
+    )
+    debug: str | None = _variable(
+        DEBUG_ENV, "`1`: an unexpected error's traceback on the terminal rather than in a file"
+    )
 
     @classmethod
     def variables(cls) -> dict[str, str]:
@@ -79,7 +96,9 @@ class LyraEnvironment(BaseModel):
 def read_environment(env: Mapping[str, str] | None = None) -> LyraEnvironment:
     """Lyra's variables as ``env`` holds them (default: this process's environment, read now)."""
     env = os.environ if env is None else env
-    return LyraEnvironment.model_validate({name: env[name] for name in LyraEnvironment.variables() if name in env})
+    return LyraEnvironment.model_validate(
+        {name: env[name] for name in LyraEnvironment.variables() if name in env}
+    )
 
 
 def child_environment(**overrides: str) -> dict[str, str]:

@@ -76,8 +76,13 @@ class HomeLayout(BaseModel):
         """The home's own data, which no output a command is asked to write may replace: the store
         (the DuckDB file and the files DuckDB keeps beside it), the Parquet exports, the Dagster
         instance, the caches and the models trained for the home."""
-        return {"the store": self.database, "the Parquet exports": self.parquet,
-                "the Dagster instance": self.dagster_home, "the caches": self.cache, "the home's models": self.models}
+        return {
+            "the store": self.database,
+            "the Parquet exports": self.parquet,
+            "the Dagster instance": self.dagster_home,
+            "the caches": self.cache,
+            "the home's models": self.models,
+        }
 
     def data_holding(self, path: str | os.PathLike[str]) -> str | None:
         """Which part of the home's data ``path`` is or lies inside (``data``), else None. Both sides
@@ -87,7 +92,11 @@ class HomeLayout(BaseModel):
             part = part.resolve()
             if target == part or part in target.parents:
                 return what
-            if part == self.database.resolve() and target.parent == part.parent and target.name.startswith(part.name):
+            if (
+                part == self.database.resolve()
+                and target.parent == part.parent
+                and target.name.startswith(part.name)
+            ):
                 return what  # lyra.duckdb.wal, lyra.duckdb.tmp: DuckDB's files beside the database
         return None
 

@@ -90,8 +90,16 @@ class Tracker:
         self._started = time.monotonic()
 
     def snapshot(self, finished: bool = False) -> StageProgress:
-        return StageProgress(id=self.id, label=self.label, unit=self.unit, total=self.total, done=self.done,
-                             elapsed_s=time.monotonic() - self._started, asset=self.asset, finished=finished)
+        return StageProgress(
+            id=self.id,
+            label=self.label,
+            unit=self.unit,
+            total=self.total,
+            done=self.done,
+            elapsed_s=time.monotonic() - self._started,
+            asset=self.asset,
+            finished=finished,
+        )
 
     def advance(self, n: int = 1) -> None:
         self.done = min(self.total, self.done + n)

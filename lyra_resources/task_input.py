@@ -22,17 +22,22 @@ from pydantic import BaseModel, ValidationError
 
 from lyra_core.tasks import TaskOptions
 from lyra_core.validation import describe, question_hint, text_problem
-from lyra_resources.sources.academic.clients import unreachable_apis
-from lyra_resources.sources.academic.registry import source_names
-from lyra_resources.sources.academic.gather import no_network_line
 from lyra_resources.corpus.local_corpus import CorpusError, LocalCorpus
-from lyra_resources.web.domain_policy import DomainPolicy, PolicyError
-from lyra_resources.sources.literature import OFFLINE_HINT, LiteratureSources
 from lyra_resources.home import HomeLayout
 from lyra_resources.settings import LyraSettings, SettingsError, load_settings
+from lyra_resources.sources.academic.clients import unreachable_apis
+from lyra_resources.sources.academic.gather import no_network_line
+from lyra_resources.sources.academic.registry import source_names
+from lyra_resources.sources.literature import OFFLINE_HINT, LiteratureSources
+from lyra_resources.web.domain_policy import DomainPolicy, PolicyError
 
 MAX_QUERY_CHARS = 2000
-CLI_LABELS = {"corpus": "--corpus", "papers_per_source": "--papers", "claims": "--claim", "watch_every": "--watch"}
+CLI_LABELS = {
+    "corpus": "--corpus",
+    "papers_per_source": "--papers",
+    "claims": "--claim",
+    "watch_every": "--watch",
+}
 MCP_LABELS = {name: f"options.{name}" for name in TaskOptions.model_fields}
 STORED_LABELS = {name: f"the task's option {name}" for name in TaskOptions.model_fields}
 
@@ -73,15 +78,23 @@ def confine_corpus(path: str, roots: Sequence[Path], where: str) -> str:
     except (ValueError, OSError):  # a NUL byte, a loop of symlinks
         raise TaskInputError(f"{where}: {path[:80]!r} is not a usable file path") from None
     if not any(real == root or real.is_relative_to(root) for root in roots):
-        raise TaskInputError(f"{where}: corpus path {path!r} is outside the corpus roots this server allows "
-                             f"({', '.join(map(str, roots))}); put the corpus there or add its folder to "
-                             "mcp.corpus_roots in the settings file")
+        raise TaskInputError(
+            f"{where}: corpus path {path!r} is outside the corpus roots this server allows "
+            f"({', '.join(map(str, roots))}); put the corpus there or add its folder to "
+            "mcp.corpus_roots in the settings file"
+        )
     return str(real)
 
 
-def check_task_input(query: str, options: Mapping[str, Any] | TaskOptions | None, home: str | os.PathLike[str],
-                     *, labels: Mapping[str, str] = CLI_LABELS, probe: Probe = _probe,
-                     corpus_roots: Sequence[Path] | None = None) -> CheckedInput:
+def check_task_input(
+    query: str,
+    options: Mapping[str, Any] | TaskOptions | None,
+    home: str | os.PathLike[str],
+    *,
+    labels: Mapping[str, str] = CLI_LABELS,
+    probe: Probe = _probe,
+    corpus_roots: Sequence[Path] | None = None,
+) -> CheckedInput:
     """The task's input checked end to end; raises TaskInputError (one line) at the first problem.
 
     ``labels`` spells option names the way the caller's user typed them (``--papers`` on the
@@ -101,15 +114,21 @@ def check_task_input(query: str, options: Mapping[str, Any] | TaskOptions | None
     if problem := text_problem(query):
         raise TaskInputError(f"the research question {problem}")
     if len(query) > MAX_QUERY_CHARS:
-        raise TaskInputError(f"the research question is {len(query):,} characters long; at most "
-                             f"{MAX_QUERY_CHARS:,} are allowed")
+        raise TaskInputError(
+            f"the research question is {len(query):,} characters long; at most "
+            f"{MAX_QUERY_CHARS:,} are allowed"
+        )
     try:
-        opts = options if isinstance(options, TaskOptions) else TaskOptions.model_validate(dict(options or {}))
+        opts = (
+            options if isinstance(options, TaskOptions) else TaskOptions.model_validate(dict(options or {}))
+        )
     except ValidationError as exc:
         raise TaskInputError(describe(exc, labels, TaskOptions)) from None
     if corpus_roots is not None and opts.corpus:
         where = labels.get("corpus", "corpus")
-        opts = opts.model_copy(update={"corpus": [confine_corpus(p, corpus_roots, where) for p in opts.corpus]})
+        opts = opts.model_copy(
+            update={"corpus": [confine_corpus(p, corpus_roots, where) for p in opts.corpus]}
+        )
     layout = HomeLayout(root=Path(home))
     literature = LiteratureSources.configured(layout.cache, cfg)
     notes: list[str] = [hint] if (hint := question_hint(query)) and not opts.is_verify else []
@@ -121,8 +140,10 @@ def check_task_input(query: str, options: Mapping[str, Any] | TaskOptions | None
     except ValueError as exc:  # a bad $LYRA_SOURCES_LIVE
         raise TaskInputError(str(exc)) from None
     if not plan.corpus and not plan.live:
-        raise TaskInputError(f"the task has no literature source: {plan.reason} and it names no corpus; "
-                             f"{OFFLINE_HINT}, or set sources.live to auto")
+        raise TaskInputError(
+            f"the task has no literature source: {plan.reason} and it names no corpus; "
+            f"{OFFLINE_HINT}, or set sources.live to auto"
+        )
     if not plan.corpus:
         unreachable = probe(cfg, layout.cache)
         if unreachable and len(unreachable) >= len(source_names()):  # every live source
@@ -142,14 +163,20 @@ def check_corpus(literature: LiteratureSources, path: str, where: str) -> list[s
         first = corpus.issues[0] if corpus.issues else None
         why = f": {first.location}: {first.reason}" if first else ""
         more = f" (and {len(corpus.issues) - 1:,} more problem(s))" if len(corpus.issues) > 1 else ""
-        raise TaskInputError(f"{where}: corpus {corpus.path} holds no readable papers{why}{more}; "
-                             "fix the file or name another corpus")
+        raise TaskInputError(
+            f"{where}: corpus {corpus.path} holds no readable papers{why}{more}; "
+            "fix the file or name another corpus"
+        )
     notes = [note] if (note := corpus.repair_note()) else []
     if corpus.skipped:
         first = corpus.skipped[0]
-        notes.append(f"{len(corpus.skipped):,} file(s) of corpus {corpus.path} were not read, e.g. "
-                     f"{first.path}: {first.reason}")
-    if bad := corpus.issues[len(corpus.skipped):]:  # the files' own problems, after the files left out
-        notes.append(f"{len(bad):,} record(s) or block(s) of corpus {corpus.path} were left out, e.g. "
-                     f"{bad[0].location}: {bad[0].reason}")
+        notes.append(
+            f"{len(corpus.skipped):,} file(s) of corpus {corpus.path} were not read, e.g. "
+            f"{first.path}: {first.reason}"
+        )
+    if bad := corpus.issues[len(corpus.skipped) :]:  # the files' own problems, after the files left out
+        notes.append(
+            f"{len(bad):,} record(s) or block(s) of corpus {corpus.path} were left out, e.g. "
+            f"{bad[0].location}: {bad[0].reason}"
+        )
     return notes

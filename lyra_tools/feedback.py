@@ -23,13 +23,12 @@ from pydantic import BaseModel, Field
 
 from lyra_core import feedback as fb
 from lyra_core.untrusted import MarksUntrusted, UntrustedText
-from lyra_resources.store import feedback_rows
+from lyra_resources.store import feedback_rows, request_ids
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.store.relevance_signals import fragment_stats, insert_signals
-from lyra_resources.store.reviewed_graph.records import ExploreError
 from lyra_resources.store.reviewed_graph.overlay import load_claims, load_overlay
 from lyra_resources.store.reviewed_graph.queries import require_task
-from lyra_resources.store import request_ids
+from lyra_resources.store.reviewed_graph.records import ExploreError
 
 MAX_ARGS_BYTES = 16_000
 GRAPH_ACTIONS = (*fb.EDGE_ACTIONS, *fb.CLAIM_ACTIONS, *fb.RULE_ACTIONS)  # what changes a report
@@ -58,7 +57,9 @@ class EdgeEffect(BaseModel):
     model_confidence: float
     effective_relation: str
     human_corrected: bool
-    correction_id: str | None = Field(None, description="the nli_corrections row written, when the label changed")
+    correction_id: str | None = Field(
+        None, description="the nli_corrections row written, when the label changed"
+    )
 
 
 class RuleEffect(BaseModel):
@@ -74,7 +75,9 @@ class RelevanceEffect(BaseModel):
     returns: int
     positive: int
     negative: int
-    multiplier: float = Field(description="the ranking multiplier (docs/feedback.md) the next run of the task applies")
+    multiplier: float = Field(
+        description="the ranking multiplier (docs/feedback.md) the next run of the task applies"
+    )
 
 
 class FeedbackResult(MarksUntrusted):
@@ -94,8 +97,9 @@ def _new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:16]}"
 
 
-def apply_feedback(store: LyraStore, task_id: str, action: str, args: Mapping[str, Any] | None,
-                   request_id: str | None = None) -> FeedbackResult:
+def apply_feedback(
+    store: LyraStore, task_id: str, action: str, args: Mapping[str, Any] | None, request_id: str | None = None
+) -> FeedbackResult:
     """Validate and apply one feedback action atomically; FeedbackError says what was wrong. With a
     ``request_id`` already answered, the stored answer is returned and nothing is written."""
     if not isinstance(task_id, str) or not task_id or len(task_id) > 100:
@@ -125,8 +129,9 @@ def apply_feedback(store: LyraStore, task_id: str, action: str, args: Mapping[st
             raise FeedbackError(str(exc)) from None
         handler = _HANDLERS[action]
         result = handler(conn, task_id, action, parsed)
-        feedback_rows.record_event(conn, result.event_id, task_id, action, result.target_id, parsed.model_dump_json(),
-                          result.outcome)
+        feedback_rows.record_event(
+            conn, result.event_id, task_id, action, result.target_id, parsed.model_dump_json(), result.outcome
+        )
         return result
 
     result = store.transaction(work)
@@ -139,14 +144,21 @@ def rewrite_reports(store: LyraStore, result: FeedbackResult) -> None:
     """Write again the report of the task the feedback was given on and, for a domain rule (in force
     for every task), of each other task with a page of a domain the rule's pattern matches. A report
     that cannot be written is logged: the feedback itself is stored already."""
-    from lyra_resources.store.reviewed_graph.report import write_report  # only feedback that changes the graph needs it
+    from lyra_resources.store.reviewed_graph.report import (
+        write_report,
+    )  # only feedback that changes the graph needs it
 
     tasks = [result.task_id]
     if result.action in fb.RULE_ACTIONS:
         with store.connect() as conn:
             found = feedback_rows.task_domains(conn)
-        tasks += sorted({r["task_id"] for r in found
-                         if r["task_id"] != result.task_id and fb.pattern_matches(result.target_id, r["domain"])})
+        tasks += sorted(
+            {
+                r["task_id"]
+                for r in found
+                if r["task_id"] != result.task_id and fb.pattern_matches(result.target_id, r["domain"])
+            }
+        )
     for task_id in tasks:
         try:
             write_report(store, task_id)
@@ -156,51 +168,97 @@ def rewrite_reports(store: LyraStore, result: FeedbackResult) -> None:
 
 # -- handlers: each runs inside the call's transaction ------------------------------------------
 
+
 def _edge_correct(conn, task_id: str, action: str, args: fb.EdgeCorrectArgs) -> FeedbackResult:
     edge = feedback_rows.edge_under_review(conn, task_id, args.edge_id)
     if edge is None:
-        raise FeedbackError(f"edge_correct: no edge {args.edge_id!r} in task {task_id!r} "
-                            "(get_claim_evidence lists a claim's edge ids)")
+        raise FeedbackError(
+            f"edge_correct: no edge {args.edge_id!r} in task {task_id!r} "
+            "(get_claim_evidence lists a claim's edge ids)"
+        )
     claim_id, model_relation, model_confidence, judged_by, claim_direction = (
-        edge.claim_id, edge.model_relation, edge.model_confidence, edge.judged_by, edge.claim_direction)
+        edge.claim_id,
+        edge.model_relation,
+        edge.model_confidence,
+        edge.judged_by,
+        edge.claim_direction,
+    )
     if args.wrong_part and judged_by != "direction":
-        raise FeedbackError(f"edge_correct: wrong_part names a part of the direction judge's reading, and edge "
-                            f"{args.edge_id!r} was judged by the {judged_by or 'cross-encoder'}; leave wrong_part out")
+        raise FeedbackError(
+            f"edge_correct: wrong_part names a part of the direction judge's reading, and edge "
+            f"{args.edge_id!r} was judged by the {judged_by or 'cross-encoder'}; leave wrong_part out"
+        )
     direction_label = None
     if args.wrong_part == "passage_direction":
-        from lyra_core.direction.verdict import direction_of_correction  # the direction reader's patterns: only here
+        from lyra_core.direction.verdict import (
+            direction_of_correction,
+        )  # the direction reader's patterns: only here
 
         direction_label = direction_of_correction(claim_direction, args.correct_relation)
     previous = feedback_rows.reviewed_relation(conn, args.edge_id)
     before = previous if previous is not None else model_relation
     now = feedback_rows.now()
     corrected = args.correct_relation != model_relation
-    feedback_rows.store_review(conn, args.edge_id, task_id, now, args.correct_relation, args.reason or None, corrected,
-                      args.wrong_part or None)
+    feedback_rows.store_review(
+        conn,
+        args.edge_id,
+        task_id,
+        now,
+        args.correct_relation,
+        args.reason or None,
+        corrected,
+        args.wrong_part or None,
+    )
     correction_id = None
     changed = args.correct_relation != before
     if changed:
         feedback_rows.withdraw_unused_corrections(conn, args.edge_id)
         if corrected:
             correction_id = _new_id("corr")
-            feedback_rows.store_correction(conn, correction_id, args.edge_id, task_id, edge, args.correct_relation,
-                                  args.reason or None, now, args.wrong_part or None, direction_label)
+            feedback_rows.store_correction(
+                conn,
+                correction_id,
+                args.edge_id,
+                task_id,
+                edge,
+                args.correct_relation,
+                args.reason or None,
+                now,
+                args.wrong_part or None,
+                direction_label,
+            )
     if not changed:
         outcome = f"edge reviewed: label {args.correct_relation} confirmed, nothing changed"
     elif corrected:
-        outcome = f"edge corrected: {before} → {args.correct_relation}; correction sample {correction_id} stored"
+        outcome = (
+            f"edge corrected: {before} → {args.correct_relation}; correction sample {correction_id} stored"
+        )
         if args.wrong_part:
             outcome += f" (the {args.wrong_part.replace('_', ' ')} was misread" + (
                 f"; the passage reports {direction_label.replace('_', ' ')}: a direction reader sample)"
-                if direction_label else ")")
+                if direction_label
+                else ")"
+            )
     else:
         outcome = f"edge restored to the model's label {model_relation}; the earlier correction is withdrawn"
     return FeedbackResult(
-        event_id=_new_id("fb"), task_id=task_id, action=action, target_id=args.edge_id, changed=changed,
-        outcome=outcome, claim=_score_after(conn, task_id, claim_id),
-        edge=EdgeEffect(edge_id=args.edge_id, claim_id=claim_id, model_relation=model_relation,
-                        model_confidence=float(model_confidence), effective_relation=args.correct_relation,
-                        human_corrected=corrected, correction_id=correction_id))
+        event_id=_new_id("fb"),
+        task_id=task_id,
+        action=action,
+        target_id=args.edge_id,
+        changed=changed,
+        outcome=outcome,
+        claim=_score_after(conn, task_id, claim_id),
+        edge=EdgeEffect(
+            edge_id=args.edge_id,
+            claim_id=claim_id,
+            model_relation=model_relation,
+            model_confidence=float(model_confidence),
+            effective_relation=args.correct_relation,
+            human_corrected=corrected,
+            correction_id=correction_id,
+        ),
+    )
 
 
 def _score_after(conn, task_id: str, claim_id: str) -> ScoreAfter | None:
@@ -209,14 +267,22 @@ def _score_after(conn, task_id: str, claim_id: str) -> ScoreAfter | None:
     if not claims:
         return None  # a claim that was never adopted has no score
     row = claims[0]
-    return ScoreAfter(claim_id=claim_id, confidence=row["confidence"], controversy=row["controversy"],
-                      verdict=row["verdict"], supporting_count=row["supporting_count"],
-                      refuting_count=row["refuting_count"], recomputed=row["recomputed"])
+    return ScoreAfter(
+        claim_id=claim_id,
+        confidence=row["confidence"],
+        controversy=row["controversy"],
+        verdict=row["verdict"],
+        supporting_count=row["supporting_count"],
+        refuting_count=row["refuting_count"],
+        recomputed=row["recomputed"],
+    )
 
 
 def _require_claim(conn, task_id: str, action: str, claim_id: str) -> None:
     if not feedback_rows.has_claim(conn, task_id, claim_id):
-        raise FeedbackError(f"{action}: no claim {claim_id!r} in task {task_id!r} (get_claims_by_topic lists claim ids)")
+        raise FeedbackError(
+            f"{action}: no claim {claim_id!r} in task {task_id!r} (get_claims_by_topic lists claim ids)"
+        )
 
 
 def _claim_reject(conn, task_id: str, action: str, args: fb.ClaimArgs) -> FeedbackResult:
@@ -225,9 +291,15 @@ def _claim_reject(conn, task_id: str, action: str, args: fb.ClaimArgs) -> Feedba
     if not active:
         feedback_rows.reject_claim(conn, args.claim_id, task_id, args.reason or None)
     return FeedbackResult(
-        event_id=_new_id("fb"), task_id=task_id, action=action, target_id=args.claim_id, changed=not active,
-        outcome="claim rejected: hidden from the read tools unless include_rejected is set" if not active
-        else "claim was already rejected; nothing changed")
+        event_id=_new_id("fb"),
+        task_id=task_id,
+        action=action,
+        target_id=args.claim_id,
+        changed=not active,
+        outcome="claim rejected: hidden from the read tools unless include_rejected is set"
+        if not active
+        else "claim was already rejected; nothing changed",
+    )
 
 
 def _claim_restore(conn, task_id: str, action: str, args: fb.ClaimArgs) -> FeedbackResult:
@@ -236,9 +308,14 @@ def _claim_restore(conn, task_id: str, action: str, args: fb.ClaimArgs) -> Feedb
     if active:
         feedback_rows.restore_claim(conn, args.claim_id)
     return FeedbackResult(
-        event_id=_new_id("fb"), task_id=task_id, action=action, target_id=args.claim_id, changed=bool(active),
+        event_id=_new_id("fb"),
+        task_id=task_id,
+        action=action,
+        target_id=args.claim_id,
+        changed=bool(active),
         outcome="claim restored" if active else "claim was not rejected; nothing changed",
-        claim=_score_after(conn, task_id, args.claim_id))
+        claim=_score_after(conn, task_id, args.claim_id),
+    )
 
 
 def _rule_event(conn, rule_id: str | None, action: str, pattern: str, decision: str, reason: str) -> None:
@@ -259,17 +336,37 @@ def _domain_rule(conn, task_id: str, action: str, args: fb.DomainArgs) -> Feedba
             feedback_rows.retire_rule(conn, rule_id)
             _rule_event(conn, rule_id, action, pattern, decision, args.reason)
         return FeedbackResult(
-            event_id=_new_id("fb"), task_id=task_id, action=action, target_id=pattern, changed=True,
+            event_id=_new_id("fb"),
+            task_id=task_id,
+            action=action,
+            target_id=pattern,
+            changed=True,
             outcome=f"override of {pattern!r} cleared ({current[-1][1]} rule retired)",
-            rule=RuleEffect(rule_id=current[-1][0], domain_pattern=pattern, decision=None, is_active=False,
-                            task_domains_blocked=_blocked_in_task(conn, task_id)))
+            rule=RuleEffect(
+                rule_id=current[-1][0],
+                domain_pattern=pattern,
+                decision=None,
+                is_active=False,
+                task_domains_blocked=_blocked_in_task(conn, task_id),
+            ),
+        )
     decision = "block" if action == "domain_block" else "unblock"
     if [d for _, d in current] == [decision]:
         return FeedbackResult(
-            event_id=_new_id("fb"), task_id=task_id, action=action, target_id=pattern, changed=False,
+            event_id=_new_id("fb"),
+            task_id=task_id,
+            action=action,
+            target_id=pattern,
+            changed=False,
             outcome=f"{pattern!r} already has an active {decision} rule; nothing changed",
-            rule=RuleEffect(rule_id=current[0][0], domain_pattern=pattern, decision=decision, is_active=True,
-                            task_domains_blocked=_blocked_in_task(conn, task_id)))
+            rule=RuleEffect(
+                rule_id=current[0][0],
+                domain_pattern=pattern,
+                decision=decision,
+                is_active=True,
+                task_domains_blocked=_blocked_in_task(conn, task_id),
+            ),
+        )
     for rule_id, _ in current:  # one active rule per pattern: the new decision replaces the old
         feedback_rows.retire_rule(conn, rule_id)
     rule_id = _new_id("rule")
@@ -277,23 +374,42 @@ def _domain_rule(conn, task_id: str, action: str, args: fb.DomainArgs) -> Feedba
     _rule_event(conn, rule_id, action, pattern, decision, args.reason)
     blocked = _blocked_in_task(conn, task_id)
     return FeedbackResult(
-        event_id=_new_id("fb"), task_id=task_id, action=action, target_id=pattern, changed=True,
+        event_id=_new_id("fb"),
+        task_id=task_id,
+        action=action,
+        target_id=pattern,
+        changed=True,
         outcome=f"{decision} rule on {pattern!r} in force for every task",
-        rule=RuleEffect(rule_id=rule_id, domain_pattern=pattern, decision=decision, is_active=True,
-                        task_domains_blocked=blocked))
+        rule=RuleEffect(
+            rule_id=rule_id,
+            domain_pattern=pattern,
+            decision=decision,
+            is_active=True,
+            task_domains_blocked=blocked,
+        ),
+    )
 
 
 def _require_fragment(conn, task_id: str, action: str, fragment_id: str) -> None:
     if not feedback_rows.has_fragment(conn, task_id, fragment_id):
-        raise FeedbackError(f"{action}: no fragment {fragment_id!r} in task {task_id!r} "
-                            "(get_claim_evidence lists fragment ids)")
+        raise FeedbackError(
+            f"{action}: no fragment {fragment_id!r} in task {task_id!r} "
+            "(get_claim_evidence lists fragment ids)"
+        )
 
 
-def _signal(conn, task_id: str, fragment_id: str, signal: str, query_id: str | None, query: str | None) -> RelevanceEffect:
+def _signal(
+    conn, task_id: str, fragment_id: str, signal: str, query_id: str | None, query: str | None
+) -> RelevanceEffect:
     insert_signals(conn, [(task_id, fragment_id, signal, query_id, query)])
     stats = fragment_stats(conn, task_id, fragment_id)
-    return RelevanceEffect(fragment_id=fragment_id, returns=stats.returns, positive=stats.positive,
-                           negative=stats.negative, multiplier=round(fb.relevance_multiplier(stats), 3))
+    return RelevanceEffect(
+        fragment_id=fragment_id,
+        returns=stats.returns,
+        positive=stats.positive,
+        negative=stats.negative,
+        multiplier=round(fb.relevance_multiplier(stats), 3),
+    )
 
 
 def _relevance(conn, task_id: str, action: str, args: fb.RelevanceArgs) -> FeedbackResult:
@@ -308,8 +424,15 @@ def _relevance(conn, task_id: str, action: str, args: fb.RelevanceArgs) -> Feedb
         query = feedback_rows.task_query(conn, task_id)
     signal = "explicit_positive" if action == "fragment_useful" else "explicit_negative"
     effect = _signal(conn, task_id, args.fragment_id, signal, query_id, query)
-    return FeedbackResult(event_id=_new_id("fb"), task_id=task_id, action=action, target_id=args.fragment_id,
-                          changed=True, outcome=f"{signal} signal recorded", relevance=effect)
+    return FeedbackResult(
+        event_id=_new_id("fb"),
+        task_id=task_id,
+        action=action,
+        target_id=args.fragment_id,
+        changed=True,
+        outcome=f"{signal} signal recorded",
+        relevance=effect,
+    )
 
 
 def _flag_irrelevant(conn, task_id: str, action: str, args: fb.FlagIrrelevantArgs) -> FeedbackResult:
@@ -317,31 +440,58 @@ def _flag_irrelevant(conn, task_id: str, action: str, args: fb.FlagIrrelevantArg
     query = feedback_rows.task_query(conn, task_id)
     # a flag: kept as an event, and an explicit negative relevance signal for the task's question
     effect = _signal(conn, task_id, args.fragment_id, "explicit_negative", task_id, query)
-    return FeedbackResult(event_id=_new_id("fb"), task_id=task_id, action=action, target_id=args.fragment_id,
-                          changed=True, outcome="fragment flagged irrelevant to the task's question", relevance=effect)
+    return FeedbackResult(
+        event_id=_new_id("fb"),
+        task_id=task_id,
+        action=action,
+        target_id=args.fragment_id,
+        changed=True,
+        outcome="fragment flagged irrelevant to the task's question",
+        relevance=effect,
+    )
 
 
 def _flag_missing(conn, task_id: str, action: str, args: fb.FlagMissingArgs) -> FeedbackResult:
     if not feedback_rows.has_page(conn, task_id, args.page_id):
         raise FeedbackError(f"flag_missing: no page {args.page_id!r} in task {task_id!r}")
-    return FeedbackResult(event_id=_new_id("fb"), task_id=task_id, action=action, target_id=args.page_id,
-                          changed=True, outcome="missing text recorded for review")
+    return FeedbackResult(
+        event_id=_new_id("fb"),
+        task_id=task_id,
+        action=action,
+        target_id=args.page_id,
+        changed=True,
+        outcome="missing text recorded for review",
+    )
 
 
 def _add_note(conn, task_id: str, action: str, args: fb.NoteArgs) -> FeedbackResult:
     known = args.target_id == task_id or feedback_rows.names_a_row_of(conn, task_id, args.target_id)
     if not known:
-        raise FeedbackError(f"add_note: {args.target_id!r} is not the task id nor a claim, edge, fragment or page "
-                            f"of task {task_id!r}")
-    return FeedbackResult(event_id=_new_id("fb"), task_id=task_id, action=action, target_id=args.target_id,
-                          changed=True, outcome="note recorded")
+        raise FeedbackError(
+            f"add_note: {args.target_id!r} is not the task id nor a claim, edge, fragment or page "
+            f"of task {task_id!r}"
+        )
+    return FeedbackResult(
+        event_id=_new_id("fb"),
+        task_id=task_id,
+        action=action,
+        target_id=args.target_id,
+        changed=True,
+        outcome="note recorded",
+    )
 
 
 _HANDLERS = {
-    "edge_correct": _edge_correct, "claim_reject": _claim_reject, "claim_restore": _claim_restore,
-    "domain_block": _domain_rule, "domain_unblock": _domain_rule, "domain_clear_override": _domain_rule,
-    "fragment_useful": _relevance, "fragment_not_useful": _relevance, "flag_irrelevant": _flag_irrelevant,
-    "flag_missing": _flag_missing, "add_note": _add_note,
+    "edge_correct": _edge_correct,
+    "claim_reject": _claim_reject,
+    "claim_restore": _claim_restore,
+    "domain_block": _domain_rule,
+    "domain_unblock": _domain_rule,
+    "domain_clear_override": _domain_rule,
+    "fragment_useful": _relevance,
+    "fragment_not_useful": _relevance,
+    "flag_irrelevant": _flag_irrelevant,
+    "flag_missing": _flag_missing,
+    "add_note": _add_note,
 }
 assert set(_HANDLERS) == set(fb.ACTIONS)
-

@@ -22,17 +22,31 @@ def evaluate(model: NliModel, pairs: Sequence[NliPair]) -> Metrics:
     return metrics([x.label for x in pairs], predicted)
 
 
-def gate(active: NliModel, candidate: NliModel, heldout: Sequence[NliPair], regression: Sequence[NliPair],
-         tolerance: float, science: Sequence[NliPair] = (), science_min: float = 0.9) -> GateResult:
+def gate(
+    active: NliModel,
+    candidate: NliModel,
+    heldout: Sequence[NliPair],
+    regression: Sequence[NliPair],
+    tolerance: float,
+    science: Sequence[NliPair] = (),
+    science_min: float = 0.9,
+) -> GateResult:
     """``science``: pairs the active model judged confidently on this home's tasks, labelled with
     its own judgement (empty: no such check)."""
-    return gate_decision(evaluate(active, heldout), evaluate(candidate, heldout),
-                         evaluate(active, regression), evaluate(candidate, regression), tolerance,
-                         evaluate(candidate, science) if science else None, science_min)
+    return gate_decision(
+        evaluate(active, heldout),
+        evaluate(candidate, heldout),
+        evaluate(active, regression),
+        evaluate(candidate, regression),
+        tolerance,
+        evaluate(candidate, science) if science else None,
+        science_min,
+    )
 
 
-def science_pairs(store: LyraStore, version: str, excluded_edges: set[str], limit: int = 400,
-                  min_confidence: float = 0.8) -> list[NliPair]:
+def science_pairs(
+    store: LyraStore, version: str, excluded_edges: set[str], limit: int = 400, min_confidence: float = 0.8
+) -> list[NliPair]:
     """Up to ``limit`` (fragment, claim) pairs of this home's tasks that ``version`` judged with at
     least ``min_confidence`` and no human corrected, labelled with that judgement."""
     rows = store.fetch_df(
@@ -40,6 +54,10 @@ def science_pairs(store: LyraStore, version: str, excluded_edges: set[str], limi
         "JOIN fragments f ON f.task_id = e.task_id AND f.fragment_id = e.fragment_id "
         "JOIN claims c ON c.task_id = e.task_id AND c.claim_id = e.claim_id "
         "WHERE e.model_version = ? AND e.nli_confidence >= ? ORDER BY md5(e.edge_id) LIMIT ?",
-        [version, min_confidence, limit + len(excluded_edges)])
-    return [NliPair(premise=r.premise, hypothesis=r.hypothesis, label=RELATION_TO_LABEL[r.relation])
-            for r in rows.itertuples(index=False) if r.edge_id not in excluded_edges][:limit]
+        [version, min_confidence, limit + len(excluded_edges)],
+    )
+    return [
+        NliPair(premise=r.premise, hypothesis=r.hypothesis, label=RELATION_TO_LABEL[r.relation])
+        for r in rows.itertuples(index=False)
+        if r.edge_id not in excluded_edges
+    ][:limit]

@@ -19,8 +19,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS
-from lyra_resources.models.model_files import DEFAULT_SNLI_DIR
 from lyra_resources.models.inference import set_threads
+from lyra_resources.models.model_files import DEFAULT_SNLI_DIR
 from lyra_resources.settings import LearningSettings
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_training.loop import LoopState, OptimiserSettings, TrainingStopped, shuffled_epochs, train_loop
@@ -73,8 +73,10 @@ NLI_TRAINABLE = "wrong_part IS NULL"
 
 def load_corrections(store: LyraStore, cutoff: datetime | None = None) -> list[Correction]:
     """Every correction up to ``cutoff`` (all when None) that trains the NLI adapter, oldest first."""
-    sql = ("SELECT id, premise, hypothesis, correct_label, coalesce(sample_weight, 1.0) AS weight, corrected_at, "
-           f"applied_in_version FROM nli_corrections WHERE {NLI_TRAINABLE}")
+    sql = (
+        "SELECT id, premise, hypothesis, correct_label, coalesce(sample_weight, 1.0) AS weight, corrected_at, "
+        f"applied_in_version FROM nli_corrections WHERE {NLI_TRAINABLE}"
+    )
     params: list[Any] = []
     if cutoff is not None:
         sql += " AND corrected_at <= ?"
@@ -86,9 +88,17 @@ def load_corrections(store: LyraStore, cutoff: datetime | None = None) -> list[C
         if label is None:
             continue  # a label the schema no longer knows: never guessed
         applied = row["applied_in_version"]
-        out.append(Correction(id=row["id"], premise=row["premise"], hypothesis=row["hypothesis"], label=label,
-                              weight=float(row["weight"]), corrected_at=row["corrected_at"],
-                              applied_in_version=applied if isinstance(applied, str) else None))
+        out.append(
+            Correction(
+                id=row["id"],
+                premise=row["premise"],
+                hypothesis=row["hypothesis"],
+                label=label,
+                weight=float(row["weight"]),
+                corrected_at=row["corrected_at"],
+                applied_in_version=applied if isinstance(applied, str) else None,
+            )
+        )
     return out
 
 
@@ -115,10 +125,18 @@ class AdapterReport(BaseModel):
     hyperparameters: dict[str, Any]
 
 
-def train_adapter(base_dir: str | Path, corrections: Sequence[WeightedPair], replay: Sequence[NliPair],
-                  out_dir: str | Path, cfg: LearningSettings, *, seed: int = 13, threads: int = 2,
-                  progress: Callable[[str], None] | None = None,
-                  should_stop: Callable[[], bool] | None = None) -> AdapterReport:
+def train_adapter(
+    base_dir: str | Path,
+    corrections: Sequence[WeightedPair],
+    replay: Sequence[NliPair],
+    out_dir: str | Path,
+    cfg: LearningSettings,
+    *,
+    seed: int = 13,
+    threads: int = 2,
+    progress: Callable[[str], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> AdapterReport:
     """Train a LoRA adapter on ``corrections`` + ``replay`` and save it (adapter weights and config
     only) to ``out_dir``. Loss is cross-entropy weighted by each pair's weight (replay pairs 1)."""
     import torch
@@ -129,8 +147,13 @@ def train_adapter(base_dir: str | Path, corrections: Sequence[WeightedPair], rep
     torch.manual_seed(seed)
     tokenizer = AutoTokenizer.from_pretrained(str(base_dir))
     base = AutoModelForSequenceClassification.from_pretrained(str(base_dir), dtype=torch.float32)
-    lora = LoraConfig(task_type=TaskType.SEQ_CLS, r=cfg.lora_r, lora_alpha=cfg.lora_alpha,
-                      lora_dropout=cfg.lora_dropout, target_modules=["query", "value"])
+    lora = LoraConfig(
+        task_type=TaskType.SEQ_CLS,
+        r=cfg.lora_r,
+        lora_alpha=cfg.lora_alpha,
+        lora_dropout=cfg.lora_dropout,
+        target_modules=["query", "value"],
+    )
     model = get_peft_model(base, lora)
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     data = [*corrections, *(WeightedPair(**p.model_dump(), weight=1.0) for p in replay)]
@@ -140,23 +163,40 @@ def train_adapter(base_dir: str | Path, corrections: Sequence[WeightedPair], rep
     loss_fn = torch.nn.CrossEntropyLoss(reduction="none")
 
     def batch_loss(batch: Sequence[WeightedPair]) -> torch.Tensor:
-        enc = tokenizer([p.premise for p in batch], [p.hypothesis for p in batch], padding="longest",
-                        truncation=True, max_length=256, return_tensors="pt")
+        enc = tokenizer(
+            [p.premise for p in batch],
+            [p.hypothesis for p in batch],
+            padding="longest",
+            truncation=True,
+            max_length=256,
+            return_tensors="pt",
+        )
         labels = torch.tensor([LABEL2ID[p.label] for p in batch])
         weights = torch.tensor([p.weight for p in batch], dtype=torch.float32)
         return (loss_fn(model(**enc).logits, labels) * weights).sum() / weights.sum()
 
     def report(state: LoopState) -> None:
         if progress and (state.step % 20 == 0 or state.step == total):
-            progress(f"adapter step {state.step}/{total} loss {state.running_loss:.3f} "
-                     f"{state.step * cfg.batch_size / max(state.elapsed(), 1e-9):.1f} pairs/s")
+            progress(
+                f"adapter step {state.step}/{total} loss {state.running_loss:.3f} "
+                f"{state.step * cfg.batch_size / max(state.elapsed(), 1e-9):.1f} pairs/s"
+            )
 
-    settings = OptimiserSettings(lr=cfg.learning_rate, weight_decay=0.0, warmup_steps=max(1, total // 10),
-                                 schedule="ramped")
+    settings = OptimiserSettings(
+        lr=cfg.learning_rate, weight_decay=0.0, warmup_steps=max(1, total // 10), schedule="ramped"
+    )
     try:
-        fitted = train_loop(model, shuffled_epochs(data, cfg.batch_size, cfg.epochs, seed), batch_loss, settings,
-                            total_steps=total, smoothing=0.9, max_seconds=cfg.max_minutes * 60,
-                            should_stop=should_stop, on_step=report)
+        fitted = train_loop(
+            model,
+            shuffled_epochs(data, cfg.batch_size, cfg.epochs, seed),
+            batch_loss,
+            settings,
+            total_steps=total,
+            smoothing=0.9,
+            max_seconds=cfg.max_minutes * 60,
+            should_stop=should_stop,
+            on_step=report,
+        )
     except TrainingStopped as exc:
         raise TrainingInterrupted("training stopped on request; nothing was written") from exc
     seconds, step, running = fitted.seconds, fitted.steps, fitted.running_loss
@@ -165,11 +205,26 @@ def train_adapter(base_dir: str | Path, corrections: Sequence[WeightedPair], rep
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(str(out))
     return AdapterReport(
-        corrections=len(corrections), replay_pairs=len(replay), epochs_run=epochs_run, steps=step,
-        seconds=round(seconds, 2), pairs_per_s=round(step * cfg.batch_size / max(seconds, 1e-9), 2),
-        stopped_by_time=stopped_by_time, final_loss=round(running, 4), trainable_parameters=trainable,
-        hyperparameters={"lora_r": cfg.lora_r, "lora_alpha": cfg.lora_alpha, "lora_dropout": cfg.lora_dropout,
-                         "target_modules": ["query", "value"], "trainable": "LoRA A/B + classification head",
-                         "learning_rate": cfg.learning_rate, "batch_size": cfg.batch_size, "epochs": cfg.epochs,
-                         "max_minutes": cfg.max_minutes, "seed": seed, "threads": threads},
+        corrections=len(corrections),
+        replay_pairs=len(replay),
+        epochs_run=epochs_run,
+        steps=step,
+        seconds=round(seconds, 2),
+        pairs_per_s=round(step * cfg.batch_size / max(seconds, 1e-9), 2),
+        stopped_by_time=stopped_by_time,
+        final_loss=round(running, 4),
+        trainable_parameters=trainable,
+        hyperparameters={
+            "lora_r": cfg.lora_r,
+            "lora_alpha": cfg.lora_alpha,
+            "lora_dropout": cfg.lora_dropout,
+            "target_modules": ["query", "value"],
+            "trainable": "LoRA A/B + classification head",
+            "learning_rate": cfg.learning_rate,
+            "batch_size": cfg.batch_size,
+            "epochs": cfg.epochs,
+            "max_minutes": cfg.max_minutes,
+            "seed": seed,
+            "threads": threads,
+        },
     )

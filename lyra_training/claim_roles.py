@@ -15,15 +15,45 @@ from pydantic import BaseModel
 
 from lyra_core.fragments import split_sentences
 from lyra_resources.models.claim_roles import (
-    CUE_SCORE, CUES, SCORE, WEIGHTS_DIR, ClaimRoleWeights, cue_matrix,
+    CUE_SCORE,
+    CUES,
+    SCORE,
+    WEIGHTS_DIR,
+    ClaimRoleWeights,
+    cue_matrix,
 )
 
 FINDING_SECTIONS = {"RESULTS", "RESULT", "FINDINGS", "CONCLUSION", "CONCLUSIONS"}
-OTHER_SECTIONS = {"BACKGROUND", "INTRODUCTION", "CONTEXT", "OBJECTIVE", "OBJECTIVES", "AIM", "AIMS", "PURPOSE",
-                  "METHODS", "METHOD", "MATERIALS AND METHODS", "PATIENTS AND METHODS", "MATERIAL AND METHODS",
-                  "DESIGN", "STUDY DESIGN", "SETTING", "PATIENTS", "PARTICIPANTS", "SUBJECTS", "INTERVENTION",
-                  "INTERVENTIONS", "MAIN OUTCOME MEASURES", "MEASUREMENTS", "STUDY OBJECTIVE",
-                  "BACKGROUND AND PURPOSE", "BACKGROUND AND OBJECTIVES", "BACKGROUND AND AIMS", "METHODS AND MATERIALS"}
+OTHER_SECTIONS = {
+    "BACKGROUND",
+    "INTRODUCTION",
+    "CONTEXT",
+    "OBJECTIVE",
+    "OBJECTIVES",
+    "AIM",
+    "AIMS",
+    "PURPOSE",
+    "METHODS",
+    "METHOD",
+    "MATERIALS AND METHODS",
+    "PATIENTS AND METHODS",
+    "MATERIAL AND METHODS",
+    "DESIGN",
+    "STUDY DESIGN",
+    "SETTING",
+    "PATIENTS",
+    "PARTICIPANTS",
+    "SUBJECTS",
+    "INTERVENTION",
+    "INTERVENTIONS",
+    "MAIN OUTCOME MEASURES",
+    "MEASUREMENTS",
+    "STUDY OBJECTIVE",
+    "BACKGROUND AND PURPOSE",
+    "BACKGROUND AND OBJECTIVES",
+    "BACKGROUND AND AIMS",
+    "METHODS AND MATERIALS",
+}
 
 
 class LabelledSentence(BaseModel):
@@ -41,18 +71,32 @@ def pubmedqa_sentences(folder: Path, pmids: set[str] | None = None) -> list[Labe
     for pmid, record in sorted(records.items()):
         if pmids is not None and pmid not in pmids:
             continue
-        sections = list(zip(record["LABELS"], record["CONTEXTS"], strict=False)) + [("CONCLUSIONS", record["LONG_ANSWER"])]
+        sections = list(zip(record["LABELS"], record["CONTEXTS"], strict=False)) + [
+            ("CONCLUSIONS", record["LONG_ANSWER"])
+        ]
         sentences = [(label, s) for label, text in sections for s in split_sentences(text)]
         last = max(len(sentences) - 1, 1)
         for i, (label, sentence) in enumerate(sentences):
-            role = True if label.upper() in FINDING_SECTIONS else False if label.upper() in OTHER_SECTIONS else None
+            role = (
+                True
+                if label.upper() in FINDING_SECTIONS
+                else False
+                if label.upper() in OTHER_SECTIONS
+                else None
+            )
             if role is not None and len(sentence) >= 20:
                 out.append(LabelledSentence(text=sentence, finding=role, abstract=pmid, position=i / last))
     return out
 
 
-def train_claim_roles(folder: Path, encode: Callable[[list[str]], np.ndarray], embedder: str,
-                      out: Path = WEIGHTS_DIR, seed: int = 13, log: Callable[[str], None] = print) -> dict:
+def train_claim_roles(
+    folder: Path,
+    encode: Callable[[list[str]], np.ndarray],
+    embedder: str,
+    out: Path = WEIGHTS_DIR,
+    seed: int = 13,
+    log: Callable[[str], None] = print,
+) -> dict:
     """Fit on PubMedQA's train side (the abstracts outside ``test_ground_truth.json``), choose the
     threshold on a fifth of those abstracts held out, score both the shipped model and the local
     extractor's rule on the test side, and write ``weights.json``. Returns the figures."""
@@ -67,8 +111,10 @@ def train_claim_roles(folder: Path, encode: Callable[[list[str]], np.ndarray], e
     def matrix(sentences: list[LabelledSentence]) -> tuple[np.ndarray, np.ndarray]:
         texts = [s.text for s in sentences]
         cues = cue_matrix(texts, [s.position for s in sentences], CUES)
-        return (np.hstack([encode(texts).astype(np.float32), cues]),
-                np.asarray([s.finding for s in sentences], dtype=np.int64))
+        return (
+            np.hstack([encode(texts).astype(np.float32), cues]),
+            np.asarray([s.finding for s in sentences], dtype=np.int64),
+        )
 
     def fit(x: np.ndarray, y: np.ndarray) -> LogisticRegression:
         return LogisticRegression(C=1.0, max_iter=2000, class_weight="balanced").fit(x, y)
@@ -87,14 +133,24 @@ def train_claim_roles(folder: Path, encode: Callable[[list[str]], np.ndarray], e
     p_test = model.predict_proba(test_x)[:, 1]
     score = test_x[:, test_x.shape[1] - len(CUES) + SCORE]
     rule = score >= 2.0  # the local extractor alone keeps a sentence at score ≥ 2
-    figures = {"threshold": round(threshold, 3), "test_sentences": len(test_y), "test_findings": int(test_y.sum()),
-               "rules": _scores(test_y, rule), "model": _scores(test_y, p_test >= threshold),
-               "rules_and_model": _scores(test_y, rule & (p_test >= threshold)),
-               "cue_and_model": _scores(test_y, (score >= CUE_SCORE) & (p_test >= threshold))}
-    weights = ClaimRoleWeights(embedder=embedder, features=CUES, coef=[round(float(c), 6) for c in model.coef_[0]],
-                               intercept=float(model.intercept_[0]), threshold=threshold,
-                               trained_on=f"PubMedQA PQA-L train side ({len(train_side)} abstracts)",
-                               sentences=len(fit_y) + len(tune_y))
+    figures = {
+        "threshold": round(threshold, 3),
+        "test_sentences": len(test_y),
+        "test_findings": int(test_y.sum()),
+        "rules": _scores(test_y, rule),
+        "model": _scores(test_y, p_test >= threshold),
+        "rules_and_model": _scores(test_y, rule & (p_test >= threshold)),
+        "cue_and_model": _scores(test_y, (score >= CUE_SCORE) & (p_test >= threshold)),
+    }
+    weights = ClaimRoleWeights(
+        embedder=embedder,
+        features=CUES,
+        coef=[round(float(c), 6) for c in model.coef_[0]],
+        intercept=float(model.intercept_[0]),
+        threshold=threshold,
+        trained_on=f"PubMedQA PQA-L train side ({len(train_side)} abstracts)",
+        sentences=len(fit_y) + len(tune_y),
+    )
     out.mkdir(parents=True, exist_ok=True)
     (out / "weights.json").write_text(weights.model_dump_json(indent=1))
     (out / "figures.json").write_text(json.dumps(figures, indent=1))
@@ -110,5 +166,9 @@ def _f_beta(y: np.ndarray, predicted: np.ndarray, beta: float) -> float:
 
 def _scores(y: np.ndarray, predicted: np.ndarray) -> dict[str, float]:
     tp = float((predicted & (y == 1)).sum())
-    return {"precision": round(tp / max(predicted.sum(), 1), 3), "recall": round(tp / max((y == 1).sum(), 1), 3),
-            "f1": round(_f_beta(y, predicted, 1.0), 3), "kept": int(predicted.sum())}
+    return {
+        "precision": round(tp / max(predicted.sum(), 1), 3),
+        "recall": round(tp / max((y == 1).sum(), 1), 3),
+        "f1": round(_f_beta(y, predicted, 1.0), 3),
+        "kept": int(predicted.sum()),
+    }

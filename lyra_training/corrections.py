@@ -15,8 +15,8 @@ from pydantic import BaseModel
 
 from lyra_core.model_gate import GateResult
 from lyra_core.splits import split_corrections
-from lyra_resources.models.model_files import base_version
 from lyra_resources.models.inference import NliModel
+from lyra_resources.models.model_files import base_version
 from lyra_resources.models.nli_versions import NliVersion, active_version, get_version, next_adapter_name
 from lyra_resources.settings import LearningSettings
 from lyra_resources.store.lyra_store import LyraStore, StoreError
@@ -45,15 +45,28 @@ class LearningOutcome(BaseModel):
     heldout_corrections: int
 
 
-def _model_card(version: str, parent: str, base: str, report: AdapterReport, result: GateResult,
-                train: int, heldout: int, status: str) -> str:
+def _model_card(
+    version: str,
+    parent: str,
+    base: str,
+    report: AdapterReport,
+    result: GateResult,
+    train: int,
+    heldout: int,
+    status: str,
+) -> str:
     rows = "\n".join(
         f"| {name} | {b.pairs} | {b.accuracy:.4f} | {a.accuracy:.4f} | {b.macro_f1:.4f} | {a.macro_f1:.4f} |"
-        for name, b, a in (("held-out corrections", result.heldout_before, result.heldout_after),
-                           ("SNLI regression set", result.regression_before, result.regression_after)))
+        for name, b, a in (
+            ("held-out corrections", result.heldout_before, result.heldout_after),
+            ("SNLI regression set", result.regression_before, result.regression_after),
+        )
+    )
     if result.science_agreement is not None:
-        rows += (f"\n| agreement with the active model's confident judgements on this home's scientific text "
-                 f"| {result.science_agreement.pairs} | 1.0000 | {result.science_agreement.accuracy:.4f} | — | — |")
+        rows += (
+            f"\n| agreement with the active model's confident judgements on this home's scientific text "
+            f"| {result.science_agreement.pairs} | 1.0000 | {result.science_agreement.accuracy:.4f} | — | — |"
+        )
     return f"""# NLI adapter {version}
 
 A LoRA adapter for Lyra's NLI cross-encoder, trained from human corrections of its edges.
@@ -75,10 +88,18 @@ SNLI (Bowman et al., 2015) is licensed CC BY-SA 4.0.
 """
 
 
-def learn_from_corrections(store: LyraStore, adapters_dir: str | Path, base_path: str | Path, cfg: LearningSettings,
-                           *, cutoff: datetime | None = None, threads: int = 2, require_new: bool = True,
-                           progress: Callable[[str], None] | None = None,
-                           should_stop: Callable[[], bool] | None = None) -> LearningOutcome:
+def learn_from_corrections(
+    store: LyraStore,
+    adapters_dir: str | Path,
+    base_path: str | Path,
+    cfg: LearningSettings,
+    *,
+    cutoff: datetime | None = None,
+    threads: int = 2,
+    require_new: bool = True,
+    progress: Callable[[str], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> LearningOutcome:
     """Train an adapter on every training-side correction up to ``cutoff``, gate it against the
     active version, and record the outcome in one transaction: the version row (active or
     rejected, with its figures), the previous active version retired when it wins, and
@@ -90,42 +111,79 @@ def learn_from_corrections(store: LyraStore, adapters_dir: str | Path, base_path
         raise LearningError("no correction waits to be learned from (every one has applied_in_version set)")
     train, heldout = split_corrections(corrections, cfg.holdout_fraction, cfg.split_seed)
     if not train:
-        raise LearningError(f"none of the {len(corrections)} corrections falls on the training side of the split")
+        raise LearningError(
+            f"none of the {len(corrections)} corrections falls on the training side of the split"
+        )
     if len(heldout) < cfg.min_heldout:
-        raise LearningError(f"the gate needs {cfg.min_heldout} held-out corrections and has {len(heldout)} "
-                            f"(of {len(corrections)}); correct more edges, on more claims")
+        raise LearningError(
+            f"the gate needs {cfg.min_heldout} held-out corrections and has {len(heldout)} "
+            f"(of {len(corrections)}); correct more edges, on more claims"
+        )
     active = active_version(store, base_path)
     name = next_adapter_name(store)
     version = f"{base_version(base_path)}+{name}"
     replay = replay_sample(replay_size(len(train), cfg), cfg.split_seed)
-    say(f"training {version}: {len(train)} corrections + {len(replay)} replay pairs, "
-        f"{len(heldout)} held out for the gate (active: {active.version})")
+    say(
+        f"training {version}: {len(train)} corrections + {len(replay)} replay pairs, "
+        f"{len(heldout)} held out for the gate (active: {active.version})"
+    )
 
     adapters = Path(adapters_dir)
     adapters.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=adapters))
     final = adapters / name
     try:
-        report = train_adapter(base_path, [WeightedPair(premise=c.premise, hypothesis=c.hypothesis, label=c.label,
-                                                        weight=c.weight) for c in train],
-                               replay, staging, cfg, seed=cfg.split_seed, threads=threads, progress=say,
-                               should_stop=should_stop)
-        say("gate: active model and candidate side by side on held-out corrections and the SNLI regression set")
+        report = train_adapter(
+            base_path,
+            [
+                WeightedPair(premise=c.premise, hypothesis=c.hypothesis, label=c.label, weight=c.weight)
+                for c in train
+            ],
+            replay,
+            staging,
+            cfg,
+            seed=cfg.split_seed,
+            threads=threads,
+            progress=say,
+            should_stop=should_stop,
+        )
+        say(
+            "gate: active model and candidate side by side on held-out corrections and the SNLI regression set"
+        )
         current = NliModel(base_path, adapter=active.adapter_path)
         candidate = NliModel(base_path, adapter=staging)
         science = science_pairs(store, active.version, corrected_edges(store))
-        result = gate(current, candidate, [c.pair() for c in heldout], read_pairs(GATE_DIR / "regression.jsonl"),
-                      cfg.regression_tolerance, science if len(science) >= cfg.min_science_pairs else (),
-                      cfg.science_agreement)
+        result = gate(
+            current,
+            candidate,
+            [c.pair() for c in heldout],
+            read_pairs(GATE_DIR / "regression.jsonl"),
+            cfg.regression_tolerance,
+            science if len(science) >= cfg.min_science_pairs else (),
+            cfg.science_agreement,
+        )
         if should_stop and should_stop():
             raise TrainingInterrupted("training stopped on request; nothing was written")
         status = "active" if result.activate else "rejected"
-        (staging / "README.md").write_text(_model_card(version, active.version, str(base_path), report, result,
-                                                       len(train), len(heldout), status))
-        (staging / "training.json").write_text(json.dumps({
-            "version": version, "parent": active.version, "report": report.model_dump(),
-            "gate": result.model_dump(), "train_correction_ids": [c.id for c in train],
-            "heldout_correction_ids": [c.id for c in heldout]}, indent=2, default=str))
+        (staging / "README.md").write_text(
+            _model_card(
+                version, active.version, str(base_path), report, result, len(train), len(heldout), status
+            )
+        )
+        (staging / "training.json").write_text(
+            json.dumps(
+                {
+                    "version": version,
+                    "parent": active.version,
+                    "report": report.model_dump(),
+                    "gate": result.model_dump(),
+                    "train_correction_ids": [c.id for c in train],
+                    "heldout_correction_ids": [c.id for c in heldout],
+                },
+                indent=2,
+                default=str,
+            )
+        )
         if final.exists():
             shutil.rmtree(final)
         staging.rename(final)
@@ -142,13 +200,32 @@ def learn_from_corrections(store: LyraStore, adapters_dir: str | Path, base_path
         conn.execute(
             "INSERT INTO nli_model_versions VALUES (?, ?, ?, ?, now(), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
             "CASE WHEN ? THEN now() ELSE NULL END, ?)",
-            [version, active.version, str(base_path), str(final), status, len(train), len(heldout), len(replay),
-             report.steps, report.seconds, result.heldout_before.accuracy, result.heldout_after.accuracy,
-             result.regression_before.accuracy, result.regression_after.accuracy, result.reason,
-             result.activate, json.dumps(details, default=str)])
+            [
+                version,
+                active.version,
+                str(base_path),
+                str(final),
+                status,
+                len(train),
+                len(heldout),
+                len(replay),
+                report.steps,
+                report.seconds,
+                result.heldout_before.accuracy,
+                result.heldout_after.accuracy,
+                result.regression_before.accuracy,
+                result.regression_after.accuracy,
+                result.reason,
+                result.activate,
+                json.dumps(details, default=str),
+            ],
+        )
         if new_ids:
-            conn.execute("UPDATE nli_corrections SET applied_in_version = ? WHERE applied_in_version IS NULL "
-                         "AND id IN (SELECT unnest(?::VARCHAR[]))", [version, new_ids])
+            conn.execute(
+                "UPDATE nli_corrections SET applied_in_version = ? WHERE applied_in_version IS NULL "
+                "AND id IN (SELECT unnest(?::VARCHAR[]))",
+                [version, new_ids],
+            )
 
     try:
         store.transaction(record)
@@ -159,5 +236,11 @@ def learn_from_corrections(store: LyraStore, adapters_dir: str | Path, base_path
     if row is None:  # pragma: no cover - the transaction above wrote it
         raise StoreError(f"version {version} was not recorded")
     say(f"{version}: {status} — {result.reason}")
-    return LearningOutcome(version=row, gate=result, report=report, new_corrections=len(new_ids),
-                           train_corrections=len(train), heldout_corrections=len(heldout))
+    return LearningOutcome(
+        version=row,
+        gate=result,
+        report=report,
+        new_corrections=len(new_ids),
+        train_corrections=len(train),
+        heldout_corrections=len(heldout),
+    )

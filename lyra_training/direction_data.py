@@ -23,8 +23,12 @@ from lyra_core.direction.verdict import reader_question
 DirectionLabel = Literal["increased", "decreased", "no_difference", "unrelated"]
 ID2DIRECTION: dict[int, DirectionLabel] = {0: "increased", 1: "decreased", 2: "no_difference", 3: "unrelated"}
 DIRECTION2ID: dict[str, int] = {label: idx for idx, label in ID2DIRECTION.items()}
-_FROM_ANNOTATION = {"significantly increased": "increased", "significantly increase": "increased",
-                    "significantly decreased": "decreased", "no significant difference": "no_difference"}
+_FROM_ANNOTATION = {
+    "significantly increased": "increased",
+    "significantly increase": "increased",
+    "significantly decreased": "decreased",
+    "no significant difference": "no_difference",
+}
 _SWAPPED = {"increased": "decreased", "decreased": "increased", "no_difference": "no_difference"}
 
 
@@ -68,41 +72,85 @@ def read_findings(folder: Path, split: str) -> list[Finding]:
             prompt = prompts.get(row["PromptID"])
             span = " ".join((row.get("Annotations") or "").split())
             label = _FROM_ANNOTATION.get(row["Label"].strip())
-            if (row["PMCID"] not in articles or prompt is None or label is None or not 15 <= len(span) <= 1200
-                    or (row["PromptID"], span) in seen):
+            if (
+                row["PMCID"] not in articles
+                or prompt is None
+                or label is None
+                or not 15 <= len(span) <= 1200
+                or (row["PromptID"], span) in seen
+            ):
                 continue
             seen.add((row["PromptID"], span))
-            findings.append(Finding(article=row["PMCID"], prompt=row["PromptID"], span=span, label=label,
-                                    intervention=_short(prompt["Intervention"]),
-                                    comparator=_short(prompt["Comparator"]), outcome=_short(prompt["Outcome"])))
+            findings.append(
+                Finding(
+                    article=row["PMCID"],
+                    prompt=row["PromptID"],
+                    span=span,
+                    label=label,
+                    intervention=_short(prompt["Intervention"]),
+                    comparator=_short(prompt["Comparator"]),
+                    outcome=_short(prompt["Outcome"]),
+                )
+            )
     return findings
 
 
 def evaluation_pairs(findings: list[Finding]) -> list[DirectionPair]:
     """The spans against their own question, as annotated."""
-    return [DirectionPair(premise=f.span, hypothesis=reader_question(f.intervention, f.outcome, f.comparator),
-                          label=f.label, article=f.article) for f in findings]
+    return [
+        DirectionPair(
+            premise=f.span,
+            hypothesis=reader_question(f.intervention, f.outcome, f.comparator),
+            label=f.label,
+            article=f.article,
+        )
+        for f in findings
+    ]
 
 
-def training_pairs(findings: list[Finding], seed: int = 13, swap_rate: float = 0.5, unnamed_rate: float = 0.35,
-                   unrelated_rate: float = 0.35) -> list[DirectionPair]:
+def training_pairs(
+    findings: list[Finding],
+    seed: int = 13,
+    swap_rate: float = 0.5,
+    unnamed_rate: float = 0.35,
+    unrelated_rate: float = 0.35,
+) -> list[DirectionPair]:
     """Each span as annotated (its comparator unnamed at ``unnamed_rate``), swapped at ``swap_rate``,
     and against another article's question at ``unrelated_rate``."""
     rng = random.Random(seed)
     pairs: list[DirectionPair] = []
     for f in findings:
         comparator = "" if rng.random() < unnamed_rate else f.comparator
-        pairs.append(DirectionPair(premise=f.span, hypothesis=reader_question(f.intervention, f.outcome, comparator),
-                                   label=f.label, article=f.article))
+        pairs.append(
+            DirectionPair(
+                premise=f.span,
+                hypothesis=reader_question(f.intervention, f.outcome, comparator),
+                label=f.label,
+                article=f.article,
+            )
+        )
         if rng.random() < swap_rate:
-            pairs.append(DirectionPair(premise=f.span, hypothesis=reader_question(f.comparator, f.outcome, f.intervention),
-                                       label=_SWAPPED[f.label], article=f.article, source="evidence_inference_swapped"))
+            pairs.append(
+                DirectionPair(
+                    premise=f.span,
+                    hypothesis=reader_question(f.comparator, f.outcome, f.intervention),
+                    label=_SWAPPED[f.label],
+                    article=f.article,
+                    source="evidence_inference_swapped",
+                )
+            )
         if rng.random() < unrelated_rate:
             other = rng.choice(findings)
             if other.article != f.article:
-                pairs.append(DirectionPair(premise=f.span, hypothesis=reader_question(other.intervention, other.outcome,
-                                                                               other.comparator),
-                                           label="unrelated", article=f.article, source="evidence_inference_other"))
+                pairs.append(
+                    DirectionPair(
+                        premise=f.span,
+                        hypothesis=reader_question(other.intervention, other.outcome, other.comparator),
+                        label="unrelated",
+                        article=f.article,
+                        source="evidence_inference_other",
+                    )
+                )
     rng.shuffle(pairs)
     return pairs
 
@@ -116,6 +164,12 @@ def correction_pairs(rows: list[dict]) -> list[DirectionPair]:
     for row in rows:
         frame = read_claim(row["hypothesis"])
         if row.get("direction_label") in DIRECTION2ID and frame.directional:
-            pairs.append(DirectionPair(premise=row["premise"], hypothesis=reader_question(frame.exposure, frame.outcome),
-                                       label=row["direction_label"], source="correction"))
+            pairs.append(
+                DirectionPair(
+                    premise=row["premise"],
+                    hypothesis=reader_question(frame.exposure, frame.outcome),
+                    label=row["direction_label"],
+                    source="correction",
+                )
+            )
     return pairs

@@ -63,15 +63,20 @@ def direction_logits(model_dir: Path, pairs: list[DirectionPair], max_length: in
     from lyra_resources.models.inference import PairClassifier
 
     return PairClassifier(model_dir, max_length=max_length, batch_size=32).logits(
-        [(p.premise, p.hypothesis) for p in pairs])
+        [(p.premise, p.hypothesis) for p in pairs]
+    )
 
 
 def score_directions(gold: list[str], logits) -> DirectionScores:
     """Macro-F1 over the three directions; the span is given, so ``unrelated`` is never an answer."""
     predicted = [DIRECTIONS[int(row[:3].argmax())] for row in logits]
     per_class = {label: round(_f1(gold, predicted, label), 4) for label in DIRECTIONS}
-    return DirectionScores(pairs=len(gold), accuracy=round(accuracy(gold, predicted), 4),
-                           macro_f1=round(macro_f1(gold, predicted), 4), per_class_f1=per_class)
+    return DirectionScores(
+        pairs=len(gold),
+        accuracy=round(accuracy(gold, predicted), 4),
+        macro_f1=round(macro_f1(gold, predicted), 4),
+        per_class_f1=per_class,
+    )
 
 
 def _f1(gold: list[str], predicted: list[str], label: str) -> float:
@@ -84,9 +89,14 @@ def _f1(gold: list[str], predicted: list[str], label: str) -> float:
 CORRECTION_REPEATS = 3  # a reviewer's correction is seen three times per pass: few, and read with care
 
 
-def train_direction_reader(data_dir: Path, out_dir: Path, recipe: DirectionRecipe | None = None,
-                           base_dir: Path = DEFAULT_NLI_DIR, threads: int = 2,
-                           corrections: list[DirectionPair] | None = None) -> dict:
+def train_direction_reader(
+    data_dir: Path,
+    out_dir: Path,
+    recipe: DirectionRecipe | None = None,
+    base_dir: Path = DEFAULT_NLI_DIR,
+    threads: int = 2,
+    corrections: list[DirectionPair] | None = None,
+) -> dict:
     """Train on Evidence Inference train articles (and reviewers' ``corrections`` of what a passage
     reports), save to ``out_dir`` with ``training.json``, and return the recipe and the validation
     and test figures."""
@@ -101,23 +111,45 @@ def train_direction_reader(data_dir: Path, out_dir: Path, recipe: DirectionRecip
     pairs += [pair for pair in corrections or [] for _ in range(CORRECTION_REPEATS)]
     monitor = evaluation_pairs(read_findings(folder, "validation"))
     rng = random.Random(recipe.seed + 1)
-    batches = [batch for _ in range(recipe.epochs)
-               for batch in training_batches(rng.sample(pairs, len(pairs)), recipe.batch_size, rng, True)]
+    batches = [
+        batch
+        for _ in range(recipe.epochs)
+        for batch in training_batches(rng.sample(pairs, len(pairs)), recipe.batch_size, rng, True)
+    ]
     log.info("direction reader: %d findings → %d pairs, %d steps", len(train), len(pairs), len(batches))
     model, tokenizer = load_base_model(base_dir, ID2DIRECTION)
     started = time.monotonic()
-    fitted = fit_pairs(model, tokenizer, batches, monitor[:200] if recipe.evaluate else [], lr=recipe.lr, max_length=recipe.max_length,
-                       eval_every=max(len(batches) // 4, 1), log_every=50, progress=log_progress,
-                       label_ids=DIRECTION2ID)
+    fitted = fit_pairs(
+        model,
+        tokenizer,
+        batches,
+        monitor[:200] if recipe.evaluate else [],
+        lr=recipe.lr,
+        max_length=recipe.max_length,
+        eval_every=max(len(batches) // 4, 1),
+        log_every=50,
+        progress=log_progress,
+        label_ids=DIRECTION2ID,
+    )
     save_fp16(model, tokenizer, out_dir)
     seconds = round(time.monotonic() - started, 1)
     figures = {}
     for split in ("validation", "test") if recipe.evaluate else ():
         spans = evaluation_pairs(read_findings(folder, split))
-        figures[split] = score_directions([p.label for p in spans],
-                                          direction_logits(out_dir, spans, recipe.max_length)).model_dump()
-    record = {"recipe": recipe.model_dump(), "base": base_dir.name, "train_findings": len(train),
-              "train_pairs": len(pairs), "corrections": len(corrections or []), "steps": fitted.steps, "seconds": seconds,
-              "final_loss": fitted.final_loss, "monitor_history": fitted.history, "evaluation": figures}
+        figures[split] = score_directions(
+            [p.label for p in spans], direction_logits(out_dir, spans, recipe.max_length)
+        ).model_dump()
+    record = {
+        "recipe": recipe.model_dump(),
+        "base": base_dir.name,
+        "train_findings": len(train),
+        "train_pairs": len(pairs),
+        "corrections": len(corrections or []),
+        "steps": fitted.steps,
+        "seconds": seconds,
+        "final_loss": fitted.final_loss,
+        "monitor_history": fitted.history,
+        "evaluation": figures,
+    }
     (out_dir / "training.json").write_text(json.dumps(record, indent=2) + "\n")
     return record

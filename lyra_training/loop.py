@@ -70,14 +70,16 @@ class LoopResult(BaseModel):
     losses: list[float] = Field(default_factory=list)  # every step's loss, in order
 
 
-def shuffled_epochs(items: Sequence[T], batch_size: int, epochs: int, seed: int) -> Iterator[list[Sequence[T]]]:
+def shuffled_epochs(
+    items: Sequence[T], batch_size: int, epochs: int, seed: int
+) -> Iterator[list[Sequence[T]]]:
     """``epochs`` lists of consecutive batches, each epoch a fresh shuffle drawn from one seeded
     generator; an epoch is cut only when the loop reaches it."""
     rng = random.Random(seed)
     for _ in range(epochs):
         order = list(items)
         rng.shuffle(order)
-        yield [order[start:start + batch_size] for start in range(0, len(order), batch_size)]
+        yield [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
 
 
 def _lr_factor(settings: OptimiserSettings, total: int) -> Callable[[int], float]:
@@ -100,7 +102,10 @@ def _optimiser(model: torch.nn.Module, settings: OptimiserSettings) -> torch.opt
     if not settings.no_decay:
         return torch.optim.AdamW([p for _, p in named], lr=settings.lr, weight_decay=settings.weight_decay)
     groups = [
-        {"params": [p for n, p in named if not n.endswith(settings.no_decay)], "weight_decay": settings.weight_decay},
+        {
+            "params": [p for n, p in named if not n.endswith(settings.no_decay)],
+            "weight_decay": settings.weight_decay,
+        },
         {"params": [p for n, p in named if n.endswith(settings.no_decay)], "weight_decay": 0.0},
     ]
     return torch.optim.AdamW(groups, lr=settings.lr)
@@ -155,11 +160,28 @@ def train_loop(
             losses.append(value)
             running = value if step == 1 else smoothing * running + (1 - smoothing) * value
             if on_step:
-                on_step(LoopState(step=step, total_steps=total_steps, epoch=epoch, items_done=items, started=started,
-                                  loss=value, running_loss=running, learning_rate=scheduler.get_last_lr()[0]))
+                on_step(
+                    LoopState(
+                        step=step,
+                        total_steps=total_steps,
+                        epoch=epoch,
+                        items_done=items,
+                        started=started,
+                        loss=value,
+                        running_loss=running,
+                        learning_rate=scheduler.get_last_lr()[0],
+                    )
+                )
         if stopped_by_time:
             break
         epochs_run += 1
     model.eval()
-    return LoopResult(steps=step, items=items, epochs_run=epochs_run, seconds=time.perf_counter() - started,
-                      running_loss=running, stopped_by_time=stopped_by_time, losses=losses)
+    return LoopResult(
+        steps=step,
+        items=items,
+        epochs_run=epochs_run,
+        seconds=time.perf_counter() - started,
+        running_loss=running,
+        stopped_by_time=stopped_by_time,
+        losses=losses,
+    )

@@ -96,8 +96,9 @@ def log_progress(update: TrainingProgress) -> None:
     )
 
 
-def load_base_model(base_model_dir: Path, id2label: Mapping[int, str] = ID2LABEL
-                    ) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
+def load_base_model(
+    base_model_dir: Path, id2label: Mapping[int, str] = ID2LABEL
+) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
     """The encoder at ``base_model_dir`` with a classification head for ``id2label`` (NLI's by default);
     a head of another shape than the saved one is new (randomly initialised)."""
     import torch
@@ -132,7 +133,6 @@ def save_fp16(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, out_di
     tokenizer.save_pretrained(out_dir)
 
 
-
 class FitResult(BaseModel):
     """What one pass of :func:`fit_pairs` did."""
 
@@ -159,7 +159,8 @@ def fit_pairs(
     label_ids: Mapping[str, int] = LABEL2ID,
 ) -> FitResult:
     """One pass of the shared training loop over NLI ``batches`` (already cut and ordered), for the
-    NLI model, the verifier and the direction reader (``label_ids`` maps its labels to class ids): AdamW without decay on biases and norms, linear warm-up then decay,
+    NLI model, the verifier and the direction reader (``label_ids`` maps its labels to class ids): AdamW without decay
+    on biases and norms, linear warm-up then decay,
     gradient clipping at 1, dynamic padding, accuracy on ``eval_pairs`` every ``eval_every`` steps."""
     import torch
 
@@ -181,17 +182,35 @@ def fit_pairs(
             score = accuracy([label_ids[p.label] for p in eval_pairs], predicted) if eval_pairs else 0.0
             history.append((state.items_done, score))
         elapsed = state.elapsed()
-        notify(TrainingProgress(
-            step=state.step, total_steps=total_steps, pairs_done=state.items_done, seconds=elapsed,
-            pairs_per_s=state.items_done / elapsed, running_loss=state.running_loss,
-            learning_rate=state.learning_rate, eval_accuracy=score))
+        notify(
+            TrainingProgress(
+                step=state.step,
+                total_steps=total_steps,
+                pairs_done=state.items_done,
+                seconds=elapsed,
+                pairs_per_s=state.items_done / elapsed,
+                running_loss=state.running_loss,
+                learning_rate=state.learning_rate,
+                eval_accuracy=score,
+            )
+        )
 
     # The usual BERT recipe: no weight decay on biases and norms.
-    settings = OptimiserSettings(lr=lr, weight_decay=weight_decay, no_decay=("bias", "LayerNorm.weight"),
-                                 warmup_steps=int(warmup_ratio * total_steps), schedule="linear")
+    settings = OptimiserSettings(
+        lr=lr,
+        weight_decay=weight_decay,
+        no_decay=("bias", "LayerNorm.weight"),
+        warmup_steps=int(warmup_ratio * total_steps),
+        schedule="linear",
+    )
     result = train_loop(model, [batches], batch_loss, settings, total_steps=total_steps, on_step=report)
-    return FitResult(pairs=result.items, steps=total_steps, seconds=round(result.seconds, 1),
-                     final_loss=round(result.running_loss, 4), history=history)
+    return FitResult(
+        pairs=result.items,
+        steps=total_steps,
+        seconds=round(result.seconds, 1),
+        final_loss=round(result.running_loss, 4),
+        history=history,
+    )
 
 
 def train_nli_model(
@@ -233,9 +252,7 @@ def train_nli_model(
     notify = progress or (lambda _update: None)
 
     data = read_snli(train_path)
-    train_pairs, eval_pairs, eval_source = split_train_eval(
-        data.pairs, eval_path, max_pairs, eval_size, seed
-    )
+    train_pairs, eval_pairs, eval_source = split_train_eval(data.pairs, eval_path, max_pairs, eval_size, seed)
     batches = training_batches(train_pairs, batch_size, random.Random(seed + 2), group_by_length)
     total_steps = len(batches)
     log.info(
@@ -247,9 +264,19 @@ def train_nli_model(
     )
 
     model, tokenizer = load_base_model(base)
-    fitted = fit_pairs(model, tokenizer, batches, eval_pairs, lr=lr, warmup_ratio=warmup_ratio,
-                       weight_decay=weight_decay, max_length=max_length, eval_every=eval_every,
-                       log_every=log_every, progress=notify)
+    fitted = fit_pairs(
+        model,
+        tokenizer,
+        batches,
+        eval_pairs,
+        lr=lr,
+        warmup_ratio=warmup_ratio,
+        weight_decay=weight_decay,
+        max_length=max_length,
+        eval_every=eval_every,
+        log_every=log_every,
+        progress=notify,
+    )
     history, running_loss, pairs_done = fitted.history, fitted.final_loss, fitted.pairs
     seconds = fitted.seconds  # includes the periodic evals, as a wall-clock figure should
 

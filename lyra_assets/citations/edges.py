@@ -13,7 +13,6 @@ from lyra_assets.metadata import table_metadata
 from lyra_assets.task_assets import task_table
 from lyra_resources.schema import TABLES
 
-
 EDGE_COLUMNS = TABLES["citation_edges"].data_columns
 
 
@@ -30,8 +29,13 @@ def cites_edges(expansions: pd.DataFrame, pages: pd.DataFrame) -> pd.DataFrame:
             continue
         key = (a, b) if row.direction == "references" else (b, a)
         edges[key] = edges.get(key, False) or bool(row.is_influential)
-    frame = pd.DataFrame([{"source_page_id": s, "target_page_id": t, "relation": "CITES", "is_influential": i}
-                          for (s, t), i in sorted(edges.items())], columns=EDGE_COLUMNS)
+    frame = pd.DataFrame(
+        [
+            {"source_page_id": s, "target_page_id": t, "relation": "CITES", "is_influential": i}
+            for (s, t), i in sorted(edges.items())
+        ],
+        columns=EDGE_COLUMNS,
+    )
     return frame
 
 
@@ -43,8 +47,13 @@ def citation_edges(citation_expansions: pd.DataFrame, pages: pd.DataFrame) -> Ou
     abstract and the selected citation papers); `is_influential` is Semantic Scholar's flag."""
     frame = cites_edges(citation_expansions, pages)
     titles = pages.set_index("page_id")["title"]
-    preview = frame.assign(citing=frame["source_page_id"].map(titles), cited=frame["target_page_id"].map(titles))
-    return Output(frame, metadata={
-        **table_metadata(preview, ["citing", "cited", "is_influential"]),
-        "influential": MetadataValue.int(int(frame["is_influential"].sum()) if len(frame) else 0),
-    })
+    preview = frame.assign(
+        citing=frame["source_page_id"].map(titles), cited=frame["target_page_id"].map(titles)
+    )
+    return Output(
+        frame,
+        metadata={
+            **table_metadata(preview, ["citing", "cited", "is_influential"]),
+            "influential": MetadataValue.int(int(frame["is_influential"].sum()) if len(frame) else 0),
+        },
+    )

@@ -42,24 +42,41 @@ def score_problems(scores: pd.DataFrame) -> dict[str, int]:
     confidence, controversy and certainty."""
     out_of_range = int(sum(((scores[c] < 0) | (scores[c] > 1)).sum() for c in SCORE_COLUMNS))
     # stored figures are rounded to 3 decimals; the verdict was decided on the exact ones
-    inconsistent = int(sum(
-        r.verdict not in {determine_verdict(r.confidence + dc, r.controversy + dk, allowed)
-                          for dc in (-5e-4, 0, 5e-4) for dk in (-5e-4, 0, 5e-4) for allowed in _well_supported_allowed(r)}
-        for r in scores.itertuples(index=False)))
+    inconsistent = int(
+        sum(
+            r.verdict
+            not in {
+                determine_verdict(r.confidence + dc, r.controversy + dk, allowed)
+                for dc in (-5e-4, 0, 5e-4)
+                for dk in (-5e-4, 0, 5e-4)
+                for allowed in _well_supported_allowed(r)
+            }
+            for r in scores.itertuples(index=False)
+        )
+    )
     return {"out_of_range": out_of_range, "inconsistent_verdicts": inconsistent}
 
 
-@asset_check(asset=nli_edges, blocking=True, partitions_def=task_partitions,
-             additional_ins={"fragments": table_input(documents.fragments), "claims": table_input(claims_asset)},
-             description="Every edge joins an existing fragment and claim, and edge ids are unique.")
-def nli_edges_are_well_formed(nli_edges: pd.DataFrame, fragments: pd.DataFrame,
-                              claims: pd.DataFrame) -> AssetCheckResult:
+@asset_check(
+    asset=nli_edges,
+    blocking=True,
+    partitions_def=task_partitions,
+    additional_ins={"fragments": table_input(documents.fragments), "claims": table_input(claims_asset)},
+    description="Every edge joins an existing fragment and claim, and edge ids are unique.",
+)
+def nli_edges_are_well_formed(
+    nli_edges: pd.DataFrame, fragments: pd.DataFrame, claims: pd.DataFrame
+) -> AssetCheckResult:
     problems = edge_problems(nli_edges, fragments, claims)
     return AssetCheckResult(passed=not any(problems.values()), metadata=problems)
 
 
-@asset_check(asset=claim_scores, blocking=True, partitions_def=task_partitions,
-             description="Scores lie in [0, 1] and every verdict follows from confidence and controversy.")
+@asset_check(
+    asset=claim_scores,
+    blocking=True,
+    partitions_def=task_partitions,
+    description="Scores lie in [0, 1] and every verdict follows from confidence and controversy.",
+)
 def claim_scores_are_consistent(claim_scores: pd.DataFrame) -> AssetCheckResult:
     problems = score_problems(claim_scores)
     return AssetCheckResult(passed=not any(problems.values()), metadata=problems)

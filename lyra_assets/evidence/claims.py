@@ -22,7 +22,6 @@ from lyra_resources.schema import CLAIMS
 from lyra_resources.settings import LyraSettings
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 
-
 LOCAL_EXTRACTOR = "local-rules"
 QUESTION_RULES = "question-rules"
 # Candidates need one finding cue; the sentence-role model then decides (see keep_findings).
@@ -35,13 +34,17 @@ def top_fragments(ranking: pd.DataFrame, fragments: pd.DataFrame, limit: int) ->
     last = fragments.groupby("page_id")["position"].max().rename("last")
     ranked = ranking.loc[ranking["final_rank"].notna(), ["fragment_id", "final_rank"]]
     ranked = ranked.sort_values("final_rank", kind="stable").head(limit)
-    top = ranked.merge(fragments[["fragment_id", "page_id", "text", "sections", "position"]], on="fragment_id")
+    top = ranked.merge(
+        fragments[["fragment_id", "page_id", "text", "sections", "position"]], on="fragment_id"
+    )
     top = top.merge(last, left_on="page_id", right_index=True)
     top["place"] = (top["position"] + 0.5) / (top["last"] + 1)
     return top[["fragment_id", "page_id", "text", "sections", "place"]].reset_index(drop=True)
 
 
-def candidates_from(fragments: pd.DataFrame, question: str, llm: OllamaLlm, log) -> tuple[list[ClaimCandidate], str]:
+def candidates_from(
+    fragments: pd.DataFrame, question: str, llm: OllamaLlm, log
+) -> tuple[list[ClaimCandidate], str]:
     """Claims of each fragment: the LLM's when it is reachable, else the local extractor's."""
     use_llm, reason = llm.available()
     method = reason if use_llm else LOCAL_EXTRACTOR
@@ -52,26 +55,46 @@ def candidates_from(fragments: pd.DataFrame, question: str, llm: OllamaLlm, log)
         if use_llm:
             try:
                 texts = [strip_labels(t) for t in llm.extract_claims(question, frag.text)]
-                out.extend(ClaimCandidate(text=t, origin="extracted", extractor=f"ollama:{llm.model}",
-                                          fragment_id=frag.fragment_id, page_id=frag.page_id, score=3.0)
-                           for t in texts)
+                out.extend(
+                    ClaimCandidate(
+                        text=t,
+                        origin="extracted",
+                        extractor=f"ollama:{llm.model}",
+                        fragment_id=frag.fragment_id,
+                        page_id=frag.page_id,
+                        score=3.0,
+                    )
+                    for t in texts
+                )
                 continue
             except LlmError as exc:  # one bad answer costs one fragment's LLM claims, not the task
                 log.warning(f"LLM extraction failed for {frag.fragment_id}, local extractor used: {exc}")
-        out.extend(ClaimCandidate(text=c.text, origin="extracted", extractor=LOCAL_EXTRACTOR,
-                                  fragment_id=frag.fragment_id, page_id=frag.page_id, score=c.score,
-                                  features=c.features, position=getattr(frag, "place", None))
-                   for c in extract_claims(frag.text, EXTRACTOR, _labels(getattr(frag, "sections", None))))
+        out.extend(
+            ClaimCandidate(
+                text=c.text,
+                origin="extracted",
+                extractor=LOCAL_EXTRACTOR,
+                fragment_id=frag.fragment_id,
+                page_id=frag.page_id,
+                score=c.score,
+                features=c.features,
+                position=getattr(frag, "place", None),
+            )
+            for c in extract_claims(frag.text, EXTRACTOR, _labels(getattr(frag, "sections", None)))
+        )
     return out, method
 
 
 def _labels(sections) -> list[str] | None:
     """A fragment's section labels as a list (None for a fragment stored before they were kept)."""
-    return None if sections is None or (isinstance(sections, float) and np.isnan(sections)) else list(sections)
+    return (
+        None if sections is None or (isinstance(sections, float) and np.isnan(sections)) else list(sections)
+    )
 
 
-def keep_findings(candidates: list[ClaimCandidate], vectors: np.ndarray
-                  ) -> tuple[list[ClaimCandidate], np.ndarray, int]:
+def keep_findings(
+    candidates: list[ClaimCandidate], vectors: np.ndarray
+) -> tuple[list[ClaimCandidate], np.ndarray, int]:
     """Drop the local extractor's candidates the sentence-role model reads as background, aims or
     methods; each kept one records its finding probability among its features. User claims and an
     LLM's claims pass as they are."""
@@ -80,20 +103,32 @@ def keep_findings(candidates: list[ClaimCandidate], vectors: np.ndarray
     roles = claim_role_model()
     local = [i for i, c in enumerate(candidates) if c.extractor == LOCAL_EXTRACTOR]
     if not roles.reads(vectors):  # another embedder: the extractor's rules alone decide
-        keep = [i for i, c in enumerate(candidates) if c.extractor != LOCAL_EXTRACTOR or c.score >= RULE_SCORE]
+        keep = [
+            i for i, c in enumerate(candidates) if c.extractor != LOCAL_EXTRACTOR or c.score >= RULE_SCORE
+        ]
         return [candidates[i] for i in keep], vectors[keep], len(candidates) - len(keep)
-    probs = dict(zip(local, roles.probabilities([candidates[i].text for i in local], vectors[local],
-                                                [candidates[i].position for i in local]), strict=True))
+    probs = dict(
+        zip(
+            local,
+            roles.probabilities(
+                [candidates[i].text for i in local], vectors[local], [candidates[i].position for i in local]
+            ),
+            strict=True,
+        )
+    )
     keep = [i for i in range(len(candidates)) if probs.get(i, 1.0) >= roles.weights.threshold]
     kept = []
     for i in keep:
         c = candidates[i]
-        kept.append(c.model_copy(update={"features": [*c.features, f"finding:{probs[i]:.2f}"]}) if i in probs else c)
+        kept.append(
+            c.model_copy(update={"features": [*c.features, f"finding:{probs[i]:.2f}"]}) if i in probs else c
+        )
     return kept, vectors[keep], len(candidates) - len(keep)
 
 
-def hypothesis_claim(task_id: str, question: str, query_vector: np.ndarray, encode, weights: TermWeights,
-                     cosine_weight: float) -> dict | None:
+def hypothesis_claim(
+    task_id: str, question: str, query_vector: np.ndarray, encode, weights: TermWeights, cosine_weight: float
+) -> dict | None:
     """The row of the question's own hypothesis (origin ``hypothesis``, always adopted), judged by
     ``nli_edges`` like a user's claim; None for an open question. Its id is kept apart from a user
     claim of the same words, so both stand."""
@@ -103,14 +138,23 @@ def hypothesis_claim(task_id: str, question: str, query_vector: np.ndarray, enco
     vector = encode([parsed.hypothesis])[0]
     cosine = np.array([vector @ query_vector])
     relevance = claim_relevance(question, [parsed.hypothesis], cosine, weights, cosine_weight)
-    return {"claim_id": claim_id_for(task_id, f"{HYPOTHESIS}: {parsed.hypothesis}"), "text": parsed.hypothesis,
-            "origin": HYPOTHESIS, "extractor": QUESTION_RULES, "source_fragment_id": None,
-            "adoption_status": "adopted", "also_in_fragments": [], "relevance": float(relevance[0]),
-            "extraction_score": 0.0, "features": []}
+    return {
+        "claim_id": claim_id_for(task_id, f"{HYPOTHESIS}: {parsed.hypothesis}"),
+        "text": parsed.hypothesis,
+        "origin": HYPOTHESIS,
+        "extractor": QUESTION_RULES,
+        "source_fragment_id": None,
+        "adoption_status": "adopted",
+        "also_in_fragments": [],
+        "relevance": float(relevance[0]),
+        "extraction_score": 0.0,
+        "features": [],
+    }
 
 
-def addressing(pages: pd.DataFrame, fragments: pd.DataFrame, parts: QuestionParts | None, merged: list[MergedClaim]
-               ) -> list[bool | None]:
+def addressing(
+    pages: pd.DataFrame, fragments: pd.DataFrame, parts: QuestionParts | None, merged: list[MergedClaim]
+) -> list[bool | None]:
     """Whether each claim addresses the question's exposure and outcome, its exposure looked for in
     the claim and in the title and text of the pages it was extracted from; None for every claim
     when the question names no such pair."""
@@ -124,21 +168,44 @@ def addressing(pages: pd.DataFrame, fragments: pd.DataFrame, parts: QuestionPart
 def claims_frame(task_id: str, merged, statuses: list[str], relevance: np.ndarray) -> pd.DataFrame:
     rows = []
     for m, status, rel in zip(merged, statuses, relevance, strict=True):
-        rows.append({
-            "claim_id": claim_id_for(task_id, m.head.text), "text": m.head.text, "origin": m.head.origin,
-            "extractor": m.head.extractor, "source_fragment_id": m.head.fragment_id,
-            "adoption_status": status, "also_in_fragments": m.also_in, "relevance": float(rel),
-            "extraction_score": m.head.score, "features": m.head.features,
-        })
+        rows.append(
+            {
+                "claim_id": claim_id_for(task_id, m.head.text),
+                "text": m.head.text,
+                "origin": m.head.origin,
+                "extractor": m.head.extractor,
+                "source_fragment_id": m.head.fragment_id,
+                "adoption_status": status,
+                "also_in_fragments": m.also_in,
+                "relevance": float(rel),
+                "extraction_score": m.head.score,
+                "features": m.head.features,
+            }
+        )
     frame = pd.DataFrame(rows, columns=CLAIMS.data_columns)
-    return frame.drop_duplicates("claim_id").sort_values(["adoption_status", "relevance"], ascending=[True, False])
+    return frame.drop_duplicates("claim_id").sort_values(
+        ["adoption_status", "relevance"], ascending=[True, False]
+    )
 
 
-@task_table(ins={"task": TASK, "fragment_ranking": ranking.fragment_ranking, "fragments": documents.fragments,
-                 "pages": documents.pages})
+@task_table(
+    ins={
+        "task": TASK,
+        "fragment_ranking": ranking.fragment_ranking,
+        "fragments": documents.fragments,
+        "pages": documents.pages,
+    }
+)
 def claims(
-    context: AssetExecutionContext, task: TaskRecord, fragment_ranking: pd.DataFrame, fragments: pd.DataFrame, pages: pd.DataFrame,
-    store: ResourceParam[LyraStore], models: LocalModels, llm: OllamaLlm, settings: ResourceParam[LyraSettings]
+    context: AssetExecutionContext,
+    task: TaskRecord,
+    fragment_ranking: pd.DataFrame,
+    fragments: pd.DataFrame,
+    pages: pd.DataFrame,
+    store: ResourceParam[LyraStore],
+    models: LocalModels,
+    llm: OllamaLlm,
+    settings: ResourceParam[LyraSettings],
 ) -> Output[pd.DataFrame]:
     """Claims of the task: extracted from its top-ranked fragments, or stated by the user.
 
@@ -171,28 +238,43 @@ def claims(
     # among this task's fragments (lyra_core.relevance; bench/claim_relevance.py measures it).
     weights = term_weights(top["text"])
     cosines = np.array([float(vectors[m.index] @ query_vector) for m in merged])
-    relevance = claim_relevance(task.query, [m.head.text for m in merged], cosines, weights,
-                                cfg.relevance_cosine_weight)
+    relevance = claim_relevance(
+        task.query, [m.head.text for m in merged], cosines, weights, cfg.relevance_cosine_weight
+    )
     # an open question's answer is its claims: a lower bar than for claims beside a hypothesis
     open_question = to_hypothesis(task.query).origin != HYPOTHESIS and not options.is_verify
     # a question that names its exposure and outcome adopts only the claims about both
-    addresses = addressing(pages, fragments, None if options.is_verify else question_parts(task.query), merged)
-    statuses = adoption(merged, relevance, cfg.max_claims, cfg.min_relevance_open if open_question else cfg.min_relevance,
-                        addresses)
+    addresses = addressing(
+        pages, fragments, None if options.is_verify else question_parts(task.query), merged
+    )
+    statuses = adoption(
+        merged,
+        relevance,
+        cfg.max_claims,
+        cfg.min_relevance_open if open_question else cfg.min_relevance,
+        addresses,
+    )
     frame = claims_frame(task.id, merged, statuses, relevance)
     if not options.is_verify:  # a question's hypothesis: the row task_answer reads its verdict from
-        row = hypothesis_claim(task.id, task.query, query_vector, encode, weights, cfg.relevance_cosine_weight)
+        row = hypothesis_claim(
+            task.id, task.query, query_vector, encode, weights, cfg.relevance_cosine_weight
+        )
         if row is not None:
             head = pd.DataFrame([row], columns=CLAIMS.data_columns)
             frame = head if frame.empty else pd.concat([head, frame], ignore_index=True)
     adopted = int((frame["adoption_status"] == "adopted").sum())
-    context.log.info(f"{len(candidates)} candidate claims ({dropped} background/methods sentences dropped) → "
-                     f"{len(frame)} after merging, {adopted} adopted")
-    return Output(frame, metadata={
-        **table_metadata(frame, ["text", "origin", "adoption_status", "relevance"], width=120),
-        "extractor": MetadataValue.text(method),
-        "candidates": MetadataValue.int(len(candidates)),
-        "dropped_as_not_findings": MetadataValue.int(dropped),
-        "adopted": MetadataValue.int(adopted),
-        "source_fragments": MetadataValue.int(len(top)),
-    })
+    context.log.info(
+        f"{len(candidates)} candidate claims ({dropped} background/methods sentences dropped) → "
+        f"{len(frame)} after merging, {adopted} adopted"
+    )
+    return Output(
+        frame,
+        metadata={
+            **table_metadata(frame, ["text", "origin", "adoption_status", "relevance"], width=120),
+            "extractor": MetadataValue.text(method),
+            "candidates": MetadataValue.int(len(candidates)),
+            "dropped_as_not_findings": MetadataValue.int(dropped),
+            "adopted": MetadataValue.int(adopted),
+            "source_fragments": MetadataValue.int(len(top)),
+        },
+    )

@@ -30,23 +30,27 @@ from lyra_core.tasks import TaskOptions
 from lyra_resources.models.claim_roles import claim_role_model
 from lyra_resources.models.content_cache import cached_judgements
 from lyra_resources.models.direction_judge import DIRECTION, DirectionReader, EdgeJudgement, judge_triples
-from lyra_resources.web.domain_policy import DomainTrust
-from lyra_resources.store.generations import record_scoring_rule
-from lyra_resources.models.local_models import LocalModels
 from lyra_resources.models.inference import NLI_RELATION, NliModel
+from lyra_resources.models.local_models import LocalModels
 from lyra_resources.models.nli_versions import active_version
 from lyra_resources.progress import track
 from lyra_resources.schema import CLAIM_SCORES, NLI_EDGES
 from lyra_resources.settings import EvidenceSettings, LyraSettings
+from lyra_resources.store.generations import record_scoring_rule
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord
-
+from lyra_resources.web.domain_policy import DomainTrust
 
 # Partitioned asset checks are a preview feature of Dagster 1.13; Lyra relies on them knowingly.
 warnings.filterwarnings("ignore", category=PreviewWarning, message=".*partitions_def on an AssetCheckSpec.*")
 
 
-def judge_pairs(store: LyraStore, model: NliModel | DirectionReader, pairs: list[tuple[str, str]], log=None,
-                name: str = "NLI") -> list[dict]:
+def judge_pairs(
+    store: LyraStore,
+    model: NliModel | DirectionReader,
+    pairs: list[tuple[str, str]],
+    log=None,
+    name: str = "NLI",
+) -> list[dict]:
     """A pair model's results (the cross-encoder's for (premise, claim), the direction reader's for
     (passage, question)), from the cache when the same texts were already judged by the same model
     version; only the rest reach the model."""
@@ -61,7 +65,7 @@ def judge_pairs(store: LyraStore, model: NliModel | DirectionReader, pairs: list
         model.load()  # before the clock starts: the rate shown is the model's
         with track(name, len(todo), "pairs") as tracker:  # the CLI shows count, rate and elapsed time
             for start in range(0, len(todo), batch):
-                predictions += model.predict(todo[start:start + batch], on_batch=tracker.advance)
+                predictions += model.predict(todo[start : start + batch], on_batch=tracker.advance)
                 if log:
                     log.info(f"{name} progress {min(start + batch, len(todo))}/{len(todo)}")
         return predictions
@@ -69,8 +73,9 @@ def judge_pairs(store: LyraStore, model: NliModel | DirectionReader, pairs: list
     return cached_judgements(store, model.version, pairs, judge, on_lookup=report) if pairs else []
 
 
-def findings_only(fragments: pd.DataFrame, vectors: np.ndarray, min_finding: float
-                  ) -> tuple[pd.DataFrame, np.ndarray, int]:
+def findings_only(
+    fragments: pd.DataFrame, vectors: np.ndarray, min_finding: float
+) -> tuple[pd.DataFrame, np.ndarray, int]:
     """The fragments that can be evidence: those the sentence-role model reads as reporting a
     finding (probability ≥ ``min_finding``), from their embedding, cue words and place in their
     page. An aims or methods sentence restates the question's words without answering it."""
@@ -84,27 +89,43 @@ def findings_only(fragments: pd.DataFrame, vectors: np.ndarray, min_finding: flo
     return fragments[keep].reset_index(drop=True), vectors[keep], int((~keep).sum())
 
 
-def with_result_passages(gated: pd.DataFrame, gated_vectors: np.ndarray, every: pd.DataFrame,
-                         every_vector: np.ndarray, pages: pd.DataFrame, papers: pd.DataFrame
-                         ) -> tuple[pd.DataFrame, np.ndarray, list[int]]:
+def with_result_passages(
+    gated: pd.DataFrame,
+    gated_vectors: np.ndarray,
+    every: pd.DataFrame,
+    every_vector: np.ndarray,
+    pages: pd.DataFrame,
+    papers: pd.DataFrame,
+) -> tuple[pd.DataFrame, np.ndarray, list[int]]:
     """The gated fragments with the result passages of the best-ranked papers added back where the
     finding gate dropped them, and the indices of those passages (lyra_core.result_passages): the
     sentence that holds a trial's figures is judged even when the role model reads it as methods."""
     rank_of_paper = dict(zip(papers["paper_id"], papers["search_rank"], strict=True)) if len(papers) else {}
-    page_rank = {page: int(rank_of_paper[paper]) for page, paper in zip(pages["page_id"], pages["paper_id"], strict=True)
-                 if paper in rank_of_paper and pd.notna(rank_of_paper[paper])}
-    chosen = top_paper_results(every["page_id"].tolist(), every["text"].tolist(),
-                               [cell_list(s) for s in every["sections"]], page_rank)
+    page_rank = {
+        page: int(rank_of_paper[paper])
+        for page, paper in zip(pages["page_id"], pages["paper_id"], strict=True)
+        if paper in rank_of_paper and pd.notna(rank_of_paper[paper])
+    }
+    chosen = top_paper_results(
+        every["page_id"].tolist(),
+        every["text"].tolist(),
+        [cell_list(s) for s in every["sections"]],
+        page_rank,
+    )
     kept = set(gated["fragment_id"])
     missing = [i for i in chosen if every["fragment_id"].iat[i] not in kept]
     if missing:
         gated = pd.concat([gated, every.iloc[missing]], ignore_index=True)
-        gated_vectors = np.vstack([gated_vectors, every_vector[missing]]) if len(gated_vectors) else every_vector[missing]
+        gated_vectors = (
+            np.vstack([gated_vectors, every_vector[missing]]) if len(gated_vectors) else every_vector[missing]
+        )
     wanted = set(every["fragment_id"].iloc[chosen])
     return gated, gated_vectors, [i for i, f in enumerate(gated["fragment_id"]) if f in wanted]
 
 
-def addressing_fragments(claims: pd.DataFrame, fragments: pd.DataFrame, texts: dict[str, str]) -> dict[int, list[int]]:
+def addressing_fragments(
+    claims: pd.DataFrame, fragments: pd.DataFrame, texts: dict[str, str]
+) -> dict[int, list[int]]:
     """For the question's hypothesis, when it is about an effect: the fragments about its exposure
     and its outcome (the judge's relevance check, docs/direction.md)."""
     out = {}
@@ -112,8 +133,11 @@ def addressing_fragments(claims: pd.DataFrame, fragments: pd.DataFrame, texts: d
         frame = read_claim(text) if origin == HYPOTHESIS else None
         if frame is None or not frame.directional:
             continue
-        out[ci] = [fi for fi, (passage, page) in enumerate(zip(fragments["text"], fragments["page_id"], strict=True))
-                   if relevance(frame.exposure, frame.outcome, passage, texts.get(page, "")).about_both]
+        out[ci] = [
+            fi
+            for fi, (passage, page) in enumerate(zip(fragments["text"], fragments["page_id"], strict=True))
+            if relevance(frame.exposure, frame.outcome, passage, texts.get(page, "")).about_both
+        ]
     return out
 
 
@@ -137,9 +161,17 @@ def excluded_pages(claims: pd.DataFrame, fragment_page: dict[str, str]) -> list[
     return out
 
 
-def scoped_pairs(task_id: str, options: TaskOptions, scope: pd.DataFrame, pages: pd.DataFrame, claims: pd.DataFrame,
-                 fragments: pd.DataFrame, claim_vectors: np.ndarray, fragment_vectors: np.ndarray,
-                 cfg: EvidenceSettings) -> list[list[tuple[int, float]]]:
+def scoped_pairs(
+    task_id: str,
+    options: TaskOptions,
+    scope: pd.DataFrame,
+    pages: pd.DataFrame,
+    claims: pd.DataFrame,
+    fragments: pd.DataFrame,
+    claim_vectors: np.ndarray,
+    fragment_vectors: np.ndarray,
+    cfg: EvidenceSettings,
+) -> list[list[tuple[int, float]]]:
     """A verify task's pairs: each claim against fragments of its ``claim_scope`` papers — all of
     them (up to ``verify_max_fragments``) for papers the user named, the ``verify_top_k`` most
     similar for papers its own search found."""
@@ -149,18 +181,38 @@ def scoped_pairs(task_id: str, options: TaskOptions, scope: pd.DataFrame, pages:
     named = {claim_id_for(task_id, c.claim) for c in options.verify_claims if c.papers}
     searched = [cid not in named for cid in claims["claim_id"]]
     paper_of_page = dict(zip(pages["page_id"], pages["paper_id"], strict=True))
-    return select_scoped_pairs(claim_vectors, fragment_vectors,
-                               [paper_of_page.get(p) for p in fragments["page_id"]],
-                               [int(p) for p in fragments["position"]],
-                               [by_claim.get(cid, {}) for cid in claims["claim_id"]],
-                               [cfg.verify_top_k if s else cfg.verify_max_fragments for s in searched], searched)
+    return select_scoped_pairs(
+        claim_vectors,
+        fragment_vectors,
+        [paper_of_page.get(p) for p in fragments["page_id"]],
+        [int(p) for p in fragments["position"]],
+        [by_claim.get(cid, {}) for cid in claims["claim_id"]],
+        [cfg.verify_top_k if s else cfg.verify_max_fragments for s in searched],
+        searched,
+    )
 
 
-@task_table(ins={"task": TASK, "claims": claims_asset, "fragments": documents.fragments, "pages": documents.pages,
-                 "claim_scope": sources.claim_scope_spec, "papers": sources.papers_spec})
+@task_table(
+    ins={
+        "task": TASK,
+        "claims": claims_asset,
+        "fragments": documents.fragments,
+        "pages": documents.pages,
+        "claim_scope": sources.claim_scope_spec,
+        "papers": sources.papers_spec,
+    }
+)
 def nli_edges(
-    context: AssetExecutionContext, task: TaskRecord, claims: pd.DataFrame, fragments: pd.DataFrame, pages: pd.DataFrame,
-    claim_scope: pd.DataFrame, papers: pd.DataFrame, store: ResourceParam[LyraStore], models: LocalModels, trust: DomainTrust,
+    context: AssetExecutionContext,
+    task: TaskRecord,
+    claims: pd.DataFrame,
+    fragments: pd.DataFrame,
+    pages: pd.DataFrame,
+    claim_scope: pd.DataFrame,
+    papers: pd.DataFrame,
+    store: ResourceParam[LyraStore],
+    models: LocalModels,
+    trust: DomainTrust,
     settings: ResourceParam[LyraSettings],
 ) -> Output[pd.DataFrame]:
     """Fragment → claim edges: SUPPORTS, REFUTES or NEUTRAL, each with its reason.
@@ -195,107 +247,166 @@ def nli_edges(
     results: list[int] = []
     required: dict[int, list[int]] = {}
     if not options.is_verify:
-        fragments, fragment_vectors, results = with_result_passages(fragments, fragment_vectors, every, every_vector,
-                                                                    pages, papers)
+        fragments, fragment_vectors, results = with_result_passages(
+            fragments, fragment_vectors, every, every_vector, pages, papers
+        )
     fragment_page = dict(zip(fragments["fragment_id"], fragments["page_id"], strict=True))
     paper_text = page_papers(pages, page_fragments)
     texts = page_texts(paper_text)
     if options.is_verify:
-        chosen = scoped_pairs(task_id, options, claim_scope, pages, claims, fragments, claim_vectors, fragment_vectors,
-                              cfg)
+        chosen = scoped_pairs(
+            task_id, options, claim_scope, pages, claims, fragments, claim_vectors, fragment_vectors, cfg
+        )
     else:
-        chosen = select_pairs(claim_vectors, fragment_vectors, fragments["page_id"].tolist(),
-                              excluded_pages(claims, fragment_page), cfg.nli_top_k)
-        chosen = with_addressing(chosen, claim_vectors, fragment_vectors, addressing_fragments(claims, fragments, texts))
+        chosen = select_pairs(
+            claim_vectors,
+            fragment_vectors,
+            fragments["page_id"].tolist(),
+            excluded_pages(claims, fragment_page),
+            cfg.nli_top_k,
+        )
+        chosen = with_addressing(
+            chosen, claim_vectors, fragment_vectors, addressing_fragments(claims, fragments, texts)
+        )
         required = {ci: results for ci, origin in enumerate(claims["origin"]) if origin == HYPOTHESIS}
         chosen = with_required(chosen, claim_vectors, fragment_vectors, required)
 
     domain_of_page = dict(zip(pages["page_id"], pages["domain"], strict=True))
     level_of_page = {page: trust.level(domain) for page, domain in domain_of_page.items()}
-    claim_level = [level_of_page.get(fragment_page.get(f)) if isinstance(f, str) else None
-                   for f in claims["source_fragment_id"]]
+    claim_level = [
+        level_of_page.get(fragment_page.get(f)) if isinstance(f, str) else None
+        for f in claims["source_fragment_id"]
+    ]
 
     active = active_version(store, models.nli_base_path)  # the version the learning loop activated
     nli = models.nli(active.adapter_path)
     reader = models.direction_reader()
     flat = [(ci, fi, sim) for ci, pairs in enumerate(chosen) for fi, sim in pairs]
-    triples = [(claims["text"].iat[ci], fragments["text"].iat[fi], texts.get(fragments["page_id"].iat[fi], ""))
-               for ci, fi, _ in flat]
+    triples = [
+        (claims["text"].iat[ci], fragments["text"].iat[fi], texts.get(fragments["page_id"].iat[fi], ""))
+        for ci, fi, _ in flat
+    ]
     designs: dict[int, dict] = {}  # per fragment: its paper's design and size, read once for all its claims
-    judged = judge_triples(triples, read=lambda pairs: judge_pairs(store, reader, pairs, context.log, "direction"),
-                           nli=lambda pairs: judge_pairs(store, nli, pairs, context.log),
-                           unstated=cfg.unstated_direction, reader_min=cfg.reader_alone_min) if reader else \
-        [EdgeJudgement.from_cross_encoder(NLI_RELATION[r["label"]], r["probs"], "models.direction is off")
-         for r in judge_pairs(store, nli, [(t[1], t[0]) for t in triples], context.log)]
+    judged = (
+        judge_triples(
+            triples,
+            read=lambda pairs: judge_pairs(store, reader, pairs, context.log, "direction"),
+            nli=lambda pairs: judge_pairs(store, nli, pairs, context.log),
+            unstated=cfg.unstated_direction,
+            reader_min=cfg.reader_alone_min,
+        )
+        if reader
+        else [
+            EdgeJudgement.from_cross_encoder(NLI_RELATION[r["label"]], r["probs"], "models.direction is off")
+            for r in judge_pairs(store, nli, [(t[1], t[0]) for t in triples], context.log)
+        ]
+    )
     rows = []
     for (ci, fi, sim), result in zip(flat, judged, strict=True):
         fragment_id, claim_id = fragments["fragment_id"].iat[fi], claims["claim_id"].iat[ci]
         # off-topic text decides nothing: the judge's label stays in nli_label, the edge is NEUTRAL. A top
         # paper's result passage the judge found about the hypothesis's exposure and outcome is on topic,
         # however few words it shares ("the primary outcome occurred in 126 (10.0%) patients …")
-        on_topic = sim >= cfg.min_similarity or (fi in required.get(ci, ()) and bool(result.exposure_matched)
-                                                 and bool(result.outcome_matched))
+        on_topic = sim >= cfg.min_similarity or (
+            fi in required.get(ci, ()) and bool(result.exposure_matched) and bool(result.outcome_matched)
+        )
         relation = result.relation if on_topic else "NEUTRAL"
         if fi not in designs:
-            designs[fi] = design_columns(*paper_text.get(fragments["page_id"].iat[fi], ("", "")),
-                                         fragments["text"].iat[fi])
+            designs[fi] = design_columns(
+                *paper_text.get(fragments["page_id"].iat[fi], ("", "")), fragments["text"].iat[fi]
+            )
         design = designs[fi]
-        rows.append({
-            "edge_id": edge_id_for(task_id, fragment_id, claim_id), "fragment_id": fragment_id,
-            "claim_id": claim_id, "relation": relation, "nli_label": result.nli_label,
-            "nli_confidence": float(result.confidence),
-            "source_trust_level": level_of_page.get(fragments["page_id"].iat[fi]),
-            "target_trust_level": claim_level[ci],
-            "model_version": reader.version if result.judged_by == DIRECTION else nli.version, "similarity": sim,
-            "page_id": fragments["page_id"].iat[fi], "p_supports": result.p_supports,
-            "p_refutes": result.p_refutes, "p_neutral": result.p_neutral, "judged_by": result.judged_by,
-            "claim_direction": result.claim_direction, "passage_direction": result.passage_direction,
-            "effect_figures": figures_shown(result.effect_figures, design["effect_figures"],
-                                            outcome_read=result.judged_by == DIRECTION),
-            "exposure_matched": result.exposure_matched, "outcome_matched": result.outcome_matched,
-            "reason": result.reason if relation == result.relation else
-            f"{result.reason} (NEUTRAL: the fragment is far from the claim, similarity {sim:.2f})",
-            "study_design": design["study_design"], "design_cue": design["design_cue"],
-            "sample_size": design["sample_size"],
-        })
+        rows.append(
+            {
+                "edge_id": edge_id_for(task_id, fragment_id, claim_id),
+                "fragment_id": fragment_id,
+                "claim_id": claim_id,
+                "relation": relation,
+                "nli_label": result.nli_label,
+                "nli_confidence": float(result.confidence),
+                "source_trust_level": level_of_page.get(fragments["page_id"].iat[fi]),
+                "target_trust_level": claim_level[ci],
+                "model_version": reader.version if result.judged_by == DIRECTION else nli.version,
+                "similarity": sim,
+                "page_id": fragments["page_id"].iat[fi],
+                "p_supports": result.p_supports,
+                "p_refutes": result.p_refutes,
+                "p_neutral": result.p_neutral,
+                "judged_by": result.judged_by,
+                "claim_direction": result.claim_direction,
+                "passage_direction": result.passage_direction,
+                "effect_figures": figures_shown(
+                    result.effect_figures,
+                    design["effect_figures"],
+                    outcome_read=result.judged_by == DIRECTION,
+                ),
+                "exposure_matched": result.exposure_matched,
+                "outcome_matched": result.outcome_matched,
+                "reason": result.reason
+                if relation == result.relation
+                else f"{result.reason} (NEUTRAL: the fragment is far from the claim, similarity {sim:.2f})",
+                "study_design": design["study_design"],
+                "design_cue": design["design_cue"],
+                "sample_size": design["sample_size"],
+            }
+        )
     frame = pd.DataFrame(rows, columns=NLI_EDGES.data_columns).astype({"sample_size": "Int64"})
     counts = frame["relation"].value_counts().to_dict()
     preview = edges_preview(frame, claims, fragments)
-    return Output(frame, metadata={
-        **table_metadata(preview, ["claim", "fragment", "relation", "p_supports", "p_refutes"]),
-        "relations": MetadataValue.json({r: int(counts.get(r, 0)) for r in RELATIONS}),
-        "model_version": MetadataValue.text(nli.version),
-        "fragments_not_findings": MetadataValue.int(not_findings),
-        "neutral_by_similarity": MetadataValue.int(int(sum(r["relation"] == "NEUTRAL" and r["nli_label"] != "neutral"
-                                                           for r in rows))),
-    })
+    return Output(
+        frame,
+        metadata={
+            **table_metadata(preview, ["claim", "fragment", "relation", "p_supports", "p_refutes"]),
+            "relations": MetadataValue.json({r: int(counts.get(r, 0)) for r in RELATIONS}),
+            "model_version": MetadataValue.text(nli.version),
+            "fragments_not_findings": MetadataValue.int(not_findings),
+            "neutral_by_similarity": MetadataValue.int(
+                int(sum(r["relation"] == "NEUTRAL" and r["nli_label"] != "neutral" for r in rows))
+            ),
+        },
+    )
 
 
 def edges_preview(edges: pd.DataFrame, claims: pd.DataFrame, fragments: pd.DataFrame) -> pd.DataFrame:
     """The edges with their claim's and fragment's text, the most decisive first."""
-    texts = edges.merge(claims[["claim_id", "text"]].rename(columns={"text": "claim"}), on="claim_id", how="left")
-    texts = texts.merge(fragments[["fragment_id", "text"]].rename(columns={"text": "fragment"}), on="fragment_id",
-                        how="left")
+    texts = edges.merge(
+        claims[["claim_id", "text"]].rename(columns={"text": "claim"}), on="claim_id", how="left"
+    )
+    texts = texts.merge(
+        fragments[["fragment_id", "text"]].rename(columns={"text": "fragment"}), on="fragment_id", how="left"
+    )
     decisive = texts[["p_supports", "p_refutes"]].max(axis=1)
     return texts.assign(decisive=decisive).sort_values("decisive", ascending=False, kind="stable")
 
 
-def scores_frame(claims: pd.DataFrame, edges: pd.DataFrame, use_bayesian: bool,
-                 rule: ScoringRule | None = None) -> pd.DataFrame:
+def scores_frame(
+    claims: pd.DataFrame, edges: pd.DataFrame, use_bayesian: bool, rule: ScoringRule | None = None
+) -> pd.DataFrame:
     """One score per adopted claim, from its edges alone (a claim with none keeps the prior)."""
     by_claim: dict[str, list[Evidence]] = {}
     for edge in edges.to_dict("records"):
         by_claim.setdefault(edge["claim_id"], []).append(evidence_of(edge))
     rule = rule or ScoringRule()
     method = "bayesian" if use_bayesian else "legacy"
-    rows = [{"claim_id": cid, **score_claim(by_claim.get(cid, []), use_bayesian, rule).model_dump(), "method": method}
-            for cid in claims["claim_id"]]
+    rows = [
+        {
+            "claim_id": cid,
+            **score_claim(by_claim.get(cid, []), use_bayesian, rule).model_dump(),
+            "method": method,
+        }
+        for cid in claims["claim_id"]
+    ]
     return pd.DataFrame(rows, columns=CLAIM_SCORES.data_columns)
 
 
 @task_table(ins={"nli_edges": nli_edges, "claims": claims_asset})
-def claim_scores(context: AssetExecutionContext, nli_edges: pd.DataFrame, claims: pd.DataFrame,
-                 store: ResourceParam[LyraStore], settings: ResourceParam[LyraSettings]) -> Output[pd.DataFrame]:
+def claim_scores(
+    context: AssetExecutionContext,
+    nli_edges: pd.DataFrame,
+    claims: pd.DataFrame,
+    store: ResourceParam[LyraStore],
+    settings: ResourceParam[LyraSettings],
+) -> Output[pd.DataFrame]:
     """Bayesian score and verdict of every adopted claim.
 
     Each claim starts from Beta(1, 1), updated by each paper's vote (its strongest SUPPORTS or
@@ -308,10 +419,16 @@ def claim_scores(context: AssetExecutionContext, nli_edges: pd.DataFrame, claims
     frame = scores_frame(claims, nli_edges, cfg.use_bayesian_confidence, cfg.scoring_rule())
     record_scoring_rule(store, context.run.run_id, cfg.scoring_rule())  # views re-score corrections under it
     verdicts = frame["verdict"].value_counts().to_dict()
-    preview = frame.merge(claims, on="claim_id", how="left").sort_values("confidence", ascending=False, kind="stable")
-    preview["confidence ± uncertainty"] = [f"{c:.3f} ± {u:.3f}" for c, u in zip(preview["confidence"],
-                                                                               preview["uncertainty"], strict=True)]
-    return Output(frame, metadata={
-        **table_metadata(preview, ["text", "verdict", "confidence ± uncertainty", "evidence_count"]),
-        "verdicts": MetadataValue.json({v: int(verdicts.get(v, 0)) for v in VERDICTS}),
-    })
+    preview = frame.merge(claims, on="claim_id", how="left").sort_values(
+        "confidence", ascending=False, kind="stable"
+    )
+    preview["confidence ± uncertainty"] = [
+        f"{c:.3f} ± {u:.3f}" for c, u in zip(preview["confidence"], preview["uncertainty"], strict=True)
+    ]
+    return Output(
+        frame,
+        metadata={
+            **table_metadata(preview, ["text", "verdict", "confidence ± uncertainty", "evidence_count"]),
+            "verdicts": MetadataValue.json({v: int(verdicts.get(v, 0)) for v in VERDICTS}),
+        },
+    )

@@ -15,12 +15,14 @@ from lyra_resources.settings import LyraSettings
 from lyra_resources.store.lyra_store import LyraStore
 
 
-
 def adopted_claims(claims: pd.DataFrame, claim_scores: pd.DataFrame) -> pd.DataFrame:
     """The task's adopted claims (the hypothesis left out) by ``claim_id``: ``claim_id``, ``text``
     and their Beta ``alpha``/``beta`` (1.0, the prior, for a claim not scored)."""
-    kept = claims[(claims["adoption_status"] == "adopted") & claims["origin"].notna()
-                  & (claims["origin"] != "hypothesis")]
+    kept = claims[
+        (claims["adoption_status"] == "adopted")
+        & claims["origin"].notna()
+        & (claims["origin"] != "hypothesis")
+    ]
     scores = claim_scores.loc[claim_scores["claim_id"].notna(), ["claim_id", "alpha", "beta"]]
     adopted = kept[["claim_id", "text"]].merge(scores, on="claim_id", how="left")
     adopted[["alpha", "beta"]] = adopted[["alpha", "beta"]].astype(float).fillna(1.0)
@@ -28,8 +30,14 @@ def adopted_claims(claims: pd.DataFrame, claim_scores: pd.DataFrame) -> pd.DataF
 
 
 @task_table(ins={"claims": claims_asset, "claim_scores": judging.claim_scores})
-def claim_topics(context: AssetExecutionContext, claims: pd.DataFrame, claim_scores: pd.DataFrame,
-                 store: ResourceParam[LyraStore], models: LocalModels, settings: ResourceParam[LyraSettings]) -> Output[pd.DataFrame]:
+def claim_topics(
+    context: AssetExecutionContext,
+    claims: pd.DataFrame,
+    claim_scores: pd.DataFrame,
+    store: ResourceParam[LyraStore],
+    models: LocalModels,
+    settings: ResourceParam[LyraSettings],
+) -> Output[pd.DataFrame]:
     """Topics of the task's adopted claims, each with a label and its claims.
 
     A topic is a Louvain community of the graph that links claims with similar embeddings,
@@ -40,14 +48,32 @@ def claim_topics(context: AssetExecutionContext, claims: pd.DataFrame, claim_sco
     adopted = adopted_claims(claims, claim_scores)
     texts = adopted["text"].tolist()
     vectors = models.cached_encoder(store)(texts) if texts else np.zeros((0, 1))
-    topics = build_topics(task_id, adopted["claim_id"].tolist(), texts, vectors, settings.evidence.topic_similarity)
+    topics = build_topics(
+        task_id, adopted["claim_id"].tolist(), texts, vectors, settings.evidence.topic_similarity
+    )
     alphas, betas = adopted["alpha"].to_numpy(), adopted["beta"].to_numpy()
-    frame = pd.DataFrame([{
-        "topic_id": t.topic_id, "label": t.label, "label_method": "distinctive-terms",
-        "claim_count": len(t.members), "has_contradiction": contradicted(t.members, alphas, betas),
-        "claim_ids": [adopted["claim_id"].iat[i] for i in t.members], "terms": t.terms,
-    } for t in topics], columns=CLAIM_TOPICS.data_columns)
+    frame = pd.DataFrame(
+        [
+            {
+                "topic_id": t.topic_id,
+                "label": t.label,
+                "label_method": "distinctive-terms",
+                "claim_count": len(t.members),
+                "has_contradiction": contradicted(t.members, alphas, betas),
+                "claim_ids": [adopted["claim_id"].iat[i] for i in t.members],
+                "terms": t.terms,
+            }
+            for t in topics
+        ],
+        columns=CLAIM_TOPICS.data_columns,
+    )
     text_of = dict(zip(adopted["claim_id"], adopted["text"], strict=True))
-    preview = frame.assign(first_claims=[" / ".join(text_of[c] for c in ids[:3]) for ids in frame["claim_ids"]])
-    return Output(frame, metadata=table_metadata(
-        preview, ["label", "claim_count", "has_contradiction", "first_claims"], width=240))
+    preview = frame.assign(
+        first_claims=[" / ".join(text_of[c] for c in ids[:3]) for ids in frame["claim_ids"]]
+    )
+    return Output(
+        frame,
+        metadata=table_metadata(
+            preview, ["label", "claim_count", "has_contradiction", "first_claims"], width=240
+        ),
+    )

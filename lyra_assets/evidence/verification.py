@@ -13,16 +13,16 @@ from lyra_assets.evidence.claims import claims as claims_asset
 from lyra_assets.metadata import table_metadata
 from lyra_assets.task_assets import task_table
 from lyra_core.verification import JudgedEdge, verify_domains
-from lyra_resources.web.domain_policy import DomainTrust
 from lyra_resources.schema import DOMAIN_VERIFICATION
-
+from lyra_resources.web.domain_policy import DomainTrust
 
 log = logging.getLogger("lyra.verification")
 RESTORE_VIA = "config/domains.yaml user_overrides"
 
 
-def judged_edges(edges: pd.DataFrame, claims: pd.DataFrame, fragments: pd.DataFrame,
-                 pages: pd.DataFrame) -> pd.DataFrame:
+def judged_edges(
+    edges: pd.DataFrame, claims: pd.DataFrame, fragments: pd.DataFrame, pages: pd.DataFrame
+) -> pd.DataFrame:
     """Edges with the domain of the fragment's page and of the page the claim came from (none for
     a claim of no fragment); an edge whose fragment, page or claim is gone is left out."""
     page_of = dict(zip(fragments["fragment_id"], fragments["page_id"], strict=True))
@@ -34,17 +34,47 @@ def judged_edges(edges: pd.DataFrame, claims: pd.DataFrame, fragments: pd.DataFr
         if source_page not in domain_of or e.claim_id not in claim_fragment:
             continue
         target_page = page_of.get(claim_fragment[e.claim_id])
-        rows.append({"edge_id": e.edge_id, "claim_id": e.claim_id, "relation": e.relation,
-                     "source_domain": domain_of[source_page], "source_level": e.source_trust_level,
-                     "target_domain": domain_of.get(target_page), "target_level": e.target_trust_level})
-    return pd.DataFrame(rows, columns=["edge_id", "claim_id", "relation", "source_domain", "source_level",
-                                       "target_domain", "target_level"])
+        rows.append(
+            {
+                "edge_id": e.edge_id,
+                "claim_id": e.claim_id,
+                "relation": e.relation,
+                "source_domain": domain_of[source_page],
+                "source_level": e.source_trust_level,
+                "target_domain": domain_of.get(target_page),
+                "target_level": e.target_trust_level,
+            }
+        )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "edge_id",
+            "claim_id",
+            "relation",
+            "source_domain",
+            "source_level",
+            "target_domain",
+            "target_level",
+        ],
+    )
 
 
-@task_table(ins={"nli_edges": judging.nli_edges, "claims": claims_asset, "fragments": documents.fragments,
-                 "pages": documents.pages})
-def domain_verification(context: AssetExecutionContext, nli_edges: pd.DataFrame, claims: pd.DataFrame,
-                        fragments: pd.DataFrame, pages: pd.DataFrame, trust: DomainTrust) -> Output[pd.DataFrame]:
+@task_table(
+    ins={
+        "nli_edges": judging.nli_edges,
+        "claims": claims_asset,
+        "fragments": documents.fragments,
+        "pages": documents.pages,
+    }
+)
+def domain_verification(
+    context: AssetExecutionContext,
+    nli_edges: pd.DataFrame,
+    claims: pd.DataFrame,
+    fragments: pd.DataFrame,
+    pages: pd.DataFrame,
+    trust: DomainTrust,
+) -> Output[pd.DataFrame]:
     """Each domain of the task with its trust level before and after verification.
 
     A domain is promoted to LOW when two independent domains corroborate it, REJECTED or BLOCKED
@@ -55,7 +85,9 @@ def domain_verification(context: AssetExecutionContext, nli_edges: pd.DataFrame,
     task_id = context.partition_key
     policy = trust.policy()
     rows = judged_edges(nli_edges, claims, fragments, pages)
-    edges = [JudgedEdge(**{k: (None if pd.isna(v) else v) for k, v in r.items()}) for r in rows.to_dict("records")]
+    edges = [
+        JudgedEdge(**{k: (None if pd.isna(v) else v) for k, v in r.items()}) for r in rows.to_dict("records")
+    ]
     domains = set(rows["source_domain"]) | set(rows["target_domain"].dropna())
     levels = {d: policy.trust_level(d).value for d in domains}
     overridden = {d for d in domains if policy.override_for(d) is not None}
@@ -64,17 +96,40 @@ def domain_verification(context: AssetExecutionContext, nli_edges: pd.DataFrame,
     records = []
     for d in decisions:
         blocked = d.status == "BLOCKED"
-        records.append({**d.model_dump(exclude={"overridden"}), "blocked_at": now if blocked else None,
-                        "can_restore": blocked, "restore_via": RESTORE_VIA if blocked else None})
+        records.append(
+            {
+                **d.model_dump(exclude={"overridden"}),
+                "blocked_at": now if blocked else None,
+                "can_restore": blocked,
+                "restore_via": RESTORE_VIA if blocked else None,
+            }
+        )
         if d.status != "UNCHANGED":  # one structured line per decision, for log search
-            log.warning(json.dumps({"event": "domain_verification", "task_id": task_id, "domain": d.domain,
-                                    "status": d.status, "from": d.original_trust_level, "to": d.trust_level,
-                                    "reason": d.reason, "cause_ids": d.cause_ids[:20]}))
+            log.warning(
+                json.dumps(
+                    {
+                        "event": "domain_verification",
+                        "task_id": task_id,
+                        "domain": d.domain,
+                        "status": d.status,
+                        "from": d.original_trust_level,
+                        "to": d.trust_level,
+                        "reason": d.reason,
+                        "cause_ids": d.cause_ids[:20],
+                    }
+                )
+            )
     frame = pd.DataFrame(records, columns=DOMAIN_VERIFICATION.data_columns)
     counts = frame["status"].value_counts().to_dict()
     decided_first = frame.sort_values("status", key=lambda s: s == "UNCHANGED", kind="stable")
-    return Output(frame, metadata={
-        **table_metadata(decided_first, ["domain", "status", "original_trust_level", "trust_level", "reason"],
-                         width=120),
-        "statuses": MetadataValue.json({k: int(v) for k, v in counts.items()}),
-    })
+    return Output(
+        frame,
+        metadata={
+            **table_metadata(
+                decided_first,
+                ["domain", "status", "original_trust_level", "trust_level", "reason"],
+                width=120,
+            ),
+            "statuses": MetadataValue.json({k: int(v) for k, v in counts.items()}),
+        },
+    )

@@ -24,11 +24,10 @@ from celery.exceptions import TaskRevokedError
 from dagster import Executor, executor, multiple_process_executor_requirements
 from dagster_celery import celery_executor
 from dagster_celery.core_execution_loop import core_celery_execution_loop
-from dagster_celery.executor import CELERY_CONFIG, CeleryExecutor
 
 # dagster-celery's own step submission (the step's arguments, its Celery task and queue): it has no
 # public name, and writing it again would copy Dagster's private step-argument types.
-from dagster_celery.executor import _submit_task
+from dagster_celery.executor import CELERY_CONFIG, CeleryExecutor, _submit_task
 
 PING_EVERY_S = 10.0
 """How often the run's process asks a worker executing one of its steps whether it is alive."""
@@ -46,7 +45,9 @@ class StepWorkerLost(RuntimeError):
 class WorkerWatch:
     """Which workers executing a run's steps still answer; shared by the run's step results."""
 
-    def __init__(self, app: Any, lost_after_s: float = WORKER_LOST_AFTER_S, ping_every_s: float = PING_EVERY_S):
+    def __init__(
+        self, app: Any, lost_after_s: float = WORKER_LOST_AFTER_S, ping_every_s: float = PING_EVERY_S
+    ):
         self.app, self.lost_after_s, self.ping_every_s = app, lost_after_s, ping_every_s
         self._answered: dict[str, float] = {}  # worker name → when it last answered (or was first seen)
         self._pinged: dict[str, float] = {}
@@ -85,10 +86,13 @@ class WatchedStep:
             if self.watch.lost(worker):
                 self._outcome = StepWorkerLost(
                     f"step {self.step_key}: worker {worker} (pid {info.get('pid')}) stopped answering for "
-                    f"{self.watch.lost_after_s:.0f}s while executing it; the step's outcome is lost")
+                    f"{self.watch.lost_after_s:.0f}s while executing it; the step's outcome is lost"
+                )
         elif state == "PENDING" and self.watch.lost_workers:
             self.result.revoke()
-            self._outcome = TaskRevokedError(f"step {self.step_key} not started: a worker of this run was lost")
+            self._outcome = TaskRevokedError(
+                f"step {self.step_key} not started: a worker of this run was lost"
+            )
         return self._outcome is not None
 
     def get(self) -> Any:
@@ -121,7 +125,9 @@ class WatchedCeleryExecutor(Executor):
         def submit(app, context, step, queue, priority, known_state):
             nonlocal watch
             watch = watch or WorkerWatch(app)
-            return WatchedStep(_submit_task(app, context, step, queue, priority, known_state), step.key, watch)
+            return WatchedStep(
+                _submit_task(app, context, step, queue, priority, known_state), step.key, watch
+            )
 
         return core_celery_execution_loop(plan_context, execution_plan, step_execution_fn=submit)
 

@@ -12,7 +12,14 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from dagster import DagsterEventType, DagsterInstance, Field, InitLoggerContext, colored_console_logger, logger
+from dagster import (
+    DagsterEventType,
+    DagsterInstance,
+    Field,
+    InitLoggerContext,
+    colored_console_logger,
+    logger,
+)
 
 if TYPE_CHECKING:
     from dagster_shared.error import SerializableErrorInfo
@@ -47,18 +54,26 @@ class _NotInterruptions(logging.Filter):
         event = getattr(record, "dagster_event", None)
         if event is None:
             event = (getattr(record, "dagster_meta", None) or {}).get("dagster_event")
-        error = getattr(getattr(event, "event_specific_data", None), "error", None) if event is not None else None
+        error = (
+            getattr(getattr(event, "event_specific_data", None), "error", None) if event is not None else None
+        )
         return not is_interruption(error)
 
 
 @logger(
-    {"log_level": Field(str, is_required=False, default_value="INFO", description="The logger's threshold."),
-     "name": Field(str, is_required=False, default_value="dagster", description="The logger's name.")},
+    {
+        "log_level": Field(
+            str, is_required=False, default_value="INFO", description="The logger's threshold."
+        ),
+        "name": Field(str, is_required=False, default_value="dagster", description="The logger's name."),
+    },
     description="Dagster's colored console logger, without the tracebacks of interrupted steps and runs.",
 )
 def console_without_interruptions(init_context: InitLoggerContext) -> logging.Logger:
     console = colored_console_logger.logger_fn(init_context)  # Dagster's default, as it builds it
-    for handler in console.handlers:  # on the handlers: a record Dagster hands to them skips the logger's filters
+    for (
+        handler
+    ) in console.handlers:  # on the handlers: a record Dagster hands to them skips the logger's filters
         handler.addFilter(_NotInterruptions())
     console.addFilter(_NotInterruptions())
     return console

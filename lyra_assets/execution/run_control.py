@@ -24,6 +24,7 @@ from dagster import DagsterEventType, DagsterInstance, RunsFilter
 from pydantic import BaseModel
 
 from lyra_assets.definitions import ASSETS, build_definitions
+from lyra_assets.execution.interrupts import run_interrupted
 from lyra_assets.execution.runs import (
     ACTIVE_STATUSES,
     PARTITION_TAG,
@@ -39,15 +40,14 @@ from lyra_assets.execution.runs import (
     register_partition,
     task_tags,
 )
-from lyra_assets.execution.interrupts import run_interrupted
 from lyra_assets.execution.task_status import record_handover, record_stopped, sync_task_status
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.reuse import REBUILD_TAG
-from lyra_resources.store.parquet_files import task_folder
-from lyra_resources.store import task_lock
 from lyra_resources.home import HomeLayout, resolve_home
 from lyra_resources.settings import ClusterSettings
+from lyra_resources.store import task_lock
 from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.store.parquet_files import task_folder
 
 
 class AssetProgress(BaseModel):
@@ -82,11 +82,20 @@ def step_assets() -> dict[str, list[str]]:
 class _ProgressWatcher(threading.Thread):
     """Follows a run's event log and reports per-asset progress while the run executes."""
 
-    _TYPES = {DagsterEventType.STEP_START, DagsterEventType.STEP_SUCCESS,
-              DagsterEventType.STEP_FAILURE, DagsterEventType.ASSET_MATERIALIZATION}
+    _TYPES = {
+        DagsterEventType.STEP_START,
+        DagsterEventType.STEP_SUCCESS,
+        DagsterEventType.STEP_FAILURE,
+        DagsterEventType.ASSET_MATERIALIZATION,
+    }
 
-    def __init__(self, instance: DagsterInstance, run_id: str, progress: dict[str, AssetProgress],
-                 callback: Callable[[dict[str, AssetProgress]], None] | None):
+    def __init__(
+        self,
+        instance: DagsterInstance,
+        run_id: str,
+        progress: dict[str, AssetProgress],
+        callback: Callable[[dict[str, AssetProgress]], None] | None,
+    ):
         super().__init__(daemon=True)
         self.instance, self.run_id, self.progress, self.callback = instance, run_id, progress, callback
         self.finished = threading.Event()
@@ -147,7 +156,10 @@ def _deferred_interrupts() -> Iterator[threading.Event]:
     would be swallowed there with a traceback of its own. Dagster installs its own handlers while the
     job executes and puts these back after. Off the main thread signals cannot be handled: nothing changes."""
     received = threading.Event()
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    ):
         yield received  # (a process started in the background of a shell ignores SIGINT: so be it)
         return
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
@@ -164,18 +176,25 @@ def run_task(
     task_id: str,
     home: str | os.PathLike[str] | None = None,
     on_progress: Callable[[dict[str, AssetProgress]], None] | None = None,
-    *, rebuild: bool = False,
+    *,
+    rebuild: bool = False,
 ) -> RunOutcome:
     """Materialize every asset of one task; the task row records running → completed/failed/stopped.
     An asset whose code and inputs are those its rows were built from keeps them (``lyra_assets.reuse``)
     unless ``rebuild``."""
     layout = HomeLayout(root=resolve_home(home))
-    with task_lock.running(layout, task_id):  # `lyra task delete` waits for the whole run, not only Dagster's part
+    with task_lock.running(
+        layout, task_id
+    ):  # `lyra task delete` waits for the whole run, not only Dagster's part
         return _run_task(layout, task_id, on_progress, rebuild)
 
 
-def _run_task(layout: HomeLayout, task_id: str, on_progress: Callable[[dict[str, AssetProgress]], None] | None,
-              rebuild: bool) -> RunOutcome:
+def _run_task(
+    layout: HomeLayout,
+    task_id: str,
+    on_progress: Callable[[dict[str, AssetProgress]], None] | None,
+    rebuild: bool,
+) -> RunOutcome:
     store = LyraStore(home=str(layout.root))
     task = store.require_task(task_id)
     progress = {name: AssetProgress(asset=name) for name in asset_names()}
@@ -186,7 +205,9 @@ def _run_task(layout: HomeLayout, task_id: str, on_progress: Callable[[dict[str,
         job = build_definitions(layout.root).resolve_job_def(TASK_JOB)
         register_partition(instance, task_id)
         if active_runs(instance, task_id):
-            raise RuntimeError(f"task {task_id} already has a run in progress (see `lyra task status {task_id}`)")
+            raise RuntimeError(
+                f"task {task_id} already has a run in progress (see `lyra task status {task_id}`)"
+            )
         record_handover(store, task_id, "running", run_id)
         watcher = _ProgressWatcher(instance, run_id, progress, on_progress)
         watcher.start()
@@ -195,9 +216,15 @@ def _run_task(layout: HomeLayout, task_id: str, on_progress: Callable[[dict[str,
             if interrupted:  # Ctrl-C while the run was prepared: it never starts
                 raise KeyboardInterrupt
             result = job.execute_in_process(
-                instance=instance, partition_key=task_id, run_id=run_id, raise_on_error=False,
-                tags={**task_tags(task_id, task.query), PID_TAG: str(os.getpid()),
-                      **({REBUILD_TAG: "1"} if rebuild else {})},
+                instance=instance,
+                partition_key=task_id,
+                run_id=run_id,
+                raise_on_error=False,
+                tags={
+                    **task_tags(task_id, task.query),
+                    PID_TAG: str(os.getpid()),
+                    **({REBUILD_TAG: "1"} if rebuild else {}),
+                },
                 # Dagster's console logger would interleave with the progress display.
                 run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}},
             )
@@ -222,8 +249,15 @@ def _run_task(layout: HomeLayout, task_id: str, on_progress: Callable[[dict[str,
             sync_task_status(store, instance, task_id)  # the task row says what the run record says
 
     error = next((p.error for p in progress.values() if p.error), None)
-    return RunOutcome(task_id=task_id, run_id=run_id, success=success, status=status, error=error,
-                      interrupted=interrupted, assets=progress)
+    return RunOutcome(
+        task_id=task_id,
+        run_id=run_id,
+        success=success,
+        status=status,
+        error=error,
+        interrupted=interrupted,
+        assets=progress,
+    )
 
 
 class QueuedRun(BaseModel):
@@ -232,19 +266,23 @@ class QueuedRun(BaseModel):
     status: str
 
 
-def queue_task(task_id: str, home: str | os.PathLike[str] | None = None,
-               cluster: ClusterSettings | None = None) -> QueuedRun:
+def queue_task(
+    task_id: str, home: str | os.PathLike[str] | None = None, cluster: ClusterSettings | None = None
+) -> QueuedRun:
     """Submit a run of the task to the cluster's run queue and return at once: the task row reads
     queued with the run's id, and ``sync_task_status`` follows the run the daemon starts."""
     # Dagster's workspace machinery: the cluster's only
     from lyra_assets.execution.run_queue import submit_task_run
+
     layout = HomeLayout(root=resolve_home(home))
     store = LyraStore(home=str(layout.root))
     task = store.require_task(task_id)
     with open_instance(layout.root, cluster) as instance:
         register_partition(instance, task_id)
         if active_runs(instance, task_id):
-            raise RuntimeError(f"task {task_id} already has a run in progress (see `lyra task status {task_id}`)")
+            raise RuntimeError(
+                f"task {task_id} already has a run in progress (see `lyra task status {task_id}`)"
+            )
         run = submit_task_run(instance, store, task)
     record_handover(store, task_id, "queued", run.run_id)
     return QueuedRun(task_id=task_id, run_id=run.run_id, status=run.status.value)
@@ -257,8 +295,12 @@ class JobOutcome(BaseModel):
     error: str | None = None
 
 
-def run_job(job_name: str, run_config: dict, home: str | os.PathLike[str] | None = None,
-            partition_key: str | None = None) -> JobOutcome:
+def run_job(
+    job_name: str,
+    run_config: dict,
+    home: str | os.PathLike[str] | None = None,
+    partition_key: str | None = None,
+) -> JobOutcome:
     """Run a job other than the task pipeline (model training, re-scoring one task's partition)
     in this process on the home's instance, logging to the console as it goes."""
     layout = HomeLayout(root=resolve_home(home))
@@ -272,7 +314,11 @@ def run_job(job_name: str, run_config: dict, home: str | os.PathLike[str] | None
         if partition_key:
             register_partition(instance, partition_key)
         result = job.execute_in_process(
-            instance=instance, run_id=run_id, raise_on_error=False, tags=tags, partition_key=partition_key,
+            instance=instance,
+            run_id=run_id,
+            raise_on_error=False,
+            tags=tags,
+            partition_key=partition_key,
             run_config={**run_config, "loggers": {"console": {"config": {"log_level": "INFO"}}}},
         )
         error = None
@@ -336,10 +382,16 @@ def delete_task(task_id: str, home: str | os.PathLike[str] | None = None) -> Del
         files = layout.task_outputs(task_id)
         for path in files:
             path.unlink(missing_ok=True)
-        runs = list(dict.fromkeys(  # the task's runs, and any run of its partition started from the UI
-            record.dagster_run.run_id for tags in ({TASK_TAG: task_id}, {PARTITION_TAG: task_id})
-            for record in instance.get_run_records(RunsFilter(tags=tags))))
-        shard = getattr(instance.event_log_storage, "path_for_shard", None)  # the local profile's SQLite file per run
+        runs = list(
+            dict.fromkeys(  # the task's runs, and any run of its partition started from the UI
+                record.dagster_run.run_id
+                for tags in ({TASK_TAG: task_id}, {PARTITION_TAG: task_id})
+                for record in instance.get_run_records(RunsFilter(tags=tags))
+            )
+        )
+        shard = getattr(
+            instance.event_log_storage, "path_for_shard", None
+        )  # the local profile's SQLite file per run
         for run_id in runs:
             instance.delete_run(run_id)
             instance.compute_log_manager.delete_logs(prefix=[run_id])

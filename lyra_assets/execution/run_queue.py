@@ -17,6 +17,7 @@ import sys
 from collections.abc import Mapping
 
 from dagster import DagsterInstance, DagsterRun
+
 # Loading a code location and creating a run from it in this process, as `dagster job launch` does,
 # has no public API (the public ways go through a running webserver or a `dagster` subprocess).
 from dagster._core.definitions.selector import JobSubsetSelector
@@ -36,13 +37,19 @@ CODE_LOCATION = CODE_MODULE
 
 
 def _load_target() -> InProcessWorkspaceLoadTarget:
-    origin = LoadableTargetOrigin(executable_path=sys.executable, module_name=CODE_MODULE,
-                                  working_directory=str(REPO_ROOT))
+    origin = LoadableTargetOrigin(
+        executable_path=sys.executable, module_name=CODE_MODULE, working_directory=str(REPO_ROOT)
+    )
     return InProcessWorkspaceLoadTarget(InProcessCodeLocationOrigin(origin, location_name=CODE_LOCATION))
 
 
-def submit_run(instance: DagsterInstance, job_name: str, tags: Mapping[str, str],
-               partition_key: str | None = None, run_config: Mapping[str, object] | None = None) -> DagsterRun:
+def submit_run(
+    instance: DagsterInstance,
+    job_name: str,
+    tags: Mapping[str, str],
+    partition_key: str | None = None,
+    run_config: Mapping[str, object] | None = None,
+) -> DagsterRun:
     """Create a run of ``job_name`` (of ``partition_key``, when given) and submit it to the instance's
     run coordinator; returns the run as submitted (QUEUED under a ``QueuedRunCoordinator``)."""
     run_tags = dict(tags)
@@ -52,19 +59,32 @@ def submit_run(instance: DagsterInstance, job_name: str, tags: Mapping[str, str]
         workspace = context.create_request_context()
         location = workspace.get_code_location(CODE_LOCATION)
         (repository,) = location.get_repositories().values()
-        selector = JobSubsetSelector(location_name=location.name, repository_name=repository.name,
-                                     job_name=job_name, op_selection=None)
+        selector = JobSubsetSelector(
+            location_name=location.name, repository_name=repository.name, job_name=job_name, op_selection=None
+        )
         job = location.get_job(selector)
         config = dict(run_config or {})
-        plan = location.get_execution_plan(job, config, step_keys_to_execute=None, known_state=None,
-                                           instance=instance)
+        plan = location.get_execution_plan(
+            job, config, step_keys_to_execute=None, known_state=None, instance=instance
+        )
         run = instance.create_run(
-            job_name=job_name, run_id=None, run_config=config, resolved_op_selection=None,
-            step_keys_to_execute=plan.execution_plan_snapshot.step_keys_to_execute, op_selection=None,
-            status=None, root_run_id=None, parent_run_id=None, tags={**job.tags, **run_tags},
-            job_snapshot=job.job_snapshot, execution_plan_snapshot=plan.execution_plan_snapshot,
-            parent_job_snapshot=job.parent_job_snapshot, remote_job_origin=job.get_remote_origin(),
-            job_code_origin=job.get_python_origin(), asset_selection=None, asset_check_selection=None,
+            job_name=job_name,
+            run_id=None,
+            run_config=config,
+            resolved_op_selection=None,
+            step_keys_to_execute=plan.execution_plan_snapshot.step_keys_to_execute,
+            op_selection=None,
+            status=None,
+            root_run_id=None,
+            parent_run_id=None,
+            tags={**job.tags, **run_tags},
+            job_snapshot=job.job_snapshot,
+            execution_plan_snapshot=plan.execution_plan_snapshot,
+            parent_job_snapshot=job.parent_job_snapshot,
+            remote_job_origin=job.get_remote_origin(),
+            job_code_origin=job.get_python_origin(),
+            asset_selection=None,
+            asset_check_selection=None,
             asset_graph=repository.asset_graph,
         )
         return instance.submit_run(run.run_id, workspace)
@@ -74,5 +94,6 @@ def submit_task_run(instance: DagsterInstance, store: LyraStore, task: TaskRecor
     """Submit a run of the task pipeline for the task's partition (registered by the caller), tagged
     with the task as every run of a task is, and with ``store`` (where the task is), which the run's
     step processes check they write to (``lyra_assets.graph.publish.TaskStore``)."""
-    return submit_run(instance, TASK_JOB, {**task_tags(task.id, task.query), STORE_TAG: store.where},
-                      partition_key=task.id)
+    return submit_run(
+        instance, TASK_JOB, {**task_tags(task.id, task.query), STORE_TAG: store.where}, partition_key=task.id
+    )

@@ -57,10 +57,15 @@ PARTITION_TAG = "dagster/partition"  # Dagster's own tag on every run of one par
 # questions are cut so the run list shows a short label, not a paragraph.
 TAG_VALUE_LIMIT = 63
 
-ACTIVE_STATUSES = frozenset({
-    DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING,
-    DagsterRunStatus.STARTED, DagsterRunStatus.CANCELING,
-})
+ACTIVE_STATUSES = frozenset(
+    {
+        DagsterRunStatus.QUEUED,
+        DagsterRunStatus.NOT_STARTED,
+        DagsterRunStatus.STARTING,
+        DagsterRunStatus.STARTED,
+        DagsterRunStatus.CANCELING,
+    }
+)
 
 
 def task_tags(task_id: str, question: str | None) -> dict[str, str]:
@@ -69,7 +74,7 @@ def task_tags(task_id: str, question: str | None) -> dict[str, str]:
     tags = {TASK_TAG: task_id}
     text = " ".join((question or "").split())
     if len(text) > TAG_VALUE_LIMIT:
-        text = text[:TAG_VALUE_LIMIT - 1].rstrip() + "…"
+        text = text[: TAG_VALUE_LIMIT - 1].rstrip() + "…"
     if text:
         tags[QUESTION_TAG] = text
     return tags
@@ -108,8 +113,10 @@ def cluster_dagster_yaml(cluster: ClusterSettings) -> str:
     that starts at most ``max_concurrent_runs`` runs and never two of one task, runs launched as
     processes of the machine running the daemon (``lyra daemon``), and run monitoring on them."""
     if not cluster.postgres_url:
-        raise SettingsError("the cluster profile needs a Postgres URL: set cluster.postgres_url in the "
-                            "settings file or $LYRA_POSTGRES_URL (e.g. postgresql://lyra@db:5432/lyra)")
+        raise SettingsError(
+            "the cluster profile needs a Postgres URL: set cluster.postgres_url in the "
+            "settings file or $LYRA_POSTGRES_URL (e.g. postgresql://lyra@db:5432/lyra)"
+        )
     if importlib.util.find_spec("dagster_postgres") is None:
         raise SettingsError("the cluster profile needs dagster-postgres: pip install 'lyra[cluster]'")
     config = {
@@ -129,9 +136,11 @@ def cluster_dagster_yaml(cluster: ClusterSettings) -> str:
         "run_launcher": {"module": "dagster", "class": "DefaultRunLauncher"},
         "run_monitoring": RUN_MONITORING,
     }
-    return (_CLUSTER_HEADER + "# Edit Lyra's settings (cluster:), not this file; without the line above it is "
-            "yours and left alone.\n# It holds the Postgres URL: keep it private.\n"
-            + yaml.safe_dump(config, sort_keys=False))
+    return (
+        _CLUSTER_HEADER + "# Edit Lyra's settings (cluster:), not this file; without the line above it is "
+        "yours and left alone.\n# It holds the Postgres URL: keep it private.\n"
+        + yaml.safe_dump(config, sort_keys=False)
+    )
 
 
 def sqlalchemy_postgres_url(url: str) -> str:
@@ -170,8 +179,9 @@ def is_cluster(cluster: ClusterSettings | None = None) -> bool:
     return (cluster or cluster_settings()).profile == "cluster"
 
 
-def prepared_instance(home: str | os.PathLike[str] | None = None,
-                      cluster: ClusterSettings | None = None) -> DagsterInstance:
+def prepared_instance(
+    home: str | os.PathLike[str] | None = None, cluster: ClusterSettings | None = None
+) -> DagsterInstance:
     """The Dagster instance of the Lyra home, ready to use; the caller disposes it. In files under
     `<home>/dagster` (profile local) or in the cluster's Postgres (profile cluster); ``cluster``
     defaults to the user's settings. A fresh home shows the shipped NLI models as materialized.
@@ -193,8 +203,9 @@ def prepared_instance(home: str | os.PathLike[str] | None = None,
 
 
 @contextlib.contextmanager
-def open_instance(home: str | os.PathLike[str] | None = None,
-                  cluster: ClusterSettings | None = None) -> Iterator[DagsterInstance]:
+def open_instance(
+    home: str | os.PathLike[str] | None = None, cluster: ClusterSettings | None = None
+) -> Iterator[DagsterInstance]:
     """`prepared_instance`, disposed on exit."""
     instance = prepared_instance(home, cluster)
     try:
@@ -225,6 +236,7 @@ def register_partition(instance: DagsterInstance, task_id: str) -> None:
 
 # -- a task's runs ----------------------------------------------------------------------------------
 
+
 def task_runs(instance: DagsterInstance, task_id: str, limit: int = 20) -> list[RunRecord]:
     """The runs tagged with the task, newest first."""
     return list(instance.get_run_records(filters=RunsFilter(tags={TASK_TAG: task_id}), limit=limit))
@@ -232,8 +244,11 @@ def task_runs(instance: DagsterInstance, task_id: str, limit: int = 20) -> list[
 
 def active_runs(instance: DagsterInstance, task_id: str) -> list[RunRecord]:
     """Runs of the task still in progress; a run whose process died is marked failed, not counted."""
-    return [record for record in task_runs(instance, task_id, limit=50)
-            if record.dagster_run.status in ACTIVE_STATUSES and not _failed_if_dead(instance, record.dagster_run)]
+    return [
+        record
+        for record in task_runs(instance, task_id, limit=50)
+        if record.dagster_run.status in ACTIVE_STATUSES and not _failed_if_dead(instance, record.dagster_run)
+    ]
 
 
 def fail_dead_runs(instance: DagsterInstance) -> list[str]:
@@ -273,6 +288,7 @@ def process_alive(pid: int) -> bool:
 
 
 # -- what went wrong ------------------------------------------------------------------------------
+
 
 def innermost_message(error: SerializableErrorInfo | None) -> str | None:
     """The innermost error's message: what actually went wrong inside the asset."""

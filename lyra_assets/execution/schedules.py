@@ -74,7 +74,8 @@ def runs_in_progress(instance: DagsterInstance, task_id: str) -> list[RunRecord]
     (the schedule's, or one launched from the UI)."""
     active = {r.dagster_run.run_id: r for r in active_runs(instance, task_id)}
     others = instance.get_run_records(
-        RunsFilter(tags={PARTITION_TAG: task_id}, statuses=list(ACTIVE_STATUSES)), limit=20)
+        RunsFilter(tags={PARTITION_TAG: task_id}, statuses=list(ACTIVE_STATUSES)), limit=20
+    )
     for record in others:
         if TASK_TAG not in record.dagster_run.tags:  # tagged runs were judged by active_runs
             active.setdefault(record.dagster_run.run_id, record)
@@ -97,8 +98,12 @@ def watch_decision(task: TaskRecord, instance: DagsterInstance, now: datetime) -
     if not every:
         return None
     decide = lambda due, reason, started=None: WatchDecision(  # noqa: E731
-        task_id=task.id, watch_every=every, due=due, reason=reason,
-        last_started=datetime.fromtimestamp(started, UTC) if started is not None else None)
+        task_id=task.id,
+        watch_every=every,
+        due=due,
+        reason=reason,
+        last_started=datetime.fromtimestamp(started, UTC) if started is not None else None,
+    )
     try:
         interval = parse_interval(every)
     except ValueError as exc:
@@ -134,12 +139,17 @@ def checked_input(decision: WatchDecision, task: TaskRecord, home: str) -> Watch
     "passed since its latest run started, unless a run of it is in progress. New papers from the live sources "
     "enter the graph; feedback (corrections, rejections, domain rules, relevance signals) is kept.",
 )
-def watched_tasks_schedule(context: ScheduleEvaluationContext, store: ResourceParam[LyraStore]) -> Iterator[RunRequest | SkipReason]:
+def watched_tasks_schedule(
+    context: ScheduleEvaluationContext, store: ResourceParam[LyraStore]
+) -> Iterator[RunRequest | SkipReason]:
     now = context.scheduled_execution_time or datetime.now(UTC)
     tick = now.astimezone(UTC).strftime("%Y-%m-%dT%H:%MZ")
     tasks = {task.id: task for task in store.list_tasks()}
-    decisions = [checked_input(d, tasks[d.task_id], store.home) if d.due else d
-                 for task in tasks.values() if (d := watch_decision(task, context.instance, now))]
+    decisions = [
+        checked_input(d, tasks[d.task_id], store.home) if d.due else d
+        for task in tasks.values()
+        if (d := watch_decision(task, context.instance, now))
+    ]
     due = [d for d in decisions if d.due]
     for decision in decisions:
         context.log.info(f"{decision.task_id}: {'run' if decision.due else 'skip'}: {decision.reason}")
@@ -147,7 +157,9 @@ def watched_tasks_schedule(context: ScheduleEvaluationContext, store: ResourcePa
         if not decisions:
             yield SkipReason("no task is watched (`lyra task watch ID --every 1d`)")
         else:
-            yield SkipReason("no watched task is due: " + "; ".join(f"{d.task_id}: {d.reason}" for d in decisions))
+            yield SkipReason(
+                "no watched task is due: " + "; ".join(f"{d.task_id}: {d.reason}" for d in decisions)
+            )
         return
     for decision in due:
         # The partition normally exists (the CLI and MCP add it); a task made some other way gets it here.
@@ -155,6 +167,9 @@ def watched_tasks_schedule(context: ScheduleEvaluationContext, store: ResourcePa
         yield RunRequest(
             partition_key=decision.task_id,
             run_key=f"{decision.task_id}@{tick}",  # one run per task per tick, even if the tick is retried
-            tags={**task_tags(decision.task_id, tasks[decision.task_id].query),
-                  TRIGGER_TAG: WATCH_TRIGGER, WATCH_TAG: decision.watch_every},
+            tags={
+                **task_tags(decision.task_id, tasks[decision.task_id].query),
+                TRIGGER_TAG: WATCH_TRIGGER,
+                WATCH_TAG: decision.watch_every,
+            },
         )

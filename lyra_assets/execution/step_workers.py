@@ -39,24 +39,29 @@ def cluster_broker(cluster: ClusterSettings) -> str | None:
     if cluster.profile != "cluster":
         return None
     if not cluster.redis_url:
-        raise SettingsError(f"the cluster profile needs a Redis broker for its workers: set cluster.redis_url "
-                            f"in the settings file or $LYRA_REDIS_URL (or ${PROFILE_ENV}=local)")
+        raise SettingsError(
+            f"the cluster profile needs a Redis broker for its workers: set cluster.redis_url "
+            f"in the settings file or $LYRA_REDIS_URL (or ${PROFILE_ENV}=local)"
+        )
     return cluster.redis_url
 
 
 def celery_config(redis_url: str) -> dict[str, object]:
     """dagster-celery's executor config for Lyra's broker: steps and their results both go through Redis."""
-    return {"broker": redis_url, "backend": redis_url,
-            "config_source": {
-                # one step at a time per worker process: steps load models and are long, not many and short
-                "worker_prefetch_multiplier": 1,
-                # a worker takes a step only when it can start it, so a killed worker holds no waiting steps
-                "worker_disable_prefetch": True,
-                # a started step's result names its worker, which the run watches (celery_steps)
-                "task_track_started": True,
-                # acknowledged when started: a killed worker's step fails the run, it is never run twice
-                "task_acks_late": False,
-            }}
+    return {
+        "broker": redis_url,
+        "backend": redis_url,
+        "config_source": {
+            # one step at a time per worker process: steps load models and are long, not many and short
+            "worker_prefetch_multiplier": 1,
+            # a worker takes a step only when it can start it, so a killed worker holds no waiting steps
+            "worker_disable_prefetch": True,
+            # a started step's result names its worker, which the run watches (celery_steps)
+            "task_track_started": True,
+            # acknowledged when started: a killed worker's step fails the run, it is never run twice
+            "task_acks_late": False,
+        },
+    }
 
 
 def step_executor(cluster: ClusterSettings) -> ExecutorDefinition | None:
@@ -68,8 +73,10 @@ def step_executor(cluster: ClusterSettings) -> ExecutorDefinition | None:
     try:
         from lyra_assets.execution.celery_steps import watched_celery_executor
     except ImportError:
-        raise SettingsError("the cluster profile runs steps on Celery workers: install Lyra's cluster extra "
-                            "(pip install 'lyra[cluster]')") from None
+        raise SettingsError(
+            "the cluster profile runs steps on Celery workers: install Lyra's cluster extra "
+            "(pip install 'lyra[cluster]')"
+        ) from None
     return watched_celery_executor.configured(celery_config(redis_url))
 
 
@@ -79,8 +86,11 @@ def write_worker_config(layout: HomeLayout, redis_url: str) -> Path:
     folder = layout.dagster_home / "celery"
     folder.mkdir(parents=True, exist_ok=True)
     config = celery_config(redis_url)
-    lines = ["# Written by `lyra worker` from Lyra's settings; rewritten at each start.",
-             f"broker_url = {config['broker']!r}", f"result_backend = {config['backend']!r}",
-             *(f"{key} = {value!r}" for key, value in config["config_source"].items())]  # type: ignore[union-attr]
+    lines = [
+        "# Written by `lyra worker` from Lyra's settings; rewritten at each start.",
+        f"broker_url = {config['broker']!r}",
+        f"result_backend = {config['backend']!r}",
+        *(f"{key} = {value!r}" for key, value in config["config_source"].items()),
+    ]  # type: ignore[union-attr]
     (folder / f"{WORKER_CONFIG_MODULE}.py").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return folder

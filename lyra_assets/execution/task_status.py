@@ -48,8 +48,11 @@ from lyra_resources.store.generations import abandon_generation, finish_exports,
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 
 _IN_PROGRESS = {
-    DagsterRunStatus.QUEUED: "queued", DagsterRunStatus.NOT_STARTED: "queued",
-    DagsterRunStatus.STARTING: "running", DagsterRunStatus.STARTED: "running", DagsterRunStatus.CANCELING: "running",
+    DagsterRunStatus.QUEUED: "queued",
+    DagsterRunStatus.NOT_STARTED: "queued",
+    DagsterRunStatus.STARTING: "running",
+    DagsterRunStatus.STARTED: "running",
+    DagsterRunStatus.CANCELING: "running",
 }
 
 
@@ -72,9 +75,15 @@ def task_row_of(store: LyraStore, instance: DagsterInstance, run: DagsterRun) ->
     if generation is not None and generation.published_at is not None:
         pid = run.tags.get(PID_TAG)
         killed = pid is not None and message == killed_message(run.run_id, pid)
-        then = ("its process was killed before it recorded completion" if killed
-                else f"then it ended {run.status.value}" + (f": {message}" if message else ""))
-        return "completed", f"run {run.run_id} published its graph at {generation.published_at:%Y-%m-%d %H:%M:%S} UTC; {then}"
+        then = (
+            "its process was killed before it recorded completion"
+            if killed
+            else f"then it ended {run.status.value}" + (f": {message}" if message else "")
+        )
+        return (
+            "completed",
+            f"run {run.run_id} published its graph at {generation.published_at:%Y-%m-%d %H:%M:%S} UTC; {then}",
+        )
     if run.tags.get(STOP_TAG):
         return "stopped", "stopped by user"
     if run.status == DagsterRunStatus.CANCELED:
@@ -85,8 +94,9 @@ def task_row_of(store: LyraStore, instance: DagsterInstance, run: DagsterRun) ->
     return "failed", message or f"run {run.run_id} ended {run.status.value}"
 
 
-def record_handover(store: LyraStore, task_id: str, status: Literal["queued", "running"],
-                    run_id: str | None = None) -> None:
+def record_handover(
+    store: LyraStore, task_id: str, status: Literal["queued", "running"], run_id: str | None = None
+) -> None:
     """The task's row the moment its run is handed over, before Dagster records the run: ``queued``
     (the cluster's run queue, or a detached process that will start it) or ``running`` (this
     process runs it now), with the run's id when it is known; ``sync_task_status`` follows from there."""
@@ -112,11 +122,16 @@ def sync_task_status(store: LyraStore, instance: DagsterInstance, task_id: str) 
     if not latest:
         return task
     run = latest[0].dagster_run
-    if task.last_run_id and task.last_run_id != run.run_id and instance.get_run_by_id(task.last_run_id) is None:
+    if (
+        task.last_run_id
+        and task.last_run_id != run.run_id
+        and instance.get_run_by_id(task.last_run_id) is None
+    ):
         return task  # the CLI names its run in the row a moment before Dagster records it
     status, error = task_row_of(store, instance, run)
     if run.status in (DagsterRunStatus.FAILURE, DagsterRunStatus.CANCELED) and (
-            run.status == DagsterRunStatus.CANCELED or failed_step(instance, run.run_id) is None):
+        run.status == DagsterRunStatus.CANCELED or failed_step(instance, run.run_id) is None
+    ):
         abandon_generation(store, task_id, run.run_id)
     finish_exports(store, task_id)
     if (task.status, task.last_run_id, task.error) != (status, run.run_id, error):
@@ -141,16 +156,24 @@ def task_status_sensor(context: SensorEvaluationContext, store: ResourceParam[Ly
     # syncing a row that already says so is a no-op.
     records = instance.get_run_records(
         RunsFilter(updated_after=datetime.fromtimestamp(max(since - 5.0, 0.0), UTC)),
-        order_by="update_timestamp", ascending=True, limit=200,
+        order_by="update_timestamp",
+        ascending=True,
+        limit=200,
     )
-    task_ids = list(dict.fromkeys(r.dagster_run.tags[TASK_TAG] for r in records if TASK_TAG in r.dagster_run.tags))
+    task_ids = list(
+        dict.fromkeys(r.dagster_run.tags[TASK_TAG] for r in records if TASK_TAG in r.dagster_run.tags)
+    )
     changes = []
     for task_id in task_ids:
         before = store.get_task(task_id)
         if before is None:  # deleted
             continue
         after = sync_task_status(store, instance, task_id)
-        if (after.status, after.last_run_id, after.error) != (before.status, before.last_run_id, before.error):
+        if (after.status, after.last_run_id, after.error) != (
+            before.status,
+            before.last_run_id,
+            before.error,
+        ):
             changes.append(f"{task_id} → {after.status} (run {after.last_run_id})")
     for record in records:
         stamp = record.update_timestamp

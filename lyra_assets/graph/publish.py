@@ -24,6 +24,7 @@ from dagster import (
     ResourceParam,
     asset,
 )
+
 # The only way to give an engine event metadata; `dagster` exports no name for it.
 from dagster._core.events import EngineEventData
 from pydantic import PrivateAttr
@@ -33,9 +34,9 @@ from lyra_assets.metadata import task_metadata
 from lyra_assets.partitions import task_partitions
 from lyra_assets.task_assets import declared_in
 from lyra_resources.store.generations import open_generation, publish_generation
-from lyra_resources.store.parquet_files import current_generation
-from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.store.locks import LockWaits, StoreError, lock_waits
+from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.store.parquet_files import current_generation
 
 PUBLISH_ASSET = "task_graph"
 ASSET_RESUME_RETRY_TAG = "dagster/is_asset_resume_retry"  # Dagster's, on a re-execution from asset failure
@@ -56,9 +57,11 @@ class TaskStore(LyraStore, ConfigurableResource):
             return
         queued_for = run.tags.get(STORE_TAG)
         if queued_for is not None and queued_for != self.where:
-            raise StoreError(f"this process's store is {self.where}, but run {run.run_id} was queued for the store "
-                             f"{queued_for}: start `lyra daemon` and `lyra worker` with the settings of the "
-                             "processes that queue runs ($LYRA_SETTINGS, $LYRA_POSTGRES_URL, $LYRA_HOME)")
+            raise StoreError(
+                f"this process's store is {self.where}, but run {run.run_id} was queued for the store "
+                f"{queued_for}: start `lyra daemon` and `lyra worker` with the settings of the "
+                "processes that queue runs ($LYRA_SETTINGS, $LYRA_POSTGRES_URL, $LYRA_HOME)"
+            )
         if PUBLISH_ASSET in _planned_steps(context):
             open_generation(self, task_id, run.run_id, run.parent_run_id, partial=_resumes_failure(run))
 
@@ -69,7 +72,9 @@ class TaskStore(LyraStore, ConfigurableResource):
             context.instance.report_engine_event(
                 f"{LOCK_WAITS_MESSAGE}: {waits.conflicts} conflicts ({waits.write_conflicts} write-write), "
                 f"{waits.waited_s:.2f}s waited, {waits.gave_up} gave up",
-                context.run, EngineEventData(metadata=waits.model_dump()))
+                context.run,
+                EngineEventData(metadata=waits.model_dump()),
+            )
 
 
 def store_lock_waits(instance: DagsterInstance, run_id: str) -> LockWaits:
@@ -90,8 +95,11 @@ def _resumes_failure(run: DagsterRun) -> bool:
 def _planned_steps(context: InitResourceContext) -> set[str]:
     """The steps this run executes, from its execution plan (a re-execution runs a subset)."""
     run = context.run
-    plan = (context.instance.get_execution_plan_snapshot(run.execution_plan_snapshot_id)
-            if context.instance is not None and run.execution_plan_snapshot_id else None)
+    plan = (
+        context.instance.get_execution_plan_snapshot(run.execution_plan_snapshot_id)
+        if context.instance is not None and run.execution_plan_snapshot_id
+        else None
+    )
     steps = {step.key for step in plan.steps} if plan is not None else set()
     return steps & set(run.step_keys_to_execute) if run.step_keys_to_execute is not None else steps
 
@@ -100,21 +108,31 @@ def publishing_asset(upstream: Sequence[AssetsDefinition]) -> AssetsDefinition:
     """``task_graph`` depending on every asset of ``upstream`` (each key of a multi-asset), so it
     runs last and only when all succeeded."""
 
-    @asset(name=PUBLISH_ASSET, partitions_def=task_partitions, deps=upstream, kinds={"duckdb", "parquet"},
-           **declared_in(__name__))
+    @asset(
+        name=PUBLISH_ASSET,
+        partitions_def=task_partitions,
+        deps=upstream,
+        kinds={"duckdb", "parquet"},
+        **declared_in(__name__),
+    )
     def task_graph(context: AssetExecutionContext, store: ResourceParam[LyraStore]) -> MaterializeResult:
         """The task's published graph: every table the run wrote, made visible at once.
 
         The run's staged rows replace the previous generation in one DuckDB transaction, and the
         Parquet files follow as a generation folder of their own, switched in at once
-        (``parquet_generation`` in the metadata: ``<home>/parquet/_generations/<task>/<run>.<n>``). Until this step succeeds, readers see the
+        (``parquet_generation`` in the metadata: ``<home>/parquet/_generations/<task>/<run>.<n>``). Until this step
+        succeeds, readers see the
         previous generation whole.
         """
         counts = publish_generation(store, context.partition_key, context.run.run_id)
         folder = current_generation(store.layout.parquet, context.partition_key)
-        return MaterializeResult(metadata={"dagster/row_count": MetadataValue.int(sum(counts.values())),
-                                           "tables": MetadataValue.json(counts),
-                                           "parquet_generation": MetadataValue.path(str(folder or "")),
-                                           **task_metadata(store, context.partition_key)})
+        return MaterializeResult(
+            metadata={
+                "dagster/row_count": MetadataValue.int(sum(counts.values())),
+                "tables": MetadataValue.json(counts),
+                "parquet_generation": MetadataValue.path(str(folder or "")),
+                **task_metadata(store, context.partition_key),
+            }
+        )
 
     return task_graph

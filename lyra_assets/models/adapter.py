@@ -6,7 +6,6 @@ wait, and the `nli_version_sensor` that re-scores the tasks a newly active NLI v
 Thin over `lyra_training.corrections` and `lyra_resources.models.nli_versions`.
 """
 
-
 import json
 from datetime import datetime
 from pathlib import Path
@@ -62,8 +61,13 @@ class AdapterTrainingConfig(Config):
 
 
 @asset(kinds={"pytorch", "duckdb"}, **declared_in(__name__))
-def nli_adapter(context: AssetExecutionContext, config: AdapterTrainingConfig, store: ResourceParam[LyraStore],
-                models: LocalModels, settings: ResourceParam[LyraSettings]) -> MaterializeResult:
+def nli_adapter(
+    context: AssetExecutionContext,
+    config: AdapterTrainingConfig,
+    store: ResourceParam[LyraStore],
+    models: LocalModels,
+    settings: ResourceParam[LyraSettings],
+) -> MaterializeResult:
     """A LoRA adapter for the NLI model, learned from people's corrections of edges.
 
     Trained on `nli_corrections` plus an SNLI replay sample, then gated against the active
@@ -73,33 +77,44 @@ def nli_adapter(context: AssetExecutionContext, config: AdapterTrainingConfig, s
     """
     cutoff = datetime.fromisoformat(config.cutoff) if config.cutoff else None
     try:
-        outcome = learn_from_corrections(store, adapters_dir(store), models.nli_base_path, settings.learning,
-                                         cutoff=cutoff, threads=models.threads, require_new=not config.force,
-                                         progress=context.log.info)
+        outcome = learn_from_corrections(
+            store,
+            adapters_dir(store),
+            models.nli_base_path,
+            settings.learning,
+            cutoff=cutoff,
+            threads=models.threads,
+            require_new=not config.force,
+            progress=context.log.info,
+        )
     except LearningError as exc:
         raise Failure(description=str(exc)) from exc
     gate = outcome.gate
-    return MaterializeResult(metadata={
-        "version": MetadataValue.text(outcome.version.version),
-        "status": MetadataValue.text(outcome.version.status),
-        "decision": MetadataValue.text(gate.reason),
-        "path": MetadataValue.path(outcome.version.adapter_path or ""),
-        "corrections_trained_on": MetadataValue.int(outcome.train_corrections),
-        "corrections_held_out": MetadataValue.int(outcome.heldout_corrections),
-        "new_corrections": MetadataValue.int(outcome.new_corrections),
-        "replay_pairs": MetadataValue.int(outcome.report.replay_pairs),
-        "steps": MetadataValue.int(outcome.report.steps),
-        "train_seconds": MetadataValue.float(outcome.report.seconds),
-        "heldout_accuracy_before": MetadataValue.float(gate.heldout_before.accuracy),
-        "heldout_accuracy_after": MetadataValue.float(gate.heldout_after.accuracy),
-        "snli_regression_before": MetadataValue.float(gate.regression_before.accuracy),
-        "snli_regression_after": MetadataValue.float(gate.regression_after.accuracy),
-    })
+    return MaterializeResult(
+        metadata={
+            "version": MetadataValue.text(outcome.version.version),
+            "status": MetadataValue.text(outcome.version.status),
+            "decision": MetadataValue.text(gate.reason),
+            "path": MetadataValue.path(outcome.version.adapter_path or ""),
+            "corrections_trained_on": MetadataValue.int(outcome.train_corrections),
+            "corrections_held_out": MetadataValue.int(outcome.heldout_corrections),
+            "new_corrections": MetadataValue.int(outcome.new_corrections),
+            "replay_pairs": MetadataValue.int(outcome.report.replay_pairs),
+            "steps": MetadataValue.int(outcome.report.steps),
+            "train_seconds": MetadataValue.float(outcome.report.seconds),
+            "heldout_accuracy_before": MetadataValue.float(gate.heldout_before.accuracy),
+            "heldout_accuracy_after": MetadataValue.float(gate.heldout_after.accuracy),
+            "snli_regression_before": MetadataValue.float(gate.regression_before.accuracy),
+            "snli_regression_after": MetadataValue.float(gate.regression_after.accuracy),
+        }
+    )
 
 
 nli_adapter_training = define_asset_job(
-    ADAPTER_JOB, selection=[nli_adapter],
-    description="Train a LoRA adapter for the NLI model from corrections and gate it.")
+    ADAPTER_JOB,
+    selection=[nli_adapter],
+    description="Train a LoRA adapter for the NLI model from corrections and gate it.",
+)
 
 
 # Returns an unresolved asset job, a type `dagster` exports no name for (hence no annotation).
@@ -111,7 +126,8 @@ def rescoring_job(executor: ExecutorDefinition | None = None):
         selection=AssetSelection.assets(judging.nli_edges).downstream()
         | AssetSelection.checks(checks.nli_edges_are_well_formed, checks.claim_scores_are_consistent),
         description="Re-judge one task's edges with the active NLI version and re-score its claims.",
-        executor_def=executor)
+        executor_def=executor,
+    )
 
 
 nli_rescoring = rescoring_job()
@@ -125,8 +141,10 @@ def training_in_progress(context: SensorEvaluationContext) -> bool:
 def waiting_corrections(store: LyraStore, after: str | None) -> tuple[int, datetime | None]:
     """Corrections not yet used for training and newer than the cursor: count and the newest time.
     Only rows past the cursor are read, never the whole table."""
-    sql = ("SELECT count(*) AS n, max(corrected_at) AS newest FROM nli_corrections "
-           f"WHERE applied_in_version IS NULL AND {NLI_TRAINABLE}")
+    sql = (
+        "SELECT count(*) AS n, max(corrected_at) AS newest FROM nli_corrections "
+        f"WHERE applied_in_version IS NULL AND {NLI_TRAINABLE}"
+    )
     params: list[object] = []
     if after:
         sql += " AND corrected_at > CAST(? AS TIMESTAMP)"
@@ -136,12 +154,17 @@ def waiting_corrections(store: LyraStore, after: str | None) -> tuple[int, datet
     return int(row["n"]), (newest.to_pydatetime() if newest is not None and newest == newest else None)
 
 
-@sensor(job=nli_adapter_training, minimum_interval_seconds=60, default_status=DefaultSensorStatus.RUNNING,
-        description="Requests one nli_adapter_training run when the corrections not yet used for training "
-                    "reach learning.correction_threshold; the cursor is the newest correction already handed "
-                    "to a training, so no correction triggers two.")
-def nli_corrections_sensor(context: SensorEvaluationContext, store: ResourceParam[LyraStore], settings: ResourceParam[LyraSettings]
-                           ) -> SensorResult | SkipReason:
+@sensor(
+    job=nli_adapter_training,
+    minimum_interval_seconds=60,
+    default_status=DefaultSensorStatus.RUNNING,
+    description="Requests one nli_adapter_training run when the corrections not yet used for training "
+    "reach learning.correction_threshold; the cursor is the newest correction already handed "
+    "to a training, so no correction triggers two.",
+)
+def nli_corrections_sensor(
+    context: SensorEvaluationContext, store: ResourceParam[LyraStore], settings: ResourceParam[LyraSettings]
+) -> SensorResult | SkipReason:
     threshold = settings.learning.correction_threshold
     if training_in_progress(context):
         return SkipReason("an nli_adapter_training run is in progress")
@@ -150,16 +173,27 @@ def nli_corrections_sensor(context: SensorEvaluationContext, store: ResourcePara
         return SkipReason(f"{count} new correction(s) waiting; training starts at {threshold}")
     cutoff = newest.isoformat()
     return SensorResult(
-        run_requests=[RunRequest(run_key=f"nli-adapter-{cutoff}", tags={TRIGGER_TAG: "nli_corrections_sensor"},
-                                 run_config={"ops": {"nli_adapter": {"config": {"cutoff": cutoff}}}})],
-        cursor=cutoff)
+        run_requests=[
+            RunRequest(
+                run_key=f"nli-adapter-{cutoff}",
+                tags={TRIGGER_TAG: "nli_corrections_sensor"},
+                run_config={"ops": {"nli_adapter": {"config": {"cutoff": cutoff}}}},
+            )
+        ],
+        cursor=cutoff,
+    )
 
 
-@sensor(job_name=RESCORING_JOB, minimum_interval_seconds=60, default_status=DefaultSensorStatus.RUNNING,
-        description="When the active NLI version changes, requests one nli_rescoring run per task whose edges "
-                    "another version judged (human corrections stay in force over the new edges).")
-def nli_version_sensor(context: SensorEvaluationContext, store: ResourceParam[LyraStore], models: LocalModels
-                       ) -> SensorResult | SkipReason:
+@sensor(
+    job_name=RESCORING_JOB,
+    minimum_interval_seconds=60,
+    default_status=DefaultSensorStatus.RUNNING,
+    description="When the active NLI version changes, requests one nli_rescoring run per task whose edges "
+    "another version judged (human corrections stay in force over the new edges).",
+)
+def nli_version_sensor(
+    context: SensorEvaluationContext, store: ResourceParam[LyraStore], models: LocalModels
+) -> SensorResult | SkipReason:
     active = active_version(store, models.nli_base_path).version
     if context.cursor == active:
         return SkipReason(f"active NLI version unchanged: {active}")
@@ -168,9 +202,16 @@ def nli_version_sensor(context: SensorEvaluationContext, store: ResourceParam[Ly
     requests = []
     for task in tasks:
         row = store.get_task(task)
-        requests.append(RunRequest(
-            partition_key=task, run_key=f"rescore-{active}-{task}",
-            tags={**task_tags(task, row.query if row else None), TRIGGER_TAG: "nli_version_sensor",
-                  NLI_VERSION_TAG: active}))
+        requests.append(
+            RunRequest(
+                partition_key=task,
+                run_key=f"rescore-{active}-{task}",
+                tags={
+                    **task_tags(task, row.query if row else None),
+                    TRIGGER_TAG: "nli_version_sensor",
+                    NLI_VERSION_TAG: active,
+                },
+            )
+        )
     context.log.info(json.dumps({"active": active, "tasks": tasks}))
     return SensorResult(run_requests=requests, cursor=active)

@@ -20,9 +20,11 @@ _WORD = re.compile(r"\S+")
 _OUTCOME_DEFINED = re.compile(
     r"\b(?P<which>primary|main|secondary)\s+(?:efficacy\s+|safety\s+)?(?:outcomes?|end[\s-]?points?)"
     r"(?:\s+measures?)?\s*(?:was|were|is|are|included|includes|comprised|:)\s+(?P<what>[^.;]{3,200})",
-    re.IGNORECASE)
-_OUTCOME_NAMED = re.compile(r"\b(primary|main|secondary)\s+(?:efficacy\s+|safety\s+)?(?:outcomes?|end[\s-]?points?)\b",
-                            re.IGNORECASE)
+    re.IGNORECASE,
+)
+_OUTCOME_NAMED = re.compile(
+    r"\b(primary|main|secondary)\s+(?:efficacy\s+|safety\s+)?(?:outcomes?|end[\s-]?points?)\b", re.IGNORECASE
+)
 
 
 def _short_form(candidate: str) -> str | None:
@@ -45,8 +47,10 @@ def _long_form(short: str, words_before: str) -> str | None:
         if not char.isalnum():
             s_index -= 1
             continue
-        while l_index >= 0 and (words_before[l_index].lower() != char
-                                or (s_index == 0 and l_index > 0 and words_before[l_index - 1].isalnum())):
+        while l_index >= 0 and (
+            words_before[l_index].lower() != char
+            or (s_index == 0 and l_index > 0 and words_before[l_index - 1].isalnum())
+        ):
             l_index -= 1
         if l_index < 0:
             return None
@@ -65,7 +69,7 @@ def definitions(text: str) -> dict[str, str]:
     (GCS)" → {"GCS": "graduated compression stockings"}; the first definition of a short form holds."""
     found: dict[str, str] = {}
     for match in _PARENS.finditer(text):
-        inner, before = match.group(1), text[:match.start()].rstrip()
+        inner, before = match.group(1), text[: match.start()].rstrip()
         short = _short_form(inner)
         if short is not None:
             limit = min(len(short) + 5, len(short) * 2)
@@ -102,8 +106,11 @@ def spelled_out(text: str, paper_text: str = "") -> str:
     the words a claim may use."""
     # each text's definitions are cached on their own: a paper meets many passages
     outcomes = {**outcome_definitions(text), **outcome_definitions(paper_text)}
-    extra = [outcomes[which] for which in sorted({m.group(1).lower() for m in _OUTCOME_NAMED.finditer(text)})
-             if which in outcomes]
+    extra = [
+        outcomes[which]
+        for which in sorted({m.group(1).lower() for m in _OUTCOME_NAMED.finditer(text)})
+        if which in outcomes
+    ]
     named = " ".join([text, *extra])  # "the primary outcome was … DVT …": its short forms spelled out too
     defined = {**definitions(text), **definitions(paper_text)}
     extra += [long for short, long in defined.items() if _named(short, named)]

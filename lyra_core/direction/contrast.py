@@ -15,20 +15,60 @@ import re
 from lyra_core.direction.arms import names_arm
 from lyra_core.direction.figures import CONTROL_WORDS
 
-_LEVELS = {"high": "up", "higher": "up", "low": "down", "lower": "down", "good": "up", "poor": "down",
-           "increased": "up", "reduced": "down", "decreased": "down", "greater": "up", "lesser": "down",
-           "users": "up", "user": "up", "non-users": "down", "non-user": "down", "nonusers": "down", "nonuser": "down",
-           "never-users": "down"}
-_LEVEL = re.compile(r"\b(?P<level>high|higher|low|lower|good|poor|increased|reduced|decreased|greater|lesser|"
-                    r"non-?users?|never[- ]users?|users?)\s+(?:(?:of|levels?\s+of|a|an)\s+)?(?P<what>[a-z][a-z0-9-]+)"
-                    r"|\b(?P<what2>[a-z][a-z0-9-]+)\s+(?P<level2>non-?users?|never[- ]users?|users?)\b", re.IGNORECASE)
+_LEVELS = {
+    "high": "up",
+    "higher": "up",
+    "low": "down",
+    "lower": "down",
+    "good": "up",
+    "poor": "down",
+    "increased": "up",
+    "reduced": "down",
+    "decreased": "down",
+    "greater": "up",
+    "lesser": "down",
+    "users": "up",
+    "user": "up",
+    "non-users": "down",
+    "non-user": "down",
+    "nonusers": "down",
+    "nonuser": "down",
+    "never-users": "down",
+}
+_LEVEL = re.compile(
+    r"\b(?P<level>high|higher|low|lower|good|poor|increased|reduced|decreased|greater|lesser|"
+    r"non-?users?|never[- ]users?|users?)\s+(?:(?:of|levels?\s+of|a|an)\s+)?(?P<what>[a-z][a-z0-9-]+)"
+    r"|\b(?P<what2>[a-z][a-z0-9-]+)\s+(?P<level2>non-?users?|never[- ]users?|users?)\b",
+    re.IGNORECASE,
+)
 _WORDS = re.compile(r"[a-z][a-z0-9-]{2,}")
-_GENERIC = {"the", "and", "with", "use", "users", "level", "levels", "group", "groups", "patients", "therapy",
-            "treatment", "high", "higher", "low", "lower", "dose", "doses"}
+_GENERIC = {
+    "the",
+    "and",
+    "with",
+    "use",
+    "users",
+    "level",
+    "levels",
+    "group",
+    "groups",
+    "patients",
+    "therapy",
+    "treatment",
+    "high",
+    "higher",
+    "low",
+    "lower",
+    "dose",
+    "doses",
+}
 # "than (in) the topiramate group", "than those given placebo", "than with aspirin"
-_THAN_ARM = re.compile(r"\bthan\s+(?:(?:in|with|among|for|on|at)\s+)?(?:the\s+|those\s+|patients\s+|subjects\s+|participants\s+)?"
-                       r"(?:(?:receiving|given|on|in|taking|treated\s+with|assigned\s+to)\s+)?(?:the\s+|a\s+)?"
-                       r"(?P<arm>[^.;,()]{1,40})", re.IGNORECASE)
+_THAN_ARM = re.compile(
+    r"\bthan\s+(?:(?:in|with|among|for|on|at)\s+)?(?:the\s+|those\s+|patients\s+|subjects\s+|participants\s+)?"
+    r"(?:(?:receiving|given|on|in|taking|treated\s+with|assigned\s+to)\s+)?(?:the\s+|a\s+)?"
+    r"(?P<arm>[^.;,()]{1,40})",
+    re.IGNORECASE,
+)
 
 
 def _stem(word: str) -> str:
@@ -65,8 +105,10 @@ def named_at_other_level(passage: str, exposure: str) -> str:
         level = (match.group("level") or match.group("level2")).lower().replace(" ", "-")
         if _stem(match.group("what") or match.group("what2")) in mine:
             named.append((_LEVELS.get(level.replace("nonuser", "non-user"), ""), match.group(0)))
-    users = [("down" if m.group(0).lower().startswith(("non", "never")) else "up", m.group(0))
-             for m in _USERS.finditer(passage)]
+    users = [
+        ("down" if m.group(0).lower().startswith(("non", "never")) else "up", m.group(0))
+        for m in _USERS.finditer(passage)
+    ]
     if named and users and {way for way, _ in users} == {"up", "down"}:
         named += [u for u in users if u[1] not in {w for _, w in named}]
     ways = [way for way, _ in named if way]
@@ -84,12 +126,17 @@ def exposure_named_after_than(before: str, after: str, exposure: str, comparator
     the claim names its ``comparator``, a clause naming that arm by its own words counts as the
     comparator's ("children treated with co-artemether were less likely … than those receiving CQ/SP")."""
     match = _THAN_ARM.search(after)  # "than" within 90 characters, its arm read whole
-    if match is None or match.start() >= 90 or re.search(r"[.;]", after[:match.start()]):
+    if match is None or match.start() >= 90 or re.search(r"[.;]", after[: match.start()]):
         return ""
     arm, mine = match.group("arm"), exposure_words(exposure)
     clause = re.split(r"[.;]\s|,\s", before)[-1]
     comparators = CONTROL_WORDS.search(clause) or names_arm(clause, comparator, exposure)
-    if CONTROL_WORDS.search(arm) or names_arm(arm, comparator, exposure) or not comparators or _named(clause) & mine:
+    if (
+        CONTROL_WORDS.search(arm)
+        or names_arm(arm, comparator, exposure)
+        or not comparators
+        or _named(clause) & mine
+    ):
         return ""
     return arm.strip() if _named(arm) & mine or names_arm(arm, exposure, comparator) else ""
 

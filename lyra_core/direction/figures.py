@@ -28,31 +28,48 @@ _RANGE = rf"(?P<low>{_NUM})\s*%?\s*(?:-|–|—|to|,|;)\s*(?P<high>{_NUM})"
 _RATIO = re.compile(
     r"\b(?P<label>a?ORs?|a?RRs?|[as]?HRs?|HRR|IRRs?|SIRs?|SMRs?|(?i:(?:adjusted\s+|pooled\s+|summary\s+)?(?:odds|hazard|risk|rate|"
     r"incidence\s+rate)\s+ratios?|relative\s+risks?))\b"
-    r"(?P<gap>[^0-9\n.;]{0,80}?|[^0-9\n]{0,45}?)(?:[\(\[]\s*95\s*%\s*CI\s*[\)\]]\s*[:=,]?\s*)?(?P<value>\d+(?:[.·]\d+)?)(?![\d.·]|\s*%|\s*/\d)")
+    r"(?P<gap>[^0-9\n.;]{0,80}?|[^0-9\n]{0,45}?)(?:[\(\[]\s*95\s*%\s*CI\s*[\)\]]\s*[:=,]?\s*)?(?P<value>\d+(?:[.·]\d+)?)(?![\d.·]|\s*%|\s*/\d)"
+)
 _DIFF = re.compile(
     r"\b(?P<label>W?MD|SMD|ARR|RRR|A?RD|(?i:mean\s+differences?|(?:absolute\s+)?risk\s+differences?|"
     r"(?:absolute|relative)\s+risk\s+reductions?|(?:absolute\s+|relative\s+)?reductions?\s+in\s+(?:the\s+)?risk))\b"
-    rf"[^0-9\n−–-]{{0,25}}?(?P<value>{_NUM})(?![\d.·]|-[A-Za-z])")  # not "1-year"
+    rf"[^0-9\n−–-]{{0,25}}?(?P<value>{_NUM})(?![\d.·]|-[A-Za-z])"
+)  # not "1-year"
 # The interval right after a figure: "(95% CI 0.64-0.74)", "[0.64, 0.74]", "95% confidence interval, 1.10 to 1.91".
-_INTERVAL = re.compile(rf"^[\s,;:]*(?:[A-Za-zµ/%]{{1,8}}\d?\s*)?[\(\[]?\s*(?:(?:95|90|99)\s*(?:%|percent|per\s+cent)\s*)?(?:CI|confidence\s+intervals?|credible\s+interval|"
-                       rf"CrI)?(?:\s*[\(\[]\s*CI\s*[\)\]])?\s*[:=,]?\s*[\(\[]?\s*{_RANGE}", re.IGNORECASE)
-_P = re.compile(r"\b[Pp]\s*(?:-?value)?\s*(?P<op>[<>=≤≥]|<\s*=|>\s*=)\s*(?P<value>0?[.·]\d+|\d(?:[.·]\d+)?(?:\s*[×x]\s*10\s*[-−]\s*\d+)?)")
+_INTERVAL = re.compile(
+    rf"^[\s,;:]*(?:[A-Za-zµ/%]{{1,8}}\d?\s*)?[\(\[]?\s*(?:(?:95|90|99)\s*(?:%|percent|per\s+cent)\s*)?(?:CI|confidence\s+intervals?|credible\s+interval|"
+    rf"CrI)?(?:\s*[\(\[]\s*CI\s*[\)\]])?\s*[:=,]?\s*[\(\[]?\s*{_RANGE}",
+    re.IGNORECASE,
+)
+_P = re.compile(
+    r"\b[Pp]\s*(?:-?value)?\s*(?P<op>[<>=≤≥]|<\s*=|>\s*=)\s*(?P<value>0?[.·]\d+|\d(?:[.·]\d+)?(?:\s*[×x]\s*10\s*[-−]\s*\d+)?)"
+)
 # An arm's figure carries its unit: a percentage, a mean ± SD, events/total or "events of total" (with
 # its percentage), a count with its percentage ("12 (6%)"), a mean with its SD in brackets ("5.5 [1.6]").
 # A count is compared by its share of its total: 12/200 vs 31/198 is 6 % vs 15.7 %.
-_ARM_VALUE = (r"(?<![\d./‒–])(?<!\d\s[-–‒]\s)(?P<{name}>[-−–]?\d+(?:[.·]\d+)?)\s*(?:%(?:\s*[\(\[][^()\[\]\n]{{1,20}}[\)\]])?|±\s*\d+(?:[.·]\d+)?"
-              r"|(?:/|\s(?:out\s+)?of\s)\s*(?P<{name}_total>\d+)(?:\s*\(\d+(?:[.·]\d+)?\s*%\))?"
-              r"|\(\s*(?P<{name}_share>\d+(?:[.·]\d+)?)\s*%\s*\)"
-              r"|[\(\[]\s*\d+(?:[.·]\d+)?\s*[\)\]])")
+_ARM_VALUE = (
+    r"(?<![\d./‒–])(?<!\d\s[-–‒]\s)(?P<{name}>[-−–]?\d+(?:[.·]\d+)?)\s*(?:%(?:\s*[\(\[][^()\[\]\n]{{1,20}}[\)\]])?|±\s*\d+(?:[.·]\d+)?"
+    r"|(?:/|\s(?:out\s+)?of\s)\s*(?P<{name}_total>\d+)(?:\s*\(\d+(?:[.·]\d+)?\s*%\))?"
+    r"|\(\s*(?P<{name}_share>\d+(?:[.·]\d+)?)\s*%\s*\)"
+    r"|[\(\[]\s*\d+(?:[.·]\d+)?\s*[\)\]])"
+)
 # Between the two figures: words, where a digit may only end a name ("omega-3", "COVID-19", "IL-6").
 _GAP = r"(?:[^0-9\n]|(?<=[A-Za-z-])\d+(?![\d.%])){0,45}?"
 _ARMS = re.compile(
-    _ARM_VALUE.format(name="a") + _GAP + r"\b(?:vs\.?|versus|compared\s+(?:with|to)|and)\s+"
-    + _GAP + _ARM_VALUE.format(name="b") + r"(?P<tail>[^.;]{0,60})",
-    re.IGNORECASE)
-CONTROL_WORDS = re.compile(r"\b(placebo|control|controls|usual\s+care|sham|vehicle|untreated|standard\s+(?:care|"
-                           r"treatment|therapy)|no\s+treatment|comparison\s+(?:group|arm)s?|conventional|non-?users?|unexposed|"
-                           r"non-?smokers|baseline|wild[- ]type|saline)\b", re.IGNORECASE)
+    _ARM_VALUE.format(name="a")
+    + _GAP
+    + r"\b(?:vs\.?|versus|compared\s+(?:with|to)|and)\s+"
+    + _GAP
+    + _ARM_VALUE.format(name="b")
+    + r"(?P<tail>[^.;]{0,60})",
+    re.IGNORECASE,
+)
+CONTROL_WORDS = re.compile(
+    r"\b(placebo|control|controls|usual\s+care|sham|vehicle|untreated|standard\s+(?:care|"
+    r"treatment|therapy)|no\s+treatment|comparison\s+(?:group|arm)s?|conventional|non-?users?|unexposed|"
+    r"non-?smokers|baseline|wild[- ]type|saline)\b",
+    re.IGNORECASE,
+)
 
 
 class EffectFigure(BaseModel):
@@ -87,7 +104,7 @@ def _window(text: str, start: int, width: int) -> str:
 
 def _interval(text: str, start: int) -> tuple[float | None, float | None, int]:
     """The interval written right after position ``start``, and where it ends."""
-    match = _INTERVAL.search(text[start:start + 60])
+    match = _INTERVAL.search(text[start : start + 60])
     if not match:
         return None, None, start
     return _number(match.group("low")), _number(match.group("high")), start + match.end()
@@ -97,8 +114,11 @@ def _interval(text: str, start: int) -> tuple[float | None, float | None, int]:
 _NOT_SIGNIFICANT = re.compile(r"(?:\b[Pp]\s*[=:]?\s*|[\(\[;,]\s*)(?:NS|n\.\s?s\.|ns)\b(?![-\w])")
 # two figures compared with a p-value of 0.05 or more and no other p-value: no significant difference,
 # whichever arm is which ("0.04 versus 0.09 in the X and Y groups, respectively (p = 0.129)")
-_COMPARED = re.compile(r"(?<![\d.])\d+(?:[.·]\d+)?[^0-9\n]{0,25}?\b(?:vs\.?|versus|compared\s+(?:with|to)|and)\s+"
-                       r"[^0-9\n]{0,30}?(?<![\d.])\d+(?:[.·]\d+)?", re.IGNORECASE)
+_COMPARED = re.compile(
+    r"(?<![\d.])\d+(?:[.·]\d+)?[^0-9\n]{0,25}?\b(?:vs\.?|versus|compared\s+(?:with|to)|and)\s+"
+    r"[^0-9\n]{0,30}?(?<![\d.])\d+(?:[.·]\d+)?",
+    re.IGNORECASE,
+)
 
 
 def p_values(text: str) -> list[tuple[str, float]]:
@@ -123,8 +143,9 @@ def _significance(p: list[tuple[str, float]]) -> bool | None:
     return False
 
 
-def _against(value: float, low: float | None, high: float | None, reference: float,
-             significant: bool | None) -> Way | None:
+def _against(
+    value: float, low: float | None, high: float | None, reference: float, significant: bool | None
+) -> Way | None:
     if low is not None and high is not None:
         low, high = min(low, high), max(low, high)
         if high < reference:
@@ -139,8 +160,9 @@ def _against(value: float, low: float | None, high: float | None, reference: flo
     return None
 
 
-def _stated(pattern: re.Pattern[str], kind: Literal["ratio", "difference"], reference: float,
-            text: str) -> list[EffectFigure]:
+def _stated(
+    pattern: re.Pattern[str], kind: Literal["ratio", "difference"], reference: float, text: str
+) -> list[EffectFigure]:
     """Every figure ``pattern`` finds in ``text``, read against ``reference`` (1 for a ratio, 0 for a
     difference) with the interval or p-value written right after it."""
     figures = []
@@ -154,9 +176,18 @@ def _stated(pattern: re.Pattern[str], kind: Literal["ratio", "difference"], refe
         way = _against(value, low, high, reference, _significance(nearby))
         if kind == "difference" and _REDUCTION.search(label):  # a risk reduction of 3 % is a lower risk
             way = {"up": "down", "down": "up"}.get(way, way)
-        figures.append(EffectFigure(kind=kind, label=label, value=value, low=low, high=high,
-                                    p=nearby[0][1] if nearby else None, text=_shown(label, value, low, high),
-                                    way=way))
+        figures.append(
+            EffectFigure(
+                kind=kind,
+                label=label,
+                value=value,
+                low=low,
+                high=high,
+                p=nearby[0][1] if nearby else None,
+                text=_shown(label, value, low, high),
+                way=way,
+            )
+        )
     return figures
 
 
@@ -182,21 +213,24 @@ def arms(text: str, exposure: str, comparator: str = "") -> list[EffectFigure]:
             significant = p_counts < 0.05
         a, b = _arm_figure(match, "a"), _arm_figure(match, "b")
         # the words before the first figure, within its clause ("symptom control) was seen in 8.9 % …")
-        before = re.split(r"[.;:)]\s", text[max(0, match.start() - 25):match.start()])[-1]
-        between = text[match.end("a"):match.start("b")]
+        before = re.split(r"[.;:)]\s", text[max(0, match.start() - 25) : match.start()])[-1]
+        between = text[match.end("a") : match.start("b")]
         tail = match.group("tail")
         # the arm's name stands before its figure or right after it ("17.5 h for X as compared to …")
         link = re.search(r"\b(?:vs\.?|versus|compared\s+(?:with|to)|and)\s", between, re.IGNORECASE)
         split = link.start() if link else len(between)
-        order = _mention_order(text[:match.start()], exposure, comparator)
+        order = _mention_order(text[: match.start()], exposure, comparator)
         cut = tail.lower().find("respectively")
         labels = _two_labels(tail[:cut]) if cut >= 0 else ("", "")
         if order is None and labels[1].strip():  # "12 % and 20 % in the X and Y groups, respectively"
             order = _exposure_first(*labels, exposure, comparator)
-        if order is None and cut >= 0 and not tail[:cut].strip(" ,;()"):  # "for the X and Y groups was 13.8 and 17.5 respectively"
-            clause = re.split(r"[.;]\s", text[max(0, match.start() - 80):match.start()])[-1]
-            order = _exposure_first(*_two_labels(re.sub(r"\s+(?:was|were|had|of)\s*$", "", clause.strip())), exposure,
-                                    comparator)
+        if (
+            order is None and cut >= 0 and not tail[:cut].strip(" ,;()")
+        ):  # "for the X and Y groups was 13.8 and 17.5 respectively"
+            clause = re.split(r"[.;]\s", text[max(0, match.start() - 80) : match.start()])[-1]
+            order = _exposure_first(
+                *_two_labels(re.sub(r"\s+(?:was|were|had|of)\s*$", "", clause.strip())), exposure, comparator
+            )
         if order is None:
             order = _exposure_first(before + between[:split], between[split:] + " " + tail[:40], exposure)
         if order is None and comparator:
@@ -213,10 +247,19 @@ def arms(text: str, exposure: str, comparator: str = "") -> list[EffectFigure]:
             way = "up" if mine > theirs else "down"
         p_text = _p_text(_window(text, match.end("b"), 60))
         if p_counts is not None:
-            p_text = f"{'<' if p_counts < 0.001 else '='} {max(p_counts, 0.001):.2g} by Fisher's exact test on the counts"
+            shown_p = f"{'<' if p_counts < 0.001 else '='} {max(p_counts, 0.001):.2g}"
+            p_text = f"{shown_p} by Fisher's exact test on the counts"
         shown = f"{_fmt(mine)} vs {_fmt(theirs)}" + (f", p {p_text}" if p_text else "")
-        figures.append(EffectFigure(kind="arms", label="arms", value=mine - theirs, text=shown, way=way,
-                                    tested=p_counts is not None))
+        figures.append(
+            EffectFigure(
+                kind="arms",
+                label="arms",
+                value=mine - theirs,
+                text=shown,
+                way=way,
+                tested=p_counts is not None,
+            )
+        )
     return figures
 
 
@@ -241,13 +284,13 @@ def _arm_figure(match: re.Match[str], name: str) -> float:
 
 
 def _mention_order(before: str, exposure: str, comparator: str = "") -> bool | None:
-    """"Y was shorter in the X group than in the control group (73 ± 16 vs 83 ± 20 h)": figures in
+    """ "Y was shorter in the X group than in the control group (73 ± 16 vs 83 ± 20 h)": figures in
     parentheses after a clause that names both arms follow the order the clause named them in. The
     claim's ``comparator`` named by its own words stands for the control group."""
     opened = _OPENED.search(before)  # "(", "(response ", "(as treated: "
     if opened is None:
         return None
-    clause = re.split(r"[.;]\s|\)", before[:opened.start()])[-1].lower()
+    clause = re.split(r"[.;]\s|\)", before[: opened.start()])[-1].lower()
     control = CONTROL_WORDS.search(clause)
     if control is None and comparator:
         return named_order(clause, exposure, comparator)
@@ -258,15 +301,17 @@ def _mention_order(before: str, exposure: str, comparator: str = "") -> bool | N
     if control is None or not named:
         return None
     first_named = named[0]
-    if first_named < control.start() and not CONTROL_WORDS.search(clause[first_named:control.start()]):
+    if first_named < control.start() and not CONTROL_WORDS.search(clause[first_named : control.start()]):
         return True
     if control.start() < first_named and all(n > control.end() for n in named):
         return False
     return None
 
 
-_TREATED_ARM = re.compile(r"\b(?:active|intervention|treated|treatment|experimental|study)\s+(?:group|arm|cluster|"
-                          r"participant|patient|subject)s?\b")
+_TREATED_ARM = re.compile(
+    r"\b(?:active|intervention|treated|treatment|experimental|study)\s+(?:group|arm|cluster|"
+    r"participant|patient|subject)s?\b"
+)
 _OPENED = re.compile(r"\(\s*(?:[A-Za-z-]+\s*){0,2}[:=]?\s*$")
 # a word of an arm's name, and the parts of a hyphenated one ("morphine-induced" names morphine)
 _ARM_WORD = re.compile(r"[a-z][a-z0-9]{2,}(?:-[a-z0-9]+)*|(?<=-)[a-z][a-z0-9]{2,}")
@@ -275,11 +320,24 @@ _ARM_WORD = re.compile(r"[a-z][a-z0-9]{2,}(?:-[a-z0-9]+)*|(?<=-)[a-z][a-z0-9]{2,
 def _arm_words(text: str) -> set[str]:
     words = set(_ARM_WORD.findall(text.lower()))
     return words | {part for w in words for part in w.split("-") if len(part) > 2}
-_GENERIC_ARM_WORDS = {"group", "groups", "arm", "the", "and", "with", "patients", "treatment", "therapy", "plus"}
+
+
+_GENERIC_ARM_WORDS = {
+    "group",
+    "groups",
+    "arm",
+    "the",
+    "and",
+    "with",
+    "patients",
+    "treatment",
+    "therapy",
+    "plus",
+}
 
 
 def _two_labels(before: str) -> tuple[str, str]:
-    """"… in the aspirin and placebo groups, respectively": the two names before "respectively"."""
+    """ "… in the aspirin and placebo groups, respectively": the two names before "respectively"."""
     parts = [p for p in re.split(r"\band\b|\bvs\.?\b|\bversus\b|,", before) if p.strip()]
     return (parts[-2], parts[-1]) if len(parts) >= 2 else (before, "")
 
@@ -324,8 +382,15 @@ def compared_not_significant(text: str) -> list[EffectFigure]:
     stated = p_values(text)
     if not stated or any(_significance([p]) is not False for p in stated):
         return []
-    return [EffectFigure(kind="arms", label="compared", value=0.0, text=f"no significant difference, p {_p_text(text)}",
-                         way="none")]
+    return [
+        EffectFigure(
+            kind="arms",
+            label="compared",
+            value=0.0,
+            text=f"no significant difference, p {_p_text(text)}",
+            way="none",
+        )
+    ]
 
 
 def significance_stated(text: str) -> list[EffectFigure]:
@@ -334,7 +399,9 @@ def significance_stated(text: str) -> list[EffectFigure]:
     stated = p_values(text)
     if not stated or not all(_significance([p]) for p in stated):
         return []
-    return [EffectFigure(kind="p_value", label="p", value=stated[0][1], p=stated[0][1], text=f"p {_p_text(text)}")]
+    return [
+        EffectFigure(kind="p_value", label="p", value=stated[0][1], p=stated[0][1], text=f"p {_p_text(text)}")
+    ]
 
 
 def effect_figures(text: str, exposure: str = "", comparator: str = "") -> list[EffectFigure]:

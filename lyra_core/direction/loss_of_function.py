@@ -9,14 +9,21 @@ from __future__ import annotations
 
 import re
 
-_LOSS_BEFORE = (r"knock(?:-?out|-?down)s?|knocked[- ](?:out|down)|deletion|depletion|silencing|ablation|loss|lack|"
-                r"absence|inhibition|blockade|inactivation|disruption|inhibiting|blocking|silencing|depleting|deleting|"
-                r"knocking[- ](?:out|down)")
-_LOSS_AFTER = r"knock-?outs?|knock-?downs?|null|deleted|depleted|silenced|inhibition|blockade|inactivation|deficient"
+_LOSS_BEFORE = (
+    r"knock(?:-?out|-?down)s?|knocked[- ](?:out|down)|deletion|depletion|silencing|ablation|loss|lack|"
+    r"absence|inhibition|blockade|inactivation|disruption|inhibiting|blocking|silencing|depleting|deleting|"
+    r"knocking[- ](?:out|down)"
+)
+_LOSS_AFTER = (
+    r"knock-?outs?|knock-?downs?|null|deleted|depleted|silenced|inhibition|blockade|inactivation|deficient"
+)
 _GAIN = r"over-?expression|over-?expressing|up-?regulation|activation|induction|gain"
 # words that already make the claim's exposure a loss or a gain: it is read as it is
-_CLAIM_LOSS = re.compile(rf"\b(?:{_LOSS_BEFORE}|{_LOSS_AFTER}|inhibitors?|antagonists?|blockers?|deficiency|"
-                         rf"{_GAIN}|agonists?)\b|-/-|−/−", re.IGNORECASE)
+_CLAIM_LOSS = re.compile(
+    rf"\b(?:{_LOSS_BEFORE}|{_LOSS_AFTER}|inhibitors?|antagonists?|blockers?|deficiency|"
+    rf"{_GAIN}|agonists?)\b|-/-|−/−",
+    re.IGNORECASE,
+)
 
 
 def _names(exposure: str) -> list[str]:
@@ -35,11 +42,14 @@ def named_as_lost(exposure: str, passage: str) -> str | None:
         return None
     for name in _names(exposure):
         x = re.escape(name)
-        gain = re.search(rf"\b(?:{_GAIN})\s+of\s+(?:the\s+)?{x}\b|\b{x}[- ](?:{_GAIN})\b", passage, re.IGNORECASE)
+        gain = re.search(
+            rf"\b(?:{_GAIN})\s+of\s+(?:the\s+)?{x}\b|\b{x}[- ](?:{_GAIN})\b", passage, re.IGNORECASE
+        )
         if gain:
             return None  # both ends named: read as it is
-        loss = (re.search(rf"\b(?:{_LOSS_BEFORE})\s+(?:of\s+)?(?:the\s+)?{x}(?![\w-])", passage, re.IGNORECASE)
-                or re.search(rf"(?<![\w-]){x}(?:[- ](?:{_LOSS_AFTER})\b|\s*[-−]/[-−])", passage, re.IGNORECASE))
+        loss = re.search(
+            rf"\b(?:{_LOSS_BEFORE})\s+(?:of\s+)?(?:the\s+)?{x}(?![\w-])", passage, re.IGNORECASE
+        ) or re.search(rf"(?<![\w-]){x}(?:[- ](?:{_LOSS_AFTER})\b|\s*[-−]/[-−])", passage, re.IGNORECASE)
         if loss:
             return loss.group(0)
     return None

@@ -13,9 +13,15 @@ from lyra_core.direction.relevance import only_as_population
 
 # One outcome named from its two ends: lower mortality is higher survival. A passage that names the
 # claim's outcome only from the other end reports the opposite direction for it.
-_ENDS = (("survival", frozenset("survival survive survives survived surviving survivor survivors alive".split())),
-         ("mortality", frozenset("mortality death deaths died die dies dying fatal fatality fatalities lethal "
-                                 "lethality".split())))
+_ENDS = (
+    ("survival", frozenset("survival survive survives survived surviving survivor survivors alive".split())),
+    (
+        "mortality",
+        frozenset(
+            "mortality death deaths died die dies dying fatal fatality fatalities lethal lethality".split()
+        ),
+    ),
+)
 _WORDS = re.compile(r"[a-z]+")
 
 
@@ -42,23 +48,71 @@ def as_named_in(outcome: str, passage: str) -> tuple[str, bool]:
 # Each pair: (one end, the other end), phrases matched whole; the longer phrases are looked for first,
 # so "smoking cessation" is not also read as "smoking".
 _EXPOSURE_ENDS = (
-    (("obesity", "obese", "overweight", "adiposity", "weight gain", "excess weight", "excess body weight",
-      "high bmi", "higher bmi"),
-     ("weight loss", "weight reduction", "weight-loss", "losing weight", "lose weight", "lost weight")),
-    (("smoking", "cigarette smoking", "tobacco smoking", "smokers", "tobacco use"),
-     ("smoking cessation", "quitting smoking", "quit smoking", "stopping smoking", "cessation of smoking",
-      "quitters", "stopped smoking")),
-    (("physical activity", "exercise", "physically active", "active lifestyle"),
-     ("physical inactivity", "physically inactive", "sedentary", "sedentary behaviour", "sedentary behavior",
-      "lack of exercise", "lack of physical activity")),
-    (("sleep deprivation", "sleep loss", "sleep restriction", "short sleep", "insufficient sleep", "sleep-deprived",
-      "sleep deprived", "lack of sleep"),
-     ("sleep extension", "longer sleep", "more sleep", "adequate sleep", "sufficient sleep", "recovery sleep")),
+    (
+        (
+            "obesity",
+            "obese",
+            "overweight",
+            "adiposity",
+            "weight gain",
+            "excess weight",
+            "excess body weight",
+            "high bmi",
+            "higher bmi",
+        ),
+        ("weight loss", "weight reduction", "weight-loss", "losing weight", "lose weight", "lost weight"),
+    ),
+    (
+        ("smoking", "cigarette smoking", "tobacco smoking", "smokers", "tobacco use"),
+        (
+            "smoking cessation",
+            "quitting smoking",
+            "quit smoking",
+            "stopping smoking",
+            "cessation of smoking",
+            "quitters",
+            "stopped smoking",
+        ),
+    ),
+    (
+        ("physical activity", "exercise", "physically active", "active lifestyle"),
+        (
+            "physical inactivity",
+            "physically inactive",
+            "sedentary",
+            "sedentary behaviour",
+            "sedentary behavior",
+            "lack of exercise",
+            "lack of physical activity",
+        ),
+    ),
+    (
+        (
+            "sleep deprivation",
+            "sleep loss",
+            "sleep restriction",
+            "short sleep",
+            "insufficient sleep",
+            "sleep-deprived",
+            "sleep deprived",
+            "lack of sleep",
+        ),
+        (
+            "sleep extension",
+            "longer sleep",
+            "more sleep",
+            "adequate sleep",
+            "sufficient sleep",
+            "recovery sleep",
+        ),
+    ),
     # a nutrient's status and its supplementation are not one exposure at two ends: the last pair, read
     # by :func:`status_for_intervention`, never turned round (low levels predict fractures; giving the
     # vitamin need not prevent them)
-    (("deficiency", "deficient", "insufficiency"),
-     ("supplementation", "supplements", "supplement", "supplemented", "repletion")),
+    (
+        ("deficiency", "deficient", "insufficiency"),
+        ("supplementation", "supplements", "supplement", "supplemented", "repletion"),
+    ),
 )
 _STATUS_PAIR = len(_EXPOSURE_ENDS) - 1
 
@@ -77,7 +131,9 @@ def _exposure_ends(text: str, pair: int) -> tuple[str | None, str | None]:
     first, second = _EXPOSURE_PATTERNS[pair]
     found: list[str | None] = [None, None]
     rest = text
-    for end, pattern in sorted(((0, first), (1, second)), key=lambda e: -max(map(len, _EXPOSURE_ENDS[pair][e[0]]))):
+    for end, pattern in sorted(
+        ((0, first), (1, second)), key=lambda e: -max(map(len, _EXPOSURE_ENDS[pair][e[0]]))
+    ):
         hit = pattern.search(rest)
         if hit:
             found[end] = hit.group(1).lower()

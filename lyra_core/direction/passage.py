@@ -17,9 +17,6 @@ from pydantic import BaseModel, Field
 from lyra_core.direction.arms import names_arm
 from lyra_core.direction.contrast import exposure_named_after_than, named_at_other_level
 from lyra_core.direction.figures import CONTROL_WORDS, EffectFigure, effect_figures, figures_way, p_values
-from lyra_core.direction.relevance import POPULATION, names_by_acronym
-from lyra_core.direction.terms import concepts, named_things, specific
-from lyra_core.text import index_terms
 from lyra_core.direction.lexicon import (
     CHANGE_NOUNS,
     CHANGE_VERBS,
@@ -29,25 +26,32 @@ from lyra_core.direction.lexicon import (
     flip,
     resolve,
 )
+from lyra_core.direction.relevance import POPULATION, names_by_acronym
+from lyra_core.direction.terms import concepts, named_things, specific
+from lyra_core.text import index_terms
 
 Reported = Literal["increased", "decreased", "no_difference"]
 FROM_WAY: dict[str, Reported] = {"up": "increased", "down": "decreased", "none": "no_difference"}
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]*|n't")
 _NEGATORS = {"not", "no", "n't", "never", "without", "nor", "neither", "failed", "fail", "fails"}
 _CONTENT = re.compile(r"[a-z][a-z0-9-]{2,}")
-_STOP = set("the and for with from that this were was are has have had been into than then its their our "
-            "after before during among between versus effect effects group groups patients study".split())
+_STOP = set(
+    "the and for with from that this were was are has have had been into than then its their our "
+    "after before during among between versus effect effects group groups patients study".split()
+)
 
 
 # Sentences that state an aim, a question or a method: they name the claim's words without a finding.
-AIM = re.compile(r"^\s*(?:(?:the\s+)?(?:aims?|objectives?|purposes?|goals?)\b|to\s+(?:assess|determine|evaluate|examine|"
-                 r"investigate|test|compare|explore|study)\b|we\s+(?:aimed|sought|hypothesi[sz]ed|examined|investigated|"
-                 r"assessed|evaluated|tested|asked|studied|will|propose)\b|this\s+(?:study|trial|review|paper)\s+"
-                 r"(?:aims?|examines?|investigates?|assesses|evaluates?|tests?|will)\b|(?:whether|if)\b|"
-                 # a review's plan: "In this article we discuss …", "Here we review …"
-                 r"(?:in\s+this\s+(?:article|review|paper|chapter)|here),?\s+we\s+(?:discuss|review|describe|summari[sz]e|"
-                 r"outline|present|highlight|consider)\b)",
-                 re.IGNORECASE)
+AIM = re.compile(
+    r"^\s*(?:(?:the\s+)?(?:aims?|objectives?|purposes?|goals?)\b|to\s+(?:assess|determine|evaluate|examine|"
+    r"investigate|test|compare|explore|study)\b|we\s+(?:aimed|sought|hypothesi[sz]ed|examined|investigated|"
+    r"assessed|evaluated|tested|asked|studied|will|propose)\b|this\s+(?:study|trial|review|paper)\s+"
+    r"(?:aims?|examines?|investigates?|assesses|evaluates?|tests?|will)\b|(?:whether|if)\b|"
+    # a review's plan: "In this article we discuss …", "Here we review …"
+    r"(?:in\s+this\s+(?:article|review|paper|chapter)|here),?\s+we\s+(?:discuss|review|describe|summari[sz]e|"
+    r"outline|present|highlight|consider)\b)",
+    re.IGNORECASE,
+)
 
 
 # Sentences that say what is not known: background or a call for more research, not a finding.
@@ -57,14 +61,19 @@ OPEN_QUESTION = re.compile(
     r"(?:unclear|unknown|controversial|uncertain|debated|not\s+(?:well\s+)?(?:known|understood|established))|"
     r"further\s+(?:studies|research|investigations?|trials|work)\s+(?:is\s+|are\s+)?(?:needed|required|warranted)|"
     r"requires?\s+further\s+(?:investigation|study|studies|research)|(?:are|is)\s+needed\s+to\s+(?:establish|determine|"
-    r"clarify|confirm))\b", re.IGNORECASE)
+    r"clarify|confirm))\b",
+    re.IGNORECASE,
+)
 
 
 # A comparison said to fall short of significance, in whatever words ("the difference between the groups was
 # not statistically significant", "comparison with control was not significant", "did not reach significance"):
 # the finding between the arms is a null, whatever change within an arm the sentence also names
-NOT_SIGNIFICANT = re.compile(r"\b(?:not|no|nor|failed\s+to)\s+(?!only\b)(?:[a-z]+\s+){0,3}?(?:statistically\s+)?"
-                             r"(?:significant(?:ly)?|significance)\b", re.IGNORECASE)
+NOT_SIGNIFICANT = re.compile(
+    r"\b(?:not|no|nor|failed\s+to)\s+(?!only\b)(?:[a-z]+\s+){0,3}?(?:statistically\s+)?"
+    r"(?:significant(?:ly)?|significance)\b",
+    re.IGNORECASE,
+)
 
 
 def states_open_question(passage: str) -> bool:
@@ -90,7 +99,9 @@ class PassageReading(BaseModel):
     cue: str = ""
     comparator_first: bool = False  # the words name the comparator's arm first ("lower in the placebo group")
     null_stated: bool = False  # words or figures say "no (significant) difference"
-    other_level: str = ""  # the exposure's arm named at its opposite level first ("a low fitness level"): turned round
+    other_level: str = (
+        ""  # the exposure's arm named at its opposite level first ("a low fitness level"): turned round
+    )
     # a direction word the passage says of another thing than the outcome ("the 25OHD level was higher"),
     # where no word or figure gives the outcome one: the passage's change is not the outcome's
     said_of_another: str = ""
@@ -102,7 +113,9 @@ class PassageReading(BaseModel):
         """What a reason quotes: the figures, else the words the direction was read from, and the
         exposure's arm where the passage names it at its opposite level."""
         words = f"“{self.cue}”" if self.source == "words" and self.cue else ""
-        if words and self.comparator_first:  # "higher in the placebo group than …": a lower one with the exposure
+        if (
+            words and self.comparator_first
+        ):  # "higher in the placebo group than …": a lower one with the exposure
             words += " said of the comparator's arm"
         parts = [self.figures_text(), words]
         shown = "; ".join(p for p in parts if p)
@@ -123,8 +136,11 @@ def read_passage(passage: str, exposure: str, outcome: str, comparator: str = ""
     figures = effect_figures(passage, exposure, comparator)
     null = NULL_FINDING.search(passage)
     not_significant = NOT_SIGNIFICANT.search(passage)
-    null_stated = (bool(null or not_significant) or any(f.way == "none" for f in figures)
-                   or any(v >= 0.05 for _, v in p_values(passage)))
+    null_stated = (
+        bool(null or not_significant)
+        or any(f.way == "none" for f in figures)
+        or any(v >= 0.05 for _, v in p_values(passage))
+    )
     way = figures_way(figures)
     if way in ("up", "down") and counts_events_of_survival(figures, outcome):
         worded_way = _worded_direction(passage, exposure, outcome, comparator)
@@ -133,28 +149,52 @@ def read_passage(passage: str, exposure: str, outcome: str, comparator: str = ""
     if way in ("up", "down") and null and all(f.tested for f in figures if f.way == way):
         way = None  # the authors' "similar" outweighs a test run here on their counts
     if way is not None:
-        reading = PassageReading(direction=FROM_WAY[way], source="figures", figures=figures,
-                                 cue=figures[0].text if figures else "", null_stated=null_stated)
+        reading = PassageReading(
+            direction=FROM_WAY[way],
+            source="figures",
+            figures=figures,
+            cue=figures[0].text if figures else "",
+            null_stated=null_stated,
+        )
         return _other_level_turned(reading, passage, exposure)
     elsewhere: list[str] = []
     worded = _worded_direction(passage, exposure, outcome, comparator, elsewhere)
     if worded is not None and not_significant:
-        return PassageReading(direction="no_difference", source="words", figures=figures,
-                              cue=not_significant.group(0), null_stated=True)
-    if null and (worded is None or null.start() <= worded[1] or _nearer_the_outcome(passage, outcome, null.start(),
-                                                                                      worded[1])):
-        return PassageReading(direction="no_difference", source="words", figures=figures, cue=null.group(0),
-                              null_stated=True)
+        return PassageReading(
+            direction="no_difference",
+            source="words",
+            figures=figures,
+            cue=not_significant.group(0),
+            null_stated=True,
+        )
+    if null and (
+        worded is None
+        or null.start() <= worded[1]
+        or _nearer_the_outcome(passage, outcome, null.start(), worded[1])
+    ):
+        return PassageReading(
+            direction="no_difference", source="words", figures=figures, cue=null.group(0), null_stated=True
+        )
     if worded is not None:
-        reading = PassageReading(direction=FROM_WAY[worded[0]], source="words", figures=figures, cue=worded[2],
-                                 comparator_first=worded[3], null_stated=null_stated)
+        reading = PassageReading(
+            direction=FROM_WAY[worded[0]],
+            source="words",
+            figures=figures,
+            cue=worded[2],
+            comparator_first=worded[3],
+            null_stated=null_stated,
+        )
         return reading if worded[3] else _other_level_turned(reading, passage, exposure)
-    return PassageReading(figures=figures, null_stated=null_stated,
-                          said_of_another=elsewhere[0] if elsewhere and not null_stated else "")
+    return PassageReading(
+        figures=figures,
+        null_stated=null_stated,
+        said_of_another=elsewhere[0] if elsewhere and not null_stated else "",
+    )
 
 
-_SURVIVAL = re.compile(r"\b(?:surviv\w*|event-free|disease-free|progression-free|recurrence-free|relapse-free)\b",
-                       re.IGNORECASE)
+_SURVIVAL = re.compile(
+    r"\b(?:surviv\w*|event-free|disease-free|progression-free|recurrence-free|relapse-free)\b", re.IGNORECASE
+)
 _HAZARD = re.compile(r"^(?:[as]?HRs?|HRR|(?:adjusted\s+|pooled\s+)?hazard\s+ratios?)$", re.IGNORECASE)
 
 
@@ -162,8 +202,11 @@ def counts_events_of_survival(figures: list[EffectFigure], outcome: str) -> bool
     """Whether the deciding figures are hazard ratios of an outcome named as survival: a hazard ratio
     counts the events (death, progression), so HR 0.8 for progression-free survival is longer survival."""
     deciding = [f for f in figures if f.way in ("up", "down")]
-    return bool(deciding and _SURVIVAL.search(outcome) and all(f.kind == "ratio" and _HAZARD.match(f.label)
-                                                                for f in deciding))
+    return bool(
+        deciding
+        and _SURVIVAL.search(outcome)
+        and all(f.kind == "ratio" and _HAZARD.match(f.label) for f in deciding)
+    )
 
 
 _TURNED: dict[str, Reported] = {"increased": "decreased", "decreased": "increased"}
@@ -181,12 +224,17 @@ def _other_level_turned(reading: PassageReading, passage: str, exposure: str) ->
 
 
 # "lower in the placebo group than in the X group": the direction word, the comparator's arm, "than"
-_COMPARATOR_ARM = re.compile(r"^\S+\s+(?:\([^()]*\)\s+)?(?:in|among|with|for|at)\s+(?:the\s+|those\s+|patients\s+|"
-                             r"subjects\s+)?(?:(?:receiving|given|on|in|of|taking|treated\s+with)\s+)?(?:the\s+|a\s+)?"
-                             r"(?P<arm>[^.;,()]{1,40})", re.IGNORECASE)
-_COMPARATOR_FIRST = re.compile(r"^\S+\s+(?:in|among|with|for|at)\s+(?:the\s+|those\s+|patients\s+|subjects\s+)?"
-                               r"(?:(?:receiving|given|on|in|of|taking)\s+)?(?:the\s+|a\s+)?(?P<arm>[^.;,]{1,40}?)\s+than\b",
-                               re.IGNORECASE)
+_COMPARATOR_ARM = re.compile(
+    r"^\S+\s+(?:\([^()]*\)\s+)?(?:in|among|with|for|at)\s+(?:the\s+|those\s+|patients\s+|"
+    r"subjects\s+)?(?:(?:receiving|given|on|in|of|taking|treated\s+with)\s+)?(?:the\s+|a\s+)?"
+    r"(?P<arm>[^.;,()]{1,40})",
+    re.IGNORECASE,
+)
+_COMPARATOR_FIRST = re.compile(
+    r"^\S+\s+(?:in|among|with|for|at)\s+(?:the\s+|those\s+|patients\s+|subjects\s+)?"
+    r"(?:(?:receiving|given|on|in|of|taking)\s+)?(?:the\s+|a\s+)?(?P<arm>[^.;,]{1,40}?)\s+than\b",
+    re.IGNORECASE,
+)
 
 
 def _comparator_named_first(after: str, exposure: str, comparator: str = "") -> bool:
@@ -202,8 +250,25 @@ def _comparator_named_first(after: str, exposure: str, comparator: str = "") -> 
     return match is not None and names_arm(match.group("arm"), comparator, exposure)
 
 
-_CAUSE_NOUN_BEFORE = {"any", "all", "a", "the", "main", "leading", "common", "major", "other", "underlying",
-                      "its", "their", "root", "specific", "unknown", "same", "one"}
+_CAUSE_NOUN_BEFORE = {
+    "any",
+    "all",
+    "a",
+    "the",
+    "main",
+    "leading",
+    "common",
+    "major",
+    "other",
+    "underlying",
+    "its",
+    "their",
+    "root",
+    "specific",
+    "unknown",
+    "same",
+    "one",
+}
 
 
 def _names_a_cause(tokens: list[tuple[str, int]], i: int) -> bool:
@@ -214,7 +279,9 @@ def _names_a_cause(tokens: list[tuple[str, int]], i: int) -> bool:
 
 
 # "one or more adenomas", "3 or fewer visits": a comparative that bounds a count states no change
-_BOUNDED_COUNT = re.compile(r"(?:\b(?:one|two|three|four|five|six|seven|eight|nine|ten)|\d)\s+or\s+$", re.IGNORECASE)
+_BOUNDED_COUNT = re.compile(
+    r"(?:\b(?:one|two|three|four|five|six|seven|eight|nine|ten)|\d)\s+or\s+$", re.IGNORECASE
+)
 
 
 def _outcome_mentions(passage: str, outcome: str) -> list[int]:
@@ -244,16 +311,74 @@ def _nearer_the_outcome(passage: str, outcome: str, null_at: int, word_at: int) 
 
 # What may open a direction word's object ("reduced the risk of …", "raising HDL-C"), and what ends it
 _OBJECT_TOKEN = re.compile(r"[A-Za-z0-9][\w+-]*|[^\sA-Za-z0-9]")
-_OPENERS = {"the", "a", "an", "its", "their", "both", "further", "also", "only", "all", "any", "this", "these"}
-_OBJECT_ENDS = {"in", "by", "with", "among", "at", "from", "to", "for", "than", "on", "over", "under", "after",
-                "before", "during", "compared", "versus", "vs", "was", "were", "is", "are", "be", "been", "and", "or",
-                "but", "whereas", "while", "when", "as", "that", "which", "who", "whereby", "thereby", "via",
-                "through", "without", "within", "across", "against", "into", "per"}
+_OPENERS = {
+    "the",
+    "a",
+    "an",
+    "its",
+    "their",
+    "both",
+    "further",
+    "also",
+    "only",
+    "all",
+    "any",
+    "this",
+    "these",
+}
+_OBJECT_ENDS = {
+    "in",
+    "by",
+    "with",
+    "among",
+    "at",
+    "from",
+    "to",
+    "for",
+    "than",
+    "on",
+    "over",
+    "under",
+    "after",
+    "before",
+    "during",
+    "compared",
+    "versus",
+    "vs",
+    "was",
+    "were",
+    "is",
+    "are",
+    "be",
+    "been",
+    "and",
+    "or",
+    "but",
+    "whereas",
+    "while",
+    "when",
+    "as",
+    "that",
+    "which",
+    "who",
+    "whereby",
+    "thereby",
+    "via",
+    "through",
+    "without",
+    "within",
+    "across",
+    "against",
+    "into",
+    "per",
+}
 
 
 # What a comparative says of its subject, not a thing it names: "fractures were less frequent", "more common"
-_PREDICATES = frozenset("frequent frequently common commonly likely prevalent often pronounced marked severe "
-                        "rapid widespread evident apparent effective successful favorable favourable".split())
+_PREDICATES = frozenset(
+    "frequent frequently common commonly likely prevalent often pronounced marked severe "
+    "rapid widespread evident apparent effective successful favorable favourable".split()
+)
 
 
 def said_of_another_thing(after: str, outcome: str) -> bool:
@@ -278,12 +403,15 @@ def said_of_another_thing(after: str, outcome: str) -> bool:
     named = named_things(" ".join(words))
     if not named:
         return False
-    return not named & (specific(outcome) | set(concepts(outcome))) and not names_by_acronym(outcome, " ".join(words))
+    return not named & (specific(outcome) | set(concepts(outcome))) and not names_by_acronym(
+        outcome, " ".join(words)
+    )
 
 
 # "the 25OHD level was significantly higher": the subject a comparative is said of, back to a pause
-_SUBJECT_OF = re.compile(r"(?P<subject>[^,;:.()]{1,80}?)\s+(?:was|were|is|are|remained|became)\s+(?:\w+ly\s+)?$",
-                         re.IGNORECASE)
+_SUBJECT_OF = re.compile(
+    r"(?P<subject>[^,;:.()]{1,80}?)\s+(?:was|were|is|are|remained|became)\s+(?:\w+ly\s+)?$", re.IGNORECASE
+)
 
 
 def subject_is_another_thing(before: str, outcome: str, arms: str = "") -> bool:
@@ -295,16 +423,21 @@ def subject_is_another_thing(before: str, outcome: str, arms: str = "") -> bool:
     match = _SUBJECT_OF.search(before)
     if match is None:
         return False
-    subject = re.sub(r"^.*\b(?:among|in|for|with|of)\s+(?:these|those|the|all)?\s*\w+\s+", "",
-                     match.group("subject").strip(), flags=re.IGNORECASE)
+    subject = re.sub(
+        r"^.*\b(?:among|in|for|with|of)\s+(?:these|those|the|all)?\s*\w+\s+",
+        "",
+        match.group("subject").strip(),
+        flags=re.IGNORECASE,
+    )
     named = named_things(subject)
     if not named or named & (POPULATION | set(concepts(arms))):
         return False
     return not named & (specific(outcome) | set(concepts(outcome))) and not names_by_acronym(outcome, subject)
 
 
-def _worded_direction(passage: str, exposure: str, outcome: str, comparator: str = "",
-                      elsewhere: list[str] | None = None) -> tuple[str, int, str, bool] | None:
+def _worded_direction(
+    passage: str, exposure: str, outcome: str, comparator: str = "", elsewhere: list[str] | None = None
+) -> tuple[str, int, str, bool] | None:
     """(way, position, word, comparator named first) of the direction word nearest a mention of the outcome;
     the words said of another thing than the outcome are added to ``elsewhere``."""
     elsewhere = [] if elsewhere is None else elsewhere
@@ -314,29 +447,41 @@ def _worded_direction(passage: str, exposure: str, outcome: str, comparator: str
     best = None
     for i, (word, pos) in enumerate(tokens):
         low = word.lower()
-        raw = COMPARATIVES.get(low) or DIRECTION_VERBS.get(low) or CHANGE_NOUNS.get(low) or CHANGE_VERBS.get(low)
+        raw = (
+            COMPARATIVES.get(low)
+            or DIRECTION_VERBS.get(low)
+            or CHANGE_NOUNS.get(low)
+            or CHANGE_VERBS.get(low)
+        )
         if raw is None or content_words(word) & targets:  # "falls" in "falls were fewer" names the outcome
             continue
-        if any(t.lower() in _NEGATORS for t, _ in tokens[max(0, i - 3):i]):
+        if any(t.lower() in _NEGATORS for t, _ in tokens[max(0, i - 3) : i]):
             continue
-        if low in ("cause", "causes") and _names_a_cause(tokens, i):  # "deaths from any cause" states no change
+        if low in ("cause", "causes") and _names_a_cause(
+            tokens, i
+        ):  # "deaths from any cause" states no change
             continue
-        if _BOUNDED_COUNT.search(passage[max(0, pos - 12):pos]):
+        if _BOUNDED_COUNT.search(passage[max(0, pos - 12) : pos]):
             continue
-        after = passage[pos + len(word):pos + len(word) + 120]
+        after = passage[pos + len(word) : pos + len(word) + 120]
         if not re.match(r"\s+of\b", after) and said_of_another_thing(after, outcome):
             elsewhere.append(word)
             continue  # "raising HDL-C", "reducing CPU time": a change of another thing than the outcome
-        if low in COMPARATIVES and subject_is_another_thing(passage[max(0, pos - 120):pos], outcome,
-                                                            f"{exposure} {comparator}"):
+        if low in COMPARATIVES and subject_is_another_thing(
+            passage[max(0, pos - 120) : pos], outcome, f"{exposure} {comparator}"
+        ):
             elsewhere.append(word)
             continue  # "the 25OHD level was higher in those with fractures": said of the level
         way = resolve(raw, outcome)
-        flipped = (_comparator_named_first(passage[pos:pos + 70], exposure, comparator)
-                   or bool(exposure_named_after_than(passage[max(0, pos - 80):pos], passage[pos + len(word):], exposure,
-                                                     comparator)))
+        flipped = _comparator_named_first(passage[pos : pos + 70], exposure, comparator) or bool(
+            exposure_named_after_than(
+                passage[max(0, pos - 80) : pos], passage[pos + len(word) :], exposure, comparator
+            )
+        )
         if flipped:
-            way = flip(way)  # "lower in the placebo group (than with X)": the exposure's arm is the higher one
+            way = flip(
+                way
+            )  # "lower in the placebo group (than with X)": the exposure's arm is the higher one
         distance = min((abs(pos - m) for m in mentions), default=10_000)
         if best is None or distance < best[0]:
             best = (distance, way, pos, word, flipped)

@@ -82,7 +82,9 @@ def names_by_acronym(phrase: str, text: str) -> bool:
 
 
 # "type 2 diabetes", "stage III cancer": the number names which kind; another number is another thing
-_KIND = re.compile(r"\b(type|stage|grade|class|phase)[\s-]*([0-9]+[a-c]?|i{1,3}v?|iv|vi{0,3})\b", re.IGNORECASE)
+_KIND = re.compile(
+    r"\b(type|stage|grade|class|phase)[\s-]*([0-9]+[a-c]?|i{1,3}v?|iv|vi{0,3})\b", re.IGNORECASE
+)
 
 
 def _kinds(text: str) -> set[tuple[str, str]]:
@@ -101,27 +103,93 @@ def _another_kind(phrase: str, text: str) -> bool:
 
 
 # Who a study is of: "women with type 2 diabetes", "diabetic patients", "mouse models of obesity".
-POPULATION = set(index_terms(
-    "patients patient subjects participants individuals people persons women men adults children adolescents "
-    "youth infants mothers pregnancies veterans those cases mice rats animals population populations cohort"))
+POPULATION = set(
+    index_terms(
+        "patients patient subjects participants individuals people persons women men adults children adolescents "
+        "youth infants mothers pregnancies veterans those cases mice rats animals population populations cohort"
+    )
+)
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
 # The course of a condition people already have: "remission of type 2 diabetes" is not getting it.
-_COURSE = {"remission", "treatment", "treating", "management", "resolution", "complications", "duration", "history"}
-_MEASURES = {"proportion", "percentage", "number", "share", "rate", "rates", "incidence", "prevalence", "fraction",
-             "odds", "risk", "count", "numbers"}
+_COURSE = {
+    "remission",
+    "treatment",
+    "treating",
+    "management",
+    "resolution",
+    "complications",
+    "duration",
+    "history",
+}
+_MEASURES = {
+    "proportion",
+    "percentage",
+    "number",
+    "share",
+    "rate",
+    "rates",
+    "incidence",
+    "prevalence",
+    "fraction",
+    "odds",
+    "risk",
+    "count",
+    "numbers",
+}
 
 
-_HOW_MUCH = {"increased", "reduced", "decreased", "elevated", "lowered", "raised", "higher", "lower", "greater",
-             "less", "more", "high", "low", "the", "a", "an", "no", "any", "incident"}
+_HOW_MUCH = {
+    "increased",
+    "reduced",
+    "decreased",
+    "elevated",
+    "lowered",
+    "raised",
+    "higher",
+    "lower",
+    "greater",
+    "less",
+    "more",
+    "high",
+    "low",
+    "the",
+    "a",
+    "an",
+    "no",
+    "any",
+    "incident",
+}
 
 
 def _which_cases(word: str) -> bool:
     """A word that says which cases of a condition people have ("documented", "newly", "prior"), not
     how much of it or what happened to it."""
-    return word not in _HOW_MUCH and word not in _COURSE and (
-        word.endswith(("ed", "ly")) or word in {"prior", "existing", "pre-existing", "preexisting", "known", "early",
-                                               "advanced", "severe", "mild", "moderate", "gestational", "chronic",
-                                               "longstanding", "long-standing", "established", "uncontrolled"})
+    return (
+        word not in _HOW_MUCH
+        and word not in _COURSE
+        and (
+            word.endswith(("ed", "ly"))
+            or word
+            in {
+                "prior",
+                "existing",
+                "pre-existing",
+                "preexisting",
+                "known",
+                "early",
+                "advanced",
+                "severe",
+                "mild",
+                "moderate",
+                "gestational",
+                "chronic",
+                "longstanding",
+                "long-standing",
+                "established",
+                "uncontrolled",
+            }
+        )
+    )
 
 
 def _named_runs(concepts: list[frozenset[str]], words: list[str], wanted: set[str]) -> list[tuple[int, int]]:
@@ -155,19 +223,27 @@ def only_as_population(phrase: str, text: str) -> bool:
 
     def population(begin: int, end: int) -> bool:
         after = (concepts[end] if end < len(words) else frozenset()) - named_people
-        before = [w.lower() for w in words[max(0, begin - 5):begin]]
-        counted = len(before) >= 4 and before[-3] == "of" and before[-4] in _MEASURES  # "proportion of patients with X"
+        before = [w.lower() for w in words[max(0, begin - 5) : begin]]
+        counted = (
+            len(before) >= 4 and before[-3] == "of" and before[-4] in _MEASURES
+        )  # "proportion of patients with X"
         # "men with documented diabetes", "patients with newly diagnosed type 2 diabetes": up to two
         # words that say which cases (not how much) between "with" and the mention
         gap = 0
         while gap < 2 and len(before) > gap + 2 and _which_cases(before[-1 - gap]):
             gap += 1
-        people_with = before[:len(before) - gap]
-        return (bool(after & POPULATION)
-                or (len(people_with) >= 2 and people_with[-1] in ("with", "without", "having") and not counted
-                    and bool(_word_concepts(people_with[-2]) & POPULATION))
-                or before[-2:] in (["models", "of"], ["model", "of"])
-                or (len(before) >= 2 and before[-1] == "of" and before[-2] in _COURSE and before[-2] not in own))
+        people_with = before[: len(before) - gap]
+        return (
+            bool(after & POPULATION)
+            or (
+                len(people_with) >= 2
+                and people_with[-1] in ("with", "without", "having")
+                and not counted
+                and bool(_word_concepts(people_with[-2]) & POPULATION)
+            )
+            or before[-2:] in (["models", "of"], ["model", "of"])
+            or (len(before) >= 2 and before[-1] == "of" and before[-2] in _COURSE and before[-2] not in own)
+        )
 
     return all(population(begin, end) for begin, end in spans)
 
@@ -176,28 +252,39 @@ def _mentions(wanted: set[str], text: str) -> list[tuple[int, int]]:
     """Character spans of ``text`` that name one of the concepts ``wanted`` (see :func:`_named_runs`)."""
     matches = list(_TOKEN.finditer(text))
     words = [m.group() for m in matches]
-    return [(matches[b].start(), matches[e - 1].end())
-            for b, e in _named_runs([_word_concepts(w) for w in words], words, wanted)]
+    return [
+        (matches[b].start(), matches[e - 1].end())
+        for b, e in _named_runs([_word_concepts(w) for w in words], words, wanted)
+    ]
 
 
 # Words that relate two things listed side by side: "the association between A and B", "A and B were
 # strongly associated", "A and B share causes"
 _RELATED_BEFORE = re.compile(r"\b(between|of both|both)\s*$", re.IGNORECASE)
-_RELATED_AFTER = re.compile(r"^\s*(\w+\s+){0,3}?(associat\w*|correlat\w*|link\w*|relat\w*|co-?occur\w*|"
-                            r"cluster\w*|share\w*|interact\w*)\b", re.IGNORECASE)
+_RELATED_AFTER = re.compile(
+    r"^\s*(\w+\s+){0,3}?(associat\w*|correlat\w*|link\w*|relat\w*|co-?occur\w*|"
+    r"cluster\w*|share\w*|interact\w*)\b",
+    re.IGNORECASE,
+)
 _AND_OR = r"(and|or|and/or|&)"
 _CONNECTOR = re.compile(rf"\s*,?\s*{_AND_OR}\s*", re.IGNORECASE)
 # What may stand between two items of one list: a figure for each ("reduce A by 3.0% (95% CI …) and B
 # by 1.6%") and the measure named ("obesity prevalence and diabetes incidence")
-_ITEM_FILLER = re.compile(r"\([^()]*\)|\b(by|of|to|from)\b|[-+]?\d[\d.,]*\s*%?|\b(" + "|".join(sorted(_MEASURES)) +
-                          r"|prevalence|prevalent|incident|levels?|cases)\b|[()]", re.IGNORECASE)
+_ITEM_FILLER = re.compile(
+    r"\([^()]*\)|\b(by|of|to|from)\b|[-+]?\d[\d.,]*\s*%?|\b("
+    + "|".join(sorted(_MEASURES))
+    + r"|prevalence|prevalent|incident|levels?|cases)\b|[()]",
+    re.IGNORECASE,
+)
 
 
 def _merged(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
     """Mentions joined by "and" / "or" / "/" as one: "overweight and obesity", "overweight/obesity"."""
     out: list[tuple[int, int]] = []
     for span in spans:
-        if out and (_CONNECTOR.fullmatch(text[out[-1][1]:span[0]]) or text[out[-1][1]:span[0]].strip() == "/"):
+        if out and (
+            _CONNECTOR.fullmatch(text[out[-1][1] : span[0]]) or text[out[-1][1] : span[0]].strip() == "/"
+        ):
             out[-1] = (out[-1][0], span[1])
         else:
             out.append(span)
@@ -208,14 +295,16 @@ def _listed(span: tuple[int, int], outcomes: list[tuple[int, int]], text: str) -
     """Whether the mention ``span`` is an item of a list that holds an outcome mention."""
     for other in outcomes:
         first, second = sorted((span, other))
-        gap, before, after = text[first[1]:second[0]], text[:first[0]], text[second[1]:]
+        gap, before, after = text[first[1] : second[0]], text[: first[0]], text[second[1] :]
         bare = _ITEM_FILLER.sub(" ", gap)
         if _RELATED_BEFORE.search(before) or _RELATED_AFTER.match(after):
             continue
         if _CONNECTOR.fullmatch(bare):  # "A and B", "A, or B", "A by 3% and B"
             return True
-        if re.fullmatch(r"\s*,\s*", bare) and (re.match(rf"\s*,?\s*{_AND_OR}\b", after, re.IGNORECASE)
-                                              or re.search(rf"(\b{_AND_OR}|,)\s*,?\s*$", before, re.IGNORECASE)):
+        if re.fullmatch(r"\s*,\s*", bare) and (
+            re.match(rf"\s*,?\s*{_AND_OR}\b", after, re.IGNORECASE)
+            or re.search(rf"(\b{_AND_OR}|,)\s*,?\s*$", before, re.IGNORECASE)
+        ):
             return True  # "A, B and C", "C, A, B"
         if re.fullmatch(rf"\s*,\s*[A-Za-z0-9 -]{{1,40}}?,?\s*{_AND_OR}\s*", bare, re.IGNORECASE):
             return True  # one item between them: "A, C and B"
@@ -247,7 +336,9 @@ def side_by_side(exposure: str, outcome: str, text: str) -> bool:
 # "H5N1") or two or more capitals ("HIV", "CRP"). A passage that does not name it is about another
 # thing of the same kind, however many of the phrase's other words it shares ("IL-10 inhibition by
 # CRP in monocytes" is not about PD-1 triggering on monocytes).
-_IDENTIFIER = re.compile(r"(?<![\w-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z][\w-]*\w|(?<![\w-])[A-Z]{2,}[a-z]?s?(?![\w-])")
+_IDENTIFIER = re.compile(
+    r"(?<![\w-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z][\w-]*\w|(?<![\w-])[A-Z]{2,}[a-z]?s?(?![\w-])"
+)
 
 
 def _identifiers(phrase: str) -> dict[str, str]:
@@ -270,8 +361,9 @@ def _names_all(identifiers: dict[str, str], text: str) -> bool:
     return all(folded in found or names_by_acronym(written, text) for folded, written in identifiers.items())
 
 
-def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "", share: float = MATCH_SHARE
-              ) -> Relevance:
+def relevance(
+    exposure: str, outcome: str, passage: str, paper_text: str = "", share: float = MATCH_SHARE
+) -> Relevance:
     """The outcome must be named in the passage; the exposure in the passage or in its paper (the
     title and abstract: a results sentence often says "the treatment group"). A phrase named by its
     acronym ("CBT" for cognitive behavioural therapy), or an acronym spelled out, matches too."""
@@ -289,20 +381,30 @@ def relevance(exposure: str, outcome: str, passage: str, paper_text: str = "", s
     # an outcome named after the exposure ("total FSH dose" with recombinant FSH) is met by its own words,
     # not by the exposure's name alone
     own_outcome = wanted_outcome - wanted_exposure
-    outcome_matched = outcome_matched and (not own_outcome or bool(own_outcome & in_passage)
-                                           or names_by_acronym(outcome, passage))
+    outcome_matched = outcome_matched and (
+        not own_outcome or bool(own_outcome & in_passage) or names_by_acronym(outcome, passage)
+    )
     # the exact names a part holds ("PD-1", "IL-10") must be named where that part is looked for
     exposure_phrase = phrase_spelled_out(exposure, paper_text, passage)
     outcome_phrase = phrase_spelled_out(outcome, paper_text, passage)
-    exposure_matched = exposure_matched and _names_all(_identifiers(exposure_phrase), spelled_out(paper, paper_text))
-    outcome_matched = outcome_matched and _names_all(_identifiers(outcome_phrase), spelled_out(passage, paper_text))
+    exposure_matched = exposure_matched and _names_all(
+        _identifiers(exposure_phrase), spelled_out(paper, paper_text)
+    )
+    outcome_matched = outcome_matched and _names_all(
+        _identifiers(outcome_phrase), spelled_out(passage, paper_text)
+    )
     exposure_matched = exposure_matched and not _another_kind(exposure, paper)
-    outcome_matched = (outcome_matched and not _another_kind(outcome, passage)
-                       and not only_as_population(outcome, passage))
-    return Relevance(exposure_matched=exposure_matched, outcome_matched=outcome_matched,
-                     exposure_terms=exposure_hits, outcome_terms=outcome_hits,
-                     # read only where it decides: a passage already off the claim's parts is not split again
-                     side_by_side=exposure_matched and outcome_matched and side_by_side(exposure, outcome, passage))
+    outcome_matched = (
+        outcome_matched and not _another_kind(outcome, passage) and not only_as_population(outcome, passage)
+    )
+    return Relevance(
+        exposure_matched=exposure_matched,
+        outcome_matched=outcome_matched,
+        exposure_terms=exposure_hits,
+        outcome_terms=outcome_hits,
+        # read only where it decides: a passage already off the claim's parts is not split again
+        side_by_side=exposure_matched and outcome_matched and side_by_side(exposure, outcome, passage),
+    )
 
 
 def outcome_sentences(outcome: str, passage: str, share: float = MATCH_SHARE, paper_text: str = "") -> str:
@@ -318,7 +420,10 @@ def outcome_sentences(outcome: str, passage: str, share: float = MATCH_SHARE, pa
     if len(sentences) < 2:
         return passage
     wanted = _specific(phrase_spelled_out(outcome, paper_text, passage))
-    named = [s for s in sentences
-             if _enough(sorted(wanted & _concepts(spelled_out(s, f"{passage} {paper_text}"))), wanted, share)
-             or names_by_acronym(outcome, s)]
+    named = [
+        s
+        for s in sentences
+        if _enough(sorted(wanted & _concepts(spelled_out(s, f"{passage} {paper_text}"))), wanted, share)
+        or names_by_acronym(outcome, s)
+    ]
     return " ".join(named) if named and len(named) < len(sentences) else passage

@@ -39,26 +39,45 @@ for _i, _words in enumerate(SAME_THING):
 
 # The people who do a thing are about the thing: "current smokers" speak of smoking, "statin users"
 # of statin use. A list, not a suffix rule: "liver", "number" and "layer" are no agents of a verb.
-_AGENTS = {agent: act for words in ("smokers smoking", "users use", "drinkers drinking", "vapers vaping",
-                                    "abusers abuse", "snorers snoring", "gamblers gambling", "chewers chewing",
-                                    "exercisers exercise", "runners running", "sleepers sleeping",
-                                    "consumers consumption", "eaters eating", "walkers walking")
-           for agent, act in [index_terms(words)]}
+_AGENTS = {
+    agent: act
+    for words in (
+        "smokers smoking",
+        "users use",
+        "drinkers drinking",
+        "vapers vaping",
+        "abusers abuse",
+        "snorers snoring",
+        "gamblers gambling",
+        "chewers chewing",
+        "exercisers exercise",
+        "runners running",
+        "sleepers sleeping",
+        "consumers consumption",
+        "eaters eating",
+        "walkers walking",
+    )
+    for agent, act in [index_terms(words)]
+}
 
 # Terms too general to make a passage about an outcome or exposure on their own.
 # The words of "risk" (incidence, occurrence, odds, hazard …) are as general as it: "incidence of
 # stroke" is about stroke, and a passage on the risk of death is not about it. A dose and the salt a
 # drug is given as say how much of it, not what it is ("400 mg of alpha-tocopheryl acetate" is vitamin E).
-GENERAL = set(index_terms("risk effect effects level levels rate rates patient patients group groups "
-                          "treatment therapy use outcome outcomes increase decrease reduce change "
-                          "significant study trial human people adult adults "
-                          "risks incidence odds hazard likelihood chance occurrence "
-                          "mg mcg µg ug iu ml dose doses dosage daily "
-                          "acetate succinate hydrochloride sulfate sulphate citrate "
-                          # how an outcome is measured or summed, not what it is: "distress scale", "total FSH
-                          # dose", "mean number of packed cells" (Evidence Inference prompts)
-                          "scale scales score scores total mean number numbers per higher lower greater "
-                          "prevalence proportion percentage"))
+GENERAL = set(
+    index_terms(
+        "risk effect effects level levels rate rates patient patients group groups "
+        "treatment therapy use outcome outcomes increase decrease reduce change "
+        "significant study trial human people adult adults "
+        "risks incidence odds hazard likelihood chance occurrence "
+        "mg mcg µg ug iu ml dose doses dosage daily "
+        "acetate succinate hydrochloride sulfate sulphate citrate "
+        # how an outcome is measured or summed, not what it is: "distress scale", "total FSH
+        # dose", "mean number of packed cells" (Evidence Inference prompts)
+        "scale scales score scores total mean number numbers per higher lower greater "
+        "prevalence proportion percentage"
+    )
+)
 _DOSE = re.compile(r"\b\d[\d.,]*\s*(?:mg|mcg|µg|ug|g|iu|IU|ml|mL|units?)\b")
 
 

@@ -14,8 +14,8 @@ from typing import Literal
 from pydantic import BaseModel
 
 from lyra_core.direction.claim_frame import ClaimFrame
-from lyra_core.direction.passage import PassageReading, read_passage, states_no_finding, states_open_question
 from lyra_core.direction.other_end import as_named_in, exposure_as_named_in, status_for_intervention
+from lyra_core.direction.passage import PassageReading, read_passage, states_no_finding, states_open_question
 from lyra_core.direction.relevance import Relevance, outcome_sentences, relevance
 from lyra_core.direction.wording import in_sentence, outcome_noun
 
@@ -35,7 +35,9 @@ class DirectionJudgement(BaseModel):
     p_supports: float
     p_refutes: float
     p_neutral: float
-    claim_direction: str  # increase, decrease, association (either way), no_effect, not_increase, not_decrease
+    claim_direction: (
+        str  # increase, decrease, association (either way), no_effect, not_increase, not_decrease
+    )
     passage_direction: str | None  # increased, decreased, no_difference; None when not read
     figures: str
     exposure_matched: bool
@@ -48,7 +50,9 @@ class DirectionJudgement(BaseModel):
 def claim_direction(frame: ClaimFrame) -> str:
     if frame.either_way:
         return "association"
-    return f"not_{frame.direction}" if frame.negated and frame.direction != "no_effect" else str(frame.direction)
+    return (
+        f"not_{frame.direction}" if frame.negated and frame.direction != "no_effect" else str(frame.direction)
+    )
 
 
 def passage_distribution(model_probs: dict[str, float], reading: PassageReading) -> dict[str, float]:
@@ -58,17 +62,25 @@ def passage_distribution(model_probs: dict[str, float], reading: PassageReading)
     in the X group"); two arms significantly apart rule out no difference."""
     # Which readings decide was measured on Evidence Inference validation (bench/direction_reading.py):
     # arms read as significant do not decide (which arm is which is too often misread).
-    decisive = [f for f in reading.figures
-                if (f.kind in ("ratio", "difference") and f.low is not None) or (f.kind == "arms" and f.way == "none")]
-    decided = reading.direction and ((reading.source == "figures" and decisive)
-                                     or (reading.source == "words" and reading.comparator_first))
+    decisive = [
+        f
+        for f in reading.figures
+        if (f.kind in ("ratio", "difference") and f.low is not None) or (f.kind == "arms" and f.way == "none")
+    ]
+    decided = reading.direction and (
+        (reading.source == "figures" and decisive) or (reading.source == "words" and reading.comparator_first)
+    )
     if decided:
         rest = (1 - FIGURES_CERTAINTY) / 2
         out = {k: rest for k in ("increased", "decreased", "no_difference")}
         out[str(reading.direction)] = FIGURES_CERTAINTY
         return {**out, "unrelated": 0.0}
-    total = sum(model_probs.get(k, 0.0) for k in ("increased", "decreased", "no_difference", "unrelated")) or 1.0
-    probs = {k: model_probs.get(k, 0.0) / total for k in ("increased", "decreased", "no_difference", "unrelated")}
+    total = (
+        sum(model_probs.get(k, 0.0) for k in ("increased", "decreased", "no_difference", "unrelated")) or 1.0
+    )
+    probs = {
+        k: model_probs.get(k, 0.0) / total for k in ("increased", "decreased", "no_difference", "unrelated")
+    }
     if any(f.kind == "arms" and f.way in ("up", "down") for f in reading.figures):
         probs["no_difference"] = 0.0
     elif reading.direction == "no_difference" and reading.null_stated and STATED_NULL_RELATED:
@@ -101,8 +113,14 @@ def passage_distribution(model_probs: dict[str, float], reading: PassageReading)
     return probs
 
 
-def judge(frame: ClaimFrame, probs: dict[str, float], reading: PassageReading, about: Relevance,
-          named_as: str | None = None, exposure_named_as: str | None = None) -> DirectionJudgement:
+def judge(
+    frame: ClaimFrame,
+    probs: dict[str, float],
+    reading: PassageReading,
+    about: Relevance,
+    named_as: str | None = None,
+    exposure_named_as: str | None = None,
+) -> DirectionJudgement:
     """The relation of a passage to a directional claim, from the passage's direction distribution
     ``probs`` for the claim's exposure and outcome (see :func:`passage_distribution`), the rule
     ``reading`` and the ``about`` check; ``named_as`` is the outcome as the passage names it from its
@@ -110,16 +128,33 @@ def judge(frame: ClaimFrame, probs: dict[str, float], reading: PassageReading, a
     obesity), for the reason."""
     said = claim_direction(frame)
     figures = reading.figures_text()
-    base = dict(claim_direction=said, figures=figures, exposure_matched=about.exposure_matched,
-                outcome_matched=about.outcome_matched)
+    base = dict(
+        claim_direction=said,
+        figures=figures,
+        exposure_matched=about.exposure_matched,
+        outcome_matched=about.outcome_matched,
+    )
     if not about.about_both:
         exposure, outcome = in_sentence(frame.exposure), outcome_noun(frame.outcome)
-        missing = " and ".join(part for part, ok in ((exposure, about.exposure_matched),
-                                                     (outcome, about.outcome_matched)) if not ok)
-        reason = (f"not about {missing} → neutral" if missing else
-                  f"names {exposure} and {outcome} side by side, not the effect of one on the other → neutral")
-        return DirectionJudgement(relation="NEUTRAL", p_supports=0.0, p_refutes=0.0, p_neutral=1.0,
-                                  passage_direction=None, reason=reason, **base)
+        missing = " and ".join(
+            part
+            for part, ok in ((exposure, about.exposure_matched), (outcome, about.outcome_matched))
+            if not ok
+        )
+        reason = (
+            f"not about {missing} → neutral"
+            if missing
+            else f"names {exposure} and {outcome} side by side, not the effect of one on the other → neutral"
+        )
+        return DirectionJudgement(
+            relation="NEUTRAL",
+            p_supports=0.0,
+            p_refutes=0.0,
+            p_neutral=1.0,
+            passage_direction=None,
+            reason=reason,
+            **base,
+        )
     related = 1.0 - probs["unrelated"]
     up, down, null = probs["increased"], probs["decreased"], probs["no_difference"]
     if said == "association":
@@ -136,23 +171,34 @@ def judge(frame: ClaimFrame, probs: dict[str, float], reading: PassageReading, a
         support, refute = null, up + down
     p_supports, p_refutes = support * related, refute * related
     p_neutral = max(0.0, 1.0 - p_supports - p_refutes)
-    relation = max((("SUPPORTS", p_supports), ("REFUTES", p_refutes), ("NEUTRAL", p_neutral)), key=lambda kv: kv[1])[0]
+    relation = max(
+        (("SUPPORTS", p_supports), ("REFUTES", p_refutes), ("NEUTRAL", p_neutral)), key=lambda kv: kv[1]
+    )[0]
     direction = max(("increased", "decreased", "no_difference"), key=lambda k: probs[k])
     exposure, outcome = in_sentence(frame.exposure), outcome_noun(frame.outcome)
     reported = f"reports {_SAID[direction]} {outcome} with {exposure}"
     if named_as or exposure_named_as:
         # as the passage says it, then (for a change) what that says of the claim's exposure and outcome
         flips = direction in _OPPOSITE and bool(named_as) != bool(exposure_named_as)
-        said = f"{_SAID[_OPPOSITE[direction] if flips else direction]} {outcome_noun(named_as or frame.outcome)}"
+        said = (
+            f"{_SAID[_OPPOSITE[direction] if flips else direction]} {outcome_noun(named_as or frame.outcome)}"
+        )
         reported = f"reports {said} with {in_sentence(exposure_named_as or frame.exposure)}"
         if direction in _OPPOSITE:
             reported += f" ({_SAID[direction]} {outcome} with {exposure})"
     shown = reading.read_text()  # the figures, else the words the direction was read from
-    reason = (f"{reported}{f' ({shown})' if shown else ''}; the claim says {frame.says()} → {relation.lower()}")
-    return DirectionJudgement(relation=relation, p_supports=round(p_supports, 4), p_refutes=round(p_refutes, 4),
-                              p_neutral=round(p_neutral, 4), passage_direction=direction, reason=reason,
-                              direction_stated=reading.source != "none", said_of_another=reading.said_of_another,
-                              **base)
+    reason = f"{reported}{f' ({shown})' if shown else ''}; the claim says {frame.says()} → {relation.lower()}"
+    return DirectionJudgement(
+        relation=relation,
+        p_supports=round(p_supports, 4),
+        p_refutes=round(p_refutes, 4),
+        p_neutral=round(p_neutral, 4),
+        passage_direction=direction,
+        reason=reason,
+        direction_stated=reading.source != "none",
+        said_of_another=reading.said_of_another,
+        **base,
+    )
 
 
 # A relation the judge holds less likely than not is no vote (as scoring's ``min_vote`` counts it): shown
@@ -181,51 +227,89 @@ def reader_question(exposure: str, outcome: str, comparator: str = "") -> str:
 def no_finding_reason(passage: str) -> str | None:
     """Why ``passage`` is no evidence for any claim, whatever it names: it states an aim or a method,
     or says what is not yet known; None for a passage that may state a finding."""
-    return ("states an aim or a method" if states_no_finding(passage) else
-            "says what is not yet known" if states_open_question(passage) else None)
+    return (
+        "states an aim or a method"
+        if states_no_finding(passage)
+        else "says what is not yet known"
+        if states_open_question(passage)
+        else None
+    )
 
 
-def judge_passage(frame: ClaimFrame, passage: str, paper_text: str, probs: dict[str, float]) -> DirectionJudgement:
+def judge_passage(
+    frame: ClaimFrame, passage: str, paper_text: str, probs: dict[str, float]
+) -> DirectionJudgement:
     """The relation of ``passage`` (from a paper whose title and abstract are ``paper_text``) to the
     effect claim ``frame``, given the direction reader's probabilities ``probs`` for it."""
     no_finding = no_finding_reason(passage)
     if no_finding:
-        return DirectionJudgement(relation="NEUTRAL", p_supports=0.0, p_refutes=0.0, p_neutral=1.0,
-                                  claim_direction=claim_direction(frame), passage_direction=None, figures="",
-                                  exposure_matched=False, outcome_matched=False,
-                                  reason=f"{no_finding}, not a finding → neutral")
+        return DirectionJudgement(
+            relation="NEUTRAL",
+            p_supports=0.0,
+            p_refutes=0.0,
+            p_neutral=1.0,
+            claim_direction=claim_direction(frame),
+            passage_direction=None,
+            figures="",
+            exposure_matched=False,
+            outcome_matched=False,
+            reason=f"{no_finding}, not a finding → neutral",
+        )
     # the direction is read where the outcome is named, as the passage names it (``probs`` were read so
     # too); whether the passage is about both, in all of it
     where = outcome_sentences(frame.outcome, passage, paper_text=paper_text)
     instead = status_for_intervention(frame.exposure, where)
     if instead is not None:
-        return DirectionJudgement(relation="NEUTRAL", p_supports=0.0, p_refutes=0.0, p_neutral=1.0,
-                                  claim_direction=claim_direction(frame), passage_direction=None, figures="",
-                                  exposure_matched=False, outcome_matched=True,
-                                  reason=f"speaks of {in_sentence(instead)}, not of {in_sentence(frame.exposure)}: "
-                                         "evidence on one is indirect evidence on the other → neutral")
+        return DirectionJudgement(
+            relation="NEUTRAL",
+            p_supports=0.0,
+            p_refutes=0.0,
+            p_neutral=1.0,
+            claim_direction=claim_direction(frame),
+            passage_direction=None,
+            figures="",
+            exposure_matched=False,
+            outcome_matched=True,
+            reason=f"speaks of {in_sentence(instead)}, not of {in_sentence(frame.exposure)}: "
+            "evidence on one is indirect evidence on the other → neutral",
+        )
     named, inverted = as_named_in(frame.outcome, where)
     exposure, exposure_inverted = exposure_as_named_in(frame.exposure, where)
     reading = read_passage(where, exposure, named, frame.comparator)
     about = relevance(frame.exposure, frame.outcome, passage, paper_text)
     distribution = passage_distribution(probs, reading)
-    if inverted != exposure_inverted:  # lower mortality is higher survival; less diabetes with weight loss, more with obesity
+    if (
+        inverted != exposure_inverted
+    ):  # lower mortality is higher survival; less diabetes with weight loss, more with obesity
         distribution = {_OPPOSITE.get(k, k): v for k, v in distribution.items()}
-    return judge(frame, distribution, reading, about, named if inverted else None,
-                 exposure if exposure_inverted else None)
+    return judge(
+        frame,
+        distribution,
+        reading,
+        about,
+        named if inverted else None,
+        exposure if exposure_inverted else None,
+    )
 
 
 def reader_question_for(frame: ClaimFrame, passage: str, paper_text: str = "") -> str:
     """The reader's question about ``passage`` for the effect claim ``frame``: asked of the sentences
     that name the outcome, with the exposure and the outcome as they name them (see :func:`judge_passage`)."""
     where = outcome_sentences(frame.outcome, passage, paper_text=paper_text)
-    return reader_question(exposure_as_named_in(frame.exposure, where)[0], as_named_in(frame.outcome, where)[0])
+    return reader_question(
+        exposure_as_named_in(frame.exposure, where)[0], as_named_in(frame.outcome, where)[0]
+    )
 
 
 # A reviewer's relation fixes the passage's direction only where one direction gives it.
-_DIRECTION_OF_RELATION = {("increase", "SUPPORTS"): "increased", ("decrease", "SUPPORTS"): "decreased",
-                          ("no_effect", "SUPPORTS"): "no_difference", ("not_increase", "REFUTES"): "increased",
-                          ("not_decrease", "REFUTES"): "decreased", ("no_effect", "NEUTRAL"): None}
+_DIRECTION_OF_RELATION = {
+    ("increase", "SUPPORTS"): "increased",
+    ("decrease", "SUPPORTS"): "decreased",
+    ("no_effect", "SUPPORTS"): "no_difference",
+    ("not_increase", "REFUTES"): "increased",
+    ("not_decrease", "REFUTES"): "decreased",
+    ("no_effect", "NEUTRAL"): None,
+}
 
 
 def direction_of_correction(claim_direction: str | None, relation: str) -> str | None:

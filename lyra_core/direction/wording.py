@@ -16,13 +16,43 @@ import re
 # preventing X"): the direction already says which way X goes, so the reason names X alone
 _DIRECTION_GERUND = re.compile(
     r"^(?:preventing|reducing|lowering|decreasing|increasing|raising|improving|worsening|causing|inducing|"
-    r"promoting|protecting\s+against|treating|slowing|delaying)\s+(?=\S)", re.IGNORECASE)
-_HEAD_ENDS = re.compile(r"\s(?:of|in|on|for|with|among|after|before|during|to|at|from|by|versus|vs\.?)\s",
-                        re.IGNORECASE)
+    r"promoting|protecting\s+against|treating|slowing|delaying)\s+(?=\S)",
+    re.IGNORECASE,
+)
+_HEAD_ENDS = re.compile(
+    r"\s(?:of|in|on|for|with|among|after|before|during|to|at|from|by|versus|vs\.?)\s", re.IGNORECASE
+)
 # plurals that end in s are the rule; these singular nouns end in s too
-_SINGULAR_S = ("ss", "us", "is", "physics", "genetics", "omics", "economics", "ethics", "politics", "kinetics",
-               "dynamics", "mechanics", "informatics", "ous", "ness", "plus", "gas", "news", "mumps", "diabetes", "herpes",
-               "rabies", "measles", "scabies", "series", "species", "caries", "rickets")
+_SINGULAR_S = (
+    "ss",
+    "us",
+    "is",
+    "physics",
+    "genetics",
+    "omics",
+    "economics",
+    "ethics",
+    "politics",
+    "kinetics",
+    "dynamics",
+    "mechanics",
+    "informatics",
+    "ous",
+    "ness",
+    "plus",
+    "gas",
+    "news",
+    "mumps",
+    "diabetes",
+    "herpes",
+    "rabies",
+    "measles",
+    "scabies",
+    "series",
+    "species",
+    "caries",
+    "rickets",
+)
 
 
 def in_sentence(phrase: str) -> str:

@@ -29,18 +29,40 @@ from lyra_core.hypothesis.parsed import (
     done,
 )
 from lyra_core.hypothesis.predicate import Cut, base_verb, copula_predicate, perfect_participle, title_case
-from lyra_core.hypothesis.words import (AUXILIARIES, COPULAS, DETERMINERS, DO, HAVE, OPEN_WORDS, bare, is_adverb,
-                                        past, third_person)
+from lyra_core.hypothesis.words import (
+    AUXILIARIES,
+    COPULAS,
+    DETERMINERS,
+    DO,
+    HAVE,
+    OPEN_WORDS,
+    bare,
+    is_adverb,
+    past,
+    third_person,
+)
 
-__all__ = ["FALLBACK", "HYPOTHESIS", "OPEN_QUESTION", "RULE", "ParsedQuestion", "Reading", "done", "is_yes_no",
-           "reading_note", "to_hypothesis"]
+__all__ = [
+    "FALLBACK",
+    "HYPOTHESIS",
+    "OPEN_QUESTION",
+    "RULE",
+    "ParsedQuestion",
+    "Reading",
+    "done",
+    "is_yes_no",
+    "reading_note",
+    "to_hypothesis",
+]
 
 _TOKEN = re.compile(r"\S+")
 _OR_NOT = re.compile(r",?\s+or\s+not\s*\?$", re.IGNORECASE)
 
 
-_READING_NOTES = {RULE: "read by rule from the question",
-                  FALLBACK: "the question without its auxiliary: no grammatical reading was sure"}
+_READING_NOTES = {
+    RULE: "read by rule from the question",
+    FALLBACK: "the question without its auxiliary: no grammatical reading was sure",
+}
 
 
 def reading_note(reading: str | None) -> str:
@@ -95,7 +117,7 @@ def to_hypothesis(question: str) -> ParsedQuestion:
     if aux in DO and bare(rest[cut.index]) not in ("not", "never", "be"):
         verb = rest[cut.index]
         inflected = third_person(verb) if aux == "does" else past(verb)
-        return done([_subject(rest[:cut.index]), inflected, *rest[cut.index + 1:]])
+        return done([_subject(rest[: cut.index]), inflected, *rest[cut.index + 1 :]])
     return _rebuild(rest, cut, [aux], fallback)
 
 

@@ -10,7 +10,9 @@ from collections.abc import Callable
 from lyra_core.hypothesis.parsed import HYPOTHESIS, ParsedQuestion, done
 from lyra_core.hypothesis.words import AUXILIARIES, DETERMINERS, OPEN_WORDS, PREPOSITIONS, bare, is_base_verb
 
-_HEADING = re.compile(r"^(?P<heading>.{3,}?)(?::\s+|\s*--\s*|\.\s+(?=[A-Z])|,\s+(?=(?:a|an|the)\s))(?P<asked>[^:]+\?)$")
+_HEADING = re.compile(
+    r"^(?P<heading>.{3,}?)(?::\s+|\s*--\s*|\.\s+(?=[A-Z])|,\s+(?=(?:a|an|the)\s))(?P<asked>[^:]+\?)$"
+)
 _STANDS_FOR_HEADING = {"it", "they", "this", "these"}
 
 
@@ -32,8 +34,10 @@ def after_heading(text: str, read: Callable[[str], ParsedQuestion]) -> ParsedQue
         body = parsed.hypothesis.rstrip(".")
         if first.isalpha() and first[:1].isupper() and first[1:].islower():
             body = body[:1].lower() + body[1:]
-        return done(["In", heading[:1].lower() + heading[1:] if heading[1:2].islower() else heading, ",", body],
-                    parsed.reading)
+        return done(
+            ["In", heading[:1].lower() + heading[1:] if heading[1:2].islower() else heading, ",", body],
+            parsed.reading,
+        )
     first_word = bare(asked.split()[0])
     if first_word in OPEN_WORDS or first_word in AUXILIARIES or is_base_verb(first_word):
         return None  # an open question after the heading, or one the rules cannot read

@@ -31,7 +31,7 @@ def capitalize(text: str) -> str:
     match = re.search(r"[A-Za-z0-9]", text)
     if match is None or match.group().isdigit():
         return text
-    return text[:match.start()] + text[match.start()].upper() + text[match.start() + 1:]
+    return text[: match.start()] + text[match.start()].upper() + text[match.start() + 1 :]
 
 
 def done(words: list[str], reading: Reading = RULE) -> ParsedQuestion:

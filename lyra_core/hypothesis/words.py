@@ -8,37 +8,210 @@ import re
 from functools import lru_cache
 
 # The auxiliaries that open a yes/no question, each with its positive, uncontracted form.
-AUXILIARIES = {a: a for a in ("do", "does", "did", "is", "are", "was", "were", "am", "has", "have", "had", "can",
-                              "could", "should", "will", "would", "may", "might", "must", "shall")}
-AUXILIARIES |= {"don't": "do", "doesn't": "does", "didn't": "did", "isn't": "is", "aren't": "are", "wasn't": "was",
-                "weren't": "were", "hasn't": "has", "haven't": "have", "hadn't": "had", "can't": "can",
-                "cannot": "can", "couldn't": "could", "shouldn't": "should", "won't": "will", "wouldn't": "would",
-                "mightn't": "might", "mustn't": "must"}
+AUXILIARIES = {
+    a: a
+    for a in (
+        "do",
+        "does",
+        "did",
+        "is",
+        "are",
+        "was",
+        "were",
+        "am",
+        "has",
+        "have",
+        "had",
+        "can",
+        "could",
+        "should",
+        "will",
+        "would",
+        "may",
+        "might",
+        "must",
+        "shall",
+    )
+}
+AUXILIARIES |= {
+    "don't": "do",
+    "doesn't": "does",
+    "didn't": "did",
+    "isn't": "is",
+    "aren't": "are",
+    "wasn't": "was",
+    "weren't": "were",
+    "hasn't": "has",
+    "haven't": "have",
+    "hadn't": "had",
+    "can't": "can",
+    "cannot": "can",
+    "couldn't": "could",
+    "shouldn't": "should",
+    "won't": "will",
+    "wouldn't": "would",
+    "mightn't": "might",
+    "mustn't": "must",
+}
 DO = {"do", "does", "did"}
 HAVE = {"has", "have", "had"}
 COPULAS = {"is", "are", "was", "were", "am"}
 MODALS = {"can", "could", "should", "will", "would", "may", "might", "must", "shall"}
-DETERMINERS = {"a", "an", "the", "this", "that", "these", "those", "their", "its", "his", "her", "our", "your", "my",
-               "any", "some", "all", "no", "each", "every", "such", "both", "either", "neither", "another", "other",
-               "many", "much", "few", "several", "most"}
-PREPOSITIONS = {"of", "in", "on", "for", "with", "to", "from", "by", "at", "among", "amongst", "after", "before",
-                "during", "between", "versus", "vs", "vs.", "than", "into", "onto", "as", "under", "over", "without",
-                "within", "across", "through", "throughout", "via", "per", "about", "against", "beyond", "despite",
-                "following", "toward", "towards", "upon", "like", "since", "until", "around", "near", "regarding"}
+DETERMINERS = {
+    "a",
+    "an",
+    "the",
+    "this",
+    "that",
+    "these",
+    "those",
+    "their",
+    "its",
+    "his",
+    "her",
+    "our",
+    "your",
+    "my",
+    "any",
+    "some",
+    "all",
+    "no",
+    "each",
+    "every",
+    "such",
+    "both",
+    "either",
+    "neither",
+    "another",
+    "other",
+    "many",
+    "much",
+    "few",
+    "several",
+    "most",
+}
+PREPOSITIONS = {
+    "of",
+    "in",
+    "on",
+    "for",
+    "with",
+    "to",
+    "from",
+    "by",
+    "at",
+    "among",
+    "amongst",
+    "after",
+    "before",
+    "during",
+    "between",
+    "versus",
+    "vs",
+    "vs.",
+    "than",
+    "into",
+    "onto",
+    "as",
+    "under",
+    "over",
+    "without",
+    "within",
+    "across",
+    "through",
+    "throughout",
+    "via",
+    "per",
+    "about",
+    "against",
+    "beyond",
+    "despite",
+    "following",
+    "toward",
+    "towards",
+    "upon",
+    "like",
+    "since",
+    "until",
+    "around",
+    "near",
+    "regarding",
+}
 CONJUNCTIONS = {"and", "or", "nor", "but", "&"}
-PRONOUNS = {"it", "we", "you", "they", "i", "he", "she", "this", "that", "these", "those", "there", "one", "anyone",
-            "someone", "something", "anything"}
+PRONOUNS = {
+    "it",
+    "we",
+    "you",
+    "they",
+    "i",
+    "he",
+    "she",
+    "this",
+    "that",
+    "these",
+    "those",
+    "there",
+    "one",
+    "anyone",
+    "someone",
+    "something",
+    "anything",
+}
 RELATIVES = {"who", "which", "that", "whom", "whose", "where", "when"}
 OPEN_WORDS = {"what", "how", "why", "which", "who", "whom", "whose", "where", "when", "to"}
 NEGATIONS = {"not", "never"}
 # Comparatives and quantities that open a predicate: "… progress faster", "… score lower", "… more likely".
-COMPARATIVES = {"more", "less", "fewer", "better", "worse", "higher", "lower", "greater", "smaller", "larger",
-                "faster", "slower", "longer", "shorter", "earlier", "later", "superior", "inferior", "equivalent",
-                "similar", "different", "comparable", "as"}
+COMPARATIVES = {
+    "more",
+    "less",
+    "fewer",
+    "better",
+    "worse",
+    "higher",
+    "lower",
+    "greater",
+    "smaller",
+    "larger",
+    "faster",
+    "slower",
+    "longer",
+    "shorter",
+    "earlier",
+    "later",
+    "superior",
+    "inferior",
+    "equivalent",
+    "similar",
+    "different",
+    "comparable",
+    "as",
+}
 _VERB_SUFFIXES = ("ize", "ise", "ify", "ate")
 _ADJECTIVE_SUFFIXES = ("ible", "able", "ive", "ous", "ful", "ic", "al", "ary", "ar")
-_NOUN_SUFFIXES = ("tion", "sion", "ment", "ness", "ity", "ism", "ogy", "ance", "ence", "ship", "emia", "itis",
-                  "osis", "oma", "ectomy", "otomy", "plasty", "scopy", "graphy", "therapy", "ist", "ology")
+_NOUN_SUFFIXES = (
+    "tion",
+    "sion",
+    "ment",
+    "ness",
+    "ity",
+    "ism",
+    "ogy",
+    "ance",
+    "ence",
+    "ship",
+    "emia",
+    "itis",
+    "osis",
+    "oma",
+    "ectomy",
+    "otomy",
+    "plasty",
+    "scopy",
+    "graphy",
+    "therapy",
+    "ist",
+    "ology",
+)
 
 
 def bare(word: str) -> str:
@@ -72,7 +245,9 @@ def is_base_verb(word: str) -> bool:
 
     if not re.fullmatch(r"[a-z][a-z-]*", word):
         return False
-    known = lemminflect.getAllLemmas(word, "VERB").get("VERB", ()) + lemminflect.getAllLemmas(word, "AUX").get("AUX", ())
+    known = lemminflect.getAllLemmas(word, "VERB").get("VERB", ()) + lemminflect.getAllLemmas(
+        word, "AUX"
+    ).get("AUX", ())
     if known:
         return word in known
     return not classes(word) and word.endswith(_VERB_SUFFIXES) and not word.endswith(_NOUN_SUFFIXES)
@@ -94,8 +269,18 @@ def is_participle(word: str) -> bool:
 
 def is_adverb(word: str) -> bool:
     """An adverb that may stand between the subject and the verb ("really", "significantly", "ever")."""
-    return word in ("ever", "also", "still", "really", "actually", "truly", "indeed", "always", "further", "now") \
-        or (word.endswith("ly") and len(word) > 4 and "ADV" in classes(word))
+    return word in (
+        "ever",
+        "also",
+        "still",
+        "really",
+        "actually",
+        "truly",
+        "indeed",
+        "always",
+        "further",
+        "now",
+    ) or (word.endswith("ly") and len(word) > 4 and "ADV" in classes(word))
 
 
 def is_adjective(word: str) -> bool:
@@ -126,4 +311,6 @@ def _inflect(verb: str, tag: str) -> str:
     forms = lemminflect.getInflection(verb.lower(), tag)
     if not forms:
         return verb
-    return forms[0][:1].upper() + forms[0][1:] if verb[:1].isupper() else forms[0]  # "Influence" → "Influences"
+    return (
+        forms[0][:1].upper() + forms[0][1:] if verb[:1].isupper() else forms[0]
+    )  # "Influence" → "Influences"

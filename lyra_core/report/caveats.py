@@ -41,8 +41,9 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' * (n != 1)}"
 
 
-def answer_caveats(answer: AnswerView, votes: list[Mapping[str, Any]],
-                   uncounted: list[UncountedPaper]) -> list[str]:
+def answer_caveats(
+    answer: AnswerView, votes: list[Mapping[str, Any]], uncounted: list[UncountedPaper]
+) -> list[str]:
     """The weaknesses of a yes/no answer, each one sentence; none for an open question."""
     if answer.origin != "hypothesis":
         return []
@@ -54,32 +55,43 @@ def answer_caveats(answer: AnswerView, votes: list[Mapping[str, Any]],
         out.append("The answer rests on one paper: a single study, however clear, is not a settled finding.")
     designs = [v.get("study_design") for v in votes]
     if all(d in OBSERVATIONAL for d in designs):
-        out.append("Every paper that voted is an observational study: they show an association, not that the "
-                   "exposure causes the outcome.")
+        out.append(
+            "Every paper that voted is an observational study: they show an association, not that the "
+            "exposure causes the outcome."
+        )
     elif all(d in LABORATORY for d in designs):
-        out.append("Every paper that voted is an animal or cell study: what holds there may not hold in people.")
+        out.append(
+            "Every paper that voted is an animal or cell study: what holds there may not hold in people."
+        )
     elif not any(d in ("rct", "meta_analysis") for d in designs) and any(d in OBSERVATIONAL for d in designs):
         out.append("No randomised trial or meta-analysis voted.")
     overlap = [v for v in votes if v.get("judged_by") != "direction" and not v.get("human_reviewed")]
     if overlap:
-        share = "Every vote was" if len(overlap) == len(votes) else f"{len(overlap)} of {len(votes)} votes were"
-        out.append(f"{share} read by the cross-encoder, which weighs the words a passage shares with the "
-                   "hypothesis, not a finding's direction: read those passages yourself.")
+        share = (
+            "Every vote was" if len(overlap) == len(votes) else f"{len(overlap)} of {len(votes)} votes were"
+        )
+        out.append(
+            f"{share} read by the cross-encoder, which weighs the words a passage shares with the "
+            "hypothesis, not a finding's direction: read those passages yourself."
+        )
     sides = {v["relation"] for v in votes}
     if sides == {SUPPORTS, REFUTES}:
         against = sum(v["relation"] == REFUTES for v in votes)
         out.append(f"The papers disagree: {_plural(len(votes) - against, 'paper')} for, {against} against.")
     if answer.certainty in ("low", "very_low") and answer.verdict not in ("unverified", "contested"):
-        out.append(f"Certainty is {answer.certainty.replace('_', ' ')}"
-                   + (f" ({answer.certainty_reasons})." if answer.certainty_reasons else "."))
+        out.append(
+            f"Certainty is {answer.certainty.replace('_', ' ')}"
+            + (f" ({answer.certainty_reasons})." if answer.certainty_reasons else ".")
+        )
     if uncounted:
         lead = "One of" if len(uncounted) == 1 else f"{len(uncounted)} of"
         out.append(f"{lead} the {TOP_PAPERS} best-ranked papers cast no vote; the report says why for each.")
     return out
 
 
-def uncounted_papers(ranked: list[tuple[str, str]], edges: Iterable[Mapping[str, Any]],
-                     voters: set[str]) -> list[UncountedPaper]:
+def uncounted_papers(
+    ranked: list[tuple[str, str]], edges: Iterable[Mapping[str, Any]], voters: set[str]
+) -> list[UncountedPaper]:
     """The best-ranked papers (``ranked``: paper id and title, best first) that cast no vote on the
     hypothesis, each with why: its strongest edge's reason, or that no passage of it was judged."""
     by_paper: dict[str, list[Mapping[str, Any]]] = {}
@@ -96,9 +108,15 @@ def uncounted_papers(ranked: list[tuple[str, str]], edges: Iterable[Mapping[str,
             strongest = max(mine, key=lambda e: (e["relation"] != NEUTRAL, float(e["nli_confidence"])))
             why = " ".join(str(strongest.get("reason") or "").split())
             if strongest["relation"] == NEUTRAL:
-                reason = f"its passages were judged neutral: {why}" if why else "its passages were judged neutral"
+                reason = (
+                    f"its passages were judged neutral: {why}" if why else "its passages were judged neutral"
+                )
             else:
-                reason = (f"its strongest passage ({strongest['relation'].lower()}, "
-                          f"{float(strongest['nli_confidence']):.2f}) is under the vote threshold")
-        out.append(UncountedPaper(paper_id=paper_id, title=" ".join(title.split()) or UNTITLED, reason=reason))
+                reason = (
+                    f"its strongest passage ({strongest['relation'].lower()}, "
+                    f"{float(strongest['nli_confidence']):.2f}) is under the vote threshold"
+                )
+        out.append(
+            UncountedPaper(paper_id=paper_id, title=" ".join(title.split()) or UNTITLED, reason=reason)
+        )
     return out

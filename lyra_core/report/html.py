@@ -31,8 +31,10 @@ ol.refs li{margin:.3rem 0} blockquote{border-left:3px solid #ccc;margin:.5rem 0;
 """
 # The page runs no script and loads nothing: should a text ever slip through unescaped, the browser
 # still refuses to run it or to fetch anything (inline style and the inline SVG need nothing more).
-CSP = ("default-src 'none'; script-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-       "base-uri 'none'; form-action 'none'")
+CSP = (
+    "default-src 'none'; script-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+    "base-uri 'none'; form-action 'none'"
+)
 
 
 def _text(parent: ET.Element, tag: str, text: str, cls: str | None = None, **attrs: str) -> ET.Element:
@@ -58,8 +60,9 @@ def _weighed(item: ET.Element, sentence: ReportSentence) -> None:
     link where it has an http(s) one."""
     if not (sentence.facts or sentence.paper):
         return
-    span = _text(item, "span", " — " + sentence.facts + (" · " if sentence.facts and sentence.paper else ""),
-                 "facts")
+    span = _text(
+        item, "span", " — " + sentence.facts + (" · " if sentence.facts and sentence.paper else ""), "facts"
+    )
     if sentence.paper_link:
         _text(span, "a", sentence.paper, "paper", href=sentence.paper_link)
     else:
@@ -80,7 +83,11 @@ def _answer(body: ET.Element, report: Report) -> None:
         if report.checked:
             items = ET.SubElement(body, "ul")
             for checked in report.checked:
-                _text(items, "li", f"{checked.verdict.replace('_', ' ')} ({checked.confidence:.2f}): {checked.text}")
+                _text(
+                    items,
+                    "li",
+                    f"{checked.verdict.replace('_', ' ')} ({checked.confidence:.2f}): {checked.text}",
+                )
         return
     items = ET.SubElement(body, "ul")
     if answer.hypothesis:
@@ -100,7 +107,9 @@ def _answer(body: ET.Element, report: Report) -> None:
         passages = ET.SubElement(body, "ul", {"class": "evidence"})
         for word, side in (("Supports", report.answer_supports), ("Refutes", report.answer_refutes)):
             for s in side:
-                item = ET.SubElement(passages, "li", {"class": word.lower() + (" corrected" if s.model_relation else "")})
+                item = ET.SubElement(
+                    passages, "li", {"class": word.lower() + (" corrected" if s.model_relation else "")}
+                )
                 _text(item, "span", word, "rel").tail = f" ({sentence_note(s)}): “{s.text}”"
                 _cite(item, s.ref)
                 _weighed(item, s)
@@ -139,8 +148,10 @@ def _claim(section: ET.Element, claim: ReportClaim) -> None:
         _text(section, "p", "No source supports or refutes it.", "more")
         return
     items = ET.SubElement(section, "ul", {"class": "evidence"})
-    for word, side, more in (("Supports", claim.supports, claim.more_supporting_sources),
-                             ("Refutes", claim.refutes, claim.more_refuting_sources)):
+    for word, side, more in (
+        ("Supports", claim.supports, claim.more_supporting_sources),
+        ("Refutes", claim.refutes, claim.more_refuting_sources),
+    ):
         for s in side:
             css = word.lower() + (" corrected" if s.model_relation else "")
             item = ET.SubElement(items, "li", {"class": css})
@@ -193,12 +204,19 @@ def render_html(report: Report) -> str:
     figure = ET.SubElement(body, "figure")
     mark = f"\x00evidence-graph-{secrets.token_hex(16)}\x00"  # where the SVG goes; no text can guess it
     figure.text = mark
-    _text(figure, "figcaption", "The question's hypothesis (H) and the claims (left, numbered as above) and the sources that hold evidence on them "
-          "(right, numbered as in the references). Each line is a source's strongest relation to the claim.")
+    _text(
+        figure,
+        "figcaption",
+        "The question's hypothesis (H) and the claims (left, numbered as above) and the sources that hold evidence "
+        "on them "
+        "(right, numbered as in the references). Each line is a source's strongest relation to the claim.",
+    )
     _references(body, report)
     page = ET.tostring(body, encoding="unicode", method="html")
     page = xml_text(page).replace(xml_text(mark), report.svg(), 1)  # a NUL, a bidi control: visible escapes
-    return (f"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">"
-            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{html.escape(xml_text(report.query))}</title><style>{STYLE}</style></head>\n{page}\n</html>\n")
+    return (
+        f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{html.escape(xml_text(report.query))}</title><style>{STYLE}</style></head>\n{page}\n</html>\n"
+    )

@@ -24,8 +24,10 @@ def md(text: str) -> str:
 
 def score_text(claim: ReportClaim) -> str:
     """Verdict, confidence ± uncertainty and the votes that entered it, in one line."""
-    line = (f"{claim.verdict.replace('_', ' ')} · confidence {claim.confidence:.2f} ± {claim.uncertainty:.2f}"
-            " · votes: " + votes_text(claim.supporting_votes, claim.refuting_votes, claim.below_threshold))
+    line = (
+        f"{claim.verdict.replace('_', ' ')} · confidence {claim.confidence:.2f} ± {claim.uncertainty:.2f}"
+        " · votes: " + votes_text(claim.supporting_votes, claim.refuting_votes, claim.below_threshold)
+    )
     return line + (" · rescored after human feedback" if claim.recomputed else "")
 
 
@@ -33,7 +35,7 @@ _SIDE_ADJECTIVES = {"Supports": "supporting", "Refutes": "refuting"}
 
 
 def more_sources(word: str, more: int) -> str:
-    """"… and 2 more refuting sources": the sources on one side (``word``: Supports or Refutes)
+    """ "… and 2 more refuting sources": the sources on one side (``word``: Supports or Refutes)
     that the report does not quote."""
     return f"… and {more} more {_SIDE_ADJECTIVES[word]} source{'s' * (more != 1)}"
 
@@ -46,7 +48,7 @@ def sentence_note(s: ReportSentence) -> str:
 
 
 def hypothesis_label(answer: AnswerView) -> str:
-    """"Hypothesis judged", with how it was read from the question where that is recorded."""
+    """ "Hypothesis judged", with how it was read from the question where that is recorded."""
     note = reading_note(answer.question_reading)
     return f"Hypothesis judged ({note})" if note else "Hypothesis judged"
 
@@ -55,16 +57,26 @@ def answer_md(report: Report) -> list[str]:
     answer = report.answer
     lines = [f"**{md(line)}**" for line in report.answer_lines()] + [""]
     if answer is None:
-        return lines + [f"- {md(c.verdict.replace('_', ' '))} ({c.confidence:.2f}): {md(c.text)}"
-                        for c in report.checked or []] + ([""] if report.checked else [])
+        return (
+            lines
+            + [
+                f"- {md(c.verdict.replace('_', ' '))} ({c.confidence:.2f}): {md(c.text)}"
+                for c in report.checked or []
+            ]
+            + ([""] if report.checked else [])
+        )
     if answer.hypothesis:
         lines.append(f"- {hypothesis_label(answer)}: {md(answer.hypothesis)}")
     for side, papers in (("For", answer.papers_for), ("Against", answer.papers_against)):
         if papers:
-            lines.append(f"- {side}: " + "; ".join(
-                f"{md(p.title or UNTITLED)} [{report.answer_refs[p.paper_id]}]" for p in papers))
+            lines.append(
+                f"- {side}: "
+                + "; ".join(f"{md(p.title or UNTITLED)} [{report.answer_refs[p.paper_id]}]" for p in papers)
+            )
     lines += [f"- {md(c.verdict.replace('_', ' '))}: {md(c.text)}" for c in answer.claims]
-    lines += [sentence_md(s.relation.capitalize(), s) for s in [*report.answer_supports, *report.answer_refutes]]
+    lines += [
+        sentence_md(s.relation.capitalize(), s) for s in [*report.answer_supports, *report.answer_refutes]
+    ]
     return [*lines, "", *caveats_md(report)]
 
 
@@ -75,7 +87,10 @@ def caveats_md(report: Report) -> list[str]:
         lines += ["**How far to trust this answer**", "", *[f"- {md(c)}" for c in report.caveats], ""]
     if report.uncounted:
         lines += ["**Best-ranked papers that cast no vote**", ""]
-        lines += [f"- {md(p.title)}" + (f" [{p.ref}]" if p.ref else "") + f": {md(p.reason)}" for p in report.uncounted]
+        lines += [
+            f"- {md(p.title)}" + (f" [{p.ref}]" if p.ref else "") + f": {md(p.reason)}"
+            for p in report.uncounted
+        ]
         lines.append("")
     return lines
 
@@ -85,8 +100,11 @@ def sentence_md(word: str, s: ReportSentence) -> str:
     weighs (design, size, figures) and its paper's identifier as a link, then the judge's reason."""
     paper = f"[{md(s.paper)}](<{s.paper_link}>)" if s.paper_link else md(s.paper)
     weighed = " · ".join(p for p in (md(s.facts), paper) if p)
-    return (f"- {word} ({sentence_note(s)}): “{md(s.text)}” [{s.ref}]" + (f" — {weighed}" if weighed else "")
-            + (f"  \n  _why: {md(s.reason)}_" if s.reason else ""))
+    return (
+        f"- {word} ({sentence_note(s)}): “{md(s.text)}” [{s.ref}]"
+        + (f" — {weighed}" if weighed else "")
+        + (f"  \n  _why: {md(s.reason)}_" if s.reason else "")
+    )
 
 
 def markdown(report: Report, svg_name: str | None = None) -> str:
@@ -101,10 +119,16 @@ def markdown(report: Report, svg_name: str | None = None) -> str:
         lines += [f"## Topic: {md(topic.label)}{flag}", ""]
         for c in topic.claims:
             mine = " (your claim)" if c.origin == "user" else ""
-            lines += [f"### C{c.number}. {md(c.text)}{mine}", "", f"**{score_text(c)}**"
-                      + (f" · stated in [{c.stated_in}]" if c.stated_in else ""), ""]
-            for word, side, more in (("Supports", c.supports, c.more_supporting_sources),
-                                     ("Refutes", c.refutes, c.more_refuting_sources)):
+            lines += [
+                f"### C{c.number}. {md(c.text)}{mine}",
+                "",
+                f"**{score_text(c)}**" + (f" · stated in [{c.stated_in}]" if c.stated_in else ""),
+                "",
+            ]
+            for word, side, more in (
+                ("Supports", c.supports, c.more_supporting_sources),
+                ("Refutes", c.refutes, c.more_refuting_sources),
+            ):
                 lines += [sentence_md(word, s) for s in side]
                 if more:
                     lines.append(f"- {more_sources(word, more)}")
@@ -127,13 +151,17 @@ def intro(report: Report) -> str:
     """What the reader is looking at, and what human feedback changed."""
     # the run writes its report as its last step, while the task still reads "running": a status that
     # would be stale once the run ends is left out
-    task = f"Task {report.task_id}" + ("." if report.status in ("running", "completed") else f" ({report.status}).")
+    task = f"Task {report.task_id}" + (
+        "." if report.status in ("running", "completed") else f" ({report.status})."
+    )
     line = task
     if report.claims_in_force:  # "0 of 0 claims in force, the most relevant …" says nothing
-        line = (f"{len(report.claims)} of {report.claims_in_force} claims in force, the most relevant to the question, "
-                "grouped by topic, each with the strongest passages for and against it (the number beside a passage "
-                "is the judge's calibrated probability of that relation; after it stand the study's design and size, "
-                f"the figures the passage states and the paper's identifier). {task}")
+        line = (
+            f"{len(report.claims)} of {report.claims_in_force} claims in force, the most relevant to the question, "
+            "grouped by topic, each with the strongest passages for and against it (the number beside a passage "
+            "is the judge's calibrated probability of that relation; after it stand the study's design and size, "
+            f"the figures the passage states and the paper's identifier). {task}"
+        )
     if report.feedback:
         line += " Human feedback applied: " + "; ".join(report.feedback) + "."
     return line

@@ -100,9 +100,14 @@ class Report(BaseModel):
         if self.checked is None:
             return ["No answer yet: the task has not been answered (run it)."]
         if not self.checked:
-            return ["A verify task: its claims are checked against the literature, not a question answered; "
-                    "none has a verdict yet (run it)."]
+            return [
+                "A verify task: its claims are checked against the literature, not a question answered; "
+                "none has a verdict yet (run it)."
+            ]
         counts = Counter(c.verdict.replace("_", " ") for c in self.checked)
-        return [f"A verify task: {len(self.checked)} claim{'s' * (len(self.checked) != 1)} checked against the "
-                "literature (" + ", ".join(f"{n} {v}" for v, n in sorted(counts.items(), key=lambda i: (-i[1], i[0])))
-                + ")."]
+        return [
+            f"A verify task: {len(self.checked)} claim{'s' * (len(self.checked) != 1)} checked against the "
+            "literature ("
+            + ", ".join(f"{n} {v}" for v, n in sorted(counts.items(), key=lambda i: (-i[1], i[0])))
+            + ")."
+        ]

@@ -45,12 +45,13 @@ def doi_link(doi: str | None) -> str | None:
     doi = doi.strip()
     for prefix in DOI_PREFIXES:
         if doi.lower().startswith(prefix):
-            doi = doi[len(prefix):]
+            doi = doi[len(prefix) :]
     return "https://doi.org/" + quote(doi, safe="/:;()._-")
 
 
-def identifier(source_id: str, doi: str | None = None, pmid: str | None = None,
-               url: str | None = None) -> tuple[str, str | None]:
+def identifier(
+    source_id: str, doi: str | None = None, pmid: str | None = None, url: str | None = None
+) -> tuple[str, str | None]:
     """How a passage names its paper, and the link that opens it: ``doi:…`` (doi.org), ``PMID …``
     (PubMed), else its URL when that is an http(s) URL, else Lyra's id of the source, unlinked."""
     if doi and doi.strip():
@@ -152,11 +153,18 @@ class References:
         url = row.get("url") or page.get("url")
         title = (row.get("title") or page.get("title") or url or UNTITLED).strip()
         year = row.get("year")
-        return Reference(number=number, source_id=source_id, is_paper=bool(row.get("is_paper")),
-                         title=" ".join(title.split()), authors=list(row.get("authors") or []),
-                         year=int(year) if year else None,
-                         venue=row.get("venue") or None, doi=row.get("doi") or None,
-                         pmid=str(row["pmid"]) if row.get("pmid") else None, url=url)
+        return Reference(
+            number=number,
+            source_id=source_id,
+            is_paper=bool(row.get("is_paper")),
+            title=" ".join(title.split()),
+            authors=list(row.get("authors") or []),
+            year=int(year) if year else None,
+            venue=row.get("venue") or None,
+            doi=row.get("doi") or None,
+            pmid=str(row["pmid"]) if row.get("pmid") else None,
+            url=url,
+        )
 
     def reference(self, source_id: str) -> Reference:
         """The reference of ``source_id``, cited (numbered) here if it was not yet."""

@@ -79,34 +79,54 @@ def _count(n: int, word: str) -> str:
 def _legend(svg: ET.Element, claims: int, papers: int, links: Sequence[GraphLink]) -> None:
     counts = {r: sum(link.relation == r for link in links) for r in (SUPPORTS, REFUTES)}
     ET.SubElement(svg, "text", {"x": "8", "y": "18", "class": "heading"}).text = (
-        f"{_count(claims, 'claim')} · {_count(papers, 'source')} · {_count(len(links), 'link')} (one per source and claim: "
-        "its strongest non-neutral relation)")
+        f"{_count(claims, 'claim')} · {_count(papers, 'source')} · {_count(len(links), 'link')} (one per source and "
+        "claim: "
+        "its strongest non-neutral relation)"
+    )
     x = 8
     for relation, word in ((SUPPORTS, "supports"), (REFUTES, "refutes")):
-        attrs = {"x1": str(x), "y1": "38", "x2": str(x + 34), "y2": "38", "stroke": COLOURS[relation],
-                 "stroke-width": "2.5"}
+        attrs = {
+            "x1": str(x),
+            "y1": "38",
+            "x2": str(x + 34),
+            "y2": "38",
+            "stroke": COLOURS[relation],
+            "stroke-width": "2.5",
+        }
         if DASH[relation]:
             attrs["stroke-dasharray"] = DASH[relation]
         ET.SubElement(svg, "line", attrs)
         ET.SubElement(svg, "text", x=str(x + 40), y="42").text = f"{word} ({counts[relation]})"
         x += 150
-    ET.SubElement(svg, "text", {"x": str(x), "y": "42", "class": "note"}).text = (
-        "thicker = surer · H = the question's hypothesis · C = claim (as numbered in the report) · [n] = reference")
+    ET.SubElement(
+        svg, "text", {"x": str(x), "y": "42", "class": "note"}
+    ).text = "thicker = surer · H = the question's hypothesis · C = claim (as numbered in the report) · [n] = reference"
 
 
-def evidence_svg(claims: Sequence[GraphNode], papers: Sequence[GraphNode],
-                 links: Sequence[GraphLink]) -> ET.Element:
+def evidence_svg(
+    claims: Sequence[GraphNode], papers: Sequence[GraphNode], links: Sequence[GraphLink]
+) -> ET.Element:
     """The graph as an ``<svg>`` element: ``claims`` top to bottom on the left, ``papers`` on the
     right, ``links`` between them (each one ``<line>`` of class ``supports`` or ``refutes``)."""
     rows = max(len(claims), len(papers), 1)
     height = rows * ROW
     total = TOP + height + 12
-    svg = ET.Element("svg", {"xmlns": SVG_NS, "viewBox": f"0 0 {WIDTH} {total}", "width": str(WIDTH),
-                             "height": str(total), "role": "img",
-                             "font-family": "Helvetica, Arial, sans-serif", "font-size": "12"})
+    svg = ET.Element(
+        "svg",
+        {
+            "xmlns": SVG_NS,
+            "viewBox": f"0 0 {WIDTH} {total}",
+            "width": str(WIDTH),
+            "height": str(total),
+            "role": "img",
+            "font-family": "Helvetica, Arial, sans-serif",
+            "font-size": "12",
+        },
+    )
     ET.SubElement(svg, "title").text = "Evidence graph: claims and the sources that support or refute them"
-    ET.SubElement(svg, "style").text = (
-        ".heading{font-weight:bold} .note{fill:#555} .claim circle{fill:#333} .paper circle{fill:#777}")
+    ET.SubElement(
+        svg, "style"
+    ).text = ".heading{font-weight:bold} .note{fill:#555} .claim circle{fill:#333} .paper circle{fill:#777}"
     _legend(svg, len(claims), len(papers), links)
     claim_y = dict(zip((c.number for c in claims), _ys(len(claims), height), strict=True))
     paper_y = dict(zip((p.number for p in papers), _ys(len(papers), height), strict=True))
@@ -115,20 +135,41 @@ def evidence_svg(claims: Sequence[GraphNode], papers: Sequence[GraphNode],
     for link in sorted(links, key=lambda k: (k.relation == REFUTES, k.claim, k.ref)):
         if link.claim not in claim_y or link.ref not in paper_y:
             continue
-        attrs = {"class": link.relation.lower(), "x1": str(CLAIM_X), "y1": str(claim_y[link.claim]),
-                 "x2": str(PAPER_X), "y2": str(paper_y[link.ref]), "stroke": COLOURS[link.relation],
-                 "stroke-width": f"{1 + 2.5 * max(0.0, min(1.0, link.confidence)):.2f}"}
+        attrs = {
+            "class": link.relation.lower(),
+            "x1": str(CLAIM_X),
+            "y1": str(claim_y[link.claim]),
+            "x2": str(PAPER_X),
+            "y2": str(paper_y[link.ref]),
+            "stroke": COLOURS[link.relation],
+            "stroke-width": f"{1 + 2.5 * max(0.0, min(1.0, link.confidence)):.2f}",
+        }
         if DASH[link.relation]:
             attrs["stroke-dasharray"] = DASH[link.relation]
         line = ET.SubElement(edges, "line", attrs)
-        ET.SubElement(line, "title").text = (
-            f"{claim_tag(link.claim)} — [{link.ref}]: {link.relation.lower()} ({link.confidence:.2f})")
+        ET.SubElement(
+            line, "title"
+        ).text = f"{claim_tag(link.claim)} — [{link.ref}]: {link.relation.lower()} ({link.confidence:.2f})"
     for claim in claims:
-        _node(svg, CLAIM_X, claim_y[claim.number], _short(f"{claim_tag(claim.number)}  {claim.label}"), claim.full,
-              "end", "claim")
+        _node(
+            svg,
+            CLAIM_X,
+            claim_y[claim.number],
+            _short(f"{claim_tag(claim.number)}  {claim.label}"),
+            claim.full,
+            "end",
+            "claim",
+        )
     for paper in papers:
-        _node(svg, PAPER_X, paper_y[paper.number], _short(f"[{paper.number}]  {paper.label}"), paper.full,
-              "start", "paper")
+        _node(
+            svg,
+            PAPER_X,
+            paper_y[paper.number],
+            _short(f"[{paper.number}]  {paper.label}"),
+            paper.full,
+            "start",
+            "paper",
+        )
     return svg
 
 

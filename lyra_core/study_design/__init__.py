@@ -9,5 +9,14 @@ from lyra_core.study_design.design import DESIGNS, LABEL, RANK, Design, StudyDes
 from lyra_core.study_design.facts import PassageFacts, describe_passage
 from lyra_core.study_design.sample_size import sample_size
 
-__all__ = ["DESIGNS", "LABEL", "RANK", "Design", "PassageFacts", "StudyDesign", "describe_passage", "read_design",
-           "sample_size"]
+__all__ = [
+    "DESIGNS",
+    "LABEL",
+    "RANK",
+    "Design",
+    "PassageFacts",
+    "StudyDesign",
+    "describe_passage",
+    "read_design",
+    "sample_size",
+]

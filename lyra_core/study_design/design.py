@@ -7,7 +7,8 @@ stands (zones.py: title 3, methods and the authors' own sentences 2, elsewhere 1
 "randomized trials have compared …" in a registry study's background decides nothing. The design
 with the highest count wins, except that trial words in the title, methods or the authors' own
 sentences ("double-blind", "randomly assigned") outweigh follow-up words ("prospective", "followed
-for 5 years"), which a trial has too, unless the paper names itself a cohort; ties go to the design higher in PRECEDENCE, so a meta-analysis of
+for 5 years"), which a trial has too, unless the paper names itself a cohort; ties go to the design higher in
+PRECEDENCE, so a meta-analysis of
 randomized trials is a meta-analysis. Animals or cells win over a trial's words when the
 randomized subjects are rats, not people, and a basic-science abstract with no study design
 words and no people in it is read as laboratory work.
@@ -22,69 +23,153 @@ from pydantic import BaseModel
 
 from lyra_core.study_design.zones import Sentence, zoned_sentences
 
-Design = Literal["meta_analysis", "rct", "cohort", "case_control", "cross_sectional", "animal_cell", "review", "other"]
-DESIGNS: tuple[Design, ...] = ("meta_analysis", "rct", "cohort", "case_control", "cross_sectional", "animal_cell",
-                               "review", "other")
+Design = Literal[
+    "meta_analysis", "rct", "cohort", "case_control", "cross_sectional", "animal_cell", "review", "other"
+]
+DESIGNS: tuple[Design, ...] = (
+    "meta_analysis",
+    "rct",
+    "cohort",
+    "case_control",
+    "cross_sectional",
+    "animal_cell",
+    "review",
+    "other",
+)
 # How much a design weighs as evidence: a synthesis of trials above one trial above observation …
-RANK: dict[str, int] = {"meta_analysis": 6, "rct": 5, "cohort": 4, "case_control": 4, "cross_sectional": 3,
-                        "animal_cell": 2, "review": 1, "other": 0}
-LABEL: dict[str, str] = {"meta_analysis": "meta-analysis", "rct": "RCT", "cohort": "cohort study",
-                         "case_control": "case-control study", "cross_sectional": "cross-sectional study",
-                         "animal_cell": "animal/cell study", "review": "review", "other": "design not stated"}
+RANK: dict[str, int] = {
+    "meta_analysis": 6,
+    "rct": 5,
+    "cohort": 4,
+    "case_control": 4,
+    "cross_sectional": 3,
+    "animal_cell": 2,
+    "review": 1,
+    "other": 0,
+}
+LABEL: dict[str, str] = {
+    "meta_analysis": "meta-analysis",
+    "rct": "RCT",
+    "cohort": "cohort study",
+    "case_control": "case-control study",
+    "cross_sectional": "cross-sectional study",
+    "animal_cell": "animal/cell study",
+    "review": "review",
+    "other": "design not stated",
+}
 # Which design a tie goes to: the more specific reading first.
-PRECEDENCE: tuple[Design, ...] = ("meta_analysis", "review", "rct", "case_control", "cross_sectional", "cohort",
-                                  "animal_cell", "other")
+PRECEDENCE: tuple[Design, ...] = (
+    "meta_analysis",
+    "review",
+    "rct",
+    "case_control",
+    "cross_sectional",
+    "cohort",
+    "animal_cell",
+    "other",
+)
 
 _R = r"randomi[sz]"
-CUES: list[tuple[Design, int, re.Pattern[str]]] = [(d, s, re.compile(p, re.IGNORECASE)) for d, s, p in [
-    ("meta_analysis", 3, r"\bmeta-?analy[sz](?:is|es|ed)\b|\bsystematic(?:al)?\s+(?:literature\s+)?review|"
-                         r"\bpooled\s+analys[ie]s\b|\bumbrella\s+review|\bCochrane\s+review"),
-    ("meta_analysis", 2, r"\b(?:searched|search\s+of|searches\s+of|search\s+(?:in|through))\b[^.]{0,80}\b(?:MEDLINE|"
-                         r"PubMed|EMBASE|Cochrane|CINAHL|Web\s+of\s+Science|Scopus|PsycINFO|databases?)\b|"
-                         r"\bPRISMA\b|\b(?:eligible|included)\s+(?:studies|trials|articles)\b|"
-                         r"\b(?:random|fixed)[- ]effects?\s+(?:model|meta)"),
-    ("rct", 3, rf"\b{_R}ed\b[^.]{{0,40}}\b(?:controlled\s+|clinical\s+|comparative\s+|double-?blind\s+|"
-               rf"placebo-controlled\s+|parallel-group\s+|crossover\s+|cross-over\s+)*(?:trial|study|comparison)\b|"
-               rf"\b{_R}ed\s+controlled\b|\bRCT\b"),
-    ("rct", 2, rf"\b(?:were|was|been|being)\s+(?:\w+\s+)?{_R}ed\b|\b{_R}ed\s+(?:to|into|in\s+a)\b|"
-               r"\brandomly\s+(?:assigned|allocated|divided)\b|\b{_R}ation\b(?!\s+(?:study|approach|analys))|"
-               r"\bplacebo[- ]controlled\b|\bdouble[- ]blind(?:ed)?\b|\bsham[- ]controlled\b"),
-    ("rct", 1, r"\btrial\b"),
-    ("case_control", 3, r"\bcase[-‐–\s]control\b|\bcase[-–]referent\b"),
-    ("case_control", 2, r"\b(?:matched|healthy)\s+controls\b|\bcases\s+and\s+(?:[\w,]+\s+)?controls\b"),
-    ("case_control", 1, r"\b(?:healthy|matched|normal)\s+(?:control\s+)?(?:subjects|individuals|controls)"
-                        r"\b|\bcontrol\s+(?:group|subjects)\b"),
-    ("cohort", 3, r"\bcohort\s+(?:study|studies|analysis|design)\b|\b(?:prospective|retrospective|longitudinal|"
-                  r"population-based|birth|inception)\s+(?:\w+\s+)?cohort\b|\bcase-cohort\b|\blongitudinal\s+study\b"),
-    ("cohort", 2, r"\bprospective(?:ly)?\b|\bretrospective(?:ly)?\b|\bfollowed(?:\s+up)?\s+(?:for|until|over|through)\b|"
-                  r"\bfollow-?up\s+(?:of|was|period)\b|\bregistry\b|\bcohort\b|\bmedical\s+records\b|"
-                  r"\bchart\s+review\b|\bincident\b|\bincidence\s+of\b|\bperson-years\b|\bconsecutive\b|"
-                  r"\b(?:records|charts)\b|\b(?:we|were)\s+reviewed\b|\bdatabase\b"),
-    ("cohort", 1, r"\b(?:from|between)\s+(?:\w+\s+)?(?:19|20)\d\d\s+(?:to|and|until|through)\b|\bunderwent\b"),
-    ("cross_sectional", 3, r"\bcross[- ]sectional(?:ly)?\b"),
-    ("cross_sectional", 2, r"\bNHANES\b"),
-    ("cross_sectional", 1, r"\b(?:survey|questionnaire|interview)s?\b|\bprevalence\b"),
-    ("animal_cell", 2, r"\b(?:mice|mouse|murine|rats?|rodents?|hamsters?|rabbits?|pigs?|piglets?|swine|porcine|dogs?|"
-                       r"canine|sheep|ovine|monkeys?|macaques?|primates?|zebrafish|drosophila|flies|yeast|"
-                       r"saccharomyces|c\.\s*elegans|caenorhabditis|arabidopsis|xenopus|knock-?out|knock-?in|"
-                       r"transgenic|xenografts?|in\s+vitro|ex\s+vivo|cell\s+lines?|cultured|co-?culture[sd]?|"
-                       r"Wistar|Sprague|C57BL|animals?|animal\s+models?|organoids?)\b"),
-    ("review", 3, r"\b(?:in\s+this|this|the\s+present|our)\s+(?:\w+\s+)?review\b|\b(?:we|I)\s+(?:\w+\s+)?(?:review|"
-                  r"summari[sz]e|discuss|overview)\b|\breview\s+article\b|^(?:[^.]*:\s*)?(?:an?\s+)?(?:\w+\s+)?"
-                  r"(?:review|overview)\b|\breview\.?$"),
-]]
+CUES: list[tuple[Design, int, re.Pattern[str]]] = [
+    (d, s, re.compile(p, re.IGNORECASE))
+    for d, s, p in [
+        (
+            "meta_analysis",
+            3,
+            r"\bmeta-?analy[sz](?:is|es|ed)\b|\bsystematic(?:al)?\s+(?:literature\s+)?review|"
+            r"\bpooled\s+analys[ie]s\b|\bumbrella\s+review|\bCochrane\s+review",
+        ),
+        (
+            "meta_analysis",
+            2,
+            r"\b(?:searched|search\s+of|searches\s+of|search\s+(?:in|through))\b[^.]{0,80}\b(?:MEDLINE|"
+            r"PubMed|EMBASE|Cochrane|CINAHL|Web\s+of\s+Science|Scopus|PsycINFO|databases?)\b|"
+            r"\bPRISMA\b|\b(?:eligible|included)\s+(?:studies|trials|articles)\b|"
+            r"\b(?:random|fixed)[- ]effects?\s+(?:model|meta)",
+        ),
+        (
+            "rct",
+            3,
+            rf"\b{_R}ed\b[^.]{{0,40}}\b(?:controlled\s+|clinical\s+|comparative\s+|double-?blind\s+|"
+            rf"placebo-controlled\s+|parallel-group\s+|crossover\s+|cross-over\s+)*(?:trial|study|comparison)\b|"
+            rf"\b{_R}ed\s+controlled\b|\bRCT\b",
+        ),
+        (
+            "rct",
+            2,
+            rf"\b(?:were|was|been|being)\s+(?:\w+\s+)?{_R}ed\b|\b{_R}ed\s+(?:to|into|in\s+a)\b|"
+            r"\brandomly\s+(?:assigned|allocated|divided)\b|\b{_R}ation\b(?!\s+(?:study|approach|analys))|"
+            r"\bplacebo[- ]controlled\b|\bdouble[- ]blind(?:ed)?\b|\bsham[- ]controlled\b",
+        ),
+        ("rct", 1, r"\btrial\b"),
+        ("case_control", 3, r"\bcase[-‐–\s]control\b|\bcase[-–]referent\b"),
+        ("case_control", 2, r"\b(?:matched|healthy)\s+controls\b|\bcases\s+and\s+(?:[\w,]+\s+)?controls\b"),
+        (
+            "case_control",
+            1,
+            r"\b(?:healthy|matched|normal)\s+(?:control\s+)?(?:subjects|individuals|controls)"
+            r"\b|\bcontrol\s+(?:group|subjects)\b",
+        ),
+        (
+            "cohort",
+            3,
+            r"\bcohort\s+(?:study|studies|analysis|design)\b|\b(?:prospective|retrospective|longitudinal|"
+            r"population-based|birth|inception)\s+(?:\w+\s+)?cohort\b|\bcase-cohort\b|\blongitudinal\s+study\b",
+        ),
+        (
+            "cohort",
+            2,
+            r"\bprospective(?:ly)?\b|\bretrospective(?:ly)?\b|\bfollowed(?:\s+up)?\s+(?:for|until|over|through)\b|"
+            r"\bfollow-?up\s+(?:of|was|period)\b|\bregistry\b|\bcohort\b|\bmedical\s+records\b|"
+            r"\bchart\s+review\b|\bincident\b|\bincidence\s+of\b|\bperson-years\b|\bconsecutive\b|"
+            r"\b(?:records|charts)\b|\b(?:we|were)\s+reviewed\b|\bdatabase\b",
+        ),
+        (
+            "cohort",
+            1,
+            r"\b(?:from|between)\s+(?:\w+\s+)?(?:19|20)\d\d\s+(?:to|and|until|through)\b|\bunderwent\b",
+        ),
+        ("cross_sectional", 3, r"\bcross[- ]sectional(?:ly)?\b"),
+        ("cross_sectional", 2, r"\bNHANES\b"),
+        ("cross_sectional", 1, r"\b(?:survey|questionnaire|interview)s?\b|\bprevalence\b"),
+        (
+            "animal_cell",
+            2,
+            r"\b(?:mice|mouse|murine|rats?|rodents?|hamsters?|rabbits?|pigs?|piglets?|swine|porcine|dogs?|"
+            r"canine|sheep|ovine|monkeys?|macaques?|primates?|zebrafish|drosophila|flies|yeast|"
+            r"saccharomyces|c\.\s*elegans|caenorhabditis|arabidopsis|xenopus|knock-?out|knock-?in|"
+            r"transgenic|xenografts?|in\s+vitro|ex\s+vivo|cell\s+lines?|cultured|co-?culture[sd]?|"
+            r"Wistar|Sprague|C57BL|animals?|animal\s+models?|organoids?)\b",
+        ),
+        (
+            "review",
+            3,
+            r"\b(?:in\s+this|this|the\s+present|our)\s+(?:\w+\s+)?review\b|\b(?:we|I)\s+(?:\w+\s+)?(?:review|"
+            r"summari[sz]e|discuss|overview)\b|\breview\s+article\b|^(?:[^.]*:\s*)?(?:an?\s+)?(?:\w+\s+)?"
+            r"(?:review|overview)\b|\breview\.?$",
+        ),
+    ]
+]
 # The subjects of the study are people: a count of them or words that name them.
-_PEOPLE = re.compile(r"\b(?:patients?|participants?|volunteers?|women|men|children|adults|adolescents|infants|"
-                     r"subjects|individuals|persons|people|respondents|survivors|physicians|nurses|students|"
-                     r"residents|veterans|pregnan(?:t|cies)|smokers|cases)\b", re.IGNORECASE)
+_PEOPLE = re.compile(
+    r"\b(?:patients?|participants?|volunteers?|women|men|children|adults|adolescents|infants|"
+    r"subjects|individuals|persons|people|respondents|survivors|physicians|nurses|students|"
+    r"residents|veterans|pregnan(?:t|cies)|smokers|cases)\b",
+    re.IGNORECASE,
+)
 # Laboratory work: what a basic-science abstract does, with no design words of a clinical study.
-_LAB = re.compile(r"\b(?:we\s+(?:show|report|identify|demonstrate|found|find)|here\s+we|knock(?:ed)?-?down|"
-                  r"overexpress(?:ion|ed|ing)|mutants?|mutations?|phosphorylat\w+|protein|proteins|gene|genes|"
-                  r"receptors?|transcription|kinase|enzyme|binding|signaling|signalling|in\s+vivo|assays?|"
-                  r"cells|molecular|mRNA|RNA|DNA|genome|chromatin|peptide|pathway|microscopy|structure)\b",
-                  re.IGNORECASE)
-_NOT_RCT = re.compile(r"\bnon-?randomi[sz]ed\b|\bquasi-?(?:experimental|randomi[sz]ed)\b|\bmendelian\s+randomi[sz]ation\b|\brandom(?:ly)?\s+(?:selected|drawn|sampled|sample|"
-                      r"digit)\b|\brandom[- ]effects?\b", re.IGNORECASE)
+_LAB = re.compile(
+    r"\b(?:we\s+(?:show|report|identify|demonstrate|found|find)|here\s+we|knock(?:ed)?-?down|"
+    r"overexpress(?:ion|ed|ing)|mutants?|mutations?|phosphorylat\w+|protein|proteins|gene|genes|"
+    r"receptors?|transcription|kinase|enzyme|binding|signaling|signalling|in\s+vivo|assays?|"
+    r"cells|molecular|mRNA|RNA|DNA|genome|chromatin|peptide|pathway|microscopy|structure)\b",
+    re.IGNORECASE,
+)
+_NOT_RCT = re.compile(
+    r"\bnon-?randomi[sz]ed\b|\bquasi-?(?:experimental|randomi[sz]ed)\b|\bmendelian\s+randomi[sz]ation\b|\brandom(?:ly)?\s+(?:selected|drawn|sampled|sample|"
+    r"digit)\b|\brandom[- ]effects?\b",
+    re.IGNORECASE,
+)
 
 
 class StudyDesign(BaseModel):
@@ -105,8 +190,12 @@ class StudyDesign(BaseModel):
             return f"{self.label} (laboratory work, no study design stated)"
         if self.cue is None:
             return self.label
-        place = {"title": "the title", "methods": "the methods", "own": "the authors' description",
-                 "plain": "the abstract"}
+        place = {
+            "title": "the title",
+            "methods": "the methods",
+            "own": "the authors' description",
+            "plain": "the abstract",
+        }
         return f'{self.label} ("{self.cue}" in {place.get(self.where or "", "the abstract")})'
 
 
@@ -129,8 +218,15 @@ def _cues(sentences: list[Sentence]) -> list[_Found]:
                 continue
             match = pattern.search(not_trial if design == "rct" else sentence.text)
             if match:
-                found.append(_Found(design=design, score=strength * sentence.weight, strength=strength,
-                                    cue=match.group(0).strip(" :."), where=sentence.zone))
+                found.append(
+                    _Found(
+                        design=design,
+                        score=strength * sentence.weight,
+                        strength=strength,
+                        cue=match.group(0).strip(" :."),
+                        where=sentence.zone,
+                    )
+                )
     return found
 
 
@@ -141,7 +237,9 @@ def _best(found: list[_Found], design: Design) -> _Found | None:
 
 def _trial_stated(found: list[_Found]) -> _Found | None:
     """The plainest trial cue in the title, the methods or the authors' own words ("randomly assigned")."""
-    mine = [f for f in found if f.design == "rct" and f.strength >= 2 and f.where in ("title", "methods", "own")]
+    mine = [
+        f for f in found if f.design == "rct" and f.strength >= 2 and f.where in ("title", "methods", "own")
+    ]
     return max(mine, key=lambda f: (f.score, f.strength)) if mine else None
 
 

@@ -61,8 +61,11 @@ def is_effect_shown(figure: EffectFigure) -> bool:
     interval or p-value. A lone p-value, or "1 vs 0.8" with neither, says too little to be shown."""
     if figure.kind == "p_value":
         return False
-    return (figure.low is not None and figure.high is not None) or figure.p is not None or \
-        bool(_P_STATED.search(figure.text))
+    return (
+        (figure.low is not None and figure.high is not None)
+        or figure.p is not None
+        or bool(_P_STATED.search(figure.text))
+    )
 
 
 def describe_passage(paper_title: str, paper_abstract: str, passage: str, exposure: str = "") -> PassageFacts:
@@ -72,5 +75,8 @@ def describe_passage(paper_title: str, paper_abstract: str, passage: str, exposu
     interval or p-value, ordered exposure first where ``exposure`` names it."""
     design = read_design(paper_title, paper_abstract, passage)
     sizes = [n for n in (sample_size(paper_abstract), sample_size(passage)) if n is not None]
-    return PassageFacts(design=design, sample_size=sizes[0] if sizes else None,
-                        figures=[f for f in effect_figures(passage, exposure) if is_effect_shown(f)])
+    return PassageFacts(
+        design=design,
+        sample_size=sizes[0] if sizes else None,
+        figures=[f for f in effect_figures(passage, exposure) if is_effect_shown(f)],
+    )

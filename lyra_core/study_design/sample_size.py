@@ -24,10 +24,33 @@ from lyra_core.fragments import split_sentences
 from lyra_core.study_design.zones import sections
 
 _WORD_VALUES = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-    "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17,
-    "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
-    "seventy": 70, "eighty": 80, "ninety": 90,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
 }
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
 _NUMBER_WORD = r"(?:" + "|".join([*_WORD_VALUES, *_SCALES]) + r")"
@@ -36,36 +59,53 @@ _WORDS = r"(?:" + "|".join(_WORD_VALUES) + rf")(?:(?:\s+|-|\s+and\s+){_NUMBER_WO
 # "1,234", "13 343" (a space between thousands), "1234".
 _DIGITS = r"\d{1,3}(?:,\d{3})+|\d{1,3}(?:[ \u2009]\d{3})+(?![\d.,])|\d+"
 # People and animals a study enrols; a count of anything else (studies, samples, years) is not its size.
-SUBJECTS = (r"patients?|participants?|subjects?|volunteers?|women|men|girls|boys|children|adults|adolescents|"
-            r"infants|newborns|neonates|individuals|persons|people|respondents|survivors|mothers|fathers|parents|"
-            r"pregnant\s+women|pregnancies|twins|veterans|smokers|users|students|residents|physicians|doctors|"
-            r"nurses|workers|employees|athletes|soldiers|recipients|donors|members|inhabitants|pairs|families|"
-            r"households|contacts|cases|controls|mice|rats|animals|pigs|dogs|rabbits|monkeys|sheep|hamsters|"
-            r"episodes|admissions|births|deliveries|eyes|teeth")
+SUBJECTS = (
+    r"patients?|participants?|subjects?|volunteers?|women|men|girls|boys|children|adults|adolescents|"
+    r"infants|newborns|neonates|individuals|persons|people|respondents|survivors|mothers|fathers|parents|"
+    r"pregnant\s+women|pregnancies|twins|veterans|smokers|users|students|residents|physicians|doctors|"
+    r"nurses|workers|employees|athletes|soldiers|recipients|donors|members|inhabitants|pairs|families|"
+    r"households|contacts|cases|controls|mice|rats|animals|pigs|dogs|rabbits|monkeys|sheep|hamsters|"
+    r"episodes|admissions|births|deliveries|eyes|teeth"
+)
 # Words that may stand between a count and its subjects ("5,422 participants", "30 Wistar albino male rats").
-_BETWEEN = r"(?:(?!(?:years?|months?|weeks?|days?|hours?|old|times|per|percent|million|billion|thousand|of|mg|kg|ml|g|and|or|to|with|from|" \
-           r"in|at|the|were|was|had|who)\b)[A-Za-z][\w'’/-]*,?\s+){0,3}?"
+_BETWEEN = (
+    r"(?:(?!(?:years?|months?|weeks?|days?|hours?|old|times|per|percent|million|billion|thousand|of|mg|kg|ml|g|and|or|to|with|from|"
+    r"in|at|the|were|was|had|who)\b)[A-Za-z][\w'’/-]*,?\s+){0,3}?"
+)
 _COUNT = re.compile(
     rf"(?<![\w.,·±/-])(?P<count>{_DIGITS}|{_WORDS})(?![\w%]|[.,·]\d|\s*%|\s*percent|-year|\s*[-–]\s*\d)\)?\s+(?:of\s+(?:the\s+)?)?"
-    rf"(?P<between>{_BETWEEN})(?P<noun>{SUBJECTS})\b", re.IGNORECASE)
+    rf"(?P<between>{_BETWEEN})(?P<noun>{SUBJECTS})\b",
+    re.IGNORECASE,
+)
 _N_EQUALS = re.compile(r"(?<![A-Za-z])[nN]\s*(?:=|:)\s*(?P<count>\d{1,3}(?:[, \u2009]\d{3})+|\d+)(?![.,·]\d)")
 # Years are numbers too: "in 2008 patients were …", "between 1995 and 1998 participants …".
-_YEAR_BEFORE = re.compile(r"(?:\b(?:in|since|from|between|until|during|by|of|after|before|through|and|to)\s+|[-–])$",
-                          re.IGNORECASE)
+_YEAR_BEFORE = re.compile(
+    r"(?:\b(?:in|since|from|between|until|during|by|of|after|before|through|and|to)\s+|[-–])$", re.IGNORECASE
+)
 # Counted but not enrolled: the screened, the eligible, a country's or the world's population.
-_NOT_ENROLLED_AFTER = re.compile(r"^[^.;]{0,20}?\b(?:were\s+)?(?:screened(?!\s+for\s+(?!eligibility))|assessed|"
-                                 r"approached|invited|contacted|eligible|excluded|declined|refused)\b", re.IGNORECASE)
+_NOT_ENROLLED_AFTER = re.compile(
+    r"^[^.;]{0,20}?\b(?:were\s+)?(?:screened(?!\s+for\s+(?!eligibility))|assessed|"
+    r"approached|invited|contacted|eligible|excluded|declined|refused)\b",
+    re.IGNORECASE,
+)
 # "cell lines (n = 12)", "studies (n = 13)": an n that counts things, not people.
-_THINGS_BEFORE = re.compile(r"\b(?:cell\s+lines?|cells|samples|specimens?|studies|trials|articles|papers|tumou?rs?|"
-                            r"genes|SNPs|sequences|lesions|images|sites|hospitals|centres|centers|countries)\W{0,3}"
-                            r"(?:\w+\W{1,3}){0,2}$", re.IGNORECASE)
-_POPULATION = re.compile(r"\b(?:worldwide|globally|each\s+year|every\s+year|annually|per\s+year|an\s+estimated|"
-                         r"in\s+the\s+world|in\s+the\s+United\s+States\s+(?:have|suffer)|affects?|affected)\b",
-                         re.IGNORECASE)
+_THINGS_BEFORE = re.compile(
+    r"\b(?:cell\s+lines?|cells|samples|specimens?|studies|trials|articles|papers|tumou?rs?|"
+    r"genes|SNPs|sequences|lesions|images|sites|hospitals|centres|centers|countries)\W{0,3}"
+    r"(?:\w+\W{1,3}){0,2}$",
+    re.IGNORECASE,
+)
+_POPULATION = re.compile(
+    r"\b(?:worldwide|globally|each\s+year|every\s+year|annually|per\s+year|an\s+estimated|"
+    r"in\s+the\s+world|in\s+the\s+United\s+States\s+(?:have|suffer)|affects?|affected)\b",
+    re.IGNORECASE,
+)
 _CONTROL_SUM = re.compile(
     rf"(?P<a>{_DIGITS}|{_WORDS})\s+(?:{_BETWEEN})(?:cases|patients|participants)\b[^.;]{{0,160}}?\band\s+"
     rf"(?P<b>{_DIGITS}|{_WORDS})\s+(?:{_BETWEEN})(?:controls|control\s+(?:subjects|participants)|noncases|"
-    rf"non-cases|referents)\b", re.IGNORECASE)
+    rf"non-cases|referents)\b",
+    re.IGNORECASE,
+)
 
 
 def _value(text: str) -> int | None:
@@ -88,7 +128,7 @@ def _value(text: str) -> int | None:
 def _is_year(text: str, start: int, raw: str) -> bool:
     if not re.fullmatch(r"(?:19|20)\d\d", raw):
         return False
-    return bool(_YEAR_BEFORE.search(text[max(0, start - 12):start]))
+    return bool(_YEAR_BEFORE.search(text[max(0, start - 12) : start]))
 
 
 def _counts(sentence: str) -> list[int]:
@@ -97,7 +137,7 @@ def _counts(sentence: str) -> list[int]:
     counts = []
     for match in _COUNT.finditer(sentence):
         raw = match.group("count")
-        if _is_year(sentence, match.start(), raw) or _NOT_ENROLLED_AFTER.search(sentence[match.end():]):
+        if _is_year(sentence, match.start(), raw) or _NOT_ENROLLED_AFTER.search(sentence[match.end() :]):
             continue
         if raw.lower() == "one":
             continue  # "one patient": a case, not a study's size
@@ -105,7 +145,7 @@ def _counts(sentence: str) -> list[int]:
         if value:
             counts.append(value)
     for match in _N_EQUALS.finditer(sentence):
-        if not _THINGS_BEFORE.search(sentence[max(0, match.start() - 40):match.start()]):
+        if not _THINGS_BEFORE.search(sentence[max(0, match.start() - 40) : match.start()]):
             counts.append(_value(match.group("count")) or 0)  # "n = 0" is stated too
     for match in _CONTROL_SUM.finditer(sentence):
         a, b = _value(match.group("a")), _value(match.group("b"))
@@ -115,35 +155,50 @@ def _counts(sentence: str) -> list[int]:
 
 
 # "170 were randomized", "we randomly assigned 170": a count said to be randomised, with or without its noun.
-_RANDOMISED = re.compile(r"\brandomi[sz](?:ed|ation)\b|\brandomly\s+(?:assigned|allocated)\b|\b(?:were|was)\s+"
-                         r"(?:\w+\s+)?(?:allocated|assigned)\s+(?:to|into)\b", re.IGNORECASE)
-_ENROLLED = re.compile(r"\b(?:enrol(?:l)?(?:ed|ment)?|included|recruited|a\s+total\s+of|took\s+part|participated|"
-                       r"comprised|consisted\s+of|studied|study\s+(?:population|sample))\b",
-                       re.IGNORECASE)
+_RANDOMISED = re.compile(
+    r"\brandomi[sz](?:ed|ation)\b|\brandomly\s+(?:assigned|allocated)\b|\b(?:were|was)\s+"
+    r"(?:\w+\s+)?(?:allocated|assigned)\s+(?:to|into)\b",
+    re.IGNORECASE,
+)
+_ENROLLED = re.compile(
+    r"\b(?:enrol(?:l)?(?:ed|ment)?|included|recruited|a\s+total\s+of|took\s+part|participated|"
+    r"comprised|consisted\s+of|studied|study\s+(?:population|sample))\b",
+    re.IGNORECASE,
+)
 _BARE_COUNT = re.compile(
     rf"(?<![\w.,·±/-])(?P<count>{_DIGITS}|{_WORDS})\s+(?:\w+\s+){{0,2}}?(?:were|was|had\s+been|have\s+been)\s+"
-    rf"(?:\w+\s+)?(?:randomi[sz]ed|enrolled|included|recruited|allocated|assigned)\b", re.IGNORECASE)
-# What may stand before a count with no noun: the sentence's start, a comma, "and", "while" ("Pretest 2 were …" is a name).
-_BARE_BEFORE = re.compile(r"(?:^|[,;:(]|\b(?:and|while|whereas|but|only|then|finally|all|of\s+(?:whom|these|them)))\s*$",
-                          re.IGNORECASE)
+    rf"(?:\w+\s+)?(?:randomi[sz]ed|enrolled|included|recruited|allocated|assigned)\b",
+    re.IGNORECASE,
+)
+# What may stand before a count with no noun: the sentence's start, a comma, "and", "while" ("Pretest 2 were …" is a
+# name).
+_BARE_BEFORE = re.compile(
+    r"(?:^|[,;:(]|\b(?:and|while|whereas|but|only|then|finally|all|of\s+(?:whom|these|them)))\s*$",
+    re.IGNORECASE,
+)
 # Arms compared, not one group counted twice ("cohort (n = 630) and followed-up 2 y later (n = 564)").
-_ARMS_NAMED = re.compile(r"\b(?:randomi[sz]ed|randomly|assigned|allocated|compared|versus|vs\.?|arms?)\b",
-                         re.IGNORECASE)
+_ARMS_NAMED = re.compile(
+    r"\b(?:randomi[sz]ed|randomly|assigned|allocated|compared|versus|vs\.?|arms?)\b", re.IGNORECASE
+)
 # "12 of 200 … and 31 of 198", "12/200 vs 31/198": events among each arm, whose denominators add up to the study.
-_ARM = re.compile(r"(?<![\w.,/-])(?P<events>\d{1,3}(?:,\d{3})*|\d+)\s*(?:/|\s(?:out\s+)?of\s+(?:the\s+)?)"
-                  r"(?P<arm>\d{1,3}(?:,\d{3})+|\d+)(?![\w.,·/%]|\s*%)")
+_ARM = re.compile(
+    r"(?<![\w.,/-])(?P<events>\d{1,3}(?:,\d{3})*|\d+)\s*(?:/|\s(?:out\s+)?of\s+(?:the\s+)?)"
+    r"(?P<arm>\d{1,3}(?:,\d{3})+|\d+)(?![\w.,·/%]|\s*%)"
+)
 # "PARTICIPANTS 58 076 women, aged 30-60, invited to …": a methods section that opens with its count
 # names who was studied, whatever follows.
 _PEOPLE_HEAD = r"(?-i:(?:[A-Z]+,?\s+)*(?:PARTICIPANTS|PATIENTS|SUBJECTS|POPULATION|SAMPLE)\s*:?\s+)"
-_LEADING = re.compile(rf"^(?P<head>{_PEOPLE_HEAD})?(?:a\s+total\s+of\s+)?(?P<count>{_DIGITS}|{_WORDS})\s+(?:{_BETWEEN})(?:{SUBJECTS})\b",
-                      re.IGNORECASE)
+_LEADING = re.compile(
+    rf"^(?P<head>{_PEOPLE_HEAD})?(?:a\s+total\s+of\s+)?(?P<count>{_DIGITS}|{_WORDS})\s+(?:{_BETWEEN})(?:{SUBJECTS})\b",
+    re.IGNORECASE,
+)
 
 
 def _bare_counts(sentence: str) -> list[int]:
     counts = []
     for match in _BARE_COUNT.finditer(sentence):
         raw = match.group("count")
-        if not _BARE_BEFORE.search(sentence[:match.start()]):
+        if not _BARE_BEFORE.search(sentence[: match.start()]):
             continue
         if re.fullmatch(r"(?:19|20)\d\d", raw):
             continue  # "between January 2014 and December 2014 were randomized": with no noun, a year
@@ -157,8 +212,11 @@ def _arms_total(sentence: str, counts: list[int]) -> int | None:
     """The arms a sentence gives added up: "placebo (n = 133) or troglitazone (n = 133)" (unless a
     count as large as their sum is stated beside them), else the denominators of the first two
     'events of arm' figures ("12 of 200 … and 31 of 198")."""
-    sizes = [_value(m.group("count")) or 0 for m in _N_EQUALS.finditer(sentence)
-             if not _THINGS_BEFORE.search(sentence[max(0, m.start() - 40):m.start()])]
+    sizes = [
+        _value(m.group("count")) or 0
+        for m in _N_EQUALS.finditer(sentence)
+        if not _THINGS_BEFORE.search(sentence[max(0, m.start() - 40) : m.start()])
+    ]
     # "parents (n=120) … randomised to an intervention group (n=60) or a waiting-list group (n=60)"
     whole = len(sizes) >= 3 and max(sizes) * 2 == sum(sizes)
     if len(sizes) >= 2 and not whole and max(counts, default=0) < sum(sizes) and _ARMS_NAMED.search(sentence):
@@ -171,14 +229,24 @@ def _arms_total(sentence: str, counts: list[int]) -> int | None:
 def _sentences(text: str) -> list[tuple[bool, bool, str]]:
     """Each sentence, whether it opens a methods section (PARTICIPANTS, DESIGN, METHODS …) and
     whether it stands in one."""
-    return [(zone == "methods" and i == 0, zone == "methods", sentence) for zone, part in sections(text)
-            for i, sentence in enumerate(split_sentences(part))]
+    return [
+        (zone == "methods" and i == 0, zone == "methods", sentence)
+        for zone, part in sections(text)
+        for i, sentence in enumerate(split_sentences(part))
+    ]
 
 
 def study_size(text: str) -> int | None:
     """The randomised or enrolled total a text (a whole abstract) states, by the order this module's
     docstring gives; None where it states no count of people or animals."""
-    tiers: list[list[int]] = [[], [], [], [], [], []]  # cases + controls, randomised, enrolled, methods, arms, any
+    tiers: list[list[int]] = [
+        [],
+        [],
+        [],
+        [],
+        [],
+        [],
+    ]  # cases + controls, randomised, enrolled, methods, arms, any
     for opens_methods, in_methods, sentence in _sentences(text):
         if _POPULATION.search(sentence):
             continue

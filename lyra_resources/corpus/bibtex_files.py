@@ -17,7 +17,7 @@ from bibtexparser.model import Entry, ParsingFailedBlock
 from pylatexenc.latex2text import LatexNodes2Text  # comes with bibtexparser v2, which uses it too
 
 from lyra_core.identifiers import normalize_arxiv_id, normalize_pmid
-from lyra_resources.corpus.bibtex_values import BibValues, BibValueError
+from lyra_resources.corpus.bibtex_values import BibValueError, BibValues
 from lyra_resources.corpus.records import (
     CorpusShape,
     FileResult,
@@ -145,7 +145,9 @@ def load_bibtex_file(path: Path) -> FileResult:
     library = bibtexparser.parse_string(text, parse_stack=[])
     # bibtexparser counts lines from 0
     for block in library.failed_blocks:
-        result.issues.append(source_issue(f"{path}:{(block.start_line or 0) + 1}", _bib_failure_reason(block)))
+        result.issues.append(
+            source_issue(f"{path}:{(block.start_line or 0) + 1}", _bib_failure_reason(block))
+        )
     values_of = BibValues({macro.key: macro.value for macro in library.strings})
     for entry in library.entries:
         location = f"{path}:{(entry.start_line or 0) + 1}"

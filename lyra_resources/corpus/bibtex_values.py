@@ -82,7 +82,9 @@ class BibValues:
             piece = self._part(part)
             size += len(piece)
             if size > MAX_VALUE_CHARS:
-                raise BibValueError(f"is more than {MAX_VALUE_CHARS:,} characters long (with its macros expanded)")
+                raise BibValueError(
+                    f"is more than {MAX_VALUE_CHARS:,} characters long (with its macros expanded)"
+                )
             pieces.append(piece)
         return "".join(pieces)
 

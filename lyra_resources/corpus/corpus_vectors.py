@@ -38,22 +38,35 @@ class EmbeddingStep(BaseModel):
     def line(self, where: str) -> str:
         """One progress line, e.g. for ``papers``' log or `lyra corpus embed`."""
         if self.reason == "question" and self.remaining:
-            return (f"embedding {self.embedding:,} of the {self.papers:,} papers of corpus {where}: the question's "
-                    f"best by words, so its answer does not wait for the whole corpus (the other {self.remaining:,} "
-                    "are embedded later: `lyra corpus embed`, which a task starts in the background)")
+            return (
+                f"embedding {self.embedding:,} of the {self.papers:,} papers of corpus {where}: the question's "
+                f"best by words, so its answer does not wait for the whole corpus (the other {self.remaining:,} "
+                "are embedded later: `lyra corpus embed`, which a task starts in the background)"
+            )
         if self.reason == "question":
-            return (f"embedding {self.embedding:,} papers of corpus {where} (once per home: later tasks and "
-                    "`lyra search` read them from the cache)")
-        return (f"embedding {self.embedding:,} papers of corpus {where} ({self.remaining:,} left after these), so "
-                "later questions find papers by meaning alone (stopping is safe: the next run goes on)")
+            return (
+                f"embedding {self.embedding:,} papers of corpus {where} (once per home: later tasks and "
+                "`lyra search` read them from the cache)"
+            )
+        return (
+            f"embedding {self.embedding:,} papers of corpus {where} ({self.remaining:,} left after these), so "
+            "later questions find papers by meaning alone (stopping is safe: the next run goes on)"
+        )
 
 
 class CorpusVectors:
     """The embeddings of one corpus's texts by ``models``' embedder, read from and written to the
     home's embedding cache under the embedder's encoding key (``LocalModels.embedding_key``)."""
 
-    def __init__(self, texts: list[str], *, store: LyraStore, models: LocalModels, pool: int,
-                 on_embedding: Callable[[EmbeddingStep], None] | None = None) -> None:
+    def __init__(
+        self,
+        texts: list[str],
+        *,
+        store: LyraStore,
+        models: LocalModels,
+        pool: int,
+        on_embedding: Callable[[EmbeddingStep], None] | None = None,
+    ) -> None:
         self.texts, self.store, self.models, self.pool = texts, store, models, pool
         self.on_embedding = on_embedding
         self._known: np.ndarray | None = None  # one row per text, NaN where not embedded yet
@@ -81,10 +94,14 @@ class CorpusVectors:
             return
         left = self.missing().size - indices.size
         if self.on_embedding:
-            self.on_embedding(EmbeddingStep(embedding=int(indices.size), papers=len(self.texts),
-                                            remaining=max(left, 0), reason=reason))
-        vectors = cached_embeddings(self.store, self.models.embedding_key, [self.texts[i] for i in indices],
-                                    self._encode)
+            self.on_embedding(
+                EmbeddingStep(
+                    embedding=int(indices.size), papers=len(self.texts), remaining=max(left, 0), reason=reason
+                )
+            )
+        vectors = cached_embeddings(
+            self.store, self.models.embedding_key, [self.texts[i] for i in indices], self._encode
+        )
         if self._known is None:
             self._known = np.full((len(self.texts), vectors.shape[1]), np.nan, dtype=np.float32)
         self._known[indices] = vectors

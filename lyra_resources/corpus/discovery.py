@@ -48,7 +48,9 @@ class Discovery:
     root: Path
     files: list[Path]
     skipped: list[Skipped] = field(default_factory=list)
-    other_files: int = 0  # files of other types (README.md, *.csv …): not corpus content, not reported one by one
+    other_files: int = (
+        0  # files of other types (README.md, *.csv …): not corpus content, not reported one by one
+    )
 
 
 def _size_text(size: int) -> str:
@@ -59,8 +61,10 @@ def _oversize(path: Path, limits: CorpusFileSettings) -> str | None:
     size = path.stat().st_size
     if size <= limits.max_file_mb * 1024**2:
         return None
-    return (f"{_size_text(size)}, over the {limits.max_file_mb:g} MB limit "
-            "(raise corpus_files.max_file_mb in the settings to read it)")
+    return (
+        f"{_size_text(size)}, over the {limits.max_file_mb:g} MB limit "
+        "(raise corpus_files.max_file_mb in the settings to read it)"
+    )
 
 
 def discover(path: str | Path, limits: CorpusFileSettings | None = None) -> Discovery:
@@ -106,8 +110,10 @@ def _walk(root: Path, limits: CorpusFileSettings) -> Discovery:
                 found.skipped.append(Skipped(here / name, "symlinked folder, not followed"))
         entries += len(dirnames) + len(filenames)
         if entries > limits.max_files * _ENTRIES_PER_FILE:
-            raise CorpusError(f"corpus folder {root} holds more than {entries:,} files and folders; "
-                              "name the folder that holds the corpus files")
+            raise CorpusError(
+                f"corpus folder {root} holds more than {entries:,} files and folders; "
+                "name the folder that holds the corpus files"
+            )
         for name in sorted(filenames):
             candidate = here / name
             if name.startswith("."):
@@ -123,7 +129,8 @@ def _walk(root: Path, limits: CorpusFileSettings) -> Discovery:
             if len(found.files) > limits.max_files:
                 raise CorpusError(
                     f"corpus folder {root} holds more than {limits.max_files:,} corpus files ({WANTED}); "
-                    "name a narrower folder, or raise corpus_files.max_files in the settings")
+                    "name a narrower folder, or raise corpus_files.max_files in the settings"
+                )
     found.files.sort()
     return found
 
@@ -149,7 +156,9 @@ def _admit(candidate: Path, root: Path, limits: CorpusFileSettings, found: Disco
         found.skipped.append(Skipped(Path(_shown(candidate)), "its name is not UTF-8 text; rename it"))
         return None
     if candidate.is_symlink() and not file.is_relative_to(root):
-        found.skipped.append(Skipped(candidate, f"symlink to {file}, outside the corpus folder; not followed"))
+        found.skipped.append(
+            Skipped(candidate, f"symlink to {file}, outside the corpus folder; not followed")
+        )
         return None
     if not file.is_file():  # a broken link, a FIFO, a device: reading it could block or never end
         found.skipped.append(Skipped(candidate, "not a regular file"))
@@ -198,12 +207,16 @@ def decode(data: bytes) -> Decoded:
         try:
             return Decoded(text=data.decode("utf-16"))
         except UnicodeDecodeError as err:
-            return Decoded(problem=f"file starts with a UTF-16 byte-order mark but is not UTF-16 ({err.reason})")
+            return Decoded(
+                problem=f"file starts with a UTF-16 byte-order mark but is not UTF-16 ({err.reason})"
+            )
     data = data.removeprefix(codecs.BOM_UTF8)
     if (nul := data.find(b"\0")) >= 0:
         if _utf16_without_bom(data):
             return Decoded(problem="file looks like UTF-16 without a byte-order mark; save it as UTF-8")
-        return Decoded(problem="file is binary, not text (it holds NUL bytes)", problem_line=_line_of(data, nul))
+        return Decoded(
+            problem="file is binary, not text (it holds NUL bytes)", problem_line=_line_of(data, nul)
+        )
     try:
         decoded = Decoded(text=data.decode("utf-8"))
     except UnicodeDecodeError:

@@ -187,7 +187,9 @@ def _json_values(path: Path, text: str, result: FileResult) -> Iterator[tuple[in
         try:
             value = json.loads(line)
         except json.JSONDecodeError as err:
-            result.issues.append(source_issue(f"{path}:{number}", f"invalid JSON: {err.msg} (column {err.colno})"))
+            result.issues.append(
+                source_issue(f"{path}:{number}", f"invalid JSON: {err.msg} (column {err.colno})")
+            )
             continue
         except RecursionError:
             result.issues.append(source_issue(f"{path}:{number}", NESTED_TOO_DEEP))

@@ -31,8 +31,8 @@ from lyra_resources.corpus.discovery import BIBTEX_SUFFIXES, WANTED, CorpusError
 from lyra_resources.corpus.json_files import load_json_file, openalex_work_id
 from lyra_resources.corpus.records import SOURCE, FileResult, source_issue
 from lyra_resources.files import write_cache_file
-from lyra_resources.sources.providers import SourceIssue
 from lyra_resources.settings import CorpusFileSettings
+from lyra_resources.sources.providers import SourceIssue
 
 logger = logging.getLogger(__name__)
 
@@ -51,8 +51,11 @@ def discover_files(path: str | Path, limits: CorpusFileSettings | None = None) -
 
 def _usable(found: Discovery) -> list[Path]:
     if not found.files:
-        skipped = (f"; {len(found.skipped)} left out, e.g. {found.skipped[0].path}: {found.skipped[0].reason}"
-                   if found.skipped else "")
+        skipped = (
+            f"; {len(found.skipped)} left out, e.g. {found.skipped[0].path}: {found.skipped[0].reason}"
+            if found.skipped
+            else ""
+        )
         raise CorpusError(f"no corpus files ({WANTED}) found under directory {found.root}{skipped}")
     return found.files
 
@@ -64,8 +67,6 @@ def fingerprint(files: list[Path]) -> str:
         stat = file.stat()
         digest.update(f"\0{file}\0{stat.st_size}\0{stat.st_mtime_ns}".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()[:32]
-
-
 
 
 # --------------------------------------------------------------------------- index
@@ -123,11 +124,15 @@ def _build(files: list[Path], key: str) -> _IndexPayload:
         for location, record in result.records:
             if record.source_id in first_seen:
                 kept = first_seen[record.source_id]
-                issues.append(source_issue(location, f"duplicate id {record.source_id} (kept the one at {kept})"))
+                issues.append(
+                    source_issue(location, f"duplicate id {record.source_id} (kept the one at {kept})")
+                )
                 continue
             first_seen[record.source_id] = location
             records.append(record)
-    return _IndexPayload(INDEX_FORMAT_VERSION, key, files, records, issues, shapes, _build_bm25(records), repairs)
+    return _IndexPayload(
+        INDEX_FORMAT_VERSION, key, files, records, issues, shapes, _build_bm25(records), repairs
+    )
 
 
 def _read_cache(target: Path, key: str) -> _IndexPayload | None:
@@ -140,7 +145,9 @@ def _read_cache(target: Path, key: str) -> _IndexPayload | None:
         logger.warning("ignoring unreadable corpus cache %s: %s", target, err)
         return None
     if not (
-        isinstance(payload, _IndexPayload) and payload.version == INDEX_FORMAT_VERSION and payload.fingerprint == key
+        isinstance(payload, _IndexPayload)
+        and payload.version == INDEX_FORMAT_VERSION
+        and payload.fingerprint == key
     ):
         logger.warning("ignoring corpus cache %s: it does not match this corpus", target)
         return None
@@ -158,15 +165,24 @@ _ID_PREFIX = re.compile(r"^\s*(doi|pmid|arxiv)\s*:\s*(.+)$", re.IGNORECASE)
 class LocalCorpus:
     """Records of a local corpus and their BM25 index. Build with :meth:`open`."""
 
-    def __init__(self, path: Path, payload: _IndexPayload, *, loaded_from_cache: bool,
-                 skipped: list[Skipped] | None = None, limits: CorpusFileSettings | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        payload: _IndexPayload,
+        *,
+        loaded_from_cache: bool,
+        skipped: list[Skipped] | None = None,
+        limits: CorpusFileSettings | None = None,
+    ) -> None:
         self.path = path
         self.limits = limits  # the staleness check rediscovers the files within the same limits
         self.fingerprint = payload.fingerprint
         self.files: list[Path] = list(payload.files)
         self.records: list[PaperRecord] = payload.records
         # files the folder held but that were not read (symlinks out of it, over the size limit) come first
-        self.issues: list[SourceIssue] = [source_issue(f"{s.path}:0", f"not read: {s.reason}") for s in skipped or []]
+        self.issues: list[SourceIssue] = [
+            source_issue(f"{s.path}:0", f"not read: {s.reason}") for s in skipped or []
+        ]
         self.issues += payload.issues
         self.skipped: list[Skipped] = list(skipped or [])
         self.repairs: dict[str, list[int]] = dict(payload.repairs)
@@ -186,8 +202,9 @@ class LocalCorpus:
                 self._by_arxiv.setdefault(r.arxiv_id, i)
 
     @classmethod
-    def open(cls, path: str | Path, cache_dir: str | Path | None = None,
-             limits: CorpusFileSettings | None = None) -> LocalCorpus:
+    def open(
+        cls, path: str | Path, cache_dir: str | Path | None = None, limits: CorpusFileSettings | None = None
+    ) -> LocalCorpus:
         """Load the corpus at ``path``, from ``cache_dir`` when its files have not changed; ``limits``
         bound the files a folder may pull in (default: the default limits).
 
@@ -208,7 +225,11 @@ class LocalCorpus:
         corpus = cls(root.resolve(), payload, loaded_from_cache=cached, skipped=found.skipped, limits=limits)
         logger.info(
             "local corpus %s: %d papers, %d issues, %d files (%s) in %.2fs",
-            root, len(corpus), len(corpus.issues), len(files), "cached" if cached else "built",
+            root,
+            len(corpus),
+            len(corpus.issues),
+            len(files),
+            "cached" if cached else "built",
             time.perf_counter() - started,
         )
         if not corpus.records:  # info, not a warning: the task's input check says it to the user, in one line
@@ -226,8 +247,10 @@ class LocalCorpus:
         file, lines = next(iter(self.repairs.items()))
         shown = ", ".join(str(n) for n in lines[:5]) + (" …" if len(lines) > 5 else "")
         others = f" (and lines of {len(self.repairs) - 1} other file(s))" if len(self.repairs) > 1 else ""
-        return (f"{self.repaired_lines():,} line(s) of corpus {self.path} were not UTF-8 and were read as "
-                f"Windows-1252/Latin-1: {file} lines {shown}{others}")
+        return (
+            f"{self.repaired_lines():,} line(s) of corpus {self.path} were not UTF-8 and were read as "
+            f"Windows-1252/Latin-1: {file} lines {shown}{others}"
+        )
 
     def __len__(self) -> int:
         return len(self.records)

@@ -79,8 +79,10 @@ def make_record(fields: dict[str, Any]) -> PaperRecord | str:
     if not fields.get("source_id"):
         return "record has no id"
     if (bad := _unencodable_field(fields)) is not None:
-        return (f"record {printable(str(fields['source_id']))} is not valid Unicode text: its {bad} holds "
-                "a lone UTF-16 surrogate (e.g. a JSON \\ud800 escape)")
+        return (
+            f"record {printable(str(fields['source_id']))} is not valid Unicode text: its {bad} holds "
+            "a lone UTF-16 surrogate (e.g. a JSON \\ud800 escape)"
+        )
     if not fields.get("title") and not fields.get("abstract"):
         return f"record {fields['source_id']} has no title and no abstract"
     try:
@@ -108,7 +110,9 @@ def read_text(path: Path, result: FileResult) -> str | None:
         result.issues.append(source_issue(f"{path}:0", f"file cannot be read: {err.strerror or err}"))
         return None
     if decoded.text is None:
-        result.issues.append(source_issue(f"{path}:{decoded.problem_line}", decoded.problem or "file is not text"))
+        result.issues.append(
+            source_issue(f"{path}:{decoded.problem_line}", decoded.problem or "file is not text")
+        )
         return None
     if not decoded.text.strip():
         result.issues.append(source_issue(f"{path}:1", "file is empty"))

@@ -20,13 +20,13 @@ from lyra_core.ranking import RankingConfig
 from lyra_core.validation import JsonTextError, load_json
 from lyra_resources.corpus.corpus_vectors import CorpusVectors, EmbeddingStep
 from lyra_resources.corpus.local_corpus import LocalCorpus, LocalCorpusProvider, document_text
-from lyra_resources.models.local_models import LocalModels
 from lyra_resources.models.inference import Reranker
-from lyra_resources.sources.providers import PaperProvider
+from lyra_resources.models.local_models import LocalModels
 from lyra_resources.models.sentence_match import SentenceMatch
-from lyra_resources.settings import LyraSettings, RankingSettings
-from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.models.text_ranking import rank_texts
+from lyra_resources.settings import LyraSettings, RankingSettings
+from lyra_resources.sources.providers import PaperProvider
+from lyra_resources.store.lyra_store import LyraStore
 
 
 class Hit(BaseModel):
@@ -39,23 +39,30 @@ class Hit(BaseModel):
     embedding: float | None
     fused: float | None
     rerank: float | None
-    score: float = Field(description="non-increasing with rank: the fused score, and for reranked papers "
-                                     "their stage-3 final score plus 1 plus the highest fused score possible")
+    score: float = Field(
+        description="non-increasing with rank: the fused score, and for reranked papers "
+        "their stage-3 final score plus 1 plus the highest fused score possible"
+    )
 
 
 def _value(x: float) -> float | None:
     return None if np.isnan(x) else float(x)
 
 
-def paper_stage3(models: LocalModels, store: LyraStore, corpus: LocalCorpus, config: RankingConfig,
-                 cfg: RankingSettings) -> tuple[Reranker | SentenceMatch | None, str, RankingConfig]:
+def paper_stage3(
+    models: LocalModels, store: LyraStore, corpus: LocalCorpus, config: RankingConfig, cfg: RankingSettings
+) -> tuple[Reranker | SentenceMatch | None, str, RankingConfig]:
     """Stage 3 of paper search as ``cfg.paper_stage3`` chooses it, the sentence saying which, and
     the ranking config with its depth and blend weight."""
     if cfg.paper_stage3 == "sentences":
-        config = config.model_copy(update={"rerank_top_k": cfg.paper_rerank_top_k,
-                                           "rerank_weight": cfg.paper_rerank_weight})
-        return (SentenceMatch(models, store), f"best sentence of the top {cfg.paper_rerank_top_k}, weight "
-                f"{cfg.paper_rerank_weight:g}", config)
+        config = config.model_copy(
+            update={"rerank_top_k": cfg.paper_rerank_top_k, "rerank_weight": cfg.paper_rerank_weight}
+        )
+        return (
+            SentenceMatch(models, store),
+            f"best sentence of the top {cfg.paper_rerank_top_k}, weight {cfg.paper_rerank_weight:g}",
+            config,
+        )
     if cfg.paper_stage3 == "none":
         return None, "skipped: ranking.paper_stage3 is 'none'", config
     scorer, note = models.reranker_for(lambda: corpus.fingerprint)
@@ -71,15 +78,30 @@ class CorpusSearch:
     embeds at most its BM25 best ``first_papers`` (``ranking.first_question_papers``) that are not
     cached yet; ``stage3_note`` says what stage 3 is."""
 
-    def __init__(self, corpus: LocalCorpus, *, store: LyraStore, models: LocalModels,
-                 reranker: Reranker | SentenceMatch | None, config: RankingConfig,
-                 on_embedding: Callable[[EmbeddingStep], None] | None = None, stage3_note: str = "",
-                 first_papers: int = FIRST_QUESTION_PAPERS) -> None:
-        self.corpus, self.store, self.models, self.reranker, self.config = corpus, store, models, reranker, config
+    def __init__(
+        self,
+        corpus: LocalCorpus,
+        *,
+        store: LyraStore,
+        models: LocalModels,
+        reranker: Reranker | SentenceMatch | None,
+        config: RankingConfig,
+        on_embedding: Callable[[EmbeddingStep], None] | None = None,
+        stage3_note: str = "",
+        first_papers: int = FIRST_QUESTION_PAPERS,
+    ) -> None:
+        self.corpus, self.store, self.models, self.reranker, self.config = (
+            corpus,
+            store,
+            models,
+            reranker,
+            config,
+        )
         self.stage3_note = stage3_note
         self.texts = [document_text(r) for r in corpus.records]
-        self.embeddings = CorpusVectors(self.texts, store=store, models=models, pool=first_papers,
-                                        on_embedding=on_embedding)
+        self.embeddings = CorpusVectors(
+            self.texts, store=store, models=models, pool=first_papers, on_embedding=on_embedding
+        )
 
     @cached_property
     def vectors(self) -> np.ndarray | None:
@@ -97,8 +119,16 @@ class CorpusSearch:
             vectors = self.vectors
         else:
             vectors = self.embeddings.for_question(bm25, self.config.bm25_top_k)
-        return rank_texts(query, self.texts, bm25, store=self.store, models=self.models,
-                          reranker=self.reranker, config=self.config, vectors=vectors)
+        return rank_texts(
+            query,
+            self.texts,
+            bm25,
+            store=self.store,
+            models=self.models,
+            reranker=self.reranker,
+            config=self.config,
+            vectors=vectors,
+        )
 
     def search(self, query: str, top: int) -> list[Hit]:
         """The ``top`` best papers, best first, each with every stage's score."""
@@ -109,7 +139,7 @@ class CorpusSearch:
         unranked), each as its record's index and its ``Hit``."""
         scores = self.scores(query)
         ranked = np.flatnonzero(scores["final_rank"] > 0)
-        ranked = ranked[np.argsort(scores["final_rank"][ranked])][:max(top, 0)]
+        ranked = ranked[np.argsort(scores["final_rank"][ranked])][: max(top, 0)]
         # fused can reach no higher than the weights' sum and a stage-3 score no lower than -1 (a cosine):
         # reranked papers score above every other, so a run's scores fall with its ranks
         offset = self.config.bm25_weight + self.config.embedding_weight + 1.0
@@ -117,24 +147,45 @@ class CorpusSearch:
         for i in ranked:
             rerank = _value(scores["rerank_score"][i])
             record = self.corpus.records[i]
-            hit = Hit(rank=int(scores["final_rank"][i]), doc_id=record.source_id, title=record.title,
-                      bm25=float(scores["bm25_score"][i]), embedding=_value(scores["embedding_score"][i]),
-                      fused=_value(scores["fused_score"][i]), rerank=rerank,
-                      score=offset + float(scores["final_score"][i]) if rerank is not None
-                      else float(scores["fused_score"][i]))
+            hit = Hit(
+                rank=int(scores["final_rank"][i]),
+                doc_id=record.source_id,
+                title=record.title,
+                bm25=float(scores["bm25_score"][i]),
+                embedding=_value(scores["embedding_score"][i]),
+                fused=_value(scores["fused_score"][i]),
+                rerank=rerank,
+                score=offset + float(scores["final_score"][i])
+                if rerank is not None
+                else float(scores["fused_score"][i]),
+            )
             hits.append((int(i), hit))
         return hits
 
 
-def hybrid_search(corpus: LocalCorpus, *, store: LyraStore, models: LocalModels, settings: LyraSettings,
-                  on_embedding: Callable[[EmbeddingStep], None] | None = None) -> CorpusSearch:
+def hybrid_search(
+    corpus: LocalCorpus,
+    *,
+    store: LyraStore,
+    models: LocalModels,
+    settings: LyraSettings,
+    on_embedding: Callable[[EmbeddingStep], None] | None = None,
+) -> CorpusSearch:
     """The search ``lyra search`` runs over ``corpus`` by default: the settings' ranking with the
     paper stage 3 they choose (``paper_stage3``)."""
-    reranker, note, config = paper_stage3(models, store, corpus, settings.ranking.ranking_config(),
-                                          settings.ranking)
-    return CorpusSearch(corpus, store=store, models=models, reranker=reranker, config=config,
-                        on_embedding=on_embedding, stage3_note=note,
-                        first_papers=settings.ranking.first_question_papers)
+    reranker, note, config = paper_stage3(
+        models, store, corpus, settings.ranking.ranking_config(), settings.ranking
+    )
+    return CorpusSearch(
+        corpus,
+        store=store,
+        models=models,
+        reranker=reranker,
+        config=config,
+        on_embedding=on_embedding,
+        stage3_note=note,
+        first_papers=settings.ranking.first_question_papers,
+    )
 
 
 # A paper that shares no word with the question joins a task only this close to it in meaning (cosine):
@@ -157,14 +208,24 @@ class RankedCorpusProvider(LocalCorpusProvider):
         # run in the step's own thread, not a worker: the local corpus is searched before any live
         # source is asked, and the embedding bar names the asset whose step runs it
         ranked = self.ranking.ranked(query, len(self.corpus))
-        kept = [(i, hit) for i, hit in ranked
-                if hit.bm25 > 0 or (hit.embedding is not None and hit.embedding >= MEANING_ALONE_MIN_COSINE)]
-        return [self.corpus.records[i].model_copy(update={"score": hit.score}) for i, hit in kept[:max(limit, 0)]]
+        kept = [
+            (i, hit)
+            for i, hit in ranked
+            if hit.bm25 > 0 or (hit.embedding is not None and hit.embedding >= MEANING_ALONE_MIN_COSINE)
+        ]
+        return [
+            self.corpus.records[i].model_copy(update={"score": hit.score}) for i, hit in kept[: max(limit, 0)]
+        ]
 
 
-def ranked_providers(providers: list[PaperProvider], *, store: LyraStore, models: LocalModels,
-                     settings: LyraSettings,
-                     on_embedding: Callable[[LocalCorpus, EmbeddingStep], None] | None = None) -> list[PaperProvider]:
+def ranked_providers(
+    providers: list[PaperProvider],
+    *,
+    store: LyraStore,
+    models: LocalModels,
+    settings: LyraSettings,
+    on_embedding: Callable[[LocalCorpus, EmbeddingStep], None] | None = None,
+) -> list[PaperProvider]:
     """``providers`` with each local corpus ranked as ``lyra search`` ranks it (``hybrid_search``);
     ``on_embedding(corpus, step)`` hears what of a corpus is about to be embedded, and why."""
     out: list[PaperProvider] = []
@@ -174,8 +235,11 @@ def ranked_providers(providers: list[PaperProvider], *, store: LyraStore, models
             continue
         corpus = provider.corpus
         note = (lambda n, corpus=corpus: on_embedding(corpus, n)) if on_embedding else None
-        out.append(RankedCorpusProvider(hybrid_search(corpus, store=store, models=models, settings=settings,
-                                                      on_embedding=note)))
+        out.append(
+            RankedCorpusProvider(
+                hybrid_search(corpus, store=store, models=models, settings=settings, on_embedding=note)
+            )
+        )
     return out
 
 
@@ -185,7 +249,9 @@ def read_queries(path: Path) -> list[tuple[str, str]]:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"--queries {path}: cannot be read: {getattr(exc, 'strerror', None) or exc}") from None
+        raise ValueError(
+            f"--queries {path}: cannot be read: {getattr(exc, 'strerror', None) or exc}"
+        ) from None
     queries: list[tuple[str, str]] = []
     seen: set[str] = set()
     for number, line in enumerate(lines, start=1):
@@ -195,16 +261,22 @@ def read_queries(path: Path) -> list[tuple[str, str]]:
         try:
             item = load_json(line)
         except JsonTextError as exc:
-            raise ValueError(f"{where}: {exc}; each line must be {{\"_id\": …, \"text\": …}}") from None
-        if not isinstance(item, dict) or not isinstance(item.get("_id"), str | int) or isinstance(item["_id"], bool):
-            raise ValueError(f"{where}: needs an \"_id\" (string or number)")
+            raise ValueError(f'{where}: {exc}; each line must be {{"_id": …, "text": …}}') from None
+        if (
+            not isinstance(item, dict)
+            or not isinstance(item.get("_id"), str | int)
+            or isinstance(item["_id"], bool)
+        ):
+            raise ValueError(f'{where}: needs an "_id" (string or number)')
         qid, text = str(item["_id"]).strip(), " ".join(str(item.get("text") or "").split())
         if not qid or any(c.isspace() for c in qid):
-            raise ValueError(f"{where}: \"_id\" {qid!r} must be non-empty and hold no spaces (a TREC run column)")
+            raise ValueError(
+                f'{where}: "_id" {qid!r} must be non-empty and hold no spaces (a TREC run column)'
+            )
         if not isinstance(item.get("text"), str) or not text:
-            raise ValueError(f"{where}: needs a non-empty \"text\"")
+            raise ValueError(f'{where}: needs a non-empty "text"')
         if qid in seen:
-            raise ValueError(f"{where}: duplicate \"_id\" {qid}")
+            raise ValueError(f'{where}: duplicate "_id" {qid}')
         seen.add(qid)
         queries.append((qid, text))
     if not queries:

@@ -23,7 +23,6 @@ from lyra_core.claims import claim_features, finding_probability, strip_label
 WEIGHTS_DIR = Path(__file__).resolve().parents[1] / "model_weights" / "lyra-claim-roles"
 
 
-
 class ClaimRoleWeights(BaseModel):
     """What ``weights.json`` holds."""
 
@@ -50,8 +49,20 @@ def cue_matrix(texts: list[str], positions: list[float | None], names: list[str]
 
 CUE_SCORE = 1.0  # the extractor's candidates: sentences with at least one finding cue; the model decides
 RULE_SCORE = 2.0  # what the extractor's rules alone ask where the model cannot read the embeddings
-CUES = ["effect", "null-result", "statistic", "comparison", "hedge", "conclusion", "methods", "background",
-        "question", "score", "position", "position^2"]
+CUES = [
+    "effect",
+    "null-result",
+    "statistic",
+    "comparison",
+    "hedge",
+    "conclusion",
+    "methods",
+    "background",
+    "question",
+    "score",
+    "position",
+    "position^2",
+]
 SCORE = CUES.index("score")
 
 
@@ -64,18 +75,24 @@ class ClaimRoleModel:
 
     @classmethod
     def load(cls, folder: Path = WEIGHTS_DIR) -> ClaimRoleModel:
-        return cls(ClaimRoleWeights.model_validate_json((folder / "weights.json").read_text(encoding="utf-8")))
+        return cls(
+            ClaimRoleWeights.model_validate_json((folder / "weights.json").read_text(encoding="utf-8"))
+        )
 
     def reads(self, vectors: np.ndarray) -> bool:
         """Whether ``vectors`` come from an embedder of the model's width (another embedder's
         cannot be read; the callers then fall back to the extractor's rules)."""
         return vectors.ndim == 2 and vectors.shape[1] == len(self.weights.coef) - len(self.weights.features)
 
-    def probabilities(self, texts: list[str], vectors: np.ndarray, positions: list[float | None]) -> np.ndarray:
+    def probabilities(
+        self, texts: list[str], vectors: np.ndarray, positions: list[float | None]
+    ) -> np.ndarray:
         """Finding probability of each text, from its embedding row and its position in its source."""
         if not texts:
             return np.zeros(0, dtype=np.float32)
-        features = np.hstack([vectors.astype(np.float32), cue_matrix(texts, positions, self.weights.features)])
+        features = np.hstack(
+            [vectors.astype(np.float32), cue_matrix(texts, positions, self.weights.features)]
+        )
         return finding_probability(features, self._coef, self.weights.intercept)
 
 

@@ -45,9 +45,15 @@ class ContentCache(Generic[Computed, Value]):
             raise ValueError(f"{self.table.name} has no columns {sorted(unknown)}")
 
 
-def cached_values(store: LyraStore, cache: ContentCache[Computed, Value], keys: Sequence[Key],
-                  items: Sequence[Item], compute: Callable[[list[Item]], Sequence[Computed]], *,
-                  on_lookup: Callable[[int], None] | None = None) -> list[Value]:
+def cached_values(
+    store: LyraStore,
+    cache: ContentCache[Computed, Value],
+    keys: Sequence[Key],
+    items: Sequence[Item],
+    compute: Callable[[list[Item]], Sequence[Computed]],
+    *,
+    on_lookup: Callable[[int], None] | None = None,
+) -> list[Value]:
     """The value of each of ``items`` (``keys[i]`` is the key of ``items[i]``, in the order of
     ``cache.key_columns``), in input order. Known values are read in one short connection; the
     items of the keys not found, each distinct key once and in the order first met, go to
@@ -66,8 +72,10 @@ def cached_values(store: LyraStore, cache: ContentCache[Computed, Value], keys: 
         for i, key in enumerate(keys):
             first_index.setdefault(key, i)
         computed = compute([items[first_index[k]] for k in missing])
-        rows = [dict(zip(cache.key_columns, key, strict=True)) | cache.to_row(value)
-                for key, value in zip(missing, computed, strict=True)]
+        rows = [
+            dict(zip(cache.key_columns, key, strict=True)) | cache.to_row(value)
+            for key, value in zip(missing, computed, strict=True)
+        ]
         _insert(store, cache, rows)
         known.update({key: cache.from_row(row) for key, row in zip(missing, rows, strict=True)})
     return [known[k] for k in keys]
@@ -80,8 +88,10 @@ def _read(store: LyraStore, cache: ContentCache[Any, Value], keys: list[Key]) ->
     wanted = pd.DataFrame(keys, columns=list(cache.key_columns))
     with store.connect() as conn:
         conn.register("wanted", wanted)
-        rows = conn.execute(f"SELECT {', '.join(f'c.{n}' for n in names)} FROM {cache.table.name} c "
-                            f"JOIN wanted w USING ({', '.join(cache.key_columns)})").fetchall()
+        rows = conn.execute(
+            f"SELECT {', '.join(f'c.{n}' for n in names)} FROM {cache.table.name} c "
+            f"JOIN wanted w USING ({', '.join(cache.key_columns)})"
+        ).fetchall()
     known: dict[Key, Value] = {}
     for row in rows:
         record = dict(zip(names, row, strict=True))
@@ -96,9 +106,11 @@ def _insert(store: LyraStore, cache: ContentCache[Any, Any], rows: list[dict[str
 
     def insert(conn) -> None:
         conn.register("fresh", fresh)
-        conn.execute(f"INSERT INTO {cache.table.name} ({', '.join(names)}) "
-                     f"SELECT {', '.join(f'f.{n}' for n in names)} FROM fresh f "
-                     f"WHERE NOT EXISTS (SELECT 1 FROM {cache.table.name} c WHERE {same_key})")
+        conn.execute(
+            f"INSERT INTO {cache.table.name} ({', '.join(names)}) "
+            f"SELECT {', '.join(f'f.{n}' for n in names)} FROM fresh f "
+            f"WHERE NOT EXISTS (SELECT 1 FROM {cache.table.name} c WHERE {same_key})"
+        )
 
     store.transaction(insert)
 
@@ -106,31 +118,44 @@ def _insert(store: LyraStore, cache: ContentCache[Any, Any], rows: list[dict[str
 # -- the two caches --------------------------------------------------------------------------------
 
 EMBEDDINGS: ContentCache[np.ndarray, np.ndarray] = ContentCache(
-    table=EMBEDDING_CACHE, key_columns=("model", "text_hash"),
+    table=EMBEDDING_CACHE,
+    key_columns=("model", "text_hash"),
     to_row=lambda vector: {"vector": np.asarray(vector, dtype=np.float32).tolist()},
     from_row=lambda row: np.asarray(row["vector"], dtype=np.float32),
 )
 
 NLI_JUDGEMENTS: ContentCache[NliPrediction, dict[str, Any]] = ContentCache(
-    table=NLI_CACHE, key_columns=("premise_hash", "hypothesis_hash", "model_version"),
+    table=NLI_CACHE,
+    key_columns=("premise_hash", "hypothesis_hash", "model_version"),
     to_row=lambda p: {"label": p.label, "confidence": p.confidence, "probs": json.dumps(p.probs)},
-    from_row=lambda row: {"label": row["label"], "confidence": row["confidence"],
-                          "probs": json.loads(row["probs"])},
+    from_row=lambda row: {
+        "label": row["label"],
+        "confidence": row["confidence"],
+        "probs": json.loads(row["probs"]),
+    },
 )
 
 
-def cached_embeddings(store: LyraStore, model: str, texts: Sequence[str],
-                      compute: Callable[[list[str]], Sequence[np.ndarray]], *,
-                      on_lookup: Callable[[int], None] | None = None) -> np.ndarray:
+def cached_embeddings(
+    store: LyraStore,
+    model: str,
+    texts: Sequence[str],
+    compute: Callable[[list[str]], Sequence[np.ndarray]],
+    *,
+    on_lookup: Callable[[int], None] | None = None,
+) -> np.ndarray:
     """Embeddings of ``texts`` by ``model``, one row per text: cached ones read back, the rest
     computed by ``compute(texts)`` and stored for next time; ``on_lookup(n)`` hears how many
     distinct texts are to be computed, before they are."""
-    vectors = cached_values(store, EMBEDDINGS, [(model, text_hash(t)) for t in texts], list(texts), compute,
-                            on_lookup=on_lookup)
+    vectors = cached_values(
+        store, EMBEDDINGS, [(model, text_hash(t)) for t in texts], list(texts), compute, on_lookup=on_lookup
+    )
     return np.stack(vectors) if vectors else np.zeros((0, 0), dtype=np.float32)
 
 
-def cached_embedding_rows(store: LyraStore, model: str, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+def cached_embedding_rows(
+    store: LyraStore, model: str, texts: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray]:
     """The cached embeddings by ``model`` among ``texts``, computing none: the indices of the texts
     found and their vectors, one row each."""
     keys = [(model, text_hash(t)) for t in texts]
@@ -141,9 +166,14 @@ def cached_embedding_rows(store: LyraStore, model: str, texts: Sequence[str]) ->
     return np.asarray(found), np.stack([known[keys[i]] for i in found])
 
 
-def cached_judgements(store: LyraStore, model_version: str, pairs: Sequence[tuple[str, str]],
-                      judge: Callable[[list[tuple[str, str]]], Sequence[NliPrediction]], *,
-                      on_lookup: Callable[[int], None] | None = None) -> list[dict[str, Any]]:
+def cached_judgements(
+    store: LyraStore,
+    model_version: str,
+    pairs: Sequence[tuple[str, str]],
+    judge: Callable[[list[tuple[str, str]]], Sequence[NliPrediction]],
+    *,
+    on_lookup: Callable[[int], None] | None = None,
+) -> list[dict[str, Any]]:
     """NLI results (``label``, ``confidence``, ``probs``) for (premise, hypothesis) pairs judged
     by ``model_version``: cached ones read back, the rest judged by ``judge(pairs)`` and stored."""
     keys = [(text_hash(p), text_hash(h), model_version) for p, h in pairs]

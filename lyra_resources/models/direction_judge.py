@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cached_property
-from typing import Literal
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel
 
@@ -25,8 +25,8 @@ from lyra_core.direction.verdict import (
     no_finding_reason,
     reader_question_for,
 )
-from lyra_resources.models.model_files import DEFAULT_DIRECTION_DIR, ModelError, base_version
 from lyra_resources.models.inference import NliPrediction, PairClassifier, cached_model, nli_model, softmax
+from lyra_resources.models.model_files import DEFAULT_DIRECTION_DIR, ModelError, base_version
 
 READER_LABELS = ("increased", "decreased", "no_difference", "unrelated")
 DIRECTION, CROSS_ENCODER = "direction", "cross-encoder"
@@ -54,7 +54,9 @@ class EdgeJudgement(BaseModel):
     exposure_matched: bool | None = None
     outcome_matched: bool | None = None
     reason: str = ""
-    reader_probability: float | None = None  # where no word or figure states a direction: the reader's, for its reading
+    reader_probability: float | None = (
+        None  # where no word or figure states a direction: the reader's, for its reading
+    )
 
     @property
     def confidence(self) -> float:
@@ -66,19 +68,33 @@ class EdgeJudgement(BaseModel):
 
     @classmethod
     def from_direction(cls, verdict: DirectionJudgement) -> EdgeJudgement:
-        return cls(relation=verdict.relation, p_supports=verdict.p_supports, p_refutes=verdict.p_refutes,
-                   p_neutral=verdict.p_neutral, judged_by=DIRECTION, claim_direction=verdict.claim_direction,
-                   passage_direction=verdict.passage_direction, effect_figures=verdict.figures,
-                   exposure_matched=verdict.exposure_matched, outcome_matched=verdict.outcome_matched,
-                   reason=verdict.reason)
+        return cls(
+            relation=verdict.relation,
+            p_supports=verdict.p_supports,
+            p_refutes=verdict.p_refutes,
+            p_neutral=verdict.p_neutral,
+            judged_by=DIRECTION,
+            claim_direction=verdict.claim_direction,
+            passage_direction=verdict.passage_direction,
+            effect_figures=verdict.figures,
+            exposure_matched=verdict.exposure_matched,
+            outcome_matched=verdict.outcome_matched,
+            reason=verdict.reason,
+        )
 
     @classmethod
-    def from_cross_encoder(cls, relation: str, probs: dict[str, float],
-                           why: str = "the claim states no direction of an effect") -> EdgeJudgement:
+    def from_cross_encoder(
+        cls, relation: str, probs: dict[str, float], why: str = "the claim states no direction of an effect"
+    ) -> EdgeJudgement:
         p = {"SUPPORTS": probs["entailment"], "REFUTES": probs["contradiction"], "NEUTRAL": probs["neutral"]}
-        return cls(relation=relation, p_supports=p["SUPPORTS"], p_refutes=p["REFUTES"], p_neutral=p["NEUTRAL"],
-                   judged_by=CROSS_ENCODER,
-                   reason=f"{why}; the cross-encoder reads {relation.lower()} ({max(p.values()):.2f})")
+        return cls(
+            relation=relation,
+            p_supports=p["SUPPORTS"],
+            p_refutes=p["REFUTES"],
+            p_neutral=p["NEUTRAL"],
+            judged_by=CROSS_ENCODER,
+            reason=f"{why}; the cross-encoder reads {relation.lower()} ({max(p.values()):.2f})",
+        )
 
 
 class DirectionReader(PairClassifier):
@@ -87,16 +103,19 @@ class DirectionReader(PairClassifier):
 
     def __init__(self, path: str | Path = DEFAULT_DIRECTION_DIR, max_length: int = 192, batch_size: int = 32):
         if not Path(path).exists():
-            raise ModelError(f"the direction reader is missing at {path}: it ships with Lyra's source tree "
-                             "(lyra_resources/model_weights/); rebuild it with `lyra models train-direction`")
+            raise ModelError(
+                f"the direction reader is missing at {path}: it ships with Lyra's source tree "
+                "(lyra_resources/model_weights/); rebuild it with `lyra models train-direction`"
+            )
         super().__init__(path, max_length=max_length, batch_size=batch_size)
 
     @cached_property
     def version(self) -> str:
         return base_version(self.path)
 
-    def predict(self, pairs: list[tuple[str, str]],
-                on_batch: Callable[[int], None] | None = None) -> list[ReaderPrediction]:
+    def predict(
+        self, pairs: list[tuple[str, str]], on_batch: Callable[[int], None] | None = None
+    ) -> list[ReaderPrediction]:
         rows = softmax(self.logits(pairs, on_batch)) if pairs else []
         out = []
         for row in rows:
@@ -124,8 +143,9 @@ ReaderPredict = Callable[[list[tuple[str, str]]], list[dict]]
 NliPredict = Callable[[list[tuple[str, str]]], list[dict]]
 
 
-def unstated_judgement(verdict: DirectionJudgement, reader_probs: dict[str, float],
-                       reader_min: float) -> EdgeJudgement:
+def unstated_judgement(
+    verdict: DirectionJudgement, reader_probs: dict[str, float], reader_min: float
+) -> EdgeJudgement:
     """The edge of a passage about the claim's exposure and outcome whose words and figures state no
     direction: the direction reader's verdict where it reads a direction with at least ``reader_min``
     (a "no difference" no word states still counts half, ``passage_distribution``), else no vote:
@@ -133,25 +153,52 @@ def unstated_judgement(verdict: DirectionJudgement, reader_probs: dict[str, floa
     read_as = max(_READ_AS, key=lambda k: reader_probs.get(k, 0.0))
     p = reader_probs.get(read_as, 0.0)
     if verdict.said_of_another:  # the change the passage states is another thing's: the reader must not guess
-        return EdgeJudgement(relation="NEUTRAL", p_supports=0.0, p_refutes=0.0, p_neutral=1.0, judged_by=DIRECTION,
-                             claim_direction=verdict.claim_direction, passage_direction=None,
-                             effect_figures=verdict.figures, exposure_matched=verdict.exposure_matched,
-                             outcome_matched=verdict.outcome_matched, reader_probability=p,
-                             reason=f"the change it states (“{verdict.said_of_another}”) is said of another thing "
-                                    f"than the claim's outcome → no vote (the reader: {_READ_AS[read_as]}, {p:.2f})")
+        return EdgeJudgement(
+            relation="NEUTRAL",
+            p_supports=0.0,
+            p_refutes=0.0,
+            p_neutral=1.0,
+            judged_by=DIRECTION,
+            claim_direction=verdict.claim_direction,
+            passage_direction=None,
+            effect_figures=verdict.figures,
+            exposure_matched=verdict.exposure_matched,
+            outcome_matched=verdict.outcome_matched,
+            reader_probability=p,
+            reason=f"the change it states (“{verdict.said_of_another}”) is said of another thing "
+            f"than the claim's outcome → no vote (the reader: {_READ_AS[read_as]}, {p:.2f})",
+        )
     if p >= reader_min:
         edge = EdgeJudgement.from_direction(verdict)
-        return edge.model_copy(update={"reason": f"the direction reader reads {_READ_AS[read_as]} ({p:.2f}); "
-                                                 f"{verdict.reason}", "reader_probability": p})
-    return EdgeJudgement(relation="NEUTRAL", p_supports=0.0, p_refutes=0.0, p_neutral=1.0, judged_by=DIRECTION,
-                         claim_direction=verdict.claim_direction, passage_direction=None,
-                         effect_figures=verdict.figures, exposure_matched=verdict.exposure_matched,
-                         outcome_matched=verdict.outcome_matched, reader_probability=p,
-                         reason=f"{NOT_READ} (the reader: {_READ_AS[read_as]}, {p:.2f})")
+        return edge.model_copy(
+            update={
+                "reason": f"the direction reader reads {_READ_AS[read_as]} ({p:.2f}); {verdict.reason}",
+                "reader_probability": p,
+            }
+        )
+    return EdgeJudgement(
+        relation="NEUTRAL",
+        p_supports=0.0,
+        p_refutes=0.0,
+        p_neutral=1.0,
+        judged_by=DIRECTION,
+        claim_direction=verdict.claim_direction,
+        passage_direction=None,
+        effect_figures=verdict.figures,
+        exposure_matched=verdict.exposure_matched,
+        outcome_matched=verdict.outcome_matched,
+        reader_probability=p,
+        reason=f"{NOT_READ} (the reader: {_READ_AS[read_as]}, {p:.2f})",
+    )
 
 
-def judge_triples(triples: list[tuple[str, str, str]], read: ReaderPredict, nli: NliPredict,
-                  unstated: UnstatedRule = "reader", reader_min: float = READER_ALONE_MIN) -> list[EdgeJudgement]:
+def judge_triples(
+    triples: list[tuple[str, str, str]],
+    read: ReaderPredict,
+    nli: NliPredict,
+    unstated: UnstatedRule = "reader",
+    reader_min: float = READER_ALONE_MIN,
+) -> list[EdgeJudgement]:
     """Judgements of (claim, passage, paper text) triples: ``read`` gives the direction reader's
     results for (passage, question) pairs and ``nli`` the cross-encoder's for (passage, claim)
     pairs, each as ``{"label", "confidence", "probs"}`` (so callers may serve them from a cache).
@@ -161,9 +208,15 @@ def judge_triples(triples: list[tuple[str, str, str]], read: ReaderPredict, nli:
     directional = [i for i, (claim, _, _) in enumerate(triples) if frames[claim].directional]
     others = {i: UNDIRECTED for i in range(len(triples)) if not frames[triples[i][0]].directional}
     out: dict[int, EdgeJudgement] = {}
-    read_results = read([(outcome_sentences(frames[triples[i][0]].outcome, triples[i][1], paper_text=triples[i][2]),
-                          reader_question_for(frames[triples[i][0]], triples[i][1], triples[i][2]))
-                         for i in directional])
+    read_results = read(
+        [
+            (
+                outcome_sentences(frames[triples[i][0]].outcome, triples[i][1], paper_text=triples[i][2]),
+                reader_question_for(frames[triples[i][0]], triples[i][1], triples[i][2]),
+            )
+            for i in directional
+        ]
+    )
     for i, result in zip(directional, read_results, strict=True):
         claim, passage, paper = triples[i]
         verdict = judge_passage(frames[claim], passage, paper, result["probs"])
@@ -179,8 +232,14 @@ def judge_triples(triples: list[tuple[str, str, str]], read: ReaderPredict, nli:
     for i in list(others):
         # an aim, a method or an open question is no finding for a claim of any kind (docs/direction.md)
         if (no_finding := no_finding_reason(triples[i][1])) is not None:
-            out[i] = EdgeJudgement(relation="NEUTRAL", p_supports=0.0, p_refutes=0.0, p_neutral=1.0,
-                                   judged_by=DIRECTION, reason=f"{no_finding}, not a finding → neutral")
+            out[i] = EdgeJudgement(
+                relation="NEUTRAL",
+                p_supports=0.0,
+                p_refutes=0.0,
+                p_neutral=1.0,
+                judged_by=DIRECTION,
+                reason=f"{no_finding}, not a finding → neutral",
+            )
             del others[i]
     order = sorted(others)
     nli_results = nli([(triples[i][1], triples[i][0]) for i in order])
@@ -196,16 +255,21 @@ def as_vote(edge: EdgeJudgement) -> EdgeJudgement:
     if relation == edge.relation:
         return edge
     p = edge.p_supports if edge.relation == "SUPPORTS" else edge.p_refutes
-    return edge.model_copy(update={"relation": relation, "reason": f"{edge.reason}; at {p:.2f} less likely than "
-                                                                   "not: no vote"})
-
+    return edge.model_copy(
+        update={"relation": relation, "reason": f"{edge.reason}; at {p:.2f} less likely than not: no vote"}
+    )
 
 
 class DirectionJudge:
     """The judge with its models loaded and no cache: ``lyra verify``'s and the benches' entry."""
 
-    def __init__(self, reader_path: str | Path = DEFAULT_DIRECTION_DIR, nli_path: str | Path | None = None,
-                 unstated: UnstatedRule = "reader", reader_min: float = READER_ALONE_MIN):
+    def __init__(
+        self,
+        reader_path: str | Path = DEFAULT_DIRECTION_DIR,
+        nli_path: str | Path | None = None,
+        unstated: UnstatedRule = "reader",
+        reader_min: float = READER_ALONE_MIN,
+    ):
         self.reader = direction_reader(reader_path)
         self.nli = nli_model(nli_path) if nli_path else nli_model()
         self.unstated, self.reader_min = unstated, reader_min
@@ -214,5 +278,10 @@ class DirectionJudge:
         def as_dicts(predictions: list[ReaderPrediction] | list[NliPrediction]) -> list[dict]:
             return [p.model_dump() for p in predictions]
 
-        return judge_triples(triples, lambda pairs: as_dicts(self.reader.predict(pairs)),
-                             lambda pairs: as_dicts(self.nli.predict(pairs)), self.unstated, self.reader_min)
+        return judge_triples(
+            triples,
+            lambda pairs: as_dicts(self.reader.predict(pairs)),
+            lambda pairs: as_dicts(self.nli.predict(pairs)),
+            self.unstated,
+            self.reader_min,
+        )

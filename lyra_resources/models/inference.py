@@ -24,8 +24,8 @@ from pydantic import BaseModel
 from lyra_resources.environment import set_defaults
 from lyra_resources.models.model_files import (
     DEFAULT_NLI_DIR,
-    EmbeddingEncoding,
     PACKAGED_EMBEDDER,
+    EmbeddingEncoding,
     ModelError,
     base_version,
     packaged_embedder_dir,
@@ -89,8 +89,12 @@ def cached_model(kind: str, key: str, build):
 class Embedder:
     """Sentence embeddings (L2-normalised) from a sentence-transformers model."""
 
-    def __init__(self, name_or_path: str = PACKAGED_EMBEDDER, batch_size: int = 32,
-                 encoding: EmbeddingEncoding | None = None):
+    def __init__(
+        self,
+        name_or_path: str = PACKAGED_EMBEDDER,
+        batch_size: int = 32,
+        encoding: EmbeddingEncoding | None = None,
+    ):
         self.name_or_path = name_or_path
         self.batch_size = batch_size
         self.encoding = encoding or EmbeddingEncoding()
@@ -129,7 +133,7 @@ class Embedder:
         parts = []
         with track("embedding", len(texts), "texts") as tracker:
             for start in range(0, len(order), step):
-                chunk = order[start:start + step]
+                chunk = order[start : start + step]
                 parts.append(self._encode([texts[i] for i in chunk]))
                 tracker.advance(len(chunk))
         stacked = np.concatenate(parts)
@@ -138,8 +142,13 @@ class Embedder:
         return restored
 
     def _encode(self, texts: list[str]) -> np.ndarray:
-        return self.model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
-                                 convert_to_numpy=True, show_progress_bar=False)
+        return self.model.encode(
+            texts,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
 
     @property
     def dimension(self) -> int:
@@ -149,7 +158,9 @@ class Embedder:
 class PairClassifier:
     """A cross-encoder (sequence-pair classifier) run with dynamic padding on the CPU."""
 
-    def __init__(self, path: str | Path, max_length: int = 256, batch_size: int = 32, adapter: str | Path | None = None):
+    def __init__(
+        self, path: str | Path, max_length: int = 256, batch_size: int = 32, adapter: str | Path | None = None
+    ):
         self.path = str(path)
         self.adapter = str(adapter) if adapter else None
         self.max_length = max_length
@@ -201,7 +212,9 @@ class PairClassifier:
     def model(self):
         return self._loaded[1]
 
-    def logits(self, pairs: list[tuple[str, str]], on_batch: Callable[[int], None] | None = None) -> np.ndarray:
+    def logits(
+        self, pairs: list[tuple[str, str]], on_batch: Callable[[int], None] | None = None
+    ) -> np.ndarray:
         """Raw logits, one row per pair; ``on_batch(n)`` is told after each batch of ``n`` pairs."""
         import torch
 
@@ -210,9 +223,15 @@ class PairClassifier:
         order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
         with torch.inference_mode():
             for start in range(0, len(order), self.batch_size):
-                batch = [pairs[i] for i in order[start:start + self.batch_size]]
-                enc = self.tokenizer([a for a, _ in batch], [b for _, b in batch], padding=True,
-                                     truncation=True, max_length=self.max_length, return_tensors="pt")
+                batch = [pairs[i] for i in order[start : start + self.batch_size]]
+                enc = self.tokenizer(
+                    [a for a, _ in batch],
+                    [b for _, b in batch],
+                    padding=True,
+                    truncation=True,
+                    max_length=self.max_length,
+                    return_tensors="pt",
+                )
                 out.append(self.model(**enc).logits.float().numpy())
                 if on_batch:
                     on_batch(len(batch))
@@ -228,8 +247,13 @@ class NliModel(PairClassifier):
     """3-way NLI: premise (fragment) × hypothesis (claim) → SUPPORTS / REFUTES / NEUTRAL."""
 
     # The verifier is trained and evaluated on pairs cut at 128 tokens (a claim and a two-sentence window).
-    def __init__(self, path: str | Path = DEFAULT_NLI_DIR, max_length: int = 128, batch_size: int = 32,
-                 adapter: str | Path | None = None):
+    def __init__(
+        self,
+        path: str | Path = DEFAULT_NLI_DIR,
+        max_length: int = 128,
+        batch_size: int = 32,
+        adapter: str | Path | None = None,
+    ):
         if not Path(path).exists() and not self._looks_like_hub_id(str(path)):
             raise ModelError(
                 f"the NLI model is missing at {path}: it ships with Lyra's source tree "
@@ -255,8 +279,9 @@ class NliModel(PairClassifier):
         """The calibration temperature shipped beside the weights (1.0 where there is none)."""
         return read_temperature(self.path)
 
-    def predict(self, pairs: list[tuple[str, str]],
-                on_batch: Callable[[int], None] | None = None) -> list[NliPrediction]:
+    def predict(
+        self, pairs: list[tuple[str, str]], on_batch: Callable[[int], None] | None = None
+    ) -> list[NliPrediction]:
         """Label and calibrated probabilities (softmax of logits / temperature) for each pair."""
         logits = self.logits(pairs, on_batch)
         probs = softmax(logits, self.temperature)
@@ -264,10 +289,14 @@ class NliModel(PairClassifier):
         for row in probs:
             best = int(row.argmax())
             label = self.labels[best]
-            predictions.append(NliPrediction(
-                label=label, relation=NLI_RELATION[label], confidence=float(row[best]),
-                probs={lab: float(p) for lab, p in zip(self.labels, row, strict=True)},
-            ))
+            predictions.append(
+                NliPrediction(
+                    label=label,
+                    relation=NLI_RELATION[label],
+                    confidence=float(row[best]),
+                    probs={lab: float(p) for lab, p in zip(self.labels, row, strict=True)},
+                )
+            )
         return predictions
 
 
@@ -291,7 +320,9 @@ def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
 
 def embedder(name_or_path: str = PACKAGED_EMBEDDER, encoding: EmbeddingEncoding | None = None) -> Embedder:
     encoding = encoding or EmbeddingEncoding()
-    return cached_model("embedder", encoding.key(name_or_path), lambda: Embedder(name_or_path, encoding=encoding))
+    return cached_model(
+        "embedder", encoding.key(name_or_path), lambda: Embedder(name_or_path, encoding=encoding)
+    )
 
 
 def nli_model(path: str | Path = DEFAULT_NLI_DIR, adapter: str | Path | None = None) -> NliModel:

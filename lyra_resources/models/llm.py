@@ -29,8 +29,12 @@ class LlmError(RuntimeError):
 
 @lru_cache(maxsize=1)
 def _prompts() -> Environment:
-    return Environment(loader=FileSystemLoader(Path(CONFIG_DIR) / "prompts"), undefined=StrictUndefined,
-                       keep_trailing_newline=True, autoescape=False)
+    return Environment(
+        loader=FileSystemLoader(Path(CONFIG_DIR) / "prompts"),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
 
 
 def render_prompt(name: str, **values) -> str:
@@ -74,8 +78,13 @@ class OllamaLlm(ConfigurableResource):
 
     def generate_json(self, prompt: str, schema: type[BaseModel]) -> BaseModel:
         """One completion parsed into ``schema``; LlmError if the server or the answer fails."""
-        body = {"model": self.model, "prompt": prompt, "stream": False,
-                "format": schema.model_json_schema(), "options": {"temperature": 0}}
+        body = {
+            "model": self.model,
+            "prompt": prompt,
+            "stream": False,
+            "format": schema.model_json_schema(),
+            "options": {"temperature": 0},
+        }
         try:
             response = httpx.post(f"{self.url}/api/generate", json=body, timeout=self.timeout_s)
             response.raise_for_status()
@@ -85,6 +94,8 @@ class OllamaLlm(ConfigurableResource):
             raise LlmError(f"{self.url}/api/generate ({self.model}): {exc}") from exc
 
     def extract_claims(self, question: str, passage: str, max_claims: int = 5) -> list[str]:
-        prompt = render_prompt("claim_extraction.j2", question=question, passage=passage, max_claims=max_claims)
+        prompt = render_prompt(
+            "claim_extraction.j2", question=question, passage=passage, max_claims=max_claims
+        )
         answer = self.generate_json(prompt, ExtractedClaims)
         return [" ".join(c.text.split()) for c in answer.claims][:max_claims]

@@ -15,11 +15,20 @@ from pydantic import Field
 
 from lyra_resources.models.content_cache import cached_embeddings
 from lyra_resources.models.direction_judge import DirectionReader, direction_reader
-from lyra_resources.models.model_files import (
-    DEFAULT_DIRECTION_DIR, DEFAULT_NLI_DIR, PACKAGED_EMBEDDER, EmbeddingEncoding,
-)
 from lyra_resources.models.inference import (
-    Embedder, NliModel, Reranker, embedder, nli_model, reranker, set_threads,
+    Embedder,
+    NliModel,
+    Reranker,
+    embedder,
+    nli_model,
+    reranker,
+    set_threads,
+)
+from lyra_resources.models.model_files import (
+    DEFAULT_DIRECTION_DIR,
+    DEFAULT_NLI_DIR,
+    PACKAGED_EMBEDDER,
+    EmbeddingEncoding,
 )
 from lyra_resources.settings import LyraSettings
 
@@ -32,7 +41,9 @@ class LocalModels(ConfigurableResource):
 
     embedder_name: str = PACKAGED_EMBEDDER
     embedder_precision: str = "fp32"
-    embedder_max_tokens: int = Field(0, description="tokens of a text the embedder reads; 0: the model's own limit")
+    embedder_max_tokens: int = Field(
+        0, description="tokens of a text the embedder reads; 0: the model's own limit"
+    )
     nli_path: str = ""
     direction_path: str = "off"
     reranker_choice: str = "none"
@@ -42,15 +53,22 @@ class LocalModels(ConfigurableResource):
     @classmethod
     def configured(cls, home: Path, config: LyraSettings) -> LocalModels:
         """The models ``config.models`` names, with corpus-adapted rerankers under ``home``."""
-        return cls(embedder_name=config.models.embedder, embedder_precision=config.models.embedder_precision,
-                   embedder_max_tokens=config.models.embedder_max_tokens or 0, nli_path=config.models.nli,
-                   direction_path=config.models.direction,
-                   reranker_choice=config.models.reranker, threads=config.torch_threads,
-                   reranker_dir=str(home / "models" / "rerankers"))
+        return cls(
+            embedder_name=config.models.embedder,
+            embedder_precision=config.models.embedder_precision,
+            embedder_max_tokens=config.models.embedder_max_tokens or 0,
+            nli_path=config.models.nli,
+            direction_path=config.models.direction,
+            reranker_choice=config.models.reranker,
+            threads=config.torch_threads,
+            reranker_dir=str(home / "models" / "rerankers"),
+        )
 
     @property
     def encoding(self) -> EmbeddingEncoding:
-        return EmbeddingEncoding(precision=self.embedder_precision, max_tokens=self.embedder_max_tokens or None)
+        return EmbeddingEncoding(
+            precision=self.embedder_precision, max_tokens=self.embedder_max_tokens or None
+        )
 
     def embedder(self) -> Embedder:
         set_threads(self.threads)
@@ -90,8 +108,10 @@ class LocalModels(ConfigurableResource):
         set_threads(self.threads)
         choice = self.reranker_choice.strip()
         if choice.lower() == "none":
-            return None, ("skipped: models.reranker is 'none' (the default: on BEIR-SciFact the corpus-adapted "
-                          "reranker did not beat stage 2; see README)")
+            return None, (
+                "skipped: models.reranker is 'none' (the default: on BEIR-SciFact the corpus-adapted "
+                "reranker did not beat stage 2; see README)"
+            )
         if choice.lower() != "auto":
             return reranker(choice), f"cross-encoder {choice}"
         key = corpus_key() if self.reranker_dir else None
@@ -99,4 +119,7 @@ class LocalModels(ConfigurableResource):
             candidate = Path(self.reranker_dir) / key
             if (candidate / "config.json").exists():
                 return reranker(candidate), f"corpus-adapted cross-encoder {candidate.name}"
-        return None, "skipped: no reranker trained for this corpus (`lyra models train-reranker --corpus PATH`)"
+        return (
+            None,
+            "skipped: no reranker trained for this corpus (`lyra models train-reranker --corpus PATH`)",
+        )

@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import hashlib
 from pathlib import Path
-
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -35,14 +34,21 @@ class EmbeddingEncoding(BaseModel):
     """How texts are turned into vectors beyond the model's weights: two encodings give different
     vectors of one text, so the embedding cache keys a vector by its encoding too (``key``)."""
 
-    precision: Literal["fp32", "int8"] = Field("fp32", description="int8: the Linear layers' weights quantized")
-    max_tokens: int | None = Field(None, ge=16, description="tokens read of a text; None: the model's own limit")
+    precision: Literal["fp32", "int8"] = Field(
+        "fp32", description="int8: the Linear layers' weights quantized"
+    )
+    max_tokens: int | None = Field(
+        None, ge=16, description="tokens read of a text; None: the model's own limit"
+    )
 
     def key(self, model: str) -> str:
         """The embedding cache's key of ``model``'s vectors in this encoding: the bare name for
         the model's own encoding (fp32, its own limit), so vectors cached before stay valid."""
-        parts = [model] + ([self.precision] if self.precision != "fp32" else []) + (
-            [f"{self.max_tokens}tok"] if self.max_tokens else [])
+        parts = (
+            [model]
+            + ([self.precision] if self.precision != "fp32" else [])
+            + ([f"{self.max_tokens}tok"] if self.max_tokens else [])
+        )
         return "|".join(parts)
 
 

@@ -92,8 +92,14 @@ def ensure_base(store: LyraStore, base_path: str | Path) -> NliVersion:
         conn.execute(
             "INSERT INTO nli_model_versions (version, base_model, created_at, status, decision, activated_at) "
             "VALUES (?, ?, now(), ?, ?, CASE WHEN ? THEN NULL ELSE now() END)",
-            [version, str(base_path), "retired" if has_active else "active", "the shipped base model",
-             bool(has_active)])
+            [
+                version,
+                str(base_path),
+                "retired" if has_active else "active",
+                "the shipped base model",
+                bool(has_active),
+            ],
+        )
 
     store.transaction(work)
     found = get_version(store, version)
@@ -126,32 +132,45 @@ def active_version_id(store: LyraStore, base_path: str | Path) -> str:
     is not inserted): for status readers."""
     base = base_version(base_path)
     with store.connect() as conn:  # one value: no DataFrame (status answers read it on every call)
-        row = conn.execute("SELECT version FROM nli_model_versions WHERE status = 'active' "
-                           "ORDER BY activated_at DESC LIMIT 1").fetchone()
+        row = conn.execute(
+            "SELECT version FROM nli_model_versions WHERE status = 'active' "
+            "ORDER BY activated_at DESC LIMIT 1"
+        ).fetchone()
     active = str(row[0]) if row else None
     return active if active is not None and _runs_on(active, base) else base
 
 
-def activate(store: LyraStore, version: str, base_path: str | Path, *, reason: str) -> tuple[NliVersion, NliVersion]:
+def activate(
+    store: LyraStore, version: str, base_path: str | Path, *, reason: str
+) -> tuple[NliVersion, NliVersion]:
     """Make ``version`` the active one (rolling back or forward); the previously active version is
     retired. Returns (previous, now active). An adapter whose files are gone cannot be activated."""
     base = base_version(base_path)
     if version != base and get_version(store, version) is None:  # refused before the base row is written
-        stored = store.fetch_df("SELECT version FROM nli_model_versions ORDER BY created_at, version")["version"]
+        stored = store.fetch_df("SELECT version FROM nli_model_versions ORDER BY created_at, version")[
+            "version"
+        ]
         known = ", ".join(dict.fromkeys([base, *stored]))
         raise VersionError(f"no NLI model version {version!r}; known: {known}")
     ensure_base(store, base_path)
     target = get_version(store, version)
     assert target is not None
     if target.adapter_path and not (Path(target.adapter_path) / "adapter_config.json").exists():
-        raise VersionError(f"version {version} cannot be activated: its adapter {target.adapter_path} is missing")
+        raise VersionError(
+            f"version {version} cannot be activated: its adapter {target.adapter_path} is missing"
+        )
     previous = active_version(store, base_path)
 
     def work(conn) -> None:
-        conn.execute("UPDATE nli_model_versions SET status = 'retired' WHERE status = 'active' AND version <> ?",
-                     [version])
-        conn.execute("UPDATE nli_model_versions SET status = 'active', activated_at = now(), "
-                     "decision = decision || ? WHERE version = ?", [f"; activated: {reason}", version])
+        conn.execute(
+            "UPDATE nli_model_versions SET status = 'retired' WHERE status = 'active' AND version <> ?",
+            [version],
+        )
+        conn.execute(
+            "UPDATE nli_model_versions SET status = 'active', activated_at = now(), "
+            "decision = decision || ? WHERE version = ?",
+            [f"; activated: {reason}", version],
+        )
 
     if previous.version != version:
         store.transaction(work)
@@ -162,12 +181,16 @@ def activate(store: LyraStore, version: str, base_path: str | Path, *, reason: s
 
 def next_adapter_name(store: LyraStore) -> str:
     """``lora-v<N>``: N counts every adapter this home has trained, kept or not."""
-    count = store.fetch_df("SELECT count(*) AS n FROM nli_model_versions WHERE adapter_path IS NOT NULL")["n"].iat[0]
+    count = store.fetch_df("SELECT count(*) AS n FROM nli_model_versions WHERE adapter_path IS NOT NULL")[
+        "n"
+    ].iat[0]
     return f"lora-v{int(count) + 1}"
 
 
 def affected_tasks(store: LyraStore, version: str) -> list[str]:
     """Tasks with at least one edge judged by another version than ``version``."""
-    frame = store.fetch_df("SELECT DISTINCT task_id FROM nli_edges WHERE model_version IS DISTINCT FROM ? "
-                           "ORDER BY task_id", [version])
+    frame = store.fetch_df(
+        "SELECT DISTINCT task_id FROM nli_edges WHERE model_version IS DISTINCT FROM ? ORDER BY task_id",
+        [version],
+    )
     return frame["task_id"].tolist()

@@ -31,5 +31,9 @@ class SentenceMatch:
         vectors = self.encode([query, *flat])  # L2-normalised: a dot product is the cosine
         cosines = vectors[1:] @ vectors[0]
         bounds = np.cumsum([0] + [len(g) for g in sentences])
-        return np.array([cosines[a:b].max() if passages[i].strip() else 0.0
-                         for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:], strict=True))])
+        return np.array(
+            [
+                cosines[a:b].max() if passages[i].strip() else 0.0
+                for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:], strict=True))
+            ]
+        )

@@ -12,8 +12,8 @@ import numpy as np
 from lyra_core.bm25 import Bm25Index
 from lyra_core.ranking import RankingConfig, cosine, rank_candidates
 from lyra_core.text import index_terms
-from lyra_resources.models.local_models import LocalModels
 from lyra_resources.models.inference import Reranker
+from lyra_resources.models.local_models import LocalModels
 from lyra_resources.store.lyra_store import LyraStore
 
 
@@ -26,9 +26,18 @@ def bm25_scores(query: str, texts: Sequence[str]) -> np.ndarray:
     return np.asarray(Bm25Index(tokens).get_scores(query_tokens), dtype=float)
 
 
-def rank_texts(query: str, texts: Sequence[str], bm25: np.ndarray, *, store: LyraStore, models: LocalModels,
-               reranker: Reranker | None, config: RankingConfig,
-               trust: np.ndarray | None = None, vectors: np.ndarray | None = None) -> dict[str, np.ndarray]:
+def rank_texts(
+    query: str,
+    texts: Sequence[str],
+    bm25: np.ndarray,
+    *,
+    store: LyraStore,
+    models: LocalModels,
+    reranker: Reranker | None,
+    config: RankingConfig,
+    trust: np.ndarray | None = None,
+    vectors: np.ndarray | None = None,
+) -> dict[str, np.ndarray]:
     """Every stage's score for each of ``texts`` (aligned with them), given their BM25 scores.
 
     With ``vectors`` (every text's embedding, e.g. a whole corpus's) the nearest texts join BM25's
@@ -46,5 +55,6 @@ def rank_texts(query: str, texts: Sequence[str], bm25: np.ndarray, *, store: Lyr
     def rerank_docs(indices: np.ndarray) -> np.ndarray:
         return reranker.score(query, [texts[i] for i in indices])
 
-    return rank_candidates(bm25, query_vector, embed_docs, rerank_docs if reranker else None, config, trust=trust,
-                           dense=dense)
+    return rank_candidates(
+        bm25, query_vector, embed_docs, rerank_docs if reranker else None, config, trust=trust, dense=dense
+    )

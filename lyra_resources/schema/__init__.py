@@ -43,11 +43,37 @@ from lyra_resources.schema.web import IDENTIFIED_PAPERS, SERP_RESULTS, WEB_PAGES
 
 TABLES: dict[str, TableSpec] = {
     t.name: t
-    for t in (TASKS, PAPERS, PAGES, FRAGMENTS, FRAGMENT_RANKING, CLAIMS, CLAIM_SCOPE, NLI_EDGES, CLAIM_SCORES,
-              CLAIM_TOPICS, TASK_ANSWER, EMBEDDING_CACHE, NLI_CACHE, FEEDBACK_EVENTS, NLI_CORRECTIONS, EDGE_REVIEWS,
-              CLAIM_REJECTIONS, DOMAIN_OVERRIDE_RULES, DOMAIN_OVERRIDE_EVENTS, RELEVANCE_SIGNALS,
-              DOMAIN_VERIFICATION, CITATION_EXPANSIONS, CITATION_PAPERS, CITATION_EDGES, SERP_RESULTS, WEB_PAGES,
-              IDENTIFIED_PAPERS, NLI_MODEL_VERSIONS, MCP_REQUESTS)
+    for t in (
+        TASKS,
+        PAPERS,
+        PAGES,
+        FRAGMENTS,
+        FRAGMENT_RANKING,
+        CLAIMS,
+        CLAIM_SCOPE,
+        NLI_EDGES,
+        CLAIM_SCORES,
+        CLAIM_TOPICS,
+        TASK_ANSWER,
+        EMBEDDING_CACHE,
+        NLI_CACHE,
+        FEEDBACK_EVENTS,
+        NLI_CORRECTIONS,
+        EDGE_REVIEWS,
+        CLAIM_REJECTIONS,
+        DOMAIN_OVERRIDE_RULES,
+        DOMAIN_OVERRIDE_EVENTS,
+        RELEVANCE_SIGNALS,
+        DOMAIN_VERIFICATION,
+        CITATION_EXPANSIONS,
+        CITATION_PAPERS,
+        CITATION_EDGES,
+        SERP_RESULTS,
+        WEB_PAGES,
+        IDENTIFIED_PAPERS,
+        NLI_MODEL_VERSIONS,
+        MCP_REQUESTS,
+    )
 }
 PER_TASK_TABLES = [name for name, spec in TABLES.items() if spec.per_task]
 
@@ -58,20 +84,60 @@ PER_TASK_TABLES = [name for name, spec in TABLES.items() if spec.per_task]
 
 STAGE_PREFIX = "stage_"
 STAGING_TABLES: dict[str, TableSpec] = {
-    name: TableSpec(name=STAGE_PREFIX + name,
-                    columns=[Column(name="run_id", type="VARCHAR", description="the run that staged the row "
-                                    "(`task_generations`)"), *spec.columns],
-                    per_task=False, description=f"rows of {name} staged by a run, not yet published")
-    for name, spec in TABLES.items() if spec.per_task
+    name: TableSpec(
+        name=STAGE_PREFIX + name,
+        columns=[
+            Column(
+                name="run_id", type="VARCHAR", description="the run that staged the row (`task_generations`)"
+            ),
+            *spec.columns,
+        ],
+        per_task=False,
+        description=f"rows of {name} staged by a run, not yet published",
+    )
+    for name, spec in TABLES.items()
+    if spec.per_task
 }
 TABLES[TASK_GENERATIONS.name] = TASK_GENERATIONS
 TABLES[TABLE_INPUTS.name] = TABLE_INPUTS
 
 __all__ = [
-    "CITATION_EDGES", "CITATION_EXPANSIONS", "CITATION_PAPERS", "CLAIMS", "CLAIM_REJECTIONS", "CLAIM_SCOPE",
-    "CLAIM_SCORES", "CLAIM_TOPICS", "DOMAIN_OVERRIDE_EVENTS", "DOMAIN_OVERRIDE_RULES", "DOMAIN_VERIFICATION",
-    "EDGE_REVIEWS", "EMBEDDING_CACHE", "FEEDBACK_EVENTS", "FEEDBACK_TABLES", "FRAGMENTS", "FRAGMENT_RANKING",
-    "IDENTIFIED_PAPERS", "MCP_REQUESTS", "NLI_CACHE", "NLI_CORRECTIONS", "NLI_EDGES", "NLI_MODEL_VERSIONS", "PAGES", "PAPERS",
-    "PER_TASK_TABLES", "RELEVANCE_SIGNALS", "SERP_RESULTS", "STAGE_PREFIX", "STAGING_TABLES", "TABLES", "TABLE_INPUTS",
-    "TASKS", "TASK_ANSWER", "TASK_GENERATIONS", "WEB_PAGES", "Column", "TableSpec",
+    "CITATION_EDGES",
+    "CITATION_EXPANSIONS",
+    "CITATION_PAPERS",
+    "CLAIMS",
+    "CLAIM_REJECTIONS",
+    "CLAIM_SCOPE",
+    "CLAIM_SCORES",
+    "CLAIM_TOPICS",
+    "DOMAIN_OVERRIDE_EVENTS",
+    "DOMAIN_OVERRIDE_RULES",
+    "DOMAIN_VERIFICATION",
+    "EDGE_REVIEWS",
+    "EMBEDDING_CACHE",
+    "FEEDBACK_EVENTS",
+    "FEEDBACK_TABLES",
+    "FRAGMENTS",
+    "FRAGMENT_RANKING",
+    "IDENTIFIED_PAPERS",
+    "MCP_REQUESTS",
+    "NLI_CACHE",
+    "NLI_CORRECTIONS",
+    "NLI_EDGES",
+    "NLI_MODEL_VERSIONS",
+    "PAGES",
+    "PAPERS",
+    "PER_TASK_TABLES",
+    "RELEVANCE_SIGNALS",
+    "SERP_RESULTS",
+    "STAGE_PREFIX",
+    "STAGING_TABLES",
+    "TABLES",
+    "TABLE_INPUTS",
+    "TASKS",
+    "TASK_ANSWER",
+    "TASK_GENERATIONS",
+    "WEB_PAGES",
+    "Column",
+    "TableSpec",
 ]

@@ -45,10 +45,21 @@ def parse_column(line: str) -> Column:
 
 
 def table(name: str, description: str, columns: str, per_task: bool = True) -> TableSpec:
-    """A table from one ``name TYPE -- what it holds`` line per column. A per-task table's
-    ``task_id`` line may leave its description out: every such column holds the same thing."""
-    parsed = [parse_column(line) for line in columns.strip().splitlines()]
+    """A table from one ``name TYPE -- what it holds`` line per column; a line that starts with
+    ``--`` goes on with the description above it. A per-task table's ``task_id`` line may leave its
+    description out: every such column holds the same thing."""
+    lines: list[str] = []
+    for line in columns.strip().splitlines():
+        if line.strip().startswith(DESCRIPTION_SEPARATOR) and lines:
+            lines[-1] += " " + line.strip().removeprefix(DESCRIPTION_SEPARATOR).strip()
+        else:
+            lines.append(line)
+    parsed = [parse_column(line) for line in lines]
     if per_task:
-        parsed = [c.model_copy(update={"description": c.description or TASK_ID_DESCRIPTION}) if c.name == "task_id"
-                  else c for c in parsed]
+        parsed = [
+            c.model_copy(update={"description": c.description or TASK_ID_DESCRIPTION})
+            if c.name == "task_id"
+            else c
+            for c in parsed
+        ]
     return TableSpec(name=name, columns=parsed, per_task=per_task, description=description)

@@ -58,15 +58,22 @@ NLI_EDGES = table(
     p_refutes DOUBLE -- calibrated probability (0–1) that the fragment refutes the claim (contradiction)
     p_neutral DOUBLE -- calibrated probability (0–1) that the fragment neither supports nor refutes it
     judged_by VARCHAR -- direction (an effect claim: its parts composed the relation, docs/direction.md) | cross-encoder
-    claim_direction VARCHAR -- what the claim asserts: increase | decrease | association (a plain association: either direction bears it out) | no_effect | not_increase | not_decrease; NULL for the cross-encoder
-    passage_direction VARCHAR -- what the fragment reports for the claim's outcome: increased | decreased | no_difference; NULL when not read
-    effect_figures VARCHAR -- the figures that show it, each with its interval or p-value ("OR 0.69, 0.64–0.74"; a direction edge: read where the fragment names the claim's outcome; the cross-encoder's edge: the fragment's first two); empty when the fragment states none
+    claim_direction VARCHAR -- what the claim asserts: increase | decrease | association (a plain association: either
+        -- direction bears it out) | no_effect | not_increase | not_decrease; NULL for the cross-encoder
+    passage_direction VARCHAR -- what the fragment reports for the claim's outcome: increased | decreased |
+        -- no_difference; NULL when not read
+    effect_figures VARCHAR -- the figures that show it, each with its interval or p-value ("OR 0.69, 0.64–0.74"; a
+        -- direction edge: read where the fragment names the claim's outcome; the cross-encoder's edge: the fragment's
+        -- first two); empty when the fragment states none
     exposure_matched BOOLEAN -- the fragment or its paper names the claim's exposure; NULL for the cross-encoder
     outcome_matched BOOLEAN -- the fragment names the claim's outcome; NULL for the cross-encoder
     reason VARCHAR -- why the edge says what it says, in one line
-    study_design VARCHAR -- meta_analysis | rct | cohort | case_control | cross_sectional | animal_cell | review | other (none stated): the design of the fragment's paper, read from its title and text, the fragment last (lyra_core.study_design); NULL on an edge written before designs were read
+    study_design VARCHAR -- meta_analysis | rct | cohort | case_control | cross_sectional | animal_cell | review |
+        -- other (none stated): the design of the fragment's paper, read from its title and text, the fragment last
+        -- (lyra_core.study_design); NULL on an edge written before designs were read
     design_cue VARCHAR -- the words that decided `study_design`, as written ("randomly assigned"); NULL when no cue did
-    sample_size INTEGER -- people or animals studied: the randomised or enrolled total (cases and controls together) the paper's text states, else the fragment's; NULL when neither states one
+    sample_size INTEGER -- people or animals studied: the randomised or enrolled total (cases and controls together)
+        -- the paper's text states, else the fragment's; NULL when neither states one
     """,
 )
 
@@ -88,8 +95,11 @@ CLAIM_SCORES = table(
     independent_sources INTEGER -- distinct pages among the SUPPORTS edges
     evidence_count INTEGER -- all edges of the claim
     method VARCHAR -- bayesian | legacy (`evidence.use_bayesian_confidence`)
-    certainty VARCHAR -- high | moderate | low | very_low: how far the votes on the side the verdict takes can be trusted, graded from their study designs, number, consistency, sizes and how they were read (docs/scoring.md#certainty); well_supported needs moderate or high
-    certainty_reasons VARCHAR -- what lowered the certainty, "; "-separated ("observational studies only; one study"); empty at the level its designs start from
+    certainty VARCHAR -- high | moderate | low | very_low: how far the votes on the side the verdict takes can be
+        -- trusted, graded from their study designs, number, consistency, sizes and how they were read
+        -- (docs/scoring.md#certainty); well_supported needs moderate or high
+    certainty_reasons VARCHAR -- what lowered the certainty, "; "-separated ("observational studies only; one study");
+        -- empty at the level its designs start from
     """,
 )
 
@@ -99,10 +109,12 @@ CLAIM_TOPICS = table(
     """
     task_id VARCHAR
     topic_id VARCHAR -- `t_` + hash of the task and the topic's claim ids
-    label VARCHAR -- the topic's distinctive terms, comma-separated, general words and adverbs left out (`claims` when it has none)
+    label VARCHAR -- the topic's distinctive terms, comma-separated, general words and adverbs left out (`claims` when
+        -- it has none)
     label_method VARCHAR -- how the label was made: distinctive-terms (terms frequent here, rare in other topics)
     claim_count INTEGER -- claims in the topic
-    has_contradiction BOOLEAN -- whether one of its claims has strong votes both for and against it (`conflicting` evidence)
+    has_contradiction BOOLEAN -- whether one of its claims has strong votes both for and against it (`conflicting`
+        -- evidence)
     claim_ids VARCHAR[] -- its adopted claims (`claims`); claims similar to no other share the last topic
     terms VARCHAR[] -- up to 3 distinctive terms, most distinctive first
     """,
@@ -121,15 +133,18 @@ TASK_ANSWER = table(
     confidence DOUBLE -- the hypothesis's confidence (0–1); NULL for an open question
     uncertainty DOUBLE -- the hypothesis's uncertainty; NULL for an open question
     controversy DOUBLE -- the hypothesis's controversy (0–0.5); NULL for an open question
-    certainty VARCHAR -- the hypothesis's certainty as in `claim_scores` (high | moderate | low | very_low); NULL for an open question
+    certainty VARCHAR -- the hypothesis's certainty as in `claim_scores` (high | moderate | low | very_low); NULL for
+        -- an open question
     certainty_reasons VARCHAR -- what lowered it, as in `claim_scores`; NULL for an open question
     supporting_papers INTEGER -- papers whose strongest edge SUPPORTS the hypothesis (at least `evidence.min_vote`)
     refuting_papers INTEGER -- papers whose strongest edge REFUTES the hypothesis (at least `evidence.min_vote`)
     papers_judged INTEGER -- papers with at least one edge to the hypothesis, voting or not
     strongest_support_edge VARCHAR -- the edge (`nli_edges`) of the strongest supporting vote; NULL if none
     strongest_refute_edge VARCHAR -- the edge (`nli_edges`) of the strongest refuting vote; NULL if none
-    question_reading VARCHAR -- rule | fallback | open_question: how the hypothesis was read from the question (fallback: the question without its auxiliary, no grammatical reading being sure)
-    not_addressed VARCHAR -- the line saying no passage that voted (none judged, with no vote) is about both the hypothesis's exposure and outcome, with the closest papers; NULL when one is, or for an open question
+    question_reading VARCHAR -- rule | fallback | open_question: how the hypothesis was read from the question
+        -- (fallback: the question without its auxiliary, no grammatical reading being sure)
+    not_addressed VARCHAR -- the line saying no passage that voted (none judged, with no vote) is about both the
+        -- hypothesis's exposure and outcome, with the closest papers; NULL when one is, or for an open question
     """,
 )
 

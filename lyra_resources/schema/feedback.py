@@ -40,8 +40,11 @@ NLI_CORRECTIONS = table(
     corrected_at TIMESTAMP NOT NULL -- when the correction was made (UTC)
     applied_in_version VARCHAR -- the NLI version (`nli_model_versions`) first trained with it; NULL until then
     sample_weight DOUBLE DEFAULT 1.0 -- the sample's weight in training
-    wrong_part VARCHAR -- the part of the direction judge's reading the person names as wrong: claim_direction | passage_direction | exposure | outcome | figures; NULL if none was named
-    direction_label VARCHAR -- for a passage_direction correction: the direction the passage reports (increased | decreased | no_difference), a training label for the direction reader; NULL where the relation does not fix it
+    wrong_part VARCHAR -- the part of the direction judge's reading the person names as wrong: claim_direction |
+        -- passage_direction | exposure | outcome | figures; NULL if none was named
+    direction_label VARCHAR -- for a passage_direction correction: the direction the passage reports (increased |
+        -- decreased | no_difference), a training label for the direction reader; NULL where the relation does not fix
+        -- it
     """,
     per_task=False,
 )
@@ -56,7 +59,8 @@ EDGE_REVIEWS = table(
     correct_relation VARCHAR -- the relation the person says holds: SUPPORTS | REFUTES | NEUTRAL; read tools show it
     reason VARCHAR -- the person's reason; NULL if none was given
     human_corrected BOOLEAN -- whether it differs from the model's relation (false: the model was confirmed)
-    wrong_part VARCHAR -- the part of the direction judge's reading the person names as wrong (see `nli_corrections`); NULL if none
+    wrong_part VARCHAR -- the part of the direction judge's reading the person names as wrong (see `nli_corrections`);
+        -- NULL if none
     """,
     per_task=False,
 )
@@ -120,5 +124,12 @@ RELEVANCE_SIGNALS = table(
     per_task=False,
 )
 
-FEEDBACK_TABLES = ["feedback_events", "nli_corrections", "edge_reviews", "claim_rejections",
-                   "domain_override_rules", "domain_override_events", "relevance_signals"]
+FEEDBACK_TABLES = [
+    "feedback_events",
+    "nli_corrections",
+    "edge_reviews",
+    "claim_rejections",
+    "domain_override_rules",
+    "domain_override_events",
+    "relevance_signals",
+]

@@ -23,7 +23,8 @@ NLI_CACHE = table(
     premise_hash VARCHAR -- SHA-1 hex digest of the premise (the fragment's text)
     hypothesis_hash VARCHAR -- SHA-1 hex digest of the hypothesis (the claim's text)
     model_version VARCHAR -- the NLI version that judged the pair (as `nli_edges.model_version`)
-    label VARCHAR -- the model's label: entailment | contradiction | neutral (the reader: increased | decreased | no_difference | unrelated)
+    label VARCHAR -- the model's label: entailment | contradiction | neutral (the reader: increased | decreased |
+        -- no_difference | unrelated)
     confidence DOUBLE -- calibrated probability (0–1) of `label`
     probs JSON -- calibrated probability of each label: {"entailment": …, "contradiction": …, "neutral": …}
     """,

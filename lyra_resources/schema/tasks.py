@@ -30,8 +30,11 @@ TASK_GENERATIONS = table(
     started_at TIMESTAMP -- when the run began staging (UTC)
     published_at TIMESTAMP -- when its rows became the task's rows (UTC); NULL until published
     exported_at TIMESTAMP -- when the task's Parquet files were rewritten from it (UTC); NULL until then
-    inputs_digest VARCHAR -- the digest of what the run read (question, options, corpus files, settings, code, models, feedback: `lyra_resources.store.run_inputs`); NULL for a task that asks live sources or a run that did not search; `lyra task run` skips a re-run whose digest equals the published one's
-    scoring_rule JSON -- the `evidence` scoring rule (aggregation, vote_weight, min_vote) the run scored its claims under; every later view of the task re-scores corrected claims under it; NULL before `claim_scores` ran
+    inputs_digest VARCHAR -- the digest of what the run read (question, options, corpus files, settings, code, models,
+        -- feedback: `lyra_resources.store.run_inputs`); NULL for a task that asks live sources or a run that did not
+        -- search; `lyra task run` skips a re-run whose digest equals the published one's
+    scoring_rule JSON -- the `evidence` scoring rule (aggregation, vote_weight, min_vote) the run scored its claims
+        -- under; every later view of the task re-scores corrected claims under it; NULL before `claim_scores` ran
     """,
     per_task=False,
 )
@@ -43,7 +46,9 @@ TABLE_INPUTS = table(
     task_id VARCHAR -- the task
     table_name VARCHAR -- the per-task table the run wrote
     run_id VARCHAR -- the Dagster run that wrote it
-    inputs_digest VARCHAR -- the digest of the asset's code and of everything it read (its input tables' rows, the question, settings, models, domain policy, feedback; the corpus files for the assets that read them): `lyra_assets.reuse`
+    inputs_digest VARCHAR -- the digest of the asset's code and of everything it read (its input tables' rows, the
+        -- question, settings, models, domain policy, feedback; the corpus files for the assets that read them):
+        -- `lyra_assets.reuse`
     written_at TIMESTAMP -- when the rows were written (UTC)
     """,
     per_task=False,
@@ -91,7 +96,8 @@ FRAGMENTS = table(
     fragment_id VARCHAR -- `f_` + hash of the page id and the text: stable across runs
     page_id VARCHAR -- the page (`pages`) whose text it is part of
     position INTEGER -- the fragment's place within its page, 0 first
-    text VARCHAR -- consecutive sentences (2 a window, 1 apart, by default), cut at a word after 1,200 characters; section labels of a structured abstract ("RESULTS", "CONCLUSIONS AND RELEVANCE") taken out
+    text VARCHAR -- consecutive sentences (2 a window, 1 apart, by default), cut at a word after 1,200 characters;
+        -- section labels of a structured abstract ("RESULTS", "CONCLUSIONS AND RELEVANCE") taken out
     sections VARCHAR[] -- each sentence's section label, lower case (`results`, `methods` …; '' where none)
     """,
 )

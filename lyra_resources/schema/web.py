@@ -56,6 +56,10 @@ IDENTIFIED_PAPERS = TableSpec(
     description="papers behind the DOIs / PMIDs / arXiv ids that search results and fetched pages named, "
     "looked up by identifier in the live APIs; those with an abstract become `abstract` pages; `depth` is "
     "the round of fetching pages and looking up the ids they name that found them",
-    columns=[*(c for c in PAPERS.columns if c.name != "search_rank"),
-             Column(name="depth", type="INTEGER", description="the identifier loop's round that found it, 1 first")],
+    columns=[
+        *(c for c in PAPERS.columns if c.name != "search_rank"),
+        Column(
+            name="depth", type="INTEGER", description="the identifier loop's round that found it, 1 first"
+        ),
+    ],
 )

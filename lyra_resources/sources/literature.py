@@ -15,12 +15,12 @@ from pydantic import BaseModel, Field
 
 from lyra_core.claim_inputs import ClaimInput
 from lyra_core.papers import PaperRecord
-from lyra_resources.sources.academic import AcademicSource, open_sources
 from lyra_resources.corpus.local_corpus import LocalCorpus, LocalCorpusProvider
 from lyra_resources.dagster_resources import SECTION_CONFIGS, section_config
 from lyra_resources.environment import LIVE_ENV, read_environment
-from lyra_resources.sources.providers import PaperProvider
 from lyra_resources.settings import LyraSettings, SourcesSettings
+from lyra_resources.sources.academic import AcademicSource, open_sources
+from lyra_resources.sources.providers import PaperProvider
 
 OFFLINE_HINT = "pass --corpus PATH or set `corpus` in config/settings.yaml to work from local files"
 
@@ -32,7 +32,9 @@ _open_lock = threading.Lock()
 class SourcePlan(BaseModel):
     """Which sources a task uses, and why (recorded in the assets' metadata)."""
 
-    corpus: list[str] = Field(description="local corpus paths: the task's --corpus, else the settings' corpus")
+    corpus: list[str] = Field(
+        description="local corpus paths: the task's --corpus, else the settings' corpus"
+    )
     live: bool = Field(description="whether the live academic APIs are asked")
     reason: str
 
@@ -54,17 +56,23 @@ class LiteratureSources(ConfigurableResource):
 
     cache_dir: str = Field(description="where corpus indexes and HTTP answers are cached")
     default_corpus: list[str] = Field(default_factory=list, description="corpora used when a task names none")
-    sources: SECTION_CONFIGS["sources"] = Field(default_factory=SECTION_CONFIGS["sources"],  # type: ignore[valid-type]
-                                                description="the settings' sources section")
+    sources: SECTION_CONFIGS["sources"] = Field(
+        default_factory=SECTION_CONFIGS["sources"],  # type: ignore[valid-type]
+        description="the settings' sources section",
+    )
     corpus_files: SECTION_CONFIGS["corpus_files"] = Field(  # type: ignore[valid-type]
-        default_factory=SECTION_CONFIGS["corpus_files"], description="what one corpus path may pull in")
+        default_factory=SECTION_CONFIGS["corpus_files"], description="what one corpus path may pull in"
+    )
 
     @classmethod
     def configured(cls, cache_dir: str | Path, settings: LyraSettings) -> LiteratureSources:
         """The sources ``settings`` describe, caching under ``cache_dir``."""
-        return cls(cache_dir=str(cache_dir), default_corpus=settings.corpus,
-                   sources=section_config(settings.sources, "sources"),
-                   corpus_files=section_config(settings.corpus_files, "corpus_files"))
+        return cls(
+            cache_dir=str(cache_dir),
+            default_corpus=settings.corpus,
+            sources=section_config(settings.sources, "sources"),
+            corpus_files=section_config(settings.corpus_files, "corpus_files"),
+        )
 
     @property
     def corpus_cache_dir(self) -> Path:
@@ -85,8 +93,9 @@ class LiteratureSources(ConfigurableResource):
         paths = corpus_paths or self.default_corpus
         return [LocalCorpusProvider(self.corpus(p)) for p in paths]
 
-    def claim_papers(self, corpus_paths: list[str], claims: Sequence[ClaimInput],
-                     per_claim: int) -> list[list[PaperRecord]]:
+    def claim_papers(
+        self, corpus_paths: list[str], claims: Sequence[ClaimInput], per_claim: int
+    ) -> list[list[PaperRecord]]:
         """Each claim's papers, best first: those it names, looked up by id in the corpora (the
         corpus's own id, or a DOI / PMID / arXiv id), else the corpora's top ``per_claim`` BM25
         hits for its text, round-robin across corpora. Raises ``UnknownPapersError`` listing, per
@@ -99,16 +108,21 @@ class LiteratureSources(ConfigurableResource):
                 hits = [c.search(claim.claim, per_claim) for c in corpora]
                 out.append([r for depth in zip_longest(*hits) for r in depth if r is not None][:per_claim])
                 continue
-            found = {pid: next((r for c in corpora if (r := c.get(pid)) is not None), None) for pid in claim.papers}
+            found = {
+                pid: next((r for c in corpora if (r := c.get(pid)) is not None), None) for pid in claim.papers
+            }
             missing = [pid for pid, record in found.items() if record is None]
             if missing:
                 unknown.append(f"claim {claim.id}: {', '.join(missing)}")
             out.append([r for r in found.values() if r is not None])
         if unknown:
-            shown = "; ".join(unknown[:5]) + (f"; and {len(unknown) - 5} more claims" if len(unknown) > 5 else "")
+            shown = "; ".join(unknown[:5]) + (
+                f"; and {len(unknown) - 5} more claims" if len(unknown) > 5 else ""
+            )
             raise UnknownPapersError(
                 f"paper ids not in the corpus: {shown} (use the ids the corpus file gives: SciFact doc_id, BEIR _id, "
-                "BibTeX key, or a DOI / PMID / arXiv id)")
+                "BibTeX key, or a DOI / PMID / arXiv id)"
+            )
         return out
 
     def plan(self, task_corpus: list[str]) -> SourcePlan:
@@ -121,8 +135,11 @@ class LiteratureSources(ConfigurableResource):
         if mode == "on":
             return SourcePlan(corpus=corpus, live=True, reason="live sources on (sources.live: on)")
         if task_corpus:
-            return SourcePlan(corpus=corpus, live=False,
-                              reason="the task has a --corpus (sources.live: auto; set it to on to add the live APIs)")
+            return SourcePlan(
+                corpus=corpus,
+                live=False,
+                reason="the task has a --corpus (sources.live: auto; set it to on to add the live APIs)",
+            )
         return SourcePlan(corpus=corpus, live=True, reason="the task names no --corpus (sources.live: auto)")
 
     @property
@@ -130,7 +147,9 @@ class LiteratureSources(ConfigurableResource):
         return Path(self.cache_dir) / "http"
 
     @contextlib.asynccontextmanager
-    async def academic(self, transport: httpx.AsyncBaseTransport | None = None) -> AsyncIterator[list[AcademicSource]]:
+    async def academic(
+        self, transport: httpx.AsyncBaseTransport | None = None
+    ) -> AsyncIterator[list[AcademicSource]]:
         """A client for every registered live source, for one event loop, closed on exit."""
         sources = open_sources(self.sources, self.http_cache_dir, transport=transport)
         try:

@@ -57,7 +57,9 @@ def no_space_message(where: Path | str) -> str:
     return f"no space left on the device holding {where}; free space there and run the command again"
 
 
-def store_fault(exc: BaseException, database: Path, read_only_because: str | None = None) -> StoreFaultError | None:
+def store_fault(
+    exc: BaseException, database: Path, read_only_because: str | None = None
+) -> StoreFaultError | None:
     """The fault ``exc`` shows in the store whose DuckDB file is ``database``, or None where it is
     none of them (a bug, a lock conflict). ``read_only_because`` is why this process opened the
     file read-only, where it did."""
@@ -73,11 +75,14 @@ def store_fault(exc: BaseException, database: Path, read_only_because: str | Non
     if damaged is not None:
         return StoreFaultError(
             f"the store {database} {damaged}; move it aside and restore it from a backup, or let the next command "
-            f"start a new, empty store; each task's tables are also kept in the Parquet files under {home / 'parquet'}")
+            f"start a new, empty store; each task's tables are also kept in the Parquet files under {home / 'parquet'}"
+        )
     if is_no_space(exc):
         return StoreFaultError(no_space_message(home))
     if READ_ONLY_MODE in text or is_read_only_refusal(exc):
         why = read_only_because or " ".join(str(exc).split())[:160]
-        return StoreFaultError(f"the home {home} cannot be written ({why}); commands that only read it (task list, "
-                               "claims, evidence, export to a file outside it) still work")
+        return StoreFaultError(
+            f"the home {home} cannot be written ({why}); commands that only read it (task list, "
+            "claims, evidence, export to a file outside it) still work"
+        )
     return None

@@ -38,23 +38,33 @@ class StoreBusyError(StoreError):
 class LockWaits(BaseModel):
     """What this process's store operations met of other holders of the database, so far."""
 
-    conflicts: int = Field(0, description="attempts that met a lock conflict and were tried again after a sleep")
-    write_conflicts: int = Field(0, description="of those, write-write conflicts between transactions; the "
-                                 "rest found the file or an attachment held")
+    conflicts: int = Field(
+        0, description="attempts that met a lock conflict and were tried again after a sleep"
+    )
+    write_conflicts: int = Field(
+        0,
+        description="of those, write-write conflicts between transactions; the "
+        "rest found the file or an attachment held",
+    )
     gave_up: int = Field(0, description="operations that stayed locked past their timeout (StoreBusyError)")
     waited_s: float = Field(0.0, description="seconds slept between attempts")
 
     def since(self, earlier: LockWaits) -> LockWaits:
         """The waits counted after ``earlier`` (a previous :func:`lock_waits` of this process)."""
-        return LockWaits(conflicts=self.conflicts - earlier.conflicts,
-                         write_conflicts=self.write_conflicts - earlier.write_conflicts,
-                         gave_up=self.gave_up - earlier.gave_up,
-                         waited_s=round(self.waited_s - earlier.waited_s, 6))
+        return LockWaits(
+            conflicts=self.conflicts - earlier.conflicts,
+            write_conflicts=self.write_conflicts - earlier.write_conflicts,
+            gave_up=self.gave_up - earlier.gave_up,
+            waited_s=round(self.waited_s - earlier.waited_s, 6),
+        )
 
     def __add__(self, other: LockWaits) -> LockWaits:
-        return LockWaits(conflicts=self.conflicts + other.conflicts,
-                         write_conflicts=self.write_conflicts + other.write_conflicts,
-                         gave_up=self.gave_up + other.gave_up, waited_s=round(self.waited_s + other.waited_s, 6))
+        return LockWaits(
+            conflicts=self.conflicts + other.conflicts,
+            write_conflicts=self.write_conflicts + other.write_conflicts,
+            gave_up=self.gave_up + other.gave_up,
+            waited_s=round(self.waited_s + other.waited_s, 6),
+        )
 
 
 _waits = LockWaits()
@@ -70,10 +80,14 @@ def lock_waits() -> LockWaits:
 def _count(exc: BaseException, *, gave_up: bool = False, slept_s: float = 0.0) -> None:
     global _waits
     with _waits_lock:
-        _waits = _waits + LockWaits(conflicts=0 if gave_up else 1,
-                                    write_conflicts=int(not gave_up and (isinstance(exc, duckdb.TransactionException)
-                                                                         or _postgres_conflict(exc))),
-                                    gave_up=int(gave_up), waited_s=slept_s)
+        _waits = _waits + LockWaits(
+            conflicts=0 if gave_up else 1,
+            write_conflicts=int(
+                not gave_up and (isinstance(exc, duckdb.TransactionException) or _postgres_conflict(exc))
+            ),
+            gave_up=int(gave_up),
+            waited_s=slept_s,
+        )
 
 
 def is_lock_conflict(exc: BaseException) -> bool:
@@ -121,7 +135,9 @@ class RetryPolicy(BaseModel):
                     raise
                 if time.monotonic() > deadline:
                     _count(exc, gave_up=True)
-                    raise StoreBusyError(f"{what} stayed locked by another process for {timeout_s:.0f}s: {exc}") from exc
+                    raise StoreBusyError(
+                        f"{what} stayed locked by another process for {timeout_s:.0f}s: {exc}"
+                    ) from exc
                 # jitter: processes that met the same lock must not all retry at the same instant
                 sleep_s = delay * (1 + random.random())
                 _count(exc, slept_s=sleep_s)

@@ -32,10 +32,12 @@ from urllib.parse import urlsplit
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from lyra_resources.store import parquet_files
-from lyra_resources.schema import PER_TASK_TABLES, STAGE_PREFIX, STAGING_TABLES, TABLES, TableSpec
 from lyra_resources.home import HomeLayout, resolve_home
+from lyra_resources.schema import PER_TASK_TABLES, STAGE_PREFIX, STAGING_TABLES, TABLES, TableSpec
 from lyra_resources.settings import effective_cluster_settings
+from lyra_resources.store import parquet_files
+from lyra_resources.store.faults import is_read_only_refusal, store_fault
+from lyra_resources.store.locks import STORE_RETRY, StoreBusyError, StoreError  # noqa: F401 (re-exported)
 from lyra_resources.store.sql import (
     POSTGRES_SCHEMA,
     Connection,
@@ -45,8 +47,6 @@ from lyra_resources.store.sql import (
     sql_literal,
     swap_rows,
 )
-from lyra_resources.store.faults import is_read_only_refusal, store_fault
-from lyra_resources.store.locks import STORE_RETRY, StoreBusyError, StoreError  # noqa: F401 (re-exported)
 from lyra_resources.store.task_records import TASK_STATUSES, TaskRecord, task_from_row, utcnow
 
 if TYPE_CHECKING:  # pandas is imported by the calls that read or write data frames, not by every command
@@ -126,27 +126,39 @@ class LyraStore(BaseModel):
         except StoreError:
             raise
         except (duckdb.Error, OSError) as exc:
-            if self.url or (fault := store_fault(exc, self.layout.database,
-                                                 _read_only_homes.get(str(self.layout.database)))) is None:
+            if (
+                self.url
+                or (
+                    fault := store_fault(
+                        exc, self.layout.database, _read_only_homes.get(str(self.layout.database))
+                    )
+                )
+                is None
+            ):
                 raise
             raise fault from exc
 
     def _open(self) -> Connection:
         if self.url:
             from lyra_resources.store.postgres import PostgresConnection
+
             return PostgresConnection.open(self.url)
         database = str(self.layout.database)
         if database in _read_only_homes:
-            return STORE_RETRY.run(lambda: duckdb.connect(database, read_only=True), timeout_s=self.busy_timeout_s,
-                                   what=database)
+            return STORE_RETRY.run(
+                lambda: duckdb.connect(database, read_only=True), timeout_s=self.busy_timeout_s, what=database
+            )
         try:
-            return STORE_RETRY.run(lambda: duckdb.connect(database), timeout_s=self.busy_timeout_s, what=database)
+            return STORE_RETRY.run(
+                lambda: duckdb.connect(database), timeout_s=self.busy_timeout_s, what=database
+            )
         except duckdb.Error as exc:
             if not is_read_only_refusal(exc) or not self.layout.database.is_file():
                 raise
             # a home that cannot be written is still read: the file opened read-only, and a write says why it fails
-            connection = STORE_RETRY.run(lambda: duckdb.connect(database, read_only=True),
-                                         timeout_s=self.busy_timeout_s, what=database)
+            connection = STORE_RETRY.run(
+                lambda: duckdb.connect(database, read_only=True), timeout_s=self.busy_timeout_s, what=database
+            )
             _read_only_homes[database] = " ".join(str(exc).split()).split(": ")[-1]
             return connection
 
@@ -181,6 +193,7 @@ class LyraStore(BaseModel):
                 specs = [*TABLES.values(), *STAGING_TABLES.values()]
                 if is_postgres(conn):
                     from lyra_resources.store.postgres import create_schema
+
                     create_schema(conn, specs)
                 else:
                     create_tables(conn, specs)
@@ -212,7 +225,8 @@ class LyraStore(BaseModel):
             views.append(
                 f"CREATE TEMP VIEW {name} AS SELECT {cols} FROM {self.real_table(conn, name)} "
                 f"WHERE task_id <> {sql_literal(task_id)} UNION ALL SELECT {cols} FROM {STAGE_PREFIX}{name} "
-                f"WHERE run_id = {sql_literal(run_id)}")
+                f"WHERE run_id = {sql_literal(run_id)}"
+            )
         conn.execute("; ".join(views))  # one statement list: one round trip to a Postgres server
 
     # -- reads ---------------------------------------------------------------------------------
@@ -229,8 +243,10 @@ class LyraStore(BaseModel):
 
     def row_counts(self, task_id: str) -> dict[str, int]:
         """The task's row count in every per-task table, in one query."""
-        union = " UNION ALL ".join(f"SELECT {i} AS k, count(*) AS n FROM {table} WHERE task_id = $1"
-                                   for i, table in enumerate(PER_TASK_TABLES))
+        union = " UNION ALL ".join(
+            f"SELECT {i} AS k, count(*) AS n FROM {table} WHERE task_id = $1"
+            for i, table in enumerate(PER_TASK_TABLES)
+        )
         with self.connect() as conn:
             counts = dict(conn.execute(union, [task_id]).fetchall())
         return {table: int(counts[i]) for i, table in enumerate(PER_TASK_TABLES)}
@@ -256,8 +272,10 @@ class LyraStore(BaseModel):
         next export), then the task's Parquet files are switched to a new generation at once
         (``export_task``): readers see the old rows of all the tables or the new rows of all."""
         specs = {table: self._spec(table, per_task=True) for table in frames}
-        conformed = {table: (specs[table], self._conform(specs[table], task_id, frame))
-                     for table, frame in frames.items()}
+        conformed = {
+            table: (specs[table], self._conform(specs[table], task_id, frame))
+            for table, frame in frames.items()
+        }
         if self._staged is not None:
             return self._stage_rows(task_id, conformed)
 
@@ -265,15 +283,18 @@ class LyraStore(BaseModel):
             self.lock_task(conn, task_id)
             for name, (_, frame) in conformed.items():
                 swap_rows(conn, name, "task_id", task_id, frame)
-            conn.execute("UPDATE task_generations SET exported_at = NULL WHERE task_id = ? AND state = 'published'",
-                         [task_id])
+            conn.execute(
+                "UPDATE task_generations SET exported_at = NULL WHERE task_id = ? AND state = 'published'",
+                [task_id],
+            )
 
         self.transaction(swap)
         self.export_task(task_id)
         return {name: len(frame) for name, (_, frame) in conformed.items()}
 
-    def _stage_rows(self, task_id: str,
-                    conformed: Mapping[str, tuple[TableSpec, pd.DataFrame]]) -> dict[str, int]:
+    def _stage_rows(
+        self, task_id: str, conformed: Mapping[str, tuple[TableSpec, pd.DataFrame]]
+    ) -> dict[str, int]:
         """Replace the staged rows of the tables for the run this store serves, in one transaction
         (Parquet follows at publish)."""
         staged_task, run_id = self._staged
@@ -297,25 +318,40 @@ class LyraStore(BaseModel):
 
         def read(conn: Connection) -> tuple[tuple | None, dict[str, tuple[TableSpec, pd.DataFrame]]]:
             self.lock_task(conn, task_id)
-            published = conn.execute("SELECT run_id, published_at FROM task_generations "
-                                     "WHERE task_id = ? AND state = 'published' LIMIT 1", [task_id]).fetchone()
+            published = conn.execute(
+                "SELECT run_id, published_at FROM task_generations "
+                "WHERE task_id = ? AND state = 'published' LIMIT 1",
+                [task_id],
+            ).fetchone()
             tables = {}
             for name in PER_TASK_TABLES:
                 spec = TABLES[name]
                 cols = ", ".join(spec.column_names)
-                tables[name] = (spec, conn.execute(f"SELECT {cols} FROM {self.real_table(conn, name)} "
-                                                   f"WHERE task_id = ? ORDER BY {cols}", [task_id]).df())
+                tables[name] = (
+                    spec,
+                    conn.execute(
+                        f"SELECT {cols} FROM {self.real_table(conn, name)} WHERE task_id = ? ORDER BY {cols}",
+                        [task_id],
+                    ).df(),
+                )
             return published, tables
 
         with parquet_files.task_files_lock(root, task_id):
             published, tables = self.transaction(read)
             run_id, published_at = published if published else (None, None)
-            parquet_files.write_generation(root, task_id, tables, {"run_id": run_id, "published_at": published_at,
-                                                                   "written_at": utcnow()})
+            parquet_files.write_generation(
+                root,
+                task_id,
+                tables,
+                {"run_id": run_id, "published_at": published_at, "written_at": utcnow()},
+            )
             if run_id is not None:
-                self.transaction(lambda conn: conn.execute(
-                    "UPDATE task_generations SET exported_at = ? WHERE run_id = ? AND state = 'published'",
-                    [utcnow(), run_id]))
+                self.transaction(
+                    lambda conn: conn.execute(
+                        "UPDATE task_generations SET exported_at = ? WHERE run_id = ? AND state = 'published'",
+                        [utcnow(), run_id],
+                    )
+                )
         return run_id
 
     def delete_task(self, task_id: str) -> dict[str, int]:
@@ -326,7 +362,8 @@ class LyraStore(BaseModel):
             removed = {}
             for table in PER_TASK_TABLES:
                 removed[table] = conn.execute(
-                    f"SELECT count(*) FROM {table} WHERE task_id = ?", [task_id]).fetchone()[0]
+                    f"SELECT count(*) FROM {table} WHERE task_id = ?", [task_id]
+                ).fetchone()[0]
                 conn.execute(f"DELETE FROM {table} WHERE task_id = ?", [task_id])
                 conn.execute(f"DELETE FROM {STAGE_PREFIX}{table} WHERE task_id = ?", [task_id])
             conn.execute("DELETE FROM task_generations WHERE task_id = ?", [task_id])
@@ -360,14 +397,20 @@ class LyraStore(BaseModel):
 
     # -- tasks ---------------------------------------------------------------------------------
 
-    def create_task(self, query: str, options: dict[str, Any] | None = None, task_id: str | None = None) -> TaskRecord:
+    def create_task(
+        self, query: str, options: dict[str, Any] | None = None, task_id: str | None = None
+    ) -> TaskRecord:
         query = " ".join((query or "").split())
         if not query:
             raise StoreError("a task needs a non-empty research question")
         now = utcnow()
         record = TaskRecord(
-            id=task_id or f"task_{uuid.uuid4().hex[:8]}", query=query, created_at=now,
-            status="created", options=options or {}, updated_at=now,
+            id=task_id or f"task_{uuid.uuid4().hex[:8]}",
+            query=query,
+            created_at=now,
+            status="created",
+            options=options or {},
+            updated_at=now,
         )
 
         def insert(conn: Connection) -> None:
@@ -408,5 +451,8 @@ class LyraStore(BaseModel):
             fields["options"] = json.dumps(fields["options"])
         fields["updated_at"] = utcnow()
         assignments = ", ".join(f"{k} = ?" for k in fields)
-        self.transaction(lambda conn: conn.execute(
-            f"UPDATE tasks SET {assignments} WHERE id = ?", [*fields.values(), task_id]))
+        self.transaction(
+            lambda conn: conn.execute(
+                f"UPDATE tasks SET {assignments} WHERE id = ?", [*fields.values(), task_id]
+            )
+        )

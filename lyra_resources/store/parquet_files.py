@@ -88,8 +88,12 @@ def task_files_lock(root: Path, task_id: str) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def write_generation(root: Path, task_id: str, tables: Mapping[str, tuple[TableSpec, pd.DataFrame]],
-                     manifest: Mapping[str, Any]) -> Path:
+def write_generation(
+    root: Path,
+    task_id: str,
+    tables: Mapping[str, tuple[TableSpec, pd.DataFrame]],
+    manifest: Mapping[str, Any],
+) -> Path:
     """Write every table of ``tables`` into a new generation folder, make it the task's current one
     and remove the older ones; returns the new folder. Call it holding ``task_files_lock``."""
     folder = task_folder(root, task_id)
@@ -99,8 +103,10 @@ def write_generation(root: Path, task_id: str, tables: Mapping[str, tuple[TableS
         (generation / name).mkdir(parents=True, exist_ok=True)
         write_parquet(spec, frame, generation / name / DATA_FILE)
     rows = {name: len(frame) for name, (_, frame) in tables.items()}
-    (generation / MANIFEST).write_text(json.dumps({**manifest, "task_id": task_id, "rows": rows}, default=str,
-                                                  indent=2) + "\n", encoding="utf-8")
+    (generation / MANIFEST).write_text(
+        json.dumps({**manifest, "task_id": task_id, "rows": rows}, default=str, indent=2) + "\n",
+        encoding="utf-8",
+    )
     _link_tables(root, task_id, list(tables))
     pointer = folder / f".{CURRENT}-{uuid.uuid4().hex[:8]}"
     pointer.symlink_to(generation.name, target_is_directory=True)

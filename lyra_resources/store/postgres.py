@@ -27,14 +27,24 @@ import psycopg2.extras
 import pyarrow as pa
 
 from lyra_resources.schema import TableSpec
-from lyra_resources.store.sql import POSTGRES_SCHEMA as SCHEMA, create_tables
 from lyra_resources.store.locks import StoreError
+from lyra_resources.store.sql import POSTGRES_SCHEMA as SCHEMA
+from lyra_resources.store.sql import create_tables
 
 # DuckDB type → Postgres type, for the types the table contract uses. Text compares byte by byte
 # (COLLATE "C"), as DuckDB's does, so ORDER BY gives the same order on both backends.
-_TYPES = {"VARCHAR": 'VARCHAR COLLATE "C"', "VARCHAR[]": "VARCHAR[]", "DOUBLE": "DOUBLE PRECISION",
-          "FLOAT": "REAL", "FLOAT[]": "REAL[]", "JSON": 'TEXT COLLATE "C"', "INTEGER": "INTEGER",
-          "BIGINT": "BIGINT", "BOOLEAN": "BOOLEAN", "TIMESTAMP": "TIMESTAMP"}
+_TYPES = {
+    "VARCHAR": 'VARCHAR COLLATE "C"',
+    "VARCHAR[]": "VARCHAR[]",
+    "DOUBLE": "DOUBLE PRECISION",
+    "FLOAT": "REAL",
+    "FLOAT[]": "REAL[]",
+    "JSON": 'TEXT COLLATE "C"',
+    "INTEGER": "INTEGER",
+    "BIGINT": "BIGINT",
+    "BOOLEAN": "BOOLEAN",
+    "TIMESTAMP": "TIMESTAMP",
+}
 _TYPE_HEAD = re.compile(r"^\s*([A-Z]+(?:\[\])?)(.*)$", re.S)
 
 # Functions DuckDB has and Postgres 15 lacks (Postgres 16 has any_value built in; pg_catalog wins).
@@ -44,7 +54,6 @@ _COMPAT = (
     f"CREATE OR REPLACE AGGREGATE {SCHEMA}.any_value(anyelement) (SFUNC = {SCHEMA}.any_value_step, "
     "STYPE = anyelement)",
 )
-
 
 
 def _safe(url: str) -> str:
@@ -100,7 +109,7 @@ def translate(sql: str, params: Sequence[Any] | None) -> tuple[str, Sequence[Any
             out.append("%s")
         elif char == "%":
             out.append("%%")
-        elif char == "$" and (digits := re.match(r"\d+", sql[i + 1:])):
+        elif char == "$" and (digits := re.match(r"\d+", sql[i + 1 :])):
             out.append(f"%(p{digits.group()})s")
             numbered = True
             i += len(digits.group())
@@ -132,12 +141,30 @@ def frame_rows(frame: pd.DataFrame) -> list[tuple]:
 
 
 # Postgres type OIDs → Arrow types, so a result becomes the same pandas frame DuckDB's .df() gives.
-_ARROW = {16: pa.bool_(), 20: pa.int64(), 21: pa.int16(), 23: pa.int32(), 700: pa.float32(), 701: pa.float64(),
-          1700: pa.float64(), 25: pa.string(), 1043: pa.string(), 1042: pa.string(), 705: pa.string(),
-          114: pa.string(), 3802: pa.string(), 1114: pa.timestamp("us"), 1184: pa.timestamp("us", tz="UTC"),
-          1082: pa.date32(), 1009: pa.list_(pa.string()), 1015: pa.list_(pa.string()),
-          1021: pa.list_(pa.float32()), 1022: pa.list_(pa.float64()), 1007: pa.list_(pa.int32()),
-          1016: pa.list_(pa.int64())}
+_ARROW = {
+    16: pa.bool_(),
+    20: pa.int64(),
+    21: pa.int16(),
+    23: pa.int32(),
+    700: pa.float32(),
+    701: pa.float64(),
+    1700: pa.float64(),
+    25: pa.string(),
+    1043: pa.string(),
+    1042: pa.string(),
+    705: pa.string(),
+    114: pa.string(),
+    3802: pa.string(),
+    1114: pa.timestamp("us"),
+    1184: pa.timestamp("us", tz="UTC"),
+    1082: pa.date32(),
+    1009: pa.list_(pa.string()),
+    1015: pa.list_(pa.string()),
+    1021: pa.list_(pa.float32()),
+    1022: pa.list_(pa.float64()),
+    1007: pa.list_(pa.int32()),
+    1016: pa.list_(pa.int64()),
+}
 
 
 # DuckDB turns the Arrow table into pandas, so dtypes are those of DuckDB's own .df() (Int32 with
@@ -161,14 +188,16 @@ class PostgresResult:
         return self._rows[self._next - 1]
 
     def fetchall(self) -> list[tuple]:
-        rows, self._next = self._rows[self._next:], len(self._rows)
+        rows, self._next = self._rows[self._next :], len(self._rows)
         return rows
 
     def df(self) -> pd.DataFrame:
         names = [name for name, _ in self.description or []]
         columns = list(zip(*self.fetchall(), strict=True)) or [() for _ in names]
-        arrays = [pa.array(values, type=_ARROW.get(code)) for (_, code), values in zip(self.description or [], columns,
-                                                                                     strict=True)]
+        arrays = [
+            pa.array(values, type=_ARROW.get(code))
+            for (_, code), values in zip(self.description or [], columns, strict=True)
+        ]
         table = pa.Table.from_arrays(arrays, names=_unique(names))
         with _CONVERTER_LOCK:  # a cursor of one in-memory instance costs ~2 ms, a new instance ~15 ms
             converter = _CONVERTER.cursor()
@@ -211,7 +240,8 @@ class PostgresConnection:
             raise StoreError(f"cannot reach the store's Postgres ({_safe(url)}): {reason}") from exc
         raw.autocommit = True  # transactions are the explicit BEGIN/COMMIT the store sends
         numeric = psycopg2.extensions.new_type(
-            psycopg2.extensions.DECIMAL.values, "LYRA_FLOAT", lambda v, _: None if v is None else float(v))
+            psycopg2.extensions.DECIMAL.values, "LYRA_FLOAT", lambda v, _: None if v is None else float(v)
+        )
         psycopg2.extensions.register_type(numeric, raw)
         psycopg2.extras.register_default_json(raw, loads=lambda text: text)
         psycopg2.extras.register_default_jsonb(raw, loads=lambda text: text)
@@ -232,7 +262,9 @@ class PostgresConnection:
             return
         columns = ", ".join(f'"{col}"' for col in frame.columns)
         with self.raw.cursor() as cursor:
-            psycopg2.extras.execute_values(cursor, f"INSERT INTO {table} ({columns}) VALUES %s", rows, page_size=500)
+            psycopg2.extras.execute_values(
+                cursor, f"INSERT INTO {table} ({columns}) VALUES %s", rows, page_size=500
+            )
 
     def register(self, name: str, frame: pd.DataFrame) -> None:
         """Make ``frame`` readable as ``name`` in this session (a temporary table, as DuckDB's view)."""
@@ -264,5 +296,3 @@ def _frame_type(series: pd.Series) -> str:
     if isinstance(sample, dt.datetime):
         return "TIMESTAMP"
     return 'VARCHAR COLLATE "C"'
-
-

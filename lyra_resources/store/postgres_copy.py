@@ -8,8 +8,8 @@ import duckdb
 import pandas as pd
 
 from lyra_resources.schema import TABLES
-from lyra_resources.store.lyra_store import LyraStore, StoreError
 from lyra_resources.store.locks import STORE_RETRY
+from lyra_resources.store.lyra_store import LyraStore, StoreError
 
 
 def read_duckdb_tables(database: Path, timeout_s: float = 120.0) -> dict[str, pd.DataFrame]:
@@ -17,12 +17,13 @@ def read_duckdb_tables(database: Path, timeout_s: float = 120.0) -> dict[str, pd
     Lyra's file may lack newer ones), read in one read-only session."""
     if not database.is_file():
         raise StoreError(f"no DuckDB file at {database}")
-    conn = STORE_RETRY.run(lambda: duckdb.connect(str(database), read_only=True), timeout_s=timeout_s,
-                           what=database)
+    conn = STORE_RETRY.run(
+        lambda: duckdb.connect(str(database), read_only=True), timeout_s=timeout_s, what=database
+    )
     try:
         present: dict[str, list[str]] = {}
         for table, column in conn.execute(
-                "SELECT table_name, column_name FROM information_schema.columns ORDER BY table_name, ordinal_position"
+            "SELECT table_name, column_name FROM information_schema.columns ORDER BY table_name, ordinal_position"
         ).fetchall():
             present.setdefault(table, []).append(column)
         frames = {}
@@ -40,15 +41,19 @@ def copy_duckdb_into(target: LyraStore, database: Path) -> dict[str, int]:
     transaction; returns each table's row count. Refused, with nothing written, when the target is
     not a Postgres store or already holds rows (copy into a fresh database)."""
     if not target.url:
-        raise StoreError(f"the store is the DuckDB file {target.layout.database}: copying needs the store in "
-                         "Postgres (cluster.store: postgres, or the cluster profile, and its URL)")
+        raise StoreError(
+            f"the store is the DuckDB file {target.layout.database}: copying needs the store in "
+            "Postgres (cluster.store: postgres, or the cluster profile, and its URL)"
+        )
     frames = read_duckdb_tables(database, target.busy_timeout_s)
 
     def copy(conn) -> dict[str, int]:
         occupied = [name for name in TABLES if conn.execute(f"SELECT 1 FROM {name} LIMIT 1").fetchone()]
         if occupied:
-            raise StoreError(f"{target.where} already holds rows ({', '.join(occupied[:5])}"
-                             f"{' …' if len(occupied) > 5 else ''}): copy into a fresh database; nothing was copied")
+            raise StoreError(
+                f"{target.where} already holds rows ({', '.join(occupied[:5])}"
+                f"{' …' if len(occupied) > 5 else ''}): copy into a fresh database; nothing was copied"
+            )
         for name, frame in frames.items():
             conn.insert_rows(name, frame)
         return {name: len(frame) for name, frame in frames.items() if len(frame)}

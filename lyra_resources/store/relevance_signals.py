@@ -20,18 +20,26 @@ _STATS_SQL = (
     "SELECT fragment_id, count(*) FILTER (WHERE signal = 'returned') AS returns, "
     "count(*) FILTER (WHERE signal = 'explicit_positive') AS positive, "
     "count(*) FILTER (WHERE signal = 'explicit_negative') AS negative "
-    "FROM relevance_signals WHERE task_id = ? {fragment} GROUP BY fragment_id")
+    "FROM relevance_signals WHERE task_id = ? {fragment} GROUP BY fragment_id"
+)
 
 
-def insert_signals(conn: Connection, task_id_fragment_signal_query: Sequence[tuple[str, str, str, str | None, str | None]]) -> None:
+def insert_signals(
+    conn: Connection, task_id_fragment_signal_query: Sequence[tuple[str, str, str, str | None, str | None]]
+) -> None:
     """Within the caller's transaction: store each (task_id, fragment_id, signal, query_id, query)."""
     now = datetime.now(UTC).replace(tzinfo=None)
-    values = [[f"rs_{uuid.uuid4().hex[:16]}", task_id, fragment_id, signal, query_id, query, now]
-              for task_id, fragment_id, signal, query_id, query in task_id_fragment_signal_query]
+    values = [
+        [f"rs_{uuid.uuid4().hex[:16]}", task_id, fragment_id, signal, query_id, query, now]
+        for task_id, fragment_id, signal, query_id, query in task_id_fragment_signal_query
+    ]
     for start in range(0, len(values), ROWS_PER_INSERT):
-        chunk = values[start:start + ROWS_PER_INSERT]
-        conn.execute("INSERT INTO relevance_signals (id, task_id, fragment_id, signal, query_id, query, created_at) "
-                     "VALUES " + ", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * len(chunk)), [v for row in chunk for v in row])
+        chunk = values[start : start + ROWS_PER_INSERT]
+        conn.execute(
+            "INSERT INTO relevance_signals (id, task_id, fragment_id, signal, query_id, query, created_at) "
+            "VALUES " + ", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * len(chunk)),
+            [v for row in chunk for v in row],
+        )
 
 
 def record_returns(store: LyraStore, rows: Sequence[tuple[str, str, str, str]]) -> int:
@@ -54,5 +62,9 @@ def relevance_multipliers(store: LyraStore, task_id: str) -> dict[str, float]:
     """The ranking multiplier of every fragment of the task that has relevance signals (others weigh 1.0)."""
     with store.connect() as conn:
         rows = conn.execute(_STATS_SQL.format(fragment=""), [task_id]).fetchall()
-    return {fragment_id: relevance_multiplier(RelevanceStats(returns=returns, positive=positive, negative=negative))
-            for fragment_id, returns, positive, negative in rows}
+    return {
+        fragment_id: relevance_multiplier(
+            RelevanceStats(returns=returns, positive=positive, negative=negative)
+        )
+        for fragment_id, returns, positive, negative in rows
+    }

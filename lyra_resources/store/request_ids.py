@@ -19,10 +19,17 @@ from pydantic import BaseModel, Field
 
 from lyra_resources.store.sql import Connection, is_postgres
 
-RequestId = Annotated[str | None, Field(
-    None, min_length=1, max_length=100, pattern=r"^[A-Za-z0-9._:-]+$",
-    description="optional id of this write chosen by the client (e.g. a UUID): sending the same id again "
-                "(after a lost answer) returns the first answer and changes nothing")]
+RequestId = Annotated[
+    str | None,
+    Field(
+        None,
+        min_length=1,
+        max_length=100,
+        pattern=r"^[A-Za-z0-9._:-]+$",
+        description="optional id of this write chosen by the client (e.g. a UUID): sending the same id again "
+        "(after a lost answer) returns the first answer and changes nothing",
+    ),
+]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -33,8 +40,13 @@ class RequestIdError(ValueError):
 
 def args_hash(tool: str, args: Mapping[str, Any]) -> str:
     """sha256 of the call's arguments (the request id left out) as canonical JSON."""
-    canonical = json.dumps([tool, {k: v for k, v in args.items() if k != "request_id"}],
-                           sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str)
+    canonical = json.dumps(
+        [tool, {k: v for k, v in args.items() if k != "request_id"}],
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=True,
+        default=str,
+    )
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
@@ -44,13 +56,16 @@ def claim(conn: Connection, request_id: str, tool: str, digest: str) -> tuple[bo
     for each other here, so the second reads the first one's answer."""
     if is_postgres(conn):
         conn.execute("SELECT pg_advisory_xact_lock(hashtext(?))", [f"lyra mcp request {request_id}"])
-    row = conn.execute("SELECT tool, args_hash, answer_json FROM mcp_requests WHERE request_id = ?",
-                       [request_id]).fetchone()
+    row = conn.execute(
+        "SELECT tool, args_hash, answer_json FROM mcp_requests WHERE request_id = ?", [request_id]
+    ).fetchone()
     if row is None:
         return False, None
     if (row[0], row[1]) != (tool, digest):
-        raise RequestIdError(f"request_id {request_id!r} was already used for another {row[0]} call with other "
-                             "arguments; send a new request_id for a new write")
+        raise RequestIdError(
+            f"request_id {request_id!r} was already used for another {row[0]} call with other "
+            "arguments; send a new request_id for a new write"
+        )
     return True, row[2]
 
 
@@ -60,11 +75,18 @@ def remember(conn: Connection, request_id: str, tool: str, digest: str, answer: 
     conn.execute(
         "INSERT INTO mcp_requests (request_id, tool, args_hash, answer_json, created_at) VALUES (?, ?, ?, ?, ?) "
         "ON CONFLICT (request_id) DO UPDATE SET answer_json = excluded.answer_json",
-        [request_id, tool, digest, answer_json, datetime.now(UTC).replace(tzinfo=None)])
+        [request_id, tool, digest, answer_json, datetime.now(UTC).replace(tzinfo=None)],
+    )
 
 
-def once(conn: Connection, request_id: str | None, tool: str, args: Mapping[str, Any], model: type[M],
-         write: Callable[[], M]) -> M:
+def once(
+    conn: Connection,
+    request_id: str | None,
+    tool: str,
+    args: Mapping[str, Any],
+    model: type[M],
+    write: Callable[[], M],
+) -> M:
     """Within the caller's transaction: ``write()``'s answer, stored under ``request_id``; for an id
     already answered, the stored answer (``write`` is not called)."""
     if request_id is None:

@@ -21,10 +21,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from lyra_core.tasks import TaskOptions
-from lyra_resources.sources.literature import LiteratureSources
-from lyra_resources.store.generations import published_generation
 from lyra_resources.home import HomeLayout
 from lyra_resources.settings import LyraSettings
+from lyra_resources.sources.literature import LiteratureSources
+from lyra_resources.store.generations import published_generation
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 from lyra_resources.web.domain_policy import DOMAINS_FILE
 
@@ -47,7 +47,13 @@ def _hexdigest(value: Any) -> str:
 def _stat_tree(root: Path, digest: Any) -> None:
     """Every file under ``root`` (or ``root`` itself) into ``digest``: its path, size and modification
     time (corpora, weights: reading their bytes would cost more than the run it might save)."""
-    files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file()) if root.exists() else []
+    files = (
+        [root]
+        if root.is_file()
+        else sorted(p for p in root.rglob("*") if p.is_file())
+        if root.exists()
+        else []
+    )
     # surrogateescape: a file name that is not UTF-8 digests as its bytes rather than failing the run
     digest.update(f"{root}|{len(files)}\n".encode("utf-8", "surrogateescape"))
     for path in files:
@@ -76,7 +82,9 @@ def code_digest() -> str:
 
 def _model_paths(settings: LyraSettings, home: Path) -> list[Path]:
     """The model folders the settings name, and the home's own (trained verifiers, rerankers, adapters)."""
-    named = [Path(os.path.expanduser(v)) for v in settings.models.model_dump().values() if isinstance(v, str) and v]
+    named = [
+        Path(os.path.expanduser(v)) for v in settings.models.model_dump().values() if isinstance(v, str) and v
+    ]
     return [p for p in named if p.exists()] + [home / "models"]
 
 
@@ -85,7 +93,9 @@ def run_inputs(store: LyraStore, task: TaskRecord, settings: LyraSettings, home:
     options = TaskOptions.model_validate(task.options or {})
     plan = LiteratureSources.configured(HomeLayout(root=home).cache, settings).plan(list(options.corpus))
     if plan.live:
-        return RunInputs(digest=None, reason=f"the task asks live sources ({plan.reason}), whose answers can change")
+        return RunInputs(
+            digest=None, reason=f"the task asks live sources ({plan.reason}), whose answers can change"
+        )
 
     def stats(paths: list[Path]) -> str:
         digest = hashlib.sha256()
@@ -109,8 +119,11 @@ def run_inputs(store: LyraStore, task: TaskRecord, settings: LyraSettings, home:
         "domains": stats([Path(DOMAINS_FILE)]),  # the domain policy: trust weights in ranking and judging
         "feedback": _hexdigest([str(v) for v in state]),
     }
-    return RunInputs(digest=_hexdigest(parts), parts=parts,
-                     reason="question, options, corpus files, settings, code, models, domain policy and feedback")
+    return RunInputs(
+        digest=_hexdigest(parts),
+        parts=parts,
+        reason="question, options, corpus files, settings, code, models, domain policy and feedback",
+    )
 
 
 class Unchanged(BaseModel):
@@ -129,4 +142,8 @@ def unchanged_since(store: LyraStore, task_id: str, settings: LyraSettings, home
     if task.status != "completed" or published is None or published.inputs_digest is None:
         return None
     now = run_inputs(store, task, settings, home)
-    return Unchanged(run_id=published.run_id, covers=now.reason) if now.digest == published.inputs_digest else None
+    return (
+        Unchanged(run_id=published.run_id, covers=now.reason)
+        if now.digest == published.inputs_digest
+        else None
+    )

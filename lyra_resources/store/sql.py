@@ -33,15 +33,23 @@ def fetch_rows(conn: Connection, sql: str, params: Sequence[Any] = ()) -> list[d
     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
-def create_tables(conn: Connection, specs: Sequence[TableSpec], *, schema: str = "main",
-                  ddl: Callable[[TableSpec], str] = TableSpec.ddl,
-                  column_type: Callable[[str], str] = lambda contract_type: contract_type) -> None:
+def create_tables(
+    conn: Connection,
+    specs: Sequence[TableSpec],
+    *,
+    schema: str = "main",
+    ddl: Callable[[TableSpec], str] = TableSpec.ddl,
+    column_type: Callable[[str], str] = lambda contract_type: contract_type,
+) -> None:
     """Create the tables of ``specs`` the database lacks and add the columns a newer Lyra added to
     an older database's tables; ``ddl`` and ``column_type`` give the engine's SQL for a table and
     for a contract type (DuckDB's by default)."""
-    existing: dict[str, set[str]] = {}  # one catalog query, not two statements per table: every command opens the store
-    for name, column in conn.execute("SELECT table_name, column_name FROM information_schema.columns "
-                                     "WHERE table_schema = ?", [schema]).fetchall():
+    existing: dict[
+        str, set[str]
+    ] = {}  # one catalog query, not two statements per table: every command opens the store
+    for name, column in conn.execute(
+        "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = ?", [schema]
+    ).fetchall():
         existing.setdefault(name, set()).add(column)
     for spec in specs:
         if spec.name not in existing:

@@ -59,8 +59,10 @@ def not_running(layout: HomeLayout, task_id: str) -> Iterator[None]:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise TaskRunningError(f"task {task_id} is running (its run, or the command that started it, is still "
-                                   f"at work); stop it first with `lyra task stop {task_id}`") from None
+            raise TaskRunningError(
+                f"task {task_id} is running (its run, or the command that started it, is still "
+                f"at work); stop it first with `lyra task stop {task_id}`"
+            ) from None
         try:
             yield
         finally:

@@ -33,5 +33,6 @@ def utcnow() -> datetime:
 def task_from_row(row: dict[str, Any]) -> TaskRecord:
     """A ``tasks`` row as the database gives it (NULLs as None, options as JSON text) as a TaskRecord."""
     options = row.get("options")
-    return TaskRecord.model_validate({**row, "options": json.loads(options) if isinstance(options, str) and options
-                                      else {}})
+    return TaskRecord.model_validate(
+        {**row, "options": json.loads(options) if isinstance(options, str) and options else {}}
+    )

@@ -10,8 +10,11 @@ from lyra_resources.store.lyra_store import LyraStore
 
 
 def edge_columns(store: LyraStore) -> set[str]:
-    return set(store.fetch_df("SELECT column_name FROM information_schema.columns WHERE table_name = 'nli_edges'")
-               ["column_name"])
+    return set(
+        store.fetch_df("SELECT column_name FROM information_schema.columns WHERE table_name = 'nli_edges'")[
+            "column_name"
+        ]
+    )
 
 
 def strongest_edges(store: LyraStore, task_id: str) -> pd.DataFrame:
@@ -31,16 +34,21 @@ def strongest_edges(store: LyraStore, task_id: str) -> pd.DataFrame:
         "JOIN pages pg ON pg.task_id = f.task_id AND pg.page_id = f.page_id "
         "LEFT JOIN papers p ON p.task_id = pg.task_id AND p.paper_id = pg.paper_id "
         "WHERE e.task_id = ? AND e.relation IN ('SUPPORTS', 'REFUTES')) AS judged) AS ranked WHERE nth = 1",
-        [task_id])
+        [task_id],
+    )
 
 
 def claim_scores(store: LyraStore, task_id: str) -> pd.DataFrame:
     """The task's claim scores, indexed by claim id."""
-    return store.fetch_df("SELECT claim_id, verdict, confidence, uncertainty, controversy, evidence_count "
-                          "FROM claim_scores WHERE task_id = ?", [task_id]).set_index("claim_id")
+    return store.fetch_df(
+        "SELECT claim_id, verdict, confidence, uncertainty, controversy, evidence_count "
+        "FROM claim_scores WHERE task_id = ?",
+        [task_id],
+    ).set_index("claim_id")
 
 
 def scope_sizes(store: LyraStore, task_id: str) -> pd.Series:
     """How many papers each claim's scope held, by claim id."""
-    return store.fetch_df("SELECT claim_id, count(*) AS n FROM claim_scope WHERE task_id = ? GROUP BY claim_id",
-                          [task_id]).set_index("claim_id")["n"]
+    return store.fetch_df(
+        "SELECT claim_id, count(*) AS n FROM claim_scope WHERE task_id = ? GROUP BY claim_id", [task_id]
+    ).set_index("claim_id")["n"]

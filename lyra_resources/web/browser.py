@@ -39,9 +39,9 @@ import httpx
 from pydantic import BaseModel, Field
 
 from lyra_core.urls import parse_networks, url_domain
+from lyra_resources.settings import BrowserSettings
 from lyra_resources.web.browser_routing import MAX_REDIRECTS, PageState, RequestRouter
 from lyra_resources.web.egress import EgressGate, gated_client
-from lyra_resources.settings import BrowserSettings
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +54,14 @@ INSTALL_HINT = (
 # Flags that keep Chromium from calling home on a closed network, plus a fresh profile (Playwright
 # adds a temporary --user-data-dir of its own for launch_persistent_context).
 BASE_ARGS = (
-    "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-    "--disable-quic", "--disable-gpu", "--disable-default-apps", "--disable-extensions",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-gpu",
+    "--disable-default-apps",
+    "--disable-extensions",
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
 )
 
@@ -88,16 +94,19 @@ def find_chromium(configured: str = "", bundled: str | None = None) -> str:
     if configured:
         if Path(configured).is_file() and os.access(configured, os.X_OK):
             return configured
-        raise BrowserUnavailable(f"browser.executable_path {configured!r} is not an executable file; "
-                                 f"fix the setting, or clear it and {INSTALL_HINT}")
+        raise BrowserUnavailable(
+            f"browser.executable_path {configured!r} is not an executable file; "
+            f"fix the setting, or clear it and {INSTALL_HINT}"
+        )
     candidates = [bundled] if bundled else []
     candidates += [*SYSTEM_CHROMIUM, *(shutil.which(n) or "" for n in ("chromium", "chromium-browser"))]
     for path in candidates:
         if path and Path(path).is_file() and os.access(path, os.X_OK):
             return path
     tried = ", ".join(dict.fromkeys(p for p in candidates if p))
-    raise BrowserUnavailable(f"no Chromium found for browser search and page fetching (tried {tried}); "
-                             f"{INSTALL_HINT}")
+    raise BrowserUnavailable(
+        f"no Chromium found for browser search and page fetching (tried {tried}); {INSTALL_HINT}"
+    )
 
 
 class DomainThrottle:
@@ -120,11 +129,19 @@ class DomainThrottle:
 class BrowserSession:
     """One Chromium for a run of searches and fetches; use as ``async with BrowserSession(...)``."""
 
-    def __init__(self, settings: BrowserSettings, *, is_blocked: Callable[[str], bool] | None = None,
-                 qps: Callable[[str], float] | None = None) -> None:
+    def __init__(
+        self,
+        settings: BrowserSettings,
+        *,
+        is_blocked: Callable[[str], bool] | None = None,
+        qps: Callable[[str], float] | None = None,
+    ) -> None:
         self.settings = settings
-        self.gate = EgressGate(allow_private=settings.allow_private_addresses,
-                               allowed_networks=parse_networks(settings.allowed_networks), is_blocked=is_blocked)
+        self.gate = EgressGate(
+            allow_private=settings.allow_private_addresses,
+            allowed_networks=parse_networks(settings.allowed_networks),
+            is_blocked=is_blocked,
+        )
         self.throttle = DomainThrottle(qps)
         self.executable: str | None = None
         self._playwright = None
@@ -153,8 +170,10 @@ class BrowserSession:
                 try:
                     from playwright.async_api import async_playwright
                 except ImportError as exc:  # a trimmed install
-                    raise BrowserUnavailable(f"the Python package playwright is not installed "
-                                             f"(pip install playwright); then {INSTALL_HINT}") from exc
+                    raise BrowserUnavailable(
+                        f"the Python package playwright is not installed "
+                        f"(pip install playwright); then {INSTALL_HINT}"
+                    ) from exc
                 self._playwright = await async_playwright().start()
                 bundled = self._playwright.chromium.executable_path
                 self.executable = find_chromium(self.settings.executable_path, bundled)
@@ -188,13 +207,19 @@ class BrowserSession:
         cfg = self.settings
         try:
             self._context = await self._playwright.chromium.launch_persistent_context(
-                self._profile, executable_path=self.executable, headless=cfg.headless, args=args,
-                service_workers="block", accept_downloads=False, user_agent=cfg.user_agent or None,
+                self._profile,
+                executable_path=self.executable,
+                headless=cfg.headless,
+                args=args,
+                service_workers="block",
+                accept_downloads=False,
+                user_agent=cfg.user_agent or None,
                 timeout=max(cfg.page_timeout_s, 30) * 1000,
             )
         except PlaywrightError as exc:
-            raise BrowserUnavailable(f"Chromium at {self.executable} did not start: {exc.message.splitlines()[0]}; "
-                                     f"{INSTALL_HINT}") from exc
+            raise BrowserUnavailable(
+                f"Chromium at {self.executable} did not start: {exc.message.splitlines()[0]}; {INSTALL_HINT}"
+            ) from exc
         timeout = httpx.Timeout(cfg.page_timeout_s, connect=min(10.0, cfg.page_timeout_s))
         self._http = gated_client(self.gate, timeout=timeout)  # dials only the addresses the gate checked
         self._router = RequestRouter(self.gate, self._http, cfg)
@@ -202,14 +227,17 @@ class BrowserSession:
         pages = list(self._context.pages)
         while len(pages) < cfg.concurrency:
             pages.append(await self._context.new_page())
-        for page in pages[:cfg.concurrency]:
+        for page in pages[: cfg.concurrency]:
             page.set_default_timeout(cfg.page_timeout_s * 1000)
             self._router.add_page(page)
             self._pages.put_nowait(page)
 
     async def aclose(self) -> None:
-        for closer in (self._context and self._context.close, self._http and self._http.aclose,
-                       self._playwright and self._playwright.stop):
+        for closer in (
+            self._context and self._context.close,
+            self._http and self._http.aclose,
+            self._playwright and self._playwright.stop,
+        ):
             if closer is not None:
                 try:
                     await closer()
@@ -237,7 +265,9 @@ class BrowserSession:
         except (asyncio.CancelledError, BrowserUnavailable):
             raise
         except Exception as exc:  # noqa: BLE001 - a crashed tab or a closed target fails this page only
-            return self._done(url, url, "error", f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}", [])
+            return self._done(
+                url, url, "error", f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}", []
+            )
         finally:
             await self._park(page)
             self._pages.put_nowait(page)
@@ -249,13 +279,28 @@ class BrowserSession:
         except Exception as exc:  # noqa: BLE001 - a page that cannot park is still reusable
             log.debug("could not park a page: %s", exc)
 
-    def _done(self, url: str, current: str, status: FetchStatus, error: str | None, redirects: list[str],
-              state: PageState | None = None, **fields) -> FetchedPage:
-        return FetchedPage(url=url, final_url=current, status=status, error=error, redirects=redirects,
-                           http_status=state.http_status if state else None,
-                           content_type=state.content_type if state else None,
-                           refused_requests=list(state.refused) if state else [],
-                           fetched_at=datetime.now(UTC).replace(tzinfo=None), **fields)
+    def _done(
+        self,
+        url: str,
+        current: str,
+        status: FetchStatus,
+        error: str | None,
+        redirects: list[str],
+        state: PageState | None = None,
+        **fields,
+    ) -> FetchedPage:
+        return FetchedPage(
+            url=url,
+            final_url=current,
+            status=status,
+            error=error,
+            redirects=redirects,
+            http_status=state.http_status if state else None,
+            content_type=state.content_type if state else None,
+            refused_requests=list(state.refused) if state else [],
+            fetched_at=datetime.now(UTC).replace(tzinfo=None),
+            **fields,
+        )
 
     async def _fetch_on(self, page, url: str) -> FetchedPage:
         from playwright.async_api import Error as PlaywrightError
@@ -275,7 +320,9 @@ class BrowserSession:
             try:
                 await page.goto(current, wait_until="domcontentloaded", timeout=cfg.page_timeout_s * 1000)
             except PlaywrightTimeout:
-                return self._done(url, current, "timeout", f"no page within {cfg.page_timeout_s:g}s", redirects, state)
+                return self._done(
+                    url, current, "timeout", f"no page within {cfg.page_timeout_s:g}s", redirects, state
+                )
             except PlaywrightError as exc:
                 if state.failure:
                     return self._done(url, current, state.failure[0], state.failure[1], redirects, state)
@@ -290,8 +337,14 @@ class BrowserSession:
             return self._done(url, current, "error", f"more than {MAX_REDIRECTS} redirects", redirects, state)
 
         if state.unsupported:
-            return self._done(url, current, "unsupported", f"content type {state.content_type} is not read",
-                              redirects, state)
+            return self._done(
+                url,
+                current,
+                "unsupported",
+                f"content type {state.content_type} is not read",
+                redirects,
+                state,
+            )
         if cfg.settle_s:
             try:  # scripts that fill the page in after DOMContentLoaded get a short while
                 await page.wait_for_load_state("load", timeout=cfg.settle_s * 1000)
@@ -305,7 +358,7 @@ class BrowserSession:
         truncated = state.truncated
         encoded = html.encode("utf-8", "ignore")
         if len(encoded) > cfg.max_page_bytes:  # scripts can grow the DOM past the response cap
-            html, truncated = encoded[:cfg.max_page_bytes].decode("utf-8", "ignore"), True
+            html, truncated = encoded[: cfg.max_page_bytes].decode("utf-8", "ignore"), True
         final = page.url if page.url.startswith(("http://", "https://")) else current
         status: FetchStatus = "http_error" if (state.http_status or 200) >= 400 else "ok"
         error = f"HTTP {state.http_status}" if status == "http_error" else None

@@ -9,8 +9,8 @@ from dagster import ConfigurableResource
 from pydantic import Field
 
 from lyra_resources.environment import read_environment
-from lyra_resources.web.browser import BrowserSession
 from lyra_resources.settings import BrowserSettings
+from lyra_resources.web.browser import BrowserSession
 
 
 class WebBrowser(ConfigurableResource):
@@ -45,8 +45,11 @@ class WebBrowser(ConfigurableResource):
 
     def config(self) -> BrowserSettings:
         """The fields validated as settings (a bad value fails here with the field's name)."""
-        return BrowserSettings.model_validate({name: getattr(self, name) for name in BrowserSettings.model_fields})
+        return BrowserSettings.model_validate(
+            {name: getattr(self, name) for name in BrowserSettings.model_fields}
+        )
 
-    def session(self, *, is_blocked: Callable[[str], bool] | None = None,
-                qps: Callable[[str], float] | None = None) -> BrowserSession:
+    def session(
+        self, *, is_blocked: Callable[[str], bool] | None = None, qps: Callable[[str], float] | None = None
+    ) -> BrowserSession:
         return BrowserSession(self.config(), is_blocked=is_blocked, qps=qps)

@@ -18,23 +18,49 @@ from urllib.parse import urljoin
 
 import httpx
 
-from lyra_resources.web.egress import EgressGate, Refusal
 from lyra_resources.settings import BrowserSettings
+from lyra_resources.web.egress import EgressGate, Refusal
 
 log = logging.getLogger(__name__)
 
 # Requests a text extractor has no use for; refusing them also saves bandwidth and politeness.
-SKIPPED_RESOURCE_TYPES = frozenset({
-    "image", "media", "font", "stylesheet", "manifest", "texttrack", "ping", "eventsource", "websocket",
-    "beacon", "other",
-})
+SKIPPED_RESOURCE_TYPES = frozenset(
+    {
+        "image",
+        "media",
+        "font",
+        "stylesheet",
+        "manifest",
+        "texttrack",
+        "ping",
+        "eventsource",
+        "websocket",
+        "beacon",
+        "other",
+    }
+)
 HTML_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "application/xml", "text/xml")
 MAX_REDIRECTS = 10
 # Headers of Chromium's request that must not reach the origin as they are.
-_DROP_REQUEST_HEADERS = {"host", "content-length", "accept-encoding", "connection", "keep-alive",
-                         "proxy-connection", "proxy-authorization", "transfer-encoding", "upgrade"}
+_DROP_REQUEST_HEADERS = {
+    "host",
+    "content-length",
+    "accept-encoding",
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "proxy-authorization",
+    "transfer-encoding",
+    "upgrade",
+}
 # Headers of the origin's response that no longer describe the body handed to Chromium.
-_DROP_RESPONSE_HEADERS = {"content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive"}
+_DROP_RESPONSE_HEADERS = {
+    "content-encoding",
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "keep-alive",
+}
 
 
 class PageState:
@@ -82,7 +108,9 @@ class RequestRouter:
         request = route.request
         try:
             state, main = self._state_of(request)
-            if request.resource_type in SKIPPED_RESOURCE_TYPES or (request.is_navigation_request() and not main):
+            if request.resource_type in SKIPPED_RESOURCE_TYPES or (
+                request.is_navigation_request() and not main
+            ):
                 await route.abort("blockedbyclient")  # sub-frames too: ads, trackers, embeds
                 return
             if refusal := await self.gate.refusal(request.url):
@@ -122,7 +150,9 @@ class RequestRouter:
             await route.fulfill(status=200, content_type="text/html", body="")
             return
         state.http_status = answer.status
-        state.content_type = (_header(answer.headers, "content-type") or "").split(";")[0].strip().lower() or None
+        state.content_type = (_header(answer.headers, "content-type") or "").split(";")[
+            0
+        ].strip().lower() or None
         if state.content_type and not state.content_type.startswith(HTML_TYPES):
             state.unsupported = True
             await route.fulfill(status=200, content_type="text/html", body="")
@@ -137,8 +167,9 @@ class RequestRouter:
             answer = await self._http_request(request, url, document=False)
             location = _header(answer.headers, "location")
             if not (300 <= answer.status < 400 and location):
-                await route.fulfill(status=answer.status, headers=_response_headers(answer.headers),
-                                    body=answer.body)
+                await route.fulfill(
+                    status=answer.status, headers=_response_headers(answer.headers), body=answer.body
+                )
                 return
             url = urljoin(url, location)
             if await self.gate.refusal(url):
@@ -150,13 +181,17 @@ class RequestRouter:
 
     async def _http_request(self, request, url: str, *, document: bool) -> _Answer:
         """One HTTP exchange, without following redirects, the body read up to the size cap."""
-        headers = {k: v for k, v in (await request.all_headers()).items()
-                   if k.lower() not in _DROP_REQUEST_HEADERS and not k.startswith(":")}
+        headers = {
+            k: v
+            for k, v in (await request.all_headers()).items()
+            if k.lower() not in _DROP_REQUEST_HEADERS and not k.startswith(":")
+        }
         cap = self.settings.max_page_bytes
 
         async def exchange() -> _Answer:
-            async with self.http.stream(request.method, url, headers=headers,
-                                         content=request.post_data_buffer) as response:
+            async with self.http.stream(
+                request.method, url, headers=headers, content=request.post_data_buffer
+            ) as response:
                 answer = _Answer(status=response.status_code, headers=list(response.headers.multi_items()))
                 if 300 <= response.status_code < 400:
                     return answer
@@ -166,7 +201,7 @@ class RequestRouter:
                 chunks, size = [], 0
                 async for chunk in response.aiter_bytes():
                     if size + len(chunk) > cap:
-                        chunks.append(chunk[:cap - size])
+                        chunks.append(chunk[: cap - size])
                         answer.truncated = True
                         break
                     chunks.append(chunk)
@@ -176,7 +211,6 @@ class RequestRouter:
 
         # httpx's timeout bounds each read; this bounds a server that drips bytes forever.
         return await asyncio.wait_for(exchange(), timeout=self.settings.page_timeout_s)
-
 
 
 def _header(headers: list[tuple[str, str]], name: str) -> str | None:

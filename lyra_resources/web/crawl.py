@@ -17,8 +17,8 @@ from lyra_core.cells import cell_list
 from lyra_core.identifiers import Identifiers
 from lyra_core.page_extraction import extract_page
 from lyra_core.urls import canonical_url, url_domain, web_page_id
-from lyra_resources.web.browser import BrowserSession, FetchedPage
 from lyra_resources.schema import TABLES
+from lyra_resources.web.browser import BrowserSession, FetchedPage
 from lyra_resources.web.search_engines import SerpResult, engine, looks_like_challenge
 
 # -- search ------------------------------------------------------------------------------------------
@@ -32,8 +32,13 @@ class EngineRun(BaseModel):
     error: str | None = None
 
 
-async def search_engines(session: BrowserSession, engine_names: Sequence[str], query: str, limit: int,
-                         base_urls: dict[str, str] | None = None) -> tuple[list[SerpResult], list[EngineRun]]:
+async def search_engines(
+    session: BrowserSession,
+    engine_names: Sequence[str],
+    query: str,
+    limit: int,
+    base_urls: dict[str, str] | None = None,
+) -> tuple[list[SerpResult], list[EngineRun]]:
     """Every engine's first ``limit`` organic results for ``query``; an engine that fails or
     answers with a challenge page is reported, never fatal."""
     results: list[SerpResult] = []
@@ -47,8 +52,14 @@ async def search_engines(session: BrowserSession, engine_names: Sequence[str], q
             continue
         found = eng.parse(page.html, page.final_url)[:limit]
         if not found and looks_like_challenge(page.html):
-            runs.append(EngineRun(engine=name, url=url, status="challenge",
-                                  error="the engine answered with an anti-bot challenge instead of results"))
+            runs.append(
+                EngineRun(
+                    engine=name,
+                    url=url,
+                    status="challenge",
+                    error="the engine answered with an anti-bot challenge instead of results",
+                )
+            )
             continue
         results.extend(found)
         runs.append(EngineRun(engine=name, url=url, status="ok", results=len(found)))
@@ -57,9 +68,21 @@ async def search_engines(session: BrowserSession, engine_names: Sequence[str], q
 
 def serp_frame(results: Sequence[SerpResult], query: str) -> pd.DataFrame:
     """``serp_results`` rows: one per organic result, with the identifiers it names."""
-    rows = [{"engine": r.engine, "query": query, "rank": r.rank, "url": r.url, "title": r.title,
-             "snippet": r.snippet, "domain": r.domain, "dois": list(r.identifiers.dois),
-             "pmids": list(r.identifiers.pmids), "arxiv_ids": list(r.identifiers.arxiv_ids)} for r in results]
+    rows = [
+        {
+            "engine": r.engine,
+            "query": query,
+            "rank": r.rank,
+            "url": r.url,
+            "title": r.title,
+            "snippet": r.snippet,
+            "domain": r.domain,
+            "dois": list(r.identifiers.dois),
+            "pmids": list(r.identifiers.pmids),
+            "arxiv_ids": list(r.identifiers.arxiv_ids),
+        }
+        for r in results
+    ]
     return pd.DataFrame(rows, columns=TABLES["serp_results"].data_columns)
 
 
@@ -79,9 +102,13 @@ def serp_targets(serp: pd.DataFrame) -> list[FetchTarget]:
     """Result links best rank first, engines interleaved at equal rank, each URL once."""
     if serp.empty:
         return []
-    ordered = serp.assign(_order=serp["engine"].map({e: i for i, e in enumerate(dict.fromkeys(serp["engine"]))}))
+    ordered = serp.assign(
+        _order=serp["engine"].map({e: i for i, e in enumerate(dict.fromkeys(serp["engine"]))})
+    )
     ordered = ordered.sort_values(["rank", "_order"], kind="stable")
-    return [FetchTarget(url=r.url, source=f"serp:{r.engine}:{r.rank}") for r in ordered.itertuples(index=False)]
+    return [
+        FetchTarget(url=r.url, source=f"serp:{r.engine}:{r.rank}") for r in ordered.itertuples(index=False)
+    ]
 
 
 def paper_targets(papers: pd.DataFrame, resolver: str = "https://doi.org/") -> list[FetchTarget]:
@@ -111,24 +138,46 @@ def known_identifiers(papers: pd.DataFrame) -> Identifiers:
 def page_row(target: FetchTarget, fetched: FetchedPage) -> dict[str, Any]:
     """One ``web_pages`` row: the fetch's outcome, and for a page that loaded, its content."""
     row: dict[str, Any] = {
-        "page_id": web_page_id(fetched.final_url or target.url), "url": target.url, "final_url": fetched.final_url,
-        "domain": url_domain(fetched.final_url or target.url), "title": None, "text": None,
-        "status": fetched.status, "error": fetched.error, "http_status": fetched.http_status,
-        "truncated": fetched.truncated, "page_doi": None, "dois": [], "pmids": [], "arxiv_ids": [],
-        "citation": None, "source": target.source, "fetched_at": fetched.fetched_at, "depth": target.depth,
+        "page_id": web_page_id(fetched.final_url or target.url),
+        "url": target.url,
+        "final_url": fetched.final_url,
+        "domain": url_domain(fetched.final_url or target.url),
+        "title": None,
+        "text": None,
+        "status": fetched.status,
+        "error": fetched.error,
+        "http_status": fetched.http_status,
+        "truncated": fetched.truncated,
+        "page_doi": None,
+        "dois": [],
+        "pmids": [],
+        "arxiv_ids": [],
+        "citation": None,
+        "source": target.source,
+        "fetched_at": fetched.fetched_at,
+        "depth": target.depth,
     }
     if fetched.status == "ok" and fetched.html:
         content = extract_page(fetched.html, fetched.final_url)
         ids = content.identifiers
-        row.update(title=content.title, text=content.text, page_doi=content.metadata.doi, dois=list(ids.dois),
-                   pmids=list(ids.pmids), arxiv_ids=list(ids.arxiv_ids),
-                   citation=json.dumps(content.metadata.compact(), ensure_ascii=False))
+        row.update(
+            title=content.title,
+            text=content.text,
+            page_doi=content.metadata.doi,
+            dois=list(ids.dois),
+            pmids=list(ids.pmids),
+            arxiv_ids=list(ids.arxiv_ids),
+            citation=json.dumps(content.metadata.compact(), ensure_ascii=False),
+        )
     return row
 
 
 def row_identifiers(row: dict[str, Any]) -> Identifiers:
-    return Identifiers(dois=tuple(cell_list(row["dois"])), pmids=tuple(cell_list(row["pmids"])),
-                       arxiv_ids=tuple(cell_list(row["arxiv_ids"])))
+    return Identifiers(
+        dois=tuple(cell_list(row["dois"])),
+        pmids=tuple(cell_list(row["pmids"])),
+        arxiv_ids=tuple(cell_list(row["arxiv_ids"])),
+    )
 
 
 CompleteFn = Callable[[Identifiers, int], Awaitable[list[FetchTarget]]]
@@ -140,9 +189,17 @@ class Crawl(BaseModel):
     rounds: int = 0
 
 
-async def crawl(session: BrowserSession, targets: Sequence[FetchTarget], *, known: Identifiers, max_depth: int,
-                per_page: int, fetch_limit: int, complete: CompleteFn | None = None,
-                found_before: Sequence[Identifiers] = ()) -> Crawl:
+async def crawl(
+    session: BrowserSession,
+    targets: Sequence[FetchTarget],
+    *,
+    known: Identifiers,
+    max_depth: int,
+    per_page: int,
+    fetch_limit: int,
+    complete: CompleteFn | None = None,
+    found_before: Sequence[Identifiers] = (),
+) -> Crawl:
     """Fetch ``targets``; then, while ``max_depth`` allows, send the identifiers the pages name
     that ``known`` lacks to ``complete`` (identifier completion), which answers with the pages to
     fetch next (papers still lacking an abstract), one depth further.

@@ -50,9 +50,15 @@ class TrustLevel(str, Enum):
 
 
 HIGH_TRUST = {TrustLevel.PRIMARY, TrustLevel.GOVERNMENT, TrustLevel.ACADEMIC}
-DEFAULT_WEIGHTS = {TrustLevel.PRIMARY: 1.0, TrustLevel.GOVERNMENT: 0.95, TrustLevel.ACADEMIC: 0.90,
-                   TrustLevel.TRUSTED: 0.75, TrustLevel.LOW: 0.40, TrustLevel.UNVERIFIED: 0.30,
-                   TrustLevel.BLOCKED: 0.0}
+DEFAULT_WEIGHTS = {
+    TrustLevel.PRIMARY: 1.0,
+    TrustLevel.GOVERNMENT: 0.95,
+    TrustLevel.ACADEMIC: 0.90,
+    TrustLevel.TRUSTED: 0.75,
+    TrustLevel.LOW: 0.40,
+    TrustLevel.UNVERIFIED: 0.30,
+    TrustLevel.BLOCKED: 0.0,
+}
 
 
 def _domain(value: str) -> str:
@@ -190,8 +196,10 @@ class DomainPolicy:
         try:
             text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise PolicyError(f"{self.path}: domain policy file not found; restore config/domains.yaml "
-                              "or point $LYRA_DOMAINS at a policy file") from None
+            raise PolicyError(
+                f"{self.path}: domain policy file not found; restore config/domains.yaml "
+                "or point $LYRA_DOMAINS at a policy file"
+            ) from None
         except (OSError, UnicodeDecodeError) as exc:
             raise PolicyError(f"{self.path}: domain policy file not readable: {exc}") from None
         return parse_policy(text, str(self.path))
@@ -207,8 +215,10 @@ class DomainPolicy:
             try:
                 self._policy = self._read()
             except PolicyError as exc:
-                self.last_error = (f"{exc} (running on the last good policy, loaded from {self.path} "
-                                   f"at {self.loaded_at:%Y-%m-%d %H:%M:%S})")
+                self.last_error = (
+                    f"{exc} (running on the last good policy, loaded from {self.path} "
+                    f"at {self.loaded_at:%Y-%m-%d %H:%M:%S})"
+                )
                 log.error("domain policy not reloaded: %s", self.last_error)
                 return
             self.last_error = None
@@ -241,8 +251,10 @@ class DomainPolicy:
         rule = self._listed(name, policy.domains)
         if rule is not None:
             return rule.trust_level
-        suffixes = sorted((s for s in policy.suffix_rules if name.endswith(s.suffix) or f".{name}" == s.suffix),
-                          key=lambda s: -len(s.suffix))
+        suffixes = sorted(
+            (s for s in policy.suffix_rules if name.endswith(s.suffix) or f".{name}" == s.suffix),
+            key=lambda s: -len(s.suffix),
+        )
         return suffixes[0].trust_level if suffixes else policy.default_trust_level
 
     def override_for(self, domain: str) -> UserOverride | None:
@@ -257,8 +269,10 @@ class DomainPolicy:
         base = policy.default_politeness
         if rule is None:
             return base
-        return Politeness(qps=rule.qps or base.qps,
-                          max_requests_per_day=rule.max_requests_per_day or base.max_requests_per_day)
+        return Politeness(
+            qps=rule.qps or base.qps,
+            max_requests_per_day=rule.max_requests_per_day or base.max_requests_per_day,
+        )
 
 
 _policies: dict[str, DomainPolicy] = {}
@@ -297,6 +311,8 @@ def user_domain_rules(store) -> list:
     """The active ``domain_block`` / ``domain_unblock`` rules users set through feedback (docs/feedback.md)."""
     from lyra_core.feedback import DomainRule
 
-    rows = store.fetch_df("SELECT id, domain_pattern, decision, coalesce(reason, '') AS reason, created_at "
-                          "FROM domain_override_rules WHERE is_active ORDER BY created_at, id")
+    rows = store.fetch_df(
+        "SELECT id, domain_pattern, decision, coalesce(reason, '') AS reason, created_at "
+        "FROM domain_override_rules WHERE is_active ORDER BY created_at, id"
+    )
     return [DomainRule(**r) for r in rows.to_dict("records")]

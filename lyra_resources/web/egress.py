@@ -42,8 +42,13 @@ class EgressGate:
     kept as the only ones ``gated_client`` may connect to for that name and port.
     """
 
-    def __init__(self, *, allow_private: bool = False, allowed_networks: list[IpNetwork] | None = None,
-                 is_blocked: Callable[[str], bool] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        allow_private: bool = False,
+        allowed_networks: list[IpNetwork] | None = None,
+        is_blocked: Callable[[str], bool] | None = None,
+    ) -> None:
         self.allow_private = allow_private
         self.allowed_networks = allowed_networks or []
         self.is_blocked = is_blocked or (lambda domain: False)
@@ -74,8 +79,9 @@ class EgressGate:
             addresses = await self.resolve(host, port)
         except OSError as exc:
             return "error", str(exc)
-        if reason := address_refusal(host, addresses, allow_private=self.allow_private,
-                                     allowed_networks=self.allowed_networks):
+        if reason := address_refusal(
+            host, addresses, allow_private=self.allow_private, allowed_networks=self.allowed_networks
+        ):
             return "refused", reason
         self._passed[host_key(host, port)] = addresses
         return None
@@ -93,26 +99,34 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
         self.gate = gate
         self.inner = inner or httpcore.AnyIOBackend()
 
-    async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
-                          local_address: str | None = None,
-                          socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-                          ) -> httpcore.AsyncNetworkStream:
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
         addresses = self.gate.pinned(host, port)
         if not addresses:
             raise httpcore.ConnectError(f"{host}:{port} was not checked by the egress gate; not connecting")
         failure: Exception | None = None
         for address in addresses:  # every one of them passed the gate
             try:
-                return await self.inner.connect_tcp(address, port, timeout=timeout,
-                                                    local_address=local_address, socket_options=socket_options)
+                return await self.inner.connect_tcp(
+                    address, port, timeout=timeout, local_address=local_address, socket_options=socket_options
+                )
             except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
                 failure = exc
         assert failure is not None
         raise failure
 
-    async def connect_unix_socket(self, path: str, timeout: float | None = None,
-                                  socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-                                  ) -> httpcore.AsyncNetworkStream:
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
         raise httpcore.ConnectError("unix sockets are not reachable through the egress gate")
 
     async def sleep(self, seconds: float) -> None:
@@ -122,20 +136,25 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
 class PinnedTransport(httpx.AsyncHTTPTransport):
     """httpx's transport over a connection pool that dials through ``PinnedBackend``."""
 
-    def __init__(self, gate: EgressGate, *, verify: ssl.SSLContext | bool = True,
-                 limits: httpx.Limits | None = None) -> None:
+    def __init__(
+        self, gate: EgressGate, *, verify: ssl.SSLContext | bool = True, limits: httpx.Limits | None = None
+    ) -> None:
         limits = limits or httpx.Limits(max_connections=100, max_keepalive_connections=20)
         super().__init__(verify=verify, trust_env=False, limits=limits)
         ssl_context = httpx.create_ssl_context(verify=verify, trust_env=False)
         # The pool httpx built resolves names itself; this one only connects to pinned addresses.
         self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=ssl_context, max_connections=limits.max_connections,
+            ssl_context=ssl_context,
+            max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry, network_backend=PinnedBackend(gate))
+            keepalive_expiry=limits.keepalive_expiry,
+            network_backend=PinnedBackend(gate),
+        )
 
 
 def gated_client(gate: EgressGate, *, verify: ssl.SSLContext | bool = True, **options) -> httpx.AsyncClient:
     """An httpx client that never follows redirects, ignores proxy settings of the environment,
     and connects only to addresses ``gate`` passed (call ``gate.refusal(url)`` first)."""
-    return httpx.AsyncClient(transport=PinnedTransport(gate, verify=verify), follow_redirects=False,
-                             trust_env=False, **options)
+    return httpx.AsyncClient(
+        transport=PinnedTransport(gate, verify=verify), follow_redirects=False, trust_env=False, **options
+    )

@@ -42,8 +42,15 @@ def _has_class(name: str) -> str:
 
 def _result(engine: str, rank: int, url: str, title: str, snippet: str) -> SerpResult:
     ids = identifiers_in_url(url).merged(identifiers_in_text(title), identifiers_in_text(snippet))
-    return SerpResult(engine=engine, rank=rank, url=url, title=title, snippet=snippet, domain=url_domain(url),
-                      identifiers=ids)
+    return SerpResult(
+        engine=engine,
+        rank=rank,
+        url=url,
+        title=title,
+        snippet=snippet,
+        domain=url_domain(url),
+        identifiers=ids,
+    )
 
 
 def _collect(engine: str, found: list[tuple[str | None, str, str]]) -> list[SerpResult]:
@@ -116,9 +123,15 @@ def parse_bing(html: str, base_url: str = "https://www.bing.com/search") -> list
         if not link:
             continue
         snippet = block.xpath(f".//div[{_has_class('b_caption')}]//p") or block.xpath(
-            ".//p[contains(@class, 'b_lineclamp')]")
-        found.append((unwrap_redirect(link[0].get("href"), base_url), _text(link[0]),
-                      _text(snippet[0]) if snippet else ""))
+            ".//p[contains(@class, 'b_lineclamp')]"
+        )
+        found.append(
+            (
+                unwrap_redirect(link[0].get("href"), base_url),
+                _text(link[0]),
+                _text(snippet[0]) if snippet else "",
+            )
+        )
     return _collect("bing", found)
 
 
@@ -148,8 +161,15 @@ def parse_google(html: str, base_url: str = "https://www.google.com/search") -> 
 
 # Phrases of the challenge pages each engine shows an automated client instead of results.
 _CHALLENGE_MARKERS = (
-    "anomaly-modal", "unusual traffic", "not a robot", "gs_captcha", "captcha-form", "/sorry/index",
-    "solve the challenge", "verify you are human", "recaptcha",
+    "anomaly-modal",
+    "unusual traffic",
+    "not a robot",
+    "gs_captcha",
+    "captcha-form",
+    "/sorry/index",
+    "solve the challenge",
+    "verify you are human",
+    "recaptcha",
 )
 
 

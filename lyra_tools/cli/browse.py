@@ -25,7 +25,9 @@ from lyra_core.untrusted_text import json_line
 from lyra_resources.store.lyra_store import StoreError
 from lyra_tools.cli.common import HomeOption, console, fail, open_store, untrusted
 
-if TYPE_CHECKING:  # the readers and their models are imported by `lyra claims` and `lyra evidence` when they run
+if (
+    TYPE_CHECKING
+):  # the readers and their models are imported by `lyra claims` and `lyra evidence` when they run
     from lyra_tools.mcp.models import ClaimBrief, ClaimEvidence, EvidenceItem, Topic, TopicClaims
 
 app = typer.Typer()
@@ -38,8 +40,9 @@ def _topic_claims(store, task_id: str, topic: str, limit: int, include_rejected:
 
     answer = explore.claims_by_topic(store, task_id, topic, min(limit, PAGE), None, include_rejected)
     while answer.next_cursor and len(answer.claims) < limit:
-        more = explore.claims_by_topic(store, task_id, topic, min(limit - len(answer.claims), PAGE),
-                                       answer.next_cursor, include_rejected)
+        more = explore.claims_by_topic(
+            store, task_id, topic, min(limit - len(answer.claims), PAGE), answer.next_cursor, include_rejected
+        )
         answer.claims += more.claims
         answer.next_cursor = more.next_cursor
     return answer
@@ -60,8 +63,11 @@ HYPOTHESIS_MARK = "[question's hypothesis] "
 
 
 def _claim_mark(claim: ClaimBrief) -> str:
-    return (("[rejected] " if claim.rejected else "") + ("★ " if claim.origin == "user" else "")
-            + (HYPOTHESIS_MARK if claim.origin == "hypothesis" else ""))
+    return (
+        ("[rejected] " if claim.rejected else "")
+        + ("★ " if claim.origin == "user" else "")
+        + (HYPOTHESIS_MARK if claim.origin == "hypothesis" else "")
+    )
 
 
 def _votes(votes: dict[str, VoteCounts], claim_id: str) -> str:
@@ -77,31 +83,55 @@ def _print_claims(groups: list[tuple[str, list[ClaimBrief]]], votes: dict[str, V
         if not console.is_terminal:
             console.print(untrusted(heading), highlight=False, soft_wrap=True)
             for c in claims:
-                console.print(untrusted(f"  {c.claim_id}  {c.verdict}  {c.confidence:.2f} ± {c.uncertainty:.2f}  "
-                                        f"votes {_votes(votes, c.claim_id)}  {_claim_mark(c)}{c.text}"),
-                              highlight=False, soft_wrap=True)
+                console.print(
+                    untrusted(
+                        f"  {c.claim_id}  {c.verdict}  {c.confidence:.2f} ± {c.uncertainty:.2f}  "
+                        f"votes {_votes(votes, c.claim_id)}  {_claim_mark(c)}{c.text}"
+                    ),
+                    highlight=False,
+                    soft_wrap=True,
+                )
             continue
-        table = Table(Column("claim id", no_wrap=True), "verdict", "conf. ± unc.", "votes", "claim",
-                      title=untrusted(heading), title_justify="left")
+        table = Table(
+            Column("claim id", no_wrap=True),
+            "verdict",
+            "conf. ± unc.",
+            "votes",
+            "claim",
+            title=untrusted(heading),
+            title_justify="left",
+        )
         for c in claims:
-            table.add_row(c.claim_id, c.verdict, f"{c.confidence:.2f} ± {c.uncertainty:.2f}",
-                          untrusted(_votes(votes, c.claim_id)), ("[dim]" if c.rejected else "") + untrusted(_claim_mark(c) + c.text))
+            table.add_row(
+                c.claim_id,
+                c.verdict,
+                f"{c.confidence:.2f} ± {c.uncertainty:.2f}",
+                untrusted(_votes(votes, c.claim_id)),
+                ("[dim]" if c.rejected else "") + untrusted(_claim_mark(c) + c.text),
+            )
         console.print(table)
 
 
 def _topic_heading(answer: TopicClaims) -> str:
-    return (f"topic {answer.topic_id} “{answer.topic}”: {answer.total} claim(s)"
-            + (f", first {len(answer.claims)} shown" if len(answer.claims) < answer.total else ""))
+    return f"topic {answer.topic_id} “{answer.topic}”: {answer.total} claim(s)" + (
+        f", first {len(answer.claims)} shown" if len(answer.claims) < answer.total else ""
+    )
 
 
 @app.command("claims")
 def claims(
     task_id: Annotated[str, typer.Argument(help="the task (lyra task list)")],
-    topic: Annotated[str | None, typer.Option("--topic", help="one topic, by id or label (default: every topic)")] = None,
+    topic: Annotated[
+        str | None, typer.Option("--topic", help="one topic, by id or label (default: every topic)")
+    ] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, max=1000, help="claims shown per topic")] = 20,
-    include_rejected: Annotated[bool, typer.Option("--include-rejected", help="show rejected claims, marked")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="the MCP get_claims_by_topic answer, one JSON object "
-                                          "per topic and line")] = False,
+    include_rejected: Annotated[
+        bool, typer.Option("--include-rejected", help="show rejected claims, marked")
+    ] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="the MCP get_claims_by_topic answer, one JSON object per topic and line"),
+    ] = False,
     home: HomeOption = None,
 ) -> None:
     """A task's claims by topic: id, verdict, confidence ± uncertainty and the votes that entered
@@ -117,14 +147,21 @@ def claims(
             for answer in answers:
                 print(json_line(answer.model_dump_json()))
             return
-        hypothesis, votes = reviewed_answer.listed_votes(store, task_id, [c.claim_id for a in answers for c in a.claims],
-                                                     with_hypothesis=topic is None)
+        hypothesis, votes = reviewed_answer.listed_votes(
+            store, task_id, [c.claim_id for a in answers for c in a.claims], with_hypothesis=topic is None
+        )
     except (ExploreError, StoreError) as exc:
         raise fail(str(exc)) from exc
     groups = [(_topic_heading(a), a.claims) for a in answers]
     if hypothesis is not None and (include_rejected or not hypothesis.rejected):
-        groups.insert(0, (f"the question's hypothesis, the claim the answer judges (its passages: "
-                          f"lyra evidence {task_id})", [hypothesis]))
+        groups.insert(
+            0,
+            (
+                f"the question's hypothesis, the claim the answer judges (its passages: "
+                f"lyra evidence {task_id})",
+                [hypothesis],
+            ),
+        )
     if groups:
         _print_claims(groups, votes)
     if not answers:
@@ -158,13 +195,19 @@ def _source_line(item: EvidenceItem) -> str:
     name, link = identifier(s.paper_id or s.page_id or "", s.doi, s.pmid, s.url)
     where = name + (f" <{link}>" if link and link != name else "")
     title = s.title or s.domain or "untitled"
-    return f"{title}" + (f" ({s.year})" if s.year else "") + (f" — {where}" if where else "") + \
-        (f" [{s.trust_level}]" if s.trust_level else "")
+    return (
+        f"{title}"
+        + (f" ({s.year})" if s.year else "")
+        + (f" — {where}" if where else "")
+        + (f" [{s.trust_level}]" if s.trust_level else "")
+    )
 
 
 def _edge_marks(item: EvidenceItem) -> str:
     p = item.probabilities or {}
-    probs = (f"p_sup {p['p_supports']:.2f} p_ref {p['p_refutes']:.2f}" if p else f"conf {item.nli_confidence:.2f}")
+    probs = (
+        f"p_sup {p['p_supports']:.2f} p_ref {p['p_refutes']:.2f}" if p else f"conf {item.nli_confidence:.2f}"
+    )
     if item.human_corrected:
         return f"{probs}  HUMAN-CORRECTED (model said {item.model_relation})"
     return probs + ("  human-confirmed" if item.human_reviewed else "")
@@ -174,14 +217,21 @@ def _print_evidence(answer: ClaimEvidence, votes: dict[str, VoteCounts]) -> None
     from lyra_core.answer import undecided_note
 
     score = answer.score
-    head = [f"claim {answer.claim_id} (task {answer.task_id}, "
-            + ("the question's hypothesis" if answer.origin == "hypothesis" else answer.origin) + ")"
-            + ("  [rejected]" if answer.rejected else "") + f": {answer.claim_text}"]
+    head = [
+        f"claim {answer.claim_id} (task {answer.task_id}, "
+        + ("the question's hypothesis" if answer.origin == "hypothesis" else answer.origin)
+        + ")"
+        + ("  [rejected]" if answer.rejected else "")
+        + f": {answer.claim_text}"
+    ]
     if score is not None:
         note = undecided_note(score.verdict, score.alpha, score.beta)
-        head.append(f"score: {score.verdict} {score.confidence:.2f} ± {score.uncertainty:.2f}  "
-                    f"votes {_votes(votes, answer.claim_id)}" + (f" — {note}" if note else "")
-                    + ("  (recomputed from human feedback)" if score.recomputed else ""))
+        head.append(
+            f"score: {score.verdict} {score.confidence:.2f} ± {score.uncertainty:.2f}  "
+            f"votes {_votes(votes, answer.claim_id)}"
+            + (f" — {note}" if note else "")
+            + ("  (recomputed from human feedback)" if score.recomputed else "")
+        )
     else:
         head.append("score: none (the claim was extracted but never judged)")
     if answer.hidden_blocked:
@@ -195,32 +245,61 @@ def _print_evidence(answer: ClaimEvidence, votes: dict[str, VoteCounts]) -> None
         if not console.is_terminal:
             console.print(untrusted(title), highlight=False)
             for item in items:
-                lines = [f"  {item.edge_id}  {_edge_marks(item)}", f"    “{item.text}”",
-                         *([f"    study: {item.facts}"] if item.facts else []),
-                         f"    source: {_source_line(item)}", *([f"    why: {item.reason}"] if item.reason else [])]
+                lines = [
+                    f"  {item.edge_id}  {_edge_marks(item)}",
+                    f"    “{item.text}”",
+                    *([f"    study: {item.facts}"] if item.facts else []),
+                    f"    source: {_source_line(item)}",
+                    *([f"    why: {item.reason}"] if item.reason else []),
+                ]
                 for line in lines:
                     console.print(untrusted(line), highlight=False, soft_wrap=True)
             continue
         if not items:
             continue
-        table = Table(Column("edge id", no_wrap=True), "p / human", "fragment", "source", title=title,
-                      title_justify="left")
+        table = Table(
+            Column("edge id", no_wrap=True),
+            "p / human",
+            "fragment",
+            "source",
+            title=title,
+            title_justify="left",
+        )
         for item in items:
-            fragment = untrusted(item.text) + (f"\n[bold]study: {untrusted(item.facts)}[/bold]" if item.facts else "") \
+            fragment = (
+                untrusted(item.text)
+                + (f"\n[bold]study: {untrusted(item.facts)}[/bold]" if item.facts else "")
                 + (f"\n[dim]why: {untrusted(item.reason)}[/dim]" if item.reason else "")
-            table.add_row(item.edge_id, untrusted(_edge_marks(item)).replace("  ", "\n"), fragment,
-                          untrusted(_source_line(item)))
+            )
+            table.add_row(
+                item.edge_id,
+                untrusted(_edge_marks(item)).replace("  ", "\n"),
+                fragment,
+                untrusted(_source_line(item)),
+            )
         console.print(table)
 
 
 @app.command("evidence")
 def evidence(
-    claim_id: Annotated[str | None, typer.Argument(help="a claim id (lyra claims TASK), or a task id for its "
-                                                  "question's hypothesis", show_default=False)] = None,
-    task_id: Annotated[str | None, typer.Option("--task", help="the claim's task (default: found from the id); "
-                                                "alone, the task whose hypothesis to show")] = None,
+    claim_id: Annotated[
+        str | None,
+        typer.Argument(
+            help="a claim id (lyra claims TASK), or a task id for its question's hypothesis",
+            show_default=False,
+        ),
+    ] = None,
+    task_id: Annotated[
+        str | None,
+        typer.Option(
+            "--task",
+            help="the claim's task (default: found from the id); alone, the task whose hypothesis to show",
+        ),
+    ] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, max=500, help="edges shown per side")] = 20,
-    as_json: Annotated[bool, typer.Option("--json", help="the MCP get_claim_evidence answer as JSON")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="the MCP get_claim_evidence answer as JSON")
+    ] = False,
     home: HomeOption = None,
 ) -> None:
     """A claim's supporting, refuting and neutral edges with their fragments and sources; the edge ids

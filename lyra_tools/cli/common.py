@@ -25,6 +25,7 @@ from lyra_resources.store.lyra_store import LyraStore, StoreError, TaskRecord
 console = Console(emoji=False)
 err = Console(stderr=True, emoji=False)
 
+
 def _home_path(value: str) -> Path:
     """``--home``'s value as a path; an empty one is refused (as a path it would be the current folder)."""
     if not value.strip():
@@ -34,13 +35,19 @@ def _home_path(value: str) -> Path:
 
 HomeOption = Annotated[
     Path | None,
-    typer.Option("--home", help="Lyra home directory (default: $LYRA_HOME or ./.lyra)", show_default=False,
-                 parser=_home_path),
+    typer.Option(
+        "--home",
+        help="Lyra home directory (default: $LYRA_HOME or ./.lyra)",
+        show_default=False,
+        parser=_home_path,
+    ),
 ]
 MAX_INPUT_FILE_BYTES = 50 * 1024 * 1024  # a claims or queries file; a corpus has limits of its own
 
 
-_said = {"error": False}  # whether this process printed its error line (``lyra_tools.cli.main`` adds none then)
+_said = {
+    "error": False
+}  # whether this process printed its error line (``lyra_tools.cli.main`` adds none then)
 
 
 def error_printed() -> bool:
@@ -63,7 +70,9 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     """Print ``message`` as one error line on stderr; the caller raises the returned Exit."""
     _said["error"] = True
     # soft_wrap: one line stays one line whatever the terminal's width; no highlighting of paths and numbers
-    err.print(f"[bold red]error:[/] {untrusted(' '.join(message.splitlines()))}", soft_wrap=True, highlight=False)
+    err.print(
+        f"[bold red]error:[/] {untrusted(' '.join(message.splitlines()))}", soft_wrap=True, highlight=False
+    )
     return typer.Exit(code)
 
 
@@ -178,7 +187,9 @@ def output_problem(path: Path, flag: str, home: Path | None) -> str | None:
     return None
 
 
-def home_data_problem(path: Path, flag: str, home: Path | None, *, allowed: tuple[str, ...] = ()) -> str | None:
+def home_data_problem(
+    path: Path, flag: str, home: Path | None, *, allowed: tuple[str, ...] = ()
+) -> str | None:
     """Why ``path`` cannot be written: it is, or lies inside, the home's own data (``HomeLayout.data``;
     symlinks and relative paths resolved), other than the parts named in ``allowed``. Else None."""
     layout = HomeLayout(root=home_root(home, create=False))
@@ -189,8 +200,10 @@ def home_data_problem(path: Path, flag: str, home: Path | None, *, allowed: tupl
         return f"{flag} {path}: cannot be used: {reason}"
     if what is None or what in allowed:
         return None
-    return (f"{flag} {path}: is inside the home's own data ({what}, under {layout.root}); "
-            "Lyra does not write over it: name a file outside")
+    return (
+        f"{flag} {path}: is inside the home's own data ({what}, under {layout.root}); "
+        "Lyra does not write over it: name a file outside"
+    )
 
 
 def _umask() -> int:
@@ -213,7 +226,9 @@ def write_output(path: Path, text: str, flag: str, home: Path | None) -> None:
                 fh.write(data)
             return
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask())  # not mkstemp's 0600
+        os.chmod(
+            tmp, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask()
+        )  # not mkstemp's 0600
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.replace(tmp, path)

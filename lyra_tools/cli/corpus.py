@@ -65,18 +65,27 @@ def embed(
     opened = literature.corpus(str(corpus))
     models, store = LocalModels.configured(layout.root, config), open_store(home)
     where = str(opened.path)
-    vectors = CorpusVectors([document_text(r) for r in opened.records], store=store, models=models,
-                            pool=config.ranking.first_question_papers,
-                            on_embedding=lambda step: err.print(untrusted(step.line(where)), highlight=False,
-                                                                soft_wrap=True))
+    vectors = CorpusVectors(
+        [document_text(r) for r in opened.records],
+        store=store,
+        models=models,
+        pool=config.ranking.first_question_papers,
+        on_embedding=lambda step: err.print(untrusted(step.line(where)), highlight=False, soft_wrap=True),
+    )
     with embedding_lock(layout, opened.fingerprint) as mine:
         if not mine:
-            console.print(untrusted(f"corpus {where} is being embedded by another process of this home already"),
-                          highlight=False, soft_wrap=True)
+            console.print(
+                untrusted(f"corpus {where} is being embedded by another process of this home already"),
+                highlight=False,
+                soft_wrap=True,
+            )
             return
         done = vectors.embed_rest()
-    console.print(untrusted(f"corpus {where}: all {len(opened):,} papers embedded ({done:,} now)"),
-                  highlight=False, soft_wrap=True)
+    console.print(
+        untrusted(f"corpus {where}: all {len(opened):,} papers embedded ({done:,} now)"),
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def unembedded(corpus_paths: list[str], home: Path | None) -> list[str]:
@@ -114,10 +123,28 @@ def embed_rest_in_background(corpus_paths: list[str], home: Path | None) -> None
         log.parent.mkdir(parents=True, exist_ok=True)
         with open(log, "a") as out:
             subprocess.Popen(
-                [sys.executable, "-m", "lyra_tools.cli", "corpus", "embed", "--corpus", path,
-                 "--home", str(layout.root)],
-                stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True,
-                preexec_fn=lambda: os.nice(BACKGROUND_NICENESS))
-        err.print(untrusted(f"embedding the rest of corpus {path} in the background (`lyra corpus embed`; "
-                            f"log: {log}), so later questions find papers by meaning alone"),
-                  highlight=False, soft_wrap=True)
+                [
+                    sys.executable,
+                    "-m",
+                    "lyra_tools.cli",
+                    "corpus",
+                    "embed",
+                    "--corpus",
+                    path,
+                    "--home",
+                    str(layout.root),
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=out,
+                start_new_session=True,
+                preexec_fn=lambda: os.nice(BACKGROUND_NICENESS),
+            )
+        err.print(
+            untrusted(
+                f"embedding the rest of corpus {path} in the background (`lyra corpus embed`; "
+                f"log: {log}), so later questions find papers by meaning alone"
+            ),
+            highlight=False,
+            soft_wrap=True,
+        )

@@ -50,7 +50,11 @@ def _argument_problem(args: Sequence[str]) -> str | None:
     """The first argument no store or file name Lyra writes can hold (a NUL, bytes that are not UTF-8)."""
     for number, arg in enumerate(args, start=1):
         if problem := text_problem(arg):
-            shown = arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace") if "\x00" not in arg else arg
+            shown = (
+                arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                if "\x00" not in arg
+                else arg
+            )
             return f"argument {number} ({shown[:60]!r}) {problem}; Lyra reads its arguments as UTF-8 text"
     return None
 
@@ -100,7 +104,9 @@ def _file_system_fault(exc: Exception) -> int:
     if is_no_space(exc):
         fail(no_space_message(Path(where).parent if exc.filename else where))
     elif exc.errno == errno.EROFS:
-        fail(f"{where}: the file system is read-only ({exc.strerror}); commands that only read the home still work")
+        fail(
+            f"{where}: the file system is read-only ({exc.strerror}); commands that only read the home still work"
+        )
     else:
         return 0
     return 1
@@ -147,7 +153,11 @@ def _run(args: list[str], interrupted: threading.Event) -> int:
         if read_environment().debugging:
             raise
         # an interrupt inside a library that reports it as its own error (DuckDB: "Query interrupted")
-        code = 130 if interrupted.is_set() else _stdout_failed(exc) or _file_system_fault(exc) or _unexpected(exc)
+        code = (
+            130
+            if interrupted.is_set()
+            else _stdout_failed(exc) or _file_system_fault(exc) or _unexpected(exc)
+        )
     return code
 
 
@@ -164,6 +174,7 @@ def _recording_interrupts() -> Iterator[threading.Event]:
     def on_sigint(signo: int, frame: object) -> None:
         interrupted.set()
         signal.default_int_handler(signo, frame)
+
     signal.signal(signal.SIGINT, on_sigint)
     try:
         yield interrupted

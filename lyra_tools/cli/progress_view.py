@@ -19,8 +19,8 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from lyra_resources.progress import StageProgress, reporting_to
 from lyra_assets.execution import run_control
+from lyra_resources.progress import StageProgress, reporting_to
 from lyra_tools.cli.common import untrusted
 
 _MARK = {"pending": "·", "running": "…", "done": "✓", "failed": "✗"}
@@ -79,8 +79,11 @@ class LineDisplay:
             for item in progress.values():
                 if item.state in ("done", "failed") and item.asset not in self._printed:
                     self._printed.add(item.asset)
-                    self.console.print(untrusted(asset_line(item, self.notes.of(item.asset))),
-                                       highlight=False, soft_wrap=True)
+                    self.console.print(
+                        untrusted(asset_line(item, self.notes.of(item.asset))),
+                        highlight=False,
+                        soft_wrap=True,
+                    )
                     self.console.file.flush()
 
 
@@ -89,12 +92,19 @@ class LiveDisplay:
 
     def __init__(self, console: Console):
         self.console, self.notes = console, _StageNotes()
-        self.bars = Progress(TextColumn("  {task.description}"), BarColumn(), MofNCompleteColumn(),
-                             TextColumn("{task.fields[unit]}  {task.fields[rate]}"), TimeElapsedColumn(),
-                             console=console)
+        self.bars = Progress(
+            TextColumn("  {task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[unit]}  {task.fields[rate]}"),
+            TimeElapsedColumn(),
+            console=console,
+        )
         self._bar_of: dict[int, TaskID] = {}
         self._lock = threading.Lock()
-        self._assets: Assets = {name: run_control.AssetProgress(asset=name) for name in run_control.asset_names()}
+        self._assets: Assets = {
+            name: run_control.AssetProgress(asset=name) for name in run_control.asset_names()
+        }
         self.live = Live(self._render(), console=console, refresh_per_second=4, transient=False)
 
     def _table(self) -> Table:
@@ -102,8 +112,12 @@ class LiveDisplay:
         for item in self._assets.values():
             rows = f"{item.rows} rows" if item.rows is not None else "kept (unchanged)" if item.kept else ""
             secs = f"{item.seconds:.1f}s" if item.seconds is not None else ""
-            table.add_row(f"[{_STYLE[item.state]}]{_MARK[item.state]} {item.asset}[/]", rows, secs,
-                          f"[dim]{untrusted(self.notes.of(item.asset))}[/]")
+            table.add_row(
+                f"[{_STYLE[item.state]}]{_MARK[item.state]} {item.asset}[/]",
+                rows,
+                secs,
+                f"[dim]{untrusted(self.notes.of(item.asset))}[/]",
+            )
         return table
 
     def _render(self) -> Group:
@@ -115,8 +129,9 @@ class LiveDisplay:
             bar = self._bar_of.get(update.id)
             if bar is None and not update.finished:
                 name = f"{update.asset} · {update.label}" if update.asset else update.label
-                bar = self._bar_of[update.id] = self.bars.add_task(name, total=update.total, unit=update.unit,
-                                                                   rate=rate)
+                bar = self._bar_of[update.id] = self.bars.add_task(
+                    name, total=update.total, unit=update.unit, rate=rate
+                )
             if bar is None:
                 return
             if update.finished:  # the asset's row keeps the figures; the bar goes
@@ -145,11 +160,19 @@ def _display_console(console: Console) -> Iterator[Console]:
         return
     console.file.flush()
     with os.fdopen(os.dup(fd), "w", encoding="utf-8") as stream:
-        yield Console(file=stream, force_terminal=console.is_terminal, width=console.width,
-                      height=console.height, color_system=console.color_system, highlight=False)
+        yield Console(
+            file=stream,
+            force_terminal=console.is_terminal,
+            width=console.width,
+            height=console.height,
+            color_system=console.color_system,
+            highlight=False,
+        )
 
 
-def run_with_display(task_id: str, home, console: Console, *, rebuild: bool = False) -> run_control.RunOutcome:
+def run_with_display(
+    task_id: str, home, console: Console, *, rebuild: bool = False
+) -> run_control.RunOutcome:
     """Run the task's assets, showing them live on a terminal or line by line elsewhere (``rebuild``:
     every asset computes its rows, none keeps unchanged ones)."""
     with _display_console(console) as out:

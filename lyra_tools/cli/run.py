@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
+from lyra_resources.home import HomeLayout
 from lyra_resources.store import task_lock
 from lyra_resources.store.generations import graph_note
-from lyra_resources.home import HomeLayout
 from lyra_resources.store.lyra_store import StoreError, TaskRecord
 from lyra_tools.cli.common import (
     HomeOption,
@@ -26,22 +26,31 @@ from lyra_tools.cli.common import (
     untrusted,
 )
 
-if TYPE_CHECKING:  # the run machinery (Dagster, the input checks, the readers) is imported when a command runs
+if (
+    TYPE_CHECKING
+):  # the run machinery (Dagster, the input checks, the readers) is imported when a command runs
+    from lyra_assets.execution import run_control
     from lyra_core.tasks import TaskOptions
     from lyra_resources.task_input import CheckedInput
-    from lyra_assets.execution import run_control
 
 app = typer.Typer()
 
 
-def run_with_progress(task: TaskRecord, home: Path | None, *, rebuild: bool = False) -> run_control.RunOutcome:
+def run_with_progress(
+    task: TaskRecord, home: Path | None, *, rebuild: bool = False
+) -> run_control.RunOutcome:
     from lyra_tools.cli import progress_view
 
     console.print(f"[bold]{untrusted(task.id)}[/]  {untrusted(task.query)}", soft_wrap=True)
     outcome = progress_view.run_with_display(task.id, home, console, rebuild=rebuild)
-    if outcome.interrupted:  # Ctrl-C: what stopped, and how to go on, in one line; exit code 130 as for SIGINT
-        raise fail(f"interrupted: task {task.id} stopped (run {outcome.run_id}); `lyra task run {task.id}` "
-                   "runs it again", code=130)
+    if (
+        outcome.interrupted
+    ):  # Ctrl-C: what stopped, and how to go on, in one line; exit code 130 as for SIGINT
+        raise fail(
+            f"interrupted: task {task.id} stopped (run {outcome.run_id}); `lyra task run {task.id}` "
+            "runs it again",
+            code=130,
+        )
     return outcome
 
 
@@ -54,9 +63,12 @@ def queue_and_exit(task: TaskRecord, home: Path | None, then: str = "") -> typer
     except RuntimeError as exc:
         raise fail(str(exc)) from exc
     console.print(f"[bold]{untrusted(task.id)}[/]  {untrusted(task.query)}", soft_wrap=True)
-    console.print(f"task {task.id} queued (run {queued.run_id}): `lyra daemon` starts it when the run queue "
-                  f"allows; `lyra task status {task.id}` follows it{then.format(task=task.id)}",
-                  soft_wrap=True, highlight=False)
+    console.print(
+        f"task {task.id} queued (run {queued.run_id}): `lyra daemon` starts it when the run queue "
+        f"allows; `lyra task status {task.id}` follows it{then.format(task=task.id)}",
+        soft_wrap=True,
+        highlight=False,
+    )
     return typer.Exit(0)
 
 
@@ -88,17 +100,27 @@ def print_summary(outcome: run_control.RunOutcome, home: Path | None) -> None:
         claims = top_claims(open_store(home), outcome.task_id, limit=8)
         top = Table("verdict", "conf.", "±", "votes", "claim", title="claims with the most evidence")
         for c in claims.itertuples(index=False):
-            top.add_row(untrusted(c.verdict), f"{c.confidence:.2f}", f"{c.uncertainty:.2f}",
-                        votes_text(c.supporting_votes, c.refuting_votes, c.below_threshold),
-                        ("★ " if c.origin == "user" else "") + untrusted(c.text))
+            top.add_row(
+                untrusted(c.verdict),
+                f"{c.confidence:.2f}",
+                f"{c.uncertainty:.2f}",
+                votes_text(c.supporting_votes, c.refuting_votes, c.below_threshold),
+                ("★ " if c.origin == "user" else "") + untrusted(c.text),
+            )
         console.print(top)
     if outcome.success and layout.report(outcome.task_id).exists():  # written by the run's task_report asset
-        console.print(f"Report:  {layout.report(outcome.task_id)}", soft_wrap=True, markup=False, highlight=False)
+        console.print(
+            f"Report:  {layout.report(outcome.task_id)}", soft_wrap=True, markup=False, highlight=False
+        )
     # each path whole on its line (not folded at the console's width), to be copied or read from a pipe, and
     # as written: a folder named "[bold]" is a name, not markup
     console.print(f"DuckDB:  {layout.database}", soft_wrap=True, markup=False, highlight=False)
-    console.print(f"Parquet: {layout.parquet}/<table>/task_id={outcome.task_id}/data.parquet", soft_wrap=True,
-                  markup=False, highlight=False)
+    console.print(
+        f"Parquet: {layout.parquet}/<table>/task_id={outcome.task_id}/data.parquet",
+        soft_wrap=True,
+        markup=False,
+        highlight=False,
+    )
 
 
 @app.command()
@@ -116,8 +138,12 @@ def run(
         Path | None, typer.Option("--claims-file", help="a text file of claims to verify, one per line")
     ] = None,
     watch: Annotated[
-        str | None, typer.Option("--watch", help="re-run the task this often (30m, 12h, 1d, 2w) on the Dagster "
-                                 "schedule `watched_tasks_schedule`; see `lyra task watch`")
+        str | None,
+        typer.Option(
+            "--watch",
+            help="re-run the task this often (30m, 12h, 1d, 2w) on the Dagster "
+            "schedule `watched_tasks_schedule`; see `lyra task watch`",
+        ),
     ] = None,
     home: HomeOption = None,
 ) -> None:
@@ -131,7 +157,12 @@ def run(
         corpus_paths = [str(p.expanduser().resolve()) for p in corpus or []]
     except OSError as exc:
         raise fail(f"--corpus: path cannot be used: {exc.strerror or exc}") from exc
-    options = {"corpus": corpus_paths, "papers_per_source": papers, "claims": user_claims, "watch_every": watch}
+    options = {
+        "corpus": corpus_paths,
+        "papers_per_source": papers,
+        "claims": user_claims,
+        "watch_every": watch,
+    }
     checked = check_input(question, {k: v for k, v in options.items() if v is not None}, home, CLI_LABELS)
     outcome = create_and_run(checked, home)
     raise typer.Exit(0 if outcome.success else 1)
@@ -143,8 +174,9 @@ def create_and_run(checked: CheckedInput, home: Path | None, then: str = "") -> 
     from lyra_assets.execution.runs import is_cluster
 
     try:
-        task = open_store(home).create_task(checked.query,
-                                        checked.options.model_dump(exclude_none=True, exclude_defaults=True))
+        task = open_store(home).create_task(
+            checked.query, checked.options.model_dump(exclude_none=True, exclude_defaults=True)
+        )
     except StoreError as exc:
         raise fail(str(exc)) from exc
     print_notes(checked)
@@ -162,17 +194,36 @@ def create_and_run(checked: CheckedInput, home: Path | None, then: str = "") -> 
 
 @app.command("verify")
 def verify_claims(
-    corpus: Annotated[list[Path], typer.Option("--corpus", help="the library: a corpus file or folder (JSONL, "
-                                               "BibTeX); repeatable")],
-    claims: Annotated[Path, typer.Option("--claims", help="claims file: one claim a line, or JSON Lines "
-                                         '{"id": …, "claim": "…", "papers": \\[ids]}')],
-    out: Annotated[Path | None, typer.Option("--out", help="results, one JSON line per claim (default: "
-                                             "<home>/verify/<task>.jsonl)")] = None,
-    papers_per_claim: Annotated[int, typer.Option("--papers-per-claim", min=1, max=100,
-                                                  help="corpus papers searched for a claim that names none")] = 10,
+    corpus: Annotated[
+        list[Path],
+        typer.Option("--corpus", help="the library: a corpus file or folder (JSONL, BibTeX); repeatable"),
+    ],
+    claims: Annotated[
+        Path,
+        typer.Option(
+            "--claims",
+            help='claims file: one claim a line, or JSON Lines {"id": …, "claim": "…", "papers": \\[ids]}',
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="results, one JSON line per claim (default: <home>/verify/<task>.jsonl)"),
+    ] = None,
+    papers_per_claim: Annotated[
+        int,
+        typer.Option(
+            "--papers-per-claim", min=1, max=100, help="corpus papers searched for a claim that names none"
+        ),
+    ] = 10,
     # 1,000 searched claims: 8,000 pairs, about 13 minutes at the recorded costs (lyra_tools.cli.verify)
-    max_claims: Annotated[int, typer.Option("--max-claims", min=1, help="the most claims one task verifies; a "
-                                            "larger file is refused unless this is raised")] = 1000,
+    max_claims: Annotated[
+        int,
+        typer.Option(
+            "--max-claims",
+            min=1,
+            help="the most claims one task verifies; a larger file is refused unless this is raised",
+        ),
+    ] = 1000,
     home: HomeOption = None,
 ) -> None:
     """Check a batch of claims against a library: one task, run through Dagster. Says on stderr how
@@ -188,10 +239,16 @@ def verify_claims(
         options, plan = verify.verify_options(corpus, claims, text, papers_per_claim, layout, max_claims)
     except ValueError as exc:
         raise fail(str(exc)) from exc
-    checked = check_input(f"verify {len(options.verify_claims)} claims from {claims.name}", options, home, CLI_LABELS)
+    checked = check_input(
+        f"verify {len(options.verify_claims)} claims from {claims.name}", options, home, CLI_LABELS
+    )
     err.print(plan.line(), markup=False, soft_wrap=True, highlight=False)
-    outcome = create_and_run(checked, home, then="; once it completed, `lyra export {task} --format jsonl` "
-                             "gives each claim's verdict and evidence")
+    outcome = create_and_run(
+        checked,
+        home,
+        then="; once it completed, `lyra export {task} --format jsonl` "
+        "gives each claim's verdict and evidence",
+    )
     if not outcome.success:
         raise typer.Exit(1)
     write_verify_results(outcome.task_id, out, home)
@@ -204,10 +261,17 @@ def write_verify_results(task_id: str, out: Path | None, home: Path | None) -> N
     try:
         verdicts = verify.write_results(open_store(home), task_id, path)
     except OSError as exc:
-        raise fail(f"--out {path}: the results cannot be written: {exc.strerror or exc} (the task completed: "
-                   f"`lyra export {task_id} --format jsonl` gives them)") from None
-    console.print("Results: " + str(path) + "  (" + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items(),
-                                                                                         key=str)) + ")")
+        raise fail(
+            f"--out {path}: the results cannot be written: {exc.strerror or exc} (the task completed: "
+            f"`lyra export {task_id} --format jsonl` gives them)"
+        ) from None
+    console.print(
+        "Results: "
+        + str(path)
+        + "  ("
+        + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items(), key=str))
+        + ")"
+    )
 
 
 def read_claims_file(path: Path) -> list[str]:
@@ -220,12 +284,16 @@ def read_claims_file(path: Path) -> list[str]:
     except ClaimsFileError as exc:
         raise fail(f"--claims-file {path}: {exc}") from None
     if scoped := next((c for c in claims if c.papers is not None), None):
-        raise fail(f"--claims-file {path}: claim {scoped.id} names papers; `lyra verify` judges a claim "
-                   "against the papers it names, `lyra run` searches the literature for every claim")
+        raise fail(
+            f"--claims-file {path}: claim {scoped.id} names papers; `lyra verify` judges a claim "
+            "against the papers it names, `lyra run` searches the literature for every claim"
+        )
     return [c.claim for c in claims]
 
 
-def check_input(query: str, options: dict | TaskOptions, home: Path | None, labels: dict[str, str]) -> CheckedInput:
+def check_input(
+    query: str, options: dict | TaskOptions, home: Path | None, labels: dict[str, str]
+) -> CheckedInput:
     """The shared input check (lyra_resources.task_input), its problem as one line and exit code 1."""
     from lyra_resources.task_input import TaskInputError, check_task_input
 

@@ -66,9 +66,11 @@ def _fmt(value: float | None) -> str:
 
 def scores_line(ranking: RankingConfig, rerank_note: str) -> str:
     """What each score column is, in one line."""
-    return (f"scores: BM25 = term-match score (unbounded); embedding = cosine of query and paper (-1 to 1); "
-            f"fused = {ranking.bm25_weight:g} × BM25 scaled 0-1 per query + {ranking.embedding_weight:g} × "
-            f"embedding, the order where stage 3 did not score; stage 3: {rerank_note}")
+    return (
+        f"scores: BM25 = term-match score (unbounded); embedding = cosine of query and paper (-1 to 1); "
+        f"fused = {ranking.bm25_weight:g} × BM25 scaled 0-1 per query + {ranking.embedding_weight:g} × "
+        f"embedding, the order where stage 3 did not score; stage 3: {rerank_note}"
+    )
 
 
 def _print_hits(hits: list[Hit], scores: str, as_json: bool) -> None:
@@ -79,45 +81,84 @@ def _print_hits(hits: list[Hit], scores: str, as_json: bool) -> None:
     if not console.is_terminal:
         print("\t".join(PIPE_COLUMNS))
         for h in hits:
-            print("\t".join([str(h.rank), tsv_cell(h.doc_id), f"{h.bm25:.3f}", _fmt(h.embedding), _fmt(h.fused),
-                             _fmt(h.rerank), tsv_cell(h.title)]))
+            print(
+                "\t".join(
+                    [
+                        str(h.rank),
+                        tsv_cell(h.doc_id),
+                        f"{h.bm25:.3f}",
+                        _fmt(h.embedding),
+                        _fmt(h.fused),
+                        _fmt(h.rerank),
+                        tsv_cell(h.title),
+                    ]
+                )
+            )
         err.print(untrusted(scores), highlight=False, soft_wrap=True)
         return
-    table = Table("rank", "doc id", "title", "BM25", "embedding", "fused", "stage 3", caption=untrusted(scores),
-                  caption_justify="left")
+    table = Table(
+        "rank",
+        "doc id",
+        "title",
+        "BM25",
+        "embedding",
+        "fused",
+        "stage 3",
+        caption=untrusted(scores),
+        caption_justify="left",
+    )
     for h in hits:
-        title = h.title if len(h.title) <= TITLE_CHARS else h.title[:TITLE_CHARS - 1] + "…"
-        table.add_row(str(h.rank), untrusted(h.doc_id), untrusted(title), f"{h.bm25:.2f}", _fmt(h.embedding),
-                      _fmt(h.fused), _fmt(h.rerank))
+        title = h.title if len(h.title) <= TITLE_CHARS else h.title[: TITLE_CHARS - 1] + "…"
+        table.add_row(
+            str(h.rank),
+            untrusted(h.doc_id),
+            untrusted(title),
+            f"{h.bm25:.2f}",
+            _fmt(h.embedding),
+            _fmt(h.fused),
+            _fmt(h.rerank),
+        )
     console.print(table)
 
 
 @app.command("search")
 def search(
-    query: Annotated[str | None, typer.Argument(help="the query (or --queries FILE.jsonl)", show_default=False)] = None,
-    corpus: Annotated[Path | None, typer.Option("--corpus", help="local corpus file or folder (JSONL, BibTeX)",
-                                                show_default=False)] = None,
-    top: Annotated[int | None, typer.Option("--top", min=1, help="papers per query (default 10; 100 in a run)",
-                                            show_default=False)] = None,
-    queries: Annotated[Path | None, typer.Option("--queries", help="BEIR-style JSONL, {\"_id\", \"text\"} a line",
-                                                 show_default=False)] = None,
-    run: Annotated[Path | None, typer.Option("--run", help="write a TREC run (qid Q0 docid rank score tag) here",
-                                             show_default=False)] = None,
+    query: Annotated[
+        str | None, typer.Argument(help="the query (or --queries FILE.jsonl)", show_default=False)
+    ] = None,
+    corpus: Annotated[
+        Path | None,
+        typer.Option("--corpus", help="local corpus file or folder (JSONL, BibTeX)", show_default=False),
+    ] = None,
+    top: Annotated[
+        int | None,
+        typer.Option("--top", min=1, help="papers per query (default 10; 100 in a run)", show_default=False),
+    ] = None,
+    queries: Annotated[
+        Path | None,
+        typer.Option("--queries", help='BEIR-style JSONL, {"_id", "text"} a line', show_default=False),
+    ] = None,
+    run: Annotated[
+        Path | None,
+        typer.Option("--run", help="write a TREC run (qid Q0 docid rank score tag) here", show_default=False),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object per paper and line")] = False,
     home: HomeOption = None,
 ) -> None:
     """Rank a local corpus's papers for QUERY (BM25 → embedding fusion → reranker when configured)."""
     from lyra_resources.corpus.search import hybrid_search, read_queries
-    from lyra_resources.sources.literature import LiteratureSources
     from lyra_resources.models.local_models import LocalModels
     from lyra_resources.models.sentence_match import SentenceMatch
+    from lyra_resources.sources.literature import LiteratureSources
     from lyra_resources.task_input import TaskInputError, check_corpus
 
     try:
         if corpus is None:
             raise ValueError("--corpus PATH is required: the corpus file or folder to search")
         if (query is None) == (queries is None):
-            raise ValueError("give either a QUERY or --queries FILE.jsonl (with --run OUT.tsv), not both or neither")
+            raise ValueError(
+                "give either a QUERY or --queries FILE.jsonl (with --run OUT.tsv), not both or neither"
+            )
         if (queries is None) != (run is None):
             raise ValueError("--queries and --run go together: --queries FILE.jsonl --run OUT.tsv")
         if query is not None and not " ".join(query.split()):
@@ -135,9 +176,15 @@ def search(
         raise fail(str(exc)) from None
     opened = literature.corpus(str(corpus))
     models, store = LocalModels.configured(layout.root, config), open_store(home)
-    ranker = hybrid_search(opened, store=store, models=models, settings=config,  # as a task's papers are ranked
-                           on_embedding=lambda step: err.print(untrusted(step.line(str(opened.path)) + " …"),
-                                                               highlight=False, soft_wrap=True))
+    ranker = hybrid_search(
+        opened,
+        store=store,
+        models=models,
+        settings=config,  # as a task's papers are ranked
+        on_embedding=lambda step: err.print(
+            untrusted(step.line(str(opened.path)) + " …"), highlight=False, soft_wrap=True
+        ),
+    )
     reranker, rerank_note, ranking = ranker.reranker, ranker.stage3_note, ranker.config
     with _embedding_notes():
         if run is None:
@@ -145,13 +192,29 @@ def search(
             _print_notes(notes)
             return
         ranker.vectors  # noqa: B018  a TREC run ranks over the whole corpus: its figures do not hang on query order
-        tag = ("lyra-fusion" if reranker is None
-               else "lyra-sentences" if isinstance(reranker, SentenceMatch) else "lyra-rerank")
-        lines = [f"{qid} Q0 {h.doc_id} {h.rank} {h.score:.6f} {tag}\n"
-                 for qid, text in todo for h in ranker.search(text, top or 100)]
-    write_output(run, "".join(lines), "--run", home)  # whole or not at all: a failed search leaves no half run
-    err.print(untrusted(f"wrote {len(lines):,} lines for {len(todo):,} queries to {run} (tag {tag}; stage 3: "
-                        f"{rerank_note})"), highlight=False, soft_wrap=True)
+        tag = (
+            "lyra-fusion"
+            if reranker is None
+            else "lyra-sentences"
+            if isinstance(reranker, SentenceMatch)
+            else "lyra-rerank"
+        )
+        lines = [
+            f"{qid} Q0 {h.doc_id} {h.rank} {h.score:.6f} {tag}\n"
+            for qid, text in todo
+            for h in ranker.search(text, top or 100)
+        ]
+    write_output(
+        run, "".join(lines), "--run", home
+    )  # whole or not at all: a failed search leaves no half run
+    err.print(
+        untrusted(
+            f"wrote {len(lines):,} lines for {len(todo):,} queries to {run} (tag {tag}; stage 3: "
+            f"{rerank_note})"
+        ),
+        highlight=False,
+        soft_wrap=True,
+    )
     _print_notes(notes)
 
 

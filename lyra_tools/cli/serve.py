@@ -1,5 +1,6 @@
 """Handing a task's graph on: ``lyra mcp`` (agents), ``lyra ui`` (the Dagster UI), ``lyra export``
-(files) and ``lyra report`` (the report, written now); and ``lyra daemon``, which starts the runs queued on a cluster."""
+(files) and ``lyra report`` (the report, written now); and ``lyra daemon``, which starts the runs queued
+on a cluster."""
 
 from __future__ import annotations
 
@@ -32,7 +33,9 @@ app = typer.Typer()
 
 @app.command()
 def mcp(
-    transport: Annotated[str, typer.Option(help="stdio (default) or http (streamable HTTP on 127.0.0.1)")] = "stdio",
+    transport: Annotated[
+        str, typer.Option(help="stdio (default) or http (streamable HTTP on 127.0.0.1)")
+    ] = "stdio",
     port: Annotated[int, typer.Option(min=1, max=65535, help="port for --transport http")] = 8765,
     home: HomeOption = None,
 ) -> None:
@@ -74,8 +77,12 @@ def daemon(home: HomeOption = None) -> None:
     with open_instance(layout.root, cluster):  # dagster.yaml written for the profile, the storage ready
         pass
     if cluster.profile != "cluster":
-        console.print("[yellow]note:[/] profile local: runs execute in the command that starts them; the "
-                      "daemon runs the schedule and the sensors only", soft_wrap=True, highlight=False)
+        console.print(
+            "[yellow]note:[/] profile local: runs execute in the command that starts them; the "
+            "daemon runs the schedule and the sensors only",
+            soft_wrap=True,
+            highlight=False,
+        )
     executable = shutil.which("dagster-daemon") or str(Path(sys.executable).with_name("dagster-daemon"))
     env = child_environment(DAGSTER_HOME=str(layout.dagster_home), LYRA_HOME=str(layout.root))
     os.chdir(REPO_ROOT)
@@ -85,12 +92,25 @@ def daemon(home: HomeOption = None) -> None:
 @app.command("export")
 def export_task(
     task_id: str,
-    format: Annotated[str, typer.Option("--format", help="bibtex, ris, csl-json (papers); csv, jsonl (claims "
-                                        "with verdicts and evidence); html (the report)")],
-    out: Annotated[Path | None, typer.Option("--out", help="file to write (default: standard output)")] = None,
-    only_evidence: Annotated[bool, typer.Option(
-        "--only-evidence", help="bibtex, ris, csl-json: only the papers that vote for or against a claim of the "
-        "task (default: every paper the task retrieved)")] = False,
+    format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="bibtex, ris, csl-json (papers); csv, jsonl (claims "
+            "with verdicts and evidence); html (the report)",
+        ),
+    ],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="file to write (default: standard output)")
+    ] = None,
+    only_evidence: Annotated[
+        bool,
+        typer.Option(
+            "--only-evidence",
+            help="bibtex, ris, csl-json: only the papers that vote for or against a claim of the "
+            "task (default: every paper the task retrieved)",
+        ),
+    ] = False,
     home: HomeOption = None,
 ) -> None:
     """Export a task's papers, claims or report (human feedback applied). References carry Lyra's
@@ -100,7 +120,9 @@ def export_task(
     if format not in export.FORMATS:
         raise fail(f"unknown --format {format!r}: use one of {', '.join(export.FORMATS)}")
     if only_evidence and format not in export.REFERENCE_FORMATS:
-        raise fail(f"--only-evidence selects papers: use it with --format {', '.join(export.REFERENCE_FORMATS)}")
+        raise fail(
+            f"--only-evidence selects papers: use it with --format {', '.join(export.REFERENCE_FORMATS)}"
+        )
     if out is not None and (problem := output_problem(out, "--out", home)):  # before the export is built
         raise fail(problem)
     require_task(home, task_id)
@@ -118,10 +140,18 @@ REPORT_FORMATS = ("md", "html")
 @app.command("report")
 def report_task(
     task_id: str,
-    out: Annotated[Path | None, typer.Option("--out", help="file to write the report to (md: the graph as "
-                                             "PATH's .svg beside it); default: rewrite the home's "
-                                             "reports/TASK.md|.html|.svg and print the report")] = None,
-    format: Annotated[str, typer.Option("--format", help="md (Markdown) or html (one standalone page)")] = "md",
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="file to write the report to (md: the graph as "
+            "PATH's .svg beside it); default: rewrite the home's "
+            "reports/TASK.md|.html|.svg and print the report",
+        ),
+    ] = None,
+    format: Annotated[
+        str, typer.Option("--format", help="md (Markdown) or html (one standalone page)")
+    ] = "md",
     home: HomeOption = None,
 ) -> None:
     """Write a task's report now, from its graph as it stands with human feedback applied."""
@@ -146,8 +176,12 @@ def report_task(
             report = write_report(store, task_id, path)
         except OSError as exc:
             raise fail(f"{path.parent}: the report cannot be written: {exc.strerror or exc}") from None
-        write_stdout(markdown(report, path.with_suffix(".svg").name) if format == "md" else render_html(report))
-        err.print(untrusted(f"report of {task_id}: {path} (.html, .svg beside it)"), soft_wrap=True, highlight=False)
+        write_stdout(
+            markdown(report, path.with_suffix(".svg").name) if format == "md" else render_html(report)
+        )
+        err.print(
+            untrusted(f"report of {task_id}: {path} (.html, .svg beside it)"), soft_wrap=True, highlight=False
+        )
         return
     report = read_report(store, task_id)
     if format == "html":
@@ -156,5 +190,10 @@ def report_task(
         svg = out.with_suffix(".svg")
         write_output(svg, report.svg() + "\n", "--out", home)
         write_output(out, markdown(report, svg.name), "--out", home)
-    console.print(untrusted(f"report of {task_id}: {out}" + (f" (graph: {out.with_suffix('.svg')})"
-                                                            if format == "md" else "")), soft_wrap=True, highlight=False)
+    console.print(
+        untrusted(
+            f"report of {task_id}: {out}" + (f" (graph: {out.with_suffix('.svg')})" if format == "md" else "")
+        ),
+        soft_wrap=True,
+        highlight=False,
+    )

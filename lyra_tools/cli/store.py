@@ -16,8 +16,9 @@ app = typer.Typer(help="The store: where the tasks and their tables are.", no_ar
 
 @app.command("copy")
 def copy(
-    source: Annotated[Path | None, typer.Argument(help="the DuckDB file to copy (default: the home's lyra.duckdb)")]
-    = None,
+    source: Annotated[
+        Path | None, typer.Argument(help="the DuckDB file to copy (default: the home's lyra.duckdb)")
+    ] = None,
     home: HomeOption = None,
 ) -> None:
     """Copy a DuckDB file's tasks, tables and feedback into the Postgres store (a fresh database),
@@ -34,4 +35,6 @@ def copy(
     for name, rows in counts.items():
         table.add_row(name, f"{rows:,}")
     console.print(table)
-    console.print(untrusted(f"copied {sum(counts.values()):,} rows of {database} into {store.where}"), soft_wrap=True)
+    console.print(
+        untrusted(f"copied {sum(counts.values()):,} rows of {database} into {store.where}"), soft_wrap=True
+    )

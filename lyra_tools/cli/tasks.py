@@ -10,8 +10,8 @@ import typer
 from rich.table import Table
 
 from lyra_core.cells import cell_list
-from lyra_resources.store import task_lock
 from lyra_resources.home import HomeLayout
+from lyra_resources.store import task_lock
 from lyra_resources.store.generations import graph_note
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 from lyra_resources.store.reviewed_graph.counts import verification_blocks
@@ -28,13 +28,18 @@ def task_list(home: HomeOption = None) -> None:
     """Every task with its status."""
     tasks = synced_tasks(home)
     if not tasks:
-        console.print("no tasks yet: start one with `lyra run \"your question\"`")
+        console.print('no tasks yet: start one with `lyra run "your question"`')
         return
     table = Table("id", "status", "created", "watch", "query")
     for t in tasks:
         every = t.options.get("watch_every")
-        table.add_row(untrusted(t.id), t.status, t.created_at.strftime("%Y-%m-%d %H:%M"),
-                      f"every {untrusted(every)}" if every else "", untrusted(t.query))
+        table.add_row(
+            untrusted(t.id),
+            t.status,
+            t.created_at.strftime("%Y-%m-%d %H:%M"),
+            f"every {untrusted(every)}" if every else "",
+            untrusted(t.query),
+        )
     console.print(table)
 
 
@@ -43,12 +48,16 @@ def synced_tasks(home: Path | None, only: str | None = None) -> list[TaskRecord]
     store = open_store(home)
     tasks = [store.require_task(only)] if only else store.list_tasks()
     if any(t.status in ("running", "queued") for t in tasks):
-        from lyra_assets.execution.runs import open_instance
         from lyra_assets.execution import run_control
+        from lyra_assets.execution.runs import open_instance
 
         with open_instance(home) as instance:
-            tasks = [run_control.sync_task_status(store, instance, t.id) if t.status in ("running", "queued") else t
-                     for t in tasks]
+            tasks = [
+                run_control.sync_task_status(store, instance, t.id)
+                if t.status in ("running", "queued")
+                else t
+                for t in tasks
+            ]
     return tasks
 
 
@@ -62,8 +71,11 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
     task = synced_tasks(home, task_id)[0]
     store = open_store(home)  # one store for every read below: its backend is settled once
     console.print(f"[bold]{untrusted(task.id)}[/]  {untrusted(task.query)}", soft_wrap=True)
-    console.print(f"status: {task.status}   created: {task.created_at:%Y-%m-%d %H:%M:%S}   "
-                  f"options: {untrusted(task.options)}", soft_wrap=True)
+    console.print(
+        f"status: {task.status}   created: {task.created_at:%Y-%m-%d %H:%M:%S}   "
+        f"options: {untrusted(task.options)}",
+        soft_wrap=True,
+    )
     for line in reviewed_answer.answer_lines(store, task.id):  # what a queued run found, once it has
         console.print(untrusted(line), soft_wrap=True)
     if task.options.get("watch_every"):
@@ -72,8 +84,10 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
 
         with open_instance(home) as instance:
             decision = watch_decision(task, instance, datetime.now(UTC))
-        console.print(f"watch: every {task.options['watch_every']}: "
-                      f"{'due at the next hourly check' if decision.due else decision.reason}")
+        console.print(
+            f"watch: every {task.options['watch_every']}: "
+            f"{'due at the next hourly check' if decision.due else decision.reason}"
+        )
     if task.error:
         console.print(f"[red]last error: {untrusted(task.error)}[/]", soft_wrap=True)
     note = graph_note(store, task.id)
@@ -86,12 +100,19 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
     with store.connect() as conn:
         blocked = verification_blocks(conn, task.id)
     if blocked:
-        table = Table("blocked domain", "since", "was", "reason", "causes", "restore via", title="blocked domains")
+        table = Table(
+            "blocked domain", "since", "was", "reason", "causes", "restore via", title="blocked domains"
+        )
         for b in blocked:
             causes = cell_list(b["cause_ids"])
-            table.add_row(untrusted(b["domain"]), f"{b['blocked_at']:%Y-%m-%d %H:%M}", b["original_trust_level"],
-                          untrusted(b["reason"]), untrusted(", ".join(causes[:3]) + (" …" if len(causes) > 3 else "")),
-                          untrusted(b["restore_via"]))
+            table.add_row(
+                untrusted(b["domain"]),
+                f"{b['blocked_at']:%Y-%m-%d %H:%M}",
+                b["original_trust_level"],
+                untrusted(b["reason"]),
+                untrusted(", ".join(causes[:3]) + (" …" if len(causes) > 3 else "")),
+                untrusted(b["restore_via"]),
+            )
         console.print(table)
     console.print(runs_table(store, task))
 
@@ -99,16 +120,26 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
 def runs_table(store: LyraStore, task: TaskRecord) -> Table:
     """The task's latest runs: the one the row names (its status is the task's) and those that
     staged a graph, with what became of it."""
-    from lyra_resources.store.generations import recent_generations
-
     from rich import box
     from rich.table import Column
 
+    from lyra_resources.store.generations import recent_generations
+
     # fits 80 columns with the run ids whole: they are what `lyra task stop` and Dagster's UI take
-    table = Table(Column("run", no_wrap=True, min_width=36), "status", "graph", Column("started UTC", no_wrap=True),
-                  box=box.SIMPLE_HEAD, show_edge=False, collapse_padding=True, pad_edge=False)
+    table = Table(
+        Column("run", no_wrap=True, min_width=36),
+        "status",
+        "graph",
+        Column("started UTC", no_wrap=True),
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        collapse_padding=True,
+        pad_edge=False,
+    )
     generations = recent_generations(store, task.id)
-    if task.last_run_id and task.last_run_id not in {g.run_id for g in generations}:  # queued, or ended before staging
+    if task.last_run_id and task.last_run_id not in {
+        g.run_id for g in generations
+    }:  # queued, or ended before staging
         table.add_row(task.last_run_id, task.status, "", "")
     for g in generations:
         status = task.status if g.run_id == task.last_run_id else ""
@@ -117,9 +148,16 @@ def runs_table(store: LyraStore, task: TaskRecord) -> Table:
 
 
 @app.command("run")
-def task_run(task_id: str, home: HomeOption = None,
-             force: Annotated[bool, typer.Option("--force", help="run even when nothing the task reads has changed "
-                                                                "since its graph was built")] = False) -> None:
+def task_run(
+    task_id: str,
+    home: HomeOption = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force", help="run even when nothing the task reads has changed since its graph was built"
+        ),
+    ] = False,
+) -> None:
     """Re-materialize an existing task (its rows are replaced, feedback is kept); in the cluster
     profile, queue its run and return at once. A task that reads only local files and whose question,
     options, corpus files, settings, code, models and feedback are as they were when its graph was
@@ -127,21 +165,33 @@ def task_run(task_id: str, home: HomeOption = None,
     asset whose code and input tables are as they were when its rows were built keeps its rows."""
     from lyra_assets.execution.runs import is_cluster
     from lyra_core.tasks import TaskOptions
-    from lyra_resources.store.run_inputs import unchanged_since
     from lyra_resources.settings import load_settings
+    from lyra_resources.store.run_inputs import unchanged_since
     from lyra_resources.task_input import STORED_LABELS
-    from lyra_tools.cli.run import (check_input, print_notes, print_summary, queue_and_exit, run_with_progress,
-                                    write_verify_results)
+    from lyra_tools.cli.run import (
+        check_input,
+        print_notes,
+        print_summary,
+        queue_and_exit,
+        run_with_progress,
+        write_verify_results,
+    )
 
     task = require_task(home, task_id)
-    print_notes(check_input(task.query, task.options, home, STORED_LABELS))  # a corpus may be gone, the network down
+    print_notes(
+        check_input(task.query, task.options, home, STORED_LABELS)
+    )  # a corpus may be gone, the network down
     if not force and (same := unchanged_since(open_store(home), task.id, load_settings(), home_root(home))):
         from lyra_resources.store.reviewed_graph import answer as reviewed_answer
 
         for line in reviewed_answer.answer_lines(open_store(home), task.id):
             console.print(untrusted(line), soft_wrap=True)
-        console.print(f"task {untrusted(task.id)}: unchanged since run {same.run_id} ({same.covers} as they were); its graph "
-                      "stands. `--force` runs it again.", soft_wrap=True, highlight=False)
+        console.print(
+            f"task {untrusted(task.id)}: unchanged since run {same.run_id} ({same.covers} as they were); its graph "
+            "stands. `--force` runs it again.",
+            soft_wrap=True,
+            highlight=False,
+        )
         if TaskOptions.model_validate(task.options).is_verify:
             write_verify_results(task.id, None, home)
         raise typer.Exit(0)
@@ -162,7 +212,9 @@ def _set_watch(home: Path | None, task: TaskRecord, every: str | None) -> None:
     from lyra_core.tasks import TaskOptions
 
     options = TaskOptions.model_validate({**task.options, "watch_every": every})
-    open_store(home).update_task(task.id, options=options.model_dump(exclude_none=True, exclude_defaults=True))
+    open_store(home).update_task(
+        task.id, options=options.model_dump(exclude_none=True, exclude_defaults=True)
+    )
 
 
 @app.command("watch")
@@ -183,8 +235,10 @@ def task_watch(
     _set_watch(home, task, every)
     with open_instance(home) as instance:  # the schedule requests runs of this partition
         register_partition(instance, task_id)
-    console.print(f"{task_id} is re-run every {TaskOptions(watch_every=every).watch_every} by the Dagster schedule "
-                  "`watched_tasks_schedule` (checked hourly while `lyra ui` or a Dagster daemon runs on this home)")
+    console.print(
+        f"{task_id} is re-run every {TaskOptions(watch_every=every).watch_every} by the Dagster schedule "
+        "`watched_tasks_schedule` (checked hourly while `lyra ui` or a Dagster daemon runs on this home)"
+    )
 
 
 @app.command("unwatch")
@@ -209,7 +263,9 @@ def task_stop(task_id: str, home: HomeOption = None) -> None:
     if stopped:
         console.print(f"stopped {len(stopped)} run(s) of {task_id}; the graph readers see is unchanged")
     else:
-        console.print(f"nothing to stop: {task_id} has no run in progress (status {task.status}, left unchanged)")
+        console.print(
+            f"nothing to stop: {task_id} has no run in progress (status {task.status}, left unchanged)"
+        )
 
 
 @app.command("delete")
@@ -230,7 +286,10 @@ def task_delete(
     except RuntimeError as exc:
         raise fail(str(exc)) from exc
     rows = ", ".join(f"{n} {t}" for t, n in deleted.rows.items() if n) or "none"
-    console.print(f"deleted {task_id}: {sum(deleted.rows.values())} rows ({rows}), {len(deleted.runs)} Dagster "
-                  f"run(s), {len(deleted.files)} file(s) and folder(s); feedback is kept", soft_wrap=True)
+    console.print(
+        f"deleted {task_id}: {sum(deleted.rows.values())} rows ({rows}), {len(deleted.runs)} Dagster "
+        f"run(s), {len(deleted.files)} file(s) and folder(s); feedback is kept",
+        soft_wrap=True,
+    )
     for path in deleted.files:
         console.print(untrusted(f"  removed {path}"), soft_wrap=True)

@@ -13,9 +13,9 @@ from lyra_core.claim_inputs import ClaimsFileError, parse_claims
 from lyra_core.claims import claim_id_for
 from lyra_core.tasks import TaskOptions
 from lyra_resources.corpus.local_corpus import CorpusError
-from lyra_resources.sources.literature import LiteratureSources, UnknownPapersError
 from lyra_resources.home import HomeLayout
 from lyra_resources.settings import EvidenceSettings, load_settings
+from lyra_resources.sources.literature import LiteratureSources, UnknownPapersError
 from lyra_resources.store import verify_rows
 from lyra_resources.store.lyra_store import LyraStore
 
@@ -31,8 +31,14 @@ class VerifyInputError(ValueError):
     """A claims file or corpus a verify task cannot be made from; one line for the user."""
 
 
-def verify_options(corpus: list[Path], claims_file: Path, text: str, papers_per_claim: int,
-                   layout: HomeLayout, max_claims: int | None = None) -> tuple[TaskOptions, VerifyPlan]:
+def verify_options(
+    corpus: list[Path],
+    claims_file: Path,
+    text: str,
+    papers_per_claim: int,
+    layout: HomeLayout,
+    max_claims: int | None = None,
+) -> tuple[TaskOptions, VerifyPlan]:
     """The options of a verify task and its plan, once ``text`` (the claims file's) reads as at most
     ``max_claims`` claims and every paper id it names is in the corpus. Raises ``VerifyInputError``
     otherwise; creates no task, and a batch too large is refused before the corpus is read."""
@@ -53,7 +59,9 @@ def verify_options(corpus: list[Path], claims_file: Path, text: str, papers_per_
     try:  # only the claims that name papers: the others are searched when the task runs
         literature.claim_papers(paths, [c for c in claims if c.papers is not None], papers_per_claim)
     except (UnknownPapersError, CorpusError) as exc:
-        raise VerifyInputError(f"{claims_file}: {exc}" if isinstance(exc, UnknownPapersError) else str(exc)) from None
+        raise VerifyInputError(
+            f"{claims_file}: {exc}" if isinstance(exc, UnknownPapersError) else str(exc)
+        ) from None
     return options, plan
 
 
@@ -67,9 +75,11 @@ class VerifyPlan(BaseModel):
     seconds: float
 
     def line(self) -> str:
-        return (f"verify: {self.claims:,} claims, at most {self.max_pairs:,} NLI pairs; estimated {duration(self.seconds)} "
-                f"(recorded {1 / SECONDS_PER_PAIR:.0f} pairs/s and {1 / SECONDS_PER_CLAIM:.0f} claims/s embedded on a "
-                "2-core CPU; an unembedded corpus adds its own)")
+        return (
+            f"verify: {self.claims:,} claims, at most {self.max_pairs:,} NLI pairs; estimated {duration(self.seconds)} "
+            f"(recorded {1 / SECONDS_PER_PAIR:.0f} pairs/s and {1 / SECONDS_PER_CLAIM:.0f} claims/s embedded on a "
+            "2-core CPU; an unembedded corpus adds its own)"
+        )
 
 
 def verify_plan(options: TaskOptions, cfg: EvidenceSettings) -> VerifyPlan:
@@ -77,7 +87,9 @@ def verify_plan(options: TaskOptions, cfg: EvidenceSettings) -> VerifyPlan:
     ``verify_max_fragments`` fragments of them, one searched for up to ``verify_top_k``."""
     pairs = sum(cfg.verify_max_fragments if c.papers else cfg.verify_top_k for c in options.verify_claims)
     claims = len(options.verify_claims)
-    return VerifyPlan(claims=claims, max_pairs=pairs, seconds=pairs * SECONDS_PER_PAIR + claims * SECONDS_PER_CLAIM)
+    return VerifyPlan(
+        claims=claims, max_pairs=pairs, seconds=pairs * SECONDS_PER_PAIR + claims * SECONDS_PER_CLAIM
+    )
 
 
 def duration(seconds: float) -> str:
@@ -92,15 +104,20 @@ def too_many_claims(plan: VerifyPlan, claims_file: Path, max_claims: int) -> str
     """The refusal of a batch larger than ``max_claims``, in one line; None when it fits."""
     if plan.claims <= max_claims:
         return None
-    return (f"{claims_file} holds {plan.claims:,} claims, more than --max-claims {max_claims:,} (at most "
-            f"{plan.max_pairs:,} NLI pairs, estimated {duration(plan.seconds)}); pass --max-claims {plan.claims} "
-            "to verify them in one task, or split the file")
+    return (
+        f"{claims_file} holds {plan.claims:,} claims, more than --max-claims {max_claims:,} (at most "
+        f"{plan.max_pairs:,} NLI pairs, estimated {duration(plan.seconds)}); pass --max-claims {plan.claims} "
+        "to verify them in one task, or split the file"
+    )
 
 
 def corpus_id(paper_id: str | None, sources) -> str | None:
     """The paper's id in the corpus file (SciFact doc_id, BEIR _id, BibTeX key), else Lyra's."""
-    local = [s.removeprefix(CORPUS_SOURCE) for s in (list(sources) if sources is not None else [])
-             if s.startswith(CORPUS_SOURCE)]
+    local = [
+        s.removeprefix(CORPUS_SOURCE)
+        for s in (list(sources) if sources is not None else [])
+        if s.startswith(CORPUS_SOURCE)
+    ]
     return local[0] if local else paper_id
 
 
@@ -111,23 +128,38 @@ def verify_results(store: LyraStore, task_id: str) -> list[dict]:
         raise VerifyInputError(f"task {task_id} is not a verify task (made by `lyra verify`)")
     scores = verify_rows.claim_scores(store, task_id)
     scope = verify_rows.scope_sizes(store, task_id)
-    best = {(r.claim_id, r.relation): {
-        "paper": corpus_id(r.paper_id, r.sources), "paper_id": r.paper_id, "title": r.title, "text": r.text,
-        "probability": round(float(r.probability), 4), "edge_id": r.edge_id, "reason": r.reason,
-    } for r in verify_rows.strongest_edges(store, task_id).itertuples(index=False)}
+    best = {
+        (r.claim_id, r.relation): {
+            "paper": corpus_id(r.paper_id, r.sources),
+            "paper_id": r.paper_id,
+            "title": r.title,
+            "text": r.text,
+            "probability": round(float(r.probability), 4),
+            "edge_id": r.edge_id,
+            "reason": r.reason,
+        }
+        for r in verify_rows.strongest_edges(store, task_id).itertuples(index=False)
+    }
     results = []
     for claim in options.verify_claims:
         cid = claim_id_for(task_id, claim.claim)
         score = scores.loc[cid] if cid in scores.index else None
-        results.append({
-            "id": claim.id, "claim": claim.claim, "claim_id": cid,
-            "verdict": score["verdict"] if score is not None else None,
-            **{k: (round(float(score[k]), 4) if score is not None else None)
-               for k in ("confidence", "uncertainty", "controversy")},
-            "evidence_count": int(score["evidence_count"]) if score is not None else 0,
-            "papers_judged": int(scope.get(cid, 0)),
-            "supporting": best.get((cid, "SUPPORTS")), "refuting": best.get((cid, "REFUTES")),
-        })
+        results.append(
+            {
+                "id": claim.id,
+                "claim": claim.claim,
+                "claim_id": cid,
+                "verdict": score["verdict"] if score is not None else None,
+                **{
+                    k: (round(float(score[k]), 4) if score is not None else None)
+                    for k in ("confidence", "uncertainty", "controversy")
+                },
+                "evidence_count": int(score["evidence_count"]) if score is not None else 0,
+                "papers_judged": int(scope.get(cid, 0)),
+                "supporting": best.get((cid, "SUPPORTS")),
+                "refuting": best.get((cid, "REFUTES")),
+            }
+        )
     return results
 
 

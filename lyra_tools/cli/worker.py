@@ -25,21 +25,32 @@ app = typer.Typer()
 
 @app.command()
 def worker(
-    concurrency: Annotated[int, typer.Option(min=1, help="steps this worker runs at once (each in its own "
-                                             "process; steps load models, so mind the memory)")] = 1,
+    concurrency: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="steps this worker runs at once (each in its own "
+            "process; steps load models, so mind the memory)",
+        ),
+    ] = 1,
     home: HomeOption = None,
 ) -> None:
     """Run task steps of the cluster profile from its Redis broker (a Dagster Celery worker)."""
     from lyra_assets.execution.runs import open_instance
     from lyra_assets.execution.step_workers import (
-        CELERY_APP, CELERY_QUEUE, cluster_broker, write_worker_config,
+        CELERY_APP,
+        CELERY_QUEUE,
+        cluster_broker,
+        write_worker_config,
     )
 
     settings = load_settings()
     redis_url = cluster_broker(settings.cluster)
     if redis_url is None:
-        raise fail(f"lyra worker serves the cluster profile: set cluster.profile: cluster in the settings file "
-                   f"or ${PROFILE_ENV}=cluster, and the Redis broker (cluster.redis_url or $LYRA_REDIS_URL)")
+        raise fail(
+            f"lyra worker serves the cluster profile: set cluster.profile: cluster in the settings file "
+            f"or ${PROFILE_ENV}=cluster, and the Redis broker (cluster.redis_url or $LYRA_REDIS_URL)"
+        )
     try:
         import dagster_celery  # noqa: F401 (the cluster extra)
     except ImportError:
@@ -49,11 +60,30 @@ def worker(
         pass
     config_dir = write_worker_config(layout, redis_url)
     # the worker's own config module first; the repository root so workers import this code
-    env = child_environment(DAGSTER_HOME=str(layout.dagster_home), LYRA_HOME=str(layout.root),
-                            PYTHONPATH=python_path(str(config_dir), str(REPO_ROOT)))
+    env = child_environment(
+        DAGSTER_HOME=str(layout.dagster_home),
+        LYRA_HOME=str(layout.root),
+        PYTHONPATH=python_path(str(config_dir), str(REPO_ROOT)),
+    )
     # execvpe keeps the pid: the worker's name says which process it is
     name = f"lyra-{os.getpid()}@%h"
-    args = [sys.executable, "-m", "celery", "-A", CELERY_APP, "worker", "-Q", CELERY_QUEUE, "-n", name,
-            "--concurrency", str(concurrency), "--prefetch-multiplier", "1", "--loglevel", "INFO"]
+    args = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        CELERY_APP,
+        "worker",
+        "-Q",
+        CELERY_QUEUE,
+        "-n",
+        name,
+        "--concurrency",
+        str(concurrency),
+        "--prefetch-multiplier",
+        "1",
+        "--loglevel",
+        "INFO",
+    ]
     os.chdir(REPO_ROOT)
     os.execvpe(sys.executable, args, env)

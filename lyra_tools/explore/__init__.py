@@ -15,7 +15,20 @@ versions); below them, shared with the report, the exports and the ``task_report
 cursors, byte budget).
 """
 
+from lyra_core.clipping import clip
+from lyra_resources.store.reviewed_graph.answer import effective_answer
+from lyra_resources.store.reviewed_graph.overlay import Overlay, load_claims, load_overlay, rescore
+from lyra_resources.store.reviewed_graph.queries import claim_edges, require_task
+from lyra_resources.store.reviewed_graph.records import ExploreError
 from lyra_tools.explore.claims import claim_evidence, claims_by_topic, source_of
+from lyra_tools.explore.contradictions import find_contradictions
+from lyra_tools.explore.status import dagster_state, default_nli_version, task_status
+from lyra_tools.explore.summary import (
+    evidence_summary,
+    list_claim_topics,
+    list_tasks,
+    materials,
+)
 from lyra_tools.mcp.models import (
     AssetState,
     BlockedDomain,
@@ -41,9 +54,6 @@ from lyra_tools.mcp.models import (
     TopicClaims,
     TopicList,
 )
-from lyra_resources.store.reviewed_graph.records import ExploreError
-from lyra_resources.store.reviewed_graph.answer import effective_answer
-from lyra_resources.store.reviewed_graph.overlay import Overlay, load_claims, load_overlay, rescore
 from lyra_tools.mcp.paging import (
     ANSWER_BUDGET,
     MAX_LIMIT,
@@ -52,23 +62,55 @@ from lyra_tools.mcp.paging import (
     encode_cursor,
     fit_page,
 )
-from lyra_core.clipping import clip
-from lyra_resources.store.reviewed_graph.queries import claim_edges, require_task
-from lyra_tools.explore.status import dagster_state, default_nli_version, task_status
-from lyra_tools.explore.contradictions import find_contradictions
-from lyra_tools.explore.summary import (
-    evidence_summary,
-    list_claim_topics,
-    list_tasks,
-    materials,
-)
 
 __all__ = [
-    "ANSWER_BUDGET", "MAX_LIMIT", "AssetState", "BlockedDomain", "ClaimBrief", "ClaimEvidence", "ClaimScoreView",
-    "ContradictionHighlight", "EvidenceItem", "EvidenceLists", "EvidenceSummary", "ExploreError", "FeedbackCounts",
-    "MaterialClaim", "MaterialEdge", "Materials", "Overlay", "RunState", "Source", "Statistics", "TaskBrief",
-    "TaskList", "TaskStatus", "Topic", "TopicBrief", "TopicClaims", "TopicList", "check_limit", "claim_edges",
-    "claim_evidence", "claims_by_topic", "clip", "dagster_state", "decode_cursor", "default_nli_version",
-    "effective_answer", "encode_cursor", "evidence_summary", "find_contradictions", "fit_page", "list_claim_topics",
-    "list_tasks", "load_claims", "load_overlay", "materials", "require_task", "rescore", "source_of", "task_status",
+    "ANSWER_BUDGET",
+    "MAX_LIMIT",
+    "AssetState",
+    "BlockedDomain",
+    "ClaimBrief",
+    "ClaimEvidence",
+    "ClaimScoreView",
+    "ContradictionHighlight",
+    "EvidenceItem",
+    "EvidenceLists",
+    "EvidenceSummary",
+    "ExploreError",
+    "FeedbackCounts",
+    "MaterialClaim",
+    "MaterialEdge",
+    "Materials",
+    "Overlay",
+    "RunState",
+    "Source",
+    "Statistics",
+    "TaskBrief",
+    "TaskList",
+    "TaskStatus",
+    "Topic",
+    "TopicBrief",
+    "TopicClaims",
+    "TopicList",
+    "check_limit",
+    "claim_edges",
+    "claim_evidence",
+    "claims_by_topic",
+    "clip",
+    "dagster_state",
+    "decode_cursor",
+    "default_nli_version",
+    "effective_answer",
+    "encode_cursor",
+    "evidence_summary",
+    "find_contradictions",
+    "fit_page",
+    "list_claim_topics",
+    "list_tasks",
+    "load_claims",
+    "load_overlay",
+    "materials",
+    "require_task",
+    "rescore",
+    "source_of",
+    "task_status",
 ]

@@ -7,22 +7,24 @@ from datetime import datetime
 from typing import Any
 
 from lyra_core.cells import cell_list
-from lyra_core.feedback import rule_for
-from lyra_resources.store.generations import graph_note, published_generation
-from lyra_resources.settings import shared_settings
-from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools.mcp.models import AssetState, BlockedDomain, FeedbackCounts, RunState, TaskStatus
-from lyra_resources.store.reviewed_graph.overlay import load_overlay
 from lyra_core.clipping import clip
+from lyra_core.feedback import rule_for
+from lyra_resources.settings import shared_settings
+from lyra_resources.store.generations import graph_note, published_generation
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.store.reviewed_graph import counts
+from lyra_resources.store.reviewed_graph.overlay import load_overlay
 from lyra_resources.store.reviewed_graph.queries import require_task
+from lyra_tools.mcp.models import AssetState, BlockedDomain, FeedbackCounts, RunState, TaskStatus
 
 
 def _ts(value: float | None) -> datetime | None:
     return datetime.fromtimestamp(value) if value else None
 
 
-def dagster_state(store: LyraStore, task_id: str, instance: Any = None) -> tuple[RunState | None, list[AssetState]]:
+def dagster_state(
+    store: LyraStore, task_id: str, instance: Any = None
+) -> tuple[RunState | None, list[AssetState]]:
     """Latest run of the task's partition and each asset's state in it, from the Dagster instance
     of the store's home (or the open ``instance`` given, which a long-lived server keeps); the task
     row takes the run's outcome first if its run ended unseen (a killed process)."""
@@ -37,11 +39,15 @@ def dagster_state(store: LyraStore, task_id: str, instance: Any = None) -> tuple
 def _dagster_state(store: LyraStore, instance: Any, task_id: str) -> tuple[RunState | None, list[AssetState]]:
     from dagster import DagsterEventType
 
-    from lyra_assets.execution.runs import ACTIVE_STATUSES, task_runs
     from lyra_assets.execution import run_control  # imports the asset graph: only when status is asked for
+    from lyra_assets.execution.runs import ACTIVE_STATUSES, task_runs
 
-    types = {DagsterEventType.STEP_START: "running", DagsterEventType.STEP_SUCCESS: "done",
-             DagsterEventType.STEP_FAILURE: "failed", DagsterEventType.STEP_SKIPPED: "skipped"}
+    types = {
+        DagsterEventType.STEP_START: "running",
+        DagsterEventType.STEP_SUCCESS: "done",
+        DagsterEventType.STEP_FAILURE: "failed",
+        DagsterEventType.STEP_SKIPPED: "skipped",
+    }
     names = run_control.asset_names()
     # the assets of a multi-asset share its step, whose key is not an asset's name
     step_of = {name: step for step, assets in run_control.step_assets().items() for name in assets}
@@ -52,8 +58,12 @@ def _dagster_state(store: LyraStore, instance: Any, task_id: str) -> tuple[RunSt
     if records:
         record = records[0]
         run = record.dagster_run
-        run_state = RunState(run_id=run.run_id, status=run.status.value, started_at=_ts(record.start_time),
-                             ended_at=_ts(record.end_time))
+        run_state = RunState(
+            run_id=run.run_id,
+            status=run.status.value,
+            started_at=_ts(record.start_time),
+            ended_at=_ts(record.end_time),
+        )
         steps, materialized = _run_events(instance, run.run_id, types)
         active = run.status in ACTIVE_STATUSES
         published = published_generation(store, task_id)
@@ -74,7 +84,9 @@ def _run_events(instance: Any, run_id: str, types: dict) -> tuple[dict[str, str]
 
     steps: dict[str, str] = {}
     materialized: dict[str, datetime | None] = {}
-    for ev in instance.get_records_for_run(run_id, of_type={*types, DagsterEventType.ASSET_MATERIALIZATION}).records:
+    for ev in instance.get_records_for_run(
+        run_id, of_type={*types, DagsterEventType.ASSET_MATERIALIZATION}
+    ).records:
         event = ev.event_log_entry.dagster_event
         if event is None:
             continue
@@ -92,7 +104,9 @@ def default_nli_version() -> str:
     return base_version(configured_nli_path(shared_settings().models))
 
 
-def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, instance: Any = None) -> TaskStatus:
+def task_status(
+    store: LyraStore, task_id: str, with_dagster: bool = True, instance: Any = None
+) -> TaskStatus:
     """Status, run state per asset, row counts, blocked domains and the NLI version of a task."""
     from lyra_resources.models.model_files import configured_nli_path  # only when status is asked for
     from lyra_resources.models.nli_versions import active_version_id
@@ -112,29 +126,61 @@ def task_status(store: LyraStore, task_id: str, with_dagster: bool = True, insta
     # what `lyra models list` marks active
     active_nli = active_version_id(store, configured_nli_path(shared_settings().models))
     published = published_generation(store, task_id)
-    blocked = [BlockedDomain(
-        domain=domain, blocked_at=rule.created_at, reason=f"blocked by a user rule on {rule.domain_pattern!r}: "
-        f"{rule.reason}", cause_ids=[rule.id], original_trust_level=trust.get(domain), can_restore=True,
-        restore_via=f"feedback domain_clear_override or domain_unblock with domain_pattern '{rule.domain_pattern}'",
-    ) for domain, rule in sorted(overlay.blocked.items())]
+    blocked = [
+        BlockedDomain(
+            domain=domain,
+            blocked_at=rule.created_at,
+            reason=f"blocked by a user rule on {rule.domain_pattern!r}: {rule.reason}",
+            cause_ids=[rule.id],
+            original_trust_level=trust.get(domain),
+            can_restore=True,
+            restore_via=f"feedback domain_clear_override or domain_unblock with domain_pattern '{rule.domain_pattern}'",
+        )
+        for domain, rule in sorted(overlay.blocked.items())
+    ]
     for row in policy_blocks:
         domain, blocked_at, reason, causes, original, can_restore, restore_via = (
-            row["domain"], row["blocked_at"], row["reason"], row["cause_ids"], row["original_trust_level"],
-            row["can_restore"], row["restore_via"])
+            row["domain"],
+            row["blocked_at"],
+            row["reason"],
+            row["cause_ids"],
+            row["original_trust_level"],
+            row["can_restore"],
+            row["restore_via"],
+        )
         decided = rule_for(domain, rules)
         if domain in overlay.blocked or (decided is not None and decided.decision == "unblock"):
             continue  # a user rule decides this domain
-        blocked.append(BlockedDomain(
-            domain=domain, blocked_at=blocked_at, reason=reason or "blocked by source verification",
-            cause_ids=cell_list(causes)[:10], original_trust_level=original,
-            can_restore=bool(can_restore), restore_via=restore_via or "feedback domain_unblock"))
+        blocked.append(
+            BlockedDomain(
+                domain=domain,
+                blocked_at=blocked_at,
+                reason=reason or "blocked by source verification",
+                cause_ids=cell_list(causes)[:10],
+                original_trust_level=original,
+                can_restore=bool(can_restore),
+                restore_via=restore_via or "feedback domain_unblock",
+            )
+        )
     return TaskStatus(
-        task_id=task_id, query=clip(task["query"], 300)[0], status=task["status"], error=clip(task["error"], 500)[0] or None,
-        created_at=task["created_at"], updated_at=task["updated_at"], latest_run=run_state, assets=assets,
-        row_counts=store.row_counts(task_id), blocked_domains=blocked[:20],
+        task_id=task_id,
+        query=clip(task["query"], 300)[0],
+        status=task["status"],
+        error=clip(task["error"], 500)[0] or None,
+        created_at=task["created_at"],
+        updated_at=task["updated_at"],
+        latest_run=run_state,
+        assets=assets,
+        row_counts=store.row_counts(task_id),
+        blocked_domains=blocked[:20],
         active_nli_version=active_nli,
         edges_nli_version=version,
-        graph_run_id=published.run_id if published else None, graph_note=graph_note(store, task_id),
-        feedback=FeedbackCounts(events=events, reviewed_edges=reviewed, corrected_edges=corrected,
-                                rejected_claims=len(overlay.rejected)),
+        graph_run_id=published.run_id if published else None,
+        graph_note=graph_note(store, task_id),
+        feedback=FeedbackCounts(
+            events=events,
+            reviewed_edges=reviewed,
+            corrected_edges=corrected,
+            rejected_claims=len(overlay.rejected),
+        ),
     )

@@ -3,10 +3,29 @@
 from __future__ import annotations
 
 from lyra_core.cells import cell_list
+from lyra_core.clipping import clip, nan_to_none
 from lyra_core.feedback import effective_edges
 from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS
 from lyra_resources.store.generations import graph_note
 from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.store.reviewed_graph import counts
+from lyra_resources.store.reviewed_graph.answer import effective_answer
+from lyra_resources.store.reviewed_graph.overlay import (
+    effective_topics,
+    load_claims,
+    load_overlay,
+    refuted_claims,
+)
+from lyra_resources.store.reviewed_graph.queries import (
+    BY_RELEVANCE,
+    adopted_claim_ids,
+    claim_edges,
+    hypothesis_ids,
+    require_task,
+    task_topics,
+    topic_labels,
+)
+from lyra_resources.store.reviewed_graph.records import ExploreError
 from lyra_tools.mcp.models import (
     ContradictionHighlight,
     EvidenceSummary,
@@ -19,27 +38,7 @@ from lyra_tools.mcp.models import (
     TopicBrief,
     TopicList,
 )
-from lyra_resources.store.reviewed_graph import counts
-from lyra_resources.store.reviewed_graph.records import ExploreError
-from lyra_resources.store.reviewed_graph.answer import effective_answer
-from lyra_resources.store.reviewed_graph.overlay import (
-    effective_topics,
-    load_claims,
-    load_overlay,
-    refuted_claims,
-)
 from lyra_tools.mcp.paging import check_limit, decode_cursor, encode_cursor, fit_page, page_of, query_key
-from lyra_core.clipping import clip, nan_to_none
-from lyra_resources.store.reviewed_graph.queries import (
-    BY_RELEVANCE,
-    claim_edges,
-    adopted_claim_ids,
-    hypothesis_ids,
-    require_task,
-    task_topics,
-    topic_labels,
-)
-
 
 
 def evidence_summary(store: LyraStore, task_id: str) -> EvidenceSummary:
@@ -48,7 +47,9 @@ def evidence_summary(store: LyraStore, task_id: str) -> EvidenceSummary:
         task = require_task(conn, task_id)
         overlay = load_overlay(conn, task_id)
         per_claim = counts.edge_relations(conn, task_id)
-        scored = counts.stored_verdicts(conn, task_id)  # the adopted claims only: the claims asset scores nothing else
+        scored = counts.stored_verdicts(
+            conn, task_id
+        )  # the adopted claims only: the claims asset scores nothing else
         adopted, not_adopted, pages, primary, fragments = counts.task_counts(conn, task_id)
         hypotheses = hypothesis_ids(conn, task_id)  # the question's own claim: the answer, not a listed claim
         live_touched = sorted(overlay.touched - overlay.rejected - hypotheses)
@@ -82,17 +83,27 @@ def evidence_summary(store: LyraStore, task_id: str) -> EvidenceSummary:
     for row in topic_rows:
         count = sum(c in refuted for c in cell_list(row["claim_ids"]))
         if count:
-            highlights.append(ContradictionHighlight(topic_id=row["topic_id"], label=row["label"], claim_count=count))
+            highlights.append(
+                ContradictionHighlight(topic_id=row["topic_id"], label=row["label"], claim_count=count)
+            )
     highlights.sort(key=lambda h: (-h.claim_count, h.topic_id))
     return EvidenceSummary(
         answer_line=answer.line if answer else "Answer: none yet — the task has not been answered (run it)",
-        answer=answer, task_id=task_id, query=clip(task["query"], 300)[0], status=task["status"],
+        answer=answer,
+        task_id=task_id,
+        query=clip(task["query"], 300)[0],
+        status=task["status"],
         graph_note=graph_note(store, task_id) if task["status"] != "completed" else None,
         statistics=Statistics(
-            total_claims=int(adopted) - len(overlay.rejected & adopted_ids), rejected_claims=len(overlay.rejected),
-            not_adopted_claims=int(not_adopted), total_pages=int(pages), total_fragments=int(fragments),
-            supports_edges=relations.get(SUPPORTS, 0), refutes_edges=relations.get(REFUTES, 0),
-            neutral_edges=relations.get(NEUTRAL, 0), human_reviewed_edges=len(live_reviews),
+            total_claims=int(adopted) - len(overlay.rejected & adopted_ids),
+            rejected_claims=len(overlay.rejected),
+            not_adopted_claims=int(not_adopted),
+            total_pages=int(pages),
+            total_fragments=int(fragments),
+            supports_edges=relations.get(SUPPORTS, 0),
+            refutes_edges=relations.get(REFUTES, 0),
+            neutral_edges=relations.get(NEUTRAL, 0),
+            human_reviewed_edges=len(live_reviews),
             human_corrected_edges=sum(e["human_corrected"] for e in effective),
             verdicts={str(k): v for k, v in sorted(verdicts.items(), key=lambda kv: -kv[1]) if v},
         ),
@@ -103,7 +114,9 @@ def evidence_summary(store: LyraStore, task_id: str) -> EvidenceSummary:
     )
 
 
-def list_claim_topics(store: LyraStore, task_id: str, limit: int = 50, cursor: str | None = None) -> TopicList:
+def list_claim_topics(
+    store: LyraStore, task_id: str, limit: int = 50, cursor: str | None = None
+) -> TopicList:
     """The task's topics, largest first, counted over the claims in force."""
     check_limit(limit)
     key = query_key("topics", task_id)
@@ -111,13 +124,21 @@ def list_claim_topics(store: LyraStore, task_id: str, limit: int = 50, cursor: s
     with store.connect() as conn:
         require_task(conn, task_id)
         overlay = load_overlay(conn, task_id)
-        topics = effective_topics(task_topics(conn, task_id), overlay.rejected, refuted_claims(conn, task_id, overlay))
+        topics = effective_topics(
+            task_topics(conn, task_id), overlay.rejected, refuted_claims(conn, task_id, overlay)
+        )
     page, next_cursor = page_of(topics, offset, limit, key)
     return TopicList(task_id=task_id, topics=page, total=len(topics), next_cursor=next_cursor)
 
 
-def materials(store: LyraStore, task_id: str, format: str = "summary", limit: int = 10,
-              cursor: str | None = None, include_rejected: bool = False) -> Materials:
+def materials(
+    store: LyraStore,
+    task_id: str,
+    format: str = "summary",
+    limit: int = 10,
+    cursor: str | None = None,
+    include_rejected: bool = False,
+) -> Materials:
     """``summary``: the evidence summary. ``full``: every claim with its effective score and
     edges (ids, relation, confidence, domain), a page at a time; fragment texts come from
     get_claim_evidence."""
@@ -131,9 +152,12 @@ def materials(store: LyraStore, task_id: str, format: str = "summary", limit: in
     with store.connect() as conn:
         require_task(conn, task_id)
         overlay = load_overlay(conn, task_id)
-        ids = [claim_id for claim_id in adopted_claim_ids(conn, task_id)
-               if include_rejected or claim_id not in overlay.rejected]
-        chosen = ids[offset: offset + limit]
+        ids = [
+            claim_id
+            for claim_id in adopted_claim_ids(conn, task_id)
+            if include_rejected or claim_id not in overlay.rejected
+        ]
+        chosen = ids[offset : offset + limit]
         claims = load_claims(conn, task_id, overlay, chosen, order=BY_RELEVANCE)
         edges = effective_edges(claim_edges(conn, task_id, chosen), overlay.reviews, overlay.blocked_pages)
         topic_of = topic_labels(conn, task_id, chosen)
@@ -142,19 +166,41 @@ def materials(store: LyraStore, task_id: str, format: str = "summary", limit: in
     items = []
     for row in claims:
         text, truncated = clip(row["text"], 300)
-        items.append(MaterialClaim(
-            claim_id=row["claim_id"], text=text, truncated=truncated, origin=row["origin"],
-            topic=topic_of.get(row["claim_id"]), confidence=float(nan_to_none(row["confidence"]) or 0.5),
-            uncertainty=float(nan_to_none(row["uncertainty"]) or 0.0), controversy=float(nan_to_none(row["controversy"]) or 0.0),
-            verdict=nan_to_none(row["verdict"]) or "unverified", rejected=row["rejected"],
-            edges=[MaterialEdge(edge_id=e["edge_id"], fragment_id=e["fragment_id"], relation=e["relation"],
-                                nli_confidence=round(float(e["nli_confidence"]), 4), domain=e["domain"],
-                                human_corrected=e["human_corrected"])
-                   for e in edges if e["claim_id"] == row["claim_id"]]))
+        items.append(
+            MaterialClaim(
+                claim_id=row["claim_id"],
+                text=text,
+                truncated=truncated,
+                origin=row["origin"],
+                topic=topic_of.get(row["claim_id"]),
+                confidence=float(nan_to_none(row["confidence"]) or 0.5),
+                uncertainty=float(nan_to_none(row["uncertainty"]) or 0.0),
+                controversy=float(nan_to_none(row["controversy"]) or 0.0),
+                verdict=nan_to_none(row["verdict"]) or "unverified",
+                rejected=row["rejected"],
+                edges=[
+                    MaterialEdge(
+                        edge_id=e["edge_id"],
+                        fragment_id=e["fragment_id"],
+                        relation=e["relation"],
+                        nli_confidence=round(float(e["nli_confidence"]), 4),
+                        domain=e["domain"],
+                        human_corrected=e["human_corrected"],
+                    )
+                    for e in edges
+                    if e["claim_id"] == row["claim_id"]
+                ],
+            )
+        )
     page = fit_page(items, limit)
     end = offset + len(page)
-    return Materials(task_id=task_id, format="full", claims=page, total=len(ids),
-                     next_cursor=encode_cursor(key, {"i": end}) if end < len(ids) else None)
+    return Materials(
+        task_id=task_id,
+        format="full",
+        claims=page,
+        total=len(ids),
+        next_cursor=encode_cursor(key, {"i": end}) if end < len(ids) else None,
+    )
 
 
 def list_tasks(store: LyraStore, limit: int = 20, cursor: str | None = None) -> TaskList:
@@ -168,8 +214,18 @@ def list_tasks(store: LyraStore, limit: int = 20, cursor: str | None = None) -> 
     items = []
     for t in rows:
         query, truncated = clip(t["query"], 200)
-        items.append(TaskBrief(id=t["id"], query=query, truncated=truncated, status=t["status"],
-                               created_at=t["created_at"], updated_at=t["updated_at"]))
+        items.append(
+            TaskBrief(
+                id=t["id"],
+                query=query,
+                truncated=truncated,
+                status=t["status"],
+                created_at=t["created_at"],
+                updated_at=t["updated_at"],
+            )
+        )
     page = fit_page(items, limit)
     end = offset + len(page)
-    return TaskList(tasks=page, total=total, next_cursor=encode_cursor(key, {"i": end}) if end < total else None)
+    return TaskList(
+        tasks=page, total=total, next_cursor=encode_cursor(key, {"i": end}) if end < total else None
+    )

@@ -16,8 +16,8 @@ from typing import Literal
 import pandas as pd
 
 from lyra_core.feedback import effective_edges
-from lyra_resources.store.reviewed_graph.report import report_html
 from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.store.reviewed_graph.report import report_html
 from lyra_tools import explore
 from lyra_tools.exports.references import REFERENCE_WRITERS, reference_papers
 
@@ -43,21 +43,46 @@ def claim_rows(store: LyraStore, task_id: str) -> list[dict]:
     with store.connect() as conn:
         explore.require_task(conn, task_id)
         overlay = explore.load_overlay(conn, task_id)
-        claims = [c for c in explore.load_claims(conn, task_id, overlay, order="c.relevance DESC, c.claim_id")
-                  if not c["rejected"]]
-        edges = effective_edges(explore.claim_edges(conn, task_id, [c["claim_id"] for c in claims],
-                                                            with_sources=True), overlay.reviews, overlay.blocked_pages)
+        claims = [
+            c
+            for c in explore.load_claims(conn, task_id, overlay, order="c.relevance DESC, c.claim_id")
+            if not c["rejected"]
+        ]
+        edges = effective_edges(
+            explore.claim_edges(conn, task_id, [c["claim_id"] for c in claims], with_sources=True),
+            overlay.reviews,
+            overlay.blocked_pages,
+        )
     rows = []
     for c in claims:
-        mine = sorted((e for e in edges if e["claim_id"] == c["claim_id"] and e["relation"] != "NEUTRAL"),
-                      key=lambda e: (-e["nli_confidence"], e["edge_id"]))
-        rows.append({"claim_id": c["claim_id"], "text": c["text"], "origin": c["origin"], "verdict": c["verdict"],
-                     "confidence": c["confidence"], "uncertainty": c["uncertainty"],
-                     "controversy": c["controversy"], "supporting": c["supporting_count"],
-                     "refuting": c["refuting_count"],
-                     "evidence": [{"edge_id": e["edge_id"], "relation": e["relation"],
-                                   "nli_confidence": round(float(e["nli_confidence"]), 4), "text": e["text"],
-                                   "source": e["title"], "url": e["url"]} for e in mine]})
+        mine = sorted(
+            (e for e in edges if e["claim_id"] == c["claim_id"] and e["relation"] != "NEUTRAL"),
+            key=lambda e: (-e["nli_confidence"], e["edge_id"]),
+        )
+        rows.append(
+            {
+                "claim_id": c["claim_id"],
+                "text": c["text"],
+                "origin": c["origin"],
+                "verdict": c["verdict"],
+                "confidence": c["confidence"],
+                "uncertainty": c["uncertainty"],
+                "controversy": c["controversy"],
+                "supporting": c["supporting_count"],
+                "refuting": c["refuting_count"],
+                "evidence": [
+                    {
+                        "edge_id": e["edge_id"],
+                        "relation": e["relation"],
+                        "nli_confidence": round(float(e["nli_confidence"]), 4),
+                        "text": e["text"],
+                        "source": e["title"],
+                        "url": e["url"],
+                    }
+                    for e in mine
+                ],
+            }
+        )
     return rows
 
 
@@ -68,8 +93,10 @@ def export(store: LyraStore, task_id: str, fmt: str, only_evidence: bool = False
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}: use one of {', '.join(FORMATS)}")
     if only_evidence and fmt not in REFERENCE_FORMATS:
-        raise ValueError(f"only the papers that hold evidence: a reference format ({', '.join(REFERENCE_FORMATS)}), "
-                         f"not {fmt}")
+        raise ValueError(
+            f"only the papers that hold evidence: a reference format ({', '.join(REFERENCE_FORMATS)}), "
+            f"not {fmt}"
+        )
     with store.connect() as conn:
         explore.require_task(conn, task_id)
         if fmt in REFERENCE_FORMATS:
@@ -79,8 +106,13 @@ def export(store: LyraStore, task_id: str, fmt: str, only_evidence: bool = False
     rows = claim_rows(store, task_id)
     if fmt == "jsonl":
         return "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in rows)
-    flat = [{**{k: v for k, v in r.items() if k != "evidence"},
-             "evidence_edges": ";".join(f"{e['relation']}:{e['edge_id']}" for e in r["evidence"])} for r in rows]
+    flat = [
+        {
+            **{k: v for k, v in r.items() if k != "evidence"},
+            "evidence_edges": ";".join(f"{e['relation']}:{e['edge_id']}" for e in r["evidence"]),
+        }
+        for r in rows
+    ]
     table = pd.DataFrame(flat)
     for column in table.select_dtypes(include="object").columns:  # the text columns; numbers stay numbers
         table[column] = table[column].map(csv_cell)

@@ -30,17 +30,29 @@ from pydantic import BaseModel
 
 from lyra_core.answer import voting_papers
 from lyra_core.cells import cell_list
+from lyra_core.report.refs import linkable
 from lyra_resources.store.reviewed_graph.answer import source_edges
 from lyra_resources.store.reviewed_graph.overlay import load_claims, load_overlay
-from lyra_core.report.refs import linkable
 from lyra_resources.store.reviewed_graph.papers import task_papers
 
 # What LaTeX reads as markup in a BibTeX value, written so that it prints as itself, each in braces
 # as BibTeX writes a special character ({\"u}): no value or name then starts with a backslash, and a
 # brace is a macro, not \{, since BibTeX counts every brace and a title's lone one would unbalance it.
-_LATEX_SPECIALS = {c: "{" + m + "}" for c, m in {
-    "\\": r"\textbackslash", "{": r"\textbraceleft", "}": r"\textbraceright", "%": r"\%", "&": r"\&",
-    "$": r"\$", "#": r"\#", "_": r"\_", "~": r"\textasciitilde", "^": r"\textasciicircum"}.items()}
+_LATEX_SPECIALS = {
+    c: "{" + m + "}"
+    for c, m in {
+        "\\": r"\textbackslash",
+        "{": r"\textbraceleft",
+        "}": r"\textbraceright",
+        "%": r"\%",
+        "&": r"\&",
+        "$": r"\$",
+        "#": r"\#",
+        "_": r"\_",
+        "~": r"\textasciitilde",
+        "^": r"\textasciicircum",
+    }.items()
+}
 # TeX ligatures that print as another character ("--" a dash, "''" a closing quote, "?`" an inverted
 # question mark, "<<" a guillemet): an empty group between the two characters keeps them apart.
 _LIGATURES = re.compile(r"(?<=-)(?=-)|(?<=')(?=')|(?<=`)(?=`)|(?<=[?!])(?=`)|(?<=<)(?=<)|(?<=>)(?=>)")
@@ -91,11 +103,21 @@ class ExportedPaper(BaseModel):
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> ExportedPaper:
         """The paper of a ``task_papers`` row (or any mapping with its columns), whatever is missing."""
-        listed = {name: [t for item in cell_list(row.get(name)) if (t := one_line(item))]
-                  for name in ("authors", "sources")}
-        return cls(paper_id=str(row["paper_id"]), title=one_line(row.get("title")), year=year_of(row.get("year")),
-                   venue=one_line(row.get("venue")), doi=one_line(row.get("doi")), pmid=one_line(row.get("pmid")),
-                   arxiv_id=one_line(row.get("arxiv_id")), url=linkable(one_line(row.get("url"))), **listed)
+        listed = {
+            name: [t for item in cell_list(row.get(name)) if (t := one_line(item))]
+            for name in ("authors", "sources")
+        }
+        return cls(
+            paper_id=str(row["paper_id"]),
+            title=one_line(row.get("title")),
+            year=year_of(row.get("year")),
+            venue=one_line(row.get("venue")),
+            doi=one_line(row.get("doi")),
+            pmid=one_line(row.get("pmid")),
+            arxiv_id=one_line(row.get("arxiv_id")),
+            url=linkable(one_line(row.get("url"))),
+            **listed,
+        )
 
 
 def voting_paper_ids(conn: duckdb.DuckDBPyConnection, task_id: str) -> set[str]:
@@ -108,7 +130,9 @@ def voting_paper_ids(conn: duckdb.DuckDBPyConnection, task_id: str) -> set[str]:
     return voting_papers(source_edges(conn, task_id, claims, overlay), overlay.rule.min_vote)
 
 
-def reference_papers(conn: duckdb.DuckDBPyConnection, task_id: str, only_evidence: bool = False) -> list[ExportedPaper]:
+def reference_papers(
+    conn: duckdb.DuckDBPyConnection, task_id: str, only_evidence: bool = False
+) -> list[ExportedPaper]:
     """The task's papers, best search rank first (``task_papers``: its search results and the papers
     whose abstract it read); with ``only_evidence``, only those of :func:`voting_paper_ids`."""
     rows = task_papers(conn, task_id)
@@ -119,6 +143,7 @@ def reference_papers(conn: duckdb.DuckDBPyConnection, task_id: str, only_evidenc
 
 
 # -- BibTeX ------------------------------------------------------------------------------------------
+
 
 def latex_text(text: str) -> str:
     """``text`` as a BibTeX value that LaTeX prints as ``text`` (unicode is kept: the file is UTF-8)."""
@@ -168,29 +193,48 @@ def citation_key(paper: ExportedPaper, used: set[str]) -> str:
 def to_bibtex(papers: Sequence[ExportedPaper]) -> str:
     library, used = bibtexparser.Library(), set()
     for paper in papers:
-        fields = {"title": paper.title and latex_text(paper.title),
-                  "author": " and ".join(bibtex_name(a) for a in paper.authors) or None,
-                  "year": None if paper.year is None else str(paper.year),
-                  "journal": paper.venue and latex_text(paper.venue), "doi": paper.doi and _verbatim(paper.doi),
-                  "url": paper.url and _verbatim(paper.url), "pmid": paper.pmid and _verbatim(paper.pmid),
-                  "eprint": paper.arxiv_id and _verbatim(paper.arxiv_id),
-                  "archiveprefix": "arXiv" if paper.arxiv_id else None,
-                  "lyra_paper": _verbatim(paper.paper_id),
-                  "lyra_sources": latex_text(", ".join(paper.sources)) if paper.sources else None}
-        library.add(Entry("article", citation_key(paper, used),
-                          [Field(k, v) for k, v in fields.items() if v is not None]))
+        fields = {
+            "title": paper.title and latex_text(paper.title),
+            "author": " and ".join(bibtex_name(a) for a in paper.authors) or None,
+            "year": None if paper.year is None else str(paper.year),
+            "journal": paper.venue and latex_text(paper.venue),
+            "doi": paper.doi and _verbatim(paper.doi),
+            "url": paper.url and _verbatim(paper.url),
+            "pmid": paper.pmid and _verbatim(paper.pmid),
+            "eprint": paper.arxiv_id and _verbatim(paper.arxiv_id),
+            "archiveprefix": "arXiv" if paper.arxiv_id else None,
+            "lyra_paper": _verbatim(paper.paper_id),
+            "lyra_sources": latex_text(", ".join(paper.sources)) if paper.sources else None,
+        }
+        library.add(
+            Entry(
+                "article",
+                citation_key(paper, used),
+                [Field(k, v) for k, v in fields.items() if v is not None],
+            )
+        )
     return bibtexparser.write_string(library)
 
 
 # -- RIS and CSL-JSON --------------------------------------------------------------------------------
 
+
 def to_ris(papers: Sequence[ExportedPaper]) -> str:
     entries = []
     for paper in papers:
-        entry = {"type_of_reference": "JOUR", "id": paper.paper_id, "title": paper.title, "authors": paper.authors,
-                 "year": None if paper.year is None else str(paper.year), "journal_name": paper.venue,
-                 "doi": paper.doi, "urls": [paper.url] if paper.url else None, "accession_number": paper.pmid,
-                 "custom1": paper.arxiv_id, "custom2": "; ".join(paper.sources) or None}
+        entry = {
+            "type_of_reference": "JOUR",
+            "id": paper.paper_id,
+            "title": paper.title,
+            "authors": paper.authors,
+            "year": None if paper.year is None else str(paper.year),
+            "journal_name": paper.venue,
+            "doi": paper.doi,
+            "urls": [paper.url] if paper.url else None,
+            "accession_number": paper.pmid,
+            "custom1": paper.arxiv_id,
+            "custom2": "; ".join(paper.sources) or None,
+        }
         entries.append({k: v for k, v in entry.items() if v})
     return rispy.dumps(entries)
 
@@ -207,11 +251,18 @@ def to_csl_json(papers: Sequence[ExportedPaper]) -> str:
     items = []
     for paper in papers:
         custom = {"arxiv": paper.arxiv_id, "lyra_sources": paper.sources}
-        item = {"id": paper.paper_id, "type": "article-journal", "title": paper.title,
-                "author": [csl_name(a) for a in paper.authors],
-                "issued": None if paper.year is None else {"date-parts": [[paper.year]]},
-                "container-title": paper.venue, "DOI": paper.doi, "URL": paper.url, "PMID": paper.pmid,
-                "custom": {k: v for k, v in custom.items() if v}}
+        item = {
+            "id": paper.paper_id,
+            "type": "article-journal",
+            "title": paper.title,
+            "author": [csl_name(a) for a in paper.authors],
+            "issued": None if paper.year is None else {"date-parts": [[paper.year]]},
+            "container-title": paper.venue,
+            "DOI": paper.doi,
+            "URL": paper.url,
+            "PMID": paper.pmid,
+            "custom": {k: v for k, v in custom.items() if v},
+        }
         items.append({k: v for k, v in item.items() if v or k == "id"})
     return json.dumps(items, ensure_ascii=False, indent=2)
 

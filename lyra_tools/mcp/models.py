@@ -43,10 +43,15 @@ class ContradictionHighlight(BaseModel):
 
 
 class EvidenceSummary(MarksUntrusted):
-    answer_line: str = Field(description="the answer to the question in one line, e.g. 'Answer: supported "
-                             "(0.78 ± 0.09) — 6 papers for, 1 against, 23 judged'")
-    answer: AnswerView | None = Field(None, description="the hypothesis judged and its papers, or (open question) "
-                                      "the most relevant claims; human feedback applied")
+    answer_line: str = Field(
+        description="the answer to the question in one line, e.g. 'Answer: supported "
+        "(0.78 ± 0.09) — 6 papers for, 1 against, 23 judged'"
+    )
+    answer: AnswerView | None = Field(
+        None,
+        description="the hypothesis judged and its papers, or (open question) "
+        "the most relevant claims; human feedback applied",
+    )
     task_id: str
     query: UntrustedText
     status: str
@@ -55,10 +60,16 @@ class EvidenceSummary(MarksUntrusted):
     contradiction_highlights: list[ContradictionHighlight]
     primary_source_ratio: float | None = Field(
         description="share of the task's pages that are scholarly records (kind abstract or paper) rather "
-                    "than web pages; null when the task has no pages")
-    blocked_domains: list[UntrustedText] = Field(default_factory=list, description="task domains a user rule blocks")
-    graph_note: str | None = Field(None, description="set when the graph shown is not the latest run's: "
-                                   "which run's graph it is and what to do")
+        "than web pages; null when the task has no pages"
+    )
+    blocked_domains: list[UntrustedText] = Field(
+        default_factory=list, description="task domains a user rule blocks"
+    )
+    graph_note: str | None = Field(
+        None,
+        description="set when the graph shown is not the latest run's: "
+        "which run's graph it is and what to do",
+    )
 
 
 class TopicList(MarksUntrusted):
@@ -79,7 +90,9 @@ class TopicClaims(MarksUntrusted):
 
 class Source(BaseModel):
     page_id: str | None
-    paper_id: str | None = Field(None, description="the paper behind the page (get_paper); null for a web page")
+    paper_id: str | None = Field(
+        None, description="the paper behind the page (get_paper); null for a web page"
+    )
     url: UntrustedText | None
     domain: UntrustedText | None
     title: UntrustedText | None
@@ -97,20 +110,33 @@ class EvidenceItem(BaseModel):
     truncated: bool
     nli_confidence: float = Field(description="calibrated probability of the edge's relation")
     probabilities: dict[str, float] | None = Field(
-        None, description="calibrated p_supports / p_refutes / p_neutral of the edge (a weak SUPPORTS has a high p_neutral)")
+        None,
+        description="calibrated p_supports / p_refutes / p_neutral of the edge (a weak SUPPORTS has a high p_neutral)",
+    )
     model_relation: str | None = Field(None, description="the model's label, given when a human changed it")
-    reason: UntrustedText | None = Field(None, description="why the judge said what it said, in one line (for an effect "
-                               "claim: the directions the passage and the claim state, the figures)")
+    reason: UntrustedText | None = Field(
+        None,
+        description="why the judge said what it said, in one line (for an effect "
+        "claim: the directions the passage and the claim state, the figures)",
+    )
     study_design: str | None = Field(
-        None, description="the design of the passage's paper: meta_analysis | rct | cohort | case_control | "
-                          "cross_sectional | animal_cell | review | other (none stated); null on an edge judged "
-                          "before designs were read")
-    design_cue: UntrustedText | None = Field(None, description="the words that decided study_design, as written")
+        None,
+        description="the design of the passage's paper: meta_analysis | rct | cohort | case_control | "
+        "cross_sectional | animal_cell | review | other (none stated); null on an edge judged "
+        "before designs were read",
+    )
+    design_cue: UntrustedText | None = Field(
+        None, description="the words that decided study_design, as written"
+    )
     sample_size: int | None = Field(None, description="people or animals the study enrolled, where stated")
-    effect_figures: UntrustedText | None = Field(None, description="the effect figures the passage states, as written "
-                                       "('RR 0.70, 95% CI 0.58-0.86')")
-    facts: UntrustedText | None = Field(None, description="design, size and figures in one line, as a scientist reads "
-                              "them: 'RCT, n = 861, HR 0.63 (0.35–1.13)'")
+    effect_figures: UntrustedText | None = Field(
+        None, description="the effect figures the passage states, as written ('RR 0.70, 95% CI 0.58-0.86')"
+    )
+    facts: UntrustedText | None = Field(
+        None,
+        description="design, size and figures in one line, as a scientist reads "
+        "them: 'RCT, n = 861, HR 0.63 (0.35–1.13)'",
+    )
     human_reviewed: bool
     human_corrected: bool
     source: Source
@@ -190,8 +216,10 @@ class TaskList(MarksUntrusted):
 
 # -- task status -----------------------------------------------------------------------------------
 
+
 class BlockedDomain(BaseModel):
-    """A domain whose evidence the task leaves out: blocked by a user rule or by source verification, and how to restore it."""
+    """A domain whose evidence the task leaves out: blocked by a user rule or by source verification,
+    and how to restore it."""
 
     domain: UntrustedText
     blocked_at: datetime | None
@@ -233,10 +261,17 @@ class TaskStatus(MarksUntrusted):
     assets: list[AssetState]
     row_counts: dict[str, int]
     blocked_domains: list[BlockedDomain]
-    active_nli_version: str | None = Field(description="the NLI model version that judges new edges (lyra models list)")
-    edges_nli_version: str | None = Field(description="NLI model version on the task's edges (the most common one); "
-                                          "differs from the active one until the task is re-scored")
-    graph_run_id: str | None = Field(description="the run whose graph readers see (the last one that published)")
-    graph_note: str | None = Field(description="set when the graph shown is not the latest run's: which run's "
-                                   "graph it is and what to do")
+    active_nli_version: str | None = Field(
+        description="the NLI model version that judges new edges (lyra models list)"
+    )
+    edges_nli_version: str | None = Field(
+        description="NLI model version on the task's edges (the most common one); "
+        "differs from the active one until the task is re-scored"
+    )
+    graph_run_id: str | None = Field(
+        description="the run whose graph readers see (the last one that published)"
+    )
+    graph_note: str | None = Field(
+        description="set when the graph shown is not the latest run's: which run's graph it is and what to do"
+    )
     feedback: FeedbackCounts

@@ -44,14 +44,18 @@ def decode_cursor(cursor: str | None, key: str, names: Sequence[str] = ("i",)) -
     try:
         if not isinstance(cursor, str) or len(cursor) > 200:
             raise ValueError
-        data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)), parse_constant=_no_constant)
+        data = json.loads(
+            base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)), parse_constant=_no_constant
+        )
         offsets = {n: data["o"][n] for n in names}
         # exactly the whole numbers this query hands out: a forged 1e30, Infinity or -1 is no offset
         if data["k"] != key or not all(type(v) is int and 0 <= v <= MAX_OFFSET for v in offsets.values()):
             raise ValueError
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
-        raise ExploreError("cursor does not belong to this query: pass the next_cursor of the previous "
-                           "answer unchanged, with the same arguments") from None
+        raise ExploreError(
+            "cursor does not belong to this query: pass the next_cursor of the previous "
+            "answer unchanged, with the same arguments"
+        ) from None
     return offsets
 
 
@@ -71,7 +75,9 @@ def fit_page(items: Sequence[T], limit: int, budget: int = ANSWER_BUDGET) -> lis
     return out
 
 
-def page_of(items: list[T], offset: int, limit: int, key: str, budget: int = ANSWER_BUDGET) -> tuple[list[T], str | None]:
+def page_of(
+    items: list[T], offset: int, limit: int, key: str, budget: int = ANSWER_BUDGET
+) -> tuple[list[T], str | None]:
     page = fit_page(items[offset:], limit, budget)
     end = offset + len(page)
     return page, (encode_cursor(key, {"i": end}) if end < len(items) else None)

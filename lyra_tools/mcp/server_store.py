@@ -13,8 +13,8 @@ from pathlib import Path
 import duckdb
 from pydantic import PrivateAttr
 
-from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.store.locks import STORE_RETRY
+from lyra_resources.store.lyra_store import LyraStore
 
 
 class _Attachment:
@@ -44,8 +44,11 @@ class _Attachment:
         """ATTACH the file, waiting with the store's policy while another process (or a plain store
         in this one) holds it."""
         quoted = str(self.path).replace("'", "''")
-        STORE_RETRY.run(lambda: self._instance.execute(f"ATTACH '{quoted}' AS lyra"),
-                        timeout_s=self.busy_timeout_s, what=self.path)
+        STORE_RETRY.run(
+            lambda: self._instance.execute(f"ATTACH '{quoted}' AS lyra"),
+            timeout_s=self.busy_timeout_s,
+            what=self.path,
+        )
 
     @contextlib.contextmanager
     def cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:

@@ -31,8 +31,10 @@ logger = logging.getLogger("lyra_tools.mcp.server")
 def answer(model: BaseModel) -> CallToolResult:
     """Compact JSON as the text block (the SDK's default indents it, doubling the size an agent
     reads) and the same object as structured content."""
-    return CallToolResult(content=[TextContent(type="text", text=model.model_dump_json())],
-                          structured_content=model.model_dump(mode="json"))
+    return CallToolResult(
+        content=[TextContent(type="text", text=model.model_dump_json())],
+        structured_content=model.model_dump(mode="json"),
+    )
 
 
 def guard(fn: Callable[[], M]) -> CallToolResult:
@@ -40,7 +42,9 @@ def guard(fn: Callable[[], M]) -> CallToolResult:
     try:
         return answer(fn())
     except StoreBusyError as exc:
-        raise ToolError(f"the Lyra database stayed busy (another process is writing); try again: {exc}") from exc
+        raise ToolError(
+            f"the Lyra database stayed busy (another process is writing); try again: {exc}"
+        ) from exc
     except (ExploreError, FeedbackError, StoreError) as exc:
         raise ToolError(str(exc)) from exc
     except Exception as exc:  # a bug: one line for the agent, the traceback on stderr for the operator
@@ -62,9 +66,11 @@ class ToolContext:
 
     def read(self, fn: Callable[[], M]) -> CallToolResult:
         """A read tool's body under :func:`guard`, the database attached once for the whole call."""
+
         def held() -> M:
             with self.store.held():
                 return fn()
+
         return guard(held)
 
     def dagster_instance(self) -> Any:

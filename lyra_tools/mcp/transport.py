@@ -41,8 +41,9 @@ class LineRefused(Exception):
 
     def __init__(self, code: int, message: str, request_id: Any = None) -> None:
         super().__init__(message)
-        self.error = types.JSONRPCError(jsonrpc="2.0", id=request_id,
-                                        error=types.ErrorData(code=code, message=message))
+        self.error = types.JSONRPCError(
+            jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message)
+        )
 
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
@@ -83,7 +84,9 @@ def _depth(value: Any) -> int:
         if isinstance(node, dict | list):
             deepest = max(deepest, level)
             if level <= MAX_DEPTH:
-                stack.extend((child, level + 1) for child in (node.values() if isinstance(node, dict) else node))
+                stack.extend(
+                    (child, level + 1) for child in (node.values() if isinstance(node, dict) else node)
+                )
     return deepest
 
 
@@ -108,7 +111,8 @@ def _lone_surrogate(value: Any) -> str | None:
 def _invalid_message(data: Any, exc: ValidationError) -> str:
     """What is wrong with a parsed message that is no JSON-RPC message, in one line."""
     if not isinstance(data, dict):
-        return f"a JSON-RPC message must be an object, not {'an array (batches are not supported)' if isinstance(data, list) else type(data).__name__}"
+        kind = "an array (batches are not supported)" if isinstance(data, list) else type(data).__name__
+        return f"a JSON-RPC message must be an object, not {kind}"
     if data.get("jsonrpc") != "2.0":
         return 'a JSON-RPC message needs "jsonrpc": "2.0"'
     if "method" in data and not isinstance(data["method"], str):
@@ -125,23 +129,35 @@ def check_line(text: str) -> str:
     try:
         data = json.loads(text, parse_constant=_refuse_constant)
     except RecursionError:
-        raise LineRefused(types.PARSE_ERROR, f"parse error: JSON nested more than {MAX_DEPTH} levels deep",
-                          salvage_id(text)) from None
+        raise LineRefused(
+            types.PARSE_ERROR, f"parse error: JSON nested more than {MAX_DEPTH} levels deep", salvage_id(text)
+        ) from None
     except ValueError as exc:
-        raise LineRefused(types.PARSE_ERROR, f"parse error: the line is not JSON ({exc})", salvage_id(text)) from None
+        raise LineRefused(
+            types.PARSE_ERROR, f"parse error: the line is not JSON ({exc})", salvage_id(text)
+        ) from None
     raw_id = data.get("id") if isinstance(data, dict) else None
     request_id = raw_id if isinstance(raw_id, str | int) and not isinstance(raw_id, bool) else None
     if _depth(data) > MAX_DEPTH:
-        raise LineRefused(types.INVALID_REQUEST, f"invalid request: JSON nested more than {MAX_DEPTH} levels "
-                                                 "deep", request_id)
+        raise LineRefused(
+            types.INVALID_REQUEST,
+            f"invalid request: JSON nested more than {MAX_DEPTH} levels deep",
+            request_id,
+        )
     if (bad := _lone_surrogate(data)) is not None:
-        raise LineRefused(types.PARSE_ERROR, f"parse error: a string holds a lone UTF-16 surrogate "
-                                             f"({bad[:40].encode('utf-8', 'backslashreplace').decode()}); "
-                                             "send valid Unicode", request_id)
+        raise LineRefused(
+            types.PARSE_ERROR,
+            f"parse error: a string holds a lone UTF-16 surrogate "
+            f"({bad[:40].encode('utf-8', 'backslashreplace').decode()}); "
+            "send valid Unicode",
+            request_id,
+        )
     try:
         types.jsonrpc_message_adapter.validate_json(text, by_name=False)
     except ValidationError as exc:
-        raise LineRefused(types.INVALID_REQUEST, f"invalid request: {_invalid_message(data, exc)}", request_id) from None
+        raise LineRefused(
+            types.INVALID_REQUEST, f"invalid request: {_invalid_message(data, exc)}", request_id
+        ) from None
     return text
 
 
@@ -168,8 +184,12 @@ class CheckedLines:
                 if not line:
                     return
                 if cut:
-                    await self.refusals.send(LineRefused(
-                        types.PARSE_ERROR, f"parse error: the line is longer than {MAX_LINE_BYTES:,} bytes").error)
+                    await self.refusals.send(
+                        LineRefused(
+                            types.PARSE_ERROR,
+                            f"parse error: the line is longer than {MAX_LINE_BYTES:,} bytes",
+                        ).error
+                    )
                     continue
                 text = line.decode("utf-8", errors="replace")  # as the SDK decodes stdin
                 if not text.strip():
@@ -196,12 +216,14 @@ class LyraMCPServer(MCPServer):
         lines = CheckedLines(sys.stdin.buffer, send_refusals)
         async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
             async with anyio.create_task_group() as tg:
+
                 async def answer_refused() -> None:
                     async with refusals:
                         async for error in refusals:
                             await write_stream.send(SessionMessage(error))
 
                 tg.start_soon(answer_refused)
-                await self._lowlevel_server.run(read_stream, write_stream,
-                                                self._lowlevel_server.create_initialization_options())
+                await self._lowlevel_server.run(
+                    read_stream, write_stream, self._lowlevel_server.create_initialization_options()
+                )
                 tg.cancel_scope.cancel()

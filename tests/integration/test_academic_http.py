@@ -33,7 +33,9 @@ class Scripted(BaseHTTPRequestHandler):
 
     def _answer(self):
         self.server.seen.append((time.monotonic(), self.command, self.path))
-        status, headers, body = self.server.script.pop(0) if self.server.script else (200, {}, self.server.final)
+        status, headers, body = (
+            self.server.script.pop(0) if self.server.script else (200, {}, self.server.final)
+        )
         raw = json.dumps(body).encode()
         self.send_response(status)
         for key, value in {"Content-Type": "application/json", **headers}.items():
@@ -49,7 +51,11 @@ class Scripted(BaseHTTPRequestHandler):
 def server():
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Scripted)
     srv.script, srv.seen = [], []
-    srv.final = {"paperId": "abc", "title": "A paper title long enough", "externalIds": {"DOI": "10.1000/xyz"}}
+    srv.final = {
+        "paperId": "abc",
+        "title": "A paper title long enough",
+        "externalIds": {"DOI": "10.1000/xyz"},
+    }
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
     yield srv
@@ -58,9 +64,18 @@ def server():
 
 
 def client_for(base: str, cache: HttpCache | None = None, **policy) -> SemanticScholarClient:
-    settings = {"requests_per_second": 1000, "backoff_s": 0.05, "max_attempts": 4, "max_retry_wait_s": 10,
-                "connect_timeout_s": 5, "read_timeout_s": 5, **policy}
-    return SemanticScholarClient(ApiClient(HttpPolicy(api="Semantic Scholar", base_url=base, **settings), cache))
+    settings = {
+        "requests_per_second": 1000,
+        "backoff_s": 0.05,
+        "max_attempts": 4,
+        "max_retry_wait_s": 10,
+        "connect_timeout_s": 5,
+        "read_timeout_s": 5,
+        **policy,
+    }
+    return SemanticScholarClient(
+        ApiClient(HttpPolicy(api="Semantic Scholar", base_url=base, **settings), cache)
+    )
 
 
 def base(server) -> str:
@@ -74,8 +89,10 @@ def closed_port() -> int:
 
 
 def test_429_then_500_then_200_succeeds_after_waiting_as_told(server):
-    server.script = [(429, {"Retry-After": "1"}, {"message": "Too Many Requests"}),
-                     (500, {}, {"message": "Internal Server Error"})]
+    server.script = [
+        (429, {"Retry-After": "1"}, {"message": "Too Many Requests"}),
+        (500, {}, {"message": "Internal Server Error"}),
+    ]
     client = client_for(base(server))
     started = time.monotonic()
     record = asyncio.run(client.get_paper("DOI:10.1000/xyz"))
@@ -91,8 +108,11 @@ def test_429_then_500_then_200_succeeds_after_waiting_as_told(server):
 def test_retries_are_bounded_and_say_why(server):
     server.script = [(503, {}, {"message": "busy"})] * 5
     client = client_for(base(server), max_attempts=3, backoff_s=0.01)
-    with pytest.raises(ApiStatusError, match=r"GET /paper/DOI:10\.1000/xyz: gave up after 3 attempts; last: "
-                                             r"HTTP 503: busy") as err:
+    with pytest.raises(
+        ApiStatusError,
+        match=r"GET /paper/DOI:10\.1000/xyz: gave up after 3 attempts; last: "
+        r"HTTP 503: busy",
+    ) as err:
         asyncio.run(client.get_paper("DOI:10.1000/xyz"))
     assert err.value.status == 503 and len(server.seen) == 3
     # a Retry-After beyond the budget is not waited for
@@ -101,20 +121,26 @@ def test_retries_are_bounded_and_say_why(server):
     with pytest.raises(ApiStatusError, match=r"retrying needs 120\.0s more but only 10\.0s"):
         asyncio.run(patient.get_paper("DOI:10.1000/other"))
     # one request, then no wait and no retry: the client gave up at once
-    assert (patient.http.stats.requests, patient.http.stats.retries, patient.http.stats.waited_s) == (1, 0, 0.0)
+    assert (patient.http.stats.requests, patient.http.stats.retries, patient.http.stats.waited_s) == (
+        1,
+        0,
+        0.0,
+    )
     assert len(server.seen) == 4
-
 
 
 def test_a_batch_s2_answers_404_finds_nothing_and_the_next_batch_goes_on(server):
     """S2 answers /paper/batch with 404 when it knows none of the ids: that batch adds no paper,
     and the lookup goes on with the next one (500 ids a batch)."""
     server.script = [(404, {}, {"error": "not found"})]
-    server.final = [{"paperId": "abc", "title": "A paper title long enough", "externalIds": {"DOI": "10.1000/xyz"}}]
+    server.final = [
+        {"paperId": "abc", "title": "A paper title long enough", "externalIds": {"DOI": "10.1000/xyz"}}
+    ]
     ids = [f"PMID:{n}" for n in range(1, 501)] + ["DOI:10.1000/xyz"]
     found = asyncio.run(client_for(base(server)).get_papers(ids))
     assert list(found) == ["DOI:10.1000/xyz"] and found["DOI:10.1000/xyz"].doi == "10.1000/xyz"
     assert [method for _, method, _ in server.seen] == ["POST", "POST"]
+
 
 def test_the_cache_answers_a_repeated_request_with_the_server_stopped(server, tmp_path):
     cache = HttpCache(tmp_path / "http")
@@ -207,13 +233,22 @@ def test_retry_after_holds_every_route_of_the_api_and_the_told_request_goes_firs
     srv = ThreadingHTTPServer(("127.0.0.1", 0), OneRouteBusy)
     srv.seen, srv.told = [], False
     threading.Thread(target=srv.serve_forever, daemon=True).start()
-    policy = HttpPolicy(api="OpenAlex", base_url=f"http://127.0.0.1:{srv.server_port}", requests_per_second=5,
-                        max_attempts=3, max_retry_wait_s=10, connect_timeout_s=2, read_timeout_s=5)
+    policy = HttpPolicy(
+        api="OpenAlex",
+        base_url=f"http://127.0.0.1:{srv.server_port}",
+        requests_per_second=5,
+        max_attempts=3,
+        max_retry_wait_s=10,
+        connect_timeout_s=2,
+        read_timeout_s=5,
+    )
 
     async def run():
         async with ApiClient(policy) as client:  # the cites walk first, ten lookups queued behind it
-            return await asyncio.gather(client.get_json("/works", {"filter": "cites:W1"}),
-                                        *(client.get_json(f"/works/W{i}") for i in range(2, 12)))
+            return await asyncio.gather(
+                client.get_json("/works", {"filter": "cites:W1"}),
+                *(client.get_json(f"/works/W{i}") for i in range(2, 12)),
+            )
 
     try:
         answers = asyncio.run(run())

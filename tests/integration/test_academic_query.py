@@ -47,9 +47,20 @@ def test_with_the_real_embedder():
     from lyra_resources.models.inference import embedder
 
     encode = embedder().encode
-    for query in ("How do black holes form?", "Is remote work more productive?", "Can plants feel pain?",
-                  "How did the Roman empire fall?", "Do bilingual children have cognitive advantages?"):
+    for query in (
+        "How do black holes form?",
+        "Is remote work more productive?",
+        "Can plants feel pain?",
+        "How did the Roman empire fall?",
+        "Do bilingual children have cognitive advantages?",
+    ):
         assert is_academic_query(query, encode), query
-    for query in ("best pizza in Rome", "taylor swift concert tickets", "nearest gas station", "kobe beef price",
-                  "How to install python on windows", "anything"):
+    for query in (
+        "best pizza in Rome",
+        "taylor swift concert tickets",
+        "nearest gas station",
+        "kobe beef price",
+        "How to install python on windows",
+        "anything",
+    ):
         assert not is_academic_query(query, encode), query

@@ -13,10 +13,9 @@ import os
 
 from dagster import Definitions
 
+from fixtures.paths import REPO, SNAPSHOTS
 from lyra_assets.definitions import build_definitions
 from lyra_assets.table_io import TASK_ROW
-
-from fixtures.paths import REPO, SNAPSHOTS
 
 SNAPSHOT = SNAPSHOTS / "asset_graph.json"
 UPDATE_ENV = "LYRA_UPDATE_SNAPSHOTS"
@@ -36,11 +35,15 @@ def asset_graph(defs: Definitions) -> dict:
             "materializable": node.is_materializable,
             "step": node.assets_def.node_def.name if node.is_materializable else None,
         }
-    checks = {f"{c.asset_key.to_user_string()}:{c.name}": c.asset_key.to_user_string()
-              for c in sorted(graph.asset_check_keys, key=lambda c: (c.asset_key.to_user_string(), c.name))}
-    jobs = {job.name: sorted(k.to_user_string() for k in job.asset_layer.selected_asset_keys)
-            for job in sorted(defs.get_repository_def().get_all_jobs(), key=lambda j: j.name)
-            if not job.name.startswith("__")}  # Dagster's implicit job of every asset
+    checks = {
+        f"{c.asset_key.to_user_string()}:{c.name}": c.asset_key.to_user_string()
+        for c in sorted(graph.asset_check_keys, key=lambda c: (c.asset_key.to_user_string(), c.name))
+    }
+    jobs = {
+        job.name: sorted(k.to_user_string() for k in job.asset_layer.selected_asset_keys)
+        for job in sorted(defs.get_repository_def().get_all_jobs(), key=lambda j: j.name)
+        if not job.name.startswith("__")
+    }  # Dagster's implicit job of every asset
     return {"assets": assets, "asset_checks": checks, "jobs": jobs}
 
 
@@ -48,8 +51,10 @@ def render(graph: dict) -> str:
     """JSON with one line per asset, check and job, so a diff names what changed."""
     sections = []
     for section in sorted(graph):
-        entries = [f"    {json.dumps(name)}: {json.dumps(value, sort_keys=True)}"
-                   for name, value in sorted(graph[section].items())]
+        entries = [
+            f"    {json.dumps(name)}: {json.dumps(value, sort_keys=True)}"
+            for name, value in sorted(graph[section].items())
+        ]
         sections.append(f"  {json.dumps(section)}: {{\n" + ",\n".join(entries) + "\n  }")
     return "{\n" + ",\n".join(sections) + "\n}\n"
 
@@ -61,11 +66,19 @@ def test_the_asset_graph_matches_its_snapshot(tmp_path):
         SNAPSHOT.write_text(rendered, encoding="utf-8")
     expected = SNAPSHOT.read_text(encoding="utf-8") if SNAPSHOT.exists() else ""
     if rendered != expected:
-        diff = "".join(difflib.unified_diff(expected.splitlines(keepends=True), rendered.splitlines(keepends=True),
-                                            fromfile=str(SNAPSHOT), tofile="the definitions now"))
-        raise AssertionError(f"the asset graph differs from its snapshot:\n{diff}\n"
-                             f"If the change is intended, accept it with `{UPDATE_ENV}=1 pytest "
-                             f"tests/integration/test_asset_graph.py` and commit {SNAPSHOT.relative_to(REPO)}.")
+        diff = "".join(
+            difflib.unified_diff(
+                expected.splitlines(keepends=True),
+                rendered.splitlines(keepends=True),
+                fromfile=str(SNAPSHOT),
+                tofile="the definitions now",
+            )
+        )
+        raise AssertionError(
+            f"the asset graph differs from its snapshot:\n{diff}\n"
+            f"If the change is intended, accept it with `{UPDATE_ENV}=1 pytest "
+            f"tests/integration/test_asset_graph.py` and commit {SNAPSHOT.relative_to(REPO)}."
+        )
 
 
 def test_every_dependency_is_an_asset_lyra_defines(tmp_path):

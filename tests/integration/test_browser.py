@@ -18,38 +18,64 @@ import pandas as pd
 import pytest
 from dagster import DagsterInstance, materialize
 
-from lyra_assets.table_io import LYRA_TABLES, lyra_tables
-from lyra_assets import documents, web
-from lyra_assets.partitions import TASKS_PARTITION
-from lyra_resources.corpus.paper_rows import papers_frame
-from lyra_core.urls import address_refusal, parse_networks, url_refusal, web_page_id
-from lyra_resources.web import browser as browser_module
-from lyra_resources.web.browser import BrowserSession, BrowserUnavailable, find_chromium
-from lyra_resources.web.domain_policy import DomainTrust
-from lyra_resources.web.egress import EgressGate
-from lyra_resources.sources.literature import LiteratureSources
-from lyra_resources.settings import BrowserSettings, LyraSettings
-from lyra_resources.store.lyra_store import LyraStore
-from lyra_resources.web.browser_resource import WebBrowser
-
 from fixtures.browser import Spy, fast_politeness, quick
 from fixtures.tables import with_upstream_tables
+from lyra_assets import documents, web
+from lyra_assets.partitions import TASKS_PARTITION
+from lyra_assets.table_io import LYRA_TABLES, lyra_tables
+from lyra_core.urls import address_refusal, parse_networks, url_refusal, web_page_id
+from lyra_resources.corpus.paper_rows import papers_frame
+from lyra_resources.settings import BrowserSettings, LyraSettings
+from lyra_resources.sources.literature import LiteratureSources
+from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.web import browser as browser_module
+from lyra_resources.web.browser import BrowserSession, BrowserUnavailable, find_chromium
+from lyra_resources.web.browser_resource import WebBrowser
+from lyra_resources.web.domain_policy import DomainTrust
+from lyra_resources.web.egress import EgressGate
 
 LOOPBACK_ONLY = ["127.0.0.1/32"]
 
 
 # -- pure checks -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("url", ["file:///etc/passwd", "data:text/html,<h1>x</h1>", "javascript:alert(1)",
-                                 "ftp://example.org/x", "chrome://settings", "about:blank", "http://", "//x.org/a",
-                                 "http://[::1/"])
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "file:///etc/passwd",
+        "data:text/html,<h1>x</h1>",
+        "javascript:alert(1)",
+        "ftp://example.org/x",
+        "chrome://settings",
+        "about:blank",
+        "http://",
+        "//x.org/a",
+        "http://[::1/",
+    ],
+)
 def test_only_http_urls_with_a_host_are_fetchable(url):
     assert url_refusal(url)
 
 
-@pytest.mark.parametrize("address", ["127.0.0.1", "10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254",
-                                     "100.64.0.1", "0.0.0.0", "224.0.0.1", "::1", "fe80::1", "fc00::1",
-                                     "::ffff:127.0.0.1", "::ffff:10.0.0.1"])
+@pytest.mark.parametrize(
+    "address",
+    [
+        "127.0.0.1",
+        "10.0.0.1",
+        "172.16.5.4",
+        "192.168.1.1",
+        "169.254.169.254",
+        "100.64.0.1",
+        "0.0.0.0",
+        "224.0.0.1",
+        "::1",
+        "fe80::1",
+        "fc00::1",
+        "::ffff:127.0.0.1",
+        "::ffff:10.0.0.1",
+    ],
+)
 def test_private_loopback_and_link_local_addresses_are_refused(address):
     assert "private, loopback, link-local or reserved" in address_refusal("h", [address])
     assert address_refusal("h", [address], allow_private=True) is None
@@ -69,9 +95,17 @@ def test_every_resolved_address_must_pass():
 def test_gate_resolves_every_spelling_of_an_address():
     async def check():
         gate = EgressGate(is_blocked=lambda domain: domain == "blocked.test")
-        return [await gate.refusal(url) for url in (
-            "http://localhost:8080/", "http://2130706433/", "http://0x7f.1/", "http://[::ffff:127.0.0.1]/",
-            "http://blocked.test/page", "file:///etc/passwd")]
+        return [
+            await gate.refusal(url)
+            for url in (
+                "http://localhost:8080/",
+                "http://2130706433/",
+                "http://0x7f.1/",
+                "http://[::ffff:127.0.0.1]/",
+                "http://blocked.test/page",
+                "file:///etc/passwd",
+            )
+        ]
 
     answers = asyncio.run(check())
     assert [a[0] for a in answers] == ["refused", "refused", "refused", "refused", "blocked", "refused"]
@@ -92,10 +126,16 @@ def test_missing_chromium_says_how_to_install_it(monkeypatch):
 def test_domains_a_user_blocked_through_feedback_are_blocked():
     from lyra_core.feedback import DomainRule, blocked_domains
 
-    rules = [DomainRule(id=str(i), domain_pattern=p, decision=d) for i, (p, d) in enumerate(
-        [("example.com", "block"), ("good.example.com", "unblock"), ("*.ads.test", "block")])]
+    rules = [
+        DomainRule(id=str(i), domain_pattern=p, decision=d)
+        for i, (p, d) in enumerate(
+            [("example.com", "block"), ("good.example.com", "unblock"), ("*.ads.test", "block")]
+        )
+    ]
+
     def blocked(domain):
         return bool(blocked_domains([domain], rules))
+
     assert blocked("example.com") and blocked("www.example.com")
     assert not blocked("good.example.com")  # the more specific unblock wins
     assert blocked("x.ads.test") and not blocked("ads.test")
@@ -103,7 +143,9 @@ def test_domains_a_user_blocked_through_feedback_are_blocked():
 
 
 def test_settings_become_the_resource_and_the_environment_wins():
-    resource = WebBrowser.from_settings(BrowserSettings(engines=["duckduckgo", "bing"]), env={"LYRA_BROWSER_SEARCH": "off"})
+    resource = WebBrowser.from_settings(
+        BrowserSettings(engines=["duckduckgo", "bing"]), env={"LYRA_BROWSER_SEARCH": "off"}
+    )
     assert resource.config().search == "off" and resource.config().engines == ["duckduckgo", "bing"]
     with pytest.raises(ValueError):
         WebBrowser(search="sometimes").config()
@@ -149,10 +191,17 @@ class Site:
     def results(self) -> list[tuple[str, str, str]]:
         b = self.base
         return [
-            (f"{b}/papis/IOPScience_002.html", "Magnetic Temperature Scale in the 2 K to 30 K Range",
-             "Metrologia 12 (1976), doi:10.1088/0026-1394/12/4/002"),
+            (
+                f"{b}/papis/IOPScience_002.html",
+                "Magnetic Temperature Scale in the 2 K to 30 K Range",
+                "Metrologia 12 (1976), doi:10.1088/0026-1394/12/4/002",
+            ),
             (f"{b}/go/SpringerLink_BF02727953", "On the theory of identical particles", "Il Nuovo Cimento B"),
-            (f"{b}/papis/ProjectEuclid_1391109086.html", "An analysis of the renormalization group method", ""),
+            (
+                f"{b}/papis/ProjectEuclid_1391109086.html",
+                "An analysis of the renormalization group method",
+                "",
+            ),
             (f"{b}/arxiv/1902.02534", "Crowdsourcing open citations with CROCI", "arXiv:1902.02534"),
             (f"{b}/pubmed/22188593", "Antihypertensive efficacy of the losartan", "PMID: 22188593"),
             (f"{b}/to-private", "A page that redirects to a private address", ""),
@@ -169,7 +218,8 @@ class Site:
             f'<h2 class="result__title"><a rel="nofollow" class="result__a" '
             f'href="//duckduckgo.com/l/?uddg={quote(url, safe="")}&amp;rut=0a1b">{title}</a></h2>'
             f'<a class="result__snippet" href="#">{snippet}</a></div></div>'
-            for url, title, snippet in self.results())
+            for url, title, snippet in self.results()
+        )
         return f'<html><body><div class="results">{blocks}</div></body></html>'.encode()
 
     def answer(self, path: str) -> tuple[int, dict[str, str], bytes]:
@@ -190,16 +240,26 @@ class Site:
         if path == "/to-private":
             return 302, {"Location": f"http://127.0.0.2:{self.spy.port}/secret"}, b""
         if path == "/big.html":
-            return 200, html, b"<html><body><p>" + b"lorem ipsum dolor sit amet. " * 60_000 + b"</p></body></html>"
+            return (
+                200,
+                html,
+                b"<html><body><p>" + b"lorem ipsum dolor sit amet. " * 60_000 + b"</p></body></html>",
+            )
         if path == "/trap.html":
             spy = f"http://127.0.0.2:{self.spy.port}"
-            return 200, html, (
-                f'<html><head><title>Trap</title><link rel="preconnect" href="{spy}">'
-                f'<script src="{spy}/x.js"></script><script src="/bounce.js"></script></head>'
-                f'<body><p>A page that reaches for a private address in four ways.</p><img src="{spy}/i.png">'
-                f'<iframe src="{spy}/frame"></iframe>'
-                f'<script>fetch("{spy}/xhr").catch(() => 0); try {{ new WebSocket("ws://127.0.0.2:{self.spy.port}/") }}'
-                f' catch (e) {{}}</script></body></html>').encode()
+            return (
+                200,
+                html,
+                (
+                    f'<html><head><title>Trap</title><link rel="preconnect" href="{spy}">'
+                    f'<script src="{spy}/x.js"></script><script src="/bounce.js"></script></head>'
+                    f'<body><p>A page that reaches for a private address in four ways.</p><img src="{spy}/i.png">'
+                    f'<iframe src="{spy}/frame"></iframe>'
+                    f'<script>fetch("{spy}/xhr").catch(() => 0); try '
+                    f'{{ new WebSocket("ws://127.0.0.2:{self.spy.port}/") }}'
+                    f" catch (e) {{}}</script></body></html>"
+                ).encode(),
+            )
         if path == "/bounce.js":
             return 302, {"Location": f"http://127.0.0.2:{self.spy.port}/bounced.js"}, b""
         if path == "/pdf":
@@ -222,12 +282,19 @@ def site(shared_data):
 
 # -- the session and its gate ----------------------------------------------------------------------
 
+
 def test_loopback_is_refused_unless_allowed(site):
     async def run():
         async with BrowserSession(quick(), qps=fast_politeness) as session:
-            return [await session.fetch(url) for url in (f"{site.base}/papis/IOPScience_002.html",
-                                                         "file:///etc/passwd", "data:text/html,<p>x</p>",
-                                                         "javascript:alert(1)")], session.started
+            return [
+                await session.fetch(url)
+                for url in (
+                    f"{site.base}/papis/IOPScience_002.html",
+                    "file:///etc/passwd",
+                    "data:text/html,<p>x</p>",
+                    "javascript:alert(1)",
+                )
+            ], session.started
 
     pages, started = asyncio.run(run())
     assert [p.status for p in pages] == ["refused"] * 4
@@ -241,9 +308,14 @@ def test_redirects_sub_requests_size_cap_and_blocked_domains(site):
     async def run():
         cfg = quick(allowed_networks=LOOPBACK_ONLY)
         async with BrowserSession(cfg, is_blocked=lambda d: d == "localhost", qps=fast_politeness) as session:
-            urls = [f"{site.base}/go/IOPScience_002", f"{site.base}/to-private", f"{site.base}/big.html",
-                    f"http://localhost:{site.port}/papis/NBER_w29971.html", f"{site.base}/trap.html",
-                    f"{site.base}/pdf"]
+            urls = [
+                f"{site.base}/go/IOPScience_002",
+                f"{site.base}/to-private",
+                f"{site.base}/big.html",
+                f"http://localhost:{site.port}/papis/NBER_w29971.html",
+                f"{site.base}/trap.html",
+                f"{site.base}/pdf",
+            ]
             pages = await asyncio.gather(*(session.fetch(u) for u in urls))
             await asyncio.sleep(0.5)  # give a leaked preconnect or WebSocket time to show up
             return pages
@@ -271,12 +343,15 @@ def test_redirects_sub_requests_size_cap_and_blocked_domains(site):
 
 # -- the assets ------------------------------------------------------------------------------------
 
+
 def policy_file(tmp_path: Path) -> Path:
     path = tmp_path / "domains.yaml"
-    path.write_text("default_politeness: {qps: 50}\n"
-                    "domains:\n"
-                    "  - {domain: 127.0.0.1, trust_level: trusted, qps: 50}\n"
-                    "  - {domain: localhost, trust_level: blocked}\n")
+    path.write_text(
+        "default_politeness: {qps: 50}\n"
+        "domains:\n"
+        "  - {domain: 127.0.0.1, trust_level: trusted, qps: 50}\n"
+        "  - {domain: localhost, trust_level: blocked}\n"
+    )
     return path
 
 
@@ -286,18 +361,31 @@ def literature(home: Path) -> LiteratureSources:
 
 def materialization_metadata(result, asset: str) -> dict:
     """The metadata of ``asset``'s materialization in ``result`` (one step may materialize two assets)."""
-    return next(e.event_specific_data.materialization.metadata for e in result.get_asset_materialization_events()
-                if e.asset_key.to_user_string() == asset)
+    return next(
+        e.event_specific_data.materialization.metadata
+        for e in result.get_asset_materialization_events()
+        if e.asset_key.to_user_string() == asset
+    )
 
 
 def materialize_web_stages(store: LyraStore, task_id: str, browser: WebBrowser, home: Path, tmp_path: Path):
     """serp_results → web_pages → pages → fragments for one task, in-process, with the test policy."""
-    resources = {"store": store, "browser": browser, "trust": DomainTrust(path=str(policy_file(tmp_path))),
-                 "literature": literature(home), "settings": LyraSettings(), LYRA_TABLES: lyra_tables}
+    resources = {
+        "store": store,
+        "browser": browser,
+        "trust": DomainTrust(path=str(policy_file(tmp_path))),
+        "literature": literature(home),
+        "settings": LyraSettings(),
+        LYRA_TABLES: lyra_tables,
+    }
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task_id])
-        result = materialize(with_upstream_tables(web.serp_results, web.web_fetch, documents.pages, documents.fragments),
-                             partition_key=task_id, resources=resources, instance=instance)
+        result = materialize(
+            with_upstream_tables(web.serp_results, web.web_fetch, documents.pages, documents.fragments),
+            partition_key=task_id,
+            resources=resources,
+            instance=instance,
+        )
     assert result.success
     return result
 
@@ -308,18 +396,49 @@ def test_serp_results_and_web_pages_materialize_for_a_task(site, lyra_home, tmp_
     store = LyraStore.at(lyra_home)
     task = store.create_task("magnetic temperature scale at low temperatures")
     # papers the task already has: one known by DOI, one without an abstract whose page is fetched
-    papers = pd.DataFrame([
-        {"paper_id": "p1", "doi": "10.1007/bf02727953", "pmid": None, "arxiv_id": None,
-         "title": "On the theory of identical particles", "abstract": "Known already.", "year": 1977,
-         "venue": None, "url": None, "sources": ["local:1"], "search_rank": 1, "authors": []},
-        {"paper_id": "p2", "doi": None, "pmid": None, "arxiv_id": None, "title": "Meaning At Work",
-         "abstract": None, "year": 2025, "venue": None, "url": f"{site.base}/papis/NBER_w33843.html",
-         "sources": ["local:2"], "search_rank": 2, "authors": []},
-    ]).astype({"year": "Int64"})
+    papers = pd.DataFrame(
+        [
+            {
+                "paper_id": "p1",
+                "doi": "10.1007/bf02727953",
+                "pmid": None,
+                "arxiv_id": None,
+                "title": "On the theory of identical particles",
+                "abstract": "Known already.",
+                "year": 1977,
+                "venue": None,
+                "url": None,
+                "sources": ["local:1"],
+                "search_rank": 1,
+                "authors": [],
+            },
+            {
+                "paper_id": "p2",
+                "doi": None,
+                "pmid": None,
+                "arxiv_id": None,
+                "title": "Meaning At Work",
+                "abstract": None,
+                "year": 2025,
+                "venue": None,
+                "url": f"{site.base}/papis/NBER_w33843.html",
+                "sources": ["local:2"],
+                "search_rank": 2,
+                "authors": [],
+            },
+        ]
+    ).astype({"year": "Int64"})
     store.replace_partition("papers", task.id, papers)
-    browser = WebBrowser(search="on", allowed_networks=LOOPBACK_ONLY, engine_urls={"duckduckgo": f"{site.base}/html/"},
-                         results_per_engine=20, fetch_limit=30, settle_s=0.2, page_timeout_s=10,
-                         max_page_bytes=300_000)
+    browser = WebBrowser(
+        search="on",
+        allowed_networks=LOOPBACK_ONLY,
+        engine_urls={"duckduckgo": f"{site.base}/html/"},
+        results_per_engine=20,
+        fetch_limit=30,
+        settle_s=0.2,
+        page_timeout_s=10,
+        max_page_bytes=300_000,
+    )
     result = materialize_web_stages(store, task.id, browser, lyra_home, tmp_path)
 
     serp = store.read_partition("serp_results", task.id).sort_values("rank").reset_index(drop=True)
@@ -382,10 +501,19 @@ def test_offline_task_never_launches_a_browser(lyra_home, small_corpus, monkeypa
     task = store.create_task("vitamin D and fractures", {"corpus": [str(small_corpus)]})
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
-        result = materialize(with_upstream_tables(web.serp_results, web.web_fetch), partition_key=task.id, instance=instance,
-                             resources={"store": store, "browser": WebBrowser(), "trust": DomainTrust(),
-                                        "literature": literature(lyra_home), "settings": LyraSettings(),
-                                        LYRA_TABLES: lyra_tables})
+        result = materialize(
+            with_upstream_tables(web.serp_results, web.web_fetch),
+            partition_key=task.id,
+            instance=instance,
+            resources={
+                "store": store,
+                "browser": WebBrowser(),
+                "trust": DomainTrust(),
+                "literature": literature(lyra_home),
+                "settings": LyraSettings(),
+                LYRA_TABLES: lyra_tables,
+            },
+        )
     assert result.success
     for name in ("serp_results", "web_pages"):
         meta = materialization_metadata(result, name)
@@ -397,24 +525,40 @@ def test_browser_on_without_chromium_fails_with_the_install_message(lyra_home, m
     monkeypatch.setattr(browser_module, "SYSTEM_CHROMIUM", ("/nonexistent/chromium",))
     monkeypatch.setattr(browser_module.shutil, "which", lambda name: None)
     original = browser_module.find_chromium  # and no Playwright build either
-    monkeypatch.setattr(browser_module, "find_chromium", lambda configured, bundled: original(configured, None))
+    monkeypatch.setattr(
+        browser_module, "find_chromium", lambda configured, bundled: original(configured, None)
+    )
     store = LyraStore.at(lyra_home)
     task = store.create_task("anything at all")
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
         # the engine's URL passes the gate (loopback allowed), so Chromium is needed — and missing
-        browser = WebBrowser(search="on", allowed_networks=LOOPBACK_ONLY,
-                             engine_urls={"duckduckgo": "http://127.0.0.1:9/html/"})
-        result = materialize(with_upstream_tables(web.serp_results), partition_key=task.id, instance=instance, raise_on_error=False,
-                             resources={"store": store, "browser": browser, "trust": DomainTrust(),
-                                        "literature": literature(lyra_home), "settings": LyraSettings(),
-                                        LYRA_TABLES: lyra_tables})
+        browser = WebBrowser(
+            search="on",
+            allowed_networks=LOOPBACK_ONLY,
+            engine_urls={"duckduckgo": "http://127.0.0.1:9/html/"},
+        )
+        result = materialize(
+            with_upstream_tables(web.serp_results),
+            partition_key=task.id,
+            instance=instance,
+            raise_on_error=False,
+            resources={
+                "store": store,
+                "browser": browser,
+                "trust": DomainTrust(),
+                "literature": literature(lyra_home),
+                "settings": LyraSettings(),
+                LYRA_TABLES: lyra_tables,
+            },
+        )
     assert not result.success
     [failure] = [e for e in result.all_events if e.is_step_failure]
     assert "apt-get install chromium" in failure.step_failure_data.error.to_string()
 
 
 # -- the identifier loop (phase 6 → 3) -------------------------------------------------------------
+
 
 class ReadingListSite(Site):
     """One search result: a reading list (a page written for this test, the shape of a blog post)
@@ -427,12 +571,19 @@ class ReadingListSite(Site):
 
     def answer(self, path: str) -> tuple[int, dict[str, str], bytes]:
         if path == "/reading-list.html":
-            links = "".join(f'<li><a href="https://doi.org/{d}">paper {i}</a></li>' for i, d in enumerate(self.DOIS))
-            return 200, {"Content-Type": "text/html; charset=utf-8"}, (
-                "<html><head><title>Reading list</title></head><body><article><h1>Reading list</h1>"
-                "<p>Four papers we keep coming back to when discussing open access and how research is "
-                "evaluated. Each is linked by its DOI, so readers can find the record in any index.</p>"
-                f"<ul>{links}</ul></article></body></html>").encode()
+            links = "".join(
+                f'<li><a href="https://doi.org/{d}">paper {i}</a></li>' for i, d in enumerate(self.DOIS)
+            )
+            return (
+                200,
+                {"Content-Type": "text/html; charset=utf-8"},
+                (
+                    "<html><head><title>Reading list</title></head><body><article><h1>Reading list</h1>"
+                    "<p>Four papers we keep coming back to when discussing open access and how research is "
+                    "evaluated. Each is linked by its DOI, so readers can find the record in any index.</p>"
+                    f"<ul>{links}</ul></article></body></html>"
+                ).encode(),
+            )
         if path.lower() == "/doi/10.1007/bf02727953":
             return 302, {"Location": "/papis/SpringerLink_BF02727953.html"}, b""
         return super().answer(path)
@@ -445,14 +596,21 @@ def reading_list_site(shared_data):
 
 def s2_record(shared_data: Path, doi: str) -> dict:
     """A real Semantic Scholar paper record from the recordings, by DOI."""
-    raw = json.loads((shared_data / "api_responses" / "s2_danielnsilva_decoded"
-                      / "test_get_papers_not_found_warning__00.json").read_text())
+    raw = json.loads(
+        (
+            shared_data
+            / "api_responses"
+            / "s2_danielnsilva_decoded"
+            / "test_get_papers_not_found_warning__00.json"
+        ).read_text()
+    )
     return next(p for p in raw["body"] if p and (p.get("externalIds") or {}).get("DOI", "").lower() == doi)
 
 
 @pytest.mark.slow  # about 8 s: Chromium, a search, three page loads and the fake APIs
-def test_identifiers_on_pages_are_completed_and_landing_pages_fetched(reading_list_site, fake_apis, lyra_settings,
-                                                                      lyra_home, shared_data, tmp_path):
+def test_identifiers_on_pages_are_completed_and_landing_pages_fetched(
+    reading_list_site, fake_apis, lyra_settings, lyra_home, shared_data, tmp_path
+):
     """SERP → reading list → its DOIs through identifier completion: S2 knows one with an abstract
     (a real record), OpenAlex another (a real work), S2 a third without an abstract (a record
     assembled from its landing page's citation metadata), so its landing page is fetched through
@@ -461,20 +619,35 @@ def test_identifiers_on_pages_are_completed_and_landing_pages_fetched(reading_li
     site, scholar = reading_list_site, fake_apis
     scholar.s2_papers["doi:10.2139/ssrn.288970"] = s2_record(shared_data, "10.2139/ssrn.288970")
     scholar.s2_papers["doi:10.1007/bf02727953"] = {  # assembled: the Springer page's citation_* metadata
-        "paperId": "a1b2c3springer", "externalIds": {"DOI": "10.1007/BF02727953"},
-        "title": "On the theory of identical particles", "abstract": None, "year": 1977, "venue": "Il Nuovo Cimento B"}
+        "paperId": "a1b2c3springer",
+        "externalIds": {"DOI": "10.1007/BF02727953"},
+        "title": "On the theory of identical particles",
+        "abstract": None,
+        "year": 1977,
+        "venue": "Il Nuovo Cimento B",
+    }
     store = LyraStore.at(lyra_home)
     task = store.create_task("open access prevalence and research evaluation")
     store.replace_partition("papers", task.id, papers_frame([]))  # the task has no paper yet
-    browser = WebBrowser(search="on", allowed_networks=LOOPBACK_ONLY, engine_urls={"duckduckgo": f"{site.base}/html/"},
-                         doi_resolver=f"{site.base}/doi/", loop_depth=1, settle_s=0.2, page_timeout_s=10)
+    browser = WebBrowser(
+        search="on",
+        allowed_networks=LOOPBACK_ONLY,
+        engine_urls={"duckduckgo": f"{site.base}/html/"},
+        doi_resolver=f"{site.base}/doi/",
+        loop_depth=1,
+        settle_s=0.2,
+        page_timeout_s=10,
+    )
     result = materialize_web_stages(store, task.id, browser, lyra_home, tmp_path)
 
     identified = store.read_partition("identified_papers", task.id).set_index("doi")
     assert set(identified.index) == {"10.7717/peerj.4375", "10.2139/ssrn.288970", "10.1007/bf02727953"}
     assert identified.loc["10.7717/peerj.4375", "title"].startswith("The state of OA")
     assert any(s.startswith("openalex:W2741809807") for s in identified.loc["10.7717/peerj.4375", "sources"])
-    assert identified.loc["10.2139/ssrn.288970", "abstract"] and identified.loc["10.2139/ssrn.288970", "depth"] == 1
+    assert (
+        identified.loc["10.2139/ssrn.288970", "abstract"]
+        and identified.loc["10.2139/ssrn.288970", "depth"] == 1
+    )
     assert identified.loc["10.1007/bf02727953", "abstract"] is None
 
     fetched = store.read_partition("web_pages", task.id).set_index("source")
@@ -498,5 +671,8 @@ def test_identifiers_on_pages_are_completed_and_landing_pages_fetched(reading_li
     assert set(pages["kind"]) == {"abstract", "web"}
     fragments = store.read_partition("fragments", task.id)
     did = abstract_pages[abstract_pages["title"].str.contains("Differences-in-Differences")]["page_id"].item()
-    assert fragments[fragments["page_id"] == did]["text"].str.contains("serial correlation|standard errors",
-                                                                      regex=True).any()
+    assert (
+        fragments[fragments["page_id"] == did]["text"]
+        .str.contains("serial correlation|standard errors", regex=True)
+        .any()
+    )

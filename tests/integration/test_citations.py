@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+
 from fixtures.academic_apis import body
 from fixtures.hash_models import materialize_task, metadata
-
 from lyra_assets.citations.edges import cites_edges
 from lyra_assets.documents import page_id_for
 from lyra_core.citations import (
@@ -57,14 +57,25 @@ def test_stage_scores_follow_decision_5():
 def test_the_same_candidate_from_s2_and_openalex_is_merged(shared_data):
     """Real S2 and OpenAlex records of one paper (PNAS 2014) reported as a reference of a task
     paper by both APIs: one candidate, both sources, S2's influential flag kept."""
-    s2 = S2Paper.model_validate(body(shared_data, "paperqa_decoded/test_doi_search_paper_attributes4___00.json"))
-    oa = OAWork.model_validate(body(shared_data, "paperqa_decoded/test_doi_search_paper_attributes4___02.json"))
-    task_paper = CanonicalPaper(paper_id="p_task", doi="10.1000/task", title="A task paper about tissue engineering")
-    edges = [CitationEdge(paper_id="p_task", direction="references", is_influential=True, record=s2.to_record()),
-             CitationEdge(paper_id="p_task", direction="references", is_influential=False, record=oa.to_record()),
-             # a paper never is its own candidate
-             CitationEdge(paper_id="p_task", direction="cited_by",
-                          record=PaperRecord(source="s2", source_id="self", doi="10.1000/TASK", title="Same paper"))]
+    s2 = S2Paper.model_validate(
+        body(shared_data, "paperqa_decoded/test_doi_search_paper_attributes4___00.json")
+    )
+    oa = OAWork.model_validate(
+        body(shared_data, "paperqa_decoded/test_doi_search_paper_attributes4___02.json")
+    )
+    task_paper = CanonicalPaper(
+        paper_id="p_task", doi="10.1000/task", title="A task paper about tissue engineering"
+    )
+    edges = [
+        CitationEdge(paper_id="p_task", direction="references", is_influential=True, record=s2.to_record()),
+        CitationEdge(paper_id="p_task", direction="references", is_influential=False, record=oa.to_record()),
+        # a paper never is its own candidate
+        CitationEdge(
+            paper_id="p_task",
+            direction="cited_by",
+            record=PaperRecord(source="s2", source_id="self", doi="10.1000/TASK", title="Same paper"),
+        ),
+    ]
     candidates, papers = merge_candidates(edges, [], [task_paper])
     assert len(candidates) == 1
     only = candidates[0]
@@ -74,13 +85,25 @@ def test_the_same_candidate_from_s2_and_openalex_is_merged(shared_data):
 
 
 def test_cites_edges_point_from_citing_to_cited_page():
-    pages = pd.DataFrame({"page_id": ["pa", "pb", "pc"], "paper_id": ["A", "B", "C"],
-                          "kind": ["abstract", "abstract", "citation"]})
-    rows = pd.DataFrame({"paper_id": ["A", "A", "A", "B"], "candidate_paper_id": ["B", "C", "X", "A"],
-                         "direction": ["references", "cited_by", "references", "cited_by"],
-                         "is_influential": [False, True, True, True]})
+    pages = pd.DataFrame(
+        {
+            "page_id": ["pa", "pb", "pc"],
+            "paper_id": ["A", "B", "C"],
+            "kind": ["abstract", "abstract", "citation"],
+        }
+    )
+    rows = pd.DataFrame(
+        {
+            "paper_id": ["A", "A", "A", "B"],
+            "candidate_paper_id": ["B", "C", "X", "A"],
+            "direction": ["references", "cited_by", "references", "cited_by"],
+            "is_influential": [False, True, True, True],
+        }
+    )
     edges = cites_edges(rows, pages)
-    assert set(zip(edges["source_page_id"], edges["target_page_id"], edges["is_influential"], strict=True)) == {
+    assert set(
+        zip(edges["source_page_id"], edges["target_page_id"], edges["is_influential"], strict=True)
+    ) == {
         ("pa", "pb", True),  # A cites B, reported from both ends: one edge, influential if either says so
         ("pc", "pa", True),  # C cites A
     }  # X has no page: no edge
@@ -91,7 +114,9 @@ def test_cites_edges_point_from_citing_to_cited_page():
 
 
 def _turing(shared: Path) -> dict:
-    return json.loads((shared / "api_responses" / "s2_danielnsilva_semanticscholar" / "Paper.json").read_text())
+    return json.loads(
+        (shared / "api_responses" / "s2_danielnsilva_semanticscholar" / "Paper.json").read_text()
+    )
 
 
 def _setup(shared: Path, server, tmp_path: Path) -> Path:
@@ -110,14 +135,23 @@ def _setup(shared: Path, server, tmp_path: Path) -> Path:
 
 def _settings(write, ollama_url: str | None = None) -> None:
     llm = {"ollama_url": ollama_url} if ollama_url else {}
-    write(sources={"live": "on"}, llm=llm,
-          citations={"references_per_paper": 100, "citations_per_paper": 60, "stage1_top_k": 30,
-                     "selected_per_paper": 10})
+    write(
+        sources={"live": "on"},
+        llm=llm,
+        citations={
+            "references_per_paper": 100,
+            "citations_per_paper": 60,
+            "stage1_top_k": 30,
+            "selected_per_paper": 10,
+        },
+    )
 
 
 def _run(home: Path, corpus: Path):
     task = LyraStore.at(home).create_task(QUESTION, {"corpus": [str(corpus)]})
-    result = materialize_task(home, task.id, "papers", "citation_expansions", "pages", "fragments", "citation_edges")
+    result = materialize_task(
+        home, task.id, "papers", "citation_expansions", "pages", "fragments", "citation_edges"
+    )
     return task, result
 
 
@@ -138,15 +172,21 @@ def test_citation_expansions_without_an_llm(lyra_home, shared_data, fake_apis, l
     turing_rows = rows[rows["paper_id"] == turing]
     assert all(s[0].startswith("s2:") for s in turing_rows["sources"])
     assert all(s[0].startswith("openalex:W") for s in rows[rows["paper_id"] == resnet]["sources"])
-    assert turing_rows["is_influential"].any() and not rows[rows["paper_id"] == resnet]["is_influential"].any()
-    resnet_refs = set(rows[(rows["paper_id"] == resnet) & (rows["direction"] == "references")]["candidate_paper_id"])
+    assert (
+        turing_rows["is_influential"].any() and not rows[rows["paper_id"] == resnet]["is_influential"].any()
+    )
+    resnet_refs = set(
+        rows[(rows["paper_id"] == resnet) & (rows["direction"] == "references")]["candidate_paper_id"]
+    )
     assert len(resnet_refs) >= 3  # the references the recordings hold
     assert rows.duplicated(["paper_id", "candidate_paper_id", "direction"]).sum() == 0
 
     # stage 1 on every candidate with an abstract, stage 2 on the top 30, 10 selected per paper
     judged = rows[rows["stage1_score"].notna()]
-    assert (judged["stage1_score"] - (0.5 * judged["is_influential"] + 0.5 * judged["embed_similarity"].clip(0, 1))
-            ).abs().max() < 1e-6
+    assert (
+        judged["stage1_score"]
+        - (0.5 * judged["is_influential"] + 0.5 * judged["embed_similarity"].clip(0, 1))
+    ).abs().max() < 1e-6
     assert rows[rows["stage1_score"].isna()]["stage2_method"].isna().all()  # no abstract, no judgement
     for _, group in rows.groupby("paper_id"):
         scored = group[group["final_score"].notna()]
@@ -164,8 +204,11 @@ def test_citation_expansions_without_an_llm(lyra_home, shared_data, fake_apis, l
     assert meta["stage2_methods"] == {FALLBACK_METHOD: len(scored)}
 
     # OpenAlex references were fetched 50 ids at a time, never one call per reference
-    id_calls = [p["filter"] for m, path, p in fake_apis.requests
-                if path == "/openalex/works" and p.get("filter", "").startswith("openalex_id:")]
+    id_calls = [
+        p["filter"]
+        for m, path, p in fake_apis.requests
+        if path == "/openalex/works" and p.get("filter", "").startswith("openalex_id:")
+    ]
     assert id_calls and max(len(c.split("|")) for c in id_calls) <= 50
     assert not [path for m, path, p in fake_apis.requests if path.startswith("/openalex/works/W")]
 
@@ -178,12 +221,20 @@ def test_citation_expansions_without_an_llm(lyra_home, shared_data, fake_apis, l
     assert set(citation_pages["page_id"]) <= set(fragments["page_id"])
     edges = store.read_partition("citation_edges", task.id)
     turing_page = page_id_for(turing, "abstract")
-    cited_by_turing = rows[(rows["paper_id"] == turing) & (rows["direction"] == "references") & rows["selected"]]
+    cited_by_turing = rows[
+        (rows["paper_id"] == turing) & (rows["direction"] == "references") & rows["selected"]
+    ]
     for cid in cited_by_turing["candidate_paper_id"]:
-        assert ((edges["source_page_id"] == turing_page) & (edges["target_page_id"] == page_id_for(cid, "citation"))).any()
+        assert (
+            (edges["source_page_id"] == turing_page)
+            & (edges["target_page_id"] == page_id_for(cid, "citation"))
+        ).any()
     citing_turing = rows[(rows["paper_id"] == turing) & (rows["direction"] == "cited_by") & rows["selected"]]
     for cid in citing_turing["candidate_paper_id"]:
-        assert ((edges["source_page_id"] == page_id_for(cid, "citation")) & (edges["target_page_id"] == turing_page)).any()
+        assert (
+            (edges["source_page_id"] == page_id_for(cid, "citation"))
+            & (edges["target_page_id"] == turing_page)
+        ).any()
     assert set(edges["relation"]) == {"CITES"}
 
 
@@ -241,13 +292,19 @@ def test_a_paper_found_by_both_apis_is_expanded(lyra_home, shared_data, fake_api
     The recordings hold none of its references, so its S2 references page is assembled from four
     real S2 records of other papers; OpenAlex completes the one whose real record has an abstract."""
     _settings(lyra_settings)
-    s2 = [body(shared_data, f"paperqa_decoded/test_doi_search_paper_attributes{i}___00.json") for i in range(5)]
+    s2 = [
+        body(shared_data, f"paperqa_decoded/test_doi_search_paper_attributes{i}___00.json") for i in range(5)
+    ]
     oa = body(shared_data, "paperqa_decoded/test_doi_search_paper_attributes4___02.json")
     fake_apis.s2_search = {"total": 1, "offset": 0, "data": [s2[4]]}
     fake_apis.oa_search = {"meta": {"count": 1, "page": 1, "per_page": 50}, "results": [oa]}
-    fake_apis.s2_edges[s2[4]["paperId"]] = {"references": [{"isInfluential": i == 3, "citedPaper": r}
-                                                           for i, r in enumerate(s2[:4])], "citations": []}
-    task = LyraStore.at(lyra_home).create_task("Research on hypoxia and collagen cross-linking in engineered tissue")
+    fake_apis.s2_edges[s2[4]["paperId"]] = {
+        "references": [{"isInfluential": i == 3, "citedPaper": r} for i, r in enumerate(s2[:4])],
+        "citations": [],
+    }
+    task = LyraStore.at(lyra_home).create_task(
+        "Research on hypoxia and collagen cross-linking in engineered tissue"
+    )
     result = materialize_task(lyra_home, task.id, "papers", "citation_expansions")
     assert result.success
     store = LyraStore.at(lyra_home)

@@ -36,9 +36,13 @@ def _claims(question: str, lyra_home, shared_data, tmp_path) -> tuple[list[str],
     task = store.create_task(question, {"corpus": [str(corpus)]})
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
-        result = materialize(TASK_RUN_ASSETS, partition_key=task.id, resources=build_resources(lyra_home),
-                             instance=instance, selection=["papers", "claim_scope", "pages", "fragments",
-                                                           "fragment_ranking", "claims"])
+        result = materialize(
+            TASK_RUN_ASSETS,
+            partition_key=task.id,
+            resources=build_resources(lyra_home),
+            instance=instance,
+            selection=["papers", "claim_scope", "pages", "fragments", "fragment_ranking", "claims"],
+        )
     assert result.success
     frame = store.read_partition("claims", task.id)
     extracted = frame[frame["origin"] == "extracted"]
@@ -52,9 +56,11 @@ def _names_vitamin_d(text: str) -> bool:
 
 
 def test_vitamin_e_and_folic_acid_findings_are_not_adopted_for_a_vitamin_d_fracture_question(
-        lyra_home, shared_data, tmp_path):
-    adopted, rejected, frame = _claims("Does vitamin D supplementation reduce fracture risk?", lyra_home,
-                                       shared_data, tmp_path)
+    lyra_home, shared_data, tmp_path
+):
+    adopted, rejected, frame = _claims(
+        "Does vitamin D supplementation reduce fracture risk?", lyra_home, shared_data, tmp_path
+    )
     assert not [t for t in adopted if "vitamin E" in t or "folic acid" in t], adopted
     assert [t for t in rejected if "vitamin E" in t]  # extracted, kept in the graph, not adopted
     assert [t for t in adopted if _names_vitamin_d(t)]
@@ -62,8 +68,9 @@ def test_vitamin_e_and_folic_acid_findings_are_not_adopted_for_a_vitamin_d_fract
 
 
 def test_an_open_question_adopts_only_claims_about_its_exposure_and_outcome(lyra_home, shared_data, tmp_path):
-    adopted, rejected, _ = _claims("What is the effect of vitamin D on fracture risk?", lyra_home, shared_data,
-                                   tmp_path)
+    adopted, rejected, _ = _claims(
+        "What is the effect of vitamin D on fracture risk?", lyra_home, shared_data, tmp_path
+    )
     assert adopted and all(FRACTURE.search(t) for t in adopted), adopted  # the outcome is named
     assert not [t for t in adopted if OTHER_EXPOSURE.search(t)], adopted  # … and the exposure
     assert [t for t in rejected if FRACTURE.search(t) and OTHER_EXPOSURE.search(t)]

@@ -8,8 +8,15 @@ adoption threshold while the vitamin D fracture claims stay.
 import numpy as np
 import pytest
 
-from lyra_core.relevance import (DEFAULT_COSINE_WEIGHT, DEFAULT_MIN_RELEVANCE, claim_relevance, concepts,
-                                 coverage, stem, term_weights)
+from lyra_core.relevance import (
+    DEFAULT_COSINE_WEIGHT,
+    DEFAULT_MIN_RELEVANCE,
+    claim_relevance,
+    concepts,
+    coverage,
+    stem,
+    term_weights,
+)
 
 QUESTION = "Does vitamin D supplementation reduce fracture risk?"
 ON_TOPIC = [
@@ -52,8 +59,10 @@ def test_coverage_weighs_rare_terms_more_and_is_zero_without_content_words():
     assert coverage("Is it?", "anything", weights) == 0.0
     # "supplement", "reduc", "risk" are in none of the texts: no claim could cover them, so they are left out
     assert coverage(QUESTION, "Vitamin D and fractures.", weights) == pytest.approx(1.0)
+
     def cov(claim, w=weights):
         return coverage(QUESTION, claim, w)
+
     assert 0 < cov("Fractures.") < cov("Vitamin E and hip fractures.") < cov("Vitamin D and fractures.")
     assert cov("Vitamin E and prostate cancer.") < cov("Vitamin D.")
     assert cov("Fractures.", term_weights([])) < cov("Vitamin D fracture.", term_weights([]))
@@ -67,7 +76,7 @@ def test_off_topic_claims_fall_below_the_threshold_and_vitamin_d_fracture_claims
     cosines = vectors[1:] @ vectors[0]
     weights = term_weights(claims + OTHER_FRAGMENTS)
     scores = claim_relevance(QUESTION, claims, cosines, weights, DEFAULT_COSINE_WEIGHT)
-    on, off = scores[: len(ON_TOPIC)], scores[len(ON_TOPIC):]
+    on, off = scores[: len(ON_TOPIC)], scores[len(ON_TOPIC) :]
     assert min(on) >= DEFAULT_MIN_RELEVANCE > max(off), (on, off)
     assert min(on) > max(off)
     # cosine alone at the old threshold (0.25) adopted every one of them

@@ -22,7 +22,12 @@ def test_extractor_keeps_findings_and_drops_methods_aims_and_background():
     assert "Four-monthly vitamin D supplementation may prevent fractures in the elderly." in claims
     assert "Mortality did not differ between the groups." in claims
     joined = " ".join(claims)
-    for not_a_claim in ("We randomized", "The aim of this study", "common cause of disability", "What explains"):
+    for not_a_claim in (
+        "We randomized",
+        "The aim of this study",
+        "common cause of disability",
+        "What explains",
+    ):
         assert not_a_claim not in joined
     assert len(claims) < 7  # never every sentence
 
@@ -38,7 +43,9 @@ def test_section_labels_are_stripped_and_findings_score_higher():
 
 
 def test_claim_ids_are_stable_and_ignore_case_and_spacing():
-    assert claim_id_for("t1", "Vitamin D  reduces fractures.") == claim_id_for("t1", "vitamin d reduces fractures.")
+    assert claim_id_for("t1", "Vitamin D  reduces fractures.") == claim_id_for(
+        "t1", "vitamin d reduces fractures."
+    )
     assert claim_id_for("t1", "a claim text") != claim_id_for("t2", "a claim text")
 
 
@@ -49,9 +56,30 @@ def unit(*rows):
 
 def test_dedupe_merges_near_identical_claims_and_keeps_provenance():
     cands = [
-        ClaimCandidate(text="A reduces B.", origin="extracted", extractor="local-rules", fragment_id="f1", page_id="p1", score=2),
-        ClaimCandidate(text="A lowers B.", origin="extracted", extractor="local-rules", fragment_id="f2", page_id="p2", score=3),
-        ClaimCandidate(text="C raises D.", origin="extracted", extractor="local-rules", fragment_id="f3", page_id="p3", score=2),
+        ClaimCandidate(
+            text="A reduces B.",
+            origin="extracted",
+            extractor="local-rules",
+            fragment_id="f1",
+            page_id="p1",
+            score=2,
+        ),
+        ClaimCandidate(
+            text="A lowers B.",
+            origin="extracted",
+            extractor="local-rules",
+            fragment_id="f2",
+            page_id="p2",
+            score=3,
+        ),
+        ClaimCandidate(
+            text="C raises D.",
+            origin="extracted",
+            extractor="local-rules",
+            fragment_id="f3",
+            page_id="p3",
+            score=2,
+        ),
         ClaimCandidate(text="A reduces B in adults.", origin="user", extractor="user", score=10),
         ClaimCandidate(text="A reduces B in children.", origin="user", extractor="user", score=10),
     ]
@@ -69,9 +97,16 @@ def test_adoption_keeps_user_claims_and_the_most_relevant_extracted_ones():
     merged = dedupe_claims(cands, np.eye(5), threshold=0.9)
     relevance = np.array([0.9, 0.1, 0.5, 0.7, 0.0])
     order = [m.head.text for m in merged]
-    status = dict(zip(order, adoption(merged, relevance[[cands.index(m.head) for m in merged]], 2, 0.2), strict=True))
-    assert status == {"user claim": "adopted", "claim 0": "adopted", "claim 3": "adopted",
-                      "claim 2": "not_adopted", "claim 1": "not_adopted"}
+    status = dict(
+        zip(order, adoption(merged, relevance[[cands.index(m.head) for m in merged]], 2, 0.2), strict=True)
+    )
+    assert status == {
+        "user claim": "adopted",
+        "claim 0": "adopted",
+        "claim 3": "adopted",
+        "claim 2": "not_adopted",
+        "claim 1": "not_adopted",
+    }
 
 
 def test_pairs_are_the_most_similar_fragments_outside_the_claims_own_page():
@@ -87,12 +122,21 @@ def test_pairs_are_the_most_similar_fragments_outside_the_claims_own_page():
 BACKGROUND_AND_FINDINGS = [
     # (sentence, reports a finding) — the first has finding cues ("requires") the rules alone keep; background
     # opens an abstract (position 0.15 of its text), findings come after the methods (0.75)
-    ("Vitamin D made in the skin or ingested in the diet is biologically inert and requires 2 successive "
-     "hydroxylations first in the liver on carbon 25 to form 25-hydroxyvitamin D.", False),
-    ("Vitamin D is a hormone that is essential for bone health and has been linked to many chronic diseases.", False),
+    (
+        "Vitamin D made in the skin or ingested in the diet is biologically inert and requires 2 successive "
+        "hydroxylations first in the liver on carbon 25 to form 25-hydroxyvitamin D.",
+        False,
+    ),
+    (
+        "Vitamin D is a hormone that is essential for bone health and has been linked to many chronic diseases.",
+        False,
+    ),
     ("Vitamin D supplementation reduced the risk of hip fracture by 30% (RR 0.70, 95% CI 0.55-0.89).", True),
-    ("In this large, long-term trial of male physicians, neither vitamin E nor C supplementation reduced "
-     "the risk of prostate or total cancer.", True),
+    (
+        "In this large, long-term trial of male physicians, neither vitamin E nor C supplementation reduced "
+        "the risk of prostate or total cancer.",
+        True,
+    ),
 ]
 
 
@@ -100,10 +144,21 @@ def test_the_sentence_role_model_drops_background_the_rules_would_keep():
     from lyra_assets.evidence.claims import LOCAL_EXTRACTOR, keep_findings
     from lyra_resources.models.inference import embedder
 
-    candidates = [ClaimCandidate(text=t, origin="extracted", extractor=LOCAL_EXTRACTOR, fragment_id=f"f{i}",
-                                 page_id=f"p{i}", score=2.0, position=0.75 if finding else 0.15)
-                  for i, (t, finding) in enumerate(BACKGROUND_AND_FINDINGS)]
-    candidates.append(ClaimCandidate(text=BACKGROUND_AND_FINDINGS[0][0], origin="user", extractor="user", score=10.0))
+    candidates = [
+        ClaimCandidate(
+            text=t,
+            origin="extracted",
+            extractor=LOCAL_EXTRACTOR,
+            fragment_id=f"f{i}",
+            page_id=f"p{i}",
+            score=2.0,
+            position=0.75 if finding else 0.15,
+        )
+        for i, (t, finding) in enumerate(BACKGROUND_AND_FINDINGS)
+    ]
+    candidates.append(
+        ClaimCandidate(text=BACKGROUND_AND_FINDINGS[0][0], origin="user", extractor="user", score=10.0)
+    )
     vectors = embedder().encode([c.text for c in candidates])
     kept, kept_vectors, dropped = keep_findings(candidates, vectors)
     texts = [c.text for c in kept if c.origin == "extracted"]
@@ -126,8 +181,13 @@ def test_the_sentence_role_model_reads_the_sentence_not_only_its_place():
 def test_topic_labels_are_words_not_numbers():
     from lyra_core.topics import distinctive_terms
 
-    groups = [["Retention was 55.9% (14.8) with vitamin D in 14 of 20 subjects.", "Vitamin D retention rose in 14 weeks."],
-              ["Statins lowered hip fracture risk.", "Hip fracture risk fell with statins."]]
+    groups = [
+        [
+            "Retention was 55.9% (14.8) with vitamin D in 14 of 20 subjects.",
+            "Vitamin D retention rose in 14 weeks.",
+        ],
+        ["Statins lowered hip fracture risk.", "Hip fracture risk fell with statins."],
+    ]
     labels = distinctive_terms(groups)
     assert all(any(ch.isalpha() for ch in term) for terms in labels for term in terms)
     assert "retention" in labels[0] or "vitamin" in labels[0]

@@ -18,8 +18,14 @@ def invoke(*args: str):
 @pytest.mark.slow
 def test_run_then_manage_the_task(tmp_path, small_corpus):
     home = str(tmp_path / "h")
-    result = invoke("run", "Does vitamin D supplementation reduce fracture risk?", "--corpus", str(small_corpus),
-                    "--home", home)
+    result = invoke(
+        "run",
+        "Does vitamin D supplementation reduce fracture risk?",
+        "--corpus",
+        str(small_corpus),
+        "--home",
+        home,
+    )
     assert result.exit_code == 0, result.output
     task_id = re.search(r"task_[0-9a-f]{8}", result.output).group(0)
     assert "completed" in result.output and "lyra.duckdb" in result.output
@@ -80,8 +86,12 @@ def test_stop_interrupts_a_run_in_another_process(tmp_path, small_corpus):
     home = tmp_path / "h"
     store = LyraStore.at(home)
     task = store.create_task("vitamin D and fractures", {"corpus": [str(small_corpus)]})
-    proc = subprocess.Popen([sys.executable, "-m", "lyra_tools.cli", "task", "run", task.id, "--home", str(home)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lyra_tools.cli", "task", "run", task.id, "--home", str(home)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:  # wait until the run is really under way
         with open_instance(home) as instance:
@@ -103,12 +113,27 @@ def test_stop_interrupts_a_run_in_another_process(tmp_path, small_corpus):
 def test_feedback_command_records_and_refuses_clearly(tmp_path):
     home = str(tmp_path / "h")
     task = LyraStore.at(home).create_task("vitamin D and fractures")
-    ok = invoke("feedback", "apply", task.id, "domain_block", '{"domain_pattern": "spam.example", "reason": "ads only"}',
-                "--home", home)
+    ok = invoke(
+        "feedback",
+        "apply",
+        task.id,
+        "domain_block",
+        '{"domain_pattern": "spam.example", "reason": "ads only"}',
+        "--home",
+        home,
+    )
     assert ok.exit_code == 0, ok.output
     rules = LyraStore.at(home).fetch_df("SELECT domain_pattern, decision FROM domain_override_rules")
     assert rules.to_dict("records") == [{"domain_pattern": "spam.example", "decision": "block"}]
-    tld = invoke("feedback", "apply", task.id, "domain_block", '{"domain_pattern": "*.com", "reason": "x"}', "--home", home)
+    tld = invoke(
+        "feedback",
+        "apply",
+        task.id,
+        "domain_block",
+        '{"domain_pattern": "*.com", "reason": "x"}',
+        "--home",
+        home,
+    )
     assert tld.exit_code == 1 and "*.com" in tld.output
     bad_json = invoke("feedback", "apply", task.id, "add_note", "{not json", "--home", home)
     assert bad_json.exit_code == 1 and "not valid JSON" in bad_json.output
@@ -117,7 +142,9 @@ def test_feedback_command_records_and_refuses_clearly(tmp_path):
 
 @pytest.mark.slow
 def test_lyra_run_of_a_one_word_question_prints_the_hint_and_runs(tmp_path, small_corpus):
-    result = cli.invoke(app, ["run", "fracture", "--corpus", str(small_corpus), "--home", str(tmp_path / "h")])
+    result = cli.invoke(
+        app, ["run", "fracture", "--corpus", str(small_corpus), "--home", str(tmp_path / "h")]
+    )
     assert result.exit_code == 0, result.output
     notes = [line for line in result.stderr.splitlines() if "too vague" in line]
     assert len(notes) == 1 and notes[0].startswith("note: the question has one content word ('fracture')")

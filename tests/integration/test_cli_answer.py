@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import re
 
-from fixtures.answers import add_hypothesis, run_answer
-from fixtures.graphs import write_graph
 from typer.testing import CliRunner
 
+from fixtures.answers import add_hypothesis, run_answer
+from fixtures.graphs import write_graph
+from lyra_assets.execution import run_control
 from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.store.reviewed_graph.report import report_markdown
+from lyra_tools.cli import app
 from lyra_tools.cli import common as cli_common
 from lyra_tools.cli import run as cli_run
-from lyra_assets.execution import run_control
-from lyra_tools.cli import app
-from lyra_resources.store.reviewed_graph.report import report_markdown
 
 # the hypothesis's passages: two refute it, each under the default vote threshold (0.5), one is neutral
 WEAK_REFUTING = [("whi", 0, "REFUTES", 0.3), ("meta", 1, "REFUTES", 0.45), ("falls", 1, "NEUTRAL", 0.6)]
@@ -44,8 +44,10 @@ def test_status_names_the_hypothesis_and_counts_only_votes_beside_the_score(tmp_
     assert status.exit_code == 0, status.output
     lines = status.output.splitlines()
     # the two refuting passages did not enter the score: they are no "against" beside 0.50 ± 0.29
-    assert (f"Answer: unverified (0.50 ± 0.29) — 0 papers for, 0 against {BELOW}, 3 judged — {INSUFFICIENT}"
-            in lines)
+    assert (
+        f"Answer: unverified (0.50 ± 0.29) — 0 papers for, 0 against {BELOW}, 3 judged — {INSUFFICIENT}"
+        in lines
+    )
     assert f"  claim {claim_id}: `lyra evidence {graph.task_id}` lists its passages" in lines
 
 
@@ -54,12 +56,18 @@ def test_claims_lists_the_hypothesis_first_and_flagged(tmp_path):
     listed = lyra(store, "claims", graph.task_id)
     assert listed.exit_code == 0, listed.output
     lines = listed.output.splitlines()
-    assert lines[0] == ("the question's hypothesis, the claim the answer judges (its passages: "
-                        f"lyra evidence {graph.task_id})")
-    assert lines[1] == (f"  {claim_id}  unverified  0.50 ± 0.29  votes 0 for, 0 against {BELOW}  "
-                        f"[question's hypothesis] {HYPOTHESIS_TEXT}")
+    assert lines[0] == (
+        "the question's hypothesis, the claim the answer judges (its passages: "
+        f"lyra evidence {graph.task_id})"
+    )
+    assert lines[1] == (
+        f"  {claim_id}  unverified  0.50 ± 0.29  votes 0 for, 0 against {BELOW}  "
+        f"[question's hypothesis] {HYPOTHESIS_TEXT}"
+    )
     assert lines[2].startswith("topic t_fracture") and listed.output.count(claim_id) == 1
-    one_topic = lyra(store, "claims", graph.task_id, "--topic", "t_falls")  # a topic's listing is that topic's
+    one_topic = lyra(
+        store, "claims", graph.task_id, "--topic", "t_falls"
+    )  # a topic's listing is that topic's
     assert one_topic.exit_code == 0 and claim_id not in one_topic.output
 
 
@@ -69,7 +77,10 @@ def test_evidence_of_a_task_is_its_hypothesis_passages(tmp_path):
         shown = lyra(store, "evidence", *args)
         assert shown.exit_code == 0, shown.output
         lines = shown.output.splitlines()
-        assert lines[0] == f"claim {claim_id} (task {graph.task_id}, the question's hypothesis): {HYPOTHESIS_TEXT}"
+        assert (
+            lines[0]
+            == f"claim {claim_id} (task {graph.task_id}, the question's hypothesis): {HYPOTHESIS_TEXT}"
+        )
         assert lines[1] == f"score: unverified 0.50 ± 0.29  votes 0 for, 0 against {BELOW} — {INSUFFICIENT}"
         assert "REFUTES: 2 edge(s)" in lines and "NEUTRAL: 1 edge(s)" in lines
     assert lyra(store, "evidence", claim_id).output == shown.output  # the claim id itself shows the same
@@ -78,9 +89,11 @@ def test_evidence_of_a_task_is_its_hypothesis_passages(tmp_path):
 def test_evidence_without_a_hypothesis_is_one_line_and_exit_1(tmp_path):
     store = LyraStore.at(tmp_path / "home")
     graph = write_graph(store, query="What determines fracture risk in older adults?")
-    for args, message in (((graph.task_id,), f"error: task {graph.task_id} has no hypothesis"),
-                          ((), "error: give a claim id"),
-                          ((graph.task_id, "--task", "task_other"), "names another: give one task")):
+    for args, message in (
+        ((graph.task_id,), f"error: task {graph.task_id} has no hypothesis"),
+        ((), "error: give a claim id"),
+        ((graph.task_id, "--task", "task_other"), "names another: give one task"),
+    ):
         result = lyra(store, "evidence", *args)
         assert result.exit_code == 1, args
         assert len(result.output.strip().splitlines()) == 1 and message in result.output, result.output
@@ -91,8 +104,10 @@ def test_conflicting_evidence_is_told_from_insufficient(tmp_path):
     status = lyra(store, "task", "status", graph.task_id)
     answer = next(line for line in status.output.splitlines() if line.startswith("Answer: "))
     assert answer.startswith("Answer: contested (")
-    assert answer.endswith("— 1 paper for, 1 against, 2 judged — designs: 1 meta-analysis for; 1 RCT against "
-                           "— conflicting evidence: strong votes on both sides")
+    assert answer.endswith(
+        "— 1 paper for, 1 against, 2 judged — designs: 1 meta-analysis for; 1 RCT against "
+        "— conflicting evidence: strong votes on both sides"
+    )
     evidence = lyra(store, "evidence", graph.task_id).output.splitlines()
     assert evidence[1].endswith("votes 1 for, 1 against — conflicting evidence: strong votes on both sides")
 
@@ -100,12 +115,18 @@ def test_conflicting_evidence_is_told_from_insufficient(tmp_path):
 def test_the_run_summary_prints_each_path_whole_on_its_line(tmp_path, capsys):
     """A home deep in the file system (a test worker's temporary folder, say): the summary's paths
     are not folded at the console's width, so they can be copied from a terminal or read from a pipe."""
-    store, graph, _ = answered(tmp_path / ("a-folder-with-a-long-name-" * 3) / "[bold]home[/bold]", WEAK_REFUTING)
-    outcome = run_control.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
+    store, graph, _ = answered(
+        tmp_path / ("a-folder-with-a-long-name-" * 3) / "[bold]home[/bold]", WEAK_REFUTING
+    )
+    outcome = run_control.RunOutcome(
+        task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={}
+    )
     cli_run.print_summary(outcome, store.layout.root)
     lines = capsys.readouterr().out.splitlines()
     assert f"DuckDB:  {store.layout.database}" in lines, lines[-4:]
-    assert f"Parquet: {store.layout.parquet}/<table>/task_id={graph.task_id}/data.parquet" in lines, lines[-4:]
+    assert f"Parquet: {store.layout.parquet}/<table>/task_id={graph.task_id}/data.parquet" in lines, lines[
+        -4:
+    ]
 
 
 def test_the_summary_and_report_show_votes_beside_each_claim_score(tmp_path, capsys, monkeypatch):
@@ -113,7 +134,9 @@ def test_the_summary_and_report_show_votes_beside_each_claim_score(tmp_path, cap
     store, graph, _ = answered(tmp_path, WEAK_REFUTING, relabel={("none", "falls"): ("SUPPORTS", 0.3)})
     votes = "0 for, 1 against (1 more below the vote threshold)"
     monkeypatch.setattr(cli_common.console, "width", 250)
-    outcome = run_control.RunOutcome(task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={})
+    outcome = run_control.RunOutcome(
+        task_id=graph.task_id, run_id="r1", success=True, status="SUCCESS", assets={}
+    )
     cli_run.print_summary(outcome, store.layout.root)
     row = next(line for line in capsys.readouterr().out.splitlines() if "Calcium with vitamin D" in line)
     assert re.search(rf"likely_false\s*│\s*0\.\d\d\s*│\s*0\.\d\d\s*│\s*{re.escape(votes)}\s*│", row), row

@@ -30,15 +30,19 @@ def scratch(tmp_path_factory) -> Path:
 def file_bytes(folder: Path) -> dict[str, str]:
     """Every file under ``folder`` and a digest of its bytes (the databases too; SQLite's own
     journals, which come and go with its readers, left out)."""
-    return {str(p.relative_to(folder)): hashlib.md5(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file() and not p.name.endswith(("-wal", "-shm", "-journal"))}
+    return {
+        str(p.relative_to(folder)): hashlib.md5(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not p.name.endswith(("-wal", "-shm", "-journal"))
+    }
 
 
 def refused(scratch: Path, args: list[str], env: dict[str, str] | None = None) -> str:
     """The one error line of ``lyra ARGS`` (run in ``scratch``), which changes no file."""
     before = file_bytes(scratch)
-    outcome = fuzz_cli.call(Case(" ".join(args), args, env=env or {}), scratch / "home", scratch / "in", scratch,
-                            timeout_s=120)
+    outcome = fuzz_cli.call(
+        Case(" ".join(args), args, env=env or {}), scratch / "home", scratch / "in", scratch, timeout_s=120
+    )
     assert outcome.code not in (0, None) and not outcome.problems, (outcome.problems, outcome.stderr)
     assert file_bytes(scratch) == before
     return outcome.stderr.strip()
@@ -47,34 +51,66 @@ def refused(scratch: Path, args: list[str], env: dict[str, str] | None = None) -
 TASK_PARQUET = f"parquet/claims/task_id={fuzz_cli.TASK}/data.parquet"
 
 
-@pytest.mark.parametrize(("target", "part"), [
-    ("{home}/lyra.duckdb", "the store"),
-    ("{home}/lyra.duckdb.wal", "the store"),
-    ("{home}/" + TASK_PARQUET, "the Parquet exports"),
-    ("{home}/dagster/history/runs.db", "the Dagster instance"),
-    ("{home}/cache/corpus/new.csv", "the caches"),
-    ("{home}/models/new.csv", "the home's models"),
-    ("home/lyra.duckdb", "the store"),  # relative to the folder the command runs in
-    ("{dir}/../home/./parquet/../lyra.duckdb", "the store"),
-    ("through/" + TASK_PARQUET, "the Parquet exports"),  # a symlink to the home
-])
+@pytest.mark.parametrize(
+    ("target", "part"),
+    [
+        ("{home}/lyra.duckdb", "the store"),
+        ("{home}/lyra.duckdb.wal", "the store"),
+        ("{home}/" + TASK_PARQUET, "the Parquet exports"),
+        ("{home}/dagster/history/runs.db", "the Dagster instance"),
+        ("{home}/cache/corpus/new.csv", "the caches"),
+        ("{home}/models/new.csv", "the home's models"),
+        ("home/lyra.duckdb", "the store"),  # relative to the folder the command runs in
+        ("{dir}/../home/./parquet/../lyra.duckdb", "the store"),
+        ("through/" + TASK_PARQUET, "the Parquet exports"),  # a symlink to the home
+    ],
+)
 def test_export_out_inside_the_homes_data_is_refused(scratch, target, part):
     line = refused(scratch, ["export", "{task}", "--format", "csv", "--out", target, "--home", "{home}"])
     assert "--out" in line and f"inside the home's own data ({part}" in line, line
-    assert fuzz_cli.call(Case("list", ["task", "list", "--home", "{home}"], expect="any"), scratch / "home",
-                         scratch / "in", scratch, timeout_s=120).code == 0  # the home still opens
+    assert (
+        fuzz_cli.call(
+            Case("list", ["task", "list", "--home", "{home}"], expect="any"),
+            scratch / "home",
+            scratch / "in",
+            scratch,
+            timeout_s=120,
+        ).code
+        == 0
+    )  # the home still opens
 
 
-@pytest.mark.parametrize("args", [
-    ["report", "{task}", "--out", "{home}/dagster/report.md", "--home", "{home}"],
-    ["report", "{task}", "--format", "html", "--out", "{home}/lyra.duckdb", "--home", "{home}"],
-    ["verify", "--corpus", "{dir}/corpus.jsonl", "--claims", "{dir}/good_claims.txt", "--out",
-     "{home}/" + TASK_PARQUET, "--home", "{home}"],
-    ["search", "--corpus", "{dir}/corpus.jsonl", "--queries", "{dir}/queries.jsonl", "--run",
-     "{home}/dagster/history/runs.db", "--home", "{home}"],
-    ["models", "train-claim-roles", "--data", "{dir}", "--out", "{home}/cache/roles", "--home", "{home}"],
-    ["models", "train-direction", "--data", "{dir}", "--out", "{home}/parquet", "--home", "{home}"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["report", "{task}", "--out", "{home}/dagster/report.md", "--home", "{home}"],
+        ["report", "{task}", "--format", "html", "--out", "{home}/lyra.duckdb", "--home", "{home}"],
+        [
+            "verify",
+            "--corpus",
+            "{dir}/corpus.jsonl",
+            "--claims",
+            "{dir}/good_claims.txt",
+            "--out",
+            "{home}/" + TASK_PARQUET,
+            "--home",
+            "{home}",
+        ],
+        [
+            "search",
+            "--corpus",
+            "{dir}/corpus.jsonl",
+            "--queries",
+            "{dir}/queries.jsonl",
+            "--run",
+            "{home}/dagster/history/runs.db",
+            "--home",
+            "{home}",
+        ],
+        ["models", "train-claim-roles", "--data", "{dir}", "--out", "{home}/cache/roles", "--home", "{home}"],
+        ["models", "train-direction", "--data", "{dir}", "--out", "{home}/parquet", "--home", "{home}"],
+    ],
+)
 def test_every_output_path_inside_the_homes_data_is_refused(scratch, args):
     line = refused(scratch, args)
     assert "inside the home's own data" in line, line
@@ -82,9 +118,17 @@ def test_every_output_path_inside_the_homes_data_is_refused(scratch, args):
 
 def test_an_output_beside_the_homes_data_is_written(scratch):
     out = scratch / "home" / "claims.csv"  # the home's folder itself holds no data of its own there
-    outcome = fuzz_cli.call(Case("export", ["export", "{task}", "--format", "csv", "--out", str(out),
-                                            "--home", "{home}"], expect="any"),
-                            scratch / "home", scratch / "in", scratch, timeout_s=120)
+    outcome = fuzz_cli.call(
+        Case(
+            "export",
+            ["export", "{task}", "--format", "csv", "--out", str(out), "--home", "{home}"],
+            expect="any",
+        ),
+        scratch / "home",
+        scratch / "in",
+        scratch,
+        timeout_s=120,
+    )
     try:
         assert outcome.code == 0, outcome.stderr
         assert fuzz_cli.CLAIM in out.read_text()
@@ -92,13 +136,23 @@ def test_an_output_beside_the_homes_data_is_written(scratch):
         out.unlink(missing_ok=True)
 
 
-@pytest.mark.parametrize(("args", "env", "message"), [
-    (["task", "list", "--home", ""], {}, "'--home': is empty"),
-    (["run", "vitamin D and fractures", "--corpus", "{dir}/corpus.jsonl", "--home", ""], {}, "'--home': is empty"),
-    (["task", "list"], {"LYRA_HOME": ""}, "$LYRA_HOME is set but empty"),
-    (["run", "vitamin D and fractures", "--corpus", "{dir}/corpus.jsonl"], {"LYRA_HOME": ""},
-     "$LYRA_HOME is set but empty"),
-])
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["task", "list", "--home", ""], {}, "'--home': is empty"),
+        (
+            ["run", "vitamin D and fractures", "--corpus", "{dir}/corpus.jsonl", "--home", ""],
+            {},
+            "'--home': is empty",
+        ),
+        (["task", "list"], {"LYRA_HOME": ""}, "$LYRA_HOME is set but empty"),
+        (
+            ["run", "vitamin D and fractures", "--corpus", "{dir}/corpus.jsonl"],
+            {"LYRA_HOME": ""},
+            "$LYRA_HOME is set but empty",
+        ),
+    ],
+)
 def test_an_empty_home_is_refused_and_nothing_is_made_in_the_current_folder(scratch, args, env, message):
     names = sorted(os.listdir(scratch))
     line = refused(scratch, args, env)

@@ -18,11 +18,10 @@ from pathlib import Path
 import pytest
 
 from bench import fuzz_cli
+from fixtures.paths import REPO as ROOT
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.task_input import TaskInputError, check_task_input
 from lyra_tools import cli
-
-from fixtures.paths import REPO as ROOT
 
 CLAIM = fuzz_cli.CLAIM
 
@@ -48,6 +47,7 @@ def inputs(built) -> Path:
 def lyra(capsys, monkeypatch):
     """``lyra ARGS`` through the console script's entry point, as the installed ``lyra`` calls it
     (``main()`` reading ``sys.argv``): (exit code, stdout, stderr)."""
+
     def call(*args: str | Path) -> tuple[int, str, str]:
         monkeypatch.setattr(sys, "argv", ["lyra", *map(str, args)])
         with pytest.raises(SystemExit) as ended:
@@ -63,8 +63,14 @@ def lyra_process(*args: str | bytes | Path, stdout=subprocess.PIPE) -> subproces
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("LYRA_DEBUG", None)
     argv = [os.fsdecode(a) if isinstance(a, bytes) else str(a) for a in args]
-    return subprocess.run([sys.executable, "-m", "lyra_tools.cli", *argv], env=env, stdout=stdout,
-                          stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "lyra_tools.cli", *argv],
+        env=env,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
 
 
 def one_error_line(stderr: str, *fragments: str) -> str:
@@ -81,6 +87,7 @@ def task_ids(home: Path) -> list[str]:
 
 
 # -- the command line: bytes that are not UTF-8, NUL, usage errors ------------------------------------
+
 
 def test_a_question_with_a_byte_that_is_not_utf8_is_refused_before_any_home_exists(tmp_path, inputs):
     fresh = tmp_path / "fresh-home"
@@ -113,10 +120,14 @@ def test_usage_errors_are_one_line(lyra, home):
 
 # -- --home that cannot be a home ------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("where", ["file", "under a file", "/proc/1", "/dev/null"])
 def test_a_home_that_is_a_file_or_a_system_folder_is_refused(lyra, inputs, where):
     path = {"file": inputs / "a_file", "under a file": inputs / "a_file" / "home"}.get(where, Path(where))
-    for command in (["task", "list"], ["run", "vitamin D and fractures", "--corpus", inputs / "corpus.jsonl"]):
+    for command in (
+        ["task", "list"],
+        ["run", "vitamin D and fractures", "--corpus", inputs / "corpus.jsonl"],
+    ):
         code, _, err = lyra(*command, "--home", path)
         assert code == 1
         one_error_line(err, str(path))
@@ -125,9 +136,12 @@ def test_a_home_that_is_a_file_or_a_system_folder_is_refused(lyra, inputs, where
 
 def test_a_refused_command_does_not_make_the_home_it_names(lyra, tmp_path, inputs):
     fresh = tmp_path / "not-yet"
-    for args in (["task", "status", "task_00000000"], ["export", "task_00000000", "--format", "bibtex"],
-                 ["run", "", "--corpus", inputs / "corpus.jsonl"],
-                 ["run", "vitamin D and fractures", "--corpus", inputs / "missing.jsonl"]):
+    for args in (
+        ["task", "status", "task_00000000"],
+        ["export", "task_00000000", "--format", "bibtex"],
+        ["run", "", "--corpus", inputs / "corpus.jsonl"],
+        ["run", "vitamin D and fractures", "--corpus", inputs / "missing.jsonl"],
+    ):
         code, _, err = lyra(*args, "--home", fresh)
         assert code == 1
         one_error_line(err)
@@ -136,13 +150,22 @@ def test_a_refused_command_does_not_make_the_home_it_names(lyra, tmp_path, input
 
 # -- claims files ----------------------------------------------------------------------------------
 
+
 def test_claims_nested_ten_thousand_deep_are_one_line(lyra, home, inputs):
     before = task_ids(home)
-    for args in (["verify", "--corpus", inputs / "corpus.jsonl", "--claims", inputs / "deep.jsonl"],
-                 ["verify", "--corpus", inputs / "corpus.jsonl", "--claims", inputs / "deep_object.jsonl"],
-                 ["run", "vitamin D and fractures", "--corpus", inputs / "corpus.jsonl", "--claims-file",
-                  inputs / "deep.jsonl"],
-                 ["feedback", "apply", fuzz_cli.TASK, "add_note", fuzz_cli.DEEP]):
+    for args in (
+        ["verify", "--corpus", inputs / "corpus.jsonl", "--claims", inputs / "deep.jsonl"],
+        ["verify", "--corpus", inputs / "corpus.jsonl", "--claims", inputs / "deep_object.jsonl"],
+        [
+            "run",
+            "vitamin D and fractures",
+            "--corpus",
+            inputs / "corpus.jsonl",
+            "--claims-file",
+            inputs / "deep.jsonl",
+        ],
+        ["feedback", "apply", fuzz_cli.TASK, "add_note", fuzz_cli.DEEP],
+    ):
         code, _, err = lyra(*args, "--home", home)
         assert code == 1
         one_error_line(err, "nested too deeply")
@@ -152,20 +175,43 @@ def test_claims_nested_ten_thousand_deep_are_one_line(lyra, home, inputs):
 def test_an_empty_claims_file_is_refused_as_verify_refuses_it(lyra, home, inputs):
     before = task_ids(home)
     for name in ("empty.txt", "comments.txt"):
-        code, _, err = lyra("run", "vitamin D and fractures", "--corpus", inputs / "corpus.jsonl",
-                            "--claims-file", inputs / name, "--home", home)
+        code, _, err = lyra(
+            "run",
+            "vitamin D and fractures",
+            "--corpus",
+            inputs / "corpus.jsonl",
+            "--claims-file",
+            inputs / name,
+            "--home",
+            home,
+        )
         assert code == 1
         one_error_line(err, "--claims-file", "holds no claim")
     assert task_ids(home) == before
 
 
-@pytest.mark.parametrize(("name", "message"), [("nul.txt", "NUL character"), ("/dev/zero", "not a regular file"),
-                                               ("sparse_huge.txt", "at most"), ("a_folder", "is a folder")])
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("nul.txt", "NUL character"),
+        ("/dev/zero", "not a regular file"),
+        ("sparse_huge.txt", "at most"),
+        ("a_folder", "is a folder"),
+    ],
+)
 def test_claims_files_that_cannot_be_claims_are_refused(lyra, home, inputs, name, message):
     path = Path(name) if name.startswith("/") else inputs / name
     before = task_ids(home)
-    code, _, err = lyra("run", "vitamin D and fractures", "--corpus", inputs / "corpus.jsonl",
-                        "--claims-file", path, "--home", home)
+    code, _, err = lyra(
+        "run",
+        "vitamin D and fractures",
+        "--corpus",
+        inputs / "corpus.jsonl",
+        "--claims-file",
+        path,
+        "--home",
+        home,
+    )
     assert code == 1
     one_error_line(err, message)
     code, _, err = lyra("verify", "--corpus", inputs / "corpus.jsonl", "--claims", path, "--home", home)
@@ -192,6 +238,7 @@ def test_activating_an_unknown_model_version_changes_no_table(lyra, tmp_path):
 
 # -- feedback text -----------------------------------------------------------------------------------
 
+
 def test_nul_in_feedback_notes_and_reasons_is_refused(lyra, home):
     events = LyraStore.at(home).fetch_df("SELECT count(*) AS n FROM feedback_events")["n"][0]
     note = json.dumps({"target_id": fuzz_cli.TASK, "note": "see\x00this"})
@@ -207,11 +254,19 @@ def test_nul_in_feedback_notes_and_reasons_is_refused(lyra, home):
 
 # -- export --out ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("target", "message"), [
-    ("a_folder", "is a folder"), ("nowhere/x.html", "does not exist"), ("a_file/x.html", "does not exist"),
-    ("/dev/full", "No space left on device"),
-])
-def test_export_out_that_cannot_be_written_is_one_line_and_creates_nothing(lyra, home, inputs, target, message):
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("a_folder", "is a folder"),
+        ("nowhere/x.html", "does not exist"),
+        ("a_file/x.html", "does not exist"),
+        ("/dev/full", "No space left on device"),
+    ],
+)
+def test_export_out_that_cannot_be_written_is_one_line_and_creates_nothing(
+    lyra, home, inputs, target, message
+):
     path = Path(target) if target.startswith("/") else inputs / target
     before = sorted(p.name for p in inputs.iterdir())
     code, _, err = lyra("export", fuzz_cli.TASK, "--format", "html", "--out", path, "--home", home)
@@ -237,6 +292,7 @@ def test_standard_output_on_a_full_disk_is_one_line(home):
 
 # -- the last-resort guard ----------------------------------------------------------------------------
 
+
 def test_an_unexpected_exception_is_one_line_pointing_to_its_traceback(lyra, home, monkeypatch):
     from lyra_tools.cli import tasks as cli_tasks
 
@@ -260,6 +316,7 @@ def test_an_unexpected_exception_is_one_line_pointing_to_its_traceback(lyra, hom
 
 # -- the shared checks -------------------------------------------------------------------------------
 
+
 def test_text_and_json_checks_name_the_problem():
     from lyra_core.validation import load_json, text_problem
 
@@ -274,6 +331,7 @@ def test_text_and_json_checks_name_the_problem():
 
 
 # -- a fixed-seed part of the fuzz run (python -m bench.fuzz_cli runs every case) -----------------------
+
 
 def test_fuzz_sample_has_no_traceback_no_hang_and_refusals_change_nothing():
     chosen = random.Random(7).sample(fuzz_cli.cases(), 25)

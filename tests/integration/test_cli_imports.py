@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from fixtures.graphs import write_graph
 from fixtures.paths import REPO
-
 from lyra_resources.store.lyra_store import LyraStore
 
 HEAVY = ("dagster", "pandas", "torch", "sentence_transformers", "networkx", "lyra_assets")
@@ -32,10 +32,15 @@ finally:
 
 
 def _python(args: list[str], home: Path | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+    }
     if home is not None:
         env["LYRA_HOME"] = str(home)
-    return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, env=env, cwd=REPO, timeout=120
+    )
 
 
 def _heavy_imports(*lyra_args: str, home: Path) -> tuple[subprocess.CompletedProcess, list[str]]:
@@ -44,7 +49,9 @@ def _heavy_imports(*lyra_args: str, home: Path) -> tuple[subprocess.CompletedPro
 
 
 def test_importing_the_command_line_loads_no_heavy_library():
-    done = _python(["-c", f"import lyra_tools.cli, sys; print(sorted(m for m in {HEAVY!r} if m in sys.modules))"])
+    done = _python(
+        ["-c", f"import lyra_tools.cli, sys; print(sorted(m for m in {HEAVY!r} if m in sys.modules))"]
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
 
@@ -53,7 +60,8 @@ def test_help_lists_every_command_without_a_heavy_library(tmp_path):
     done, heavy = _heavy_imports("--help", home=tmp_path / "home")
     assert done.returncode == 0, done.stderr
     assert {"run", "task", "claims", "feedback", "models", "search", "worker", "store"} <= set(
-        word.strip("│ ") for line in done.stdout.splitlines() for word in line.split()[:2])
+        word.strip("│ ") for line in done.stdout.splitlines() for word in line.split()[:2]
+    )
     assert heavy == []
 
 
@@ -83,10 +91,19 @@ def test_claims_read_the_graph_without_dagster_or_models(home_with_a_task):
 
 def test_feedback_is_recorded_and_the_report_rewritten_without_dagster(home_with_a_task):
     home, task_id = home_with_a_task
-    claim_id = LyraStore.at(home).fetch_df("SELECT claim_id FROM claims WHERE task_id = ? ORDER BY claim_id",
-                                           [task_id])["claim_id"][0]
-    done, heavy = _heavy_imports("feedback", "apply", task_id, "claim_reject", json.dumps(
-        {"claim_id": claim_id, "reason": "off topic"}), "--home", str(home), home=home)
+    claim_id = LyraStore.at(home).fetch_df(
+        "SELECT claim_id FROM claims WHERE task_id = ? ORDER BY claim_id", [task_id]
+    )["claim_id"][0]
+    done, heavy = _heavy_imports(
+        "feedback",
+        "apply",
+        task_id,
+        "claim_reject",
+        json.dumps({"claim_id": claim_id, "reason": "off topic"}),
+        "--home",
+        str(home),
+        home=home,
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["changed"] is True
     assert (home / "reports" / f"{task_id}.md").exists()  # the report follows the graph's correction

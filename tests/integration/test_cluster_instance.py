@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 from dagster import DagsterRunStatus
-from fixtures.cluster import LOCAL_DAGSTER_YAML, use_cluster
-from fixtures.corpus import agent_corpus
-from fixtures.mcp import call
 from typer.testing import CliRunner
 
 from bench.local_servers import lyra_workers
+from fixtures.cluster import LOCAL_DAGSTER_YAML, use_cluster
+from fixtures.corpus import agent_corpus
+from fixtures.mcp import call
+from lyra_assets.execution import run_control
 from lyra_assets.execution.runs import (
     ACTIVE_STATUSES,
     STORE_TAG,
@@ -31,7 +32,6 @@ from lyra_assets.execution.runs import (
 from lyra_resources.home import HomeLayout
 from lyra_resources.settings import ClusterSettings, SettingsError
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_assets.execution import run_control
 from lyra_tools.cli import app
 
 cli = CliRunner()
@@ -90,7 +90,9 @@ def test_dagster_yaml_is_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
 def test_lyra_rewrites_its_own_dagster_yaml_when_the_profile_changes(tmp_path):
     layout = HomeLayout(root=tmp_path / "h")
     config = layout.dagster_home / "dagster.yaml"
-    cluster = ClusterSettings(profile="cluster", postgres_url="postgresql://lyra@db:5432/lyra", max_concurrent_runs=2)
+    cluster = ClusterSettings(
+        profile="cluster", postgres_url="postgresql://lyra@db:5432/lyra", max_concurrent_runs=2
+    )
     prepare_instance_dir(layout)
     prepare_instance_dir(layout, cluster)  # local → cluster
     text = config.read_text()
@@ -107,8 +109,9 @@ def test_lyra_rewrites_its_own_dagster_yaml_when_the_profile_changes(tmp_path):
     assert config.read_text() == yours
 
 
-def test_a_cluster_profile_without_postgres_is_refused_in_one_line(tmp_path, small_corpus, local_profile,
-                                                                   monkeypatch, capsys):
+def test_a_cluster_profile_without_postgres_is_refused_in_one_line(
+    tmp_path, small_corpus, local_profile, monkeypatch, capsys
+):
     layout = HomeLayout(root=tmp_path / "h")
     with pytest.raises(SettingsError, match="needs a Postgres URL") as refused:
         prepare_instance_dir(layout, ClusterSettings(profile="cluster"))
@@ -125,11 +128,14 @@ def test_a_cluster_profile_without_postgres_is_refused_in_one_line(tmp_path, sma
     assert not layout.database.exists()  # nothing was created on the way
 
 
-def test_a_cluster_home_queues_its_runs_in_postgres(tmp_path, small_corpus, postgres_url, lyra_settings,
-                                                    local_profile):
+def test_a_cluster_home_queues_its_runs_in_postgres(
+    tmp_path, small_corpus, postgres_url, lyra_settings, local_profile
+):
     use_cluster(lyra_settings, postgres_url)
     home = tmp_path / "h"
-    queued = invoke("run", "Does vitamin D reduce fractures?", "--corpus", str(small_corpus), "--home", str(home))
+    queued = invoke(
+        "run", "Does vitamin D reduce fractures?", "--corpus", str(small_corpus), "--home", str(home)
+    )
     assert queued.exit_code == 0, queued.output
     assert "queued" in queued.output and "lyra daemon" in queued.output
     task_id = re.search(r"task_[0-9a-f]{8}", queued.output).group(0)
@@ -150,7 +156,9 @@ def test_a_cluster_home_queues_its_runs_in_postgres(tmp_path, small_corpus, post
     task = LyraStore(home=str(home)).require_task(task_id)
     assert (task.status, task.last_run_id) == ("queued", run_id)
     status = invoke("task", "status", task_id, "--home", str(home))
-    assert "status: queued" in status.output and re.search(rf"{run_id}\s+queued", status.output), status.output
+    assert "status: queued" in status.output and re.search(rf"{run_id}\s+queued", status.output), (
+        status.output
+    )
     again = invoke("task", "run", task_id, "--home", str(home))  # never two runs of one task in the queue
     assert again.exit_code == 1 and "already has a run in progress" in again.output
 
@@ -163,24 +171,33 @@ def test_a_cluster_home_queues_its_runs_in_postgres(tmp_path, small_corpus, post
     use_cluster(lyra_settings, postgres_url)
     stopped = invoke("task", "stop", task_id, "--home", str(home))
     assert stopped.exit_code == 0 and "stopped 1 run" in stopped.output
-    assert postgres_rows(postgres_url, "SELECT status FROM runs WHERE run_id = %s", (run_id,)) == [("CANCELED",)]
+    assert postgres_rows(postgres_url, "SELECT status FROM runs WHERE run_id = %s", (run_id,)) == [
+        ("CANCELED",)
+    ]
     assert LyraStore(home=str(home)).require_task(task_id).status == "stopped"
 
 
-def test_mcp_create_task_queues_the_run_on_a_cluster(tmp_path, small_corpus, postgres_url, lyra_settings,
-                                                     local_profile):
+def test_mcp_create_task_queues_the_run_on_a_cluster(
+    tmp_path, small_corpus, postgres_url, lyra_settings, local_profile
+):
     from lyra_tools.mcp.server import build_server
 
     use_cluster(lyra_settings, postgres_url)
     server = build_server(tmp_path / "h")
     corpus = agent_corpus(tmp_path / "h", small_corpus)
-    (created,) = call(server, [("create_task", {"query": "Does sleep loss impair memory?",
-                                                "options": {"corpus": [str(corpus)]}})])
+    (created,) = call(
+        server,
+        [("create_task", {"query": "Does sleep loss impair memory?", "options": {"corpus": [str(corpus)]}})],
+    )
     answer = created.structured_content
     assert not created.is_error and answer["status"] == "queued" and answer["pid"] is None
-    rows = postgres_rows(postgres_url, "SELECT status, partition FROM runs WHERE run_id = %s", (answer["run_id"],))
+    rows = postgres_rows(
+        postgres_url, "SELECT status, partition FROM runs WHERE run_id = %s", (answer["run_id"],)
+    )
     assert rows == [("QUEUED", answer["task_id"])]
-    tags = dict(postgres_rows(postgres_url, "SELECT key, value FROM run_tags WHERE run_id = %s", (answer["run_id"],)))
+    tags = dict(
+        postgres_rows(postgres_url, "SELECT key, value FROM run_tags WHERE run_id = %s", (answer["run_id"],))
+    )
     assert tags[STORE_TAG] == LyraStore(home=str(tmp_path / "h")).where
 
 
@@ -204,8 +221,9 @@ def worker_logs_on_failure(logs: Path):
 
 
 @pytest.mark.slow
-def test_the_daemon_starts_queued_runs_within_the_limits(lyra_home, small_corpus, postgres_url, redis_url,
-                                                         lyra_settings, local_profile, tmp_path):
+def test_the_daemon_starts_queued_runs_within_the_limits(
+    lyra_home, small_corpus, postgres_url, redis_url, lyra_settings, local_profile, tmp_path
+):
     """The whole cluster profile on one machine: runs queued in Postgres, started by Dagster's
     queued-run daemon within the limits, their steps executed by two `lyra worker` processes
     through a real Redis."""
@@ -217,7 +235,9 @@ def test_the_daemon_starts_queued_runs_within_the_limits(lyra_home, small_corpus
     from lyra_resources.home import REPO_ROOT
 
     home = lyra_home  # $LYRA_HOME: the daemon's code server and the runs it starts work on this home too
-    use_cluster(lyra_settings, postgres_url, max_concurrent_runs=1, broker=redis_url)  # the store in Postgres too
+    use_cluster(
+        lyra_settings, postgres_url, max_concurrent_runs=1, broker=redis_url
+    )  # the store in Postgres too
     store = LyraStore(home=str(home))
     first = store.create_task("Does vitamin D reduce fracture risk?", {"corpus": [str(small_corpus)]})
     second = store.create_task("Does sleep loss impair memory?", {"corpus": [str(small_corpus)]})
@@ -228,14 +248,19 @@ def test_the_daemon_starts_queued_runs_within_the_limits(lyra_home, small_corpus
         runs = [a1, b1, a2]
         assert [strict.get_run_by_id(r).status for r in runs] == [_QUEUED] * 3  # nothing dequeues them yet
         workspace = WorkspaceFileTarget(paths=[str(REPO_ROOT / "workspace.yaml")])  # what `lyra daemon` loads
-        with lyra_workers(2, home, dict(os.environ), tmp_path), worker_logs_on_failure(tmp_path), \
-                WorkspaceProcessContext(strict, workspace) as strict_daemon_context, \
-                QueuedRunCoordinatorDaemon(interval_seconds=1) as daemon:
+        with (
+            lyra_workers(2, home, dict(os.environ), tmp_path),
+            worker_logs_on_failure(tmp_path),
+            WorkspaceProcessContext(strict, workspace) as strict_daemon_context,
+            QueuedRunCoordinatorDaemon(interval_seconds=1) as daemon,
+        ):
             list(daemon.run_iteration(strict_daemon_context))
             # max_concurrent_runs 1: only the first run starts, though the other task has none running
             assert _in_progress(strict, runs) == [a1]
 
-            use_cluster(lyra_settings, postgres_url, max_concurrent_runs=3, broker=redis_url)  # dagster.yaml rewritten
+            use_cluster(
+                lyra_settings, postgres_url, max_concurrent_runs=3, broker=redis_url
+            )  # dagster.yaml rewritten
             with open_instance(home) as roomy, WorkspaceProcessContext(roomy, workspace) as context:
                 assert roomy.get_run_by_id(a1).status in ACTIVE_STATUSES - {_QUEUED}
                 list(daemon.run_iteration(context))
@@ -243,7 +268,9 @@ def test_the_daemon_starts_queued_runs_within_the_limits(lyra_home, small_corpus
                 assert _in_progress(roomy, runs) == [a1, b1]
                 assert roomy.get_run_by_id(a2).status == _QUEUED
                 deadline = time.monotonic() + 900
-                while not all(roomy.get_run_by_id(r).is_finished for r in runs) and time.monotonic() < deadline:
+                while (
+                    not all(roomy.get_run_by_id(r).is_finished for r in runs) and time.monotonic() < deadline
+                ):
                     list(daemon.run_iteration(context))
                     started = _in_progress(roomy, runs)
                     assert len(started) <= 3 and not {a1, a2} <= set(started)
@@ -256,4 +283,3 @@ def test_the_daemon_starts_queued_runs_within_the_limits(lyra_home, small_corpus
         assert store.require_task(task.id).status == "completed"
     # the row follows the task's latest run: a2, which could start only once a1 had finished
     assert store.require_task(first.id).last_run_id == a2 and store.row_counts(first.id)["fragments"] > 0
-

@@ -12,9 +12,10 @@ from contextlib import contextmanager
 import pytest
 import yaml
 from dagster import DagsterEventType, DagsterRunStatus
-from fixtures.cluster import LOCAL_DAGSTER_YAML, cluster_daemon, use_cluster, wait_for
-from bench.local_servers import lyra_workers
 
+from bench.local_servers import lyra_workers
+from fixtures.cluster import LOCAL_DAGSTER_YAML, cluster_daemon, use_cluster, wait_for
+from lyra_assets.execution import run_control
 from lyra_assets.execution.celery_steps import WORKER_LOST_AFTER_S
 from lyra_assets.execution.runs import (
     RUN_MONITORING,
@@ -26,7 +27,6 @@ from lyra_assets.execution.step_workers import celery_config
 from lyra_resources.home import HomeLayout
 from lyra_resources.settings import ClusterSettings
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_assets.execution import run_control
 
 
 def test_the_cluster_watches_its_runs_and_the_local_profile_is_unchanged(tmp_path, local_profile):
@@ -45,6 +45,7 @@ def test_the_cluster_watches_its_runs_and_the_local_profile_is_unchanged(tmp_pat
 
 # -- runs killed half-way ---------------------------------------------------------------------------
 
+
 @contextmanager
 def task_held(store: LyraStore, task_id: str):
     """Another session holds the task's lock in the Postgres store until the block ends, so steps
@@ -60,8 +61,11 @@ def task_held(store: LyraStore, task_id: str):
 
 
 def snapshot(store: LyraStore, task_id: str) -> tuple[dict[str, int], list[str], list[str]]:
-    return (store.row_counts(task_id), sorted(store.read_partition("claims", task_id)["claim_id"]),
-            sorted(store.read_partition("nli_edges", task_id)["edge_id"]))
+    return (
+        store.row_counts(task_id),
+        sorted(store.read_partition("claims", task_id)["claim_id"]),
+        sorted(store.read_partition("nli_edges", task_id)["edge_id"]),
+    )
 
 
 def step_on_worker(instance, run_id: str) -> tuple[str, str] | None:
@@ -86,12 +90,17 @@ def previous_generation(home, small_corpus, question: str, postgres_url: str, mo
 
 @pytest.mark.slow
 def test_a_step_worker_killed_mid_step_fails_the_run_and_keeps_the_previous_graph(
-        lyra_home, small_corpus, postgres_url, redis_url, lyra_settings, local_profile, tmp_path, monkeypatch):
+    lyra_home, small_corpus, postgres_url, redis_url, lyra_settings, local_profile, tmp_path, monkeypatch
+):
     home = lyra_home
-    store, task, before = previous_generation(home, small_corpus, "Does vitamin D reduce fracture risk?", postgres_url,
-                                                 monkeypatch)
+    store, task, before = previous_generation(
+        home, small_corpus, "Does vitamin D reduce fracture risk?", postgres_url, monkeypatch
+    )
     use_cluster(lyra_settings, postgres_url, broker=redis_url)
-    with lyra_workers(2, home, dict(os.environ), tmp_path) as workers, cluster_daemon(home) as (instance, tick):
+    with (
+        lyra_workers(2, home, dict(os.environ), tmp_path) as workers,
+        cluster_daemon(home) as (instance, tick),
+    ):
         run_id = run_control.queue_task(task.id, home).run_id
         with task_held(store, task.id):  # the steps wait on the store: killed surely mid-step
             step, worker = wait_for(lambda: step_on_worker(instance, run_id), tick, 300, "a step on a worker")
@@ -99,7 +108,12 @@ def test_a_step_worker_killed_mid_step_fails_the_run_and_keeps_the_previous_grap
             assert pid in {w.pid for w in workers}
             os.killpg(pid, signal.SIGKILL)  # the worker and the step process it forked
         killed = time.monotonic()
-        wait_for(lambda: instance.get_run_by_id(run_id).is_finished, tick, WORKER_LOST_AFTER_S + 90, "the run to end")
+        wait_for(
+            lambda: instance.get_run_by_id(run_id).is_finished,
+            tick,
+            WORKER_LOST_AFTER_S + 90,
+            "the run to end",
+        )
         took = time.monotonic() - killed
         assert instance.get_run_by_id(run_id).status == DagsterRunStatus.FAILURE
         successes = {e.step_key for e in instance.all_logs(run_id, of_type=DagsterEventType.STEP_SUCCESS)}
@@ -113,10 +127,12 @@ def test_a_step_worker_killed_mid_step_fails_the_run_and_keeps_the_previous_grap
 
 @pytest.mark.slow
 def test_a_killed_run_process_is_failed_and_keeps_the_previous_graph(
-        lyra_home, small_corpus, postgres_url, redis_url, lyra_settings, local_profile, tmp_path, monkeypatch):
+    lyra_home, small_corpus, postgres_url, redis_url, lyra_settings, local_profile, tmp_path, monkeypatch
+):
     home = lyra_home
-    store, task, before = previous_generation(home, small_corpus, "Does sleep loss impair memory?", postgres_url,
-                                                 monkeypatch)
+    store, task, before = previous_generation(
+        home, small_corpus, "Does sleep loss impair memory?", postgres_url, monkeypatch
+    )
     use_cluster(lyra_settings, postgres_url, broker=redis_url)
     with lyra_workers(1, home, dict(os.environ), tmp_path), cluster_daemon(home) as (instance, tick):
         run_id = run_control.queue_task(task.id, home).run_id

@@ -14,7 +14,10 @@ import pytest
 
 from lyra_assets.evidence.judging import judge_pairs
 from lyra_resources.models.content_cache import (
-    EMBEDDINGS, cached_embeddings, cached_judgements, cached_values,
+    EMBEDDINGS,
+    cached_embeddings,
+    cached_judgements,
+    cached_values,
 )
 from lyra_resources.models.inference import NliPrediction
 from lyra_resources.store.lyra_store import LyraStore
@@ -84,7 +87,8 @@ def test_each_distinct_text_is_embedded_once_and_read_back_in_input_order(store)
     assert len(rows) == 4
     # the key is the SHA-1 hex of the text's UTF-8 bytes, so caches written before stay valid
     assert set(rows.loc[rows["model"] == "m1", "text_hash"]) == {
-        hashlib.sha1(t.encode()).hexdigest() for t in set(texts)}
+        hashlib.sha1(t.encode()).hexdigest() for t in set(texts)
+    }
     assert cached_embeddings(store, "m1", [], model.encode).shape == (0, 0)
 
 
@@ -113,8 +117,9 @@ def test_a_key_stored_meanwhile_by_another_writer_is_not_duplicated(store):
     key = ("m1", hashlib.sha1(b"a").hexdigest())
 
     def compute(items: list[str]) -> list[np.ndarray]:
-        store.transaction(lambda conn: conn.execute(
-            "INSERT INTO embedding_cache VALUES (?, ?, ?)", [*key, [9.0, 9.0]]))  # a concurrent run won
+        store.transaction(
+            lambda conn: conn.execute("INSERT INTO embedding_cache VALUES (?, ?, ?)", [*key, [9.0, 9.0]])
+        )  # a concurrent run won
         return [np.zeros(2, dtype=np.float32) for _ in items]
 
     values = cached_values(store, EMBEDDINGS, [key], ["a"], compute)
@@ -124,8 +129,11 @@ def test_a_key_stored_meanwhile_by_another_writer_is_not_duplicated(store):
 
 
 def test_nli_judgements_are_cached_by_text_pair_and_model_version(store):
-    pairs = [("Vitamin D helps", "Vitamin D lowers risk"), ("Falls rose", "Vitamin D lowers risk"),
-             ("Vitamin D helps", "Vitamin D lowers risk")]
+    pairs = [
+        ("Vitamin D helps", "Vitamin D lowers risk"),
+        ("Falls rose", "Vitamin D lowers risk"),
+        ("Vitamin D helps", "Vitamin D lowers risk"),
+    ]
     judged: list[list[tuple[str, str]]] = []
     told: list[int] = []
 
@@ -136,8 +144,11 @@ def test_nli_judgements_are_cached_by_text_pair_and_model_version(store):
     first = cached_judgements(store, "v1", pairs, judge, on_lookup=told.append)
     assert judged == [pairs[:2]] and told == [2]
     assert [r["label"] for r in first] == ["entailment", "contradiction", "entailment"]
-    assert first[1] == {"label": "contradiction", "confidence": 0.75,
-                        "probs": {"entailment": 0.1, "neutral": 0.15, "contradiction": 0.75}}
+    assert first[1] == {
+        "label": "contradiction",
+        "confidence": 0.75,
+        "probs": {"entailment": 0.1, "neutral": 0.15, "contradiction": 0.75},
+    }
 
     assert cached_judgements(store, "v1", pairs, judge, on_lookup=told.append) == first
     assert len(judged) == 1 and told == [2, 0]  # told even when nothing is left to judge
@@ -148,8 +159,11 @@ def test_nli_judgements_are_cached_by_text_pair_and_model_version(store):
 
 def test_judge_pairs_reports_what_came_from_the_cache(store):
     nli, log = FakeNli(), Log()
-    pairs = [("Vitamin D helps", "Vitamin D lowers risk"), ("Falls rose", "Vitamin D lowers risk"),
-             ("Vitamin D helps", "Vitamin D lowers risk")]
+    pairs = [
+        ("Vitamin D helps", "Vitamin D lowers risk"),
+        ("Falls rose", "Vitamin D lowers risk"),
+        ("Vitamin D helps", "Vitamin D lowers risk"),
+    ]
     first = judge_pairs(store, nli, pairs, log)
     assert nli.calls == [pairs[:2]]
     assert log.lines == ["NLI: 3 pairs, 1 from cache, 2 to judge", "NLI progress 2/2"]

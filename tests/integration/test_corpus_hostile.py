@@ -14,26 +14,35 @@ from pathlib import Path
 
 import pytest
 
+from fixtures.corpus import SMALL_CORPUS
+from fixtures.paths import REPO
 from lyra_resources.corpus.bibtex_files import load_bibtex_file
 from lyra_resources.corpus.bibtex_values import MAX_BRACE_DEPTH, MAX_VALUE_CHARS
 from lyra_resources.corpus.local_corpus import LocalCorpus
 
-from fixtures.corpus import SMALL_CORPUS
-from fixtures.paths import REPO
-
 QUESTION = "Does vitamin D supplementation reduce fracture risk?"
 # a JSON line whose title holds the escape of a lone UTF-16 surrogate, which json.loads accepts
-SURROGATE_LINE = ('{"doc_id": 9, "title": "Vitamin D and falls \\ud800 in care homes", '
-                  '"abstract": ["Vitamin D reduced falls and fractures."]}')
-GOOD_BIB = "@article{good,\n  title = {Vitamin D and hip fracture},\n  author = {Smith, Jane},\n  year = 2020,\n}\n"
+SURROGATE_LINE = (
+    '{"doc_id": 9, "title": "Vitamin D and falls \\ud800 in care homes", '
+    '"abstract": ["Vitamin D reduced falls and fractures."]}'
+)
+GOOD_BIB = (
+    "@article{good,\n  title = {Vitamin D and hip fracture},\n  author = {Smith, Jane},\n  year = 2020,\n}\n"
+)
 
 
 def lyra(*args: str | Path, timeout: float = 600) -> subprocess.CompletedProcess:
     """``lyra ARGS`` as a terminal-less process: stdin closed, stdout and stderr piped."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     env.pop("LYRA_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "lyra_tools.cli", *map(str, args)], env=env, text=True,
-                          capture_output=True, stdin=subprocess.DEVNULL, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "lyra_tools.cli", *map(str, args)],
+        env=env,
+        text=True,
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        timeout=timeout,
+    )
 
 
 def corpus_with_a_surrogate(folder: Path) -> Path:
@@ -50,6 +59,7 @@ def no_crash(result: subprocess.CompletedProcess) -> None:
 
 
 # -- a lone surrogate ---------------------------------------------------------------------------------
+
 
 @pytest.mark.slow
 def test_search_leaves_out_a_record_with_a_lone_surrogate_and_counts_it(tmp_path):
@@ -77,13 +87,26 @@ def test_a_run_completes_without_the_record_with_a_lone_surrogate_or_the_file_no
 
 
 def test_every_reader_refuses_a_surrogate_in_any_field_and_keeps_the_rest(tmp_path):
-    openalex = {"id": "https://openalex.org/W1", "display_name": "Vitamin D",
-                "abstract_inverted_index": {"Vitamin": [0], "\ud800": [1]}}
-    recorded_s2 = {"url": "https://api.semanticscholar.org/x", "body": {"data": [
-        {"paperId": "p1", "title": "Vitamin D", "authors": [{"name": "J \udfff Smith"}]},
-        {"paperId": "p2", "title": "Calcium"}]}}
-    (tmp_path / "openalex.jsonl").write_text(json.dumps(openalex) + "\n" + json.dumps(
-        {"id": "https://openalex.org/W2", "display_name": "Calcium"}) + "\n")
+    openalex = {
+        "id": "https://openalex.org/W1",
+        "display_name": "Vitamin D",
+        "abstract_inverted_index": {"Vitamin": [0], "\ud800": [1]},
+    }
+    recorded_s2 = {
+        "url": "https://api.semanticscholar.org/x",
+        "body": {
+            "data": [
+                {"paperId": "p1", "title": "Vitamin D", "authors": [{"name": "J \udfff Smith"}]},
+                {"paperId": "p2", "title": "Calcium"},
+            ]
+        },
+    }
+    (tmp_path / "openalex.jsonl").write_text(
+        json.dumps(openalex)
+        + "\n"
+        + json.dumps({"id": "https://openalex.org/W2", "display_name": "Calcium"})
+        + "\n"
+    )
     (tmp_path / "s2.json").write_text(json.dumps(recorded_s2))
     (tmp_path / "keys.jsonl").write_text('{"\\udc00": 1}\n' + json.dumps(SMALL_CORPUS[0]) + "\n")
     corpus = LocalCorpus.open(tmp_path)
@@ -92,13 +115,17 @@ def test_every_reader_refuses_a_surrogate_in_any_field_and_keeps_the_rest(tmp_pa
     assert {(Path(i.location).name, i.reason) for i in corpus.issues} == {
         ("openalex.jsonl:1", "record W1 " + why.format("abstract")),
         ("s2.json:1", "body.data[0]: record p1 " + why.format("authors")),
-        ("keys.jsonl:1", "unknown record shape (object with keys \\udc00); expected one of openalex, s2, "
-                         "scifact, beir")}  # the key quoted printably
+        (
+            "keys.jsonl:1",
+            "unknown record shape (object with keys \\udc00); expected one of openalex, s2, scifact, beir",
+        ),
+    }  # the key quoted printably
     for issue in corpus.issues:
         issue.model_dump_json().encode("utf-8")
 
 
 # -- BibTeX: nesting, huge fields, macros --------------------------------------------------------------
+
 
 def test_an_entry_with_braces_nested_thousands_deep_is_left_out_in_one_line(tmp_path):
     nested = "{" * 16_000 + "x" + "}" * 16_000  # a 32 KB entry: quadratic brace handling took many seconds
@@ -108,31 +135,39 @@ def test_an_entry_with_braces_nested_thousands_deep_is_left_out_in_one_line(tmp_
     assert [r.source_id for _, r in result.records] == ["good"]
     [issue] = result.issues
     assert issue.location == f"{path}:1"
-    assert issue.reason == f"BibTeX entry deep left out: its author field nests braces more than {MAX_BRACE_DEPTH} deep"
+    assert (
+        issue.reason
+        == f"BibTeX entry deep left out: its author field nests braces more than {MAX_BRACE_DEPTH} deep"
+    )
 
 
 def test_a_huge_field_and_macros_that_double_each_other_are_left_out(tmp_path):
     doubling = "".join(f"@string{{m{i} = m{i - 1} # m{i - 1}}}\n" for i in range(1, 40))
     path = tmp_path / "refs.bib"
-    path.write_text(f'@string{{m0 = "ab"}}\n{doubling}'
-                    f"@article{{bomb, title = m39}}\n"
-                    f"@article{{huge, title = {{{'word ' * (MAX_VALUE_CHARS // 4)}}}}}\n{GOOD_BIB}")
+    path.write_text(
+        f'@string{{m0 = "ab"}}\n{doubling}'
+        f"@article{{bomb, title = m39}}\n"
+        f"@article{{huge, title = {{{'word ' * (MAX_VALUE_CHARS // 4)}}}}}\n{GOOD_BIB}"
+    )
     result = load_bibtex_file(path)
     assert [r.source_id for _, r in result.records] == ["good"]
     assert [i.reason for i in result.issues] == [
         f"BibTeX entry bomb left out: its title field is more than {MAX_VALUE_CHARS:,} characters long "
         "(with its macros expanded)",
         f"BibTeX entry huge left out: its title field is more than {MAX_VALUE_CHARS:,} characters long "
-        "(with its macros expanded)"]
+        "(with its macros expanded)",
+    ]
 
 
 def test_string_macros_and_concatenation_are_expanded(tmp_path):
     path = tmp_path / "refs.bib"
-    path.write_text('@string{ev = "Vitamin D"}\n@STRING{Jbmr = {J. Bone {M}iner. Res.}}\n'
-                    '@string{both = ev # " and " # "calcium"}\n'
-                    '@article{a, title = ev # " supplementation", journal = jbmr, year = 2020,\n'
-                    '  abstract = both # { reduced } # "fractures", author = {Smith, J. and {Barnes and Noble}}}\n'
-                    '@article{b, title = "Trials of " # Undefined # {s}, note = {a # b}}\n')
+    path.write_text(
+        '@string{ev = "Vitamin D"}\n@STRING{Jbmr = {J. Bone {M}iner. Res.}}\n'
+        '@string{both = ev # " and " # "calcium"}\n'
+        '@article{a, title = ev # " supplementation", journal = jbmr, year = 2020,\n'
+        '  abstract = both # { reduced } # "fractures", author = {Smith, J. and {Barnes and Noble}}}\n'
+        '@article{b, title = "Trials of " # Undefined # {s}, note = {a # b}}\n'
+    )
     result = load_bibtex_file(path)
     assert not result.issues
     first, second = (r for _, r in result.records)
@@ -146,8 +181,10 @@ def test_string_macros_and_concatenation_are_expanded(tmp_path):
 def test_search_reads_a_bibtex_file_with_hostile_entries(tmp_path):
     nested = "{" * 16_000 + "x" + "}" * 16_000
     path = tmp_path / "refs.bib"
-    path.write_text(f"@article{{deep, author = {{{nested}}}, title = {{Deep}}}}\n"
-                    f'@string{{ev = "Vitamin D"}}\n@article{{macro, title = ev # " and hip fracture"}}\n')
+    path.write_text(
+        f"@article{{deep, author = {{{nested}}}, title = {{Deep}}}}\n"
+        f'@string{{ev = "Vitamin D"}}\n@article{{macro, title = ev # " and hip fracture"}}\n'
+    )
     result = lyra("search", "vitamin D fracture", "--corpus", path, "--home", tmp_path / "h")
     no_crash(result)
     rows = [row.split("\t") for row in result.stdout.splitlines()[1:]]
@@ -157,6 +194,7 @@ def test_search_reads_a_bibtex_file_with_hostile_entries(tmp_path):
 
 
 # -- file names that are not UTF-8 ---------------------------------------------------------------------
+
 
 def test_a_file_whose_name_is_not_utf8_is_left_out_and_named_printably(tmp_path):
     folder = tmp_path / "corpus"

@@ -12,15 +12,18 @@ from dagster import (
     materialize,
 )
 
-from lyra_assets.table_io import TASK_ROW
 from lyra_assets.definitions import TASK_RUN_ASSETS, build_definitions, build_resources
 from lyra_assets.evidence.judging import edges_preview
 from lyra_assets.execution.runs import open_instance
 from lyra_assets.metadata import TASK_COLUMN_DESCRIPTION, column_schema, markdown_preview, table_metadata
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.shipped_models import SHIPPED_TAG, record_shipped_models
+from lyra_assets.table_io import TASK_ROW
 from lyra_resources.models.model_files import (
-    DEFAULT_DIRECTION_DIR, DEFAULT_NLI_DIR, DEFAULT_SNLI_DIR, base_version,
+    DEFAULT_DIRECTION_DIR,
+    DEFAULT_NLI_DIR,
+    DEFAULT_SNLI_DIR,
+    base_version,
 )
 from lyra_resources.schema import PER_TASK_TABLES, STAGING_TABLES, TABLES
 from lyra_resources.schema.columns import TASK_ID_DESCRIPTION, table
@@ -37,7 +40,9 @@ def test_every_table_asset_carries_its_registry_schema_table_and_parquet_locatio
         assert columns == [(c.name, c.type) for c in TABLES[name].columns], name
         assert all(c.description for c in metadata["dagster/column_schema"].columns), name
         assert metadata["dagster/table_name"] == f"lyra.main.{name}"
-        assert metadata["parquet_files"].value == str(lyra_home / "parquet" / name / "task_id=<task>" / "data.parquet")
+        assert metadata["parquet_files"].value == str(
+            lyra_home / "parquet" / name / "task_id=<task>" / "data.parquet"
+        )
     assert "dagster/column_schema" not in specs["task_graph"].metadata  # no table of that name
 
 
@@ -55,15 +60,24 @@ def test_every_column_of_every_registry_table_says_what_it_holds():
 
 
 def test_a_column_line_takes_its_description_after_the_type():
-    spec = table("t", "a table", """
+    spec = table(
+        "t",
+        "a table",
+        """
     task_id VARCHAR
     n DOUBLE DEFAULT 1.0 -- a count -- of things
     id VARCHAR PRIMARY KEY
-    """)
+    """,
+    )
     assert [(c.name, c.type, c.description) for c in spec.columns] == [
-        ("task_id", "VARCHAR", TASK_ID_DESCRIPTION), ("n", "DOUBLE DEFAULT 1.0", "a count -- of things"),
-        ("id", "VARCHAR PRIMARY KEY", "")]
-    assert spec.ddl() == "CREATE TABLE IF NOT EXISTS t (task_id VARCHAR, n DOUBLE DEFAULT 1.0, id VARCHAR PRIMARY KEY)"
+        ("task_id", "VARCHAR", TASK_ID_DESCRIPTION),
+        ("n", "DOUBLE DEFAULT 1.0", "a count -- of things"),
+        ("id", "VARCHAR PRIMARY KEY", ""),
+    ]
+    assert (
+        spec.ddl()
+        == "CREATE TABLE IF NOT EXISTS t (task_id VARCHAR, n DOUBLE DEFAULT 1.0, id VARCHAR PRIMARY KEY)"
+    )
 
 
 def test_every_asset_carries_a_code_version(lyra_home):
@@ -79,13 +93,23 @@ def test_every_asset_carries_a_code_version(lyra_home):
 
 def test_a_materialization_names_the_question_and_the_parquet_file(lyra_home, small_corpus):
     store = LyraStore.at(lyra_home)
-    task = store.create_task("Does vitamin D supplementation reduce fracture risk?", {"corpus": [str(small_corpus)]})
+    task = store.create_task(
+        "Does vitamin D supplementation reduce fracture risk?", {"corpus": [str(small_corpus)]}
+    )
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
-        result = materialize(TASK_RUN_ASSETS, partition_key=task.id, resources=build_resources(lyra_home), instance=instance,
-                             selection=["papers", "claim_scope"])
-    metadata = next(m.metadata for m in result.asset_materializations_for_node("paper_search")
-                    if m.asset_key.to_user_string() == "papers")
+        result = materialize(
+            TASK_RUN_ASSETS,
+            partition_key=task.id,
+            resources=build_resources(lyra_home),
+            instance=instance,
+            selection=["papers", "claim_scope"],
+        )
+    metadata = next(
+        m.metadata
+        for m in result.asset_materializations_for_node("paper_search")
+        if m.asset_key.to_user_string() == "papers"
+    )
     assert metadata["question"].value == task.query
     assert metadata["parquet"].path == str(store.parquet_path("papers", task.id))
     assert metadata["dagster/row_count"].value == len(store.read_partition("papers", task.id))
@@ -99,15 +123,28 @@ def test_table_metadata_without_a_task_keeps_its_old_form():
 
 
 def test_the_edges_preview_reads_claim_and_fragment_text_most_decisive_first():
-    edges = pd.DataFrame({"claim_id": ["c1", "c1"], "fragment_id": ["f1", "f2"], "relation": ["NEUTRAL", "SUPPORTS"],
-                          "p_supports": [0.2, 0.9], "p_refutes": [0.1, 0.05]})
+    edges = pd.DataFrame(
+        {
+            "claim_id": ["c1", "c1"],
+            "fragment_id": ["f1", "f2"],
+            "relation": ["NEUTRAL", "SUPPORTS"],
+            "p_supports": [0.2, 0.9],
+            "p_refutes": [0.1, 0.05],
+        }
+    )
     claims_frame = pd.DataFrame({"claim_id": ["c1"], "text": ["Vitamin D lowers fracture risk."]})
-    fragments = pd.DataFrame({"fragment_id": ["f1", "f2"],
-                              "text": ["Sleep matters. " * 10, "Fractures fell (RR 0.70)."]})
-    preview = markdown_preview(edges_preview(edges, claims_frame, fragments),
-                               ["claim", "fragment", "relation", "p_supports", "p_refutes"])
+    fragments = pd.DataFrame(
+        {"fragment_id": ["f1", "f2"], "text": ["Sleep matters. " * 10, "Fractures fell (RR 0.70)."]}
+    )
+    preview = markdown_preview(
+        edges_preview(edges, claims_frame, fragments),
+        ["claim", "fragment", "relation", "p_supports", "p_refutes"],
+    )
     rows = preview.splitlines()[2:]
-    assert rows[0] == "| Vitamin D lowers fracture risk. | Fractures fell (RR 0.70). | SUPPORTS | 0.900 | 0.050 |"
+    assert (
+        rows[0]
+        == "| Vitamin D lowers fracture risk. | Fractures fell (RR 0.70). | SUPPORTS | 0.900 | 0.050 |"
+    )
     assert "…" in rows[1]  # a long fragment is cut
 
 

@@ -9,8 +9,10 @@ pytestmark = pytest.mark.slow
 
 # The methods of a trial, as its abstract states them (Evidence Inference v2, PMC1863515, a train article)
 CLAIM = "Zidovudine prophylaxis reduces haemoglobin level compared with placebo."
-METHODS = ("Zidovudine prophylaxis initiation at 28 or 35 wk gestation. Haemoglobin level, leucocytes, total "
-           "lymphocyte counts, and absolute neutrophil counts were measured at 26, 32, and 35 wk and at delivery.")
+METHODS = (
+    "Zidovudine prophylaxis initiation at 28 or 35 wk gestation. Haemoglobin level, leucocytes, total "
+    "lymphocyte counts, and absolute neutrophil counts were measured at 26, 32, and 35 wk and at delivery."
+)
 
 
 def test_a_real_passage_that_states_no_direction_casts_no_vote_and_says_why():
@@ -20,10 +22,13 @@ def test_a_real_passage_that_states_no_direction_casts_no_vote_and_says_why():
     assert shipped.judged_by == "direction" and shipped.relation == "NEUTRAL"
     assert shipped.exposure_matched and shipped.outcome_matched  # about both: the gate does not keep it out
     # the reader reads "no difference", which no word states: it counts half, too little to vote
-    assert shipped.reason.startswith("the direction reader reads no difference (") and shipped.reason.endswith(
-        "→ neutral")
+    assert shipped.reason.startswith(
+        "the direction reader reads no difference ("
+    ) and shipped.reason.endswith("→ neutral")
     [strict] = DirectionJudge(reader_min=0.9).judge_pairs([(CLAIM, METHODS, "")])
-    assert strict.relation == "NEUTRAL" and strict.reason.startswith(NOT_READ + " (the reader: no difference, ")
+    assert strict.relation == "NEUTRAL" and strict.reason.startswith(
+        NOT_READ + " (the reader: no difference, "
+    )
     # the older rule handed it to the cross-encoder, which voted on it by overlap
     [before] = DirectionJudge(unstated="cross-encoder").judge_pairs([(CLAIM, METHODS, "")])
     assert before.judged_by == "cross-encoder" and before.relation == "REFUTES"

@@ -7,8 +7,10 @@ import time
 
 import pytest
 
+from fixtures.paths import REPO
 from lyra_core.scoring import Evidence, bayesian_score
 from lyra_core.verification import JudgedEdge, verify_domains
+from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.web.domain_policy import (
     REPO_POLICY,
     DomainPolicy,
@@ -18,9 +20,6 @@ from lyra_resources.web.domain_policy import (
     parse_policy,
     policy_at,
 )
-from lyra_resources.store.lyra_store import LyraStore
-
-from fixtures.paths import REPO
 
 POLICY = """
 default_trust_level: unverified
@@ -66,23 +65,29 @@ def test_the_shipped_policy_is_valid():
 
 def test_a_bad_file_names_the_line():
     with pytest.raises(PolicyError, match=r"domains.yaml:4: domains.1.trust_level"):
-        parse_policy("domains:\n  - {domain: a.org, trust_level: academic}\n"
-                     "  # a comment\n  - {domain: b.org, trust_level: superb}\n")
+        parse_policy(
+            "domains:\n  - {domain: a.org, trust_level: academic}\n"
+            "  # a comment\n  - {domain: b.org, trust_level: superb}\n"
+        )
     with pytest.raises(PolicyError, match=r"domains.yaml:3: not valid YAML"):
         parse_policy("domains:\n  - {domain: a.org, trust_level: [\n")
 
 
 def test_hot_reload_and_the_last_good_policy_stays(policy):
     assert policy.trust_level("example.org") == TrustLevel.UNVERIFIED
+
     def bump() -> None:
         os.utime(policy.path, ns=(time.time_ns(), time.time_ns() + 1_000_000_000))
+
     policy.path.write_text(POLICY + "  - {domain: example.org, trust_level: trusted, reason: reviewed}\n")
     bump()
     assert policy.trust_level("example.org") == TrustLevel.TRUSTED and policy.last_error is None
     policy.path.write_text(POLICY.replace("academic}", "academik}"))
     bump()
     assert policy.trust_level("example.org") == TrustLevel.TRUSTED  # the previous good policy
-    assert "academik" not in str(policy.policy) and "domains.yaml:4: domains.0.trust_level" in policy.last_error
+    assert (
+        "academik" not in str(policy.policy) and "domains.yaml:4: domains.0.trust_level" in policy.last_error
+    )
     assert "running on the last good policy" in policy.last_error
     policy.path.unlink()  # a vanished file keeps the last good policy too
     assert policy.trust_level("spam.example") == TrustLevel.BLOCKED and "not found" in policy.last_error
@@ -111,10 +116,19 @@ def test_lyra_run_stops_on_a_broken_policy_with_one_line_and_no_task(tmp_path):
     path = tmp_path / "domains.yaml"
     path.write_text(BROKEN)
     home = tmp_path / "home"
-    env = {**os.environ, "LYRA_DOMAINS": str(path), "COLUMNS": "400",  # no wrapping of the line
-           "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, "-m", "lyra_tools.cli", "run", "vitamin D and fractures",
-                           "--home", str(home)], env=env, capture_output=True, text=True, timeout=300)
+    env = {
+        **os.environ,
+        "LYRA_DOMAINS": str(path),
+        "COLUMNS": "400",  # no wrapping of the line
+        "PYTHONPATH": str(REPO),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "lyra_tools.cli", "run", "vitamin D and fractures", "--home", str(home)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     output = (done.stdout + done.stderr).strip()
     assert done.returncode != 0, output
     assert f"{path}:4: domains.0.trust_level" in output and len(output.splitlines()) <= 3, output
@@ -122,8 +136,15 @@ def test_lyra_run_stops_on_a_broken_policy_with_one_line_and_no_task(tmp_path):
 
 
 def edge(eid, rel, src, src_level, tgt, tgt_level, claim="c1"):
-    return JudgedEdge(edge_id=eid, claim_id=claim, relation=rel, source_domain=src, source_level=src_level,
-                      target_domain=tgt, target_level=tgt_level)
+    return JudgedEdge(
+        edge_id=eid,
+        claim_id=claim,
+        relation=rel,
+        source_domain=src,
+        source_level=src_level,
+        target_domain=tgt,
+        target_level=tgt_level,
+    )
 
 
 def by_domain(decisions):
@@ -131,44 +152,66 @@ def by_domain(decisions):
 
 
 def test_academic_against_academic_is_a_controversy_and_both_stay():
-    d = by_domain(verify_domains([edge("e1", "REFUTES", "nature.com", "academic", "nejm.org", "academic")],
-                                 {"nature.com": "academic", "nejm.org": "academic"}))
+    d = by_domain(
+        verify_domains(
+            [edge("e1", "REFUTES", "nature.com", "academic", "nejm.org", "academic")],
+            {"nature.com": "academic", "nejm.org": "academic"},
+        )
+    )
     assert d["nature.com"].status == d["nejm.org"].status == "PENDING"
     assert "controversy" in d["nejm.org"].reason and d["nejm.org"].cause_ids == ["e1"]
     assert d["nejm.org"].trust_level == "academic"
 
 
 def test_high_against_low_rejects_the_low_side_without_blocking_it():
-    d = by_domain(verify_domains([edge("e1", "REFUTES", "nature.com", "academic", "blog.example", "unverified")],
-                                 {"nature.com": "academic", "blog.example": "unverified"}))
+    d = by_domain(
+        verify_domains(
+            [edge("e1", "REFUTES", "nature.com", "academic", "blog.example", "unverified")],
+            {"nature.com": "academic", "blog.example": "unverified"},
+        )
+    )
     assert d["blog.example"].status == "REJECTED" and d["blog.example"].trust_level == "unverified"
     assert d["nature.com"].status == "UNCHANGED"
 
 
 def test_low_against_low_rejects_both_and_a_high_rejection_rate_blocks():
-    edges = [edge(f"e{i}", "REFUTES", "nature.com", "academic", "spam.example", "unverified", claim=f"c{i}")
-             for i in range(2)]
-    edges += [edge("s1", "SUPPORTS", "nature.com", "academic", "spam.example", "unverified", claim="c9"),
-              edge("e9", "REFUTES", "a.blog", "low", "b.blog", "unverified", claim="c8")]
-    d = by_domain(verify_domains(edges, {"nature.com": "academic", "spam.example": "unverified",
-                                         "a.blog": "low", "b.blog": "unverified"}))
+    edges = [
+        edge(f"e{i}", "REFUTES", "nature.com", "academic", "spam.example", "unverified", claim=f"c{i}")
+        for i in range(2)
+    ]
+    edges += [
+        edge("s1", "SUPPORTS", "nature.com", "academic", "spam.example", "unverified", claim="c9"),
+        edge("e9", "REFUTES", "a.blog", "low", "b.blog", "unverified", claim="c8"),
+    ]
+    d = by_domain(
+        verify_domains(
+            edges,
+            {"nature.com": "academic", "spam.example": "unverified", "a.blog": "low", "b.blog": "unverified"},
+        )
+    )
     assert d["spam.example"].status == "BLOCKED" and d["spam.example"].trust_level == "blocked"
-    assert d["spam.example"].cause_ids == ["e0", "e1"] and d["spam.example"].rejection_rate == pytest.approx(2 / 3, abs=1e-3)
+    assert d["spam.example"].cause_ids == ["e0", "e1"] and d["spam.example"].rejection_rate == pytest.approx(
+        2 / 3, abs=1e-3
+    )
     # one contradiction alone never blocks (fewer than min_judgements)
     assert d["a.blog"].status == d["b.blog"].status == "REJECTED"
 
 
 def test_trusted_and_above_are_never_demoted():
-    edges = [edge(f"e{i}", "REFUTES", "who.int", "government", "reuters.com", "trusted", claim=f"c{i}")
-             for i in range(5)]
+    edges = [
+        edge(f"e{i}", "REFUTES", "who.int", "government", "reuters.com", "trusted", claim=f"c{i}")
+        for i in range(5)
+    ]
     d = by_domain(verify_domains(edges, {"who.int": "government", "reuters.com": "trusted"}))
     assert d["reuters.com"].status == "REJECTED" and d["reuters.com"].trust_level == "trusted"
     assert "never demoted" in d["reuters.com"].reason
 
 
 def test_two_independent_sources_promote_unverified_to_low():
-    edges = [edge("s1", "SUPPORTS", "nature.com", "academic", "new.example", "unverified"),
-             edge("s2", "SUPPORTS", "nejm.org", "academic", "new.example", "unverified", claim="c2")]
+    edges = [
+        edge("s1", "SUPPORTS", "nature.com", "academic", "new.example", "unverified"),
+        edge("s2", "SUPPORTS", "nejm.org", "academic", "new.example", "unverified", claim="c2"),
+    ]
     d = by_domain(verify_domains(edges[:1], {"new.example": "unverified"}))
     assert d["new.example"].status == "UNCHANGED"
     d = by_domain(verify_domains(edges, {"new.example": "unverified"}))
@@ -178,15 +221,19 @@ def test_two_independent_sources_promote_unverified_to_low():
 
 
 def test_user_overrides_are_never_changed_by_verification():
-    edges = [edge(f"e{i}", "REFUTES", "nature.com", "academic", "mine.example", "unverified", claim=f"c{i}")
-             for i in range(4)]
+    edges = [
+        edge(f"e{i}", "REFUTES", "nature.com", "academic", "mine.example", "unverified", claim=f"c{i}")
+        for i in range(4)
+    ]
     d = by_domain(verify_domains(edges, {"mine.example": "unverified"}, overridden={"mine.example"}))
     assert d["mine.example"].status == "UNCHANGED" and d["mine.example"].overridden
 
 
 def test_trust_never_changes_a_claims_confidence():
-    evidence = [Evidence(relation="SUPPORTS", nli_confidence=0.9, page_id="p1"),
-                Evidence(relation="REFUTES", nli_confidence=0.6, page_id="p2")]
+    evidence = [
+        Evidence(relation="SUPPORTS", nli_confidence=0.9, page_id="p1"),
+        Evidence(relation="REFUTES", nli_confidence=0.6, page_id="p2"),
+    ]
     before = bayesian_score(evidence)
     verify_domains([edge("e1", "REFUTES", "nature.com", "academic", "x.example", "unverified")], {})
     assert bayesian_score(evidence) == before
@@ -196,13 +243,15 @@ def test_ranking_weights_follow_the_policy_and_user_blocks(tmp_path):
     import pandas as pd
 
     from lyra_assets.ranking import trust_weights
-    from lyra_resources.web.domain_policy import DomainTrust
     from lyra_resources.store.lyra_store import LyraStore
+    from lyra_resources.web.domain_policy import DomainTrust
     from lyra_tools.feedback import apply_feedback
 
     store = LyraStore.at(tmp_path / "home")
     task = store.create_task("q")
-    pages = pd.DataFrame({"page_id": ["p1", "p2", "p3"], "domain": ["doi.org", "en.wikipedia.org", "spam.example"]})
+    pages = pd.DataFrame(
+        {"page_id": ["p1", "p2", "p3"], "domain": ["doi.org", "en.wikipedia.org", "spam.example"]}
+    )
     fragments = pd.DataFrame({"fragment_id": ["f1", "f2", "f3"], "page_id": ["p1", "p2", "p3"]})
     trust = DomainTrust()
     assert trust_weights(store, fragments, pages, trust).tolist() == [1.0, 0.4, 0.3]

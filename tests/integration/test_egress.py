@@ -20,8 +20,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from fixtures.browser import Spy, fast_politeness, quick
 
+from fixtures.browser import Spy, fast_politeness, quick
 from lyra_core.urls import parse_networks
 from lyra_resources.web.browser import BrowserSession
 from lyra_resources.web.egress import EgressGate, gated_client
@@ -102,7 +102,9 @@ def test_a_name_that_rebinds_after_the_check_is_never_dialled_again(spy, monkeyp
     async def run():
         gate = EgressGate(allowed_networks=parse_networks(ALLOW_CHECKED))
         assert await gate.refusal(url) is None  # the check saw an allowed address
-        assert await EgressGate(allowed_networks=parse_networks(ALLOW_CHECKED)).refusal(url)  # the rebound one is refused
+        assert await EgressGate(allowed_networks=parse_networks(ALLOW_CHECKED)).refusal(
+            url
+        )  # the rebound one is refused
         async with gated_client(gate, timeout=httpx.Timeout(2.0)) as client:
             return await client.get(url)
 
@@ -168,9 +170,28 @@ def self_signed(folder: Path, name: str) -> tuple[Path, Path]:
     if shutil.which("openssl") is None:
         pytest.skip("openssl is needed to make a test certificate")
     cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", f"/CN={name}",
-                    "-addext", f"subjectAltName=DNS:{name}", "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            f"/CN={name}",
+            "-addext",
+            f"subjectAltName=DNS:{name}",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
     return cert, key
 
 
@@ -179,7 +200,9 @@ def test_tls_to_a_pinned_address_verifies_the_hostname_and_sends_it_as_sni(spy, 
     tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     tls.load_cert_chain(cert, key)
     server = HostServer(spy.port, tls=tls)
-    monkeypatch.setattr(socket, "getaddrinfo", FlippingResolver("site.test", first="127.0.0.3", then="127.0.0.2"))
+    monkeypatch.setattr(
+        socket, "getaddrinfo", FlippingResolver("site.test", first="127.0.0.3", then="127.0.0.2")
+    )
     trusted = ssl.create_default_context(cafile=str(cert))
 
     async def run():
@@ -208,11 +231,15 @@ def test_tls_to_a_pinned_address_verifies_the_hostname_and_sends_it_as_sni(spy, 
 # IPv6 addresses that lead to a loopback, private or link-local IPv4 address.
 IPV6_CARRYING_PRIVATE = [
     "::7f00:1",  # IPv4-compatible 127.0.0.1
-    "::ffff:127.0.0.1", "::ffff:10.0.0.1",  # IPv4-mapped
+    "::ffff:127.0.0.1",
+    "::ffff:10.0.0.1",  # IPv4-mapped
     "::ffff:0:7f00:1",  # IPv4-translated (SIIT)
-    "64:ff9b::7f00:1", "64:ff9b::a9fe:a9fe",  # NAT64 well-known prefix: 127.0.0.1, 169.254.169.254
-    "64:ff9b:1::7f00:1", "64:ff9b:1:ffff::808:808",  # NAT64 local-use prefix: never public
-    "2002:7f00:1::", "2002:c0a8:101::1",  # 6to4: 127.0.0.1, 192.168.1.1
+    "64:ff9b::7f00:1",
+    "64:ff9b::a9fe:a9fe",  # NAT64 well-known prefix: 127.0.0.1, 169.254.169.254
+    "64:ff9b:1::7f00:1",
+    "64:ff9b:1:ffff::808:808",  # NAT64 local-use prefix: never public
+    "2002:7f00:1::",
+    "2002:c0a8:101::1",  # 6to4: 127.0.0.1, 192.168.1.1
     "2001:0:4136:e378:8000:63bf:80ff:fffe",  # Teredo, client 127.0.0.1 (stored inverted)
     "fec0::1",  # site-local
 ]

@@ -4,12 +4,12 @@ import pytest
 from dagster import DagsterInstance, materialize
 
 from lyra_assets.definitions import CHECKS, TASK_RUN_ASSETS, build_resources
+from lyra_assets.execution import run_control
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_core.scoring import Evidence, score_claim
 from lyra_resources.models.inference import NLI_RELATION
 from lyra_resources.settings import load_settings
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_assets.execution import run_control
 
 pytestmark = pytest.mark.slow
 
@@ -18,12 +18,18 @@ USER_CLAIM = "High-dose vitamin D lowers the risk of hip fracture."
 
 def test_task_ends_in_a_scored_evidence_graph(lyra_home, small_corpus):
     store = LyraStore.at(lyra_home)
-    task = store.create_task("Does vitamin D supplementation reduce fracture risk?",
-                             {"corpus": [str(small_corpus)], "claims": [USER_CLAIM]})
+    task = store.create_task(
+        "Does vitamin D supplementation reduce fracture risk?",
+        {"corpus": [str(small_corpus)], "claims": [USER_CLAIM]},
+    )
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
-        result = materialize([*TASK_RUN_ASSETS, *CHECKS], partition_key=task.id, resources=build_resources(lyra_home),
-                             instance=instance)
+        result = materialize(
+            [*TASK_RUN_ASSETS, *CHECKS],
+            partition_key=task.id,
+            resources=build_resources(lyra_home),
+            instance=instance,
+        )
     assert result.success
     checks = result.get_asset_check_evaluations()
     assert len(checks) == 2 and all(c.passed for c in checks)
@@ -65,28 +71,41 @@ def test_task_ends_in_a_scored_evidence_graph(lyra_home, small_corpus):
     adopted = set(claims.loc[claims["adoption_status"] == "adopted", "claim_id"])
     assert set(scores.index) == adopted
     for claim_id, group in edges.groupby("claim_id"):  # scores come from edges and nothing else
-        expected = score_claim([Evidence(relation=r.relation, nli_confidence=r.nli_confidence, page_id=r.page_id)
-                                for r in group.itertuples()], True, load_settings().evidence.scoring_rule())
+        expected = score_claim(
+            [
+                Evidence(relation=r.relation, nli_confidence=r.nli_confidence, page_id=r.page_id)
+                for r in group.itertuples()
+            ],
+            True,
+            load_settings().evidence.scoring_rule(),
+        )
         assert scores.loc[claim_id, "confidence"] == expected.confidence
         assert scores.loc[claim_id, "verdict"] == expected.verdict
     assert scores.loc[user["claim_id"].iat[0], "confidence"] > 0.5
 
-    topics = store.read_partition("claim_topics", task.id)  # the question's own hypothesis is no topic's claim
-    topical = set(claims.loc[(claims["adoption_status"] == "adopted") & (claims["origin"] != "hypothesis"), "claim_id"])
+    topics = store.read_partition(
+        "claim_topics", task.id
+    )  # the question's own hypothesis is no topic's claim
+    topical = set(
+        claims.loc[(claims["adoption_status"] == "adopted") & (claims["origin"] != "hypothesis"), "claim_id"]
+    )
     assert sum(topics["claim_count"]) == len(topical)
     assert sorted(c for ids in topics["claim_ids"] for c in ids) == sorted(topical)
 
 
 def test_unchanged_rerun_reuses_every_nli_judgement(lyra_home, small_corpus):
     store = LyraStore.at(lyra_home)
-    task = store.create_task("vitamin D and fractures", {"corpus": [str(small_corpus)], "claims": [USER_CLAIM]})
+    task = store.create_task(
+        "vitamin D and fractures", {"corpus": [str(small_corpus)], "claims": [USER_CLAIM]}
+    )
     assert run_control.run_task(task.id, lyra_home).success
     cached = store.fetch_df("SELECT count(*) AS n FROM nli_cache")["n"].iat[0]
     edges = store.read_partition("nli_edges", task.id)
     assert run_control.run_task(task.id, lyra_home).success
     assert store.fetch_df("SELECT count(*) AS n FROM nli_cache")["n"].iat[0] == cached
     assert store.read_partition("nli_edges", task.id).equals(edges)
-    # judgements were cached (a hypothesis' result passages that the gates decide need none, so edges may outnumber them)
+    # judgements were cached (a hypothesis' result passages that the gates decide need none, so edges may outnumber
+    # them)
     assert cached > 0 and len(edges) > 0
 
 
@@ -95,20 +114,32 @@ def test_edges_carry_trust_levels_and_domains_are_verified(lyra_home, tmp_path):
     import json
 
     rows = [
-        {"paperId": "a1", "title": "Vitamin D supplementation and hip fracture in older adults",
-         "abstract": "In a randomized trial, vitamin D supplementation reduced hip fracture risk by 30%. "
-                     "Falls were also reduced.", "externalIds": {"DOI": "10.1000/vitd.1"}},
-        {"paperId": "b2", "title": "Vitamin D blog post about fractures",
-         "abstract": "Vitamin D supplementation increases fracture risk in older adults. Buy our supplements now.",
-         "url": "https://spam.example/vitamin-d"},
-        {"paperId": "c3", "title": "Encyclopedia entry on vitamin D and bone",
-         "abstract": "Vitamin D helps the body absorb calcium. Deficiency is linked to weaker bones and fractures.",
-         "url": "https://en.wikipedia.org/wiki/Vitamin_D"},
+        {
+            "paperId": "a1",
+            "title": "Vitamin D supplementation and hip fracture in older adults",
+            "abstract": "In a randomized trial, vitamin D supplementation reduced hip fracture risk by 30%. "
+            "Falls were also reduced.",
+            "externalIds": {"DOI": "10.1000/vitd.1"},
+        },
+        {
+            "paperId": "b2",
+            "title": "Vitamin D blog post about fractures",
+            "abstract": "Vitamin D supplementation increases fracture risk in older adults. Buy our supplements now.",
+            "url": "https://spam.example/vitamin-d",
+        },
+        {
+            "paperId": "c3",
+            "title": "Encyclopedia entry on vitamin D and bone",
+            "abstract": "Vitamin D helps the body absorb calcium. Deficiency is linked to weaker bones and fractures.",
+            "url": "https://en.wikipedia.org/wiki/Vitamin_D",
+        },
     ]
     corpus = tmp_path / "s2.jsonl"
     corpus.write_text("".join(json.dumps(r) + "\n" for r in rows))
     store = LyraStore.at(lyra_home)
-    task = store.create_task("Does vitamin D supplementation reduce hip fracture risk?", {"corpus": [str(corpus)]})
+    task = store.create_task(
+        "Does vitamin D supplementation reduce hip fracture risk?", {"corpus": [str(corpus)]}
+    )
     assert run_control.run_task(task.id, lyra_home).success
     pages = store.read_partition("pages", task.id)
     assert set(pages["domain"]) == {"doi.org", "spam.example", "en.wikipedia.org"}
@@ -117,7 +148,8 @@ def test_edges_carry_trust_levels_and_domains_are_verified(lyra_home, tmp_path):
     levels.update({"doi.org": "primary", "spam.example": "unverified", "en.wikipedia.org": "low"})
     fragment_domain = store.fetch_df(
         "SELECT f.fragment_id, p.domain FROM fragments f JOIN pages p USING (task_id, page_id) WHERE task_id = ?",
-        [task.id]).set_index("fragment_id")["domain"]
+        [task.id],
+    ).set_index("fragment_id")["domain"]
     for e in edges.itertuples():
         assert e.source_trust_level == levels[fragment_domain[e.fragment_id]]
     verification = store.read_partition("domain_verification", task.id).set_index("domain")
@@ -132,14 +164,19 @@ def test_aims_and_methods_fragments_are_not_evidence():
     from lyra_assets.evidence.judging import findings_only
     from lyra_resources.models.inference import embedder
 
-    texts = ["To investigate the effect of bracket-ligature combination on the amount of orthodontic space "
-             "closure over three months. Randomized clinical trial with three parallel groups.",
-             "Patients were randomized to one of three bracket-ligature combinations and followed for three months.",
-             "The differences in the amount of space closure over three months between the three groups was very "
-             "small and non-significant (P = 0.718)."]
-    fragments = pd.DataFrame({"fragment_id": ["f0", "f1", "f2"], "page_id": ["p"] * 3, "position": [0, 1, 2],
-                              "text": texts})
-    kept, vectors, dropped = findings_only(fragments, embedder().encode(texts), load_settings().evidence.min_finding)
+    texts = [
+        "To investigate the effect of bracket-ligature combination on the amount of orthodontic space "
+        "closure over three months. Randomized clinical trial with three parallel groups.",
+        "Patients were randomized to one of three bracket-ligature combinations and followed for three months.",
+        "The differences in the amount of space closure over three months between the three groups was very "
+        "small and non-significant (P = 0.718).",
+    ]
+    fragments = pd.DataFrame(
+        {"fragment_id": ["f0", "f1", "f2"], "page_id": ["p"] * 3, "position": [0, 1, 2], "text": texts}
+    )
+    kept, vectors, dropped = findings_only(
+        fragments, embedder().encode(texts), load_settings().evidence.min_finding
+    )
     assert kept["fragment_id"].tolist() == ["f2"] and dropped == 2 and len(vectors) == 1
 
 
@@ -157,13 +194,16 @@ def small_direction_reader(tmp_path_factory):
     return out
 
 
-def test_effect_claims_are_judged_from_their_parts_with_a_reason_on_every_edge(lyra_home, small_corpus,
-                                                                             lyra_settings, small_direction_reader):
+def test_effect_claims_are_judged_from_their_parts_with_a_reason_on_every_edge(
+    lyra_home, small_corpus, lyra_settings, small_direction_reader
+):
     lyra_settings(models={"direction": str(small_direction_reader)})
     store = LyraStore.at(lyra_home)
     about_sleep = "Sleep deprivation reduces word-pair recall."
-    task = store.create_task("Does vitamin D supplementation reduce fracture risk?",
-                             {"corpus": [str(small_corpus)], "claims": [USER_CLAIM, about_sleep]})
+    task = store.create_task(
+        "Does vitamin D supplementation reduce fracture risk?",
+        {"corpus": [str(small_corpus)], "claims": [USER_CLAIM, about_sleep]},
+    )
     assert run_control.run_task(task.id, lyra_home).success
     edges = store.read_partition("nli_edges", task.id)
     claims = store.read_partition("claims", task.id).set_index("claim_id")["text"]
@@ -191,12 +231,16 @@ def test_every_edge_carries_its_papers_design_and_size(lyra_home, small_corpus):
     from lyra_core.study_design import DESIGNS
 
     store = LyraStore.at(lyra_home)
-    task = store.create_task("Does vitamin D supplementation reduce fracture risk?",
-                             {"corpus": [str(small_corpus)], "claims": [USER_CLAIM]})
+    task = store.create_task(
+        "Does vitamin D supplementation reduce fracture risk?",
+        {"corpus": [str(small_corpus)], "claims": [USER_CLAIM]},
+    )
     assert run_control.run_task(task.id, lyra_home).success
     edges = store.fetch_df(
         "SELECT e.*, f.text, p.title FROM nli_edges e JOIN fragments f USING (task_id, fragment_id) "
-        "JOIN pages p ON p.task_id = e.task_id AND p.page_id = e.page_id WHERE e.task_id = ?", [task.id])
+        "JOIN pages p ON p.task_id = e.task_id AND p.page_id = e.page_id WHERE e.task_id = ?",
+        [task.id],
+    )
     assert len(edges) and set(edges["study_design"]) <= set(DESIGNS)
     # the trial of 36,282 women: its design from "this trial", its size from the abstract, on every edge of its page
     trial = edges[edges["title"] == "Calcium and vitamin D in postmenopausal women"]

@@ -8,9 +8,8 @@ import json
 import pandas as pd
 import pytest
 
-from lyra_tools import explore
-
 from fixtures.graphs import CLAIMS, EDGES, NLI_VERSION
+from lyra_tools import explore
 
 
 def size(model) -> int:
@@ -18,6 +17,7 @@ def size(model) -> int:
 
 
 # -- tests -----------------------------------------------------------------------------------------
+
 
 def test_summary_counts_topics_and_contradictions(store, graph):
     s = explore.evidence_summary(store, graph.task_id)
@@ -33,10 +33,14 @@ def test_summary_counts_topics_and_contradictions(store, graph):
 def test_topics_and_claims_by_topic_page_with_cursor(store, graph):
     topics = explore.list_claim_topics(store, graph.task_id)
     assert [(t.label, t.claim_count, t.has_contradiction) for t in topics.topics] == [
-        ("hip fracture dose", 3, True), ("falls nursing home", 1, False)]
+        ("hip fracture dose", 3, True),
+        ("falls nursing home", 1, False),
+    ]
     first = explore.claims_by_topic(store, graph.task_id, "hip fracture dose", limit=2)
     assert first.total == 3 and len(first.claims) == 2 and first.next_cursor
-    rest = explore.claims_by_topic(store, graph.task_id, "hip fracture dose", limit=2, cursor=first.next_cursor)
+    rest = explore.claims_by_topic(
+        store, graph.task_id, "hip fracture dose", limit=2, cursor=first.next_cursor
+    )
     assert rest.next_cursor is None
     ids = [c.claim_id for c in first.claims + rest.claims]
     assert sorted(ids) == sorted(graph.claims[n] for n in ("hip", "none", "user"))
@@ -61,7 +65,9 @@ def test_claim_evidence_has_sources_and_bayesian_fields(store, graph):
     assert len(one.evidence.supports) == 1 and one.next_cursor
     more = explore.claim_evidence(store, graph.claims["user"], graph.task_id, limit=1, cursor=one.next_cursor)
     assert more.evidence.supports[0].nli_confidence == 0.58 and more.next_cursor is None
-    unjudged = explore.claim_evidence(store, graph.claims["kidney"], graph.task_id)  # not adopted: never judged
+    unjudged = explore.claim_evidence(
+        store, graph.claims["kidney"], graph.task_id
+    )  # not adopted: never judged
     assert unjudged.score is None and unjudged.totals == {"supports": 0, "refutes": 0, "neutral": 0}
     with pytest.raises(explore.ExploreError, match="no claim"):
         explore.claim_evidence(store, "c_doesnotexist")
@@ -96,10 +102,23 @@ def test_materials_summary_by_default_and_full_paged(store, graph):
 
 def test_answers_stay_bounded_when_the_graph_is_large(store, graph):
     """A task with long texts and many claims: every answer still fits 8 KB, pages carry on."""
-    long_claims = pd.DataFrame([{
-        "claim_id": f"c_long{i:04d}", "text": "Vitamin D " + "and calcium " * 200, "origin": "extracted",
-        "extractor": "local-rules", "source_fragment_id": None, "adoption_status": "adopted",
-        "also_in_fragments": [], "relevance": 0.5, "extraction_score": 1.0, "features": []} for i in range(300)])
+    long_claims = pd.DataFrame(
+        [
+            {
+                "claim_id": f"c_long{i:04d}",
+                "text": "Vitamin D " + "and calcium " * 200,
+                "origin": "extracted",
+                "extractor": "local-rules",
+                "source_fragment_id": None,
+                "adoption_status": "adopted",
+                "also_in_fragments": [],
+                "relevance": 0.5,
+                "extraction_score": 1.0,
+                "features": [],
+            }
+            for i in range(300)
+        ]
+    )
     claims = pd.concat([store.read_partition("claims", graph.task_id).drop(columns="task_id"), long_claims])
     store.replace_partition("claims", graph.task_id, claims)
     topics = store.read_partition("claim_topics", graph.task_id).drop(columns="task_id")
@@ -107,7 +126,8 @@ def test_answers_stay_bounded_when_the_graph_is_large(store, graph):
     topics.at[row, "claim_ids"] = list(topics.at[row, "claim_ids"]) + list(long_claims["claim_id"])
     store.replace_partition("claim_topics", graph.task_id, topics)
     answers = [
-        explore.evidence_summary(store, graph.task_id), explore.list_claim_topics(store, graph.task_id),
+        explore.evidence_summary(store, graph.task_id),
+        explore.list_claim_topics(store, graph.task_id),
         explore.claims_by_topic(store, graph.task_id, "t_fracture", limit=50),
         explore.materials(store, graph.task_id, "full", limit=25),
         explore.claim_evidence(store, "c_long0001", graph.task_id),
@@ -129,11 +149,13 @@ def test_task_status_without_dagster_reports_version_and_counts(store, graph):
 
 
 def test_the_report_leaves_out_a_rejected_claim(store, graph):
-    from lyra_tools.feedback import apply_feedback
     from lyra_resources.store.reviewed_graph.report import report_markdown
+    from lyra_tools.feedback import apply_feedback
 
     hip = CLAIMS["hip"][0]
     assert hip in report_markdown(store, graph.task_id)
-    apply_feedback(store, graph.task_id, "claim_reject", {"claim_id": graph.claims["hip"], "reason": "off topic"})
+    apply_feedback(
+        store, graph.task_id, "claim_reject", {"claim_id": graph.claims["hip"], "reason": "off topic"}
+    )
     text = report_markdown(store, graph.task_id)
     assert hip not in text and CLAIMS["none"][0] in text

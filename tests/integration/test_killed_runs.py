@@ -13,16 +13,16 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
-from fixtures.corpus import CHANGED_CORPUS, SMALL_CORPUS, write_jsonl
 from dagster import DagsterRunStatus, build_sensor_context
-from fixtures.runs import cli, start_hanging_run
 
+from fixtures.corpus import CHANGED_CORPUS, SMALL_CORPUS, write_jsonl
+from fixtures.runs import cli, start_hanging_run
 from lyra_assets.definitions import build_definitions
-from lyra_assets.execution.runs import open_instance
-from lyra_resources.store.generations import generation_of, published_generation
-from lyra_resources.schema import PER_TASK_TABLES
-from lyra_resources.store.lyra_store import LyraStore
 from lyra_assets.execution import run_control
+from lyra_assets.execution.runs import open_instance
+from lyra_resources.schema import PER_TASK_TABLES
+from lyra_resources.store.generations import generation_of, published_generation
+from lyra_resources.store.lyra_store import LyraStore
 
 # `lyra task run` in a real process that stops for good while it writes the claims table's Parquet
 # file, which the run writes only after its generation's commit: the kill lands between the
@@ -54,9 +54,15 @@ def rows_of(frame: pd.DataFrame) -> list[tuple]:
 
 def parquet_graph(store: LyraStore, task_id: str) -> dict[str, list[tuple]]:
     """Each table's rows as a reader of the documented hive path sees them."""
-    return {table: rows_of(duckdb.sql(
-        f"SELECT * EXCLUDE (task_id) FROM read_parquet('{store.layout.parquet}/{table}/*/*.parquet', "
-        f"hive_partitioning = true) WHERE task_id = '{task_id}'").df()) for table in PER_TASK_TABLES}
+    return {
+        table: rows_of(
+            duckdb.sql(
+                f"SELECT * EXCLUDE (task_id) FROM read_parquet('{store.layout.parquet}/{table}/*/*.parquet', "
+                f"hive_partitioning = true) WHERE task_id = '{task_id}'"
+            ).df()
+        )
+        for table in PER_TASK_TABLES
+    }
 
 
 def same_graph(got: dict[str, list[tuple]], want: dict[str, list[tuple]]) -> list[str]:
@@ -66,14 +72,20 @@ def same_graph(got: dict[str, list[tuple]], want: dict[str, list[tuple]]) -> lis
 
 def staged_rows(store: LyraStore, task_id: str) -> int:
     with store.connect() as conn:
-        return sum(conn.execute(f"SELECT count(*) FROM stage_{t} WHERE task_id = ?", [task_id]).fetchone()[0]
-                   for t in PER_TASK_TABLES)
+        return sum(
+            conn.execute(f"SELECT count(*) FROM stage_{t} WHERE task_id = ?", [task_id]).fetchone()[0]
+            for t in PER_TASK_TABLES
+        )
 
 
 def start_killable(tmp_path: Path, home: Path, task_id: str) -> tuple[subprocess.Popen, Path]:
     flag = tmp_path / "writing_claims"
-    proc = subprocess.Popen([sys.executable, "-c", KILLED_AFTER_COMMIT, str(flag), "task", "run", task_id,
-                             "--home", str(home)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", KILLED_AFTER_COMMIT, str(flag), "task", "run", task_id, "--home", str(home)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     deadline = time.monotonic() + 300
     while not flag.exists():
         if proc.poll() is not None or time.monotonic() > deadline:
@@ -88,7 +100,9 @@ def test_a_run_killed_after_its_publish_commit_leaves_whole_parquet_generations(
     home = tmp_path / "h"
     corpus = write_jsonl(tmp_path / "corpus.jsonl", SMALL_CORPUS)
     store = LyraStore.at(home)
-    task = store.create_task("Does vitamin D supplementation reduce fracture risk?", {"corpus": [str(corpus)]})
+    task = store.create_task(
+        "Does vitamin D supplementation reduce fracture risk?", {"corpus": [str(corpus)]}
+    )
     first = run_control.run_task(task.id, home)
     assert first.success, first.error
     old_files = parquet_graph(store, task.id)
@@ -108,7 +122,9 @@ def test_a_run_killed_after_its_publish_commit_leaves_whole_parquet_generations(
     status = cli("task", "status", task.id, "--home", str(home))
     text = " ".join(status.output.split())
     assert status.exit_code == 0 and "status: completed" in text, status.output
-    assert f"run {killed_run} published its graph at" in text and "killed before it recorded completion" in text
+    assert (
+        f"run {killed_run} published its graph at" in text and "killed before it recorded completion" in text
+    )
     assert "before publishing its own" not in text
     new_files = parquet_graph(store, task.id)
     database = {t: rows_of(store.read_partition(t, task.id).drop(columns="task_id")) for t in PER_TASK_TABLES}
@@ -146,7 +162,7 @@ def test_the_sensor_fails_a_killed_run_and_drops_its_generation_without_a_reader
     assert generation_of(store, row.last_run_id).state == "abandoned"
     assert staged_rows(store, task.id) == 0  # dropped
     with open_instance(home) as instance:  # a second tick has nothing left to do
-        again = sensor.evaluate_tick(build_sensor_context(instance=instance, resources={"store": store},
-                                                          cursor=tick.cursor))
+        again = sensor.evaluate_tick(
+            build_sensor_context(instance=instance, resources={"store": store}, cursor=tick.cursor)
+        )
     assert again.skip_message == "no task's run changed state" and store.require_task(task.id) == after
-

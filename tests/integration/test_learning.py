@@ -14,19 +14,19 @@ from pathlib import Path
 import pytest
 from dagster import DagsterInstance, DagsterRunStatus, SkipReason, build_sensor_context
 from dagster._core.test_utils import create_run_for_test
+
 from fixtures.graphs import write_graph
 from fixtures.hash_models import HashModels
-
-from lyra_assets.models import adapter as adapter_assets
 from lyra_assets.definitions import build_definitions, build_resources
 from lyra_assets.execution.runs import ADAPTER_JOB, QUESTION_TAG, RESCORING_JOB, TASK_TAG, task_tags
+from lyra_assets.models import adapter as adapter_assets
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_core.model_gate import gate_decision
 from lyra_core.splits import is_held_out, split_corrections
 from lyra_core.training_metrics import Metrics
 from lyra_resources.models import nli_versions
-from lyra_resources.models.model_files import DEFAULT_NLI_DIR, base_version
 from lyra_resources.models.inference import NliModel
+from lyra_resources.models.model_files import DEFAULT_NLI_DIR, base_version
 from lyra_resources.schema import TABLES
 from lyra_resources.settings import LearningSettings, LyraSettings
 from lyra_resources.store.lyra_store import LyraStore
@@ -58,7 +58,15 @@ def add_corrections(store: LyraStore, pairs, *, start: datetime | None = None, w
                 "INSERT INTO nli_corrections (id, edge_id, task_id, premise, hypothesis, predicted_label, "
                 "predicted_confidence, correct_label, reason, corrected_at, sample_weight) "
                 "VALUES (?, ?, 't_test', ?, ?, 'NEUTRAL', 0.5, ?, 'test', ?, 1.0)",
-                [uuid.uuid4().hex, f"e_{i}", p.premise, p.hypothesis, RELATION[label], start + timedelta(seconds=i)])
+                [
+                    uuid.uuid4().hex,
+                    f"e_{i}",
+                    p.premise,
+                    p.hypothesis,
+                    RELATION[label],
+                    start + timedelta(seconds=i),
+                ],
+            )
 
     store.transaction(work)
 
@@ -69,6 +77,7 @@ def table(store: LyraStore, name: str):
 
 # -- the split and the gate ------------------------------------------------------------------------
 
+
 def test_train_and_held_out_corrections_never_share_a_claim_or_a_pair():
     rng = random.Random(5)
     claims = [f"Claim number {i} about vitamin D and outcome {i % 17}." for i in range(400)]
@@ -76,11 +85,19 @@ def test_train_and_held_out_corrections_never_share_a_claim_or_a_pair():
     for i in range(3000):
         claim = rng.choice(claims)
         spelled = claim.upper() if i % 7 == 0 else f"  {claim} "  # the same claim, spelled differently
-        corrections.append(Correction(id=str(i), premise=f"fragment {rng.randrange(500)}", hypothesis=spelled,
-                                      label=rng.choice(["entailment", "contradiction", "neutral"])))
+        corrections.append(
+            Correction(
+                id=str(i),
+                premise=f"fragment {rng.randrange(500)}",
+                hypothesis=spelled,
+                label=rng.choice(["entailment", "contradiction", "neutral"]),
+            )
+        )
     train, held = split_corrections(corrections, 0.3, seed=13)
+
     def key(c):
         return " ".join(c.hypothesis.lower().split())
+
     assert {key(c) for c in train}.isdisjoint({key(c) for c in held})
     assert {(c.premise, key(c)) for c in train}.isdisjoint({(c.premise, key(c)) for c in held})
     assert 0.22 < len({key(c) for c in held}) / len(claims) < 0.38
@@ -100,22 +117,31 @@ def test_gate_needs_a_gain_on_held_out_and_at_most_one_point_lost_on_snli():
     assert not lost.activate and "1.5 points" in lost.reason
     same = gate_decision(m(0.60), m(0.60), m(0.83), m(0.84), 0.01)
     assert not same.activate and "not better" in same.reason
-    assert gate_decision(m(0.60, 0.50), m(0.60, 0.55), m(0.83), m(0.83), 0.01).activate  # macro-F1 breaks the tie
+    assert gate_decision(
+        m(0.60, 0.50), m(0.60, 0.55), m(0.83), m(0.83), 0.01
+    ).activate  # macro-F1 breaks the tie
 
 
 # -- the corrections sensor ------------------------------------------------------------------------
+
 
 def test_corrections_sensor_keeps_a_cursor_and_never_overlaps_a_training(store):
     settings = LyraSettings(learning=LearningSettings(correction_threshold=5))
     pairs = read_pairs(GATE_DIR / "regression.jsonl", limit=30)
     with DagsterInstance.ephemeral() as instance:
+
         def tick(cursor=None):
-            ctx = build_sensor_context(instance=instance, cursor=cursor, resources={"store": store, "settings": settings})
+            ctx = build_sensor_context(
+                instance=instance, cursor=cursor, resources={"store": store, "settings": settings}
+            )
             return adapter_assets.nli_corrections_sensor(ctx)
 
         add_corrections(store, pairs[:4])
         skipped = tick()
-        assert isinstance(skipped, SkipReason) and "4 new correction(s) waiting; training starts at 5" in skipped.skip_message
+        assert (
+            isinstance(skipped, SkipReason)
+            and "4 new correction(s) waiting; training starts at 5" in skipped.skip_message
+        )
 
         add_corrections(store, pairs[4:6], start=datetime(2026, 11, 2))
         result = tick()
@@ -142,9 +168,12 @@ def test_a_correction_naming_a_part_of_the_direction_judge_does_not_train_the_nl
 
     pairs = read_pairs(GATE_DIR / "regression.jsonl", limit=3)
     add_corrections(store, pairs)
-    store.transaction(lambda conn: conn.execute(
-        "UPDATE nli_corrections SET wrong_part = 'passage_direction', direction_label = 'decreased' "
-        "WHERE edge_id = 'e_1'"))
+    store.transaction(
+        lambda conn: conn.execute(
+            "UPDATE nli_corrections SET wrong_part = 'passage_direction', direction_label = 'decreased' "
+            "WHERE edge_id = 'e_1'"
+        )
+    )
     assert [c.premise for c in load_corrections(store)] == [pairs[0].premise, pairs[2].premise]
     assert waiting_corrections(store, None)[0] == 2
 
@@ -153,16 +182,31 @@ def test_edge_corrections_through_feedback_reach_the_sensor(store):
     settings = LyraSettings(learning=LearningSettings(correction_threshold=2))
     graph = write_graph(store)
     with DagsterInstance.ephemeral() as instance:
+
         def tick():
             return adapter_assets.nli_corrections_sensor(
-                build_sensor_context(instance=instance, resources={"store": store, "settings": settings}))
-        apply_feedback(store, graph.task_id, "edge_correct",
-                       {"edge_id": graph.edges[("falls", "meta")], "correct_relation": "supports"})
-        apply_feedback(store, graph.task_id, "edge_correct",  # agrees with the model: no sample
-                       {"edge_id": graph.edges[("falls", "whi")], "correct_relation": "neutral"})
+                build_sensor_context(instance=instance, resources={"store": store, "settings": settings})
+            )
+
+        apply_feedback(
+            store,
+            graph.task_id,
+            "edge_correct",
+            {"edge_id": graph.edges[("falls", "meta")], "correct_relation": "supports"},
+        )
+        apply_feedback(
+            store,
+            graph.task_id,
+            "edge_correct",  # agrees with the model: no sample
+            {"edge_id": graph.edges[("falls", "whi")], "correct_relation": "neutral"},
+        )
         assert isinstance(tick(), SkipReason)
-        apply_feedback(store, graph.task_id, "edge_correct",
-                       {"edge_id": graph.edges[("hip", "whi")], "correct_relation": "supports"})
+        apply_feedback(
+            store,
+            graph.task_id,
+            "edge_correct",
+            {"edge_id": graph.edges[("hip", "whi")], "correct_relation": "supports"},
+        )
         assert len(tick().run_requests) == 1
 
 
@@ -178,7 +222,9 @@ def test_noisy_corrections_make_an_adapter_the_gate_refuses(store, lyra_home):
     so the gate keeps it as ``rejected`` and the base model stays active."""
     pairs = read_pairs(GATE_DIR / "replay.jsonl", limit=60)
     cfg = LearningSettings(**{**TINY, "epochs": 3, "learning_rate": 0.02})
-    train_side = [i for i, p in enumerate(pairs) if not is_held_out(p.hypothesis, cfg.holdout_fraction, cfg.split_seed)]
+    train_side = [
+        i for i, p in enumerate(pairs) if not is_held_out(p.hypothesis, cfg.holdout_fraction, cfg.split_seed)
+    ]
     wrong = set(random.Random(3).sample(train_side, round(0.3 * len(train_side))))
     add_corrections(store, pairs, wrong=wrong)
     outcome = learn_from_corrections(store, lyra_home / "adapters", BASE, cfg, threads=2)
@@ -206,13 +252,18 @@ def test_version_sensor_tags_each_rescoring_with_its_task_and_question(store):
 def test_an_activated_adapter_judges_the_edges_and_corrections_stay(store, lyra_home, monkeypatch):
     graph = write_graph(store)
     corrected_edge = graph.edges[("falls", "meta")]
-    apply_feedback(store, graph.task_id, "edge_correct", {"edge_id": corrected_edge, "correct_relation": "supports"})
+    apply_feedback(
+        store, graph.task_id, "edge_correct", {"edge_id": corrected_edge, "correct_relation": "supports"}
+    )
     add_corrections(store, read_pairs(GATE_DIR / "regression.jsonl", limit=24))
-    outcome = learn_from_corrections(store, lyra_home / "models" / "nli_adapters", BASE, LearningSettings(**TINY),
-                                     threads=2)
+    outcome = learn_from_corrections(
+        store, lyra_home / "models" / "nli_adapters", BASE, LearningSettings(**TINY), threads=2
+    )
     version = outcome.version
     adapter = Path(version.adapter_path)
-    assert adapter.parent == lyra_home / "models" / "nli_adapters" and (adapter / "adapter_config.json").exists()
+    assert (
+        adapter.parent == lyra_home / "models" / "nli_adapters" and (adapter / "adapter_config.json").exists()
+    )
     assert version.heldout_corrections >= 3 and version.replay_pairs >= 8 and version.steps >= 1
     assert NliModel(BASE, adapter=adapter).version == version.version
     card = json.loads((adapter / "training.json").read_text())  # what it learned from vs what judged it
@@ -229,8 +280,9 @@ def test_an_activated_adapter_judges_the_edges_and_corrections_stay(store, lyra_
         result = adapter_assets.nli_version_sensor(ctx)
         assert [r.partition_key for r in result.run_requests] == [graph.task_id]
         assert result.cursor == version.version
-        ctx = build_sensor_context(instance=instance, cursor=result.cursor,
-                                   resources={"store": store, "models": HashModels()})
+        ctx = build_sensor_context(
+            instance=instance, cursor=result.cursor, resources={"store": store, "models": HashModels()}
+        )
         assert isinstance(adapter_assets.nli_version_sensor(ctx), SkipReason)
 
         job = build_definitions(lyra_home).resolve_job_def(RESCORING_JOB)
@@ -242,8 +294,11 @@ def test_an_activated_adapter_judges_the_edges_and_corrections_stay(store, lyra_
     assert nli_versions.affected_tasks(store, version.version) == []
     # the re-run judged the corrected pair again; the human label is in force over the new output
     assert corrected_edge in set(edges["edge_id"])
-    [falls_meta] = [e for e in explore.claim_evidence(store, graph.claims["falls"], graph.task_id).evidence.supports
-                    if e.edge_id == corrected_edge]
+    [falls_meta] = [
+        e
+        for e in explore.claim_evidence(store, graph.claims["falls"], graph.task_id).evidence.supports
+        if e.edge_id == corrected_edge
+    ]
     assert falls_meta.human_corrected and falls_meta.nli_confidence == 1.0
     status = explore.task_status(store, graph.task_id, with_dagster=False)
     assert status.active_nli_version == status.edges_nli_version == version.version
@@ -261,8 +316,14 @@ def test_an_interrupted_training_changes_nothing(store, lyra_home):
     before = {name: table(store, name) for name in ("nli_corrections", "nli_model_versions")}
     calls = iter(range(1000))
     with pytest.raises(TrainingInterrupted):
-        learn_from_corrections(store, lyra_home / "adapters", BASE, LearningSettings(**TINY), threads=1,
-                               should_stop=lambda: next(calls) >= 2)
+        learn_from_corrections(
+            store,
+            lyra_home / "adapters",
+            BASE,
+            LearningSettings(**TINY),
+            threads=1,
+            should_stop=lambda: next(calls) >= 2,
+        )
     for name, frame in before.items():
         assert table(store, name).equals(frame), name
     assert list((lyra_home / "adapters").iterdir()) == []  # the staging folder is gone too
@@ -276,11 +337,14 @@ def test_too_few_held_out_corrections_is_a_clear_error(store, lyra_home):
 
 
 def test_activating_an_unknown_version_names_the_known_ones(store):
-    with pytest.raises(nli_versions.VersionError, match="no NLI model version 'lora-v9'.*lyra-verifier-minilm-l6@"):
+    with pytest.raises(
+        nli_versions.VersionError, match="no NLI model version 'lora-v9'.*lyra-verifier-minilm-l6@"
+    ):
         nli_versions.activate(store, "lora-v9", BASE, reason="test")
 
 
 # -- the command line ------------------------------------------------------------------------------
+
 
 @pytest.mark.slow  # ~40 s: the nli_adapter_training job in-process, with a tiny training
 def test_command_line_corrects_trains_lists_and_rolls_back(store, lyra_home, tmp_path, monkeypatch):
@@ -293,11 +357,20 @@ def test_command_line_corrects_trains_lists_and_rolls_back(store, lyra_home, tmp
     path.write_text(yaml.safe_dump({"learning": {**TINY, "correction_threshold": 2}, "torch_threads": 2}))
     monkeypatch.setenv("LYRA_SETTINGS", str(path))
     cli = CliRunner()
+
     def run(*args):
         return cli.invoke(app, [*args, "--home", str(lyra_home)], catch_exceptions=False)
+
     graph = write_graph(store)
-    corrected = run("feedback", "edge-correct", graph.task_id, graph.edges[("falls", "meta")], "supports",
-                    "--reason", "the trial found fewer falls")
+    corrected = run(
+        "feedback",
+        "edge-correct",
+        graph.task_id,
+        graph.edges[("falls", "meta")],
+        "supports",
+        "--reason",
+        "the trial found fewer falls",
+    )
     assert corrected.exit_code == 0 and '"changed": true' in corrected.output
     bad = run("feedback", "edge-correct", graph.task_id, graph.edges[("falls", "meta")], "maybe")
     assert bad.exit_code == 1 and "maybe" in bad.output
@@ -334,9 +407,13 @@ def test_an_adapter_of_another_base_model_never_judges(store, lyra_home, tmp_pat
     (adapter / "adapter_config.json").write_text("{}")
     nli_versions.ensure_base(store, BASE)
     version = f"{base_version(BASE)}+lora-v1"
-    store.transaction(lambda conn: conn.execute(
-        "INSERT INTO nli_model_versions (version, parent, base_model, adapter_path, created_at, status, decision) "
-        "VALUES (?, ?, ?, ?, now(), 'retired', 'test')", [version, base_version(BASE), BASE, str(adapter)]))
+    store.transaction(
+        lambda conn: conn.execute(
+            "INSERT INTO nli_model_versions (version, parent, base_model, adapter_path, created_at, status, decision) "
+            "VALUES (?, ?, ?, ?, now(), 'retired', 'test')",
+            [version, base_version(BASE), BASE, str(adapter)],
+        )
+    )
     nli_versions.activate(store, version, BASE, reason="test")
     assert nli_versions.active_version(store, BASE).version == version
     other = tmp_path / "other-nli"

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from fixtures.academic_apis import FakeScholar, body, serve_fake_apis
 from typer.testing import CliRunner
 
+from fixtures.academic_apis import FakeScholar, body, serve_fake_apis
 from lyra_resources.schema import PER_TASK_TABLES
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools.cli import app
@@ -90,13 +90,22 @@ def _serve_records(shared: Path, srv) -> None:
     api = shared / "api_responses"
     turing = json.loads((api / "s2_danielnsilva_semanticscholar" / "Paper.json").read_text())
     srv.s2_edges[f"doi:{turing['externalIds']['DOI'].lower()}"] = srv.s2_edges[turing["paperId"].lower()] = {
-        "references": [{"isInfluential": i % 4 == 0, "citedPaper": r} for i, r in enumerate(turing["references"])],
-        "citations": [{"isInfluential": i % 5 == 0, "citingPaper": c} for i, c in enumerate(turing["citations"])]}
+        "references": [
+            {"isInfluential": i % 4 == 0, "citedPaper": r} for i, r in enumerate(turing["references"])
+        ],
+        "citations": [
+            {"isInfluential": i % 5 == 0, "citingPaper": c} for i, c in enumerate(turing["citations"])
+        ],
+    }
     turing = {k: v for k, v in turing.items() if k not in ("citations", "references", "embedding", "tldr")}
-    s2_pair = [body(shared, f"paperqa_decoded/test_doi_search_paper_attributes{i}___00.json") for i in range(5)]
+    s2_pair = [
+        body(shared, f"paperqa_decoded/test_doi_search_paper_attributes{i}___00.json") for i in range(5)
+    ]
     oa_pair = [body(shared, f"paperqa_decoded/test_doi_search_paper_attributes{i}___02.json") for i in (3, 4)]
-    srv.s2_edges[s2_pair[4]["paperId"]] = {"references": [{"isInfluential": i == 3, "citedPaper": r}
-                                                          for i, r in enumerate(s2_pair[:4])], "citations": []}
+    srv.s2_edges[s2_pair[4]["paperId"]] = {
+        "references": [{"isInfluential": i == 3, "citedPaper": r} for i, r in enumerate(s2_pair[:4])],
+        "citations": [],
+    }
     srv.s2_search = {"total": 3, "offset": 0, "data": [turing, s2_pair[3], s2_pair[4]]}
     oa_only = [srv.oa_works[w] for w in ("W2194775991", "W1686810756", "W2163605009", "W2064675550")]
     srv.oa_search = {"meta": {"count": 6, "page": 1, "per_page": 50}, "results": [*oa_only, *oa_pair]}
@@ -108,18 +117,23 @@ def _tables(home: Path, task_id: str) -> dict[str, pd.DataFrame]:
     out = {}
     for table in PER_TASK_TABLES:
         frame = store.read_partition(table, task_id)
-        frame = frame.drop(columns=[c for c in frame.columns if pd.api.types.is_datetime64_any_dtype(frame[c])])
+        frame = frame.drop(
+            columns=[c for c in frame.columns if pd.api.types.is_datetime64_any_dtype(frame[c])]
+        )
         out[table] = frame.map(lambda v: tuple(v) if hasattr(v, "__len__") and not isinstance(v, str) else v)
     return out
 
 
 def test_a_live_run_survives_faulty_apis_and_reruns_offline_from_the_cache(
-        tmp_path, shared_data, faulty_apis, lyra_settings):
+    tmp_path, shared_data, faulty_apis, lyra_settings
+):
     _serve_records(shared_data, faulty_apis)
-    lyra_settings(sources={"max_attempts": 3, "read_timeout_s": READ_TIMEOUT_S, "max_retry_wait_s": 5},
-                  browser={"search": "off", "fetch": "off"},
-                  evidence={"max_claims": 8, "nli_top_k": 3},
-                  citations={"references_per_paper": 15, "citations_per_paper": 15, "selected_per_paper": 3})
+    lyra_settings(
+        sources={"max_attempts": 3, "read_timeout_s": READ_TIMEOUT_S, "max_retry_wait_s": 5},
+        browser={"search": "off", "fetch": "off"},
+        evidence={"max_claims": 8, "nli_top_k": 3},
+        citations={"references_per_paper": 15, "citations_per_paper": 15, "selected_per_paper": 3},
+    )
     home = tmp_path / "home"
     cli = CliRunner()
     result = cli.invoke(app, ["run", QUESTION, "--papers", "10", "--home", str(home)], catch_exceptions=False)

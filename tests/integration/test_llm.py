@@ -31,8 +31,15 @@ class FakeOllama(JsonHandler):
         request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.server.requests.append(request)
         answer = self.server.answers.pop(0) if self.server.answers else '{"claims": []}'
-        self._send(200, {"model": request["model"], "created_at": "2026-01-01T00:00:00Z",
-                         "response": answer, "done": True})
+        self._send(
+            200,
+            {
+                "model": request["model"],
+                "created_at": "2026-01-01T00:00:00Z",
+                "response": answer,
+                "done": True,
+            },
+        )
 
 
 @pytest.fixture
@@ -49,11 +56,16 @@ def client(server) -> OllamaLlm:
     return OllamaLlm(base_url=f"http://127.0.0.1:{server.server_port}", model="qwen2.5:3b", timeout_s=5)
 
 
-FRAGMENTS = pd.DataFrame({
-    "fragment_id": ["f1", "f2"], "page_id": ["p1", "p2"],
-    "text": ["Vitamin D reduced hip fractures by 30% (RR 0.70, 95% CI 0.58-0.86).",
-             "Calcium did not reduce fracture risk in postmenopausal women."],
-})
+FRAGMENTS = pd.DataFrame(
+    {
+        "fragment_id": ["f1", "f2"],
+        "page_id": ["p1", "p2"],
+        "text": [
+            "Vitamin D reduced hip fractures by 30% (RR 0.70, 95% CI 0.58-0.86).",
+            "Calcium did not reduce fracture risk in postmenopausal women.",
+        ],
+    }
+)
 
 
 def test_available_and_structured_generation(ollama, monkeypatch):
@@ -73,7 +85,10 @@ def test_a_bad_answer_is_an_error_and_that_fragment_falls_back(ollama, monkeypat
     ollama.answers.append("not json at all")
     with pytest.raises(LlmError, match="/api/generate"):
         llm.extract_claims("q", "p")
-    ollama.answers += ['{"claims": [{"text": "Vitamin D lowers the risk of hip fracture."}]}', '{"claims": [{"bad": 1}]}']
+    ollama.answers += [
+        '{"claims": [{"text": "Vitamin D lowers the risk of hip fracture."}]}',
+        '{"claims": [{"bad": 1}]}',
+    ]
     candidates, method = candidates_from(FRAGMENTS, "vitamin D and fractures", llm, log)
     assert method == "ollama:qwen2.5:3b"
     by_fragment = {c.fragment_id: c for c in candidates}

@@ -13,29 +13,44 @@ import json
 import random
 
 import pytest
+
 from fixtures.hostile_corpus import HOSTILE_TEXTS, make_corpus_hostile, unmarked_hostile_text
 from fixtures.mcp import store_env
 from fixtures.mcp_raw import RawServer, text
-
 from lyra_core.feedback import ACTIONS
 from lyra_resources.schema import TABLES
 
-
 SEED = 20_240_611
 CALLS = 320
-TOOLS = ["create_task", "get_status", "stop_task", "list_tasks", "get_evidence_summary", "list_claim_topics",
-         "get_claims_by_topic", "get_claim_evidence", "find_contradictions", "search_papers", "get_paper",
-         "get_materials", "feedback"]
+TOOLS = [
+    "create_task",
+    "get_status",
+    "stop_task",
+    "list_tasks",
+    "get_evidence_summary",
+    "list_claim_topics",
+    "get_claims_by_topic",
+    "get_claim_evidence",
+    "find_contradictions",
+    "search_papers",
+    "get_paper",
+    "get_materials",
+    "feedback",
+]
 
 
 def table_state(store) -> dict[str, list]:
     """Every row of every table, sorted; the 'returned' relevance signals are left out: successful
     get_claim_evidence reads queue them and a background writer stores them whenever it wakes."""
     with store.connect() as conn:
-        state = {t: sorted(map(repr, conn.execute(f"SELECT * FROM {t}").fetchall())) for t in TABLES
-                 if t != "relevance_signals"}
-        state["relevance_signals"] = sorted(map(repr, conn.execute(
-            "SELECT * FROM relevance_signals WHERE signal <> 'returned'").fetchall()))
+        state = {
+            t: sorted(map(repr, conn.execute(f"SELECT * FROM {t}").fetchall()))
+            for t in TABLES
+            if t != "relevance_signals"
+        }
+        state["relevance_signals"] = sorted(
+            map(repr, conn.execute("SELECT * FROM relevance_signals WHERE signal <> 'returned'").fetchall())
+        )
     return state
 
 
@@ -55,16 +70,70 @@ class Hostile:
 
     def __init__(self, rng: random.Random, graph, corpora: str) -> None:
         self.rng, self.graph = rng, graph
-        self.ids = [graph.task_id, *graph.claims.values(), *graph.edges.values(), *graph.fragments.values(),
-                    *graph.pages.values(), *graph.topics]
-        self.junk = [None, True, False, 0, -1, 2**63, -(2**70), 1.5, 1e308, "", " ", "x" * 100_000,
-                     "\u202e\u0000 ☃ 𝕏 \ufeff", "' OR 1=1 --", "; DROP TABLE tasks; --", "../../etc/passwd",
-                     "%s%n", "task_nope", "c_missing", [], {}, [None] * 50, {"$ref": "#"}, deep(20), deep(45), deep(80),
-                     {"k": "v" * 20_000}, *HOSTILE_TEXTS]
-        self.cursors = ["1e30", "Infinity", "-1", "abc", "", "=" * 199, cursor_of("1e30"), cursor_of("Infinity"),
-                        cursor_of("-1"), cursor_of('"abc"'), cursor_of("9" * 30), "a" * 201]
-        self.paths = ["/etc/passwd", "../../../../etc/shadow", f"{corpora}/../../lyra.duckdb", f"{corpora}/missing.jsonl",
-                      "~/.ssh/id_rsa", "/proc/self/environ", "\u0000", "corpora/../../x", "/" + "a/" * 2000, ""]
+        self.ids = [
+            graph.task_id,
+            *graph.claims.values(),
+            *graph.edges.values(),
+            *graph.fragments.values(),
+            *graph.pages.values(),
+            *graph.topics,
+        ]
+        self.junk = [
+            None,
+            True,
+            False,
+            0,
+            -1,
+            2**63,
+            -(2**70),
+            1.5,
+            1e308,
+            "",
+            " ",
+            "x" * 100_000,
+            "\u202e\u0000 ☃ 𝕏 \ufeff",
+            "' OR 1=1 --",
+            "; DROP TABLE tasks; --",
+            "../../etc/passwd",
+            "%s%n",
+            "task_nope",
+            "c_missing",
+            [],
+            {},
+            [None] * 50,
+            {"$ref": "#"},
+            deep(20),
+            deep(45),
+            deep(80),
+            {"k": "v" * 20_000},
+            *HOSTILE_TEXTS,
+        ]
+        self.cursors = [
+            "1e30",
+            "Infinity",
+            "-1",
+            "abc",
+            "",
+            "=" * 199,
+            cursor_of("1e30"),
+            cursor_of("Infinity"),
+            cursor_of("-1"),
+            cursor_of('"abc"'),
+            cursor_of("9" * 30),
+            "a" * 201,
+        ]
+        self.paths = [
+            "/etc/passwd",
+            "../../../../etc/shadow",
+            f"{corpora}/../../lyra.duckdb",
+            f"{corpora}/missing.jsonl",
+            "~/.ssh/id_rsa",
+            "/proc/self/environ",
+            "\u0000",
+            "corpora/../../x",
+            "/" + "a/" * 2000,
+            "",
+        ]
 
     def value(self, valid: object) -> object:
         r = self.rng.random()
@@ -73,33 +142,49 @@ class Hostile:
     def feedback_args(self, action: str) -> dict:
         g, rng = self.graph, self.rng
         pick = lambda ids: rng.choice(list(ids))  # noqa: E731
-        return {"claim_reject": {"claim_id": pick(g.claims.values()), "reason": "fuzz"},
-                "claim_restore": {"claim_id": pick(g.claims.values())},
-                "edge_correct": {"edge_id": pick(g.edges.values()),
-                                 "correct_relation": rng.choice(["supports", "refutes", "neutral"])},
-                "domain_block": {"domain_pattern": "example.org", "reason": "fuzz"},
-                "domain_unblock": {"domain_pattern": "example.org", "reason": "fuzz"},
-                "domain_clear_override": {"domain_pattern": "example.org"},
-                "fragment_useful": {"fragment_id": pick(g.fragments.values())},
-                "fragment_not_useful": {"fragment_id": pick(g.fragments.values())},
-                "flag_irrelevant": {"fragment_id": pick(g.fragments.values())},
-                "flag_missing": {"page_id": pick(g.pages.values()), "missing_text": "the dose"},
-                "add_note": {"target_id": g.task_id, "note": "fuzz note ☃"}}[action]
+        return {
+            "claim_reject": {"claim_id": pick(g.claims.values()), "reason": "fuzz"},
+            "claim_restore": {"claim_id": pick(g.claims.values())},
+            "edge_correct": {
+                "edge_id": pick(g.edges.values()),
+                "correct_relation": rng.choice(["supports", "refutes", "neutral"]),
+            },
+            "domain_block": {"domain_pattern": "example.org", "reason": "fuzz"},
+            "domain_unblock": {"domain_pattern": "example.org", "reason": "fuzz"},
+            "domain_clear_override": {"domain_pattern": "example.org"},
+            "fragment_useful": {"fragment_id": pick(g.fragments.values())},
+            "fragment_not_useful": {"fragment_id": pick(g.fragments.values())},
+            "flag_irrelevant": {"fragment_id": pick(g.fragments.values())},
+            "flag_missing": {"page_id": pick(g.pages.values()), "missing_text": "the dose"},
+            "add_note": {"target_id": g.task_id, "note": "fuzz note ☃"},
+        }[action]
 
     def valid(self, tool: str) -> dict:
         rng, task = self.rng, self.graph.task_id
         request_id = {"request_id": f"fuzz-{rng.randrange(20)}"} if rng.random() < 0.5 else {}
         return {
-            "create_task": {"query": "Does vitamin D prevent fractures?",
-                            "options": {"corpus": [rng.choice(self.paths)]}, **request_id},
-            "get_status": {"task_id": task}, "stop_task": {"task_id": task, **request_id}, "list_tasks": {},
-            "get_evidence_summary": {"task_id": task}, "list_claim_topics": {"task_id": task, "limit": 1},
+            "create_task": {
+                "query": "Does vitamin D prevent fractures?",
+                "options": {"corpus": [rng.choice(self.paths)]},
+                **request_id,
+            },
+            "get_status": {"task_id": task},
+            "stop_task": {"task_id": task, **request_id},
+            "list_tasks": {},
+            "get_evidence_summary": {"task_id": task},
+            "list_claim_topics": {"task_id": task, "limit": 1},
             "get_claims_by_topic": {"task_id": task, "topic": "t_fracture", "limit": 1},
             "get_claim_evidence": {"claim_id": rng.choice(list(self.graph.claims.values()))},
-            "find_contradictions": {"task_id": task}, "search_papers": {"task_id": task, "query": "vitamin D"},
-            "get_paper": {"task_id": task, "paper_id": "p_missing"}, "get_materials": {"task_id": task},
-            "feedback": {"task_id": task, "action": (action := rng.choice(ACTIONS)),
-                         "args": self.feedback_args(action), **request_id},
+            "find_contradictions": {"task_id": task},
+            "search_papers": {"task_id": task, "query": "vitamin D"},
+            "get_paper": {"task_id": task, "paper_id": "p_missing"},
+            "get_materials": {"task_id": task},
+            "feedback": {
+                "task_id": task,
+                "action": (action := rng.choice(ACTIONS)),
+                "args": self.feedback_args(action),
+                **request_id,
+            },
         }[tool]
 
     def arguments(self, tool: str) -> dict:
@@ -132,7 +217,9 @@ class Hostile:
 
 
 RAW_LINES = [
-    "not json", '{"jsonrpc":"2.0","id":"raw","method":5}', '{"jsonrpc":"2.0","id":"raw","method":"nope"}',
+    "not json",
+    '{"jsonrpc":"2.0","id":"raw","method":5}',
+    '{"jsonrpc":"2.0","id":"raw","method":"nope"}',
     '{"jsonrpc":"2.0","id":"raw","method":"tools/call","params":5}',
     '{"jsonrpc":"2.0","id":"raw","method":"tools/call","params":{"name":"list_tasks","arguments":"\\udfff"}}',
     '{"jsonrpc":"2.0","id":"raw","method":"tools/call","params":{"name":"list_tasks","arguments":%s}}'
@@ -156,7 +243,9 @@ def settings_file(tmp_path, monkeypatch):
     return path
 
 
-def test_fuzzed_calls_are_all_answered_without_tracebacks_and_refusals_change_nothing(store, graph, settings_file):
+def test_fuzzed_calls_are_all_answered_without_tracebacks_and_refusals_change_nothing(
+    store, graph, settings_file
+):
     rng = random.Random(SEED)
     make_corpus_hostile(store, graph)
     hostile = Hostile(rng, graph, f"{store.home}/corpora")

@@ -9,24 +9,40 @@ import json
 from fixtures.hostile_corpus import INJECTION, MARKERS, make_corpus_hostile, unmarked_hostile_text
 from fixtures.mcp import store_env
 from fixtures.mcp_raw import RawServer, text
-
 from lyra_tools.mcp.server import INSTRUCTIONS
 
-READ_TOOLS = ["get_status", "list_tasks", "get_evidence_summary", "list_claim_topics", "get_claims_by_topic",
-              "get_claim_evidence", "find_contradictions", "search_papers", "get_paper", "get_materials"]
+READ_TOOLS = [
+    "get_status",
+    "list_tasks",
+    "get_evidence_summary",
+    "list_claim_topics",
+    "get_claims_by_topic",
+    "get_claim_evidence",
+    "find_contradictions",
+    "search_papers",
+    "get_paper",
+    "get_materials",
+]
 
 
 def calls(store, graph) -> list[tuple[str, dict]]:
     task = graph.task_id
     papers = store.read_partition("papers", task)
     meta = papers.loc[papers["abstract"].str.contains("zqinject"), "paper_id"].iat[0]
-    return [("get_status", {"task_id": task}), ("list_tasks", {}), ("get_evidence_summary", {"task_id": task}),
-            ("list_claim_topics", {"task_id": task}), ("get_claims_by_topic", {"task_id": task, "topic": "t_fracture"}),
-            ("get_claim_evidence", {"claim_id": graph.claims["hip"], "limit": 20}),
-            ("get_claim_evidence", {"claim_id": graph.claims["user"], "limit": 20}),
-            ("find_contradictions", {"task_id": task}), ("search_papers", {"task_id": task, "query": "vitamin D"}),
-            ("get_paper", {"task_id": task, "paper_id": meta}), ("get_materials", {"task_id": task}),
-            ("get_materials", {"task_id": task, "format": "full", "limit": 25})]
+    return [
+        ("get_status", {"task_id": task}),
+        ("list_tasks", {}),
+        ("get_evidence_summary", {"task_id": task}),
+        ("list_claim_topics", {"task_id": task}),
+        ("get_claims_by_topic", {"task_id": task, "topic": "t_fracture"}),
+        ("get_claim_evidence", {"claim_id": graph.claims["hip"], "limit": 20}),
+        ("get_claim_evidence", {"claim_id": graph.claims["user"], "limit": 20}),
+        ("find_contradictions", {"task_id": task}),
+        ("search_papers", {"task_id": task, "query": "vitamin D"}),
+        ("get_paper", {"task_id": task, "paper_id": meta}),
+        ("get_materials", {"task_id": task}),
+        ("get_materials", {"task_id": task, "format": "full", "limit": 25}),
+    ]
 
 
 def test_every_answer_names_the_fields_holding_corpus_text(store, graph):

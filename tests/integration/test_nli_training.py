@@ -94,15 +94,32 @@ def test_train_nli_cli_runs_the_dagster_job(tmp_path: Path) -> None:
     _write_synthetic_snli(snli / "snli_1.0_train_subset.jsonl", n=40)
     _write_synthetic_snli(snli / "snli_1.0_test.jsonl", n=12)
     out, home = tmp_path / "model", tmp_path / "home"
-    result = CliRunner().invoke(app, ["models", "train-snli", "--snli-dir", str(snli), "--out", str(out),
-                                      "--max-pairs", "36", "--threads", "1", "--home", str(home)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "models",
+            "train-snli",
+            "--snli-dir",
+            str(snli),
+            "--out",
+            str(out),
+            "--max-pairs",
+            "36",
+            "--threads",
+            "1",
+            "--home",
+            str(home),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "nli_model_training succeeded" in result.output
     assert (out / "model.safetensors").exists() and (out / "README.md").exists()
     with open_instance(home) as instance:
         runs = instance.get_run_records()
         assert [r.dagster_run.job_name for r in runs] == ["nli_model_training"]
-    missing = CliRunner().invoke(app, ["models", "train-snli", "--snli-dir", str(tmp_path / "none"), "--home", str(home)])
+    missing = CliRunner().invoke(
+        app, ["models", "train-snli", "--snli-dir", str(tmp_path / "none"), "--home", str(home)]
+    )
     assert missing.exit_code == 1 and "lyra models fetch-snli" in missing.output
 
 
@@ -116,8 +133,11 @@ def test_train_snli_writes_under_the_home_and_never_into_the_package(tmp_path: P
     from lyra_tools.cli import app
 
     def shipped() -> dict[str, tuple[int, int]]:
-        return {str(p.relative_to(DEFAULT_SNLI_DIR)): (p.stat().st_size, p.stat().st_mtime_ns)
-                for p in DEFAULT_SNLI_DIR.rglob("*") if p.is_file()}
+        return {
+            str(p.relative_to(DEFAULT_SNLI_DIR)): (p.stat().st_size, p.stat().st_mtime_ns)
+            for p in DEFAULT_SNLI_DIR.rglob("*")
+            if p.is_file()
+        }
 
     before = shipped()
     snli = tmp_path / "snli"
@@ -125,11 +145,26 @@ def test_train_snli_writes_under_the_home_and_never_into_the_package(tmp_path: P
     _write_synthetic_snli(snli / "snli_1.0_train_subset.jsonl", n=40)
     _write_synthetic_snli(snli / "snli_1.0_test.jsonl", n=12)
     home = tmp_path / "home"
-    result = CliRunner().invoke(app, ["models", "train-snli", "--snli-dir", str(snli), "--max-pairs", "36",
-                                      "--threads", "1", "--home", str(home)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "models",
+            "train-snli",
+            "--snli-dir",
+            str(snli),
+            "--max-pairs",
+            "36",
+            "--threads",
+            "1",
+            "--home",
+            str(home),
+        ],
+    )
     assert result.exit_code == 0, result.output
     out = home / "models" / DEFAULT_SNLI_DIR.name
     assert out == trained_snli_dir(home)
-    assert {"model.safetensors", "config.json", "README.md", "training.json"} <= {p.name for p in out.iterdir()}
+    assert {"model.safetensors", "config.json", "README.md", "training.json"} <= {
+        p.name for p in out.iterdir()
+    }
     assert shipped() == before
     assert snli_base_dir(home) == out

@@ -7,9 +7,9 @@ import json
 
 import pandas as pd
 import pytest
+
 from fixtures.graphs import PAPERS, write_graph
 from fixtures.mcp import call, text
-
 from lyra_tools import explore
 from lyra_tools.explore import contradictions
 from lyra_tools.explore import papers as papers_view
@@ -31,7 +31,9 @@ def test_search_papers_ranks_title_and_abstract_and_pages(store, graph):
     assert found.papers[0].doi == "10.1056/nejmoa055218" and found.papers[0].year == 2019
     first = papers_view.search_papers(store, graph.task_id, "vitamin D fracture", limit=2)
     assert first.total == 4 and len(first.papers) == 2 and first.next_cursor
-    rest = papers_view.search_papers(store, graph.task_id, "vitamin D fracture", limit=2, cursor=first.next_cursor)
+    rest = papers_view.search_papers(
+        store, graph.task_id, "vitamin D fracture", limit=2, cursor=first.next_cursor
+    )
     assert rest.next_cursor is None
     assert {p.paper_id for p in first.papers + rest.papers} == set(ids.values())
     assert first.papers[0].score >= first.papers[1].score >= rest.papers[0].score
@@ -54,39 +56,67 @@ def test_tasks_over_the_same_papers_share_one_search_index_until_a_paper_changes
     papers.loc[0, "abstract"] = f"{papers.loc[0, 'abstract']} Zinc lozenges shorten colds."
     store.replace_partition("papers", other.task_id, papers)  # a re-run of the other task found a longer text
     assert [p.paper_id for p in papers_view.search_papers(store, other.task_id, "zinc lozenges").papers] == [
-        papers.loc[0, "paper_id"]]
+        papers.loc[0, "paper_id"]
+    ]
     assert papers_view.search_papers(store, graph.task_id, "zinc lozenges").total == 0
     assert len(papers_view._INDEXES) == 2
 
 
 def test_get_paper_shows_its_claims_in_the_effective_graph_and_its_citations(store, graph):
     ids = paper_ids(store, graph)
-    store.replace_partition("citation_edges", graph.task_id, pd.DataFrame([
-        {"source_page_id": graph.pages["meta"], "target_page_id": graph.pages["whi"], "relation": "CITES",
-         "is_influential": True}]))
+    store.replace_partition(
+        "citation_edges",
+        graph.task_id,
+        pd.DataFrame(
+            [
+                {
+                    "source_page_id": graph.pages["meta"],
+                    "target_page_id": graph.pages["whi"],
+                    "relation": "CITES",
+                    "is_influential": True,
+                }
+            ]
+        ),
+    )
     papers = store.read_partition("papers", graph.task_id).drop(columns="task_id")
     papers["authors"] = [["Jackson RD", "LaCroix AZ"] if p == ids["whi"] else [] for p in papers["paper_id"]]
     store.replace_partition("papers", graph.task_id, papers)
 
     whi = papers_view.get_paper(store, graph.task_id, ids["whi"])
-    assert (whi.title, whi.year, whi.doi, whi.venue) == (PAPERS["whi"]["title"], 2019,
-                                                         "10.1056/nejmoa055218", "Test Journal")
+    assert (whi.title, whi.year, whi.doi, whi.venue) == (
+        PAPERS["whi"]["title"],
+        2019,
+        "10.1056/nejmoa055218",
+        "Test Journal",
+    )
     assert whi.authors == ["Jackson RD", "LaCroix AZ"] and whi.abstract.startswith("In this trial")
     assert [c.claim_id for c in whi.refutes] == [graph.claims["user"], graph.claims["hip"]]  # strongest first
     assert whi.refutes[0].edge_id == graph.edges[("user", "whi")] and whi.supports == []
     assert whi.totals == {"supports": 0, "refutes": 2, "neutral_only": 1}  # "falls" is judged neutral only
-    assert [c.paper_id for c in whi.cited_by] == [ids["meta"]] and whi.cites == [] and whi.cited_by[0].influential
+    assert (
+        [c.paper_id for c in whi.cited_by] == [ids["meta"]]
+        and whi.cites == []
+        and whi.cited_by[0].influential
+    )
     meta = papers_view.get_paper(store, graph.task_id, ids["meta"], limit=1)
     assert [c.paper_id for c in meta.cites] == [ids["whi"]] and meta.next_cursor is None
     assert [c.claim_id for c in meta.supports] == [graph.claims["user"]]
     assert [c.claim_id for c in meta.refutes] == [graph.claims["none"]]
 
     # a human correction moves the claim to the other side; a rejected claim leaves the paper's lists
-    apply_feedback(store, graph.task_id, "edge_correct", {"edge_id": graph.edges[("user", "whi")],
-                                                          "correct_relation": "supports"})
-    apply_feedback(store, graph.task_id, "claim_reject", {"claim_id": graph.claims["hip"], "reason": "off topic"})
+    apply_feedback(
+        store,
+        graph.task_id,
+        "edge_correct",
+        {"edge_id": graph.edges[("user", "whi")], "correct_relation": "supports"},
+    )
+    apply_feedback(
+        store, graph.task_id, "claim_reject", {"claim_id": graph.claims["hip"], "reason": "off topic"}
+    )
     after = papers_view.get_paper(store, graph.task_id, ids["whi"])
-    assert [c.claim_id for c in after.supports] == [graph.claims["user"]] and after.supports[0].human_corrected
+    assert [c.claim_id for c in after.supports] == [graph.claims["user"]] and after.supports[
+        0
+    ].human_corrected
     assert after.refutes == [] and after.totals["refutes"] == 0
     apply_feedback(store, graph.task_id, "domain_block", {"domain_pattern": "doi.org", "reason": "test"})
     blocked = papers_view.get_paper(store, graph.task_id, ids["whi"])
@@ -119,36 +149,96 @@ def test_answers_about_a_large_paper_stay_bounded(store, graph):
     papers.at[row, "title"] = "Calcium " * 80
     papers["authors"] = [[f"Author Number {i} Of Many" for i in range(50)]] * len(papers)
     store.replace_partition("papers", graph.task_id, papers)
-    extra_pages = pd.DataFrame([{"page_id": f"pg_cite{i:03d}", "paper_id": f"p_cite{i:03d}", "url": None,
-                                 "domain": "local", "kind": "citation", "title": "Cited " * 40} for i in range(40)])
-    store.replace_partition("pages", graph.task_id, pd.concat(
-        [store.read_partition("pages", graph.task_id).drop(columns="task_id"), extra_pages]))
-    store.replace_partition("citation_papers", graph.task_id, pd.DataFrame([
-        {"paper_id": f"p_cite{i:03d}", "doi": f"10.1000/cite.{i}", "pmid": None, "arxiv_id": None,
-         "title": "Cited " * 40, "abstract": "Vitamin D", "year": 2000 + i % 20, "venue": None, "url": None,
-         "sources": ["s2"]} for i in range(40)]))
-    store.replace_partition("citation_edges", graph.task_id, pd.DataFrame([
-        {"source_page_id": graph.pages["whi"] if i % 2 else f"pg_cite{i:03d}",
-         "target_page_id": f"pg_cite{i:03d}" if i % 2 else graph.pages["whi"], "relation": "CITES",
-         "is_influential": False} for i in range(40)]))
+    extra_pages = pd.DataFrame(
+        [
+            {
+                "page_id": f"pg_cite{i:03d}",
+                "paper_id": f"p_cite{i:03d}",
+                "url": None,
+                "domain": "local",
+                "kind": "citation",
+                "title": "Cited " * 40,
+            }
+            for i in range(40)
+        ]
+    )
+    store.replace_partition(
+        "pages",
+        graph.task_id,
+        pd.concat([store.read_partition("pages", graph.task_id).drop(columns="task_id"), extra_pages]),
+    )
+    store.replace_partition(
+        "citation_papers",
+        graph.task_id,
+        pd.DataFrame(
+            [
+                {
+                    "paper_id": f"p_cite{i:03d}",
+                    "doi": f"10.1000/cite.{i}",
+                    "pmid": None,
+                    "arxiv_id": None,
+                    "title": "Cited " * 40,
+                    "abstract": "Vitamin D",
+                    "year": 2000 + i % 20,
+                    "venue": None,
+                    "url": None,
+                    "sources": ["s2"],
+                }
+                for i in range(40)
+            ]
+        ),
+    )
+    store.replace_partition(
+        "citation_edges",
+        graph.task_id,
+        pd.DataFrame(
+            [
+                {
+                    "source_page_id": graph.pages["whi"] if i % 2 else f"pg_cite{i:03d}",
+                    "target_page_id": f"pg_cite{i:03d}" if i % 2 else graph.pages["whi"],
+                    "relation": "CITES",
+                    "is_influential": False,
+                }
+                for i in range(40)
+            ]
+        ),
+    )
     claims = store.read_partition("claims", graph.task_id).drop(columns="task_id")
     # an adopted claim as the model (read_partition's row order is not fixed; one claim is not adopted)
     adopted = claims[claims["adoption_status"] == "adopted"].sort_values("claim_id").iloc[0]
-    big = pd.DataFrame([{**adopted.to_dict(), "claim_id": f"c_big{i:03d}",
-                         "text": "Vitamin D " + "and calcium " * 100} for i in range(120)])
+    big = pd.DataFrame(
+        [
+            {**adopted.to_dict(), "claim_id": f"c_big{i:03d}", "text": "Vitamin D " + "and calcium " * 100}
+            for i in range(120)
+        ]
+    )
     store.replace_partition("claims", graph.task_id, pd.concat([claims, big]))
     edges = store.read_partition("nli_edges", graph.task_id).drop(columns="task_id")
-    more = pd.DataFrame([{**edges.sort_values("edge_id").iloc[0].to_dict(), "edge_id": f"e_big{i:03d}", "claim_id": f"c_big{i:03d}",
-                          "fragment_id": graph.fragments[("whi", 0)], "page_id": graph.pages["whi"],
-                          "relation": "SUPPORTS" if i % 2 else "REFUTES", "nli_confidence": 0.6 + i / 1000}
-                         for i in range(120)])
+    more = pd.DataFrame(
+        [
+            {
+                **edges.sort_values("edge_id").iloc[0].to_dict(),
+                "edge_id": f"e_big{i:03d}",
+                "claim_id": f"c_big{i:03d}",
+                "fragment_id": graph.fragments[("whi", 0)],
+                "page_id": graph.pages["whi"],
+                "relation": "SUPPORTS" if i % 2 else "REFUTES",
+                "nli_confidence": 0.6 + i / 1000,
+            }
+            for i in range(120)
+        ]
+    )
     store.replace_partition("nli_edges", graph.task_id, pd.concat([edges, more]))
 
     detail = papers_view.get_paper(store, graph.task_id, ids["whi"], limit=25)
     assert len(detail.model_dump_json().encode()) <= 8192
     assert detail.abstract_truncated and detail.authors_total == 50 and len(detail.authors) == 10
     assert detail.citation_totals == {"cites": 20, "cited_by": 20} and detail.next_cursor
-    assert detail.totals == {"supports": 60, "refutes": 62, "neutral_only": 1} and detail.supports and detail.refutes
+    assert (
+        detail.totals == {"supports": 60, "refutes": 62, "neutral_only": 1}
+        and detail.supports
+        and detail.refutes
+    )
     more = papers_view.get_paper(store, graph.task_id, ids["whi"], limit=25, cursor=detail.next_cursor)
     assert not {c.claim_id for c in more.supports} & {c.claim_id for c in detail.supports}
     search = papers_view.search_papers(store, graph.task_id, "calcium vitamin cited", limit=25)
@@ -158,13 +248,16 @@ def test_answers_about_a_large_paper_stay_bounded(store, graph):
 def test_mcp_paper_tools_and_annotations(store, graph):
     ids = paper_ids(store, graph)
     server = build_server(store.home)
-    found, paper, missing, contra, empty = call(server, [
-        ("search_papers", {"task_id": graph.task_id, "query": "nursing home falls"}),
-        ("get_paper", {"task_id": graph.task_id, "paper_id": ids["meta"]}),
-        ("get_paper", {"task_id": graph.task_id, "paper_id": "p_nope"}),
-        ("find_contradictions", {"task_id": graph.task_id}),
-        ("search_papers", {"task_id": graph.task_id, "query": "the"}),
-    ])
+    found, paper, missing, contra, empty = call(
+        server,
+        [
+            ("search_papers", {"task_id": graph.task_id, "query": "nursing home falls"}),
+            ("get_paper", {"task_id": graph.task_id, "paper_id": ids["meta"]}),
+            ("get_paper", {"task_id": graph.task_id, "paper_id": "p_nope"}),
+            ("find_contradictions", {"task_id": graph.task_id}),
+            ("search_papers", {"task_id": graph.task_id, "query": "the"}),
+        ],
+    )
     for result in (found, paper, contra):
         assert not result.is_error, text(result)
         assert json.loads(text(result)) == result.structured_content and len(text(result).encode()) <= 8192
@@ -173,6 +266,9 @@ def test_mcp_paper_tools_and_annotations(store, graph):
     assert paper.structured_content["doi"] == "10.1001/jama.2019.0001"
     assert missing.is_error and "no paper 'p_nope'" in text(missing)
     assert empty.is_error and "no searchable words" in text(empty)
-    sides = [s for c in contra.structured_content["contradictions"]
-             for s in c["refuting_sources"] + c["supporting_sources"]]
+    sides = [
+        s
+        for c in contra.structured_content["contradictions"]
+        for s in c["refuting_sources"] + c["supporting_sources"]
+    ]
     assert sides and all(s["text"] and "year" in s and "doi" in s for s in sides)

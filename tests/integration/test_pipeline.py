@@ -3,15 +3,14 @@
 import pytest
 from dagster import DagsterInstance, materialize
 
+from fixtures.paths import REPO
 from lyra_assets.definitions import TASK_RUN_ASSETS, build_definitions, build_resources
+from lyra_assets.execution import run_control
 from lyra_assets.execution.runs import QUESTION_TAG, TASK_JOB, open_instance, task_runs
 from lyra_assets.partitions import TASKS_PARTITION
-from lyra_resources.store.generations import published_scoring_rule
 from lyra_resources.settings import load_settings
+from lyra_resources.store.generations import published_scoring_rule
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_assets.execution import run_control
-
-from fixtures.paths import REPO
 
 
 def new_task(home, query, corpus):
@@ -22,19 +21,40 @@ def test_definitions_load_with_every_asset_partitioned_by_task(lyra_home):
     defs = build_definitions(lyra_home)
     job = defs.resolve_job_def(TASK_JOB)
     assert job.partitions_def is not None and job.partitions_def.name == TASKS_PARTITION
-    assert run_control.asset_names() == ["serp_results", "papers", "claim_scope", "citation_expansions",
-                                    "citation_papers", "web_pages", "identified_papers", "pages", "fragments",
-                                    "citation_edges", "fragment_ranking", "claims", "nli_edges",
-                                    "claim_scores", "claim_topics", "task_answer", "domain_verification",
-                                    "task_graph", "task_report"]
+    assert run_control.asset_names() == [
+        "serp_results",
+        "papers",
+        "claim_scope",
+        "citation_expansions",
+        "citation_papers",
+        "web_pages",
+        "identified_papers",
+        "pages",
+        "fragments",
+        "citation_edges",
+        "fragment_ranking",
+        "claims",
+        "nli_edges",
+        "claim_scores",
+        "claim_topics",
+        "task_answer",
+        "domain_verification",
+        "task_graph",
+        "task_report",
+    ]
 
 
 def test_materialize_in_process_writes_the_source_tables(lyra_home, small_corpus):
     task = new_task(lyra_home, "Does vitamin D supplementation reduce fracture risk?", small_corpus)
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
-        result = materialize(TASK_RUN_ASSETS, partition_key=task.id, resources=build_resources(lyra_home), instance=instance,
-                             selection=["papers", "claim_scope", "pages", "fragments"])
+        result = materialize(
+            TASK_RUN_ASSETS,
+            partition_key=task.id,
+            resources=build_resources(lyra_home),
+            instance=instance,
+            selection=["papers", "claim_scope", "pages", "fragments"],
+        )
     assert result.success
     store = LyraStore.at(lyra_home)
     papers = store.read_partition("papers", task.id).sort_values("search_rank")
@@ -47,8 +67,11 @@ def test_materialize_in_process_writes_the_source_tables(lyra_home, small_corpus
     fragments = store.read_partition("fragments", task.id)
     assert set(fragments["page_id"]) == set(pages["page_id"])
     assert any("RR 0.70" in t for t in fragments["text"])
-    mat = next(m for m in result.asset_materializations_for_node("paper_search")
-               if m.asset_key.to_user_string() == "papers")
+    mat = next(
+        m
+        for m in result.asset_materializations_for_node("paper_search")
+        if m.asset_key.to_user_string() == "papers"
+    )
     assert mat.metadata["dagster/row_count"].value == len(papers)
     assert "Vitamin D" in mat.metadata["preview"].value
 
@@ -60,16 +83,24 @@ def test_rerun_replaces_rows_and_tasks_stay_apart(lyra_home, small_corpus):
     outcome = run_control.run_task(first.id, lyra_home)
     assert outcome.success, outcome.error
     store = LyraStore.at(lyra_home)
-    before = {t: store.read_partition(t, first.id) for t in ("papers", "pages", "fragments", "fragment_ranking",
-                                                             "claims", "nli_edges", "claim_scores")}
+    before = {
+        t: store.read_partition(t, first.id)
+        for t in ("papers", "pages", "fragments", "fragment_ranking", "claims", "nli_edges", "claim_scores")
+    }
     assert run_control.run_task(first.id, lyra_home).success
     assert run_control.run_task(second.id, lyra_home).success
     for table, rows in before.items():  # model outputs included: the pipeline is deterministic
         again = store.read_partition(table, first.id)
         assert len(again) == len(rows)
-        lists = [c for c in rows.columns if rows[c].map(lambda v: hasattr(v, "__len__") and not isinstance(v, str)).any()]
+        lists = [
+            c
+            for c in rows.columns
+            if rows[c].map(lambda v: hasattr(v, "__len__") and not isinstance(v, str)).any()
+        ]
         assert again.drop(columns=lists).equals(rows.drop(columns=lists)), table
-    assert set(store.read_partition("papers", second.id)["title"]) == {"Sleep deprivation impairs memory consolidation"}
+    assert set(store.read_partition("papers", second.id)["title"]) == {
+        "Sleep deprivation impairs memory consolidation"
+    }
     assert store.require_task(first.id).status == "completed"
     with store.connect() as conn:  # the rule its claims were scored under stays with the run's graph
         assert published_scoring_rule(conn, first.id) == load_settings().evidence.scoring_rule()
@@ -105,7 +136,9 @@ def test_a_task_without_any_source_fails_with_a_clear_message(lyra_home):
 def test_delete_removes_partition_and_rows(lyra_home, small_corpus):
     keep = new_task(lyra_home, "sleep memory", small_corpus)
     gone = new_task(lyra_home, "vitamin D fracture", small_corpus)
-    assert run_control.run_task(keep.id, lyra_home).success and run_control.run_task(gone.id, lyra_home).success
+    assert (
+        run_control.run_task(keep.id, lyra_home).success and run_control.run_task(gone.id, lyra_home).success
+    )
     run_control.delete_task(gone.id, lyra_home)
     store = LyraStore.at(lyra_home)
     assert store.get_task(gone.id) is None
@@ -140,9 +173,14 @@ def test_workspace_loads_in_dagster(tmp_path):
 
     repo = REPO
     dagster = Path(sys.executable).with_name("dagster")
-    result = subprocess.run([str(dagster), "definitions", "validate", "-w", "workspace.yaml"], cwd=repo,
-                            capture_output=True, text=True, timeout=300,
-                            env={**os.environ, "DAGSTER_HOME": str(tmp_path), "LYRA_HOME": str(tmp_path)})
+    result = subprocess.run(
+        [str(dagster), "definitions", "validate", "-w", "workspace.yaml"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "DAGSTER_HOME": str(tmp_path), "LYRA_HOME": str(tmp_path)},
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "All code locations passed validation" in result.stderr + result.stdout
 
@@ -174,6 +212,8 @@ def test_a_question_no_paper_addresses_is_answered_with_the_closest_papers(lyra_
     answer = LyraStore.at(lyra_home).read_partition("task_answer", task.id).iloc[0]
     assert answer["hypothesis"] == "Obesity is associated with increased risk of type 2 diabetes."
     # the two papers that share a word with it ("increased", "risk"); the others are far from it in meaning
-    assert answer["not_addressed"] == ("No passage in the 2 papers addresses obesity and risk of type 2 diabetes "
-                                       "together; the closest are “Exercise and bone mineral density”; “Vitamin D "
-                                       "supplementation and fracture risk in older adults”")
+    assert answer["not_addressed"] == (
+        "No passage in the 2 papers addresses obesity and risk of type 2 diabetes "
+        "together; the closest are “Exercise and bone mineral density”; “Vitamin D "
+        "supplementation and fracture risk in older adults”"
+    )

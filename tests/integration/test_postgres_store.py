@@ -11,11 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fixtures.corpus import SMALL_CORPUS, write_jsonl
+from lyra_assets.execution import run_control
 from lyra_resources.schema import PER_TASK_TABLES, TABLES
 from lyra_resources.store.lyra_store import LyraStore, StoreError
-from lyra_assets.execution import run_control
-
-from fixtures.corpus import SMALL_CORPUS, write_jsonl
 
 
 @pytest.fixture
@@ -46,23 +45,39 @@ def test_a_task_run_on_the_postgres_store_gives_the_duckdb_file_s_graph(tmp_path
     assert run_control.run_task(task.id, tmp_path / "shared").success
     assert not shared.layout.database.exists()  # no DuckDB file: the tables are in Postgres
 
-    assert shared.row_counts(task.id) == local.row_counts(task.id) and local.row_counts(task.id)["nli_edges"] > 0
+    assert (
+        shared.row_counts(task.id) == local.row_counts(task.id) and local.row_counts(task.id)["nli_edges"] > 0
+    )
     for table in PER_TASK_TABLES:  # row for row, value for value, in the same order and types
-        theirs, ours = without_times(local.read_partition(table, task.id)), without_times(
-            shared.read_partition(table, task.id))
+        theirs, ours = (
+            without_times(local.read_partition(table, task.id)),
+            without_times(shared.read_partition(table, task.id)),
+        )
         pd.testing.assert_frame_equal(ours, theirs, check_exact=False, rtol=1e-9, obj=table)
     # the Parquet exports of the two homes hold the same rows
     for table in ("claims", "nli_edges", "task_answer"):
-        pd.testing.assert_frame_equal(without_times(pd.read_parquet(shared.parquet_path(table, task.id))),
-                                      without_times(pd.read_parquet(local.parquet_path(table, task.id))), obj=table)
+        pd.testing.assert_frame_equal(
+            without_times(pd.read_parquet(shared.parquet_path(table, task.id))),
+            without_times(pd.read_parquet(local.parquet_path(table, task.id))),
+            obj=table,
+        )
 
 
 def test_every_column_type_comes_back_as_from_duckdb(tmp_path, monkeypatch, postgres_url):
-    rows = pd.DataFrame({
-        "paper_id": ["p1", "p2"], "doi": ["10.1/x", None], "title": ["Ä title", "t2"], "abstract": [None, "a"],
-        "year": [2020, None], "venue": ["v", "w"], "url": [None, None], "authors": [["A", "B"], []],
-        "search_rank": [3, None], "sources": [["openalex"], None],
-    })
+    rows = pd.DataFrame(
+        {
+            "paper_id": ["p1", "p2"],
+            "doi": ["10.1/x", None],
+            "title": ["Ä title", "t2"],
+            "abstract": [None, "a"],
+            "year": [2020, None],
+            "venue": ["v", "w"],
+            "url": [None, None],
+            "authors": [["A", "B"], []],
+            "search_rank": [3, None],
+            "sources": [["openalex"], None],
+        }
+    )
     spec = TABLES["papers"]
     frame = pd.DataFrame({c: rows[c] if c in rows else None for c in spec.data_columns})
     frames = {}
@@ -87,8 +102,16 @@ def test_every_column_type_comes_back_as_from_duckdb(tmp_path, monkeypatch, post
 def test_writers_of_two_tasks_do_not_wait_and_writers_of_one_task_take_turns(tmp_path, pg):
     store = LyraStore.at(tmp_path / "home")
     first, second = store.create_task("first"), store.create_task("second")
-    pages = lambda prefix, n: pd.DataFrame({"page_id": [f"{prefix}{i}" for i in range(n)], "paper_id": None,  # noqa: E731
-                                            "url": None, "domain": "local", "kind": "abstract", "title": "t"})
+    pages = lambda prefix, n: pd.DataFrame(  # noqa: E731
+        {
+            "page_id": [f"{prefix}{i}" for i in range(n)],
+            "paper_id": None,
+            "url": None,
+            "domain": "local",
+            "kind": "abstract",
+            "title": "t",
+        }
+    )
     holding, release = threading.Event(), threading.Event()
 
     def slow_writer(conn):  # a long transaction writing the first task's rows
@@ -145,7 +168,9 @@ def test_store_postgres_without_a_url_is_refused_in_one_line(tmp_path, monkeypat
         LyraStore.at(tmp_path / "home").list_tasks()
 
 
-def test_a_home_s_duckdb_file_is_copied_into_a_fresh_postgres_store(tmp_path, monkeypatch, postgres_url, capsys):
+def test_a_home_s_duckdb_file_is_copied_into_a_fresh_postgres_store(
+    tmp_path, monkeypatch, postgres_url, capsys
+):
     from lyra_tools.cli import main
     from lyra_tools.feedback import apply_feedback
 
@@ -153,7 +178,9 @@ def test_a_home_s_duckdb_file_is_copied_into_a_fresh_postgres_store(tmp_path, mo
     home = tmp_path / "home"
     monkeypatch.delenv("LYRA_STORE", raising=False)
     local = LyraStore.at(home)
-    task = local.create_task("Does vitamin D supplementation reduce fracture risk?", {"corpus": [str(corpus)]})
+    task = local.create_task(
+        "Does vitamin D supplementation reduce fracture risk?", {"corpus": [str(corpus)]}
+    )
     assert run_control.run_task(task.id, home).success
     claim = local.read_partition("claims", task.id)["claim_id"][0]
     apply_feedback(local, task.id, "claim_reject", {"claim_id": claim, "reason": "off topic"})
@@ -169,8 +196,11 @@ def test_a_home_s_duckdb_file_is_copied_into_a_fresh_postgres_store(tmp_path, mo
     assert {name: shared.fetch_df(f"SELECT count(*) AS n FROM {name}")["n"][0] for name in TABLES} == before
     assert shared.get_task(task.id).model_dump() == local.get_task(task.id).model_dump()
     for table in ("claims", "nli_edges", "claim_rejections", "task_answer"):
-        pd.testing.assert_frame_equal(shared.fetch_df(f"SELECT * FROM {table} ORDER BY 2, 3"),
-                                      local.fetch_df(f"SELECT * FROM {table} ORDER BY 2, 3"), obj=table)
+        pd.testing.assert_frame_equal(
+            shared.fetch_df(f"SELECT * FROM {table} ORDER BY 2, 3"),
+            local.fetch_df(f"SELECT * FROM {table} ORDER BY 2, 3"),
+            obj=table,
+        )
     with pytest.raises(SystemExit) as again:  # a second copy would duplicate: refused, nothing written
         main()
     error = capsys.readouterr().err
@@ -184,8 +214,10 @@ def test_a_postgres_store_of_an_older_lyra_gets_the_new_columns(tmp_path, pg):
     old = PostgresConnection.open(pg)  # a tasks table from before `error` existed
     try:
         old.execute("CREATE SCHEMA lyra")
-        old.execute("CREATE TABLE lyra.tasks (id VARCHAR PRIMARY KEY, query VARCHAR NOT NULL, created_at TIMESTAMP, "
-                    "status VARCHAR, options TEXT, updated_at TIMESTAMP, last_run_id VARCHAR)")
+        old.execute(
+            "CREATE TABLE lyra.tasks (id VARCHAR PRIMARY KEY, query VARCHAR NOT NULL, created_at TIMESTAMP, "
+            "status VARCHAR, options TEXT, updated_at TIMESTAMP, last_run_id VARCHAR)"
+        )
         old.execute("INSERT INTO lyra.tasks VALUES ('task_old', 'q', now(), 'completed', '{}', NULL, NULL)")
     finally:
         old.close()

@@ -19,17 +19,16 @@ from dagster import (
 )
 from rich.console import Console
 
+from fixtures.paths import REPO
 from lyra_assets.definitions import TASK_RUN_ASSETS, build_resources
+from lyra_assets.execution import run_control
+from lyra_assets.execution.run_control import AssetProgress
 from lyra_assets.execution.runs import TASK_TAG, active_runs, open_instance
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.progress import StageProgress, reporting_to, track
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools.cli import progress_view
-from lyra_assets.execution import run_control
 from lyra_tools.explore.status import dagster_state
-from lyra_assets.execution.run_control import AssetProgress
-
-from fixtures.paths import REPO
 
 
 def test_without_a_sink_tracking_only_counts():
@@ -87,8 +86,10 @@ def test_updates_name_the_asset_dagster_is_materializing():
 def found_together(context: AssetExecutionContext):
     with track("embedding", 3, "texts") as tracker:
         tracker.advance(3)
-    return (MaterializeResult(asset_key="found_pages", metadata={"dagster/row_count": 4}),
-            MaterializeResult(asset_key="found_papers", metadata={"dagster/row_count": 2}))
+    return (
+        MaterializeResult(asset_key="found_pages", metadata={"dagster/row_count": 4}),
+        MaterializeResult(asset_key="found_papers", metadata={"dagster/row_count": 2}),
+    )
 
 
 def test_a_multi_asset_step_shows_each_of_its_assets(monkeypatch):
@@ -99,7 +100,9 @@ def test_a_multi_asset_step_shows_each_of_its_assets(monkeypatch):
         with reporting_to(seen.append):
             result = materialize([found_together], instance=instance)
         assert result.success
-        monkeypatch.setattr(run_control, "step_assets", lambda: {"found_together": ["found_pages", "found_papers"]})
+        monkeypatch.setattr(
+            run_control, "step_assets", lambda: {"found_together": ["found_pages", "found_papers"]}
+        )
         progress = {name: AssetProgress(asset=name) for name in ("found_pages", "found_papers")}
         watcher = run_control._ProgressWatcher(instance, result.run_id, progress, None)
         watcher.poll()
@@ -109,8 +112,9 @@ def test_a_multi_asset_step_shows_each_of_its_assets(monkeypatch):
 
 
 def _item(name: str, state: str, rows: int | None = None, error: str | None = None) -> AssetProgress:
-    return AssetProgress(asset=name, state=state, rows=rows, seconds=1.25 if state != "pending" else None,
-                         error=error)
+    return AssetProgress(
+        asset=name, state=state, rows=rows, seconds=1.25 if state != "pending" else None, error=error
+    )
 
 
 def test_task_status_gives_each_asset_of_a_multi_asset_step_the_step_state(lyra_home, small_corpus):
@@ -118,8 +122,14 @@ def test_task_status_gives_each_asset_of_a_multi_asset_step_the_step_state(lyra_
     task = store.create_task("vitamin D fracture", {"corpus": [str(small_corpus)]})
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
-        assert materialize(TASK_RUN_ASSETS, partition_key=task.id, resources=build_resources(lyra_home), instance=instance,
-                           selection=["papers", "claim_scope"], tags={TASK_TAG: task.id}).success
+        assert materialize(
+            TASK_RUN_ASSETS,
+            partition_key=task.id,
+            resources=build_resources(lyra_home),
+            instance=instance,
+            selection=["papers", "claim_scope"],
+            tags={TASK_TAG: task.id},
+        ).success
         _, assets = dagster_state(store, task.id, instance)
     states = {a.asset: a.state for a in assets}
     assert states["papers"] == states["claim_scope"] == "done"
@@ -129,12 +139,20 @@ def test_task_status_gives_each_asset_of_a_multi_asset_step_the_step_state(lyra_
 def test_piped_display_writes_each_asset_once_as_it_finishes():
     out = io.StringIO()
     lines = progress_view.LineDisplay(Console(file=out, width=200))
-    lines.stage(StageProgress(id=1, label="NLI", unit="pairs", total=8, done=8, elapsed_s=2.0,
-                              asset="nli_edges", finished=True))
+    lines.stage(
+        StageProgress(
+            id=1, label="NLI", unit="pairs", total=8, done=8, elapsed_s=2.0, asset="nli_edges", finished=True
+        )
+    )
     lines.assets({"claims": _item("claims", "done", 3), "nli_edges": _item("nli_edges", "running")})
     assert out.getvalue().splitlines() == ["✓ claims                3 rows  1.2s"]
-    lines.assets({"claims": _item("claims", "done", 3), "nli_edges": _item("nli_edges", "done", 8),
-                  "claim_scores": _item("claim_scores", "failed", error="no claims\nmore detail")})
+    lines.assets(
+        {
+            "claims": _item("claims", "done", 3),
+            "nli_edges": _item("nli_edges", "done", 8),
+            "claim_scores": _item("claim_scores", "failed", error="no claims\nmore detail"),
+        }
+    )
     assert out.getvalue().splitlines()[1:] == [
         "✓ nli_edges             8 rows  1.2s  NLI 8 pairs in 2.0s (4 pairs/s)",
         "✗ claim_scores          1.2s  failed: no claims",
@@ -164,9 +182,24 @@ def test_piped_run_prints_asset_lines_while_running_and_no_library_bars(tmp_path
     env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     env.pop("HF_HUB_DISABLE_PROGRESS_BARS", None)  # Lyra switches the libraries' bars off itself
     proc = subprocess.Popen(
-        [sys.executable, "-m", "lyra_tools.cli", "run", "Does vitamin D supplementation reduce fracture risk?",
-         "--corpus", str(small_corpus), "--home", str(tmp_path / "h")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8", env=env, cwd=tmp_path)
+        [
+            sys.executable,
+            "-m",
+            "lyra_tools.cli",
+            "run",
+            "Does vitamin D supplementation reduce fracture risk?",
+            "--corpus",
+            str(small_corpus),
+            "--home",
+            str(tmp_path / "h"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        env=env,
+        cwd=tmp_path,
+    )
     lines, run_active_at_first_line = [], None
     for line in proc.stdout:
         lines.append(line.rstrip("\n"))

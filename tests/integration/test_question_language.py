@@ -10,7 +10,6 @@ from pathlib import Path
 
 from fixtures.corpus import SMALL_CORPUS, write_jsonl
 from fixtures.mcp import call
-
 from lyra_resources.task_input import check_task_input
 from lyra_tools.mcp.server import build_server
 
@@ -21,9 +20,13 @@ RUSSIAN = "Снижает ли витамин D риск переломов у �
 def test_a_question_in_another_script_gets_the_english_note_not_the_vague_one(tmp_path, small_corpus):
     for question in (CHINESE, RUSSIAN):
         checked = check_task_input(question, {"corpus": [str(small_corpus)]}, tmp_path / "h")
-        assert len(checked.notes) == 1 and checked.notes[0].startswith("Lyra reads English questions"), checked.notes
+        assert len(checked.notes) == 1 and checked.notes[0].startswith("Lyra reads English questions"), (
+            checked.notes
+        )
         assert "vague" not in checked.notes[0]
-    english = check_task_input("Does vitamin D reduce fracture risk?", {"corpus": [str(small_corpus)]}, tmp_path / "h")
+    english = check_task_input(
+        "Does vitamin D reduce fracture risk?", {"corpus": [str(small_corpus)]}, tmp_path / "h"
+    )
     assert english.notes == []
 
 
@@ -38,10 +41,16 @@ def test_mcp_create_task_returns_the_same_note(tmp_path):
 
     (home / "corpora").mkdir(parents=True)  # an agent names corpora under the server's corpus roots
     corpus = write_jsonl(home / "corpora" / "small.jsonl", SMALL_CORPUS)
-    created, english = call(build_server(home, launcher=launcher), [
-        ("create_task", {"query": CHINESE, "options": {"corpus": [str(corpus)]}}),
-        ("create_task", {"query": "Does vitamin D reduce fracture risk?", "options": {"corpus": [str(corpus)]}}),
-    ])
+    created, english = call(
+        build_server(home, launcher=launcher),
+        [
+            ("create_task", {"query": CHINESE, "options": {"corpus": [str(corpus)]}}),
+            (
+                "create_task",
+                {"query": "Does vitamin D reduce fracture risk?", "options": {"corpus": [str(corpus)]}},
+            ),
+        ],
+    )
     assert all(proc.wait(10) == 0 for proc in launched)
     notes = created.structured_content["notes"]
     assert len(notes) == 1 and notes[0].startswith("Lyra reads English questions") and "vague" not in notes[0]

@@ -42,16 +42,27 @@ def test_reranker_orders_its_candidates_first_and_trust_multiplies():
     assert seen == [[0, 1]]  # only the two best fused candidates reach the reranker
     assert out["stage"].tolist() == [3, 3, 2]
     assert out["final_rank"].tolist() == [2, 1, 3]
-    trusted = rank_candidates(bm25, query, lambda idx: docs[idx], rerank, RankingConfig(rerank_top_k=2),
-                              trust=np.array([5.0, 1.0, 1.0]))
+    trusted = rank_candidates(
+        bm25,
+        query,
+        lambda idx: docs[idx],
+        rerank,
+        RankingConfig(rerank_top_k=2),
+        trust=np.array([5.0, 1.0, 1.0]),
+    )
     assert trusted["final_rank"].tolist()[0] == 1  # weight 5 lifts doc 0 above doc 1 (0.2·5 > 0.9)
 
 
 def test_stage3_blends_with_the_fused_score():
     bm25 = np.array([5.0, 4.0, 3.0])
     docs = np.eye(3)
-    out = rank_candidates(bm25, np.ones(3), lambda idx: docs[idx], lambda idx: np.array([0.0, 1.0, 0.0])[idx],
-                          RankingConfig(rerank_top_k=2, rerank_weight=0.5))
+    out = rank_candidates(
+        bm25,
+        np.ones(3),
+        lambda idx: docs[idx],
+        lambda idx: np.array([0.0, 1.0, 0.0])[idx],
+        RankingConfig(rerank_top_k=2, rerank_weight=0.5),
+    )
     fused = out["fused_score"]
     assert out["final_score"][:2].tolist() == pytest.approx([0.5 * fused[0], 0.5 + 0.5 * fused[1]])
     assert out["rerank_score"][:2].tolist() == [0.0, 1.0] and out["final_rank"].tolist() == [2, 1, 3]
@@ -70,14 +81,26 @@ def test_dense_candidates_join_bm25s_and_are_not_embedded_again():
     bm25 = np.array([4.0, 0.0, 0.0, 2.0])
     dense = np.array([0.1, 0.9, 0.2, 0.3])  # doc 1 shares no word with the query but is nearest
     embedded = []
-    out = rank_candidates(bm25, np.ones(2), lambda idx: embedded.append(idx) or np.ones((len(idx), 2)), None,
-                          RankingConfig(bm25_top_k=1, dense_top_k=1), dense=dense)
+    out = rank_candidates(
+        bm25,
+        np.ones(2),
+        lambda idx: embedded.append(idx) or np.ones((len(idx), 2)),
+        None,
+        RankingConfig(bm25_top_k=1, dense_top_k=1),
+        dense=dense,
+    )
     assert embedded == [] and out["stage"].tolist() == [2, 2, 0, 0]
     assert out["embedding_score"][:2].tolist() == pytest.approx([0.1, 0.9])
     assert out["fused_score"][:2].tolist() == pytest.approx([0.3 + 0.07, 0.63])
     assert out["final_rank"].tolist() == [2, 1, 0, 0]
-    alone = rank_candidates(bm25, np.ones(2), lambda idx: np.ones((len(idx), 2)), None,
-                            RankingConfig(bm25_top_k=1, dense_top_k=0), dense=dense)
+    alone = rank_candidates(
+        bm25,
+        np.ones(2),
+        lambda idx: np.ones((len(idx), 2)),
+        None,
+        RankingConfig(bm25_top_k=1, dense_top_k=0),
+        dense=dense,
+    )
     assert alone["stage"].tolist() == [2, 0, 0, 0]
 
 
@@ -97,22 +120,42 @@ def test_fragment_ranking_with_a_corpus_adapted_reranker(lyra_home, small_corpus
     corpus = LocalCorpus.open(small_corpus)
     pairs = build_pairs(corpus, max_queries=4, hard_negatives=1, min_abstract_chars=50)
     assert {p.label for p in pairs} == {0.0, 1.0}
-    assert all(p.passage != next(r.abstract for r in corpus.records if r.title == p.query)
-               for p in pairs if p.label == 0.0)  # negatives are other papers
-    report = train_reranker(corpus, tmp_path / "rr", packaged_embedder_dir(), max_queries=4, hard_negatives=1,
-                            batch_size=8, num_threads=1, min_abstract_chars=50)
+    assert all(
+        p.passage != next(r.abstract for r in corpus.records if r.title == p.query)
+        for p in pairs
+        if p.label == 0.0
+    )  # negatives are other papers
+    report = train_reranker(
+        corpus,
+        tmp_path / "rr",
+        packaged_embedder_dir(),
+        max_queries=4,
+        hard_negatives=1,
+        batch_size=8,
+        num_threads=1,
+        min_abstract_chars=50,
+    )
     assert report.steps >= 1 and (tmp_path / "rr" / "config.json").exists()
 
     store = LyraStore.at(lyra_home)
     task = store.create_task("vitamin D and fracture risk", {"corpus": [str(small_corpus)]})
     resources = build_resources(lyra_home)
     current = resources["models"]
-    resources["models"] = LocalModels(embedder_name=current.embedder_name, nli_path=current.nli_path,
-                                      reranker_choice=str(tmp_path / "rr"), threads=1)
+    resources["models"] = LocalModels(
+        embedder_name=current.embedder_name,
+        nli_path=current.nli_path,
+        reranker_choice=str(tmp_path / "rr"),
+        threads=1,
+    )
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions("tasks", [task.id])
-        result = materialize(TASK_RUN_ASSETS, partition_key=task.id, resources=resources, instance=instance,
-                             selection=["papers", "claim_scope", "pages", "fragments", "fragment_ranking"])
+        result = materialize(
+            TASK_RUN_ASSETS,
+            partition_key=task.id,
+            resources=resources,
+            instance=instance,
+            selection=["papers", "claim_scope", "pages", "fragments", "fragment_ranking"],
+        )
     assert result.success
     ranking = store.read_partition("fragment_ranking", task.id)
     reranked = ranking[ranking["stage"] == 3]
@@ -143,27 +186,37 @@ def test_a_reranker_learns_from_judged_queries(tmp_path, small_corpus):
     from lyra_core.ranking import RankingConfig
     from lyra_resources.corpus.local_corpus import LocalCorpus
     from lyra_resources.corpus.search import CorpusSearch
+    from lyra_resources.models.inference import Reranker
     from lyra_resources.models.local_models import LocalModels
     from lyra_resources.models.model_files import DEFAULT_NLI_DIR, packaged_embedder_dir
-    from lyra_resources.models.inference import Reranker
     from lyra_resources.settings import load_settings
     from lyra_resources.store.lyra_store import LyraStore
     from lyra_training.reranker import labelled_pairs, train_labelled_reranker
 
     corpus = LocalCorpus.open(small_corpus)
     models = LocalModels.configured(tmp_path / "h", load_settings())
-    search = CorpusSearch(corpus, store=LyraStore.at(tmp_path / "h"), models=models,
-                          reranker=None, config=RankingConfig())
+    search = CorpusSearch(
+        corpus, store=LyraStore.at(tmp_path / "h"), models=models, reranker=None, config=RankingConfig()
+    )
     queries = [("q1", "vitamin D and hip fracture"), ("q2", "sleep loss and memory")]
     relevant = {"q1": {"1"}, "q2": {"3"}}
-    pairs = labelled_pairs(dict(queries), relevant, {"q1": ["1", "2", "4"], "q2": ["3", "1"]},
-                           dict(zip([r.source_id for r in corpus.records], search.texts)), hard_negatives=1)
+    pairs = labelled_pairs(
+        dict(queries),
+        relevant,
+        {"q1": ["1", "2", "4"], "q2": ["3", "1"]},
+        dict(zip([r.source_id for r in corpus.records], search.texts, strict=True)),
+        hard_negatives=1,
+    )
     assert sorted((p.query, p.label) for p in pairs) == [
-        ("sleep loss and memory", 0.0), ("sleep loss and memory", 1.0),
-        ("vitamin D and hip fracture", 0.0), ("vitamin D and hip fracture", 1.0)]
+        ("sleep loss and memory", 0.0),
+        ("sleep loss and memory", 1.0),
+        ("vitamin D and hip fracture", 0.0),
+        ("vitamin D and hip fracture", 1.0),
+    ]
     assert {p.passage for p in pairs if p.label == 0 and p.query.startswith("vitamin")} == {search.texts[1]}
-    report = train_labelled_reranker(search, queries, relevant, tmp_path / "rr", DEFAULT_NLI_DIR,
-                                     hard_negatives=2, num_threads=1)
+    report = train_labelled_reranker(
+        search, queries, relevant, tmp_path / "rr", DEFAULT_NLI_DIR, hard_negatives=2, num_threads=1
+    )
     assert report.queries == 2 and report.pairs == 6 and report.fit.steps == 1
     assert Reranker(tmp_path / "rr").score("vitamin D", ["a", "b"]).shape == (2,)
     with pytest.raises(ValueError, match="qrels' document ids"):

@@ -9,13 +9,12 @@ from http.server import ThreadingHTTPServer
 
 import pytest
 
-from lyra_resources.sources.academic.registry import register, unregister
-from lyra_resources.store.lyra_store import LyraStore
-from lyra_resources.task_input import TaskInputError, check_task_input
-
 from fixtures.academic_apis import closed_port
 from fixtures.hash_models import materialize_task, metadata
 from fixtures.mirror_source import BASE_ENV, NAME, MirrorHandler, mirror_spec, real_item
+from lyra_resources.sources.academic.registry import register, unregister
+from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.task_input import TaskInputError, check_task_input
 
 QUESTION = "Research on hypoxia and collagen cross-linking in engineered tissue"
 
@@ -33,8 +32,9 @@ def mirror_api(shared_data, monkeypatch):
     srv.server_close()
 
 
-def test_a_registered_source_carries_a_task_when_s2_and_openalex_are_down(lyra_home, lyra_settings, monkeypatch,
-                                                                         mirror_api):
+def test_a_registered_source_carries_a_task_when_s2_and_openalex_are_down(
+    lyra_home, lyra_settings, monkeypatch, mirror_api
+):
     lyra_settings()
     dead = f"http://127.0.0.1:{closed_port()}"
     monkeypatch.setenv("LYRA_S2_BASE_URL", dead)
@@ -53,18 +53,22 @@ def test_a_registered_source_carries_a_task_when_s2_and_openalex_are_down(lyra_h
     assert [path for path, _ in mirror_api.requests][:1] == ["/search"]
 
 
-def test_with_every_registered_source_down_the_task_is_refused_naming_them(lyra_home, lyra_settings, monkeypatch,
-                                                                          mirror_api):
+def test_with_every_registered_source_down_the_task_is_refused_naming_them(
+    lyra_home, lyra_settings, monkeypatch, mirror_api
+):
     lyra_settings()
     dead = f"http://127.0.0.1:{closed_port()}"
     for env in ("LYRA_S2_BASE_URL", "LYRA_OPENALEX_BASE_URL", BASE_ENV):
         monkeypatch.setenv(env, dead)
-    with pytest.raises(TaskInputError, match="^no network: could not reach Semantic Scholar or OpenAlex or Mirror "):
+    with pytest.raises(
+        TaskInputError, match="^no network: could not reach Semantic Scholar or OpenAlex or Mirror "
+    ):
         check_task_input(QUESTION, {}, lyra_home)
 
 
-def test_a_paper_known_only_by_its_id_in_a_registered_source_is_followed(lyra_home, lyra_settings, monkeypatch,
-                                                                         shared_data, mirror_api):
+def test_a_paper_known_only_by_its_id_in_a_registered_source_is_followed(
+    lyra_home, lyra_settings, monkeypatch, shared_data, mirror_api
+):
     """Citation tracking follows a paper with no DOI, PMID or arXiv id through the source it came from."""
     lyra_settings()
     dead = f"http://127.0.0.1:{closed_port()}"
@@ -79,5 +83,6 @@ def test_a_paper_known_only_by_its_id_in_a_registered_source_is_followed(lyra_ho
     assert "skipped" not in metadata(result, "citation_expansions")
     rows = LyraStore.at(lyra_home).read_partition("citation_expansions", task.id)
     assert [(d, list(s)) for d, s in zip(rows["direction"], rows["sources"], strict=True)] == [
-        ("references", [f"{NAME}:m-cited"])]
+        ("references", [f"{NAME}:m-cited"])
+    ]
     assert ("/links", {"id": item["id"]}) in mirror_api.requests

@@ -8,17 +8,18 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
+
 from fixtures.answers import HOSTILE
 from fixtures.graphs import CLAIMS, PAPERS
-
+from lyra_core.report.refs import identifier
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools import explore
-from lyra_tools.feedback import apply_feedback
 from lyra_resources.store.reviewed_graph import report as reports
 from lyra_resources.store.reviewed_graph.report import report_html, report_markdown, top_claims, write_report
-from lyra_core.report.refs import identifier
+from lyra_tools import explore
+from lyra_tools.feedback import apply_feedback
 
 SVG = "{http://www.w3.org/2000/svg}"
+
 
 @pytest.fixture
 def home(built_home):
@@ -43,9 +44,15 @@ def test_feedback_shapes_every_part_of_the_report(home):
     assert lines(svg_of(report_html(store, graph.task_id))) == {"supports": 4 + 3, "refutes": 3 + 1}
     assert PAPERS["blog"]["url"] in [r.url for r in before.references]
 
-    apply_feedback(store, graph.task_id, "claim_reject", {"claim_id": graph.claims["hip"], "reason": "too vague"})
-    apply_feedback(store, graph.task_id, "edge_correct", {"edge_id": graph.edges[("falls", "meta")],
-                                                          "correct_relation": "supports", "reason": "fewer falls"})
+    apply_feedback(
+        store, graph.task_id, "claim_reject", {"claim_id": graph.claims["hip"], "reason": "too vague"}
+    )
+    apply_feedback(
+        store,
+        graph.task_id,
+        "edge_correct",
+        {"edge_id": graph.edges[("falls", "meta")], "correct_relation": "supports", "reason": "fewer falls"},
+    )
     apply_feedback(store, graph.task_id, "domain_block", {"domain_pattern": "spam-site.com", "reason": "ads"})
     html, text = report_html(store, graph.task_id), report_markdown(store, graph.task_id)
 
@@ -98,11 +105,17 @@ def test_citations_and_the_reference_list_agree(home):
 
     meta = next(r for r in report.references if r.title == PAPERS["meta"]["title"])
     assert meta.is_paper and meta.doi_url == "https://doi.org/10.1001/jama.2019.0001"
-    assert ("Smith, Jane Q.; van Beethoven, Ludwig; Müller, Jörg; et al. Vitamin D supplementation and fracture "
-            "risk: a meta-analysis of randomized trials. Test Journal; 2019.") in text
+    assert (
+        "Smith, Jane Q.; van Beethoven, Ludwig; Müller, Jörg; et al. Vitamin D supplementation and fracture "
+        "risk: a meta-analysis of randomized trials. Test Journal; 2019."
+    ) in text
     assert '<a href="https://doi.org/10.1001/jama.2019.0001">doi:10.1001/jama.2019.0001</a>' in html
     blog = next(r for r in report.references if r.url == PAPERS["blog"]["url"])
-    assert not blog.is_paper and blog.text() == "Vitamin D miracle. Web page." and blog.link == PAPERS["blog"]["url"]
+    assert (
+        not blog.is_paper
+        and blog.text() == "Vitamin D miracle. Web page."
+        and blog.link == PAPERS["blog"]["url"]
+    )
     assert f'<a href="{PAPERS["blog"]["url"]}">' in html
 
 
@@ -111,17 +124,32 @@ def test_each_passage_shows_its_studys_design_size_figures_and_the_papers_link(h
     text, html = report_markdown(store, graph.task_id), report_html(store, graph.task_id)
     meta_doi, whi_doi = "https://doi.org/10.1001/jama.2019.0001", "https://doi.org/10.1056/nejmoa055218"
     # the answer line weighs the voting papers by design, in every form of the report
-    assert "4 judged — designs: 1 meta-analysis for; 1 RCT against — low certainty (studies disagree; read by word overlap only)**" in text
-    assert "4 judged — designs: 1 meta-analysis for; 1 RCT against — low certainty (studies disagree; read by word overlap only)</p>" in html
+    assert (
+        "4 judged — designs: 1 meta-analysis for; 1 RCT against — low certainty (studies disagree; read by word "
+        "overlap only)**" in text
+    )
+    assert (
+        "4 judged — designs: 1 meta-analysis for; 1 RCT against — low certainty (studies disagree; read by word "
+        "overlap only)</p>" in html
+    )
     # the meta-analysis's passage: its design and figures, its DOI as a link; the trial's: design and size
-    assert (f"(RR 0.70, 95% CI 0.58-0.86).” [2] — meta-analysis, RR 0.7 (0.58–0.86) · "
-            f"[doi:10.1001/jama.2019.0001](<{meta_doi}>)") in text
-    assert f"did not reduce hip fractures.” [4] — RCT, n = 36,282 · [doi:10.1056/nejmoa055218](<{whi_doi}>)" in text
-    assert (f'<span class="facts"> — meta-analysis, RR 0.7 (0.58–0.86) · <a class="paper" href="{meta_doi}">'
-            "doi:10.1001/jama.2019.0001</a></span>") in html
+    assert (
+        f"(RR 0.70, 95% CI 0.58-0.86).” [2] — meta-analysis, RR 0.7 (0.58–0.86) · "
+        f"[doi:10.1001/jama.2019.0001](<{meta_doi}>)"
+    ) in text
+    assert (
+        f"did not reduce hip fractures.” [4] — RCT, n = 36,282 · [doi:10.1056/nejmoa055218](<{whi_doi}>)"
+        in text
+    )
+    assert (
+        f'<span class="facts"> — meta-analysis, RR 0.7 (0.58–0.86) · <a class="paper" href="{meta_doi}">'
+        "doi:10.1001/jama.2019.0001</a></span>"
+    ) in html
     assert f'<span class="facts"> — RCT, n = 36,282 · <a class="paper" href="{whi_doi}">' in html
     # no DOI: the PubMed link; no paper: the page's own http(s) URL; no design stated: none shown
-    assert "nursing home residents.” [3] — [PMID 31234567](<https://pubmed.ncbi.nlm.nih.gov/31234567/>)" in text
+    assert (
+        "nursing home residents.” [3] — [PMID 31234567](<https://pubmed.ncbi.nlm.nih.gov/31234567/>)" in text
+    )
     assert f'<a class="paper" href="{PAPERS["blog"]["url"]}">' in html
     assert "design not stated" not in text
     assert identifier("p_1", url="javascript:alert(1)") == ("p_1", None)  # never a link
@@ -188,8 +216,9 @@ def test_the_graph_holds_the_hypothesis_joined_to_the_papers_that_voted_on_it(ho
     store, graph = home
     report = reports.read_report(store, graph.task_id)
     answer = report.answer
-    voted = {(report.answer_refs[p.paper_id], "SUPPORTS") for p in answer.papers_for} | \
-        {(report.answer_refs[p.paper_id], "REFUTES") for p in answer.papers_against}
+    voted = {(report.answer_refs[p.paper_id], "SUPPORTS") for p in answer.papers_for} | {
+        (report.answer_refs[p.paper_id], "REFUTES") for p in answer.papers_against
+    }
     assert voted and {(link.ref, link.relation) for link in report.links if link.claim == 0} == voted
     svg = svg_of(report_html(store, graph.task_id))
     labels = [t.text or "" for t in svg.iter(f"{SVG}text")]

@@ -9,28 +9,30 @@ import json
 
 import pytest
 from dagster import DagsterInstance, materialize
+from typer.testing import CliRunner
+
 from fixtures.answers import add_hypothesis
 from fixtures.graphs import CLAIMS, write_graph
 from fixtures.stores import copy_store, template_store
-from typer.testing import CliRunner
-
-from lyra_assets.table_io import LYRA_TABLES, lyra_tables
+from fixtures.tables import with_upstream_tables
 from lyra_assets.evidence.answer import task_answer
 from lyra_assets.graph.publish import TaskStore, publishing_asset
-from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.graph.report import task_report
+from lyra_assets.partitions import TASKS_PARTITION
+from lyra_assets.table_io import LYRA_TABLES, lyra_tables
 from lyra_core.claim_inputs import ClaimInput
 from lyra_core.evidence import edge_id_for
 from lyra_core.report.markdown import md
 from lyra_core.tasks import TaskOptions
-from lyra_resources.store.generations import open_generation, publish_generation
 from lyra_resources.settings import LyraSettings
+from lyra_resources.store.generations import open_generation, publish_generation
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools.cli import app
-from fixtures.tables import with_upstream_tables
 
-FIRST_ANSWER = ("Answer: supported (0.73 ± 0.11) — 3 papers for, 1 against, 4 judged — designs: 1 meta-analysis for; "
-                "1 RCT against — low certainty (studies disagree; read by word overlap only)")
+FIRST_ANSWER = (
+    "Answer: supported (0.73 ± 0.11) — 3 papers for, 1 against, 4 judged — designs: 1 meta-analysis for; "
+    "1 RCT against — low certainty (studies disagree; read by word overlap only)"
+)
 
 
 def run_report(store: LyraStore, task_id: str):
@@ -38,16 +40,25 @@ def run_report(store: LyraStore, task_id: str):
     the run's writes as a task run's does; the report's materialization metadata."""
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task_id])
-        result = materialize(with_upstream_tables(task_answer, publishing_asset([task_answer]), task_report), partition_key=task_id,
-                             instance=instance, resources={"store": TaskStore(home=str(store.layout.root)),
-                                                           "settings": LyraSettings(), LYRA_TABLES: lyra_tables})
+        result = materialize(
+            with_upstream_tables(task_answer, publishing_asset([task_answer]), task_report),
+            partition_key=task_id,
+            instance=instance,
+            resources={
+                "store": TaskStore(home=str(store.layout.root)),
+                "settings": LyraSettings(),
+                LYRA_TABLES: lyra_tables,
+            },
+        )
     assert result.success
     return result.asset_materializations_for_node("task_report")[0].metadata
 
 
 def report_files(store: LyraStore, task_id: str) -> tuple[str, str, str]:
     path = store.layout.report(task_id)
-    return tuple(p.read_text(encoding="utf-8") for p in (path, path.with_suffix(".html"), path.with_suffix(".svg")))
+    return tuple(
+        p.read_text(encoding="utf-8") for p in (path, path.with_suffix(".html"), path.with_suffix(".svg"))
+    )
 
 
 def cli(store: LyraStore, *args: str):
@@ -97,7 +108,9 @@ def test_a_step_after_the_publish_reads_the_published_graph(answered):
     later_step = LyraStore(home=str(store.layout.root))
     open_generation(later_step, graph.task_id, "run-1")
     assert len(later_step.read_partition("claims", graph.task_id)) == len(CLAIMS) + 1
-    assert later_step.read_partition("claims", graph.task_id).equals(store.read_partition("claims", graph.task_id))
+    assert later_step.read_partition("claims", graph.task_id).equals(
+        store.read_partition("claims", graph.task_id)
+    )
 
 
 def test_feedback_through_the_cli_rewrites_the_report_files(answered):
@@ -109,8 +122,10 @@ def test_feedback_through_the_cli_rewrites_the_report_files(answered):
     result = cli(store, "feedback", "edge-correct", graph.task_id, whi, "supports", "--reason", "it agrees")
     assert result.exit_code == 0, result.output
     text, html, _ = report_files(store, graph.task_id)
-    new_answer = ("Answer: well supported (0.94 ± 0.06) — 4 papers for, 0 against, 4 judged — designs: "
-                  "1 meta-analysis and 1 RCT for — high certainty")
+    new_answer = (
+        "Answer: well supported (0.94 ± 0.06) — 4 papers for, 0 against, 4 judged — designs: "
+        "1 meta-analysis and 1 RCT for — high certainty"
+    )
     assert f"**{md(new_answer)}**" in text and f'<p class="answer">{new_answer}</p>' in html
     assert FIRST_ANSWER not in text and FIRST_ANSWER not in html
 
@@ -141,10 +156,16 @@ def test_lyra_report_writes_and_prints_the_report(answered, tmp_path):
     assert result.exit_code == 0 and "](page.svg)" in out.with_name("page.md").read_text()
     assert out.with_name("page.svg").read_text().startswith("<svg")
 
-    for bad, message in ((["--format", "pdf"], "unknown --format 'pdf'"),
-                         (["--out", str(tmp_path / "missing" / "r.md")], "--out")):
+    for bad, message in (
+        (["--format", "pdf"], "unknown --format 'pdf'"),
+        (["--out", str(tmp_path / "missing" / "r.md")], "--out"),
+    ):
         result = cli(store, "report", graph.task_id, *bad)
-        assert result.exit_code == 1 and message in result.output and len(result.output.strip().splitlines()) == 1
+        assert (
+            result.exit_code == 1
+            and message in result.output
+            and len(result.output.strip().splitlines()) == 1
+        )
     assert not (tmp_path / "missing").exists()
     result = cli(store, "report", "task_unknown")
     assert result.exit_code == 1 and "task_unknown" in result.output

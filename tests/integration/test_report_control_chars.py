@@ -8,12 +8,14 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 from playwright.sync_api import sync_playwright
-from fixtures.answers import build_home
 
+from fixtures.answers import build_home
 from lyra_resources.store.reviewed_graph.report import write_report
 from lyra_resources.web.browser import find_chromium
 
-CONTROL_TITLE = "Vitamin D\x00 and falls\x01\x08\x0b\x0c\x1b[2J\x7f \u202eslaf\u202c \ufffe in\n# Forged heading"
+CONTROL_TITLE = (
+    "Vitamin D\x00 and falls\x01\x08\x0b\x0c\x1b[2J\x7f \u202eslaf\u202c \ufffe in\n# Forged heading"
+)
 
 
 def hostile_title_home(tmp_path: Path):
@@ -28,18 +30,23 @@ def opened_in_chromium(files: list[Path]) -> list[dict]:
     """Each file as Chromium reads it: its root element, its parse errors, its graph's labels."""
     seen = []
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=find_chromium(""), headless=True,
-                                     args=["--no-sandbox"] if os.geteuid() == 0 else [])
+        browser = pw.chromium.launch(
+            executable_path=find_chromium(""),
+            headless=True,
+            args=["--no-sandbox"] if os.geteuid() == 0 else [],
+        )
         try:
             page = browser.new_context().new_page()
             for file in files:
                 page.goto(file.as_uri())
-                seen.append(page.evaluate("""() => ({
+                seen.append(
+                    page.evaluate("""() => ({
                     root: document.documentElement.localName,
                     errors: document.getElementsByTagName('parsererror').length,
                     svgs: document.getElementsByTagNameNS('http://www.w3.org/2000/svg', 'svg').length,
                     labels: [...document.getElementsByTagNameNS('http://www.w3.org/2000/svg', 'title')]
-                              .map(t => t.textContent)})"""))
+                              .map(t => t.textContent)})""")
+                )
         finally:
             browser.close()
     return seen

@@ -13,29 +13,42 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 from playwright.sync_api import sync_playwright
+
 from fixtures.graphs import PAPERS
 from fixtures.stores import copy_store
-
+from lyra_core.report.refs import linkable
+from lyra_resources.store.reviewed_graph.report import report_markdown, write_report
 from lyra_resources.web.browser import find_chromium
 from lyra_tools.exports import formats as export
-from lyra_resources.store.reviewed_graph.report import report_markdown, write_report
-from lyra_core.report.refs import linkable
 
 # Each set fills the four sources' URLs (three papers without a DOI and a web page that is no paper).
 HOSTILE_URLS = [
-    ["javascript:alert(document.domain)//", "JaVaScRiPt:alert(document.domain)",
-     "\x01 javascript:alert(document.domain)", "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg=="],
-    ["vbscript:msgbox(1)", " \tjava\nscript:alert(document.domain)",
-     "https://example.org/a> [click](javascript:alert(document.domain))",
-     'https://example.org/b>[x](javascript:alert(document.domain))<"onmouseover=alert(1)'],
+    [
+        "javascript:alert(document.domain)//",
+        "JaVaScRiPt:alert(document.domain)",
+        "\x01 javascript:alert(document.domain)",
+        "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
+    ],
+    [
+        "vbscript:msgbox(1)",
+        " \tjava\nscript:alert(document.domain)",
+        "https://example.org/a> [click](javascript:alert(document.domain))",
+        'https://example.org/b>[x](javascript:alert(document.domain))<"onmouseover=alert(1)',
+    ],
 ]
-HOSTILE_TITLES = {"meta": "<script>alert('title')</script> Vitamin D meta-analysis",
-                  "whi": '<img src=x onerror="alert(\'img\')"> Calcium plus vitamin D',
-                  "falls": "Falls ]]></title><svg onload=alert('svg')> in nursing homes",
-                  "blog": "<a href=\"javascript:alert('a')\">miracle</a>"}
-HOSTILE_CLAIM = "High-dose <b onclick=alert('claim')>vitamin D</b> [x](javascript:alert(1)) reduces hip fractures."
+HOSTILE_TITLES = {
+    "meta": "<script>alert('title')</script> Vitamin D meta-analysis",
+    "whi": "<img src=x onerror=\"alert('img')\"> Calcium plus vitamin D",
+    "falls": "Falls ]]></title><svg onload=alert('svg')> in nursing homes",
+    "blog": "<a href=\"javascript:alert('a')\">miracle</a>",
+}
+HOSTILE_CLAIM = (
+    "High-dose <b onclick=alert('claim')>vitamin D</b> [x](javascript:alert(1)) reduces hip fractures."
+)
 SCRIPTLESS_HREF = re.compile(r"(#[\w-]+|https?://\S+)")
-SCRIPT_SCHEME = re.compile(r"[\x00-\x20]*(j\s*a\s*v\s*a\s*s\s*c\s*r\s*i\s*p\s*t|data|vbscript)\s*:", re.IGNORECASE)
+SCRIPT_SCHEME = re.compile(
+    r"[\x00-\x20]*(j\s*a\s*v\s*a\s*s\s*c\s*r\s*i\s*p\s*t|data|vbscript)\s*:", re.IGNORECASE
+)
 
 
 def hostile_home(built_template, folder: Path, urls: list[str]):
@@ -64,23 +77,34 @@ def browse(page_file: Path) -> dict:
     dialogs: list[str] = []
     url = page_file.as_uri()
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=find_chromium(""), headless=True,
-                                     args=["--no-sandbox"] if os.geteuid() == 0 else [])
+        browser = pw.chromium.launch(
+            executable_path=find_chromium(""),
+            headless=True,
+            args=["--no-sandbox"] if os.geteuid() == 0 else [],
+        )
         try:
             context = browser.new_context()
             # nothing leaves the machine: any request but the page's own gets a blank page from here
-            context.route("**/*", lambda route: route.continue_() if route.request.url == url
-                          else route.fulfill(status=200, content_type="text/html", body="<p>elsewhere</p>"))
+            context.route(
+                "**/*",
+                lambda route: (
+                    route.continue_()
+                    if route.request.url == url
+                    else route.fulfill(status=200, content_type="text/html", body="<p>elsewhere</p>")
+                ),
+            )
             page = context.new_page()
             page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
             page.goto(url)
             hrefs = page.eval_on_selector_all("a", "links => links.map(a => a.getAttribute('href'))")
             attributes = page.evaluate(
-                "[...document.querySelectorAll('*')].flatMap(e => [...e.attributes].map(a => [a.name, a.value]))")
+                "[...document.querySelectorAll('*')].flatMap(e => [...e.attributes].map(a => [a.name, a.value]))"
+            )
             scripts = page.evaluate("document.scripts.length")
             text = page.inner_text("body")
             csp = page.evaluate(
-                "document.querySelector('meta[http-equiv=\"Content-Security-Policy\"]')?.content ?? null")
+                "document.querySelector('meta[http-equiv=\"Content-Security-Policy\"]')?.content ?? null"
+            )
             for i, href in enumerate(hrefs):
                 link = page.locator("a").nth(i)
                 if re.match(r"https?://", href or ""):  # a web link: it leaves the page, then we come back
@@ -95,8 +119,15 @@ def browse(page_file: Path) -> dict:
             ran = page.evaluate("document.title")
         finally:
             browser.close()
-    return {"dialogs": dialogs, "hrefs": hrefs, "attributes": attributes, "scripts": scripts, "text": text,
-            "csp": csp, "title": ran}
+    return {
+        "dialogs": dialogs,
+        "hrefs": hrefs,
+        "attributes": attributes,
+        "scripts": scripts,
+        "text": text,
+        "csp": csp,
+        "title": ran,
+    }
 
 
 @pytest.mark.parametrize("urls", HOSTILE_URLS, ids=["javascript-data", "vbscript-breakout"])
@@ -127,9 +158,13 @@ def test_the_policy_stops_markup_that_slipped_through(built_home, tmp_path):
     """Defence in depth: were a text ever written unescaped, the page's policy still runs nothing."""
     store, graph = built_home
     html = export.export(store, graph.task_id, "html")
-    injected = html.replace("<body>", "<body><script>alert('inline')</script><img src=x onerror=\"alert('img')\">"
-                            "<svg><script>alert('svg')</script></svg><iframe src=\"javascript:alert('frame')\">"
-                            "</iframe>", 1)
+    injected = html.replace(
+        "<body>",
+        "<body><script>alert('inline')</script><img src=x onerror=\"alert('img')\">"
+        "<svg><script>alert('svg')</script></svg><iframe src=\"javascript:alert('frame')\">"
+        "</iframe>",
+        1,
+    )
     assert injected != html
     page = tmp_path / "injected.html"
     page.write_text(injected, encoding="utf-8")
@@ -154,19 +189,22 @@ def test_markdown_links_only_to_http(built_template, tmp_path):
                 assert " ".join(url.split()).strip("\x01 ")[:20] in rendered
 
 
-@pytest.mark.parametrize("url, link", [
-    ("https://example.org/a?b=1&c=%20", "https://example.org/a?b=1&c=%20"),
-    ("HTTP://Example.org/x", "HTTP://Example.org/x"),
-    ("https://example.org/a b", None),
-    ("https://example.org/é<>\"'`", "https://example.org/%C3%A9%3C%3E%22%27%60"),
-    ("javascript:alert(1)//https://example.org", None),
-    (" https://example.org/", None),
-    ("\x00https://example.org/", None),
-    ("https:///nohost", None),
-    ("//example.org/x", None),
-    ("mailto:a@example.org", None),
-    ("data:text/html,<script>alert(1)</script>", None),
-])
+@pytest.mark.parametrize(
+    "url, link",
+    [
+        ("https://example.org/a?b=1&c=%20", "https://example.org/a?b=1&c=%20"),
+        ("HTTP://Example.org/x", "HTTP://Example.org/x"),
+        ("https://example.org/a b", None),
+        ("https://example.org/é<>\"'`", "https://example.org/%C3%A9%3C%3E%22%27%60"),
+        ("javascript:alert(1)//https://example.org", None),
+        (" https://example.org/", None),
+        ("\x00https://example.org/", None),
+        ("https:///nohost", None),
+        ("//example.org/x", None),
+        ("mailto:a@example.org", None),
+        ("data:text/html,<script>alert(1)</script>", None),
+    ],
+)
 def test_only_http_urls_become_links(url, link):
     assert linkable(url) == link
 
@@ -174,9 +212,18 @@ def test_only_http_urls_become_links(url, link):
 # Links to this machine or a private network: the egress gate refuses to fetch them, and a reader's
 # click would reach their own router, cloud metadata service or local admin page.
 LOCAL_URLS = [
-    ["https://user:pass@127.0.0.1:22/admin", "http://10.0.0.7/internal", "http://192.168.1.1/router",
-     "http://169.254.169.254/latest/meta-data/"],
-    ["http://[::1]:8080/", "http://localhost:9000/x", "https://admin@example.org/login", "http://0x7f.0.0.1/"],
+    [
+        "https://user:pass@127.0.0.1:22/admin",
+        "http://10.0.0.7/internal",
+        "http://192.168.1.1/router",
+        "http://169.254.169.254/latest/meta-data/",
+    ],
+    [
+        "http://[::1]:8080/",
+        "http://localhost:9000/x",
+        "https://admin@example.org/login",
+        "http://0x7f.0.0.1/",
+    ],
 ]
 
 
@@ -208,8 +255,11 @@ def test_links_to_local_or_private_hosts_are_shown_as_text(built_template, tmp_p
         assert shown in MarkdownIt("commonmark").render(text) and shown in page  # as text
 
 
-@pytest.mark.parametrize("url", [u for urls in LOCAL_URLS for u in urls]
-                         + ["http://2130706433/", "http://127.1/", "http://a.localhost/", "http://[::ffff:127.0.0.1]/"])
+@pytest.mark.parametrize(
+    "url",
+    [u for urls in LOCAL_URLS for u in urls]
+    + ["http://2130706433/", "http://127.1/", "http://a.localhost/", "http://[::ffff:127.0.0.1]/"],
+)
 def test_no_link_names_this_machine_or_a_private_network(url):
     assert linkable(url) is None
 

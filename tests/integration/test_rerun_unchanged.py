@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from fixtures.corpus import SMALL_CORPUS, write_jsonl
 from typer.testing import CliRunner
 
+from fixtures.corpus import SMALL_CORPUS, write_jsonl
 from lyra_resources.store.generations import recent_generations
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools.cli import app
@@ -31,8 +31,9 @@ def test_an_unchanged_task_is_not_run_again_and_any_change_to_what_it_reads_runs
     settings = tmp_path / "settings.yaml"
     settings.write_text("evidence:\n  vote_weight: 4.0\n")
     monkeypatch.setenv("LYRA_SETTINGS", str(settings))
-    first = invoke("run", "Does vitamin D supplementation reduce fracture risk?", "--corpus", str(corpus),
-                   "--home", home)
+    first = invoke(
+        "run", "Does vitamin D supplementation reduce fracture risk?", "--corpus", str(corpus), "--home", home
+    )
     assert first.exit_code == 0, first.output
     task_id = re.search(r"task_[0-9a-f]{8}", first.output).group(0)
     store = LyraStore.at(home)
@@ -47,14 +48,32 @@ def test_an_unchanged_task_is_not_run_again_and_any_change_to_what_it_reads_runs
     forced = invoke("task", "run", task_id, "--force", "--home", home)
     assert forced.exit_code == 0 and "unchanged since run" not in forced.output and runs(store, task_id) == 2
 
-    write_jsonl(corpus, [*SMALL_CORPUS, {"doc_id": 9, "title": "Vitamin D and falls",
-                                         "abstract": ["Vitamin D did not reduce falls in 2,000 older adults."]}])
-    assert "unchanged since run" not in invoke("task", "run", task_id, "--home", home).output and runs(store, task_id) == 3
+    write_jsonl(
+        corpus,
+        [
+            *SMALL_CORPUS,
+            {
+                "doc_id": 9,
+                "title": "Vitamin D and falls",
+                "abstract": ["Vitamin D did not reduce falls in 2,000 older adults."],
+            },
+        ],
+    )
+    assert (
+        "unchanged since run" not in invoke("task", "run", task_id, "--home", home).output
+        and runs(store, task_id) == 3
+    )
     assert "unchanged since run" in invoke("task", "run", task_id, "--home", home).output
 
     settings.write_text("evidence:\n  vote_weight: 3.0\n")
-    assert "unchanged since run" not in invoke("task", "run", task_id, "--home", home).output and runs(store, task_id) == 4
+    assert (
+        "unchanged since run" not in invoke("task", "run", task_id, "--home", home).output
+        and runs(store, task_id) == 4
+    )
 
     claim = store.read_partition("claims", task_id)["claim_id"].iloc[0]
     apply_feedback(store, task_id, "claim_reject", {"claim_id": claim, "reason": "off topic"})
-    assert "unchanged since run" not in invoke("task", "run", task_id, "--home", home).output and runs(store, task_id) == 5
+    assert (
+        "unchanged since run" not in invoke("task", "run", task_id, "--home", home).output
+        and runs(store, task_id) == 5
+    )

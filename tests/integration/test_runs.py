@@ -9,6 +9,7 @@ import sys
 import threading
 from pathlib import Path
 
+from fixtures.paths import REPO as ROOT
 from lyra_assets.execution.runs import (
     QUESTION_TAG,
     RESCORING_JOB,
@@ -22,12 +23,12 @@ from lyra_assets.execution.runs import (
 from lyra_assets.partitions import task_partitions
 from lyra_resources.store.lyra_store import LyraStore
 
-from fixtures.paths import REPO as ROOT
-
 
 def test_task_tags_name_the_task_and_its_question():
     assert task_tags("task_1", "Does vitamin D reduce fracture risk?") == {
-        TASK_TAG: "task_1", QUESTION_TAG: "Does vitamin D reduce fracture risk?"}
+        TASK_TAG: "task_1",
+        QUESTION_TAG: "Does vitamin D reduce fracture risk?",
+    }
 
 
 def test_question_tag_collapses_whitespace():
@@ -65,8 +66,9 @@ def test_every_dagster_module_imports_without_the_cli(tmp_path):
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'lyra_tools'))\n"
     )
     env = {**os.environ, "LYRA_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
 

@@ -13,9 +13,6 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from fixtures.corpus import SMALL_CORPUS, agent_corpus, write_jsonl
-from fixtures.hash_models import HashEmbedder
-from fixtures.tables import feedback_rows
 from dagster import (
     DagsterRun,
     DagsterRunStatus,
@@ -25,7 +22,11 @@ from dagster import (
 )
 from typer.testing import CliRunner
 
+from fixtures.corpus import SMALL_CORPUS, agent_corpus, write_jsonl
+from fixtures.hash_models import HashEmbedder
+from fixtures.tables import feedback_rows
 from lyra_assets import definitions as lyra_defs
+from lyra_assets.execution import run_control
 from lyra_assets.execution.runs import (
     PARTITION_TAG,
     PID_TAG,
@@ -42,22 +43,27 @@ from lyra_assets.execution.schedules import WATCH_CRON, watched_tasks_schedule
 from lyra_assets.execution.task_status import task_status_sensor
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_core.tasks import TaskOptions, parse_interval
-from lyra_resources.models.local_models import LocalModels
 from lyra_resources.models.inference import NLI_RELATION, NliPrediction
+from lyra_resources.models.local_models import LocalModels
 from lyra_resources.schema import FEEDBACK_TABLES
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import explore
-from lyra_assets.execution import run_control
 from lyra_tools.cli import app
 from lyra_tools.feedback import apply_feedback
 
 QUESTION = "Does vitamin D supplementation reduce fracture risk?"
-NEW_PAPER = {"doc_id": 5, "title": "Vitamin D and fracture risk in a new cohort of older men",
-             "abstract": ["In 5,000 older men, vitamin D supplementation reduced fracture risk over five years.",
-                          "The effect was strongest for hip fractures."]}
+NEW_PAPER = {
+    "doc_id": 5,
+    "title": "Vitamin D and fracture risk in a new cohort of older men",
+    "abstract": [
+        "In 5,000 older men, vitamin D supplementation reduced fracture risk over five years.",
+        "The effect was strongest for hip fractures.",
+    ],
+}
 
 
 # -- instant models ---------------------------------------------------------------------------------
+
 
 class KeywordNli:
     version = "keyword-nli@test"
@@ -69,8 +75,13 @@ class KeywordNli:
         out = []
         for premise, _ in pairs:
             text = premise.lower()
-            label = "contradiction" if ("did not" in text or "no significant" in text) else \
-                "entailment" if "reduced" in text else "neutral"
+            label = (
+                "contradiction"
+                if ("did not" in text or "no significant" in text)
+                else "entailment"
+                if "reduced" in text
+                else "neutral"
+            )
             probs = {lab: (0.8 if lab == label else 0.1) for lab in NLI_RELATION}
             out.append(NliPrediction(label=label, relation=NLI_RELATION[label], confidence=0.8, probs=probs))
         if on_batch:
@@ -92,13 +103,17 @@ class StubModels(LocalModels):
 def stub_definitions(home=None) -> Definitions:
     """Lyra's task pipeline, schedule and sensor with the stand-in models."""
     return Definitions(
-        assets=lyra_defs.TASK_RUN_ASSETS, asset_checks=lyra_defs.CHECKS,
-        jobs=[lyra_defs.task_pipeline], schedules=[watched_tasks_schedule], sensors=[task_status_sensor],
+        assets=lyra_defs.TASK_RUN_ASSETS,
+        asset_checks=lyra_defs.CHECKS,
+        jobs=[lyra_defs.task_pipeline],
+        schedules=[watched_tasks_schedule],
+        sensors=[task_status_sensor],
         resources={**lyra_defs.build_resources(home), "models": StubModels(embedder_name="test-hash")},
     )
 
 
 # -- helpers ----------------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def instance(lyra_home):
@@ -107,8 +122,12 @@ def instance(lyra_home):
 
 
 def evaluate(defs: Definitions, instance, store: LyraStore, when: datetime):
-    context = build_schedule_context(instance=instance, resources={"store": store}, scheduled_execution_time=when,
-                                     repository_def=defs.get_repository_def())
+    context = build_schedule_context(
+        instance=instance,
+        resources={"store": store},
+        scheduled_execution_time=when,
+        repository_def=defs.get_repository_def(),
+    )
     return watched_tasks_schedule.evaluate_tick(context)
 
 
@@ -120,38 +139,57 @@ def sync_rows(instance, store: LyraStore, cursor: str | None = None):
 def execute(defs: Definitions, instance, request):
     """What the daemon does with a run request, in this process."""
     return defs.resolve_job_def(TASK_JOB).execute_in_process(
-        instance=instance, partition_key=request.partition_key, tags=request.tags, raise_on_error=False)
+        instance=instance, partition_key=request.partition_key, tags=request.tags, raise_on_error=False
+    )
 
 
 def add_run(instance, task_id: str, status: DagsterRunStatus, **tags: str) -> str:
     run_id = str(uuid.uuid4())
-    instance.add_run(DagsterRun(job_name=TASK_JOB, run_id=run_id, status=status,
-                                tags={PARTITION_TAG: task_id, **tags}))
+    instance.add_run(
+        DagsterRun(job_name=TASK_JOB, run_id=run_id, status=status, tags={PARTITION_TAG: task_id, **tags})
+    )
     return run_id
 
 
 def watched_task(home, corpus, every: str = "1d", query: str = QUESTION, claims: list[str] | None = None):
     options = TaskOptions(corpus=[str(corpus)], watch_every=every, claims=claims or []).model_dump(
-        exclude_none=True, exclude_defaults=True)
+        exclude_none=True, exclude_defaults=True
+    )
     return LyraStore.at(home).create_task(query, options)
 
 
 # -- the interval -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("15m", timedelta(minutes=15)), ("30m", timedelta(minutes=30)), ("12h", timedelta(hours=12)),
-    ("1d", timedelta(days=1)), ("2w", timedelta(weeks=2)), (" 3 D ", timedelta(days=3)),
-])
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("15m", timedelta(minutes=15)),
+        ("30m", timedelta(minutes=30)),
+        ("12h", timedelta(hours=12)),
+        ("1d", timedelta(days=1)),
+        ("2w", timedelta(weeks=2)),
+        (" 3 D ", timedelta(days=3)),
+    ],
+)
 def test_parse_interval(text, expected):
     assert parse_interval(text) == expected
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("14m", "shorter than the minimum of 15 minutes"), ("0d", "shorter than the minimum"),
-    ("1y", "whole number followed by m, h, d or w"), ("daily", "whole number"), ("1.5d", "whole number"),
-    ("-1d", "whole number"), ("", "whole number"), ("53w", "longer than the maximum of one year"),
-    ("9999999w", "whole number"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("14m", "shorter than the minimum of 15 minutes"),
+        ("0d", "shorter than the minimum"),
+        ("1y", "whole number followed by m, h, d or w"),
+        ("daily", "whole number"),
+        ("1.5d", "whole number"),
+        ("-1d", "whole number"),
+        ("", "whole number"),
+        ("53w", "longer than the maximum of one year"),
+        ("9999999w", "whole number"),
+    ],
+)
 def test_bad_intervals_say_why(text, message):
     with pytest.raises(ValueError, match=message):
         parse_interval(text)
@@ -184,12 +222,17 @@ def test_watch_and_unwatch_a_task(lyra_home, small_corpus):
 
     ok = invoke("task", "watch", task.id, "--every", "12h", "--home", home)
     assert ok.exit_code == 0 and "every 12h" in ok.output, ok.output
-    assert LyraStore.at(home).require_task(task.id).options == {"corpus": [str(small_corpus)], "watch_every": "12h"}
+    assert LyraStore.at(home).require_task(task.id).options == {
+        "corpus": [str(small_corpus)],
+        "watch_every": "12h",
+    }
     with open_instance(home) as inst:  # the schedule can request runs of its partition
         assert inst.has_dynamic_partition(TASKS_PARTITION, task.id)
     assert "every 12h" in invoke("task", "list", "--home", home).output
     status = invoke("task", "status", task.id, "--home", home)
-    assert status.exit_code == 0 and "watch: every 12h: due at the next hourly check" in " ".join(status.output.split())
+    assert status.exit_code == 0 and "watch: every 12h: due at the next hourly check" in " ".join(
+        status.output.split()
+    )
 
     off = invoke("task", "unwatch", task.id, "--home", home)
     assert off.exit_code == 0 and "no longer" in off.output
@@ -220,23 +263,36 @@ def test_mcp_create_task_takes_watch_every(tmp_path, small_corpus):
     from lyra_tools.mcp.server import build_server
 
     home = tmp_path / "home"
-    server = build_server(home, launcher=lambda task_id, root: (os.getpid(), root / "logs" / f"{task_id}.log"))
+    server = build_server(
+        home, launcher=lambda task_id, root: (os.getpid(), root / "logs" / f"{task_id}.log")
+    )
     corpus = agent_corpus(home, small_corpus)
 
     async def calls():
         async with Client(server, read_timeout_seconds=60) as client:
-            return [await client.call_tool("create_task", {"query": "Does exercise raise bone density?",
-                                                           "options": {"corpus": [str(corpus)],
-                                                                       "watch_every": every}})
-                    for every in ("2w", "5m")]
+            return [
+                await client.call_tool(
+                    "create_task",
+                    {
+                        "query": "Does exercise raise bone density?",
+                        "options": {"corpus": [str(corpus)], "watch_every": every},
+                    },
+                )
+                for every in ("2w", "5m")
+            ]
+
     created, refused = anyio.run(calls)
     assert not created.is_error and refused.is_error
     assert "options.watch_every" in refused.content[0].text and "15 minutes" in refused.content[0].text
     [task] = LyraStore.at(home).list_tasks()
-    assert task.id == created.structured_content["task_id"] and task.options == {"corpus": [str(corpus)], "watch_every": "2w"}
+    assert task.id == created.structured_content["task_id"] and task.options == {
+        "corpus": [str(corpus)],
+        "watch_every": "2w",
+    }
 
 
 # -- the schedule -----------------------------------------------------------------------------------
+
 
 def test_schedule_is_hourly_on_the_task_job_and_on_by_default(lyra_home):
     defs = lyra_defs.build_definitions(lyra_home)
@@ -264,11 +320,17 @@ def test_schedule_requests_only_due_tasks_that_are_not_running(lyra_home, small_
     for task in (recent, old, unwatched):
         add_run(instance, task.id, DagsterRunStatus.SUCCESS, **{TASK_TAG: task.id})
     add_run(instance, ui_running.id, DagsterRunStatus.STARTED)  # launched from the UI: no Lyra tag
-    add_run(instance, cli_running.id, DagsterRunStatus.STARTED, **{TASK_TAG: cli_running.id,
-                                                                    PID_TAG: str(os.getpid())})
+    add_run(
+        instance,
+        cli_running.id,
+        DagsterRunStatus.STARTED,
+        **{TASK_TAG: cli_running.id, PID_TAG: str(os.getpid())},
+    )
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
-    add_run(instance, dead_cli.id, DagsterRunStatus.STARTED, **{TASK_TAG: dead_cli.id, PID_TAG: str(gone.pid)})
+    add_run(
+        instance, dead_cli.id, DagsterRunStatus.STARTED, **{TASK_TAG: dead_cli.id, PID_TAG: str(gone.pid)}
+    )
 
     # 13 hours on: the 12h task is due, the 1d one is not; runs in progress hold their tasks back
     later = now + timedelta(hours=13)
@@ -285,11 +347,14 @@ def test_schedule_requests_only_due_tasks_that_are_not_running(lyra_home, small_
     assert dead.dagster_run.status == DagsterRunStatus.FAILURE
 
     # at 25 hours the daily task is due too; unwatched and running tasks never are
-    assert {r.partition_key for r in evaluate(defs, instance, store, now + timedelta(hours=25)).run_requests} == {
-        never_run.id, recent.id, old.id, dead_cli.id}
+    assert {
+        r.partition_key for r in evaluate(defs, instance, store, now + timedelta(hours=25)).run_requests
+    } == {never_run.id, recent.id, old.id, dead_cli.id}
     # runs start a little after the tick that asked for them: that does not put the next run off a whole hour
     store.update_task(recent.id, options={"corpus": [str(small_corpus)], "watch_every": "1h"})
-    assert recent.id in {r.partition_key for r in evaluate(defs, instance, store, now + timedelta(minutes=56)).run_requests}
+    assert recent.id in {
+        r.partition_key for r in evaluate(defs, instance, store, now + timedelta(minutes=56)).run_requests
+    }
     # unwatched: never requested, however late
     store.update_task(old.id, options={"corpus": [str(small_corpus)]})
     late = evaluate(defs, instance, store, now + timedelta(weeks=10))
@@ -309,7 +374,9 @@ def test_schedule_says_why_it_skips(lyra_home, small_corpus, instance):
     assert early.run_requests == [] and "next due after" in early.skip_message
 
 
-def test_schedule_does_not_rerun_a_task_whose_input_no_longer_checks(lyra_home, tmp_path, small_corpus, instance):
+def test_schedule_does_not_rerun_a_task_whose_input_no_longer_checks(
+    lyra_home, tmp_path, small_corpus, instance
+):
     store, defs = LyraStore.at(lyra_home), stub_definitions(lyra_home)
     corpus = tmp_path / "moved.jsonl"
     corpus.write_text(small_corpus.read_text())
@@ -319,13 +386,16 @@ def test_schedule_does_not_rerun_a_task_whose_input_no_longer_checks(lyra_home, 
     result = evaluate(defs, instance, store, datetime.now(UTC))
     assert [r.partition_key for r in result.run_requests] == [kept.id]  # no run that could only fail
     assert not task_runs(instance, gone.id)
-    store.update_task(kept.id, options={"corpus": [str(small_corpus)]})  # unwatched: only the broken one is left
+    store.update_task(
+        kept.id, options={"corpus": [str(small_corpus)]}
+    )  # unwatched: only the broken one is left
     skipped = evaluate(defs, instance, store, datetime.now(UTC))
     assert skipped.run_requests == []
     assert f"{gone.id}: not re-run:" in skipped.skip_message and str(corpus) in skipped.skip_message
 
 
 # -- the sensor -------------------------------------------------------------------------------------
+
 
 def test_sensor_keeps_the_task_row_of_scheduled_runs(lyra_home, small_corpus, instance):
     store = LyraStore.at(lyra_home)
@@ -352,14 +422,19 @@ def test_sensor_keeps_the_task_row_of_scheduled_runs(lyra_home, small_corpus, in
     other = watched_task(lyra_home, small_corpus, "1d", "sleep and memory")
     started = add_run(instance, other.id, DagsterRunStatus.STARTED, **{TASK_TAG: other.id})
     sync_rows(instance, store)
-    assert (store.require_task(other.id).status, store.require_task(other.id).last_run_id) == ("running", started)
+    assert (store.require_task(other.id).status, store.require_task(other.id).last_run_id) == (
+        "running",
+        started,
+    )
 
 
 def test_stop_cancels_a_scheduled_run(lyra_home, small_corpus, instance):
     store = LyraStore.at(lyra_home)
     task = watched_task(lyra_home, small_corpus)
     register_partition(instance, task.id)
-    run_id = add_run(instance, task.id, DagsterRunStatus.STARTED, **{TASK_TAG: task.id, TRIGGER_TAG: WATCH_TRIGGER})
+    run_id = add_run(
+        instance, task.id, DagsterRunStatus.STARTED, **{TASK_TAG: task.id, TRIGGER_TAG: WATCH_TRIGGER}
+    )
     cursor = sync_rows(instance, store).cursor
     assert store.require_task(task.id).status == "running"
     assert run_control.stop_task(task.id, lyra_home) == [run_id]
@@ -373,7 +448,9 @@ def test_scheduled_reruns_bring_new_papers_and_keep_every_correction(lyra_home, 
     corpus = write_jsonl(tmp_path / "library.jsonl", SMALL_CORPUS)
     store, defs = LyraStore.at(lyra_home), stub_definitions(lyra_home)
     # a user's claim is always adopted: with the hash embedder few extracted claims reach min_relevance
-    task = watched_task(lyra_home, corpus, "1d", claims=["High-dose vitamin D lowers the risk of hip fracture."])
+    task = watched_task(
+        lyra_home, corpus, "1d", claims=["High-dose vitamin D lowers the risk of hip fracture."]
+    )
     register_partition(instance, task.id)
 
     # first tick: never run, so due; the daemon runs it; the sensor records it in the tasks row
@@ -391,12 +468,20 @@ def test_scheduled_reruns_bring_new_papers_and_keep_every_correction(lyra_home, 
     edges = store.read_partition("nli_edges", task.id)
     claims = store.read_partition("claims", task.id)
     edge = edges[edges["relation"] != "REFUTES"].iloc[0]
-    other_claim = next(c for c in claims[claims["adoption_status"] == "adopted"]["claim_id"] if c != edge["claim_id"])
+    other_claim = next(
+        c for c in claims[claims["adoption_status"] == "adopted"]["claim_id"] if c != edge["claim_id"]
+    )
     fragment = store.read_partition("fragments", task.id)["fragment_id"].iat[0]
-    apply_feedback(store, task.id, "edge_correct", {"edge_id": edge["edge_id"], "correct_relation": "refutes",
-                                                    "reason": "the trial says the opposite"})
+    apply_feedback(
+        store,
+        task.id,
+        "edge_correct",
+        {"edge_id": edge["edge_id"], "correct_relation": "refutes", "reason": "the trial says the opposite"},
+    )
     apply_feedback(store, task.id, "claim_reject", {"claim_id": other_claim, "reason": "off topic"})
-    apply_feedback(store, task.id, "domain_block", {"domain_pattern": "spam-site.com", "reason": "advertising"})
+    apply_feedback(
+        store, task.id, "domain_block", {"domain_pattern": "spam-site.com", "reason": "advertising"}
+    )
     apply_feedback(store, task.id, "fragment_useful", {"fragment_id": fragment})
     apply_feedback(store, task.id, "add_note", {"target_id": task.id, "note": "check the 2024 cohort"})
     before = feedback_rows(store)
@@ -409,7 +494,12 @@ def test_scheduled_reruns_bring_new_papers_and_keep_every_correction(lyra_home, 
     assert second.success and second.run_id != first.run_id
     assert second.dagster_run.tags[TRIGGER_TAG] == WATCH_TRIGGER
     assert {e.asset_key.to_user_string() for e in second.get_asset_materialization_events()} >= {
-        "papers", "fragments", "claims", "nli_edges", "claim_scores"}  # every table was rewritten
+        "papers",
+        "fragments",
+        "claims",
+        "nli_edges",
+        "claim_scores",
+    }  # every table was rewritten
 
     assert NEW_PAPER["title"] in set(store.read_partition("papers", task.id)["title"])
     assert feedback_rows(store) == before  # not one feedback row lost or changed

@@ -7,48 +7,73 @@ from __future__ import annotations
 import pytest
 import yaml
 from dagster import DagsterInstance, materialize
-from fixtures.graphs import write_graph
 
-from lyra_assets.table_io import LYRA_TABLES, lyra_tables
+from fixtures.graphs import write_graph
+from fixtures.tables import with_upstream_tables
 from lyra_assets.definitions import build_definitions, build_resources
 from lyra_assets.evidence.judging import claim_scores
 from lyra_assets.partitions import TASKS_PARTITION
-from lyra_resources.settings import EvidenceSettings, LyraSettings, SettingsError, load_settings, shared_settings
+from lyra_assets.table_io import LYRA_TABLES, lyra_tables
+from lyra_resources.settings import (
+    EvidenceSettings,
+    LyraSettings,
+    SettingsError,
+    load_settings,
+    shared_settings,
+)
 from lyra_resources.store.lyra_store import LyraStore
-from fixtures.tables import with_upstream_tables
 
 
 def scores_with(store: LyraStore, task_id: str, settings: LyraSettings):
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task_id])
-        result = materialize(with_upstream_tables(claim_scores), partition_key=task_id, instance=instance,
-                             resources={"store": store, "settings": settings, LYRA_TABLES: lyra_tables})
+        result = materialize(
+            with_upstream_tables(claim_scores),
+            partition_key=task_id,
+            instance=instance,
+            resources={"store": store, "settings": settings, LYRA_TABLES: lyra_tables},
+        )
     assert result.success
     return store.read_partition("claim_scores", task_id).set_index("claim_id").sort_index()
 
 
 def test_settings_built_directly_decide_what_an_asset_writes(lyra_home, monkeypatch):
-    monkeypatch.setenv("LYRA_SETTINGS", str(lyra_home / "no-such-settings.yaml"))  # never read: given directly
+    monkeypatch.setenv(
+        "LYRA_SETTINGS", str(lyra_home / "no-such-settings.yaml")
+    )  # never read: given directly
     store = LyraStore.at(lyra_home)
     graph = write_graph(store)
     bayesian = scores_with(store, graph.task_id, LyraSettings())
-    legacy = scores_with(store, graph.task_id, LyraSettings(evidence=EvidenceSettings(use_bayesian_confidence=False)))
+    legacy = scores_with(
+        store, graph.task_id, LyraSettings(evidence=EvidenceSettings(use_bayesian_confidence=False))
+    )
     assert set(bayesian["method"]) == {"bayesian"} and set(legacy["method"]) == {"legacy"}
     assert (bayesian["confidence"] != legacy["confidence"]).any()
 
 
 def test_build_resources_reads_the_users_settings_file(tmp_path, monkeypatch):
     path = tmp_path / "settings.yaml"
-    path.write_text(yaml.safe_dump({"evidence": {"min_similarity": 0.37}, "search": {"papers_per_source": 7},
-                                    "corpus": [str(tmp_path / "library")]}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "evidence": {"min_similarity": 0.37},
+                "search": {"papers_per_source": 7},
+                "corpus": [str(tmp_path / "library")],
+            }
+        )
+    )
     monkeypatch.setenv("LYRA_SETTINGS", str(path))
     resources = build_resources(tmp_path / "home")
     settings = resources["settings"]
     assert isinstance(settings, LyraSettings) and settings.model_dump() == load_settings().model_dump()
     assert settings.evidence.min_similarity == 0.37 and settings.search.papers_per_source == 7
-    assert settings.evidence.nli_top_k == EvidenceSettings().nli_top_k  # what the file leaves out keeps its default
+    assert (
+        settings.evidence.nli_top_k == EvidenceSettings().nli_top_k
+    )  # what the file leaves out keeps its default
     assert resources["literature"].default_corpus == [str(tmp_path / "library")]
-    path.write_text(yaml.safe_dump({"evidence": {"min_similarity": 0.61}}))  # no cache: the next build reads it anew
+    path.write_text(
+        yaml.safe_dump({"evidence": {"min_similarity": 0.61}})
+    )  # no cache: the next build reads it anew
     assert build_resources(tmp_path / "home")["settings"].evidence.min_similarity == 0.61
 
 
@@ -89,7 +114,11 @@ def test_the_cluster_profile_is_off_by_default_and_the_environment_wins():
     assert file.effective({}) == file
     chosen = file.effective({"LYRA_PROFILE": " Cluster ", "LYRA_REDIS_URL": "redis://broker:6379/0"})
     assert (chosen.profile, chosen.postgres_url, chosen.redis_url, chosen.max_concurrent_runs) == (
-        "cluster", "postgresql://lyra@db/lyra", "redis://broker:6379/0", 8)
+        "cluster",
+        "postgresql://lyra@db/lyra",
+        "redis://broker:6379/0",
+        8,
+    )
     with pytest.raises(SettingsError, match=r"\$LYRA_PROFILE is 'everywhere'; use local or cluster"):
         file.effective({"LYRA_PROFILE": "everywhere"})
 

@@ -15,13 +15,15 @@ DATABASE_ERRORS = (duckdb.Error, psycopg2.Error)  # the store's two backends (LY
 
 
 def frag_rows(prefix: str, n: int) -> pd.DataFrame:
-    return pd.DataFrame({
-        "fragment_id": [f"{prefix}{i}" for i in range(n)],
-        "page_id": ["pg"] * n,
-        "position": list(range(n)),
-        "text": [f"text {i}" for i in range(n)],
-        "sections": [[] for _ in range(n)],
-    })
+    return pd.DataFrame(
+        {
+            "fragment_id": [f"{prefix}{i}" for i in range(n)],
+            "page_id": ["pg"] * n,
+            "position": list(range(n)),
+            "text": [f"text {i}" for i in range(n)],
+            "sections": [[] for _ in range(n)],
+        }
+    )
 
 
 @pytest.fixture
@@ -43,7 +45,8 @@ def test_replace_is_idempotent_and_exports_parquet(store):
     assert sorted(exported["fragment_id"]) == sorted(rows["fragment_id"])
     # hive layout: the task id lives in the folder name, readable as a column
     hive = duckdb.sql(
-        f"SELECT DISTINCT task_id FROM read_parquet('{store.layout.parquet}/fragments/*/*.parquet', hive_partitioning=true)"
+        f"SELECT DISTINCT task_id FROM read_parquet('{store.layout.parquet}/fragments/*/*.parquet', "
+        "hive_partitioning=true)"
     ).fetchall()
     assert hive == [(task.id,)]
 
@@ -69,7 +72,14 @@ def test_empty_replacement_clears_rows_and_keeps_schema(store):
     assert store.read_partition("fragments", task.id).empty
     exported = parquet_rows(store, "fragments", task.id)
     assert exported.empty
-    assert list(exported.columns) == ["fragment_id", "page_id", "position", "text", "sections", "task_id"]  # task_id from the hive path
+    assert list(exported.columns) == [
+        "fragment_id",
+        "page_id",
+        "position",
+        "text",
+        "sections",
+        "task_id",
+    ]  # task_id from the hive path
 
 
 def test_a_failed_write_leaves_the_previous_rows(store, monkeypatch):
@@ -88,8 +98,16 @@ def test_a_failed_write_leaves_the_previous_rows(store, monkeypatch):
 
 
 def page_rows(prefix: str, n: int) -> pd.DataFrame:
-    return pd.DataFrame({"page_id": [f"{prefix}{i}" for i in range(n)], "paper_id": None, "url": None,
-                         "domain": "local", "kind": "abstract", "title": [f"title {i}" for i in range(n)]})
+    return pd.DataFrame(
+        {
+            "page_id": [f"{prefix}{i}" for i in range(n)],
+            "paper_id": None,
+            "url": None,
+            "domain": "local",
+            "kind": "abstract",
+            "title": [f"title {i}" for i in range(n)],
+        }
+    )
 
 
 class InsertFailed(RuntimeError):
@@ -123,24 +141,32 @@ def fail_inserts_into(monkeypatch, table: str) -> None:
 
 def test_two_tables_of_a_task_are_replaced_together(store, monkeypatch):
     task = store.create_task("q")
-    counts = store.replace_partitions(task.id, {"fragments": frag_rows("old", 2), "pages": page_rows("oldpg", 1)})
+    counts = store.replace_partitions(
+        task.id, {"fragments": frag_rows("old", 2), "pages": page_rows("oldpg", 1)}
+    )
     assert counts == {"fragments": 2, "pages": 1}
-    assert store.replace_partitions(task.id, {"fragments": frag_rows("new", 3), "pages": page_rows("newpg", 2)}) \
-        == {"fragments": 3, "pages": 2}
+    assert store.replace_partitions(
+        task.id, {"fragments": frag_rows("new", 3), "pages": page_rows("newpg", 2)}
+    ) == {"fragments": 3, "pages": 2}
     assert sorted(store.read_partition("fragments", task.id)["fragment_id"]) == ["new0", "new1", "new2"]
     assert sorted(parquet_rows(store, "pages", task.id)["page_id"]) == ["newpg0", "newpg1"]
 
     # rows that do not match their table: refused before anything is written
     with pytest.raises(StoreError, match="missing"):
-        store.replace_partitions(task.id, {"fragments": frag_rows("bad", 1), "pages": page_rows("bad", 1).drop(
-            columns=["title"])})
+        store.replace_partitions(
+            task.id, {"fragments": frag_rows("bad", 1), "pages": page_rows("bad", 1).drop(columns=["title"])}
+        )
     # a failure inside the transaction, after the first table's rows were swapped: both rolled back
     with monkeypatch.context() as patch:
         fail_inserts_into(patch, "pages")
         with pytest.raises(InsertFailed, match="cannot insert into pages"):
-            store.replace_partitions(task.id, {"fragments": frag_rows("bad", 1), "pages": page_rows("bad", 1)})
-    for table, column, kept in (("fragments", "fragment_id", ["new0", "new1", "new2"]),
-                                ("pages", "page_id", ["newpg0", "newpg1"])):
+            store.replace_partitions(
+                task.id, {"fragments": frag_rows("bad", 1), "pages": page_rows("bad", 1)}
+            )
+    for table, column, kept in (
+        ("fragments", "fragment_id", ["new0", "new1", "new2"]),
+        ("pages", "page_id", ["newpg0", "newpg1"]),
+    ):
         assert sorted(store.read_partition(table, task.id)[column]) == kept
         assert sorted(parquet_rows(store, table, task.id)[column]) == kept
         assert not list(store.parquet_path(table, task.id).parent.glob(".tmp-*"))
@@ -157,9 +183,14 @@ def test_a_staging_run_replaces_two_tables_in_one_transaction(tmp_path, monkeypa
         fail_inserts_into(patch, "stage_pages")
         with pytest.raises(InsertFailed, match="cannot insert into stage_pages"):
             run.replace_partitions(task.id, {"fragments": frag_rows("bad", 1), "pages": page_rows("bad", 1)})
-    assert sorted(run.read_partition("fragments", task.id)["fragment_id"]) == ["new0", "new1"]  # the run's rows
+    assert sorted(run.read_partition("fragments", task.id)["fragment_id"]) == [
+        "new0",
+        "new1",
+    ]  # the run's rows
     assert sorted(run.read_partition("pages", task.id)["page_id"]) == ["newpg0", "newpg1"]
-    assert list(store.read_partition("pages", task.id)["page_id"]) == ["oldpg0"]  # readers: the published ones
+    assert list(store.read_partition("pages", task.id)["page_id"]) == [
+        "oldpg0"
+    ]  # readers: the published ones
     with pytest.raises(StoreError, match="cannot write rows of task_other"):
         run.replace_partitions("task_other", {"pages": page_rows("x", 1)})
 
@@ -177,14 +208,22 @@ def test_unknown_table_and_task_are_clear_errors(store):
 def test_writes_wait_for_another_process_holding_the_lock(store):
     task = store.create_task("q")
     # A real second process opens the database and holds it for a moment, as a pipeline run would.
-    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
         import duckdb, time, sys
         con = duckdb.connect({str(store.layout.database)!r})
         con.execute("INSERT INTO fragments VALUES ('{task.id}', 'other', 'pg', 0, 'x', [])")
         print("locked", flush=True)
         time.sleep(1.5)
         con.close()
-    """)], stdout=subprocess.PIPE, text=True)
+    """),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert holder.stdout.readline().strip() == "locked"
     started = time.monotonic()
     store.replace_partition("fragments", task.id, frag_rows("mine", 2))
@@ -209,8 +248,10 @@ def test_a_database_of_an_older_lyra_gets_the_new_columns(tmp_path):
     home = tmp_path / "old"
     home.mkdir()
     old = duckdb.connect(str(home / "lyra.duckdb"))  # a tasks table from before `error` existed
-    old.execute("CREATE TABLE tasks (id VARCHAR PRIMARY KEY, query VARCHAR NOT NULL, created_at TIMESTAMP, "
-                "status VARCHAR, options JSON, updated_at TIMESTAMP, last_run_id VARCHAR)")
+    old.execute(
+        "CREATE TABLE tasks (id VARCHAR PRIMARY KEY, query VARCHAR NOT NULL, created_at TIMESTAMP, "
+        "status VARCHAR, options JSON, updated_at TIMESTAMP, last_run_id VARCHAR)"
+    )
     old.execute("INSERT INTO tasks VALUES ('task_old', 'q', now()::TIMESTAMP, 'completed', '{}', NULL, NULL)")
     old.close()
     store = LyraStore.at(home)
@@ -226,8 +267,10 @@ def test_parquet_files_of_a_home_from_before_generations_become_links_to_the_cur
     duckdb.sql(f"COPY (SELECT 'stale' AS fragment_id) TO '{old_folder / 'data.parquet'}' (FORMAT parquet)")
     store.replace_partition("fragments", task.id, frag_rows("new", 2))
     assert old_folder.is_symlink()
-    hive = duckdb.sql(f"SELECT fragment_id, task_id FROM read_parquet('{store.layout.parquet}/fragments/*/*.parquet', "
-                      "hive_partitioning = true) ORDER BY 1").fetchall()
+    hive = duckdb.sql(
+        f"SELECT fragment_id, task_id FROM read_parquet('{store.layout.parquet}/fragments/*/*.parquet', "
+        "hive_partitioning = true) ORDER BY 1"
+    ).fetchall()
     assert hive == [("new0", task.id), ("new1", task.id)]
     folder = store.layout.parquet / "_generations" / task.id
     first = (folder / "current").resolve()

@@ -42,8 +42,13 @@ def copy_of(built: Path, to: Path) -> Path:
 def lyra(scratch: Path, *args: str):
     """``lyra ARGS`` as a real process in ``scratch`` (bench.fuzz_cli.call: a refusal is one line and
     changes nothing in the store or the files beside it): its outcome."""
-    return fuzz_cli.call(Case(" ".join(args), list(args), expect="any"), scratch / "home", scratch / "in", scratch,
-                         timeout_s=180)
+    return fuzz_cli.call(
+        Case(" ".join(args), list(args), expect="any"),
+        scratch / "home",
+        scratch / "in",
+        scratch,
+        timeout_s=180,
+    )
 
 
 def damaged_lyra(scratch: Path, *args: str) -> tuple[int, str]:
@@ -53,8 +58,15 @@ def damaged_lyra(scratch: Path, *args: str) -> tuple[int, str]:
     before = database.read_bytes()
     env = {k: v for k, v in os.environ.items() if k not in ("LYRA_HOME", "LYRA_DEBUG")}
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])
-    result = subprocess.run([sys.executable, "-m", "lyra_tools.cli", *args], cwd=scratch, env=env,
-                            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=180)
+    result = subprocess.run(
+        [sys.executable, "-m", "lyra_tools.cli", *args],
+        cwd=scratch,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert database.read_bytes() == before
     return result.returncode, result.stderr
 
@@ -89,8 +101,14 @@ def damage(database: Path, how: str) -> None:
                 fh.write(bytes([byte ^ 0xFF]))
 
 
-@pytest.mark.parametrize(("how", "said"), [("empty", "is not a DuckDB database"), ("truncated", "is cut short"),
-                                           ("checksum", "is corrupt (a block fails its checksum)")])
+@pytest.mark.parametrize(
+    ("how", "said"),
+    [
+        ("empty", "is not a DuckDB database"),
+        ("truncated", "is cut short"),
+        ("checksum", "is corrupt (a block fails its checksum)"),
+    ],
+)
 def test_a_damaged_database_file_is_named_with_what_to_do(built, tmp_path, how, said):
     scratch = copy_of(built, tmp_path)
     database = scratch / "home" / "lyra.duckdb"
@@ -113,8 +131,13 @@ def test_a_read_only_home_serves_reads_and_names_itself_on_a_write(built, tmp_pa
     mount("-o", "remount,ro,bind", str(home))
     with pytest.raises(OSError):
         (home / "probe").write_text("")
-    for args in (["task", "list"], ["task", "status", TASK], ["claims", TASK], ["evidence", claim_id_for(TASK, fuzz_cli.CLAIM)],
-                 ["export", TASK, "--format", "csv", "--out", str(tmp_path / "claims.csv")]):
+    for args in (
+        ["task", "list"],
+        ["task", "status", TASK],
+        ["claims", TASK],
+        ["evidence", claim_id_for(TASK, fuzz_cli.CLAIM)],
+        ["export", TASK, "--format", "csv", "--out", str(tmp_path / "claims.csv")],
+    ):
         outcome = lyra(scratch, *args, "--home", "{home}")
         assert outcome.code == 0 and not outcome.problems, (args, outcome.problems, outcome.stderr)
     assert fuzz_cli.CLAIM in (tmp_path / "claims.csv").read_text()
@@ -140,8 +163,10 @@ def test_a_full_disk_is_named_with_what_to_do(built, tmp_path, mounted):
     problems = [p for p in outcome.problems if p != "files changed: [('home/lyra.duckdb.wal', 'file')]"]
     assert outcome.code == 1 and not problems, (outcome.problems, outcome.stderr)
     line = outcome.stderr.strip()
-    assert line == (f"error: no space left on the device holding {scratch / 'home'}; free space there and run "
-                    "the command again"), line
+    assert line == (
+        f"error: no space left on the device holding {scratch / 'home'}; free space there and run "
+        "the command again"
+    ), line
     (disk / "filler").unlink()  # space freed: the home opens as it was, the note never written
     listed = lyra(scratch, "task", "list", "--home", "{home}")
     assert listed.code == 0 and not listed.problems, (listed.problems, listed.stderr)

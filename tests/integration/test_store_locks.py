@@ -12,12 +12,11 @@ import duckdb
 import pytest
 from mcp import Client
 
-from lyra_resources.store.lyra_store import LyraStore, StoreBusyError
+from fixtures.tables import held_by_another_process
 from lyra_resources.store.locks import STORE_RETRY, LockWaits, RetryPolicy, is_lock_conflict, lock_waits
+from lyra_resources.store.lyra_store import LyraStore, StoreBusyError
 from lyra_tools.mcp.server import build_server
 from lyra_tools.mcp.server_store import ServerStore
-
-from fixtures.tables import held_by_another_process
 
 pytestmark = pytest.mark.duckdb_file  # the DuckDB file lock and its retries
 
@@ -42,10 +41,12 @@ def attempts(monkeypatch) -> list[tuple[str, int]]:
             nonlocal n
             n += 1
             return attempt()
+
         try:
             return real_run(self, counted, timeout_s=timeout_s, what=what)
         finally:
             calls.append((str(what), n))
+
     monkeypatch.setattr(RetryPolicy, "run", counting_run)
     return calls
 
@@ -82,6 +83,7 @@ def test_policy_gives_up_as_store_busy_and_never_retries_a_real_error():
     def locked():
         tries.append(1)
         raise duckdb.IOException('Could not set lock on file "x.duckdb": Conflicting lock is held')
+
     with pytest.raises(StoreBusyError, match="x.duckdb stayed locked"):
         policy.run(locked, timeout_s=0.2, what="x.duckdb")
     assert len(tries) > 2
@@ -89,6 +91,7 @@ def test_policy_gives_up_as_store_busy_and_never_retries_a_real_error():
     def broken():
         tries.append(1)
         raise duckdb.CatalogException("Table with name nope does not exist")
+
     tries.clear()
     with pytest.raises(duckdb.CatalogException):
         policy.run(broken, timeout_s=5, what="x.duckdb")
@@ -120,6 +123,7 @@ def test_the_process_counts_the_conflicts_it_waited_out(store):
 
         def conflicting(conn):
             conn.execute("UPDATE tasks SET status = 'failed' WHERE id = ?", [task_id])
+
         with pytest.raises(StoreBusyError):
             store.transaction(conflicting, retries_s=0.2)
         holder.execute("ROLLBACK")
@@ -143,6 +147,7 @@ def test_mcp_server_waits_out_another_process_with_the_shared_policy(store, atte
     async def list_tasks():
         async with Client(server, read_timeout_seconds=60) as client:
             return await client.call_tool("list_tasks", {})
+
     with held_by_another_process(store.layout.database, 1.5):
         started = time.monotonic()
         result = anyio.run(list_tasks)
@@ -156,7 +161,10 @@ def test_mcp_server_waits_out_another_process_with_the_shared_policy(store, atte
 def test_server_store_gives_up_as_busy_after_its_timeout(store):
     server_store = ServerStore(home=store.home, busy_timeout_s=0.3)
     try:
-        with held_by_another_process(store.layout.database, 2.0), pytest.raises(StoreBusyError, match="stayed locked"):
+        with (
+            held_by_another_process(store.layout.database, 2.0),
+            pytest.raises(StoreBusyError, match="stayed locked"),
+        ):
             server_store.list_tasks()
         assert len(server_store.list_tasks()) == 1  # and works again once the file is free
     finally:

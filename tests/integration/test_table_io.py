@@ -9,52 +9,66 @@ from dagster import (
     AssetKey,
     AssetSpec,
     DagsterInstance,
+    Output,
     asset,
     build_asset_context,
     build_input_context,
     build_output_context,
     materialize,
     multi_asset,
-    Output,
 )
-from fixtures.hash_models import HashModels
 
+from fixtures.hash_models import HashModels
 from lyra_assets import documents
 from lyra_assets.citations.edges import citation_edges
 from lyra_assets.definitions import build_resources
+from lyra_assets.evidence.topics import claim_topics
 from lyra_assets.graph.publish import TaskStore, publishing_asset
 from lyra_assets.partitions import TASKS_PARTITION, task_partitions
 from lyra_assets.ranking import fragment_ranking
 from lyra_assets.table_io import LYRA_TABLES, LyraTableIOManager, table_input
-from lyra_assets.evidence.topics import claim_topics
-from lyra_resources.store.generations import open_generation, publish_generation
-from lyra_resources.store.parquet_files import table_file
 from lyra_resources.schema import TABLES
 from lyra_resources.settings import LyraSettings
+from lyra_resources.store.generations import open_generation, publish_generation
 from lyra_resources.store.lyra_store import LyraStore, StoreError
+from lyra_resources.store.parquet_files import table_file
 
-PAGES = pd.DataFrame({"page_id": ["pa", "pb", "pc"], "paper_id": ["A", "B", "C"], "url": None,
-                      "domain": ["doi.org", "en.wikipedia.org", "spam.example"],
-                      "kind": ["abstract", "abstract", "citation"],
-                      "title": ["Paper A", "Paper B", "Paper C"]})
+PAGES = pd.DataFrame(
+    {
+        "page_id": ["pa", "pb", "pc"],
+        "paper_id": ["A", "B", "C"],
+        "url": None,
+        "domain": ["doi.org", "en.wikipedia.org", "spam.example"],
+        "kind": ["abstract", "abstract", "citation"],
+        "title": ["Paper A", "Paper B", "Paper C"],
+    }
+)
 
 
 def expansions(*links: tuple[str, str, str, bool]) -> pd.DataFrame:
     """``citation_expansions`` rows: (paper, candidate, direction, influential), every other column empty."""
     columns = [c for c in TABLES["citation_expansions"].column_names if c != "task_id"]
-    rows = [{"paper_id": p, "candidate_paper_id": c, "direction": d, "is_influential": i} for p, c, d, i in links]
+    rows = [
+        {"paper_id": p, "candidate_paper_id": c, "direction": d, "is_influential": i} for p, c, d, i in links
+    ]
     return pd.DataFrame(rows, columns=columns)
 
 
 def edges(*pairs: tuple[str, str, bool]) -> pd.DataFrame:
-    return pd.DataFrame([{"source_page_id": s, "target_page_id": t, "relation": "CITES", "is_influential": i}
-                         for s, t, i in pairs], columns=TABLES["citation_edges"].data_columns)
+    return pd.DataFrame(
+        [
+            {"source_page_id": s, "target_page_id": t, "relation": "CITES", "is_influential": i}
+            for s, t, i in pairs
+        ],
+        columns=TABLES["citation_edges"].data_columns,
+    )
 
 
 def contexts(task_id: str, table: str):
     key = AssetKey(table)
     return build_output_context(asset_key=key, partition_key=task_id), build_input_context(
-        asset_key=key, partition_key=task_id)
+        asset_key=key, partition_key=task_id
+    )
 
 
 # --------------------------------------------------------------------------- the IO manager
@@ -70,8 +84,13 @@ def test_an_output_becomes_the_tasks_rows_and_loads_back_as_an_input(tmp_path):
 
     loaded = io.load_input(read)
     assert loaded.equals(store.read_partition("citation_edges", task.id))
-    assert list(loaded.columns) == TABLES["citation_edges"].column_names and set(loaded["task_id"]) == {task.id}
-    assert sorted(zip(loaded["source_page_id"], loaded["target_page_id"], strict=True)) == [("pa", "pb"), ("pc", "pa")]
+    assert list(loaded.columns) == TABLES["citation_edges"].column_names and set(loaded["task_id"]) == {
+        task.id
+    }
+    assert sorted(zip(loaded["source_page_id"], loaded["target_page_id"], strict=True)) == [
+        ("pa", "pb"),
+        ("pc", "pa"),
+    ]
     assert len(store.read_partition("citation_edges", other.id)) == 1  # another task's rows stay
     on_disk = pd.read_parquet(table_file(store.layout.parquet, "citation_edges", task.id))
     assert len(on_disk) == 2  # a write in place switches the task's Parquet files at once
@@ -124,8 +143,11 @@ def test_a_publishing_run_shares_its_store_with_the_io_manager(tmp_path):
     home = tmp_path / "home"
     outside = LyraStore(home=str(home))
     task = outside.create_task("q")
-    outside.replace_partition("citation_expansions", task.id, expansions(("A", "B", "references", True),
-                                                                         ("A", "C", "cited_by", False)))
+    outside.replace_partition(
+        "citation_expansions",
+        task.id,
+        expansions(("A", "B", "references", True), ("A", "C", "cited_by", False)),
+    )
     outside.replace_partition("pages", task.id, PAGES.iloc[:2])
     outside.replace_partition("citation_edges", task.id, edges(("old1", "old2", False)))
 
@@ -137,21 +159,28 @@ def test_a_publishing_run_shares_its_store_with_the_io_manager(tmp_path):
 
     @asset(partitions_def=task_partitions, ins={"citation_edges": table_input(citation_edges)})
     def edge_reader(citation_edges: pd.DataFrame) -> None:
-        seen["in the run"] = sorted(zip(citation_edges["source_page_id"], citation_edges["target_page_id"],
-                                        strict=True))
+        seen["in the run"] = sorted(
+            zip(citation_edges["source_page_id"], citation_edges["target_page_id"], strict=True)
+        )
         seen["outside"] = outside.read_partition("citation_edges", task.id)["source_page_id"].tolist()
 
     steps = [new_pages, citation_edges, edge_reader]
     with DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
         kept = AssetSpec("citation_expansions", partitions_def=task_partitions)  # not re-run: its staged copy
-        result = materialize([kept, *steps, publishing_asset(steps)], partition_key=task.id, instance=instance,
-                             resources=build_resources(home, LyraSettings()))
+        result = materialize(
+            [kept, *steps, publishing_asset(steps)],
+            partition_key=task.id,
+            instance=instance,
+            resources=build_resources(home, LyraSettings()),
+        )
     assert result.success
     assert seen == {"in the run": [("pa", "pb"), ("pc", "pa")], "outside": ["old1"]}
     published = outside.read_partition("citation_edges", task.id)
     assert sorted(zip(published["source_page_id"], published["target_page_id"], strict=True)) == [
-        ("pa", "pb"), ("pc", "pa")]
+        ("pa", "pb"),
+        ("pc", "pa"),
+    ]
     assert len(outside.read_partition("pages", task.id)) == 3
     metadata = result.asset_materializations_for_node("citation_edges")[0].metadata
     assert metadata["dagster/row_count"].value == 2 and metadata["question"].value == "q"
@@ -166,8 +195,10 @@ def test_a_multi_assets_tables_change_together_or_not_at_all(tmp_path):
     task = store.create_task("q")
     store.replace_partition("pages", task.id, PAGES.iloc[:1])
     store.replace_partition("citation_edges", task.id, edges(("old1", "old2", False)))
-    specs = [AssetSpec(name, partitions_def=task_partitions).with_io_manager_key(LYRA_TABLES)
-             for name in ("pages", "citation_edges")]
+    specs = [
+        AssetSpec(name, partitions_def=task_partitions).with_io_manager_key(LYRA_TABLES)
+        for name in ("pages", "citation_edges")
+    ]
 
     def step(fail: bool):
         @multi_asset(specs=specs, partitions_def=task_partitions)
@@ -176,13 +207,19 @@ def test_a_multi_assets_tables_change_together_or_not_at_all(tmp_path):
             if fail:
                 raise RuntimeError("the step fails after its first table")
             yield Output(edges(("pa", "pb", True)), output_name="citation_edges")
+
         return pages_and_edges
 
     def run(fail: bool):
         with DagsterInstance.ephemeral() as instance:
             instance.add_dynamic_partitions(TASKS_PARTITION, [task.id])
-            return materialize([step(fail)], partition_key=task.id, instance=instance, raise_on_error=False,
-                               resources=build_resources(home, LyraSettings()))
+            return materialize(
+                [step(fail)],
+                partition_key=task.id,
+                instance=instance,
+                raise_on_error=False,
+                resources=build_resources(home, LyraSettings()),
+            )
 
     assert not run(fail=True).success
     assert store.read_partition("pages", task.id)["page_id"].tolist() == ["pa"]
@@ -196,30 +233,46 @@ def test_a_multi_assets_tables_change_together_or_not_at_all(tmp_path):
 
 
 def test_citation_edges_from_frames():
-    result = citation_edges(citation_expansions=expansions(("A", "B", "references", False),
-                                                           ("B", "A", "cited_by", True),
-                                                           ("A", "X", "references", True)), pages=PAGES)
+    result = citation_edges(
+        citation_expansions=expansions(
+            ("A", "B", "references", False), ("B", "A", "cited_by", True), ("A", "X", "references", True)
+        ),
+        pages=PAGES,
+    )
     assert result.value.equals(edges(("pa", "pb", True)))  # reported from both ends: one edge; X has no page
     assert result.metadata["influential"].value == 1
     assert "Paper A" in result.metadata["preview"].value
 
 
 def test_claim_topics_groups_the_adopted_claims_of_its_input_frames(tmp_path):
-    claims = pd.DataFrame({
-        "task_id": "t1",
-        "claim_id": ["c4", "c1", "c2", "c3", "c5", "c6"],
-        "text": ["Vitamin D supplementation reduces hip fracture risk in older women",
-                 "Vitamin D supplementation reduces fracture risk in older adults",
-                 "Sleep deprivation impairs memory consolidation in students",
-                 "Does vitamin D reduce fracture risk?",
-                 "Vitamin D reduces fracture risk",
-                 "Vitamin D supplementation lowers fracture risk"],
-        "origin": ["extracted", "extracted", "extracted", "hypothesis", "extracted", None],
-        "adoption_status": ["adopted", "adopted", "adopted", "adopted", "not_adopted", "adopted"]})
-    scores = pd.DataFrame({"task_id": "t1", "claim_id": ["c1", "c3"], "alpha": [9.0, 9.0], "beta": [9.0, 9.0]})
+    claims = pd.DataFrame(
+        {
+            "task_id": "t1",
+            "claim_id": ["c4", "c1", "c2", "c3", "c5", "c6"],
+            "text": [
+                "Vitamin D supplementation reduces hip fracture risk in older women",
+                "Vitamin D supplementation reduces fracture risk in older adults",
+                "Sleep deprivation impairs memory consolidation in students",
+                "Does vitamin D reduce fracture risk?",
+                "Vitamin D reduces fracture risk",
+                "Vitamin D supplementation lowers fracture risk",
+            ],
+            "origin": ["extracted", "extracted", "extracted", "hypothesis", "extracted", None],
+            "adoption_status": ["adopted", "adopted", "adopted", "adopted", "not_adopted", "adopted"],
+        }
+    )
+    scores = pd.DataFrame(
+        {"task_id": "t1", "claim_id": ["c1", "c3"], "alpha": [9.0, 9.0], "beta": [9.0, 9.0]}
+    )
     context = build_asset_context(partition_key="t1")
-    result = claim_topics(context, claims=claims, claim_scores=scores, store=LyraStore(home=str(tmp_path / "home")),
-                          models=HashModels(embedder_name="test-hash"), settings=LyraSettings())
+    result = claim_topics(
+        context,
+        claims=claims,
+        claim_scores=scores,
+        store=LyraStore(home=str(tmp_path / "home")),
+        models=HashModels(embedder_name="test-hash"),
+        settings=LyraSettings(),
+    )
     frame = result.value
     assert list(frame.columns) == TABLES["claim_topics"].data_columns
     # the hypothesis, a claim not adopted and one without an origin are no topic's
@@ -235,14 +288,27 @@ def test_fragment_ranking_ranks_its_input_fragments(tmp_path):
     home = tmp_path / "home"
     store = LyraStore(home=str(home))
     task = store.create_task("vitamin D fracture risk", {"corpus": []})
-    fragments = pd.DataFrame({"task_id": task.id, "fragment_id": ["f1", "f2", "f3"], "page_id": ["pa", "pb", "pc"],
-                              "text": ["Vitamin D lowered fracture risk in older women.",
-                                       "Sleep loss impairs memory.",
-                                       "Vitamin D and fracture risk: a spam page on vitamin D fracture risk."]})
+    fragments = pd.DataFrame(
+        {
+            "task_id": task.id,
+            "fragment_id": ["f1", "f2", "f3"],
+            "page_id": ["pa", "pb", "pc"],
+            "text": [
+                "Vitamin D lowered fracture risk in older women.",
+                "Sleep loss impairs memory.",
+                "Vitamin D and fracture risk: a spam page on vitamin D fracture risk.",
+            ],
+        }
+    )
     resources = {**build_resources(home, LyraSettings()), "models": HashModels(embedder_name="test-hash")}
     del resources[LYRA_TABLES]
-    result = fragment_ranking(build_asset_context(partition_key=task.id), task=task, fragments=fragments, pages=PAGES,
-                              **{k: resources[k] for k in ("store", "models", "literature", "trust", "settings")})
+    result = fragment_ranking(
+        build_asset_context(partition_key=task.id),
+        task=task,
+        fragments=fragments,
+        pages=PAGES,
+        **{k: resources[k] for k in ("store", "models", "literature", "trust", "settings")},
+    )
     frame = result.value
     assert list(frame.columns) == TABLES["fragment_ranking"].data_columns
     assert frame["fragment_id"].tolist()[0] == "f1"  # the unverified domain's page weighs 0.3: f3 comes after
@@ -255,28 +321,78 @@ def test_fragment_ranking_ranks_its_input_fragments(tmp_path):
 def test_pages_and_fragments_from_frames():
     """Every document the task reads becomes a page, and its text (a paper's abstract, a selected
     citation paper's, a fetched page's main text) its fragments."""
-    papers = pd.DataFrame({"paper_id": ["A", "B"], "doi": ["10.1/a", None], "pmid": None, "arxiv_id": None,
-                           "url": None, "title": ["Paper A", "Paper B"],
-                           "abstract": ["Vitamin D lowered fracture risk. Falls were fewer.", None]})
-    cited = pd.DataFrame({"paper_id": ["C", "D"], "doi": None, "pmid": ["1", "2"], "arxiv_id": None, "url": None,
-                          "title": ["Paper C", "Paper D"], "abstract": ["Calcium had no effect on fractures.", "x"]})
+    papers = pd.DataFrame(
+        {
+            "paper_id": ["A", "B"],
+            "doi": ["10.1/a", None],
+            "pmid": None,
+            "arxiv_id": None,
+            "url": None,
+            "title": ["Paper A", "Paper B"],
+            "abstract": ["Vitamin D lowered fracture risk. Falls were fewer.", None],
+        }
+    )
+    cited = pd.DataFrame(
+        {
+            "paper_id": ["C", "D"],
+            "doi": None,
+            "pmid": ["1", "2"],
+            "arxiv_id": None,
+            "url": None,
+            "title": ["Paper C", "Paper D"],
+            "abstract": ["Calcium had no effect on fractures.", "x"],
+        }
+    )
     chosen = expansions(("A", "C", "references", True), ("A", "D", "references", False)).assign(
-        selected=[True, False])
-    identified = pd.DataFrame({"paper_id": ["E", "A"], "doi": ["10.1/e", "10.1/a"], "pmid": None, "arxiv_id": None,
-                               "url": None, "title": ["Paper E", "Paper A again"], "abstract": ["  ", "Other text."]})
-    web_pages = pd.DataFrame({"page_id": ["pw", "px"], "url": ["http://a.org/1", "http://b.org"],
-                              "final_url": [None, "http://b.org/final"], "domain": ["a.org", "b.org"],
-                              "status": ["ok", "http_404"], "title": ["A blog", "Gone"],
-                              "text": ["Exercise improved mood in adults.", "Not found."]})
-    made = documents.pages(papers=papers, citation_expansions=chosen, citation_papers=cited,
-                           identified_papers=identified, web_pages=web_pages).value
+        selected=[True, False]
+    )
+    identified = pd.DataFrame(
+        {
+            "paper_id": ["E", "A"],
+            "doi": ["10.1/e", "10.1/a"],
+            "pmid": None,
+            "arxiv_id": None,
+            "url": None,
+            "title": ["Paper E", "Paper A again"],
+            "abstract": ["  ", "Other text."],
+        }
+    )
+    web_pages = pd.DataFrame(
+        {
+            "page_id": ["pw", "px"],
+            "url": ["http://a.org/1", "http://b.org"],
+            "final_url": [None, "http://b.org/final"],
+            "domain": ["a.org", "b.org"],
+            "status": ["ok", "http_404"],
+            "title": ["A blog", "Gone"],
+            "text": ["Exercise improved mood in adults.", "Not found."],
+        }
+    )
+    made = documents.pages(
+        papers=papers,
+        citation_expansions=chosen,
+        citation_papers=cited,
+        identified_papers=identified,
+        web_pages=web_pages,
+    ).value
     assert sorted(zip(made["kind"], made["paper_id"].fillna("-"), made["url"], strict=True)) == [
-        ("abstract", "A", "https://doi.org/10.1/a"), ("citation", "C", "https://pubmed.ncbi.nlm.nih.gov/1/"),
-        ("web", "-", "http://a.org/1")]  # no abstract: B, E; not selected: D; not fetched: px
-    cut = documents.fragments(pages=made, papers=papers, citation_papers=cited, identified_papers=identified,
-                              web_pages=web_pages, settings=LyraSettings()).value
+        ("abstract", "A", "https://doi.org/10.1/a"),
+        ("citation", "C", "https://pubmed.ncbi.nlm.nih.gov/1/"),
+        ("web", "-", "http://a.org/1"),
+    ]  # no abstract: B, E; not selected: D; not fetched: px
+    cut = documents.fragments(
+        pages=made,
+        papers=papers,
+        citation_papers=cited,
+        identified_papers=identified,
+        web_pages=web_pages,
+        settings=LyraSettings(),
+    ).value
     text_of = dict(zip(made["kind"], made["page_id"], strict=True))
     by_page = cut.groupby("page_id")["text"].apply(" ".join)
-    assert "Falls were fewer." in by_page[text_of["abstract"]] and "Other text" not in by_page[text_of["abstract"]]
+    assert (
+        "Falls were fewer." in by_page[text_of["abstract"]]
+        and "Other text" not in by_page[text_of["abstract"]]
+    )
     assert by_page[text_of["citation"]] == "Calcium had no effect on fractures."
     assert by_page[text_of["web"]] == "Exercise improved mood in adults."

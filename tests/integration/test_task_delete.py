@@ -11,8 +11,8 @@ import time
 
 import pytest
 from dagster import RunsFilter
-from fixtures.runs import cli
 
+from fixtures.runs import cli
 from lyra_assets.execution.runs import PARTITION_TAG, TASK_TAG, open_instance, task_runs
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.schema import FEEDBACK_TABLES
@@ -34,7 +34,9 @@ def task_files(home, task_id: str) -> list[str]:
 @pytest.mark.slow
 def test_delete_removes_the_tasks_files_and_runs_and_keeps_feedback(tmp_path, small_corpus):
     home = tmp_path / "h"
-    kept = cli("run", "Does vitamin D reduce fracture risk?", "--corpus", str(small_corpus), "--home", str(home))
+    kept = cli(
+        "run", "Does vitamin D reduce fracture risk?", "--corpus", str(small_corpus), "--home", str(home)
+    )
     assert kept.exit_code == 0, kept.output
     kept_id = re.search(r"task_[0-9a-f]{8}", kept.output).group(0)
     claims = tmp_path / "claims.txt"
@@ -50,8 +52,14 @@ def test_delete_removes_the_tasks_files_and_runs_and_keeps_feedback(tmp_path, sm
     apply_feedback(store, task_id, "add_note", {"target_id": task_id, "note": "check the 2024 cohort"})
     feedback = feedback_rows(store)
     before = task_files(home, task_id)
-    for expected in (f"reports/{task_id}.md", f"reports/{task_id}.html", f"reports/{task_id}.svg",
-                     f"verify/{task_id}.jsonl", f"logs/{task_id}.log", f"parquet/claims/task_id={task_id}"):
+    for expected in (
+        f"reports/{task_id}.md",
+        f"reports/{task_id}.html",
+        f"reports/{task_id}.svg",
+        f"verify/{task_id}.jsonl",
+        f"logs/{task_id}.log",
+        f"parquet/claims/task_id={task_id}",
+    ):
         assert expected in before, before
     with open_instance(home) as instance:
         runs = [r.dagster_run.run_id for r in task_runs(instance, task_id)]
@@ -97,10 +105,16 @@ main()
 
 def test_deleting_a_task_whose_run_is_in_progress_is_refused(tmp_path, small_corpus):
     home = tmp_path / "h"
-    task = LyraStore.at(home).create_task("Does vitamin D reduce fracture risk?", {"corpus": [str(small_corpus)]})
+    task = LyraStore.at(home).create_task(
+        "Does vitamin D reduce fracture risk?", {"corpus": [str(small_corpus)]}
+    )
     flag = tmp_path / "handing_over"
-    run = subprocess.Popen([sys.executable, "-c", HELD_AT_HANDOVER, str(flag), "task", "run", task.id,
-                            "--home", str(home)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    run = subprocess.Popen(
+        [sys.executable, "-c", HELD_AT_HANDOVER, str(flag), "task", "run", task.id, "--home", str(home)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 300
         while not flag.exists():
@@ -110,12 +124,15 @@ def test_deleting_a_task_whose_run_is_in_progress_is_refused(tmp_path, small_cor
         assert refused.returncode == 1, refused.stdout + refused.stderr
         assert refused.stderr.strip().splitlines() == [
             f"error: task {task.id} is running (its run, or the command that started it, is still at work); stop it "
-            f"first with `lyra task stop {task.id}`"], refused.stderr
+            f"first with `lyra task stop {task.id}`"
+        ], refused.stderr
         assert LyraStore.at(home).require_task(task.id).query == task.query  # nothing was deleted
     finally:
         run.kill()
         run.communicate()
-    deleted = lyra_process("task", "delete", task.id, "--yes", "--home", home)  # its process gone: the lock with it
+    deleted = lyra_process(
+        "task", "delete", task.id, "--yes", "--home", home
+    )  # its process gone: the lock with it
     assert deleted.returncode == 0, deleted.stdout + deleted.stderr
     assert LyraStore.at(home).get_task(task.id) is None and task_files(home, task.id) == []
 
@@ -123,5 +140,11 @@ def test_deleting_a_task_whose_run_is_in_progress_is_refused(tmp_path, small_cor
 def lyra_process(*args: str | os.PathLike[str]) -> subprocess.CompletedProcess:
     """``lyra ARGS`` as a real process without a terminal."""
     env = {k: v for k, v in os.environ.items() if k not in ("LYRA_HOME", "LYRA_DEBUG")}
-    return subprocess.run([sys.executable, "-m", "lyra_tools.cli", *map(str, args)], env=env, text=True,
-                          stdin=subprocess.DEVNULL, capture_output=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "lyra_tools.cli", *map(str, args)],
+        env=env,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=300,
+    )

@@ -11,18 +11,18 @@ from pathlib import Path
 
 import anyio
 import pytest
-from fixtures.corpus import SMALL_CORPUS, write_jsonl
 from mcp import Client
-from fixtures.academic_apis import closed_port
 from typer.testing import CliRunner
 
+from fixtures.academic_apis import closed_port
+from fixtures.corpus import SMALL_CORPUS, write_jsonl
+from lyra_assets.execution import run_control
 from lyra_assets.execution.runs import open_instance, register_partition
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.corpus.local_corpus import LocalCorpus
 from lyra_resources.home import REPO_ROOT
 from lyra_resources.settings import load_settings
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_assets.execution import run_control
 from lyra_tools.cli import app
 from lyra_tools.mcp.server import build_server
 
@@ -77,9 +77,12 @@ def write_settings(tmp_path: Path, monkeypatch, text: str) -> Path:
 
 # -- corpora with no readable paper -------------------------------------------------------------------
 
+
 def test_empty_corpus(home, tmp_path):
     (tmp_path / "empty.jsonl").write_text("")
-    refused_by_cli(home, "--corpus", str(tmp_path / "empty.jsonl"), expected=("holds no readable papers", "empty"))
+    refused_by_cli(
+        home, "--corpus", str(tmp_path / "empty.jsonl"), expected=("holds no readable papers", "empty")
+    )
 
 
 def test_binary_corpus(home, tmp_path):
@@ -90,12 +93,16 @@ def test_binary_corpus(home, tmp_path):
 def test_utf16_corpus_without_a_bom(home, tmp_path):
     text = "".join(json.dumps(r) + "\n" for r in SMALL_CORPUS)
     (tmp_path / "corpus.jsonl").write_bytes(text.encode("utf-16-le"))
-    refused_by_cli(home, "--corpus", str(tmp_path / "corpus.jsonl"), expected=("UTF-16 without a byte-order mark",))
+    refused_by_cli(
+        home, "--corpus", str(tmp_path / "corpus.jsonl"), expected=("UTF-16 without a byte-order mark",)
+    )
 
 
 def test_csv_corpus(home, tmp_path):
     (tmp_path / "papers.csv").write_text("title,abstract\nVitamin D,Fractures fell\n")
-    refused_by_cli(home, "--corpus", str(tmp_path / "papers.csv"), expected=("unsupported corpus file", "*.jsonl"))
+    refused_by_cli(
+        home, "--corpus", str(tmp_path / "papers.csv"), expected=("unsupported corpus file", "*.jsonl")
+    )
 
 
 def test_a_path_longer_than_the_os_allows(home):
@@ -113,15 +120,20 @@ def test_a_folder_with_too_many_corpus_files(home, tmp_path, monkeypatch):
     folder = tmp_path / "folder"
     folder.mkdir()
     for i in range(4):
-        write_jsonl(folder / f"part{i}.jsonl", SMALL_CORPUS[i:i + 1])
+        write_jsonl(folder / f"part{i}.jsonl", SMALL_CORPUS[i : i + 1])
     write_settings(tmp_path, monkeypatch, "corpus_files:\n  max_files: 3\n")
-    refused_by_cli(home, "--corpus", str(folder), expected=("more than 3 corpus files", "corpus_files.max_files"))
+    refused_by_cli(
+        home, "--corpus", str(folder), expected=("more than 3 corpus files", "corpus_files.max_files")
+    )
 
 
 # -- options, settings, sources --------------------------------------------------------------------------
 
+
 def test_negative_papers(home, small_corpus):
-    refused_by_cli(home, "--corpus", str(small_corpus), "--papers", "-1", expected=("--papers must be at least 1",))
+    refused_by_cli(
+        home, "--corpus", str(small_corpus), "--papers", "-1", expected=("--papers must be at least 1",)
+    )
 
 
 def test_no_network_and_no_corpus(home, lyra_settings, monkeypatch):
@@ -140,13 +152,19 @@ def test_broken_settings_file(home, tmp_path, monkeypatch, small_corpus):
     path = write_settings(tmp_path, monkeypatch, "search:\n  papers_per_source: [1,\n")
     refused_by_cli(home, "--corpus", str(small_corpus), expected=(str(path), "not valid YAML", "line"))
     write_settings(tmp_path, monkeypatch, "search:\n  papers_per_source: 0\nsources:\n  live: maybe\n")
-    refused_by_cli(home, "--corpus", str(small_corpus),
-                   expected=("search.papers_per_source must be at least 1 (got 0)", "sources.live must be one of"))
+    refused_by_cli(
+        home,
+        "--corpus",
+        str(small_corpus),
+        expected=("search.papers_per_source must be at least 1 (got 0)", "sources.live must be one of"),
+    )
 
 
 def test_missing_settings_file(home, tmp_path, monkeypatch, small_corpus):
     monkeypatch.setenv("LYRA_SETTINGS", str(tmp_path / "nowhere.yaml"))
-    refused_by_cli(home, "--corpus", str(small_corpus), expected=("nowhere.yaml does not exist", "LYRA_SETTINGS"))
+    refused_by_cli(
+        home, "--corpus", str(small_corpus), expected=("nowhere.yaml does not exist", "LYRA_SETTINGS")
+    )
 
 
 def test_broken_settings_through_the_installed_entry_point(home, tmp_path):
@@ -156,8 +174,14 @@ def test_broken_settings_through_the_installed_entry_point(home, tmp_path):
     env = {**os.environ, "LYRA_SETTINGS": str(bad), "PYTHONPATH": str(REPO_ROOT)}
     before = state(home)
     for args in (["run", QUESTION, "--home", str(home)], ["models", "list", "--home", str(home)]):
-        proc = subprocess.run([sys.executable, "-m", "lyra_tools.cli", *args], capture_output=True, text=True,
-                              env=env, timeout=120, cwd=REPO_ROOT)
+        proc = subprocess.run(
+            [sys.executable, "-m", "lyra_tools.cli", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            cwd=REPO_ROOT,
+        )
         assert_refused(proc.stdout + proc.stderr, proc.returncode, "not valid YAML")
         assert "Traceback" not in proc.stderr
     assert state(home) == before
@@ -175,6 +199,7 @@ def test_task_run_checks_the_stored_input_again(home, tmp_path):
 
 # -- MCP create_task -------------------------------------------------------------------------------------
 
+
 def test_mcp_create_task_refuses_a_one_megabyte_path_and_an_empty_corpus(home, tmp_path):
     empty_file = Path(home) / "corpora" / "empty.jsonl"  # under the MCP corpus roots
     empty_file.parent.mkdir(parents=True)
@@ -184,8 +209,10 @@ def test_mcp_create_task_refuses_a_one_megabyte_path_and_an_empty_corpus(home, t
 
     async def calls():
         async with Client(server, read_timeout_seconds=60) as client:
-            return [await client.call_tool("create_task", {"query": QUESTION, "options": {"corpus": [path]}})
-                    for path in ("/" + "x" * 1_000_000, str(empty_file))]
+            return [
+                await client.call_tool("create_task", {"query": QUESTION, "options": {"corpus": [path]}})
+                for path in ("/" + "x" * 1_000_000, str(empty_file))
+            ]
 
     too_long, empty = anyio.run(calls)
     assert too_long.is_error and empty.is_error
@@ -197,9 +224,16 @@ def test_mcp_create_task_refuses_a_one_megabyte_path_and_an_empty_corpus(home, t
 
 # -- what is read, and how -------------------------------------------------------------------------------
 
+
 def test_latin1_corpus_loads_every_record_and_reports_the_repaired_lines(tmp_path):
-    rows = [{"doc_id": i, "title": f"Vitamine D et fractures chez les âgés, étude {i}",
-             "abstract": ["Les résultats à Zürich: moins de fractures (p < 0,05)."]} for i in range(5)]
+    rows = [
+        {
+            "doc_id": i,
+            "title": f"Vitamine D et fractures chez les âgés, étude {i}",
+            "abstract": ["Les résultats à Zürich: moins de fractures (p < 0,05)."],
+        }
+        for i in range(5)
+    ]
     path = tmp_path / "latin1.jsonl"
     path.write_bytes("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode("latin-1"))
     corpus = LocalCorpus.open(path)
@@ -209,8 +243,10 @@ def test_latin1_corpus_loads_every_record_and_reports_the_repaired_lines(tmp_pat
     from lyra_resources.task_input import check_task_input
 
     checked = check_task_input(QUESTION, {"corpus": [str(path)]}, tmp_path / "home")
-    assert checked.notes == [f"5 line(s) of corpus {path.resolve()} were not UTF-8 and were read as "
-                             f"Windows-1252/Latin-1: {path.resolve()} lines 1, 2, 3, 4, 5"]
+    assert checked.notes == [
+        f"5 line(s) of corpus {path.resolve()} were not UTF-8 and were read as "
+        f"Windows-1252/Latin-1: {path.resolve()} lines 1, 2, 3, 4, 5"
+    ]
 
 
 def test_utf16_with_a_bom_and_utf8_with_a_bom_load(tmp_path):
@@ -235,7 +271,10 @@ def test_a_folder_reads_inside_files_and_reports_what_it_left_out(tmp_path, smal
     assert corpus.files == [(folder / "sub" / "inside.jsonl").resolve()] and len(corpus) == 2
     reasons = {Path(i.location.rsplit(":", 1)[0]).name: i.reason for i in corpus.issues}
     assert "outside the corpus folder" in reasons["link-outside.jsonl"]
-    assert "over the 0.01 MB limit" in reasons["big.jsonl"] and "corpus_files.max_file_mb" in reasons["big.jsonl"]
+    assert (
+        "over the 0.01 MB limit" in reasons["big.jsonl"]
+        and "corpus_files.max_file_mb" in reasons["big.jsonl"]
+    )
     assert "not followed" in reasons["linked-dir"]
     from lyra_resources.task_input import check_task_input
 
@@ -252,15 +291,18 @@ def test_ranking_an_empty_fragment_table_keeps_its_column_types():
 
     scores = rank_candidates([], np.zeros(3), lambda idx: np.zeros((0, 3)), None)
     frame = ranking_frame(scores, [])
-    fragments = pd.DataFrame({"fragment_id": pd.Series([], dtype=object), "text": pd.Series([], dtype=object)})
+    fragments = pd.DataFrame(
+        {"fragment_id": pd.Series([], dtype=object), "text": pd.Series([], dtype=object)}
+    )
     assert frame.merge(fragments, on="fragment_id").empty
     assert frame["fragment_id"].dtype == object and frame["final_rank"].dtype == "Int64"
 
 
 @pytest.mark.slow
 def test_a_question_no_paper_matches_completes_with_empty_tables(lyra_home, small_corpus):
-    task = LyraStore.at(str(lyra_home)).create_task("quantum chromodynamics lattice gauge",
-                                                    {"corpus": [str(small_corpus)]})
+    task = LyraStore.at(str(lyra_home)).create_task(
+        "quantum chromodynamics lattice gauge", {"corpus": [str(small_corpus)]}
+    )
     outcome = run_control.run_task(task.id, lyra_home)
     assert outcome.success, outcome.error
     counts = LyraStore.at(str(lyra_home)).row_counts(task.id)
@@ -273,7 +315,14 @@ def test_a_one_word_question_gets_a_hint_and_is_still_checked(tmp_path, small_co
     vague = check_task_input("cancer", {"corpus": [str(small_corpus)]}, tmp_path / "h")
     assert vague.query == "cancer" and len(vague.notes) == 1
     assert vague.notes[0].startswith("the question has one content word ('cancer'), too vague to judge")
-    assert check_task_input("What is it?", {"corpus": [str(small_corpus)]}, tmp_path / "h").notes[0].startswith(
-        "the question has no content word")
-    assert check_task_input("Does vitamin D reduce fracture risk?", {"corpus": [str(small_corpus)]},
-                            tmp_path / "h").notes == []
+    assert (
+        check_task_input("What is it?", {"corpus": [str(small_corpus)]}, tmp_path / "h")
+        .notes[0]
+        .startswith("the question has no content word")
+    )
+    assert (
+        check_task_input(
+            "Does vitamin D reduce fracture risk?", {"corpus": [str(small_corpus)]}, tmp_path / "h"
+        ).notes
+        == []
+    )

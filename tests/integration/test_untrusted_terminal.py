@@ -17,9 +17,9 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
+
 from fixtures.corpus import SMALL_CORPUS, write_jsonl
 from fixtures.mcp import store_env
-
 from lyra_resources.home import REPO_ROOT
 from lyra_resources.store.lyra_store import LyraStore
 
@@ -31,21 +31,36 @@ RAW = ("\x1b[2J", "\x1b]", "\x07", "\x00", "\u202e")  # none may reach the termi
 
 def lyra_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("LYRA_HOME", "LYRA_DEBUG")}
-    return env | {"PYTHONPATH": str(REPO_ROOT), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-                  "COLUMNS": "200"}
+    return env | {
+        "PYTHONPATH": str(REPO_ROOT),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "COLUMNS": "200",
+    }
 
 
 def lyra(*args: str | Path, timeout: float = 600) -> subprocess.CompletedProcess:
     """``python -m lyra_tools.cli ARGS`` with its output in a pipe (no terminal)."""
-    return subprocess.run([sys.executable, "-m", "lyra_tools.cli", *map(str, args)], env=lyra_env(),
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "lyra_tools.cli", *map(str, args)],
+        env=lyra_env(),
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=timeout,
+    )
 
 
 def lyra_on_a_terminal(*args: str | Path, timeout: float = 600) -> str:
     """``python -m lyra_tools.cli ARGS`` writing to a pseudo-terminal; all it wrote."""
     main, sub = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "lyra_tools.cli", *map(str, args)], stdin=subprocess.DEVNULL,
-                            stdout=sub, stderr=sub, env=lyra_env() | {"TERM": "xterm-256color"})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lyra_tools.cli", *map(str, args)],
+        stdin=subprocess.DEVNULL,
+        stdout=sub,
+        stderr=sub,
+        env=lyra_env() | {"TERM": "xterm-256color"},
+    )
     os.close(sub)
     chunks, deadline = [], time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -95,10 +110,14 @@ def test_search_shows_control_sequences_escaped_in_a_pipe_and_on_a_terminal(tmp_
     assert_no_raw_controls(piped.stdout + piped.stderr)
     rows = piped.stdout.splitlines()
     assert len(rows) == 3 and all(len(r.split("\t")) == 7 for r in rows)  # the newline started no row
-    assert rows[1].split("\t")[6] == ("Vitamin D \\x1b[2J\\x1b]52;c;ZXZpbA==\\x07\\x1b]8;;https://evil.example\\x07"
-                                      "link\\x1b]8;;\\x07 and fracture [/] risk \\u202eevil\\x00 in\\x0a# older adults")
+    assert rows[1].split("\t")[6] == (
+        "Vitamin D \\x1b[2J\\x1b]52;c;ZXZpbA==\\x07\\x1b]8;;https://evil.example\\x07"
+        "link\\x1b]8;;\\x07 and fracture [/] risk \\u202eevil\\x00 in\\x0a# older adults"
+    )
 
-    shown = lyra_on_a_terminal("search", "vitamin D fracture", "--corpus", corpus, "--home", home, "--top", "2")
+    shown = lyra_on_a_terminal(
+        "search", "vitamin D fracture", "--corpus", corpus, "--home", home, "--top", "2"
+    )
     assert_no_raw_controls(shown)  # Rich's own colour codes are ESC [ … m; nothing else
     assert not re.findall(r"\x1b(?!\[[0-9;]*m)", shown), shown
     assert "Vitamin D \\x1b" in shown  # the title, shown (cut to the column) with its escapes visible
@@ -119,7 +138,9 @@ def test_a_question_holding_markup_runs_and_the_home_stays_usable(tmp_path):
     assert listed.returncode == 0 and status.returncode == 0, listed.stderr + status.stderr
     assert "[/]" in listed.stdout and MARKUP_QUESTION in status.stdout and "completed" in status.stdout
     report = (home / "reports" / f"{task_id}.md").read_text()
-    assert not [line for line in report.splitlines() if line.startswith("# older adults")]  # no heading forged
+    assert not [
+        line for line in report.splitlines() if line.startswith("# older adults")
+    ]  # no heading forged
 
 
 @pytest.mark.slow
@@ -129,22 +150,33 @@ def test_mcp_create_task_with_a_markup_question_starts_its_run(tmp_path):
     home = tmp_path / "h"
     (home / "corpora").mkdir(parents=True)  # an agent names corpora under the server's corpus roots
     corpus = write_jsonl(home / "corpora" / "small.jsonl", SMALL_CORPUS)
-    params = StdioServerParameters(command=sys.executable, args=["-m", "lyra_tools.mcp.server", "--home", str(home)],
-                                   cwd=str(REPO_ROOT), env={**lyra_env(), **store_env()})
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "lyra_tools.mcp.server", "--home", str(home)],
+        cwd=str(REPO_ROOT),
+        env={**lyra_env(), **store_env()},
+    )
 
     async def session() -> tuple[dict, list[str], dict]:
         async with Client(params, read_timeout_seconds=120) as client:
-            created = (await client.call_tool("create_task", {"query": MARKUP_QUESTION,
-                                                              "options": {"corpus": [str(corpus)]}})).structured_content
+            created = (
+                await client.call_tool(
+                    "create_task", {"query": MARKUP_QUESTION, "options": {"corpus": [str(corpus)]}}
+                )
+            ).structured_content
             log, seen = Path(created["log_path"]), []
             deadline = time.monotonic() + 300
             while time.monotonic() < deadline:
-                status = (await client.call_tool("get_status", {"task_id": created["task_id"]})).structured_content
+                status = (
+                    await client.call_tool("get_status", {"task_id": created["task_id"]})
+                ).structured_content
                 seen.append(status["status"])
                 if status["status"] != "queued" or "error:" in (log.read_text() if log.exists() else ""):
                     break
                 await anyio.sleep(2)
-            stopped = (await client.call_tool("stop_task", {"task_id": created["task_id"]})).structured_content
+            stopped = (
+                await client.call_tool("stop_task", {"task_id": created["task_id"]})
+            ).structured_content
             return created, seen, stopped
 
     created, seen, stopped = anyio.run(session)

@@ -13,14 +13,20 @@ from lyra_training.verifier import fit_temperature
 from lyra_training.verifier_data import scifact_pairs, windows
 
 
-@pytest.mark.parametrize("claim,negated", [
-    ("Smoking increases lung cancer risk.", "Smoking decreases lung cancer risk."),
-    ("RUNX is not expressed in skin tissue.", "RUNX is expressed in skin tissue."),
-    ("Klf2 is important for myeloid cell function.", "Klf2 is not important for myeloid cell function."),
-    ("GATA3 regulates self-renewal of stem cells.", "GATA3 does not regulate self-renewal of stem cells."),
-    ("Statins cannot prevent dementia.", "Statins can prevent dementia."),
-    ("Macrophages bind to cancer cells.", "Macrophages do not bind to cancer cells."),
-])
+@pytest.mark.parametrize(
+    "claim,negated",
+    [
+        ("Smoking increases lung cancer risk.", "Smoking decreases lung cancer risk."),
+        ("RUNX is not expressed in skin tissue.", "RUNX is expressed in skin tissue."),
+        ("Klf2 is important for myeloid cell function.", "Klf2 is not important for myeloid cell function."),
+        (
+            "GATA3 regulates self-renewal of stem cells.",
+            "GATA3 does not regulate self-renewal of stem cells.",
+        ),
+        ("Statins cannot prevent dementia.", "Statins can prevent dementia."),
+        ("Macrophages bind to cancer cells.", "Macrophages do not bind to cancer cells."),
+    ],
+)
 def test_negation_rules(claim, negated):
     assert negate(claim) == negated
 
@@ -30,24 +36,46 @@ def test_negation_refuses_what_it_cannot_change():
 
 
 def test_templated_claims_read_as_findings():
-    assert templated_claim("Aspirin", "placebo", "mortality", "decreased") == \
-        "Aspirin decreases mortality compared with placebo."
-    assert templated_claim("Aspirin ", "placebo.", "mortality", "no_difference") == \
-        "Aspirin does not change mortality compared with placebo."
+    assert (
+        templated_claim("Aspirin", "placebo", "mortality", "decreased")
+        == "Aspirin decreases mortality compared with placebo."
+    )
+    assert (
+        templated_claim("Aspirin ", "placebo.", "mortality", "no_difference")
+        == "Aspirin does not change mortality compared with placebo."
+    )
 
 
 CLAIMS = [
-    {"id": 1, "claim": "Vitamin D reduces fracture risk.", "cited_doc_ids": [10],
-     "evidence": {"10": [{"sentences": [1], "label": "SUPPORT"}]}},
-    {"id": 2, "claim": "Vitamin D increases fracture risk.", "cited_doc_ids": [10, 11],
-     "evidence": {"10": [{"sentences": [1], "label": "CONTRADICT"}]}},
+    {
+        "id": 1,
+        "claim": "Vitamin D reduces fracture risk.",
+        "cited_doc_ids": [10],
+        "evidence": {"10": [{"sentences": [1], "label": "SUPPORT"}]},
+    },
+    {
+        "id": 2,
+        "claim": "Vitamin D increases fracture risk.",
+        "cited_doc_ids": [10, 11],
+        "evidence": {"10": [{"sentences": [1], "label": "CONTRADICT"}]},
+    },
     {"id": 3, "claim": "Sleep loss impairs memory.", "cited_doc_ids": [12], "evidence": {}},
-    {"id": 4, "claim": "Exercise raises bone density.", "cited_doc_ids": [13],
-     "evidence": {"13": [{"sentences": [0, 2], "label": "SUPPORT"}]}},
+    {
+        "id": 4,
+        "claim": "Exercise raises bone density.",
+        "cited_doc_ids": [13],
+        "evidence": {"13": [{"sentences": [0, 2], "label": "SUPPORT"}]},
+    },
 ]
 CORPUS = {
-    10: {"abstract": ["We pooled 11 trials.", "Vitamin D lowered hip fractures by 30%.", "Doses varied.",
-                      "Adherence was high."]},
+    10: {
+        "abstract": [
+            "We pooled 11 trials.",
+            "Vitamin D lowered hip fractures by 30%.",
+            "Doses varied.",
+            "Adherence was high.",
+        ]
+    },
     11: {"abstract": ["Calcium was given.", "Kidney stones were more frequent."]},
     12: {"abstract": ["Participants slept 4 hours.", "Recall fell by a third.", "Effects lasted a day."]},
     13: {"abstract": ["Training lasted a year.", "Twenty adults took part.", "Spine density rose 2%."]},
@@ -62,20 +90,35 @@ def test_claims_citing_a_common_paper_share_a_group_and_a_fold():
 
 
 def test_scifact_pairs_label_rationales_negations_and_neutral_windows():
-    pairs = scifact_pairs(CLAIMS, CORPUS, negation_rate=1.0, hard_negative=lambda c: 12 if c["id"] == 1 else None)
+    pairs = scifact_pairs(
+        CLAIMS, CORPUS, negation_rate=1.0, hard_negative=lambda c: 12 if c["id"] == 1 else None
+    )
     by = {(p.source, p.hypothesis, p.premise): p.label for p in pairs}
-    assert by[("scifact", "Vitamin D reduces fracture risk.", "Vitamin D lowered hip fractures by 30%.")] == "entailment"
-    assert by[("scifact", "Vitamin D increases fracture risk.", "Vitamin D lowered hip fractures by 30%.")] == "contradiction"
+    assert (
+        by[("scifact", "Vitamin D reduces fracture risk.", "Vitamin D lowered hip fractures by 30%.")]
+        == "entailment"
+    )
+    assert (
+        by[("scifact", "Vitamin D increases fracture risk.", "Vitamin D lowered hip fractures by 30%.")]
+        == "contradiction"
+    )
     # the negated claim flips the label on the same premise
     premise = "Vitamin D lowered hip fractures by 30%."
-    assert by[("scifact_negated", "Vitamin D increases fracture risk.", premise)] == "contradiction"  # claim 1's
+    assert (
+        by[("scifact_negated", "Vitamin D increases fracture risk.", premise)] == "contradiction"
+    )  # claim 1's
     assert by[("scifact_negated", "Vitamin D decreases fracture risk.", premise)] == "entailment"  # claim 2's
     # a two-sentence rationale is one premise, never split
-    assert by[("scifact", "Exercise raises bone density.", "Training lasted a year. Spine density rose 2%.")] == "entailment"
+    assert (
+        by[("scifact", "Exercise raises bone density.", "Training lasted a year. Spine density rose 2%.")]
+        == "entailment"
+    )
     # windows without a rationale sentence, NEI claims' abstracts and the retrieved paper are neutral
     neutral = {p.premise for p in pairs if p.label == "neutral"}
     assert "Doses varied. Adherence was high." in neutral
-    assert any(p.source == "scifact_nei" for p in pairs) and any(p.source == "scifact_retrieved" for p in pairs)
+    assert any(p.source == "scifact_nei" for p in pairs) and any(
+        p.source == "scifact_retrieved" for p in pairs
+    )
     assert all("Vitamin D lowered" not in p.premise for p in pairs if p.label == "neutral")
     # claims of one group carry the same group id
     assert {p.group for p in pairs if p.hypothesis.startswith("Vitamin D")} == {claim_groups(CLAIMS)[1]}
@@ -99,7 +142,9 @@ def test_temperature_recovers_an_overconfident_model():
 
 
 def test_one_vote_per_paper():
-    overlapping = [Evidence(relation="SUPPORTS", nli_confidence=c, page_id="paper-a") for c in (0.9, 0.8, 0.7)]
+    overlapping = [
+        Evidence(relation="SUPPORTS", nli_confidence=c, page_id="paper-a") for c in (0.9, 0.8, 0.7)
+    ]
     votes = paper_votes(overlapping + [Evidence(relation="NEUTRAL", nli_confidence=0.99, page_id="paper-b")])
     assert [(v.page_id, v.nli_confidence) for v in votes] == [("paper-a", 0.9)]
     per_paper = bayesian_score(overlapping, ScoringRule(vote_weight=1.0))
@@ -142,7 +187,9 @@ def test_train_nli_names_what_the_data_folder_lacks(tmp_path):
 
     from lyra_tools.cli import app
 
-    result = CliRunner().invoke(app, ["models", "train-nli", "--data", str(tmp_path), "--home", str(tmp_path / "h")])
+    result = CliRunner().invoke(
+        app, ["models", "train-nli", "--data", str(tmp_path), "--home", str(tmp_path / "h")]
+    )
     assert result.exit_code == 1
     assert "missing" in result.output and "scifact/claims_train.jsonl" in result.output
     assert not (tmp_path / "h" / "models").exists()
@@ -156,10 +203,12 @@ def test_the_recipe_end_to_end_on_a_small_slice(shared_data, tmp_path):
     from lyra_resources.models.inference import NliModel
     from lyra_training.verifier import VerifierRecipe, train_verifier
 
-    recipe = VerifierRecipe(folds=2, general_limit=48, claims_limit=24, general_replay=16,
-                            calibration_per_fold=30, batch_size=16)
-    report = train_verifier(shared_data, tmp_path / "out", tmp_path / "work", recipe,
-                            cache_dir=tmp_path / "cache")
+    recipe = VerifierRecipe(
+        folds=2, general_limit=48, claims_limit=24, general_replay=16, calibration_per_fold=30, batch_size=16
+    )
+    report = train_verifier(
+        shared_data, tmp_path / "out", tmp_path / "work", recipe, cache_dir=tmp_path / "cache"
+    )
     assert set(report.stages) == {"general", "fold0", "fold1", "final"}
     assert report.stages["general"]["pairs"] == 48 and report.oof_pairs > 0
     assert 0.25 <= report.temperature <= 8 and report.oof_nll_after <= report.oof_nll_before + 1e-9
@@ -167,8 +216,12 @@ def test_the_recipe_end_to_end_on_a_small_slice(shared_data, tmp_path):
     assert calibration["temperature"] == report.temperature
     model = NliModel(tmp_path / "out")
     assert model.temperature == report.temperature and f"-t{report.temperature:g}" in model.version
-    prediction = model.predict([("Vitamin D lowered hip fractures by 30%.", "Vitamin D reduces fracture risk.")])[0]
+    prediction = model.predict(
+        [("Vitamin D lowered hip fractures by 30%.", "Vitamin D reduces fracture risk.")]
+    )[0]
     assert abs(sum(prediction.probs.values()) - 1) < 1e-5
     # stages found in the work folder are reused: a second run trains nothing
-    again = train_verifier(shared_data, tmp_path / "out2", tmp_path / "work", recipe, cache_dir=tmp_path / "cache")
+    again = train_verifier(
+        shared_data, tmp_path / "out2", tmp_path / "work", recipe, cache_dir=tmp_path / "cache"
+    )
     assert again.stages == report.stages and again.temperature == report.temperature

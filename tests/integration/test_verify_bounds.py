@@ -25,15 +25,29 @@ def claims_file(path: Path, n: int) -> Path:
 def lyra(*args: str | Path, **kwargs) -> subprocess.Popen:
     """``lyra ARGS`` through the console script's entry point, SIGINT at Python's default even where
     the test runner was started in a shell's background (which ignores it for its children)."""
-    return subprocess.Popen([sys.executable, "-m", "lyra_tools.cli", *map(str, args)], stdin=subprocess.DEVNULL,
-                            text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **kwargs)
+    return subprocess.Popen(
+        [sys.executable, "-m", "lyra_tools.cli", *map(str, args)],
+        stdin=subprocess.DEVNULL,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        **kwargs,
+    )
 
 
 def test_a_batch_over_max_claims_is_refused_in_one_line_and_creates_nothing(tmp_path, small_corpus):
     home = tmp_path / "h"
     big = claims_file(tmp_path / "claims.txt", 1001)
-    proc = lyra("verify", "--corpus", small_corpus, "--claims", big, "--home", home,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = lyra(
+        "verify",
+        "--corpus",
+        small_corpus,
+        "--claims",
+        big,
+        "--home",
+        home,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         out, err = proc.communicate(timeout=120)
     except subprocess.TimeoutExpired:
@@ -52,18 +66,32 @@ def test_verify_says_its_plan_first_and_ctrl_c_stops_it_in_one_line(tmp_path, sm
     claims = claims_file(tmp_path / "claims.txt", 1200)
     out_path, err_path = tmp_path / "out.txt", tmp_path / "err.txt"
     with out_path.open("w") as out, err_path.open("w") as err:
-        proc = lyra("verify", "--corpus", small_corpus, "--claims", claims, "--max-claims", 1200, "--home", home,
-                    stdout=out, stderr=err)
+        proc = lyra(
+            "verify",
+            "--corpus",
+            small_corpus,
+            "--claims",
+            claims,
+            "--max-claims",
+            1200,
+            "--home",
+            home,
+            stdout=out,
+            stderr=err,
+        )
     deadline = time.monotonic() + 300
     while "✓ fragments" not in out_path.read_text():  # the run is in Dagster, at the model steps
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
-            pytest.fail(f"the run never reached its model steps: {out_path.read_text()[-2000:]} {err_path.read_text()}")
+            pytest.fail(
+                f"the run never reached its model steps: {out_path.read_text()[-2000:]} {err_path.read_text()}"
+            )
         time.sleep(0.1)
     plan = err_path.read_text().splitlines()
     assert len(plan) == 1 and re.fullmatch(
         r"verify: 1,200 claims, at most 9,600 NLI pairs; estimated \d+ min \(recorded .* on a 2-core CPU.*\)",
-        plan[0]), plan
+        plan[0],
+    ), plan
     proc.send_signal(signal.SIGINT)
     try:
         code = proc.wait(timeout=120)
@@ -73,12 +101,18 @@ def test_verify_says_its_plan_first_and_ctrl_c_stops_it_in_one_line(tmp_path, sm
     lines = err_path.read_text().splitlines()
     assert code == 130 and len(lines) == 2, lines  # the plan, then the stop: no Dagster traceback
     task_id = re.search(r"task_[0-9a-f]{8}", out_path.read_text()).group(0)
-    assert lines[1] == (f"error: interrupted: task {task_id} stopped (run {LyraStore.at(home).require_task(task_id).last_run_id}); "
-                        f"`lyra task run {task_id}` runs it again")
+    assert lines[1] == (
+        f"error: interrupted: task {task_id} stopped (run {LyraStore.at(home).require_task(task_id).last_run_id}); "
+        f"`lyra task run {task_id}` runs it again"
+    )
 
     # the home stays usable: the task reads stopped and every reading command works
     assert LyraStore.at(home).require_task(task_id).status == "stopped"
     for args in (("task", "list"), ("task", "status", task_id)):
-        done = subprocess.run([sys.executable, "-m", "lyra_tools.cli", *args, "--home", str(home)],
-                              capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "lyra_tools.cli", *args, "--home", str(home)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert done.returncode == 0 and done.stderr == "" and "stopped" in done.stdout, done

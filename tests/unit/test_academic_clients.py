@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from lyra_core.papers import CanonicalPaper, canonicalize
+from lyra_resources.corpus.json_files import rebuild_abstract
 from lyra_resources.sources.academic import (
     ApiClient,
     ApiStatusError,
@@ -22,7 +23,6 @@ from lyra_resources.sources.academic import (
     SemanticScholarClient,
 )
 from lyra_resources.sources.academic.gather import complete_identifiers
-from lyra_resources.corpus.json_files import rebuild_abstract
 
 S2_BASE = "https://api.semanticscholar.org/graph/v1"
 OA_BASE = "https://api.openalex.org"
@@ -58,12 +58,17 @@ class Replay:
     def __call__(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(request)
         for it in self.interactions:
-            if (it["method"] == request.method and _path(it["uri"], self.base) == _path(str(request.url), self.base)
-                    and self._params(it["uri"]) == self._params(str(request.url))):
+            if (
+                it["method"] == request.method
+                and _path(it["uri"], self.base) == _path(str(request.url), self.base)
+                and self._params(it["uri"]) == self._params(str(request.url))
+            ):
                 status = it.get("status") or 200  # a few cassettes lost their status line; those were 200s
                 body = it["body"]
                 if isinstance(body, str):
-                    return httpx.Response(status, text=body, headers={"content-type": it.get("content_type") or ""})
+                    return httpx.Response(
+                        status, text=body, headers={"content-type": it.get("content_type") or ""}
+                    )
                 return httpx.Response(status, json=body)
         return httpx.Response(404, json={"error": f"no recorded response for {request.url}"})
 
@@ -73,7 +78,9 @@ def policy(api: str, base: str) -> HttpPolicy:
 
 
 def s2(handler) -> SemanticScholarClient:
-    return SemanticScholarClient(ApiClient(policy("Semantic Scholar", S2_BASE), None, httpx.MockTransport(handler)))
+    return SemanticScholarClient(
+        ApiClient(policy("Semantic Scholar", S2_BASE), None, httpx.MockTransport(handler))
+    )
 
 
 def oa(handler) -> OpenAlexClient:
@@ -97,7 +104,12 @@ def test_s2_search_parses_records_and_pages_by_offset(shared_data):
 
 def test_s2_search_with_full_fields(shared_data):
     recorded = load(shared_data, "csed_paper_search_fixtures/s2_relevance_search.json")
-    interaction = {"method": "GET", "uri": recorded["url"], "status": recorded["status_code"], "body": recorded["body"]}
+    interaction = {
+        "method": "GET",
+        "uri": recorded["url"],
+        "status": recorded["status_code"],
+        "body": recorded["body"],
+    }
     records = run(s2(Replay(S2_BASE, interaction)).search("attention mechanism", 5))
     assert len(records) == 5
     vaswani = records[0]
@@ -124,20 +136,36 @@ def test_s2_bad_request_is_a_clear_error(shared_data):
     def handler(request):
         return httpx.Response(400, json=recorded["body"])
 
-    with pytest.raises(ApiStatusError, match=r"Semantic Scholar GET /paper/DOI:10\.1093/mind/lix\.236\.433: "
-                                             r"HTTP 400: Unrecognized or unsupported fields") as err:
+    with pytest.raises(
+        ApiStatusError,
+        match=r"Semantic Scholar GET /paper/DOI:10\.1093/mind/lix\.236\.433: "
+        r"HTTP 400: Unrecognized or unsupported fields",
+    ) as err:
         run(s2(handler).get_paper("10.1093/mind/lix.236.433"))
     assert err.value.status == 400
 
 
 def test_s2_batch_keeps_the_asked_ids_and_skips_unknown_ones(shared_data):
     recorded = load(shared_data, "s2_danielnsilva_decoded/test_get_papers_not_found_warning__00.json")
-    forbidden = load(shared_data, "s2_danielnsilva_decoded/test_debug__00.json")  # a real 403 from /paper/batch
-    asked = ["CorpusId:211530585", "CorpusId:470667", "10.2139/ssrn.2250500", "0f40b1f08821e22e859c6050916cec3667778613"]
+    forbidden = load(
+        shared_data, "s2_danielnsilva_decoded/test_debug__00.json"
+    )  # a real 403 from /paper/batch
+    asked = [
+        "CorpusId:211530585",
+        "CorpusId:470667",
+        "10.2139/ssrn.2250500",
+        "0f40b1f08821e22e859c6050916cec3667778613",
+    ]
     replay = Replay(S2_BASE, recorded)
     found = run(s2(replay).get_papers(asked))
-    assert json.loads(replay.requests[0].content) == {"ids": [
-        "CorpusId:211530585", "CorpusId:470667", "DOI:10.2139/ssrn.2250500", "0f40b1f08821e22e859c6050916cec3667778613"]}
+    assert json.loads(replay.requests[0].content) == {
+        "ids": [
+            "CorpusId:211530585",
+            "CorpusId:470667",
+            "DOI:10.2139/ssrn.2250500",
+            "0f40b1f08821e22e859c6050916cec3667778613",
+        ]
+    }
     assert "CorpusId:211530585" not in found  # S2 answered null for it
     assert found["CorpusId:470667"].title == "How Much Should We Trust Differences-in-Differences Estimates?"
     assert len(found) == sum(item is not None for item in recorded["body"])
@@ -148,21 +176,31 @@ def test_s2_batch_keeps_the_asked_ids_and_skips_unknown_ones(shared_data):
 
 
 def test_s2_citations_page_through_offsets(shared_data):
-    pages = [load(shared_data, f"s2_danielnsilva_decoded/test_get_paper_citations__{i:02d}.json") for i in range(3)]
+    pages = [
+        load(shared_data, f"s2_danielnsilva_decoded/test_get_paper_citations__{i:02d}.json") for i in range(3)
+    ]
     replay = Replay(S2_BASE, *pages)
     links = run(s2(replay).citations("CorpusId:14514057", 250))
     assert len(links) == 250 and {link.direction for link in links} == {"cited_by"}
     assert [(r.url.params["offset"], r.url.params["limit"]) for r in replay.requests] == [
-        ("0", "250"), ("100", "150"), ("200", "50")]
+        ("0", "250"),
+        ("100", "150"),
+        ("200", "50"),
+    ]
     assert links[100].record.source_id == pages[1]["body"]["data"][0]["citingPaper"]["paperId"]
 
 
 def test_s2_references_skip_unresolved_entries(shared_data):
-    pages = [load(shared_data, f"s2_danielnsilva_decoded/test_get_paper_references__{i:02d}.json") for i in range(2)]
+    pages = [
+        load(shared_data, f"s2_danielnsilva_decoded/test_get_paper_references__{i:02d}.json")
+        for i in range(2)
+    ]
     links = run(s2(Replay(S2_BASE, *pages)).references("10.2139/ssrn.2250500", 100))
     recorded = [e for p in pages for e in p["body"]["data"]]
     assert len(recorded) == 67
-    assert len(links) == sum(e["citedPaper"]["paperId"] is not None for e in recorded)  # 44: null ids cannot be followed
+    assert len(links) == sum(
+        e["citedPaper"]["paperId"] is not None for e in recorded
+    )  # 44: null ids cannot be followed
     assert {link.direction for link in links} == {"references"}
 
 
@@ -174,9 +212,14 @@ def test_s2_is_influential_from_citation_and_reference_edges(shared_data):
     citation = json.loads((folder / "Citation.json").read_text())
     reference = json.loads((folder / "Reference.json").read_text())
     turing = json.loads((folder / "Paper.json").read_text())
-    cites_page = {"offset": 0, "data": [citation,
-                                        {"isInfluential": False, "citingPaper": turing["citations"][0]},
-                                        {"isInfluential": True, "citingPaper": turing["citations"][1]}]}
+    cites_page = {
+        "offset": 0,
+        "data": [
+            citation,
+            {"isInfluential": False, "citingPaper": turing["citations"][0]},
+            {"isInfluential": True, "citingPaper": turing["citations"][1]},
+        ],
+    }
     refs_page = {"offset": 0, "data": [reference]}
 
     def handler(request):
@@ -199,9 +242,13 @@ def test_malformed_answers_name_the_endpoint():
         return httpx.Response(200, text="<html>maintenance</html>", headers={"content-type": "text/html"})
 
     client = s2(handler)
-    with pytest.raises(MalformedResponse, match=r"Semantic Scholar GET /paper/search: unexpected answer shape at data"):
+    with pytest.raises(
+        MalformedResponse, match=r"Semantic Scholar GET /paper/search: unexpected answer shape at data"
+    ):
         run(client.search("anything", 5))
-    with pytest.raises(MalformedResponse, match=r"GET /paper/DOI:10\.1000/x: answer is not JSON \(text/html\)"):
+    with pytest.raises(
+        MalformedResponse, match=r"GET /paper/DOI:10\.1000/x: answer is not JSON \(text/html\)"
+    ):
         run(client.get_paper("10.1000/x"))
 
 
@@ -214,8 +261,11 @@ def test_openalex_search_rebuilds_abstracts_from_the_inverted_index(shared_data)
     replay = Replay(OA_BASE, {"method": "GET", "uri": recorded["url"], "status": 200, "body": body})
 
     def handler(request):  # the recording was made with sort and filter parameters Lyra does not send
-        return httpx.Response(200, json=body) if request.url.params.get("search") == '"attention mechanism"' else \
-            replay(request)
+        return (
+            httpx.Response(200, json=body)
+            if request.url.params.get("search") == '"attention mechanism"'
+            else replay(request)
+        )
 
     records = run(oa(handler).search('"attention mechanism"', 5))
     assert len(records) == len(body["results"]) == 5
@@ -240,8 +290,12 @@ def _pool(shared: Path) -> dict[str, dict]:
     """Every real OpenAlex work record in the recordings, by W id."""
     works: dict[str, dict] = {}
     root = shared / "api_responses"
-    files = [*root.glob("openalex_bibgraph_cache/works/W*.json"), *root.glob("openalex_bibgraph_cache/works_queries/*.json"),
-             *root.glob("commonmeta_openalex_decoded/*.json"), *root.glob("paperqa_decoded/*.json")]
+    files = [
+        *root.glob("openalex_bibgraph_cache/works/W*.json"),
+        *root.glob("openalex_bibgraph_cache/works_queries/*.json"),
+        *root.glob("commonmeta_openalex_decoded/*.json"),
+        *root.glob("paperqa_decoded/*.json"),
+    ]
     for file in files:
         data = json.loads(file.read_text())
         data = data.get("body", data) if isinstance(data, dict) else data
@@ -264,17 +318,28 @@ def openalex_filter_server(pool: dict[str, dict], calls: list[str]):
         if name == "openalex_id":
             hits = [w for k, w in pool.items() if k.lower() in wanted]
         elif name == "doi":
-            hits = [w for w in pool.values() if (w.get("doi") or "").lower().removeprefix("https://doi.org/") in wanted]
+            hits = [
+                w
+                for w in pool.values()
+                if (w.get("doi") or "").lower().removeprefix("https://doi.org/") in wanted
+            ]
         elif name == "ids.pmid":
-            hits = [w for w in pool.values()
-                    if ((w.get("ids") or {}).get("pmid") or "").rsplit("/", 1)[-1] in wanted]
+            hits = [
+                w
+                for w in pool.values()
+                if ((w.get("ids") or {}).get("pmid") or "").rsplit("/", 1)[-1] in wanted
+            ]
         elif name == "cites":
-            hits = [w for w in pool.values()
-                    if any(r.lower().endswith("/" + values.lower()) for r in w.get("referenced_works") or [])]
+            hits = [
+                w
+                for w in pool.values()
+                if any(r.lower().endswith("/" + values.lower()) for r in w.get("referenced_works") or [])
+            ]
         else:
             return httpx.Response(404, json={"error": "unknown filter"})
-        return httpx.Response(200, json={"meta": {"count": len(hits), "per_page": 50, "next_cursor": None},
-                                         "results": hits})
+        return httpx.Response(
+            200, json={"meta": {"count": len(hits), "per_page": 50, "next_cursor": None}, "results": hits}
+        )
 
     return handler
 
@@ -286,7 +351,10 @@ def test_openalex_references_are_fetched_in_batches_of_50(shared_data):
     client = oa(openalex_filter_server(pool, calls))
     refs = run(client.referenced([client_work(resnet)], 100))["W2194775991"]
     id_calls = [c for c in calls if c.startswith("openalex_id:")]
-    assert len(id_calls) == 2 and [len(c.split("|")) for c in id_calls] == [50, 14]  # never one call per reference
+    assert len(id_calls) == 2 and [len(c.split("|")) for c in id_calls] == [
+        50,
+        14,
+    ]  # never one call per reference
     wanted = {r.rsplit("/", 1)[1] for r in resnet["referenced_works"]}
     assert {r.source_id for r in refs} == wanted & set(pool)  # the references the recordings hold
     assert {"W1686810756", "W2064675550", "W2163605009"} <= {r.source_id for r in refs}
@@ -302,8 +370,11 @@ def test_openalex_citing_works_and_a_real_empty_cites_page(shared_data):
     """No recording holds a non-empty ``filter=cites:`` page; the citing works here are the real
     records whose real ``referenced_works`` name ResNet, served as one page. The empty page is real."""
     pool = _pool(shared_data)
-    empty = load(shared_data, "openalex_bibgraph_cache/works_queries/"
-                              "filter__3D__cites__3A__W3209445140__26__page__3D__1__26__per_page__3D__50.json")
+    empty = load(
+        shared_data,
+        "openalex_bibgraph_cache/works_queries/"
+        "filter__3D__cites__3A__W3209445140__26__page__3D__1__26__per_page__3D__50.json",
+    )
     calls: list[str] = []
     by_filter = openalex_filter_server(pool, calls)
 
@@ -315,7 +386,9 @@ def test_openalex_citing_works_and_a_real_empty_cites_page(shared_data):
     client = oa(handler)
     citing = run(client.citations("W2194775991", 20))
     assert {link.record.source_id for link in citing} >= {"W4386076325"}
-    assert {link.direction for link in citing} == {"cited_by"} and not any(link.is_influential for link in citing)
+    assert {link.direction for link in citing} == {"cited_by"} and not any(
+        link.is_influential for link in citing
+    )
     assert run(client.citations("W3209445140", 20)) == []
 
 
@@ -323,8 +396,9 @@ def test_identifier_completion_turns_a_pmid_into_a_doi_without_crossref(shared_d
     pool = _pool(shared_data)
     calls: list[str] = []
     client = oa(openalex_filter_server(pool, calls))
-    bare = CanonicalPaper(paper_id="p1", pmid="17183658", title="A paper known only by its PMID",
-                          sources=["local:bib1"])
+    bare = CanonicalPaper(
+        paper_id="p1", pmid="17183658", title="A paper known only by its PMID", sources=["local:bib1"]
+    )
     done = run(complete_identifiers([bare], [client]))
     assert calls == ["ids.pmid:17183658"]
     merged = canonicalize([*done.records])

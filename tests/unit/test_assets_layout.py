@@ -14,7 +14,16 @@ from fixtures.paths import REPO
 
 ASSETS = REPO / "lyra_assets"
 EXECUTION = ASSETS / "execution"
-RUN_MACHINERY = {"runs", "run_control", "run_queue", "step_workers", "celery_steps", "schedules", "task_status", "interrupts"}
+RUN_MACHINERY = {
+    "runs",
+    "run_control",
+    "run_queue",
+    "step_workers",
+    "celery_steps",
+    "schedules",
+    "task_status",
+    "interrupts",
+}
 # Each module's imports of private names (Dagster's `dagster._…` modules, `_`-names of dagster-celery),
 # each kept because Dagster offers no public one (its comment in the module says why).
 PRIVATE_IMPORTS = {
@@ -49,16 +58,22 @@ def test_the_execution_package_says_what_it_holds_and_re_exports_nothing():
 
 def _tracked_text_files() -> list[str]:
     listed = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout
-    return [name for name in listed.splitlines()
-            if name.endswith((".py", ".md", ".toml", ".yaml", ".yml", ".cfg", ".ini", ".txt", ".sh", ".j2"))
-            or name.startswith(".ci/")]
+    return [
+        name
+        for name in listed.splitlines()
+        if name.endswith((".py", ".md", ".toml", ".yaml", ".yml", ".cfg", ".ini", ".txt", ".sh", ".j2"))
+        or name.startswith(".ci/")
+    ]
 
 
 @pytest.mark.parametrize("module", sorted(RUN_MACHINERY))
 def test_nothing_names_a_run_module_by_its_old_place(module):
     old = re.compile(rf"lyra_assets[./]{module}\b")
-    stale = [name for name in _tracked_text_files() if (REPO / name).is_file()
-             and old.search((REPO / name).read_text(encoding="utf-8", errors="replace"))]
+    stale = [
+        name
+        for name in _tracked_text_files()
+        if (REPO / name).is_file() and old.search((REPO / name).read_text(encoding="utf-8", errors="replace"))
+    ]
     assert stale == []
 
 
@@ -68,11 +83,15 @@ def _private_imports(path) -> set[str]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("dagster"):
             private_module = any(part.startswith("_") for part in node.module.split("."))
-            found |= {f"{node.module}.{alias.name}" for alias in node.names
-                      if private_module or alias.name.startswith("_")}
+            found |= {
+                f"{node.module}.{alias.name}"
+                for alias in node.names
+                if private_module or alias.name.startswith("_")
+            }
         elif isinstance(node, ast.Import):
-            found |= {alias.name for alias in node.names
-                      if alias.name.startswith("dagster") and "._" in alias.name}
+            found |= {
+                alias.name for alias in node.names if alias.name.startswith("dagster") and "._" in alias.name
+            }
     return found
 
 

@@ -9,8 +9,10 @@ from lyra_core.cells import cell_list
 
 def test_list_cells_from_duckdb_become_lists_whatever_the_reader():
     conn = duckdb.connect()
-    conn.execute("CREATE TABLE t (i INTEGER, ids VARCHAR[]); "
-                 "INSERT INTO t VALUES (1, ['s2:a', 'openalex:W1']), (2, ['s2:b']), (3, []), (4, NULL)")
+    conn.execute(
+        "CREATE TABLE t (i INTEGER, ids VARCHAR[]); "
+        "INSERT INTO t VALUES (1, ['s2:a', 'openalex:W1']), (2, ['s2:b']), (3, []), (4, NULL)"
+    )
     frame = conn.execute("SELECT * FROM t ORDER BY i").df()
     assert isinstance(frame["ids"].iat[0], np.ndarray)  # why the helper exists: `array or []` raises
     expected = [["s2:a", "openalex:W1"], ["s2:b"], [], []]

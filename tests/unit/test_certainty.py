@@ -7,10 +7,22 @@ from lyra_core.certainty import Vote, certainty_words, grade
 from lyra_core.scoring import Evidence, ScoringRule, bayesian_score, evidence_of
 
 
-def edge(page: str, design: str | None, relation: str = "SUPPORTS", p: float = 0.95, size: int | None = 2000,
-         judge: str = "direction") -> Evidence:
-    return Evidence(relation=relation, nli_confidence=p, page_id=page, study_design=design, sample_size=size,
-                    judged_by=judge)
+def edge(
+    page: str,
+    design: str | None,
+    relation: str = "SUPPORTS",
+    p: float = 0.95,
+    size: int | None = 2000,
+    judge: str = "direction",
+) -> Evidence:
+    return Evidence(
+        relation=relation,
+        nli_confidence=p,
+        page_id=page,
+        study_design=design,
+        sample_size=size,
+        judged_by=judge,
+    )
 
 
 RULE = ScoringRule()
@@ -43,21 +55,31 @@ def test_votes_by_word_overlap_alone_never_make_well_supported():
 
 
 def test_a_person_reviewing_an_edge_counts_as_reading_it():
-    votes = [Vote(relation="SUPPORTS", study_design="rct", judged_by="cross-encoder", human=True),
-             Vote(relation="SUPPORTS", study_design="rct", judged_by="cross-encoder")]
+    votes = [
+        Vote(relation="SUPPORTS", study_design="rct", judged_by="cross-encoder", human=True),
+        Vote(relation="SUPPORTS", study_design="rct", judged_by="cross-encoder"),
+    ]
     assert grade(votes, "SUPPORTS").allows_well_supported
 
 
 def test_observational_studies_only_start_low_and_do_not_make_well_supported():
-    score = bayesian_score([edge(f"c{i}", d) for i, d in enumerate(["cohort", "case_control", "cross_sectional"])],
-                           RULE)
-    assert (score.verdict, score.certainty, score.certainty_reasons) == ("supported", "low",
-                                                                          "observational studies only")
+    score = bayesian_score(
+        [edge(f"c{i}", d) for i, d in enumerate(["cohort", "case_control", "cross_sectional"])], RULE
+    )
+    assert (score.verdict, score.certainty, score.certainty_reasons) == (
+        "supported",
+        "low",
+        "observational studies only",
+    )
 
 
 def test_disagreement_and_small_samples_lower_certainty():
-    edges = [edge("t1", "rct", size=30), edge("t2", "rct", size=40), edge("t3", "rct", size=20),
-             edge("t4", "rct", relation="REFUTES", p=0.7, size=25)]
+    edges = [
+        edge("t1", "rct", size=30),
+        edge("t2", "rct", size=40),
+        edge("t3", "rct", size=20),
+        edge("t4", "rct", relation="REFUTES", p=0.7, size=25),
+    ]
     score = bayesian_score(edges, RULE)
     assert score.certainty == "low"
     assert score.certainty_reasons == "studies disagree; small samples (90 in all)"
@@ -66,25 +88,47 @@ def test_disagreement_and_small_samples_lower_certainty():
 
 def test_animal_and_unstated_designs_are_very_low():
     score = bayesian_score([edge("m1", "animal_cell"), edge("m2", "animal_cell")], RULE)
-    assert (score.verdict, score.certainty, score.certainty_reasons) == ("supported", "very_low",
-                                                                          "only animal or cell studies")
+    assert (score.verdict, score.certainty, score.certainty_reasons) == (
+        "supported",
+        "very_low",
+        "only animal or cell studies",
+    )
     unstated = bayesian_score([edge("a", None), edge("b", "other")], RULE)
     assert unstated.certainty_reasons.startswith("no study design stated")
 
 
 def test_refuting_side_is_graded_for_a_claim_the_evidence_rejects():
-    score = bayesian_score([edge("t1", "rct", relation="REFUTES"), edge("t2", "meta_analysis", relation="REFUTES")],
-                           RULE)
+    score = bayesian_score(
+        [edge("t1", "rct", relation="REFUTES"), edge("t2", "meta_analysis", relation="REFUTES")], RULE
+    )
     assert (score.verdict, score.certainty) == ("likely_false", "high")
 
 
 def test_edge_rows_from_tables_are_read_with_missing_values_as_none():
     import pandas as pd
 
-    frame = pd.DataFrame([{"relation": "SUPPORTS", "nli_confidence": 0.9, "page_id": "p", "study_design": None,
-                           "sample_size": pd.NA, "judged_by": "direction", "human_reviewed": None},
-                          {"relation": "REFUTES", "nli_confidence": 0.8, "page_id": None, "study_design": "rct",
-                           "sample_size": 120.0, "judged_by": float("nan"), "human_reviewed": True}])
+    frame = pd.DataFrame(
+        [
+            {
+                "relation": "SUPPORTS",
+                "nli_confidence": 0.9,
+                "page_id": "p",
+                "study_design": None,
+                "sample_size": pd.NA,
+                "judged_by": "direction",
+                "human_reviewed": None,
+            },
+            {
+                "relation": "REFUTES",
+                "nli_confidence": 0.8,
+                "page_id": None,
+                "study_design": "rct",
+                "sample_size": 120.0,
+                "judged_by": float("nan"),
+                "human_reviewed": True,
+            },
+        ]
+    )
     first, second = (evidence_of(r) for r in frame.to_dict("records"))
     assert (first.sample_size, first.study_design, first.human) == (None, None, False)
     assert (second.sample_size, second.judged_by, second.human, second.page_id) == (120, None, True, None)
@@ -92,10 +136,24 @@ def test_edge_rows_from_tables_are_read_with_missing_values_as_none():
 
 def test_the_answer_line_says_how_certain_a_deciding_verdict_is():
     votes = PaperVotes(supporting_papers=1, papers_judged=12, supporting_designs=["cohort"])
-    line = answer_line("supported", 0.83, 0.14, votes, certainty="very_low",
-                       certainty_reasons="observational studies only; one study")
+    line = answer_line(
+        "supported",
+        0.83,
+        0.14,
+        votes,
+        certainty="very_low",
+        certainty_reasons="observational studies only; one study",
+    )
     assert line.endswith("— very low certainty (observational studies only; one study)")
-    undecided = answer_line("unverified", 0.5, 0.2, PaperVotes(), alpha=1.0, beta=1.0, certainty="very_low",
-                            certainty_reasons="no vote on this side")
+    undecided = answer_line(
+        "unverified",
+        0.5,
+        0.2,
+        PaperVotes(),
+        alpha=1.0,
+        beta=1.0,
+        certainty="very_low",
+        certainty_reasons="no vote on this side",
+    )
     assert "certainty" not in undecided
     assert certainty_words(None) == ""

@@ -10,13 +10,37 @@ import typer
 
 from lyra_tools import cli
 
-COMMANDS = ["run", "verify", "mcp", "ui", "daemon", "export", "report", "task", "models", "claims", "evidence", "search", "corpus",
-            "feedback",
-            "worker", "store"]
+COMMANDS = [
+    "run",
+    "verify",
+    "mcp",
+    "ui",
+    "daemon",
+    "export",
+    "report",
+    "task",
+    "models",
+    "claims",
+    "evidence",
+    "search",
+    "corpus",
+    "feedback",
+    "worker",
+    "store",
+]
 GROUPS = {
     "task": ["list", "status", "run", "watch", "unwatch", "stop", "delete"],
-    "models": ["fetch-snli", "train-snli", "train-nli", "train-direction", "train-claim-roles", "train-reranker", "list", "activate",
-               "train-adapter"],
+    "models": [
+        "fetch-snli",
+        "train-snli",
+        "train-nli",
+        "train-direction",
+        "train-claim-roles",
+        "train-reranker",
+        "list",
+        "activate",
+        "train-adapter",
+    ],
     "feedback": ["apply", "edge-correct"],
     "store": ["copy"],
     "corpus": ["embed"],

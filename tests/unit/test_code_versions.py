@@ -22,14 +22,24 @@ def tree(root: Path, files: dict[str, str]) -> Path:
 
 
 def test_the_version_follows_every_module_the_asset_imports_and_no_other(tmp_path):
-    root = tree(tmp_path, {
-        "lyra_core/__init__.py": "", "lyra_core/scoring.py": "def score(): return 1\n",
-        "lyra_core/text.py": "def clean(s): return s\n", "lyra_core/unused.py": "X = 1\n",
-        "lyra_assets/__init__.py": "",
-        "lyra_assets/scores.py": "from lyra_core import scoring\nfrom lyra_core.text import clean  # why\n",
-    })
+    root = tree(
+        tmp_path,
+        {
+            "lyra_core/__init__.py": "",
+            "lyra_core/scoring.py": "def score(): return 1\n",
+            "lyra_core/text.py": "def clean(s): return s\n",
+            "lyra_core/unused.py": "X = 1\n",
+            "lyra_assets/__init__.py": "",
+            "lyra_assets/scores.py": "from lyra_core import scoring\nfrom lyra_core.text import clean  # why\n",
+        },
+    )
     assert imported_modules("lyra_assets.scores", root) == [
-        "lyra_assets", "lyra_assets.scores", "lyra_core", "lyra_core.scoring", "lyra_core.text"]
+        "lyra_assets",
+        "lyra_assets.scores",
+        "lyra_core",
+        "lyra_core.scoring",
+        "lyra_core.text",
+    ]
     before = code_version.__wrapped__("lyra_assets.scores", root)
     (root / "lyra_core/unused.py").write_text("X = 2\n")
     assert code_version.__wrapped__("lyra_assets.scores", root) == before
@@ -39,17 +49,35 @@ def test_the_version_follows_every_module_the_asset_imports_and_no_other(tmp_pat
 
 
 def test_modules_named_in_a_parenthesised_import_over_several_lines_count(tmp_path):
-    root = tree(tmp_path, {
-        "lyra_core/__init__.py": "", "lyra_core/scoring.py": "X = 1\n", "lyra_core/text.py": "Y = 1\n",
-        "lyra_assets/__init__.py": "",
-        "lyra_assets/scores.py": "from lyra_core import (\n    scoring,  # why\n    text as words,\n)\n",
-    })
+    root = tree(
+        tmp_path,
+        {
+            "lyra_core/__init__.py": "",
+            "lyra_core/scoring.py": "X = 1\n",
+            "lyra_core/text.py": "Y = 1\n",
+            "lyra_assets/__init__.py": "",
+            "lyra_assets/scores.py": "from lyra_core import (\n    scoring,  # why\n    text as words,\n)\n",
+        },
+    )
     assert imported_modules("lyra_assets.scores", root) == [
-        "lyra_assets", "lyra_assets.scores", "lyra_core", "lyra_core.scoring", "lyra_core.text"]
+        "lyra_assets",
+        "lyra_assets.scores",
+        "lyra_core",
+        "lyra_core.scoring",
+        "lyra_core.text",
+    ]
 
 
 def test_the_inputs_digest_changes_with_code_rows_and_what_the_asset_reads():
-    parts = {"task": "t", "settings": "s", "code": "c", "corpus": "k", "models": "m", "domains": "d", "feedback": "f"}
+    parts = {
+        "task": "t",
+        "settings": "s",
+        "code": "c",
+        "corpus": "k",
+        "models": "m",
+        "domains": "d",
+        "feedback": "f",
+    }
     world = RunInputs(digest="x", reason="", parts=parts)
     rows = pd.DataFrame({"page_id": ["a", "b"], "sections": [["results"], None]})
     base = inputs_digest("v1", world, {"pages": rows}, reads_corpus=False)
@@ -59,7 +87,8 @@ def test_the_inputs_digest_changes_with_code_rows_and_what_the_asset_reads():
     moved = RunInputs(digest="y", reason="", parts={**parts, "corpus": "k2", "code": "c2"})
     assert inputs_digest("v1", moved, {"pages": rows}, reads_corpus=False) == base  # reads neither
     assert inputs_digest("v1", moved, {"pages": rows}, reads_corpus=True) != inputs_digest(
-        "v1", world, {"pages": rows}, reads_corpus=True)
+        "v1", world, {"pages": rows}, reads_corpus=True
+    )
     tuned = RunInputs(digest="z", reason="", parts={**parts, "settings": "s2"})
     assert inputs_digest("v1", tuned, {"pages": rows}, reads_corpus=False) != base
     assert inputs_digest("v1", RunInputs(digest=None, reason="live"), {}, reads_corpus=False) is None

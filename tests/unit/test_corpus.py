@@ -14,12 +14,12 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from lyra_core.text import index_terms, science_tokens, tokenize
+from lyra_resources.corpus.json_files import rebuild_abstract
 from lyra_resources.corpus.local_corpus import (
     CorpusError,
     LocalCorpus,
     LocalCorpusProvider,
 )
-from lyra_resources.corpus.json_files import rebuild_abstract
 from lyra_resources.sources.providers import PaperProvider
 
 # --------------------------------------------------------------------------- test corpora
@@ -32,16 +32,35 @@ OPENALEX_WORKS = [
         "title": "The state of OA: a large-scale analysis of the prevalence and impact of Open Access articles",
         "display_name": "The state of OA: a large-scale analysis of the prevalence and impact of Open Access articles",
         "publication_year": 2018,
-        "ids": {"openalex": "https://openalex.org/W2741809807", "doi": "https://doi.org/10.7717/peerj.4375",
-                "mag": "2741809807", "pmid": "https://pubmed.ncbi.nlm.nih.gov/29456894"},
-        "primary_location": {"is_oa": True, "landing_page_url": "https://doi.org/10.7717/peerj.4375",
-                             "source": {"id": "https://openalex.org/S1983995261", "display_name": "PeerJ"}},
-        "authorships": [{"author_position": "first", "author": {"id": "https://openalex.org/A5048491430",
-                                                                "display_name": "Heather Piwowar"}},
-                        {"author_position": "last", "author": {"display_name": "Stefanie Haustein"}}],
+        "ids": {
+            "openalex": "https://openalex.org/W2741809807",
+            "doi": "https://doi.org/10.7717/peerj.4375",
+            "mag": "2741809807",
+            "pmid": "https://pubmed.ncbi.nlm.nih.gov/29456894",
+        },
+        "primary_location": {
+            "is_oa": True,
+            "landing_page_url": "https://doi.org/10.7717/peerj.4375",
+            "source": {"id": "https://openalex.org/S1983995261", "display_name": "PeerJ"},
+        },
+        "authorships": [
+            {
+                "author_position": "first",
+                "author": {"id": "https://openalex.org/A5048491430", "display_name": "Heather Piwowar"},
+            },
+            {"author_position": "last", "author": {"display_name": "Stefanie Haustein"}},
+        ],
         # keys deliberately not in position order, as in real responses
-        "abstract_inverted_index": {"access": [3], "Despite": [0], "growing": [1], "open": [2, 6],
-                                    "to": [4], "research,": [5], "remains": [7], "unclear.": [8]},
+        "abstract_inverted_index": {
+            "access": [3],
+            "Despite": [0],
+            "growing": [1],
+            "open": [2, 6],
+            "to": [4],
+            "research,": [5],
+            "remains": [7],
+            "unclear.": [8],
+        },
     },
     {
         "id": "https://openalex.org/W3209445140",
@@ -66,8 +85,12 @@ OPENALEX_WORKS = [
 S2_PAPERS = [
     {
         "paperId": "2d5673caa9e6af3a7b82a43f19ee920992db07ad",
-        "externalIds": {"DBLP": "journals/x/Turing50", "MAG": "2145482038", "DOI": "10.1093/MIND/LIX.236.433",
-                        "CorpusId": 14636783},
+        "externalIds": {
+            "DBLP": "journals/x/Turing50",
+            "MAG": "2145482038",
+            "DOI": "10.1093/MIND/LIX.236.433",
+            "CorpusId": 14636783,
+        },
         "url": "https://www.semanticscholar.org/paper/2d5673caa9e6af3a7b82a43f19ee920992db07ad",
         "title": "Computing Machinery and Intelligence",
         "abstract": "I propose to consider the question, \u201cCan machines think?\u201d",
@@ -83,7 +106,10 @@ S2_PAPERS = [
         "abstract": None,
         "venue": "Neural Information Processing Systems",
         "year": 2017,
-        "authors": [{"authorId": "40348417", "name": "Ashish Vaswani"}, {"authorId": None, "name": "Noam Shazeer"}],
+        "authors": [
+            {"authorId": "40348417", "name": "Ashish Vaswani"},
+            {"authorId": None, "name": "Noam Shazeer"},
+        ],
     },
     {
         "paperId": "0000000000000000000000000000000000000003",
@@ -97,12 +123,23 @@ S2_PAPERS = [
 ]
 
 BEIR_DOCS = [
-    {"_id": "4983", "title": "Microstructural development of human newborn cerebral white matter",
-     "text": "Diffusion tensor imaging of newborn white matter.", "metadata": {}},
-    {"_id": "5836", "title": "Induction of myelodysplasia by myeloid-derived suppressor cells",
-     "text": "Myelodysplastic syndromes are age-dependent stem cell malignancies.",
-     "metadata": {"doi": "10.1172/JCI70056", "pubmed_id": "24236399"}},
-    {"_id": "7912", "title": "BC1 RNA, the transcript from a master gene", "text": "BC1 RNA is a neural RNA."},
+    {
+        "_id": "4983",
+        "title": "Microstructural development of human newborn cerebral white matter",
+        "text": "Diffusion tensor imaging of newborn white matter.",
+        "metadata": {},
+    },
+    {
+        "_id": "5836",
+        "title": "Induction of myelodysplasia by myeloid-derived suppressor cells",
+        "text": "Myelodysplastic syndromes are age-dependent stem cell malignancies.",
+        "metadata": {"doi": "10.1172/JCI70056", "pubmed_id": "24236399"},
+    },
+    {
+        "_id": "7912",
+        "title": "BC1 RNA, the transcript from a master gene",
+        "text": "BC1 RNA is a neural RNA.",
+    },
 ]
 
 BIBTEX = r"""% Exported from Zotero
@@ -171,7 +208,13 @@ def mixed_dir(tmp_path: Path, small_corpus: Path) -> Path:
 
 def test_tokenize_lowercases_splits_and_drops_stop_words_and_single_chars():
     assert tokenize("The IL-6 receptor's role in naïve T cells, p < 0.05") == [
-        "il", "receptor", "role", "naive", "cells", "05"]
+        "il",
+        "receptor",
+        "role",
+        "naive",
+        "cells",
+        "05",
+    ]
     assert tokenize("") == [] and tokenize(None) == []
 
 
@@ -181,15 +224,26 @@ def test_tokenize_lowercases_splits_and_drops_stop_words_and_single_chars():
 def test_every_shape_in_a_directory_is_detected(mixed_dir: Path):
     corpus = LocalCorpus.open(mixed_dir)
     shapes = {Path(f).name: s for f, s in corpus.shapes.items()}
-    assert shapes == {"openalex.jsonl": "openalex", "s2.ndjson": "s2", "beir.jsonl": "beir",
-                      "library.bib": "bibtex", "scifact.jsonl": "scifact"}
+    assert shapes == {
+        "openalex.jsonl": "openalex",
+        "s2.ndjson": "s2",
+        "beir.jsonl": "beir",
+        "library.bib": "bibtex",
+        "scifact.jsonl": "scifact",
+    }
     assert [f.relative_to(mixed_dir.resolve()).as_posix() for f in corpus.files] == [
-        "beir.jsonl", "library.bib", "nested/s2.ndjson", "openalex.jsonl", "scifact.jsonl"]
+        "beir.jsonl",
+        "library.bib",
+        "nested/s2.ndjson",
+        "openalex.jsonl",
+        "scifact.jsonl",
+    ]
     assert len(corpus) == 3 + 3 + 3 + 3 + 4
     assert all(r.source == "local" for r in corpus.records)
     # the only issue is the broken BibTeX entry
     assert [(Path(i.location).name, i.reason.split(":")[0]) for i in corpus.issues] == [
-        ("library.bib:25", "BibTeX block could not be parsed")]
+        ("library.bib:25", "BibTeX block could not be parsed")
+    ]
 
 
 def test_openalex_fields(tmp_path: Path):
@@ -240,7 +294,11 @@ def test_bibtex_fields_and_broken_entry(tmp_path: Path):
     path = tmp_path / "zotero.bib"
     path.write_text(BIBTEX, encoding="utf-8")
     corpus = LocalCorpus.open(path)
-    assert [r.source_id for r in corpus.records] == ["piwowar_state_2018", "vaswani_attention_2017", "he_deep_2016"]
+    assert [r.source_id for r in corpus.records] == [
+        "piwowar_state_2018",
+        "vaswani_attention_2017",
+        "he_deep_2016",
+    ]
     oa = corpus.get("piwowar_state_2018")
     assert oa.title == "The state of OA: a large-scale analysis of Open Access articles"  # braces gone
     assert oa.abstract == "Despite growing interest in Open Access, 50% of articles remain closed."
@@ -248,8 +306,13 @@ def test_bibtex_fields_and_broken_entry(tmp_path: Path):
     assert (oa.doi, oa.pmid, oa.year, oa.venue) == ("10.7717/peerj.4375", "29456894", 2018, "PeerJ")
     assert corpus.get("vaswani_attention_2017").arxiv_id == "1706.03762"
     resnet = corpus.get("he_deep_2016")
-    assert resnet.year == 2016 and resnet.venue == "Proceedings of CVPR" and resnet.doi == "10.1109/cvpr_2016.90"
-    assert resnet.authors == ["Kaiming He", "Microsoft Research, Asia and Friends"]  # braces keep a name whole
+    assert (
+        resnet.year == 2016 and resnet.venue == "Proceedings of CVPR" and resnet.doi == "10.1109/cvpr_2016.90"
+    )
+    assert resnet.authors == [
+        "Kaiming He",
+        "Microsoft Research, Asia and Friends",
+    ]  # braces keep a name whole
     [issue] = corpus.issues
     assert issue.location == f"{path}:25" and issue.source == "local"
     assert "BibTeX block could not be parsed" in issue.reason
@@ -259,12 +322,21 @@ def test_json_documents_single_list_page_and_recorded_response(tmp_path: Path):
     root = tmp_path / "json"
     root.mkdir()
     (root / "one.json").write_text(json.dumps(OPENALEX_WORKS[0], indent=2))
-    (root / "page.json").write_text(json.dumps({"meta": {"count": 2}, "results": OPENALEX_WORKS[1:]}, indent=2))
+    (root / "page.json").write_text(
+        json.dumps({"meta": {"count": 2}, "results": OPENALEX_WORKS[1:]}, indent=2)
+    )
     (root / "search.json").write_text(json.dumps({"total": 3, "offset": 0, "data": S2_PAPERS}))
     (root / "batch.json").write_text(json.dumps(BEIR_DOCS))
-    (root / "recorded.json").write_text(json.dumps(
-        {"method": "GET", "uri": "https://api.semanticscholar.org/graph/v1/paper/x", "status": 200,
-         "body": {**S2_PAPERS[0], "paperId": "recorded1"}}))
+    (root / "recorded.json").write_text(
+        json.dumps(
+            {
+                "method": "GET",
+                "uri": "https://api.semanticscholar.org/graph/v1/paper/x",
+                "status": 200,
+                "body": {**S2_PAPERS[0], "paperId": "recorded1"},
+            }
+        )
+    )
     corpus = LocalCorpus.open(root)
     assert len(corpus) == 1 + 2 + 3 + 3 + 1 and corpus.issues == []
     assert corpus.get("W2741809807").abstract.startswith("Despite growing")
@@ -320,7 +392,9 @@ def test_missing_path_and_empty_directory_are_clear_errors(tmp_path: Path):
         LocalCorpus.open(tmp_path / "nowhere")
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "notes.txt").write_text("hello")
-    with pytest.raises(CorpusError, match=r"no corpus files \(\*\.jsonl.*\*\.bib\) found under directory .*empty"):
+    with pytest.raises(
+        CorpusError, match=r"no corpus files \(\*\.jsonl.*\*\.bib\) found under directory .*empty"
+    ):
         LocalCorpus.open(tmp_path / "empty")
     with pytest.raises(CorpusError, match="unsupported corpus file"):
         LocalCorpus.open(tmp_path / "empty" / "notes.txt")
@@ -329,8 +403,22 @@ def test_missing_path_and_empty_directory_are_clear_errors(tmp_path: Path):
 
 def test_science_tokens_keep_what_names_things():
     assert science_tokens("Vitamin D and IL-6, COVID-19, H2A.Z and p53 in type 2 diabetes. A trial") == [
-        "vitamin", "vitamin_d", "il", "6", "il6", "covid", "19", "covid19", "h2a", "h2az", "p53",
-        "type", "2", "diabetes", "trial"]
+        "vitamin",
+        "vitamin_d",
+        "il",
+        "6",
+        "il6",
+        "covid",
+        "19",
+        "covid19",
+        "h2a",
+        "h2az",
+        "p53",
+        "type",
+        "2",
+        "diabetes",
+        "trial",
+    ]
     assert science_tokens("") == [] and science_tokens(None) == []
 
 
@@ -340,10 +428,18 @@ def test_index_terms_match_other_word_forms():
 
 
 def test_search_tells_vitamin_d_from_vitamin_e(tmp_path: Path):
-    docs = [{"_id": "e", "title": "Vitamin E and C supplementation and fracture risk", "text": "Vitamins E and C."},
-            {"_id": "d", "title": "Vitamin D supplementation and fractures", "text": "Vitamin D and fractures."}]
+    docs = [
+        {
+            "_id": "e",
+            "title": "Vitamin E and C supplementation and fracture risk",
+            "text": "Vitamins E and C.",
+        },
+        {"_id": "d", "title": "Vitamin D supplementation and fractures", "text": "Vitamin D and fractures."},
+    ]
     corpus = LocalCorpus.open(write_jsonl(tmp_path / "v.jsonl", docs))
-    assert [h.source_id for h in corpus.search("Does vitamin D supplementation reduce fracture risk?")][0] == "d"
+    assert [h.source_id for h in corpus.search("Does vitamin D supplementation reduce fracture risk?")][
+        0
+    ] == "d"
 
 
 # --------------------------------------------------------------------------- search and lookup
@@ -356,7 +452,9 @@ def test_provider_search_ranks_the_obvious_paper_first(mixed_dir: Path):
     # both papers on vitamin D and hip fracture(s): stemming matches "fractures" too
     assert {h.source_id for h in hits[:2]} == {"1", "2"}
     assert all(h.score and h.score > 0 for h in hits) and hits[0].score >= hits[1].score
-    assert run(provider.search("attention is all you need", limit=10))[0].title.lower().startswith("attention")
+    assert (
+        run(provider.search("attention is all you need", limit=10))[0].title.lower().startswith("attention")
+    )
     assert run(provider.search("zebrafish quasar", limit=10)) == []  # nothing scores > 0
     assert run(provider.search("the of and", limit=10)) == []  # only stop words
     # the stored record is untouched by the score of a search
@@ -477,7 +575,9 @@ def test_real_scifact_corpus(shared_data: Path, tmp_path: Path):
     # the index read back from the cache ranks as the one just built (its speed is bench.ranking's to measure)
     for r in rows[:20]:
         query = " ".join(r["abstract"])[:500]
-        assert [h.source_id for h in cached.search(query, limit=10)] == [h.source_id for h in corpus.search(query, limit=10)]
+        assert [h.source_id for h in cached.search(query, limit=10)] == [
+            h.source_id for h in corpus.search(query, limit=10)
+        ]
 
 
 def test_real_beir_corpus(shared_data: Path):
@@ -492,8 +592,9 @@ def test_real_openalex_and_s2_records(shared_data: Path, tmp_path: Path):
     [oa] = work.records
     assert oa.title.startswith("The state of OA") and oa.doi == "10.7717/peerj.4375" and oa.pmid == "29456894"
     assert oa.abstract.startswith("Despite growing interest in Open Access (OA)") and oa.venue == "PeerJ"
-    page = LocalCorpus.open(responses / "openalex_bibgraph_cache" / "works_queries"
-                            / "page__3D__1__26__per_page__3D__50.json")
+    page = LocalCorpus.open(
+        responses / "openalex_bibgraph_cache" / "works_queries" / "page__3D__1__26__per_page__3D__50.json"
+    )
     assert len(page) >= 45 and all(i.reason.startswith("results[") for i in page.issues)
 
     paper = LocalCorpus.open(responses / "s2_danielnsilva_semanticscholar" / "Paper.json")

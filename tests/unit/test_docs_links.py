@@ -12,9 +12,8 @@ import click
 import pytest
 import typer
 
-from lyra_tools import cli
-
 from fixtures.paths import REPO as ROOT
+from lyra_tools import cli
 
 README = ROOT / "README.md"
 DOCUMENTS = [README, *sorted((ROOT / "docs").glob("*.md"))]
@@ -50,8 +49,11 @@ def anchors(path: Path) -> set[str]:
 
 
 def relative_links(path: Path) -> list[str]:
-    return [target for target in _LINK.findall(_prose(path.read_text(encoding="utf-8")))
-            if not re.match(r"^[a-z][a-z0-9+.-]*:", target, re.IGNORECASE)]
+    return [
+        target
+        for target in _LINK.findall(_prose(path.read_text(encoding="utf-8")))
+        if not re.match(r"^[a-z][a-z0-9+.-]*:", target, re.IGNORECASE)
+    ]
 
 
 def broken_links(path: Path) -> list[str]:
@@ -74,8 +76,11 @@ def test_every_relative_link_resolves(document):
 def test_the_link_checker_sees_a_broken_link_and_a_missing_anchor(tmp_path):
     (tmp_path / "other.md").write_text("# Other\n\n## Two words (here)\n", encoding="utf-8")
     page = tmp_path / "page.md"
-    page.write_text("[a](other.md#two-words-here) [b](missing.md) [c](other.md#nowhere) [d](#self)\n"
-                    "`[e](inside-code.md)`\n```\n[f](inside-fence.md)\n```\n# Self\n", encoding="utf-8")
+    page.write_text(
+        "[a](other.md#two-words-here) [b](missing.md) [c](other.md#nowhere) [d](#self)\n"
+        "`[e](inside-code.md)`\n```\n[f](inside-fence.md)\n```\n# Self\n",
+        encoding="utf-8",
+    )
     assert [line.split(":")[0] for line in broken_links(page)] == ["missing.md", "other.md#nowhere"]
 
 
@@ -128,8 +133,11 @@ def test_the_readme_commands_table_names_only_real_commands_and_options():
             problems.append(f"{usage}: no such command")
             continue
         options = {opt for param in commands[name].params for opt in param.opts + param.secondary_opts}
-        problems += [f"{usage}: no option {flag}" for flag in re.findall(r"(?<![\w-])--[a-z][\w-]*", usage)
-                     if flag not in options]
+        problems += [
+            f"{usage}: no option {flag}"
+            for flag in re.findall(r"(?<![\w-])--[a-z][\w-]*", usage)
+            if flag not in options
+        ]
     assert problems == []
 
 

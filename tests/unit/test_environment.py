@@ -30,15 +30,20 @@ def _environment_uses(source: str) -> list[int]:
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Attribute) and node.attr in ENVIRONMENT_NAMES:
             lines.append(node.lineno)
-        elif isinstance(node, ast.ImportFrom) and node.module == "os" and \
-                any(alias.name in ENVIRONMENT_NAMES for alias in node.names):
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.module == "os"
+            and any(alias.name in ENVIRONMENT_NAMES for alias in node.names)
+        ):
             lines.append(node.lineno)
     return sorted(lines)
 
 
 def test_the_scan_sees_every_way_of_reading_the_environment():
-    source = ("import os\nfrom os import environ\na = os.environ.get('X')\nb = os.getenv('Y')\n"
-              "c = {**os.environ}\n# os.environ in a comment\n'os.environ in a string'\n")
+    source = (
+        "import os\nfrom os import environ\na = os.environ.get('X')\nb = os.getenv('Y')\n"
+        "c = {**os.environ}\n# os.environ in a comment\n'os.environ in a string'\n"
+    )
     assert _environment_uses(source) == [2, 3, 4, 5]
 
 
@@ -83,7 +88,11 @@ def test_a_child_process_gets_this_environment_with_the_overrides(monkeypatch, t
     monkeypatch.setenv("LYRA_MAILTO", "me@example.org")
     monkeypatch.setenv("PYTHONPATH", "/elsewhere")
     env = child_environment(LYRA_HOME=str(tmp_path), PYTHONPATH=python_path(str(REPO)))
-    code = ("from lyra_resources.environment import read_environment; import os; "
-            "e = read_environment(); print(e.home, e.mailto, os.environ['PYTHONPATH'], sep='|')")
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    code = (
+        "from lyra_resources.environment import read_environment; import os; "
+        "e = read_environment(); print(e.home, e.mailto, os.environ['PYTHONPATH'], sep='|')"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == f"{tmp_path}|me@example.org|{REPO}{os.pathsep}/elsewhere"

@@ -11,14 +11,23 @@ from lyra_core.hypothesis import HYPOTHESIS
 
 
 def test_the_hypothesis_meets_every_fragment_about_its_exposure_and_outcome_besides_the_most_similar():
-    claims = pd.DataFrame({"text": ["Aspirin reduces the risk of colorectal cancer.", "Statins lower cholesterol."],
-                           "origin": [HYPOTHESIS, "extracted"]})
-    fragments = pd.DataFrame({
-        "text": ["Aspirin use was associated with a lower risk of colorectal cancer (OR 0.69).",
-                 "Colorectal cancer incidence did not differ between aspirin and placebo.",
-                 "Statins lowered LDL cholesterol by 30%.",
-                 "Hip fractures were fewer with vitamin D."],
-        "page_id": ["p1", "p2", "p3", "p4"]})
+    claims = pd.DataFrame(
+        {
+            "text": ["Aspirin reduces the risk of colorectal cancer.", "Statins lower cholesterol."],
+            "origin": [HYPOTHESIS, "extracted"],
+        }
+    )
+    fragments = pd.DataFrame(
+        {
+            "text": [
+                "Aspirin use was associated with a lower risk of colorectal cancer (OR 0.69).",
+                "Colorectal cancer incidence did not differ between aspirin and placebo.",
+                "Statins lowered LDL cholesterol by 30%.",
+                "Hip fractures were fewer with vitamin D.",
+            ],
+            "page_id": ["p1", "p2", "p3", "p4"],
+        }
+    )
     addressing = addressing_fragments(claims, fragments, {})
     assert addressing == {0: [0, 1]}  # the extracted claim keeps its similarity search alone
 

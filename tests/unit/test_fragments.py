@@ -2,8 +2,10 @@ from lyra_core.fragments import fragment_id_for, make_fragments, split_sentences
 
 
 def test_sentences_keep_abbreviations_decimals_and_initials_together():
-    text = ("Smith et al. reported a 2.5-fold rise (p < 0.05). Doses, e.g. 800 IU, were tested. "
-            "J. Doe disagreed! Was it real? Yes.")
+    text = (
+        "Smith et al. reported a 2.5-fold rise (p < 0.05). Doses, e.g. 800 IU, were tested. "
+        "J. Doe disagreed! Was it real? Yes."
+    )
     assert split_sentences(text) == [
         "Smith et al. reported a 2.5-fold rise (p < 0.05).",
         "Doses, e.g. 800 IU, were tested.",
@@ -28,7 +30,9 @@ def test_windows_cover_every_sentence_with_stable_ids():
 
 
 def test_short_text_is_one_fragment_and_empty_text_none():
-    assert [f.text for f in make_fragments("p", "Only one sentence.", window=3, stride=1)] == ["Only one sentence."]
+    assert [f.text for f in make_fragments("p", "Only one sentence.", window=3, stride=1)] == [
+        "Only one sentence."
+    ]
     assert make_fragments("p", "   ") == []
 
 

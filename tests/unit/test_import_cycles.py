@@ -53,7 +53,9 @@ def imported_modules(name: str, path: Path, is_package: bool, known: set[str]) -
 def import_graph() -> dict[str, set[str]]:
     files = module_files()
     known = set(files)
-    return {name: imported_modules(name, path, is_package, known) for name, (path, is_package) in files.items()}
+    return {
+        name: imported_modules(name, path, is_package, known) for name, (path, is_package) in files.items()
+    }
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:

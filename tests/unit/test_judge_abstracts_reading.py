@@ -7,7 +7,9 @@ def test_an_abstract_without_section_labels_is_read_after_its_title(shared_data)
     folder = shared_data / "nli_training" / "evidence_inference" / "abstracts"
     title, abstract = read_abstract(folder / "PMC5982050.abst")
     assert title.startswith("Evaluation of a Pilot School-Based Physical Activity")
-    assert abstract.startswith("Schools are key environments") and "Skelmersdale" not in abstract.split(".")[0]
+    assert (
+        abstract.startswith("Schools are key environments") and "Skelmersdale" not in abstract.split(".")[0]
+    )
 
 
 def test_a_labelled_abstract_keeps_its_title_whole_and_drops_the_labels(shared_data):

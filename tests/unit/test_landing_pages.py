@@ -18,8 +18,10 @@ PAPIS_FIELDS = ("journal", "volume", "issue", "firstpage", "lastpage", "issn", "
 
 def papis_pages(shared_data: Path) -> list[tuple[str, str, dict]]:
     folder = shared_data / "landing_pages" / "papis"
-    return [(p.stem, p.read_text(errors="replace"), json.loads(p.with_name(f"{p.stem}_Out.json").read_text()))
-            for p in sorted(folder.glob("*.html"))]
+    return [
+        (p.stem, p.read_text(errors="replace"), json.loads(p.with_name(f"{p.stem}_Out.json").read_text()))
+        for p in sorted(folder.glob("*.html"))
+    ]
 
 
 @functools.cache
@@ -37,8 +39,11 @@ def test_page_doi_agrees_with_papis_gold_on_every_page_with_citation_doi(shared_
     assert len(pages) == 18
     with_meta = [(name, html, gold) for name, html, gold in pages if has_citation_doi(html)]
     assert len(with_meta) == 16
-    agreed = [name for name, html, gold in with_meta
-              if extracted(html, gold.get("url")).metadata.doi == clean_doi(gold["doi"])]
+    agreed = [
+        name
+        for name, html, gold in with_meta
+        if extracted(html, gold.get("url")).metadata.doi == clean_doi(gold["doi"])
+    ]
     assert agreed == [name for name, _, _ in with_meta]  # 16 of 16
     # Project Euclid puts only the suffix in citation_doi; the Dublin Core DOI completes it.
     euclid = next(html for name, html, _ in pages if name == "ProjectEuclid_1391109086")
@@ -75,15 +80,24 @@ def test_citation_metadata_agrees_with_papis_gold(shared_data):
             if gold.get(field):
                 assert getattr(meta, field) == str(gold[field]), (name, field)
                 compared[field] += 1
-    assert compared == {"journal": 13, "volume": 13, "issue": 10, "firstpage": 14, "lastpage": 8, "issn": 10,
-                        "pdf_url": 13}
+    assert compared == {
+        "journal": 13,
+        "volume": 13,
+        "issue": 10,
+        "firstpage": 14,
+        "lastpage": 8,
+        "issn": 10,
+        "pdf_url": 13,
+    }
 
 
 def test_main_text_holds_the_abstract(shared_data):
     """trafilatura misses the abstract block of APS, HAL and ScienceDirect pages; the citation
     abstract is then put in front, so every gold abstract is in the text."""
+
     def norm(s):
         return " ".join(s.split()).lower()
+
     with_abstract = 0
     for name, html, gold in papis_pages(shared_data):
         page = extracted(html, gold.get("url"))
@@ -95,8 +109,10 @@ def test_main_text_holds_the_abstract(shared_data):
 
 
 def test_arxiv_abstract_page(shared_data):
-    page = extract_page((shared_data / "landing_pages/commonmeta/test_arxiv__00.html").read_text(),
-                        "https://arxiv.org/abs/1902.02534")
+    page = extract_page(
+        (shared_data / "landing_pages/commonmeta/test_arxiv__00.html").read_text(),
+        "https://arxiv.org/abs/1902.02534",
+    )
     assert page.metadata.arxiv_id == "1902.02534"
     assert page.identifiers.arxiv_ids[0] == "1902.02534"
     assert "10.48550/arxiv.1902.02534" in page.identifiers.dois  # arXiv's own DOI, linked on the page
@@ -105,8 +121,10 @@ def test_arxiv_abstract_page(shared_data):
 
 
 def test_pubmed_page_with_the_doi_in_its_text(shared_data):
-    page = extract_page((shared_data / "landing_pages/readability_pubmed/pubmed.html").read_text(),
-                        "https://www.ncbi.nlm.nih.gov/pubmed/22188593")
+    page = extract_page(
+        (shared_data / "landing_pages/readability_pubmed/pubmed.html").read_text(),
+        "https://www.ncbi.nlm.nih.gov/pubmed/22188593",
+    )
     assert page.metadata.doi is None  # no citation metas on the old PubMed page
     assert page.identifiers.dois[0] == "10.2165/11597620-000000000-00000"
     assert page.identifiers.pmids[0] == "22188593"
@@ -122,18 +140,26 @@ def test_oup_article_page(shared_data):
 
 
 def test_empty_and_odd_html_does_not_break_extraction():
-    for html in ("", "   ", "<p>no html element</p>", "<?xml version='1.0' encoding='utf-8'?><html><body>x</body></html>"):
+    for html in (
+        "",
+        "   ",
+        "<p>no html element</p>",
+        "<?xml version='1.0' encoding='utf-8'?><html><body>x</body></html>",
+    ):
         page = extract_page(html)
         assert page.identifiers == Identifiers()
 
 
-@pytest.mark.parametrize("raw, doi", [
-    ("10.1061/(ASCE)1090-0241(2003)129:11(1054)", "10.1061/(asce)1090-0241(2003)129:11(1054)"),
-    ("(see 10.1000/xyz123)", "10.1000/xyz123"),
-    ("doi:10.1016/S0009-2614(97)04014-1.", "10.1016/s0009-2614(97)04014-1"),
-    ("https://doi.org/10.7717/peerj.4886", "10.7717/peerj.4886"),
-    ("ade/1391109086", None),
-])
+@pytest.mark.parametrize(
+    "raw, doi",
+    [
+        ("10.1061/(ASCE)1090-0241(2003)129:11(1054)", "10.1061/(asce)1090-0241(2003)129:11(1054)"),
+        ("(see 10.1000/xyz123)", "10.1000/xyz123"),
+        ("doi:10.1016/S0009-2614(97)04014-1.", "10.1016/s0009-2614(97)04014-1"),
+        ("https://doi.org/10.7717/peerj.4886", "10.7717/peerj.4886"),
+        ("ade/1391109086", None),
+    ],
+)
 def test_clean_doi_keeps_parentheses_that_belong_to_the_doi(raw, doi):
     assert clean_doi(raw) == doi
 
@@ -164,14 +190,23 @@ def test_new_identifiers_caps_each_page_and_the_batch():
     assert capped.dois == ("10.1/0", "10.1/1", "10.1/2", "10.1/shared", "10.1/b")
     assert capped.arxiv_ids == ("1706.03762",)  # PAGE_B's repeat of a batched DOI uses none of its cap
     assert new_identifiers([many, PAGE_B], Identifiers(), depth=0, max_depth=1, per_page=1).dois == (
-        "10.1/0", "10.1/shared")
+        "10.1/0",
+        "10.1/shared",
+    )
     assert new_identifiers([many], Identifiers(), depth=0, max_depth=1, limit=4).total == 4
 
 
-@pytest.mark.parametrize("setting, live, corpus, expected", [
-    ("off", "on", False, False), ("on", "off", True, True), ("auto", "auto", True, False),
-    ("auto", "on", True, False), ("auto", "off", False, False), ("auto", "auto", False, True),
-])
+@pytest.mark.parametrize(
+    "setting, live, corpus, expected",
+    [
+        ("off", "on", False, False),
+        ("on", "off", True, True),
+        ("auto", "auto", True, False),
+        ("auto", "on", True, False),
+        ("auto", "off", False, False),
+        ("auto", "auto", False, True),
+    ],
+)
 def test_browser_mode(setting, live, corpus, expected):
     enabled, reason = browser_mode(setting, live, has_local_corpus=corpus)
     assert enabled is expected and reason

@@ -12,15 +12,26 @@ from lyra_core.direction.verdict import judge_passage
 LOWER = {"increased": 0.03, "decreased": 0.9, "no_difference": 0.05, "unrelated": 0.02}
 
 
-@pytest.mark.parametrize("exposure, passage, lost", [
-    ("major vault protein (MVP)", "Knockout of MVP leads to miR-193a accumulation in the donor cells.", "Knockout of MVP"),
-    ("TLR4", "TLR4-deficient mice were protected from sepsis.", "TLR4-deficient"),
-    ("Sirt1", "Sirt1-/- mice had shorter lifespans.", "Sirt1-/-"),
-    ("STAT3", "Silencing STAT3 reduced tumour growth.", "Silencing STAT3"),
-    ("PP2A inhibitors", "Inhibition of PP2A reduced tau phosphorylation.", None),  # the claim's exposure is a loss
-    ("HDAC4", "HDAC4 overexpression and HDAC4 knockdown had opposite effects.", None),  # both ends named
-    ("aspirin", "Aspirin reduced the risk of stroke.", None),
-])
+@pytest.mark.parametrize(
+    "exposure, passage, lost",
+    [
+        (
+            "major vault protein (MVP)",
+            "Knockout of MVP leads to miR-193a accumulation in the donor cells.",
+            "Knockout of MVP",
+        ),
+        ("TLR4", "TLR4-deficient mice were protected from sepsis.", "TLR4-deficient"),
+        ("Sirt1", "Sirt1-/- mice had shorter lifespans.", "Sirt1-/-"),
+        ("STAT3", "Silencing STAT3 reduced tumour growth.", "Silencing STAT3"),
+        (
+            "PP2A inhibitors",
+            "Inhibition of PP2A reduced tau phosphorylation.",
+            None,
+        ),  # the claim's exposure is a loss
+        ("HDAC4", "HDAC4 overexpression and HDAC4 knockdown had opposite effects.", None),  # both ends named
+        ("aspirin", "Aspirin reduced the risk of stroke.", None),
+    ],
+)
 def test_the_loss_of_an_exposure_is_found_as_the_passage_names_it(exposure, passage, lost):
     assert named_as_lost(exposure, passage) == lost
 
@@ -28,8 +39,10 @@ def test_the_loss_of_an_exposure_is_found_as_the_passage_names_it(exposure, pass
 def test_what_happens_without_the_exposure_is_turned_round():
     # doc 7662395 (SciFact corpus): MVP knocked out, tumour progression inhibited — MVP promotes it
     claim = read_claim("Major vault protein (MVP) leads to more aggressive tumors.")
-    passage = ("Knockout of MVP leads to miR-193a accumulation in the exosomal donor cells instead of exosomes, "
-               "inhibiting tumour progression.")
+    passage = (
+        "Knockout of MVP leads to miR-193a accumulation in the exosomal donor cells instead of exosomes, "
+        "inhibiting tumour progression."
+    )
     verdict = judge_passage(claim, passage, "Major vault protein and tumour progression. " + passage, LOWER)
     assert verdict.relation == "SUPPORTS", verdict.reason
     assert "with knockout of MVP (higher aggressive tumors with major vault protein (MVP))" in verdict.reason

@@ -10,19 +10,29 @@ from lyra_core.question_parts import QuestionParts, addresses_question, question
 PARTS = [
     # open questions, by their common forms
     ("What are the effects of exercise on depression?", "exercise", "depression"),
-    ("What is the effect of vitamin D supplementation on fracture risk in older adults?",
-     "vitamin D supplementation", "fracture risk"),
+    (
+        "What is the effect of vitamin D supplementation on fracture risk in older adults?",
+        "vitamin D supplementation",
+        "fracture risk",
+    ),
     ("What are the long-term effects of cannabis use on cognition?", "cannabis use", "cognition"),
     ("Effect of aspirin on colorectal cancer incidence", "aspirin", "colorectal cancer incidence"),
     ("What is the impact of remote work on productivity?", "remote work", "productivity"),
     ("What effect does caffeine have on sleep quality?", "caffeine", "sleep quality"),
-    ("What impact has social media had on adolescent mental health?", "social media", "adolescent mental health"),
+    (
+        "What impact has social media had on adolescent mental health?",
+        "social media",
+        "adolescent mental health",
+    ),
     ("How does sleep deprivation affect memory?", "sleep deprivation", "memory"),
     ("How do statins reduce cardiovascular mortality?", "statins", "cardiovascular mortality"),
     ("How can mindfulness help reduce anxiety?", "mindfulness", "anxiety"),
     ("Why does smoking cause lung cancer?", "smoking", "lung cancer"),
-    ("To what extent does alcohol consumption increase the risk of breast cancer?", "alcohol consumption",
-     "breast cancer"),
+    (
+        "To what extent does alcohol consumption increase the risk of breast cancer?",
+        "alcohol consumption",
+        "breast cancer",
+    ),
     ("How is obesity associated with breast cancer?", "obesity", "breast cancer"),
     ("How are sleep and obesity related?", "sleep", "obesity"),
     ("What is the relationship between smoking and lung cancer?", "smoking", "lung cancer"),
@@ -49,24 +59,40 @@ def test_a_question_names_its_exposure_and_outcome(question, exposure, outcome):
     assert question_parts(question) == QuestionParts(exposure=exposure, outcome=outcome)
 
 
-@pytest.mark.parametrize("question", [
-    "What causes migraine?", "What are the effects of caffeine?", "What are the health benefits of green tea?",
-    "Which drugs lower blood pressure?", "What is known about metformin?", "How does X work?",
-    "What is the best treatment for depression?", "Diet and exercise reduce weight", "Are statins effective?",
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What causes migraine?",
+        "What are the effects of caffeine?",
+        "What are the health benefits of green tea?",
+        "Which drugs lower blood pressure?",
+        "What is known about metformin?",
+        "How does X work?",
+        "What is the best treatment for depression?",
+        "Diet and exercise reduce weight",
+        "Are statins effective?",
+    ],
+)
 def test_a_question_without_both_parts_has_none(question):
     assert question_parts(question) is None
 
 
 def test_a_claim_addresses_the_question_when_it_names_the_outcome_and_it_or_its_paper_the_exposure():
     parts = question_parts("What are the effects of exercise on depression?")
-    claims = ["Exercise reduced depressive symptoms compared with usual care.",
-              "Depression scores fell by 30% in the intervention group.",  # exposure named by its paper
-              "Depression scores fell by 30% in the intervention group.",  # … not by this one
-              "Balance and gait improved after the exercise programme.",
-              "Dementia incidence was lower among physically active adults."]
-    papers = ["", "Aerobic exercise for major depression: a randomised trial.",
-              "Sertraline for major depression: a randomised trial.", "", ""]
+    claims = [
+        "Exercise reduced depressive symptoms compared with usual care.",
+        "Depression scores fell by 30% in the intervention group.",  # exposure named by its paper
+        "Depression scores fell by 30% in the intervention group.",  # … not by this one
+        "Balance and gait improved after the exercise programme.",
+        "Dementia incidence was lower among physically active adults.",
+    ]
+    papers = [
+        "",
+        "Aerobic exercise for major depression: a randomised trial.",
+        "Sertraline for major depression: a randomised trial.",
+        "",
+        "",
+    ]
     assert addresses_question(parts, claims, papers) == [True, True, False, False, False]
     assert addresses_question(None, claims, papers) == [None] * 5
 
@@ -79,14 +105,25 @@ def _merged(texts: list[str], user: int = 0):
 
 
 def test_adoption_takes_only_claims_that_address_the_question_at_the_same_bar():
-    merged, rows = _merged(["on topic, high", "off topic, highest", "on topic, low", "on topic, under the bar"],
-                           user=1)
+    merged, rows = _merged(
+        ["on topic, high", "off topic, highest", "on topic, low", "on topic, under the bar"], user=1
+    )
     relevance = np.array([0.7, 0.95, 0.6, 0.3, 0.0])[rows]
     addresses = [True, False, True, True, None]
-    statuses = dict(zip([m.head.text for m in merged],
-                        adoption(merged, relevance, 10, 0.53, [addresses[i] for i in rows]), strict=True))
-    assert statuses == {"user claim 0": "adopted", "on topic, high": "adopted", "off topic, highest": "not_adopted",
-                        "on topic, low": "adopted", "on topic, under the bar": "not_adopted"}
+    statuses = dict(
+        zip(
+            [m.head.text for m in merged],
+            adoption(merged, relevance, 10, 0.53, [addresses[i] for i in rows]),
+            strict=True,
+        )
+    )
+    assert statuses == {
+        "user claim 0": "adopted",
+        "on topic, high": "adopted",
+        "off topic, highest": "not_adopted",
+        "on topic, low": "adopted",
+        "on topic, under the bar": "not_adopted",
+    }
 
 
 def test_adoption_of_addressing_claims_keeps_the_most_relevant_up_to_max_claims():
@@ -94,7 +131,10 @@ def test_adoption_of_addressing_claims_keeps_the_most_relevant_up_to_max_claims(
     relevance = np.array([0.5, 0.9, 0.7])[rows]
     statuses = adoption(merged, relevance, 2, 0.44, [True, True, True])
     assert dict(zip([m.head.text for m in merged], statuses, strict=True)) == {
-        "a": "not_adopted", "b": "adopted", "c": "adopted"}
+        "a": "not_adopted",
+        "b": "adopted",
+        "c": "adopted",
+    }
 
 
 def test_adoption_without_question_parts_is_the_relevance_rule():
@@ -103,4 +143,7 @@ def test_adoption_without_question_parts_is_the_relevance_rule():
     expected = adoption(merged, relevance, 5, 0.55)
     assert adoption(merged, relevance, 5, 0.55, [None, None, None]) == expected
     assert dict(zip([m.head.text for m in merged], expected, strict=True)) == {
-        "a": "not_adopted", "b": "adopted", "c": "adopted"}
+        "a": "not_adopted",
+        "b": "adopted",
+        "c": "adopted",
+    }

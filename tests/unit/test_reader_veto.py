@@ -9,17 +9,22 @@ from lyra_core.direction.verdict import judge_passage
 from lyra_resources.models.direction_judge import unstated_judgement
 
 # doc "Vitamin d deficiency in postmenopausal women - biological correlates"
-LEVELS = ("32 women (26%) were on VD supplementation at the time of evaluation. Among these subjects, the 25OHD "
-          "level was significantly higher in those with prior fragility fractures (p=0.018) and osteoporosis "
-          "(p=0.008).")
+LEVELS = (
+    "32 women (26%) were on VD supplementation at the time of evaluation. Among these subjects, the 25OHD "
+    "level was significantly higher in those with prior fragility fractures (p=0.018) and osteoporosis "
+    "(p=0.008)."
+)
 READ_UP = {"increased": 0.95, "decreased": 0.02, "no_difference": 0.02, "unrelated": 0.01}
 
 
 def test_a_change_said_of_a_level_is_recorded_as_another_things():
     reading = read_passage(LEVELS, "vitamin D supplementation", "fracture risk")
     assert reading.direction is None and reading.said_of_another == "higher"
-    plain = read_passage("Fractures were less frequent with vitamin D supplementation.", "vitamin D supplementation",
-                         "fractures")
+    plain = read_passage(
+        "Fractures were less frequent with vitamin D supplementation.",
+        "vitamin D supplementation",
+        "fractures",
+    )
     assert plain.direction == "decreased" and plain.said_of_another == ""
 
 
@@ -29,4 +34,6 @@ def test_the_reader_does_not_decide_where_the_change_stated_is_another_things():
     assert verdict.said_of_another == "higher" and not verdict.direction_stated
     edge = unstated_judgement(verdict, READ_UP, reader_min=0.0)
     assert edge.relation == "NEUTRAL"
-    assert edge.reason.startswith("the change it states (“higher”) is said of another thing than the claim's outcome")
+    assert edge.reason.startswith(
+        "the change it states (“higher”) is said of another thing than the claim's outcome"
+    )

@@ -8,7 +8,16 @@ import ast
 from fixtures.paths import REPO
 
 RESOURCES = REPO / "lyra_resources"
-TOP_MODULES = {"__init__", "dagster_resources", "environment", "files", "home", "progress", "settings", "task_input"}
+TOP_MODULES = {
+    "__init__",
+    "dagster_resources",
+    "environment",
+    "files",
+    "home",
+    "progress",
+    "settings",
+    "task_input",
+}
 GROUPS = {"store", "corpus", "web", "models", "sources", "schema"}
 DATA = {"model_weights", "__pycache__"}  # shipped weights (package data), not code
 
@@ -21,7 +30,9 @@ def test_every_group_is_a_package_that_says_what_it_holds():
     folders = {p.name for p in RESOURCES.iterdir() if p.is_dir()} - DATA
     assert folders == GROUPS
     for name in GROUPS:
-        docstring = ast.get_docstring(ast.parse((RESOURCES / name / "__init__.py").read_text(encoding="utf-8")))
+        docstring = ast.get_docstring(
+            ast.parse((RESOURCES / name / "__init__.py").read_text(encoding="utf-8"))
+        )
         assert docstring and len(docstring.split()) >= 10, name
 
 

@@ -55,14 +55,19 @@ def test_duckduckgo_redirect_links_are_unwrapped(shared_data):
     page has direct links, so the same page is rewritten into the wrapped form."""
     html = page(shared_data, "html/sep_duckduckgo-Hello_1.html")
     direct = [r.url for r in parse_duckduckgo(html)]
-    wrapped = re.sub(r'href="(https?://[^"]+)"',
-                     lambda m: f'href="//duckduckgo.com/l/?uddg={quote(m.group(1), safe="")}&amp;rut=0a1b2c"', html)
+    wrapped = re.sub(
+        r'href="(https?://[^"]+)"',
+        lambda m: f'href="//duckduckgo.com/l/?uddg={quote(m.group(1), safe="")}&amp;rut=0a1b2c"',
+        html,
+    )
     assert "uddg=" in wrapped
     assert [r.url for r in parse_duckduckgo(wrapped)] == direct
 
 
 def test_duckduckgo_base_url_is_where_the_recorded_302_leads(shared_data):
-    cassette = yaml.safe_load(page(shared_data, "search_engine_parser_cassettes/duckduckgo-Hello-synopsis.yaml"))
+    cassette = yaml.safe_load(
+        page(shared_data, "search_engine_parser_cassettes/duckduckgo-Hello-synopsis.yaml")
+    )
     first = cassette["interactions"][0]["response"]
     assert first["status"]["code"] == 302
     location = first["headers"]["Location"]
@@ -106,15 +111,18 @@ def test_bing_page(shared_data):
 def test_bing_click_links_are_unwrapped():
     target = "https://pubmed.ncbi.nlm.nih.gov/22188593/"
     encoded = "a1" + base64.urlsafe_b64encode(target.encode()).decode().rstrip("=")
-    html = (f'<ol><li class="b_algo"><h2><a href="https://www.bing.com/ck/a?!&amp;&amp;p=abc&amp;u={encoded}'
-            f'&amp;ntb=1">Losartan</a></h2><div class="b_caption"><p>PMID: 22188593</p></div></li></ol>')
+    html = (
+        f'<ol><li class="b_algo"><h2><a href="https://www.bing.com/ck/a?!&amp;&amp;p=abc&amp;u={encoded}'
+        f'&amp;ntb=1">Losartan</a></h2><div class="b_caption"><p>PMID: 22188593</p></div></li></ol>'
+    )
     [result] = parse_bing(html)
     assert result.url == target
     assert result.identifiers.pmids == ("22188593",)
 
 
-@pytest.mark.parametrize("name, count", [("html/sep_google-Hello_0.html", 8),
-                                         ("html/sep_google-test-diff_0.html", 9)])
+@pytest.mark.parametrize(
+    "name, count", [("html/sep_google-Hello_0.html", 8), ("html/sep_google-test-diff_0.html", 9)]
+)
 def test_google_basic_html_pages(shared_data, name, count):
     html = page(shared_data, name)
     results = parse_google(html)
@@ -133,31 +141,48 @@ def test_unwrap_redirect_refuses_what_cannot_be_fetched():
     assert unwrap_redirect("javascript:void(0)") is None
     assert unwrap_redirect("#top") is None
     assert unwrap_redirect("//duckduckgo.com/l/?uddg=file%3A%2F%2F%2Fetc%2Fpasswd") is None
-    assert unwrap_redirect("/scholar?cites=1", "https://scholar.google.com/scholar") == \
-        "https://scholar.google.com/scholar?cites=1"
+    assert (
+        unwrap_redirect("/scholar?cites=1", "https://scholar.google.com/scholar")
+        == "https://scholar.google.com/scholar?cites=1"
+    )
 
 
 def test_challenge_pages_are_recognised():
     assert looks_like_challenge("<html><body><div id='gs_captcha_ccl'>Please show you're not a robot</div>")
-    assert looks_like_challenge("<html><body>Our systems have detected unusual traffic from your network</body>")
+    assert looks_like_challenge(
+        "<html><body>Our systems have detected unusual traffic from your network</body>"
+    )
     assert parse_google_scholar("<html><body><div id='gs_captcha_ccl'></div></body></html>") == []
 
 
-@pytest.mark.parametrize("url, expected", [
-    ("https://link.springer.com/content/pdf/10.1007/BF02727953.pdf", Identifiers(dois=("10.1007/bf02727953",))),
-    ("https://onlinelibrary.wiley.com/doi/full/10.1111/j.1600-051X.2011.01828.x",
-     Identifiers(dois=("10.1111/j.1600-051x.2011.01828.x",))),
-    ("https://doi.org/10.1016/S0009-2614(97)04014-1", Identifiers(dois=("10.1016/s0009-2614(97)04014-1",))),
-    ("https://iopscience.iop.org/article/10.1088/0026-1394/12/4/002/pdf",
-     Identifiers(dois=("10.1088/0026-1394/12/4/002",))),
-    ("https://example.org/resolve?doi=10.7717%2Fpeerj.4886", Identifiers(dois=("10.7717/peerj.4886",))),
-    ("https://pubmed.ncbi.nlm.nih.gov/22188593/", Identifiers(pmids=("22188593",))),
-    ("https://www.ncbi.nlm.nih.gov/pubmed/22188593", Identifiers(pmids=("22188593",))),
-    ("https://europepmc.org/article/MED/22188593", Identifiers(pmids=("22188593",))),
-    ("https://arxiv.org/pdf/1706.03762v5.pdf", Identifiers(arxiv_ids=("1706.03762",))),
-    ("https://arxiv.org/abs/hep-th/9901001", Identifiers(arxiv_ids=("hep-th/9901001",))),
-    ("https://www.merriam-webster.com/dictionary/hello", Identifiers()),
-])
+@pytest.mark.parametrize(
+    "url, expected",
+    [
+        (
+            "https://link.springer.com/content/pdf/10.1007/BF02727953.pdf",
+            Identifiers(dois=("10.1007/bf02727953",)),
+        ),
+        (
+            "https://onlinelibrary.wiley.com/doi/full/10.1111/j.1600-051X.2011.01828.x",
+            Identifiers(dois=("10.1111/j.1600-051x.2011.01828.x",)),
+        ),
+        (
+            "https://doi.org/10.1016/S0009-2614(97)04014-1",
+            Identifiers(dois=("10.1016/s0009-2614(97)04014-1",)),
+        ),
+        (
+            "https://iopscience.iop.org/article/10.1088/0026-1394/12/4/002/pdf",
+            Identifiers(dois=("10.1088/0026-1394/12/4/002",)),
+        ),
+        ("https://example.org/resolve?doi=10.7717%2Fpeerj.4886", Identifiers(dois=("10.7717/peerj.4886",))),
+        ("https://pubmed.ncbi.nlm.nih.gov/22188593/", Identifiers(pmids=("22188593",))),
+        ("https://www.ncbi.nlm.nih.gov/pubmed/22188593", Identifiers(pmids=("22188593",))),
+        ("https://europepmc.org/article/MED/22188593", Identifiers(pmids=("22188593",))),
+        ("https://arxiv.org/pdf/1706.03762v5.pdf", Identifiers(arxiv_ids=("1706.03762",))),
+        ("https://arxiv.org/abs/hep-th/9901001", Identifiers(arxiv_ids=("hep-th/9901001",))),
+        ("https://www.merriam-webster.com/dictionary/hello", Identifiers()),
+    ],
+)
 def test_identifiers_in_urls(url, expected):
     assert identifiers_in_url(url) == expected
 

@@ -13,6 +13,7 @@ import httpx
 import pytest
 import yaml
 
+from fixtures.mirror_source import BASE_ENV, NAME, answer, mirror_spec, real_item
 from lyra_core.papers import PaperRecord, canonicalize
 from lyra_resources.settings import SourcesSettings
 from lyra_resources.sources.academic.clients import open_sources
@@ -24,8 +25,6 @@ from lyra_resources.sources.academic.registry import (
     source_names,
     unregister,
 )
-
-from fixtures.mirror_source import BASE_ENV, NAME, answer, mirror_spec, real_item
 
 ROOT = Path(__file__).resolve().parents[2]
 MIRROR = "https://mirror.test"
@@ -65,7 +64,9 @@ def test_each_source_declares_the_settings_and_environment_it_reads():
     claimed: list[str] = []
     for spec in academic_sources():
         assert set(spec.settings_keys) <= set(SourcesSettings.model_fields), spec.name
-        assert set(spec.settings_keys) <= set(shipped), f"{spec.name}: a key is missing from config/settings.yaml"
+        assert set(spec.settings_keys) <= set(shipped), (
+            f"{spec.name}: a key is missing from config/settings.yaml"
+        )
         claimed += spec.settings_keys
         for key in spec.env_keys:
             assert f"`{key}`" in documented, f"{spec.name}: ${key} is not in docs/settings.md"
@@ -106,7 +107,9 @@ def test_a_registered_source_is_opened_and_gathered_from(mirror, shared_data):
 
     async def gather():
         found = await search_live(sources, "hypoxia and collagen cross-linking", 5)
-        local = canonicalize([PaperRecord(source="local", source_id="p1", title=item["title"], doi=item["doi"])])
+        local = canonicalize(
+            [PaperRecord(source="local", source_id="p1", title=item["title"], doi=item["doi"])]
+        )
         completion = await complete_identifiers(local, sources)
         mine = canonicalize(found.records[NAME])
         linked = await citation_links(mine, sources, references=10, citations=10)
@@ -117,7 +120,13 @@ def test_a_registered_source_is_opened_and_gathered_from(mirror, shared_data):
     finally:
         close(sources)
     assert [r.source_id for r in found.records[NAME]] == [item["id"], "m-cited"] and NAME in found.answered
-    assert [r.source for r in completion.records] == [NAME] and completion.resolved and NAME in completion.answered
+    assert (
+        [r.source for r in completion.records] == [NAME]
+        and completion.resolved
+        and NAME in completion.answered
+    )
     assert completion.records[0].doi == item["doi"].lower()
     edges = linked.links[mine[0].paper_id]
-    assert [(name, link.direction, link.record.source_id) for name, link in edges] == [(NAME, "references", "m-cited")]
+    assert [(name, link.direction, link.record.source_id) for name, link in edges] == [
+        (NAME, "references", "m-cited")
+    ]

@@ -16,9 +16,11 @@ from pathlib import Path
 from fixtures.paths import REPO
 
 SQL_FREE = ("lyra_core", "lyra_tools")
-STATEMENT = re.compile(r"\bSELECT\b[\s\S]*\bFROM\b|\bINSERT\s+INTO\b|\bUPDATE\s+\w+\s+SET\b|\bDELETE\s+FROM\b"
-                       r"|\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:TABLE|INDEX|VIEW|SEQUENCE|SCHEMA)\b|\bALTER\s+TABLE\b"
-                       r"|\bDROP\s+(?:TABLE|INDEX|VIEW)\b")
+STATEMENT = re.compile(
+    r"\bSELECT\b[\s\S]*\bFROM\b|\bINSERT\s+INTO\b|\bUPDATE\s+\w+\s+SET\b|\bDELETE\s+FROM\b"
+    r"|\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:TABLE|INDEX|VIEW|SEQUENCE|SCHEMA)\b|\bALTER\s+TABLE\b"
+    r"|\bDROP\s+(?:TABLE|INDEX|VIEW)\b"
+)
 
 
 def sql_strings(source: str) -> list[tuple[int, str]]:
@@ -45,7 +47,8 @@ def test_no_sql_in_the_pure_core_or_the_interfaces():
             if hits := sql_strings(path.read_text(encoding="utf-8")):
                 found[str(path.relative_to(REPO))] = hits
     assert not found, "SQL outside the store layer (move it into lyra_resources/store): " + "; ".join(
-        f"{name}:{line} {text!r}" for name, hits in found.items() for line, text in hits)
+        f"{name}:{line} {text!r}" for name, hits in found.items() for line, text in hits
+    )
 
 
 def test_the_rule_reads_real_modules():

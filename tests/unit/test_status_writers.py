@@ -13,9 +13,14 @@ WRITER = "lyra_assets/execution/task_status.py"
 
 def status_writes(tree: ast.AST) -> list[int]:
     """Lines that call ``….update_task(…)`` with a ``status=`` keyword (or ``**`` fields that may hold one)."""
-    return [node.lineno for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "update_task"
-            and any(k.arg in ("status", None) for k in node.keywords)]
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "update_task"
+        and any(k.arg in ("status", None) for k in node.keywords)
+    ]
 
 
 def test_only_the_task_status_module_writes_a_tasks_status():

@@ -50,18 +50,38 @@ def test_every_per_task_table_asset_is_partitioned_by_task_and_stored_by_the_tab
 
 
 def test_the_edge_check_counts_dangling_duplicate_and_unknown_edges():
-    edges = pd.DataFrame({"edge_id": ["e1", "e1", "e3"], "fragment_id": ["f1", "f9", "f1"],
-                          "claim_id": ["c1", "c1", "c8"], "relation": ["SUPPORTS", "MAYBE", "NEUTRAL"]})
+    edges = pd.DataFrame(
+        {
+            "edge_id": ["e1", "e1", "e3"],
+            "fragment_id": ["f1", "f9", "f1"],
+            "claim_id": ["c1", "c1", "c8"],
+            "relation": ["SUPPORTS", "MAYBE", "NEUTRAL"],
+        }
+    )
     problems = edge_problems(edges, pd.DataFrame({"fragment_id": ["f1"]}), pd.DataFrame({"claim_id": ["c1"]}))
-    assert problems == {"dangling_fragments": 1, "dangling_claims": 1, "duplicate_edge_ids": 1, "unknown_relations": 1}
-    assert not any(edge_problems(edges.iloc[[0]], pd.DataFrame({"fragment_id": ["f1"]}),
-                                 pd.DataFrame({"claim_id": ["c1"]})).values())
+    assert problems == {
+        "dangling_fragments": 1,
+        "dangling_claims": 1,
+        "duplicate_edge_ids": 1,
+        "unknown_relations": 1,
+    }
+    assert not any(
+        edge_problems(
+            edges.iloc[[0]], pd.DataFrame({"fragment_id": ["f1"]}), pd.DataFrame({"claim_id": ["c1"]})
+        ).values()
+    )
 
 
 def test_the_score_check_finds_a_verdict_its_figures_do_not_give():
-    scores = pd.DataFrame({"confidence": [0.9, 0.5, 1.2], "uncertainty": [0.1, 0.2, 0.1],
-                           "controversy": [0.0, 0.0, 0.0], "certainty": ["moderate", "low", "low"],
-                           "verdict": ["well_supported", "well_supported", "supported"]})
+    scores = pd.DataFrame(
+        {
+            "confidence": [0.9, 0.5, 1.2],
+            "uncertainty": [0.1, 0.2, 0.1],
+            "controversy": [0.0, 0.0, 0.0],
+            "certainty": ["moderate", "low", "low"],
+            "verdict": ["well_supported", "well_supported", "supported"],
+        }
+    )
     problems = score_problems(scores)
     assert problems["out_of_range"] == 1
     assert problems["inconsistent_verdicts"] >= 1

@@ -14,8 +14,8 @@ import pytest
 from lyra_core.direction.abbreviations import definitions, outcome_definitions, spelled_out
 from lyra_core.direction.claim_frame import read_claim
 from lyra_core.direction.relevance import outcome_sentences, relevance
-from lyra_core.direction.verdict import judge_passage
 from lyra_core.direction.terms import concepts
+from lyra_core.direction.verdict import judge_passage
 from lyra_core.hypothesis import to_hypothesis
 from lyra_core.question_parts import question_parts
 
@@ -48,7 +48,9 @@ def paper(shared_data):
 def test_an_abstract_defines_its_short_forms_and_its_primary_outcome(paper):
     _, text = paper(CLOTS_1)
     assert definitions(text) == {"DVT": "Deep vein thrombosis", "GCS": "graduated compression stockings"}
-    assert outcome_definitions(text)["primary"].startswith("the occurrence of symptomatic or asymptomatic DVT")
+    assert outcome_definitions(text)["primary"].startswith(
+        "the occurrence of symptomatic or asymptomatic DVT"
+    )
     _, colitis = paper(TREG_COLITIS)
     found = definitions(colitis)
     assert found["RAG"] == "recombination activating gene" and found["TGF"] == "transforming growth factor"
@@ -57,7 +59,9 @@ def test_an_abstract_defines_its_short_forms_and_its_primary_outcome(paper):
 
 def test_the_trial_result_naming_its_primary_outcome_and_gcs_votes_on_stockings_and_dvt(paper):
     abstract, text = paper(CLOTS_1)
-    result = abstract[11]  # "The primary outcome occurred in 126 (10.0%) patients allocated to thigh-length GCS …"
+    result = abstract[
+        11
+    ]  # "The primary outcome occurred in 126 (10.0%) patients allocated to thigh-length GCS …"
     assert "DVT" not in result and "thrombosis" not in result
     about = relevance("graduated compression stockings", "deep vein thrombosis after stroke", result, text)
     assert about.about_both, about
@@ -74,7 +78,9 @@ def test_a_question_in_short_forms_matches_the_long_forms_the_abstract_defines(p
 
 def test_smokers_are_about_smoking(paper):
     abstract, _ = paper(SMOKING_REDUCTION)
-    sentence = abstract[10]  # "… the adjusted hazard ratio (HR) for lung cancer in reducers … compared with persistent heavy smokers."
+    sentence = abstract[
+        10
+    ]  # "… the adjusted hazard ratio (HR) for lung cancer in reducers … compared with persistent heavy smokers."
     frame = read_claim("Cigarette smoking increases the risk of lung cancer.")
     about = relevance(frame.exposure, frame.outcome, sentence)  # the sentence alone: its words must carry it
     assert about.about_both, about
@@ -87,12 +93,17 @@ def test_the_alpha_tocopheryl_question_asks_about_the_supplement_and_phs_ii_vote
     hypothesis = to_hypothesis(question).hypothesis
     assert hypothesis == "Taking 400 mg of alpha-tocopheryl acetate helps prevent prostate cancer."
     frame = read_claim(hypothesis)
-    assert (frame.exposure, frame.outcome, frame.direction) == ("400 mg of alpha-tocopheryl acetate", "prostate cancer",
-                                                                "decrease")
+    assert (frame.exposure, frame.outcome, frame.direction) == (
+        "400 mg of alpha-tocopheryl acetate",
+        "prostate cancer",
+        "decrease",
+    )
     parts = question_parts(question)
     assert parts is not None and parts.exposure == "400 mg of alpha-tocopheryl acetate"
     abstract, text = paper(PHS_II)
-    result = abstract[9]  # "Compared with placebo, vitamin E had no effect on the incidence of prostate cancer … HR 0.97"
+    result = abstract[
+        9
+    ]  # "Compared with placebo, vitamin E had no effect on the incidence of prostate cancer … HR 0.97"
     assert relevance(frame.exposure, frame.outcome, result, text).about_both
 
 
@@ -102,9 +113,14 @@ def test_help_with_a_noun_before_it_stays_the_subject():
 
 
 def test_a_colitis_study_does_not_vote_on_pd1_and_monocyte_il10(paper):
-    frame = read_claim(to_hypothesis("Does PD-1 triggering on monocytes reduce their IL-10 production?").hypothesis)
-    assert (frame.exposure, frame.outcome, frame.direction) == ("PD-1 triggering on monocytes", "IL-10 production",
-                                                                "decrease")
+    frame = read_claim(
+        to_hypothesis("Does PD-1 triggering on monocytes reduce their IL-10 production?").hypothesis
+    )
+    assert (frame.exposure, frame.outcome, frame.direction) == (
+        "PD-1 triggering on monocytes",
+        "IL-10 production",
+        "decrease",
+    )
     abstract, text = paper(TREG_COLITIS)
     voting = [s for s in abstract if relevance(frame.exposure, frame.outcome, s, text).about_both]
     assert voting == []
@@ -116,10 +132,10 @@ def test_a_passage_that_does_not_name_the_exact_molecule_does_not_vote_on_it(pap
     for other in (CRP_MACROPHAGES, RSV_IL10):
         abstract, text = paper(other)
         assert "PD-1" not in text
-        windows = [" ".join(abstract[i:i + 2]) for i in range(len(abstract))]
+        windows = [" ".join(abstract[i : i + 2]) for i in range(len(abstract))]
         assert [w for w in windows if relevance(frame.exposure, frame.outcome, w, text).about_both] == []
     abstract, text = paper(PD1_HIV)  # the study the question is about still votes
-    windows = [" ".join(abstract[i:i + 2]) for i in range(len(abstract))]
+    windows = [" ".join(abstract[i : i + 2]) for i in range(len(abstract))]
     assert any(relevance(frame.exposure, frame.outcome, w, text).about_both for w in windows)
 
 
@@ -139,17 +155,23 @@ def test_the_direction_is_read_from_the_sentence_naming_the_outcome_by_its_defin
 
 
 def test_a_papers_initials_are_read_once_for_all_its_passages_and_only_for_a_phrase_with_an_acronym(paper):
-    from lyra_core.direction.relevance import names_by_acronym, _initials
+    from lyra_core.direction.relevance import _initials, names_by_acronym
 
     abstract, text = paper(CLOTS_1)
     _initials.cache_clear()
-    about = [relevance("graduated compression stockings", "deep vein thrombosis after stroke", s, text)
-             for s in abstract]
+    about = [
+        relevance("graduated compression stockings", "deep vein thrombosis after stroke", s, text)
+        for s in abstract
+    ]
     assert about[11].about_both  # the trial's result, as above
     # the abstract's initials (the costly side) once for its many passages, each phrase's once
     assert _initials.cache_info().misses <= 3 < len(abstract)
     _initials.cache_clear()
     assert names_by_acronym("deep vein thrombosis", text)  # the text names it DVT
-    assert not names_by_acronym("hip fracture", text)  # no acronym in the phrase: the text's initials are not read
+    assert not names_by_acronym(
+        "hip fracture", text
+    )  # no acronym in the phrase: the text's initials are not read
     assert _initials.cache_info().misses == 2  # the two phrases' own, against the text's acronyms (DVT, GCS)
-    assert names_by_acronym("GCS", "patients wore graduated compression stockings")  # an acronym the text spells out
+    assert names_by_acronym(
+        "GCS", "patients wore graduated compression stockings"
+    )  # an acronym the text spells out

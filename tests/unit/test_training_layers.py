@@ -41,8 +41,10 @@ def test_training_modules_stay_small():
         assert len(path.read_text(encoding="utf-8").splitlines()) <= 400, path.name
 
 
-@pytest.mark.parametrize("old", ["nli_training", "nli_adapters", "reranker_training", "verifier_training",
-                                 "verifier_data", "snli_data"])
+@pytest.mark.parametrize(
+    "old",
+    ["nli_training", "nli_adapters", "reranker_training", "verifier_training", "verifier_data", "snli_data"],
+)
 def test_training_code_moved_out_of_resources(old):
     assert not (ROOT / "lyra_resources" / f"{old}.py").exists()  # moved, not copied
 

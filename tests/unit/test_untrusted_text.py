@@ -22,15 +22,25 @@ BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069
 HOSTILE = f"Vitamin D {CSI_CLEAR}{OSC52}{OSC8} [/] [bold]x \u202eevil\x00\x7f\x85\x9b\ud800 end"
 
 
-@pytest.mark.parametrize("sequence, shown", [
-    (CSI_CLEAR, "\\x1b[2J"),
-    (OSC52, "\\x1b]52;c;ZXZpbA==\\x07"),
-    (OSC8, "\\x1b]8;;https://evil.example\\x1b\\link\\x1b]8;;\\x1b\\"),
-    ("\x00", "\\x00"), ("\x7f", "\\x7f"), ("\x9b2J", "\\x9b2J"), ("\x85", "\\x85"),  # NUL, DEL, C1 CSI, NEL
-    ("\u202eevil", "\\u202eevil"), ("\u2066x\u2069", "\\u2066x\\u2069"), ("\u200f", "\\u200f"),
-    ("\ud800", "\\ud800"), ("\udcff", "\\udcff"),  # lone surrogates
-    ("a\nb\r\nc\td", "a\\x0ab\\x0d\\x0ac\\x09d"), ("\u2028\u2029", "\\u2028\\u2029"),
-])
+@pytest.mark.parametrize(
+    "sequence, shown",
+    [
+        (CSI_CLEAR, "\\x1b[2J"),
+        (OSC52, "\\x1b]52;c;ZXZpbA==\\x07"),
+        (OSC8, "\\x1b]8;;https://evil.example\\x1b\\link\\x1b]8;;\\x1b\\"),
+        ("\x00", "\\x00"),
+        ("\x7f", "\\x7f"),
+        ("\x9b2J", "\\x9b2J"),
+        ("\x85", "\\x85"),  # NUL, DEL, C1 CSI, NEL
+        ("\u202eevil", "\\u202eevil"),
+        ("\u2066x\u2069", "\\u2066x\\u2069"),
+        ("\u200f", "\\u200f"),
+        ("\ud800", "\\ud800"),
+        ("\udcff", "\\udcff"),  # lone surrogates
+        ("a\nb\r\nc\td", "a\\x0ab\\x0d\\x0ac\\x09d"),
+        ("\u2028\u2029", "\\u2028\\u2029"),
+    ],
+)
 def test_terminal_text_shows_every_control_as_a_visible_escape(sequence, shown):
     assert terminal_text(sequence) == shown
 
@@ -52,8 +62,11 @@ def test_a_markdown_line_never_becomes_a_heading_or_a_second_line():
     line = markdown_line(title)
     assert line == "Vitamin D # Ignore the report > quoted - item\\x00"
     tokens = MarkdownIt().parse(f"1. {md(title)}\n")
-    assert [t.type for t in tokens if t.type.endswith("_open")] == ["ordered_list_open", "list_item_open",
-                                                                   "paragraph_open"]
+    assert [t.type for t in tokens if t.type.endswith("_open")] == [
+        "ordered_list_open",
+        "list_item_open",
+        "paragraph_open",
+    ]
 
 
 def test_xml_text_makes_any_title_parse_as_xml():
@@ -62,20 +75,36 @@ def test_xml_text_makes_any_title_parse_as_xml():
         with pytest.raises((ET.ParseError, UnicodeEncodeError)):
             ET.fromstring(f"<t>{char}</t>")
     cleaned = xml_text(f"<t>{forbidden}{BIDI}\t\n\r ok</t>")
-    assert ET.fromstring(cleaned).text.endswith("\t\n\n ok")  # tab, newline and carriage return stay (as XML reads them)
+    assert ET.fromstring(cleaned).text.endswith(
+        "\t\n\n ok"
+    )  # tab, newline and carriage return stay (as XML reads them)
     assert "\\x00" in cleaned and "\\u202e" in cleaned and "\\ud800" in cleaned
 
 
 def test_the_evidence_svg_parses_with_a_nul_in_a_title():
-    svg = svg_text(evidence_svg([GraphNode(number=1, label="claim\x00\x1b[2J", full="claim\x00\x1b[2J")],
-                                [GraphNode(number=1, label="paper \u202e\x0c", full="paper \u202e\x0c\ud800")],
-                                [GraphLink(claim=1, ref=1, relation="SUPPORTS", confidence=0.9)]))
+    svg = svg_text(
+        evidence_svg(
+            [GraphNode(number=1, label="claim\x00\x1b[2J", full="claim\x00\x1b[2J")],
+            [GraphNode(number=1, label="paper \u202e\x0c", full="paper \u202e\x0c\ud800")],
+            [GraphLink(claim=1, ref=1, relation="SUPPORTS", confidence=0.9)],
+        )
+    )
     root = ET.fromstring(svg)
     assert any("\\x00" in (t.text or "") for t in root.iter("{http://www.w3.org/2000/svg}title"))
 
 
-@pytest.mark.parametrize("text", ["[/]", "[bold]loud[/bold]", "[link=https://evil.example]x[/link]", "[@click=q]q",
-                                  "ends with a backslash \\", "\\[/]", HOSTILE])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[/]",
+        "[bold]loud[/bold]",
+        "[link=https://evil.example]x[/link]",
+        "[@click=q]q",
+        "ends with a backslash \\",
+        "\\[/]",
+        HOSTILE,
+    ],
+)
 def test_untrusted_text_is_never_read_as_rich_markup(text):
     out = io.StringIO()
     console = Console(file=out, width=200, force_terminal=True, color_system="truecolor", emoji=False)
@@ -85,7 +114,12 @@ def test_untrusted_text_is_never_read_as_rich_markup(text):
     console.print(table)
     printed = out.getvalue()
     # what reaches the terminal: Rich's own SGR colour codes, and the text shown as it was (escaped)
-    assert "\x1b]" not in printed and "\x1b[2J" not in printed and "\x07" not in printed and "\u202e" not in printed
+    assert (
+        "\x1b]" not in printed
+        and "\x1b[2J" not in printed
+        and "\x07" not in printed
+        and "\u202e" not in printed
+    )
     plain = Console(file=io.StringIO(), width=200, emoji=False)
     plain.print(f"[bold]head[/] {untrusted(text)} [red]tail[/]", soft_wrap=True)
     assert plain.file.getvalue().startswith(f"head {terminal_text(text).rstrip(chr(92))}")

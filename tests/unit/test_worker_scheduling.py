@@ -15,7 +15,10 @@ STARTS_WORKERS = re.compile(r"\blyra_workers\b|\bcluster_daemon\b|QueuedRunCoord
 
 
 def test_each_file_is_a_unit_and_the_server_files_share_one():
-    assert work_unit("tests/integration/test_cli.py::test_run_then_manage_the_task") == "tests/integration/test_cli.py"
+    assert (
+        work_unit("tests/integration/test_cli.py::test_run_then_manage_the_task")
+        == "tests/integration/test_cli.py"
+    )
     assert work_unit("tests/unit/test_corpus.py::test_x[a::b]") == "tests/unit/test_corpus.py"
     for name in ONE_AT_A_TIME_FILES:
         assert work_unit(f"tests/integration/{name}::test_any") == ONE_AT_A_TIME
@@ -23,5 +26,7 @@ def test_each_file_is_a_unit_and_the_server_files_share_one():
 
 def test_every_file_that_starts_workers_runs_one_test_at_a_time():
     assert all((INTEGRATION / name).is_file() for name in ONE_AT_A_TIME_FILES)  # none renamed away
-    starting = {path.name for path in INTEGRATION.glob("test_*.py") if STARTS_WORKERS.search(path.read_text())}
+    starting = {
+        path.name for path in INTEGRATION.glob("test_*.py") if STARTS_WORKERS.search(path.read_text())
+    }
     assert starting and starting <= ONE_AT_A_TIME_FILES, starting - ONE_AT_A_TIME_FILES

@@ -11,13 +11,14 @@ import re
 
 import pytest
 
+from fixtures.paths import TEST_DATA
 from lyra_core.hypothesis import FALLBACK, HYPOTHESIS, RULE, to_hypothesis
 from lyra_core.hypothesis.words import AUXILIARIES, bare, past, third_person
 
-from fixtures.paths import TEST_DATA
-
 SUITE = TEST_DATA / "yes_no_questions.txt"
-QUESTIONS = [line.strip() for line in SUITE.read_text().splitlines() if line.strip() and not line.startswith("#")]
+QUESTIONS = [
+    line.strip() for line in SUITE.read_text().splitlines() if line.strip() and not line.startswith("#")
+]
 
 
 def _words(text: str) -> list[str]:
@@ -28,7 +29,7 @@ def _asked(question: str) -> tuple[str, list[str]]:
     """The question's (positive) auxiliary and the words after it (after any heading)."""
     words = _words(re.sub(r",?\s+or\s+not\s*\??$", "?", question))
     at = next(i for i, w in enumerate(words) if w in AUXILIARIES)
-    return AUXILIARIES[words[at]], words[at + 1:]
+    return AUXILIARIES[words[at]], words[at + 1 :]
 
 
 def grammar_problems(question: str) -> list[str]:
@@ -45,13 +46,23 @@ def grammar_problems(question: str) -> list[str]:
         problems.append("an auxiliary left at its front")
     aux, asked = _asked(question)
     kept = set(said)
-    dropped = [w for w in asked if w not in kept and third_person(w) not in kept and past(w) not in kept
-               and w not in ("any", "not", "true", "that") and not (w in ("it", "they") and parsed.reading == RULE)]
+    dropped = [
+        w
+        for w in asked
+        if w not in kept
+        and third_person(w) not in kept
+        and past(w) not in kept
+        and w not in ("any", "not", "true", "that")
+        and not (w in ("it", "they") and parsed.reading == RULE)
+    ]
     if dropped:
         problems.append(f"words of the question lost: {dropped}")
     if parsed.reading == RULE and not re.match(r"is it true that ", question, re.IGNORECASE):
-        if aux == "does" and "does" not in kept and not any(third_person(w) in kept and third_person(w) != w
-                                                            for w in asked):
+        if (
+            aux == "does"
+            and "does" not in kept
+            and not any(third_person(w) in kept and third_person(w) != w for w in asked)
+        ):
             problems.append("no verb put in the third person")
         elif aux == "did" and "did" not in kept and not any(past(w) in kept and past(w) != w for w in asked):
             problems.append("no verb put in the past")
@@ -75,9 +86,12 @@ def test_most_questions_are_read_by_rule():
     assert readings.count(RULE) >= 0.95 * len(QUESTIONS), readings.count(FALLBACK)
 
 
-@pytest.mark.parametrize(("question", "problem"), [
-    ("Does metformin reverse liver damage?", None),
-    ("Is smoking harmful?", None),
-])
+@pytest.mark.parametrize(
+    ("question", "problem"),
+    [
+        ("Does metformin reverse liver damage?", None),
+        ("Is smoking harmful?", None),
+    ],
+)
 def test_the_checks_accept_a_good_reading(question, problem):
     assert grammar_problems(question) == []

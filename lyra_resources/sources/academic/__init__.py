@@ -20,12 +20,35 @@ from lyra_resources.sources.academic.errors import (
 )
 from lyra_resources.sources.academic.openalex import OAWork, OpenAlexClient, openalex_policy
 from lyra_resources.sources.academic.policy import ApiClient, HttpPolicy, RateLimiter
-from lyra_resources.sources.academic.registry import AcademicSourceSpec, academic_sources, register, source_names
+from lyra_resources.sources.academic.registry import (
+    AcademicSourceSpec,
+    academic_sources,
+    register,
+    source_names,
+)
 from lyra_resources.sources.academic.semantic_scholar import SemanticScholarClient, s2_policy
 
 __all__ = [
-    "AcademicApiError", "AcademicSource", "AcademicSourceSpec", "ApiClient", "ApiStatusError", "CitationLink",
-    "HttpCache", "HttpPolicy", "LinkResult", "MalformedResponse", "OAWork", "OpenAlexClient", "RateLimiter",
-    "SemanticScholarClient", "SourceUnreachable", "academic_sources", "lookup_id", "open_sources", "openalex_policy",
-    "register", "s2_policy", "source_names",
+    "AcademicApiError",
+    "AcademicSource",
+    "AcademicSourceSpec",
+    "ApiClient",
+    "ApiStatusError",
+    "CitationLink",
+    "HttpCache",
+    "HttpPolicy",
+    "LinkResult",
+    "MalformedResponse",
+    "OAWork",
+    "OpenAlexClient",
+    "RateLimiter",
+    "SemanticScholarClient",
+    "SourceUnreachable",
+    "academic_sources",
+    "lookup_id",
+    "open_sources",
+    "openalex_policy",
+    "register",
+    "s2_policy",
+    "source_names",
 ]

@@ -77,11 +77,17 @@ def parse_items(model: type[M], items: Iterable[Any], api: str, endpoint: str) -
 
 
 def chunked(values: list[str], size: int) -> list[list[str]]:
-    return [values[i:i + size] for i in range(0, len(values), size)]
+    return [values[i : i + size] for i in range(0, len(values), size)]
 
 
-def lookup_id(api: str, *, doi: str | None = None, pmid: str | None = None, arxiv_id: str | None = None,
-              sources: Iterable[str] = ()) -> str | None:
+def lookup_id(
+    api: str,
+    *,
+    doi: str | None = None,
+    pmid: str | None = None,
+    arxiv_id: str | None = None,
+    sources: Iterable[str] = (),
+) -> str | None:
     """The id to ask the source named ``api`` (``s2``, ``openalex``, …) for a paper: its own id when a
     record came from it, else ``DOI:…`` > ``PMID:…`` > ``ARXIV:…``; None when there is nothing to ask with."""
     own = next((s.split(":", 1)[1] for s in sources if s.startswith(f"{api}:")), None)

@@ -61,8 +61,11 @@ class Completion(Gathered):
     resolved: set[str] = field(default_factory=set)  # paper ids some source answered for
 
 
-async def complete_identifiers(papers: Sequence[CanonicalPaper], sources: Sequence[AcademicSource],
-                               need: Callable[[CanonicalPaper], bool] = needs_completion) -> Completion:
+async def complete_identifiers(
+    papers: Sequence[CanonicalPaper],
+    sources: Sequence[AcademicSource],
+    need: Callable[[CanonicalPaper], bool] = needs_completion,
+) -> Completion:
     """Phase 3: look up, in batches, every paper that ``need``s it (default: lacking an abstract
     or a DOI) by its DOI / PMID / arXiv id in each source it did not come from (PMID → DOI
     without Crossref). The records found join the paper when the caller merges them."""
@@ -97,14 +100,18 @@ class Links(Gathered):
     links: dict[str, list[tuple[str, CitationLink]]] = field(default_factory=dict)
 
 
-async def citation_links(papers: Sequence[CanonicalPaper], sources: Sequence[AcademicSource],
-                         references: int, citations: int) -> Links:
+async def citation_links(
+    papers: Sequence[CanonicalPaper], sources: Sequence[AcademicSource], references: int, citations: int
+) -> Links:
     """Phase 5: references and citing papers of every paper from every source."""
     out = Links()
 
     async def one(source: AcademicSource) -> None:
-        ids = {p.paper_id: key for p in papers
-               if (key := lookup_id(source.name, doi=p.doi, pmid=p.pmid, arxiv_id=p.arxiv_id, sources=p.sources))}
+        ids = {
+            p.paper_id: key
+            for p in papers
+            if (key := lookup_id(source.name, doi=p.doi, pmid=p.pmid, arxiv_id=p.arxiv_id, sources=p.sources))
+        }
         if not ids:
             return
         result = await source.citation_links(ids, references, citations)
@@ -125,8 +132,11 @@ def reachable_sources(sources: Sequence[AcademicSource]) -> list[AcademicSource]
 
 def unreachable_sources(sources: Sequence[AcademicSource]) -> dict[str, str]:
     """API label → why, for each source no connection could be made to during this session."""
-    return {s.label: http.unreachable for s in sources
-            if (http := getattr(s, "http", None)) is not None and http.unreachable}
+    return {
+        s.label: http.unreachable
+        for s in sources
+        if (http := getattr(s, "http", None)) is not None and http.unreachable
+    }
 
 
 def no_network_line(unreachable: dict[str, str]) -> str:

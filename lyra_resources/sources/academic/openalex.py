@@ -20,21 +20,28 @@ from pydantic import BaseModel, ConfigDict
 
 from lyra_core.identifiers import find_arxiv_ids, normalize_arxiv_id, normalize_doi, normalize_pmid
 from lyra_core.papers import PaperRecord
+from lyra_resources.corpus.json_files import rebuild_abstract
 from lyra_resources.environment import read_environment
+from lyra_resources.settings import SourcesSettings
 from lyra_resources.sources.academic.base import (
-    ApiSource, CitationLink, LinkResult, chunked, parse, parse_items,
+    ApiSource,
+    CitationLink,
+    LinkResult,
+    chunked,
+    parse,
+    parse_items,
 )
 from lyra_resources.sources.academic.errors import AcademicApiError
 from lyra_resources.sources.academic.policy import HttpPolicy
 from lyra_resources.sources.academic.registry import AcademicSourceSpec, shared_limits
-from lyra_resources.settings import SourcesSettings
-from lyra_resources.corpus.json_files import rebuild_abstract
 
 SOURCE = "openalex"
 API = "OpenAlex"
 # root fields only (``select`` cannot pick nested ones); enough for a PaperRecord and its references
-WORK_FIELDS = ("id,doi,title,display_name,publication_year,publication_date,ids,primary_location,locations,"
-               "authorships,abstract_inverted_index,referenced_works")
+WORK_FIELDS = (
+    "id,doi,title,display_name,publication_year,publication_date,ids,primary_location,locations,"
+    "authorships,abstract_inverted_index,referenced_works"
+)
 FILTER_BATCH = 50  # ids OR-ed in one filter; one page holds them all
 PAGE_SIZE = 100  # the most per_page OpenAlex serves
 _WORK_ID = re.compile(r"^(?:https?://openalex\.org/)?(W\d+)$", re.IGNORECASE)
@@ -100,16 +107,28 @@ class OAWork(BaseModel):
             return None
         doi = normalize_doi(self.doi) if self.doi else None
         landing = " ".join(loc.landing_page_url or "" for loc in self.locations or [])
-        arxiv = (normalize_arxiv_id(doi.removeprefix("10.48550/arxiv.")) if doi and doi.startswith("10.48550/arxiv.")
-                 else next(iter(find_arxiv_ids(landing)), None))
+        arxiv = (
+            normalize_arxiv_id(doi.removeprefix("10.48550/arxiv."))
+            if doi and doi.startswith("10.48550/arxiv.")
+            else next(iter(find_arxiv_ids(landing)), None)
+        )
         primary = self.primary_location or OALocation()
         return PaperRecord(
-            source=SOURCE, source_id=self.work_id, title=title,
-            abstract=rebuild_abstract(self.abstract_inverted_index), doi=doi, pmid=self.pmid, arxiv_id=arxiv,
-            year=self.publication_year, venue=primary.source.display_name if primary.source else None,
+            source=SOURCE,
+            source_id=self.work_id,
+            title=title,
+            abstract=rebuild_abstract(self.abstract_inverted_index),
+            doi=doi,
+            pmid=self.pmid,
+            arxiv_id=arxiv,
+            year=self.publication_year,
+            venue=primary.source.display_name if primary.source else None,
             url=f"https://doi.org/{doi}" if doi else primary.landing_page_url or self.id,
-            authors=[name for a in self.authorships or []
-                     if (name := (a.author.display_name if a.author else None) or a.raw_author_name)],
+            authors=[
+                name
+                for a in self.authorships or []
+                if (name := (a.author.display_name if a.author else None) or a.raw_author_name)
+            ],
         )
 
 
@@ -156,9 +175,12 @@ class OpenAlexClient(ApiSource):
     name = SOURCE
     label = API
 
-    async def _page(self, params: dict[str, Any], endpoint: str = "GET /works") -> tuple[list[OAWork], OAMeta]:
-        page = await self.http.get_json("/works", {"select": WORK_FIELDS, **params},
-                                        check=lambda d: parse(OAPage, d, API, endpoint))
+    async def _page(
+        self, params: dict[str, Any], endpoint: str = "GET /works"
+    ) -> tuple[list[OAWork], OAMeta]:
+        page = await self.http.get_json(
+            "/works", {"select": WORK_FIELDS, **params}, check=lambda d: parse(OAPage, d, API, endpoint)
+        )
         if page is None:
             return [], OAMeta()
         return parse_items(OAWork, page.results, API, endpoint), page.meta or OAMeta()
@@ -183,8 +205,9 @@ class OpenAlexClient(ApiSource):
             return None
         key = {"openalex": kind[1], "doi": f"https://doi.org/{kind[1]}", "pmid": f"pmid:{kind[1]}"}[kind[0]]
         path = f"/works/{key}"
-        return await self.http.get_json(path, {"select": WORK_FIELDS},
-                                        check=lambda d: parse(OAWork, d, API, f"GET {path}"))
+        return await self.http.get_json(
+            path, {"select": WORK_FIELDS}, check=lambda d: parse(OAWork, d, API, f"GET {path}")
+        )
 
     async def get_paper(self, paper_id: str) -> PaperRecord | None:
         work = await self.work(paper_id)
@@ -203,17 +226,26 @@ class OpenAlexClient(ApiSource):
         for kind, wanted in by_kind.items():
             for chunk in chunked(list(wanted), FILTER_BATCH):
                 flt = f"{_FILTERS[kind]}:{'|'.join(chunk)}"
-                works, _ = await self._page({"filter": flt, "per_page": FILTER_BATCH},
-                                            f"GET /works?filter={_FILTERS[kind]}:…")
+                works, _ = await self._page(
+                    {"filter": flt, "per_page": FILTER_BATCH}, f"GET /works?filter={_FILTERS[kind]}:…"
+                )
                 for w in works:
-                    value = {"openalex": w.work_id, "doi": normalize_doi(w.doi) if w.doi else None,
-                             "pmid": w.pmid}[kind]
+                    value = {
+                        "openalex": w.work_id,
+                        "doi": normalize_doi(w.doi) if w.doi else None,
+                        "pmid": w.pmid,
+                    }[kind]
                     for asked in wanted.get(value or "", []):
                         found.setdefault(asked, w)
         for asked in ids:
             kind = _kind(asked) if asked else None
-            if (kind and kind[0] == "doi" and re.search(r"[,|]", kind[1]) and asked not in found
-                    and (w := await self.work(asked)) is not None):
+            if (
+                kind
+                and kind[0] == "doi"
+                and re.search(r"[,|]", kind[1])
+                and asked not in found
+                and (w := await self.work(asked)) is not None
+            ):
                 found[asked] = w
         return found
 
@@ -226,8 +258,10 @@ class OpenAlexClient(ApiSource):
         wanted = {w.work_id: w.referenced_ids[:limit] for w in works if w.work_id}
         everything = list(dict.fromkeys(r for refs in wanted.values() for r in refs))
         fetched = await self.works(everything)
-        return {wid: [r for ref in refs if ref in fetched and (r := fetched[ref].to_record())]
-                for wid, refs in wanted.items()}
+        return {
+            wid: [r for ref in refs if ref in fetched and (r := fetched[ref].to_record())]
+            for wid, refs in wanted.items()
+        }
 
     async def citing(self, wid: str, limit: int) -> list[PaperRecord]:
         """Works that cite ``wid`` (most cited first), cursor-paged until ``limit``."""
@@ -237,7 +271,8 @@ class OpenAlexClient(ApiSource):
             size = min(PAGE_SIZE, limit - len(records))
             works, meta = await self._page(
                 {"filter": f"cites:{wid}", "per_page": size, "sort": "cited_by_count:desc", "cursor": cursor},
-                "GET /works?filter=cites:…")
+                "GET /works?filter=cites:…",
+            )
             records.extend(r for w in works if (r := w.to_record()))
             if not works or meta.next_cursor == cursor:
                 break
@@ -272,14 +307,17 @@ class OpenAlexClient(ApiSource):
                 refs = await self.referenced(list(keyed.values()), references)
                 for key, work in keyed.items():
                     result.links.setdefault(key, []).extend(
-                        CitationLink(record=r, direction="references") for r in refs.get(work.work_id, []))
+                        CitationLink(record=r, direction="references") for r in refs.get(work.work_id, [])
+                    )
             except AcademicApiError as exc:
                 result.errors.append(exc)
 
         async def cited(key: str, work: OAWork) -> None:
             try:
                 found = await self.citing(work.work_id, citations)
-                result.links.setdefault(key, []).extend(CitationLink(record=r, direction="cited_by") for r in found)
+                result.links.setdefault(key, []).extend(
+                    CitationLink(record=r, direction="cited_by") for r in found
+                )
             except AcademicApiError as exc:
                 result.errors.append(exc)
 
@@ -293,12 +331,20 @@ def openalex_policy(cfg: SourcesSettings, env: Mapping[str, str] | None = None) 
     mailto = (variables.mailto or cfg.mailto).strip()
     key = (variables.openalex_api_key or "").strip()
     agent = f"lyra/0.1 (mailto:{mailto})" if mailto else HttpPolicy.model_fields["user_agent"].default
-    return HttpPolicy(api="OpenAlex", base_url=variables.openalex_base_url or cfg.openalex_url,
-                      requests_per_second=cfg.openalex_requests_per_second, user_agent=agent,
-                      params={k: v for k, v in (("mailto", mailto), ("api_key", key)) if v}, **shared_limits(cfg))
+    return HttpPolicy(
+        api="OpenAlex",
+        base_url=variables.openalex_base_url or cfg.openalex_url,
+        requests_per_second=cfg.openalex_requests_per_second,
+        user_agent=agent,
+        params={k: v for k, v in (("mailto", mailto), ("api_key", key)) if v},
+        **shared_limits(cfg),
+    )
 
 
 SOURCE_SPEC = AcademicSourceSpec(
-    name=SOURCE, policy=openalex_policy, client=OpenAlexClient,
+    name=SOURCE,
+    policy=openalex_policy,
+    client=OpenAlexClient,
     settings_keys=("openalex_url", "mailto", "openalex_requests_per_second"),
-    env_keys=("LYRA_OPENALEX_BASE_URL", "LYRA_MAILTO", "OPENALEX_API_KEY"))
+    env_keys=("LYRA_OPENALEX_BASE_URL", "LYRA_MAILTO", "OPENALEX_API_KEY"),
+)

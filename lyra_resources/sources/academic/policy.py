@@ -37,8 +37,14 @@ T = TypeVar("T")
 SECRET_PARAMS = frozenset({"mailto", "api_key"})
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 UNREACHABLE = (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol)
-_TRANSIENT = (httpx.ReadTimeout, httpx.WriteTimeout, httpx.PoolTimeout, httpx.ReadError, httpx.WriteError,
-              httpx.RemoteProtocolError)
+_TRANSIENT = (
+    httpx.ReadTimeout,
+    httpx.WriteTimeout,
+    httpx.PoolTimeout,
+    httpx.ReadError,
+    httpx.WriteError,
+    httpx.RemoteProtocolError,
+)
 
 
 class HttpPolicy(BaseModel):
@@ -54,7 +60,9 @@ class HttpPolicy(BaseModel):
     max_retry_wait_s: float = Field(60.0, ge=0)
     backoff_s: float = Field(1.0, ge=0)
     headers: dict[str, str] = Field(default_factory=dict)
-    params: dict[str, str] = Field(default_factory=dict, description="sent with every request (mailto, api_key)")
+    params: dict[str, str] = Field(
+        default_factory=dict, description="sent with every request (mailto, api_key)"
+    )
     user_agent: str = "lyra/0.1 (https://github.com/lyra-evidence)"
 
 
@@ -162,8 +170,12 @@ class ApiClient:
     """JSON over HTTP with the policy above. ``get_json``/``post_json`` return the decoded body,
     or None for 404 (unknown id); every other failure raises an AcademicApiError subclass."""
 
-    def __init__(self, policy: HttpPolicy, cache: HttpCache | None = None,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        policy: HttpPolicy,
+        cache: HttpCache | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
         self.policy = policy
         self.cache = cache
         self.stats = ClientStats()
@@ -172,7 +184,8 @@ class ApiClient:
         self._http = httpx.AsyncClient(
             timeout=httpx.Timeout(policy.read_timeout_s, connect=policy.connect_timeout_s),
             headers={"User-Agent": policy.user_agent, "Accept": "application/json", **policy.headers},
-            transport=transport, follow_redirects=True,
+            transport=transport,
+            follow_redirects=True,
         )
 
     async def aclose(self) -> None:
@@ -186,14 +199,16 @@ class ApiClient:
 
     # -- public calls --------------------------------------------------------------------------
 
-    async def get_json(self, path: str, params: dict[str, Any] | None = None,
-                       check: Callable[[Any], T] | None = None) -> T | Any | None:
+    async def get_json(
+        self, path: str, params: dict[str, Any] | None = None, check: Callable[[Any], T] | None = None
+    ) -> T | Any | None:
         """The decoded answer (None for 404); ``check`` parses it, and an answer it rejects
         (raising MalformedResponse) is never cached, so a bad answer is not replayed."""
         return await self._call("GET", path, params or {}, None, check)
 
-    async def post_json(self, path: str, params: dict[str, Any] | None, body: Any,
-                        check: Callable[[Any], T] | None = None) -> T | Any | None:
+    async def post_json(
+        self, path: str, params: dict[str, Any] | None, body: Any, check: Callable[[Any], T] | None = None
+    ) -> T | Any | None:
         raw = json.dumps(body, separators=(",", ":")).encode()
         return await self._call("POST", path, params or {}, raw, check)
 
@@ -206,15 +221,23 @@ class ApiClient:
         # sorted, so the cache key does not depend on the order a caller listed parameters in
         return httpx.URL(self.policy.base_url.rstrip("/") + path, params=sorted(items))
 
-    async def _call(self, method: str, path: str, params: dict[str, Any], body: bytes | None,
-                    check: Callable[[Any], Any] | None) -> Any | None:
+    async def _call(
+        self,
+        method: str,
+        path: str,
+        params: dict[str, Any],
+        body: bytes | None,
+        check: Callable[[Any], Any] | None,
+    ) -> Any | None:
         endpoint = f"{method} {path}"
         public_url = self._url(path, params, secrets=False)
         key = HttpCache.key(method, str(public_url), body)
         cached = self.cache.get(key) if self.cache else None
         if cached and cached[1]:
             self.stats.cache_hits += 1
-            return self._checked(check, self._decode(endpoint, cached[0].status, cached[0].body, cached[0].content_type))
+            return self._checked(
+                check, self._decode(endpoint, cached[0].status, cached[0].body, cached[0].content_type)
+            )
         try:
             if self.unreachable:  # found out earlier in this run: do not wait for a timeout again
                 raise SourceUnreachable(self.policy.api, endpoint, self.unreachable)
@@ -226,13 +249,24 @@ class ApiClient:
             stored = datetime.fromtimestamp(cached[0].stored_at, UTC).isoformat(timespec="seconds")
             log.warning("%s; serving the cached answer from %s", exc, stored)
             self.stats.stale_hits += 1
-            return self._checked(check, self._decode(endpoint, cached[0].status, cached[0].body, cached[0].content_type))
+            return self._checked(
+                check, self._decode(endpoint, cached[0].status, cached[0].body, cached[0].content_type)
+            )
         text = response.text
         content_type = response.headers.get("content-type")
         result = self._checked(check, self._decode(endpoint, response.status_code, text, content_type))
         if self.cache:  # only after it parsed: a malformed answer must not be replayed
-            self.cache.put(key, CachedResponse(method=method, url=str(public_url), status=response.status_code,
-                                               content_type=content_type, body=text, stored_at=time.time()))
+            self.cache.put(
+                key,
+                CachedResponse(
+                    method=method,
+                    url=str(public_url),
+                    status=response.status_code,
+                    content_type=content_type,
+                    body=text,
+                    stored_at=time.time(),
+                ),
+            )
         return result
 
     @staticmethod
@@ -248,8 +282,11 @@ class ApiClient:
             return json.loads(text)
         except ValueError as exc:
             snippet = " ".join(text.split())[:80]
-            raise MalformedResponse(self.policy.api, endpoint,
-                                    f"answer is not JSON ({content_type or 'no content type'}): {snippet!r}") from exc
+            raise MalformedResponse(
+                self.policy.api,
+                endpoint,
+                f"answer is not JSON ({content_type or 'no content type'}): {snippet!r}",
+            ) from exc
 
     async def _send(self, method: str, url: httpx.URL, body: bytes | None, endpoint: str) -> httpx.Response:
         policy = self.policy
@@ -261,10 +298,15 @@ class ApiClient:
             retry_after: float | None = None
             try:
                 response = await self._http.request(
-                    method, url, content=body,
-                    headers={"Content-Type": "application/json"} if body is not None else None)
+                    method,
+                    url,
+                    content=body,
+                    headers={"Content-Type": "application/json"} if body is not None else None,
+                )
             except UNREACHABLE as exc:
-                self.unreachable = f"cannot connect to {url.host} ({type(exc).__name__}: {exc or 'no detail'})"
+                self.unreachable = (
+                    f"cannot connect to {url.host} ({type(exc).__name__}: {exc or 'no detail'})"
+                )
                 raise SourceUnreachable(policy.api, endpoint, self.unreachable) from exc
             except _TRANSIENT as exc:
                 problem = f"{type(exc).__name__}: {exc or 'no detail'}"
@@ -275,16 +317,20 @@ class ApiClient:
                 problem = _error_text(response.status_code, response.text)
                 retry_after = retry_after_seconds(response.headers.get("Retry-After"))
             if attempt == policy.max_attempts:
-                raise ApiStatusError(policy.api, endpoint, f"gave up after {attempt} attempts; last: {problem}",
-                                     last_status)
+                raise ApiStatusError(
+                    policy.api, endpoint, f"gave up after {attempt} attempts; last: {problem}", last_status
+                )
             # Retry-After is obeyed exactly; our own backoff doubles from backoff_s
             delay = retry_after if retry_after is not None else policy.backoff_s * 2 ** (attempt - 1)
             if waited + delay > policy.max_retry_wait_s:
                 raise ApiStatusError(
-                    policy.api, endpoint,
+                    policy.api,
+                    endpoint,
                     f"{problem}; retrying needs {delay:.1f}s more but only "
                     f"{max(0.0, policy.max_retry_wait_s - waited):.1f}s of the {policy.max_retry_wait_s:.0f}s "
-                    "retry budget is left", last_status)
+                    "retry budget is left",
+                    last_status,
+                )
             log.info("%s %s: %s; retry %d in %.1fs", policy.api, endpoint, problem, attempt, delay)
             self.stats.retries += 1
             self.stats.waited_s += delay

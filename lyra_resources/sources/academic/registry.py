@@ -42,21 +42,30 @@ class AcademicSourceSpec:
     """What Lyra needs to know to open one live academic API."""
 
     name: str  # records' id prefix (``name:id``), cache folder, key of ``records_per_source``
-    policy: Callable[[SourcesSettings, Mapping[str, str] | None], HttpPolicy]  # (settings section, environment)
+    policy: Callable[
+        [SourcesSettings, Mapping[str, str] | None], HttpPolicy
+    ]  # (settings section, environment)
     client: Callable[[ApiClient], AcademicSource]  # its ``name`` must be the spec's
     settings_keys: tuple[str, ...] = ()  # keys of the settings' `sources` section only this source reads
     env_keys: tuple[str, ...] = ()  # environment variables its policy reads
 
     def __post_init__(self) -> None:
         if not _NAME.fullmatch(self.name) or self.name in _RESERVED:
-            raise ValueError(f"a live source's name must be lower-case letters, digits and _ (and not "
-                             f"{', '.join(sorted(_RESERVED))}), not {self.name!r}")
+            raise ValueError(
+                f"a live source's name must be lower-case letters, digits and _ (and not "
+                f"{', '.join(sorted(_RESERVED))}), not {self.name!r}"
+            )
 
 
 def shared_limits(cfg: SourcesSettings) -> dict[str, Any]:
     """The politeness every source takes from the settings: timeouts, attempts, backoff."""
-    return {"connect_timeout_s": cfg.connect_timeout_s, "read_timeout_s": cfg.read_timeout_s,
-            "max_attempts": cfg.max_attempts, "max_retry_wait_s": cfg.max_retry_wait_s, "backoff_s": cfg.backoff_s}
+    return {
+        "connect_timeout_s": cfg.connect_timeout_s,
+        "read_timeout_s": cfg.read_timeout_s,
+        "max_attempts": cfg.max_attempts,
+        "max_retry_wait_s": cfg.max_retry_wait_s,
+        "backoff_s": cfg.backoff_s,
+    }
 
 
 _added: dict[str, AcademicSourceSpec] = {}

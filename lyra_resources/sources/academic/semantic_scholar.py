@@ -22,17 +22,24 @@ from pydantic import BaseModel, ConfigDict, Field
 from lyra_core.identifiers import normalize_arxiv_id, normalize_doi, normalize_pmid
 from lyra_core.papers import PaperRecord
 from lyra_resources.environment import read_environment
+from lyra_resources.settings import SourcesSettings
 from lyra_resources.sources.academic.base import (
-    ApiSource, CitationLink, Direction, LinkResult, chunked, parse,
+    ApiSource,
+    CitationLink,
+    Direction,
+    LinkResult,
+    chunked,
+    parse,
 )
 from lyra_resources.sources.academic.errors import AcademicApiError, MalformedResponse
 from lyra_resources.sources.academic.policy import HttpPolicy
 from lyra_resources.sources.academic.registry import AcademicSourceSpec, shared_limits
-from lyra_resources.settings import SourcesSettings
 
 SOURCE = "s2"
 API = "Semantic Scholar"
-PAPER_FIELDS = "paperId,externalIds,title,abstract,year,venue,publicationVenue,journal,url,authors,publicationDate"
+PAPER_FIELDS = (
+    "paperId,externalIds,title,abstract,year,venue,publicationVenue,journal,url,authors,publicationDate"
+)
 EDGE_FIELDS = "isInfluential," + PAPER_FIELDS
 SEARCH_PAGE = 100  # the most /paper/search returns per call
 SEARCH_WINDOW = 1000  # /paper/search serves offset + limit up to this
@@ -68,14 +75,21 @@ class S2Paper(BaseModel):
             return None
         ext = self.externalIds or {}
         doi = normalize_doi(str(ext.get("DOI") or "")) or None
-        arxiv = ext.get("ArXiv") or (doi.removeprefix("10.48550/arxiv.") if doi and doi.startswith(
-            "10.48550/arxiv.") else None)
+        arxiv = ext.get("ArXiv") or (
+            doi.removeprefix("10.48550/arxiv.") if doi and doi.startswith("10.48550/arxiv.") else None
+        )
         venue = self.venue or (self.publicationVenue or {}).get("name") or (self.journal or {}).get("name")
         return PaperRecord(
-            source=SOURCE, source_id=self.paperId, title=self.title.strip(), abstract=self.abstract, doi=doi,
+            source=SOURCE,
+            source_id=self.paperId,
+            title=self.title.strip(),
+            abstract=self.abstract,
+            doi=doi,
             pmid=normalize_pmid(ext.get("PubMed")) if ext.get("PubMed") else None,
             arxiv_id=normalize_arxiv_id(str(arxiv)) if arxiv else None,
-            year=self.year, venue=venue or None, url=self.url,
+            year=self.year,
+            venue=venue or None,
+            url=self.url,
             authors=[a.name for a in self.authors or [] if a.name],
         )
 
@@ -112,7 +126,11 @@ def s2_id(value: str) -> str:
             return f"PMID:{normalize_pmid(rest) or rest}"
         if kind == "arxiv":
             return f"ARXIV:{normalize_arxiv_id(rest) or rest}"
-        return {"corpusid": "CorpusId", "mag": "MAG", "acl": "ACL", "pmcid": "PMCID", "url": "URL"}[kind] + ":" + rest
+        return (
+            {"corpusid": "CorpusId", "mag": "MAG", "acl": "ACL", "pmcid": "PMCID", "url": "URL"}[kind]
+            + ":"
+            + rest
+        )
     if _HEX_ID.match(text):
         return text.lower()
     if doi := normalize_doi(text):
@@ -140,8 +158,10 @@ class SemanticScholarClient(ApiSource):
         while len(records) < limit and offset < SEARCH_WINDOW:
             size = min(SEARCH_PAGE, limit - len(records), SEARCH_WINDOW - offset)
             page = await self.http.get_json(
-                "/paper/search", {"query": query, "fields": PAPER_FIELDS, "offset": offset, "limit": size},
-                check=lambda d: parse(S2SearchPage, d, API, "GET /paper/search"))
+                "/paper/search",
+                {"query": query, "fields": PAPER_FIELDS, "offset": offset, "limit": size},
+                check=lambda d: parse(S2SearchPage, d, API, "GET /paper/search"),
+            )
             if page is None:
                 break
             records.extend(r for p in page.data if (r := p.to_record()))
@@ -152,8 +172,9 @@ class SemanticScholarClient(ApiSource):
 
     async def get_paper(self, paper_id: str) -> PaperRecord | None:
         path = f"/paper/{_path_id(paper_id)}"
-        paper = await self.http.get_json(path, {"fields": PAPER_FIELDS},
-                                         check=lambda d: parse(S2Paper, d, API, f"GET {path}"))
+        paper = await self.http.get_json(
+            path, {"fields": PAPER_FIELDS}, check=lambda d: parse(S2Paper, d, API, f"GET {path}")
+        )
         return paper.to_record() if paper is not None else None
 
     async def get_papers(self, ids: list[str]) -> dict[str, PaperRecord]:
@@ -166,11 +187,17 @@ class SemanticScholarClient(ApiSource):
             def check(data: Any, n: int = len(chunk)) -> list[S2Paper | None]:
                 if not isinstance(data, list) or len(data) != n:
                     got = f"a list of {len(data)}" if isinstance(data, list) else type(data).__name__
-                    raise MalformedResponse(API, "POST /paper/batch", f"expected a list of {n} papers, got {got}")
-                return [parse(S2Paper, item, API, "POST /paper/batch") if item is not None else None for item in data]
+                    raise MalformedResponse(
+                        API, "POST /paper/batch", f"expected a list of {n} papers, got {got}"
+                    )
+                return [
+                    parse(S2Paper, item, API, "POST /paper/batch") if item is not None else None
+                    for item in data
+                ]
 
-            papers = await self.http.post_json("/paper/batch", {"fields": PAPER_FIELDS},
-                                               {"ids": [s2_id(i) for i in chunk]}, check=check)
+            papers = await self.http.post_json(
+                "/paper/batch", {"fields": PAPER_FIELDS}, {"ids": [s2_id(i) for i in chunk]}, check=check
+            )
             if papers is None:  # 404: S2 knows none of the chunk's ids
                 continue
             for asked, paper in zip(chunk, papers, strict=True):
@@ -191,8 +218,11 @@ class SemanticScholarClient(ApiSource):
         offset = seen = 0
         while seen < limit:
             size = min(EDGE_PAGE, limit - seen)
-            page = await self.http.get_json(path, {"fields": EDGE_FIELDS, "offset": offset, "limit": size},
-                                            check=lambda d: parse(S2EdgePage, d, API, f"GET {path}"))
+            page = await self.http.get_json(
+                path,
+                {"fields": EDGE_FIELDS, "offset": offset, "limit": size},
+                check=lambda d: parse(S2EdgePage, d, API, f"GET {path}"),
+            )
             if page is None:  # S2 does not know the paper
                 break
             edges = (page.data or [])[: limit - seen]
@@ -201,8 +231,11 @@ class SemanticScholarClient(ApiSource):
                 other = edge.citedPaper if direction == "references" else edge.citingPaper
                 record = other.to_record() if other else None
                 if record:  # unresolved references (no paperId) cannot be followed
-                    links.append(CitationLink(record=record, direction=direction,
-                                              is_influential=bool(edge.isInfluential)))
+                    links.append(
+                        CitationLink(
+                            record=record, direction=direction, is_influential=bool(edge.isInfluential)
+                        )
+                    )
             if page.next is None or not edges or page.next <= offset:
                 break
             offset = page.next
@@ -229,11 +262,19 @@ class SemanticScholarClient(ApiSource):
 def s2_policy(cfg: SourcesSettings, env: Mapping[str, str] | None = None) -> HttpPolicy:
     variables = read_environment(env)
     key = (variables.s2_api_key or "").strip()
-    return HttpPolicy(api="Semantic Scholar", base_url=variables.s2_base_url or cfg.semantic_scholar_url,
-                      requests_per_second=cfg.s2_requests_per_second,
-                      headers={"x-api-key": key} if key else {}, **shared_limits(cfg))
+    return HttpPolicy(
+        api="Semantic Scholar",
+        base_url=variables.s2_base_url or cfg.semantic_scholar_url,
+        requests_per_second=cfg.s2_requests_per_second,
+        headers={"x-api-key": key} if key else {},
+        **shared_limits(cfg),
+    )
 
 
 SOURCE_SPEC = AcademicSourceSpec(
-    name=SOURCE, policy=s2_policy, client=SemanticScholarClient,
-    settings_keys=("semantic_scholar_url", "s2_requests_per_second"), env_keys=("LYRA_S2_BASE_URL", "S2_API_KEY"))
+    name=SOURCE,
+    policy=s2_policy,
+    client=SemanticScholarClient,
+    settings_keys=("semantic_scholar_url", "s2_requests_per_second"),
+    env_keys=("LYRA_S2_BASE_URL", "S2_API_KEY"),
+)

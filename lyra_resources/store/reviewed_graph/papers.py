@@ -44,8 +44,9 @@ def _rows(conn: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any]) -> l
     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
-def task_papers(conn: duckdb.DuckDBPyConnection, task_id: str,
-                paper_ids: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+def task_papers(
+    conn: duckdb.DuckDBPyConnection, task_id: str, paper_ids: Sequence[str] | None = None
+) -> dict[str, dict[str, Any]]:
     """paper_id → its row (doi, pmid, arxiv_id, sources, title, abstract, year, venue, url, authors,
     found_by, search_rank): every paper of the task, or those of ``paper_ids`` that are the task's."""
     wanted = None if paper_ids is None else list(dict.fromkeys(p for p in paper_ids if p))
@@ -65,10 +66,15 @@ def task_papers(conn: duckdb.DuckDBPyConnection, task_id: str,
 def paper_keys(conn: duckdb.DuckDBPyConnection, task_id: str) -> list[tuple[str, int, int]]:
     """(paper_id, title length, abstract length) of every paper of the task, by paper id: what
     tells whether an index built over the papers' texts still stands, without reading the texts."""
-    return [tuple(r) for r in conn.execute(
-        f"SELECT paper_id, length(coalesce(title, '')), length(coalesce(abstract, '')) FROM "
-        f"({_TASK_PAPERS_SQL.format(only='')}) AS task_papers "
-        "ORDER BY paper_id", [task_id]).fetchall()]
+    return [
+        tuple(r)
+        for r in conn.execute(
+            f"SELECT paper_id, length(coalesce(title, '')), length(coalesce(abstract, '')) FROM "
+            f"({_TASK_PAPERS_SQL.format(only='')}) AS task_papers "
+            "ORDER BY paper_id",
+            [task_id],
+        ).fetchall()
+    ]
 
 
 def add_paper_fields(conn: duckdb.DuckDBPyConnection, task_id: str, rows: list[dict[str, Any]]) -> None:
@@ -82,20 +88,30 @@ def add_paper_fields(conn: duckdb.DuckDBPyConnection, task_id: str, rows: list[d
 
 def paper_pages(conn: duckdb.DuckDBPyConnection, task_id: str, paper_id: str) -> list[str]:
     """The task's pages of one paper."""
-    return [r[0] for r in conn.execute("SELECT page_id FROM pages WHERE task_id = ? AND paper_id = ? ORDER BY page_id",
-                                       [task_id, paper_id]).fetchall()]
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT page_id FROM pages WHERE task_id = ? AND paper_id = ? ORDER BY page_id",
+            [task_id, paper_id],
+        ).fetchall()
+    ]
 
 
-def citation_links(conn: duckdb.DuckDBPyConnection, task_id: str, pages: Sequence[str]) -> list[dict[str, Any]]:
+def citation_links(
+    conn: duckdb.DuckDBPyConnection, task_id: str, pages: Sequence[str]
+) -> list[dict[str, Any]]:
     """The papers ``pages`` cite and are cited by within the task: direction ('cites' or 'cited_by'),
     paper id and whether any of the links is influential."""
     if not pages:
         return []
     marks = ", ".join("?" * len(pages))
-    return fetch_rows(conn, "SELECT 'cites' AS direction, q.paper_id, any_value(c.is_influential) AS influential "
-                            "FROM citation_edges c JOIN pages q ON q.task_id = c.task_id AND q.page_id = c.target_page_id "
-                            f"WHERE c.task_id = ? AND c.source_page_id IN ({marks}) GROUP BY q.paper_id UNION ALL "
-                            "SELECT 'cited_by', q.paper_id, any_value(c.is_influential) FROM citation_edges c JOIN pages q "
-                            "ON q.task_id = c.task_id AND q.page_id = c.source_page_id "
-                            f"WHERE c.task_id = ? AND c.target_page_id IN ({marks}) GROUP BY q.paper_id",
-                      [task_id, *pages, task_id, *pages])
+    return fetch_rows(
+        conn,
+        "SELECT 'cites' AS direction, q.paper_id, any_value(c.is_influential) AS influential "
+        "FROM citation_edges c JOIN pages q ON q.task_id = c.task_id AND q.page_id = c.target_page_id "
+        f"WHERE c.task_id = ? AND c.source_page_id IN ({marks}) GROUP BY q.paper_id UNION ALL "
+        "SELECT 'cited_by', q.paper_id, any_value(c.is_influential) FROM citation_edges c JOIN pages q "
+        "ON q.task_id = c.task_id AND q.page_id = c.source_page_id "
+        f"WHERE c.task_id = ? AND c.target_page_id IN ({marks}) GROUP BY q.paper_id",
+        [task_id, *pages, task_id, *pages],
+    )
