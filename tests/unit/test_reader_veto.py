@@ -1,5 +1,5 @@
 """Where the only change a passage states is said of another thing than the claim's outcome, the direction
-reader does not decide alone (SciFact corpus sentences)."""
+reader decides and the reason says what the words were said of (SciFact corpus sentences)."""
 
 from __future__ import annotations
 
@@ -28,12 +28,13 @@ def test_a_change_said_of_a_level_is_recorded_as_another_things():
     assert plain.direction == "decreased" and plain.said_of_another == ""
 
 
-def test_the_reader_does_not_decide_where_the_change_stated_is_another_things():
+def test_the_reader_decides_and_the_reason_names_the_change_said_of_another_thing():
     frame = read_claim("Vitamin D supplementation reduces fracture risk.")
     verdict = judge_passage(frame, LEVELS, f"Vitamin D supplementation and fractures. {LEVELS}", READ_UP)
     assert verdict.said_of_another == "higher" and not verdict.direction_stated
     edge = unstated_judgement(verdict, READ_UP, reader_min=0.0)
-    assert edge.relation == "NEUTRAL"
+    assert edge.relation == "REFUTES"  # the reader reads an increase of fractures
     assert edge.reason.startswith(
-        "the change it states (“higher”) is said of another thing than the claim's outcome"
+        "the direction reader reads an increase (0.95), though the change its words state (“higher”) "
+        "is said of another thing; "
     )
