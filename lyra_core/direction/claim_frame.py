@@ -16,6 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from lyra_core.direction.claim_patterns import PATTERN_SOURCES
 from lyra_core.direction.lexicon import (
     BETTER,
     CHANGE_NOUNS,
@@ -91,159 +92,29 @@ class ClaimFrame(BaseModel):
         return agree(self.exposure, verb + "s", verb) + " it"
 
 
-_VERB_LIST = "|".join(sorted((re.escape(w) for w in DIRECTION_VERBS), key=len, reverse=True))
-_COMP_LIST = "|".join(sorted((re.escape(w) for w in COMPARATIVES), key=len, reverse=True))
-_NOUN_LIST = "|".join(sorted((re.escape(w) for w in CHANGE_NOUNS), key=len, reverse=True))
-_CHANGE_LIST = "|".join(sorted((re.escape(w) for w in CHANGE_VERBS), key=len, reverse=True))
-_ADV = (
-    r"(?:(?:significantly|substantially|markedly|strongly|greatly|further|dramatically|modestly|slightly|"
-    r"independently|consistently|effectively|directly|partially|partly|also|only|in\s+part|not\s+only)\s+)*"
+_BETWEEN_SIGN = {"positive": "positively ", "negative": "negatively ", "inverse": "inversely "}
+# which of the two things "a correlation between A and B" names is the outcome: the one named as a
+# risk, a disease or an event, where the other is named as a use, an intake, a level or a variant
+_OUTCOME_NAMED = re.compile(
+    r"\b(?:risks?|incidence|mortality|death|deaths|fractures?|diseases?|cancers?|outcomes?|symptoms?|"
+    r"diabetes|prevalence|events?|survival|failure|infections?|obesity|dementia|stroke|disorders?)\b",
+    re.IGNORECASE,
 )
-# "X may help (to) prevent Y": the help belongs to the claim's direction, not to the exposure; a
-# verb in the base form follows it ("social help improves" is a noun)
-_AUX = (
-    r"(?:(?:may|might|can|could|will|would|should|does|do|did|to|must)\s+)?"
-    r"(?:help(?:s|ed)?\s+(?:to\s+)?(?=[a-z]+\b(?<![^s]s)(?<!ed)))?"
-)
-_NEG_AUX = (
-    r"(?:(?:does|do|did|will|would|may|might|can|could|should|must)\s*(?:not|n't)|cannot|never|"
-    r"fails?\s+to|failed\s+to|(?:is|are|was|were)\s+(?:not\s+able|unable)\s+to)\s+"
-)
-_BE = r"(?:is|are|was|were|be|been|being|can\s+be|may\s+be|might\s+be|will\s+be|could\s+be)\s+"
-_ART = r"(?:(?:an?|the|any)\s+)?"
-_ASSOC = r"(?:associated|correlated|linked|related|connected)\s+(?:with|to)"
-# "changes in cancer cells", "altered by": the word is not a verb with the outcome as its object
-_NOT_AN_OBJECT = r"(?:in|of|by|with|to|for|on|at|from|over|between|is|are|was|were|be|been)\b"
-_AFFECT = (
-    r"(?:affects?|affected|influences?|influenced|alters?|altered|modif(?:y|ies|ied)|modulates?|modulated|"
-    r"impacts?|impacted|changes?|changed|determines?|determined)"
+_EXPOSURE_NAMED = re.compile(
+    r"\b(?:use|users?|intake|consumption|exposure|mutations?|variants?|polymorphisms?|treatment|therapy|"
+    r"supplementation|levels?|smoking|drinking|diet)\b",
+    re.IGNORECASE,
 )
 
-# Each pattern: (name, regex). Groups: x (exposure), y (outcome), v (verb), c (comparative),
-# n (change noun), neg (a negation), inv (inverse association). Compiled on the first claim read
-# (tens of milliseconds), not when a command that never reads a claim imports this module.
-_PATTERN_SOURCES: list[tuple[str, str]] = [
-    (
-        "no_effect",
-        r"^(?P<x>.+?)\s+(?:has|have|had|shows?|showed|exerts?|exerted|produces?|produced|"
-        r"demonstrates?|demonstrated|makes?|made)\s+no\s+"
-        r"(?:\w+\s+){0,2}?(?:effects?|impact|influence|benefit|role|association|relationship|difference)\s+"
-        r"(?:on|in|upon|with|for|to)\s+(?P<y>.+)$",
-    ),
-    (
-        "no_effect",
-        rf"^(?P<x>.+?)\s+(?:does|do|did|will|would|may|might|can|could)\s*(?:not|n't)\s+{_ADV}"
-        r"(?:affect|alter|change|influence|impact|modify|modulate)\s+(?P<y>.+)$",
-    ),
-    (
-        "no_effect",
-        rf"^(?P<x>.+?)\s+{_BE}(?:un(?:related|associated|correlated)\s+(?:to|with)|independent\s+of|"
-        r"not\s+(?:a\s+)?(?:significant\s+|independent\s+)?(?:predictor|determinant|cause|risk\s+factor)\s+(?:of|for))"
-        r"\s+(?P<y>.+)$",
-    ),
-    (
-        "protective",
-        rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}(?:protects?|protected|protecting)\s+"
-        r"(?:\w+\s+)?against\s+(?P<y>.+)$",
-    ),
-    (
-        "protective",
-        rf"^(?P<x>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?:a\s+)?protective\s+(?:factor\s+)?(?:against|for)\s+"
-        r"(?P<y>.+)$",
-    ),
-    (
-        "risk_factor",
-        rf"^(?P<x>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?:an?\s+)?(?:\w+\s+)?(?:risk\s+factors?|causes?|"
-        r"predictors?|determinants?|drivers?|contributors?)\s+(?:of|for|to)\s+(?P<y>.+)$",
-    ),
-    (
-        "association",
-        rf"^(?P<x>.+?)\s+(?:{_BE})?(?P<neg>not\s+)?{_ADV}(?P<inv>inversely\s+|negatively\s+|positively\s+)?"
-        rf"{_ASSOC}\s+{_ART}(?:(?P<c>{_COMP_LIST})\s+|(?:\w+\s+)?(?P<n>{_NOUN_LIST})\s+(?:in|of)\s+)?"
-        r"(?P<y>.+)$",
-    ),
-    (
-        "association",
-        rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}(?P<inv>inversely\s+|negatively\s+|positively\s+)?"
-        rf"(?:correlates?|associates?|predicts?|predicted)\s+(?:with\s+)?{_ART}(?:(?P<c>{_COMP_LIST})\s+)?"
-        r"(?P<y>.+)$",
-    ),
-    (
-        "leads_to",
-        rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}(?:leads?\s+to|led\s+to|results?\s+in|resulted\s+in|"
-        r"contributes?\s+to|contributed\s+to|is\s+responsible\s+for|gives?\s+rise\s+to|brings?\s+about)\s+"
-        rf"{_ART}(?:(?:(?P<c>{_COMP_LIST})\s+)|(?:(?P<n>{_NOUN_LIST})\s+(?:in|of)\s+))?(?P<y>.+)$",
-    ),
-    (
-        "has_more",
-        rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX})(?:have|has|had|show|shows|showed|exhibit|exhibits|"
-        r"exhibited|display|displays|displayed|experience|experiences|experienced|develop|develops|developed|"
-        rf"carry|carries|face|faces|achieve|achieves|achieved)\s+{_ART}{_ADV}(?:(?P<c>{_COMP_LIST})|"
-        rf"(?P<n>{_NOUN_LIST})\s+(?:in|of))\s+(?P<y>.+)$",
-    ),
-    (
-        "passive",
-        rf"^(?P<y>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?P<v>{_VERB_LIST})\s+(?:by|with|after|following|upon|"
-        r"in\s+response\s+to|through|via|when|in|among|during)\s+(?P<x>.+)$",
-    ),
-    (
-        "comparative",
-        rf"^(?P<y>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?P<c>{_COMP_LIST})\s+(?:in|among|with|after|following|"
-        r"for|during|when|under)\s+(?P<x>.+)$",
-    ),
-    (
-        "superior",
-        rf"^(?P<x>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?P<c>superior|inferior|better|worse|more\s+effective|"
-        r"less\s+effective|more\s+efficacious|less\s+efficacious)\s+(?:to|than)\s+(?P<comp>.+?)"
-        r"(?:\s+(?:in|for|at|on)\s+(?P<y>.+))?$",
-    ),
-    (
-        "more_likely",
-        rf"^(?P<x>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?P<c>more|less)\s+(?:likely|prone)\s+to\s+"
-        r"(?:develop|have|experience|suffer\s+from|get|die\s+(?:of|from)|be\s+diagnosed\s+with)\s+(?P<y>.+)$",
-    ),
-    (
-        "changes_with",
-        rf"^(?P<y>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}(?P<v>{_CHANGE_LIST})\s+(?:with|after|following|"
-        r"upon|in\s+response\s+to|during)\s+(?P<x>.+)$",
-    ),
-    # a gerund before a preposition names the exposure ("PD-1 triggering on monocytes reduces …")
-    (
-        "verb",
-        rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}"
-        rf"(?P<v>(?!\w+ing\s+(?:on|in|of|by|at|with|from|among|for)\b)(?:{_VERB_LIST}))\s+(?!(?:in|among)\s)(?P<y>.+)$",
-    ),
-    # an effect of no stated direction: "X affects Y", "Y is influenced by X", "Y changed after X",
-    # "X plays a role in Y", "there is a role for X in Y", "X is involved in Y"
-    ("affected_by", rf"^(?P<y>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}{_AFFECT}\s+by\s+(?P<x>.+)$"),
-    (
-        "affects",
-        rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}{_AFFECT}\s+(?!{_NOT_AN_OBJECT})(?P<y>.+)$",
-    ),
-    (
-        "changed_after",
-        rf"^(?P<y>.+?)\s+(?:(?:has|have|had)\s+)?(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}"
-        r"(?:changed?|changes|altered|differs?|differed|varie[sd]|vary)\s+(?:with|after|following|upon|"
-        r"in\s+response\s+to|during|since|according\s+to)\s+(?P<x>.+)$",
-    ),
-    (
-        "role",
-        rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}(?:plays?|played|has|have|had)\s+"
-        r"(?:an?\s+|the\s+)?(?:(?P<adj>\w+)\s+)?(?:role|part)\s+in\s+(?P<y>.+)$",
-    ),
-    (
-        "role",
-        r"^there\s+(?:is|are|was|exists?)\s+(?P<neg>no\s+)?(?:an?\s+)?(?:\w+\s+)?role\s+for\s+(?P<x>.+?)\s+"
-        r"in\s+(?P<y>.+)$",
-    ),
-    ("role", rf"^(?P<x>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?:involved|implicated)\s+in\s+(?P<y>.+)$"),
-    # a change in a state, said of a group ("autophagy declines in aged organisms"): last, so that
-    # "X reduces falls in older adults" stays X's effect on falls and "X affects falls in …" one of no direction
-    (
-        "changes_with",
-        rf"^(?P<y>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}(?P<v>{_CHANGE_LIST})\s+(?:in|among)\s+(?P<x>.+)$",
-    ),
-]
+
+def _exposure_then_outcome(a: str, b: str) -> tuple[str, str]:
+    """The exposure and the outcome of "a correlation between A and B", in the order named unless A
+    is named as an outcome and B is not, or B as an exposure and A is not."""
+    a_outcome, b_outcome = bool(_OUTCOME_NAMED.search(a)), bool(_OUTCOME_NAMED.search(b))
+    a_exposure, b_exposure = bool(_EXPOSURE_NAMED.search(a)), bool(_EXPOSURE_NAMED.search(b))
+    if (a_outcome and not b_outcome) or (b_exposure and not a_exposure):
+        return b, a
+    return a, b
 
 
 _EVEN = re.compile(r"\b(?:equally|similarly|alike|to\s+the\s+same\s+extent)\b", re.IGNORECASE)
@@ -253,7 +124,7 @@ _OUTCOME_FIRST = ("passive", "comparative", "changes_with", "affected_by", "chan
 
 @functools.cache
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:
-    return [(name, re.compile(rx, re.IGNORECASE)) for name, rx in _PATTERN_SOURCES]
+    return [(name, re.compile(rx, re.IGNORECASE)) for name, rx in PATTERN_SOURCES]
 
 
 _DETERMINERS = re.compile(r"^(?:the|a|an|its|their|this|these|those|such)\s+", re.IGNORECASE)
@@ -392,6 +263,10 @@ def _read_sentence(sentence: str) -> ClaimFrame:
             continue
         groups = {k: (v or "") for k, v in match.groupdict().items()}
         x, y = groups.get("x", ""), groups.get("y", "")
+        if name == "between":  # "a positive correlation between A and B": an association of A and B
+            x, y = _exposure_then_outcome(groups["a"], groups["b"])
+            groups["inv"] = _BETWEEN_SIGN.get(groups["inv"].strip().lower(), "")
+            groups["c"], name = "", "association"
         if not _plausible_subject(y if name in _OUTCOME_FIRST else x):
             continue
         outcome, population = _outcome(y)
@@ -421,6 +296,13 @@ def _frame(
     base = dict(text=sentence, exposure=exposure, outcome=outcome, population=population)
     if name == "no_effect":
         return ClaimFrame(**base, kind="effect", direction="no_effect", cue="no effect")
+    if name == "treats":  # a treatment lowers what it treats; an ineffective one leaves it as it is
+        effective = groups["eff"].lower() != "ineffective"
+        if effective and not negated:
+            return ClaimFrame(**base, kind="effect", direction="decrease", cue="effective treatment")
+        if effective != negated:  # "not ineffective": no claim either way
+            return None
+        return ClaimFrame(**base, kind="effect", direction="no_effect", cue="ineffective")
     if name == "protective":
         return ClaimFrame(
             **base, kind="effect", direction="decrease", negated=negated, cue="protects against"

@@ -50,7 +50,7 @@ PARTS = [
     ("Are exercise and depression linked?", "exercise", "depression"),
     ("Is there a link between vaccines and autism?", "vaccines", "autism"),
     ("Is exercise good for depression?", "exercise", "depression"),
-    ("Is exercise effective in treating depression?", "exercise", "depression"),
+    ("Is exercise effective in treating depression?", "Exercise", "depression"),
 ]
 
 

@@ -1,0 +1,192 @@
+"""The predicate patterns an effect claim is read by (``claim_frame.read_claim``), tried in order.
+
+Each pattern is ``(name, regex)``. Groups: x (exposure), y (outcome), v (verb), c (comparative), n
+(change noun), neg (a negation), inv (inverse association), eff (effective or ineffective), a and b
+(the two things "there is a correlation between a and b" names). docs/direction.md lists them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lyra_core.direction.lexicon import CHANGE_NOUNS, CHANGE_VERBS, COMPARATIVES, DIRECTION_VERBS
+
+_VERB_LIST = "|".join(sorted((re.escape(w) for w in DIRECTION_VERBS), key=len, reverse=True))
+_COMP_LIST = "|".join(sorted((re.escape(w) for w in COMPARATIVES), key=len, reverse=True))
+_NOUN_LIST = "|".join(sorted((re.escape(w) for w in CHANGE_NOUNS), key=len, reverse=True))
+_CHANGE_LIST = "|".join(sorted((re.escape(w) for w in CHANGE_VERBS), key=len, reverse=True))
+_ADV = (
+    r"(?:(?:significantly|substantially|markedly|strongly|greatly|further|dramatically|modestly|slightly|"
+    r"independently|consistently|effectively|directly|partially|partly|also|only|in\s+part|not\s+only)\s+)*"
+)
+# "X may help (to) prevent Y": the help belongs to the claim's direction, not to the exposure; a
+# verb in the base form follows it ("social help improves" is a noun)
+_AUX = (
+    r"(?:(?:may|might|can|could|will|would|should|does|do|did|to|must)\s+)?"
+    r"(?:help(?:s|ed)?\s+(?:to\s+)?(?=[a-z]+\b(?<![^s]s)(?<!ed)))?"
+)
+_NEG_AUX = (
+    r"(?:(?:does|do|did|will|would|may|might|can|could|should|must)\s*(?:not|n't)|cannot|never|"
+    r"fails?\s+to|failed\s+to|(?:is|are|was|were)\s+(?:not\s+able|unable)\s+to)\s+"
+)
+_BE = r"(?:is|are|was|were|be|been|being|can\s+be|may\s+be|might\s+be|will\s+be|could\s+be)\s+"
+_ART = r"(?:(?:an?|the|any)\s+)?"
+_ASSOC = r"(?:associated|correlated|linked|related|connected)\s+(?:with|to)"
+# "changes in cancer cells", "altered by": the word is not a verb with the outcome as its object
+_NOT_AN_OBJECT = r"(?:in|of|by|with|to|for|on|at|from|over|between|is|are|was|were|be|been)\b"
+_AFFECT = (
+    r"(?:affects?|affected|influences?|influenced|alters?|altered|modif(?:y|ies|ied)|modulates?|modulated|"
+    r"impacts?|impacted|changes?|changed|determines?|determined)"
+)
+
+# Each pattern: (name, regex). Groups: x (exposure), y (outcome), v (verb), c (comparative),
+# n (change noun), neg (a negation), inv (inverse association). Compiled on the first claim read
+# (tens of milliseconds), not when a command that never reads a claim imports this module.
+PATTERN_SOURCES: list[tuple[str, str]] = [
+    (
+        "no_effect",
+        r"^(?P<x>.+?)\s+(?:has|have|had|shows?|showed|exerts?|exerted|produces?|produced|"
+        r"demonstrates?|demonstrated|makes?|made)\s+no\s+"
+        r"(?:\w+\s+){0,2}?(?:effects?|impact|influence|benefit|role|association|relationship|difference)\s+"
+        r"(?:on|in|upon|with|for|to)\s+(?P<y>.+)$",
+    ),
+    (
+        "no_effect",
+        rf"^(?P<x>.+?)\s+(?:does|do|did|will|would|may|might|can|could)\s*(?:not|n't)\s+{_ADV}"
+        r"(?:affect|alter|change|influence|impact|modify|modulate)\s+(?P<y>.+)$",
+    ),
+    (
+        "no_effect",
+        rf"^(?P<x>.+?)\s+{_BE}(?:un(?:related|associated|correlated)\s+(?:to|with)|independent\s+of|"
+        r"not\s+(?:a\s+)?(?:significant\s+|independent\s+)?(?:predictor|determinant|cause|risk\s+factor)\s+(?:of|for))"
+        r"\s+(?P<y>.+)$",
+    ),
+    (
+        "protective",
+        rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}(?:protects?|protected|protecting)\s+"
+        r"(?:\w+\s+)?against\s+(?P<y>.+)$",
+    ),
+    (
+        "protective",
+        rf"^(?P<x>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?:a\s+)?protective\s+(?:factor\s+)?(?:against|for)\s+"
+        r"(?P<y>.+)$",
+    ),
+    # "X is an effective treatment for Y", "X is ineffective at tackling Y", "X are ineffective as Y
+    # treatments": a treatment's claim is that it lowers what it treats, or (ineffective) that it does not
+    (
+        "treats",
+        rf"^(?P<x>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?:an?\s+)?(?:\w+\s+)?(?P<eff>effective|ineffective|"
+        r"efficacious)\s+(?:treatments?|therap(?:y|ies)|interventions?|drugs?|options?|strateg(?:y|ies))\s+"
+        r"(?:for|of|against)\s+(?P<y>.+)$",
+    ),
+    (
+        "treats",
+        rf"^(?P<x>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?P<eff>effective|ineffective|efficacious)\s+"
+        r"(?:(?:at|in|for)\s+(?:treating|tackling|preventing|reducing|managing|controlling|lowering)|for)\s+"
+        r"(?P<y>.+)$",
+    ),
+    (
+        "treats",
+        rf"^(?P<x>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?P<eff>effective|ineffective|efficacious)\s+as\s+(?:an?\s+)?"
+        r"(?P<y>.+?)\s+(?:treatments?|therap(?:y|ies))$",
+    ),
+    # "there is a positive correlation between A and B", "there is no association between A and B"
+    (
+        "between",
+        r"^there\s+(?:is|are|was|were|exists?)\s+(?P<neg>no\s+)?(?:an?\s+)?(?:(?:significant|strong|clear|"
+        r"weak|direct|statistically\s+significant)\s+)?(?P<inv>positive\s+|negative\s+|inverse\s+)?"
+        r"(?:correlation|association|relationship|relation|link)\s+between\s+(?P<a>.+?)\s+and\s+(?P<b>.+)$",
+    ),
+    (
+        "risk_factor",
+        rf"^(?P<x>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?:an?\s+)?(?:\w+\s+)?(?:risk\s+factors?|causes?|"
+        r"predictors?|determinants?|drivers?|contributors?)\s+(?:of|for|to)\s+(?P<y>.+)$",
+    ),
+    (
+        "association",
+        rf"^(?P<x>.+?)\s+(?:{_BE})?(?P<neg>not\s+)?{_ADV}(?P<inv>inversely\s+|negatively\s+|positively\s+)?"
+        rf"{_ASSOC}\s+{_ART}(?:(?P<c>{_COMP_LIST})\s+|(?:\w+\s+)?(?P<n>{_NOUN_LIST})\s+(?:in|of)\s+)?"
+        r"(?P<y>.+)$",
+    ),
+    (
+        "association",
+        rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}(?P<inv>inversely\s+|negatively\s+|positively\s+)?"
+        rf"(?:correlates?|associates?|predicts?|predicted)\s+(?:with\s+)?{_ART}(?:(?P<c>{_COMP_LIST})\s+)?"
+        r"(?P<y>.+)$",
+    ),
+    (
+        "leads_to",
+        rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}(?:leads?\s+to|led\s+to|results?\s+in|resulted\s+in|"
+        r"contributes?\s+to|contributed\s+to|is\s+responsible\s+for|gives?\s+rise\s+to|brings?\s+about)\s+"
+        rf"{_ART}(?:(?:(?P<c>{_COMP_LIST})\s+)|(?:(?P<n>{_NOUN_LIST})\s+(?:in|of)\s+))?(?P<y>.+)$",
+    ),
+    (
+        "has_more",
+        rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX})(?:have|has|had|show|shows|showed|exhibit|exhibits|"
+        r"exhibited|display|displays|displayed|experience|experiences|experienced|develop|develops|developed|"
+        rf"carry|carries|face|faces|achieve|achieves|achieved)\s+{_ART}{_ADV}(?:(?P<c>{_COMP_LIST})|"
+        rf"(?P<n>{_NOUN_LIST})\s+(?:in|of))\s+(?P<y>.+)$",
+    ),
+    (
+        "passive",
+        rf"^(?P<y>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?P<v>{_VERB_LIST})\s+(?:by|with|after|following|upon|"
+        r"in\s+response\s+to|through|via|when|in|among|during)\s+(?P<x>.+)$",
+    ),
+    (
+        "comparative",
+        rf"^(?P<y>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?P<c>{_COMP_LIST})\s+(?:in|among|with|after|following|"
+        r"for|during|when|under)\s+(?P<x>.+)$",
+    ),
+    (
+        "superior",
+        rf"^(?P<x>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?P<c>superior|inferior|better|worse|more\s+effective|"
+        r"less\s+effective|more\s+efficacious|less\s+efficacious)\s+(?:to|than)\s+(?P<comp>.+?)"
+        r"(?:\s+(?:in|for|at|on)\s+(?P<y>.+))?$",
+    ),
+    (
+        "more_likely",
+        rf"^(?P<x>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?P<c>more|less)\s+(?:likely|prone)\s+to\s+"
+        r"(?:develop|have|experience|suffer\s+from|get|die\s+(?:of|from)|be\s+diagnosed\s+with)\s+(?P<y>.+)$",
+    ),
+    (
+        "changes_with",
+        rf"^(?P<y>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}(?P<v>{_CHANGE_LIST})\s+(?:with|after|following|"
+        r"upon|in\s+response\s+to|during)\s+(?P<x>.+)$",
+    ),
+    # a gerund before a preposition names the exposure ("PD-1 triggering on monocytes reduces …")
+    (
+        "verb",
+        rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}"
+        rf"(?P<v>(?!\w+ing\s+(?:on|in|of|by|at|with|from|among|for)\b)(?:{_VERB_LIST}))\s+(?!(?:in|among)\s)(?P<y>.+)$",
+    ),
+    # an effect of no stated direction: "X affects Y", "Y is influenced by X", "Y changed after X",
+    # "X plays a role in Y", "there is a role for X in Y", "X is involved in Y"
+    ("affected_by", rf"^(?P<y>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}{_AFFECT}\s+by\s+(?P<x>.+)$"),
+    (
+        "affects",
+        rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}{_AFFECT}\s+(?!{_NOT_AN_OBJECT})(?P<y>.+)$",
+    ),
+    (
+        "changed_after",
+        rf"^(?P<y>.+?)\s+(?:(?:has|have|had)\s+)?(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}"
+        r"(?:changed?|changes|altered|differs?|differed|varie[sd]|vary)\s+(?:with|after|following|upon|"
+        r"in\s+response\s+to|during|since|according\s+to)\s+(?P<x>.+)$",
+    ),
+    (
+        "role",
+        rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}(?:plays?|played|has|have|had)\s+"
+        r"(?:an?\s+|the\s+)?(?:(?P<adj>\w+)\s+)?(?:role|part)\s+in\s+(?P<y>.+)$",
+    ),
+    (
+        "role",
+        r"^there\s+(?:is|are|was|exists?)\s+(?P<neg>no\s+)?(?:an?\s+)?(?:\w+\s+)?role\s+for\s+(?P<x>.+?)\s+"
+        r"in\s+(?P<y>.+)$",
+    ),
+    ("role", rf"^(?P<x>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?:involved|implicated)\s+in\s+(?P<y>.+)$"),
+    # a change in a state, said of a group ("autophagy declines in aged organisms"): last, so that
+    # "X reduces falls in older adults" stays X's effect on falls and "X affects falls in …" one of no direction
+    (
+        "changes_with",
+        rf"^(?P<y>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}(?P<v>{_CHANGE_LIST})\s+(?:in|among)\s+(?P<x>.+)$",
+    ),
+]

@@ -1,0 +1,119 @@
+"""Claims that a treatment is effective or ineffective, and correlations "between A and B", read as
+claims with a direction (lyra_core/direction/claim_patterns.py)."""
+
+import pytest
+
+from lyra_core.direction.claim_frame import read_claim
+
+# (claim, direction, exposure, outcome): SciFact train claims and the hypotheses of questions
+TREATMENTS = [
+    (
+        "Amitriptyline is an effective treatment for chronic tension-type headaches.",
+        "decrease",
+        "Amitriptyline",
+        "chronic tension-type headaches",
+    ),
+    (
+        "Charcoal is an effective treatment for acute paraquat poisoning.",
+        "decrease",
+        "Charcoal",
+        "acute paraquat poisoning",
+    ),
+    (
+        "Cognitive behavioral therapy is an ineffective treatment for insomnia",
+        "no_effect",
+        "Cognitive behavioral therapy",
+        "insomnia",
+    ),
+    (
+        "Integrated care is ineffective at tackling multiple comorbidities.",
+        "no_effect",
+        "Integrated care",
+        "multiple comorbidities",
+    ),
+    (
+        "Nonsteroidal antinflammatory drugs are ineffective as cancer treatments.",
+        "no_effect",
+        "Nonsteroidal antinflammatory drugs",
+        "cancer",
+    ),
+    (
+        "Acupuncture is effective for chronic low back pain.",
+        "decrease",
+        "Acupuncture",
+        "chronic low back pain",
+    ),
+    ("Statins are effective in preventing stroke.", "decrease", "Statins", "stroke"),
+    ("Metformin is not effective in preventing dementia.", "no_effect", "Metformin", "dementia"),
+    ("Vitamin D is not an effective treatment for depression.", "no_effect", "Vitamin D", "depression"),
+]
+
+
+@pytest.mark.parametrize(("claim", "direction", "exposure", "outcome"), TREATMENTS)
+def test_a_treatment_said_effective_lowers_what_it_treats(claim, direction, exposure, outcome):
+    frame = read_claim(claim)
+    assert (frame.kind, frame.direction, frame.exposure, frame.outcome) == (
+        "effect",
+        direction,
+        exposure,
+        outcome,
+    )
+
+
+BETWEEN = [
+    # the outcome is the one named as a risk, a disease or an event, whichever comes first
+    (
+        "There is a positive correlation between hip fractures and statin use.",
+        "increase",
+        "statin use",
+        "hip fractures",
+    ),
+    (
+        "There is no association between HNF4A mutations and diabetes risks.",
+        "no_effect",
+        "HNF4A mutations",
+        "diabetes risks",
+    ),
+    (
+        "There is an inverse relationship between physical activity and mortality.",
+        "decrease",
+        "physical activity",
+        "mortality",
+    ),
+    (
+        "There is a negative correlation between sleep duration and obesity.",
+        "decrease",
+        "sleep duration",
+        "obesity",
+    ),
+]
+
+
+@pytest.mark.parametrize(("claim", "direction", "exposure", "outcome"), BETWEEN)
+def test_a_correlation_between_two_things_is_an_association_with_its_sign(
+    claim, direction, exposure, outcome
+):
+    frame = read_claim(claim)
+    assert (frame.direction, frame.exposure, frame.outcome) == (direction, exposure, outcome)
+
+
+def test_an_association_of_no_stated_sign_is_borne_out_either_way():
+    frame = read_claim("There is an association between coffee consumption and liver cancer in men.")
+    assert (frame.exposure, frame.outcome, frame.population) == (
+        "coffee consumption",
+        "liver cancer",
+        "in men",
+    )
+    assert frame.either_way and frame.says() == "coffee consumption is associated with it"
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "The drug is effective in children.",  # who it works in, not what it treats
+        "MEK inhibitors are effective treatments in RAS-driven mouse models of cancer.",
+        "Aspirin is not ineffective for headache.",  # a double negation claims neither way
+    ],
+)
+def test_effective_without_what_is_treated_is_no_claim_of_an_effect(claim):
+    assert read_claim(claim).direction is None
