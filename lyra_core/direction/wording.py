@@ -73,10 +73,14 @@ def outcome_noun(outcome: str) -> str:
     return in_sentence(stripped or outcome)
 
 
+_TRAILING_ABBREVIATION = re.compile(r"\s*\([^()]*\)\s*$")
+
+
 def is_plural(phrase: str) -> bool:
     """Whether a noun phrase names several things, by its head noun (the last word before "of",
     "in", "after" …): "graduated compression stockings", "statins", "omega-3 fatty acids"; not
     "HPV-based screening", "400 mg of vitamin E", "diabetes"."""
+    phrase = _TRAILING_ABBREVIATION.sub("", phrase)  # "compression stockings (GCS)": the head is before it
     head = _HEAD_ENDS.split(f" {' '.join(phrase.split())} ", maxsplit=1)[0].split()
     written = head[-1].strip(".,;:()") if head else ""
     word = written.lower()

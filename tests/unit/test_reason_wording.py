@@ -59,6 +59,8 @@ def test_the_claims_verb_agrees_with_its_exposure_set_in_lower_case():
     "phrase, plural",
     [
         ("thigh-length graduated compression stockings", True),
+        ("thigh-length graduated compression stockings (GCS)", True),
+        ("cognitive behavioral therapy (CBT)", False),
         ("omega-3 fatty acids", True),
         ("NSAIDs", True),
         ("HPV-based screening", False),
