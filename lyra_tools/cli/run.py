@@ -96,8 +96,9 @@ def print_summary(outcome: run_control.RunOutcome, home: Path | None) -> None:
     for name, count in counts.items():
         table.add_row(name, str(count))
     console.print(table)
-    if outcome.success and counts.get("claim_scores"):
-        claims = top_claims(open_store(home), outcome.task_id, limit=8)
+    scored = outcome.success and counts.get("claim_scores")
+    claims = top_claims(open_store(home), outcome.task_id, limit=8) if scored else None
+    if claims is not None and len(claims):  # none but the hypothesis: the answer above says it
         top = Table("verdict", "conf.", "±", "votes", "claim", title="claims with the most evidence")
         for c in claims.itertuples(index=False):
             top.add_row(
