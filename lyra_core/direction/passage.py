@@ -102,8 +102,9 @@ class PassageReading(BaseModel):
     other_level: str = (
         ""  # the exposure's arm named at its opposite level first ("a low fitness level"): turned round
     )
-    # a direction word the passage says of another thing than the outcome ("the 25OHD level was higher"),
-    # where no word or figure gives the outcome one: the passage's change is not the outcome's
+    # a comparative the passage says of a subject that is another thing than the outcome ("the 25OHD level
+    # was higher in those with fractures"), where no word or figure gives the outcome a direction: the
+    # passage's change is not the outcome's
     said_of_another: str = ""
 
     def figures_text(self) -> str:
@@ -439,7 +440,8 @@ def _worded_direction(
     passage: str, exposure: str, outcome: str, comparator: str = "", elsewhere: list[str] | None = None
 ) -> tuple[str, int, str, bool] | None:
     """(way, position, word, comparator named first) of the direction word nearest a mention of the outcome;
-    the words said of another thing than the outcome are added to ``elsewhere``."""
+    the comparatives said of a subject that is another thing than the outcome are added to ``elsewhere``
+    (not a verb's other object, "raising HDL-C": such a passage often names the outcome in other words)."""
     elsewhere = [] if elsewhere is None else elsewhere
     tokens = [(m.group(0), m.start()) for m in _WORD.finditer(passage)]
     targets = content_words(outcome)
@@ -465,7 +467,6 @@ def _worded_direction(
             continue
         after = passage[pos + len(word) : pos + len(word) + 120]
         if not re.match(r"\s+of\b", after) and said_of_another_thing(after, outcome):
-            elsewhere.append(word)
             continue  # "raising HDL-C", "reducing CPU time": a change of another thing than the outcome
         if low in COMPARATIVES and subject_is_another_thing(
             passage[max(0, pos - 120) : pos], outcome, f"{exposure} {comparator}"

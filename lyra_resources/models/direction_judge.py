@@ -143,15 +143,6 @@ ReaderPredict = Callable[[list[tuple[str, str]]], list[dict]]
 NliPredict = Callable[[list[tuple[str, str]]], list[dict]]
 
 
-def _elsewhere(verdict: DirectionJudgement) -> str:
-    """A caveat for a reason where the only change the passage's words state is another thing's: the
-    reader still decides (leaving such passages out cost 2.5 points of macro-F1 on Evidence Inference
-    validation prompts, docs/direction.md), and the reason says what the words were said of."""
-    if not verdict.said_of_another:
-        return ""
-    return f", though the change its words state (“{verdict.said_of_another}”) is said of another thing"
-
-
 def unstated_judgement(
     verdict: DirectionJudgement, reader_probs: dict[str, float], reader_min: float
 ) -> EdgeJudgement:
@@ -161,12 +152,27 @@ def unstated_judgement(
     overlap alone decides no effect."""
     read_as = max(_READ_AS, key=lambda k: reader_probs.get(k, 0.0))
     p = reader_probs.get(read_as, 0.0)
+    if verdict.said_of_another:  # "the 25OHD level was higher in those with fractures": the level's change
+        return EdgeJudgement(
+            relation="NEUTRAL",
+            p_supports=0.0,
+            p_refutes=0.0,
+            p_neutral=1.0,
+            judged_by=DIRECTION,
+            claim_direction=verdict.claim_direction,
+            passage_direction=None,
+            effect_figures=verdict.figures,
+            exposure_matched=verdict.exposure_matched,
+            outcome_matched=verdict.outcome_matched,
+            reader_probability=p,
+            reason=f"the change it states (“{verdict.said_of_another}”) is said of another thing "
+            f"than the claim's outcome → no vote (the reader: {_READ_AS[read_as]}, {p:.2f})",
+        )
     if p >= reader_min:
         edge = EdgeJudgement.from_direction(verdict)
         return edge.model_copy(
             update={
-                "reason": f"the direction reader reads {_READ_AS[read_as]} ({p:.2f}){_elsewhere(verdict)}; "
-                f"{verdict.reason}",
+                "reason": f"the direction reader reads {_READ_AS[read_as]} ({p:.2f}); {verdict.reason}",
                 "reader_probability": p,
             }
         )

@@ -1,5 +1,6 @@
-"""Where the only change a passage states is said of another thing than the claim's outcome, the direction
-reader decides and the reason says what the words were said of (SciFact corpus sentences)."""
+"""Where the only change a passage states is a comparative said of another subject than the claim's
+outcome, the direction reader does not decide alone; a direction verb's other object does not stop it
+(SciFact corpus sentences)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,11 @@ LEVELS = (
     "32 women (26%) were on VD supplementation at the time of evaluation. Among these subjects, the 25OHD "
     "level was significantly higher in those with prior fragility fractures (p=0.018) and osteoporosis "
     "(p=0.008)."
+)
+# a verb whose object is another thing than the outcome: said of HDL-C, yet the passage is about the trial
+RAISING = (
+    "Niacin, raising HDL-C in patients with coronary disease, was compared with placebo over three years "
+    "of follow-up for cardiovascular events."
 )
 READ_UP = {"increased": 0.95, "decreased": 0.02, "no_difference": 0.02, "unrelated": 0.01}
 
@@ -28,13 +34,23 @@ def test_a_change_said_of_a_level_is_recorded_as_another_things():
     assert plain.direction == "decreased" and plain.said_of_another == ""
 
 
-def test_the_reader_decides_and_the_reason_names_the_change_said_of_another_thing():
+def test_the_reader_does_not_decide_where_the_change_stated_is_another_subjects():
     frame = read_claim("Vitamin D supplementation reduces fracture risk.")
     verdict = judge_passage(frame, LEVELS, f"Vitamin D supplementation and fractures. {LEVELS}", READ_UP)
     assert verdict.said_of_another == "higher" and not verdict.direction_stated
     edge = unstated_judgement(verdict, READ_UP, reader_min=0.0)
-    assert edge.relation == "REFUTES"  # the reader reads an increase of fractures
+    assert edge.relation == "NEUTRAL"
     assert edge.reason.startswith(
-        "the direction reader reads an increase (0.95), though the change its words state (“higher”) "
-        "is said of another thing; "
+        "the change it states (“higher”) is said of another thing than the claim's outcome"
+    )
+
+
+def test_a_verbs_other_object_leaves_the_passage_to_the_reader():
+    reading = read_passage(RAISING, "niacin", "cardiovascular events")
+    assert reading.direction is None and reading.said_of_another == ""
+    frame = read_claim("Niacin reduces cardiovascular events.")
+    verdict = judge_passage(frame, RAISING, f"Niacin and cardiovascular events. {RAISING}", READ_UP)
+    edge = unstated_judgement(verdict, READ_UP, reader_min=0.0)
+    assert edge.relation == "REFUTES" and edge.reason.startswith(
+        "the direction reader reads an increase (0.95)"
     )
