@@ -54,7 +54,9 @@ def not_addressed_line(
     frame = read_claim(hypothesis) if hypothesis else None
     if frame is None or not frame.exposure.strip() or not frame.outcome.strip():
         return None
-    about = [relevance(frame.exposure, frame.outcome, p.text, p.paper_text) for p in passages]
+    about = [
+        relevance(frame.exposure, frame.outcome, p.text, p.paper_text, treated=frame.treats) for p in passages
+    ]
     voted = [a for p, a in zip(passages, about, strict=True) if p.voted]
     considered = voted or [a for p, a in zip(passages, about, strict=True) if p.judged]
     if any(a.about_both for a in considered):

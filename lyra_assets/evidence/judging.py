@@ -136,7 +136,9 @@ def addressing_fragments(
         out[ci] = [
             fi
             for fi, (passage, page) in enumerate(zip(fragments["text"], fragments["page_id"], strict=True))
-            if relevance(frame.exposure, frame.outcome, passage, texts.get(page, "")).about_both
+            if relevance(
+                frame.exposure, frame.outcome, passage, texts.get(page, ""), treated=frame.treats
+            ).about_both
         ]
     return out
 

@@ -65,6 +65,11 @@ class ClaimFrame(BaseModel):
         return self.direction is not None
 
     @property
+    def treats(self) -> bool:
+        """A claim that the exposure is (or is not) an effective treatment for the outcome."""
+        return self.cue in ("effective treatment", "ineffective")
+
+    @property
     def comparator(self) -> str:
         """What the claim compares its exposure with, where it names it ("… compared with placebo",
         "… versus oral cyclophosphamide"); "" otherwise."""

@@ -206,12 +206,19 @@ def _named_runs(concepts: list[frozenset[str]], words: list[str], wanted: set[st
     return spans
 
 
-def only_as_population(phrase: str, text: str) -> bool:
+# the course words that name the very condition a treatment claim is about ("management of insomnia")
+_TREATING = {"remission", "treatment", "treating", "management", "resolution"}
+
+
+def only_as_population(phrase: str, text: str, treated: bool = False) -> bool:
     """Whether every mention of ``phrase`` in ``text`` names who was studied rather than what
     happened to them ("women with type 2 diabetes had more breast cancer" is not about getting type
     2 diabetes): after "<people> with|without|having" (a few words of the phrase's kind between), before
     "patients", "subjects" …, after "models of", or after the course of a condition ("remission of",
-    "treatment of") the phrase does not name. False where ``text`` does not mention it."""
+    "treatment of") the phrase does not name; for a claim that a treatment works on the condition
+    (``treated``), its treatment, management or remission names it. False where ``text`` does not
+    mention it."""
+    course = _COURSE - _TREATING if treated else _COURSE
     words = _TOKEN.findall(text)
     concepts = [_word_concepts(w) for w in words]
     spans = _named_runs(concepts, words, _specific(phrase))
@@ -242,7 +249,7 @@ def only_as_population(phrase: str, text: str) -> bool:
                 and bool(_word_concepts(people_with[-2]) & POPULATION)
             )
             or before[-2:] in (["models", "of"], ["model", "of"])
-            or (len(before) >= 2 and before[-1] == "of" and before[-2] in _COURSE and before[-2] not in own)
+            or (len(before) >= 2 and before[-1] == "of" and before[-2] in course and before[-2] not in own)
         )
 
     return all(population(begin, end) for begin, end in spans)
@@ -362,11 +369,17 @@ def _names_all(identifiers: dict[str, str], text: str) -> bool:
 
 
 def relevance(
-    exposure: str, outcome: str, passage: str, paper_text: str = "", share: float = MATCH_SHARE
+    exposure: str,
+    outcome: str,
+    passage: str,
+    paper_text: str = "",
+    share: float = MATCH_SHARE,
+    treated: bool = False,
 ) -> Relevance:
     """The outcome must be named in the passage; the exposure in the passage or in its paper (the
     title and abstract: a results sentence often says "the treatment group"). A phrase named by its
-    acronym ("CBT" for cognitive behavioural therapy), or an acronym spelled out, matches too."""
+    acronym ("CBT" for cognitive behavioural therapy), or an acronym spelled out, matches too. For a
+    claim that the exposure treats the outcome (``treated``), "the management of <outcome>" names it."""
     # what the passage and its paper name by a short form, spelled out from the abstract's own
     # definitions ("GCS", "the primary outcome"); the claim's own short forms likewise
     in_passage = _concepts(spelled_out(passage, paper_text))
@@ -395,7 +408,9 @@ def relevance(
     )
     exposure_matched = exposure_matched and not _another_kind(exposure, paper)
     outcome_matched = (
-        outcome_matched and not _another_kind(outcome, passage) and not only_as_population(outcome, passage)
+        outcome_matched
+        and not _another_kind(outcome, passage)
+        and not only_as_population(outcome, passage, treated)
     )
     return Relevance(
         exposure_matched=exposure_matched,

@@ -276,7 +276,7 @@ def judge_passage(
     named, inverted = as_named_in(frame.outcome, where)
     exposure, exposure_inverted = exposure_as_named_in(frame.exposure, where)
     reading = read_passage(where, exposure, named, frame.comparator)
-    about = relevance(frame.exposure, frame.outcome, passage, paper_text)
+    about = relevance(frame.exposure, frame.outcome, passage, paper_text, treated=frame.treats)
     distribution = passage_distribution(probs, reading)
     if (
         inverted != exposure_inverted

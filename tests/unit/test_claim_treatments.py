@@ -4,6 +4,7 @@ claims with a direction (lyra_core/direction/claim_patterns.py)."""
 import pytest
 
 from lyra_core.direction.claim_frame import read_claim
+from lyra_core.direction.relevance import relevance
 
 # (claim, direction, exposure, outcome): SciFact train claims and the hypotheses of questions
 TREATMENTS = [
@@ -117,3 +118,27 @@ def test_an_association_of_no_stated_sign_is_borne_out_either_way():
 )
 def test_effective_without_what_is_treated_is_no_claim_of_an_effect(claim):
     assert read_claim(claim).direction is None
+
+
+# SciFact corpus, "Cognitive behavioral therapy vs zopiclone for treatment of chronic primary insomnia in
+# older adults: a randomized controlled trial"
+CBT_TRIAL = (
+    "Cognitive behavioral therapy vs zopiclone for treatment of chronic primary insomnia in older adults."
+)
+CBT_CONCLUSION = (
+    "CONCLUSION These results suggest that interventions based on CBT are superior to zopiclone treatment both "
+    "in short- and long-term management of insomnia in older adults."
+)
+
+
+def test_the_management_of_the_condition_a_treatment_claim_names_is_about_its_outcome():
+    frame = read_claim("Cognitive behavioral therapy is an effective treatment for insomnia.")
+    assert frame.treats
+    about = relevance(frame.exposure, frame.outcome, CBT_CONCLUSION, CBT_TRIAL, treated=frame.treats)
+    assert about.about_both
+    # for a claim about getting the condition, its management is not the outcome
+    getting = read_claim("Shift work increases insomnia.")
+    assert not getting.treats
+    assert not relevance(
+        "cognitive behavioral therapy", "insomnia", CBT_CONCLUSION, CBT_TRIAL
+    ).outcome_matched
