@@ -415,12 +415,21 @@ _SUBJECT_OF = re.compile(
 )
 
 
+# what people do with an arm, not the arm itself: a comparative said of it is not said of the outcome
+_CONDUCT = re.compile(
+    r"^(?:the\s+|a\s+|an\s+|their\s+)?(?:compliance|adherence|uptake|acceptance|acceptability|persistence|"
+    r"awareness|knowledge|willingness|intention|satisfaction|costs?)\b",
+    re.IGNORECASE,
+)
+
+
 def subject_is_another_thing(before: str, outcome: str, arms: str = "") -> bool:
     """Whether the comparative that ``before`` ends at is said, as a predicate, of a subject that names
     another thing than the outcome ("the 25OHD level was significantly higher in those with prior
     fragility fractures": the vitamin D level is higher, not the fracture risk). A subject that names
     people or an arm (``arms``: the exposure and the comparator) is who had more or less of the outcome
-    ("children treated with X were less likely to carry gametocytes")."""
+    ("children treated with X were less likely to carry gametocytes"); what people do with an arm ("the
+    compliance to VD supplementation was lower") is another thing."""
     match = _SUBJECT_OF.search(before)
     if match is None:
         return False
@@ -431,9 +440,14 @@ def subject_is_another_thing(before: str, outcome: str, arms: str = "") -> bool:
         flags=re.IGNORECASE,
     )
     named = named_things(subject)
+    names_outcome = bool(named & (specific(outcome) | set(concepts(outcome)))) or names_by_acronym(
+        outcome, subject
+    )
+    if _CONDUCT.match(subject) and not names_outcome:
+        return True  # "the compliance to VD supplementation was lower": said of taking it, not of the outcome
     if not named or named & (POPULATION | set(concepts(arms))):
         return False
-    return not named & (specific(outcome) | set(concepts(outcome))) and not names_by_acronym(outcome, subject)
+    return not names_outcome
 
 
 def _worded_direction(

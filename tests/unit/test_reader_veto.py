@@ -54,3 +54,20 @@ def test_a_verbs_other_object_leaves_the_passage_to_the_reader():
     assert edge.relation == "REFUTES" and edge.reason.startswith(
         "the direction reader reads an increase (0.95)"
     )
+
+
+# the same paper's conclusion: the compliance is lower, said of taking the supplement, not of fractures
+COMPLIANCE = (
+    "The compliance to VD supplementation is lower in subjects without osteoporosis or fragility fractures. "
+    "Primary prevention measures should be more actively implemented."
+)
+
+
+def test_a_change_said_of_what_people_do_with_the_arm_is_another_things():
+    reading = read_passage(COMPLIANCE, "vitamin D supplementation", "fracture risk")
+    assert reading.direction is None and reading.said_of_another == "lower"
+    # where adherence is the outcome, its change is the outcome's
+    adherence = read_passage(
+        "Adherence to statins was higher in the intervention group.", "intervention", "adherence to statins"
+    )
+    assert adherence.direction == "increased" and adherence.said_of_another == ""
