@@ -423,12 +423,15 @@ _CONDUCT = re.compile(
 )
 
 
-def subject_is_another_thing(before: str, outcome: str, arms: str = "") -> bool:
+def subject_is_another_thing(
+    before: str, outcome: str, arms: str = "", short_arms: tuple[str, ...] = ()
+) -> bool:
     """Whether the comparative that ``before`` ends at is said, as a predicate, of a subject that names
     another thing than the outcome ("the 25OHD level was significantly higher in those with prior
     fragility fractures": the vitamin D level is higher, not the fracture risk). A subject that names
     people or an arm (``arms``: the exposure and the comparator) is who had more or less of the outcome
-    ("children treated with X were less likely to carry gametocytes"); what people do with an arm ("the
+    ("children treated with X were less likely to carry gametocytes"), an arm named by its initials in
+    ``short_arms`` too; what people do with an arm ("the
     compliance to VD supplementation was lower") is another thing."""
     match = _SUBJECT_OF.search(before)
     if match is None:
@@ -447,6 +450,8 @@ def subject_is_another_thing(before: str, outcome: str, arms: str = "") -> bool:
         return True  # "the compliance to VD supplementation was lower": said of taking it, not of the outcome
     if not named or named & (POPULATION | set(concepts(arms))):
         return False
+    if any(arm and names_by_acronym(arm, subject) for arm in short_arms):
+        return False  # "interventions based on CBT" for cognitive behavioral therapy: the arm by its initials
     return not names_outcome
 
 
@@ -483,7 +488,7 @@ def _worded_direction(
         if not re.match(r"\s+of\b", after) and said_of_another_thing(after, outcome):
             continue  # "raising HDL-C", "reducing CPU time": a change of another thing than the outcome
         if low in COMPARATIVES and subject_is_another_thing(
-            passage[max(0, pos - 120) : pos], outcome, f"{exposure} {comparator}"
+            passage[max(0, pos - 120) : pos], outcome, f"{exposure} {comparator}", (exposure, comparator)
         ):
             elsewhere.append(word)
             continue  # "the 25OHD level was higher in those with fractures": said of the level

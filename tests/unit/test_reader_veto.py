@@ -71,3 +71,13 @@ def test_a_change_said_of_what_people_do_with_the_arm_is_another_things():
         "Adherence to statins was higher in the intervention group.", "intervention", "adherence to statins"
     )
     assert adherence.direction == "increased" and adherence.said_of_another == ""
+
+
+def test_an_arm_named_by_its_initials_is_who_the_comparison_is_said_of():
+    # SciFact corpus: a CBT-vs-zopiclone trial's conclusion; "interventions based on CBT" is the exposure's arm
+    conclusion = (
+        "These results suggest that interventions based on CBT are superior to zopiclone treatment both in "
+        "short- and long-term management of insomnia in older adults."
+    )
+    reading = read_passage(conclusion, "Cognitive behavioral therapy", "insomnia")
+    assert reading.direction == "decreased" and reading.cue == "superior" and reading.said_of_another == ""
