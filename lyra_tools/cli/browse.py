@@ -79,13 +79,15 @@ def _votes(votes: dict[str, VoteCounts], claim_id: str) -> str:
 
 def _print_claims(groups: list[tuple[str, list[ClaimBrief]]], votes: dict[str, VoteCounts]) -> None:
     """Each group's heading and claims: verdict, confidence ± uncertainty and the votes behind it."""
+    from lyra_core.answer import verdict_words
+
     for heading, claims in groups:
         if not console.is_terminal:
             console.print(untrusted(heading), highlight=False, soft_wrap=True)
             for c in claims:
                 console.print(
                     untrusted(
-                        f"  {c.claim_id}  {c.verdict}  {c.confidence:.2f} ± {c.uncertainty:.2f}  "
+                        f"  {c.claim_id}  {verdict_words(c.verdict)}  {c.confidence:.2f} ± {c.uncertainty:.2f}  "
                         f"votes {_votes(votes, c.claim_id)}  {_claim_mark(c)}{c.text}"
                     ),
                     highlight=False,
@@ -104,7 +106,7 @@ def _print_claims(groups: list[tuple[str, list[ClaimBrief]]], votes: dict[str, V
         for c in claims:
             table.add_row(
                 c.claim_id,
-                c.verdict,
+                verdict_words(c.verdict),
                 f"{c.confidence:.2f} ± {c.uncertainty:.2f}",
                 untrusted(_votes(votes, c.claim_id)),
                 ("[dim]" if c.rejected else "") + untrusted(_claim_mark(c) + c.text),
@@ -214,7 +216,7 @@ def _edge_marks(item: EvidenceItem) -> str:
 
 
 def _print_evidence(answer: ClaimEvidence, votes: dict[str, VoteCounts]) -> None:
-    from lyra_core.answer import undecided_note
+    from lyra_core.answer import undecided_note, verdict_words
 
     score = answer.score
     head = [
@@ -227,7 +229,7 @@ def _print_evidence(answer: ClaimEvidence, votes: dict[str, VoteCounts]) -> None
     if score is not None:
         note = undecided_note(score.verdict, score.alpha, score.beta)
         head.append(
-            f"score: {score.verdict} {score.confidence:.2f} ± {score.uncertainty:.2f}  "
+            f"score: {verdict_words(score.verdict)} {score.confidence:.2f} ± {score.uncertainty:.2f}  "
             f"votes {_votes(votes, answer.claim_id)}"
             + (f" — {note}" if note else "")
             + ("  (recomputed from human feedback)" if score.recomputed else "")

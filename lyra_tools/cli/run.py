@@ -73,7 +73,7 @@ def queue_and_exit(task: TaskRecord, home: Path | None, then: str = "") -> typer
 
 
 def print_summary(outcome: run_control.RunOutcome, home: Path | None) -> None:
-    from lyra_core.answer import votes_text
+    from lyra_core.answer import verdict_words, votes_text
     from lyra_resources.store.reviewed_graph import answer as reviewed_answer
     from lyra_resources.store.reviewed_graph.report import top_claims
 
@@ -102,7 +102,7 @@ def print_summary(outcome: run_control.RunOutcome, home: Path | None) -> None:
         top = Table("verdict", "conf.", "±", "votes", "claim", title="claims with the most evidence")
         for c in claims.itertuples(index=False):
             top.add_row(
-                untrusted(c.verdict),
+                untrusted(verdict_words(c.verdict)),
                 f"{c.confidence:.2f}",
                 f"{c.uncertainty:.2f}",
                 votes_text(c.supporting_votes, c.refuting_votes, c.below_threshold),

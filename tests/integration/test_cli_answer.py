@@ -139,7 +139,9 @@ def test_the_summary_and_report_show_votes_beside_each_claim_score(tmp_path, cap
     )
     cli_run.print_summary(outcome, store.layout.root)
     row = next(line for line in capsys.readouterr().out.splitlines() if "Calcium with vitamin D" in line)
-    assert re.search(rf"likely_false\s*│\s*0\.\d\d\s*│\s*0\.\d\d\s*│\s*{re.escape(votes)}\s*│", row), row
+    assert re.search(rf"likely false\s*│\s*0\.\d\d\s*│\s*0\.\d\d\s*│\s*{re.escape(votes)}\s*│", row), (
+        row
+    )  # the verdict in words, not its token
     assert f"votes: {votes}" in report_markdown(store, graph.task_id)
     listed = lyra(store, "claims", graph.task_id).output
     assert f"votes {votes}  Calcium with vitamin D" in listed
