@@ -47,6 +47,9 @@ _COMPARED_WITH = re.compile(
     re.IGNORECASE,
 )
 
+# "than in high-income countries", "than that of placebo": the arm itself
+_ARM_LEAD = re.compile(r"^(?:in|among|(?:that|those)\s+(?:of|in|among|for))\s+", re.IGNORECASE)
+
 
 class ClaimFrame(BaseModel):
     """The parts of a claim the judge reads."""
@@ -74,7 +77,7 @@ class ClaimFrame(BaseModel):
         """What the claim compares its exposure with, where it names it ("… compared with placebo",
         "… versus oral cyclophosphamide"); "" otherwise."""
         named = _COMPARED_WITH.search(self.population)
-        return _clean(named.group("arm")) if named else ""
+        return _exposure(_ARM_LEAD.sub("", named.group("arm"))) if named else ""
 
     @property
     def either_way(self) -> bool:
@@ -122,9 +125,16 @@ def _exposure_then_outcome(a: str, b: str) -> tuple[str, str]:
     return a, b
 
 
+# "than (that of | the incidence of | in | among) B": B itself
+_THAN_LEAD = re.compile(
+    r"^(?:(?:that|those)\s+(?:of|in|among|for)\s+|the\s+(?:\w+\s+){1,2}?(?:of|in|among)\s+|"
+    r"(?:in|among|for|with)\s+)",
+    re.IGNORECASE,
+)
+_AMONG = re.compile(r"^(?P<what>.+?)\s+(?:among|in)\s+(?P<who>.+)$", re.IGNORECASE)
 _EVEN = re.compile(r"\b(?:equally|similarly|alike|to\s+the\s+same\s+extent)\b", re.IGNORECASE)
 _NO_ROLE = {"trivial", "negligible", "little", "no", "insignificant"}
-_OUTCOME_FIRST = ("passive", "comparative", "changes_with", "affected_by", "changed_after")
+_OUTCOME_FIRST = ("passive", "comparative", "changes_with", "affected_by", "changed_after", "occurs_more")
 
 
 @functools.cache
@@ -148,6 +158,8 @@ _TAIL = re.compile(
 )
 _EXPOSURE_LEAD = re.compile(
     r"^(?:(?:treatment|therapy|supplementation|intervention)\s+with|(?:the\s+)?use\s+of|"
+    r"(?:people|patients|participants|subjects|individuals|those|women|men|children|adults)\s+"
+    r"(?:treated\s+with|given|receiving|taking|on)|"
     r"administration\s+of|exposure\s+to|consumption\s+of|intake\s+of|taking)\s+",
     re.IGNORECASE,
 )
@@ -385,6 +397,19 @@ def _frame(
             direction=WORDS[resolve(way, outcome)],
             negated=negated,
             cue=word,
+        )
+    if name in ("measure_than", "occurs_more"):  # the other thing compared is the claim's comparator
+        way = COMPARATIVES[groups["c"].lower()]
+        other = _exposure(_THAN_LEAD.sub("", _clean(groups["comp"])))
+        group = _AMONG.match(base["exposure"]) if name == "measure_than" else None
+        if group:  # "the incidence of fracture among statin users is lower than among non-users"
+            base |= {"exposure": group.group("who"), "outcome": f"{outcome} of {group.group('what')}"}
+        return ClaimFrame(
+            **{**base, "population": f"than {other}"},
+            kind="effect",
+            direction=WORDS[resolve(way, outcome)],
+            negated=negated,
+            cue=groups["c"].lower(),
         )
     if name in ("comparative", "more_likely"):
         way = COMPARATIVES.get(groups["c"].lower()) or (UP if groups["c"].lower() == "more" else DOWN)

@@ -39,6 +39,18 @@ _AFFECT = (
     r"impacts?|impacted|changes?|changed|determines?|determined)"
 )
 
+# what a measure is named ("incidence of A is higher than B"); a person or a thing is not one
+_MEASURE = (
+    r"(?:incidence|prevalence|rates?|risks?|levels?|concentrations?|expression|frequency|numbers?|"
+    r"proportions?|mortality|activity|amounts?|abundance|sensitivity|specificity|survival|density|"
+    r"odds|hazards?|counts?|scores?|duration|yield|efficiency|accuracy|uptake|production|secretion)"
+)
+# "1.4-2.7 times higher", "two-fold lower", "significantly more"
+_TIMES = (
+    r"(?:(?:\d+(?:[.·]\d+)?(?:\s*[-–]\s*\d+(?:[.·]\d+)?)?|two|three|four|five|ten|several)\s*"
+    r"(?:-?\s*fold|times)\s+)?"
+)
+
 # Each pattern: (name, regex). Groups: x (exposure), y (outcome), v (verb), c (comparative),
 # n (change noun), neg (a negation), inv (inverse association). Compiled on the first claim read
 # (tens of milliseconds), not when a command that never reads a claim imports this module.
@@ -124,7 +136,9 @@ PATTERN_SOURCES: list[tuple[str, str]] = [
         "has_more",
         rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX})(?:have|has|had|show|shows|showed|exhibit|exhibits|"
         r"exhibited|display|displays|displayed|experience|experiences|experienced|develop|develops|developed|"
-        rf"carry|carries|face|faces|achieve|achieves|achieved)\s+{_ART}{_ADV}(?:(?P<c>{_COMP_LIST})|"
+        r"carry|carries|face|faces|achieve|achieves|achieved|produce|produces|produced|secrete|secretes|"
+        r"secreted|release|releases|released|accumulate|accumulates|accumulated|contain|contains|contained|"
+        rf"generate|generates|generated)\s+{_ART}{_ADV}(?:(?P<c>{_COMP_LIST})|"
         rf"(?P<n>{_NOUN_LIST})\s+(?:in|of))\s+(?P<y>.+)$",
     ),
     (
@@ -134,8 +148,21 @@ PATTERN_SOURCES: list[tuple[str, str]] = [
     ),
     (
         "comparative",
-        rf"^(?P<y>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?P<c>{_COMP_LIST})\s+(?:in|among|with|after|following|"
+        rf"^(?P<y>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}{_TIMES}(?P<c>{_COMP_LIST})\s+(?:in|among|with|after|following|"
         r"for|during|when|under)\s+(?P<x>.+)$",
+    ),
+    # "incidence of A is 1.4-2.7 times higher than that of B": a measure of one thing against another
+    (
+        "measure_than",
+        rf"^(?P<y>(?:\w+\s+){{0,2}}?{_MEASURE})\s+(?:of|in|among)\s+(?P<x>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}"
+        rf"{_TIMES}(?P<c>{_COMP_LIST})\s+than\s+(?P<comp>.+)$",
+    ),
+    # "Y occurs less in A than in B", "Y is more common among A than among B"
+    (
+        "occurs_more",
+        r"^(?P<y>.+?)\s+(?:occurs?|occurred|happens?|happened|is|are|was|were)\s+(?P<neg>not\s+)?"
+        rf"{_TIMES}(?P<c>more|less)\s+(?:(?:common(?:ly)?|frequent(?:ly)?|often|prevalent)\s+)?(?:in|among)\s+"
+        r"(?P<x>.+?)\s+than\s+(?P<comp>.+)$",
     ),
     (
         "superior",

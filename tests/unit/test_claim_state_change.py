@@ -16,7 +16,7 @@ from lyra_core.direction.claim_frame import read_claim
         (
             "Mortality falls among patients given early dialysis.",
             "decrease",
-            "patients given early dialysis",
+            "early dialysis",
             "Mortality",
         ),
         (

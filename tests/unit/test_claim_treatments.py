@@ -142,3 +142,72 @@ def test_the_management_of_the_condition_a_treatment_claim_names_is_about_its_ou
     assert not relevance(
         "cognitive behavioral therapy", "insomnia", CBT_CONCLUSION, CBT_TRIAL
     ).outcome_matched
+
+
+# (claim, direction, exposure, outcome, comparator): one thing's measure against another's; SciFact
+# train claims and forms written beside them
+COMPARISONS = [
+    (
+        "Incidence of 10/66 dementia is higher than the incidence of DSM-IV dementia.",
+        "increase",
+        "10/66 dementia",
+        "Incidence",
+        "DSM-IV dementia",
+    ),
+    (
+        "The incidence of hip fracture among statin users is 2-fold lower than among non-users.",
+        "decrease",
+        "statin users",
+        "incidence of hip fracture",
+        "non-users",
+    ),
+    (
+        "Omnivores produce more trimethylamine N-oxide from dietary l-carnitine than vegans.",
+        "increase",
+        "Omnivores",
+        "trimethylamine N-oxide from dietary l-carnitine",
+        "vegans",
+    ),
+    (
+        "Diabetes remission occurs less in people treated with conventional therapy than in people "
+        "treated with laparoscopic adjustable gastric banding surgery.",
+        "decrease",
+        "conventional therapy",
+        "Diabetes remission",
+        "laparoscopic adjustable gastric banding surgery",
+    ),
+    (
+        "Asthma is more common among smokers than among non-smokers.",
+        "increase",
+        "smokers",
+        "Asthma",
+        "non-smokers",
+    ),
+    (
+        "The proportion of people with visual difficulty is two times higher in low-income countries "
+        "than in high-income countries.",
+        "increase",
+        "low-income countries",
+        "proportion of people with visual difficulty",
+        "high-income countries",
+    ),
+]
+
+
+@pytest.mark.parametrize(("claim", "direction", "exposure", "outcome", "comparator"), COMPARISONS)
+def test_a_measure_of_one_thing_against_another_is_a_claim_with_a_direction(
+    claim, direction, exposure, outcome, comparator
+):
+    frame = read_claim(claim)
+    assert (frame.kind, frame.direction, frame.negated) == ("effect", direction, False)
+    assert (frame.exposure, frame.outcome, frame.comparator) == (exposure, outcome, comparator)
+
+
+def test_a_comparison_denied_is_negated_and_a_person_is_not_a_measure():
+    denied = read_claim(
+        "Mortality in patients given drug A was not higher than that of patients given placebo."
+    )
+    assert (denied.direction, denied.negated, denied.exposure) == ("increase", True, "drug A")
+    assert denied.comparator == "placebo"
+    # "children of smokers are taller than …" names no measure of the smokers: no comparison is read
+    assert read_claim("Children of smokers are taller than children of non-smokers.").exposure != "smokers"

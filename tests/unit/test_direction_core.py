@@ -85,7 +85,7 @@ from lyra_core.direction.verdict import judge, passage_distribution
             "Patients on drug A have lower mortality than patients on drug B.",
             "decrease",
             False,
-            "Patients on drug A",
+            "drug A",
             "mortality",
         ),
         (
