@@ -176,6 +176,9 @@ NULL_FINDING = re.compile(
     r"lower|better|worse)\b(?=[^.;]{0,60}?\bthan\s+(?!\d))"  # "did not gain more weight than", "no greater than"
     r"|\b(similar|comparable|unchanged|unaffected|equivalent|non-significant|nonsignificant|insignificant)\b"
     r"|\bn\.?s\.?(?=[\s,;).])"
+    # "none of these yielded any significant differences", "neither dose changed it significantly"
+    r"|\bnone\s+of\s+(?:the|these|them|those)\b[^.;]{0,60}?\b(?:significant(?:ly)?|differ(?:ed|ences?)?|changed)\b"
+    r"|\bneither\b[^.;]{0,80}?\b(?:significant(?:ly)?|differ(?:ed)?|changed|affected)\b"
     r"|\bfailed\s+to\s+(show|demonstrate|reach|find|detect|improve|reduce|increase|achieve)\b",
     re.IGNORECASE,
 )

@@ -422,6 +422,14 @@ def relevance(
     )
 
 
+_REFERS_BACK = re.compile(
+    r"^(?:none\s+of\s+(?:these|them|those|the\s+\w+)|neither|both|these|this|they|it|such|"
+    r"(?:the|this|these|that)\s+(?:differences?|changes?|effects?|improvements?|reductions?|increases?|"
+    r"decreases?|results?|findings?|benefits?))\b",
+    re.IGNORECASE,
+)
+
+
 def outcome_sentences(outcome: str, passage: str, share: float = MATCH_SHARE, paper_text: str = "") -> str:
     """The sentences of ``passage`` that name ``outcome``, where some do and others do not: in a
     window of two sentences, a null about adverse events beside a finding on cancer incidence says
@@ -435,10 +443,14 @@ def outcome_sentences(outcome: str, passage: str, share: float = MATCH_SHARE, pa
     if len(sentences) < 2:
         return passage
     wanted = _specific(phrase_spelled_out(outcome, paper_text, passage))
-    named = [
-        s
-        for s in sentences
-        if _enough(sorted(wanted & _concepts(spelled_out(s, f"{passage} {paper_text}"))), wanted, share)
+    names = [
+        _enough(sorted(wanted & _concepts(spelled_out(s, f"{passage} {paper_text}"))), wanted, share)
         or names_by_acronym(outcome, s)
+        for s in sentences
+    ]
+    # "Grading of murmurs was also rated. None of these yielded any significant differences": a sentence
+    # that speaks of the one before it by "these", "neither", "the difference" is about what that one names
+    named = [
+        s for i, s in enumerate(sentences) if names[i] or (i > 0 and names[i - 1] and _REFERS_BACK.match(s))
     ]
     return " ".join(named) if named and len(named) < len(sentences) else passage

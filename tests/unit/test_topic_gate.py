@@ -175,3 +175,23 @@ def test_a_papers_initials_are_read_once_for_all_its_passages_and_only_for_a_phr
     assert names_by_acronym(
         "GCS", "patients wore graduated compression stockings"
     )  # an acronym the text spells out
+
+
+def test_a_sentence_that_speaks_of_the_one_before_is_about_its_outcome_and_its_null_is_read():
+    # an Evidence Inference train abstract (electronic vs acoustic stethoscopes): the null is said of
+    # "these", the outcomes the sentence before names
+    window = (
+        "Grading and characterisation of murmurs and, if present, report of non existing murmurs were also "
+        "rated. None of these yielded any significant differences between the groups."
+    )
+    assert outcome_sentences("grading the murmurs", window) == window
+    frame = read_claim(
+        "Electronic stethoscopes improve the grading of murmurs compared with acoustic stethoscopes."
+    )
+    unsure_reader = {"increased": 0.05, "decreased": 0.05, "no_difference": 0.5, "unrelated": 0.4}
+    title = "Cardiac auscultation training of medical students: a comparison of electronic and acoustic stethoscopes"
+    verdict = judge_passage(frame, window, f"{title} {window}", unsure_reader)
+    assert verdict.passage_direction == "no_difference" and verdict.relation == "REFUTES", verdict.reason
+    # a sentence that names another outcome is not drawn in by its first words
+    other = "Grading of murmurs was also rated. No significant differences were seen in the total time."
+    assert outcome_sentences("grading of murmurs", other) == "Grading of murmurs was also rated."
