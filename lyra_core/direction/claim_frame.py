@@ -132,6 +132,12 @@ _THAN_LEAD = re.compile(
     re.IGNORECASE,
 )
 _AMONG = re.compile(r"^(?P<what>.+?)\s+(?:among|in)\s+(?P<who>.+)$", re.IGNORECASE)
+# a finite verb of its own, or a "that" clause: the text after "associated with" is not an outcome
+_OWN_VERB = re.compile(
+    r"^that\b|\b(?:do|does|did)\s+not\b|\b(?:is|are|was|were)\s+(?:not\s+)?(?:(?:more|less)\s+\w+|\w+er)\s+than\b|"
+    r"\b(?:increases|reduces|decreases|represents|causes|leads|promotes|inhibits|improves|worsens|have|has)\b",
+    re.IGNORECASE,
+)
 _EVEN = re.compile(r"\b(?:equally|similarly|alike|to\s+the\s+same\s+extent)\b", re.IGNORECASE)
 _NO_ROLE = {"trivial", "negligible", "little", "no", "insignificant"}
 _OUTCOME_FIRST = ("passive", "comparative", "changes_with", "affected_by", "changed_after", "occurs_more")
@@ -293,6 +299,10 @@ def _read_sentence(sentence: str) -> ClaimFrame:
             exposure, population = _outcome(x)
             exposure = _exposure(exposure)
         if not exposure or not (outcome or name == "superior"):
+            continue
+        if name == "association" and _OWN_VERB.search(y):
+            # "Side effects associated with antidepressants increase the risk of stroke": the participle
+            # names the subject, the sentence's own verb comes later
             continue
         negated = bool(groups.get("neg", "").strip())
         frame = _frame(name, groups, outcome, sentence, exposure, population, negated)

@@ -423,7 +423,7 @@ def relevance(
 
 
 _REFERS_BACK = re.compile(
-    r"^(?:none\s+of\s+(?:these|them|those|the\s+\w+)|neither|both|these|this|they|it|such|"
+    r"^(?:none\s+of\s+(?:these|them|those|the\s+\w+)|neither\s+of|"
     r"(?:the|this|these|that)\s+(?:differences?|changes?|effects?|improvements?|reductions?|increases?|"
     r"decreases?|results?|findings?|benefits?))\b",
     re.IGNORECASE,

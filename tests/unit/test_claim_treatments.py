@@ -211,3 +211,25 @@ def test_a_comparison_denied_is_negated_and_a_person_is_not_a_measure():
     assert denied.comparator == "placebo"
     # "children of smokers are taller than …" names no measure of the smokers: no comparison is read
     assert read_claim("Children of smokers are taller than children of non-smokers.").exposure != "smokers"
+
+
+def test_associated_with_that_names_the_subject_is_not_the_claim_s_association():
+    # the participle qualifies the subject; the sentence's own verb is the claim
+    effect = read_claim("Side effects associated with antidepressants increases risk of stroke.")
+    assert (effect.kind, effect.direction) == ("effect", "increase")
+    assert (effect.exposure, effect.outcome) == (
+        "Side effects associated with antidepressants",
+        "risk of stroke",
+    )
+    for claim in (
+        "Side effects associated with antidepressants do not represent a mortality risk to postmenopausal women.",
+        "Pre-mRNAs associated with spliceosomal components are less stable than unassociated splicing substrates.",
+        "Mathematical models predict that using artemisinin-based combination therapy has a modest impact.",
+    ):
+        assert read_claim(claim).cue != "associated", claim
+    plain = read_claim("Statin use is associated with a lower risk of hip fracture in older women.")
+    assert (plain.exposure, plain.outcome, plain.direction) == (
+        "Statin use",
+        "risk of hip fracture",
+        "decrease",
+    )
