@@ -38,7 +38,7 @@ from lyra_core.relevance import DEFAULT_COSINE_WEIGHT, claim_relevance, term_wei
 from lyra_core.splits import claim_folds
 from lyra_core.text import tokenize
 from lyra_resources.home import resolve_home
-from lyra_resources.settings import EvidenceSettings
+from lyra_resources.settings.pipeline import EvidenceSettings
 
 TOP_DOCS = 10
 

@@ -46,7 +46,7 @@ from lyra_resources.home import resolve_home
 from lyra_resources.models.claim_roles import claim_role_model
 from lyra_resources.models.direction_judge import DirectionJudge
 from lyra_resources.models.inference import set_threads
-from lyra_resources.settings import load_settings
+from lyra_resources.settings.loading import load_settings
 
 GOLD_OF = {"SUPPORTS": GOLD_ID["SUPPORT"], "REFUTES": GOLD_ID["CONTRADICT"]}
 PAPERS = 10  # BM25 papers per claim, as bench.verification retrieves them

@@ -208,7 +208,7 @@ def build_home(scratch: Path) -> Path:
 def write_inputs(scratch: Path) -> Path:
     """The files the calls name, in ``scratch/in``; the corpus's cache filled once in the home."""
     from lyra_resources.home import HomeLayout
-    from lyra_resources.settings import load_settings
+    from lyra_resources.settings.loading import load_settings
     from lyra_resources.sources.literature import LiteratureSources
     from lyra_resources.task_input import check_corpus
 

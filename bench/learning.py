@@ -54,7 +54,8 @@ from lyra_core.training_metrics import Metrics, metrics
 from lyra_resources.home import resolve_home
 from lyra_resources.models.inference import NliModel, set_threads
 from lyra_resources.models.model_files import DEFAULT_NLI_DIR
-from lyra_resources.settings import LearningSettings, load_settings
+from lyra_resources.settings.loading import load_settings
+from lyra_resources.settings.services import LearningSettings
 from lyra_training.adapter_gate import evaluate
 from lyra_training.adapters import GATE_DIR, WeightedPair, replay_sample, replay_size, train_adapter
 from lyra_training.nli_data import NliPair, read_pairs

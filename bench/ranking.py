@@ -49,7 +49,7 @@ from lyra_resources.home import resolve_home
 from lyra_resources.models.inference import Reranker, set_threads
 from lyra_resources.models.local_models import LocalModels
 from lyra_resources.models.model_files import packaged_embedder_dir
-from lyra_resources.settings import load_settings
+from lyra_resources.settings.loading import load_settings
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_training.reranker import train_labelled_reranker
 

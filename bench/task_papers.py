@@ -40,7 +40,7 @@ from lyra_resources.corpus.search import CorpusSearch, RankedCorpusProvider, hyb
 from lyra_resources.home import resolve_home
 from lyra_resources.models.inference import set_threads
 from lyra_resources.models.local_models import LocalModels
-from lyra_resources.settings import load_settings
+from lyra_resources.settings.loading import load_settings
 from lyra_resources.store.lyra_store import LyraStore
 
 CHECKED = 5  # claims whose N papers are compared with the shipped search's (stage 3 included)

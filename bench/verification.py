@@ -49,7 +49,7 @@ from lyra_resources.home import resolve_home
 from lyra_resources.models.content_cache import cached_embeddings
 from lyra_resources.models.inference import embedder, set_threads, softmax
 from lyra_resources.models.model_files import DEFAULT_SNLI_DIR, PACKAGED_EMBEDDER, read_temperature
-from lyra_resources.settings import load_settings
+from lyra_resources.settings.loading import load_settings
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_training.verifier import VerifierRecipe, fit_temperature, pair_logits
 from lyra_training.verifier_data import gold_label, transfer_sets

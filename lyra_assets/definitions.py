@@ -28,7 +28,7 @@ from lyra_resources.dagster_resources import settings_resource
 from lyra_resources.home import HomeLayout, resolve_home
 from lyra_resources.models.llm import OllamaLlm
 from lyra_resources.models.local_models import LocalModels
-from lyra_resources.settings import LyraSettings, load_settings
+from lyra_resources.settings.loading import LyraSettings, load_settings
 from lyra_resources.sources.literature import LiteratureSources
 from lyra_resources.web.browser_resource import WebBrowser
 from lyra_resources.web.domain_policy import DomainTrust

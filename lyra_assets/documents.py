@@ -14,7 +14,8 @@ from lyra_assets.metadata import table_metadata
 from lyra_assets.task_assets import task_table
 from lyra_core.fragments import make_fragments
 from lyra_resources.schema import TABLES
-from lyra_resources.settings import FragmentSettings, LyraSettings
+from lyra_resources.settings.loading import LyraSettings
+from lyra_resources.settings.pipeline import FragmentSettings
 
 PAGE_COLUMNS = TABLES["pages"].data_columns
 FRAGMENT_COLUMNS = TABLES["fragments"].data_columns

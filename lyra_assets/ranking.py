@@ -11,7 +11,7 @@ from lyra_core.tasks import TaskOptions
 from lyra_resources.models.local_models import LocalModels
 from lyra_resources.models.text_ranking import bm25_scores, rank_texts
 from lyra_resources.schema import FRAGMENT_RANKING
-from lyra_resources.settings import LyraSettings
+from lyra_resources.settings.loading import LyraSettings
 from lyra_resources.sources.literature import LiteratureSources
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 from lyra_resources.store.relevance_signals import relevance_multipliers

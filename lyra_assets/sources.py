@@ -30,7 +30,7 @@ from lyra_resources.corpus.paper_rows import papers_frame
 from lyra_resources.corpus.search import ranked_providers
 from lyra_resources.models.local_models import LocalModels
 from lyra_resources.schema import CLAIM_SCOPE
-from lyra_resources.settings import LyraSettings
+from lyra_resources.settings.loading import LyraSettings
 from lyra_resources.sources.academic import AcademicApiError
 from lyra_resources.sources.academic.gather import (
     complete_identifiers,

@@ -38,7 +38,7 @@ from dagster import (
 from lyra_assets.metadata import task_metadata
 from lyra_assets.reuse import ReusedRows
 from lyra_resources.schema import PER_TASK_TABLES
-from lyra_resources.settings import LyraSettings
+from lyra_resources.settings.loading import LyraSettings
 from lyra_resources.store.lyra_store import LyraStore, StoreError, TaskRecord
 from lyra_resources.store.run_inputs import RunInputs, run_inputs
 from lyra_resources.store.table_inputs import record_table_inputs

@@ -25,7 +25,7 @@ from lyra_core.cells import cell_list
 from lyra_core.feedback import blocked_domains
 from lyra_core.identifiers import Identifiers
 from lyra_core.tasks import TaskOptions
-from lyra_resources.settings import BrowserSettings
+from lyra_resources.settings.services import BrowserSettings
 from lyra_resources.sources.identifier_completion import IdentifierCompletion
 from lyra_resources.sources.literature import LiteratureSources, live_mode
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dagster import Config, ConfigurableResource
 from pydantic import BaseModel, Field, create_model
 
-from lyra_resources.settings import LyraSettings
+from lyra_resources.settings.loading import LyraSettings
 
 
 def _as_config(section: type[BaseModel]) -> type[Config]:

@@ -24,7 +24,8 @@ from lyra_core.tasks import TaskOptions
 from lyra_core.validation import describe, question_hint, text_problem
 from lyra_resources.corpus.local_corpus import CorpusError, LocalCorpus
 from lyra_resources.home import HomeLayout
-from lyra_resources.settings import LyraSettings, SettingsError, load_settings
+from lyra_resources.settings.loading import LyraSettings, load_settings
+from lyra_resources.settings.pipeline import SettingsError
 from lyra_resources.sources.academic.clients import unreachable_apis
 from lyra_resources.sources.academic.gather import no_network_line
 from lyra_resources.sources.academic.registry import source_names

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS
 from lyra_resources.models.inference import set_threads
 from lyra_resources.models.model_files import DEFAULT_SNLI_DIR
-from lyra_resources.settings import LearningSettings
+from lyra_resources.settings.services import LearningSettings
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_training.loop import LoopState, OptimiserSettings, TrainingStopped, shuffled_epochs, train_loop
 from lyra_training.nli_data import LABEL2ID, NliPair, read_pairs

@@ -18,7 +18,7 @@ from lyra_core.splits import split_corrections
 from lyra_resources.models.inference import NliModel
 from lyra_resources.models.model_files import base_version
 from lyra_resources.models.nli_versions import NliVersion, active_version, get_version, next_adapter_name
-from lyra_resources.settings import LearningSettings
+from lyra_resources.settings.services import LearningSettings
 from lyra_resources.store.lyra_store import LyraStore, StoreError
 from lyra_training.adapter_gate import gate, science_pairs
 from lyra_training.adapters import (

@@ -40,7 +40,8 @@ from lyra_resources.corpus.paper_rows import papers_from_frame
 from lyra_resources.models.llm import LlmError, OllamaLlm, render_prompt
 from lyra_resources.models.local_models import LocalModels
 from lyra_resources.schema import TABLES
-from lyra_resources.settings import CitationSettings, LyraSettings
+from lyra_resources.settings.loading import LyraSettings
+from lyra_resources.settings.services import CitationSettings
 from lyra_resources.sources.academic import lookup_id, source_names
 from lyra_resources.sources.academic.gather import (
     citation_links,

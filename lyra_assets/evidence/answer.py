@@ -24,7 +24,7 @@ from lyra_core.hypothesis import HYPOTHESIS, OPEN_QUESTION, to_hypothesis
 from lyra_core.question_parts import question_parts
 from lyra_core.tasks import TaskOptions
 from lyra_resources.schema import TASK_ANSWER
-from lyra_resources.settings import LyraSettings
+from lyra_resources.settings.loading import LyraSettings
 from lyra_resources.store.lyra_store import TaskRecord
 
 PREVIEW_COLUMNS = [

@@ -19,7 +19,7 @@ from lyra_resources.models.claim_roles import CUE_SCORE, RULE_SCORE, claim_role_
 from lyra_resources.models.llm import LlmError, OllamaLlm
 from lyra_resources.models.local_models import LocalModels
 from lyra_resources.schema import CLAIMS
-from lyra_resources.settings import LyraSettings
+from lyra_resources.settings.loading import LyraSettings
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 
 LOCAL_EXTRACTOR = "local-rules"

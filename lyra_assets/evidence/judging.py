@@ -35,7 +35,8 @@ from lyra_resources.models.local_models import LocalModels
 from lyra_resources.models.nli_versions import active_version
 from lyra_resources.progress import track
 from lyra_resources.schema import CLAIM_SCORES, NLI_EDGES
-from lyra_resources.settings import EvidenceSettings, LyraSettings
+from lyra_resources.settings.loading import LyraSettings
+from lyra_resources.settings.pipeline import EvidenceSettings
 from lyra_resources.store.generations import record_scoring_rule
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 from lyra_resources.web.domain_policy import DomainTrust

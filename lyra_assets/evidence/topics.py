@@ -11,7 +11,7 @@ from lyra_assets.task_assets import task_table
 from lyra_core.topics import build_topics, contradicted
 from lyra_resources.models.local_models import LocalModels
 from lyra_resources.schema import CLAIM_TOPICS
-from lyra_resources.settings import LyraSettings
+from lyra_resources.settings.loading import LyraSettings
 from lyra_resources.store.lyra_store import LyraStore
 
 

@@ -44,7 +44,7 @@ from lyra_assets.execution.task_status import record_handover, record_stopped, s
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.reuse import REBUILD_TAG
 from lyra_resources.home import HomeLayout, resolve_home
-from lyra_resources.settings import ClusterSettings
+from lyra_resources.settings.services import ClusterSettings
 from lyra_resources.store import task_lock
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.store.parquet_files import task_folder

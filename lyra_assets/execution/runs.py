@@ -22,7 +22,9 @@ from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.shipped_models import record_shipped_models
 from lyra_resources.files import replace_text
 from lyra_resources.home import HomeLayout, resolve_home
-from lyra_resources.settings import ClusterSettings, SettingsError, effective_cluster_settings
+from lyra_resources.settings.loading import effective_cluster_settings
+from lyra_resources.settings.pipeline import SettingsError
+from lyra_resources.settings.services import ClusterSettings
 
 if TYPE_CHECKING:
     # `dagster` exports no name for it; dagster-shared (a dependency of dagster) defines it publicly

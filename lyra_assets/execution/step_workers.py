@@ -22,7 +22,8 @@ from dagster import ExecutorDefinition
 
 from lyra_resources.environment import PROFILE_ENV
 from lyra_resources.home import HomeLayout
-from lyra_resources.settings import ClusterSettings, SettingsError
+from lyra_resources.settings.pipeline import SettingsError
+from lyra_resources.settings.services import ClusterSettings
 
 CELERY_APP = "dagster_celery.app"
 """The Celery app every worker serves: dagster-celery's, which registers the step task."""

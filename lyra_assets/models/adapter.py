@@ -44,7 +44,7 @@ from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.task_assets import declared_in
 from lyra_resources.models.local_models import LocalModels
 from lyra_resources.models.nli_versions import active_version, affected_tasks
-from lyra_resources.settings import LyraSettings
+from lyra_resources.settings.loading import LyraSettings
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_training.adapters import NLI_TRAINABLE, LearningError
 from lyra_training.corrections import learn_from_corrections

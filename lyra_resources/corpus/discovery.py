@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lyra_resources.settings import CorpusFileSettings
+from lyra_resources.settings.services import CorpusFileSettings
 
 JSON_SUFFIXES = (".jsonl", ".ndjson", ".json")
 BIBTEX_SUFFIXES = (".bib",)

@@ -31,7 +31,7 @@ from lyra_resources.corpus.discovery import BIBTEX_SUFFIXES, WANTED, CorpusError
 from lyra_resources.corpus.json_files import load_json_file, openalex_work_id
 from lyra_resources.corpus.records import SOURCE, FileResult, source_issue
 from lyra_resources.files import write_cache_file
-from lyra_resources.settings import CorpusFileSettings
+from lyra_resources.settings.services import CorpusFileSettings
 from lyra_resources.sources.providers import SourceIssue
 
 logger = logging.getLogger(__name__)

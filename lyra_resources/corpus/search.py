@@ -24,7 +24,8 @@ from lyra_resources.models.inference import Reranker
 from lyra_resources.models.local_models import LocalModels
 from lyra_resources.models.sentence_match import SentenceMatch
 from lyra_resources.models.text_ranking import rank_texts
-from lyra_resources.settings import LyraSettings, RankingSettings
+from lyra_resources.settings.loading import LyraSettings
+from lyra_resources.settings.pipeline import RankingSettings
 from lyra_resources.sources.providers import PaperProvider
 from lyra_resources.store.lyra_store import LyraStore
 

@@ -30,7 +30,7 @@ from lyra_resources.models.model_files import (
     PACKAGED_EMBEDDER,
     EmbeddingEncoding,
 )
-from lyra_resources.settings import LyraSettings
+from lyra_resources.settings.loading import LyraSettings
 
 if TYPE_CHECKING:
     from lyra_resources.store.lyra_store import LyraStore

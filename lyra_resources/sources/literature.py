@@ -18,7 +18,8 @@ from lyra_core.papers import PaperRecord
 from lyra_resources.corpus.local_corpus import LocalCorpus, LocalCorpusProvider
 from lyra_resources.dagster_resources import SECTION_CONFIGS, section_config
 from lyra_resources.environment import LIVE_ENV, read_environment
-from lyra_resources.settings import LyraSettings, SourcesSettings
+from lyra_resources.settings.loading import LyraSettings
+from lyra_resources.settings.services import SourcesSettings
 from lyra_resources.sources.academic import AcademicSource, open_sources
 from lyra_resources.sources.providers import PaperProvider
 

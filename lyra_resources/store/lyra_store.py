@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from lyra_resources.home import HomeLayout, resolve_home
 from lyra_resources.schema import PER_TASK_TABLES, STAGE_PREFIX, STAGING_TABLES, TABLES, TableSpec
-from lyra_resources.settings import effective_cluster_settings
+from lyra_resources.settings.loading import effective_cluster_settings
 from lyra_resources.store import parquet_files
 from lyra_resources.store.faults import is_read_only_refusal, store_fault
 from lyra_resources.store.locks import STORE_RETRY, StoreBusyError, StoreError  # noqa: F401 (re-exported)

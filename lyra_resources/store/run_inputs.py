@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from lyra_core.tasks import TaskOptions
 from lyra_resources.home import HomeLayout
-from lyra_resources.settings import LyraSettings
+from lyra_resources.settings.loading import LyraSettings
 from lyra_resources.sources.literature import LiteratureSources
 from lyra_resources.store.generations import published_generation
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord

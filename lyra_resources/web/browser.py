@@ -39,7 +39,7 @@ import httpx
 from pydantic import BaseModel, Field
 
 from lyra_core.urls import parse_networks, url_domain
-from lyra_resources.settings import BrowserSettings
+from lyra_resources.settings.services import BrowserSettings
 from lyra_resources.web.browser_routing import MAX_REDIRECTS, PageState, RequestRouter
 from lyra_resources.web.egress import EgressGate, gated_client
 

@@ -9,7 +9,7 @@ from dagster import ConfigurableResource
 from pydantic import Field
 
 from lyra_resources.environment import read_environment
-from lyra_resources.settings import BrowserSettings
+from lyra_resources.settings.services import BrowserSettings
 from lyra_resources.web.browser import BrowserSession
 
 

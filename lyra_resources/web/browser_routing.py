@@ -18,7 +18,7 @@ from urllib.parse import urljoin
 
 import httpx
 
-from lyra_resources.settings import BrowserSettings
+from lyra_resources.settings.services import BrowserSettings
 from lyra_resources.web.egress import EgressGate, Refusal
 
 log = logging.getLogger(__name__)

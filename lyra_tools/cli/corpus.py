@@ -18,7 +18,8 @@ from typing import Annotated
 import typer
 
 from lyra_resources.home import HomeLayout
-from lyra_resources.settings import SettingsError, load_settings
+from lyra_resources.settings.loading import load_settings
+from lyra_resources.settings.pipeline import SettingsError
 from lyra_tools.cli.common import HomeOption, console, err, fail, home_root, open_store, untrusted
 
 app = typer.Typer(help="Work on a local corpus as a whole.", no_args_is_help=True)

@@ -24,7 +24,7 @@ try:  # Ctrl-C while the command's modules load (seconds on a busy machine): one
 
     from lyra_core.validation import text_problem
     from lyra_resources.environment import DEBUG_ENV, read_environment
-    from lyra_resources.settings import SettingsError
+    from lyra_resources.settings.pipeline import SettingsError
     from lyra_resources.store.faults import is_no_space, no_space_message
     from lyra_resources.store.lyra_store import StoreError
     from lyra_tools.cli import browse, corpus, feedback, models, run, search, serve, store, tasks, worker

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from lyra_resources.models.model_files import configured_nli_path
-from lyra_resources.settings import load_settings
+from lyra_resources.settings.loading import load_settings
 from lyra_tools.cli.common import HomeOption, console, fail, home_data_problem, home_root, open_store
 
 if (

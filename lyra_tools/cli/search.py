@@ -21,7 +21,8 @@ from rich.table import Table
 
 from lyra_core.untrusted_text import json_line, tsv_cell
 from lyra_resources.home import HomeLayout
-from lyra_resources.settings import SettingsError, load_settings
+from lyra_resources.settings.loading import load_settings
+from lyra_resources.settings.pipeline import SettingsError
 from lyra_tools.cli.common import (
     HomeOption,
     check_input_file,

@@ -165,7 +165,7 @@ def task_run(
     asset whose code and input tables are as they were when its rows were built keeps its rows."""
     from lyra_assets.execution.runs import is_cluster
     from lyra_core.tasks import TaskOptions
-    from lyra_resources.settings import load_settings
+    from lyra_resources.settings.loading import load_settings
     from lyra_resources.store.run_inputs import unchanged_since
     from lyra_resources.task_input import STORED_LABELS
     from lyra_tools.cli.run import (

@@ -14,7 +14,8 @@ from lyra_core.claims import claim_id_for
 from lyra_core.tasks import TaskOptions
 from lyra_resources.corpus.local_corpus import CorpusError
 from lyra_resources.home import HomeLayout
-from lyra_resources.settings import EvidenceSettings, load_settings
+from lyra_resources.settings.loading import load_settings
+from lyra_resources.settings.pipeline import EvidenceSettings
 from lyra_resources.sources.literature import LiteratureSources, UnknownPapersError
 from lyra_resources.store import verify_rows
 from lyra_resources.store.lyra_store import LyraStore

@@ -17,7 +17,7 @@ import typer
 
 from lyra_resources.environment import PROFILE_ENV, child_environment, python_path
 from lyra_resources.home import REPO_ROOT, HomeLayout
-from lyra_resources.settings import load_settings
+from lyra_resources.settings.loading import load_settings
 from lyra_tools.cli.common import HomeOption, fail, home_root
 
 app = typer.Typer()

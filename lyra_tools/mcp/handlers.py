@@ -12,7 +12,8 @@ from pydantic import Field, WithJsonSchema
 
 from lyra_core.feedback import Action
 from lyra_core.tasks import TaskOptions
-from lyra_resources.settings import SettingsError, load_settings
+from lyra_resources.settings.loading import load_settings
+from lyra_resources.settings.pipeline import SettingsError
 from lyra_resources.store.lyra_store import StoreError
 from lyra_resources.store.request_ids import RequestId
 from lyra_resources.task_input import mcp_corpus_roots

@@ -25,7 +25,8 @@ from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.table_io import LYRA_TABLES, lyra_tables
 from lyra_core.urls import address_refusal, parse_networks, url_refusal, web_page_id
 from lyra_resources.corpus.paper_rows import papers_frame
-from lyra_resources.settings import BrowserSettings, LyraSettings
+from lyra_resources.settings.loading import LyraSettings
+from lyra_resources.settings.services import BrowserSettings
 from lyra_resources.sources.literature import LiteratureSources
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.web import browser as browser_module

@@ -30,7 +30,8 @@ from lyra_assets.execution.runs import (
     task_runs,
 )
 from lyra_resources.home import HomeLayout
-from lyra_resources.settings import ClusterSettings, SettingsError
+from lyra_resources.settings.pipeline import SettingsError
+from lyra_resources.settings.services import ClusterSettings
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools.cli import app
 

@@ -25,7 +25,7 @@ from lyra_assets.execution.runs import (
 )
 from lyra_assets.execution.step_workers import celery_config
 from lyra_resources.home import HomeLayout
-from lyra_resources.settings import ClusterSettings
+from lyra_resources.settings.services import ClusterSettings
 from lyra_resources.store.lyra_store import LyraStore
 
 

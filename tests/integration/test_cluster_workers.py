@@ -37,7 +37,9 @@ from lyra_assets.graph.publish import store_lock_waits
 from lyra_assets.models.adapter import nli_rescoring
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.home import REPO_ROOT, HomeLayout
-from lyra_resources.settings import ClusterSettings, LyraSettings, SettingsError
+from lyra_resources.settings.loading import LyraSettings
+from lyra_resources.settings.pipeline import SettingsError
+from lyra_resources.settings.services import ClusterSettings
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools.cli import app
 

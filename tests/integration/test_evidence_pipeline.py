@@ -8,7 +8,7 @@ from lyra_assets.execution import run_control
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_core.scoring import Evidence, score_claim
 from lyra_resources.models.inference import NLI_RELATION
-from lyra_resources.settings import load_settings
+from lyra_resources.settings.loading import load_settings
 from lyra_resources.store.lyra_store import LyraStore
 
 pytestmark = pytest.mark.slow

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from lyra_resources.models import nli_versions
 from lyra_resources.models.model_files import configured_nli_path
-from lyra_resources.settings import load_settings
+from lyra_resources.settings.loading import load_settings
 from lyra_tools import explore
 
 MAX_LINES = 400

@@ -22,7 +22,7 @@ from lyra_resources.corpus.local_corpus import LocalCorpus, document_text
 from lyra_resources.corpus.search import CorpusSearch
 from lyra_resources.models.content_cache import cached_embedding_rows
 from lyra_resources.models.local_models import LocalModels
-from lyra_resources.settings import load_settings
+from lyra_resources.settings.loading import load_settings
 from lyra_resources.store.lyra_store import LyraStore
 
 QUESTION = "Does vitamin D supplementation reduce hip fracture risk?"

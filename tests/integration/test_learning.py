@@ -28,7 +28,8 @@ from lyra_resources.models import nli_versions
 from lyra_resources.models.inference import NliModel
 from lyra_resources.models.model_files import DEFAULT_NLI_DIR, base_version
 from lyra_resources.schema import TABLES
-from lyra_resources.settings import LearningSettings, LyraSettings
+from lyra_resources.settings.loading import LyraSettings
+from lyra_resources.settings.services import LearningSettings
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import explore
 from lyra_tools.feedback import apply_feedback

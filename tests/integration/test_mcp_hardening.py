@@ -232,7 +232,7 @@ def test_create_task_corpus_paths_stay_under_the_corpus_roots(store, settings_fi
 
 
 def test_mcp_corpus_roots_setting_replaces_the_default_roots(tmp_path, small_corpus, settings_file):
-    from lyra_resources.settings import load_settings
+    from lyra_resources.settings.loading import load_settings
     from lyra_resources.task_input import TaskInputError, check_task_input, mcp_corpus_roots
 
     home = tmp_path / "home"

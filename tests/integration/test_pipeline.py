@@ -8,7 +8,7 @@ from lyra_assets.definitions import TASK_RUN_ASSETS, build_definitions, build_re
 from lyra_assets.execution import run_control
 from lyra_assets.execution.runs import QUESTION_TAG, TASK_JOB, open_instance, task_runs
 from lyra_assets.partitions import TASKS_PARTITION
-from lyra_resources.settings import load_settings
+from lyra_resources.settings.loading import load_settings
 from lyra_resources.store.generations import published_scoring_rule
 from lyra_resources.store.lyra_store import LyraStore
 

@@ -159,7 +159,7 @@ def test_an_unreachable_postgres_is_one_line_and_hides_the_password(tmp_path, mo
 
 
 def test_store_postgres_without_a_url_is_refused_in_one_line(tmp_path, monkeypatch):
-    from lyra_resources.settings import SettingsError
+    from lyra_resources.settings.pipeline import SettingsError
 
     monkeypatch.setenv("LYRA_STORE", "postgres")
     monkeypatch.delenv("LYRA_POSTGRES_URL", raising=False)

@@ -189,7 +189,7 @@ def test_a_reranker_learns_from_judged_queries(tmp_path, small_corpus):
     from lyra_resources.models.inference import Reranker
     from lyra_resources.models.local_models import LocalModels
     from lyra_resources.models.model_files import DEFAULT_NLI_DIR, packaged_embedder_dir
-    from lyra_resources.settings import load_settings
+    from lyra_resources.settings.loading import load_settings
     from lyra_resources.store.lyra_store import LyraStore
     from lyra_training.reranker import labelled_pairs, train_labelled_reranker
 

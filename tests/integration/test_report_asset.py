@@ -24,7 +24,7 @@ from lyra_core.claim_inputs import ClaimInput
 from lyra_core.evidence import edge_id_for
 from lyra_core.report.markdown import md
 from lyra_core.tasks import TaskOptions
-from lyra_resources.settings import LyraSettings
+from lyra_resources.settings.loading import LyraSettings
 from lyra_resources.store.generations import open_generation, publish_generation
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools.cli import app

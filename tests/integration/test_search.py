@@ -83,7 +83,7 @@ def test_search_ranks_as_the_assets_shared_code_does(tmp_path, small_corpus):
     from lyra_resources.corpus.search import CorpusSearch
     from lyra_resources.models.local_models import LocalModels
     from lyra_resources.models.text_ranking import bm25_scores, rank_texts
-    from lyra_resources.settings import load_settings
+    from lyra_resources.settings.loading import load_settings
     from lyra_resources.store.lyra_store import LyraStore
 
     query = "vitamin D and hip fractures in women"
@@ -179,7 +179,7 @@ def test_duplicate_and_empty_query_files(tmp_path):
 def test_sentence_match_scores_the_best_sentence_of_each_paper(tmp_path):
     from lyra_resources.models.local_models import LocalModels
     from lyra_resources.models.sentence_match import SentenceMatch
-    from lyra_resources.settings import load_settings
+    from lyra_resources.settings.loading import load_settings
     from lyra_resources.store.lyra_store import LyraStore
 
     store, models = LyraStore.at(tmp_path / "h"), LocalModels.configured(tmp_path / "h", load_settings())

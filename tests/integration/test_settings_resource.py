@@ -14,13 +14,8 @@ from lyra_assets.definitions import build_definitions, build_resources
 from lyra_assets.evidence.judging import claim_scores
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.table_io import LYRA_TABLES, lyra_tables
-from lyra_resources.settings import (
-    EvidenceSettings,
-    LyraSettings,
-    SettingsError,
-    load_settings,
-    shared_settings,
-)
+from lyra_resources.settings.loading import LyraSettings, load_settings, shared_settings
+from lyra_resources.settings.pipeline import EvidenceSettings, SettingsError
 from lyra_resources.store.lyra_store import LyraStore
 
 
@@ -94,7 +89,7 @@ def test_the_definitions_carry_the_settings_as_a_resource_dagster_can_show(tmp_p
 def test_an_unknown_search_engine_is_one_line_naming_the_known_ones(tmp_path, monkeypatch):
     import pytest
 
-    from lyra_resources.settings import SettingsError
+    from lyra_resources.settings.pipeline import SettingsError
 
     path = tmp_path / "settings.yaml"
     path.write_text("browser:\n  engines: [duckduckgo, yahoo]\n")
@@ -107,7 +102,8 @@ def test_an_unknown_search_engine_is_one_line_naming_the_known_ones(tmp_path, mo
 
 
 def test_the_cluster_profile_is_off_by_default_and_the_environment_wins():
-    from lyra_resources.settings import ClusterSettings, SettingsError
+    from lyra_resources.settings.pipeline import SettingsError
+    from lyra_resources.settings.services import ClusterSettings
 
     assert LyraSettings().cluster.profile == "local"
     file = ClusterSettings(profile="local", postgres_url="postgresql://lyra@db/lyra", max_concurrent_runs=8)

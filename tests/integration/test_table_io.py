@@ -28,7 +28,7 @@ from lyra_assets.partitions import TASKS_PARTITION, task_partitions
 from lyra_assets.ranking import fragment_ranking
 from lyra_assets.table_io import LYRA_TABLES, LyraTableIOManager, table_input
 from lyra_resources.schema import TABLES
-from lyra_resources.settings import LyraSettings
+from lyra_resources.settings.loading import LyraSettings
 from lyra_resources.store.generations import open_generation, publish_generation
 from lyra_resources.store.lyra_store import LyraStore, StoreError
 from lyra_resources.store.parquet_files import table_file

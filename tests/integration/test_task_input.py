@@ -21,7 +21,7 @@ from lyra_assets.execution.runs import open_instance, register_partition
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.corpus.local_corpus import LocalCorpus
 from lyra_resources.home import REPO_ROOT
-from lyra_resources.settings import load_settings
+from lyra_resources.settings.loading import load_settings
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools.cli import app
 from lyra_tools.mcp.server import build_server

@@ -14,7 +14,7 @@ from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.corpus.local_corpus import LocalCorpus
 from lyra_resources.corpus.search import hybrid_search
 from lyra_resources.models.local_models import LocalModels
-from lyra_resources.settings import load_settings
+from lyra_resources.settings.loading import load_settings
 from lyra_resources.store.lyra_store import LyraStore
 
 QUESTION = "Does sleep deprivation impair memory?"

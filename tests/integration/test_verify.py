@@ -17,7 +17,7 @@ from lyra_core.claim_inputs import ClaimInput, ClaimsFileError, parse_claims
 from lyra_core.evidence import select_scoped_pairs
 from lyra_core.tasks import TaskOptions
 from lyra_resources.models.inference import embedder
-from lyra_resources.settings import load_settings
+from lyra_resources.settings.loading import load_settings
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools.cli import app
 

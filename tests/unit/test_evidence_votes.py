@@ -6,12 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from lyra_core.direction.passage import (
-    read_passage,
-    said_of_another_thing,
-    states_no_finding,
-    subject_is_another_thing,
-)
+from lyra_core.direction.another_thing import said_of_another_thing, subject_is_another_thing
+from lyra_core.direction.passage import read_passage, states_no_finding
 from lyra_core.direction.verdict import counted_relation, no_finding_reason
 
 

@@ -15,7 +15,7 @@ import yaml
 
 from fixtures.mirror_source import BASE_ENV, NAME, answer, mirror_spec, real_item
 from lyra_core.papers import PaperRecord, canonicalize
-from lyra_resources.settings import SourcesSettings
+from lyra_resources.settings.services import SourcesSettings
 from lyra_resources.sources.academic.clients import open_sources
 from lyra_resources.sources.academic.gather import citation_links, complete_identifiers, search_live
 from lyra_resources.sources.academic.registry import (

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from lyra_resources.settings import SourcesSettings
+from lyra_resources.settings.services import SourcesSettings
 from lyra_resources.sources.academic.base import AcademicSource
 from lyra_resources.sources.academic.cache import HttpCache
 from lyra_resources.sources.academic.policy import UNREACHABLE, ApiClient, HttpPolicy

@@ -22,7 +22,7 @@ from lyra_core.identifiers import find_arxiv_ids, normalize_arxiv_id, normalize_
 from lyra_core.papers import PaperRecord
 from lyra_resources.corpus.json_files import rebuild_abstract
 from lyra_resources.environment import read_environment
-from lyra_resources.settings import SourcesSettings
+from lyra_resources.settings.services import SourcesSettings
 from lyra_resources.sources.academic.base import (
     ApiSource,
     CitationLink,

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lyra_resources.settings import SourcesSettings
+from lyra_resources.settings.services import SourcesSettings
 from lyra_resources.sources.academic.base import AcademicSource
 from lyra_resources.sources.academic.policy import ApiClient, HttpPolicy
 

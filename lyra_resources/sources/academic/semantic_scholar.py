@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from lyra_core.identifiers import normalize_arxiv_id, normalize_doi, normalize_pmid
 from lyra_core.papers import PaperRecord
 from lyra_resources.environment import read_environment
-from lyra_resources.settings import SourcesSettings
+from lyra_resources.settings.services import SourcesSettings
 from lyra_resources.sources.academic.base import (
     ApiSource,
     CitationLink,

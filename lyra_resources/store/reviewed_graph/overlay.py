@@ -12,7 +12,7 @@ import duckdb
 from lyra_core.cells import cell_list
 from lyra_core.feedback import DomainRule, blocked_domains, effective_edges, effective_scores, touched_claims
 from lyra_core.scoring import ScoringRule
-from lyra_resources.settings import shared_settings
+from lyra_resources.settings.loading import shared_settings
 from lyra_resources.store.generations import published_scoring_rule
 from lyra_resources.store.reviewed_graph.queries import CLAIM_SQL, claim_edges, fetch_rows, in_ids
 from lyra_resources.store.reviewed_graph.records import Topic
