@@ -28,7 +28,7 @@ only to score, and to fit the temperature and choose the scoring rule on the oth
     .venv/bin/python -m bench.verification --work DIR [--threads 2]
 
 ``--work`` holds the recipe's models (``lyra models train-nli --data … --work DIR`` trains them;
-the bench trains what is missing).
+where a fold model is missing the bench stops and names that command).
 """
 
 from __future__ import annotations
