@@ -48,7 +48,10 @@ _COMPARED_WITH = re.compile(
 )
 
 # "than in high-income countries", "than that of placebo": the arm itself
-_ARM_LEAD = re.compile(r"^(?:in|among|(?:that|those)\s+(?:of|in|among|for))\s+", re.IGNORECASE)
+_ARM_LEAD = re.compile(
+    r"^(?:in|among|with|after|following|under|during|(?:that|those)\s+(?:of|in|among|for|with))\s+",
+    re.IGNORECASE,
+)
 
 
 class ClaimFrame(BaseModel):

@@ -161,7 +161,8 @@ PATTERN_SOURCES: list[tuple[str, str]] = [
     (
         "occurs_more",
         r"^(?P<y>.+?)\s+(?:occurs?|occurred|happens?|happened|is|are|was|were)\s+(?P<neg>not\s+)?"
-        rf"{_TIMES}(?P<c>more|less)\s+(?:(?:common(?:ly)?|frequent(?:ly)?|often|prevalent)\s+)?(?:in|among)\s+"
+        rf"{_TIMES}(?P<c>more|less)\s+(?:(?:common(?:ly)?|frequent(?:ly)?|often|prevalent)\s+)?"
+        r"(?:in|among|after|following|with|during|under)\s+"
         r"(?P<x>.+?)\s+than\s+(?P<comp>.+)$",
     ),
     (

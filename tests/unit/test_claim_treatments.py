@@ -177,6 +177,20 @@ COMPARISONS = [
         "laparoscopic adjustable gastric banding surgery",
     ),
     (
+        "Diabetes remission is less common after conventional therapy than after gastric banding.",
+        "decrease",
+        "conventional therapy",
+        "Diabetes remission",
+        "gastric banding",
+    ),
+    (
+        "The incidence of dementia is higher with the 10/66 criteria than with DSM-IV criteria.",
+        "increase",
+        "10/66 criteria",
+        "incidence of dementia",
+        "DSM-IV criteria",
+    ),
+    (
         "Asthma is more common among smokers than among non-smokers.",
         "increase",
         "smokers",
