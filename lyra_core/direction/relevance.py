@@ -102,6 +102,20 @@ def _another_kind(phrase: str, text: str) -> bool:
     return not (wanted & named) and any(word in words for word, _ in named)
 
 
+def _named_as_other(phrase: str, text: str) -> bool:
+    """Whether ``text`` names the phrase's kind of thing only as "other" ones, without the phrase's own
+    qualifier: "colorectal, lung, or other site-specific cancers" is not about prostate cancer."""
+    words = _TOKEN.findall(phrase.lower())
+    if len(words) < 2:
+        return False
+    head = words[-1]
+    qualifiers = _specific(phrase) - _specific(head)
+    if not qualifiers or qualifiers & _concepts(text):
+        return False
+    stem = re.escape(head[: max(4, len(head) - 2)])
+    return re.search(rf"\bother\s+(?:[\w-]+\s+){{0,2}}?{stem}\w*", text, re.IGNORECASE) is not None
+
+
 # Who a study is of: "women with type 2 diabetes", "diabetic patients", "mouse models of obesity".
 POPULATION = set(
     index_terms(
@@ -410,6 +424,7 @@ def relevance(
     outcome_matched = (
         outcome_matched
         and not _another_kind(outcome, passage)
+        and not _named_as_other(outcome, passage)
         and not only_as_population(outcome, passage, treated)
     )
     return Relevance(

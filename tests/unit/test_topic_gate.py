@@ -105,6 +105,10 @@ def test_the_alpha_tocopheryl_question_asks_about_the_supplement_and_phs_ii_vote
         9
     ]  # "Compared with placebo, vitamin E had no effect on the incidence of prostate cancer … HR 0.97"
     assert relevance(frame.exposure, frame.outcome, result, text).about_both
+    # "… colorectal, lung, or other site-specific cancers": the trial's null on the other cancers is not
+    # its finding on prostate cancer, though its title names prostate cancer
+    others = next(s for s in abstract if "other site-specific cancers" in s)
+    assert not relevance(frame.exposure, frame.outcome, others, text).outcome_matched
 
 
 def test_help_with_a_noun_before_it_stays_the_subject():
