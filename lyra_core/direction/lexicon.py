@@ -178,7 +178,8 @@ NULL_FINDING = re.compile(
     r"|\bn\.?s\.?(?=[\s,;).])"
     # "none of these yielded any significant differences", "neither dose changed it significantly"
     r"|\bnone\s+of\s+(?:the|these|them|those)\b[^.;]{0,60}?\b(?:significant(?:ly)?|differ(?:ed|ences?)?|changed)\b"
-    r"|\bneither\b[^.;]{0,80}?\b(?:significant(?:ly)?|differ(?:ed)?|changed|affected)\b"
+    r"|\bneither\b[^.;]{0,80}?\b(?:significant(?:ly)?|differ(?:ed)?|changed|affected|reduced|increased|"
+    r"decreased|improved|lowered|raised|prevented)\b"
     r"|\bfailed\s+to\s+(show|demonstrate|reach|find|detect|improve|reduce|increase|achieve)\b",
     re.IGNORECASE,
 )

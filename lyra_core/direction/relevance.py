@@ -33,6 +33,7 @@ class Relevance(BaseModel):
     exposure_terms: list[str] = []
     outcome_terms: list[str] = []
     side_by_side: bool = False  # the passage names the two only side by side ("obesity and diabetes fell")
+    outcome_as_population: bool = False  # the outcome named only as who was studied ("treatment of cancer")
 
     @property
     def about_both(self) -> bool:
@@ -421,17 +422,17 @@ def relevance(
         _identifiers(outcome_phrase), spelled_out(passage, paper_text)
     )
     exposure_matched = exposure_matched and not _another_kind(exposure, paper)
-    outcome_matched = (
-        outcome_matched
-        and not _another_kind(outcome, passage)
-        and not _named_as_other(outcome, passage)
-        and not only_as_population(outcome, passage, treated)
+    named_outcome = (
+        outcome_matched and not _another_kind(outcome, passage) and not _named_as_other(outcome, passage)
     )
+    as_population = named_outcome and only_as_population(outcome, passage, treated)
+    outcome_matched = named_outcome and not as_population
     return Relevance(
         exposure_matched=exposure_matched,
         outcome_matched=outcome_matched,
         exposure_terms=exposure_hits,
         outcome_terms=outcome_hits,
+        outcome_as_population=as_population,
         # read only where it decides: a passage already off the claim's parts is not split again
         side_by_side=exposure_matched and outcome_matched and side_by_side(exposure, outcome, passage),
     )

@@ -199,3 +199,28 @@ def test_a_sentence_that_speaks_of_the_one_before_is_about_its_outcome_and_its_n
     # a sentence that names another outcome is not drawn in by its first words
     other = "Grading of murmurs was also rated. No significant differences were seen in the total time."
     assert outcome_sentences("grading of murmurs", other) == "Grading of murmurs was also rated."
+
+
+def test_a_reason_says_when_the_outcome_is_named_only_as_who_was_studied():
+    frame = read_claim("Taking 400 mg of alpha-tocopheryl acetate helps prevent prostate cancer.")
+    passage = (
+        "Men given 400 mg of alpha-tocopheryl acetate during the treatment of prostate cancer lived longer."
+    )
+    unsure_reader = {"increased": 0.1, "decreased": 0.1, "no_difference": 0.1, "unrelated": 0.7}
+    verdict = judge_passage(frame, passage, passage, unsure_reader)
+    assert verdict.relation == "NEUTRAL"
+    assert (
+        verdict.reason
+        == "names prostate cancer only as who was studied, not as what happened to them → neutral"
+    )
+
+
+def test_neither_arm_changing_the_outcome_is_a_null_in_words():
+    from lyra_core.direction.passage import read_passage
+
+    reading = read_passage(
+        "Neither vitamin E nor C supplementation reduced the risk of prostate or total cancer.",
+        "vitamin E",
+        "risk of prostate cancer",
+    )
+    assert (reading.direction, reading.source) == ("no_difference", "words")
