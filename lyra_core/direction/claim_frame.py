@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from lyra_core.direction.claim_patterns import PATTERN_SOURCES
+from lyra_core.direction.claim_patterns import AMONG, ARM_LEAD, OWN_VERB, PATTERN_SOURCES, THAN_LEAD
 from lyra_core.direction.lexicon import (
     BETTER,
     CHANGE_NOUNS,
@@ -47,12 +47,6 @@ _COMPARED_WITH = re.compile(
     re.IGNORECASE,
 )
 
-# "than in high-income countries", "than that of placebo": the arm itself
-_ARM_LEAD = re.compile(
-    r"^(?:in|among|with|after|following|under|during|(?:that|those)\s+(?:of|in|among|for|with))\s+",
-    re.IGNORECASE,
-)
-
 
 class ClaimFrame(BaseModel):
     """The parts of a claim the judge reads."""
@@ -80,7 +74,7 @@ class ClaimFrame(BaseModel):
         """What the claim compares its exposure with, where it names it ("… compared with placebo",
         "… versus oral cyclophosphamide"); "" otherwise."""
         named = _COMPARED_WITH.search(self.population)
-        return _exposure(_ARM_LEAD.sub("", named.group("arm"))) if named else ""
+        return _exposure(ARM_LEAD.sub("", named.group("arm"))) if named else ""
 
     @property
     def either_way(self) -> bool:
@@ -128,19 +122,6 @@ def _exposure_then_outcome(a: str, b: str) -> tuple[str, str]:
     return a, b
 
 
-# "than (that of | the incidence of | in | among) B": B itself
-_THAN_LEAD = re.compile(
-    r"^(?:(?:that|those)\s+(?:of|in|among|for)\s+|the\s+(?:\w+\s+){1,2}?(?:of|in|among)\s+|"
-    r"(?:in|among|for|with)\s+)",
-    re.IGNORECASE,
-)
-_AMONG = re.compile(r"^(?P<what>.+?)\s+(?:among|in)\s+(?P<who>.+)$", re.IGNORECASE)
-# a finite verb of its own, or a "that" clause: the text after "associated with" is not an outcome
-_OWN_VERB = re.compile(
-    r"^that\b|\b(?:do|does|did)\s+not\b|\b(?:is|are|was|were)\s+(?:not\s+)?(?:(?:more|less)\s+\w+|\w+er)\s+than\b|"
-    r"\b(?:increases|reduces|decreases|represents|causes|leads|promotes|inhibits|improves|worsens|have|has)\b",
-    re.IGNORECASE,
-)
 _EVEN = re.compile(r"\b(?:equally|similarly|alike|to\s+the\s+same\s+extent)\b", re.IGNORECASE)
 _NO_ROLE = {"trivial", "negligible", "little", "no", "insignificant"}
 _OUTCOME_FIRST = ("passive", "comparative", "changes_with", "affected_by", "changed_after", "occurs_more")
@@ -303,7 +284,7 @@ def _read_sentence(sentence: str) -> ClaimFrame:
             exposure = _exposure(exposure)
         if not exposure or not (outcome or name == "superior"):
             continue
-        if name == "association" and _OWN_VERB.search(y):
+        if name == "association" and OWN_VERB.search(y):
             # "Side effects associated with antidepressants increase the risk of stroke": the participle
             # names the subject, the sentence's own verb comes later
             continue
@@ -413,8 +394,8 @@ def _frame(
         )
     if name in ("measure_than", "occurs_more"):  # the other thing compared is the claim's comparator
         way = COMPARATIVES[groups["c"].lower()]
-        other = _exposure(_THAN_LEAD.sub("", _clean(groups["comp"])))
-        group = _AMONG.match(base["exposure"]) if name == "measure_than" else None
+        other = _exposure(THAN_LEAD.sub("", _clean(groups["comp"])))
+        group = AMONG.match(base["exposure"]) if name == "measure_than" else None
         if group:  # "the incidence of fracture among statin users is lower than among non-users"
             base |= {"exposure": group.group("who"), "outcome": f"{outcome} of {group.group('what')}"}
         return ClaimFrame(

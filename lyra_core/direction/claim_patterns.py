@@ -3,6 +3,9 @@
 Each pattern is ``(name, regex)``. Groups: x (exposure), y (outcome), v (verb), c (comparative), n
 (change noun), neg (a negation), inv (inverse association), eff (effective or ineffective), a and b
 (the two things "there is a correlation between a and b" names). docs/direction.md lists them.
+Below them, the words a frame trims from what a pattern caught (the lead of a comparator, "than that
+of B"; the group of "the incidence of X among A") and the verb that shows "associated with" qualifies
+a subject.
 """
 
 from __future__ import annotations
@@ -218,3 +221,24 @@ PATTERN_SOURCES: list[tuple[str, str]] = [
         rf"^(?P<y>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}(?P<v>{_CHANGE_LIST})\s+(?:in|among)\s+(?P<x>.+)$",
     ),
 ]
+
+# "than in high-income countries", "than that of placebo": the arm itself
+ARM_LEAD = re.compile(
+    r"^(?:in|among|with|after|following|under|during|(?:that|those)\s+(?:of|in|among|for|with))\s+",
+    re.IGNORECASE,
+)
+
+
+# "than (that of | the incidence of | in | among) B": B itself
+THAN_LEAD = re.compile(
+    r"^(?:(?:that|those)\s+(?:of|in|among|for)\s+|the\s+(?:\w+\s+){1,2}?(?:of|in|among)\s+|"
+    r"(?:in|among|for|with)\s+)",
+    re.IGNORECASE,
+)
+AMONG = re.compile(r"^(?P<what>.+?)\s+(?:among|in)\s+(?P<who>.+)$", re.IGNORECASE)
+# a finite verb of its own, or a "that" clause: the text after "associated with" is not an outcome
+OWN_VERB = re.compile(
+    r"^that\b|\b(?:do|does|did)\s+not\b|\b(?:is|are|was|were)\s+(?:not\s+)?(?:(?:more|less)\s+\w+|\w+er)\s+than\b|"
+    r"\b(?:increases|reduces|decreases|represents|causes|leads|promotes|inhibits|improves|worsens|have|has)\b",
+    re.IGNORECASE,
+)
