@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from lyra_core.direction.claim_patterns import AMONG, ARM_LEAD, OWN_VERB, PATTERN_SOURCES, THAN_LEAD
+from lyra_core.direction.claim_patterns import AMONG, COMPARATOR_LEAD, OWN_VERB, PATTERN_SOURCES
 from lyra_core.direction.lexicon import (
     BETTER,
     CHANGE_NOUNS,
@@ -74,7 +74,7 @@ class ClaimFrame(BaseModel):
         """What the claim compares its exposure with, where it names it ("… compared with placebo",
         "… versus oral cyclophosphamide"); "" otherwise."""
         named = _COMPARED_WITH.search(self.population)
-        return _exposure(ARM_LEAD.sub("", named.group("arm"))) if named else ""
+        return _exposure(COMPARATOR_LEAD.sub("", named.group("arm"))) if named else ""
 
     @property
     def either_way(self) -> bool:
@@ -394,12 +394,11 @@ def _frame(
         )
     if name in ("measure_than", "occurs_more"):  # the other thing compared is the claim's comparator
         way = COMPARATIVES[groups["c"].lower()]
-        other = _exposure(THAN_LEAD.sub("", _clean(groups["comp"])))
         group = AMONG.match(base["exposure"]) if name == "measure_than" else None
         if group:  # "the incidence of fracture among statin users is lower than among non-users"
             base |= {"exposure": group.group("who"), "outcome": f"{outcome} of {group.group('what')}"}
         return ClaimFrame(
-            **{**base, "population": f"than {other}"},
+            **{**base, "population": f"than {_clean(groups['comp'])}"},  # the comparator: see ``comparator``
             kind="effect",
             direction=WORDS[resolve(way, outcome)],
             negated=negated,

@@ -222,17 +222,11 @@ PATTERN_SOURCES: list[tuple[str, str]] = [
     ),
 ]
 
-# "than in high-income countries", "than that of placebo": the arm itself
-ARM_LEAD = re.compile(
-    r"^(?:in|among|with|after|following|under|during|(?:that|those)\s+(?:of|in|among|for|with))\s+",
-    re.IGNORECASE,
-)
-
-
-# "than (that of | the incidence of | in | among) B": B itself
-THAN_LEAD = re.compile(
-    r"^(?:(?:that|those)\s+(?:of|in|among|for)\s+|the\s+(?:\w+\s+){1,2}?(?:of|in|among)\s+|"
-    r"(?:in|among|for|with)\s+)",
+# what stands before the comparator's arm itself: "than in high-income countries", "than that of
+# placebo", "than the incidence of DSM-IV dementia"
+COMPARATOR_LEAD = re.compile(
+    rf"^(?:in|among|for|with|after|following|under|during|(?:that|those)\s+(?:of|in|among|for|with)|"
+    rf"the\s+(?:\w+\s+)?{_MEASURE}\s+(?:of|in|among))\s+",
     re.IGNORECASE,
 )
 AMONG = re.compile(r"^(?P<what>.+?)\s+(?:among|in)\s+(?P<who>.+)$", re.IGNORECASE)

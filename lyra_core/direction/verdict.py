@@ -141,14 +141,15 @@ def judge(
             for part, ok in ((exposure, about.exposure_matched), (outcome, about.outcome_matched))
             if not ok
         )
-        reason = (
-            f"not about {missing} → neutral"
-            if missing
-            else f"names {exposure} and {outcome} side by side, not the effect of one on the other → neutral"
-        )
         if about.outcome_as_population and about.exposure_matched:
             # "the treatment of prostate cancer": who was studied, not whether they got it
             reason = f"names {outcome} only as who was studied, not as what happened to them → neutral"
+        elif missing:
+            reason = f"not about {missing} → neutral"
+        else:
+            reason = (
+                f"names {exposure} and {outcome} side by side, not the effect of one on the other → neutral"
+            )
         return DirectionJudgement(
             relation="NEUTRAL",
             p_supports=0.0,
