@@ -16,7 +16,13 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from lyra_core.direction.claim_patterns import AMONG, COMPARATOR_LEAD, OWN_VERB, PATTERN_SOURCES
+from lyra_core.direction.claim_patterns import (
+    AMONG,
+    COMPARATOR_LEAD,
+    NOT_SUBJECT_END,
+    OWN_VERB,
+    PATTERN_SOURCES,
+)
 from lyra_core.direction.lexicon import (
     BETTER,
     CHANGE_NOUNS,
@@ -124,12 +130,15 @@ def _exposure_then_outcome(a: str, b: str) -> tuple[str, str]:
 
 _EVEN = re.compile(r"\b(?:equally|similarly|alike|to\s+the\s+same\s+extent)\b", re.IGNORECASE)
 _NO_ROLE = {"trivial", "negligible", "little", "no", "insignificant"}
-_OUTCOME_FIRST = ("passive", "comparative", "changes_with", "affected_by", "changed_after", "occurs_more")
-
-
-@functools.cache
-def _patterns() -> list[tuple[str, re.Pattern[str]]]:
-    return [(name, re.compile(rx, re.IGNORECASE)) for name, rx in PATTERN_SOURCES]
+_OUTCOME_FIRST = (
+    "passive",
+    "comparative",
+    "changes_with",
+    "affected_by",
+    "changed_after",
+    "occurs_more",
+    "no_risk",
+)
 
 
 _DETERMINERS = re.compile(r"^(?:the|a|an|its|their|this|these|those|such)\s+", re.IGNORECASE)
@@ -153,43 +162,17 @@ _EXPOSURE_LEAD = re.compile(
     r"administration\s+of|exposure\s+to|consumption\s+of|intake\s+of|taking)\s+",
     re.IGNORECASE,
 )
-_PLAIN_VERB_BLOCK = {
-    "the",
-    "a",
-    "an",
-    "of",
-    "with",
-    "and",
-    "or",
-    "in",
-    "to",
-    "for",
-    "by",
-    "on",
-    "is",
-    "are",
-    "was",
-    "were",
-    "be",
-    "been",
-    "that",
-    "which",
-    "its",
-    "their",
-    "has",
-    "have",
-    "had",
-    "than",
-    "as",
-    "until",
-    "unless",
-    "when",
-    "if",
-    "because",
-    "while",
-    "once",
-    "where",
-}
+
+
+@functools.cache
+def _patterns() -> list[tuple[str, re.Pattern[str]]]:
+    # a subject does not end in a function word, so a pattern seeks a later verb rather than fail ("a work
+    # support intervention aimed at enhancing return-to-work increases …": not "… aimed at" enhancing)
+    subject_end = "(?-i:" + "".join(rf"(?<!\s{re.escape(w)})" for w in sorted(NOT_SUBJECT_END)) + ")"
+    return [
+        (name, re.compile(rx.replace("^(?P<x>.+?)", "^(?P<x>.+?)" + subject_end, 1), re.IGNORECASE))
+        for name, rx in PATTERN_SOURCES
+    ]
 
 
 def _clean(part: str) -> str:
@@ -212,7 +195,7 @@ def _exposure(part: str) -> str:
 def _plausible_subject(x: str) -> bool:
     """A subject phrase ends in a content word and is not a clause fragment."""
     words = x.split()
-    return bool(words) and words[-1] not in _PLAIN_VERB_BLOCK and len(words) <= 25
+    return bool(words) and words[-1] not in NOT_SUBJECT_END and len(words) <= 25
 
 
 # "A meta-analysis of 3,000 patients showed that aspirin reduced …": the finding is the clause after "that"
@@ -305,7 +288,7 @@ def _frame(
     negated: bool,
 ) -> ClaimFrame | None:
     base = dict(text=sentence, exposure=exposure, outcome=outcome, population=population)
-    if name == "no_effect":
+    if name in ("no_effect", "no_risk"):
         return ClaimFrame(**base, kind="effect", direction="no_effect", cue="no effect")
     if name == "treats":  # a treatment lowers what it treats; an ineffective one leaves it as it is
         effective = groups["eff"].lower() != "ineffective"
@@ -314,6 +297,15 @@ def _frame(
         if effective != negated:  # "not ineffective": no claim either way
             return None
         return ClaimFrame(**base, kind="effect", direction="no_effect", cue="ineffective")
+    if name == "effective_at":  # the gerund's way, or none where the exposure is said not to work
+        way = DIRECTION_VERBS[groups["v"].lower()]
+        if (groups["eff"].lower() == "ineffective") != negated:
+            return ClaimFrame(**base, kind="effect", direction="no_effect", cue="ineffective")
+        if groups["eff"].lower() == "ineffective":  # "not ineffective": no claim either way
+            return None
+        return ClaimFrame(
+            **base, kind="effect", direction=WORDS[resolve(way, outcome)], cue=groups["v"].lower()
+        )
     if name == "protective":
         return ClaimFrame(
             **base, kind="effect", direction="decrease", negated=negated, cue="protects against"

@@ -17,11 +17,18 @@ from lyra_core.direction.lexicon import CHANGE_NOUNS, CHANGE_VERBS, COMPARATIVES
 _VERB_LIST = "|".join(sorted((re.escape(w) for w in DIRECTION_VERBS), key=len, reverse=True))
 _COMP_LIST = "|".join(sorted((re.escape(w) for w in COMPARATIVES), key=len, reverse=True))
 _NOUN_LIST = "|".join(sorted((re.escape(w) for w in CHANGE_NOUNS), key=len, reverse=True))
-_CHANGE_LIST = "|".join(sorted((re.escape(w) for w in CHANGE_VERBS), key=len, reverse=True))
-_ADV = (
-    r"(?:(?:significantly|substantially|markedly|strongly|greatly|further|dramatically|modestly|slightly|"
-    r"independently|consistently|effectively|directly|partially|partly|also|only|in\s+part|not\s+only)\s+)*"
+_GERUND_LIST = "|".join(
+    sorted((re.escape(w) for w in DIRECTION_VERBS if w.endswith("ing")), key=len, reverse=True)
 )
+_CHANGE_LIST = "|".join(sorted((re.escape(w) for w in CHANGE_VERBS), key=len, reverse=True))
+# adverbs between a subject and its verb ("X significantly reduces Y"); a subject never ends in one
+ADVERBS = (
+    "significantly substantially markedly strongly greatly further dramatically modestly slightly independently "
+    "consistently effectively directly partially partly also only severely quickly rapidly highly profoundly "
+    "sharply considerably potently robustly selectively specifically primarily largely mainly often frequently "
+    "drastically progressively gradually transiently persistently reliably efficiently even still thereby"
+).split()
+_ADV = rf"(?:(?:{'|'.join(ADVERBS)}|in\s+part|not\s+only)\s+)*"
 # "X may help (to) prevent Y": the help belongs to the claim's direction, not to the exposure; a
 # verb in the base form follows it ("social help improves" is a noun)
 _AUX = (
@@ -39,7 +46,7 @@ _ASSOC = r"(?:associated|correlated|linked|related|connected)\s+(?:with|to)"
 _NOT_AN_OBJECT = r"(?:in|of|by|with|to|for|on|at|from|over|between|is|are|was|were|be|been)\b"
 _AFFECT = (
     r"(?:affects?|affected|influences?|influenced|alters?|altered|modif(?:y|ies|ied)|modulates?|modulated|"
-    r"impacts?|impacted|changes?|changed|determines?|determined)"
+    r"impacts?|impacted|changes?|changed|determines?|determined|regulates?|regulated)"
 )
 
 # what a measure is named ("incidence of A is higher than B"); a person or a thing is not one
@@ -69,6 +76,14 @@ PATTERN_SOURCES: list[tuple[str, str]] = [
         "no_effect",
         rf"^(?P<x>.+?)\s+(?:does|do|did|will|would|may|might|can|could)\s*(?:not|n't)\s+{_ADV}"
         r"(?:affect|alter|change|influence|impact|modify|modulate)\s+(?P<y>.+)$",
+    ),
+    # "X does not have a large impact on Y", "X did not exert a significant effect on Y"
+    (
+        "no_effect",
+        r"^(?P<x>.+?)\s+(?:does|do|did)\s*(?:not|n't)\s+(?:have|has|exert|show|produce)\s+(?:an?\s+|any\s+)?"
+        r"(?:(?:large|significant|major|measurable|meaningful|substantial|clinically\s+significant|"
+        r"statistically\s+significant|important|detectable)\s+)?(?:effects?|impact|influence)\s+(?:on|upon)\s+"
+        r"(?P<y>.+)$",
     ),
     (
         "no_effect",
@@ -100,6 +115,12 @@ PATTERN_SOURCES: list[tuple[str, str]] = [
         r"(?:(?:at|in|for)\s+(?:treating|tackling|preventing|reducing|managing|controlling|lowering)|for)\s+"
         r"(?P<y>.+)$",
     ),
+    # "X is effective at decreasing Y", "X is not effective at improving Y": the gerund says which way
+    (
+        "effective_at",
+        rf"^(?P<x>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?P<eff>effective|ineffective|efficacious)\s+(?:at|in)\s+"
+        rf"(?P<v>{_GERUND_LIST})\s+(?P<y>.+)$",
+    ),
     (
         "treats",
         rf"^(?P<x>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?P<eff>effective|ineffective|efficacious)\s+as\s+(?:an?\s+)?"
@@ -111,6 +132,14 @@ PATTERN_SOURCES: list[tuple[str, str]] = [
         r"^there\s+(?:is|are|was|were|exists?)\s+(?P<neg>no\s+)?(?:an?\s+)?(?:(?:significant|strong|clear|"
         r"weak|direct|statistically\s+significant)\s+)?(?P<inv>positive\s+|negative\s+|inverse\s+)?"
         r"(?:correlation|association|relationship|relation|link)\s+between\s+(?P<a>.+?)\s+and\s+(?P<b>.+)$",
+    ),
+    # "there is no increased risk of hypospadias with clomiphene": no effect of X on Y
+    (
+        "no_risk",
+        r"^there\s+(?:is|are|was|were)\s+no\s+(?:(?:significantly|statistically\s+significant)\s+)?"
+        r"(?:(?:increased|higher|greater|elevated|excess|added|additional|reduced|lower|decreased)\s+)?"
+        r"(?:risks?|incidence|rates?)\s+(?:of|for)\s+(?P<y>.+?)\s+(?:with|after|following|from|among\s+users\s+of|"
+        r"in\s+users\s+of)\s+(?P<x>.+)$",
     ),
     (
         "risk_factor",
@@ -141,7 +170,7 @@ PATTERN_SOURCES: list[tuple[str, str]] = [
         r"exhibited|display|displays|displayed|experience|experiences|experienced|develop|develops|developed|"
         r"carry|carries|face|faces|achieve|achieves|achieved|produce|produces|produced|secrete|secretes|"
         r"secreted|release|releases|released|accumulate|accumulates|accumulated|contain|contains|contained|"
-        rf"generate|generates|generated)\s+{_ART}{_ADV}(?:(?P<c>{_COMP_LIST})|"
+        rf"generate|generates|generated|(?:is|are|was|were|be)\s+at)\s+{_ART}{_ADV}(?:(?P<c>{_COMP_LIST})|"
         rf"(?P<n>{_NOUN_LIST})\s+(?:in|of))\s+(?P<y>.+)$",
     ),
     (
@@ -176,8 +205,9 @@ PATTERN_SOURCES: list[tuple[str, str]] = [
     ),
     (
         "more_likely",
-        rf"^(?P<x>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?P<c>more|less)\s+(?:likely|prone)\s+to\s+"
-        r"(?:develop|have|experience|suffer\s+from|get|die\s+(?:of|from)|be\s+diagnosed\s+with)\s+(?P<y>.+)$",
+        rf"^(?P<x>.+?)\s+{_BE}(?P<neg>not\s+)?{_ADV}(?P<c>more|less)\s+(?:(?:likely|prone)\s+to\s+"
+        r"(?:develop|have|experience|suffer\s+from|get|die\s+(?:of|from)|be\s+diagnosed\s+with)|"
+        r"(?:susceptible|vulnerable|predisposed)\s+to)\s+(?P<y>.+)$",
     ),
     (
         "changes_with",
@@ -188,7 +218,7 @@ PATTERN_SOURCES: list[tuple[str, str]] = [
     (
         "verb",
         rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}"
-        rf"(?P<v>(?!\w+ing\s+(?:on|in|of|by|at|with|from|among|for)\b)(?:{_VERB_LIST}))\s+(?!(?:in|among)\s)(?P<y>.+)$",
+        rf"(?P<v>(?!\w+ing\s+(?:on|in|of|by|at|with|from|among|for)\b)(?:{_VERB_LIST}))\s+(?!(?:in|among|by|with)\s)(?P<y>.+)$",
     ),
     # an effect of no stated direction: "X affects Y", "Y is influenced by X", "Y changed after X",
     # "X plays a role in Y", "there is a role for X in Y", "X is involved in Y"
@@ -236,3 +266,13 @@ OWN_VERB = re.compile(
     r"\b(?:increases|reduces|decreases|represents|causes|leads|promotes|inhibits|improves|worsens|have|has)\b",
     re.IGNORECASE,
 )
+
+# what ends no subject: a function word, a preposition, a negation ("… are at", "… is effective at", "… after"),
+# or an adverb of manner ("peptides that selectively …"); "only" may ("lightwand only")
+NOT_SUBJECT_END = frozenset(
+    (
+        "the a an of with and or in to for by on is are was were be been that which its their has have had "
+        "than as until unless when if because while once where at after before from into upon during "
+        "without against between through via under not no"
+    ).split()
+) | {w for w in ADVERBS if w.endswith("ly") and w != "only"}

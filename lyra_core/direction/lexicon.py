@@ -40,7 +40,7 @@ DIRECTION_VERBS: dict[str, str] = {
         "cause|causes|caused|causing trigger|triggers|triggered|triggering "
         "facilitate|facilitates|facilitated|facilitating drive|drives|drove|driving "
         "exacerbate|exacerbates|exacerbated|exacerbating aggravate|aggravates|aggravated|aggravating "
-        "predispose|predisposes|predisposed|predisposing",
+        "predispose|predisposes|predisposed|predisposing encourage|encourages|encouraged|encouraging",
         UP,
     ),
     **_forms(
@@ -72,6 +72,12 @@ DIRECTION_VERBS: dict[str, str] = {
         "deteriorate|deteriorates|deteriorated|deteriorating",
         WORSE,
     ),
+}
+# "up regulated", written apart
+DIRECTION_VERBS |= {
+    f"{side} {form}": way
+    for side, way in (("up", UP), ("down", DOWN))
+    for form in ("regulate", "regulates", "regulated", "regulating")
 }
 # Intransitive verbs whose subject is the outcome: "glucose fell", "mortality declined".
 CHANGE_VERBS: dict[str, str] = {
