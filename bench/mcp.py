@@ -23,7 +23,7 @@ functions, then replicated into 50 task ids:
 - replication: task ids task_bench000…049, claim / edge / topic ids re-hashed per task with the
   pipeline's id functions (page and fragment ids are task-independent, as in the pipeline); rows are
   written with ``LyraStore.replace_partition`` (DuckDB + Parquet);
-- every 5th task carries human feedback applied through ``lyra_tools.feedback.apply_feedback``
+- every 5th task carries human feedback applied through ``lyra_tools.feedback.apply.apply_feedback``
   (10 edge corrections, 3 rejected claims), so the effective-graph overlay is part of the timings.
 
 How it is measured: each read tool is called ``--calls`` times (after one warm-up call) through the
@@ -231,7 +231,7 @@ def task_rows(task_id: str, src: dict, vectors: np.ndarray) -> dict[str, pd.Data
 
 
 def add_feedback(store: LyraStore, task_id: str, rows: dict[str, pd.DataFrame], rng: random.Random) -> int:
-    from lyra_tools.feedback import apply_feedback
+    from lyra_tools.feedback.apply import apply_feedback
 
     edges = rows["nli_edges"]
     calls = 0

@@ -18,7 +18,8 @@ app = typer.Typer(
 
 
 def _apply_feedback(home: Path | None, task_id: str, action: str, payload: dict) -> None:
-    from lyra_tools.feedback import FeedbackError, apply_feedback
+    from lyra_tools.feedback.apply import apply_feedback
+    from lyra_tools.feedback.results import FeedbackError
 
     try:
         result = apply_feedback(open_store(home, create=False), task_id, action, payload)

@@ -19,7 +19,8 @@ from lyra_resources.store.request_ids import RequestId
 from lyra_resources.task_input import mcp_corpus_roots
 from lyra_tools import explore
 from lyra_tools.explore import contradictions, papers
-from lyra_tools.feedback import FeedbackResult, apply_feedback
+from lyra_tools.feedback.apply import apply_feedback
+from lyra_tools.feedback.results import FeedbackResult
 from lyra_tools.mcp.tasks import CreatedTask, StoppedTask
 from lyra_tools.mcp.tool_context import ToolContext, guard
 

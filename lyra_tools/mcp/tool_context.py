@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from lyra_resources.store.lyra_store import StoreBusyError, StoreError
 from lyra_resources.store.reviewed_graph.records import ExploreError
-from lyra_tools.feedback import FeedbackError
+from lyra_tools.feedback.results import FeedbackError
 from lyra_tools.mcp.relevance_returns import ReturnsRecorder
 from lyra_tools.mcp.server_store import ServerStore
 from lyra_tools.mcp.tasks import Launcher, TaskControl

@@ -12,7 +12,7 @@ from fixtures.stores import copy_store, template_store
 from lyra_core.evidence import edge_id_for
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import explore
-from lyra_tools.feedback import apply_feedback
+from lyra_tools.feedback.apply import apply_feedback
 
 
 @pytest.fixture(scope="module")

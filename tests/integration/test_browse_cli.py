@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from lyra_tools import explore
 from lyra_tools.cli import app
 from lyra_tools.cli import common as cli_common
-from lyra_tools.feedback import apply_feedback
+from lyra_tools.feedback.apply import apply_feedback
 
 cli = CliRunner()
 

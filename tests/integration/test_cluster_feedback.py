@@ -20,7 +20,8 @@ from lyra_resources.store.generations import published_generation
 from lyra_resources.store.locks import lock_waits
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import explore
-from lyra_tools.feedback import FeedbackResult, apply_feedback
+from lyra_tools.feedback.apply import apply_feedback
+from lyra_tools.feedback.results import FeedbackResult
 
 # Two questions on the small corpus; the second names a claim of its own so that it has two
 # adopted claims (one to reject, one whose edge is corrected).

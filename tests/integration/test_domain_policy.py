@@ -245,7 +245,7 @@ def test_ranking_weights_follow_the_policy_and_user_blocks(tmp_path):
     from lyra_assets.ranking import trust_weights
     from lyra_resources.store.lyra_store import LyraStore
     from lyra_resources.web.domain_policy import DomainTrust
-    from lyra_tools.feedback import apply_feedback
+    from lyra_tools.feedback.apply import apply_feedback
 
     store = LyraStore.at(tmp_path / "home")
     task = store.create_task("q")

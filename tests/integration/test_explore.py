@@ -150,7 +150,7 @@ def test_task_status_without_dagster_reports_version_and_counts(store, graph):
 
 def test_the_report_leaves_out_a_rejected_claim(store, graph):
     from lyra_resources.store.reviewed_graph.report import report_markdown
-    from lyra_tools.feedback import apply_feedback
+    from lyra_tools.feedback.apply import apply_feedback
 
     hip = CLAIMS["hip"][0]
     assert hip in report_markdown(store, graph.task_id)

@@ -22,7 +22,7 @@ from lyra_core.papers import family_given
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools.cli import app
 from lyra_tools.exports import formats as export
-from lyra_tools.feedback import apply_feedback
+from lyra_tools.feedback.apply import apply_feedback
 
 AUTHORS = ["Smith, Jane Q.", "van Beethoven, Ludwig", "Müller, Jörg"]
 

@@ -14,7 +14,8 @@ from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.store.relevance_signals import relevance_multipliers
 from lyra_resources.web.domain_policy import DomainTrust
 from lyra_tools import explore
-from lyra_tools.feedback import FeedbackError, apply_feedback
+from lyra_tools.feedback.apply import apply_feedback
+from lyra_tools.feedback.results import FeedbackError
 from lyra_tools.mcp.relevance_returns import ReturnsRecorder
 
 

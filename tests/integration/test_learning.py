@@ -32,7 +32,7 @@ from lyra_resources.settings.loading import LyraSettings
 from lyra_resources.settings.services import LearningSettings
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import explore
-from lyra_tools.feedback import apply_feedback
+from lyra_tools.feedback.apply import apply_feedback
 from lyra_training.adapters import GATE_DIR, Correction, LearningError, TrainingInterrupted
 from lyra_training.corrections import learn_from_corrections
 from lyra_training.nli_data import read_pairs

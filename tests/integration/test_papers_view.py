@@ -13,7 +13,7 @@ from fixtures.mcp import call, text
 from lyra_tools import explore
 from lyra_tools.explore import contradictions
 from lyra_tools.explore import papers as papers_view
-from lyra_tools.feedback import apply_feedback
+from lyra_tools.feedback.apply import apply_feedback
 from lyra_tools.mcp.server import build_server
 
 

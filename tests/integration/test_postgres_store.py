@@ -172,7 +172,7 @@ def test_a_home_s_duckdb_file_is_copied_into_a_fresh_postgres_store(
     tmp_path, monkeypatch, postgres_url, capsys
 ):
     from lyra_tools.cli import main
-    from lyra_tools.feedback import apply_feedback
+    from lyra_tools.feedback.apply import apply_feedback
 
     corpus = write_jsonl(tmp_path / "corpus.jsonl", SMALL_CORPUS)
     home = tmp_path / "home"

@@ -16,7 +16,7 @@ from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.store.reviewed_graph import report as reports
 from lyra_resources.store.reviewed_graph.report import report_html, report_markdown, top_claims, write_report
 from lyra_tools import explore
-from lyra_tools.feedback import apply_feedback
+from lyra_tools.feedback.apply import apply_feedback
 
 SVG = "{http://www.w3.org/2000/svg}"
 

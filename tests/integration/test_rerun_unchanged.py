@@ -13,7 +13,7 @@ from fixtures.corpus import SMALL_CORPUS, write_jsonl
 from lyra_resources.store.generations import recent_generations
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools.cli import app
-from lyra_tools.feedback import apply_feedback
+from lyra_tools.feedback.apply import apply_feedback
 
 
 def invoke(*args: str):

@@ -49,7 +49,7 @@ from lyra_resources.schema import FEEDBACK_TABLES
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import explore
 from lyra_tools.cli import app
-from lyra_tools.feedback import apply_feedback
+from lyra_tools.feedback.apply import apply_feedback
 
 QUESTION = "Does vitamin D supplementation reduce fracture risk?"
 NEW_PAPER = {

@@ -17,7 +17,7 @@ from lyra_assets.execution.runs import PARTITION_TAG, TASK_TAG, open_instance, t
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.schema import FEEDBACK_TABLES
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools.feedback import apply_feedback
+from lyra_tools.feedback.apply import apply_feedback
 from lyra_tools.mcp.server import spawn_task_run
 
 

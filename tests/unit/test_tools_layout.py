@@ -1,7 +1,7 @@
 """``lyra_tools`` shows its interfaces as folders: the command line (``cli``), the MCP server
 (``mcp``), the read tools both answer with (``explore``) and the files ``lyra export`` writes
-(``exports``), each a package that says what it holds, with only feedback (which both interfaces
-take) at the top; and nothing names a module by its place before the move."""
+(``exports``), and the feedback both interfaces take (``feedback``), each a package that says what it
+holds; and nothing names a module by its place before the move."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import pytest
 from fixtures.paths import REPO
 
 TOOLS = REPO / "lyra_tools"
-INTERFACES = {"cli", "mcp", "explore", "exports"}
-TOP_MODULES = {"__init__", "feedback"}
+INTERFACES = {"cli", "mcp", "explore", "exports", "feedback"}
+TOP_MODULES = {"__init__"}
 # Where modules stood before lyra_tools was split by interface and the store took their SQL.
 OLD_PLACES = [
     "lyra_resources.effective",
@@ -38,7 +38,7 @@ OLD_PLACES = [
 ]
 
 
-def test_the_interfaces_are_folders_and_only_feedback_sits_at_the_top():
+def test_the_interfaces_and_feedback_are_folders_that_say_what_they_hold():
     assert {p.stem for p in TOOLS.glob("*.py")} == TOP_MODULES
     assert {p.name for p in TOOLS.iterdir() if p.is_dir() and p.name != "__pycache__"} == INTERFACES
     for name in INTERFACES:

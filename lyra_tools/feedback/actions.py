@@ -1,172 +1,21 @@
-"""Applying feedback to the store: one short transaction per call, validated against the task's ids.
-
-Every accepted call writes an audit row to ``feedback_events`` in the same transaction as its
-effect, so either both are stored or neither (a rejected call leaves every table as it was).
-The transaction is retried as a whole while another process holds the database, so feedback
-given during a materialization waits briefly instead of failing. A call with a client
-``request_id`` stores its answer in that same transaction (``lyra_resources.store.request_ids``), so a
-retried call returns the first answer instead of applying the action twice. Feedback that changes
-the effective graph (an edge corrected, a claim rejected or restored, a domain rule) rewrites the
-report files of every task it touches right after its transaction.
-"""
+"""What each feedback action does, inside the transaction of its call (``lyra_tools.feedback.apply``):
+validated against the task's ids, written through the store's feedback rows, answered with its effect."""
 
 from __future__ import annotations
 
-import json
-import logging
-import uuid
-from collections.abc import Mapping
-from typing import Any
-
-import duckdb
-from pydantic import BaseModel, Field
-
 from lyra_core import feedback as fb
-from lyra_core.untrusted import MarksUntrusted, UntrustedText
-from lyra_resources.store import feedback_rows, request_ids
-from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.store import feedback_rows
 from lyra_resources.store.relevance_signals import fragment_stats, insert_signals
 from lyra_resources.store.reviewed_graph.overlay import load_claims, load_overlay
-from lyra_resources.store.reviewed_graph.queries import require_task
-from lyra_resources.store.reviewed_graph.records import ExploreError
-
-MAX_ARGS_BYTES = 16_000
-GRAPH_ACTIONS = (*fb.EDGE_ACTIONS, *fb.CLAIM_ACTIONS, *fb.RULE_ACTIONS)  # what changes a report
-
-log = logging.getLogger(__name__)
-
-
-class FeedbackError(ValueError):
-    """Feedback that cannot be applied (unknown id, bad arguments); the store is unchanged."""
-
-
-class ScoreAfter(BaseModel):
-    claim_id: str
-    confidence: float | None
-    controversy: float | None
-    verdict: str | None
-    supporting_count: int
-    refuting_count: int
-    recomputed: bool
-
-
-class EdgeEffect(BaseModel):
-    edge_id: str
-    claim_id: str
-    model_relation: str
-    model_confidence: float
-    effective_relation: str
-    human_corrected: bool
-    correction_id: str | None = Field(
-        None, description="the nli_corrections row written, when the label changed"
-    )
-
-
-class RuleEffect(BaseModel):
-    rule_id: str | None
-    domain_pattern: str
-    decision: str | None
-    is_active: bool
-    task_domains_blocked: list[UntrustedText] = Field(default_factory=list)
-
-
-class RelevanceEffect(BaseModel):
-    fragment_id: str
-    returns: int
-    positive: int
-    negative: int
-    multiplier: float = Field(
-        description="the ranking multiplier (docs/feedback.md) the next run of the task applies"
-    )
-
-
-class FeedbackResult(MarksUntrusted):
-    event_id: str
-    task_id: str
-    action: str
-    target_id: str
-    changed: bool
-    outcome: str
-    edge: EdgeEffect | None = None
-    claim: ScoreAfter | None = None
-    rule: RuleEffect | None = None
-    relevance: RelevanceEffect | None = None
-
-
-def _new_id(prefix: str) -> str:
-    return f"{prefix}_{uuid.uuid4().hex[:16]}"
-
-
-def apply_feedback(
-    store: LyraStore, task_id: str, action: str, args: Mapping[str, Any] | None, request_id: str | None = None
-) -> FeedbackResult:
-    """Validate and apply one feedback action atomically; FeedbackError says what was wrong. With a
-    ``request_id`` already answered, the stored answer is returned and nothing is written."""
-    if not isinstance(task_id, str) or not task_id or len(task_id) > 100:
-        raise FeedbackError("task_id must be a task id string such as 'task_1a2b3c4d' (see list_tasks)")
-    try:
-        size = len(json.dumps(args, default=str))
-    except (TypeError, ValueError) as exc:
-        raise FeedbackError(f"{action}: args must be a JSON object ({exc})") from None
-    if size > MAX_ARGS_BYTES:
-        raise FeedbackError(f"{action}: args are {size:,} bytes; at most {MAX_ARGS_BYTES:,} are accepted")
-    try:
-        parsed = fb.parse_args(action, args)
-    except fb.FeedbackArgsError as exc:
-        raise FeedbackError(str(exc)) from None
-
-    def work(conn: duckdb.DuckDBPyConnection) -> FeedbackResult:
-        call = {"task_id": task_id, "action": action, "args": args}
-        try:
-            return request_ids.once(conn, request_id, "feedback", call, FeedbackResult, lambda: write(conn))
-        except request_ids.RequestIdError as exc:
-            raise FeedbackError(str(exc)) from None
-
-    def write(conn: duckdb.DuckDBPyConnection) -> FeedbackResult:
-        try:
-            require_task(conn, task_id)
-        except ExploreError as exc:
-            raise FeedbackError(str(exc)) from None
-        handler = _HANDLERS[action]
-        result = handler(conn, task_id, action, parsed)
-        feedback_rows.record_event(
-            conn, result.event_id, task_id, action, result.target_id, parsed.model_dump_json(), result.outcome
-        )
-        return result
-
-    result = store.transaction(work)
-    if result.changed and result.action in GRAPH_ACTIONS:
-        rewrite_reports(store, result)
-    return result
-
-
-def rewrite_reports(store: LyraStore, result: FeedbackResult) -> None:
-    """Write again the report of the task the feedback was given on and, for a domain rule (in force
-    for every task), of each other task with a page of a domain the rule's pattern matches. A report
-    that cannot be written is logged: the feedback itself is stored already."""
-    from lyra_resources.store.reviewed_graph.report import (
-        write_report,
-    )  # only feedback that changes the graph needs it
-
-    tasks = [result.task_id]
-    if result.action in fb.RULE_ACTIONS:
-        with store.connect() as conn:
-            found = feedback_rows.task_domains(conn)
-        tasks += sorted(
-            {
-                r["task_id"]
-                for r in found
-                if r["task_id"] != result.task_id and fb.pattern_matches(result.target_id, r["domain"])
-            }
-        )
-    for task_id in tasks:
-        try:
-            write_report(store, task_id)
-        except OSError as exc:
-            log.warning("the report of %s cannot be written after feedback: %s", task_id, exc)
-
-
-# -- handlers: each runs inside the call's transaction ------------------------------------------
+from lyra_tools.feedback.results import (
+    EdgeEffect,
+    FeedbackError,
+    FeedbackResult,
+    RelevanceEffect,
+    RuleEffect,
+    ScoreAfter,
+    new_id,
+)
 
 
 def _edge_correct(conn, task_id: str, action: str, args: fb.EdgeCorrectArgs) -> FeedbackResult:
@@ -214,7 +63,7 @@ def _edge_correct(conn, task_id: str, action: str, args: fb.EdgeCorrectArgs) -> 
     if changed:
         feedback_rows.withdraw_unused_corrections(conn, args.edge_id)
         if corrected:
-            correction_id = _new_id("corr")
+            correction_id = new_id("corr")
             feedback_rows.store_correction(
                 conn,
                 correction_id,
@@ -242,7 +91,7 @@ def _edge_correct(conn, task_id: str, action: str, args: fb.EdgeCorrectArgs) -> 
     else:
         outcome = f"edge restored to the model's label {model_relation}; the earlier correction is withdrawn"
     return FeedbackResult(
-        event_id=_new_id("fb"),
+        event_id=new_id("fb"),
         task_id=task_id,
         action=action,
         target_id=args.edge_id,
@@ -291,7 +140,7 @@ def _claim_reject(conn, task_id: str, action: str, args: fb.ClaimArgs) -> Feedba
     if not active:
         feedback_rows.reject_claim(conn, args.claim_id, task_id, args.reason or None)
     return FeedbackResult(
-        event_id=_new_id("fb"),
+        event_id=new_id("fb"),
         task_id=task_id,
         action=action,
         target_id=args.claim_id,
@@ -308,7 +157,7 @@ def _claim_restore(conn, task_id: str, action: str, args: fb.ClaimArgs) -> Feedb
     if active:
         feedback_rows.restore_claim(conn, args.claim_id)
     return FeedbackResult(
-        event_id=_new_id("fb"),
+        event_id=new_id("fb"),
         task_id=task_id,
         action=action,
         target_id=args.claim_id,
@@ -319,7 +168,7 @@ def _claim_restore(conn, task_id: str, action: str, args: fb.ClaimArgs) -> Feedb
 
 
 def _rule_event(conn, rule_id: str | None, action: str, pattern: str, decision: str, reason: str) -> None:
-    feedback_rows.record_rule_event(conn, _new_id("dev"), rule_id, action, pattern, decision, reason)
+    feedback_rows.record_rule_event(conn, new_id("dev"), rule_id, action, pattern, decision, reason)
 
 
 def _blocked_in_task(conn, task_id: str) -> list[str]:
@@ -336,7 +185,7 @@ def _domain_rule(conn, task_id: str, action: str, args: fb.DomainArgs) -> Feedba
             feedback_rows.retire_rule(conn, rule_id)
             _rule_event(conn, rule_id, action, pattern, decision, args.reason)
         return FeedbackResult(
-            event_id=_new_id("fb"),
+            event_id=new_id("fb"),
             task_id=task_id,
             action=action,
             target_id=pattern,
@@ -353,7 +202,7 @@ def _domain_rule(conn, task_id: str, action: str, args: fb.DomainArgs) -> Feedba
     decision = "block" if action == "domain_block" else "unblock"
     if [d for _, d in current] == [decision]:
         return FeedbackResult(
-            event_id=_new_id("fb"),
+            event_id=new_id("fb"),
             task_id=task_id,
             action=action,
             target_id=pattern,
@@ -369,12 +218,12 @@ def _domain_rule(conn, task_id: str, action: str, args: fb.DomainArgs) -> Feedba
         )
     for rule_id, _ in current:  # one active rule per pattern: the new decision replaces the old
         feedback_rows.retire_rule(conn, rule_id)
-    rule_id = _new_id("rule")
+    rule_id = new_id("rule")
     feedback_rows.store_rule(conn, rule_id, pattern, decision, args.reason)
     _rule_event(conn, rule_id, action, pattern, decision, args.reason)
     blocked = _blocked_in_task(conn, task_id)
     return FeedbackResult(
-        event_id=_new_id("fb"),
+        event_id=new_id("fb"),
         task_id=task_id,
         action=action,
         target_id=pattern,
@@ -425,7 +274,7 @@ def _relevance(conn, task_id: str, action: str, args: fb.RelevanceArgs) -> Feedb
     signal = "explicit_positive" if action == "fragment_useful" else "explicit_negative"
     effect = _signal(conn, task_id, args.fragment_id, signal, query_id, query)
     return FeedbackResult(
-        event_id=_new_id("fb"),
+        event_id=new_id("fb"),
         task_id=task_id,
         action=action,
         target_id=args.fragment_id,
@@ -441,7 +290,7 @@ def _flag_irrelevant(conn, task_id: str, action: str, args: fb.FlagIrrelevantArg
     # a flag: kept as an event, and an explicit negative relevance signal for the task's question
     effect = _signal(conn, task_id, args.fragment_id, "explicit_negative", task_id, query)
     return FeedbackResult(
-        event_id=_new_id("fb"),
+        event_id=new_id("fb"),
         task_id=task_id,
         action=action,
         target_id=args.fragment_id,
@@ -455,7 +304,7 @@ def _flag_missing(conn, task_id: str, action: str, args: fb.FlagMissingArgs) -> 
     if not feedback_rows.has_page(conn, task_id, args.page_id):
         raise FeedbackError(f"flag_missing: no page {args.page_id!r} in task {task_id!r}")
     return FeedbackResult(
-        event_id=_new_id("fb"),
+        event_id=new_id("fb"),
         task_id=task_id,
         action=action,
         target_id=args.page_id,
@@ -472,7 +321,7 @@ def _add_note(conn, task_id: str, action: str, args: fb.NoteArgs) -> FeedbackRes
             f"of task {task_id!r}"
         )
     return FeedbackResult(
-        event_id=_new_id("fb"),
+        event_id=new_id("fb"),
         task_id=task_id,
         action=action,
         target_id=args.target_id,
@@ -481,7 +330,7 @@ def _add_note(conn, task_id: str, action: str, args: fb.NoteArgs) -> FeedbackRes
     )
 
 
-_HANDLERS = {
+HANDLERS = {
     "edge_correct": _edge_correct,
     "claim_reject": _claim_reject,
     "claim_restore": _claim_restore,
@@ -494,4 +343,4 @@ _HANDLERS = {
     "flag_missing": _flag_missing,
     "add_note": _add_note,
 }
-assert set(_HANDLERS) == set(fb.ACTIONS)
+assert set(HANDLERS) == set(fb.ACTIONS)
