@@ -32,12 +32,48 @@ def _end_of(text: str) -> int | None:
     return ends[0] if len(ends) == 1 else None
 
 
+# A condition named only by its undoing: "metformin accelerates the resolution of fibrosis" is less
+# fibrosis. The words before the condition's own name, within its noun phrase.
+_UNDOINGS = frozenset(
+    "resolution regression reversal clearance remission disappearance healing eradication".split()
+)
+_UNDOING = re.compile(
+    rf"\b(?P<undoing>{'|'.join(sorted(_UNDOINGS))})\s+of\s+(?:the\s+|an?\s+)?(?:[\w-]+\s+){{0,3}}$",
+    re.IGNORECASE,
+)
+_MODEL_OF = re.compile(r"\bmodels?\s+of\s+(?:[\w-]+\s+){0,2}$", re.IGNORECASE)  # what was studied
+_HEAD_CUT = re.compile(r"\s+(?:in|among|during|after|at|with|for|from)\s+.*$", re.IGNORECASE)
+
+
+def _undone(outcome: str, passage: str) -> str | None:
+    """The undoing every mention of the outcome's head noun in ``passage`` is named by ("resolution" for
+    fibrosis in "… accelerates the resolution of well-established fibrosis"; "a model of lung fibrosis"
+    names what was studied); None where one mention is the condition itself, or where the claim's
+    outcome names an undoing itself ("diabetes remission")."""
+    words = _WORDS.findall(_HEAD_CUT.sub("", outcome).lower())
+    if not words or len(words[-1]) < 4 or _UNDOINGS & set(_WORDS.findall(outcome.lower())):
+        return None
+    stem = words[-1][: max(4, len(words[-1]) - 2)]
+    undoings = []
+    for mention in re.finditer(rf"\b{re.escape(stem)}\w*", passage, re.IGNORECASE):
+        before = passage[max(0, mention.start() - 80) : mention.start()]
+        if _MODEL_OF.search(before):
+            continue
+        undoing = _UNDOING.search(before)
+        if undoing is None:
+            return None
+        undoings.append(undoing.group("undoing").lower())
+    return undoings[0] if undoings else None
+
+
 def as_named_in(outcome: str, passage: str) -> tuple[str, bool]:
     """``outcome`` as ``passage`` names it, and whether that is its opposite end: for a claim on
-    "child survival" and a passage on deaths, ("child mortality", True); else (``outcome``, False)."""
+    "child survival" and a passage on deaths, ("child mortality", True); for a passage that names a
+    condition only by its undoing, ("resolution of fibrosis", True); else (``outcome``, False)."""
     claim_end, passage_end = _end_of(outcome), _end_of(passage)
     if claim_end is None or passage_end is None or claim_end == passage_end:
-        return outcome, False
+        undoing = _undone(outcome, passage)
+        return (f"{undoing} of {outcome}", True) if undoing else (outcome, False)
     terms = _ENDS[claim_end][1]
     words = [_ENDS[passage_end][0] if w.lower() in terms else w for w in outcome.split()]
     return " ".join(words), True

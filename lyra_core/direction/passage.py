@@ -146,6 +146,8 @@ def read_passage(passage: str, exposure: str, outcome: str, comparator: str = ""
         worded_way = _worded_direction(passage, exposure, outcome, comparator)
         if worded_way is None or worded_way[0] != way:  # "survival was higher (HR 1.4)": the words say which
             way = "down" if way == "up" else "up"
+    if way in ("up", "down") and counts_reductions(figures, passage):
+        way = "down" if way == "up" else "up"  # "more likely to reduce its intensity (RR 1.41)": less of it
     if way in ("up", "down") and null and all(f.tested for f in figures if f.way == way):
         way = None  # the authors' "similar" outweighs a test run here on their counts
     if way is not None:
@@ -207,6 +209,21 @@ def counts_events_of_survival(figures: list[EffectFigure], outcome: str) -> bool
         and _SURVIVAL.search(outcome)
         and all(f.kind == "ratio" and _HAZARD.match(f.label) for f in deciding)
     )
+
+
+# the event a ratio counts is a reduction of the outcome: "more likely to reduce the intensity of headaches"
+_REDUCTION_EVENT = re.compile(
+    r"\b(?:likely|likelihood|odds|chance|probability)\s+(?:of|to)\s+(?:an?\s+)?(?:reduc|decreas|lower|reliev|halv)\w*",
+    re.IGNORECASE,
+)
+
+
+def counts_reductions(figures: list[EffectFigure], passage: str) -> bool:
+    """Whether the deciding figures are ratios of the chance of a reduction of the outcome ("more likely
+    to reduce the intensity of headaches by at least 50%, relative risk 1.41"): a ratio above 1 is less
+    of the outcome."""
+    deciding = [f for f in figures if f.way in ("up", "down")]
+    return bool(deciding and all(f.kind == "ratio" for f in deciding) and _REDUCTION_EVENT.search(passage))
 
 
 _TURNED: dict[str, Reported] = {"increased": "decreased", "decreased": "increased"}

@@ -46,3 +46,13 @@ def test_what_happens_without_the_exposure_is_turned_round():
     verdict = judge_passage(claim, passage, "Major vault protein and tumour progression. " + passage, LOWER)
     assert verdict.relation == "SUPPORTS", verdict.reason
     assert "with knockout of MVP (higher aggressive tumors with major vault protein (MVP))" in verdict.reason
+
+
+def test_a_loss_named_as_what_the_exposure_is_compared_with_is_not_the_exposure_s_loss():
+    # SciFact corpus (HIV treatment models): "lower than it would have been in the absence of ART" is lower with ART
+    passage = (
+        "Considering the actual scale-up of ART in South Africa, seven models estimated that current HIV "
+        "incidence is 17% to 32% lower than it would have been in the absence of ART."
+    )
+    assert named_as_lost("ART", passage) is None
+    assert named_as_lost("ART", "In the absence of ART, HIV incidence rose by 30%.") == "absence of ART"
