@@ -301,6 +301,27 @@ _BOUNDED_COUNT = re.compile(
 )
 
 
+_NOUN_CUES = {"damage", "loss", "losses", "injury"}
+_BESIDE_AFTER = re.compile(r"\s*(?:,|and|or)\s+(?:[\w-]+\s+){0,2}")
+_BESIDE_BEFORE = re.compile(r"[\w-]+\s*(?:,|and|or)\s+(?:[\w-]+\s+){0,2}")
+
+
+def _listed_beside(passage: str, pos: int, word: str, previous: str, mentions: list[int]) -> bool:
+    """Whether a noun naming a harm ("damage", "loss") is a condition of its own listed beside a mention of
+    the outcome ("epithelial damage and fibrosis", "foot process effacement and urinary protein loss"):
+    a compound ("protein loss") next to the outcome with "and", "or" or a comma between, and no "of"."""
+    if word.lower() not in _NOUN_CUES or not previous or previous.lower() in _STOP:
+        return False
+    end = pos + len(word)
+    if re.match(r"\s+(?:of|in|to)\b", passage[end:]):
+        return False
+    return any(
+        (m >= end and _BESIDE_AFTER.fullmatch(passage[end:m]))
+        or (m < pos and _BESIDE_BEFORE.fullmatch(passage[m:pos]))
+        for m in mentions
+    )
+
+
 def _outcome_mentions(passage: str, outcome: str) -> list[int]:
     """Where the passage names the outcome: by its words, else by their stems ("cognition" for cognitive
     functioning, where the nearest direction word would otherwise be any, "memory impairment" among them)."""
@@ -357,6 +378,8 @@ def _worded_direction(
         if _BOUNDED_COUNT.search(passage[max(0, pos - 12) : pos]):
             continue
         after = passage[pos + len(word) : pos + len(word) + 120]
+        if _listed_beside(passage, pos, word, tokens[i - 1][0] if i else "", mentions):
+            continue  # "epithelial damage and fibrosis": another condition beside the outcome, not its change
         if not re.match(r"\s+of\b", after) and said_of_another_thing(after, outcome):
             continue  # "raising HDL-C", "reducing CPU time": a change of another thing than the outcome
         if low in COMPARATIVES and subject_is_another_thing(

@@ -1,6 +1,7 @@
 """A condition a passage names only by its undoing ("accelerates the resolution of fibrosis") is less of
 the condition, and a ratio of the chance of a reduction ("more likely to reduce the intensity of headaches,
-relative risk 1.41") is less of what is reduced (lyra_core/direction/other_end.py, passage.py).
+relative risk 1.41") is less of what is reduced, and a harm listed beside the outcome ("epithelial damage and
+fibrosis") is not its change (lyra_core/direction/other_end.py, passage.py).
 Passages: SciFact corpus abstracts, as written there."""
 
 from __future__ import annotations
@@ -66,3 +67,30 @@ def test_a_ratio_of_the_chance_of_a_reduction_above_one_is_less_of_the_outcome()
     # a ratio of the outcome itself is read as it is
     plain = "Headaches were more frequent with tricyclics (relative risk 1.41, 95% confidence interval 1.02 to 1.89)."
     assert read_passage(plain, "tricyclics", "headaches").direction == "increased"
+
+
+@pytest.mark.parametrize(
+    "passage, exposure, outcome",
+    [
+        (
+            "We also found that its deletion in the tubular epithelium leads to enhanced TGF-β1-Smad family "
+            "member 3 (Smad3) signaling, epithelial damage and fibrosis.",
+            "deletion of the BMP receptor Alk3",
+            "fibrosis",
+        ),
+        (
+            "Here we show that induction of urokinase receptor (uPAR) signaling in podocytes leads to foot "
+            "process effacement and urinary protein loss via a mechanism that includes interaction with αvβ3 "
+            "integrin.",
+            "induction of urokinase receptor signaling in podocytes",
+            "foot process effacement and proteinuria",
+        ),
+    ],
+)
+def test_a_harm_listed_beside_the_outcome_is_not_its_change(passage, exposure, outcome):
+    # SciFact corpus: "epithelial damage and fibrosis" lists two conditions; neither "damage" nor "loss"
+    # says the outcome fell
+    assert read_passage(passage, exposure, outcome).direction != "decreased"
+    assert read_passage(
+        "Bone loss was greater with X than with placebo.", "X", "bone mineral density"
+    ).direction
