@@ -152,7 +152,7 @@ _TAIL = re.compile(
     r"mice|rats)|"
     r"among|when|while|whereas|because|due\s+to|through|via|by\s+\w+ing|by\s+(?:about\s+|nearly\s+|approximately\s+|"
     r"up\s+to\s+)?\d+|which|that|who|where|"
-    r"regardless|independent\s+of)\b|\s*[,;:(]",
+    r"regardless|independent\s+of)\b|\s*[,;:]|\s+\(",  # "Lp(a)" keeps its bracket
     re.IGNORECASE,
 )
 _EXPOSURE_LEAD = re.compile(

@@ -218,7 +218,7 @@ PATTERN_SOURCES: list[tuple[str, str]] = [
     (
         "verb",
         rf"^(?P<x>.+?)\s+(?:(?P<neg>{_NEG_AUX})|{_AUX}){_ADV}"
-        rf"(?P<v>(?!\w+ing\s+(?:on|in|of|by|at|with|from|among|for)\b)(?:{_VERB_LIST}))\s+(?!(?:in|among|by|with)\s)(?P<y>.+)$",
+        rf"(?P<v>(?!\w+ing\s+(?:on|in|of|by|at|with|from|among|for)\b)(?:{_VERB_LIST}))\s+(?!(?:in|among|by|with)\s|(?:themselves|itself|himself|herself)\b)(?P<y>.+)$",
     ),
     # an effect of no stated direction: "X affects Y", "Y is influenced by X", "Y changed after X",
     # "X plays a role in Y", "there is a role for X in Y", "X is involved in Y"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from lyra_core.direction.loss_of_function import named_as_lost
+from lyra_core.direction.loss_of_function import AS_COMPARATOR, named_as_lost
 from lyra_core.direction.relevance import only_as_population
 
 # One outcome named from its two ends: lower mortality is higher survival. A passage that names the
@@ -191,11 +191,22 @@ def exposure_as_named_in(exposure: str, passage: str) -> tuple[str, bool]:
         said_one, said_other = _exposure_ends(passage, pair)
         named, said = (claim_one, said_other) if claim_one is not None else (claim_other, said_one)
         unsaid = said_one if claim_one is not None else said_other
-        # "women with vitamin D deficiency" names who was studied, not what they were exposed to
+        # "women with vitamin D deficiency" names who was studied, not what they were exposed to; "compared
+        # with persistent heavy smokers" the comparator, not the exposure
         if said is not None and unsaid is None and not only_as_population(said, passage):
-            return _swap(exposure, named, said), True
+            if not _only_as_comparator(said, passage):
+                return _swap(exposure, named, said), True
     lost = named_as_lost(exposure, passage)  # "knockout of MVP" for a claim on MVP
     return (lost, True) if lost else (exposure, False)
+
+
+def _only_as_comparator(phrase: str, passage: str) -> bool:
+    """Whether every mention of ``phrase`` in ``passage`` follows "than", "compared with" or "versus"
+    within its clause: the arm the exposure was compared with."""
+    mentions = list(re.finditer(rf"\b{re.escape(phrase)}\b", passage, re.IGNORECASE))
+    return bool(mentions) and all(
+        AS_COMPARATOR.search(passage[max(0, m.start() - 60) : m.start()]) for m in mentions
+    )
 
 
 def status_for_intervention(exposure: str, passage: str) -> str | None:

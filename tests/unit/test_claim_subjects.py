@@ -117,6 +117,21 @@ READ = [
         "tumor development",
         "Pro-inflammatory cytokines",
     ),
+    # a bracket glued to a name is part of it ("Lp(a)", "25(OH)D")
+    (
+        "PCSK9 inhibitors decrease plasma Lp(a) levels.",
+        "effect",
+        "decrease",
+        "PCSK9 inhibitors",
+        "plasma Lp(a) levels",
+    ),
+    (
+        "buccal spray increases 25(OH)D concentration compared with control.",
+        "effect",
+        "increase",
+        "buccal spray",
+        "25(OH)D concentration",
+    ),
     # a noun phrase may end in a capitalised "On" or in "only"
     (
         "continuous glucose monitoring (CGM) Sensor On reduces events of severe hypoglycaemia compared with "
@@ -155,6 +170,8 @@ def test_the_subject_is_a_noun_phrase_and_the_claim_s_form_is_read(claim, kind, 
         "Bacteria become more resistant to antibiotics after prolonged exposure.",
         "Mice without IFN-γ or its receptor are highly susceptible to EAM induced with α-MyHC/CFA.",
         "Incidence of heart failure increased by 10% in women since 1979.",
+        # "harming themselves" is what is counted, not a verb with an outcome
+        "The risk of female prisoners harming themselves is ten times that of male prisoners.",
     ],
 )
 def test_a_fragment_of_a_clause_is_never_the_exposure(claim):

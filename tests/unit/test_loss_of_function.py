@@ -56,3 +56,18 @@ def test_a_loss_named_as_what_the_exposure_is_compared_with_is_not_the_exposure_
     )
     assert named_as_lost("ART", passage) is None
     assert named_as_lost("ART", "In the absence of ART, HIV incidence rose by 30%.") == "absence of ART"
+
+
+def test_the_other_end_of_an_exposure_named_only_as_the_comparator_is_not_the_exposure():
+    # SciFact corpus: quitters and reducers against "persistent heavy smokers"
+    from lyra_core.direction.other_end import exposure_as_named_in
+
+    passage = (
+        "Using Cox regression, the adjusted hazard ratio (HR) for lung cancer in reducers was 0.73 (95% "
+        "confidence interval [CI], 0.54-0.98) compared with persistent heavy smokers."
+    )
+    assert exposure_as_named_in("quitting smoking", passage) == ("quitting smoking", False)
+    assert exposure_as_named_in("quitting smoking", "Smokers had a higher risk of lung cancer.") == (
+        "smokers",
+        True,
+    )
