@@ -103,6 +103,47 @@ def _another_kind(phrase: str, text: str) -> bool:
     return not (wanted & named) and any(word in words for word, _ in named)
 
 
+# Sites of the body, each with the words that name it: "kidney fibrosis" is not fibrosis in the lungs,
+# "colorectal cancer" not prostate cancer.
+_SITES = [
+    frozenset(words.split())
+    for words in (
+        "lung lungs pulmonary",
+        "kidney kidneys renal nephropathy",
+        "liver hepatic",
+        "heart cardiac myocardial",
+        "brain cerebral",
+        "skin cutaneous dermal",
+        "colon colonic colorectal rectal",
+        "breast mammary",
+        "prostate prostatic",
+        "pancreas pancreatic",
+        "stomach gastric",
+        "bladder",
+        "ovary ovarian",
+        "cervix cervical",
+        "thyroid",
+        "oesophagus esophagus oesophageal esophageal",
+    )
+]
+_SITE_WORD = re.compile(r"[a-z]+")
+
+
+def _sites(text: str) -> set[int]:
+    words = set(_SITE_WORD.findall(text.lower()))
+    return {n for n, site in enumerate(_SITES) if words & site}
+
+
+def _another_site(phrase: str, text: str) -> bool:
+    """Whether ``text`` names only other sites of the body than ``phrase`` does ("ameliorates kidney
+    fibrosis" for fibrosis in the lungs; "colorectal cancer" for prostate cancer)."""
+    wanted = _sites(phrase)
+    if len(wanted) != 1:
+        return False
+    named = _sites(text)
+    return bool(named) and not named & wanted
+
+
 def _named_as_other(phrase: str, text: str) -> bool:
     """Whether ``text`` names the phrase's kind of thing only as "other" ones, without the phrase's own
     qualifier: "colorectal, lung, or other site-specific cancers" is not about prostate cancer."""
@@ -423,7 +464,10 @@ def relevance(
     )
     exposure_matched = exposure_matched and not _another_kind(exposure, paper)
     named_outcome = (
-        outcome_matched and not _another_kind(outcome, passage) and not _named_as_other(outcome, passage)
+        outcome_matched
+        and not _another_kind(outcome, passage)
+        and not _another_site(outcome, passage)
+        and not _named_as_other(outcome, passage)
     )
     as_population = named_outcome and only_as_population(outcome, passage, treated)
     outcome_matched = named_outcome and not as_population

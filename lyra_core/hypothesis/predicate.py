@@ -191,8 +191,20 @@ def copula_predicate(words: list[str]) -> Cut | None:
             continue  # "women who are treated", "the covering of", "with severe …": still the subject
         if word in NEGATIONS:
             return Cut(i, True)
-        if word == "at" and after in ("risk", "increased", "higher", "greater", "lower", "high", "low"):
-            return Cut(i, True)
+        risky = (
+            "risk",
+            "increased",
+            "higher",
+            "greater",
+            "lower",
+            "high",
+            "low",
+            "reduced",
+            "decreased",
+            "elevated",
+        )
+        if word == "at" and (after in risky or (after in ("a", "an") and _word(words, i + 2) in risky)):
+            return Cut(i, True)  # "Are carriers of X | at reduced risk …", "… | at an increased risk …"
         if word == "to" and is_base_verb(after) and _closes_noun_phrase(before):
             return Cut(i, True)  # "Are risk factors | to be blamed…?", "Is X | to blame?"
         if word in PREPOSITIONS | CONJUNCTIONS and word not in COMPARATIVES:

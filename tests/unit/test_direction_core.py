@@ -142,7 +142,7 @@ def test_an_effect_claim_is_read_into_exposure_outcome_and_direction(
     "claim",
     [
         "RUNX is not expressed in skin tissue.",
-        "GATA3 regulates self-renewal capacity in bone marrow hematopoietic stem cells.",
+        "The PPR MDA5 has twenty N-terminal CARD domains.",
         "One in two surgical randomized controlled trials are discontinued early.",
         "β-sheet opening occurs during pleurotolysin pore formation.",
     ],

@@ -91,6 +91,12 @@ PUBMEDQA = SHARED_DATA / "nli_training" / "pubmedqa_pqal" / "ori_pqal.json"
             "Are women who are treated for hypothyroidism at risk for pregnancy complications?",
             "Women who are treated for hypothyroidism are at risk for pregnancy complications.",
         ),
+        (
+            "Are carriers of HNF4A mutations at reduced risk for diabetes?",
+            "Carriers of HNF4A mutations are at reduced risk for diabetes.",
+        ),
+        ("Are smokers at an increased risk of stroke?", "Smokers are at an increased risk of stroke."),
+        ("Are patients at a hospital more satisfied?", "Patients at a hospital are more satisfied."),
         ("Can PRISM predict length of PICU stay?", "PRISM can predict length of PICU stay."),
         (
             "Can patients be anticoagulated after intracerebral hemorrhage?",
