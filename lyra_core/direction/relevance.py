@@ -17,6 +17,7 @@ from functools import lru_cache
 from pydantic import BaseModel
 
 from lyra_core.direction.abbreviations import phrase_spelled_out, spelled_out
+from lyra_core.direction.other_kinds import another_kind, another_site, named_as_other
 from lyra_core.direction.terms import concepts as _concepts
 from lyra_core.direction.terms import specific as _specific
 from lyra_core.direction.terms import word_concepts as _word_concepts
@@ -80,82 +81,6 @@ def names_by_acronym(phrase: str, text: str) -> bool:
     # a phrase with no acronym of its own needs no initials of the text (the costly side: a whole abstract)
     acronyms = {a.upper() for a in _ACRONYM.findall(phrase) if len(a.rstrip("s")) >= 3}
     return bool(acronyms) and bool(acronyms & _initials(text))
-
-
-# "type 2 diabetes", "stage III cancer": the number names which kind; another number is another thing
-_KIND = re.compile(
-    r"\b(type|stage|grade|class|phase)[\s-]*([0-9]+[a-c]?|i{1,3}v?|iv|vi{0,3})\b", re.IGNORECASE
-)
-
-
-def _kinds(text: str) -> set[tuple[str, str]]:
-    return {(word.lower(), number.lower()) for word, number in _KIND.findall(text)}
-
-
-def _another_kind(phrase: str, text: str) -> bool:
-    """Whether ``text`` names only other kinds than ``phrase`` does ("type 1 diabetes" for "type 2
-    diabetes"): a passage that never names the phrase's kind but names another is about another thing."""
-    wanted = _kinds(phrase)
-    if not wanted:
-        return False
-    named = _kinds(text)
-    words = {word for word, _ in wanted}
-    return not (wanted & named) and any(word in words for word, _ in named)
-
-
-# Sites of the body, each with the words that name it: "kidney fibrosis" is not fibrosis in the lungs,
-# "colorectal cancer" not prostate cancer.
-_SITES = [
-    frozenset(words.split())
-    for words in (
-        "lung lungs pulmonary",
-        "kidney kidneys renal nephropathy",
-        "liver hepatic",
-        "heart cardiac myocardial",
-        "brain cerebral",
-        "skin cutaneous dermal",
-        "colon colonic colorectal rectal",
-        "breast mammary",
-        "prostate prostatic",
-        "pancreas pancreatic",
-        "stomach gastric",
-        "bladder",
-        "ovary ovarian",
-        "cervix cervical",
-        "thyroid",
-        "oesophagus esophagus oesophageal esophageal",
-    )
-]
-_SITE_WORD = re.compile(r"[a-z]+")
-
-
-def _sites(text: str) -> set[int]:
-    words = set(_SITE_WORD.findall(text.lower()))
-    return {n for n, site in enumerate(_SITES) if words & site}
-
-
-def _another_site(phrase: str, text: str) -> bool:
-    """Whether ``text`` names only other sites of the body than ``phrase`` does ("ameliorates kidney
-    fibrosis" for fibrosis in the lungs; "colorectal cancer" for prostate cancer)."""
-    wanted = _sites(phrase)
-    if len(wanted) != 1:
-        return False
-    named = _sites(text)
-    return bool(named) and not named & wanted
-
-
-def _named_as_other(phrase: str, text: str) -> bool:
-    """Whether ``text`` names the phrase's kind of thing only as "other" ones, without the phrase's own
-    qualifier: "colorectal, lung, or other site-specific cancers" is not about prostate cancer."""
-    words = _TOKEN.findall(phrase.lower())
-    if len(words) < 2:
-        return False
-    head = words[-1]
-    qualifiers = _specific(phrase) - _specific(head)
-    if not qualifiers or qualifiers & _concepts(text):
-        return False
-    stem = re.escape(head[: max(4, len(head) - 2)])
-    return re.search(rf"\bother\s+(?:[\w-]+\s+){{0,2}}?{stem}\w*", text, re.IGNORECASE) is not None
 
 
 # Who a study is of: "women with type 2 diabetes", "diabetic patients", "mouse models of obesity".
@@ -462,12 +387,12 @@ def relevance(
     outcome_matched = outcome_matched and _names_all(
         _identifiers(outcome_phrase), spelled_out(passage, paper_text)
     )
-    exposure_matched = exposure_matched and not _another_kind(exposure, paper)
+    exposure_matched = exposure_matched and not another_kind(exposure, paper)
     named_outcome = (
         outcome_matched
-        and not _another_kind(outcome, passage)
-        and not _another_site(outcome, passage)
-        and not _named_as_other(outcome, passage)
+        and not another_kind(outcome, passage)
+        and not another_site(outcome, passage)
+        and not named_as_other(outcome, passage)
     )
     as_population = named_outcome and only_as_population(outcome, passage, treated)
     outcome_matched = named_outcome and not as_population
