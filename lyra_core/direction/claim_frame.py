@@ -290,22 +290,19 @@ def _frame(
     base = dict(text=sentence, exposure=exposure, outcome=outcome, population=population)
     if name in ("no_effect", "no_risk"):
         return ClaimFrame(**base, kind="effect", direction="no_effect", cue="no effect")
-    if name == "treats":  # a treatment lowers what it treats; an ineffective one leaves it as it is
+    if name in ("treats", "effective_at"):
+        # a treatment lowers what it treats ("effective at decreasing": the gerund's way); an ineffective
+        # one leaves it as it is
         effective = groups["eff"].lower() != "ineffective"
         if effective and not negated:
-            return ClaimFrame(**base, kind="effect", direction="decrease", cue="effective treatment")
+            if name == "treats":
+                return ClaimFrame(**base, kind="effect", direction="decrease", cue="effective treatment")
+            verb = groups["v"].lower()
+            way = WORDS[resolve(DIRECTION_VERBS[verb], outcome)]
+            return ClaimFrame(**base, kind="effect", direction=way, cue=verb)
         if effective != negated:  # "not ineffective": no claim either way
             return None
         return ClaimFrame(**base, kind="effect", direction="no_effect", cue="ineffective")
-    if name == "effective_at":  # the gerund's way, or none where the exposure is said not to work
-        way = DIRECTION_VERBS[groups["v"].lower()]
-        if (groups["eff"].lower() == "ineffective") != negated:
-            return ClaimFrame(**base, kind="effect", direction="no_effect", cue="ineffective")
-        if groups["eff"].lower() == "ineffective":  # "not ineffective": no claim either way
-            return None
-        return ClaimFrame(
-            **base, kind="effect", direction=WORDS[resolve(way, outcome)], cue=groups["v"].lower()
-        )
     if name == "protective":
         return ClaimFrame(
             **base, kind="effect", direction="decrease", negated=negated, cue="protects against"

@@ -50,13 +50,19 @@ def named_as_lost(exposure: str, passage: str) -> str | None:
         loss = re.search(
             rf"\b(?:{_LOSS_BEFORE})\s+(?:of\s+)?(?:the\s+)?{x}(?![\w-])", passage, re.IGNORECASE
         ) or re.search(rf"(?<![\w-]){x}(?:[- ](?:{_LOSS_AFTER})\b|\s*[-−]/[-−])", passage, re.IGNORECASE)
-        if loss and not AS_COMPARATOR.search(passage[max(0, loss.start() - 60) : loss.start()]):
+        if loss and not named_as_comparator(passage, loss.start()):
             return loss.group(0)
     return None
 
 
 # the words before an arm named as what the exposure is compared with ("17% lower than it would have been
 # in the absence of ART", "compared with persistent heavy smokers"): the passage speaks of the exposure itself
-AS_COMPARATOR = re.compile(
+_AS_COMPARATOR = re.compile(
     r"\b(?:than|compared\s+(?:with|to)|relative\s+to|versus|vs\.?)\b[^.;]{0,45}$", re.IGNORECASE
 )
+
+
+def named_as_comparator(passage: str, start: int) -> bool:
+    """Whether the words at ``start`` name the arm the exposure was compared with ("than …", "compared with
+    …", "versus …" before them, within the clause)."""
+    return _AS_COMPARATOR.search(passage[max(0, start - 60) : start]) is not None

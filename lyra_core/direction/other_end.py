@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from lyra_core.direction.loss_of_function import AS_COMPARATOR, named_as_lost
+from lyra_core.direction.loss_of_function import named_as_comparator, named_as_lost
 from lyra_core.direction.relevance import only_as_population
 
 # One outcome named from its two ends: lower mortality is higher survival. A passage that names the
@@ -204,9 +204,7 @@ def _only_as_comparator(phrase: str, passage: str) -> bool:
     """Whether every mention of ``phrase`` in ``passage`` follows "than", "compared with" or "versus"
     within its clause: the arm the exposure was compared with."""
     mentions = list(re.finditer(rf"\b{re.escape(phrase)}\b", passage, re.IGNORECASE))
-    return bool(mentions) and all(
-        AS_COMPARATOR.search(passage[max(0, m.start() - 60) : m.start()]) for m in mentions
-    )
+    return bool(mentions) and all(named_as_comparator(passage, m.start()) for m in mentions)
 
 
 def status_for_intervention(exposure: str, passage: str) -> str | None:
