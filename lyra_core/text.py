@@ -67,13 +67,25 @@ def science_tokens(text: str | None) -> list[str]:
     words = _COMPOUND_RE.findall(fold_accents(text))
     out: list[str] = []
     for i, word in enumerate(words):
-        low = word.lower()
-        parts = [p for p in _PART_RE.split(low) if p]
-        out.extend(p for p in parts if (len(p) > 1 or p.isdigit()) and p not in STOP_WORDS)
-        if len(parts) > 1 and any(len(p) <= 2 or p.isdigit() for p in parts):
-            out.append("".join(parts))
-        elif len(word) == 1 and word.isupper() and i > 0 and low not in STOP_WORDS:
+        kept = _word_tokens(word)
+        if kept is not None:
+            out.extend(kept)
+        elif i > 0 and (low := word.lower()) not in STOP_WORDS:
             out.append(f"{words[i - 1].lower()}_{low}")
+    return out
+
+
+@lru_cache(maxsize=200_000)
+def _word_tokens(word: str) -> tuple[str, ...] | None:
+    """What one word of ``science_tokens`` yields alone; None for a capital letter alone, whose
+    token joins the word before it. Cached: a corpus repeats its words."""
+    low = word.lower()
+    parts = [p for p in _PART_RE.split(low) if p]
+    out = tuple(p for p in parts if (len(p) > 1 or p.isdigit()) and p not in STOP_WORDS)
+    if len(parts) > 1 and any(len(p) <= 2 or p.isdigit() for p in parts):
+        return (*out, "".join(parts))
+    if len(word) == 1 and word.isupper():
+        return None
     return out
 
 
