@@ -109,7 +109,7 @@ def build_resources(
     config = settings or load_settings()
     return {
         "settings": settings_resource(config),
-        "store": publish.TaskStore(home=str(layout.root)),
+        "store": publish.TaskStore(home=str(layout.root), store_url=config.cluster.effective().store_url()),
         table_io.LYRA_TABLES: table_io.lyra_tables,  # every per-task table the assets take and return, through "store"
         "literature": LiteratureSources.configured(layout.cache, config),
         "models": LocalModels.configured(layout.root, config),

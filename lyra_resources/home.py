@@ -115,6 +115,12 @@ class HomeLayout(BaseModel):
         """Locked by the process running the task (``lyra_resources.store.task_lock``)."""
         return self.root / "running" / f"{task_id}.lock"
 
+    @property
+    def foreground_lock(self) -> Path:
+        """Held (shared) by every task run in progress; the background embedder waits while it is
+        (``lyra_resources.corpus.foreground``)."""
+        return self.root / "running" / "foreground.lock"
+
     def task_outputs(self, task_id: str) -> list[Path]:
         """The files a task's runs leave outside the store that exist now: its report, its verify
         results and its run log."""

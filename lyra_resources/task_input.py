@@ -95,14 +95,16 @@ def check_task_input(
     labels: Mapping[str, str] = CLI_LABELS,
     probe: Probe = _probe,
     corpus_roots: Sequence[Path] | None = None,
+    settings: Callable[[], LyraSettings] = load_settings,
 ) -> CheckedInput:
     """The task's input checked end to end; raises TaskInputError (one line) at the first problem.
 
     ``labels`` spells option names the way the caller's user typed them (``--papers`` on the
     command line, ``options.papers_per_source`` over MCP); with ``corpus_roots`` the task's own
-    corpus paths must lie under them (``confine_corpus``)."""
-    try:  # both read afresh, as the run's own process will read them
-        cfg = load_settings()
+    corpus paths must lie under them (``confine_corpus``). ``settings`` returns the settings the run
+    will have (default: the user's file, read now, as a run's own process will read it)."""
+    try:
+        cfg = settings()
     except SettingsError as exc:
         raise TaskInputError(str(exc)) from None
     try:

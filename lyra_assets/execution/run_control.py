@@ -33,6 +33,7 @@ from lyra_assets.execution.runs import (
     TASK_JOB,
     TASK_TAG,
     active_runs,
+    cluster_settings,
     failed_step,
     innermost_message,
     open_instance,
@@ -43,7 +44,9 @@ from lyra_assets.execution.runs import (
 from lyra_assets.execution.task_status import record_handover, record_stopped, sync_task_status
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_assets.reuse import REBUILD_TAG
+from lyra_resources.corpus.foreground import foreground
 from lyra_resources.home import HomeLayout, resolve_home
+from lyra_resources.settings.loading import LyraSettings, load_settings
 from lyra_resources.settings.services import ClusterSettings
 from lyra_resources.store import task_lock
 from lyra_resources.store.lyra_store import LyraStore
@@ -178,15 +181,16 @@ def run_task(
     on_progress: Callable[[dict[str, AssetProgress]], None] | None = None,
     *,
     rebuild: bool = False,
+    settings: LyraSettings | None = None,
 ) -> RunOutcome:
     """Materialize every asset of one task; the task row records running → completed/failed/stopped.
     An asset whose code and inputs are those its rows were built from keeps them (``lyra_assets.reuse``)
-    unless ``rebuild``."""
+    unless ``rebuild``. ``settings``: the caller's (default: the user's file, read once here), handed
+    to the store, the instance and the run's resources."""
     layout = HomeLayout(root=resolve_home(home))
-    with task_lock.running(
-        layout, task_id
-    ):  # `lyra task delete` waits for the whole run, not only Dagster's part
-        return _run_task(layout, task_id, on_progress, rebuild)
+    # `lyra task delete` waits for the whole run, not only Dagster's part; a background embedding waits for it
+    with task_lock.running(layout, task_id), foreground(layout):
+        return _run_task(layout, task_id, on_progress, rebuild, settings or load_settings())
 
 
 def _run_task(
@@ -194,15 +198,17 @@ def _run_task(
     task_id: str,
     on_progress: Callable[[dict[str, AssetProgress]], None] | None,
     rebuild: bool,
+    settings: LyraSettings,
 ) -> RunOutcome:
-    store = LyraStore(home=str(layout.root))
+    cluster = settings.cluster.effective()
+    store = LyraStore.for_settings(layout.root, cluster)
     task = store.require_task(task_id)
     progress = {name: AssetProgress(asset=name) for name in asset_names()}
     run_id = str(uuid.uuid4())
 
-    with _deferred_interrupts() as interrupt, open_instance(layout.root) as instance:
+    with _deferred_interrupts() as interrupt, open_instance(layout.root, cluster) as instance:
         # Loaded inside the instance's context: definitions read the instance's state storage.
-        job = build_definitions(layout.root).resolve_job_def(TASK_JOB)
+        job = build_definitions(layout.root, settings).resolve_job_def(TASK_JOB)
         register_partition(instance, task_id)
         if active_runs(instance, task_id):
             raise RuntimeError(
@@ -275,7 +281,8 @@ def queue_task(
     from lyra_assets.execution.run_queue import submit_task_run
 
     layout = HomeLayout(root=resolve_home(home))
-    store = LyraStore(home=str(layout.root))
+    cluster = cluster or cluster_settings()
+    store = LyraStore.for_settings(layout.root, cluster)
     task = store.require_task(task_id)
     with open_instance(layout.root, cluster) as instance:
         register_partition(instance, task_id)
@@ -300,17 +307,21 @@ def run_job(
     run_config: dict,
     home: str | os.PathLike[str] | None = None,
     partition_key: str | None = None,
+    settings: LyraSettings | None = None,
 ) -> JobOutcome:
     """Run a job other than the task pipeline (model training, re-scoring one task's partition)
-    in this process on the home's instance, logging to the console as it goes."""
+    in this process on the home's instance, logging to the console as it goes; ``settings`` as
+    ``run_task`` takes them."""
     layout = HomeLayout(root=resolve_home(home))
+    settings = settings or load_settings()
+    cluster = settings.cluster.effective()
     run_id = str(uuid.uuid4())
     tags = {PID_TAG: str(os.getpid())}
     if partition_key:  # a task's partition: the run says which task, and its question
-        task = LyraStore(home=str(layout.root)).get_task(partition_key)
+        task = LyraStore.for_settings(layout.root, cluster).get_task(partition_key)
         tags.update(task_tags(partition_key, task.query if task else None))
-    with open_instance(layout.root) as instance:
-        job = build_definitions(layout.root).resolve_job_def(job_name)
+    with open_instance(layout.root, cluster) as instance:
+        job = build_definitions(layout.root, settings).resolve_job_def(job_name)
         if partition_key:
             register_partition(instance, partition_key)
         result = job.execute_in_process(
@@ -328,14 +339,21 @@ def run_job(
     return JobOutcome(job=job_name, run_id=run_id, success=result.success, error=error)
 
 
-def stop_task(task_id: str, home: str | os.PathLike[str] | None = None, wait_s: float = 15.0) -> list[str]:
+def stop_task(
+    task_id: str,
+    home: str | os.PathLike[str] | None = None,
+    wait_s: float = 15.0,
+    cluster: ClusterSettings | None = None,
+) -> list[str]:
     """Stop the task's active runs (interrupt the process running each, or cancel its run record)
     and mark the task stopped; returns the runs stopped. With none in progress nothing changes:
-    a failed task keeps its failure reason, a completed one its status."""
-    store = LyraStore(home=str(resolve_home(home)))
+    a failed task keeps its failure reason, a completed one its status. ``cluster``: the caller's
+    effective cluster settings (default: the user's, read now)."""
+    cluster = cluster or cluster_settings()
+    store = LyraStore.for_settings(resolve_home(home), cluster)
     store.require_task(task_id)
     stopped: list[str] = []
-    with open_instance(home) as instance:
+    with open_instance(home, cluster) as instance:
         for record in active_runs(instance, task_id):
             run = record.dagster_run
             # recorded first, so the interrupted process itself reports `stopped`, not `failed`
@@ -367,14 +385,17 @@ class DeletedTask(BaseModel):
     files: list[str]
 
 
-def delete_task(task_id: str, home: str | os.PathLike[str] | None = None) -> DeletedTask:
+def delete_task(
+    task_id: str, home: str | os.PathLike[str] | None = None, cluster: ClusterSettings | None = None
+) -> DeletedTask:
     """Remove the task's rows, Parquet files, reports, verify results and run log, its Dagster runs
     (their event logs and captured step output) and its partition. Feedback tables are untouched:
-    corrections and domain rules hold for every task."""
+    corrections and domain rules hold for every task. ``cluster`` as ``stop_task`` takes it."""
     layout = HomeLayout(root=resolve_home(home))
-    store = LyraStore(home=str(layout.root))
+    cluster = cluster or cluster_settings()
+    store = LyraStore.for_settings(layout.root, cluster)
     store.require_task(task_id)
-    with task_lock.not_running(layout, task_id), open_instance(layout.root) as instance:
+    with task_lock.not_running(layout, task_id), open_instance(layout.root, cluster) as instance:
         if active_runs(instance, task_id):
             raise RuntimeError(f"task {task_id} is running; stop it first with `lyra task stop {task_id}`")
         parquet = [p for p in (task_folder(layout.parquet, task_id),) if p.exists()]

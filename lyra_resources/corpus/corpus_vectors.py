@@ -124,11 +124,14 @@ class CorpusVectors:
         known = self.known()
         return known if known is not None else np.zeros((0, 0), dtype=np.float32)
 
-    def embed_rest(self, chunk: int = CHUNK) -> int:
+    def embed_rest(self, chunk: int = CHUNK, before_chunk: Callable[[], object] | None = None) -> int:
         """Embed every text not embedded yet, ``chunk`` at a time, each chunk stored before the next
-        starts; returns how many were embedded."""
+        starts (``before_chunk`` called before each: the background's wait for idle); returns how many
+        were embedded."""
         done = 0
         while (missing := self.missing()).size:
+            if before_chunk:
+                before_chunk()
             part = missing[:chunk]
             self._embed(part, "corpus")
             done += part.size

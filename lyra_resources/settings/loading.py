@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import functools
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -65,14 +66,15 @@ class LyraSettings(SettingsSection):
     mcp: McpSettings = Field(default_factory=McpSettings)
 
 
-def effective_cluster_settings() -> ClusterSettings:
-    """The cluster section of the user's settings, with the environment applied (``$LYRA_PROFILE`` …).
+def effective_cluster_settings(load: Callable[[], LyraSettings] | None = None) -> ClusterSettings:
+    """The cluster section of the settings ``load`` returns (default: the user's settings file, read
+    now), with the environment applied (``$LYRA_PROFILE`` …).
 
     A settings file that cannot be read leaves the profile to the environment (local unless
     ``$LYRA_PROFILE`` says cluster, which then needs the file): opening the instance or the store to
     read works as it always did, and the command that needs the settings reports the file in one line."""
     try:
-        return load_settings().cluster.effective()
+        return (load or load_settings)().cluster.effective()
     except SettingsError:
         fallback = ClusterSettings().effective()
         if fallback.profile == "cluster" or (fallback.store == "postgres" and not fallback.postgres_url):

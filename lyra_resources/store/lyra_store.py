@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from lyra_resources.home import HomeLayout, resolve_home
 from lyra_resources.schema import PER_TASK_TABLES, STAGE_PREFIX, STAGING_TABLES, TABLES, TableSpec
 from lyra_resources.settings.loading import effective_cluster_settings
+from lyra_resources.settings.services import ClusterSettings
 from lyra_resources.store import parquet_files
 from lyra_resources.store.faults import is_read_only_refusal, store_fault
 from lyra_resources.store.locks import STORE_RETRY, StoreBusyError, StoreError  # noqa: F401 (re-exported)
@@ -69,6 +70,12 @@ class LyraStore(BaseModel):
 
     home: str = Field(description="Lyra home directory (holds lyra.duckdb and parquet/)")
     busy_timeout_s: float = Field(120.0, description="how long to wait for another process's lock")
+    store_url: str | None = Field(
+        None,
+        description="where the tables are: a Postgres URL, or '' for the home's DuckDB file, as the "
+        "command or run that opens the store read it from its settings (``for_settings``); None: the "
+        "user's settings, read when the store is first used (a store opened outside a command)",
+    )
 
     _layout: HomeLayout | None = PrivateAttr(default=None)
     _url: str | None = PrivateAttr(default=None)
@@ -80,6 +87,12 @@ class LyraStore(BaseModel):
     def at(cls, home: str | os.PathLike[str] | None = None) -> LyraStore:
         return cls(home=str(resolve_home(home)))
 
+    @classmethod
+    def for_settings(cls, home: str | os.PathLike[str], cluster: ClusterSettings) -> LyraStore:
+        """The store of ``home`` where ``cluster`` (the effective cluster settings a command or run
+        loaded once) puts the tables: opening it reads no settings file."""
+        return cls(home=str(home), store_url=cluster.store_url())
+
     @property
     def layout(self) -> HomeLayout:
         if self._layout is None:
@@ -90,6 +103,8 @@ class LyraStore(BaseModel):
     def url(self) -> str:
         """The Postgres URL where the store's tables are in Postgres; "" for the home's DuckDB file
         (the settings' ``cluster.store``, or the profile, decide)."""
+        if self.store_url is not None:
+            return self.store_url
         if self._url is None:
             self._url = effective_cluster_settings().store_url()
         return self._url

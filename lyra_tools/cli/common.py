@@ -19,6 +19,8 @@ from rich.markup import escape
 from lyra_core.untrusted_text import terminal_text
 from lyra_resources.environment import HOME_ENV, read_environment
 from lyra_resources.home import HomeError, HomeLayout, resolve_home
+from lyra_resources.settings.loading import LyraSettings, effective_cluster_settings, load_settings
+from lyra_resources.settings.services import ClusterSettings
 from lyra_resources.store.lyra_store import LyraStore, StoreError, TaskRecord
 
 # no ":name:" emoji codes: a text from outside holding one is printed as it is
@@ -48,6 +50,29 @@ MAX_INPUT_FILE_BYTES = 50 * 1024 * 1024  # a claims or queries file; a corpus ha
 _said = {
     "error": False
 }  # whether this process printed its error line (``lyra_tools.cli.main`` adds none then)
+
+
+# The settings of the command being run: read once, when first needed, and handed to what it opens
+# (the store, the Dagster instance, a run); ``lyra_tools.cli.main`` forgets them when a command ends.
+_command: dict[str, LyraSettings] = {}
+
+
+def command_settings() -> LyraSettings:
+    """This command's settings (``$LYRA_SETTINGS`` or config/settings.yaml), read on first use; a bad
+    file raises SettingsError, which the entry point says in one line."""
+    if "settings" not in _command:
+        _command["settings"] = load_settings()
+    return _command["settings"]
+
+
+def command_cluster() -> ClusterSettings:
+    """This command's effective cluster settings: where its store and its runs are. A settings file
+    that cannot be read leaves them to the environment, so commands that only read still work."""
+    return effective_cluster_settings(command_settings)
+
+
+def forget_command_settings() -> None:
+    _command.clear()
 
 
 def error_printed() -> bool:
@@ -132,7 +157,7 @@ def open_store(home: Path | None, *, create: bool = True) -> LyraStore:
     root = home_root(home, create=create)
     if not root.is_dir():
         raise fail(f"no Lyra home at {root} (`lyra run` makes one; check --home or ${HOME_ENV})")
-    return LyraStore(home=str(root))
+    return LyraStore.for_settings(root, command_cluster())
 
 
 def require_task(home: Path | None, task_id: str) -> TaskRecord:

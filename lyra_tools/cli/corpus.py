@@ -18,14 +18,25 @@ from typing import Annotated
 import typer
 
 from lyra_resources.home import HomeLayout
-from lyra_resources.settings.loading import load_settings
 from lyra_resources.settings.pipeline import SettingsError
-from lyra_tools.cli.common import HomeOption, console, err, fail, home_root, open_store, untrusted
+from lyra_tools.cli.common import (
+    HomeOption,
+    command_settings,
+    console,
+    err,
+    fail,
+    home_root,
+    open_store,
+    untrusted,
+)
 
 app = typer.Typer(help="Work on a local corpus as a whole.", no_args_is_help=True)
 
-# The background embedder yields the CPU to the commands a person waits for.
+# The background embedder yields the CPU to the commands a person waits for: niced, and waiting
+# between chunks while a task runs (lyra_resources.corpus.foreground); a chunk is ~6 s of the
+# embedder on 2 cores, the most a task that starts meanwhile shares the CPU with it.
 BACKGROUND_NICENESS = 10
+YIELDING_CHUNK = 32
 
 
 @contextlib.contextmanager
@@ -49,15 +60,16 @@ def embed(
     home: HomeOption = None,
 ) -> None:
     """Embed every paper of CORPUS not embedded yet in the home (chunk by chunk: stopping is safe,
-    the next run goes on where this one stopped)."""
+    the next run goes on where this one stopped; while a task runs in the home, it waits)."""
     from lyra_resources.corpus.corpus_vectors import CorpusVectors
+    from lyra_resources.corpus.foreground import wait_for_idle
     from lyra_resources.corpus.local_corpus import document_text
     from lyra_resources.models.local_models import LocalModels
     from lyra_resources.sources.literature import LiteratureSources
     from lyra_resources.task_input import TaskInputError, check_corpus
 
     try:
-        config = load_settings()
+        config = command_settings()
         layout = HomeLayout(root=home_root(home, create=False))
         literature = LiteratureSources.configured(layout.cache, config)
         check_corpus(literature, str(corpus), "--corpus")
@@ -81,7 +93,15 @@ def embed(
                 soft_wrap=True,
             )
             return
-        done = vectors.embed_rest()
+        done = vectors.embed_rest(
+            chunk=YIELDING_CHUNK,
+            before_chunk=lambda: wait_for_idle(
+                layout,
+                on_wait=lambda: err.print(
+                    "a task is running in this home: embedding waits until it ends", highlight=False
+                ),
+            ),
+        )
     console.print(
         untrusted(f"corpus {where}: all {len(opened):,} papers embedded ({done:,} now)"),
         highlight=False,
@@ -97,7 +117,7 @@ def unembedded(corpus_paths: list[str], home: Path | None) -> list[str]:
     from lyra_resources.models.local_models import LocalModels
     from lyra_resources.sources.literature import LiteratureSources
 
-    config = load_settings()
+    config = command_settings()
     if not config.ranking.dense_top_k or config.ranking.embed_rest == "off":
         return []
     layout = HomeLayout(root=home_root(home))

@@ -28,12 +28,26 @@ try:  # Ctrl-C while the command's modules load (seconds on a busy machine): one
     from lyra_resources.store.faults import is_no_space, no_space_message
     from lyra_resources.store.lyra_store import StoreError
     from lyra_tools.cli import browse, corpus, feedback, models, run, search, serve, store, tasks, worker
-    from lyra_tools.cli.common import error_printed, fail, reset_error_printed, write_stdout
+    from lyra_tools.cli.common import (
+        error_printed,
+        fail,
+        forget_command_settings,
+        reset_error_printed,
+        write_stdout,
+    )
 except KeyboardInterrupt:
     os.write(2, b"error: interrupted\n")
     sys.exit(130)
 
 app = typer.Typer(help="Lyra: turn a research question into an evidence graph.", no_args_is_help=True)
+
+
+@app.callback()
+def _each_command() -> None:
+    # each command reads the settings anew, once (a later command in this process too: a test's)
+    forget_command_settings()
+
+
 app.add_typer(run.app)  # `lyra run`, `lyra verify`
 app.add_typer(serve.app)  # `lyra mcp`, `lyra ui`, `lyra export`
 app.add_typer(tasks.app, name="task")

@@ -9,8 +9,15 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from lyra_resources.models.model_files import configured_nli_path
-from lyra_resources.settings.loading import load_settings
-from lyra_tools.cli.common import HomeOption, console, fail, home_data_problem, home_root, open_store
+from lyra_tools.cli.common import (
+    HomeOption,
+    command_settings,
+    console,
+    fail,
+    home_data_problem,
+    home_root,
+    open_store,
+)
 
 if (
     TYPE_CHECKING
@@ -39,7 +46,7 @@ def _check_model_folders(home: Path | None, **folders: Path | None) -> None:
 
 def _nli_base() -> str:
     """The NLI base model the settings file names now (the versions of a home belong to one base)."""
-    return configured_nli_path(load_settings().models)
+    return configured_nli_path(command_settings().models)
 
 
 @app.command("fetch-snli")
@@ -80,7 +87,11 @@ def models_train_snli(
         "max_pairs": max_pairs,
         "threads": threads,
     }
-    _finish_job(run_control.run_job(NLI_TRAINING_JOB, {"ops": {"nli_model": {"config": config}}}, home))
+    _finish_job(
+        run_control.run_job(
+            NLI_TRAINING_JOB, {"ops": {"nli_model": {"config": config}}}, home, settings=command_settings()
+        )
+    )
 
 
 @app.command("train-nli")
@@ -126,7 +137,12 @@ def models_train_nli(
         "threads": threads,
     }
     _finish_job(
-        run_control.run_job(VERIFIER_TRAINING_JOB, {"ops": {"verifier_model": {"config": config}}}, home)
+        run_control.run_job(
+            VERIFIER_TRAINING_JOB,
+            {"ops": {"verifier_model": {"config": config}}},
+            home,
+            settings=command_settings(),
+        )
     )
 
 
@@ -164,7 +180,12 @@ def models_train_direction(
         "threads": threads,
     }
     _finish_job(
-        run_control.run_job(DIRECTION_TRAINING_JOB, {"ops": {"direction_reader": {"config": config}}}, home)
+        run_control.run_job(
+            DIRECTION_TRAINING_JOB,
+            {"ops": {"direction_reader": {"config": config}}},
+            home,
+            settings=command_settings(),
+        )
     )
 
 
@@ -222,7 +243,12 @@ def models_train_reranker(
         "threads": threads,
     }
     _finish_job(
-        run_control.run_job(RERANKER_TRAINING_JOB, {"ops": {"corpus_reranker": {"config": config}}}, home)
+        run_control.run_job(
+            RERANKER_TRAINING_JOB,
+            {"ops": {"corpus_reranker": {"config": config}}},
+            home,
+            settings=command_settings(),
+        )
     )
 
 
@@ -264,7 +290,9 @@ def _rescore(home: Path | None, version: str) -> None:
         console.print("no task has edges from another NLI version: nothing to re-score")
         return
     for task_id in tasks:
-        outcome = run_control.run_job(RESCORING_JOB, {}, home, partition_key=task_id)
+        outcome = run_control.run_job(
+            RESCORING_JOB, {}, home, partition_key=task_id, settings=command_settings()
+        )
         state = "[green]re-scored[/]" if outcome.success else f"[red]failed[/]: {outcome.error}"
         console.print(f"{task_id}: {state} (run {outcome.run_id})")
 
@@ -314,7 +342,12 @@ def models_train_adapter(
 
     before = active_version(open_store(home), _nli_base()).version
     _finish_job(
-        run_control.run_job(ADAPTER_JOB, {"ops": {"nli_adapter": {"config": {"force": force}}}}, home)
+        run_control.run_job(
+            ADAPTER_JOB,
+            {"ops": {"nli_adapter": {"config": {"force": force}}}},
+            home,
+            settings=command_settings(),
+        )
     )
     after = active_version(open_store(home), _nli_base()).version
     if after == before:

@@ -21,7 +21,7 @@ from rich.table import Table
 
 from lyra_assets.execution import run_control
 from lyra_resources.progress import StageProgress, reporting_to
-from lyra_tools.cli.common import untrusted
+from lyra_tools.cli.common import command_settings, untrusted
 
 _MARK = {"pending": "·", "running": "…", "done": "✓", "failed": "✗"}
 _STYLE = {"pending": "dim", "running": "yellow", "done": "green", "failed": "bold red"}
@@ -179,12 +179,16 @@ def run_with_display(
         if out.is_terminal:
             display = LiveDisplay(out)
             with display.live, reporting_to(display.stage):
-                outcome = run_control.run_task(task_id, home, on_progress=display.assets, rebuild=rebuild)
+                outcome = run_control.run_task(
+                    task_id, home, on_progress=display.assets, rebuild=rebuild, settings=command_settings()
+                )
                 display.assets(outcome.assets)
             out.print()
             return outcome
         lines = LineDisplay(out)
         with reporting_to(lines.stage):
-            outcome = run_control.run_task(task_id, home, on_progress=lines.assets, rebuild=rebuild)
+            outcome = run_control.run_task(
+                task_id, home, on_progress=lines.assets, rebuild=rebuild, settings=command_settings()
+            )
         lines.assets(outcome.assets)  # anything the watcher had not seen yet
         return outcome

@@ -16,6 +16,8 @@ from lyra_resources.store.generations import graph_note
 from lyra_resources.store.lyra_store import StoreError, TaskRecord
 from lyra_tools.cli.common import (
     HomeOption,
+    command_cluster,
+    command_settings,
     console,
     err,
     fail,
@@ -59,7 +61,7 @@ def queue_and_exit(task: TaskRecord, home: Path | None, then: str = "") -> typer
     from lyra_assets.execution import run_control
 
     try:
-        queued = run_control.queue_task(task.id, home)
+        queued = run_control.queue_task(task.id, home, command_cluster())
     except RuntimeError as exc:
         raise fail(str(exc)) from exc
     console.print(f"[bold]{untrusted(task.id)}[/]  {untrusted(task.query)}", soft_wrap=True)
@@ -181,7 +183,7 @@ def create_and_run(checked: CheckedInput, home: Path | None, then: str = "") -> 
     except StoreError as exc:
         raise fail(str(exc)) from exc
     print_notes(checked)
-    if is_cluster():
+    if is_cluster(command_cluster()):
         raise queue_and_exit(task, home, then)
     with task_lock.running(HomeLayout(root=home_root(home)), task.id):  # a delete waits for the summary too
         outcome = run_with_progress(task, home)
@@ -299,7 +301,9 @@ def check_input(
     from lyra_resources.task_input import TaskInputError, check_task_input
 
     try:
-        checked = check_task_input(query, options, home_root(home, create=False), labels=labels)
+        checked = check_task_input(
+            query, options, home_root(home, create=False), labels=labels, settings=command_settings
+        )
     except TaskInputError as exc:
         raise fail(str(exc)) from None
     return checked

@@ -21,11 +21,11 @@ from rich.table import Table
 
 from lyra_core.untrusted_text import json_line, tsv_cell
 from lyra_resources.home import HomeLayout
-from lyra_resources.settings.loading import load_settings
 from lyra_resources.settings.pipeline import SettingsError
 from lyra_tools.cli.common import (
     HomeOption,
     check_input_file,
+    command_settings,
     console,
     err,
     fail,
@@ -169,7 +169,7 @@ def search(
         if queries is not None:
             check_input_file(queries, "--queries", "the queries file")
         todo = read_queries(queries) if queries is not None else [("query", " ".join(query.split()))]
-        config = load_settings()
+        config = command_settings()
         layout = HomeLayout(root=home_root(home, create=False))
         literature = LiteratureSources.configured(layout.cache, config)
         notes = check_corpus(literature, str(corpus), "--corpus")

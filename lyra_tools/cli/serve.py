@@ -16,6 +16,7 @@ from lyra_resources.environment import child_environment
 from lyra_resources.home import REPO_ROOT, HomeLayout
 from lyra_tools.cli.common import (
     HomeOption,
+    command_cluster,
     console,
     err,
     fail,
@@ -57,7 +58,9 @@ def ui(
     from lyra_assets.execution.runs import open_instance
 
     layout = HomeLayout(root=home_root(home))
-    with open_instance(layout.root):  # prepared (shipped models recorded) before dagster dev opens it
+    with open_instance(
+        layout.root, command_cluster()
+    ):  # prepared (shipped models recorded) before dagster dev opens it
         pass
     dagster = shutil.which("dagster") or str(Path(sys.executable).with_name("dagster"))
     env = child_environment(DAGSTER_HOME=str(layout.dagster_home), LYRA_HOME=str(layout.root))
@@ -70,10 +73,10 @@ def daemon(home: HomeOption = None) -> None:
     """Start Dagster's daemon (`dagster-daemon run`) on this Lyra home's instance: it starts the runs
     queued in the cluster profile (one per task, cluster.max_concurrent_runs in all), the schedule
     and the sensors."""
-    from lyra_assets.execution.runs import cluster_settings, open_instance
+    from lyra_assets.execution.runs import open_instance
 
     layout = HomeLayout(root=home_root(home))
-    cluster = cluster_settings()
+    cluster = command_cluster()
     with open_instance(layout.root, cluster):  # dagster.yaml written for the profile, the storage ready
         pass
     if cluster.profile != "cluster":

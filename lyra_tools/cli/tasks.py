@@ -15,7 +15,17 @@ from lyra_resources.store import task_lock
 from lyra_resources.store.generations import graph_note
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 from lyra_resources.store.reviewed_graph.counts import verification_blocks
-from lyra_tools.cli.common import HomeOption, console, fail, home_root, open_store, require_task, untrusted
+from lyra_tools.cli.common import (
+    HomeOption,
+    command_cluster,
+    command_settings,
+    console,
+    fail,
+    home_root,
+    open_store,
+    require_task,
+    untrusted,
+)
 
 # Dagster (the instance, lyra_assets.execution.run_control) is imported by what needs it: a task whose row reads
 # running or queued, its recent runs, a re-run. Listing tasks reads the store alone.
@@ -51,7 +61,7 @@ def synced_tasks(home: Path | None, only: str | None = None) -> list[TaskRecord]
         from lyra_assets.execution import run_control
         from lyra_assets.execution.runs import open_instance
 
-        with open_instance(home) as instance:
+        with open_instance(home, command_cluster()) as instance:
             tasks = [
                 run_control.sync_task_status(store, instance, t.id)
                 if t.status in ("running", "queued")
@@ -82,7 +92,7 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
         from lyra_assets.execution.runs import open_instance
         from lyra_assets.execution.schedules import watch_decision
 
-        with open_instance(home) as instance:
+        with open_instance(home, command_cluster()) as instance:
             decision = watch_decision(task, instance, datetime.now(UTC))
         console.print(
             f"watch: every {task.options['watch_every']}: "
@@ -165,7 +175,6 @@ def task_run(
     asset whose code and input tables are as they were when its rows were built keeps its rows."""
     from lyra_assets.execution.runs import is_cluster
     from lyra_core.tasks import TaskOptions
-    from lyra_resources.settings.loading import load_settings
     from lyra_resources.store.run_inputs import unchanged_since
     from lyra_resources.task_input import STORED_LABELS
     from lyra_tools.cli.run import (
@@ -181,7 +190,9 @@ def task_run(
     print_notes(
         check_input(task.query, task.options, home, STORED_LABELS)
     )  # a corpus may be gone, the network down
-    if not force and (same := unchanged_since(open_store(home), task.id, load_settings(), home_root(home))):
+    if not force and (
+        same := unchanged_since(open_store(home), task.id, command_settings(), home_root(home))
+    ):
         from lyra_resources.store.reviewed_graph import answer as reviewed_answer
 
         for line in reviewed_answer.answer_lines(open_store(home), task.id):
@@ -195,7 +206,7 @@ def task_run(
         if TaskOptions.model_validate(task.options).is_verify:
             write_verify_results(task.id, None, home)
         raise typer.Exit(0)
-    if is_cluster():
+    if is_cluster(command_cluster()):
         raise queue_and_exit(task, home)
     with task_lock.running(HomeLayout(root=home_root(home)), task.id):  # a delete waits for the summary too
         try:
@@ -233,7 +244,7 @@ def task_watch(
     except ValueError as exc:
         raise fail(str(exc)) from exc
     _set_watch(home, task, every)
-    with open_instance(home) as instance:  # the schedule requests runs of this partition
+    with open_instance(home, command_cluster()) as instance:  # the schedule requests runs of this partition
         register_partition(instance, task_id)
     console.print(
         f"{task_id} is re-run every {TaskOptions(watch_every=every).watch_every} by the Dagster schedule "
@@ -259,7 +270,7 @@ def task_stop(task_id: str, home: HomeOption = None) -> None:
 
     require_task(home, task_id)
     task = synced_tasks(home, task_id)[0]
-    stopped = run_control.stop_task(task_id, home)
+    stopped = run_control.stop_task(task_id, home, cluster=command_cluster())
     if stopped:
         console.print(f"stopped {len(stopped)} run(s) of {task_id}; the graph readers see is unchanged")
     else:
@@ -282,7 +293,7 @@ def task_delete(
     if not yes and not typer.confirm(f"delete {task.id} ({task.query!r}) with its rows, files and runs?"):
         raise typer.Exit(1)
     try:
-        deleted = run_control.delete_task(task_id, home)
+        deleted = run_control.delete_task(task_id, home, command_cluster())
     except RuntimeError as exc:
         raise fail(str(exc)) from exc
     rows = ", ".join(f"{n} {t}" for t, n in deleted.rows.items() if n) or "none"

@@ -14,11 +14,11 @@ from lyra_core.claims import claim_id_for
 from lyra_core.tasks import TaskOptions
 from lyra_resources.corpus.local_corpus import CorpusError
 from lyra_resources.home import HomeLayout
-from lyra_resources.settings.loading import load_settings
 from lyra_resources.settings.pipeline import EvidenceSettings
 from lyra_resources.sources.literature import LiteratureSources, UnknownPapersError
 from lyra_resources.store import verify_rows
 from lyra_resources.store.lyra_store import LyraStore
+from lyra_tools.cli.common import command_settings
 
 CORPUS_SOURCE = "local:"  # how papers.sources names a local corpus record: local:<its id in the file>
 # Recorded costs on a 2-core CPU with other work beside it (docs/running.md): the NLI cross-encoder
@@ -51,7 +51,7 @@ def verify_options(
     except ClaimsFileError as exc:
         raise VerifyInputError(f"{claims_file}: {exc}") from None
     paths = [str(p.resolve()) for p in corpus]
-    settings = load_settings()
+    settings = command_settings()
     options = TaskOptions(corpus=paths, verify_claims=claims, papers_per_claim=papers_per_claim)
     plan = verify_plan(options, settings.evidence)
     if max_claims is not None and (refusal := too_many_claims(plan, claims_file, max_claims)):

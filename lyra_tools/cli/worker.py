@@ -17,8 +17,7 @@ import typer
 
 from lyra_resources.environment import PROFILE_ENV, child_environment, python_path
 from lyra_resources.home import REPO_ROOT, HomeLayout
-from lyra_resources.settings.loading import load_settings
-from lyra_tools.cli.common import HomeOption, fail, home_root
+from lyra_tools.cli.common import HomeOption, command_settings, fail, home_root
 
 app = typer.Typer()
 
@@ -44,7 +43,7 @@ def worker(
         write_worker_config,
     )
 
-    settings = load_settings()
+    settings = command_settings()
     redis_url = cluster_broker(settings.cluster)
     if redis_url is None:
         raise fail(
@@ -56,7 +55,9 @@ def worker(
     except ImportError:
         raise fail("lyra worker needs Lyra's cluster extra: pip install 'lyra[cluster]'") from None
     layout = HomeLayout(root=home_root(home))
-    with open_instance(layout.root):  # the home's instance prepared before steps write to it
+    with open_instance(
+        layout.root, settings.cluster.effective()
+    ):  # the home's instance prepared before steps write to it
         pass
     config_dir = write_worker_config(layout, redis_url)
     # the worker's own config module first; the repository root so workers import this code

@@ -12,7 +12,7 @@ from pydantic import Field, WithJsonSchema
 
 from lyra_core.feedback import Action
 from lyra_core.tasks import TaskOptions
-from lyra_resources.settings.loading import load_settings
+from lyra_resources.settings.loading import shared_settings
 from lyra_resources.settings.pipeline import SettingsError
 from lyra_resources.store.lyra_store import StoreError
 from lyra_resources.store.request_ids import RequestId
@@ -100,7 +100,7 @@ class TaskTools:
 
         def body() -> CreatedTask:
             try:
-                roots = mcp_corpus_roots(load_settings(), self.context.root)
+                roots = mcp_corpus_roots(shared_settings(), self.context.root)
             except SettingsError as exc:
                 raise StoreError(f"create_task: {exc}") from None
             return self.context.tasks.create(query, options, request_id, roots)

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from lyra_resources.environment import child_environment
 from lyra_resources.home import HomeLayout
+from lyra_resources.settings.services import ClusterSettings
 from lyra_resources.store import request_ids
 from lyra_resources.store.lyra_store import StoreError
 from lyra_resources.task_input import MCP_LABELS, TaskInputError, check_task_input
@@ -83,9 +84,10 @@ class TaskControl:
         launcher: Launcher | None,
         dagster_instance: Callable[[], Any],
         synced: Callable[[str], None],
+        cluster: ClusterSettings,
     ) -> None:
         self.store, self.root, self.launcher = store, root, launcher
-        self.dagster_instance, self.synced = dagster_instance, synced
+        self.dagster_instance, self.synced, self.cluster = dagster_instance, synced, cluster
 
     def _stored(
         self, request_id: str | None, tool: str, digest: str, model: type[request_ids.M]
@@ -164,7 +166,7 @@ class TaskControl:
         from lyra_assets.execution.task_status import record_handover
 
         register_partition(self.dagster_instance(), task.id)
-        if self.launcher is None and is_cluster():
+        if self.launcher is None and is_cluster(self.cluster):
             # the daemon (`lyra daemon`) starts it
             from lyra_assets.execution.run_queue import submit_task_run
 
@@ -184,7 +186,7 @@ class TaskControl:
         self.store.require_task(task_id)
         self.synced(task_id)
         with self.store.exclusive():  # run_control.stop_task opens the database with its own LyraStore
-            stopped = run_control.stop_task(task_id, self.root)
+            stopped = run_control.stop_task(task_id, self.root, cluster=self.cluster)
         status = self.store.require_task(task_id).status
         message = (
             f"stopped {len(stopped)} run(s); the graph readers see is unchanged"

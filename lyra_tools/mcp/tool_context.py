@@ -17,6 +17,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel
 
+from lyra_resources.settings.loading import effective_cluster_settings
 from lyra_resources.store.lyra_store import StoreBusyError, StoreError
 from lyra_resources.store.reviewed_graph.records import ExploreError
 from lyra_tools.feedback.results import FeedbackError
@@ -58,11 +59,13 @@ class ToolContext:
 
     def __init__(self, root: os.PathLike[str], launcher: Launcher | None = None) -> None:
         self.root = root
-        self.store = ServerStore(home=str(root))
+        # where the store and the runs are: read once, for the server's life (its store cannot move)
+        self.cluster = effective_cluster_settings()
+        self.store = ServerStore(home=str(root), store_url=self.cluster.store_url())
         self.returns = ReturnsRecorder(self.store)
         self._dagster: dict[str, Any] = {}
         self._dagster_lock = threading.Lock()
-        self.tasks = TaskControl(self.store, root, launcher, self.dagster_instance, self.synced)
+        self.tasks = TaskControl(self.store, root, launcher, self.dagster_instance, self.synced, self.cluster)
 
     def read(self, fn: Callable[[], M]) -> CallToolResult:
         """A read tool's body under :func:`guard`, the database attached once for the whole call."""
@@ -79,7 +82,7 @@ class ToolContext:
             if "instance" not in self._dagster:
                 from lyra_assets.execution.runs import prepared_instance  # Dagster: only once needed
 
-                self._dagster["instance"] = prepared_instance(self.store.layout.root)
+                self._dagster["instance"] = prepared_instance(self.store.layout.root, self.cluster)
             return self._dagster["instance"]
 
     def synced(self, task_id: str) -> None:

@@ -47,7 +47,9 @@ BROKER = "redis://broker.example:6379/0"
 
 
 def cluster_settings(broker: str = BROKER) -> LyraSettings:
-    return LyraSettings(cluster=ClusterSettings(profile="cluster", redis_url=broker))
+    # the definitions hand the store its Postgres URL: a cluster profile without one is refused there
+    store = "postgresql://lyra@127.0.0.1:1/lyra"
+    return LyraSettings(cluster=ClusterSettings(profile="cluster", redis_url=broker, postgres_url=store))
 
 
 @pytest.fixture

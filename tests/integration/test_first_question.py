@@ -181,3 +181,54 @@ def test_vectors_of_another_encoding_are_never_read_back_nor_ranked_with_the_new
         )
     mixed = [float(cosine(cached(int8, QUESTION), cached(fp32, texts[h.doc_id])[None, :])[0]) for h in hits]
     assert any(abs(m - h.embedding) > 1e-4 for m, h in zip(mixed, hits, strict=True))
+
+
+def test_the_background_embedding_waits_while_a_task_runs_in_the_home(tmp_path):
+    import threading
+
+    from lyra_resources.corpus.foreground import foreground
+    from lyra_resources.home import HomeLayout
+
+    corpus = library(tmp_path / "library.jsonl")
+    home = tmp_path / "home"
+    home.mkdir()
+    settings = settings_file(tmp_path / "settings.yaml", "off")
+    env = {**os.environ, "LYRA_SETTINGS": str(settings)}
+    said: list[str] = []
+    waiting = threading.Event()
+
+    def read_errors(stream) -> None:
+        for line in stream:
+            said.append(line)
+            if "a task is running in this home" in line:
+                waiting.set()
+
+    with foreground(HomeLayout(root=home)):  # as a task's run holds it while it runs
+        rest = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "lyra_tools.cli",
+                "corpus",
+                "embed",
+                "--corpus",
+                str(corpus),
+                "--home",
+                str(home),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        reader = threading.Thread(target=read_errors, args=(rest.stderr,), daemon=True)
+        reader.start()
+        deadline = time.monotonic() + 300
+        while not waiting.is_set() and rest.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert waiting.is_set(), "".join(said)[-2000:]  # it said it waits, and did not finish meanwhile
+        time.sleep(3)
+        assert rest.poll() is None and embedded(home, corpus) == 0  # waiting, nothing embedded
+    out = rest.stdout.read()
+    assert rest.wait(timeout=600) == 0, "".join(said)[-2000:]
+    assert embedded(home, corpus) == 30 and "all 30 papers embedded" in out
