@@ -17,6 +17,7 @@ from functools import lru_cache
 from pydantic import BaseModel
 
 from lyra_core.direction.abbreviations import phrase_spelled_out, spelled_out
+from lyra_core.direction.covariates import without_covariates
 from lyra_core.direction.other_kinds import another_kind, another_site, named_as_other
 from lyra_core.direction.terms import concepts as _concepts
 from lyra_core.direction.terms import specific as _specific
@@ -364,12 +365,14 @@ def relevance(
     # what the passage and its paper name by a short form, spelled out from the abstract's own
     # definitions ("GCS", "the primary outcome"); the claim's own short forms likewise
     in_passage = _concepts(spelled_out(passage, paper_text))
-    in_paper = in_passage | _concepts(spelled_out(paper_text))
+    # the exposure is looked for where the study names what it examined, not among what it adjusted for
+    examined_passage, examined_paper = without_covariates(passage), without_covariates(paper_text)
+    in_paper = _concepts(spelled_out(examined_passage, paper_text)) | _concepts(spelled_out(examined_paper))
     wanted_outcome = _specific(phrase_spelled_out(outcome, paper_text, passage))
     wanted_exposure = _specific(phrase_spelled_out(exposure, paper_text, passage))
     outcome_hits = sorted(wanted_outcome & in_passage)
     exposure_hits = sorted(wanted_exposure & in_paper)
-    paper = f"{passage} {paper_text}"
+    paper = f"{examined_passage} {examined_paper}"
     exposure_matched = _enough(exposure_hits, wanted_exposure, share) or names_by_acronym(exposure, paper)
     outcome_matched = _enough(outcome_hits, wanted_outcome, share) or names_by_acronym(outcome, passage)
     # an outcome named after the exposure ("total FSH dose" with recombinant FSH) is met by its own words,
