@@ -18,13 +18,13 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Literal
 
-from dagster import DagsterEventType, DagsterInstance, RunsFilter
+from dagster import RunsFilter
 from pydantic import BaseModel
 
-from lyra_assets.definitions import ASSETS, build_definitions
+from lyra_assets.definitions import build_definitions
 from lyra_assets.execution.interrupts import run_interrupted
+from lyra_assets.execution.run_progress import AssetProgress, ProgressWatcher, asset_names
 from lyra_assets.execution.runs import (
     ACTIVE_STATUSES,
     PARTITION_TAG,
@@ -35,7 +35,6 @@ from lyra_assets.execution.runs import (
     active_runs,
     cluster_settings,
     failed_step,
-    innermost_message,
     open_instance,
     process_alive,
     register_partition,
@@ -53,15 +52,6 @@ from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.store.parquet_files import task_folder
 
 
-class AssetProgress(BaseModel):
-    asset: str
-    state: Literal["pending", "running", "done", "failed"] = "pending"
-    rows: int | None = None
-    kept: bool = False  # its rows stood: code and inputs as when they were built (``lyra_assets.reuse``)
-    seconds: float | None = None
-    error: str | None = None
-
-
 class RunOutcome(BaseModel):
     task_id: str
     run_id: str
@@ -70,86 +60,6 @@ class RunOutcome(BaseModel):
     error: str | None = None
     interrupted: bool = False  # stopped by SIGINT (Ctrl-C, or `lyra task stop`): the task reads stopped
     assets: dict[str, AssetProgress]
-
-
-def asset_names() -> list[str]:
-    """Every asset of a task run, in run order (a multi-asset's in the order it declares them)."""
-    return [name for names in step_assets().values() for name in names]
-
-
-def step_assets() -> dict[str, list[str]]:
-    """The assets each step of a task run materializes: one for most steps, two for a multi-asset's."""
-    return {a.node_def.name: [key.to_user_string() for key in a.keys_by_output_name.values()] for a in ASSETS}
-
-
-class _ProgressWatcher(threading.Thread):
-    """Follows a run's event log and reports per-asset progress while the run executes."""
-
-    _TYPES = {
-        DagsterEventType.STEP_START,
-        DagsterEventType.STEP_SUCCESS,
-        DagsterEventType.STEP_FAILURE,
-        DagsterEventType.ASSET_MATERIALIZATION,
-    }
-
-    def __init__(
-        self,
-        instance: DagsterInstance,
-        run_id: str,
-        progress: dict[str, AssetProgress],
-        callback: Callable[[dict[str, AssetProgress]], None] | None,
-    ):
-        super().__init__(daemon=True)
-        self.instance, self.run_id, self.progress, self.callback = instance, run_id, progress, callback
-        self.finished = threading.Event()
-        self._cursor: str | None = None
-        self._step_started: dict[str, float] = {}
-        self._step_assets = step_assets()
-
-    def run(self) -> None:
-        while not self.finished.is_set():
-            self.poll()
-            self.finished.wait(0.3)
-        self.poll()
-
-    def poll(self) -> None:
-        try:
-            conn = self.instance.get_records_for_run(self.run_id, cursor=self._cursor, of_type=self._TYPES)
-        except Exception:  # the run may not be registered yet
-            return
-        self._cursor = conn.cursor
-        changed = False
-        for record in conn.records:
-            event = record.event_log_entry.dagster_event
-            if event is None:
-                continue
-            timestamp = record.event_log_entry.timestamp
-            if event.event_type == DagsterEventType.ASSET_MATERIALIZATION:  # one per asset of the step
-                item = self.progress.get(event.asset_key.to_user_string() if event.asset_key else "")
-                if item is None:
-                    continue
-                meta = event.event_specific_data.materialization.metadata
-                rows = meta.get("dagster/row_count")
-                item.rows = int(rows.value) if rows is not None else None
-                item.kept = "reused" in meta
-                changed = True
-                continue
-            step = event.step_key or ""
-            items = [self.progress[name] for name in self._step_assets.get(step, []) if name in self.progress]
-            changed = changed or bool(items)
-            if event.event_type == DagsterEventType.STEP_START:
-                self._step_started[step] = timestamp
-            for item in items:  # a step event is every asset's of the step
-                if event.event_type == DagsterEventType.STEP_START:
-                    item.state = "running"
-                elif event.event_type == DagsterEventType.STEP_SUCCESS:
-                    item.state = "done"
-                    item.seconds = timestamp - self._step_started.get(step, timestamp)
-                elif event.event_type == DagsterEventType.STEP_FAILURE:
-                    item.state = "failed"
-                    item.error = innermost_message(event.event_specific_data.error)
-        if changed and self.callback:
-            self.callback(self.progress)
 
 
 @contextlib.contextmanager
@@ -215,7 +125,7 @@ def _run_task(
                 f"task {task_id} already has a run in progress (see `lyra task status {task_id}`)"
             )
         record_handover(store, task_id, "running", run_id)
-        watcher = _ProgressWatcher(instance, run_id, progress, on_progress)
+        watcher = ProgressWatcher(instance, run_id, progress, on_progress)
         watcher.start()
         interrupted, success = interrupt.is_set(), False
         try:

@@ -19,13 +19,13 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from lyra_assets.execution import run_control
+from lyra_assets.execution import run_control, run_progress
 from lyra_resources.progress import StageProgress, reporting_to
 from lyra_tools.cli.common import command_settings, untrusted
 
 _MARK = {"pending": "·", "running": "…", "done": "✓", "failed": "✗"}
 _STYLE = {"pending": "dim", "running": "yellow", "done": "green", "failed": "bold red"}
-Assets = dict[str, run_control.AssetProgress]
+Assets = dict[str, run_progress.AssetProgress]
 
 
 class _StageNotes:
@@ -46,7 +46,7 @@ class _StageNotes:
             return "; ".join(self._notes.get(asset, []))
 
 
-def asset_line(item: run_control.AssetProgress, notes: str = "") -> str:
+def asset_line(item: run_progress.AssetProgress, notes: str = "") -> str:
     """One finished asset as plain text: ``✓ nli_edges  200 rows  11.8s  NLI 200 pairs in …``."""
     parts = [f"{_MARK[item.state]} {item.asset:<20}"]
     if item.rows is not None:
@@ -103,7 +103,7 @@ class LiveDisplay:
         self._bar_of: dict[int, TaskID] = {}
         self._lock = threading.Lock()
         self._assets: Assets = {
-            name: run_control.AssetProgress(asset=name) for name in run_control.asset_names()
+            name: run_progress.AssetProgress(asset=name) for name in run_progress.asset_names()
         }
         self.live = Live(self._render(), console=console, refresh_per_second=4, transient=False)
 

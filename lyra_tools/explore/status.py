@@ -39,7 +39,10 @@ def dagster_state(
 def _dagster_state(store: LyraStore, instance: Any, task_id: str) -> tuple[RunState | None, list[AssetState]]:
     from dagster import DagsterEventType
 
-    from lyra_assets.execution import run_control  # imports the asset graph: only when status is asked for
+    from lyra_assets.execution import (  # imports the asset graph: only when status is asked for
+        run_control,
+        run_progress,
+    )
     from lyra_assets.execution.runs import ACTIVE_STATUSES, task_runs
 
     types = {
@@ -48,9 +51,9 @@ def _dagster_state(store: LyraStore, instance: Any, task_id: str) -> tuple[RunSt
         DagsterEventType.STEP_FAILURE: "failed",
         DagsterEventType.STEP_SKIPPED: "skipped",
     }
-    names = run_control.asset_names()
+    names = run_progress.asset_names()
     # the assets of a multi-asset share its step, whose key is not an asset's name
-    step_of = {name: step for step, assets in run_control.step_assets().items() for name in assets}
+    step_of = {name: step for step, assets in run_progress.step_assets().items() for name in assets}
     if store.require_task(task_id).status in ("running", "queued"):
         run_control.sync_task_status(store, instance, task_id)  # a run whose process died reads failed
     records = task_runs(instance, task_id, limit=1)

@@ -5,7 +5,7 @@ from dagster import DagsterInstance, materialize
 
 from fixtures.paths import REPO
 from lyra_assets.definitions import TASK_RUN_ASSETS, build_definitions, build_resources
-from lyra_assets.execution import run_control
+from lyra_assets.execution import run_control, run_progress
 from lyra_assets.execution.runs import QUESTION_TAG, TASK_JOB, open_instance, task_runs
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.settings.loading import load_settings
@@ -21,7 +21,7 @@ def test_definitions_load_with_every_asset_partitioned_by_task(lyra_home):
     defs = build_definitions(lyra_home)
     job = defs.resolve_job_def(TASK_JOB)
     assert job.partitions_def is not None and job.partitions_def.name == TASKS_PARTITION
-    assert run_control.asset_names() == [
+    assert run_progress.asset_names() == [
         "serp_results",
         "papers",
         "claim_scope",

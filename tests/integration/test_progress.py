@@ -21,8 +21,8 @@ from rich.console import Console
 
 from fixtures.paths import REPO
 from lyra_assets.definitions import TASK_RUN_ASSETS, build_resources
-from lyra_assets.execution import run_control
-from lyra_assets.execution.run_control import AssetProgress
+from lyra_assets.execution import run_progress
+from lyra_assets.execution.run_progress import AssetProgress
 from lyra_assets.execution.runs import TASK_TAG, active_runs, open_instance
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_resources.progress import StageProgress, reporting_to, track
@@ -101,10 +101,10 @@ def test_a_multi_asset_step_shows_each_of_its_assets(monkeypatch):
             result = materialize([found_together], instance=instance)
         assert result.success
         monkeypatch.setattr(
-            run_control, "step_assets", lambda: {"found_together": ["found_pages", "found_papers"]}
+            run_progress, "step_assets", lambda: {"found_together": ["found_pages", "found_papers"]}
         )
         progress = {name: AssetProgress(asset=name) for name in ("found_pages", "found_papers")}
-        watcher = run_control._ProgressWatcher(instance, result.run_id, progress, None)
+        watcher = run_progress.ProgressWatcher(instance, result.run_id, progress, None)
         watcher.poll()
     assert {u.asset for u in seen} == {"found_pages"}
     assert [(p.state, p.rows) for p in progress.values()] == [("done", 4), ("done", 2)]
