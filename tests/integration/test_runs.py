@@ -85,7 +85,7 @@ def _stub_job(monkeypatch, fail: bool) -> None:
             raise ValueError("the edges table is gone")
 
     defs = Definitions(assets=[probe], jobs=[define_asset_job(RESCORING_JOB, selection=[probe])])
-    monkeypatch.setattr(run_control, "build_definitions", lambda home: defs)
+    monkeypatch.setattr(run_control, "build_definitions", lambda home, settings=None: defs)
 
 
 def test_a_job_run_on_a_task_partition_carries_the_task_and_its_question(lyra_home, monkeypatch):

@@ -100,7 +100,7 @@ class StubModels(LocalModels):
         return None, "skipped: test models"
 
 
-def stub_definitions(home=None) -> Definitions:
+def stub_definitions(home=None, settings=None) -> Definitions:
     """Lyra's task pipeline, schedule and sensor with the stand-in models."""
     return Definitions(
         assets=lyra_defs.TASK_RUN_ASSETS,
