@@ -17,6 +17,7 @@ EXECUTION = ASSETS / "execution"
 RUN_MACHINERY = {
     "runs",
     "run_control",
+    "run_progress",
     "run_queue",
     "step_workers",
     "celery_steps",
