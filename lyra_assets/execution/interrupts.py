@@ -25,12 +25,18 @@ if TYPE_CHECKING:
     from dagster_shared.error import SerializableErrorInfo
 
 INTERRUPTED_ERROR = "DagsterExecutionInterruptedError"
+# A SIGINT that lands while a step reads the store interrupts DuckDB's query instead: the step fails
+# "while loading input" from DuckDB's "Query interrupted" (raised as RuntimeError or InterruptException)
+_INTERRUPTED_QUERY = "Query interrupted"
 
 
 def is_interruption(error: SerializableErrorInfo | None) -> bool:
-    """Whether ``error``, or an error it was raised from, is Dagster's interruption of a step."""
+    """Whether ``error``, or an error it was raised from, is Dagster's interruption of a step or
+    DuckDB's interruption of the query a step was running."""
     while error is not None:
         if error.cls_name == INTERRUPTED_ERROR:
+            return True
+        if error.cls_name in ("RuntimeError", "InterruptException") and _INTERRUPTED_QUERY in error.message:
             return True
         error = error.cause or error.context
     return False
