@@ -9,7 +9,12 @@ and the run's event log keeps the traceback for the Dagster UI.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import signal
+import threading
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from dagster import (
@@ -83,3 +88,61 @@ def console_without_interruptions(init_context: InitLoggerContext) -> logging.Lo
         handler.addFilter(_NotInterruptions())
     console.addFilter(_NotInterruptions())
     return console
+
+
+class DeferredInterrupts:
+    """SIGINT (and SIGTERM, which Dagster maps to it during a run) received while a run is prepared
+    and recorded: an interrupt raised inside the store's or Dagster's bookkeeping would be swallowed
+    there with a traceback of its own, so the handler only sets ``received``.
+
+    Dagster installs its own handler while the job executes and puts this one back after. An
+    interrupt that lands in between (the run recorded, Dagster's handler not yet in place) would
+    otherwise be lost and the run go on to the end: ``forward_until`` sends it again once Dagster's
+    handler is in place, which stops the run at its next step."""
+
+    def __init__(self, active: bool) -> None:
+        self.received = threading.Event()
+        self.active = active
+
+    def handler(self, _signo: int, _frame: object) -> None:
+        self.received.set()
+
+    def forward_until(self, ended: threading.Event) -> threading.Thread:
+        """A started thread that, until ``ended`` is set, passes an interrupt received here on to the
+        handler Dagster has put in place, once."""
+
+        def forward() -> None:
+            while not ended.wait(0.05):
+                if self._taken_over():
+                    os.kill(os.getpid(), signal.SIGINT)
+                    return
+
+        thread = threading.Thread(target=forward, name="lyra-interrupt-forward", daemon=True)
+        thread.start()
+        return thread
+
+    def _taken_over(self) -> bool:
+        """Whether an interrupt was received and another handler (Dagster's) now has SIGINT."""
+        return self.active and self.received.is_set() and signal.getsignal(signal.SIGINT) != self.handler
+
+
+@contextlib.contextmanager
+def deferred_interrupts() -> Iterator[DeferredInterrupts]:
+    """``DeferredInterrupts`` installed for SIGINT and SIGTERM, the previous handlers put back after.
+    Off the main thread signals cannot be handled, and a process started in the background of a
+    shell ignores SIGINT: there nothing changes."""
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    ):
+        yield DeferredInterrupts(active=False)
+        return
+    deferred = DeferredInterrupts(active=True)
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    for sig in previous:
+        signal.signal(sig, deferred.handler)
+    try:
+        yield deferred
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

@@ -13,17 +13,16 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
-from dagster import RunsFilter
+from dagster import DagsterRunStatus, RunsFilter
 from pydantic import BaseModel
 
 from lyra_assets.definitions import build_definitions
-from lyra_assets.execution.interrupts import run_interrupted
+from lyra_assets.execution.interrupts import deferred_interrupts, run_interrupted
 from lyra_assets.execution.run_progress import AssetProgress, ProgressWatcher, asset_names
 from lyra_assets.execution.runs import (
     ACTIVE_STATUSES,
@@ -62,29 +61,6 @@ class RunOutcome(BaseModel):
     assets: dict[str, AssetProgress]
 
 
-@contextlib.contextmanager
-def _deferred_interrupts() -> Iterator[threading.Event]:
-    """SIGINT (and SIGTERM, which Dagster maps to it during a run) only set the returned event while
-    the run is prepared and recorded: an interrupt raised inside the store's or Dagster's bookkeeping
-    would be swallowed there with a traceback of its own. Dagster installs its own handlers while the
-    job executes and puts these back after. Off the main thread signals cannot be handled: nothing changes."""
-    received = threading.Event()
-    if (
-        threading.current_thread() is not threading.main_thread()
-        or signal.getsignal(signal.SIGINT) is signal.SIG_IGN
-    ):
-        yield received  # (a process started in the background of a shell ignores SIGINT: so be it)
-        return
-    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-    for sig in previous:
-        signal.signal(sig, lambda _signo, _frame: received.set())
-    try:
-        yield received
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
 def run_task(
     task_id: str,
     home: str | os.PathLike[str] | None = None,
@@ -116,7 +92,7 @@ def _run_task(
     progress = {name: AssetProgress(asset=name) for name in asset_names()}
     run_id = str(uuid.uuid4())
 
-    with _deferred_interrupts() as interrupt, open_instance(layout.root, cluster) as instance:
+    with deferred_interrupts() as interrupt, open_instance(layout.root, cluster) as instance:
         # Loaded inside the instance's context: definitions read the instance's state storage.
         job = build_definitions(layout.root, settings).resolve_job_def(TASK_JOB)
         register_partition(instance, task_id)
@@ -127,7 +103,8 @@ def _run_task(
         record_handover(store, task_id, "running", run_id)
         watcher = ProgressWatcher(instance, run_id, progress, on_progress)
         watcher.start()
-        interrupted, success = interrupt.is_set(), False
+        forwarder = interrupt.forward_until(watcher.finished)
+        interrupted, success = interrupt.received.is_set(), False
         try:
             if interrupted:  # Ctrl-C while the run was prepared: it never starts
                 raise KeyboardInterrupt
@@ -150,6 +127,7 @@ def _run_task(
         finally:
             watcher.finished.set()
             watcher.join(timeout=5)
+            forwarder.join(timeout=1)
         run = instance.get_run_by_id(run_id)
         # Dagster turns a SIGINT inside a step into that step's failure rather than a KeyboardInterrupt
         interrupted = interrupted or (run is not None and not success and run_interrupted(instance, run_id))
@@ -257,8 +235,9 @@ def stop_task(
 ) -> list[str]:
     """Stop the task's active runs (interrupt the process running each, or cancel its run record)
     and mark the task stopped; returns the runs stopped. With none in progress nothing changes:
-    a failed task keeps its failure reason, a completed one its status. ``cluster``: the caller's
-    effective cluster settings (default: the user's, read now)."""
+    a failed task keeps its failure reason, a completed one its status. A run that finished its last
+    step before the interrupt reached it has not been stopped: it is not returned and its task reads
+    completed. ``cluster``: the caller's effective cluster settings (default: the user's, read now)."""
     cluster = cluster or cluster_settings()
     store = LyraStore.for_settings(resolve_home(home), cluster)
     store.require_task(task_id)
@@ -278,11 +257,15 @@ def stop_task(
                 with contextlib.suppress(Exception):
                     instance.run_coordinator.cancel_run(run.run_id)
             current = instance.get_run_by_id(run.run_id)
+            if current and current.status == DagsterRunStatus.SUCCESS:
+                continue  # it ended as the interrupt was sent: its graph is complete and published
             if current and current.status in ACTIVE_STATUSES:
                 instance.report_run_canceled(current, message="stopped with `lyra task stop`")
             stopped.append(run.run_id)
-    if stopped:
-        record_stopped(store, task_id)
+        if stopped:
+            record_stopped(store, task_id)
+        else:
+            sync_task_status(store, instance, task_id)
     return stopped
 
 

@@ -44,7 +44,10 @@ def run_with_progress(
     from lyra_tools.cli import progress_view
 
     console.print(f"[bold]{untrusted(task.id)}[/]  {untrusted(task.query)}", soft_wrap=True)
-    outcome = progress_view.run_with_display(task.id, home, console, rebuild=rebuild)
+    try:
+        outcome = progress_view.run_with_display(task.id, home, console, rebuild=rebuild)
+    except RuntimeError as exc:  # the task has a run in progress already
+        raise fail(str(exc)) from exc
     if (
         outcome.interrupted
     ):  # Ctrl-C: what stopped, and how to go on, in one line; exit code 130 as for SIGINT

@@ -209,10 +209,7 @@ def task_run(
     if is_cluster(command_cluster()):
         raise queue_and_exit(task, home)
     with task_lock.running(HomeLayout(root=home_root(home)), task.id):  # a delete waits for the summary too
-        try:
-            outcome = run_with_progress(task, home, rebuild=force)
-        except RuntimeError as exc:
-            raise fail(str(exc)) from exc
+        outcome = run_with_progress(task, home, rebuild=force)
         print_summary(outcome, home)
         if outcome.success and TaskOptions.model_validate(task.options).is_verify:
             write_verify_results(task.id, None, home)
@@ -269,14 +266,13 @@ def task_stop(task_id: str, home: HomeOption = None) -> None:
     from lyra_assets.execution import run_control
 
     require_task(home, task_id)
-    task = synced_tasks(home, task_id)[0]
+    synced_tasks(home, task_id)
     stopped = run_control.stop_task(task_id, home, cluster=command_cluster())
     if stopped:
         console.print(f"stopped {len(stopped)} run(s) of {task_id}; the graph readers see is unchanged")
-    else:
-        console.print(
-            f"nothing to stop: {task_id} has no run in progress (status {task.status}, left unchanged)"
-        )
+    else:  # none in progress, or one that finished as it was stopped: the status says which
+        status = require_task(home, task_id).status
+        console.print(f"nothing to stop: {task_id} has no run in progress (status {status}, left unchanged)")
 
 
 @app.command("delete")

@@ -103,7 +103,9 @@ def test_stop_interrupts_a_run_in_another_process(tmp_path, small_corpus):
         pytest.fail("the run never started")
     stop = invoke("task", "stop", task.id, "--home", str(home))
     assert stop.exit_code == 0 and "stopped 1 run" in stop.output
-    assert proc.wait(timeout=60) != 0
+    assert proc.wait(timeout=60) == 130  # stopped, as Ctrl-C stops it: said in one line
+    lines = proc.stdout.read().strip().splitlines()
+    assert lines[-1].startswith(f"error: interrupted: task {task.id} stopped") and "error: 130" not in lines
     assert store.require_task(task.id).status == "stopped"
     with open_instance(home) as instance:
         assert not active_runs(instance, task.id)

@@ -1,9 +1,14 @@
 """A Ctrl-C that lands while a step reads the store stops the run as any Ctrl-C does: DuckDB's
-"Query interrupted", under Dagster's "Error occurred while loading input", is an interruption."""
+"Query interrupted", under Dagster's "Error occurred while loading input", is an interruption.
+One that lands after the run is recorded and before Dagster's handler is in place is passed on to it."""
+
+import os
+import signal
+import threading
 
 from dagster_shared.error import SerializableErrorInfo
 
-from lyra_assets.execution.interrupts import is_interruption
+from lyra_assets.execution.interrupts import deferred_interrupts, is_interruption
 
 
 def error(cls_name: str, message: str, cause: SerializableErrorInfo | None = None) -> SerializableErrorInfo:
@@ -31,3 +36,32 @@ def test_other_failures_are_not_interruptions():
         )
     )
     assert not is_interruption(None)
+
+
+def test_an_interrupt_before_dagster_takes_over_reaches_dagster_s_handler_once():
+    reached: list[int] = []
+    ended = threading.Event()
+    before = signal.getsignal(signal.SIGINT)
+    with deferred_interrupts() as deferred:
+        forwarder = deferred.forward_until(ended)
+        os.kill(os.getpid(), signal.SIGINT)  # the run is recorded; no KeyboardInterrupt here
+        assert deferred.received.wait(5)
+        signal.signal(signal.SIGINT, lambda signo, _frame: reached.append(signo))  # Dagster's, in place
+        forwarder.join(timeout=5)
+        ended.set()
+        signal.signal(signal.SIGINT, deferred.handler)  # Dagster puts the deferring handler back
+    assert reached == [signal.SIGINT] and not forwarder.is_alive()
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_nothing_is_forwarded_without_an_interrupt_or_after_the_run():
+    ended = threading.Event()
+    with deferred_interrupts() as deferred:
+        forwarder = deferred.forward_until(ended)
+        reached: list[int] = []
+        signal.signal(signal.SIGINT, lambda signo, _frame: reached.append(signo))
+        ended.wait(0.3)
+        ended.set()
+        forwarder.join(timeout=5)
+        signal.signal(signal.SIGINT, deferred.handler)
+    assert reached == [] and not forwarder.is_alive()
