@@ -4,8 +4,9 @@ Each claim is judged as Lyra judges a user's claim: its fragments (two-sentence 
 abstracts) are judged by the NLI model, each source paper casts one vote (its strongest edge),
 and the Beta update gives a verdict (supported / well_supported → SUPPORT, likely_false →
 CONTRADICT, anything else → NEI). Two evidence settings:
-- *retrieved*: the 10 best BM25 papers of the 5,183-abstract corpus for the claim, and the
-  claim's 8 most similar fragments among them (by embedding), as `lyra verify` judges them;
+- *retrieved*: the ``--papers`` best BM25 papers of the 5,183-abstract corpus for the claim (10
+  unless told; `lyra verify` takes 5), and the claim's 8 most similar fragments among them (by
+  embedding), as `lyra verify` judges them;
 - *oracle*: every fragment of the papers the claim cites.
 
 Printed side by side, in one run, on the same claims:
@@ -25,7 +26,7 @@ Printed side by side, in one run, on the same claims:
 Claims that cite a common paper share a fold (``lyra_core.splits.claim_folds``). Gold labels are read
 only to score, and to fit the temperature and choose the scoring rule on the other folds.
 
-    .venv/bin/python -m bench.verification --work DIR [--threads 2]
+    .venv/bin/python -m bench.verification --work DIR [--papers 10] [--threads 2]
 
 ``--work`` holds the recipe's models (``lyra models train-nli --data … --work DIR`` trains them;
 where a fold model is missing the bench stops and names that command).
@@ -184,9 +185,12 @@ def model_key(model_dir: Path) -> str:
 def logits_for(
     model_dir: Path, items: list[dict], claims: dict[int, str], cache: Path, max_length: int
 ) -> np.ndarray:
-    """The model's logits on (fragment, claim) items, cached per model folder and item list."""
+    """The model's logits on (fragment, claim) items, cached per model folder and item list
+    (``cache`` names the file; a digest of the pairs is added to its name)."""
     from lyra_training.nli_data import NliPair
 
+    listed = json.dumps([[i["claim_id"], i["text"]] for i in items]).encode()
+    cache = cache.with_name(f"{cache.stem}_{hashlib.sha1(listed).hexdigest()[:10]}.npy")
     if cache.exists():
         return np.load(cache)
     pairs = [NliPair(premise=i["text"], hypothesis=claims[i["claim_id"]], label="neutral") for i in items]
@@ -266,6 +270,12 @@ def main() -> None:
         "--baseline", type=Path, default=DEFAULT_SNLI_DIR, help="today's model, for comparison"
     )
     parser.add_argument("--transfer", type=int, default=500, help="pairs per transfer set (0: skip)")
+    parser.add_argument(
+        "--papers",
+        type=int,
+        default=10,
+        help="retrieved evidence: the best BM25 papers per claim, as `lyra verify --papers-per-claim`",
+    )
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--home", default=None)
     args = parser.parse_args()
@@ -273,7 +283,7 @@ def main() -> None:
     data, home = require_data("scifact"), resolve_home(args.home)
     recipe = VerifierRecipe()
     started = time.perf_counter()
-    claims = build_eval_set(data, home)
+    claims = build_eval_set(data, home, papers=args.papers)
     fold_of = claim_folds(
         [{"id": c["id"], "cited_doc_ids": c["cited"]} for c in claims], recipe.folds, recipe.seed
     )
@@ -287,8 +297,8 @@ def main() -> None:
     print(
         f"SciFact train: {len(claims)} claims "
         f"({', '.join(f'{lab} {sum(g == lab for g in gold.values())}' for lab in LABELS)}); "
-        f"{recipe.folds} folds by claim group; {len(items['retrieved'])} retrieved and {len(items['oracle'])} oracle "
-        f"fragment pairs"
+        f"{recipe.folds} folds by claim group; {len(items['retrieved'])} retrieved (the 8 most similar fragments "
+        f"of the {args.papers} best BM25 papers) and {len(items['oracle'])} oracle fragment pairs"
     )
 
     base_version = args.baseline.name

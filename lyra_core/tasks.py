@@ -70,8 +70,9 @@ class TaskOptions(BaseModel):
         description="a verify task (`lyra verify`): these claims, each judged only against its "
         "own papers (those it names, else its own search of the corpus); nothing is extracted",
     )
+    # 5, not 10: on SciFact train claims the verdicts held (docs/benchmarks.md) with half the fragments to embed
     papers_per_claim: int = Field(
-        10, ge=1, le=100, description="corpus hits per claim of a verify task that names no papers"
+        5, ge=1, le=100, description="corpus hits per claim of a verify task that names no papers"
     )
 
     @property

@@ -220,7 +220,7 @@ def verify_claims(
         typer.Option(
             "--papers-per-claim", min=1, max=100, help="corpus papers searched for a claim that names none"
         ),
-    ] = 10,
+    ] = 5,
     # 1,000 searched claims: 8,000 pairs, about 13 minutes at the recorded costs (lyra_tools.cli.verify)
     max_claims: Annotated[
         int,
