@@ -23,7 +23,6 @@ import json
 import logging
 import os
 import threading
-import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,7 +47,8 @@ from lyra_resources.store.sql import (
     sql_literal,
     swap_rows,
 )
-from lyra_resources.store.task_records import TASK_STATUSES, TaskRecord, task_from_row, utcnow
+from lyra_resources.store.task_records import TaskRecord, new_task, task_from_row, task_update, utcnow
+from lyra_resources.store.task_tables import conform, delete_task_rows, read_task_tables, table_spec
 
 if TYPE_CHECKING:  # pandas is imported by the calls that read or write data frames, not by every command
     import pandas as pd
@@ -252,7 +252,7 @@ class LyraStore(BaseModel):
             return conn.execute(sql, params or []).df()
 
     def read_partition(self, table: str, task_id: str) -> pd.DataFrame:
-        spec = self._spec(table, per_task=True)
+        spec = table_spec(table, per_task=True)
         cols = ", ".join(spec.column_names)
         return self.fetch_df(f"SELECT {cols} FROM {spec.name} WHERE task_id = ? ORDER BY {cols}", [task_id])
 
@@ -286,10 +286,9 @@ class LyraStore(BaseModel):
         generation as not yet exported, so files a killed process never wrote are written by the
         next export), then the task's Parquet files are switched to a new generation at once
         (``export_task``): readers see the old rows of all the tables or the new rows of all."""
-        specs = {table: self._spec(table, per_task=True) for table in frames}
+        specs = {table: table_spec(table, per_task=True) for table in frames}
         conformed = {
-            table: (specs[table], self._conform(specs[table], task_id, frame))
-            for table, frame in frames.items()
+            table: (specs[table], conform(specs[table], task_id, frame)) for table, frame in frames.items()
         }
         if self._staged is not None:
             return self._stage_rows(task_id, conformed)
@@ -333,23 +332,7 @@ class LyraStore(BaseModel):
 
         def read(conn: Connection) -> tuple[tuple | None, dict[str, tuple[TableSpec, pd.DataFrame]]]:
             self.lock_task(conn, task_id)
-            published = conn.execute(
-                "SELECT run_id, published_at FROM task_generations "
-                "WHERE task_id = ? AND state = 'published' LIMIT 1",
-                [task_id],
-            ).fetchone()
-            tables = {}
-            for name in PER_TASK_TABLES:
-                spec = TABLES[name]
-                cols = ", ".join(spec.column_names)
-                tables[name] = (
-                    spec,
-                    conn.execute(
-                        f"SELECT {cols} FROM {self.real_table(conn, name)} WHERE task_id = ? ORDER BY {cols}",
-                        [task_id],
-                    ).df(),
-                )
-            return published, tables
+            return read_task_tables(conn, task_id, self.real_table)
 
         with parquet_files.task_files_lock(root, task_id):
             published, tables = self.transaction(read)
@@ -374,66 +357,32 @@ class LyraStore(BaseModel):
 
         def drop(conn: Connection) -> dict[str, int]:
             self.lock_task(conn, task_id)
-            removed = {}
-            for table in PER_TASK_TABLES:
-                removed[table] = conn.execute(
-                    f"SELECT count(*) FROM {table} WHERE task_id = ?", [task_id]
-                ).fetchone()[0]
-                conn.execute(f"DELETE FROM {table} WHERE task_id = ?", [task_id])
-                conn.execute(f"DELETE FROM {STAGE_PREFIX}{table} WHERE task_id = ?", [task_id])
-            conn.execute("DELETE FROM task_generations WHERE task_id = ?", [task_id])
-            conn.execute("DELETE FROM table_inputs WHERE task_id = ?", [task_id])
-            conn.execute("DELETE FROM tasks WHERE id = ?", [task_id])
-            return removed
+            return delete_task_rows(conn, task_id)
 
         removed = self.transaction(drop)
         parquet_files.remove_task_files(self.layout.parquet, task_id, list(PER_TASK_TABLES))
         return removed
-
-    def _spec(self, table: str, *, per_task: bool) -> TableSpec:
-        spec = TABLES.get(table)
-        if spec is None:
-            raise StoreError(f"unknown table {table!r}; known tables: {', '.join(sorted(TABLES))}")
-        if per_task and not spec.per_task:
-            raise StoreError(f"table {table!r} is not partitioned by task")
-        return spec
-
-    @staticmethod
-    def _conform(spec: TableSpec, task_id: str, frame: pd.DataFrame) -> pd.DataFrame:
-        frame = frame.copy()
-        frame["task_id"] = task_id
-        missing = [c for c in spec.column_names if c not in frame.columns]
-        extra = [c for c in frame.columns if c not in spec.column_names]
-        if missing or extra:
-            raise StoreError(
-                f"rows for {spec.name!r} do not match its columns: missing {missing}, unexpected {extra}"
-            )
-        return frame[spec.column_names].reset_index(drop=True)
 
     # -- tasks ---------------------------------------------------------------------------------
 
     def create_task(
         self, query: str, options: dict[str, Any] | None = None, task_id: str | None = None
     ) -> TaskRecord:
-        query = " ".join((query or "").split())
-        if not query:
-            raise StoreError("a task needs a non-empty research question")
-        now = utcnow()
-        record = TaskRecord(
-            id=task_id or f"task_{uuid.uuid4().hex[:8]}",
-            query=query,
-            created_at=now,
-            status="created",
-            options=options or {},
-            updated_at=now,
-        )
+        record = new_task(query, options, task_id)
 
         def insert(conn: Connection) -> None:
             if conn.execute("SELECT 1 FROM tasks WHERE id = ?", [record.id]).fetchone():
                 raise StoreError(f"task {record.id} already exists")
             conn.execute(
                 "INSERT INTO tasks (id, query, created_at, status, options, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-                [record.id, record.query, now, record.status, json.dumps(record.options), now],
+                [
+                    record.id,
+                    record.query,
+                    record.created_at,
+                    record.status,
+                    json.dumps(record.options),
+                    record.updated_at,
+                ],
             )
 
         self.transaction(insert)
@@ -456,18 +405,7 @@ class LyraStore(BaseModel):
         return [task_from_row(r) for r in rows]
 
     def update_task(self, task_id: str, **fields: Any) -> None:
-        allowed = {"status", "options", "last_run_id", "error"}
-        unknown = set(fields) - allowed
-        if unknown:
-            raise StoreError(f"cannot update task fields {sorted(unknown)}")
-        if "status" in fields and fields["status"] not in TASK_STATUSES:
-            raise StoreError(f"unknown task status {fields['status']!r}")
-        if "options" in fields:
-            fields["options"] = json.dumps(fields["options"])
-        fields["updated_at"] = utcnow()
-        assignments = ", ".join(f"{k} = ?" for k in fields)
+        assignments, values = task_update(fields)
         self.transaction(
-            lambda conn: conn.execute(
-                f"UPDATE tasks SET {assignments} WHERE id = ?", [*fields.values(), task_id]
-            )
+            lambda conn: conn.execute(f"UPDATE tasks SET {assignments} WHERE id = ?", [*values, task_id])
         )

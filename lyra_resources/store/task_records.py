@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import uuid
 from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
+
+from lyra_resources.store.locks import StoreError
 
 
 class TaskRecord(BaseModel):
@@ -36,3 +39,34 @@ def task_from_row(row: dict[str, Any]) -> TaskRecord:
     return TaskRecord.model_validate(
         {**row, "options": json.loads(options) if isinstance(options, str) and options else {}}
     )
+
+
+def new_task(query: str, options: dict[str, Any] | None, task_id: str | None) -> TaskRecord:
+    """A task as ``create_task`` records it: the question's whitespace collapsed (refused when
+    empty), status ``created``, a fresh id unless one is given."""
+    query = " ".join((query or "").split())
+    if not query:
+        raise StoreError("a task needs a non-empty research question")
+    now = utcnow()
+    return TaskRecord(
+        id=task_id or f"task_{uuid.uuid4().hex[:8]}",
+        query=query,
+        created_at=now,
+        status="created",
+        options=options or {},
+        updated_at=now,
+    )
+
+
+def task_update(fields: dict[str, Any]) -> tuple[str, list[Any]]:
+    """The SET clause and its values for ``update_task``'s ``fields``: only the fields a task's
+    life changes, a known status, options as JSON, and the time of the change."""
+    unknown = set(fields) - {"status", "options", "last_run_id", "error"}
+    if unknown:
+        raise StoreError(f"cannot update task fields {sorted(unknown)}")
+    if "status" in fields and fields["status"] not in TASK_STATUSES:
+        raise StoreError(f"unknown task status {fields['status']!r}")
+    values = {**fields, "updated_at": utcnow()}
+    if "options" in values:
+        values["options"] = json.dumps(values["options"])
+    return ", ".join(f"{k} = ?" for k in values), list(values.values())

@@ -17,6 +17,7 @@ from lyra_assets.execution.runs import active_runs, open_instance
 from lyra_resources.schema import PER_TASK_TABLES
 from lyra_resources.store.generations import open_generation, publish_generation, published_generation
 from lyra_resources.store.lyra_store import LyraStore
+from lyra_resources.store.task_tables import table_spec
 from lyra_tools import explore
 from lyra_tools.mcp.server import build_server
 
@@ -32,7 +33,7 @@ def test_staged_rows_stay_invisible_until_published_and_an_abandoned_generation_
         "claims",
         task.id,
         pd.DataFrame({"claim_id": ["old"], "text": ["old claim"]}).reindex(
-            columns=[c for c in store._spec("claims", per_task=True).column_names if c != "task_id"]
+            columns=[c for c in table_spec("claims", per_task=True).column_names if c != "task_id"]
         ),
     )
     run = LyraStore.at(tmp_path / "h")
