@@ -6,7 +6,7 @@ from dagster import AssetExecutionContext, MetadataValue, Output, ResourceParam
 from lyra_assets import documents
 from lyra_assets.metadata import table_metadata
 from lyra_assets.task_assets import TASK, task_table
-from lyra_core.feedback import blocked_domains
+from lyra_core.domain_rules import blocked_domains
 from lyra_core.tasks import TaskOptions
 from lyra_resources.models.local_models import LocalModels
 from lyra_resources.models.text_ranking import bm25_scores, rank_texts

@@ -22,7 +22,7 @@ from lyra_assets.metadata import table_metadata
 from lyra_assets.task_assets import TASK, task_table, task_table_spec, task_tables
 from lyra_core.browsing import browser_mode
 from lyra_core.cells import cell_list
-from lyra_core.feedback import blocked_domains
+from lyra_core.domain_rules import blocked_domains
 from lyra_core.identifiers import Identifiers
 from lyra_core.tasks import TaskOptions
 from lyra_resources.settings.services import BrowserSettings

@@ -309,7 +309,7 @@ class DomainTrust(ConfigurableResource):
 
 def user_domain_rules(store) -> list:
     """The active ``domain_block`` / ``domain_unblock`` rules users set through feedback (docs/feedback.md)."""
-    from lyra_core.feedback import DomainRule
+    from lyra_core.domain_rules import DomainRule
 
     rows = store.fetch_df(
         "SELECT id, domain_pattern, decision, coalesce(reason, '') AS reason, created_at "

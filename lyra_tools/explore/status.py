@@ -8,7 +8,7 @@ from typing import Any
 
 from lyra_core.cells import cell_list
 from lyra_core.clipping import clip
-from lyra_core.feedback import rule_for
+from lyra_core.domain_rules import rule_for
 from lyra_resources.settings.loading import shared_settings
 from lyra_resources.store.generations import graph_note, published_generation
 from lyra_resources.store.lyra_store import LyraStore

@@ -20,6 +20,7 @@ from typing import Any
 import duckdb
 
 from lyra_core import feedback as fb
+from lyra_core.domain_rules import pattern_matches
 from lyra_resources.store import feedback_rows, request_ids
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.store.reviewed_graph.queries import require_task
@@ -92,7 +93,7 @@ def rewrite_reports(store: LyraStore, result: FeedbackResult) -> None:
             {
                 r["task_id"]
                 for r in found
-                if r["task_id"] != result.task_id and fb.pattern_matches(result.target_id, r["domain"])
+                if r["task_id"] != result.task_id and pattern_matches(result.target_id, r["domain"])
             }
         )
     for task_id in tasks:

@@ -125,7 +125,7 @@ def test_missing_chromium_says_how_to_install_it(monkeypatch):
 
 
 def test_domains_a_user_blocked_through_feedback_are_blocked():
-    from lyra_core.feedback import DomainRule, blocked_domains
+    from lyra_core.domain_rules import DomainRule, blocked_domains
 
     rules = [
         DomainRule(id=str(i), domain_pattern=p, decision=d)

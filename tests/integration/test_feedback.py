@@ -7,6 +7,7 @@ import pytest
 from fixtures.graphs import write_graph
 from fixtures.tables import snapshot
 from lyra_assets.ranking import ranking_weights, trust_weights
+from lyra_core import domain_rules as dr
 from lyra_core import feedback as fb
 from lyra_core.scoring import DEFAULT_VOTE_WEIGHT
 from lyra_resources.schema import FEEDBACK_TABLES, TABLES
@@ -54,8 +55,8 @@ def rows(store: LyraStore, table: str) -> list[dict]:
     ],
 )
 def test_catch_all_tld_and_public_suffix_patterns_are_refused(pattern):
-    with pytest.raises(fb.DomainPatternError):
-        fb.validate_domain_pattern(pattern)
+    with pytest.raises(dr.DomainPatternError):
+        dr.validate_domain_pattern(pattern)
 
 
 @pytest.mark.parametrize(
@@ -77,7 +78,7 @@ def test_catch_all_tld_and_public_suffix_patterns_are_refused(pattern):
     ],
 )
 def test_registrable_domains_and_their_subdomains_are_accepted(pattern):
-    assert fb.validate_domain_pattern(pattern) == pattern.lower()
+    assert dr.validate_domain_pattern(pattern) == pattern.lower()
 
 
 @pytest.mark.parametrize(
@@ -108,8 +109,8 @@ def test_registrable_domains_and_their_subdomains_are_accepted(pattern):
     ],
 )
 def test_public_suffixes_ip_addresses_and_reverse_dns_names_are_refused(pattern):
-    with pytest.raises(fb.DomainPatternError):
-        fb.validate_domain_pattern(pattern)
+    with pytest.raises(dr.DomainPatternError):
+        dr.validate_domain_pattern(pattern)
     with pytest.raises(
         ValueError, match=pattern.replace("*", r"\*").replace("[", r"\[")
     ):  # block and unblock
@@ -129,14 +130,14 @@ def test_every_multi_label_public_suffix_is_refused_as_it_is_and_under_a_wildcar
             if "." not in rule:
                 continue
             if rule.startswith("!"):  # an exception names one registrable domain: it may be blocked
-                assert fb.validate_domain_pattern(encode_idn(rule[1:])) == encode_idn(rule[1:])
+                assert dr.validate_domain_pattern(encode_idn(rule[1:])) == encode_idn(rule[1:])
                 continue
             base = encode_idn(rule.removeprefix("*."))
             for pattern in {rule, base, f"*.{base}"}:
                 checked[section] += 1
                 try:
-                    fb.validate_domain_pattern(pattern)
-                except fb.DomainPatternError:
+                    dr.validate_domain_pattern(pattern)
+                except dr.DomainPatternError:
                     continue
                 accepted.append(pattern)
     assert accepted == []
@@ -151,15 +152,15 @@ def test_clearing_a_rule_stored_before_the_check_is_still_possible():
 
 def test_the_most_specific_rule_decides_a_domain():
     rules = [
-        fb.DomainRule(id="r1", domain_pattern="example.com", decision="block"),
-        fb.DomainRule(id="r2", domain_pattern="good.example.com", decision="unblock"),
-        fb.DomainRule(id="r3", domain_pattern="*.other.org", decision="block"),
+        dr.DomainRule(id="r1", domain_pattern="example.com", decision="block"),
+        dr.DomainRule(id="r2", domain_pattern="good.example.com", decision="unblock"),
+        dr.DomainRule(id="r3", domain_pattern="*.other.org", decision="block"),
     ]
-    assert fb.rule_for("www.example.com", rules).id == "r1"
-    assert fb.rule_for("good.example.com", rules).id == "r2"
-    assert fb.rule_for("a.good.example.com", rules).id == "r2"
-    assert fb.rule_for("other.org", rules) is None and fb.rule_for("x.other.org", rules).id == "r3"
-    assert set(fb.blocked_domains(["example.com", "good.example.com", "notexample.com"], rules)) == {
+    assert dr.rule_for("www.example.com", rules).id == "r1"
+    assert dr.rule_for("good.example.com", rules).id == "r2"
+    assert dr.rule_for("a.good.example.com", rules).id == "r2"
+    assert dr.rule_for("other.org", rules) is None and dr.rule_for("x.other.org", rules).id == "r3"
+    assert set(dr.blocked_domains(["example.com", "good.example.com", "notexample.com"], rules)) == {
         "example.com"
     }
 

@@ -10,7 +10,8 @@ from typing import Any
 import duckdb
 
 from lyra_core.cells import cell_list
-from lyra_core.feedback import DomainRule, blocked_domains, effective_edges, effective_scores, touched_claims
+from lyra_core.domain_rules import DomainRule, blocked_domains
+from lyra_core.feedback import effective_edges, effective_scores, touched_claims
 from lyra_core.scoring import ScoringRule
 from lyra_resources.settings.loading import shared_settings
 from lyra_resources.store.generations import published_scoring_rule
