@@ -161,7 +161,7 @@ def test_edges_carry_trust_levels_and_domains_are_verified(lyra_home, tmp_path):
 def test_aims_and_methods_fragments_are_not_evidence():
     import pandas as pd
 
-    from lyra_assets.evidence.judging import findings_only
+    from lyra_assets.evidence.pairs import findings_only
     from lyra_resources.models.inference import embedder
 
     texts = [

@@ -10,7 +10,7 @@ from dagster import DagsterInstance, materialize
 from typer.testing import CliRunner
 
 from lyra_assets.definitions import TASK_RUN_ASSETS, build_resources
-from lyra_assets.evidence.judging import findings_only
+from lyra_assets.evidence.pairs import findings_only
 from lyra_assets.execution.runs import open_instance, register_partition
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_core.claim_inputs import ClaimInput, ClaimsFileError, parse_claims
