@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from lyra_core.direction.relevance import POPULATION, names_by_acronym
+from lyra_core.direction.population import POPULATION
+from lyra_core.direction.relevance import names_by_acronym
 from lyra_core.direction.terms import concepts, named_things, specific
 
 _OBJECT_TOKEN = re.compile(r"[A-Za-z0-9][\w+-]*|[^\sA-Za-z0-9]")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from lyra_core.direction.loss_of_function import named_as_comparator, named_as_lost
-from lyra_core.direction.relevance import only_as_population
+from lyra_core.direction.population import only_as_population
 
 # One outcome named from its two ends: lower mortality is higher survival. A passage that names the
 # claim's outcome only from the other end reports the opposite direction for it.
