@@ -6,6 +6,7 @@ import os
 import signal
 import threading
 
+import pytest
 from dagster_shared.error import SerializableErrorInfo
 
 from lyra_assets.execution.interrupts import deferred_interrupts, is_interruption
@@ -38,7 +39,15 @@ def test_other_failures_are_not_interruptions():
     assert not is_interruption(None)
 
 
-def test_an_interrupt_before_dagster_takes_over_reaches_dagster_s_handler_once():
+@pytest.fixture
+def python_sigint():
+    """SIGINT as a Python process has it (a test worker may have inherited it ignored); put back after."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_an_interrupt_before_dagster_takes_over_reaches_dagster_s_handler_once(python_sigint):
     reached: list[int] = []
     ended = threading.Event()
     before = signal.getsignal(signal.SIGINT)
@@ -54,7 +63,7 @@ def test_an_interrupt_before_dagster_takes_over_reaches_dagster_s_handler_once()
     assert signal.getsignal(signal.SIGINT) is before
 
 
-def test_nothing_is_forwarded_without_an_interrupt_or_after_the_run():
+def test_nothing_is_forwarded_without_an_interrupt_or_after_the_run(python_sigint):
     ended = threading.Event()
     with deferred_interrupts() as deferred:
         forwarder = deferred.forward_until(ended)
@@ -65,3 +74,13 @@ def test_nothing_is_forwarded_without_an_interrupt_or_after_the_run():
         forwarder.join(timeout=5)
         signal.signal(signal.SIGINT, deferred.handler)
     assert reached == [] and not forwarder.is_alive()
+
+
+def test_a_process_that_ignores_sigint_keeps_ignoring_it():
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # started in the background of a shell
+    try:
+        with deferred_interrupts() as deferred:
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN and not deferred.active
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)
