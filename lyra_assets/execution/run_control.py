@@ -242,6 +242,7 @@ def stop_task(
     store = LyraStore.for_settings(resolve_home(home), cluster)
     store.require_task(task_id)
     stopped: list[str] = []
+    finished = False
     with open_instance(home, cluster) as instance:
         for record in active_runs(instance, task_id):
             run = record.dagster_run
@@ -258,13 +259,14 @@ def stop_task(
                     instance.run_coordinator.cancel_run(run.run_id)
             current = instance.get_run_by_id(run.run_id)
             if current and current.status == DagsterRunStatus.SUCCESS:
-                continue  # it ended as the interrupt was sent: its graph is complete and published
+                finished = True  # it ended as the interrupt was sent: its graph is complete and published
+                continue
             if current and current.status in ACTIVE_STATUSES:
                 instance.report_run_canceled(current, message="stopped with `lyra task stop`")
             stopped.append(run.run_id)
         if stopped:
             record_stopped(store, task_id)
-        else:
+        elif finished:
             sync_task_status(store, instance, task_id)
     return stopped
 
