@@ -12,9 +12,10 @@ rule), each asking the corpus for ``--papers`` papers, all submitted at once, th
 - **default, N processes**: N ``lyra task run`` processes started at once on the same home (one
   DuckDB file, many writing processes);
 - **cluster, W workers**: the cluster profile on this machine: a throw-away Postgres and Redis on
-  127.0.0.1 (``bench.local_servers``), runs queued with ``run_control.queue_task``, started by Dagster's
-  queued-run daemon (in this process, one iteration a second; ``max_concurrent_runs`` = N or
-  ``--max-runs``), their steps executed by W ``lyra worker`` processes.
+  127.0.0.1 (``bench.local_servers``), runs asked for with ``run_control.queue_task``, created by
+  the daemon's sensor and started by Dagster's queued-run daemon (in this process, one iteration a
+  second; ``max_concurrent_runs`` = N or ``--max-runs``), their steps executed by W ``lyra worker``
+  processes.
 
 Every configuration gets a fresh home under ``--home``. Measured: wall time (first submit → last
 run finished), throughput, task latency (its submit → its run finished: p50/p95), the store lock
@@ -223,9 +224,11 @@ def run_cluster(home: Path, ids: list[str], workers: int, deadline: float) -> tu
     from dagster._core.workspace.context import WorkspaceProcessContext
     from dagster._core.workspace.load_target import WorkspaceFileTarget
     from dagster._daemon.run_coordinator.queued_run_coordinator_daemon import QueuedRunCoordinatorDaemon
+    from dagster._daemon.sensor import execute_sensor_iteration
 
     from bench.local_servers import lyra_workers
     from lyra_assets.execution import run_control
+    from lyra_assets.execution.run_queue import run_of_request
     from lyra_assets.execution.runs import open_instance
 
     m = Measured(
@@ -245,13 +248,20 @@ def run_cluster(home: Path, ids: list[str], workers: int, deadline: float) -> tu
         started = time.monotonic()
         submitted = {}
         runs = {}
+        requests = {}
         for task_id in ids:
             submitted[task_id] = time.monotonic()
-            runs[task_id] = run_control.queue_task(task_id, home).run_id
-        pending = dict(runs)
+            requests[task_id] = run_control.queue_task(task_id, home).request_id
+        pending = dict(requests)
+        sensors = logging.getLogger("sensors")
         while pending and time.monotonic() < deadline:
+            list(execute_sensor_iteration(context, sensors, None, None))  # requests become queued runs
             list(daemon.run_iteration(context))
-            for task_id, run_id in list(pending.items()):
+            for task_id, request_id in list(pending.items()):
+                run_id = runs.get(task_id) or run_of_request(instance, request_id)
+                if run_id is None:
+                    continue
+                runs[task_id] = run_id
                 run = instance.get_run_by_id(run_id)
                 if run.is_finished:
                     m.latencies_s.append(time.monotonic() - submitted[task_id])

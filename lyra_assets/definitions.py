@@ -11,7 +11,7 @@ from lyra_assets import documents, ranking, sources, table_io, task_assets, web
 from lyra_assets.citations import edges as citation_edges
 from lyra_assets.citations import tracking as citation_tracking
 from lyra_assets.evidence import answer, checks, claims, judging, topics, verification
-from lyra_assets.execution import schedules, task_status
+from lyra_assets.execution import run_queue, schedules, task_status
 from lyra_assets.execution.interrupts import console_without_interruptions
 from lyra_assets.execution.runs import (
     DIRECTION_TRAINING_JOB,
@@ -147,7 +147,12 @@ def build_definitions(
         ],
         resources=build_resources(home, config),
         schedules=[schedules.watched_tasks_schedule],
-        sensors=[task_status.task_status_sensor, adapter.nli_corrections_sensor, adapter.nli_version_sensor],
+        sensors=[
+            task_status.task_status_sensor,
+            run_queue.task_run_requests_sensor,
+            adapter.nli_corrections_sensor,
+            adapter.nli_version_sensor,
+        ],
         loggers={
             "console": console_without_interruptions
         },  # Ctrl-C is the CLI's one line, not two tracebacks

@@ -4,8 +4,8 @@ The CLI never computes an asset itself: it adds the task's partition to the inst
 Lyra home and executes the ``task_pipeline`` job for that partition, so every run, event and
 materialization is recorded where ``dagster dev`` shows them. Job names, run tags, the instance and
 a task's runs come from :mod:`lyra_assets.execution.runs`; this module runs jobs and follows their progress.
-In the cluster profile a task's run is submitted to the run queue instead (``queue_task``), and
-Dagster's daemon (``lyra daemon``) starts it.
+In the cluster profile a task's run is asked of the run queue instead (``queue_task``), and
+Dagster's daemon (``lyra daemon``) creates and starts it.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from pydantic import BaseModel
 from lyra_assets.definitions import build_definitions
 from lyra_assets.execution.interrupts import deferred_interrupts, run_interrupted
 from lyra_assets.execution.run_progress import AssetProgress, ProgressWatcher, asset_names
+from lyra_assets.execution.run_queue import request_task_run, settle_requests
 from lyra_assets.execution.runs import (
     ACTIVE_STATUSES,
     PARTITION_TAG,
@@ -46,7 +47,7 @@ from lyra_resources.corpus.foreground import foreground
 from lyra_resources.home import HomeLayout, resolve_home
 from lyra_resources.settings.loading import LyraSettings, load_settings
 from lyra_resources.settings.services import ClusterSettings
-from lyra_resources.store import task_lock
+from lyra_resources.store import run_requests, task_lock
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.store.parquet_files import task_folder
 
@@ -155,32 +156,31 @@ def _run_task(
 
 
 class QueuedRun(BaseModel):
+    """A task run asked of the cluster: its request (``run_requests``) until the daemon creates the run."""
+
     task_id: str
-    run_id: str
-    status: str
+    request_id: str
+    status: str = "queued"
 
 
 def queue_task(
     task_id: str, home: str | os.PathLike[str] | None = None, cluster: ClusterSettings | None = None
 ) -> QueuedRun:
-    """Submit a run of the task to the cluster's run queue and return at once: the task row reads
-    queued with the run's id, and ``sync_task_status`` follows the run the daemon starts."""
-    # Dagster's workspace machinery: the cluster's only
-    from lyra_assets.execution.run_queue import submit_task_run
-
+    """Ask the cluster for a run of the task and return at once: the task row reads queued, and
+    Dagster's daemon creates the run (``run_queue.task_run_requests_sensor``) and starts it when the
+    run queue allows; ``sync_task_status`` follows the run from there."""
     layout = HomeLayout(root=resolve_home(home))
     cluster = cluster or cluster_settings()
     store = LyraStore.for_settings(layout.root, cluster)
-    task = store.require_task(task_id)
+    store.require_task(task_id)
     with open_instance(layout.root, cluster) as instance:
         register_partition(instance, task_id)
-        if active_runs(instance, task_id):
+        if active_runs(instance, task_id) or settle_requests(store, instance, task_id):
             raise RuntimeError(
                 f"task {task_id} already has a run in progress (see `lyra task status {task_id}`)"
             )
-        run = submit_task_run(instance, store, task)
-    record_handover(store, task_id, "queued", run.run_id)
-    return QueuedRun(task_id=task_id, run_id=run.run_id, status=run.status.value)
+    record_handover(store, task_id, "queued")
+    return QueuedRun(task_id=task_id, request_id=request_task_run(store, task_id))
 
 
 class JobOutcome(BaseModel):
@@ -234,7 +234,8 @@ def stop_task(
     cluster: ClusterSettings | None = None,
 ) -> list[str]:
     """Stop the task's active runs (interrupt the process running each, or cancel its run record)
-    and mark the task stopped; returns the runs stopped. With none in progress nothing changes:
+    and withdraw a run it asked of the cluster that Dagster has not yet created, and mark the task
+    stopped; returns the runs stopped and the requests withdrawn. With none in progress nothing changes:
     a failed task keeps its failure reason, a completed one its status. A run that finished its last
     step before the interrupt reached it has not been stopped: it is not returned and its task reads
     completed. ``cluster``: the caller's effective cluster settings (default: the user's, read now)."""
@@ -244,6 +245,9 @@ def stop_task(
     stopped: list[str] = []
     finished = False
     with open_instance(home, cluster) as instance:
+        # a run asked of the cluster is withdrawn while Dagster has not created it, else stopped below
+        settle_requests(store, instance, task_id)
+        withdrawn = run_requests.withdraw(store, task_id)
         for record in active_runs(instance, task_id):
             run = record.dagster_run
             # recorded first, so the interrupted process itself reports `stopped`, not `failed`
@@ -264,6 +268,7 @@ def stop_task(
             if current and current.status in ACTIVE_STATUSES:
                 instance.report_run_canceled(current, message="stopped with `lyra task stop`")
             stopped.append(run.run_id)
+        stopped.extend(withdrawn)
         if stopped:
             record_stopped(store, task_id)
         elif finished:

@@ -1,99 +1,86 @@
-"""Submitting a task's run to the cluster's run queue instead of executing it in this process.
+"""A task's run asked of the cluster's run queue instead of executed in this process.
 
-In the cluster profile the home's instance has a ``QueuedRunCoordinator`` (``lyra_assets.execution.runs``):
-a submitted run waits QUEUED until Dagster's daemon (``lyra daemon``) dequeues it, within the
-limits (one run per task, ``max_concurrent_runs`` in all), and launches it through the code server
-of its workspace. A run is created here as ``dagster job launch`` and the UI's launch create one:
-the job's snapshot, execution plan and origin taken from a code location, then ``submit_run``.
+In the cluster profile the home's instance has a ``QueuedRunCoordinator`` (``lyra_assets.execution.runs``).
+The process that asks for a run (``lyra task run``, MCP ``create_task``) records a request in the
+store (``run_requests``) and returns at once. ``task_run_requests_sensor``, evaluated by Dagster's
+daemon (``lyra daemon``) every few seconds, turns each request into a ``RunRequest`` for the task's
+partition; the daemon creates the run from its own code location and queues it, and its queued-run
+coordinator starts it within the limits (one run per task, ``max_concurrent_runs`` in all).
 
-The code location is loaded in this process (the caller already imports Lyra's definitions), under
-the name the daemon's workspace gives it (``workspace.yaml``: the module ``lyra_assets.repository``),
-so the daemon finds the run's location by that name and executes it from its own code server.
+The request's id is the run's run key (Dagster creates one run per key, so a request evaluated twice
+starts one run) and its ``REQUEST_TAG``; the request is removed once its run exists (``settle_requests``).
 """
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Mapping
+from dagster import (
+    DagsterInstance,
+    DefaultSensorStatus,
+    ResourceParam,
+    RunRequest,
+    RunsFilter,
+    SensorEvaluationContext,
+    SkipReason,
+    sensor,
+)
 
-from dagster import DagsterInstance, DagsterRun
+from lyra_assets.execution.runs import STORE_TAG, TASK_JOB, is_cluster, task_tags
+from lyra_resources.settings.loading import LyraSettings
+from lyra_resources.store import run_requests
+from lyra_resources.store.lyra_store import LyraStore
 
-# Loading a code location and creating a run from it in this process, as `dagster job launch` does,
-# has no public API (the public ways go through a running webserver or a `dagster` subprocess).
-from dagster._core.definitions.selector import JobSubsetSelector
-from dagster._core.remote_origin import InProcessCodeLocationOrigin
-from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
-from dagster._core.workspace.context import WorkspaceProcessContext
-from dagster._core.workspace.load_target import InProcessWorkspaceLoadTarget
-
-from lyra_assets.execution.runs import PARTITION_TAG, STORE_TAG, TASK_JOB, task_tags
-from lyra_resources.home import REPO_ROOT
-from lyra_resources.store.lyra_store import LyraStore, TaskRecord
-
-# The module `dagster dev` and `dagster-daemon` load (workspace.yaml); with no location_name given,
-# Dagster names the code location after it, and the daemon looks a queued run's location up by name.
-CODE_MODULE = "lyra_assets.repository"
-CODE_LOCATION = CODE_MODULE
+REQUEST_TAG = "lyra/run_request"  # the run request (``run_requests``) a queued run was created for
 
 
-def _load_target() -> InProcessWorkspaceLoadTarget:
-    origin = LoadableTargetOrigin(
-        executable_path=sys.executable, module_name=CODE_MODULE, working_directory=str(REPO_ROOT)
+def run_of_request(instance: DagsterInstance, request_id: str) -> str | None:
+    """The id of the run Dagster created for the request, or None while there is none."""
+    records = instance.get_run_records(RunsFilter(tags={REQUEST_TAG: request_id}), limit=1)
+    return records[0].dagster_run.run_id if records else None
+
+
+def settle_requests(
+    store: LyraStore, instance: DagsterInstance, task_id: str | None = None
+) -> list[run_requests.RunRequestRow]:
+    """Remove the requests whose run Dagster has created; returns those still waiting for one."""
+    return run_requests.settle(
+        store, lambda request_id: run_of_request(instance, request_id) is not None, task_id
     )
-    return InProcessWorkspaceLoadTarget(InProcessCodeLocationOrigin(origin, location_name=CODE_LOCATION))
 
 
-def submit_run(
-    instance: DagsterInstance,
-    job_name: str,
-    tags: Mapping[str, str],
-    partition_key: str | None = None,
-    run_config: Mapping[str, object] | None = None,
-) -> DagsterRun:
-    """Create a run of ``job_name`` (of ``partition_key``, when given) and submit it to the instance's
-    run coordinator; returns the run as submitted (QUEUED under a ``QueuedRunCoordinator``)."""
-    run_tags = dict(tags)
-    if partition_key is not None:
-        run_tags[PARTITION_TAG] = partition_key  # how Dagster says which partition a run materializes
-    with WorkspaceProcessContext(instance, _load_target()) as context:
-        workspace = context.create_request_context()
-        location = workspace.get_code_location(CODE_LOCATION)
-        (repository,) = location.get_repositories().values()
-        selector = JobSubsetSelector(
-            location_name=location.name, repository_name=repository.name, job_name=job_name, op_selection=None
+def request_task_run(store: LyraStore, task_id: str) -> str:
+    """Ask the cluster for a run of the task's pipeline; returns the request's id. The caller has
+    registered the task's partition and checked that no run of it is in progress."""
+    return run_requests.add(store, task_id)
+
+
+@sensor(
+    name="task_run_requests_sensor",
+    job_name=TASK_JOB,
+    minimum_interval_seconds=1,  # the daemon evaluates sensors every 5 s at most
+    default_status=DefaultSensorStatus.RUNNING,
+    description="Starts the task runs asked of the cluster (`lyra task run`, MCP `create_task` in the cluster "
+    "profile): one `task_pipeline` run of the task's partition per row of `run_requests`, queued within the "
+    "run queue's limits; a request's row is removed once its run exists.",
+)
+def task_run_requests_sensor(
+    context: SensorEvaluationContext, store: ResourceParam[LyraStore], settings: ResourceParam[LyraSettings]
+) -> list[RunRequest] | SkipReason:
+    if not is_cluster(settings.cluster.effective()):  # no queue to ask: the store is left alone
+        return SkipReason("the local profile runs each task in the command that starts it")
+    requests = []
+    for request in settle_requests(store, context.instance):
+        task = store.get_task(request.task_id)
+        if task is None:  # deleted since; its requests went with it
+            continue
+        requests.append(
+            RunRequest(
+                run_key=request.request_id,
+                partition_key=task.id,
+                tags={
+                    **task_tags(task.id, task.query),
+                    STORE_TAG: store.where,
+                    REQUEST_TAG: request.request_id,
+                },
+            )
         )
-        job = location.get_job(selector)
-        config = dict(run_config or {})
-        plan = location.get_execution_plan(
-            job, config, step_keys_to_execute=None, known_state=None, instance=instance
-        )
-        run = instance.create_run(
-            job_name=job_name,
-            run_id=None,
-            run_config=config,
-            resolved_op_selection=None,
-            step_keys_to_execute=plan.execution_plan_snapshot.step_keys_to_execute,
-            op_selection=None,
-            status=None,
-            root_run_id=None,
-            parent_run_id=None,
-            tags={**job.tags, **run_tags},
-            job_snapshot=job.job_snapshot,
-            execution_plan_snapshot=plan.execution_plan_snapshot,
-            parent_job_snapshot=job.parent_job_snapshot,
-            remote_job_origin=job.get_remote_origin(),
-            job_code_origin=job.get_python_origin(),
-            asset_selection=None,
-            asset_check_selection=None,
-            asset_graph=repository.asset_graph,
-        )
-        return instance.submit_run(run.run_id, workspace)
-
-
-def submit_task_run(instance: DagsterInstance, store: LyraStore, task: TaskRecord) -> DagsterRun:
-    """Submit a run of the task pipeline for the task's partition (registered by the caller), tagged
-    with the task as every run of a task is, and with ``store`` (where the task is), which the run's
-    step processes check they write to (``lyra_assets.graph.publish.TaskStore``)."""
-    return submit_run(
-        instance, TASK_JOB, {**task_tags(task.id, task.query), STORE_TAG: store.where}, partition_key=task.id
-    )
+    return requests or SkipReason("no task run asked for")

@@ -34,6 +34,7 @@ from dagster import (
     sensor,
 )
 
+from lyra_assets.execution.run_queue import settle_requests
 from lyra_assets.execution.runs import (
     PID_TAG,
     STOP_TAG,
@@ -117,17 +118,20 @@ def sync_task_status(store: LyraStore, instance: DagsterInstance, task_id: str) 
     whose step failed keeps them, so a re-execution from failure can continue them. A run that
     published gets its Parquet generation written if its process died before writing it."""
     task = store.require_task(task_id)
+    if task.status == "queued" and settle_requests(store, instance, task_id):
+        return task  # asked of the cluster, its run not yet created by the daemon: it reads queued
     active_runs(instance, task_id)  # a run whose process died is reported failed here
     latest = task_runs(instance, task_id, limit=1)
     if not latest:
         return task
     run = latest[0].dagster_run
     if (
-        task.last_run_id
+        task.status != "queued"  # a queued row names no run: its run is the task's latest
+        and task.last_run_id
         and task.last_run_id != run.run_id
         and instance.get_run_by_id(task.last_run_id) is None
     ):
-        return task  # the CLI names its run in the row a moment before Dagster records it
+        return task  # the CLI names its run in the row a moment before Dagster records it (or never)
     status, error = task_row_of(store, instance, run)
     if run.status in (DagsterRunStatus.FAILURE, DagsterRunStatus.CANCELED) and (
         run.status == DagsterRunStatus.CANCELED or failed_step(instance, run.run_id) is None

@@ -35,6 +35,7 @@ from lyra_resources.schema.tasks import (
     FRAGMENTS,
     PAGES,
     PAPERS,
+    RUN_REQUESTS,
     TABLE_INPUTS,
     TASK_GENERATIONS,
     TASKS,
@@ -73,6 +74,7 @@ TABLES: dict[str, TableSpec] = {
         IDENTIFIED_PAPERS,
         NLI_MODEL_VERSIONS,
         MCP_REQUESTS,
+        RUN_REQUESTS,
     )
 }
 PER_TASK_TABLES = [name for name, spec in TABLES.items() if spec.per_task]
@@ -129,6 +131,7 @@ __all__ = [
     "PAPERS",
     "PER_TASK_TABLES",
     "RELEVANCE_SIGNALS",
+    "RUN_REQUESTS",
     "SERP_RESULTS",
     "STAGE_PREFIX",
     "STAGING_TABLES",

@@ -20,6 +20,17 @@ TASKS = table(
     per_task=False,
 )
 
+RUN_REQUESTS = table(
+    "run_requests",
+    "one row per run of a task's pipeline asked of the cluster's run queue and not yet created by Dagster's daemon",
+    """
+    request_id VARCHAR PRIMARY KEY -- the request's id: the run key of the run Dagster creates for it, and its tag
+    task_id VARCHAR NOT NULL -- the task whose pipeline run is asked for
+    requested_at TIMESTAMP NOT NULL -- when the run was asked for (UTC)
+    """,
+    per_task=False,
+)
+
 TASK_GENERATIONS = table(
     "task_generations",
     "one row per run that staged a task's graph: building → published → replaced (or abandoned / superseded)",

@@ -64,7 +64,7 @@ def read_task_tables(
 
 def delete_task_rows(conn: Connection, task_id: str) -> dict[str, int]:
     """Remove the task's rows from every per-task table (staged ones too), its generations, its
-    recorded inputs and its ``tasks`` row; returns the rows removed per table."""
+    recorded inputs, its pending run requests and its ``tasks`` row; returns the rows removed per table."""
     removed = {}
     for table in PER_TASK_TABLES:
         removed[table] = conn.execute(
@@ -74,5 +74,6 @@ def delete_task_rows(conn: Connection, task_id: str) -> dict[str, int]:
         conn.execute(f"DELETE FROM {STAGE_PREFIX}{table} WHERE task_id = ?", [task_id])
     conn.execute("DELETE FROM task_generations WHERE task_id = ?", [task_id])
     conn.execute("DELETE FROM table_inputs WHERE task_id = ?", [task_id])
+    conn.execute("DELETE FROM run_requests WHERE task_id = ?", [task_id])
     conn.execute("DELETE FROM tasks WHERE id = ?", [task_id])
     return removed

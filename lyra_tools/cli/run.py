@@ -60,17 +60,17 @@ def run_with_progress(
 
 
 def queue_and_exit(task: TaskRecord, home: Path | None, then: str = "") -> typer.Exit:
-    """Submit the task's run to the cluster's run queue, say so, and return the Exit (0) that ends the command."""
+    """Ask the cluster's run queue for the task's run, say so, and return the Exit (0) that ends the command."""
     from lyra_assets.execution import run_control
 
     try:
-        queued = run_control.queue_task(task.id, home, command_cluster())
+        run_control.queue_task(task.id, home, command_cluster())
     except RuntimeError as exc:
         raise fail(str(exc)) from exc
     console.print(f"[bold]{untrusted(task.id)}[/]  {untrusted(task.query)}", soft_wrap=True)
     console.print(
-        f"task {task.id} queued (run {queued.run_id}): `lyra daemon` starts it when the run queue "
-        f"allows; `lyra task status {task.id}` follows it{then.format(task=task.id)}",
+        f"task {task.id} queued: `lyra daemon` starts its run when the run queue allows; "
+        f"`lyra task status {task.id}` follows it{then.format(task=task.id)}",
         soft_wrap=True,
         highlight=False,
     )

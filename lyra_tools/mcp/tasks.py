@@ -33,7 +33,11 @@ class CreatedTask(BaseModel):
         description="the run's output on this machine (none when queued on the cluster)"
     )
     pid: int | None
-    run_id: str | None = Field(None, description="the Dagster run, when queued on the cluster")
+    run_id: str | None = Field(
+        None,
+        description="the Dagster run, when one exists yet (on the cluster the daemon creates it moments later; "
+        "get_status names it)",
+    )
     notes: list[str] = Field(
         default_factory=list,
         description="what the input check says about the task, as "
@@ -168,11 +172,11 @@ class TaskControl:
         register_partition(self.dagster_instance(), task.id)
         if self.launcher is None and is_cluster(self.cluster):
             # the daemon (`lyra daemon`) starts it
-            from lyra_assets.execution.run_queue import submit_task_run
+            from lyra_assets.execution.run_queue import request_task_run
 
-            run = submit_task_run(self.dagster_instance(), self.store, task)
-            record_handover(self.store, task.id, "queued", run.run_id)
-            return CreatedTask(task_id=task.id, status="queued", log_path=None, pid=None, run_id=run.run_id)
+            record_handover(self.store, task.id, "queued")
+            request_task_run(self.store, task.id)
+            return CreatedTask(task_id=task.id, status="queued", log_path=None, pid=None, run_id=None)
         record_handover(self.store, task.id, "queued")
         pid, log_path = (self.launcher or spawn_task_run)(task.id, self.root)
         return CreatedTask(task_id=task.id, status="queued", log_path=str(log_path), pid=pid)

@@ -11,7 +11,7 @@ import pytest
 from dagster import DagsterEventType, DagsterRunStatus
 
 from bench.local_servers import lyra_workers
-from fixtures.cluster import cluster_daemon, use_cluster, wait_for
+from fixtures.cluster import cluster_daemon, run_of_request, use_cluster, wait_for
 from fixtures.tables import feedback_rows
 from lyra_assets.execution import run_control
 from lyra_assets.graph.publish import PUBLISH_ASSET, store_lock_waits
@@ -87,7 +87,8 @@ def test_feedback_given_during_two_cluster_runs_is_all_kept(
     use_cluster(lyra_settings, postgres_url, broker=redis_url)
     with lyra_workers(2, home, dict(os.environ), tmp_path), cluster_daemon(home) as (instance, tick):
         workers_ready_s = time.monotonic() - began
-        run_ids = [run_control.queue_task(task.id, home).run_id for task in tasks]
+        requests = [run_control.queue_task(task.id, home).request_id for task in tasks]
+        run_ids = [run_of_request(instance, request, tick) for request in requests]
         wait_for(
             lambda: all(started_with_a_step(instance, r) for r in run_ids),
             tick,

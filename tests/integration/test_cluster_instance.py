@@ -16,10 +16,12 @@ from dagster import DagsterRunStatus
 from typer.testing import CliRunner
 
 from bench.local_servers import lyra_workers
-from fixtures.cluster import LOCAL_DAGSTER_YAML, use_cluster
+from fixtures.cluster import LOCAL_DAGSTER_YAML, cluster_daemon, evaluate_sensors, run_of_request, use_cluster
 from fixtures.corpus import agent_corpus
 from fixtures.mcp import call
 from lyra_assets.execution import run_control
+from lyra_assets.execution.run_queue import REQUEST_TAG
+from lyra_assets.execution.run_queue import run_of_request as run_of_request_now
 from lyra_assets.execution.runs import (
     ACTIVE_STATUSES,
     STORE_TAG,
@@ -32,6 +34,7 @@ from lyra_assets.execution.runs import (
 from lyra_resources.home import HomeLayout
 from lyra_resources.settings.pipeline import SettingsError
 from lyra_resources.settings.services import ClusterSettings
+from lyra_resources.store import run_requests
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools.cli import app
 
@@ -140,13 +143,36 @@ def test_a_cluster_home_queues_its_runs_in_postgres(
     assert queued.exit_code == 0, queued.output
     assert "queued" in queued.output and "lyra daemon" in queued.output
     task_id = re.search(r"task_[0-9a-f]{8}", queued.output).group(0)
-    run_id = re.search(r"run ([0-9a-f-]{36})", queued.output).group(1)
+    store = LyraStore(home=str(home))
+    assert (store.require_task(task_id).status, store.require_task(task_id).last_run_id) == ("queued", None)
+    again = invoke("task", "run", task_id, "--home", str(home))  # asked for once, never twice
+    assert again.exit_code == 1 and "already has a run in progress" in again.output
+
+    # Stopped before the daemon creates its run, the request is withdrawn: no run is ever created.
+    (withdrawn,) = run_requests.pending(store, task_id)
+    stopped = invoke("task", "stop", task_id, "--home", str(home))
+    assert stopped.exit_code == 0 and "stopped 1 run" in stopped.output, stopped.output
+    assert store.require_task(task_id).status == "stopped" and run_requests.pending(store, task_id) == []
+    with cluster_daemon(home, start_runs=False) as (instance, tick):
+        tick()
+        assert (
+            run_of_request_now(instance, withdrawn.request_id) is None and task_runs(instance, task_id) == []
+        )
+
+    # Asked for again, the daemon's sensor creates the run, queued, and the request goes.
+    assert invoke("task", "run", task_id, "--home", str(home)).exit_code == 0
+    (request,) = run_requests.pending(store, task_id)
+    with cluster_daemon(home, start_runs=False) as (instance, tick):
+        run_id = run_of_request(instance, request.request_id, tick)
+        tick()  # the next evaluation settles the request whose run exists
+    assert run_requests.pending(store, task_id) == []
 
     # The run lives in Postgres, not in files under the home.
     rows = postgres_rows(postgres_url, "SELECT status, partition FROM runs WHERE run_id = %s", (run_id,))
     assert rows == [("QUEUED", task_id)]
     tags = dict(postgres_rows(postgres_url, "SELECT key, value FROM run_tags WHERE run_id = %s", (run_id,)))
     assert tags[TASK_TAG] == task_id and tags["dagster/partition"] == task_id
+    assert tags[REQUEST_TAG] == request.request_id
     assert tags[STORE_TAG] == LyraStore(home=str(home)).where  # its steps check they write there
     assert tags[STORE_TAG].startswith("Postgres 127.0.0.1:")
     assert not (home / "dagster" / "history").exists()
@@ -154,12 +180,12 @@ def test_a_cluster_home_queues_its_runs_in_postgres(
     assert "QueuedRunCoordinator" in dagster_yaml and "applyLimitPerUniqueValue: true" in dagster_yaml
     assert (home / "dagster" / "dagster.yaml").stat().st_mode & 0o077 == 0  # it holds the Postgres URL
 
-    task = LyraStore(home=str(home)).require_task(task_id)
-    assert (task.status, task.last_run_id) == ("queued", run_id)
     status = invoke("task", "status", task_id, "--home", str(home))
     assert "status: queued" in status.output and re.search(rf"{run_id}\s+queued", status.output), (
         status.output
     )
+    task = LyraStore(home=str(home)).require_task(task_id)
+    assert (task.status, task.last_run_id) == ("queued", run_id)
     again = invoke("task", "run", task_id, "--home", str(home))  # never two runs of one task in the queue
     assert again.exit_code == 1 and "already has a run in progress" in again.output
 
@@ -192,14 +218,14 @@ def test_mcp_create_task_queues_the_run_on_a_cluster(
     )
     answer = created.structured_content
     assert not created.is_error and answer["status"] == "queued" and answer["pid"] is None
-    rows = postgres_rows(
-        postgres_url, "SELECT status, partition FROM runs WHERE run_id = %s", (answer["run_id"],)
-    )
+    store = LyraStore(home=str(tmp_path / "h"))
+    (request,) = run_requests.pending(store, answer["task_id"])
+    with cluster_daemon(tmp_path / "h", start_runs=False) as (instance, tick):
+        run_id = run_of_request(instance, request.request_id, tick)
+    rows = postgres_rows(postgres_url, "SELECT status, partition FROM runs WHERE run_id = %s", (run_id,))
     assert rows == [("QUEUED", answer["task_id"])]
-    tags = dict(
-        postgres_rows(postgres_url, "SELECT key, value FROM run_tags WHERE run_id = %s", (answer["run_id"],))
-    )
-    assert tags[STORE_TAG] == LyraStore(home=str(tmp_path / "h")).where
+    tags = dict(postgres_rows(postgres_url, "SELECT key, value FROM run_tags WHERE run_id = %s", (run_id,)))
+    assert tags[STORE_TAG] == store.where
 
 
 _QUEUED = DagsterRunStatus.QUEUED
@@ -232,7 +258,6 @@ def test_the_daemon_starts_queued_runs_within_the_limits(
     from dagster._core.workspace.load_target import WorkspaceFileTarget
     from dagster._daemon.run_coordinator.queued_run_coordinator_daemon import QueuedRunCoordinatorDaemon
 
-    from lyra_assets.execution.run_queue import submit_task_run
     from lyra_resources.home import REPO_ROOT
 
     home = lyra_home  # $LYRA_HOME: the daemon's code server and the runs it starts work on this home too
@@ -242,12 +267,12 @@ def test_the_daemon_starts_queued_runs_within_the_limits(
     store = LyraStore(home=str(home))
     first = store.create_task("Does vitamin D reduce fracture risk?", {"corpus": [str(small_corpus)]})
     second = store.create_task("Does sleep loss impair memory?", {"corpus": [str(small_corpus)]})
-    a1 = run_control.queue_task(first.id, home).run_id
-    b1 = run_control.queue_task(second.id, home).run_id
+    requests = [
+        run_control.queue_task(first.id, home).request_id,
+        run_control.queue_task(second.id, home).request_id,
+        run_requests.add(store, first.id),  # a second run of one task (a schedule's, say)
+    ]
     with open_instance(home) as strict:
-        a2 = submit_task_run(strict, store, first).run_id  # a second run of one task (a schedule's, say)
-        runs = [a1, b1, a2]
-        assert [strict.get_run_by_id(r).status for r in runs] == [_QUEUED] * 3  # nothing dequeues them yet
         workspace = WorkspaceFileTarget(paths=[str(REPO_ROOT / "workspace.yaml")])  # what `lyra daemon` loads
         with (
             lyra_workers(2, home, dict(os.environ), tmp_path),
@@ -255,6 +280,12 @@ def test_the_daemon_starts_queued_runs_within_the_limits(
             WorkspaceProcessContext(strict, workspace) as strict_daemon_context,
             QueuedRunCoordinatorDaemon(interval_seconds=1) as daemon,
         ):
+            evaluate_sensors(strict_daemon_context)  # the daemon's sensor creates the three runs
+            runs = [run_of_request_now(strict, r) for r in requests]
+            a1, b1, a2 = runs
+            assert [strict.get_run_by_id(r).status for r in runs] == [
+                _QUEUED
+            ] * 3  # nothing dequeues them yet
             list(daemon.run_iteration(strict_daemon_context))
             # max_concurrent_runs 1: only the first run starts, though the other task has none running
             assert _in_progress(strict, runs) == [a1]

@@ -14,7 +14,7 @@ import yaml
 from dagster import DagsterEventType, DagsterRunStatus
 
 from bench.local_servers import lyra_workers
-from fixtures.cluster import LOCAL_DAGSTER_YAML, cluster_daemon, use_cluster, wait_for
+from fixtures.cluster import LOCAL_DAGSTER_YAML, cluster_daemon, run_of_request, use_cluster, wait_for
 from lyra_assets.execution import run_control
 from lyra_assets.execution.celery_steps import WORKER_LOST_AFTER_S
 from lyra_assets.execution.runs import (
@@ -101,7 +101,7 @@ def test_a_step_worker_killed_mid_step_fails_the_run_and_keeps_the_previous_grap
         lyra_workers(2, home, dict(os.environ), tmp_path) as workers,
         cluster_daemon(home) as (instance, tick),
     ):
-        run_id = run_control.queue_task(task.id, home).run_id
+        run_id = run_of_request(instance, run_control.queue_task(task.id, home).request_id, tick)
         with task_held(store, task.id):  # the steps wait on the store: killed surely mid-step
             step, worker = wait_for(lambda: step_on_worker(instance, run_id), tick, 300, "a step on a worker")
             pid = int(worker.split("@")[0].removeprefix("lyra-"))
@@ -135,7 +135,7 @@ def test_a_killed_run_process_is_failed_and_keeps_the_previous_graph(
     )
     use_cluster(lyra_settings, postgres_url, broker=redis_url)
     with lyra_workers(1, home, dict(os.environ), tmp_path), cluster_daemon(home) as (instance, tick):
-        run_id = run_control.queue_task(task.id, home).run_id
+        run_id = run_of_request(instance, run_control.queue_task(task.id, home).request_id, tick)
         with task_held(store, task.id):
             wait_for(lambda: step_on_worker(instance, run_id), tick, 300, "a step on a worker")
             [start] = instance.all_logs(run_id, of_type=DagsterEventType.RUN_START)

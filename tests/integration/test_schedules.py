@@ -17,6 +17,7 @@ from dagster import (
     DagsterRun,
     DagsterRunStatus,
     Definitions,
+    RunRequest,
     build_schedule_context,
     build_sensor_context,
 )
@@ -27,10 +28,12 @@ from fixtures.hash_models import HashEmbedder
 from fixtures.tables import feedback_rows
 from lyra_assets import definitions as lyra_defs
 from lyra_assets.execution import run_control
+from lyra_assets.execution.run_queue import REQUEST_TAG, task_run_requests_sensor
 from lyra_assets.execution.runs import (
     PARTITION_TAG,
     PID_TAG,
     QUESTION_TAG,
+    STORE_TAG,
     TASK_JOB,
     TASK_TAG,
     TRIGGER_TAG,
@@ -38,14 +41,17 @@ from lyra_assets.execution.runs import (
     open_instance,
     register_partition,
     task_runs,
+    task_tags,
 )
 from lyra_assets.execution.schedules import WATCH_CRON, watched_tasks_schedule
-from lyra_assets.execution.task_status import task_status_sensor
+from lyra_assets.execution.task_status import sync_task_status, task_status_sensor
 from lyra_assets.partitions import TASKS_PARTITION
 from lyra_core.tasks import TaskOptions, parse_interval
 from lyra_resources.models.inference import NLI_RELATION, NliPrediction
 from lyra_resources.models.local_models import LocalModels
 from lyra_resources.schema import FEEDBACK_TABLES
+from lyra_resources.settings.loading import LyraSettings
+from lyra_resources.store import run_requests
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools import explore
 from lyra_tools.cli import app
@@ -107,7 +113,7 @@ def stub_definitions(home=None, settings=None) -> Definitions:
         asset_checks=lyra_defs.CHECKS,
         jobs=[lyra_defs.task_pipeline],
         schedules=[watched_tasks_schedule],
-        sensors=[task_status_sensor],
+        sensors=[task_status_sensor, task_run_requests_sensor],
         resources={**lyra_defs.build_resources(home), "models": StubModels(embedder_name="test-hash")},
     )
 
@@ -522,3 +528,72 @@ def test_scheduled_reruns_bring_new_papers_and_keep_every_correction(lyra_home, 
     row = store.require_task(task.id)
     assert (row.status, row.last_run_id) == ("failed", third.run_id) and row.error.startswith("paper_search:")
     assert store.row_counts(task.id) == counts and feedback_rows(store) == before
+
+
+# -- runs asked of the cluster ----------------------------------------------------------------------
+
+
+# The sensor as a cluster's daemon evaluates it; the runs themselves execute here, as stub_definitions do.
+CLUSTER = LyraSettings.model_validate(
+    {"cluster": {"profile": "cluster", "postgres_url": "postgresql://unused"}}
+)
+
+
+def requested_runs(instance, store: LyraStore, settings: LyraSettings = CLUSTER) -> list[RunRequest]:
+    """What the daemon's sensor asks for: its run requests (none when it skips)."""
+    context = build_sensor_context(instance=instance, resources={"store": store, "settings": settings})
+    answer = task_run_requests_sensor(context)
+    return answer if isinstance(answer, list) else []
+
+
+def test_a_run_asked_of_the_cluster_is_created_from_its_request_once_and_the_row_follows_it(
+    lyra_home, small_corpus, instance
+):
+    store = LyraStore.at(lyra_home)
+    done = store.create_task(QUESTION, {"corpus": [str(small_corpus)]})
+    register_partition(instance, done.id)
+    first = execute(
+        stub_definitions(lyra_home),
+        instance,
+        RunRequest(partition_key=done.id, tags=task_tags(done.id, QUESTION)),
+    )
+    assert first.success and sync_task_status(store, instance, done.id).status == "completed"
+
+    queued = run_control.queue_task(done.id, lyra_home)
+    assert (store.require_task(done.id).status, queued.request_id) == (
+        "queued",
+        run_requests.pending(store)[0].request_id,
+    )
+    [request] = requested_runs(instance, store)
+    assert request.run_key == request.tags[REQUEST_TAG] == queued.request_id  # one run per request
+    assert request.partition_key == request.tags[TASK_TAG] == done.id
+    assert request.tags[STORE_TAG] == store.where
+    # Until the daemon creates the run, the row reads queued (not the earlier run's outcome), the
+    # request is asked again under the same run key, and no second run can be asked for.
+    assert sync_task_status(store, instance, done.id).status == "queued"
+    assert [r.run_key for r in requested_runs(instance, store)] == [queued.request_id]
+    with pytest.raises(RuntimeError, match="already has a run in progress"):
+        run_control.queue_task(done.id, lyra_home)
+
+    second = execute(stub_definitions(lyra_home), instance, request)  # what the daemon does with it
+    assert second.success
+    row = sync_task_status(store, instance, done.id)
+    assert (row.status, row.last_run_id) == ("completed", second.run_id)
+    assert run_requests.pending(store) == [] and requested_runs(instance, store) == []
+
+
+def test_a_run_asked_of_the_cluster_and_stopped_before_it_exists_is_withdrawn(
+    lyra_home, small_corpus, instance
+):
+    store = LyraStore.at(lyra_home)
+    task = store.create_task(QUESTION, {"corpus": [str(small_corpus)]})
+    kept = store.create_task("Does sleep loss impair memory?", {"corpus": [str(small_corpus)]})
+    queued = run_control.queue_task(task.id, lyra_home)
+    other = run_control.queue_task(kept.id, lyra_home)
+    assert run_control.stop_task(task.id, lyra_home) == [queued.request_id]
+    assert store.require_task(task.id).status == "stopped"
+    assert [r.run_key for r in requested_runs(instance, store)] == [other.request_id]
+    assert requested_runs(instance, store, LyraSettings()) == []  # a local home's daemon asks for nothing
+    run_control.delete_task(kept.id, lyra_home)  # a deleted task's request goes with it
+    assert run_requests.pending(store) == [] and requested_runs(instance, store) == []
+    assert run_control.stop_task(task.id, lyra_home) == []  # nothing left to stop

@@ -30,17 +30,11 @@ RUN_MACHINERY = {
 PRIVATE_IMPORTS = {
     "lyra_assets/graph/publish.py": {"dagster._core.events.EngineEventData"},
     "lyra_assets/execution/celery_steps.py": {"dagster_celery.executor._submit_task"},
-    "lyra_assets/execution/run_queue.py": {
-        "dagster._core.definitions.selector.JobSubsetSelector",
-        "dagster._core.remote_origin.InProcessCodeLocationOrigin",
-        "dagster._core.types.loadable_target_origin.LoadableTargetOrigin",
-        "dagster._core.workspace.context.WorkspaceProcessContext",
-        "dagster._core.workspace.load_target.InProcessWorkspaceLoadTarget",
-    },
     "bench/scale.py": {
         "dagster._core.workspace.context.WorkspaceProcessContext",
         "dagster._core.workspace.load_target.WorkspaceFileTarget",
         "dagster._daemon.run_coordinator.queued_run_coordinator_daemon.QueuedRunCoordinatorDaemon",
+        "dagster._daemon.sensor.execute_sensor_iteration",
     },
 }
 
