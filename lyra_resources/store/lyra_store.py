@@ -219,10 +219,14 @@ class LyraStore(BaseModel):
     @staticmethod
     def real_table(conn: Connection, table: str) -> str:
         """``table`` in the database itself, past any temporary view of the same name."""
+        return LyraStore._real_schema(conn) + table
+
+    @staticmethod
+    def _real_schema(conn: Connection) -> str:
         if is_postgres(conn):
-            return f"{POSTGRES_SCHEMA}.{table}"
+            return f"{POSTGRES_SCHEMA}."
         database = conn.execute("SELECT current_database()").fetchone()[0].replace('"', '""')
-        return f'"{database}".main.{table}'
+        return f'"{database}".main.'
 
     @staticmethod
     def lock_task(conn: Connection, task_id: str) -> None:
@@ -235,10 +239,11 @@ class LyraStore(BaseModel):
         """Within a staging run, the task's rows in every per-task table are the run's staged rows:
         temporary views shadow the tables, so the assets' own SQL reads the generation being built."""
         views = []
+        schema = self._real_schema(conn)  # asked once: every connection of a staging run pays this
         for name in PER_TASK_TABLES:
             cols = ", ".join(TABLES[name].column_names)
             views.append(
-                f"CREATE TEMP VIEW {name} AS SELECT {cols} FROM {self.real_table(conn, name)} "
+                f"CREATE TEMP VIEW {name} AS SELECT {cols} FROM {schema}{name} "
                 f"WHERE task_id <> {sql_literal(task_id)} UNION ALL SELECT {cols} FROM {STAGE_PREFIX}{name} "
                 f"WHERE run_id = {sql_literal(run_id)}"
             )
