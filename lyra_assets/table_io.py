@@ -66,15 +66,22 @@ class LyraTableIOManager(IOManager):
             tuple[str, str], str | None
         ] = {}  # (task, table) → the digest its rows are built from
         self._outside: dict[str, RunInputs] = {}  # task → what the run reads outside its tables
+        self._tasks: dict[str, TaskRecord] = {}  # task → its row as the run began: its question never changes
 
     def outside_inputs(self, task_id: str) -> RunInputs:
         """The run's outside inputs for the task (question, settings, corpus files, models, domain
         policy, feedback: ``run_inputs``), read once per run and task, not once per asset."""
         if task_id not in self._outside:
             self._outside[task_id] = run_inputs(
-                self.store, self.store.require_task(task_id), self.settings, Path(self.store.home)
+                self.store, self._task(task_id), self.settings, Path(self.store.home)
             )
         return self._outside[task_id]
+
+    def _task(self, task_id: str) -> TaskRecord:
+        """The task's row, read once per run: a table's metadata names its question."""
+        if task_id not in self._tasks:
+            self._tasks[task_id] = self.store.require_task(task_id)
+        return self._tasks[task_id]
 
     def expect_inputs(self, task_id: str, tables: list[str], digest: str | None) -> None:
         """The rows the step is about to hand over for ``tables`` are built from inputs of ``digest``
@@ -88,7 +95,7 @@ class LyraTableIOManager(IOManager):
         materialization gets the task's question and the path of its Parquet file."""
         table, task_id = _table(context), _task(context)
         if isinstance(obj, ReusedRows):  # the standing rows (the generation's copy of them) stay
-            context.add_output_metadata(task_metadata(self.store, task_id, table))
+            context.add_output_metadata(task_metadata(self.store, self._task(task_id), table))
             return
         if not isinstance(obj, pd.DataFrame):
             raise StoreError(
@@ -109,7 +116,7 @@ class LyraTableIOManager(IOManager):
         digests = {self._inputs.pop((task_id, name), None) for name in written}
         if written and None not in digests and len(digests) == 1:
             record_table_inputs(self.store, task_id, context.run_id, written, digests.pop())
-        context.add_output_metadata(task_metadata(self.store, task_id, table))
+        context.add_output_metadata(task_metadata(self.store, self._task(task_id), table))
 
     def load_input(self, context: InputContext) -> pd.DataFrame | TaskRecord:
         """The task's rows of the upstream asset's table, as this run sees them: every column,
