@@ -40,6 +40,7 @@ from lyra_core.scoring import Evidence, ScoringRule, score_claim
 from lyra_resources.models.direction_judge import EdgeJudgement, direction_reader, judge_triples
 from lyra_resources.models.inference import nli_model, set_threads
 from lyra_training.direction_data import read_findings
+from lyra_training.selector_data import read_ei_abstract as read_abstract
 
 THRESHOLDS = (0.0, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01)  # 1.01: the reader alone never votes
 _FORMS = ("increase", "decrease", "no_effect", "association")
@@ -56,22 +57,6 @@ def claim_text(form: str, intervention: str, comparator: str, outcome: str, high
 def gold_of(form: str, found: str, higher: bool) -> str:
     wanted = ("increased" if higher else "decreased") if form == "association" else _SUPPORTED_BY[form]
     return "SUPPORT" if wanted == found else "CONTRADICT"
-
-
-def read_abstract(path: Path) -> tuple[str, str]:
-    """The title and the abstract's text (its section labels dropped) of one ``.abst`` file. Where no
-    ``ABSTRACT…`` label follows the title (one abstract in ten), the title is the first line after
-    ``TITLE:`` and the abstract the rest."""
-    lines = [line.strip() for line in path.read_text(encoding="utf-8", errors="replace").splitlines()]
-    labelled = any(line.startswith("ABSTRACT") for line in lines)
-    title, body, section = [], [], ""
-    for line in lines:
-        if line.startswith(("TITLE:", "ABSTRACT")):
-            section = "title" if line.startswith("TITLE:") else "abstract"
-            line = line.removeprefix("TITLE:").strip() if section == "title" else ""
-        if line:
-            (title if section == "title" and (labelled or not title) else body).append(line)
-    return " ".join(title), " ".join(body)
 
 
 def build_claims(folder: Path, split: str, prompts: int, seed: int) -> list[dict]:

@@ -175,7 +175,7 @@ def fit_reranker(
             [p.query for p in batch],
             [p.passage for p in batch],
             padding="longest",
-            truncation="only_second",
+            truncation="longest_first",  # a long query must not stop training
             max_length=max_length,
             return_tensors="pt",
         )

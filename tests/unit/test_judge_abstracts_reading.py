@@ -1,6 +1,6 @@
-"""bench.judge_abstracts reads every Evidence Inference abstract whole, with or without section labels."""
+"""Lyra reads every Evidence Inference abstract whole, with or without section labels."""
 
-from bench.judge_abstracts import read_abstract
+from lyra_training.selector_data import read_ei_abstract as read_abstract
 
 
 def test_an_abstract_without_section_labels_is_read_after_its_title(shared_data):
