@@ -2,10 +2,18 @@
 
 The SDK's stdio transport drops a line it cannot parse or validate (it logs it at debug level and
 answers nothing), so a client that sent a non-JSON line, a lone surrogate (``"\\ud800"``), JSON
-nested thousands deep or ``"method": 5`` waits forever. Lyra reads stdin itself, checks each line
-as the SDK will, and answers the lines the SDK would drop with a JSON-RPC error of its own:
--32700 (parse error) or -32600 (invalid request), carrying the request's id where one can be read.
-Valid lines go on to the SDK unchanged.
+nested thousands deep or ``"method": 5`` waits forever; it takes a request whose id is no string or
+integer (``null``, ``1.5``, ``true``, an object) for a notification and answers nothing either. Lyra
+reads stdin itself, checks each line as the SDK will, and answers the lines the SDK would drop with
+a JSON-RPC error of its own: -32700 (parse error) or -32600 (invalid request), carrying the
+request's id where one can be read and written back (an id holding a lone surrogate cannot be
+written as UTF-8: the answer's id is null, as JSON-RPC 2.0 has it for an id that cannot be
+determined). Valid lines go on to the SDK unchanged, and every message the server writes is one the
+SDK's writer can serialise (:class:`WritableMessages`): a message it could not write would stop the
+server.
+
+A request sent before ``initialize`` is answered "the session is not initialised" rather than the
+SDK's "Invalid request parameters" (:class:`InitializeFirst`).
 
 Tool arguments the SDK refuses come back as pydantic's multi-line report with a URL; the server
 answers ``limit must be a whole number (got 'ten')`` instead.
@@ -27,8 +35,10 @@ from anyio.streams.memory import MemoryObjectSendStream
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
+from pydantic_core import PydanticSerializationError
 
 from lyra_core.validation import describe
 
@@ -63,13 +73,31 @@ def salvage_id(text: str) -> str | int | None:
                 return None
             if depth == 1 and key.group() == '"id"' and (value := _ID_VALUE.match(text, key.end())):
                 with contextlib.suppress(ValueError):
-                    found = json.loads(value.group(1))
-                    return found if isinstance(found, str | int) and _lone_surrogate(found) is None else None
+                    return answerable_id(json.loads(value.group(1)))
             i = key.end()
             continue
         depth += 1 if c in "{[" else -1 if c in "}]" else 0
         i += 1
     return None
+
+
+def answerable_id(value: Any) -> str | int | None:
+    """``value`` if an answer can carry it as its id: a string of valid Unicode (no lone surrogate,
+    which the SDK's writer cannot encode) or an integer (not a boolean); else None."""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        return None
+    return value if _lone_surrogate(value) is None else None
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, for a message: ``null``, a boolean, a number with a fraction, an object …"""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, float):
+        return "a number with a fraction or an exponent"
+    return "an object" if isinstance(value, dict) else "an array" if isinstance(value, list) else "text"
 
 
 def _refuse_constant(name: str) -> Any:
@@ -137,7 +165,7 @@ def check_line(text: str) -> str:
             types.PARSE_ERROR, f"parse error: the line is not JSON ({exc})", salvage_id(text)
         ) from None
     raw_id = data.get("id") if isinstance(data, dict) else None
-    request_id = raw_id if isinstance(raw_id, str | int) and not isinstance(raw_id, bool) else None
+    request_id = answerable_id(raw_id)
     if _depth(data) > MAX_DEPTH:
         raise LineRefused(
             types.INVALID_REQUEST,
@@ -152,6 +180,13 @@ def check_line(text: str) -> str:
             "send valid Unicode",
             request_id,
         )
+    if isinstance(data, dict) and "id" in data and "result" not in data and "error" not in data:
+        if request_id is None:  # the SDK would take it for a notification and answer nothing
+            raise LineRefused(
+                types.INVALID_REQUEST,
+                f'invalid request: "id" must be a string or an integer, not {_json_kind(raw_id)} '
+                '(leave "id" out for a notification)',
+            )
     try:
         types.jsonrpc_message_adapter.validate_json(text, by_name=False)
     except ValidationError as exc:
@@ -200,8 +235,77 @@ class CheckedLines:
                     await self.refusals.send(refused.error)
 
 
+def _valid_unicode(value: Any) -> Any:
+    """``value`` with every lone surrogate of its strings (keys too) replaced by U+FFFD."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, dict):
+        return {_valid_unicode(k): _valid_unicode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_valid_unicode(v) for v in value]
+    return value
+
+
+def writable(message: SessionMessage) -> SessionMessage:
+    """``message`` if the SDK's writer can serialise it; else the same message with its lone
+    surrogates replaced, so an answer is written rather than the writer failing and the server stopping."""
+    try:
+        message.message.model_dump_json(by_alias=True, exclude_unset=True)
+    except PydanticSerializationError:
+        data = _valid_unicode(message.message.model_dump(by_alias=True, exclude_unset=True))
+        return SessionMessage(types.jsonrpc_message_adapter.validate_python(data, by_name=False))
+    return message
+
+
+class WritableMessages:
+    """The SDK's write stream, sent only messages its writer can serialise (:func:`writable`)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    async def send(self, message: SessionMessage) -> None:
+        await self.stream.send(writable(message))
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+    async def __aenter__(self) -> WritableMessages:
+        await self.stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        return await self.stream.__aexit__(*exc)
+
+
+class InitializeFirst:
+    """Server middleware: a request the SDK refuses because ``initialize`` has not been sent yet is
+    answered -32600 saying so, not -32602 "Invalid request parameters" (which sends a client looking
+    for a fault in its parameters)."""
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        try:
+            return await call_next(ctx)
+        except MCPError as exc:
+            if (
+                exc.code == types.INVALID_PARAMS
+                and exc.data == ""
+                and ctx.request_id is not None
+                and ctx.session.client_params is None
+            ):
+                raise MCPError(
+                    code=types.INVALID_REQUEST,
+                    message=f"the session is not initialised: send initialize (then "
+                    f"notifications/initialized) before {str(ctx.method)[:60]}",
+                ) from None
+            raise
+
+
 class LyraMCPServer(MCPServer):
     """The SDK's server with every stdio line answered and argument errors on one line."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.middleware.append(InitializeFirst())
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:
@@ -214,7 +318,8 @@ class LyraMCPServer(MCPServer):
     async def run_stdio_async(self) -> None:
         send_refusals, refusals = anyio.create_memory_object_stream[types.JSONRPCError](64)
         lines = CheckedLines(sys.stdin.buffer, send_refusals)
-        async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+        async with stdio_server(stdin=lines) as (read_stream, sdk_write_stream):  # type: ignore[arg-type]
+            write_stream = WritableMessages(sdk_write_stream)
             async with anyio.create_task_group() as tg:
 
                 async def answer_refused() -> None:
@@ -224,6 +329,8 @@ class LyraMCPServer(MCPServer):
 
                 tg.start_soon(answer_refused)
                 await self._lowlevel_server.run(
-                    read_stream, write_stream, self._lowlevel_server.create_initialization_options()
+                    read_stream,
+                    write_stream,  # type: ignore[arg-type]
+                    self._lowlevel_server.create_initialization_options(),
                 )
                 tg.cancel_scope.cancel()

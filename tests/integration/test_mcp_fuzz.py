@@ -2,9 +2,11 @@
 (wrong types, huge strings, unicode, lone surrogates, nulls, deep nesting, forged cursors, unknown
 ids, path traversal in corpus paths) and broken JSON-RPC lines, over one server process with a fixed
 seed, on a graph whose corpus text is hostile too (markup, terminal control sequences, NUL, newlines,
-nested braces, prompt injection: fixtures.hostile_corpus). Every request is answered, no answer and
-no line of stderr holds a traceback, a refusal is one line and changes no table, and every answer
-that serves hostile corpus text names its field in ``untrusted_content``."""
+nested braces, prompt injection: fixtures.hostile_corpus), and raw lines: ids of every JSON type (an
+invalid one answered -32600 with id null, never taken for a notification) and a lone surrogate in
+each field of a request, the id included. Every request is answered once, the server serves to the
+end, no answer and no line of stderr holds a traceback, a refusal is one line and changes no table,
+and every answer that serves hostile corpus text names its field in ``untrusted_content``."""
 
 from __future__ import annotations
 
@@ -235,6 +237,77 @@ RAW_LINES = [
 ]
 
 
+# ids of every JSON type (and text no UTF-8 answer can carry): an invalid one is answered -32600 with
+# id null, never taken for a notification; a valid one is answered with the id as it was sent
+ID_CASES = [
+    *[
+        ('{"jsonrpc":"2.0","id":%s,"method":"ping"}' % raw, None)
+        for raw in ["null", "{}", '{"a":[1]}', "[]", "[1,2]", "true", "false", "1.5", "2.0", "1e400", "-0.0"]
+    ],
+    *[
+        ('{"jsonrpc":"2.0","id":%s,"method":"ping"}' % json.dumps(valid), valid)
+        for valid in [0, -7, 2**70, "", "☃", "raw-ok"]
+    ],
+    ('{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}', None),
+    ('{"jsonrpc":"2.0","id":"a\\udfffb","method":"tools/call","params":{"name":"list_tasks"}}', None),
+    ('{"jsonrpc":"2.0","id":"\\ud800","method":"ping"', None),  # cut short as well
+]
+_CALL = {
+    "jsonrpc": "2.0",
+    "id": "raw",
+    "method": "tools/call",
+    "params": {"name": "list_tasks", "arguments": {"limit": 1}},
+}
+
+
+def surrogate_lines() -> list[tuple[str, object]]:
+    """The tools/call above with a lone surrogate put into each of its fields in turn (a key or a
+    value, at every level), and the id its answer carries."""
+    lines = []
+
+    def spoiled(value, path):
+        if not path:
+            return "\ud800" if isinstance(value, str) else value
+        key, rest = path[0], path[1:]
+        if key == "<key>":  # a key of its own beside the others
+            return {**value, "\udfff": 1}
+        return {**value, key: spoiled(value[key], rest)}
+
+    for path in [
+        ("jsonrpc",),
+        ("id",),
+        ("method",),
+        ("<key>",),
+        ("params", "name"),
+        ("params", "<key>"),
+        ("params", "arguments", "<key>"),
+        ("params", "arguments", "limit"),
+    ]:
+        message = spoiled(_CALL, path)
+        if path == ("params", "arguments", "limit"):
+            message["params"]["arguments"]["limit"] = "\ud800"
+        lines.append((json.dumps(message), None if path == ("id",) else "raw"))
+    return lines
+
+
+VALID_ID_LINES = {line for line, answer_id in ID_CASES if answer_id is not None}
+REFUSED_LINES = {line for line, _ in ID_CASES + surrogate_lines()} - VALID_ID_LINES
+RAW_CASES = (
+    [(line, None if line == "not json" else "raw") for line in RAW_LINES] + ID_CASES + surrogate_lines()
+)
+
+
+def send_raw(server: RawServer, line: str, answer_id: object) -> None:
+    """``line`` sent as it is, and its one answer, which carries ``answer_id``."""
+    server.send(line)
+    message = server.answer(answer_id)
+    assert "Traceback" not in json.dumps(message), message
+    if line in VALID_ID_LINES:
+        assert "result" in message, (line, message)
+    elif line in REFUSED_LINES:
+        assert message["error"]["code"] in (-32600, -32700), (line, message)
+
+
 @pytest.fixture
 def settings_file(tmp_path, monkeypatch):
     path = tmp_path / "settings.yaml"
@@ -250,17 +323,18 @@ def test_fuzzed_calls_are_all_answered_without_tracebacks_and_refusals_change_no
     make_corpus_hostile(store, graph)
     hostile = Hostile(rng, graph, f"{store.home}/corpora")
     server = RawServer(store.home, env=store_env())
-    refused = answered = 0
+    refused = answered = raw_sent = 0
     try:
         state = table_state(store)
+        for line, answer_id in RAW_CASES:  # each once, then drawn among the calls
+            send_raw(server, line, answer_id)
+        assert table_state(store) == state
         for n in range(CALLS):
-            if rng.random() < 0.1:
-                line = rng.choice(RAW_LINES)
-                server.send(line)
-                message = server.answer(None if line == "not json" else "raw")
-                assert "Traceback" not in json.dumps(message), message
+            if rng.random() < 0.15:
+                send_raw(server, *rng.choice(RAW_CASES))
                 answered += 1
-                assert table_state(store) == state, line[:100]
+                raw_sent += 1
+                assert table_state(store) == state
                 continue
             tool = rng.choice(TOOLS)
             args = hostile.arguments(tool)
@@ -279,5 +353,6 @@ def test_fuzzed_calls_are_all_answered_without_tracebacks_and_refusals_change_no
             state = after
     finally:
         stderr = server.close()
-    assert "Traceback" not in stderr, stderr[-5000:]
-    assert answered >= CALLS and refused > CALLS // 3
+    assert "Traceback" not in stderr and "ExceptionGroup" not in stderr, stderr[-5000:]
+    assert answered >= CALLS and refused > CALLS // 3 and raw_sent >= CALLS // 10
+    assert server.proc.returncode == 0 and server.pending == {}  # served to the end; nothing answered twice
