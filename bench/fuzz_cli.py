@@ -19,6 +19,10 @@ would fill it.
     python -m bench.fuzz_cli                 # every case (~110 calls, about 3 s each)
     python -m bench.fuzz_cli --sample 25 --seed 7
 
+Odd homes (``odd_home_cases``): a store or home made immutable (EPERM; made with ``chattr +i``, so
+as root on a file system that keeps the flag, else left out), a store that is a folder, a loop of
+symbolic links, a home that does not exist.
+
 Hostile corpus text (``corpus_cases``): files holding lone surrogates, NUL, braces nested 16,000
 deep, huge fields, bytes that are not UTF-8, ``@string`` macros that double each other, beside good
 records that must still load.
@@ -338,13 +342,7 @@ def cases() -> list[Case]:
         ("missing", "{dir}/missing-home"),
     ]
     for name, home in homes:
-        out.append(
-            Case(
-                f"task list --home {name}",
-                ["task", "list", "--home", home],
-                "any" if name == "missing" else "refuse",
-            )
-        )
+        out.append(Case(f"task list --home {name}", ["task", "list", "--home", home]))
         out.append(Case(f"task status --home {name}", ["task", "status", "{task}", "--home", home]))
         out.append(
             Case(
@@ -610,6 +608,88 @@ def corpus_cases() -> list[Case]:
     return out
 
 
+# -- odd homes: a store or a home made immutable (`chattr +i`: writes fail with EPERM, not EACCES), a
+# store that is a folder, a loop of symbolic links, a home that does not exist ---------------------
+
+IMMUTABLE_HOMES = ("immutable-store", "immutable-home")  # copies of the home; what `chattr +i` is set on
+
+
+def chattr(flag: str, *paths: Path) -> bool:
+    """``chattr FLAG PATHS``; whether it worked (it needs root and a file system that keeps the flag)."""
+    try:
+        done = subprocess.run(["chattr", flag, *map(str, paths)], capture_output=True, timeout=30)
+    except OSError:  # no chattr here
+        return False
+    return done.returncode == 0
+
+
+def can_make_immutable(folder: Path) -> bool:
+    """Whether a file in ``folder`` can be made immutable (and back) here."""
+    probe = folder / ".immutable-probe"
+    probe.write_text("")
+    try:
+        return chattr("+i", probe) and chattr("-i", probe)
+    finally:
+        probe.unlink()
+
+
+def prepare_odd_homes(home: Path, inputs: Path) -> bool:
+    """The odd homes in ``inputs``: ``immutable-store`` (a copy of ``home`` whose lyra.duckdb is
+    immutable), ``immutable-home`` (a copy whose folder is), ``store-folder`` (lyra.duckdb a
+    folder), ``loop`` (a symlink to a symlink to it); ``missing-home`` is left missing. Whether the
+    immutable ones could be made (else they are not made, and their cases are left out)."""
+    import shutil
+
+    (inputs / "store-folder" / "lyra.duckdb").mkdir(parents=True)
+    (inputs / "loop").symlink_to(inputs / "loop-back")
+    (inputs / "loop-back").symlink_to(inputs / "loop")
+    if not can_make_immutable(inputs):
+        return False
+    for name in IMMUTABLE_HOMES:
+        shutil.copytree(home, inputs / name, symlinks=True)
+    return chattr("+i", inputs / "immutable-store" / "lyra.duckdb") and chattr(
+        "+i", inputs / "immutable-home"
+    )
+
+
+def release_odd_homes(inputs: Path) -> None:
+    """The immutable flags taken off again, so the scratch folder can be removed."""
+    for path in (inputs / "immutable-store" / "lyra.duckdb", inputs / "immutable-home"):
+        if path.exists():
+            chattr("-i", path)
+
+
+def odd_home_cases(immutable: bool = True) -> list[Case]:
+    """Reads and writes on each odd home (``prepare_odd_homes``): an immutable store or home serves
+    every read and refuses a write in one line at once; a store that is a folder, a symlink loop and
+    a missing home are one line each, and nothing is made. ``immutable``: the immutable homes exist."""
+    reads = [
+        ["task", "list"],
+        ["task", "status", "{task}"],
+        ["claims", "{task}"],
+        ["export", "{task}", "--format", "csv", "--out", "{dir}/odd-export.csv"],
+    ]
+    writes = [
+        ["feedback", "apply", "{task}", "add_note", '{"target_id": "{task}", "note": "odd"}'],
+        ["task", "run", "{task}"],
+        ["run", "vitamin D and fractures", "--corpus", "{dir}/corpus.jsonl"],
+    ]
+    out: list[Case] = []
+    for name in [*(IMMUTABLE_HOMES if immutable else ()), "store-folder", "loop", "missing-home"]:
+        home = ["--home", "{dir}/" + name]
+        for args in reads:
+            out.append(
+                Case(
+                    f"odd home {name}: {' '.join(args[:2])}",
+                    [*args, *home],
+                    "any" if "immutable" in name else "refuse",
+                )
+            )
+        for args in writes if name != "missing-home" else writes[:2]:  # a run makes a missing home
+            out.append(Case(f"odd home {name}: {' '.join(args[:2])}", [*args, *home]))
+    return out
+
+
 def fill(value: str, home: Path, inputs: Path) -> str:
     return value.replace("{home}", str(home)).replace("{task}", TASK).replace("{dir}", str(inputs))
 
@@ -727,15 +807,21 @@ def run_cases(chosen: list[Case], timeout_s: float = 120.0, log=print) -> list[O
         scratch = Path(tmp)
         home = build_home(scratch)
         inputs = write_inputs(scratch)
+        if any(case.name.startswith("odd home") for case in chosen):
+            immutable = prepare_odd_homes(home, inputs)
+            chosen = [c for c in chosen if immutable or not any(n in c.name for n in IMMUTABLE_HOMES)]
         outcomes = []
-        for case in chosen:
-            outcome = call(case, home, inputs, scratch, timeout_s)
-            outcomes.append(outcome)
-            mark = "ok " if not outcome.problems else "BAD"
-            log(
-                f"{mark} {outcome.code!s:>4} {outcome.seconds:5.1f}s  {case.name}"
-                + (f"  <- {'; '.join(outcome.problems)}" if outcome.problems else "")
-            )
+        try:
+            for case in chosen:
+                outcome = call(case, home, inputs, scratch, timeout_s)
+                outcomes.append(outcome)
+                mark = "ok " if not outcome.problems else "BAD"
+                log(
+                    f"{mark} {outcome.code!s:>4} {outcome.seconds:5.1f}s  {case.name}"
+                    + (f"  <- {'; '.join(outcome.problems)}" if outcome.problems else "")
+                )
+        finally:
+            release_odd_homes(inputs)
         return outcomes
 
 
@@ -761,7 +847,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds a call may take")
     args = parser.parse_args()
-    chosen = cases() + corpus_cases()
+    chosen = cases() + corpus_cases() + odd_home_cases()
     if args.sample:
         chosen = random.Random(args.seed).sample(chosen, min(args.sample, len(chosen)))
     outcomes = run_cases(chosen, args.timeout)

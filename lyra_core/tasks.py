@@ -17,23 +17,29 @@ CorpusPath = Annotated[str, StringConstraints(strip_whitespace=True, min_length=
 MIN_WATCH_INTERVAL = timedelta(minutes=15)
 MAX_WATCH_INTERVAL = timedelta(days=366)
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-_INTERVAL = re.compile(r"(\d{1,6})\s*([mhdw])")
+_INTERVAL = re.compile(r"(\d+)\s*([mhdw])")
+_MAX_DIGITS = 6  # 999,999 minutes is over a year already: a longer number is over the maximum, not read
 
 
 def parse_interval(text: str) -> timedelta:
     """``30m``, ``12h``, ``1d`` or ``2w`` as a ``timedelta``; anything else, or an interval under
     15 minutes or over a year, raises ``ValueError`` with a message meant for the user."""
     match = _INTERVAL.fullmatch(str(text).strip().lower())
+    text = str(text)
+    shown = repr(text) if len(text) <= 40 else f"{text[:30]!r}… ({len(text):,} characters)"
     if match is None:
         raise ValueError(
-            f"watch interval {text!r} is not a whole number followed by m, h, d or w "
+            f"watch interval {shown} is not a whole number followed by m, h, d or w "
             "(minutes, hours, days, weeks), e.g. 30m, 12h, 1d, 2w"
         )
-    interval = timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
+    number = match.group(1).lstrip("0") or "0"
+    if len(number) > _MAX_DIGITS:  # not made a timedelta: days past 999,999,999 overflow it
+        raise ValueError(f"watch interval {shown} is longer than the maximum of one year (366d)")
+    interval = timedelta(**{_UNITS[match.group(2)]: int(number)})
     if interval < MIN_WATCH_INTERVAL:
-        raise ValueError(f"watch interval {text!r} is shorter than the minimum of 15 minutes (15m)")
+        raise ValueError(f"watch interval {shown} is shorter than the minimum of 15 minutes (15m)")
     if interval > MAX_WATCH_INTERVAL:
-        raise ValueError(f"watch interval {text!r} is longer than the maximum of one year (366d)")
+        raise ValueError(f"watch interval {shown} is longer than the maximum of one year (366d)")
     return interval
 
 

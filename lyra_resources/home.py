@@ -23,7 +23,8 @@ CONFIG_DIR = Path(_config_dir if _config_dir is not None else REPO_ROOT / "confi
 
 
 class HomeError(ValueError):
-    """A home that cannot be one: an empty name, which would put the store in the current folder."""
+    """A home that cannot be one: an empty name, which would put the store in the current folder, or a
+    path that cannot be resolved (a loop of symbolic links)."""
 
 
 def resolve_home(home: str | os.PathLike[str] | None = None, *, create: bool = True) -> Path:
@@ -35,7 +36,13 @@ def resolve_home(home: str | os.PathLike[str] | None = None, *, create: bool = T
     if isinstance(home, str) and not home.strip():
         raise HomeError(f"the home is an empty name; name a folder (default ./{DEFAULT_HOME})")
     raw = home or env_home or DEFAULT_HOME
-    path = Path(raw).expanduser().resolve()
+    try:
+        path = Path(raw).expanduser().resolve()
+    except (OSError, RuntimeError) as exc:  # a loop of symbolic links (RuntimeError before Python 3.13)
+        reason = (
+            exc.strerror if isinstance(exc, OSError) and exc.strerror else f"a loop of symbolic links ({exc})"
+        )
+        raise HomeError(f"the home {raw} cannot be used: {reason}; name a folder") from None
     if create:
         path.mkdir(parents=True, exist_ok=True)
     return path

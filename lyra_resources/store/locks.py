@@ -25,6 +25,14 @@ T = TypeVar("T")
 
 # DuckDB's words for "another process holds the file lock" (POSIX and Windows wordings)
 _LOCK_WORDS = ("lock", "resource temporarily unavailable")
+# what the file system says when it refuses a write (lyra_resources.store.faults names each fault)
+_FILE_SYSTEM_REFUSALS = (
+    "permission denied",
+    "operation not permitted",
+    "read-only file system",
+    "no space left on device",
+    "disk is full",
+)
 
 
 class StoreError(RuntimeError):
@@ -97,7 +105,11 @@ def is_lock_conflict(exc: BaseException) -> bool:
     (for an in-memory instance that ATTACHes the file) this process having it open through another
     DuckDB instance. Any other error (a missing table, bad SQL) is real and must not be waited on.
     """
-    if isinstance(exc, duckdb.TransactionException) or _postgres_conflict(exc):
+    if isinstance(exc, duckdb.TransactionException):
+        # a commit the file system refused (its log file cannot be made: a home that cannot be written,
+        # a full disk) is no conflict: no later attempt gets past it
+        return not any(word in str(exc).lower() for word in _FILE_SYSTEM_REFUSALS)
+    if _postgres_conflict(exc):
         return True
     if isinstance(exc, duckdb.IOException):
         return any(word in str(exc).lower() for word in _LOCK_WORDS)

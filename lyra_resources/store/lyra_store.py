@@ -36,7 +36,7 @@ from lyra_resources.schema import PER_TASK_TABLES, STAGE_PREFIX, STAGING_TABLES,
 from lyra_resources.settings.loading import effective_cluster_settings
 from lyra_resources.settings.services import ClusterSettings
 from lyra_resources.store import parquet_files
-from lyra_resources.store.faults import is_read_only_refusal, store_fault
+from lyra_resources.store.faults import is_read_only_refusal, store_fault, store_file_fault
 from lyra_resources.store.locks import STORE_RETRY, StoreBusyError, StoreError  # noqa: F401 (re-exported)
 from lyra_resources.store.sql import (
     POSTGRES_SCHEMA,
@@ -158,6 +158,8 @@ class LyraStore(BaseModel):
             from lyra_resources.store.postgres import PostgresConnection
 
             return PostgresConnection.open(self.url)
+        if (fault := store_file_fault(self.layout.database)) is not None:  # a folder, a pipe: no open
+            raise fault
         database = str(self.layout.database)
         if database in _read_only_homes:
             return STORE_RETRY.run(

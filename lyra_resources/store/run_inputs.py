@@ -15,6 +15,7 @@ import functools
 import hashlib
 import json
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 from lyra_resources.web.domain_policy import DOMAINS_FILE
 
 _CODE_PACKAGES = ("lyra_core", "lyra_resources", "lyra_training", "lyra_assets")  # what a run executes
+REPORT_SUFFIXES = (".md", ".html", ".svg")  # the files a run's task_report asset writes
 
 
 class RunInputs(BaseModel):
@@ -126,6 +128,20 @@ def run_inputs(store: LyraStore, task: TaskRecord, settings: LyraSettings, home:
     )
 
 
+def report_written(report: Path, published_at: datetime | None) -> bool:
+    """Whether the report files (``report`` and its ``.html`` and ``.svg``) were written after the
+    graph was published (``published_at``, naive UTC): a run killed after it published and before
+    ``task_report`` wrote them leaves them missing, or as the previous graph's."""
+    try:
+        written = min(report.with_suffix(suffix).stat().st_mtime for suffix in REPORT_SUFFIXES)
+    except OSError:
+        return False
+    # a few seconds of slack: on a shared home the file server's clock writes the files' times
+    return (
+        published_at is None or datetime.fromtimestamp(written + 2, UTC).replace(tzinfo=None) >= published_at
+    )
+
+
 class Unchanged(BaseModel):
     """A re-run that would rebuild the graph the task has: nothing it reads changed since ``run_id``."""
 
@@ -135,11 +151,14 @@ class Unchanged(BaseModel):
 
 def unchanged_since(store: LyraStore, task_id: str, settings: LyraSettings, home: Path) -> Unchanged | None:
     """The run whose published graph was built from exactly what a run of the task would read now,
-    or None: the task must run (something changed, it asks live sources, it is not completed, or its
-    graph predates the digest)."""
+    or None: the task must run (something changed, it asks live sources, it is not completed, its
+    graph predates the digest, or its report is missing or older than its graph: a run killed after
+    it published its graph and before ``task_report`` wrote the files, which the next run writes)."""
     task = store.require_task(task_id)
     published = published_generation(store, task_id)
     if task.status != "completed" or published is None or published.inputs_digest is None:
+        return None
+    if not report_written(HomeLayout(root=home).report(task_id), published.published_at):
         return None
     now = run_inputs(store, task, settings, home)
     return (

@@ -21,6 +21,7 @@ from lyra_resources.environment import HOME_ENV, read_environment
 from lyra_resources.home import HomeError, HomeLayout, resolve_home
 from lyra_resources.settings.loading import LyraSettings, effective_cluster_settings, load_settings
 from lyra_resources.settings.services import ClusterSettings
+from lyra_resources.store.faults import store_fault, store_file_fault
 from lyra_resources.store.lyra_store import LyraStore, StoreError, TaskRecord
 
 # no ":name:" emoji codes: a text from outside holding one is printed as it is
@@ -147,6 +148,27 @@ def home_root(home: Path | None, *, create: bool = True) -> Path:
             root.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise fail(f"{named} {root}: cannot hold a Lyra home: {_reason(exc)}") from None
+    return root
+
+
+def writable_home(home: Path | None) -> Path:
+    """The home (``home_root``, not made yet where it is missing) of a command that writes it, checked
+    to take a new file and its store to be written: a home that cannot be written (a read-only file
+    system, no permission, an immutable folder or store: EROFS, EACCES, EPERM) is the command's one
+    error line before any input is read or cached."""
+    root = home_root(home, create=False)
+    database = HomeLayout(root=root).database
+    if (fault := store_file_fault(database)) is not None:  # a folder, a pipe: never opened
+        raise fail(str(fault))
+    try:
+        if root.is_dir():
+            with tempfile.TemporaryFile(dir=root):
+                pass
+        if database.exists():  # opened for writing and closed at once: no byte of it is written
+            os.close(os.open(database, os.O_WRONLY))
+    except OSError as exc:
+        fault = store_fault(exc, database, _reason(exc))
+        raise fail(str(fault) if fault else f"the home {root} cannot be written: {_reason(exc)}") from None
     return root
 
 

@@ -17,6 +17,7 @@ from lyra_tools.cli.common import (
     home_data_problem,
     home_root,
     open_store,
+    untrusted,
 )
 
 if (
@@ -60,7 +61,7 @@ def models_fetch_snli(
         train, test = fetch_snli(dest)
     except SnliDataError as exc:
         raise fail(str(exc)) from exc
-    console.print(f"SNLI data in {train.parent}: {train.name}, {test.name}")
+    console.print(untrusted(f"SNLI data in {train.parent}: {train.name}, {test.name}"), soft_wrap=True)
 
 
 @app.command("train-snli")
@@ -210,14 +211,22 @@ def models_train_claim_roles(
         raise fail(f"--data {data}: needs ori_pqal.json and test_ground_truth.json (PubMedQA PQA-L)")
     store = open_store(home)  # sentence embeddings go to the home's cache: a second fit costs seconds
     encode = lambda texts: cached_embeddings(store, PACKAGED_EMBEDDER, texts, embedder().encode)  # noqa: E731
-    figures = train_claim_roles(data, encode, PACKAGED_EMBEDDER, out or WEIGHTS_DIR, log=console.print)
+    figures = train_claim_roles(
+        data,
+        encode,
+        PACKAGED_EMBEDDER,
+        out or WEIGHTS_DIR,
+        log=lambda line: console.print(untrusted(line), soft_wrap=True),
+    )
     for name in ("rules", "model", "rules_and_model", "cue_and_model"):
         f = figures[name]
         console.print(
             f"{name:<16} precision {f['precision']:.3f}  recall {f['recall']:.3f}  F1 {f['f1']:.3f}  "
             f"kept {f['kept']}"
         )
-    console.print(f"threshold {figures['threshold']} · weights in {out or WEIGHTS_DIR}")
+    console.print(
+        untrusted(f"threshold {figures['threshold']} · weights in {out or WEIGHTS_DIR}"), soft_wrap=True
+    )
 
 
 @app.command("train-reranker")

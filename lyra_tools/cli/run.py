@@ -26,6 +26,7 @@ from lyra_tools.cli.common import (
     output_problem,
     read_text_input,
     untrusted,
+    writable_home,
 )
 
 if (
@@ -34,8 +35,12 @@ if (
     from lyra_assets.execution import run_control
     from lyra_core.tasks import TaskOptions
     from lyra_resources.task_input import CheckedInput
+    from lyra_tools.cli.verify import VerifyPlan
 
 app = typer.Typer()
+# 1,000 searched claims: 8,000 pairs, about 13 minutes at the recorded costs (lyra_tools.cli.verify);
+# the bound of `lyra verify`'s batch and of `lyra run`'s own claims
+MAX_CLAIMS = 1000
 
 
 def run_with_progress(
@@ -114,19 +119,17 @@ def print_summary(outcome: run_control.RunOutcome, home: Path | None) -> None:
                 ("★ " if c.origin == "user" else "") + untrusted(c.text),
             )
         console.print(top)
-    if outcome.success and layout.report(outcome.task_id).exists():  # written by the run's task_report asset
-        console.print(
-            f"Report:  {layout.report(outcome.task_id)}", soft_wrap=True, markup=False, highlight=False
-        )
-    # each path whole on its line (not folded at the console's width), to be copied or read from a pipe, and
-    # as written: a folder named "[bold]" is a name, not markup
-    console.print(f"DuckDB:  {layout.database}", soft_wrap=True, markup=False, highlight=False)
-    console.print(
+    paths = [
+        f"DuckDB:  {layout.database}",
         f"Parquet: {layout.parquet}/<table>/task_id={outcome.task_id}/data.parquet",
-        soft_wrap=True,
-        markup=False,
-        highlight=False,
-    )
+    ]
+    if outcome.success and layout.report(outcome.task_id).exists():  # written by the run's task_report asset
+        paths.insert(0, f"Report:  {layout.report(outcome.task_id)}")
+    # each path whole on its line (not folded at the console's width), to be copied or read from a pipe, and
+    # shown as untrusted text: a folder named "[bold]" is a name, not markup, and one holding a line break
+    # or an escape sequence stays on its line, its control characters shown as escapes
+    for line in paths:
+        console.print(untrusted(line), soft_wrap=True, highlight=False)
 
 
 @app.command()
@@ -151,14 +154,26 @@ def run(
             "schedule `watched_tasks_schedule`; see `lyra task watch`",
         ),
     ] = None,
+    max_claims: Annotated[
+        int,
+        typer.Option(
+            "--max-claims",
+            min=1,
+            help="the most claims of your own (--claim, --claims-file) one task judges; more are refused "
+            "unless this is raised",
+        ),
+    ] = MAX_CLAIMS,
     home: HomeOption = None,
 ) -> None:
-    """Create a task for QUESTION and materialize its assets."""
+    """Create a task for QUESTION and materialize its assets. With --claims-file, says on stderr how
+    many claims and NLI pairs it will judge and the estimated time before any model runs."""
     from lyra_resources.task_input import CLI_LABELS
 
     user_claims = list(claim or [])
     if claims_file:
         user_claims += read_claims_file(claims_file)
+    source = f"--claims-file {claims_file}" + (" with --claim" if claim else "") if claims_file else "--claim"
+    plan = bounded_claims(user_claims, source, max_claims)
     try:
         corpus_paths = [str(p.expanduser().resolve()) for p in corpus or []]
     except OSError as exc:
@@ -170,8 +185,27 @@ def run(
         "watch_every": watch,
     }
     checked = check_input(question, {k: v for k, v in options.items() if v is not None}, home, CLI_LABELS)
+    if claims_file:  # a batch: what it costs, said before it starts (the question's own claims come on top)
+        err.print(plan.line("your claims"), markup=False, soft_wrap=True, highlight=False)
     outcome = create_and_run(checked, home)
     raise typer.Exit(0 if outcome.success else 1)
+
+
+def bounded_claims(claims: list[str], source: str, max_claims: int) -> VerifyPlan:
+    """The plan of a run's own ``claims`` (``evidence.nli_top_k`` fragments judged against each),
+    refused in one line where they are more than ``max_claims``, as `lyra verify` bounds its batch:
+    before the corpus is read or anything exists."""
+    from lyra_resources.settings.pipeline import EvidenceSettings, SettingsError
+    from lyra_tools.cli import verify
+
+    try:
+        per_claim = command_settings().evidence.nli_top_k
+    except SettingsError:  # the input check says what is wrong with the file, in its own line
+        per_claim = EvidenceSettings().nli_top_k
+    plan = verify.claims_plan(len(dict.fromkeys(" ".join(c.split()) for c in claims)), per_claim)
+    if refusal := verify.too_many_claims(plan, source, max_claims):
+        raise fail(refusal)
+    return plan
 
 
 def create_and_run(checked: CheckedInput, home: Path | None, then: str = "") -> run_control.RunOutcome:
@@ -221,7 +255,6 @@ def verify_claims(
             "--papers-per-claim", min=1, max=100, help="corpus papers searched for a claim that names none"
         ),
     ] = 5,
-    # 1,000 searched claims: 8,000 pairs, about 13 minutes at the recorded costs (lyra_tools.cli.verify)
     max_claims: Annotated[
         int,
         typer.Option(
@@ -229,7 +262,7 @@ def verify_claims(
             min=1,
             help="the most claims one task verifies; a larger file is refused unless this is raised",
         ),
-    ] = 1000,
+    ] = MAX_CLAIMS,
     home: HomeOption = None,
 ) -> None:
     """Check a batch of claims against a library: one task, run through Dagster. Says on stderr how
@@ -237,7 +270,7 @@ def verify_claims(
     from lyra_resources.task_input import CLI_LABELS
     from lyra_tools.cli import verify
 
-    layout = HomeLayout(root=home_root(home, create=False))  # made with the task, once the input is good
+    layout = HomeLayout(root=writable_home(home))  # made with the task, once the input is good
     if out is not None and (problem := output_problem(out, "--out", home)):
         raise fail(problem)
     text = read_text_input(claims, "--claims", "the claims file")
@@ -272,11 +305,11 @@ def write_verify_results(task_id: str, out: Path | None, home: Path | None) -> N
             f"`lyra export {task_id} --format jsonl` gives them)"
         ) from None
     console.print(
-        "Results: "
-        + str(path)
-        + "  ("
-        + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items(), key=str))
-        + ")"
+        untrusted(
+            f"Results: {path}  (" + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items(), key=str)) + ")"
+        ),
+        soft_wrap=True,
+        highlight=False,
     )
 
 
@@ -305,7 +338,7 @@ def check_input(
 
     try:
         checked = check_task_input(
-            query, options, home_root(home, create=False), labels=labels, settings=command_settings
+            query, options, writable_home(home), labels=labels, settings=command_settings
         )
     except TaskInputError as exc:
         raise fail(str(exc)) from None

@@ -129,12 +129,17 @@ def export_task(
     if out is not None and (problem := output_problem(out, "--out", home)):  # before the export is built
         raise fail(problem)
     require_task(home, task_id)
-    text = export.export(open_store(home, create=False), task_id, format, only_evidence)
+    store = open_store(home, create=False)
+    exported = export.export_counted(store, task_id, format, only_evidence)
+    # an export of no paper or claim is still written whole (the CSV keeps its header); why it is empty goes to stderr
+    empty = export.empty_note(store, task_id, format, only_evidence) if exported.items == 0 else None
     if out is None:
-        write_stdout(text)
-        return
-    write_output(out, text, "--out", home)
-    console.print(untrusted(f"{format} export of {task_id}: {out}"), soft_wrap=True, highlight=False)
+        write_stdout(exported.text)
+    else:
+        write_output(out, exported.text, "--out", home)
+        console.print(untrusted(f"{format} export of {task_id}: {out}"), soft_wrap=True, highlight=False)
+    if empty:
+        err.print(f"note: {untrusted(empty)}", soft_wrap=True, highlight=False)
 
 
 REPORT_FORMATS = ("md", "html")

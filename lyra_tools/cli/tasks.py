@@ -54,8 +54,9 @@ def task_list(home: HomeOption = None) -> None:
 
 
 def synced_tasks(home: Path | None, only: str | None = None) -> list[TaskRecord]:
-    """Tasks whose row reads running or queued take their Dagster run's outcome (a killed run reads failed)."""
-    store = open_store(home)
+    """Tasks whose row reads running or queued take their Dagster run's outcome (a killed run reads failed).
+    Reading makes no home: a missing one is the command's error line."""
+    store = open_store(home, create=False)
     tasks = [store.require_task(only)] if only else store.list_tasks()
     if any(t.status in ("running", "queued") for t in tasks):
         from lyra_assets.execution import run_control
@@ -83,7 +84,7 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
     console.print(f"[bold]{untrusted(task.id)}[/]  {untrusted(task.query)}", soft_wrap=True)
     console.print(
         f"status: {task.status}   created: {task.created_at:%Y-%m-%d %H:%M:%S}   "
-        f"options: {untrusted(task.options)}",
+        f"options: {untrusted(options_text(task.options))}",
         soft_wrap=True,
     )
     for line in reviewed_answer.answer_lines(store, task.id):  # what a queued run found, once it has
@@ -125,6 +126,29 @@ def task_status(task_id: str, home: HomeOption = None) -> None:
             )
         console.print(table)
     console.print(runs_table(store, task))
+
+
+_OPTION_CHARS = 200  # an option shown longer than this is summarised on the status line
+
+
+def options_text(options: dict) -> str:
+    """The task's options on one line: an option that would take more than ``_OPTION_CHARS``
+    characters (10,000 claims, a long corpus list) is summarised as its count and its first item."""
+
+    def shown(value: object) -> str:
+        text = repr(value)
+        return text if len(text) <= 60 else text[:57] + "…"
+
+    parts = []
+    for key, value in options.items():
+        if len(repr(value)) <= _OPTION_CHARS:
+            parts.append(f"{key!r}: {value!r}")
+        elif isinstance(value, list):
+            what = key.split("_")[-1] if key.endswith("s") else "entries"
+            parts.append(f"{key!r}: {len(value):,} {what} (first: {shown(value[0])})")
+        else:
+            parts.append(f"{key!r}: {shown(value)} ({len(str(value)):,} characters)")
+    return "{" + ", ".join(parts) + "}"
 
 
 def runs_table(store: LyraStore, task: TaskRecord) -> Table:

@@ -75,9 +75,9 @@ class VerifyPlan(BaseModel):
     max_pairs: int
     seconds: float
 
-    def line(self) -> str:
+    def line(self, what: str = "verify") -> str:
         return (
-            f"verify: {self.claims:,} claims, at most {self.max_pairs:,} NLI pairs; estimated {duration(self.seconds)} "
+            f"{what}: {self.claims:,} claims, at most {self.max_pairs:,} NLI pairs; estimated {duration(self.seconds)} "
             f"(recorded {1 / SECONDS_PER_PAIR:.0f} pairs/s and {1 / SECONDS_PER_CLAIM:.0f} claims/s embedded on a "
             "2-core CPU; an unembedded corpus adds its own)"
         )
@@ -101,12 +101,22 @@ def duration(seconds: float) -> str:
     return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60} min"
 
 
-def too_many_claims(plan: VerifyPlan, claims_file: Path, max_claims: int) -> str | None:
-    """The refusal of a batch larger than ``max_claims``, in one line; None when it fits."""
+def claims_plan(claims: int, pairs_per_claim: int) -> VerifyPlan:
+    """The plan of ``claims`` claims each judged against up to ``pairs_per_claim`` fragments (a
+    ``lyra run``'s own claims: ``evidence.nli_top_k`` each), at the recorded costs."""
+    pairs = claims * pairs_per_claim
+    return VerifyPlan(
+        claims=claims, max_pairs=pairs, seconds=pairs * SECONDS_PER_PAIR + claims * SECONDS_PER_CLAIM
+    )
+
+
+def too_many_claims(plan: VerifyPlan, source: Path | str, max_claims: int) -> str | None:
+    """The refusal of a batch larger than ``max_claims`` from ``source`` (the claims file), in one
+    line; None when it fits. ``lyra verify`` and ``lyra run`` bound their claims with it."""
     if plan.claims <= max_claims:
         return None
     return (
-        f"{claims_file} holds {plan.claims:,} claims, more than --max-claims {max_claims:,} (at most "
+        f"{source} holds {plan.claims:,} claims, more than --max-claims {max_claims:,} (at most "
         f"{plan.max_pairs:,} NLI pairs, estimated {duration(plan.seconds)}); pass --max-claims {plan.claims} "
         "to verify them in one task, or split the file"
     )

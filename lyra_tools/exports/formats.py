@@ -14,6 +14,7 @@ import json
 from typing import Literal
 
 import pandas as pd
+from pydantic import BaseModel
 
 from lyra_core.feedback import effective_edges
 from lyra_resources.store.lyra_store import LyraStore
@@ -86,10 +87,37 @@ def claim_rows(store: LyraStore, task_id: str) -> list[dict]:
     return rows
 
 
+# the CSV's columns, written as its header row even when the task has no claim in force
+CSV_COLUMNS = (
+    "claim_id",
+    "text",
+    "origin",
+    "verdict",
+    "confidence",
+    "uncertainty",
+    "controversy",
+    "supporting",
+    "refuting",
+    "evidence_edges",
+)
+
+
+class Exported(BaseModel):
+    """An export's text and how many items (papers, claims) it holds: 0 is worth a note."""
+
+    text: str
+    items: int | None  # None for the report (html), which is never empty
+
+
 def export(store: LyraStore, task_id: str, fmt: str, only_evidence: bool = False) -> str:
     """The task in ``fmt``; ``only_evidence`` keeps the references to the papers that vote for or
     against a claim (reference formats only). ExploreError for an unknown task, ValueError for an
     unknown format or ``only_evidence`` with a format that is no reference list."""
+    return export_counted(store, task_id, fmt, only_evidence).text
+
+
+def export_counted(store: LyraStore, task_id: str, fmt: str, only_evidence: bool = False) -> Exported:
+    """:func:`export`, with the count of the papers or claims it holds."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}: use one of {', '.join(FORMATS)}")
     if only_evidence and fmt not in REFERENCE_FORMATS:
@@ -100,12 +128,15 @@ def export(store: LyraStore, task_id: str, fmt: str, only_evidence: bool = False
     with store.connect() as conn:
         explore.require_task(conn, task_id)
         if fmt in REFERENCE_FORMATS:
-            return REFERENCE_WRITERS[fmt](reference_papers(conn, task_id, only_evidence))
+            papers = reference_papers(conn, task_id, only_evidence)
+            return Exported(text=REFERENCE_WRITERS[fmt](papers), items=len(papers))
     if fmt == "html":
-        return report_html(store, task_id)
+        return Exported(text=report_html(store, task_id), items=None)
     rows = claim_rows(store, task_id)
     if fmt == "jsonl":
-        return "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in rows)
+        return Exported(
+            text="".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in rows), items=len(rows)
+        )
     flat = [
         {
             **{k: v for k, v in r.items() if k != "evidence"},
@@ -113,8 +144,28 @@ def export(store: LyraStore, task_id: str, fmt: str, only_evidence: bool = False
         }
         for r in rows
     ]
-    table = pd.DataFrame(flat)
+    table = pd.DataFrame(flat, columns=list(CSV_COLUMNS))
     for column in table.select_dtypes(include="object").columns:  # the text columns; numbers stay numbers
         table[column] = table[column].map(csv_cell)
     # every text cell quoted, so a line break inside one never starts a new row; numbers unquoted
-    return table.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC)
+    return Exported(text=table.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC), items=len(rows))
+
+
+def empty_note(store: LyraStore, task_id: str, fmt: str, only_evidence: bool = False) -> str:
+    """Why the ``fmt`` export of the task holds no paper or claim, in one line: the task has not
+    run to completion, its run found none, feedback rejected every claim, or no paper votes."""
+    status = store.require_task(task_id).status
+    counts = store.row_counts(task_id)
+    claims, papers = counts.get("claims", 0), counts.get("papers", 0)
+    what = "paper" if fmt in REFERENCE_FORMATS else "claim"
+    if status != "completed" and not (claims if what == "claim" else papers):
+        why = f"it is {status} and has no {what}s yet (`lyra task run {task_id}` runs it)"
+    elif what == "paper":
+        why = (
+            "no paper votes for or against a claim" if only_evidence and papers else "its run found no papers"
+        )
+    elif claims:
+        why = "feedback rejected every claim it has"
+    else:
+        why = "its run adopted no claim"
+    return f"the {fmt} export of task {task_id} is empty: {why}"

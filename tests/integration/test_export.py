@@ -306,3 +306,39 @@ def test_cli_exports_only_the_papers_that_vote_on_a_claim(tmp_path):
     assert refused.stderr.count("\n") == 1 and "--only-evidence" in refused.stderr
     shown = " ".join(re.sub("[│╭╮╰╯─]", " ", CliRunner().invoke(app, ["export", "--help"]).output).split())
     assert "--only-evidence" in shown and "(default: every paper the task retrieved)" in shown
+
+
+def test_an_empty_export_keeps_its_header_and_says_why_on_stderr(tmp_path):
+    store = LyraStore.at(tmp_path / "home")
+    fresh = store.create_task("Does vitamin D reduce fracture risk?")  # never run: no claim, no paper
+    _, graph, _ = graph_with_authors(tmp_path)
+    for claim_id in graph.claims.values():  # a run's graph whose every claim a person rejected
+        apply_feedback(store, graph.task_id, "claim_reject", {"claim_id": claim_id, "reason": "vague"})
+    header = ",".join(f'"{c}"' for c in export.CSV_COLUMNS)
+    for task_id, why in (
+        (fresh.id, f"it is created and has no claims yet (`lyra task run {fresh.id}` runs it)"),
+        (graph.task_id, "feedback rejected every claim it has"),
+    ):
+        for fmt, text in (("csv", header + "\n"), ("jsonl", "")):
+            done = lyra_export(store.layout.root, task_id, "--format", fmt)
+            assert done.returncode == 0 and done.stdout == text, (fmt, done.stdout, done.stderr)
+            assert done.stderr == f"note: the {fmt} export of task {task_id} is empty: {why}\n", done.stderr
+            if fmt == "csv":  # a spreadsheet or pandas reads the columns of an empty table
+                assert list(pd.read_csv(io.StringIO(done.stdout)).columns) == list(export.CSV_COLUMNS)
+    out = tmp_path / "claims.csv"
+    done = lyra_export(store.layout.root, fresh.id, "--format", "csv", "--out", str(out))
+    assert done.returncode == 0 and out.read_text() == header + "\n", done.stderr
+    assert done.stderr.startswith(f"note: the csv export of task {fresh.id} is empty"), done.stderr
+    for fmt in export.REFERENCE_FORMATS:
+        done = lyra_export(store.layout.root, fresh.id, "--format", fmt)
+        assert done.returncode == 0 and done.stderr == (
+            f"note: the {fmt} export of task {fresh.id} is empty: it is created and has no papers yet "
+            f"(`lyra task run {fresh.id}` runs it)\n"
+        ), done.stderr
+    done = lyra_export(store.layout.root, graph.task_id, "--format", "bibtex", "--only-evidence")
+    assert done.returncode == 0 and done.stdout.strip() == "", done.stdout
+    assert done.stderr == (
+        f"note: the bibtex export of task {graph.task_id} is empty: no paper votes for or against a claim\n"
+    )
+    done = lyra_export(store.layout.root, graph.task_id, "--format", "bibtex")  # a full export: no note
+    assert done.returncode == 0 and done.stderr == "" and "@article" in done.stdout

@@ -1,10 +1,13 @@
 """`lyra task run` on a task whose inputs have not changed since its graph was built: nothing runs.
 What a run reads is digested (``lyra_resources.store.run_inputs``) and kept with the graph it publishes;
-a change to the corpus, the settings or the feedback makes the next re-run a real one."""
+a change to the corpus, the settings or the feedback makes the next re-run a real one, and so does a
+report missing or older than the graph (a run killed before ``task_report`` wrote it)."""
 
 from __future__ import annotations
 
+import os
 import re
+import time
 
 import pytest
 from typer.testing import CliRunner
@@ -77,3 +80,20 @@ def test_an_unchanged_task_is_not_run_again_and_any_change_to_what_it_reads_runs
         "unchanged since run" not in invoke("task", "run", task_id, "--home", home).output
         and runs(store, task_id) == 5
     )
+
+    # a run killed (kill -9) after it published its graph and before `task_report` wrote the files leaves
+    # the task completed with its report missing, or as the previous graph's: the next re-run writes it
+    report = store.layout.report(task_id)
+    files = [report.with_suffix(suffix) for suffix in (".md", ".html", ".svg")]
+    assert "unchanged since run" in invoke("task", "run", task_id, "--home", home).output
+    report.unlink()
+    restored = invoke("task", "run", task_id, "--home", home)
+    assert restored.exit_code == 0 and "unchanged since run" not in restored.output, restored.output
+    assert runs(store, task_id) == 6 and all(path.is_file() for path in files)
+    an_hour_ago = time.time() - 3600
+    for path in files:
+        os.utime(path, (an_hour_ago, an_hour_ago))
+    rewritten = invoke("task", "run", task_id, "--home", home)
+    assert rewritten.exit_code == 0 and "unchanged since run" not in rewritten.output, rewritten.output
+    assert runs(store, task_id) == 7 and all(path.stat().st_mtime > an_hour_ago + 60 for path in files)
+    assert "unchanged since run" in invoke("task", "run", task_id, "--home", home).output

@@ -176,6 +176,7 @@ def watched_task(home, corpus, every: str = "1d", query: str = QUESTION, claims:
         ("1d", timedelta(days=1)),
         ("2w", timedelta(weeks=2)),
         (" 3 D ", timedelta(days=3)),
+        ("0000001d", timedelta(days=1)),
     ],
 )
 def test_parse_interval(text, expected):
@@ -193,7 +194,9 @@ def test_parse_interval(text, expected):
         ("-1d", "whole number"),
         ("", "whole number"),
         ("53w", "longer than the maximum of one year"),
-        ("9999999w", "whole number"),
+        ("9999999w", "longer than the maximum of one year"),
+        ("99999999999w", "longer than the maximum of one year"),
+        ("9" * 5000 + "d", "longer than the maximum of one year"),  # not read as a number at all
     ],
 )
 def test_bad_intervals_say_why(text, message):

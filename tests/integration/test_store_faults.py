@@ -6,6 +6,8 @@ real mounts (a read-only bind mount, a small tmpfs): the tests need root, and ar
 
 from __future__ import annotations
 
+import errno
+import json
 import os
 import shutil
 import subprocess
@@ -170,3 +172,127 @@ def test_a_full_disk_is_named_with_what_to_do(built, tmp_path, mounted):
     (disk / "filler").unlink()  # space freed: the home opens as it was, the note never written
     listed = lyra(scratch, "task", "list", "--home", "{home}")
     assert listed.code == 0 and not listed.problems, (listed.problems, listed.stderr)
+
+
+# -- odd homes: immutable (EPERM), a store that is no file, a symlink loop, a home that does not exist ---
+
+
+@pytest.fixture
+def frozen() -> Iterator[list[Path]]:
+    """The paths made immutable by the test, made mutable again after it (else it cannot be removed)."""
+    paths: list[Path] = []
+    yield paths
+    for path in reversed(paths):
+        fuzz_cli.chattr("-i", path)
+
+
+def make_immutable(frozen: list[Path], path: Path) -> None:
+    """``chattr +i path``: writes to it (or, for a folder, new files in it) fail with EPERM, root's too."""
+    if not fuzz_cli.chattr("+i", path):
+        pytest.skip(
+            "cannot make a file immutable here (chattr +i needs root and a file system that keeps it)"
+        )
+    frozen.append(path)
+
+
+@pytest.mark.parametrize("what", ["store", "home"])
+def test_an_immutable_store_or_home_serves_reads_and_refuses_a_write_at_once(built, tmp_path, frozen, what):
+    scratch = copy_of(built, tmp_path)
+    home = scratch / "home"
+    (scratch / "in" / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in fuzz_cli.CORPUS))
+    make_immutable(frozen, home / "lyra.duckdb" if what == "store" else home)
+    with pytest.raises(PermissionError) as refused:  # EPERM, not EACCES: root may not write it either
+        (home / "lyra.duckdb").open("ab").close() if what == "store" else (home / "new").write_text("")
+    assert refused.value.errno == errno.EPERM
+    for args in (
+        ["task", "list"],
+        ["task", "status", TASK],
+        ["claims", TASK],
+        ["evidence", claim_id_for(TASK, fuzz_cli.CLAIM)],
+        ["export", TASK, "--format", "csv", "--out", str(tmp_path / "claims.csv")],
+    ):
+        outcome = lyra(scratch, *args, "--home", "{home}")
+        assert outcome.code == 0 and not outcome.problems, (args, outcome.problems, outcome.stderr)
+    assert fuzz_cli.CLAIM in (tmp_path / "claims.csv").read_text()
+    for args in (
+        ["feedback", "apply", TASK, "add_note", NOTE],
+        ["task", "run", TASK],
+        ["run", "Does vitamin D reduce fracture risk?", "--corpus", str(scratch / "in" / "corpus.jsonl")],
+    ):
+        outcome = lyra(scratch, *args, "--home", "{home}")
+        assert outcome.code == 1 and not outcome.problems, (args, outcome.problems, outcome.stderr)
+        assert outcome.seconds < 30, outcome.seconds  # said at once, not after the 120 s lock wait
+        line = outcome.stderr.strip()
+        assert f"the home {home} cannot be written (" in line and "Operation not permitted" in line, line
+        assert "commands that only read it" in line and "another process" not in line, line
+
+
+def plain_lyra(cwd: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, list[str]]:
+    """``lyra ARGS`` as a real process in ``cwd`` (a home no snapshot can open): exit code, stderr lines."""
+    base = {k: v for k, v in os.environ.items() if k not in ("LYRA_HOME", "LYRA_DEBUG")}
+    base["PYTHONPATH"] = os.pathsep.join([str(REPO), base.get("PYTHONPATH", "")])
+    result = subprocess.run(
+        [sys.executable, "-m", "lyra_tools.cli", *args],
+        cwd=cwd,
+        env=base | (env or {}),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return result.returncode, result.stderr.strip().splitlines()
+
+
+@pytest.mark.parametrize("kind", ["folder", "pipe"])
+def test_a_store_that_is_no_file_is_named_in_one_line(tmp_path, kind):
+    home = tmp_path / "home"
+    home.mkdir()
+    if kind == "folder":
+        (home / "lyra.duckdb").mkdir()
+    else:
+        os.mkfifo(home / "lyra.duckdb")  # DuckDB would wait on it for ever
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps(d) + "\n" for d in fuzz_cli.CORPUS))
+    said = "is a folder" if kind == "folder" else "is not a regular file (a pipe or a device)"
+    for args in (
+        ["task", "list"],
+        ["claims", TASK],
+        ["run", "Does vitamin D reduce fracture risk?", "--corpus", str(corpus)],
+    ):
+        code, lines = plain_lyra(tmp_path, *args, "--home", str(home))
+        assert code == 1 and len(lines) == 1, (args, lines)
+        assert lines[0].startswith(
+            f"error: the store {home / 'lyra.duckdb'} {said}, not a DuckDB database file"
+        ), lines
+        assert "unexpected" not in lines[0], lines
+    assert sorted(p.name for p in home.iterdir()) == ["lyra.duckdb"]  # nothing written beside it
+
+
+def test_a_home_that_is_a_loop_of_symbolic_links_is_one_line(tmp_path):
+    (tmp_path / "loop").symlink_to(tmp_path / "back")
+    (tmp_path / "back").symlink_to(tmp_path / "loop")
+    for args, env in (
+        (["task", "list", "--home", "loop"], None),
+        (["task", "list", "--home", "loop/below"], None),
+        (["claims", TASK], {"LYRA_HOME": str(tmp_path / "loop")}),
+        (["run", "Does vitamin D reduce fracture risk?", "--home", "loop"], None),
+    ):
+        code, lines = plain_lyra(tmp_path, *args, env=env)
+        assert code == 1 and len(lines) == 1, (args, lines)
+        assert "cannot be used: a loop of symbolic links" in lines[0] and "unexpected" not in lines[0], lines
+
+
+def test_a_command_that_reads_makes_no_home(tmp_path):
+    missing = tmp_path / "not" / "yet" / "home"
+    for args in (
+        ["task", "list"],
+        ["task", "status", TASK],
+        ["claims", TASK],
+        ["export", TASK, "--format", "csv"],
+        ["feedback", "apply", TASK, "add_note", NOTE],
+    ):
+        code, lines = plain_lyra(tmp_path, *args, "--home", str(missing))
+        assert code == 1 and lines == [
+            f"error: no Lyra home at {missing} (`lyra run` makes one; check --home or $LYRA_HOME)"
+        ], (args, lines)
+        assert not (tmp_path / "not").exists(), args

@@ -4,7 +4,10 @@ out, real errors are not, and the MCP server's attached store waits through the 
 
 from __future__ import annotations
 
+import os
+import subprocess
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import anyio
@@ -13,6 +16,7 @@ import pytest
 from mcp import Client
 
 from fixtures.tables import held_by_another_process
+from lyra_resources.store.faults import is_read_only_refusal, store_fault
 from lyra_resources.store.locks import STORE_RETRY, LockWaits, RetryPolicy, is_lock_conflict, lock_waits
 from lyra_resources.store.lyra_store import LyraStore, StoreBusyError
 from lyra_tools.mcp.server import build_server
@@ -74,6 +78,65 @@ def test_real_conflicts_are_lock_conflicts_and_real_errors_are_not(store):
         other_instance.close()
     assert is_lock_conflict(attached.value)
     assert not is_lock_conflict(ValueError("lock"))
+
+
+@pytest.fixture
+def unwritable() -> Iterator[Callable[[Path], str]]:
+    """Makes a file or folder unwritable for this process, as the file system refuses it: immutable
+    (``chattr +i``: EPERM, even for root) where this runs as root, else no write permission (EACCES).
+    Returns the OS's words for the refusal; the flag or mode is taken off after the test."""
+    undo: list[list[str]] = []
+
+    def make(path: Path) -> str:
+        if os.geteuid() != 0:
+            path.chmod(0o555 if path.is_dir() else 0o444)
+            undo.append(["chmod", "u+w", str(path)])
+            return "Permission denied"
+        if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+            pytest.skip("root, but chattr +i does not hold on this file system")
+        undo.append(["chattr", "-i", str(path)])
+        return "Operation not permitted"
+
+    yield make
+    for command in reversed(undo):
+        subprocess.run(command, check=False)
+
+
+def test_a_write_the_file_system_refuses_is_a_store_fault_at_once_never_a_lock_to_wait_for(
+    tmp_path, unwritable
+):
+    folder = tmp_path / "home"
+    folder.mkdir()
+    database = folder / "lyra.duckdb"
+    conn = duckdb.connect(str(database))
+    conn.execute("CREATE TABLE t (x INTEGER)")
+    conn.execute("CHECKPOINT")
+    words = unwritable(folder)  # the write-ahead log cannot be made beside the file
+    try:
+        with pytest.raises(
+            duckdb.TransactionException
+        ) as refused_commit:  # DuckDB's class for a conflict too
+            conn.execute("INSERT INTO t VALUES (1)")
+    finally:
+        conn.close()
+    assert words in str(refused_commit.value)
+    assert not is_lock_conflict(refused_commit.value)  # no later attempt gets past it: not waited on
+    started = time.monotonic()
+    with pytest.raises(duckdb.TransactionException):
+        STORE_RETRY.run(lambda: (_ for _ in ()).throw(refused_commit.value), timeout_s=60, what=database)
+    assert time.monotonic() - started < 1
+    fault = store_fault(refused_commit.value, database)
+    assert fault is not None and f"the home {folder} cannot be written ({words})" in str(fault)
+
+    other = tmp_path / "other" / "lyra.duckdb"
+    other.parent.mkdir()
+    duckdb.connect(str(other)).close()
+    words = unwritable(other)  # the file itself: no write open
+    with pytest.raises(duckdb.IOException) as refused_open:
+        duckdb.connect(str(other))
+    assert words in str(refused_open.value) and is_read_only_refusal(refused_open.value)
+    assert not is_lock_conflict(refused_open.value)
+    duckdb.connect(str(other), read_only=True).close()  # what the store falls back to: reads still work
 
 
 def test_policy_gives_up_as_store_busy_and_never_retries_a_real_error():

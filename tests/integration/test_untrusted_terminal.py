@@ -198,3 +198,30 @@ def process_alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+
+
+def test_the_paths_a_run_prints_stay_on_their_lines_with_their_controls_escaped(tmp_path, capsys):
+    """A home whose path holds a line break, an escape sequence and markup: the summary's Report,
+    DuckDB and Parquet lines print it as text, and no line of its own can be forged from it."""
+    from bench.fuzz_cli import TASK, build_home
+    from lyra_assets.execution.run_control import RunOutcome
+    from lyra_resources.store.reviewed_graph.report import write_report
+    from lyra_tools.cli.run import print_summary
+
+    folder = tmp_path / f"odd\nReport:  forged.md {CLEAR}[bold]"
+    folder.mkdir()
+    home = build_home(folder)
+    write_report(LyraStore.at(home), TASK)  # as the run's task_report asset writes it
+
+    print_summary(RunOutcome(task_id=TASK, run_id="run-1", success=True, status="SUCCESS", assets={}), home)
+
+    out = capsys.readouterr().out
+    assert_no_raw_controls(out)
+    paths = [line for line in out.splitlines() if line.startswith(("Report:", "DuckDB:", "Parquet:"))]
+    assert [line.split()[0] for line in paths] == ["Report:", "DuckDB:", "Parquet:"], paths  # none forged
+    shown = str(home).replace("\n", "\\x0a").replace("\x1b", "\\x1b")
+    assert paths == [
+        f"Report:  {shown}/reports/{TASK}.md",
+        f"DuckDB:  {shown}/lyra.duckdb",
+        f"Parquet: {shown}/parquet/<table>/task_id={TASK}/data.parquet",
+    ]

@@ -116,3 +116,69 @@ def test_verify_says_its_plan_first_and_ctrl_c_stops_it_in_one_line(tmp_path, sm
             timeout=120,
         )
         assert done.returncode == 0 and done.stderr == "" and "stopped" in done.stdout, done
+
+
+def test_lyra_run_bounds_its_own_claims_as_verify_bounds_a_batch(tmp_path, small_corpus):
+    home = tmp_path / "h"
+    question = "Does sleep loss impair memory consolidation?"
+    big = claims_file(tmp_path / "claims.txt", 1001)
+    refused = subprocess.run(
+        [sys.executable, "-m", "lyra_tools.cli", "run", question, "--corpus", str(small_corpus)]
+        + ["--claims-file", str(big), "--home", str(home)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert refused.returncode == 1 and refused.stdout == "" and len(refused.stderr.splitlines()) == 1
+    line = refused.stderr
+    assert line.startswith(f"error: --claims-file {big} holds 1,001 claims, more than --max-claims 1,000"), (
+        line
+    )
+    assert "8,008 NLI pairs" in line and "--max-claims 1001" in line  # what it would cost, and how to go on
+    assert not home.exists()  # refused before the corpus is read or anything is made
+
+    # a batch it takes: what it costs, on stderr, before the task exists
+    taken = lyra(
+        "run",
+        question,
+        "--corpus",
+        small_corpus,
+        "--claims-file",
+        big,
+        "--max-claims",
+        1001,
+        "--home",
+        home,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        first = taken.stderr.readline()
+    finally:
+        taken.kill()
+        taken.wait(timeout=60)
+    assert re.fullmatch(
+        r"your claims: 1,001 claims, at most 8,008 NLI pairs; estimated \d+ min \(recorded .* on a 2-core CPU.*\)\n",
+        first,
+    ), first
+
+
+def test_task_status_summarises_an_option_too_long_for_its_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from lyra_tools.cli import app
+
+    home = tmp_path / "h"
+    claims = [f"Sleep loss in cohort {i} impairs memory consolidation." for i in range(10_000)]
+    task = LyraStore.at(home).create_task(
+        "Does sleep loss impair memory?", {"corpus": ["/data/sleep.jsonl"], "claims": claims}
+    )
+    done = CliRunner().invoke(app, ["task", "status", task.id, "--home", str(home)], catch_exceptions=False)
+    assert done.exit_code == 0, done.output
+    options = next(line for line in done.output.splitlines() if line.startswith("status:"))
+    assert len(options) < 300, len(options)
+    assert options.endswith(
+        "options: {'corpus': ['/data/sleep.jsonl'], 'claims': 10,000 claims (first: "
+        "'Sleep loss in cohort 0 impairs memory consolidation.')}"
+    ), options
