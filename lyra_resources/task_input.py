@@ -1,10 +1,12 @@
 """The one check of a task's input, run before anything of the task exists.
 
 ``lyra run``, ``lyra task run`` and MCP ``create_task`` all call :func:`check_task_input` first:
-the settings file, the question, the options, every corpus path (readable papers in it, within
-the corpus file limits) and, for a task with no corpus, whether a live API can be reached. Any
-problem is a :class:`TaskInputError` whose message is one line saying what is wrong and how to
-fix it, so no task row, Dagster partition or run is left behind by input that could never work.
+the settings file with the environment variables that win over it and the models it names
+(``lyra_resources.settings.checks``), the question, the options, every corpus path (readable
+papers in it, within the corpus file limits) and, for a task with no corpus, whether a live API
+can be reached. Any problem is a :class:`TaskInputError` whose message is one line saying what
+is wrong and how to fix it, so no task row, Dagster partition or run is left behind by input that
+could never work.
 
 A caller that is not the machine's own user (an MCP agent) passes ``corpus_roots``: then every
 corpus path must lie under one of them once symlinks are resolved, and the task keeps the
@@ -24,6 +26,7 @@ from lyra_core.tasks import TaskOptions
 from lyra_core.validation import describe, question_hint, text_problem
 from lyra_resources.corpus.local_corpus import CorpusError, LocalCorpus
 from lyra_resources.home import HomeLayout
+from lyra_resources.settings.checks import check_configuration
 from lyra_resources.settings.loading import LyraSettings, load_settings
 from lyra_resources.settings.pipeline import SettingsError
 from lyra_resources.sources.academic.clients import unreachable_apis
@@ -105,6 +108,7 @@ def check_task_input(
     will have (default: the user's file, read now, as a run's own process will read it)."""
     try:
         cfg = settings()
+        check_configuration(cfg)  # the environment and the models too, as the run will read them
     except SettingsError as exc:
         raise TaskInputError(str(exc)) from None
     try:

@@ -13,6 +13,7 @@ import yaml
 from pydantic import ConfigDict, Field, ValidationError
 
 from lyra_core.validation import describe
+from lyra_resources.config_files import ConfigFileError, load_config_yaml, read_config_text
 from lyra_resources.environment import SETTINGS_ENV, read_environment
 from lyra_resources.home import CONFIG_DIR
 
@@ -85,8 +86,9 @@ def effective_cluster_settings(load: Callable[[], LyraSettings] | None = None) -
 @functools.lru_cache(maxsize=8)
 def _parsed_yaml(path: str, size: int, mtime_ns: int) -> Any:
     """The settings file parsed, once per version of it (size and time key it): parsing the
-    commented file costs tens of milliseconds, and readers such as MCP's status ask for it on every call."""
-    return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    commented file costs tens of milliseconds, and readers such as MCP's status ask for it on every call.
+    Read with bounds (lyra_resources.config_files): a regular file, of at most 1 MiB, a few levels deep."""
+    return load_config_yaml(read_config_text(Path(path)))
 
 
 def load_settings(path: Path | None = None) -> LyraSettings:
@@ -112,6 +114,8 @@ def load_settings(path: Path | None = None) -> LyraSettings:
         raise SettingsError(
             f"settings file {path} is not valid YAML{where}: {problem}; fix it or unset {SETTINGS_ENV}"
         ) from None
+    except ConfigFileError as exc:
+        raise SettingsError(f"settings file {path} {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise SettingsError(f"settings file {path} cannot be read: {reason}") from None

@@ -27,6 +27,7 @@ from pydantic import (
     model_validator,
 )
 
+from lyra_resources.config_files import ConfigFileError, check_yaml_shape, read_config_text
 from lyra_resources.environment import read_environment
 from lyra_resources.home import CONFIG_DIR
 
@@ -149,6 +150,10 @@ def _line_of(root: yaml.Node, loc: tuple[Any, ...]) -> int | None:
 
 def parse_policy(text: str, source: str = "domains.yaml") -> DomainPolicyFile:
     try:
+        check_yaml_shape(text)  # before building it: PyYAML's composer recurses once per level
+    except ConfigFileError as exc:
+        raise PolicyError(f"{source}: the domain policy {exc}") from None
+    try:
         root = yaml.compose(text)
         data = yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:
@@ -194,14 +199,14 @@ class DomainPolicy:
 
     def _read(self) -> DomainPolicyFile:
         try:
-            text = self.path.read_text(encoding="utf-8")
+            text = read_config_text(self.path)  # a regular file of at most 1 MiB
         except FileNotFoundError:
             raise PolicyError(
                 f"{self.path}: domain policy file not found; restore config/domains.yaml "
                 "or point $LYRA_DOMAINS at a policy file"
             ) from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise PolicyError(f"{self.path}: domain policy file not readable: {exc}") from None
+        except ConfigFileError as exc:
+            raise PolicyError(f"{self.path}: domain policy file {exc}") from None
         return parse_policy(text, str(self.path))
 
     def _reload(self) -> None:

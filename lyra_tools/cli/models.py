@@ -46,8 +46,14 @@ def _check_model_folders(home: Path | None, **folders: Path | None) -> None:
 
 
 def _nli_base() -> str:
-    """The NLI base model the settings file names now (the versions of a home belong to one base)."""
-    return configured_nli_path(command_settings().models)
+    """The NLI base model the settings file names now (the versions of a home belong to one base);
+    a ``models.nli`` that names no model is the command's error line (SettingsError), before a
+    version of it is recorded."""
+    from lyra_resources.settings.checks import check_models
+
+    models = command_settings().models
+    check_models(models, fields=("nli",))
+    return configured_nli_path(models)
 
 
 @app.command("fetch-snli")
@@ -311,7 +317,8 @@ def models_list(home: HomeOption = None) -> None:
     """The NLI model versions of this home, with the gate's figures; one is active."""
     from lyra_resources.models.nli_versions import list_versions
 
-    _print_versions(list_versions(open_store(home), _nli_base()))
+    base = _nli_base()
+    _print_versions(list_versions(open_store(home), base))
 
 
 @app.command("activate")
@@ -323,9 +330,10 @@ def models_activate(
     """Make a version the active NLI model (roll back or forward); affected tasks are re-scored."""
     from lyra_resources.models.nli_versions import VersionError, activate
 
+    base = _nli_base()
     try:
         previous, now = activate(
-            open_store(home, create=False), version, _nli_base(), reason="by hand (lyra models activate)"
+            open_store(home, create=False), version, base, reason="by hand (lyra models activate)"
         )
     except VersionError as exc:
         raise fail(str(exc)) from exc
@@ -349,7 +357,8 @@ def models_train_adapter(
     from lyra_assets.execution.runs import ADAPTER_JOB
     from lyra_resources.models.nli_versions import active_version
 
-    before = active_version(open_store(home), _nli_base()).version
+    base = _nli_base()
+    before = active_version(open_store(home), base).version
     _finish_job(
         run_control.run_job(
             ADAPTER_JOB,
@@ -358,7 +367,7 @@ def models_train_adapter(
             settings=command_settings(),
         )
     )
-    after = active_version(open_store(home), _nli_base()).version
+    after = active_version(open_store(home), base).version
     if after == before:
         console.print(
             f"active NLI version unchanged: {after} (see `lyra models list` for the gate's figures)",
