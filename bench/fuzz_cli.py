@@ -26,6 +26,11 @@ symbolic links, a home that does not exist.
 Hostile corpus text (``corpus_cases``): files holding lone surrogates, NUL, braces nested 16,000
 deep, huge fields, bytes that are not UTF-8, ``@string`` macros that double each other, beside good
 records that must still load.
+
+Hostile configuration (``bench.fuzz_config.config_cases``, also ``python -m bench.fuzz_config``,
+which checks what each refusal says): ``$LYRA_SETTINGS`` and ``$LYRA_DOMAINS`` naming files nested
+10,000 deep, an alias bomb, a FIFO, ``/dev/zero``; environment values that cannot work; models the
+settings name that are no models. Each is refused before any task exists.
 """
 
 from __future__ import annotations
@@ -243,6 +248,9 @@ def write_inputs(scratch: Path) -> Path:
     )
     (folder / "a_folder").mkdir()
     write_hostile_corpora(folder)
+    from bench import fuzz_config  # it builds on this module's cases
+
+    fuzz_config.write_config_inputs(folder)
     with (folder / "sparse_huge.txt").open("wb") as fh:  # 60 MB that take no disk
         fh.truncate(60 * 1024 * 1024)
     home = scratch / "home"
@@ -847,7 +855,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds a call may take")
     args = parser.parse_args()
-    chosen = cases() + corpus_cases() + odd_home_cases()
+    from bench import fuzz_config
+
+    chosen = cases() + corpus_cases() + odd_home_cases() + fuzz_config.config_cases()
     if args.sample:
         chosen = random.Random(args.seed).sample(chosen, min(args.sample, len(chosen)))
     outcomes = run_cases(chosen, args.timeout)

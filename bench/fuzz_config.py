@@ -125,13 +125,12 @@ def said(case: Case) -> str:
 
 
 def run_config_cases(chosen: list[Case], timeout_s: float = 120.0, log=print) -> list[fuzz_cli.Outcome]:
-    """Build the scratch home and inputs (bench.fuzz_cli's, and the hostile configuration), make
-    every call of ``chosen``; a refusal that does not say what it should is a problem too."""
+    """Build the scratch home and inputs (bench.fuzz_cli's, the hostile configuration among them),
+    make every call of ``chosen``; a refusal that does not say what it should is a problem too."""
     with tempfile.TemporaryDirectory(prefix="lyra-fuzz-config-") as tmp:
         scratch = Path(tmp)
         home = fuzz_cli.build_home(scratch)
-        inputs = fuzz_cli.write_inputs(scratch)
-        write_config_inputs(inputs)
+        inputs = fuzz_cli.write_inputs(scratch)  # the hostile configuration too (write_config_inputs)
         outcomes = []
         for case in chosen:
             outcome = fuzz_cli.call(case, home, inputs, scratch, timeout_s)
