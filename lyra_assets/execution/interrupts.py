@@ -1,10 +1,15 @@
-"""Runs interrupted with Ctrl-C (SIGINT): how to tell them from failures, and a console logger that
-leaves their tracebacks out.
+"""Runs interrupted with Ctrl-C (SIGINT) or SIGTERM: how to tell them from failures, a console logger
+that leaves their tracebacks out, and interrupts that are never lost.
 
 Dagster turns a SIGINT during an in-process run into ``DagsterExecutionInterruptedError`` inside
 the step it reaches, fails the step and the run, and logs both with their stack traces. The user
 who pressed Ctrl-C asked for the run to stop: the CLI says so in one line (``lyra_assets.execution.run_control``),
 and the run's event log keeps the traceback for the Dagster UI.
+
+Dagster's handler raises its error wherever the step's code is when the signal lands. Where that is a
+weakref callback, a ``__del__`` or the garbage collector (SQLAlchemy's ``_collection_gced``), Python
+cannot propagate it: it prints "Exception ignored in …" and the step goes on as if nothing came.
+``interrupts_never_swallowed`` sees such an interrupt and sends it again, so the run stops.
 """
 
 from __future__ import annotations
@@ -13,12 +18,14 @@ import contextlib
 import logging
 import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from dagster import (
     DagsterEventType,
+    DagsterExecutionInterruptedError,
     DagsterInstance,
     Field,
     InitLoggerContext,
@@ -142,7 +149,50 @@ def deferred_interrupts() -> Iterator[DeferredInterrupts]:
     for sig in previous:
         signal.signal(sig, deferred.handler)
     try:
-        yield deferred
+        with interrupts_never_swallowed():
+            yield deferred
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+_INTERRUPTS = (KeyboardInterrupt, DagsterExecutionInterruptedError)
+RESEND_POLL_S = 0.02  # how soon a swallowed interrupt is sent again
+
+
+@contextlib.contextmanager
+def interrupts_never_swallowed() -> Iterator[threading.Event]:
+    """For the block, an interrupt that a signal handler raised where Python can only ignore it (a
+    weakref callback, a ``__del__``, the garbage collector: ``sys.unraisablehook`` hears of it) is
+    sent again as SIGINT from another thread a moment later, when the main thread is past it, as
+    often as it is swallowed; its "Exception ignored" traceback is not printed. Yields the event set
+    while one waits to be sent again. Off the main thread nothing changes."""
+    swallowed = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield swallowed
+        return
+    done = threading.Event()
+    previous_hook = sys.unraisablehook
+
+    def hook(unraisable: sys.UnraisableHookArgs) -> None:
+        if unraisable.exc_type is not None and issubclass(unraisable.exc_type, _INTERRUPTS):
+            swallowed.set()  # raising here would be lost too: the other thread sends it again
+            return
+        previous_hook(unraisable)
+
+    def resend() -> None:
+        while not done.wait(RESEND_POLL_S):
+            if swallowed.is_set():
+                swallowed.clear()
+                os.kill(os.getpid(), signal.SIGINT)  # Dagster maps SIGTERM to SIGINT's handler
+
+    sys.unraisablehook = hook
+    thread = threading.Thread(target=resend, name="lyra-interrupt-resend", daemon=True)
+    thread.start()
+    try:
+        yield swallowed
+    finally:
+        done.set()
+        thread.join(timeout=1)
+        if sys.unraisablehook is hook:
+            sys.unraisablehook = previous_hook

@@ -22,7 +22,7 @@ from dagster import DagsterRunStatus, RunsFilter
 from pydantic import BaseModel
 
 from lyra_assets.definitions import build_definitions
-from lyra_assets.execution.interrupts import deferred_interrupts, run_interrupted
+from lyra_assets.execution.interrupts import deferred_interrupts, interrupts_never_swallowed, run_interrupted
 from lyra_assets.execution.run_progress import AssetProgress, ProgressWatcher, asset_names
 from lyra_assets.execution.run_queue import request_task_run, settle_requests
 from lyra_assets.execution.runs import (
@@ -212,14 +212,15 @@ def run_job(
         job = build_definitions(layout.root, settings).resolve_job_def(job_name)
         if partition_key:
             register_partition(instance, partition_key)
-        result = job.execute_in_process(
-            instance=instance,
-            run_id=run_id,
-            raise_on_error=False,
-            tags=tags,
-            partition_key=partition_key,
-            run_config={**run_config, "loggers": {"console": {"config": {"log_level": "INFO"}}}},
-        )
+        with interrupts_never_swallowed():  # an interrupt inside a weakref callback still stops the run
+            result = job.execute_in_process(
+                instance=instance,
+                run_id=run_id,
+                raise_on_error=False,
+                tags=tags,
+                partition_key=partition_key,
+                run_config={**run_config, "loggers": {"console": {"config": {"log_level": "INFO"}}}},
+            )
         error = None
         if not result.success:
             failure = failed_step(instance, run_id)
