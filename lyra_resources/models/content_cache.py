@@ -153,6 +153,23 @@ def cached_embeddings(
     return np.stack(vectors) if vectors else np.zeros((0, 0), dtype=np.float32)
 
 
+def store_embeddings(store: LyraStore, model: str, texts: Sequence[str], vectors: np.ndarray) -> None:
+    """Store embeddings by ``model`` computed apart (the background embedder's, a batch at a time)
+    in one short transaction: each text once, and a text another process stored first keeps its row."""
+    rows: dict[Key, np.ndarray] = {}
+    for text, vector in zip(texts, vectors, strict=True):
+        rows.setdefault((model, text_hash(text)), vector)
+    if rows:
+        _insert(
+            store,
+            EMBEDDINGS,
+            [
+                dict(zip(EMBEDDINGS.key_columns, key, strict=True)) | EMBEDDINGS.to_row(vector)
+                for key, vector in rows.items()
+            ],
+        )
+
+
 def cached_embedding_rows(
     store: LyraStore, model: str, texts: Sequence[str]
 ) -> tuple[np.ndarray, np.ndarray]:

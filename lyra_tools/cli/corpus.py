@@ -13,7 +13,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -29,6 +29,9 @@ from lyra_tools.cli.common import (
     open_store,
     untrusted,
 )
+
+if TYPE_CHECKING:
+    from lyra_resources.corpus.corpus_vectors import CorpusVectors
 
 app = typer.Typer(help="Work on a local corpus as a whole.", no_args_is_help=True)
 
@@ -95,18 +98,19 @@ def embed(
             return
         done = vectors.embed_rest(
             chunk=YIELDING_CHUNK,
-            before_chunk=lambda: wait_for_idle(
-                layout,
-                on_wait=lambda: err.print(
-                    "a task is running in this home: embedding waits until it ends", highlight=False
-                ),
-            ),
+            before_chunk=lambda: wait_for_idle(layout, on_wait=lambda: waiting(vectors)),
         )
     console.print(
         untrusted(f"corpus {where}: all {len(opened):,} papers embedded ({done:,} now)"),
         highlight=False,
         soft_wrap=True,
     )
+
+
+def waiting(vectors: CorpusVectors) -> None:
+    """A task started in the home: what is embedded is stored (the task finds it), and the wait said."""
+    vectors.flush()
+    err.print("a task is running in this home: embedding waits until it ends", highlight=False)
 
 
 def unembedded(corpus_paths: list[str], home: Path | None) -> list[str]:
