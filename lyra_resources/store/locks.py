@@ -131,20 +131,25 @@ class RetryPolicy(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     first_delay_s: float = Field(0.02, gt=0, description="sleep after the first conflict (before jitter)")
-    max_delay_s: float = Field(1.0, gt=0, description="longest sleep between two attempts (before jitter)")
+    max_delay_s: float = Field(0.25, gt=0, description="longest sleep between two attempts (before jitter)")
 
     def run(self, attempt: Callable[[], T], *, timeout_s: float, what: object) -> T:
         """Call ``attempt`` until it returns. A lock conflict (:func:`is_lock_conflict`) is retried
         until ``timeout_s`` has passed and then raised as :class:`StoreBusyError` naming ``what``
-        (the database); any other exception propagates at once."""
-        deadline = time.monotonic() + timeout_s
+        (the database); any other exception propagates at once. A wait past ``NOTICE_AFTER_S`` is
+        said once, naming the holder, to the notice :func:`notify_waits` set (if any)."""
+        started = time.monotonic()
+        deadline = started + timeout_s
         delay = self.first_delay_s
+        noticed = False
         while True:
             try:
                 return attempt()
             except Exception as exc:
                 if not is_lock_conflict(exc):
                     raise
+                if not noticed and (waited := time.monotonic() - started) >= NOTICE_AFTER_S:
+                    noticed = _notice_wait(exc, what, waited)
                 if time.monotonic() > deadline:
                     _count(exc, gave_up=True)
                     raise StoreBusyError(
@@ -159,3 +164,31 @@ class RetryPolicy(BaseModel):
 
 STORE_RETRY = RetryPolicy()
 """The policy the store, the CLI and the MCP server share."""
+
+NOTICE_AFTER_S = 1.0  # a wait for another process's lock is said once it has lasted this long
+NOTICE_EVERY_S = 30.0  # waits for one holder are said at most this often (a run's many operations)
+_notice: Callable[[str], None] | None = None
+_noticed: dict[int | None, float] = {}  # holder's process → when a wait for it was last said
+
+
+def notify_waits(notice: Callable[[str], None] | None) -> None:
+    """Have ``notice`` hear one line when a store operation of this process has waited
+    ``NOTICE_AFTER_S`` for another process's lock, naming the holder ("… the run of task t-1
+    (process 1234) holds it locked"), at most once per ``NOTICE_EVERY_S`` for one holder; the CLI
+    prints it on standard error. None: say nothing (the default)."""
+    global _notice
+    _notice = notice
+    _noticed.clear()
+
+
+def _notice_wait(exc: Exception, what: object, waited_s: float) -> bool:
+    """Say the wait to the notice set, if any; whether the wait is now said."""
+    if _notice is None:
+        return False
+    from lyra_resources.store.lock_holders import holder_pid, waiting_line
+
+    pid, now = holder_pid(exc), time.monotonic()
+    if now - _noticed.get(pid, -NOTICE_EVERY_S) >= NOTICE_EVERY_S:
+        _noticed[pid] = now
+        _notice(waiting_line(exc, what, waited_s))
+    return True

@@ -67,3 +67,22 @@ def not_running(layout: HomeLayout, task_id: str) -> Iterator[None]:
             yield
         finally:
             path.unlink(missing_ok=True)
+
+
+def run_in_progress(layout: HomeLayout, task_id: str) -> bool:
+    """Whether a process of this machine holds the task's run lock now: it is running the task, its
+    row reads running, and that process records how the run ends. Tested without waiting (the lock
+    is taken for an instant where it is free) and without creating anything."""
+    try:
+        handle = open(layout.run_lock(task_id))
+    except OSError:  # no lock file (no run of this machine yet), or a home that cannot be read
+        return False
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return False

@@ -26,13 +26,16 @@ try:  # Ctrl-C while the command's modules load (seconds on a busy machine): one
     from lyra_resources.environment import DEBUG_ENV, read_environment
     from lyra_resources.settings.pipeline import SettingsError
     from lyra_resources.store.faults import is_no_space, no_space_message
+    from lyra_resources.store.locks import notify_waits
     from lyra_resources.store.lyra_store import StoreError
     from lyra_tools.cli import browse, corpus, feedback, models, run, search, serve, store, tasks, worker
     from lyra_tools.cli.common import (
+        err,
         error_printed,
         fail,
         forget_command_settings,
         reset_error_printed,
+        untrusted,
         write_stdout,
     )
 except KeyboardInterrupt:
@@ -46,6 +49,11 @@ app = typer.Typer(help="Lyra: turn a research question into an evidence graph.",
 def _each_command() -> None:
     # each command reads the settings anew, once (a later command in this process too: a test's)
     forget_command_settings()
+    notify_waits(_say_wait)  # a read or write that waits for another process's lock says why
+
+
+def _say_wait(line: str) -> None:
+    err.print(untrusted(line), highlight=False, soft_wrap=True)
 
 
 app.add_typer(run.app)  # `lyra run`, `lyra verify`

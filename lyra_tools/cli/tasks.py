@@ -58,18 +58,23 @@ def synced_tasks(home: Path | None, only: str | None = None) -> list[TaskRecord]
     Reading makes no home: a missing one is the command's error line."""
     store = open_store(home, create=False)
     tasks = [store.require_task(only)] if only else store.list_tasks()
-    if any(t.status in ("running", "queued") for t in tasks):
+    # a task a process of this machine is running reads running, and that process records the end:
+    # Dagster (seconds to load on a busy machine) is consulted only for the others
+    unsure = {t.id for t in tasks if t.status in ("running", "queued") and not _run_here(store, t)}
+    if unsure:
         from lyra_assets.execution import run_control
         from lyra_assets.execution.runs import open_instance
 
         with open_instance(home, command_cluster()) as instance:
             tasks = [
-                run_control.sync_task_status(store, instance, t.id)
-                if t.status in ("running", "queued")
-                else t
-                for t in tasks
+                run_control.sync_task_status(store, instance, t.id) if t.id in unsure else t for t in tasks
             ]
     return tasks
+
+
+def _run_here(store: LyraStore, task: TaskRecord) -> bool:
+    """Whether the task's row reads running and a process of this machine is running it now."""
+    return task.status == "running" and task_lock.run_in_progress(store.layout, task.id)
 
 
 @app.command("status")

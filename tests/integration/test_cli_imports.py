@@ -108,3 +108,38 @@ def test_feedback_is_recorded_and_the_report_rewritten_without_dagster(home_with
     assert json.loads(done.stdout)["changed"] is True
     assert (home / "reports" / f"{task_id}.md").exists()  # the report follows the graph's correction
     assert heavy == []
+
+
+def test_task_list_during_a_run_of_this_machine_reads_the_row_without_loading_dagster(home_with_a_task):
+    """A process of this machine holds the task's run lock (as `lyra run` does for its whole run): the
+    row's "running" is what it is, and that process records the end, so the list asks no Dagster
+    (seconds of loading on a busy machine). Once the process is gone, Dagster is asked again."""
+    home, task_id = home_with_a_task
+    LyraStore.at(home).update_task(task_id, status="running", last_run_id="run-in-progress")
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys\n"
+            "from lyra_resources.home import HomeLayout\n"
+            "from lyra_resources.store import task_lock\n"
+            f"with task_lock.running(HomeLayout(root={str(home)!r}), {task_id!r}):\n"
+            "    print('running', flush=True)\n"
+            "    sys.stdin.readline()\n",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "running"
+        done, heavy = _heavy_imports("task", "list", "--home", str(home), home=home)
+        assert done.returncode == 0, done.stderr
+        assert task_id in done.stdout and "running" in done.stdout
+        assert heavy == []
+    finally:
+        holder.communicate("done\n", timeout=60)
+    done, heavy = _heavy_imports("task", "list", "--home", str(home), home=home)
+    assert done.returncode == 0, done.stderr
+    assert "dagster" in heavy  # no process runs it here any more: its Dagster run is consulted
