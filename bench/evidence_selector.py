@@ -13,12 +13,13 @@ side by side on sets the selector never trained on.
   threshold picked on the claims with even ids and read on the odd ones (SciFact's sentence-level
   figure without the label), and recall@3.
 
-    .venv/bin/python -m bench.evidence_selector --selector DIR [--threads 2]
+    .venv/bin/python -m bench.evidence_selector --selector DIR [--scifact N --seed 13] [--threads 2]
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import time
 from collections.abc import Callable
 
@@ -116,6 +117,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--selector", required=True, help="folder of a trained evidence selector")
     parser.add_argument("--methods", default="BM25,cosine,selector", help="which of BM25, cosine, selector")
+    parser.add_argument(
+        "--scifact", type=int, default=0, help="SciFact train claims drawn by --seed (0: all)"
+    )
+    parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
     set_threads(args.threads)
@@ -135,6 +140,9 @@ def main() -> None:
         "Check-COVID test": sides["check_covid_test"],
     }
     scifact = [q for q in sides["scifact_train"] if q.sentences]
+    if args.scifact:
+        drawn = set(random.Random(args.seed).sample(sorted({q.source for q in scifact}), args.scifact))
+        scifact = [q for q in scifact if q.source in drawn]
     scorers: dict[str, Scorer] = {
         "BM25": bm25_scorer,
         "cosine": cosine_scorer,

@@ -40,7 +40,11 @@ def topic_of(q: EvidenceQuery) -> Topic:
     return Topic(intervention=q.intervention, comparator=q.comparator, outcome=q.outcome)
 
 
-def finding_pairs(queries: list[EvidenceQuery], claims_per_finding: int = 2, seed: int = 13) -> list[NliPair]:
+def finding_pairs(
+    queries: list[EvidenceQuery], claims_per_finding: int = 2, seed: int = 13, neutral_rate: float = 0.6
+) -> list[NliPair]:
+    """Each finding's evidence against ``claims_per_finding`` claims about it, and at ``neutral_rate``
+    a NEUTRAL pair (the claim against another trial's finding or its own abstract's opening)."""
     rng = random.Random(seed)
     findings = [q for q in queries if q.intervention and q.label in _TRUTH]
     pairs = []
@@ -63,6 +67,8 @@ def finding_pairs(queries: list[EvidenceQuery], claims_per_finding: int = 2, see
                     label=RELATION_TO_NLI[label],
                 )
             )
+        if rng.random() >= neutral_rate:
+            continue
         claim = claim_of(topic, rng.choice(["increase", "decrease", "no_effect"]), False, rng.random() < 0.7)
         if rng.random() < 0.5:
             other = rng.choice(findings)

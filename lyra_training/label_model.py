@@ -36,8 +36,9 @@ class LabelRecipe(BaseModel):
     lr: float = 4e-5
     batch_size: int = 16
     max_length: int = 192  # a claim and two sentences
-    claims_per_finding: int = 2
-    forms_per_topic: int = 2
+    claims_per_finding: int = 1
+    forms_per_topic: int = 1
+    frozen_layers: int = 3  # as the selector: the upper layers learn the task, on 2 CPU cores
     seed: int = 13
 
 

@@ -147,9 +147,14 @@ def fit_reranker(
     max_length: int = 256,
     seed: int = 13,
     num_threads: int = 2,
+    frozen_layers: int = 0,
     progress: Callable[[str], None] | None = None,
 ) -> FitReport:
-    """Train a one-logit cross-encoder on ``pairs`` (binary cross-entropy) and save it to ``out_dir``."""
+    """Train a one-logit cross-encoder on ``pairs`` (binary cross-entropy) and save it to ``out_dir``.
+
+    ``frozen_layers`` > 0 keeps the embeddings and that many lower encoder layers as the base has them:
+    on 2 CPU cores the backward pass through them is most of a step's time, and a pair task this close
+    to the base's (sentence pairs) needs the upper layers most."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -167,6 +172,10 @@ def fit_reranker(
     )
     # an NLI base says single_label_classification, which a one-logit model cannot be loaded with
     model.config.problem_type = None
+    if frozen_layers:
+        encoder = model.base_model
+        for module in [encoder.embeddings, *encoder.encoder.layer[:frozen_layers]]:
+            module.requires_grad_(False)
     total = (len(pairs) + batch_size - 1) // batch_size * epochs
     loss_fn = torch.nn.BCEWithLogitsLoss()
 

@@ -31,12 +31,13 @@ from lyra_training.selector_data import (
 
 
 class SelectorRecipe(BaseModel):
-    negatives: int = 5
-    far_negatives: int = 1
-    epochs: int = 2
+    negatives: int = 3  # other sentences of the same abstract per query: the hard, useful case
+    far_negatives: int = 0  # sentences of other abstracts: cosine already tells those apart
+    epochs: int = 1
     batch_size: int = 16
-    lr: float = 4e-5
-    max_length: int = 128
+    lr: float = 5e-5
+    max_length: int = 96  # a query and one sentence
+    frozen_layers: int = 3  # embeddings and the lower three layers kept (fit_reranker says why)
     seed: int = 13
 
 
@@ -100,6 +101,7 @@ def train_selector(
         lr=recipe.lr,
         max_length=recipe.max_length,
         seed=recipe.seed,
+        frozen_layers=recipe.frozen_layers,
         progress=progress,
     )
     record = {

@@ -96,13 +96,21 @@ def train_stage(
     lr: float,
     recipe: VerifierRecipe,
     seed: int,
+    frozen_layers: int = 0,
 ) -> dict:
-    """Fine-tune the model at ``start_dir`` on ``pairs`` for ``epochs`` and save it (fp16)."""
+    """Fine-tune the model at ``start_dir`` on ``pairs`` for ``epochs`` and save it (fp16); with
+    ``frozen_layers``, the embeddings and that many lower layers stay as the start has them."""
     import torch
 
     torch.manual_seed(seed)
     rng = random.Random(seed)
     model, tokenizer = load_base_model(start_dir)
+    for module in (
+        [model.base_model.embeddings, *model.base_model.encoder.layer[:frozen_layers]]
+        if frozen_layers
+        else []
+    ):
+        module.requires_grad_(False)
     batches = []
     for _ in range(epochs):
         shuffled = list(pairs)
