@@ -10,6 +10,7 @@ from fixtures.paths import REPO
 RESOURCES = REPO / "lyra_resources"
 TOP_MODULES = {
     "__init__",
+    "config_files",
     "dagster_resources",
     "environment",
     "files",
