@@ -1,4 +1,5 @@
-"""Train the learned judge's two models from the public datasets (docs/selector.md):
+"""Train the evidence selector (shipped) and the label model (measured, not shipped yet) from the
+public datasets (docs/selector.md):
 
     .venv/bin/python -m lyra_training.judge_training --data ../shared/data --out DIR
 

@@ -22,6 +22,7 @@ from lyra_assets.evidence.pairs import (
     scoped_pairs,
     with_result_passages,
 )
+from lyra_assets.evidence.selection import selected_pairs
 from lyra_assets.metadata import table_metadata
 from lyra_assets.page_text import page_papers, page_texts
 from lyra_assets.task_assets import TASK, task_table
@@ -161,6 +162,10 @@ def nli_edges(
         for f in claims["source_fragment_id"]
     ]
 
+    selector = models.evidence_selector()
+    picked: dict[tuple[int, int], float] = {}
+    if selector:  # evidence.selector: each paper read where the selector finds the finding (docs/selector.md)
+        chosen, picked = selected_pairs(selector, claims["text"].tolist(), chosen, fragments)
     active = active_version(store, models.nli_base_path)  # the version the learning loop activated
     nli = models.nli(active.adapter_path)
     reader = models.direction_reader()
@@ -225,9 +230,16 @@ def nli_edges(
                 ),
                 "exposure_matched": result.exposure_matched,
                 "outcome_matched": result.outcome_matched,
-                "reason": result.reason
-                if relation == result.relation
-                else f"{result.reason} (NEUTRAL: the fragment is far from the claim, similarity {sim:.2f})",
+                "reason": (
+                    result.reason
+                    if relation == result.relation
+                    else f"{result.reason} (NEUTRAL: the fragment is far from the claim, similarity {sim:.2f})"
+                )
+                + (
+                    f"; read where the evidence selector finds the finding (p {picked[ci, fi]:.2f})"
+                    if (ci, fi) in picked
+                    else ""
+                ),
                 "study_design": design["study_design"],
                 "design_cue": design["design_cue"],
                 "sample_size": design["sample_size"],

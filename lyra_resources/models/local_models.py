@@ -15,6 +15,7 @@ from pydantic import Field
 
 from lyra_resources.models.content_cache import cached_embeddings
 from lyra_resources.models.direction_judge import DirectionReader, direction_reader
+from lyra_resources.models.evidence_selector import EvidenceSelector, evidence_selector
 from lyra_resources.models.inference import (
     Embedder,
     NliModel,
@@ -46,6 +47,7 @@ class LocalModels(ConfigurableResource):
     )
     nli_path: str = ""
     direction_path: str = "off"
+    selector: bool = Field(False, description="the evidence selector chooses where each paper is read")
     reranker_choice: str = "none"
     threads: int = 2
     reranker_dir: str = Field("", description="where corpus-adapted rerankers are stored")
@@ -59,6 +61,7 @@ class LocalModels(ConfigurableResource):
             embedder_max_tokens=config.models.embedder_max_tokens or 0,
             nli_path=config.models.nli,
             direction_path=config.models.direction,
+            selector=config.evidence.selector,
             reranker_choice=config.models.reranker,
             threads=config.torch_threads,
             reranker_dir=str(home / "models" / "rerankers"),
@@ -97,6 +100,13 @@ class LocalModels(ConfigurableResource):
             return None
         set_threads(self.threads)
         return direction_reader(self.direction_path or DEFAULT_DIRECTION_DIR)
+
+    def evidence_selector(self) -> EvidenceSelector | None:
+        """The evidence selector, where ``evidence.selector`` is on."""
+        if not self.selector:
+            return None
+        set_threads(self.threads)
+        return evidence_selector()
 
     @property
     def nli_base_path(self) -> str:

@@ -157,6 +157,12 @@ class EvidenceSettings(SettingsSection):
     )
     dedup_threshold: float = Field(0.9, gt=0, le=1, description="cosine above which two claims are one")
     nli_top_k: int = Field(8, ge=1, description="fragments judged against each claim, most similar first")
+    selector: bool = Field(
+        False,
+        description="read each paper of a claim's chosen fragments where the evidence selector finds the "
+        "finding the claim is about (one window per paper) instead of in the windows nearest by cosine "
+        "(docs/selector.md)",
+    )
     min_finding: float = Field(
         0.5,
         ge=0,

@@ -1,0 +1,164 @@
+"""Where the judge reads a paper: every two-sentence window (as ``bench.judge_abstracts``), or only
+the window holding the sentence the evidence selector ranks first (``evidence.selector: on``), side by
+side in one run on the same judged pairs (today's judge: the direction judge and the verifier).
+
+- Evidence Inference v2 validation and test prompts as claims (``bench.judge_abstracts``' forms, one
+  claim against another trial's abstract as NEI), split into prompts whose annotated evidence lies in
+  the abstract (found by its text) and the rest.
+- SciFact train claims (``--scifact N`` drawn by seed) against the papers they cite; the verifier was
+  trained on these claims (in-sample for both columns alike), the selector never saw SciFact.
+
+A claim's verdict is Lyra's: one vote per paper, the Beta update, the verdict words.
+
+    .venv/bin/python -m bench.selected_windows [--prompts 100] [--scifact 200] [--seed 13]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from pathlib import Path
+
+from bench.common import SHARED_DATA, require_data
+from bench.judge_abstracts import Run, build_claims
+from bench.verification import VERDICT_TO_LABEL, report
+from lyra_core.fragments import make_fragments
+from lyra_core.scoring import Evidence, ScoringRule, score_claim
+from lyra_core.sentences import split_sentences
+from lyra_resources.models.direction_judge import EdgeJudgement, direction_reader, judge_triples
+from lyra_resources.models.evidence_selector import EvidenceSelector
+from lyra_resources.models.inference import nli_model, set_threads
+from lyra_training.selector_data import read_ei_v2
+
+READER_MIN = 0.0  # evidence.reader_alone_min as config/settings.yaml ships it
+
+
+def verdict(edges: list[EdgeJudgement], papers: list[str]) -> str:
+    evidence = [
+        Evidence(relation=e.relation, nli_confidence=e.confidence, page_id=p)
+        for e, p in zip(edges, papers, strict=True)
+    ]
+    return VERDICT_TO_LABEL.get(score_claim(evidence, True, ScoringRule()).verdict, "NEI")
+
+
+def chosen_windows(selector: EvidenceSelector, items: list[tuple[str, list[str]]]) -> list[int]:
+    """For each (claim, windows of one paper), the index of the window holding the selector's first sentence."""
+    sentences = [list(dict.fromkeys(s for w in windows for s in split_sentences(w))) for _, windows in items]
+    picks = selector.select([c for c, _ in items], sentences)
+    out = []
+    for (_, windows), sents, pick in zip(items, sentences, picks, strict=True):
+        best = sents[pick.first]
+        out.append(next(i for i, w in enumerate(windows) if best in w))
+    return out
+
+
+def compare(
+    name: str, gold: dict[int, str], every: dict[int, str], selected: dict[int, str], ids: list[int]
+) -> None:
+    report(f"{name}: every window", gold, {i: every[i] for i in ids})
+    report(f"{name}: the selector's window", gold, {i: selected[i] for i in ids})
+
+
+def evidence_inference(folder: Path, split: str, args, selector: EvidenceSelector) -> None:
+    claims = build_claims(folder, split, args.prompts, args.seed)
+    inside = {q.source.split(":", 1)[1] for q in read_ei_v2(folder, split) if q.gold}
+    run = Run(folder, claims)
+    edges = run.edges("reader", READER_MIN)
+    windows: dict[int, list[int]] = {}
+    for k, i in enumerate(run.owner):
+        windows.setdefault(i, []).append(k)
+    claim_ids = [i for i in range(len(claims)) if windows.get(i)]
+    picks = chosen_windows(
+        selector, [(claims[i]["claim"], [run.triples[k][1] for k in windows[i]]) for i in claim_ids]
+    )
+    every = {i: verdict(edges[i], [claims[i]["article"]] * len(edges[i])) for i in range(len(claims))}
+    selected = {i: "NEI" for i in range(len(claims))}
+    for i, pick in zip(claim_ids, picks, strict=True):
+        selected[i] = verdict([edges[i][pick]], [claims[i]["article"]])
+    gold = {i: c["gold"] for i, c in enumerate(claims)}
+    prompts = {c["prompt"] for c in claims}
+    print(
+        f"Evidence Inference v2 {split}: {len(claims)} claims; of {len(prompts)} prompts, {len(prompts & inside)}"
+    )
+    print("  have their annotated evidence in the abstract")
+    for part, keep in (
+        ("evidence in the abstract", lambda c: c["prompt"] in inside),
+        ("evidence elsewhere", lambda c: c["prompt"] not in inside),
+        ("all", lambda c: True),
+    ):
+        compare(f"{split}, {part}", gold, every, selected, [i for i, c in enumerate(claims) if keep(c)])
+
+
+def scifact(args, selector: EvidenceSelector) -> None:
+    data = SHARED_DATA / "scifact"
+    with (data / "corpus.jsonl").open() as fh:
+        corpus = {str(d["doc_id"]): d for d in map(json.loads, fh)}
+    with (data / "claims_train.jsonl").open() as fh:
+        every_claim = [json.loads(line) for line in fh]
+    claims = random.Random(args.seed).sample(every_claim, min(args.scifact, len(every_claim)))
+    gold = {}
+    for i, c in enumerate(claims):
+        labels = {s["label"] for sets in c["evidence"].values() for s in sets}
+        gold[i] = "NEI" if not labels else next(iter(labels)) if len(labels) == 1 else "SUPPORT"
+    triples, owner = [], []
+    for i, c in enumerate(claims):
+        for d in map(str, c["cited_doc_ids"]):
+            if d in corpus:
+                text = " ".join(corpus[d]["abstract"])
+                for f in make_fragments(d, text):
+                    triples.append((c["claim"], f.text, f"{corpus[d]['title']} {text}"))
+                    owner.append((i, d))
+    reader, nli = direction_reader(), nli_model()
+    edges = judge_triples(
+        triples,
+        lambda p: [r.model_dump() for r in reader.predict(p)],
+        lambda p: [r.model_dump() for r in nli.predict(p)],
+        "reader",
+        READER_MIN,
+    )
+    groups: dict[tuple[int, str], list[int]] = {}
+    for k, key in enumerate(owner):
+        groups.setdefault(key, []).append(k)
+    keys = list(groups)
+    picks = chosen_windows(
+        selector, [(claims[i]["claim"], [triples[k][1] for k in groups[(i, d)]]) for i, d in keys]
+    )
+    every, selected = {i: ([], []) for i in range(len(claims))}, {i: ([], []) for i in range(len(claims))}
+    for (i, d), pick in zip(keys, picks, strict=True):
+        ks = groups[(i, d)]
+        every[i][0].extend(edges[k] for k in ks)
+        every[i][1].extend([d] * len(ks))
+        selected[i][0].append(edges[ks[pick]])
+        selected[i][1].append(d)
+    print(f"SciFact train: {len(claims)} claims, their cited papers")
+    compare(
+        "SciFact, cited papers",
+        gold,
+        {i: verdict(*every[i]) for i in every},
+        {i: verdict(*selected[i]) for i in selected},
+        list(range(len(claims))),
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--prompts", type=int, default=100)
+    parser.add_argument("--scifact", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    set_threads(args.threads)
+    folder = require_data("nli_training", "evidence_inference")
+    started = time.perf_counter()
+    selector = EvidenceSelector()
+    for split in ("validation", "test"):
+        evidence_inference(folder, split, args, selector)
+    if args.scifact:
+        scifact(args, selector)
+    print(f"{time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
