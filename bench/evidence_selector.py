@@ -27,7 +27,8 @@ import numpy as np
 
 from bench.common import SHARED_DATA, require_data
 from lyra_core.bm25 import Bm25Index
-from lyra_resources.models.inference import embedder, reranker, set_threads
+from lyra_resources.models.evidence_selector import EvidenceSelector
+from lyra_resources.models.inference import embedder, set_threads
 from lyra_training.selector import held_out_sides
 from lyra_training.selector_data import EvidenceQuery, finding_claim
 
@@ -50,17 +51,8 @@ def bm25_scorer(queries: list[EvidenceQuery]) -> list[np.ndarray]:
 
 
 def selector_scorer(path: str) -> Scorer:
-    def score(queries: list[EvidenceQuery]) -> list[np.ndarray]:
-        model = reranker(path)
-        pairs = [(q.query, s) for q in queries for s in q.sentences]
-        flat = model.logits(pairs)[:, 0]
-        out, start = [], 0
-        for q in queries:
-            out.append(flat[start : start + len(q.sentences)])
-            start += len(q.sentences)
-        return out
-
-    return score
+    selector = EvidenceSelector(path)
+    return lambda queries: selector.scores([q.query for q in queries], [q.sentences for q in queries])
 
 
 def recall_at(queries: list[EvidenceQuery], scores: list[np.ndarray], k: int) -> float:

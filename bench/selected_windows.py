@@ -26,7 +26,6 @@ from bench.judge_abstracts import Run, build_claims
 from bench.verification import VERDICT_TO_LABEL, report
 from lyra_core.fragments import make_fragments
 from lyra_core.scoring import Evidence, ScoringRule, score_claim
-from lyra_core.sentences import split_sentences
 from lyra_resources.models.direction_judge import EdgeJudgement, direction_reader, judge_triples
 from lyra_resources.models.evidence_selector import EvidenceSelector
 from lyra_resources.models.inference import nli_model, set_threads
@@ -41,17 +40,6 @@ def verdict(edges: list[EdgeJudgement], papers: list[str]) -> str:
         for e, p in zip(edges, papers, strict=True)
     ]
     return VERDICT_TO_LABEL.get(score_claim(evidence, True, ScoringRule()).verdict, "NEI")
-
-
-def chosen_windows(selector: EvidenceSelector, items: list[tuple[str, list[str]]]) -> list[int]:
-    """For each (claim, windows of one paper), the index of the window holding the selector's first sentence."""
-    sentences = [list(dict.fromkeys(s for w in windows for s in split_sentences(w))) for _, windows in items]
-    picks = selector.select([c for c, _ in items], sentences)
-    out = []
-    for (_, windows), sents, pick in zip(items, sentences, picks, strict=True):
-        best = sents[pick.first]
-        out.append(next(i for i, w in enumerate(windows) if best in w))
-    return out
 
 
 def compare(
@@ -70,9 +58,13 @@ def evidence_inference(folder: Path, split: str, args, selector: EvidenceSelecto
     for k, i in enumerate(run.owner):
         windows.setdefault(i, []).append(k)
     claim_ids = [i for i in range(len(claims)) if windows.get(i)]
-    picks = chosen_windows(
-        selector, [(claims[i]["claim"], [run.triples[k][1] for k in windows[i]]) for i in claim_ids]
-    )
+    picks = [
+        w
+        for w, _ in selector.select_windows(
+            [claims[i]["claim"] for i in claim_ids],
+            [[run.triples[k][1] for k in windows[i]] for i in claim_ids],
+        )
+    ]
     every = {i: verdict(edges[i], [claims[i]["article"]] * len(edges[i])) for i in range(len(claims))}
     selected = {i: "NEI" for i in range(len(claims))}
     for i, pick in zip(claim_ids, picks, strict=True):
@@ -122,9 +114,12 @@ def scifact(args, selector: EvidenceSelector) -> None:
     for k, key in enumerate(owner):
         groups.setdefault(key, []).append(k)
     keys = list(groups)
-    picks = chosen_windows(
-        selector, [(claims[i]["claim"], [triples[k][1] for k in groups[(i, d)]]) for i, d in keys]
-    )
+    picks = [
+        w
+        for w, _ in selector.select_windows(
+            [claims[i]["claim"] for i, _ in keys], [[triples[k][1] for k in groups[key]] for key in keys]
+        )
+    ]
     every, selected = {i: ([], []) for i in range(len(claims))}, {i: ([], []) for i in range(len(claims))}
     for (i, d), pick in zip(keys, picks, strict=True):
         ks = groups[(i, d)]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lyra_core.sentences import split_sentences
 from lyra_resources.models.evidence_selector import EvidenceSelector
 
 
@@ -24,12 +23,6 @@ def papers_of(chosen: list[list[tuple[int, float]]], fragment_pages: list[str]) 
     return out
 
 
-def holding(fragments: pd.DataFrame, rows: list[int], sentence: str) -> int | None:
-    """The earliest of ``rows`` whose window holds ``sentence``."""
-    found = [i for i in rows if sentence in fragments["text"].iat[i]]
-    return min(found, key=lambda i: int(fragments["position"].iat[i])) if found else None
-
-
 def selected_pairs(
     selector: EvidenceSelector,
     claim_texts: list[str],
@@ -41,22 +34,19 @@ def selected_pairs(
     selector's probability of each pair kept, for the edge's reason."""
     pages = fragments["page_id"].tolist()
     rows_of: dict[str, list[int]] = {}
-    for i, page in enumerate(pages):
-        rows_of.setdefault(page, []).append(i)
-    sentences = {
-        page: list(dict.fromkeys(s for i in rows for s in split_sentences(fragments["text"].iat[i])))
-        for page, rows in rows_of.items()
-    }
+    for i in sorted(range(len(pages)), key=lambda i: int(fragments["position"].iat[i])):
+        rows_of.setdefault(pages[i], []).append(i)  # each paper's windows in reading order
     wanted = [
         (ci, page, sim) for ci, best in enumerate(papers_of(chosen, pages)) for page, sim in best.items()
     ]
-    wanted = [(ci, page, sim) for ci, page, sim in wanted if sentences.get(page)]
-    picks = selector.select([claim_texts[ci] for ci, _, _ in wanted], [sentences[p] for _, p, _ in wanted])
+    picks = selector.select_windows(
+        [claim_texts[ci] for ci, _, _ in wanted],
+        [[fragments["text"].iat[i] for i in rows_of[page]] for _, page, _ in wanted],
+    )
     out: list[list[tuple[int, float]]] = [[] for _ in chosen]
     probability: dict[tuple[int, int], float] = {}
-    for (ci, page, sim), pick in zip(wanted, picks, strict=True):
-        row = holding(fragments, rows_of[page], sentences[page][pick.first])
-        if row is not None:
-            out[ci].append((row, sim))
-            probability[(ci, row)] = pick.probability
+    for (ci, page, sim), (window, p) in zip(wanted, picks, strict=True):
+        row = rows_of[page][window]
+        out[ci].append((row, sim))
+        probability[(ci, row)] = p
     return out, probability

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel
 
+from lyra_core.sentences import split_sentences
 from lyra_resources.models.inference import Reranker, cached_model
 from lyra_resources.models.model_files import WEIGHTS_DIR, base_version
 
@@ -54,6 +55,16 @@ class EvidenceSelector:
             ranked = np.argsort(-s, kind="stable").tolist()
             out.append(Selection(first=ranked[0], probability=float(s[ranked[0]]), ranked=ranked))
         return out
+
+    def select_windows(self, claims: list[str], windows: list[list[str]]) -> list[tuple[int, float]]:
+        """For each claim and one paper's windows (in reading order, none empty), the first window
+        holding the sentence ranked first among the windows' sentences, and its probability."""
+        sentences = [list(dict.fromkeys(s for w in ws for s in split_sentences(w))) for ws in windows]
+        picks = self.select(claims, sentences)
+        return [
+            (next(i for i, w in enumerate(ws) if sents[pick.first] in w), pick.probability)
+            for ws, sents, pick in zip(windows, sentences, picks, strict=True)
+        ]
 
 
 def evidence_selector(path: str | Path = DEFAULT_SELECTOR_DIR) -> EvidenceSelector:

@@ -103,6 +103,20 @@ def damage(database: Path, how: str) -> None:
                 fh.write(bytes([byte ^ 0xFF]))
 
 
+def assert_every_read_answers(scratch, tmp_path) -> None:
+    """The commands that only read the home answer as usual: list, status, claims, evidence, export."""
+    for args in (
+        ["task", "list"],
+        ["task", "status", TASK],
+        ["claims", TASK],
+        ["evidence", claim_id_for(TASK, fuzz_cli.CLAIM)],
+        ["export", TASK, "--format", "csv", "--out", str(tmp_path / "claims.csv")],
+    ):
+        outcome = lyra(scratch, *args, "--home", "{home}")
+        assert outcome.code == 0 and not outcome.problems, (args, outcome.problems, outcome.stderr)
+    assert fuzz_cli.CLAIM in (tmp_path / "claims.csv").read_text()
+
+
 @pytest.mark.parametrize(
     ("how", "said"),
     [
@@ -133,16 +147,7 @@ def test_a_read_only_home_serves_reads_and_names_itself_on_a_write(built, tmp_pa
     mount("-o", "remount,ro,bind", str(home))
     with pytest.raises(OSError):
         (home / "probe").write_text("")
-    for args in (
-        ["task", "list"],
-        ["task", "status", TASK],
-        ["claims", TASK],
-        ["evidence", claim_id_for(TASK, fuzz_cli.CLAIM)],
-        ["export", TASK, "--format", "csv", "--out", str(tmp_path / "claims.csv")],
-    ):
-        outcome = lyra(scratch, *args, "--home", "{home}")
-        assert outcome.code == 0 and not outcome.problems, (args, outcome.problems, outcome.stderr)
-    assert fuzz_cli.CLAIM in (tmp_path / "claims.csv").read_text()
+    assert_every_read_answers(scratch, tmp_path)
     outcome = lyra(scratch, "feedback", "apply", TASK, "add_note", NOTE, "--home", "{home}")
     assert outcome.code == 1 and not outcome.problems, (outcome.problems, outcome.stderr)
     line = outcome.stderr.strip()
@@ -204,16 +209,7 @@ def test_an_immutable_store_or_home_serves_reads_and_refuses_a_write_at_once(bui
     with pytest.raises(PermissionError) as refused:  # EPERM, not EACCES: root may not write it either
         (home / "lyra.duckdb").open("ab").close() if what == "store" else (home / "new").write_text("")
     assert refused.value.errno == errno.EPERM
-    for args in (
-        ["task", "list"],
-        ["task", "status", TASK],
-        ["claims", TASK],
-        ["evidence", claim_id_for(TASK, fuzz_cli.CLAIM)],
-        ["export", TASK, "--format", "csv", "--out", str(tmp_path / "claims.csv")],
-    ):
-        outcome = lyra(scratch, *args, "--home", "{home}")
-        assert outcome.code == 0 and not outcome.problems, (args, outcome.problems, outcome.stderr)
-    assert fuzz_cli.CLAIM in (tmp_path / "claims.csv").read_text()
+    assert_every_read_answers(scratch, tmp_path)
     for args in (
         ["feedback", "apply", TASK, "add_note", NOTE],
         ["task", "run", TASK],
