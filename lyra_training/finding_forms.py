@@ -44,6 +44,7 @@ class GeneratedPair(BaseModel):
     label: Literal["SUPPORTS", "REFUTES", "NEUTRAL"]
     form: str
     truth: str
+    topic: Topic
 
 
 def _interval(rng: random.Random, truth: Truth) -> tuple[float, float, float]:
@@ -206,6 +207,7 @@ def generated_pairs(
                     label=claim_label(direction, truth, swapped),
                     form=f"{form}{' swapped' if swapped else ''}",
                     truth=truth,
+                    topic=t,
                 )
             )
         if rng.random() >= neutral_rate:
@@ -218,6 +220,7 @@ def generated_pairs(
                 label="NEUTRAL",
                 form="no comparison",
                 truth="",
+                topic=t,
             )
         )
     return pairs

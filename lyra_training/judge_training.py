@@ -22,9 +22,14 @@ from lyra_training.nli_model import save_fp16
 from lyra_training.selector import SelectorRecipe, train_selector
 
 
-def train_learned_judge(data: Path, out: Path, base: Path = DEFAULT_SNLI_DIR) -> dict:
+def train_learned_judge(
+    data: Path, out: Path, base: Path = DEFAULT_SNLI_DIR, label_only: bool = False, figures: bool = False
+) -> dict:
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
+    label_recipe = LabelRecipe(figures=figures)
+    if label_only:
+        return {"label": train_label_model(data, out / "lyra-label-minilm-l6", base, label_recipe)}
     with tempfile.TemporaryDirectory() as work:
         selector = train_selector(
             data, Path(work), base, SelectorRecipe(), progress=logging.getLogger(__name__).info
@@ -32,7 +37,7 @@ def train_learned_judge(data: Path, out: Path, base: Path = DEFAULT_SNLI_DIR) ->
         model = AutoModelForSequenceClassification.from_pretrained(work)
         save_fp16(model, AutoTokenizer.from_pretrained(work), out / "lyra-selector-minilm-l6")
     (out / "lyra-selector-minilm-l6" / "training.json").write_text(json.dumps(selector, indent=2) + "\n")
-    label = train_label_model(data, out / "lyra-label-minilm-l6", base, LabelRecipe())
+    label = train_label_model(data, out / "lyra-label-minilm-l6", base, label_recipe)
     return {"selector": selector, "label": label}
 
 
@@ -40,9 +45,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, required=True, help="folder holding scifact/ and nli_training/")
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--label-only", action="store_true", help="train the label model alone")
+    parser.add_argument("--figures", action="store_true", help="the figure reader's note beside passages")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    print(json.dumps(train_learned_judge(args.data, args.out), indent=2))
+    record = train_learned_judge(args.data, args.out, label_only=args.label_only, figures=args.figures)
+    print(json.dumps(record, indent=2))
 
 
 if __name__ == "__main__":

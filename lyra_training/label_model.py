@@ -35,10 +35,9 @@ class LabelRecipe(BaseModel):
     epochs: int = 1
     lr: float = 4e-5
     batch_size: int = 16
-    max_length: int = 192  # a claim and two sentences
-    claims_per_finding: int = 1
+    max_length: int = 160  # a claim and two sentences
     forms_per_topic: int = 1
-    frozen_layers: int = 3  # as the selector: the upper layers learn the task, on 2 CPU cores
+    figures: bool = False  # the figure reader's note beside each passage (lyra_core.figure_notes)
     seed: int = 13
 
 
@@ -50,9 +49,9 @@ def training_pairs(data: Path, recipe: LabelRecipe) -> tuple[list[NliPair], dict
         *held_out_sides(data).values(),
     )
     parts = {
-        "findings": finding_pairs(findings, recipe.claims_per_finding, recipe.seed),
-        "check_covid": check_covid_pairs(covid),
-        "generated_forms": form_pairs(findings, recipe.forms_per_topic, recipe.seed),
+        "findings": finding_pairs(findings, recipe.seed, figures=recipe.figures),
+        "check_covid": check_covid_pairs(covid, recipe.figures),
+        "generated_forms": form_pairs(findings, recipe.forms_per_topic, recipe.seed, recipe.figures),
     }
     pairs = [p for part in parts.values() for p in part]
     random.Random(recipe.seed).shuffle(pairs)
@@ -62,8 +61,8 @@ def training_pairs(data: Path, recipe: LabelRecipe) -> tuple[list[NliPair], dict
 def validation_pairs(data: Path, recipe: LabelRecipe) -> list[NliPair]:
     sides = held_out_sides(data)
     covid = read_check_covid(data / "nli_training" / "check_covid", "dev", with_nei=True)
-    return finding_pairs(sides["ei_dev"], recipe.claims_per_finding, recipe.seed + 1) + check_covid_pairs(
-        covid
+    return finding_pairs(sides["ei_dev"], recipe.seed + 1, figures=recipe.figures) + check_covid_pairs(
+        covid, recipe.figures
     )
 
 
