@@ -12,10 +12,12 @@ from __future__ import annotations
 import argparse
 import time
 from collections import Counter
+from pathlib import Path
 
 from bench.common import require_data
 from lyra_resources.models.direction_judge import direction_reader, judge_triples
 from lyra_resources.models.inference import nli_model, set_threads
+from lyra_resources.models.label_model import LabelModel
 from lyra_training.finding_forms import Topic, generated_pairs
 from lyra_training.selector_data import read_linearized
 
@@ -27,6 +29,9 @@ def main() -> None:
     parser.add_argument("--per-topic", type=int, default=2)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--label-model", type=Path, action="append", default=[], help="also the label model at this folder"
+    )
     args = parser.parse_args()
     set_threads(args.threads)
     path = require_data("nli_training", "evidence_inference_linearized", "test_wlabels.csv")
@@ -46,15 +51,23 @@ def main() -> None:
         "reader",
         READER_MIN,
     )
-    right, total = Counter(), Counter()
-    for p, j in zip(pairs, judged, strict=True):
-        form = p.form
-        total[form] += 1
-        right[form] += j.relation == p.label
     print(f"{len(pairs)} generated pairs on {len(topics)} Evidence Inference test topics (seed {args.seed})")
-    for form in sorted(total):
-        print(f"  {form:<16} {right[form] / total[form]:.3f} of {total[form]}")
-    print(f"  {'all':<16} {sum(right.values()) / sum(total.values()):.3f} of {sum(total.values())}")
+    columns = {"today's judge": [j.relation for j in judged]}
+    for path in args.label_model:
+        model = LabelModel(path)
+        columns[path.name] = [
+            r.relation for r in model.judge([p.claim for p in pairs], [p.passage for p in pairs])
+        ]
+    print(f"  {'form':<16} " + " ".join(f"{name:>14}" for name in columns) + "  pairs")
+    total = Counter(p.form for p in pairs)
+    right = {
+        name: Counter(p.form for p, r in zip(pairs, rel, strict=True) if r == p.label)
+        for name, rel in columns.items()
+    }
+    for form in [*sorted(total), "all"]:
+        n = sum(total.values()) if form == "all" else total[form]
+        cells = [(sum(r.values()) if form == "all" else r[form]) / n for r in right.values()]
+        print(f"  {form:<16} " + " ".join(f"{c:>14.3f}" for c in cells) + f"  {n}")
     print(f"{time.perf_counter() - started:.0f} s")
 
 

@@ -26,9 +26,11 @@ from bench.judge_abstracts import Run, build_claims
 from bench.verification import VERDICT_TO_LABEL, report
 from lyra_core.fragments import make_fragments
 from lyra_core.scoring import Evidence, ScoringRule, score_claim
+from lyra_core.sentences import split_sentences
 from lyra_resources.models.direction_judge import EdgeJudgement, direction_reader, judge_triples
 from lyra_resources.models.evidence_selector import EvidenceSelector
 from lyra_resources.models.inference import nli_model, set_threads
+from lyra_resources.models.label_model import LabelModel
 from lyra_training.selector_data import read_ei_v2
 
 READER_MIN = 0.0  # evidence.reader_alone_min as config/settings.yaml ships it
@@ -43,13 +45,38 @@ def verdict(edges: list[EdgeJudgement], papers: list[str]) -> str:
 
 
 def compare(
-    name: str, gold: dict[int, str], every: dict[int, str], selected: dict[int, str], ids: list[int]
+    name: str,
+    gold: dict[int, str],
+    every: dict[int, str],
+    selected: dict[int, str],
+    ids: list[int],
+    learned: dict[str, dict[int, str]] | None = None,
 ) -> None:
     report(f"{name}: every window", gold, {i: every[i] for i in ids})
     report(f"{name}: the selector's window", gold, {i: selected[i] for i in ids})
+    for model, verdicts in (learned or {}).items():
+        report(
+            f"{name}: label model {model} on the selector's sentences", gold, {i: verdicts[i] for i in ids}
+        )
 
 
-def evidence_inference(folder: Path, split: str, args, selector: EvidenceSelector) -> None:
+def learned_verdicts(model: LabelModel | None, claims: list[str], papers: list[list[str]]) -> dict | None:
+    """Each claim's verdict from the label model's reading of one paper (its selected sentences)."""
+    if model is None:
+        return None
+    rule = ScoringRule()
+    return {
+        i: VERDICT_TO_LABEL.get(
+            score_claim([Evidence(relation=r.relation, nli_confidence=r.confidence)], True, rule).verdict,
+            "NEI",
+        )
+        for i, r in enumerate(model.read(claims, papers))
+    }
+
+
+def evidence_inference(
+    folder: Path, split: str, args, selector: EvidenceSelector, models: dict[str, LabelModel]
+) -> None:
     claims = build_claims(folder, split, args.prompts, args.seed)
     inside = {q.source.split(":", 1)[1] for q in read_ei_v2(folder, split) if q.gold}
     run = Run(folder, claims)
@@ -70,6 +97,9 @@ def evidence_inference(folder: Path, split: str, args, selector: EvidenceSelecto
     for i, pick in zip(claim_ids, picks, strict=True):
         selected[i] = verdict([edges[i][pick]], [claims[i]["article"]])
     gold = {i: c["gold"] for i, c in enumerate(claims)}
+    learned = learned_verdicts(
+        models, [c["claim"] for c in claims], [split_sentences(run.papers[c["article"]][1]) for c in claims]
+    )
     prompts = {c["prompt"] for c in claims}
     print(
         f"Evidence Inference v2 {split}: {len(claims)} claims; of {len(prompts)} prompts, {len(prompts & inside)}"
@@ -80,10 +110,11 @@ def evidence_inference(folder: Path, split: str, args, selector: EvidenceSelecto
         ("evidence elsewhere", lambda c: c["prompt"] not in inside),
         ("all", lambda c: True),
     ):
-        compare(f"{split}, {part}", gold, every, selected, [i for i, c in enumerate(claims) if keep(c)])
+        ids = [i for i, c in enumerate(claims) if keep(c)]
+        compare(f"{split}, {part}", gold, every, selected, ids, learned)
 
 
-def scifact(args, selector: EvidenceSelector) -> None:
+def scifact(args, selector: EvidenceSelector, models: dict[str, LabelModel]) -> None:
     data = SHARED_DATA / "scifact"
     with (data / "corpus.jsonl").open() as fh:
         corpus = {str(d["doc_id"]): d for d in map(json.loads, fh)}
@@ -127,6 +158,16 @@ def scifact(args, selector: EvidenceSelector) -> None:
         every[i][1].extend([d] * len(ks))
         selected[i][0].append(edges[ks[pick]])
         selected[i][1].append(d)
+    learned = {}
+    rule = ScoringRule()
+    for name, model in models.items():
+        readings = model.read([claims[i]["claim"] for i, _ in keys], [corpus[d]["abstract"] for _, d in keys])
+        by_claim: dict[int, list[Evidence]] = {i: [] for i in range(len(claims))}
+        for (i, d), r in zip(keys, readings, strict=True):
+            by_claim[i].append(Evidence(relation=r.relation, nli_confidence=r.confidence, page_id=d))
+        learned[name] = {
+            i: VERDICT_TO_LABEL.get(score_claim(ev, True, rule).verdict, "NEI") for i, ev in by_claim.items()
+        }
     print(f"SciFact train: {len(claims)} claims, their cited papers")
     compare(
         "SciFact, cited papers",
@@ -134,6 +175,7 @@ def scifact(args, selector: EvidenceSelector) -> None:
         {i: verdict(*every[i]) for i in every},
         {i: verdict(*selected[i]) for i in selected},
         list(range(len(claims))),
+        learned,
     )
 
 
@@ -143,15 +185,19 @@ def main() -> None:
     parser.add_argument("--scifact", type=int, default=200)
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--label-model", type=Path, action="append", default=[], help="also the label model at this folder"
+    )
     args = parser.parse_args()
     set_threads(args.threads)
     folder = require_data("nli_training", "evidence_inference")
     started = time.perf_counter()
     selector = EvidenceSelector()
+    models = {path.name: LabelModel(path, selector) for path in args.label_model}
     for split in ("validation", "test"):
-        evidence_inference(folder, split, args, selector)
+        evidence_inference(folder, split, args, selector, models)
     if args.scifact:
-        scifact(args, selector)
+        scifact(args, selector, models)
     print(f"{time.perf_counter() - started:.0f} s")
 
 

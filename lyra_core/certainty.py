@@ -43,7 +43,7 @@ SMALL_SAMPLE = 100
 # What the other side's votes must add to its Beta parameter for the evidence to be inconsistent
 # (as lyra_core.scoring.STRONG_SIDE: as much weight as the prior itself).
 STRONG_OTHER_SIDE = 1.0
-EXPLICIT_JUDGES = ("direction",)
+EXPLICIT_JUDGES = ("direction", "label-model")  # judges that read a finding, not word overlap
 
 
 class Vote(BaseModel):
@@ -53,7 +53,7 @@ class Vote(BaseModel):
     weight: float = 1.0  # what the vote added to its side's Beta parameter
     study_design: str | None = None
     sample_size: int | None = None
-    judged_by: str | None = None  # direction | cross-encoder
+    judged_by: str | None = None  # direction | label-model | cross-encoder
     human: bool = False  # a person reviewed this edge
 
 

@@ -14,6 +14,7 @@ from dagster import (
 
 from lyra_assets import documents, sources
 from lyra_assets.evidence.claims import claims as claims_asset
+from lyra_assets.evidence.learned import learned_judgements
 from lyra_assets.evidence.pairs import (
     addressing_fragments,
     adopted_claims,
@@ -34,11 +35,13 @@ from lyra_core.tasks import TaskOptions
 from lyra_resources.models.content_cache import cached_judgements
 from lyra_resources.models.direction_judge import DIRECTION, DirectionReader, EdgeJudgement, judge_triples
 from lyra_resources.models.inference import NLI_RELATION, NliModel
+from lyra_resources.models.label_model import LEARNED, LabelModel
 from lyra_resources.models.local_models import LocalModels
 from lyra_resources.models.nli_versions import active_version
 from lyra_resources.progress import track
 from lyra_resources.schema import CLAIM_SCORES, NLI_EDGES
 from lyra_resources.settings.loading import LyraSettings
+from lyra_resources.settings.pipeline import EvidenceSettings
 from lyra_resources.store.generations import record_scoring_rule
 from lyra_resources.store.lyra_store import LyraStore, TaskRecord
 from lyra_resources.web.domain_policy import DomainTrust
@@ -162,33 +165,20 @@ def nli_edges(
         for f in claims["source_fragment_id"]
     ]
 
-    selector = models.evidence_selector()
-    picked: dict[tuple[int, int], float] = {}
-    if selector:  # evidence.selector: each paper read where the selector finds the finding (docs/selector.md)
-        chosen, picked = selected_pairs(selector, claims["text"].tolist(), chosen, fragments)
     active = active_version(store, models.nli_base_path)  # the version the learning loop activated
     nli = models.nli(active.adapter_path)
     reader = models.direction_reader()
-    flat = [(ci, fi, sim) for ci, pairs in enumerate(chosen) for fi, sim in pairs]
-    triples = [
-        (claims["text"].iat[ci], fragments["text"].iat[fi], texts.get(fragments["page_id"].iat[fi], ""))
-        for ci, fi, _ in flat
-    ]
+    learned = models.label_model()
+    picked: dict[tuple[int, int], float] = {}
+    if learned:  # evidence.judge: learned — one reading per paper (docs/selector.md)
+        flat, judged = learned_judgements(learned, claims["text"].tolist(), chosen, fragments)
+    else:
+        selector = models.evidence_selector()
+        if selector:  # evidence.selector: each paper read where the selector finds the finding
+            chosen, picked = selected_pairs(selector, claims["text"].tolist(), chosen, fragments)
+        flat = [(ci, fi, sim) for ci, pairs in enumerate(chosen) for fi, sim in pairs]
+        judged = rule_judgements(store, context, flat, claims, fragments, texts, nli, reader, cfg)
     designs: dict[int, dict] = {}  # per fragment: its paper's design and size, read once for all its claims
-    judged = (
-        judge_triples(
-            triples,
-            read=lambda pairs: judge_pairs(store, reader, pairs, context.log, "direction"),
-            nli=lambda pairs: judge_pairs(store, nli, pairs, context.log),
-            unstated=cfg.unstated_direction,
-            reader_min=cfg.reader_alone_min,
-        )
-        if reader
-        else [
-            EdgeJudgement.from_cross_encoder(NLI_RELATION[r["label"]], r["probs"], "models.direction is off")
-            for r in judge_pairs(store, nli, [(t[1], t[0]) for t in triples], context.log)
-        ]
-    )
     rows = []
     for (ci, fi, sim), result in zip(flat, judged, strict=True):
         fragment_id, claim_id = fragments["fragment_id"].iat[fi], claims["claim_id"].iat[ci]
@@ -214,7 +204,7 @@ def nli_edges(
                 "nli_confidence": float(result.confidence),
                 "source_trust_level": level_of_page.get(fragments["page_id"].iat[fi]),
                 "target_trust_level": claim_level[ci],
-                "model_version": reader.version if result.judged_by == DIRECTION else nli.version,
+                "model_version": model_version(result.judged_by, nli, reader, learned),
                 "similarity": sim,
                 "page_id": fragments["page_id"].iat[fi],
                 "p_supports": result.p_supports,
@@ -260,6 +250,45 @@ def nli_edges(
             ),
         },
     )
+
+
+def rule_judgements(
+    store: LyraStore,
+    context: AssetExecutionContext,
+    flat: list[tuple[int, int, float]],
+    claims: pd.DataFrame,
+    fragments: pd.DataFrame,
+    texts: dict[str, str],
+    nli: NliModel,
+    reader: DirectionReader | None,
+    cfg: EvidenceSettings,
+) -> list[EdgeJudgement]:
+    """The rules' judge on every chosen (claim, window): the direction judge where it reads the claim,
+    the cross-encoder for the rest (or for all, with ``models.direction: off``)."""
+    triples = [
+        (claims["text"].iat[ci], fragments["text"].iat[fi], texts.get(fragments["page_id"].iat[fi], ""))
+        for ci, fi, _ in flat
+    ]
+    if not reader:
+        return [
+            EdgeJudgement.from_cross_encoder(NLI_RELATION[r["label"]], r["probs"], "models.direction is off")
+            for r in judge_pairs(store, nli, [(t[1], t[0]) for t in triples], context.log)
+        ]
+    return judge_triples(
+        triples,
+        read=lambda pairs: judge_pairs(store, reader, pairs, context.log, "direction"),
+        nli=lambda pairs: judge_pairs(store, nli, pairs, context.log),
+        unstated=cfg.unstated_direction,
+        reader_min=cfg.reader_alone_min,
+    )
+
+
+def model_version(
+    judged_by: str, nli: NliModel, reader: DirectionReader | None, learned: LabelModel | None
+) -> str:
+    if judged_by == LEARNED and learned:
+        return learned.version
+    return reader.version if judged_by == DIRECTION and reader else nli.version
 
 
 def edges_preview(edges: pd.DataFrame, claims: pd.DataFrame, fragments: pd.DataFrame) -> pd.DataFrame:

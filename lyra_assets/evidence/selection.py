@@ -23,6 +23,21 @@ def papers_of(chosen: list[list[tuple[int, float]]], fragment_pages: list[str]) 
     return out
 
 
+def papers_to_read(
+    chosen: list[list[tuple[int, float]]], fragments: pd.DataFrame
+) -> tuple[dict[str, list[int]], list[tuple[int, str, float]]]:
+    """Each paper's windows (rows of ``fragments``) in reading order, and every (claim, paper, best
+    cosine) that ``chosen`` reaches."""
+    pages = fragments["page_id"].tolist()
+    rows_of: dict[str, list[int]] = {}
+    for i in sorted(range(len(pages)), key=lambda i: int(fragments["position"].iat[i])):
+        rows_of.setdefault(pages[i], []).append(i)
+    wanted = [
+        (ci, page, sim) for ci, best in enumerate(papers_of(chosen, pages)) for page, sim in best.items()
+    ]
+    return rows_of, wanted
+
+
 def selected_pairs(
     selector: EvidenceSelector,
     claim_texts: list[str],
@@ -32,13 +47,7 @@ def selected_pairs(
     """``chosen`` with each claim's pairs replaced by one per paper: the paper's window (among
     ``fragments``) that holds the selector's best sentence among those windows' sentences; and the
     selector's probability of each pair kept, for the edge's reason."""
-    pages = fragments["page_id"].tolist()
-    rows_of: dict[str, list[int]] = {}
-    for i in sorted(range(len(pages)), key=lambda i: int(fragments["position"].iat[i])):
-        rows_of.setdefault(pages[i], []).append(i)  # each paper's windows in reading order
-    wanted = [
-        (ci, page, sim) for ci, best in enumerate(papers_of(chosen, pages)) for page, sim in best.items()
-    ]
+    rows_of, wanted = papers_to_read(chosen, fragments)
     picks = selector.select_windows(
         [claim_texts[ci] for ci, _, _ in wanted],
         [[fragments["text"].iat[i] for i in rows_of[page]] for _, page, _ in wanted],

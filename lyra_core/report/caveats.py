@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from lyra_core.answer import AnswerView, strongest_paper_edges
+from lyra_core.certainty import EXPLICIT_JUDGES
 from lyra_core.report.refs import UNTITLED
 from lyra_core.result_passages import TOP_PAPERS
 from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS
@@ -65,7 +66,7 @@ def answer_caveats(
         )
     elif not any(d in ("rct", "meta_analysis") for d in designs) and any(d in OBSERVATIONAL for d in designs):
         out.append("No randomised trial or meta-analysis voted.")
-    overlap = [v for v in votes if v.get("judged_by") != "direction" and not v.get("human_reviewed")]
+    overlap = [v for v in votes if v.get("judged_by") not in EXPLICIT_JUDGES and not v.get("human_reviewed")]
     if overlap:
         share = (
             "Every vote was" if len(overlap) == len(votes) else f"{len(overlap)} of {len(votes)} votes were"

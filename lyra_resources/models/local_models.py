@@ -25,6 +25,7 @@ from lyra_resources.models.inference import (
     reranker,
     set_threads,
 )
+from lyra_resources.models.label_model import LabelModel, label_model
 from lyra_resources.models.model_files import (
     DEFAULT_DIRECTION_DIR,
     DEFAULT_NLI_DIR,
@@ -48,6 +49,7 @@ class LocalModels(ConfigurableResource):
     nli_path: str = ""
     direction_path: str = "off"
     selector: bool = Field(False, description="the evidence selector chooses where each paper is read")
+    judge: str = Field("rules", description="'learned': the label model reads each paper (evidence.judge)")
     reranker_choice: str = "none"
     threads: int = 2
     reranker_dir: str = Field("", description="where corpus-adapted rerankers are stored")
@@ -62,6 +64,7 @@ class LocalModels(ConfigurableResource):
             nli_path=config.models.nli,
             direction_path=config.models.direction,
             selector=config.evidence.selector,
+            judge=config.evidence.judge,
             reranker_choice=config.models.reranker,
             threads=config.torch_threads,
             reranker_dir=str(home / "models" / "rerankers"),
@@ -107,6 +110,13 @@ class LocalModels(ConfigurableResource):
             return None
         set_threads(self.threads)
         return evidence_selector()
+
+    def label_model(self) -> LabelModel | None:
+        """The label model, where ``evidence.judge`` is 'learned'."""
+        if self.judge != "learned":
+            return None
+        set_threads(self.threads)
+        return label_model()
 
     @property
     def nli_base_path(self) -> str:

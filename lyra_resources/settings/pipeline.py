@@ -157,6 +157,12 @@ class EvidenceSettings(SettingsSection):
     )
     dedup_threshold: float = Field(0.9, gt=0, le=1, description="cosine above which two claims are one")
     nli_top_k: int = Field(8, ge=1, description="fragments judged against each claim, most similar first")
+    judge: Literal["rules", "learned"] = Field(
+        "rules",
+        description="who reads a claim against a paper: 'rules' (the direction judge and the cross-encoder on "
+        "the windows nearest by cosine) or 'learned' (the label model on the sentences the evidence selector "
+        "ranks highest, one edge per paper; docs/selector.md)",
+    )
     selector: bool = Field(
         False,
         description="read each paper of a claim's chosen fragments where the evidence selector finds the "
