@@ -6,7 +6,7 @@ difference with its CI), two arms' figures ("28 % vs 38 %", "12/40 vs 20/41", "5
 an increase, across 1 no significant difference; a difference is read against 0; two arms are
 compared from the exposure's arm to the comparator's (a rate lower in the placebo arm is an
 increase with the drug) and count as significant only with p < 0.05 beside them, or, for events of
-a total in each arm with no p-value stated, by Fisher's exact test on the counts (``count_test``).
+a total in each arm with no p-value stated, by Fisher's exact test on the counts (``fisher``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from lyra_core.direction.arms import named_order, names_arm
-from lyra_core.direction.count_test import fisher_exact_p
+from lyra_core.direction.fisher import fisher_exact_p
 
 Way = Literal["up", "down", "none"]
 _NUM = r"[-−–]?\d+(?:[.,·]\d+)?"

@@ -8,8 +8,8 @@ import time
 import pytest
 
 from fixtures.paths import REPO
+from lyra_core.domain_trust import JudgedEdge, verify_domains
 from lyra_core.scoring import Evidence, bayesian_score
-from lyra_core.verification import JudgedEdge, verify_domains
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_resources.web.domain_policy import (
     REPO_POLICY,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lyra_core.direction.count_test import fisher_exact_p
 from lyra_core.direction.figures import effect_figures, figures_way
+from lyra_core.direction.fisher import fisher_exact_p
 from lyra_core.direction.passage import read_passage
 
 
