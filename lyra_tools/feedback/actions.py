@@ -18,6 +18,34 @@ from lyra_tools.feedback.results import (
 )
 
 
+def _result(
+    task_id: str,
+    action: str,
+    target_id: str,
+    *,
+    changed: bool,
+    outcome: str,
+    edge: EdgeEffect | None = None,
+    claim: ScoreAfter | None = None,
+    rule: RuleEffect | None = None,
+    relevance: RelevanceEffect | None = None,
+) -> FeedbackResult:
+    """A feedback call's answer under a new event id: its target, whether it changed anything, what
+    it did, and its effect on an edge, a claim's score, a domain rule or a fragment's relevance."""
+    return FeedbackResult(
+        event_id=new_id("fb"),
+        task_id=task_id,
+        action=action,
+        target_id=target_id,
+        changed=changed,
+        outcome=outcome,
+        edge=edge,
+        claim=claim,
+        rule=rule,
+        relevance=relevance,
+    )
+
+
 def _edge_correct(conn, task_id: str, action: str, args: fb.EdgeCorrectArgs) -> FeedbackResult:
     edge = feedback_rows.edge_under_review(conn, task_id, args.edge_id)
     if edge is None:
@@ -90,11 +118,10 @@ def _edge_correct(conn, task_id: str, action: str, args: fb.EdgeCorrectArgs) -> 
             )
     else:
         outcome = f"edge restored to the model's label {model_relation}; the earlier correction is withdrawn"
-    return FeedbackResult(
-        event_id=new_id("fb"),
-        task_id=task_id,
-        action=action,
-        target_id=args.edge_id,
+    return _result(
+        task_id,
+        action,
+        args.edge_id,
         changed=changed,
         outcome=outcome,
         claim=_score_after(conn, task_id, claim_id),
@@ -139,11 +166,10 @@ def _claim_reject(conn, task_id: str, action: str, args: fb.ClaimArgs) -> Feedba
     active = feedback_rows.claim_rejected(conn, args.claim_id)
     if not active:
         feedback_rows.reject_claim(conn, args.claim_id, task_id, args.reason or None)
-    return FeedbackResult(
-        event_id=new_id("fb"),
-        task_id=task_id,
-        action=action,
-        target_id=args.claim_id,
+    return _result(
+        task_id,
+        action,
+        args.claim_id,
         changed=not active,
         outcome="claim rejected: hidden from the read tools unless include_rejected is set"
         if not active
@@ -156,11 +182,10 @@ def _claim_restore(conn, task_id: str, action: str, args: fb.ClaimArgs) -> Feedb
     active = feedback_rows.claim_rejected(conn, args.claim_id)
     if active:
         feedback_rows.restore_claim(conn, args.claim_id)
-    return FeedbackResult(
-        event_id=new_id("fb"),
-        task_id=task_id,
-        action=action,
-        target_id=args.claim_id,
+    return _result(
+        task_id,
+        action,
+        args.claim_id,
         changed=bool(active),
         outcome="claim restored" if active else "claim was not rejected; nothing changed",
         claim=_score_after(conn, task_id, args.claim_id),
@@ -184,11 +209,10 @@ def _domain_rule(conn, task_id: str, action: str, args: fb.DomainArgs) -> Feedba
         for rule_id, decision in current:
             feedback_rows.retire_rule(conn, rule_id)
             _rule_event(conn, rule_id, action, pattern, decision, args.reason)
-        return FeedbackResult(
-            event_id=new_id("fb"),
-            task_id=task_id,
-            action=action,
-            target_id=pattern,
+        return _result(
+            task_id,
+            action,
+            pattern,
             changed=True,
             outcome=f"override of {pattern!r} cleared ({current[-1][1]} rule retired)",
             rule=RuleEffect(
@@ -201,11 +225,10 @@ def _domain_rule(conn, task_id: str, action: str, args: fb.DomainArgs) -> Feedba
         )
     decision = "block" if action == "domain_block" else "unblock"
     if [d for _, d in current] == [decision]:
-        return FeedbackResult(
-            event_id=new_id("fb"),
-            task_id=task_id,
-            action=action,
-            target_id=pattern,
+        return _result(
+            task_id,
+            action,
+            pattern,
             changed=False,
             outcome=f"{pattern!r} already has an active {decision} rule; nothing changed",
             rule=RuleEffect(
@@ -222,11 +245,10 @@ def _domain_rule(conn, task_id: str, action: str, args: fb.DomainArgs) -> Feedba
     feedback_rows.store_rule(conn, rule_id, pattern, decision, args.reason)
     _rule_event(conn, rule_id, action, pattern, decision, args.reason)
     blocked = _blocked_in_task(conn, task_id)
-    return FeedbackResult(
-        event_id=new_id("fb"),
-        task_id=task_id,
-        action=action,
-        target_id=pattern,
+    return _result(
+        task_id,
+        action,
+        pattern,
         changed=True,
         outcome=f"{decision} rule on {pattern!r} in force for every task",
         rule=RuleEffect(
@@ -273,14 +295,8 @@ def _relevance(conn, task_id: str, action: str, args: fb.RelevanceArgs) -> Feedb
         query = feedback_rows.task_query(conn, task_id)
     signal = "explicit_positive" if action == "fragment_useful" else "explicit_negative"
     effect = _signal(conn, task_id, args.fragment_id, signal, query_id, query)
-    return FeedbackResult(
-        event_id=new_id("fb"),
-        task_id=task_id,
-        action=action,
-        target_id=args.fragment_id,
-        changed=True,
-        outcome=f"{signal} signal recorded",
-        relevance=effect,
+    return _result(
+        task_id, action, args.fragment_id, changed=True, outcome=f"{signal} signal recorded", relevance=effect
     )
 
 
@@ -289,11 +305,10 @@ def _flag_irrelevant(conn, task_id: str, action: str, args: fb.FlagIrrelevantArg
     query = feedback_rows.task_query(conn, task_id)
     # a flag: kept as an event, and an explicit negative relevance signal for the task's question
     effect = _signal(conn, task_id, args.fragment_id, "explicit_negative", task_id, query)
-    return FeedbackResult(
-        event_id=new_id("fb"),
-        task_id=task_id,
-        action=action,
-        target_id=args.fragment_id,
+    return _result(
+        task_id,
+        action,
+        args.fragment_id,
         changed=True,
         outcome="fragment flagged irrelevant to the task's question",
         relevance=effect,
@@ -303,14 +318,7 @@ def _flag_irrelevant(conn, task_id: str, action: str, args: fb.FlagIrrelevantArg
 def _flag_missing(conn, task_id: str, action: str, args: fb.FlagMissingArgs) -> FeedbackResult:
     if not feedback_rows.has_page(conn, task_id, args.page_id):
         raise FeedbackError(f"flag_missing: no page {args.page_id!r} in task {task_id!r}")
-    return FeedbackResult(
-        event_id=new_id("fb"),
-        task_id=task_id,
-        action=action,
-        target_id=args.page_id,
-        changed=True,
-        outcome="missing text recorded for review",
-    )
+    return _result(task_id, action, args.page_id, changed=True, outcome="missing text recorded for review")
 
 
 def _add_note(conn, task_id: str, action: str, args: fb.NoteArgs) -> FeedbackResult:
@@ -320,14 +328,7 @@ def _add_note(conn, task_id: str, action: str, args: fb.NoteArgs) -> FeedbackRes
             f"add_note: {args.target_id!r} is not the task id nor a claim, edge, fragment or page "
             f"of task {task_id!r}"
         )
-    return FeedbackResult(
-        event_id=new_id("fb"),
-        task_id=task_id,
-        action=action,
-        target_id=args.target_id,
-        changed=True,
-        outcome="note recorded",
-    )
+    return _result(task_id, action, args.target_id, changed=True, outcome="note recorded")
 
 
 HANDLERS = {
