@@ -143,39 +143,9 @@ ReaderPredict = Callable[[list[tuple[str, str]]], list[dict]]
 NliPredict = Callable[[list[tuple[str, str]]], list[dict]]
 
 
-def unstated_judgement(
-    verdict: DirectionJudgement, reader_probs: dict[str, float], reader_min: float
-) -> EdgeJudgement:
-    """The edge of a passage about the claim's exposure and outcome whose words and figures state no
-    direction: the direction reader's verdict where it reads a direction with at least ``reader_min``
-    (a "no difference" no word states still counts half, ``passage_distribution``), else no vote:
-    overlap alone decides no effect."""
-    read_as = max(_READ_AS, key=lambda k: reader_probs.get(k, 0.0))
-    p = reader_probs.get(read_as, 0.0)
-    if verdict.said_of_another:  # "the 25OHD level was higher in those with fractures": the level's change
-        return EdgeJudgement(
-            relation="NEUTRAL",
-            p_supports=0.0,
-            p_refutes=0.0,
-            p_neutral=1.0,
-            judged_by=DIRECTION,
-            claim_direction=verdict.claim_direction,
-            passage_direction=None,
-            effect_figures=verdict.figures,
-            exposure_matched=verdict.exposure_matched,
-            outcome_matched=verdict.outcome_matched,
-            reader_probability=p,
-            reason=f"the change it states (“{verdict.said_of_another}”) is said of another thing "
-            f"than the claim's outcome → no vote (the reader: {_READ_AS[read_as]}, {p:.2f})",
-        )
-    if p >= reader_min:
-        edge = EdgeJudgement.from_direction(verdict)
-        return edge.model_copy(
-            update={
-                "reason": f"the direction reader reads {_READ_AS[read_as]} ({p:.2f}); {verdict.reason}",
-                "reader_probability": p,
-            }
-        )
+def _no_vote(verdict: DirectionJudgement, reader_probability: float, reason: str) -> EdgeJudgement:
+    """A neutral edge of the direction judge that states no passage direction: the claim's reading and
+    the passage's figures kept, with the reader's probability and why it does not vote."""
     return EdgeJudgement(
         relation="NEUTRAL",
         p_supports=0.0,
@@ -187,9 +157,36 @@ def unstated_judgement(
         effect_figures=verdict.figures,
         exposure_matched=verdict.exposure_matched,
         outcome_matched=verdict.outcome_matched,
-        reader_probability=p,
-        reason=f"{NOT_READ} (the reader: {_READ_AS[read_as]}, {p:.2f})",
+        reader_probability=reader_probability,
+        reason=reason,
     )
+
+
+def unstated_judgement(
+    verdict: DirectionJudgement, reader_probs: dict[str, float], reader_min: float
+) -> EdgeJudgement:
+    """The edge of a passage about the claim's exposure and outcome whose words and figures state no
+    direction: the direction reader's verdict where it reads a direction with at least ``reader_min``
+    (a "no difference" no word states still counts half, ``passage_distribution``), else no vote:
+    overlap alone decides no effect."""
+    read_as = max(_READ_AS, key=lambda k: reader_probs.get(k, 0.0))
+    p = reader_probs.get(read_as, 0.0)
+    if verdict.said_of_another:  # "the 25OHD level was higher in those with fractures": the level's change
+        return _no_vote(
+            verdict,
+            p,
+            f"the change it states (“{verdict.said_of_another}”) is said of another thing "
+            f"than the claim's outcome → no vote (the reader: {_READ_AS[read_as]}, {p:.2f})",
+        )
+    if p >= reader_min:
+        edge = EdgeJudgement.from_direction(verdict)
+        return edge.model_copy(
+            update={
+                "reason": f"the direction reader reads {_READ_AS[read_as]} ({p:.2f}); {verdict.reason}",
+                "reader_probability": p,
+            }
+        )
+    return _no_vote(verdict, p, f"{NOT_READ} (the reader: {_READ_AS[read_as]}, {p:.2f})")
 
 
 def judge_triples(
