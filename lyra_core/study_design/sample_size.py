@@ -64,7 +64,7 @@ SUBJECTS = (
     r"infants|newborns|neonates|individuals|persons|people|respondents|survivors|mothers|fathers|parents|"
     r"pregnant\s+women|pregnancies|twins|veterans|smokers|users|students|residents|physicians|doctors|"
     r"nurses|workers|employees|athletes|soldiers|recipients|donors|members|inhabitants|pairs|families|"
-    r"households|contacts|cases|controls|mice|rats|animals|pigs|dogs|rabbits|monkeys|sheep|hamsters|"
+    r"households|contacts|cases|controls|babies|youths?|mice|rats|animals|pigs|dogs|rabbits|monkeys|sheep|hamsters|"
     r"episodes|admissions|births|deliveries|eyes|teeth"
 )
 # Words that may stand between a count and its subjects ("5,422 participants", "30 Wistar albino male rats").
@@ -72,8 +72,9 @@ _BETWEEN = (
     r"(?:(?!(?:years?|months?|weeks?|days?|hours?|old|times|per|percent|million|billion|thousand|of|mg|kg|ml|g|and|or|to|with|from|"
     r"in|at|the|were|was|had|who)\b)[A-Za-z][\w'’/-]*,?\s+){0,3}?"
 )
+# "type 1 diabetic patients" names a disease, not a count.
 _COUNT = re.compile(
-    rf"(?<![\w.,·±/-])(?P<count>{_DIGITS}|{_WORDS})(?![\w%]|[.,·]\d|\s*%|\s*percent|-year|\s*[-–]\s*\d)\)?\s+(?:of\s+(?:the\s+)?)?"
+    rf"(?<![\w.,·±/-])(?<!\btype\s)(?P<count>{_DIGITS}|{_WORDS})(?![\w%]|[.,·]\d|\s*%|\s*percent|-year|\s*[-–]\s*\d)\)?\s+(?:of\s+(?:the\s+)?)?"
     rf"(?P<between>{_BETWEEN})(?P<noun>{SUBJECTS})\b",
     re.IGNORECASE,
 )
@@ -194,6 +195,72 @@ _LEADING = re.compile(
 )
 
 
+_NUMBER = rf"(?<![\w.,·±/-])(?P<count>{_DIGITS}|{_WORDS})(?![.,·]\d)"
+# A count said to be randomised: "100 were randomly allocated", "we randomized 151 patients", "573 patients …
+# underwent randomization". Clusters, practices and villages randomised are not people.
+_UNITS = (
+    r"clusters?|practices|schools|villages|sectors|communities|wards|hospitals|centres|centers|sites|units"
+)
+_AGES = r"\d+\s*[-–]\s*\d+\s*(?:y|yrs?|years?)\b"  # "women 18–25 years old": an age range, not a count
+_SAID_RANDOMISED = [
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        rf"{_NUMBER}\s+(?:(?P<noun>(?:{_BETWEEN})(?:{SUBJECTS})\b)(?:{_AGES}|(?!\b(?:were|was)\b)[^.;\d]){{0,60}}?|(?:each\s+)?)"
+        rf"(?:were|was|had\s+been|have\s+been)\s+(?:\w+\s+)?(?:randomi[sz]ed|allocated|assigned)\b"
+        rf"(?P<each>\s+(?:\w+\s+){{0,2}}to\s+each\b)?",
+        rf"\brandomi[sz]ed\s+(?:a\s+total\s+of\s+)?{_NUMBER}\s+(?:{_BETWEEN})(?:{SUBJECTS})\b",
+        rf"{_NUMBER}\s+(?:{_BETWEEN})(?:{SUBJECTS})\b[^.;]{{0,40}}?\bunderwent\s+randomi[sz]ation\b",
+    )
+]
+# One arm's count and where it went: "93 participants each were allocated to exercise, and 93 to a seated
+# control activity", "970 were randomly assigned, 483 to short-term suppression and 487 to long-term".
+_TO_ARM = re.compile(
+    rf"(?<!\bfrom\s)(?<!\bfrom\s\s){_NUMBER}\s+(?:(?:{_BETWEEN})(?:{SUBJECTS})\s+)?(?:each\s+)?(?:(?:were|was)\s+)?"
+    rf"(?:(?:randomly\s+)?(?:randomi[sz]ed|allocated|assigned)\s+)?to\s+(?!\d|each\b|{_NUMBER_WORD}\b)",
+    re.IGNORECASE,
+)
+# Groups named side by side: "1968 men and 1737 women participated", "22,367 youth … and 29,133 adults".
+_GROUPS = re.compile(
+    rf"{_NUMBER}\s+(?:{_BETWEEN})(?:{SUBJECTS})\b(?!\s*\(\s*\d[\d.]*\s*%)"
+    rf"(?:{_AGES}|[^.;%\d]){{0,60}}?\band\s+"
+    rf"(?P<second>{_DIGITS}|{_WORDS})(?![.,·]\d)\s+(?:{_BETWEEN})(?:{SUBJECTS})\b(?!\s*\(\s*\d[\d.]*\s*%)",
+    re.IGNORECASE,
+)
+_GROUP_COUNT = re.compile(r"\b(?:two|three|four|five|\d)\s+(?:\w+\s+)?(?:groups|arms)\b", re.IGNORECASE)
+
+
+def _randomised_counts(sentence: str, text: str) -> list[int]:
+    """The counts a sentence says were randomised, one arm's count "randomized to each group" times the
+    arms the abstract names ("two groups"; two where it names none), and the arms' counts added up."""
+    said = []
+    for match in (m for pattern in _SAID_RANDOMISED for m in pattern.finditer(sentence)):
+        raw = match.group("count")
+        value = _value(raw) or 0
+        if value <= 1 or re.fullmatch(r"(?:19|20)\d\d", raw):
+            continue
+        if (
+            "noun" in match.groupdict()
+            and not match.group("noun")
+            and not _BARE_BEFORE.search(sentence[: match.start()])
+        ):
+            continue  # "Pretest 2 were randomly assigned": with no noun, a count only after a comma, "of whom" …
+        if "each" in match.groupdict() and match.group("each"):
+            groups = _GROUP_COUNT.search(text)
+            value *= (_value(groups.group(0).split()[0]) or 2) if groups else 2
+        said.append(value)
+    arms = [_value(m.group("count")) or 0 for m in _TO_ARM.finditer(sentence)]
+    if len(arms) >= 2:
+        said.append(sum(arms))
+    return said
+
+
+def _groups_total(sentence: str) -> list[int]:
+    """Groups named side by side and added up ("11,151 men and 8563 women": 19,714)."""
+    return [
+        (_value(m.group("count")) or 0) + (_value(m.group("second")) or 0) for m in _GROUPS.finditer(sentence)
+    ]
+
+
 def _bare_counts(sentence: str) -> list[int]:
     counts = []
     for match in _BARE_COUNT.finditer(sentence):
@@ -217,8 +284,11 @@ def _arms_total(sentence: str, counts: list[int]) -> int | None:
         for m in _N_EQUALS.finditer(sentence)
         if not _THINGS_BEFORE.search(sentence[max(0, m.start() - 40) : m.start()])
     ]
-    # "parents (n=120) … randomised to an intervention group (n=60) or a waiting-list group (n=60)"
-    whole = len(sizes) >= 3 and max(sizes) * 2 == sum(sizes)
+    # "parents (n=120) … randomised to an intervention group (n=60) or a waiting-list group (n=60)"; "Thirty
+    # patients (… n=23; … n=7) were randomly assigned to a control (n=15) and a training (n=15) group": a
+    # count stated beside parts that add up to it is the whole.
+    parts = {sum(sizes[i:j]) for i in range(len(sizes)) for j in range(i + 2, len(sizes) + 1)}
+    whole = (len(sizes) >= 3 and max(sizes) * 2 == sum(sizes)) or bool(parts & set(counts))
     if len(sizes) >= 2 and not whole and max(counts, default=0) < sum(sizes) and _ARMS_NAMED.search(sentence):
         return sum(sizes)
     arms = [(_value(m.group("events")) or 0, _value(m.group("arm")) or 0) for m in _ARM.finditer(sentence)]
@@ -257,8 +327,12 @@ def study_size(text: str) -> int | None:
         if sums:
             tiers[0].extend(c for c in counts if c > max(sums))  # the sum is the largest count it made
         total = _arms_total(sentence, counts)
-        stated = counts + _bare_counts(sentence) + ([total] if total else [])
-        if stated and _RANDOMISED.search(sentence):
+        stated = counts + _bare_counts(sentence) + ([total] if total else []) + _groups_total(sentence)
+        randomised = _randomised_counts(sentence, text) if _RANDOMISED.search(sentence) else []
+        if randomised:
+            # "Of 116 patients enrolled, 100 were randomly allocated": the randomised count, not the enrolled
+            tiers[1].append(max(randomised + ([total] if total else [])))
+        elif stated and _RANDOMISED.search(sentence):
             tiers[1].append(max(stated))
         elif leading and not _is_year(sentence, 0, leading.group("count")):
             tiers[2].append(max([*stated, _value(leading.group("count")) or 0]))
