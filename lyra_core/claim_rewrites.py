@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from lyra_core.hypothesis.words import AUXILIARY_VERBS
+
 # Direction words and their opposites (both ways); whole words only, first occurrence only.
 _ANTONYMS = {
     "increases": "decreases",
@@ -55,31 +57,9 @@ _ANTONYMS = {
     "necessary": "dispensable",
 }
 _ANTONYMS.update({v: k for k, v in list(_ANTONYMS.items()) if v not in _ANTONYMS})
-_AUXILIARIES = (
-    "is",
-    "are",
-    "was",
-    "were",
-    "can",
-    "could",
-    "may",
-    "might",
-    "will",
-    "would",
-    "should",
-    "does",
-    "do",
-    "did",
-    "has",
-    "have",
-    "had",
-    "must",
-)
-_NEGATED_AUX = re.compile(
-    r"\b(is|are|was|were|can|could|may|might|will|would|should|does|do|did|has|have|had|must)"
-    r"(\s+not\b|n't\b)",
-    re.IGNORECASE,
-)
+# "am" would take the abbreviation AM (alveolar macrophages) for a verb; findings are not stated with "shall".
+_AUXILIARIES = AUXILIARY_VERBS - {"am", "shall"}
+_NEGATED_AUX = re.compile(rf"\b({'|'.join(sorted(_AUXILIARIES))})(\s+not\b|n't\b)", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
 # Main verbs of findings that take "does not" when no direction word or auxiliary is there.
 _FINDING_VERBS = {

@@ -7,33 +7,15 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+DO = {"do", "does", "did"}
+HAVE = {"has", "have", "had"}
+COPULAS = {"is", "are", "was", "were", "am"}
+MODALS = {"can", "could", "should", "will", "would", "may", "might", "must", "shall"}
+# English's auxiliary verbs, positive and uncontracted: the one list that questions are read with and
+# that claims are negated (lyra_core.claim_rewrites) and made questions of (bench.answers) by.
+AUXILIARY_VERBS = frozenset(DO | HAVE | COPULAS | MODALS)
 # The auxiliaries that open a yes/no question, each with its positive, uncontracted form.
-AUXILIARIES = {
-    a: a
-    for a in (
-        "do",
-        "does",
-        "did",
-        "is",
-        "are",
-        "was",
-        "were",
-        "am",
-        "has",
-        "have",
-        "had",
-        "can",
-        "could",
-        "should",
-        "will",
-        "would",
-        "may",
-        "might",
-        "must",
-        "shall",
-    )
-}
-AUXILIARIES |= {
+AUXILIARIES = {a: a for a in AUXILIARY_VERBS} | {
     "don't": "do",
     "doesn't": "does",
     "didn't": "did",
@@ -53,10 +35,6 @@ AUXILIARIES |= {
     "mightn't": "might",
     "mustn't": "must",
 }
-DO = {"do", "does", "did"}
-HAVE = {"has", "have", "had"}
-COPULAS = {"is", "are", "was", "were", "am"}
-MODALS = {"can", "could", "should", "will", "would", "may", "might", "must", "shall"}
 DETERMINERS = {
     "a",
     "an",
