@@ -11,7 +11,13 @@ Over a whole abstract the study's size is what it says of the whole study, in th
 and their controls together; a count said to be randomised ("170 were randomized"); one said to
 be enrolled, included, recruited or studied, or in the PARTICIPANTS section; a count in the
 methods (DESIGN, METHODS …); the arms added up where only
-arms are given ("12 of 200 … and 31 of 198": 398). Only where none of these is stated does the
+arms are given ("12 of 200 … and 31 of 198": 398). A count said to be randomised is the one beside the verb
+("Of 116 enrolled, 100 were randomly allocated": 100); arms allocated one by one are added up ("93 … each
+were allocated to exercise, and 93 to a control activity": 186; "20 were randomized to each group" of two:
+40); groups named side by side are summed ("1968 men and 1737 women": 3705); a count with its parts
+stated beside it is the whole ("Thirty patients (… n=23; … n=7)"). A cluster trial's size is its
+participants, never its clusters (what a Cochrane reviewer reports as the number randomised).
+Only where none of these is stated does the
 largest count stand for the study — never an arm, a subgroup or the outcome's cases in the results
 ("76 and 53 cases of CIN III+") where the abstract states its total.
 """
@@ -197,10 +203,8 @@ _LEADING = re.compile(
 
 _NUMBER = rf"(?<![\w.,·±/-])(?P<count>{_DIGITS}|{_WORDS})(?![.,·]\d)"
 # A count said to be randomised: "100 were randomly allocated", "we randomized 151 patients", "573 patients …
-# underwent randomization". Clusters, practices and villages randomised are not people.
-_UNITS = (
-    r"clusters?|practices|schools|villages|sectors|communities|wards|hospitals|centres|centers|sites|units"
-)
+# underwent randomization". A count with no noun needs a noun of people or a plain place before it, so
+# "187 clusters were randomly allocated" counts no one: a cluster trial's size is its participants.
 _AGES = r"\d+\s*[-–]\s*\d+\s*(?:y|yrs?|years?)\b"  # "women 18–25 years old": an age range, not a count
 _SAID_RANDOMISED = [
     re.compile(p, re.IGNORECASE)
