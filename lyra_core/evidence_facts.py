@@ -23,9 +23,11 @@ PLURAL: dict[str, str] = {
     "meta_analysis": "meta-analyses",
     "rct": "RCTs",
     "cohort": "cohort studies",
+    "registry": "registry studies",
     "case_control": "case-control studies",
     "cross_sectional": "cross-sectional studies",
     "animal_cell": "animal/cell studies",
+    "human_cells": "human cell/tissue studies",
     "review": "reviews",
 }
 NO_DESIGN = "other"  # no design stated: left out of the lines below, which name designs only

@@ -20,6 +20,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, Field
 
 from lyra_core.certainty import Certainty, Vote, grade
+from lyra_core.study_design import GRADED_AS
 
 SUPPORTS, REFUTES, NEUTRAL = "SUPPORTS", "REFUTES", "NEUTRAL"
 RELATIONS = (SUPPORTS, REFUTES, NEUTRAL)
@@ -83,7 +84,9 @@ def evidence_of(edge: Mapping[str, Any]) -> Evidence:
         value = edge.get(key)
         return value if isinstance(value, str) else None
 
-    size, human = edge.get("sample_size"), edge.get("human_reviewed")
+    # cells: a value, None, NaN or pandas' NA (``_present``)
+    size: Any = edge.get("sample_size")
+    human: Any = edge.get("human_reviewed")
     return Evidence(
         relation=edge["relation"],
         nli_confidence=float(edge["nli_confidence"]),
@@ -225,7 +228,8 @@ def certainty_of(votes: Iterable[Evidence], weight: float, side: str) -> Certain
             Vote(
                 relation=v.relation,
                 weight=weight * v.nli_confidence,
-                study_design=v.study_design,
+                # a registry study is graded as the cohort it is, human cells as laboratory work
+                study_design=GRADED_AS.get(v.study_design or "", v.study_design),
                 sample_size=v.sample_size,
                 judged_by=v.judged_by,
                 human=v.human,

@@ -19,8 +19,8 @@ from lyra_core.report.refs import UNTITLED
 from lyra_core.result_passages import TOP_PAPERS
 from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS
 
-OBSERVATIONAL = {"cohort", "case_control", "cross_sectional"}
-LABORATORY = {"animal_cell"}
+OBSERVATIONAL = {"cohort", "registry", "case_control", "cross_sectional"}
+LABORATORY = {"animal_cell", "human_cells"}
 
 
 class UncountedPaper(BaseModel):
@@ -63,6 +63,9 @@ def answer_caveats(
     elif all(d in LABORATORY for d in designs):
         out.append(
             "Every paper that voted is an animal or cell study: what holds there may not hold in people."
+            if "human_cells" not in designs
+            else "Every paper that voted is a laboratory study (human cells or tissue outside the body, or "
+            "animals): what holds in the laboratory may not hold in a patient."
         )
     elif not any(d in ("rct", "meta_analysis") for d in designs) and any(d in OBSERVATIONAL for d in designs):
         out.append("No randomised trial or meta-analysis voted.")

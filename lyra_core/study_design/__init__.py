@@ -5,12 +5,13 @@ people or animals a text says were studied, and ``describe_passage`` puts both b
 figures a passage states (lyra_core.direction.figures) in one ``PassageFacts``.
 """
 
-from lyra_core.study_design.design import DESIGNS, LABEL, RANK, Design, StudyDesign, read_design
+from lyra_core.study_design.design import DESIGNS, GRADED_AS, LABEL, RANK, Design, StudyDesign, read_design
 from lyra_core.study_design.facts import PassageFacts, describe_passage
 from lyra_core.study_design.sample_size import sample_size
 
 __all__ = [
     "DESIGNS",
+    "GRADED_AS",
     "LABEL",
     "RANK",
     "Design",

@@ -68,9 +68,9 @@ NLI_EDGES = table(
     exposure_matched BOOLEAN -- the fragment or its paper names the claim's exposure; NULL for the cross-encoder
     outcome_matched BOOLEAN -- the fragment names the claim's outcome; NULL for the cross-encoder
     reason VARCHAR -- why the edge says what it says, in one line
-    study_design VARCHAR -- meta_analysis | rct | cohort | case_control | cross_sectional | animal_cell | review |
-        -- other (none stated): the design of the fragment's paper, read from its title and text, the fragment last
-        -- (lyra_core.study_design); NULL on an edge written before designs were read
+    study_design VARCHAR -- meta_analysis | rct | cohort | registry | case_control | cross_sectional | animal_cell |
+        -- human_cells | review | other (none stated): the design of the fragment's paper, read from its title and
+        -- text, the fragment last (lyra_core.study_design); NULL on an edge written before designs were read
     design_cue VARCHAR -- the words that decided `study_design`, as written ("randomly assigned"); NULL when no cue did
     sample_size INTEGER -- people or animals studied: the randomised or enrolled total (cases and controls together)
         -- the paper's text states, else the fragment's; NULL when neither states one

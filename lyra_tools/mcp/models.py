@@ -121,8 +121,8 @@ class EvidenceItem(BaseModel):
     )
     study_design: str | None = Field(
         None,
-        description="the design of the passage's paper: meta_analysis | rct | cohort | case_control | "
-        "cross_sectional | animal_cell | review | other (none stated); null on an edge judged "
+        description="the design of the passage's paper: meta_analysis | rct | cohort | registry | case_control | "
+        "cross_sectional | animal_cell | human_cells | review | other (none stated); null on an edge judged "
         "before designs were read",
     )
     design_cue: UntrustedText | None = Field(
