@@ -47,9 +47,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--label-only", action="store_true", help="train the label model alone")
     parser.add_argument("--figures", action="store_true", help="the figure reader's note beside passages")
+    parser.add_argument("--base", type=Path, default=DEFAULT_SNLI_DIR, help="the encoder to start from")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    record = train_learned_judge(args.data, args.out, label_only=args.label_only, figures=args.figures)
+    record = train_learned_judge(
+        args.data, args.out, args.base, label_only=args.label_only, figures=args.figures
+    )
     print(json.dumps(record, indent=2))
 
 
