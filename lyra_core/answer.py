@@ -316,7 +316,9 @@ def compose_answer(
         controversy=h.controversy,
         certainty=h.certainty,
         certainty_reasons=h.certainty_reasons,
-        undecided_because=undecided_because(verdict, h.alpha, h.beta) if h.alpha is not None else None,
+        undecided_because=undecided_because(verdict, h.alpha, h.beta)
+        if h.alpha is not None and h.beta is not None
+        else None,
         **votes.model_dump(
             include={
                 "supporting_papers",

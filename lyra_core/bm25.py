@@ -8,7 +8,7 @@ import numpy as np
 from rank_bm25 import BM25Okapi
 
 
-class Bm25Index(BM25Okapi):
+class Bm25Index(BM25Okapi):  # type: ignore[misc]  # rank_bm25 ships no type information
     """BM25Okapi with Lucene's always-positive idf and scoring from a postings index.
 
     Okapi's idf is zero or negative for a term in half or more of the documents, so in a tiny
@@ -35,7 +35,7 @@ class Bm25Index(BM25Okapi):
         self._tfs = np.asarray(tfs, dtype=np.float64)[by_term]
         self._indptr = np.concatenate(([0], np.cumsum(np.bincount(col_arr, minlength=len(self._vocab)))))
         self._norm = self.k1 * (1 - self.b + self.b * np.asarray(self.doc_len, dtype=np.float64) / self.avgdl)
-        self.doc_freqs = []
+        self.doc_freqs: list[dict[str, int]] = []
 
     def _calc_idf(self, nd: dict[str, int]) -> None:
         for word, freq in nd.items():
@@ -54,4 +54,5 @@ class Bm25Index(BM25Okapi):
         return scores
 
     def get_batch_scores(self, query: list[str], doc_ids: list[int]) -> list[float]:
-        return self.get_scores(query)[doc_ids].tolist()
+        scores: list[float] = self.get_scores(query)[doc_ids].tolist()
+        return scores

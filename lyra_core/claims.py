@@ -180,4 +180,5 @@ def finding_probability(features: np.ndarray, coef: np.ndarray, intercept: float
     """Logistic score of each row of ``features`` (a sentence's embedding and cue features): the
     probability that the sentence reports a finding rather than background, aims or methods."""
     logits = features @ coef + intercept
-    return 1.0 / (1.0 + np.exp(-np.clip(logits, -30, 30)))
+    probability: np.ndarray = 1.0 / (1.0 + np.exp(-np.clip(logits, -30, 30)))
+    return probability

@@ -96,70 +96,45 @@ def verify_domains(
         n_judged = max(len(judged[domain]), n_rejected)
         rate = n_rejected / n_judged if n_judged else 0.0
         others = sorted(corroborators[domain] - {domain})
-        base = dict(
-            domain=domain,
-            original_trust_level=level,
-            trust_level=level,
-            rejection_rate=round(rate, 3),
-            judgements=n_judged,
-            corroborating_domains=others,
-            overridden=domain in overridden,
-        )
+        trust_level, status, promotion = level, "UNCHANGED", "UNCHANGED"
+        causes: list[str] = []
         if domain in overridden:
-            decisions.append(
-                DomainDecision(
-                    **base,
-                    status="UNCHANGED",
-                    promotion="UNCHANGED",
-                    reason="user override in config/domains.yaml",
-                )
-            )
+            reason = "user override in config/domains.yaml"
         elif level in LOW and n_rejected and rate > block_rate and n_judged >= min_judgements:
-            decisions.append(
-                DomainDecision(
-                    **{**base, "trust_level": "blocked"},
-                    status="BLOCKED",
-                    promotion="DEMOTED",
-                    reason=f"{n_rejected} of {n_judged} judged claims rejected ({rate:.0%} > {block_rate:.0%})",
-                    cause_ids=sorted(set(rejected[domain])),
-                )
-            )
+            trust_level, status, promotion = "blocked", "BLOCKED", "DEMOTED"
+            reason = f"{n_rejected} of {n_judged} judged claims rejected ({rate:.0%} > {block_rate:.0%})"
+            causes = sorted(set(rejected[domain]))
         elif rejected[domain]:
             note = " (trusted or above: never demoted automatically)" if level in TRUSTED_OR_ABOVE else ""
-            decisions.append(
-                DomainDecision(
-                    **base,
-                    status="REJECTED",
-                    promotion="UNCHANGED",
-                    reason=f"lost {n_rejected} contradiction(s) to sources of higher or equally low trust{note}",
-                    cause_ids=sorted(set(rejected[domain])),
-                )
-            )
+            status = "REJECTED"
+            reason = f"lost {n_rejected} contradiction(s) to sources of higher or equally low trust{note}"
+            causes = sorted(set(rejected[domain]))
         elif pending[domain]:
-            decisions.append(
-                DomainDecision(
-                    **base,
-                    status="PENDING",
-                    promotion="UNCHANGED",
-                    reason="scientific controversy: contradicted by and contradicting sources of comparable trust; "
-                    "both sides kept",
-                    cause_ids=sorted(set(pending[domain])),
-                )
+            status = "PENDING"
+            reason = (
+                "scientific controversy: contradicted by and contradicting sources of comparable trust; "
+                "both sides kept"
             )
+            causes = sorted(set(pending[domain]))
         elif level == "unverified" and len(others) >= 2:
-            decisions.append(
-                DomainDecision(
-                    **{**base, "trust_level": "low"},
-                    status="VERIFIED",
-                    promotion="PROMOTED",
-                    reason=f"corroborated by {len(others)} independent domains: {', '.join(others[:5])}",
-                    cause_ids=sorted(set(support_causes[domain])),
-                )
-            )
+            trust_level, status, promotion = "low", "VERIFIED", "PROMOTED"
+            reason = f"corroborated by {len(others)} independent domains: {', '.join(others[:5])}"
+            causes = sorted(set(support_causes[domain]))
         else:
-            decisions.append(
-                DomainDecision(
-                    **base, status="UNCHANGED", promotion="UNCHANGED", reason="no decisive evidence"
-                )
+            reason = "no decisive evidence"
+        decisions.append(
+            DomainDecision(
+                domain=domain,
+                original_trust_level=level,
+                trust_level=trust_level,
+                status=status,
+                promotion=promotion,
+                reason=reason,
+                cause_ids=causes,
+                rejection_rate=round(rate, 3),
+                judgements=n_judged,
+                corroborating_domains=others,
+                overridden=domain in overridden,
             )
+        )
     return decisions

@@ -145,11 +145,14 @@ def select_scoped_pairs(
     sims = claim_vectors @ fragment_vectors.T if len(claim_vectors) and len(fragment_vectors) else None
     pairs = []
     for ci, scope in enumerate(scopes):
-        mine = [j for j, paper in enumerate(fragment_papers) if paper in scope]
+        paper_of = {
+            j: paper for j, paper in enumerate(fragment_papers) if paper is not None and paper in scope
+        }
+        mine = list(paper_of)
         if by_similarity[ci] and sims is not None:
             mine.sort(key=lambda j: (-sims[ci, j], j))
         else:
-            mine.sort(key=lambda j: (scope[fragment_papers[j]], fragment_papers[j], fragment_positions[j], j))
+            mine.sort(key=lambda j: (scope[paper_of[j]], paper_of[j], fragment_positions[j], j))
         pairs.append([(j, float(sims[ci, j])) for j in mine[: limits[ci]]] if sims is not None else [])
     return pairs
 

@@ -277,7 +277,7 @@ def effective_edges(
         row["model_relation"], row["model_confidence"] = row["relation"], row["nli_confidence"]
         row["human_reviewed"] = review is not None
         row["human_corrected"] = review is not None and review != row["relation"]
-        if row["human_corrected"]:
+        if review is not None and row["human_corrected"]:
             row["relation"], row["nli_confidence"] = review, 1.0
             row.update(edge_probabilities(review, 1.0))
         out.append(row)

@@ -38,7 +38,7 @@ def gate_decision(
     )
     lost = regression_before.accuracy - regression_after.accuracy
     forgets = science_agreement is not None and science_agreement.accuracy < science_min - 1e-9
-    if forgets and better and lost <= tolerance + 1e-9:
+    if science_agreement is not None and forgets and better and lost <= tolerance + 1e-9:
         return GateResult(
             heldout_before=heldout_before,
             heldout_after=heldout_after,

@@ -7,9 +7,10 @@ Nothing here touches the network: the assets hand fetched HTML to ``extract_page
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
 from lxml import html as lxml_html
+from lxml.html import HtmlElement
 from pydantic import BaseModel, Field
 
 from lyra_core.identifiers import (
@@ -46,11 +47,11 @@ class CitationMetadata(BaseModel):
     abstract: str | None = None
     keywords: list[str] = Field(default_factory=list)
 
-    def compact(self) -> dict:
+    def compact(self) -> dict[str, Any]:
         return self.model_dump(exclude_defaults=True)
 
 
-def _metas(tree) -> dict[str, list[tuple[str, str]]]:
+def _metas(tree: HtmlElement) -> dict[str, list[tuple[str, str]]]:
     """Meta tags by lower-cased name/property: [(content, scheme)] in document order."""
     out: dict[str, list[tuple[str, str]]] = {}
     for meta in tree.iter("meta"):
@@ -88,7 +89,7 @@ def _page_doi(metas: dict[str, list[tuple[str, str]]]) -> str | None:
     return None
 
 
-def citation_metadata(tree) -> CitationMetadata:
+def citation_metadata(tree: HtmlElement) -> CitationMetadata:
     metas = _metas(tree)
     pmid = _first(metas, "citation_pmid")
     # Old PubMed pages name their record only in NCBI metas.
@@ -130,7 +131,7 @@ def citation_metadata(tree) -> CitationMetadata:
 # -- a whole page ----------------------------------------------------------------------------------
 
 
-def parse_html(html: str | bytes):
+def parse_html(html: str | bytes) -> HtmlElement:
     """An lxml tree for any real-world HTML (declared encodings, XHTML prologs, fragments)."""
     if isinstance(html, str):
         # lxml refuses str input that carries an XML encoding declaration.
@@ -140,7 +141,7 @@ def parse_html(html: str | bytes):
     return lxml_html.document_fromstring(html)
 
 
-def link_identifiers(tree, base_url: str | None) -> Identifiers:
+def link_identifiers(tree: HtmlElement, base_url: str | None) -> Identifiers:
     """Identifiers named by the page's links (``<a href>``), in document order."""
     found = Identifiers()
     for anchor in tree.iter("a"):
@@ -160,7 +161,7 @@ class PageContent(BaseModel):
     identifiers: Identifiers = Field(description="the page's own ids first, then those it links to or quotes")
 
 
-def _visible_text(tree) -> str:
+def _visible_text(tree: HtmlElement) -> str:
     body = tree.find("body")
     if body is None:
         return ""

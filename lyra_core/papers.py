@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
+from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -203,7 +204,9 @@ def canonicalize(records: Iterable[PaperRecord]) -> list[CanonicalPaper]:
     for root in sorted(groups):
         members = [items[i] for i in groups[root]]
 
-        def first(attr: str, members: list[PaperRecord] = members):
+        def first(
+            attr: str, members: list[PaperRecord] = members
+        ) -> Any:  # any field: a str, the year an int
             return next((getattr(m, attr) for m in members if getattr(m, attr)), None)
 
         abstracts = [m.abstract for m in members if m.abstract]

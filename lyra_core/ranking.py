@@ -13,7 +13,7 @@ Every stage's score is kept so the ranking can be explained.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -66,7 +66,8 @@ def words_best(bm25_scores: np.ndarray, k: int) -> np.ndarray:
     papers embedded before)."""
     scores = np.asarray(bm25_scores, dtype=float)
     positive = np.flatnonzero(scores > 0)
-    return positive[top_k(scores[positive], k)]
+    best: np.ndarray = positive[top_k(scores[positive], k)]
+    return best
 
 
 def fuse(bm25_norm: np.ndarray, embedding: np.ndarray, config: RankingConfig | None = None) -> np.ndarray:
@@ -79,7 +80,8 @@ def cosine(query: np.ndarray, docs: np.ndarray) -> np.ndarray:
     q = query / (np.linalg.norm(query) or 1.0)
     norms = np.linalg.norm(docs, axis=1)
     norms[norms == 0] = 1.0
-    return (docs @ q) / norms
+    similarity: np.ndarray = (docs @ q) / norms
+    return similarity
 
 
 def final_order(
@@ -93,14 +95,15 @@ def final_order(
     rerank_arr = np.array([r if r is not None else 0.0 for r in rerank], dtype=float)
     # sort keys: reranked first, then the relevant score (desc), then index for stability
     primary = np.where(has_rerank, rerank_arr * weight, fused * weight)
-    return np.lexsort((np.arange(fused.size), -primary, ~has_rerank))
+    order: np.ndarray = np.lexsort((np.arange(fused.size), -primary, ~has_rerank))
+    return order
 
 
 def rank_candidates(
     bm25_scores: np.ndarray,
     query_vector: np.ndarray,
-    embed_docs,
-    rerank_docs=None,
+    embed_docs: Callable[[np.ndarray], np.ndarray],
+    rerank_docs: Callable[[np.ndarray], np.ndarray] | None = None,
     config: RankingConfig | None = None,
     trust: np.ndarray | None = None,
     dense: np.ndarray | None = None,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Sequence
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 
 class ClaimSample(Protocol):
@@ -33,13 +33,14 @@ def is_held_out(hypothesis: str, fraction: float, seed: int) -> bool:
 
 def split_corrections(corrections: Sequence[C], fraction: float, seed: int) -> tuple[list[C], list[C]]:
     """(train, held out): whole claims on one side, so no claim text is both learned and judged."""
-    train, held = [], []
+    train: list[C] = []
+    held: list[C] = []
     for c in corrections:
         (held if is_held_out(c.hypothesis, fraction, seed) else train).append(c)
     return train, held
 
 
-def claim_groups(claims: list[dict]) -> dict[int, str]:
+def claim_groups(claims: list[dict[str, Any]]) -> dict[int, str]:
     """Claim id → group id; claims citing a common document share one group (union-find)."""
     parent: dict[str, str] = {}
 
@@ -56,7 +57,7 @@ def claim_groups(claims: list[dict]) -> dict[int, str]:
     return {claim["id"]: find(f"c{claim['id']}") for claim in claims}
 
 
-def claim_folds(claims: list[dict], folds: int = 5, seed: int = 13) -> dict[int, int]:
+def claim_folds(claims: list[dict[str, Any]], folds: int = 5, seed: int = 13) -> dict[int, int]:
     """Claim id → fold in ``range(folds)``, by group, groups shuffled then dealt largest first so
     folds hold about the same number of claims."""
     groups = claim_groups(claims)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from typing import Protocol
 
 # Lucene's English stop set plus frequent function words of scientific abstracts. Kept small on
 # purpose: BM25's idf already discounts common words; this only trims the very commonest.
@@ -47,11 +48,18 @@ _COMPOUND_RE = re.compile(r"[^\W_]+(?:[-.][^\W_]+)*")
 _PART_RE = re.compile(r"[-.]")
 
 
+class _Stemmer(Protocol):
+    """What Lyra uses of PyStemmer's stemmer (the package has no type information)."""
+
+    def stemWords(self, words: list[str]) -> list[str]: ...
+
+
 @lru_cache(maxsize=1)
-def _stemmer():
+def _stemmer() -> _Stemmer:
     import Stemmer  # PyStemmer: the Snowball English stemmer in C
 
-    return Stemmer.Stemmer("english")
+    stemmer: _Stemmer = Stemmer.Stemmer("english")
+    return stemmer
 
 
 def science_tokens(text: str | None) -> list[str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Literal
+from typing import Literal, TypedDict
 
 from pydantic import BaseModel
 
@@ -37,7 +37,7 @@ from lyra_core.direction.lexicon import (
 from lyra_core.direction.wording import agree
 
 Direction = Literal["increase", "decrease", "no_effect"]
-WORDS = {UP: "increase", DOWN: "decrease"}
+WORDS: dict[str, Direction] = {UP: "increase", DOWN: "decrease"}
 # cues of a claim that an effect or an association exists without saying which way, and how the
 # reason line says it
 EITHER_WAY_CUES = {
@@ -278,6 +278,15 @@ def _read_sentence(sentence: str) -> ClaimFrame:
     return ClaimFrame(text=_clean(sentence), kind="other")
 
 
+class _FrameText(TypedDict):
+    """The words of a claim's frame, read before its kind and direction."""
+
+    text: str
+    exposure: str
+    outcome: str
+    population: str
+
+
 def _frame(
     name: str,
     groups: dict[str, str],
@@ -287,7 +296,7 @@ def _frame(
     population: str,
     negated: bool,
 ) -> ClaimFrame | None:
-    base = dict(text=sentence, exposure=exposure, outcome=outcome, population=population)
+    base = _FrameText(text=sentence, exposure=exposure, outcome=outcome, population=population)
     if name in ("no_effect", "no_risk"):
         return ClaimFrame(**base, kind="effect", direction="no_effect", cue="no effect")
     if name in ("treats", "effective_at"):
@@ -298,8 +307,8 @@ def _frame(
             if name == "treats":
                 return ClaimFrame(**base, kind="effect", direction="decrease", cue="effective treatment")
             verb = groups["v"].lower()
-            way = WORDS[resolve(DIRECTION_VERBS[verb], outcome)]
-            return ClaimFrame(**base, kind="effect", direction=way, cue=verb)
+            direction = WORDS[resolve(DIRECTION_VERBS[verb], outcome)]
+            return ClaimFrame(**base, kind="effect", direction=direction, cue=verb)
         if effective != negated:  # "not ineffective": no claim either way
             return None
         return ClaimFrame(**base, kind="effect", direction="no_effect", cue="ineffective")
@@ -317,7 +326,7 @@ def _frame(
         )
         if groups.get("inv", "").strip().lower() in ("inversely", "negatively"):
             way = DOWN
-        kind = "effect" if way else "association"
+        kind: Literal["effect", "association"] = "effect" if way else "association"
         if negated and not way:
             return ClaimFrame(**base, kind="effect", direction="no_effect", cue="not associated")
         direction = WORDS[resolve(way or UP, outcome)]
@@ -375,7 +384,7 @@ def _frame(
         way = BETTER if word in ("superior", "better", "more effective", "more efficacious") else WORSE
         outcome = outcome if groups.get("y") else "effectiveness"
         return ClaimFrame(
-            **{**base, "outcome": outcome, "population": groups.get("comp", "")},
+            **(base | {"outcome": outcome, "population": groups.get("comp", "")}),
             kind="effect",
             direction=WORDS[resolve(way, outcome)],
             negated=negated,
@@ -387,7 +396,7 @@ def _frame(
         if group:  # "the incidence of fracture among statin users is lower than among non-users"
             base |= {"exposure": group.group("who"), "outcome": f"{outcome} of {group.group('what')}"}
         return ClaimFrame(
-            **{**base, "population": f"than {_clean(groups['comp'])}"},  # the comparator: see ``comparator``
+            **(base | {"population": f"than {_clean(groups['comp'])}"}),  # the comparator: see ``comparator``
             kind="effect",
             direction=WORDS[resolve(way, outcome)],
             negated=negated,

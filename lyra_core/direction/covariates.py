@@ -37,7 +37,8 @@ def _opens_sentence(text: str, start: int) -> bool:
 
 
 def _list_end(text: str, start: int, opening: bool) -> int:
-    end = _LIST_END.search(text, start).start()
+    found = _LIST_END.search(text, start)
+    end = found.start() if found else len(text)  # the pattern's "$" always matches
     if opening:
         comma = text.find(",", start, end)
         return comma if comma >= 0 else end

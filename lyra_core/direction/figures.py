@@ -169,13 +169,15 @@ def _stated(
     for match in pattern.finditer(text):
         value = _number(match.group("value"))
         low, high, end = _interval(text, match.end())
-        if kind == "ratio" and (not 0 < value < 100 or (low is not None and (low < 0 or high < 0))):
+        if kind == "ratio" and (
+            not 0 < value < 100 or (low is not None and high is not None and (low < 0 or high < 0))
+        ):
             continue  # not a ratio: "OR" in running text, a count
         nearby = p_values(_window(text, end, 40))
         label = " ".join(match.group("label").split())
         way = _against(value, low, high, reference, _significance(nearby))
         if kind == "difference" and _REDUCTION.search(label):  # a risk reduction of 3 % is a lower risk
-            way = {"up": "down", "down": "up"}.get(way, way)
+            way = "down" if way == "up" else "up" if way == "down" else way
         figures.append(
             EffectFigure(
                 kind=kind,
@@ -207,8 +209,10 @@ def arms(text: str, exposure: str, comparator: str = "") -> list[EffectFigure]:
     figures = []
     for match in _ARMS.finditer(text):
         significant = _significance(p_values(_window(text, match.end("b"), 60)))
-        counted = _counts(match, "a"), _counts(match, "b")
-        p_counts = fisher_exact_p(*counted[0], *counted[1]) if significant is None and all(counted) else None
+        counts_a, counts_b = _counts(match, "a"), _counts(match, "b")
+        p_counts = (
+            fisher_exact_p(*counts_a, *counts_b) if significant is None and counts_a and counts_b else None
+        )
         if p_counts is not None:
             significant = p_counts < 0.05
         a, b = _arm_figure(match, "a"), _arm_figure(match, "b")

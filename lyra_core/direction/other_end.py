@@ -193,7 +193,13 @@ def exposure_as_named_in(exposure: str, passage: str) -> tuple[str, bool]:
         unsaid = said_one if claim_one is not None else said_other
         # "women with vitamin D deficiency" names who was studied, not what they were exposed to; "compared
         # with persistent heavy smokers" the comparator, not the exposure
-        if said is not None and unsaid is None and not only_as_population(said, passage):
+        # one end is named (checked above): ``named`` is never None
+        if (
+            named is not None
+            and said is not None
+            and unsaid is None
+            and not only_as_population(said, passage)
+        ):
             if not _only_as_comparator(said, passage):
                 return _swap(exposure, named, said), True
     lost = named_as_lost(exposure, passage)  # "knockout of MVP" for a claim on MVP
@@ -218,7 +224,7 @@ def status_for_intervention(exposure: str, passage: str) -> str | None:
     said_one, said_other = _exposure_ends(passage, _STATUS_PAIR)
     named, said = (claim_one, said_other) if claim_one is not None else (claim_other, said_one)
     unsaid = said_one if claim_one is not None else said_other
-    if said is not None and unsaid is None and not only_as_population(said, passage):
+    if named is not None and said is not None and unsaid is None and not only_as_population(said, passage):
         return _swap(exposure, named, said)
     return None
 

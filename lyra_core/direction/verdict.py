@@ -9,7 +9,7 @@ from it, so the one-vote-per-paper Beta update reads them as before (docs/direct
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, TypedDict
 
 from pydantic import BaseModel
 
@@ -28,10 +28,13 @@ _SAID = {"increased": "higher", "decreased": "lower", "no_difference": "no diffe
 _OPPOSITE = {"increased": "decreased", "decreased": "increased"}
 
 
+Relation = Literal["SUPPORTS", "REFUTES", "NEUTRAL"]
+
+
 class DirectionJudgement(BaseModel):
     """The relation of one passage to one effect claim, and why."""
 
-    relation: Literal["SUPPORTS", "REFUTES", "NEUTRAL"]
+    relation: Relation
     p_supports: float
     p_refutes: float
     p_neutral: float
@@ -45,6 +48,15 @@ class DirectionJudgement(BaseModel):
     reason: str
     direction_stated: bool = True  # the passage's words or figures state a direction (the rules read one)
     said_of_another: str = ""  # the passage's direction word, said of another thing than the outcome
+
+
+class _Grounds(TypedDict):
+    """What a judgement rests on besides the passage's direction: the claim's, the figures, the matches."""
+
+    claim_direction: str
+    figures: str
+    exposure_matched: bool
+    outcome_matched: bool
 
 
 def claim_direction(frame: ClaimFrame) -> str:
@@ -128,7 +140,7 @@ def judge(
     obesity), for the reason."""
     said = claim_direction(frame)
     figures = reading.figures_text()
-    base = dict(
+    base = _Grounds(
         claim_direction=said,
         figures=figures,
         exposure_matched=about.exposure_matched,
@@ -175,9 +187,12 @@ def judge(
         support, refute = null, up + down
     p_supports, p_refutes = support * related, refute * related
     p_neutral = max(0.0, 1.0 - p_supports - p_refutes)
-    relation = max(
-        (("SUPPORTS", p_supports), ("REFUTES", p_refutes), ("NEUTRAL", p_neutral)), key=lambda kv: kv[1]
-    )[0]
+    ranked: tuple[tuple[Relation, float], ...] = (
+        ("SUPPORTS", p_supports),
+        ("REFUTES", p_refutes),
+        ("NEUTRAL", p_neutral),
+    )
+    relation = max(ranked, key=lambda kv: kv[1])[0]
     direction = max(("increased", "decreased", "no_difference"), key=lambda k: probs[k])
     exposure, outcome = in_sentence(frame.exposure), outcome_noun(frame.outcome)
     reported = f"reports {_SAID[direction]} {outcome} with {exposure}"

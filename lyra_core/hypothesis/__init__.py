@@ -110,23 +110,23 @@ def to_hypothesis(question: str) -> ParsedQuestion:
     if aux in HAVE:
         return _rebuild(rest, perfect_participle(rest), [aux], fallback)
     cut = base_verb(rest)
-    if aux == "do" and (cut is None or bare(rest[cut.index]) not in ("not", "never", "be")):
+    if aux == "do" and (cut is None or bare(rest[cut.start]) not in ("not", "never", "be")):
         return done([_subject(rest[:1]), *rest[1:]])  # plural do-support: the verb is already in its form
     if cut is None or not cut.sure:
         return fallback
-    if aux in DO and bare(rest[cut.index]) not in ("not", "never", "be"):
-        verb = rest[cut.index]
+    if aux in DO and bare(rest[cut.start]) not in ("not", "never", "be"):
+        verb = rest[cut.start]
         inflected = third_person(verb) if aux == "does" else past(verb)
-        return done([_subject(rest[: cut.index]), inflected, *rest[cut.index + 1 :]])
+        return done([_subject(rest[: cut.start]), inflected, *rest[cut.start + 1 :]])
     return _rebuild(rest, cut, [aux], fallback)
 
 
 def _rebuild(rest: list[str], cut: Cut | None, aux: list[str], fallback: ParsedQuestion) -> ParsedQuestion:
     """Subject, auxiliary, predicate: the auxiliary goes before any adverbs that lead the predicate
     ("Can X really predict…" → "X can really predict…")."""
-    if cut is None or not cut.sure or cut.index < 1:
+    if cut is None or not cut.sure or cut.start < 1:
         return fallback
-    at = cut.index
+    at = cut.start
     while at > 1 and is_adverb(bare(rest[at - 1])):
         at -= 1
     return done([_subject(rest[:at]), *aux, *rest[at:]])

@@ -5,12 +5,14 @@ rules, the heading rule of :mod:`lyra_core.hypothesis.headings`) all build on it
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel
 
-HYPOTHESIS, OPEN_QUESTION = "hypothesis", "open_question"
-RULE, FALLBACK = "rule", "fallback"
+HYPOTHESIS: Final = "hypothesis"
+OPEN_QUESTION: Final = "open_question"
+RULE: Final = "rule"
+FALLBACK: Final = "fallback"
 Reading = Literal["rule", "fallback", "open_question"]
 
 

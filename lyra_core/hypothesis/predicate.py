@@ -26,9 +26,9 @@ from lyra_core.hypothesis.words import (
 
 
 class Cut(NamedTuple):
-    """The predicate starts at ``index``; ``sure`` is False where another split reads as well."""
+    """The predicate starts at word ``start``; ``sure`` is False where another split reads as well."""
 
-    index: int
+    start: int
     sure: bool
 
 
@@ -111,7 +111,7 @@ def base_verb(words: list[str]) -> Cut | None:
         choice = _noun_or_verb(words, i)
         if choice is None:
             continue
-        return Cut(choice.index, choice.sure and not after_clause)
+        return Cut(choice.start, choice.sure and not after_clause)
     return None
 
 

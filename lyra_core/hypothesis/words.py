@@ -286,7 +286,7 @@ def past(verb: str) -> str:
 def _inflect(verb: str, tag: str) -> str:
     import lemminflect
 
-    forms = lemminflect.getInflection(verb.lower(), tag)
+    forms: tuple[str, ...] = lemminflect.getInflection(verb.lower(), tag)
     if not forms:
         return verb
     return (

@@ -60,13 +60,11 @@ def _weighed(item: ET.Element, sentence: ReportSentence) -> None:
     link where it has an http(s) one."""
     if not (sentence.facts or sentence.paper):
         return
-    span = _text(
-        item, "span", " — " + sentence.facts + (" · " if sentence.facts and sentence.paper else ""), "facts"
-    )
+    lead = " — " + sentence.facts + (" · " if sentence.facts and sentence.paper else "")
     if sentence.paper_link:
-        _text(span, "a", sentence.paper, "paper", href=sentence.paper_link)
+        _text(_text(item, "span", lead, "facts"), "a", sentence.paper, "paper", href=sentence.paper_link)
     else:
-        span.text += sentence.paper
+        _text(item, "span", lead + sentence.paper, "facts")
 
 
 def _why(item: ET.Element, sentence: ReportSentence) -> None:
@@ -105,8 +103,8 @@ def _answer(body: ET.Element, report: Report) -> None:
         body.remove(items)
     if report.answer_supports or report.answer_refutes:
         passages = ET.SubElement(body, "ul", {"class": "evidence"})
-        for word, side in (("Supports", report.answer_supports), ("Refutes", report.answer_refutes)):
-            for s in side:
+        for word, sentences in (("Supports", report.answer_supports), ("Refutes", report.answer_refutes)):
+            for s in sentences:
                 item = ET.SubElement(
                     passages, "li", {"class": word.lower() + (" corrected" if s.model_relation else "")}
                 )
@@ -128,22 +126,22 @@ def _caveats(body: ET.Element, report: Report) -> None:
         _text(body, "p", "Best-ranked papers that cast no vote", "caveats")
         items = ET.SubElement(body, "ul", {"class": "uncounted"})
         for paper in report.uncounted:
-            item = _text(items, "li", paper.title)
             if paper.ref:
+                item = _text(items, "li", paper.title)
                 _cite(item, paper.ref)
                 item[-1].tail = f": {paper.reason}"
             else:
-                item.text += f": {paper.reason}"
+                _text(items, "li", f"{paper.title}: {paper.reason}")
 
 
 def _claim(section: ET.Element, claim: ReportClaim) -> None:
     heading = _text(section, "h3", f"C{claim.number}. {claim.text}", id=f"claim-{claim.number}")
     if claim.origin == "user":
         _text(heading, "span", " (your claim)", "mine")
-    score = _text(section, "p", score_text(claim), "score")
     if claim.stated_in:
-        score.text += " · stated in"
-        _cite(score, claim.stated_in)
+        _cite(_text(section, "p", score_text(claim) + " · stated in", "score"), claim.stated_in)
+    else:
+        _text(section, "p", score_text(claim), "score")
     if not (claim.supports or claim.refutes):
         _text(section, "p", "No source supports or refutes it.", "more")
         return
@@ -170,15 +168,16 @@ def _references(body: ET.Element, report: Report) -> None:
         return
     items = ET.SubElement(body, "ol", {"class": "refs"})
     for ref in report.references:
-        item = _text(items, "li", ref.text(), id=f"ref-{ref.number}", value=str(ref.number))
+        text = ref.text()
+        if ref.doi_url or ref.web_url:
+            text += " "
+        elif ref.url:  # no http(s) URL (javascript:, data:, …): shown, never a link
+            text += f" {ref.url}"
+        item = _text(items, "li", text, id=f"ref-{ref.number}", value=str(ref.number))
         if ref.doi_url:
-            item.text += " "
             _text(item, "a", f"doi:{ref.doi}", href=ref.doi_url)
         elif ref.web_url:
-            item.text += " "
             _text(item, "a", ref.url or "", href=ref.web_url)
-        elif ref.url:  # no http(s) URL (javascript:, data:, …): shown, never a link
-            item.text += f" {ref.url}"
 
 
 def render_html(report: Report) -> str:

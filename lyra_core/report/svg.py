@@ -93,8 +93,8 @@ def _legend(svg: ET.Element, claims: int, papers: int, links: Sequence[GraphLink
             "stroke": COLOURS[relation],
             "stroke-width": "2.5",
         }
-        if DASH[relation]:
-            attrs["stroke-dasharray"] = DASH[relation]
+        if dash := DASH[relation]:
+            attrs["stroke-dasharray"] = dash
         ET.SubElement(svg, "line", attrs)
         ET.SubElement(svg, "text", x=str(x + 40), y="42").text = f"{word} ({counts[relation]})"
         x += 150
@@ -144,8 +144,8 @@ def evidence_svg(
             "stroke": COLOURS[link.relation],
             "stroke-width": f"{1 + 2.5 * max(0.0, min(1.0, link.confidence)):.2f}",
         }
-        if DASH[link.relation]:
-            attrs["stroke-dasharray"] = DASH[link.relation]
+        if dash := DASH[link.relation]:
+            attrs["stroke-dasharray"] = dash
         line = ET.SubElement(edges, "line", attrs)
         ET.SubElement(
             line, "title"

@@ -346,4 +346,4 @@ def read_design(title: str, abstract: str, passage: str = "") -> StudyDesign:
             "laboratory words" if design in ("animal_cell", "human_cells") else None
         )
         return StudyDesign(design=design, rank=RANK[design], where=where)
-    return StudyDesign(design=design, cue=found.cue, where=found.where, rank=RANK[design])  # type: ignore[arg-type]
+    return StudyDesign(design=design, cue=found.cue, where=found.where, rank=RANK[design])
