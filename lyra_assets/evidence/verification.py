@@ -12,7 +12,7 @@ from lyra_assets.evidence import judging
 from lyra_assets.evidence.claims import claims as claims_asset
 from lyra_assets.metadata import table_metadata
 from lyra_assets.task_assets import task_table
-from lyra_core.verification import JudgedEdge, verify_domains
+from lyra_core.domain_trust import JudgedEdge, verify_domains
 from lyra_resources.schema import DOMAIN_VERIFICATION
 from lyra_resources.web.domain_policy import DomainTrust
 
