@@ -19,7 +19,12 @@ from lyra_core.direction.passage import PassageReading, read_passage, states_no_
 from lyra_core.direction.relevance import Relevance, outcome_sentences, relevance
 from lyra_core.direction.wording import in_sentence, outcome_noun
 
-NULL_WEIGHT = 0.8  # how much a null finding counts against a claim of an effect, next to an opposite finding
+# One rule for nulls (docs/direction.md#nulls): a finding of no difference the passage states counts against a
+# claim of an effect as an opposite finding does, at its full probability, unless its interval is wide: a
+# ratio whose interval spans more than WIDE_INTERVAL-fold cannot rule out the effect and counts WIDE_NULL_WEIGHT
+WIDE_INTERVAL = 4.0
+WIDE_NULL_WEIGHT = 0.4  # at the figures' certainty (0.9), such a null alone stays under the vote's 0.5
+OTHER_WAY_WEIGHT = 0.8  # how far a change the other way bears out a denial ("does not raise", a decrease)
 FIGURES_CERTAINTY = 0.9  # the reading of a ratio or a difference whose interval decides
 ARMS_TIE = 0.6  # chosen on Evidence Inference validation (0.3 to 0.6 score alike; bench/direction_reading.py)
 STATED_NULL_RELATED = True  # a null the words or figures state is a finding (bench.direction_reading)
@@ -125,6 +130,19 @@ def passage_distribution(model_probs: dict[str, float], reading: PassageReading)
     return probs
 
 
+def null_weight(reading: PassageReading) -> float:
+    """How much a no-difference reading of ``reading`` counts against a claim of an effect, next to
+    an opposite finding: fully, unless every ratio that shows it has an interval wider than
+    :data:`WIDE_INTERVAL`-fold (OR 1.54, 0.57–4.16: no significant difference, and no evidence that
+    there is none either)."""
+    nulls = [f for f in reading.figures if f.kind == "ratio" and f.way == "none" and f.low and f.high]
+    if nulls and all(
+        f.low is not None and f.high is not None and f.high > WIDE_INTERVAL * f.low for f in nulls
+    ):
+        return WIDE_NULL_WEIGHT
+    return 1.0
+
+
 def judge(
     frame: ClaimFrame,
     probs: dict[str, float],
@@ -173,16 +191,17 @@ def judge(
         )
     related = 1.0 - probs["unrelated"]
     up, down, null = probs["increased"], probs["decreased"], probs["no_difference"]
+    weighed_null = null_weight(reading) * null
     if said == "association":
-        support, refute = up + down, NULL_WEIGHT * null
+        support, refute = up + down, weighed_null
     elif said == "increase":
-        support, refute = up, down + NULL_WEIGHT * null
+        support, refute = up, down + weighed_null
     elif said == "decrease":
-        support, refute = down, up + NULL_WEIGHT * null
+        support, refute = down, up + weighed_null
     elif said == "not_increase":
-        support, refute = null + NULL_WEIGHT * down, up
+        support, refute = null + OTHER_WAY_WEIGHT * down, up
     elif said == "not_decrease":
-        support, refute = null + NULL_WEIGHT * up, down
+        support, refute = null + OTHER_WAY_WEIGHT * up, down
     else:  # no_effect
         support, refute = null, up + down
     p_supports, p_refutes = support * related, refute * related
