@@ -16,7 +16,8 @@ from lyra_core.certainty import certainty_words
 from lyra_core.evidence_facts import designs_text
 from lyra_core.hypothesis import HYPOTHESIS, OPEN_QUESTION, reading_note
 from lyra_core.report.refs import UNTITLED
-from lyra_core.scoring import REFUTES, SUPPORTS, UNDECIDED, strongest_votes, undecided_because
+from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS, UNDECIDED, strongest_votes, undecided_because
+from lyra_core.topicality import on_topic
 from lyra_core.untrusted import UntrustedText
 
 PAPERS_SHOWN = 5  # papers named for, and against, a hypothesis's answer
@@ -45,12 +46,13 @@ class PaperVotes(BaseModel):
 
 def strongest_paper_edges(edges: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """Each paper's strongest SUPPORTS or REFUTES edge (``paper``, else ``page_id``, names the paper;
-    equal confidence: the larger edge id wins), whatever its probability."""
+    equal confidence: the larger edge id wins), whatever its probability; an off-topic edge
+    (lyra_core.topicality) is no vote, as in the claim's score."""
     ordered = sorted(edges, key=lambda e: e["edge_id"], reverse=True)
     return strongest_votes(
         ordered,
         lambda e: e.get("paper") or e["page_id"],
-        lambda e: e["relation"],
+        lambda e: e["relation"] if on_topic(e) else NEUTRAL,
         lambda e: float(e["nli_confidence"]),
     )
 

@@ -10,6 +10,7 @@ animal, cell and unstated designs very low), then loses a level for each weaknes
 - **one study**: a single paper on that side (imprecision);
 - **inconsistent**: strong votes on the other side too;
 - **small**: every stated sample on that side is small (under :data:`SMALL_SAMPLE` people in all);
+- off-topic votes (lyra_core.topicality) never reach it: they are no votes;
 - **not read explicitly**: no vote on that side was read from the passage's words or figures
   (the direction judge) or reviewed by a person, only the cross-encoder's overlap.
 
@@ -37,9 +38,10 @@ START: dict[str, Level] = {
 }
 # The designs that start very low, named in the plural ("only animal or cell studies").
 WEAK_DESIGNS: dict[str, str] = {"animal_cell": "animal or cell studies", "review": "narrative reviews"}
-# People in all, across a side's studies that state a size, under which the side is imprecise: a
-# trial this small rarely has the power to show a moderate effect.
-SMALL_SAMPLE = 100
+# People in all, across a side's studies that state a size, under which the side is imprecise: GRADE's
+# rule of thumb for the optimal information size (about 400 people; Guyatt et al., J Clin Epidemiol 2011,
+# GRADE guidelines 6): a trial of 215 children with 22 events is one study, and an imprecise one.
+SMALL_SAMPLE = 400
 # What the other side's votes must add to its Beta parameter for the evidence to be inconsistent
 # (as lyra_core.scoring.STRONG_SIDE: as much weight as the prior itself).
 STRONG_OTHER_SIDE = 1.0

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from lyra_core.certainty import Certainty, Vote, grade
 from lyra_core.study_design import GRADED_AS
+from lyra_core.topicality import on_topic
 
 SUPPORTS, REFUTES, NEUTRAL = "SUPPORTS", "REFUTES", "NEUTRAL"
 RELATIONS = (SUPPORTS, REFUTES, NEUTRAL)
@@ -65,6 +66,7 @@ class Evidence(BaseModel):
     sample_size: int | None = None
     judged_by: str | None = None
     human: bool = False  # a person reviewed the edge (its relation is theirs)
+    on_topic: bool = True  # about the claim's exposure and outcome, its finding stated (lyra_core.topicality)
 
 
 def _present(value: Any) -> bool:
@@ -95,6 +97,7 @@ def evidence_of(edge: Mapping[str, Any]) -> Evidence:
         sample_size=int(size) if _present(size) else None,
         judged_by=text("judged_by"),
         human=bool(human) if _present(human) else False,
+        on_topic=on_topic(edge),
     )
 
 
@@ -197,7 +200,9 @@ class VoteCounts(BaseModel):
 
 
 def _counted_votes(edges: list[Evidence], rule: ScoringRule) -> tuple[list[Evidence], float, int]:
-    """The votes ``rule`` counts, the weight of each, and how many sources it leaves out as under ``min_vote``."""
+    """The votes ``rule`` counts, the weight of each, and how many sources it leaves out as under
+    ``min_vote``; an off-topic edge (lyra_core.topicality) is no vote."""
+    edges = [e for e in edges if e.on_topic]
     if rule.aggregation == "paper_votes":
         strongest = paper_votes(edges)
         votes = [v for v in strongest if v.nli_confidence >= rule.min_vote]

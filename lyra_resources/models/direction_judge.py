@@ -25,6 +25,7 @@ from lyra_core.direction.verdict import (
     no_finding_reason,
     reader_question_for,
 )
+from lyra_core.topicality import READER_ALONE
 from lyra_resources.models.inference import NliPrediction, PairClassifier, cached_model, nli_model, softmax
 from lyra_resources.models.model_files import DEFAULT_DIRECTION_DIR, ModelError, base_version
 
@@ -182,7 +183,7 @@ def unstated_judgement(
         edge = EdgeJudgement.from_direction(verdict)
         return edge.model_copy(
             update={
-                "reason": f"the direction reader reads {_READ_AS[read_as]} ({p:.2f}); {verdict.reason}",
+                "reason": f"{READER_ALONE} {_READ_AS[read_as]} ({p:.2f}); {verdict.reason}",
                 "reader_probability": p,
             }
         )

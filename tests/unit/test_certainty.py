@@ -157,3 +157,35 @@ def test_the_answer_line_says_how_certain_a_deciding_verdict_is():
     )
     assert "certainty" not in undecided
     assert certainty_words(None) == ""
+
+
+def test_one_small_trial_alone_is_low_certainty():
+    # a stopped-early paediatric trial of 215 with 22 events: one study, and under GRADE's ~400 people
+    [trial] = [Vote(relation="SUPPORTS", study_design="rct", sample_size=215, judged_by="direction")]
+    graded = grade([trial], "SUPPORTS")
+    assert graded.level == "low" and graded.reasons == ["one study", "small samples (215 in all)"]
+
+
+def test_off_topic_votes_neither_decide_nor_raise_certainty():
+    def row(page: str, reason: str, relation: str = "REFUTES", p: float = 0.82) -> dict:
+        return {
+            "relation": relation,
+            "nli_confidence": p,
+            "page_id": page,
+            "study_design": "meta_analysis",
+            "judged_by": "direction",
+            "exposure_matched": True,
+            "outcome_matched": True,
+            "reason": reason,
+        }
+
+    # the reader alone on a passage whose words state no finding on mortality (tumour cell lines)
+    off = row("hnscc", "the direction reader reads an increase (0.82); reports higher mortality with statins")
+    stated = row("meta", "reports lower mortality with statins (odds ratio 0.88, 0.81–0.96)", "SUPPORTS", 0.9)
+    assert not evidence_of(off).on_topic and evidence_of(stated).on_topic
+    alone = bayesian_score([evidence_of(off)], RULE)
+    assert (alone.verdict, alone.confidence, alone.certainty) == ("unverified", 0.5, "very_low")
+    both = bayesian_score([evidence_of(off), evidence_of(stated)], RULE)
+    assert both.verdict == "supported" and "studies disagree" not in both.certainty_reasons
+    reviewed = bayesian_score([evidence_of({**off, "human_reviewed": True})], RULE)
+    assert reviewed.verdict == "likely_false"  # a person's relation is theirs

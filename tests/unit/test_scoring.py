@@ -103,6 +103,7 @@ def test_domain_trust_cannot_enter_the_score():
         "sample_size",
         "judged_by",
         "human",
+        "on_topic",  # whether the edge votes at all (lyra_core.topicality), never its weight
     }
     trusted = [
         Evidence.model_validate(

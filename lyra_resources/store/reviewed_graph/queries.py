@@ -44,7 +44,8 @@ CLAIM_SQL = (
 EDGE_COLUMNS = (
     "e.edge_id, e.claim_id, e.fragment_id, e.relation, e.nli_confidence, e.page_id, "
     "e.source_trust_level, e.target_trust_level, e.p_supports, e.p_refutes, e.p_neutral, e.reason, "
-    "e.study_design, e.design_cue, e.sample_size, e.effect_figures, e.judged_by"
+    "e.study_design, e.design_cue, e.sample_size, e.effect_figures, e.judged_by, e.exposure_matched, "
+    "e.outcome_matched"
 )
 _MAX_IN = 100  # ids passed as IN (?, …); more are filtered in Python
 
