@@ -139,7 +139,10 @@ def _claim(section: ET.Element, claim: ReportClaim) -> None:
     if claim.origin == "user":
         _text(heading, "span", " (your claim)", "mine")
     if claim.stated_in:
-        _cite(_text(section, "p", score_text(claim) + " · stated in", "score"), claim.stated_in)
+        score = _text(section, "p", score_text(claim) + " · stated by", "score")
+        _cite(score, claim.stated_in)
+        if claim.stated_facts:
+            score[-1].tail = f" ({claim.stated_facts})"
     else:
         _text(section, "p", score_text(claim), "score")
     if not (claim.supports or claim.refutes):

@@ -23,12 +23,26 @@ def md(text: str) -> str:
 
 
 def score_text(claim: ReportClaim) -> str:
-    """Verdict, confidence ± uncertainty and the votes that entered it, in one line."""
-    line = (
-        f"{claim.verdict.replace('_', ' ')} · confidence {claim.confidence:.2f} ± {claim.uncertainty:.2f}"
-        " · votes: " + votes_text(claim.supporting_votes, claim.refuting_votes, claim.below_threshold)
+    """Verdict, confidence ± uncertainty and the votes that entered it, in one line; a claim its own
+    paper states and no other paper's on-topic finding voted on says so instead of a verdict."""
+    verdict = (
+        "stated by one study, not checked elsewhere"
+        if claim.unchecked
+        else f"{claim.verdict.replace('_', ' ')} · confidence {claim.confidence:.2f} ± {claim.uncertainty:.2f}"
+    )
+    line = f"{verdict} · votes: " + votes_text(
+        claim.supporting_votes, claim.refuting_votes, claim.below_threshold
     )
     return line + (" · rescored after human feedback" if claim.recomputed else "")
+
+
+def stated_by(claim: ReportClaim) -> str:
+    """ " · stated by [3] (RCT, n = 215)" after a claim's score; "" for a claim no paper states."""
+    if claim.stated_in is None:
+        return ""
+    return f" · stated by [{claim.stated_in}]" + (
+        f" ({md(claim.stated_facts)})" if claim.stated_facts else ""
+    )
 
 
 _SIDE_ADJECTIVES = {"Supports": "supporting", "Refutes": "refuting"}
@@ -122,7 +136,7 @@ def markdown(report: Report, svg_name: str | None = None) -> str:
             lines += [
                 f"### C{c.number}. {md(c.text)}{mine}",
                 "",
-                f"**{score_text(c)}**" + (f" · stated in [{c.stated_in}]" if c.stated_in else ""),
+                f"**{score_text(c)}**" + stated_by(c),
                 "",
             ]
             for word, side, more in (

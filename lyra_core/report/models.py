@@ -43,10 +43,22 @@ class ReportClaim(BaseModel):
     below_threshold: int = 0  # sources whose strongest passage is under the vote threshold: no vote
     recomputed: bool  # human feedback changed the model's score
     stated_in: int | None = None  # the reference the claim was extracted from
+    stated_facts: str = ""  # that paper's design and size ("RCT, n = 215"), where its edges state them
     supports: list[ReportSentence] = []
     refutes: list[ReportSentence] = []
     more_supporting_sources: int = 0  # sources on that side not quoted
     more_refuting_sources: int = 0
+
+    @property
+    def unchecked(self) -> bool:
+        """A claim a paper states that no other paper's on-topic finding voted on: its own paper never
+        judges it (docs/scoring.md#certainty), so "unverified" would hide that one study states it."""
+        return (
+            self.stated_in is not None
+            and self.origin not in ("user", "hypothesis")
+            and self.supporting_votes == 0
+            and self.refuting_votes == 0
+        )
 
 
 class ReportTopic(BaseModel):

@@ -9,6 +9,7 @@ from typing import Any
 import duckdb
 
 from lyra_core.cells import cell_list
+from lyra_core.evidence_facts import facts_line
 from lyra_core.hypothesis import HYPOTHESIS
 from lyra_resources.store.reviewed_graph.papers import add_paper_fields
 from lyra_resources.store.reviewed_graph.records import ExploreError
@@ -183,3 +184,24 @@ def page_edges(conn: duckdb.DuckDBPyConnection, task_id: str, pages: Sequence[st
         f"({', '.join('?' * len(pages))})",
         [task_id, *pages],
     )
+
+
+def paper_facts_of_claims(
+    conn: duckdb.DuckDBPyConnection, task_id: str, claim_ids: list[str]
+) -> dict[str, str]:
+    """The design and size of the paper each claim was extracted from ("RCT, n = 215"), as the task's
+    edges read them from that paper (any claim's: its own claims never meet it); "" where none does."""
+    cond, params, post = in_ids("c.claim_id", claim_ids)
+    found = fetch_rows(
+        conn,
+        "SELECT c.claim_id, any_value(e.study_design) AS study_design, max(e.sample_size) AS sample_size "
+        "FROM claims c JOIN fragments f ON f.task_id = c.task_id AND f.fragment_id = c.source_fragment_id "
+        "JOIN nli_edges e ON e.task_id = f.task_id AND e.page_id = f.page_id "
+        f"WHERE c.task_id = ? AND {cond} GROUP BY c.claim_id",
+        [task_id, *params],
+    )
+    return {
+        r["claim_id"]: facts_line(r["study_design"], r["sample_size"])
+        for r in found
+        if post is None or r["claim_id"] in post
+    }

@@ -42,7 +42,13 @@ from lyra_resources.store.reviewed_graph.answer import (
     source_rows,
 )
 from lyra_resources.store.reviewed_graph.overlay import Overlay, effective_topics, load_claims, load_overlay
-from lyra_resources.store.reviewed_graph.queries import fetch_rows, in_ids, require_task, task_topics
+from lyra_resources.store.reviewed_graph.queries import (
+    fetch_rows,
+    in_ids,
+    paper_facts_of_claims,
+    require_task,
+    task_topics,
+)
 
 if TYPE_CHECKING:  # only top_claims builds a data frame; writing the report needs no pandas
     import pandas as pd
@@ -234,6 +240,7 @@ def read_report(store: LyraStore, task_id: str, limit: int = CLAIMS_SHOWN) -> Re
         groups = _by_topic(conn, task_id, overlay, claims, chosen)
         edges = source_edges(conn, task_id, [c["claim_id"] for c in chosen], overlay)
         stated = _stated_in(conn, task_id, [c["claim_id"] for c in chosen], overlay)
+        stated_facts = paper_facts_of_claims(conn, task_id, [c["claim_id"] for c in chosen])
         votes = claim_votes(conn, task_id, chosen, overlay)
         answer_ids = [p.paper_id for p in (answer.papers_for + answer.papers_against)] if answer else []
         hypothesis_edges = (
@@ -320,6 +327,7 @@ def read_report(store: LyraStore, task_id: str, limit: int = CLAIMS_SHOWN) -> Re
             claim = ReportClaim(
                 number=number,
                 stated_in=refs.cite(source) if source in rows else None,
+                stated_facts=stated_facts.get(c["claim_id"], "") if source in rows else "",
                 claim_id=c["claim_id"],
                 text=" ".join(c["text"].split()),
                 origin=c["origin"],
