@@ -15,6 +15,8 @@ from pydantic import BaseModel
 
 from lyra_core.answer import AnswerView, strongest_paper_edges
 from lyra_core.certainty import EXPLICIT_JUDGES
+from lyra_core.direction.claim_frame import read_claim
+from lyra_core.report.grade_cues import grade_caveats
 from lyra_core.report.refs import UNTITLED
 from lyra_core.result_passages import TOP_PAPERS
 from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS
@@ -82,6 +84,9 @@ def answer_caveats(
     if sides == {SUPPORTS, REFUTES}:
         against = sum(v["relation"] == REFUTES for v in votes)
         out.append(f"The papers disagree: {_plural(len(votes) - against, 'paper')} for, {against} against.")
+    side = SUPPORTS if (answer.confidence if answer.confidence is not None else 0.5) >= 0.5 else REFUTES
+    question = answer.hypothesis or ""
+    out += grade_caveats(question, read_claim(question).outcome, [v for v in votes if v["relation"] == side])
     if answer.certainty in ("low", "very_low") and answer.verdict not in ("unverified", "contested"):
         out.append(
             f"Certainty is {answer.certainty.replace('_', ' ')}"
