@@ -20,6 +20,7 @@ from lyra_core.report.grade_cues import grade_caveats
 from lyra_core.report.refs import UNTITLED
 from lyra_core.result_passages import TOP_PAPERS
 from lyra_core.scoring import NEUTRAL, REFUTES, SUPPORTS
+from lyra_core.topicality import on_topic
 
 OBSERVATIONAL = {"cohort", "registry", "case_control", "cross_sectional"}
 LABORATORY = {"animal_cell", "human_cells"}
@@ -114,12 +115,21 @@ def uncounted_papers(
         if not mine:
             reason = "none of its passages was judged against the hypothesis"
         else:
-            strongest = max(mine, key=lambda e: (e["relation"] != NEUTRAL, float(e["nli_confidence"])))
+            strongest = max(
+                mine,
+                key=lambda e: (
+                    e["relation"] != NEUTRAL and on_topic(e),
+                    e["relation"] != NEUTRAL,
+                    float(e["nli_confidence"]),
+                ),
+            )
             why = " ".join(str(strongest.get("reason") or "").split())
             if strongest["relation"] == NEUTRAL:
                 reason = (
                     f"its passages were judged neutral: {why}" if why else "its passages were judged neutral"
                 )
+            elif not on_topic(strongest):
+                reason = f"no passage of it states a finding on the hypothesis's exposure and outcome: {why}"
             else:
                 reason = (
                     f"its strongest passage ({strongest['relation'].lower()}, "
