@@ -20,10 +20,12 @@ from lyra_core.direction.relevance import Relevance, outcome_sentences, relevanc
 from lyra_core.direction.wording import in_sentence, outcome_noun
 
 # One rule for nulls (docs/direction.md#nulls): a finding of no difference the passage states counts against a
-# claim of an effect as an opposite finding does, at its full probability, unless its interval is wide: a
-# ratio whose interval spans more than WIDE_INTERVAL-fold cannot rule out the effect and counts WIDE_NULL_WEIGHT
-WIDE_INTERVAL = 4.0
-WIDE_NULL_WEIGHT = 0.4  # at the figures' certainty (0.9), such a null alone stays under the vote's 0.5
+# claim of an effect as an opposite finding does, at its full probability, unless it is imprecise: a ratio
+# whose interval still reaches an appreciable effect the claim asserts (GRADE's default, a relative change of
+# 25 %: below APPRECIABLE_DECREASE or above APPRECIABLE_INCREASE), or a null beside a significant result in
+# the same passage (a subgroup's, a secondary outcome's), counts IMPRECISE_NULL_WEIGHT
+APPRECIABLE_DECREASE, APPRECIABLE_INCREASE = 0.75, 1.25
+IMPRECISE_NULL_WEIGHT = 0.4  # at the figures' certainty (0.9), such a null alone stays under the vote's 0.5
 OTHER_WAY_WEIGHT = 0.8  # how far a change the other way bears out a denial ("does not raise", a decrease)
 FIGURES_CERTAINTY = 0.9  # the reading of a ratio or a difference whose interval decides
 ARMS_TIE = 0.6  # chosen on Evidence Inference validation (0.3 to 0.6 score alike; bench/direction_reading.py)
@@ -130,17 +132,19 @@ def passage_distribution(model_probs: dict[str, float], reading: PassageReading)
     return probs
 
 
-def null_weight(reading: PassageReading) -> float:
-    """How much a no-difference reading of ``reading`` counts against a claim of an effect, next to
-    an opposite finding: fully, unless every ratio that shows it has an interval wider than
-    :data:`WIDE_INTERVAL`-fold (OR 1.54, 0.57–4.16: no significant difference, and no evidence that
-    there is none either)."""
+def null_weight(reading: PassageReading, said: str) -> float:
+    """How much a no-difference reading of ``reading`` counts against a claim whose direction is
+    ``said`` (:func:`claim_direction`), next to an opposite finding: fully, unless it is imprecise
+    (see :data:`IMPRECISE_NULL_WEIGHT`): "HR 0.63, 0.35–1.13" cannot refute "reduces" (a reduction by a
+    third is inside it), "HR 1.04, 0.91–1.18" can; "OR 0.66 (0.62–0.71) … but OR 0.97 (0.78–1.20) among
+    those with less common genotypes" is a finding and a subgroup's null, not a null."""
+    if any(f.way in ("up", "down") for f in reading.figures):
+        return IMPRECISE_NULL_WEIGHT
     nulls = [f for f in reading.figures if f.kind == "ratio" and f.way == "none" and f.low and f.high]
-    if nulls and all(
-        f.low is not None and f.high is not None and f.high > WIDE_INTERVAL * f.low for f in nulls
-    ):
-        return WIDE_NULL_WEIGHT
-    return 1.0
+    reaches_down = any(f.low is not None and f.low < APPRECIABLE_DECREASE for f in nulls)
+    reaches_up = any(f.high is not None and f.high > APPRECIABLE_INCREASE for f in nulls)
+    reaches = {"decrease": reaches_down, "increase": reaches_up, "association": reaches_down or reaches_up}
+    return IMPRECISE_NULL_WEIGHT if reaches.get(said, False) else 1.0
 
 
 def judge(
@@ -191,7 +195,7 @@ def judge(
         )
     related = 1.0 - probs["unrelated"]
     up, down, null = probs["increased"], probs["decreased"], probs["no_difference"]
-    weighed_null = null_weight(reading) * null
+    weighed_null = null_weight(reading, said) * null
     if said == "association":
         support, refute = up + down, weighed_null
     elif said == "increase":

@@ -14,7 +14,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from lyra_core.certainty import SMALL_SAMPLE
-from lyra_core.direction.verdict import WIDE_INTERVAL  # a ratio's interval spanning more than 4-fold
 
 STOPPED_EARLY = re.compile(
     r"\b(?:stopped|terminated|halted|discontinued)\s+(?:early|prematurely)\b|\bearly\s+(?:termination|stopping)\b",
@@ -27,6 +26,7 @@ EVENTS = re.compile(
 )
 FEW_EVENTS = 300  # GRADE's rule of thumb: fewer events than this make a dichotomous outcome imprecise
 INTERVAL = re.compile(r"(\d+(?:\.\d+)?)\s*[–-]\s*(\d+(?:\.\d+)?)")
+WIDE_INTERVAL = 4.0  # a ratio's interval spanning more than 4-fold is imprecise, whatever it shows
 RATIO = re.compile(r"ratio|relative risk|\b(?:[OHR]R|IRR|HRR)\b", re.IGNORECASE)
 CHILDREN = re.compile(
     r"\b(?:children|child|paediatric|pediatric|infants?|neonates?|newborns?|adolescents?|boys|girls)\b",
