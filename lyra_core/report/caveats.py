@@ -46,9 +46,13 @@ def _plural(n: int, word: str) -> str:
 
 
 def answer_caveats(
-    answer: AnswerView, votes: list[Mapping[str, Any]], uncounted: list[UncountedPaper]
+    answer: AnswerView,
+    votes: list[Mapping[str, Any]],
+    uncounted: list[UncountedPaper],
+    edges: Iterable[Mapping[str, Any]] = (),
 ) -> list[str]:
-    """The weaknesses of a yes/no answer, each one sentence; none for an open question."""
+    """The weaknesses of a yes/no answer, each one sentence; none for an open question. ``edges``: all
+    the hypothesis's edges with their passages, where the GRADE cues of a voting paper are read too."""
     if answer.origin != "hypothesis":
         return []
     if not votes:
@@ -87,7 +91,8 @@ def answer_caveats(
         out.append(f"The papers disagree: {_plural(len(votes) - against, 'paper')} for, {against} against.")
     side = SUPPORTS if (answer.confidence if answer.confidence is not None else 0.5) >= 0.5 else REFUTES
     question = answer.hypothesis or ""
-    out += grade_caveats(question, read_claim(question).outcome, [v for v in votes if v["relation"] == side])
+    mine = [v for v in votes if v["relation"] == side]
+    out += grade_caveats(question, read_claim(question).outcome, mine, edges)
     if answer.certainty in ("low", "very_low") and answer.verdict not in ("unverified", "contested"):
         out.append(
             f"Certainty is {answer.certainty.replace('_', ' ')}"

@@ -48,6 +48,10 @@ NARROWING = (
 GENERIC = {"the", "of", "risk", "incidence", "rate", "rates", "odds", "occurrence", "hazard", "in", "after"}
 
 
+def _paper(edge: Mapping[str, Any]) -> str:
+    return str(edge.get("paper") or edge.get("page_id") or "")
+
+
 def _text(vote: Mapping[str, Any]) -> str:
     return " ".join(str(vote.get(k) or "") for k in ("title", "text"))
 
@@ -76,14 +80,24 @@ def _narrower(outcome_words: list[str], text: str) -> str | None:
     return None
 
 
-def grade_caveats(question: str, outcome: str, votes: Iterable[Mapping[str, Any]]) -> list[str]:
+def grade_caveats(
+    question: str,
+    outcome: str,
+    votes: Iterable[Mapping[str, Any]],
+    read: Iterable[Mapping[str, Any]] = (),
+) -> list[str]:
     """The caveats of the votes on the answer's side (``votes``: each paper's strongest edge, with its
     passage ``text``, ``title``, ``sample_size`` and ``effect_figures``), for the question's hypothesis
-    ``question`` whose outcome is ``outcome``; each one sentence, none where nothing is found."""
+    ``question`` whose outcome is ``outcome``; each one sentence, none where nothing is found. ``read``:
+    every edge judged on the hypothesis, so a paper's other passages ("The trial was stopped early")
+    count as its own."""
     votes = list(votes)
     if not votes:
         return []
-    texts = [_text(v) for v in votes]
+    passages: dict[str, set[str]] = {}
+    for edge in read:
+        passages.setdefault(_paper(edge), set()).add(str(edge.get("text") or ""))
+    texts = [" ".join([_text(v), *sorted(passages.get(_paper(v), ()))]) for v in votes]
     out = []
     if any(STOPPED_EARLY.search(t) for t in texts):
         out.append(
@@ -100,7 +114,9 @@ def grade_caveats(question: str, outcome: str, votes: Iterable[Mapping[str, Any]
         )
     events = [int(n.replace(",", "")) for t in texts for n in EVENTS.findall(t)]
     if events and max(events) < FEW_EVENTS:
-        out.append(f"Imprecision: few events ({max(events)} at most in a passage that voted).")
+        out.append(
+            f"Imprecision: few events ({max(events)} at most named in the passages of the papers on this side)."
+        )
     if any(_wide(str(v.get("effect_figures") or "")) for v in votes):
         out.append("Imprecision: a ratio's interval spans more than four-fold.")
     if not CHILDREN.search(question) and all(CHILDREN.search(t) for t in texts):

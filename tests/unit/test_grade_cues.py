@@ -58,3 +58,16 @@ def test_a_narrower_outcome_than_the_question_names_is_indirect():
         "sample_size": 40000,
     }
     assert grade_caveats("Statins reduce mortality.", "mortality", [whole]) == []
+
+
+def test_a_voting_papers_other_passages_count_as_its_own(shared_data):
+    doc = _trial(shared_data)
+    abstract = " ".join(doc["abstract"])
+    start = abstract.index("Two of 53")
+    vote = {"paper": "23349986", "text": abstract[start : start + 200], "sample_size": 215}
+    assert "stopped early" not in vote["text"]
+    other = {"paper": "23349986", "text": abstract[abstract.index("Eight children had to undergo") :]}
+    caveats = grade_caveats(
+        "Dexamethasone increases bleeding after tonsillectomy in children.", "bleeding", [vote], [other]
+    )
+    assert caveats[0].startswith("Risk of bias: a trial that voted was stopped early")

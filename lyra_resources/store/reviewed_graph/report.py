@@ -284,7 +284,7 @@ def read_report(store: LyraStore, task_id: str, limit: int = CLAIMS_SHOWN) -> Re
         claims_in_force=len(claims),
         feedback=_feedback(overlay, edges),
         trust=trust_line(),
-        caveats=answer_caveats(answer, hypothesis_votes, uncounted) if answer else [],
+        caveats=answer_caveats(answer, hypothesis_votes, uncounted, hypothesis_edges) if answer else [],
         uncounted=[
             p.model_copy(update={"ref": refs.cite(p.paper_id) if p.paper_id in rows else None})
             for p in uncounted
