@@ -23,11 +23,16 @@ from lyra_training.selector import SelectorRecipe, train_selector
 
 
 def train_learned_judge(
-    data: Path, out: Path, base: Path = DEFAULT_SNLI_DIR, label_only: bool = False, figures: bool = False
+    data: Path,
+    out: Path,
+    base: Path = DEFAULT_SNLI_DIR,
+    label_only: bool = False,
+    figures: bool = False,
+    seed: int = 13,
 ) -> dict:
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    label_recipe = LabelRecipe(figures=figures)
+    label_recipe = LabelRecipe(figures=figures, seed=seed)
     if label_only:
         return {"label": train_label_model(data, out / "lyra-label-minilm-l6", base, label_recipe)}
     with tempfile.TemporaryDirectory() as work:
@@ -48,10 +53,11 @@ def main() -> None:
     parser.add_argument("--label-only", action="store_true", help="train the label model alone")
     parser.add_argument("--figures", action="store_true", help="the figure reader's note beside passages")
     parser.add_argument("--base", type=Path, default=DEFAULT_SNLI_DIR, help="the encoder to start from")
+    parser.add_argument("--seed", type=int, default=13, help="the label model's data draw and training order")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     record = train_learned_judge(
-        args.data, args.out, args.base, label_only=args.label_only, figures=args.figures
+        args.data, args.out, args.base, label_only=args.label_only, figures=args.figures, seed=args.seed
     )
     print(json.dumps(record, indent=2))
 
