@@ -179,10 +179,12 @@ def test_off_topic_votes_neither_decide_nor_raise_certainty():
             "reason": reason,
         }
 
-    # the reader alone on a passage whose words state no finding on mortality (tumour cell lines)
-    off = row("hnscc", "the direction reader reads an increase (0.82); reports higher mortality with statins")
+    # a passage about another exposure or outcome casts no vote; the reader alone on the claim's own
+    # exposure and outcome does (evidence.reader_alone_min decides, docs/direction.md)
+    off = {**row("hnscc", "reports higher mortality with statins"), "outcome_matched": False}
+    alone_read = row("cells", "the direction reader reads an increase (0.82); reports higher mortality")
     stated = row("meta", "reports lower mortality with statins (odds ratio 0.88, 0.81–0.96)", "SUPPORTS", 0.9)
-    assert not evidence_of(off).on_topic and evidence_of(stated).on_topic
+    assert not evidence_of(off).on_topic and evidence_of(stated).on_topic and evidence_of(alone_read).on_topic
     alone = bayesian_score([evidence_of(off)], RULE)
     assert (alone.verdict, alone.confidence, alone.certainty) == ("unverified", 0.5, "very_low")
     both = bayesian_score([evidence_of(off), evidence_of(stated)], RULE)
