@@ -60,18 +60,22 @@ def compare(
         )
 
 
-def learned_verdicts(model: LabelModel | None, claims: list[str], papers: list[list[str]]) -> dict | None:
-    """Each claim's verdict from the label model's reading of one paper (its selected sentences)."""
-    if model is None:
-        return None
+def learned_verdicts(
+    models: dict[str, LabelModel], claims: list[str], papers: list[list[str]]
+) -> dict[str, dict[int, str]]:
+    """Each label model's verdict on each claim from its reading of one paper (the selected sentences)."""
     rule = ScoringRule()
-    return {
-        i: VERDICT_TO_LABEL.get(
-            score_claim([Evidence(relation=r.relation, nli_confidence=r.confidence)], True, rule).verdict,
-            "NEI",
-        )
-        for i, r in enumerate(model.read(claims, papers))
-    }
+    out = {}
+    for name, model in models.items():
+        readings = model.read(claims, papers)
+        out[name] = {
+            i: VERDICT_TO_LABEL.get(
+                score_claim([Evidence(relation=r.relation, nli_confidence=r.confidence)], True, rule).verdict,
+                "NEI",
+            )
+            for i, r in enumerate(readings)
+        }
+    return out
 
 
 def evidence_inference(

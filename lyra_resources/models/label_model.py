@@ -96,4 +96,5 @@ class LabelModel:
 
 
 def label_model(path: str | Path = DEFAULT_LABEL_DIR) -> LabelModel:
-    return cached_model("label_model", str(path), lambda: LabelModel(path))
+    selector = evidence_selector()  # cached on its own first: the model cache's lock is not re-entrant
+    return cached_model("label_model", str(path), lambda: LabelModel(path, selector))
