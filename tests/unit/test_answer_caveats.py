@@ -112,10 +112,10 @@ def test_the_best_ranked_papers_that_cast_no_vote_are_named_with_why():
 
 
 def test_a_best_ranked_paper_whose_only_vote_is_off_topic_says_so():
-    # a tumour cell line's "cell death", read by the direction reader alone as higher mortality with statins
-    why = "the direction reader reads an increase (0.82); reports higher mortality with statins"
+    # a tumour cell line's "cell death": about statins, not about the hypothesis's outcome (mortality)
+    why = "reports higher cell death with statins"
     off = edge("e1", "hnscc", "REFUTES", 0.82, "meta_analysis", reason=why)
-    off |= {"exposure_matched": True, "outcome_matched": True}
+    off |= {"exposure_matched": True, "outcome_matched": False}
     assert answer_votes([off], 0.5) == []
     [paper] = uncounted_papers([("hnscc", "In vitro anti-tumor effects of statins")], [off], set())
     assert (
