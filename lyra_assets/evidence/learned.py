@@ -11,8 +11,8 @@ from __future__ import annotations
 import pandas as pd
 
 from lyra_assets.evidence.selection import papers_to_read
-from lyra_core.sentences import split_sentences
 from lyra_resources.models.direction_judge import EdgeJudgement
+from lyra_resources.models.evidence_selector import window_holding, window_sentences
 from lyra_resources.models.label_model import LEARNED, LabelModel, PaperReading
 
 
@@ -45,10 +45,9 @@ def learned_judgements(
     sentence as ``(claim, fragment row, cosine)`` and the label model's judgement."""
     rows_of, wanted = papers_to_read(chosen, fragments)
     windows = [[fragments["text"].iat[i] for i in rows_of[page]] for _, page, _ in wanted]
-    sentences = [list(dict.fromkeys(s for w in ws for s in split_sentences(w))) for ws in windows]
+    sentences = [window_sentences(ws) for ws in windows]
     readings = model.read([claim_texts[ci] for ci, _, _ in wanted], sentences)
     flat = []
     for (ci, page, sim), ws, sents, r in zip(wanted, windows, sentences, readings, strict=True):
-        window = next(i for i, w in enumerate(ws) if sents[r.best] in w)
-        flat.append((ci, rows_of[page][window], sim))
+        flat.append((ci, rows_of[page][window_holding(ws, sents[r.best])], sim))
     return flat, [judgement_of(r) for r in readings]

@@ -59,12 +59,22 @@ class EvidenceSelector:
     def select_windows(self, claims: list[str], windows: list[list[str]]) -> list[tuple[int, float]]:
         """For each claim and one paper's windows (in reading order, none empty), the first window
         holding the sentence ranked first among the windows' sentences, and its probability."""
-        sentences = [list(dict.fromkeys(s for w in ws for s in split_sentences(w))) for ws in windows]
+        sentences = [window_sentences(ws) for ws in windows]
         picks = self.select(claims, sentences)
         return [
-            (next(i for i, w in enumerate(ws) if sents[pick.first] in w), pick.probability)
+            (window_holding(ws, sents[pick.first]), pick.probability)
             for ws, sents, pick in zip(windows, sentences, picks, strict=True)
         ]
+
+
+def window_sentences(windows: list[str]) -> list[str]:
+    """A paper's sentences, once each, in reading order, from its overlapping windows."""
+    return list(dict.fromkeys(s for w in windows for s in split_sentences(w)))
+
+
+def window_holding(windows: list[str], sentence: str) -> int:
+    """The first of ``windows`` that holds ``sentence``."""
+    return next(i for i, w in enumerate(windows) if sentence in w)
 
 
 def evidence_selector(path: str | Path = DEFAULT_SELECTOR_DIR) -> EvidenceSelector:

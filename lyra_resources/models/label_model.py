@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from lyra_core.figure_notes import figures_note, with_figures_note
+from lyra_core.figure_notes import figures_note
 from lyra_resources.models.evidence_selector import EvidenceSelector, evidence_selector
 from lyra_resources.models.inference import NliModel, NliPrediction, cached_model
 from lyra_resources.models.model_files import WEIGHTS_DIR, ModelError
@@ -68,9 +68,17 @@ class LabelModel:
     def version(self) -> str:
         return self.model.version
 
-    def judge(self, claims: list[str], passages: list[str]) -> list[NliPrediction]:
-        """The model's reading of each claim against a passage given whole (no selection)."""
-        shown = [with_figures_note(p) if self.figures else p for p in passages]
+    def notes(self, passages: list[str]) -> list[str]:
+        """The figure reader's note for each passage ("" everywhere where the model reads none)."""
+        return [figures_note(p) if self.figures else "" for p in passages]
+
+    def judge(
+        self, claims: list[str], passages: list[str], notes: list[str] | None = None
+    ) -> list[NliPrediction]:
+        """The model's reading of each claim against a passage given whole (no selection), with
+        ``notes`` where the caller already has them."""
+        notes = self.notes(passages) if notes is None else notes
+        shown = [f"{p} {n}" if n else p for p, n in zip(passages, notes, strict=True)]
         return self.model.predict(list(zip(shown, claims, strict=True)))
 
     def read(self, claims: list[str], papers: list[list[str]]) -> list[PaperReading]:
@@ -79,7 +87,8 @@ class LabelModel:
         picks = self.selector.select(claims, papers)
         chosen = [sorted(p.ranked[: self.sentences]) for p in picks]
         passages = [" ".join(s[i] for i in c) for s, c in zip(papers, chosen, strict=True)]
-        predictions = self.judge(claims, passages)
+        notes = self.notes(passages)
+        predictions = self.judge(claims, passages, notes)
         return [
             PaperReading(
                 relation=p.relation,
@@ -88,10 +97,10 @@ class LabelModel:
                 sentences=c,
                 best=pick.first,
                 passage=text,
-                figures=figures_note(text) if self.figures else "",
+                figures=note,
                 selector_probability=pick.probability,
             )
-            for p, c, text, pick in zip(predictions, chosen, passages, picks, strict=True)
+            for p, c, text, note, pick in zip(predictions, chosen, passages, notes, picks, strict=True)
         ]
 
 

@@ -2,16 +2,8 @@
 a claim's finding whatever direction the claim states, and `lyra verify` then reads each paper there,
 once, and says so on the edge."""
 
-import json
-import re
-
-from typer.testing import CliRunner
-
+from fixtures.verify_runs import verified_edges
 from lyra_resources.models.evidence_selector import evidence_selector
-from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools.cli import app
-
-cli = CliRunner()
 
 TRIAL = [
     "Hip fractures are a major cause of disability in older adults.",
@@ -39,25 +31,11 @@ def test_a_sentence_about_another_finding_scores_low():
 
 
 def test_verify_with_the_selector_reads_each_paper_once_where_it_reports_the_finding(tmp_path, small_corpus):
-    settings = tmp_path / "settings.yaml"
-    settings.write_text("evidence:\n  selector: true\n")
-    claims = tmp_path / "claims.jsonl"
-    claims.write_text(
-        json.dumps({"id": "a", "claim": "Vitamin D supplementation reduces fracture risk."}) + "\n"
-    )
-    home = tmp_path / "h"
-    result = cli.invoke(
-        app,
-        ["verify", "--corpus", str(small_corpus), "--claims", str(claims), "--home", str(home)],
-        env={"LYRA_SETTINGS": str(settings)},
-        catch_exceptions=False,
-    )
-    assert result.exit_code == 0, result.output
-    task_id = re.search(r"task_[0-9a-f]{8}", result.output).group(0)
-    edges = LyraStore.at(home).fetch_df(
-        "SELECT e.reason, f.page_id FROM nli_edges e JOIN fragments f "
-        "ON f.task_id = e.task_id AND f.fragment_id = e.fragment_id WHERE e.task_id = ?",
-        [task_id],
+    edges = verified_edges(
+        tmp_path,
+        small_corpus,
+        "evidence:\n  selector: true\n",
+        "Vitamin D supplementation reduces fracture risk.",
     )
     assert len(edges) > 0
     assert not edges.duplicated(["page_id"]).any()  # one window per paper for the one claim

@@ -2,16 +2,8 @@
 sentences the evidence selector chose, tells a claim from its opposite on the same passage, and
 `lyra verify` then judges each paper once, with the label model's reason on the edge."""
 
-import json
-import re
-
-from typer.testing import CliRunner
-
+from fixtures.verify_runs import verified_edges
 from lyra_resources.models.label_model import label_model
-from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools.cli import app
-
-cli = CliRunner()
 
 TRIAL = [
     "Hip fractures are a major cause of disability in older adults.",
@@ -70,25 +62,11 @@ def test_a_finding_about_another_outcome_supports_nothing():
 
 
 def test_verify_with_the_learned_judge_reads_each_paper_once_and_says_what_it_read(tmp_path, small_corpus):
-    settings = tmp_path / "settings.yaml"
-    settings.write_text("evidence:\n  judge: learned\n")
-    claims = tmp_path / "claims.jsonl"
-    claims.write_text(
-        json.dumps({"id": "a", "claim": "Vitamin D supplementation reduces fracture risk."}) + "\n"
-    )
-    home = tmp_path / "h"
-    result = cli.invoke(
-        app,
-        ["verify", "--corpus", str(small_corpus), "--claims", str(claims), "--home", str(home)],
-        env={"LYRA_SETTINGS": str(settings)},
-        catch_exceptions=False,
-    )
-    assert result.exit_code == 0, result.output
-    task_id = re.search(r"task_[0-9a-f]{8}", result.output).group(0)
-    edges = LyraStore.at(home).fetch_df(
-        "SELECT e.reason, e.judged_by, e.model_version, f.page_id FROM nli_edges e JOIN fragments f "
-        "ON f.task_id = e.task_id AND f.fragment_id = e.fragment_id WHERE e.task_id = ?",
-        [task_id],
+    edges = verified_edges(
+        tmp_path,
+        small_corpus,
+        "evidence:\n  judge: learned\n",
+        "Vitamin D supplementation reduces fracture risk.",
     )
     assert len(edges) > 0
     assert not edges.duplicated(["page_id"]).any()  # one reading per paper for the one claim
