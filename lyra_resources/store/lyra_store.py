@@ -35,7 +35,7 @@ from lyra_resources.home import HomeLayout, resolve_home
 from lyra_resources.schema import PER_TASK_TABLES, STAGE_PREFIX, STAGING_TABLES, TABLES, TableSpec
 from lyra_resources.settings.loading import effective_cluster_settings
 from lyra_resources.settings.services import ClusterSettings
-from lyra_resources.store import parquet_files
+from lyra_resources.store import change_stamp, parquet_files
 from lyra_resources.store.faults import is_read_only_refusal, store_fault, store_file_fault
 from lyra_resources.store.locks import STORE_RETRY, StoreBusyError, StoreError  # noqa: F401 (re-exported)
 from lyra_resources.store.sql import (
@@ -188,6 +188,8 @@ class LyraStore(BaseModel):
                     conn.execute("BEGIN TRANSACTION")
                     result = work(conn)
                     conn.execute("COMMIT")
+                    if not self.url:  # long-lived readers learn of it without opening the file
+                        change_stamp.mark_changed(self.layout.database)
                     return result
                 except BaseException:
                     with contextlib.suppress(Exception):
