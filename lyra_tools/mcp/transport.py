@@ -41,6 +41,7 @@ from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
 from lyra_core.validation import describe
+from lyra_tools.mcp.output_schemas import light_schema
 
 MAX_LINE_BYTES = 4_000_000  # a tool call's arguments are a few KB; feedback args are capped at 16 KB
 MAX_DEPTH = 64  # the deepest real message (create_task with verify_claims) nests about 8 levels
@@ -303,9 +304,17 @@ class InitializeFirst:
 class LyraMCPServer(MCPServer):
     """The SDK's server with every stdio line answered and argument errors on one line."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, light_schemas: bool = True, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.middleware.append(InitializeFirst())
+        self.light_schemas = light_schemas
+
+    async def list_tools(self) -> list[types.Tool]:
+        """The tools with output schemas a client checks at the top level only (:mod:`.output_schemas`)."""
+        tools = await super().list_tools()
+        if not self.light_schemas:
+            return tools
+        return [tool.model_copy(update={"output_schema": light_schema(tool.output_schema)}) for tool in tools]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:
