@@ -5,9 +5,11 @@ tool's description; its body runs under the shared :class:`~lyra_tools.mcp.tool_
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
 
+from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field, WithJsonSchema
 
 from lyra_core.feedback import Action
@@ -113,7 +115,7 @@ class TaskTools:
         user rules (with reason, cause ids and how to restore) and the NLI model version of its edges."""
         context = self.context
         return context.read(
-            lambda: explore.task_status(context.store, task_id, instance=context.dagster_instance())
+            lambda: explore.task_status(context.store, task_id, instance=context.dagster_runs()), task_id
         )
 
     def stop_task(self, task_id: TaskId, request_id: RequestId = None) -> StoppedTask:
@@ -153,14 +155,16 @@ class ExploreTools:
             self.context.synced(task_id)
             return explore.evidence_summary(self.store, task_id)
 
-        return self.context.read(body)
+        return self.context.read(body, task_id)
 
     @reads_untrusted
     def list_claim_topics(
         self, task_id: TaskId, limit: Annotated[int, Field(ge=1, le=50)] = 50, cursor: Cursor = None
     ) -> explore.TopicList:
         """The task's claim topics, largest first, with claim counts and whether any claim is refuted."""
-        return self.context.read(lambda: explore.list_claim_topics(self.store, task_id, limit, cursor))
+        return self.context.read(
+            lambda: explore.list_claim_topics(self.store, task_id, limit, cursor), task_id
+        )
 
     @reads_untrusted
     def get_claims_by_topic(
@@ -173,7 +177,8 @@ class ExploreTools:
     ) -> explore.TopicClaims:
         """Claims of one topic, most relevant first, with evidence counts and effective confidence."""
         return self.context.read(
-            lambda: explore.claims_by_topic(self.store, task_id, topic, limit, cursor, include_rejected)
+            lambda: explore.claims_by_topic(self.store, task_id, topic, limit, cursor, include_rejected),
+            task_id,
         )
 
     @reads_untrusted
@@ -188,8 +193,8 @@ class ExploreTools:
         trust level and NLI confidence, and the claim's Bayesian score. Each fragment shown is recorded as
         a 'returned' relevance signal for the claim (docs/feedback.md)."""
 
-        def body() -> explore.ClaimEvidence:
-            found = explore.claim_evidence(self.store, claim_id, task_id, limit, cursor)
+        def body(task: str | None) -> explore.ClaimEvidence:
+            found = explore.claim_evidence(self.store, claim_id, task, limit, cursor)
             shown = [
                 i.fragment_id
                 for side in (found.evidence.supports, found.evidence.refutes, found.evidence.neutral)
@@ -198,7 +203,12 @@ class ExploreTools:
             self.context.returns.add(found.task_id, shown, found.claim_id, found.claim_text)
             return found
 
-        return self.context.read(body)
+        if task_id is None and isinstance(claim_id, str):  # the claim's task, from the server's claim index
+            indexed = self.context.claim_task(claim_id)
+            if indexed is not None:
+                with contextlib.suppress(ToolError):  # an index older than the claim's task: look again below
+                    return self.context.read(lambda: body(indexed), indexed)
+        return self.context.read(lambda: body(task_id), task_id)
 
     @reads_untrusted
     def find_contradictions(
@@ -211,7 +221,8 @@ class ExploreTools:
         """Claims with REFUTES evidence, most controversial first, with the strongest sources on both
         sides and their trust levels. Lyra records the disagreement; interpreting it is the agent's job."""
         return self.context.read(
-            lambda: contradictions.find_contradictions(self.store, task_id, limit, cursor, include_rejected)
+            lambda: contradictions.find_contradictions(self.store, task_id, limit, cursor, include_rejected),
+            task_id,
         )
 
     @reads_untrusted
@@ -229,7 +240,9 @@ class ExploreTools:
     ) -> papers.PaperSearch:
         """The task's papers whose title or abstract matches the query (BM25), best first, with the
         paper_id that get_paper takes."""
-        return self.context.read(lambda: papers.search_papers(self.store, task_id, query, limit, cursor))
+        return self.context.read(
+            lambda: papers.search_papers(self.store, task_id, query, limit, cursor), task_id
+        )
 
     @reads_untrusted
     def get_paper(
@@ -249,7 +262,9 @@ class ExploreTools:
         """One paper of the task: title, authors, year, venue, DOI, url, abstract (clipped); the claims it
         supports or refutes in this task (human corrections applied, strongest first); the papers of the
         task it cites and that cite it."""
-        return self.context.read(lambda: papers.get_paper(self.store, task_id, paper_id, limit, cursor))
+        return self.context.read(
+            lambda: papers.get_paper(self.store, task_id, paper_id, limit, cursor), task_id
+        )
 
     @reads_untrusted
     def get_materials(
@@ -267,7 +282,7 @@ class ExploreTools:
             self.context.synced(task_id)
             return explore.materials(self.store, task_id, format, limit, cursor, include_rejected)
 
-        return self.context.read(body)
+        return self.context.read(body, task_id)
 
 
 class FeedbackTools:

@@ -59,13 +59,25 @@ SIGNALS = ToolAnnotations(
 
 
 def build_server(
-    home: str | os.PathLike[str] | None = None, *, launcher: Launcher | None = None
+    home: str | os.PathLike[str] | None = None,
+    *,
+    launcher: Launcher | None = None,
+    snapshot_reads: bool = True,
 ) -> MCPServer:
     """The MCP server over the Lyra home ``home``; ``launcher`` starts a task's run (default:
-    a detached ``lyra task run`` process; in the cluster profile the run goes to the run queue)."""
-    context = ToolContext(resolve_home(home), launcher)
+    a detached ``lyra task run`` process; in the cluster profile the run goes to the run queue);
+    ``snapshot_reads=False`` is the server as it was before its reads were kept (the benchmark's
+    baseline): every read attaches the database file, Dagster is asked every time and the output
+    schemas are pydantic's whole ones."""
+    context = ToolContext(resolve_home(home), launcher, snapshot_reads=snapshot_reads)
     atexit.register(context.shutdown)
-    server = LyraMCPServer("lyra", instructions=INSTRUCTIONS, version="0.1.0", lifespan=context.lifespan)
+    server = LyraMCPServer(
+        "lyra",
+        instructions=INSTRUCTIONS,
+        version="0.1.0",
+        lifespan=context.lifespan,
+        light_schemas=snapshot_reads,
+    )
     tasks, reads, feedback = TaskTools(context), ExploreTools(context), FeedbackTools(context)
     for handler, hints in (
         (tasks.create_task, CREATE),
