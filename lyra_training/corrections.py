@@ -20,6 +20,13 @@ from lyra_resources.models.model_files import base_version
 from lyra_resources.models.nli_versions import NliVersion, active_version, get_version, next_adapter_name
 from lyra_resources.settings.services import LearningSettings
 from lyra_resources.store.lyra_store import LyraStore, StoreError
+from lyra_resources.store.nli_version_rows import (
+    TrainedVersion,
+    insert_trained,
+    mark_corrections_learned,
+    retire_active,
+)
+from lyra_resources.store.sql import Connection
 from lyra_training.adapter_gate import gate, science_pairs
 from lyra_training.adapters import (
     GATE_DIR,
@@ -194,50 +201,42 @@ def learn_from_corrections(
     new_ids = [c.id for c in new]
     details = {"report": report.model_dump(), "gate": result.model_dump(), "new_corrections": len(new_ids)}
 
-    def record(conn) -> None:
+    row = TrainedVersion(
+        version=version,
+        parent=active.version,
+        base_model=str(base_path),
+        adapter_path=str(final),
+        status=status,
+        corrections_used=len(train),
+        heldout_corrections=len(heldout),
+        replay_pairs=len(replay),
+        steps=report.steps,
+        train_seconds=report.seconds,
+        heldout_before=result.heldout_before.accuracy,
+        heldout_after=result.heldout_after.accuracy,
+        regression_before=result.regression_before.accuracy,
+        regression_after=result.regression_after.accuracy,
+        decision=result.reason,
+        details=details,
+    )
+
+    def record(conn: Connection) -> None:
         if result.activate:
-            conn.execute("UPDATE nli_model_versions SET status = 'retired' WHERE status = 'active'")
-        conn.execute(
-            "INSERT INTO nli_model_versions VALUES (?, ?, ?, ?, now(), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-            "CASE WHEN ? THEN now() ELSE NULL END, ?)",
-            [
-                version,
-                active.version,
-                str(base_path),
-                str(final),
-                status,
-                len(train),
-                len(heldout),
-                len(replay),
-                report.steps,
-                report.seconds,
-                result.heldout_before.accuracy,
-                result.heldout_after.accuracy,
-                result.regression_before.accuracy,
-                result.regression_after.accuracy,
-                result.reason,
-                result.activate,
-                json.dumps(details, default=str),
-            ],
-        )
-        if new_ids:
-            conn.execute(
-                "UPDATE nli_corrections SET applied_in_version = ? WHERE applied_in_version IS NULL "
-                "AND id IN (SELECT unnest(?::VARCHAR[]))",
-                [version, new_ids],
-            )
+            retire_active(conn)
+        insert_trained(conn, row)
+        mark_corrections_learned(conn, version, new_ids)
 
     try:
         store.transaction(record)
     except BaseException:
         shutil.rmtree(final, ignore_errors=True)  # no row points at it: leave no orphan
         raise
-    row = get_version(store, version)
-    if row is None:  # pragma: no cover - the transaction above wrote it
+    recorded = get_version(store, version)
+    if recorded is None:  # pragma: no cover - the transaction above wrote it
         raise StoreError(f"version {version} was not recorded")
     say(f"{version}: {status} — {result.reason}")
     return LearningOutcome(
-        version=row,
+        version=recorded,
         gate=result,
         report=report,
         new_corrections=len(new_ids),

@@ -1,5 +1,6 @@
 """Values computed from content (a text's embedding, a text pair's NLI judgement), kept in the
 store under the content's hash and the model that computed them, so no content is computed twice.
+The rows are read and written by ``lyra_resources.store.content_cache_rows``.
 
 Reading the known values and writing the new ones are each one short transaction; the model work
 runs between them with no connection open, since it is slow and an open connection holds the
@@ -14,10 +15,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
-import pandas as pd
 
 from lyra_core.evidence import text_hash
 from lyra_resources.schema import EMBEDDING_CACHE, NLI_CACHE, TableSpec
+from lyra_resources.store.content_cache_rows import insert_new, read_cached
 from lyra_resources.store.lyra_store import LyraStore
 
 if TYPE_CHECKING:
@@ -82,37 +83,14 @@ def cached_values(
 
 
 def _read(store: LyraStore, cache: ContentCache[Any, Value], keys: list[Key]) -> dict[Key, Value]:
-    if not keys:
-        return {}
-    names = cache.table.column_names
-    wanted = pd.DataFrame(keys, columns=list(cache.key_columns))
-    with store.connect() as conn:
-        conn.register("wanted", wanted)
-        rows = conn.execute(
-            f"SELECT {', '.join(f'c.{n}' for n in names)} FROM {cache.table.name} c "
-            f"JOIN wanted w USING ({', '.join(cache.key_columns)})"
-        ).fetchall()
-    known: dict[Key, Value] = {}
-    for row in rows:
-        record = dict(zip(names, row, strict=True))
-        known[tuple(record[k] for k in cache.key_columns)] = cache.from_row(record)
-    return known
+    return {
+        tuple(record[k] for k in cache.key_columns): cache.from_row(record)
+        for record in read_cached(store, cache.table, cache.key_columns, keys)
+    }
 
 
 def _insert(store: LyraStore, cache: ContentCache[Any, Any], rows: list[dict[str, Any]]) -> None:
-    names = cache.table.column_names
-    fresh = pd.DataFrame(rows, columns=names)
-    same_key = " AND ".join(f"c.{k} = f.{k}" for k in cache.key_columns)
-
-    def insert(conn) -> None:
-        conn.register("fresh", fresh)
-        conn.execute(
-            f"INSERT INTO {cache.table.name} ({', '.join(names)}) "
-            f"SELECT {', '.join(f'f.{n}' for n in names)} FROM fresh f "
-            f"WHERE NOT EXISTS (SELECT 1 FROM {cache.table.name} c WHERE {same_key})"
-        )
-
-    store.transaction(insert)
+    insert_new(store, cache.table, cache.key_columns, rows)
 
 
 # -- the two caches --------------------------------------------------------------------------------

@@ -5,4 +5,5 @@ a run read. Every asset reads and writes through ``lyra_store.LyraStore``. Every
 runs is written in this package: the reviewed graph's readers (``reviewed_graph``: feedback applied,
 as the tools, the exports and the report read it), the rows feedback checks and writes
 (``feedback_rows``), the relevance signals (``relevance_signals``), the MCP writes' request ids
-(``request_ids``) and a verify task's results (``verify_rows``)."""
+(``request_ids``), a verify task's results (``verify_rows``), the NLI model versions
+(``nli_version_rows``) and the caches of computed values (``content_cache_rows``)."""
