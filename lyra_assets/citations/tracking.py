@@ -36,7 +36,7 @@ from lyra_core.citations import (
 )
 from lyra_core.papers import CanonicalPaper, PaperRecord
 from lyra_core.tasks import TaskOptions
-from lyra_resources.corpus.paper_rows import papers_from_frame
+from lyra_resources.corpus.paper_rows import papers_frame, papers_from_frame
 from lyra_resources.models.llm import LlmError, OllamaLlm, render_prompt
 from lyra_resources.models.local_models import LocalModels
 from lyra_resources.schema import TABLES
@@ -353,24 +353,7 @@ def citation_tracking(
             ascending=[True, True, False, False, False],
             na_position="last",
         )
-    cited = pd.DataFrame(
-        [
-            {
-                "paper_id": p.paper_id,
-                "doi": p.doi,
-                "pmid": p.pmid,
-                "arxiv_id": p.arxiv_id,
-                "title": p.title,
-                "abstract": p.abstract,
-                "year": p.year,
-                "venue": p.venue,
-                "url": p.url,
-                "sources": p.sources,
-            }
-            for p in found.values()
-        ],
-        columns=CITATION_PAPER_COLUMNS,
-    ).astype({"year": "Int64"})
+    cited = papers_frame(list(found.values()), "citation_papers")
 
     for issue in errors[:20]:
         context.log.warning(f"{issue.source} {issue.location}: {issue.reason}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from lyra_core.cells import cell_list
@@ -9,26 +11,29 @@ from lyra_core.papers import CanonicalPaper
 from lyra_resources.schema import TABLES
 
 
-def papers_frame(papers: list[CanonicalPaper]) -> pd.DataFrame:
-    """``papers`` rows, best first: ``search_rank`` is each paper's place in ``papers``."""
-    rows = [
-        {
-            "paper_id": p.paper_id,
-            "doi": p.doi,
-            "pmid": p.pmid,
-            "arxiv_id": p.arxiv_id,
-            "title": p.title,
-            "abstract": p.abstract,
-            "year": p.year,
-            "venue": p.venue,
-            "url": p.url,
-            "sources": p.sources,
-            "search_rank": rank,
-            "authors": p.authors,
-        }
-        for rank, p in enumerate(papers, start=1)
-    ]
-    return pd.DataFrame(rows, columns=TABLES["papers"].data_columns).astype({"year": "Int64"})
+def paper_row(paper: CanonicalPaper) -> dict[str, Any]:
+    """A paper's columns as every table of papers holds them (``papers``, ``citation_papers``,
+    ``identified_papers``), its rank and the table's own columns aside."""
+    return {
+        "paper_id": paper.paper_id,
+        "doi": paper.doi,
+        "pmid": paper.pmid,
+        "arxiv_id": paper.arxiv_id,
+        "title": paper.title,
+        "abstract": paper.abstract,
+        "year": paper.year,
+        "venue": paper.venue,
+        "url": paper.url,
+        "sources": paper.sources,
+        "authors": paper.authors,
+    }
+
+
+def papers_frame(papers: list[CanonicalPaper], table: str = "papers") -> pd.DataFrame:
+    """Rows of ``table`` (a table of papers), best first: ``search_rank``, where the table has it,
+    is each paper's place in ``papers``; a column of the table no paper fills is left empty."""
+    rows = [paper_row(p) | {"search_rank": rank} for rank, p in enumerate(papers, start=1)]
+    return pd.DataFrame(rows, columns=TABLES[table].data_columns).astype({"year": "Int64"})
 
 
 def papers_from_frame(frame: pd.DataFrame) -> list[CanonicalPaper]:

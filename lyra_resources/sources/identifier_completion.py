@@ -62,7 +62,7 @@ class IdentifierCompletion:
             for p in canonicalize(r for r, _ in self.records)
             if p.doi not in known.dois and p.pmid not in known.pmids and p.arxiv_id not in known.arxiv_ids
         ]
-        frame = papers_frame(new).drop(columns="search_rank")
+        frame = papers_frame(new, "identified_papers")
         frame["depth"] = pd.array(
             [min(d for r, d in self.records if f"{r.source}:{r.source_id}" in p.sources) for p in new],
             dtype="Int64",
