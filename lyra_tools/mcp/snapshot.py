@@ -35,6 +35,7 @@ from lyra_resources.schema import PER_TASK_TABLES, TABLES
 from lyra_resources.store import change_stamp
 from lyra_resources.store.parquet_files import CURRENT, DATA_FILE, GENERATIONS, MANIFEST
 from lyra_resources.store.sql import sql_literal
+from lyra_tools.mcp.snapshot_cursor import NotInSnapshot, SnapshotCursor
 
 # the tables that are not per task yet read by the read tools: small, copied whole on a change
 HOME_TABLES = (
@@ -46,15 +47,15 @@ HOME_TABLES = (
     "feedback_events",
     "nli_model_versions",
 )
+HOME_NAMES = frozenset(HOME_TABLES)
+# the feedback log grows with every call: what the reads count, without its payloads
+HOME_COLUMNS = {"feedback_events": "* EXCLUDE (payload, outcome)"}
 KEPT_GENERATIONS = 4096  # generations whose views stay defined (catalog entries only, no rows)
-MEMO_SIZE = 256  # query results kept per generation
+PROMOTE_AT = 3  # the call on a generation that copies its tables into memory: a task being explored
+PROMOTED_KEPT = 16  # generations kept as copies (a few MB each); the least recently used go back to views
 _NAMES = re.compile(r"\b(" + "|".join(sorted(TABLES, key=len, reverse=True)) + r")\b")
 _READS = ("SELECT", "WITH", "(", "DESCRIBE", "SHOW")
 EMPTY = "lyra_empty"  # every per-task table, empty: the shape a generation's missing file has
-
-
-class NotInSnapshot(Exception):
-    """The call needs what the in-memory copy does not hold exactly: answer it from the file."""
 
 
 @dataclass
@@ -77,68 +78,13 @@ class _Generation:
     schema: str
     run_id: str | None
     rows: dict[str, int]
-    loaded: set[str] = field(default_factory=set)
+    loaded: set[str] = field(default_factory=set)  # tables asked for
+    viewed: set[str] = field(default_factory=set)  # those with rows: a view (a table once promoted)
     lock: threading.Lock = field(default_factory=threading.Lock)
     users: int = 0
+    uses: int = 0
+    kind: str = "VIEW"  # TABLE once promoted: its rows copied into memory
     memo: dict[tuple[Any, ...], tuple[Any, list[tuple[Any, ...]]]] = field(default_factory=dict)
-
-
-class _Rows:
-    """A query's rows as the read functions fetch them (``fetchall``, ``fetchone``, ``description``),
-    kept for the copies it read: they cannot change while those copies stand."""
-
-    def __init__(self, description: Any, rows: list[tuple[Any, ...]]) -> None:
-        self.description, self._rows, self._at = description, rows, 0
-
-    def fetchall(self) -> list[tuple[Any, ...]]:
-        rest, self._at = self._rows[self._at :], len(self._rows)
-        return rest
-
-    def fetchone(self) -> tuple[Any, ...] | None:
-        if self._at >= len(self._rows):
-            return None
-        self._at += 1
-        return self._rows[self._at - 1]
-
-
-class SnapshotCursor:
-    """What the read functions take as a connection: ``execute`` runs on the in-memory copy once the
-    per-task tables the SQL names are loaded; a write or a table outside the copy is refused."""
-
-    def __init__(
-        self,
-        reader: SnapshotReader,
-        cursor: duckdb.DuckDBPyConnection,
-        home: _Home,
-        generation: _Generation | None,
-    ) -> None:
-        self._reader, self._cursor, self.home, self.generation = reader, cursor, home, generation
-
-    def execute(self, sql: str, params: Any = None) -> Any:
-        """The query's rows: kept per copy, since a task's tools ask the same questions of it (its
-        overlay, its topics, its counts); DuckDB costs most of a millisecond a statement."""
-        params = list(params or [])
-        memo = (self.generation or self.home).memo
-        try:
-            key: tuple[Any, ...] | None = (self.home.schema, sql, *params)
-            kept = memo.get(key)  # type: ignore[arg-type]
-        except TypeError:  # a parameter that is no plain value: asked every time
-            key, kept = None, None
-        if kept is None:
-            self._reader.prepare(sql, self.generation)
-            try:
-                result = self._cursor.execute(sql, params)
-            except duckdb.IOException as exc:  # the generation's folder swept by a newer export
-                raise NotInSnapshot(str(exc)) from exc
-            kept = (result.description, result.fetchall() if result.description else [])
-            if key is not None:
-                if len(memo) >= MEMO_SIZE:
-                    memo.clear()
-                memo[key] = kept
-        return _Rows(*kept)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._cursor, name)
 
 
 class SnapshotReader:
@@ -179,9 +125,8 @@ class SnapshotReader:
                 generation = self._generation(task_id, home)
             cursor = self.instance.cursor()
             try:
-                path = ",".join(
-                    f"memory.{s}" for s in ([generation.schema] if generation else []) + [home.schema]
-                )
+                schemas = ([generation.schema] if generation else []) + [home.schema, EMPTY]
+                path = ",".join(f"memory.{s}" for s in schemas)
                 cursor.execute(f"SET search_path = '{path}'")
                 yield SnapshotCursor(self, cursor, home, generation)
             finally:
@@ -221,8 +166,9 @@ class SnapshotReader:
                 self._run(f"DROP TABLE IF EXISTS memory.{old[1]}")
         return None
 
-    def prepare(self, sql: str, generation: _Generation | None) -> None:
-        """Load the per-task tables ``sql`` names; refuse what the copy cannot answer."""
+    def prepare(self, sql: str, generation: _Generation | None) -> bool:
+        """Load the per-task tables ``sql`` names (returns whether it names any); refuse what the
+        copy cannot answer."""
         known = self._statements.get(sql)
         if known is None:
             head = sql.lstrip().split(None, 1)[0].upper() if sql.strip() else ""
@@ -238,6 +184,7 @@ class SnapshotReader:
                 raise NotInSnapshot(f"table {name} is not in the copy")
             if name not in generation.loaded:
                 self._load(generation, name)
+        return not names <= HOME_NAMES
 
     # -- the home's small tables -------------------------------------------------------------------
 
@@ -266,7 +213,7 @@ class SnapshotReader:
                 conn.execute(
                     f"CREATE SCHEMA memory.{schema}; "
                     + "; ".join(
-                        f"CREATE TABLE memory.{schema}.{t} AS SELECT * FROM lyra.main.{t}"
+                        f"CREATE TABLE memory.{schema}.{t} AS SELECT {HOME_COLUMNS.get(t, '*')} FROM lyra.main.{t}"
                         for t in HOME_TABLES
                     )
                 )
@@ -321,25 +268,46 @@ class SnapshotReader:
             raise NotInSnapshot(f"task {task_id}'s Parquet files are not its published graph yet")
         with self._lock:
             generation.users += 1
+            generation.uses += 1
+            promote = generation.uses == PROMOTE_AT
             self._sweep()
+        if promote:
+            self._promote(generation)
         return generation
+
+    def _promote(self, generation: _Generation) -> None:
+        """Copy the generation's viewed tables into memory: a task asked about again and again (an
+        agent exploring it) is then read without its files (a view reads its file on every query)."""
+        with generation.lock:
+            generation.kind = "TABLE"
+            for name in sorted(generation.viewed):
+                target = f"memory.{generation.schema}.{name}"
+                try:
+                    self._run(
+                        f"BEGIN TRANSACTION; CREATE TABLE {target}_copy AS SELECT * FROM {target}; "
+                        f"DROP VIEW {target}; ALTER TABLE {target}_copy RENAME TO {name}; COMMIT"
+                    )
+                except duckdb.Error:  # its folder swept by a newer export: the next call reads that one
+                    return
 
     def _load(self, generation: _Generation, name: str) -> None:
         """A view of the generation's rows of table ``name`` in its schema, with the contract's columns
-        (NULL for a column the generation was written without; no rows where it has no file). A view
-        holds no rows: the file is read by each query, and a generation costs catalog entries only."""
+        (NULL for a column the generation was written without). A view holds no rows: the file is read
+        by each query (a view costs a third of a copy to make and DuckDB's planning, not the read,
+        is most of a query), and a generation costs catalog entries only."""
         with generation.lock:
             if name in generation.loaded:
                 return
             spec = TABLES[name]
             path = generation.folder / name / DATA_FILE
-            source = f"memory.{EMPTY}.{name}"
-            if path.exists():
-                quoted = str(path).replace("'", "''")
-                source = (
-                    f"(SELECT {sql_literal(generation.task_id)} AS task_id, * FROM read_parquet('{quoted}'))"
-                )
-            view = f"CREATE VIEW memory.{generation.schema}.{name} AS SELECT "
+            if not generation.rows.get(name, 1) or not path.exists():
+                # no rows (most tasks leave half the tables empty): the search path's last schema,
+                # where every per-task table is empty, answers for it; no view, no file read
+                generation.loaded.add(name)
+                return
+            quoted = str(path).replace("'", "''")
+            source = f"(SELECT {sql_literal(generation.task_id)} AS task_id, * FROM read_parquet('{quoted}'))"
+            view = f"CREATE {generation.kind} memory.{generation.schema}.{name} AS SELECT "
             try:
                 self._run(view + f"{', '.join(spec.column_names)} FROM {source}")
             except duckdb.BinderException:  # written before some column existed: NULL there
@@ -351,6 +319,7 @@ class SnapshotReader:
             except duckdb.IOException as exc:  # the folder swept by a newer export
                 raise NotInSnapshot(f"table {name} of {generation.folder} could not be read: {exc}") from exc
             generation.loaded.add(name)
+            generation.viewed.add(name)
 
     # -- housekeeping ------------------------------------------------------------------------------
 
@@ -365,13 +334,15 @@ class SnapshotReader:
         drop = [h.schema for h in self._retired if h.users == 0]
         self._retired = [h for h in self._retired if h.users]
         excess = len(self._generations) - KEPT_GENERATIONS
-        for key, generation in list(self._generations.items()):
-            if excess <= 0:
+        copies = sum(g.kind == "TABLE" for g in self._generations.values()) - PROMOTED_KEPT
+        for key, generation in list(self._generations.items()):  # least recently used first
+            if excess <= 0 and copies <= 0:
                 break
-            if generation.users == 0:
+            if generation.users == 0 and (excess > 0 or generation.kind == "TABLE"):
                 del self._generations[key]
                 drop.append(generation.schema)
                 excess -= 1
+                copies -= generation.kind == "TABLE"
         for schema in drop:
             self._run(f"DROP SCHEMA IF EXISTS memory.{schema} CASCADE")
 
