@@ -2,6 +2,7 @@
 50 tasks and 22,900 claims (183,200 edges, 172,200 fragments).
 
     .venv/bin/python -m bench.mcp [--home DIR] [--tasks 50] [--claims 460] [--calls 60] [--rebuild]
+                                  [--mode kept|file|both]
 
 Goal, with 500 tasks in the store (``--tasks 500 --claims 40``): p95 ≤ 25 ms for every exploration
 tool, ≤ 50 ms for get_status, and every answer ≤ 8 KB.
@@ -36,6 +37,18 @@ get_status also reads the task's latest run from the Dagster instance (sqlite): 
 synthetic tasks (no run) and on one task the real pipeline ran once per home (30 SciFact abstracts),
 whose run's event log it reads.
 Building the store takes about 3 minutes of CPU on 2 cores, timing about 1 minute.
+
+Then ten agent sessions, each on one task as an agent goes through it (summary, topics, a topic's
+claims, three claims' evidence, contradictions, materials, a paper search and record, status), time
+each call again: the table's ``session:`` rows. The calls above each pick a task at random among 500,
+so most of them meet a task the server has not read yet; a session reads one task many times.
+
+``--mode`` picks the server: ``kept`` (the default) reads from its in-memory copies
+(``lyra_tools.mcp.snapshot``: a task's Parquet generation, the small tables copied when the store's
+change stamp moves, Dagster's answers kept while its files stand, output schemas checked at the top
+level); ``file`` is the server as it was before (``build_server(snapshot_reads=False)``: every call
+ATTACHes the database file, Dagster is asked every time, whole output schemas); ``both`` times
+``file`` then ``kept``, each in a process of its own, and prints them side by side.
 """
 
 from __future__ import annotations
@@ -47,6 +60,8 @@ import logging
 import os
 import random
 import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -345,14 +360,14 @@ def sample_args(store: LyraStore, rng: random.Random, n: int, with_run: str) -> 
     return out
 
 
-def measure(home: Path, calls: int, with_run: str) -> list[dict]:
+def measure(home: Path, calls: int, with_run: str, kept: bool = True) -> list[dict]:
     from mcp import Client
 
     from lyra_tools.mcp.server import build_server
 
     store = LyraStore.at(home)
     plan = sample_args(store, random.Random(5), calls, with_run)
-    server = build_server(home)
+    server = build_server(home, snapshot_reads=kept)
     results = []
 
     async def main():
@@ -383,12 +398,108 @@ def measure(home: Path, calls: int, with_run: str) -> list[dict]:
                         "max_bytes": max(sizes),
                     }
                 )
+            await sessions(client, store, results)
 
     anyio.run(main)
     return results
 
 
+SESSIONS = 10
+
+
+async def sessions(client, store: LyraStore, results: list[dict]) -> None:
+    """An agent's way through a task, on ``SESSIONS`` tasks none of the calls above chose first: the
+    summary, the topics, the first topic's claims, three of their evidence, the contradictions, the
+    materials, a paper's search and record, the status; each call timed as above."""
+    rng = random.Random(9)
+    tasks = [t.id for t in store.list_tasks() if t.query != RUN_QUESTION]
+    times: dict[str, list[float]] = {}
+    cpu: dict[str, list[float]] = {}
+
+    async def timed(tool: str, args: dict) -> dict:
+        start, cpu_start = time.perf_counter(), time.process_time()
+        answer = await client.call_tool(tool, args)
+        times.setdefault(tool, []).append((time.perf_counter() - start) * 1000)
+        cpu.setdefault(tool, []).append((time.process_time() - cpu_start) * 1000)
+        if answer.is_error:
+            raise SystemExit(f"{tool} failed in a session: {answer.content[0].text}")
+        return answer.structured_content
+
+    for task in rng.sample(tasks, SESSIONS):
+        await timed("get_evidence_summary", {"task_id": task})
+        topics = await timed("list_claim_topics", {"task_id": task})
+        topic = topics["topics"][0]["topic_id"]
+        claims = await timed("get_claims_by_topic", {"task_id": task, "topic": topic})
+        papers = []
+        for claim in claims["claims"][:3]:
+            found = await timed("get_claim_evidence", {"task_id": task, "claim_id": claim["claim_id"]})
+            papers += [i["source"]["paper_id"] for side in found["evidence"].values() for i in side]
+        await timed("find_contradictions", {"task_id": task})
+        await timed("get_materials", {"task_id": task, "format": "full"})
+        await timed("search_papers", {"task_id": task, "query": "vitamin D risk"})
+        paper = next((p for p in papers if p), None)
+        if paper is not None:
+            await timed("get_paper", {"task_id": task, "paper_id": paper})
+        await timed("get_status", {"task_id": task})
+    for tool, ms in times.items():
+        results.append(
+            {
+                "tool": f"session: {tool}",
+                "calls": len(ms),
+                "p50_ms": statistics.median(ms),
+                "p95_ms": float(np.percentile(ms, 95)),
+                "max_ms": max(ms),
+                "cpu_p50_ms": statistics.median(cpu[tool]),
+                "cpu_p95_ms": float(np.percentile(cpu[tool], 95)),
+                "median_bytes": 0,
+                "max_bytes": 0,
+            }
+        )
+
+
 GOAL_MS, STATUS_GOAL_MS = 25, 50
+
+
+def print_results(results: list[dict]) -> None:
+    print(
+        f"\n{'tool':34} {'calls':>5} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7} {'cpu p50':>8} {'cpu p95':>8} "
+        f"{'median B':>9} {'max B':>6}"
+    )
+    for r in results:
+        print(
+            f"{r['tool']:34} {r['calls']:5d} {r['p50_ms']:7.1f} {r['p95_ms']:7.1f} {r['max_ms']:7.1f} "
+            f"{r['cpu_p50_ms']:8.1f} {r['cpu_p95_ms']:8.1f} {r['median_bytes']:9d} {r['max_bytes']:6d}"
+        )
+    slow = [
+        r["tool"] for r in results if r["p95_ms"] > (STATUS_GOAL_MS if "get_status" in r["tool"] else GOAL_MS)
+    ]
+    big = [r["tool"] for r in results if r["max_bytes"] > 8192]
+    print(
+        f"\ngoal p95 ≤ {GOAL_MS} ms for every exploration tool, ≤ {STATUS_GOAL_MS} ms for get_status: "
+        f"{'met' if not slow else 'missed by ' + ', '.join(slow)}; "
+        f"every answer ≤ 8 KB: {'met' if not big else 'missed by ' + ', '.join(big)}"
+    )
+
+
+def print_side_by_side(file: list[dict], kept: list[dict]) -> None:
+    print(
+        f"\n{'tool':34} {'file p50':>8} {'file p95':>8} {'cpu p50':>8} │ {'kept p50':>8} {'kept p95':>8} "
+        f"{'cpu p50':>8}"
+    )
+    for before, after in zip(file, kept, strict=True):
+        print(
+            f"{before['tool']:34} {before['p50_ms']:8.1f} {before['p95_ms']:8.1f} {before['cpu_p50_ms']:8.1f} │ "
+            f"{after['p50_ms']:8.1f} {after['p95_ms']:8.1f} {after['cpu_p50_ms']:8.1f}"
+        )
+
+
+def timed_in_child(args: argparse.Namespace, mode: str) -> list[dict]:
+    """One mode's timings from a process of its own (two servers of one file never share a process)."""
+    out = Path(args.home).resolve() / f"bench-mcp-{mode}.json"
+    command = [sys.executable, "-m", "bench.mcp", "--home", args.home, "--tasks", str(args.tasks)]
+    command += ["--claims", str(args.claims), "--calls", str(args.calls), "--mode", mode, "--json", str(out)]
+    subprocess.run(command, check=True)
+    return json.loads(out.read_text())
 
 
 def main() -> None:
@@ -400,12 +511,25 @@ def main() -> None:
     parser.add_argument("--claims", type=int, default=460, help="claims per task")
     parser.add_argument("--calls", type=int, default=60, help="timed calls per tool")
     parser.add_argument("--rebuild", action="store_true", help="rebuild the store even if it exists")
+    parser.add_argument(
+        "--mode",
+        choices=("kept", "file", "both"),
+        default="kept",
+        help="the server's reads: from its in-memory copies, from the file on every call (as before), or both",
+    )
+    parser.add_argument("--json", help=argparse.SUPPRESS)  # where a child process writes its timings
     args = parser.parse_args()
     logging.disable(logging.INFO)  # Dagster's instance migrations log at INFO on every open
     home = Path(args.home).resolve()
     store = LyraStore.at(home)
     if args.rebuild or len(store.list_tasks()) < args.tasks:
         build_store(home, args.tasks, args.claims)
+    if args.mode == "both":
+        task_with_a_run(home)  # made before either child times anything
+        file, kept = timed_in_child(args, "file"), timed_in_child(args, "kept")
+        print("\nside by side: the file on every call (before) │ the in-memory copies (now)")
+        print_side_by_side(file, kept)
+        return
     counts = store.fetch_df(
         "SELECT (SELECT count(*) FROM tasks) AS tasks, (SELECT count(*) FROM claims) AS claims, "
         "(SELECT count(*) FROM nli_edges) AS edges, (SELECT count(*) FROM fragments) AS fragments, "
@@ -416,31 +540,15 @@ def main() -> None:
         f"{counts['fragments']:,} fragments, {counts['reviews']} reviewed edges"
     )
     with_run = task_with_a_run(home)
-    results = measure(home, args.calls, with_run)
+    results = measure(home, args.calls, with_run, kept=args.mode == "kept")
     print(
+        f"server reads: {'in-memory copies' if args.mode == 'kept' else 'the database file on every call'}; "
         f"machine load average before timing: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs "
         "(wall times include waiting for a CPU; CPU times are this process's own work)"
     )
-    print(
-        f"\n{'tool':34} {'calls':>5} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7} {'cpu p50':>8} {'cpu p95':>8} "
-        f"{'median B':>9} {'max B':>6}"
-    )
-    for r in results:
-        print(
-            f"{r['tool']:34} {r['calls']:5d} {r['p50_ms']:7.1f} {r['p95_ms']:7.1f} {r['max_ms']:7.1f} "
-            f"{r['cpu_p50_ms']:8.1f} {r['cpu_p95_ms']:8.1f} {r['median_bytes']:9d} {r['max_bytes']:6d}"
-        )
-    slow = [
-        r["tool"]
-        for r in results
-        if r["p95_ms"] > (STATUS_GOAL_MS if r["tool"].startswith("get_status") else GOAL_MS)
-    ]
-    big = [r["tool"] for r in results if r["max_bytes"] > 8192]
-    print(
-        f"\ngoal p95 ≤ {GOAL_MS} ms for every exploration tool, ≤ {STATUS_GOAL_MS} ms for get_status: "
-        f"{'met' if not slow else 'missed by ' + ', '.join(slow)}; "
-        f"every answer ≤ 8 KB: {'met' if not big else 'missed by ' + ', '.join(big)}"
-    )
+    print_results(results)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results))
 
 
 if __name__ == "__main__":
