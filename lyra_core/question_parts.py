@@ -13,14 +13,15 @@ names the exposure: the relevance gate of the direction judge (``lyra_core.direc
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from lyra_core.direction.claim_frame import read_claim
 from lyra_core.direction.relevance import relevance
-from lyra_core.hypothesis import HYPOTHESIS, to_hypothesis
+from lyra_core.hypothesis import HYPOTHESIS, ParsedQuestion, to_hypothesis
 
 
 class QuestionParts(BaseModel):
@@ -158,10 +159,32 @@ def _open_parts(question: str) -> QuestionParts | None:
     return QuestionParts(exposure=exposure, outcome=outcome)
 
 
+class QuestionReading(BaseModel):
+    """A research question read once, as every step that needs it reads it: its hypothesis (or that
+    it is an open question) and the exposure and outcome it names (None when it names no such pair)."""
+
+    model_config = ConfigDict(frozen=True)  # one reading is shared by every step that asks
+
+    parsed: ParsedQuestion
+    parts: QuestionParts | None
+
+
+@functools.lru_cache(maxsize=256)
+def read_question(question: str) -> QuestionReading:
+    """``question``'s hypothesis (:func:`lyra_core.hypothesis.to_hypothesis`) and its parts
+    (:func:`question_parts`), the question parsed once for both, and once per process: the steps
+    of a task's run that read the question all get this reading."""
+    parsed = to_hypothesis(question)
+    return QuestionReading(parsed=parsed, parts=_parts(question, parsed))
+
+
 def question_parts(question: str) -> QuestionParts | None:
     """The exposure and outcome ``question`` asks about; None when it names no such pair. A yes/no
     question's parts are its hypothesis's, as the direction judge reads them."""
-    parsed = to_hypothesis(question)
+    return read_question(question).parts
+
+
+def _parts(question: str, parsed: ParsedQuestion) -> QuestionParts | None:
     if parsed.origin == HYPOTHESIS and parsed.hypothesis:
         frame = read_claim(parsed.hypothesis)
         if frame.exposure.strip() and frame.outcome.strip():

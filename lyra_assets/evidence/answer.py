@@ -20,8 +20,8 @@ from lyra_core.answer import (
     compose_answer,
     shown_title,
 )
-from lyra_core.hypothesis import HYPOTHESIS, OPEN_QUESTION, to_hypothesis
-from lyra_core.question_parts import question_parts
+from lyra_core.hypothesis import HYPOTHESIS, OPEN_QUESTION
+from lyra_core.question_parts import read_question
 from lyra_core.tasks import TaskOptions
 from lyra_resources.schema import TASK_ANSWER
 from lyra_resources.settings.loading import LyraSettings
@@ -198,10 +198,10 @@ def task_answer(
             how="left",
         )
     )
-    parsed = to_hypothesis(task.query)
+    reading = read_question(task.query)  # its hypothesis and parts: one parse, shared by the steps
     if hypothesis.empty:
         candidates = candidate_claims(claims, claim_scores)
-        parts = question_parts(task.query)
+        parts = reading.parts
         not_addressed = None
         if not candidates and parts is not None:  # its claims were about other things
             not_addressed = no_claim_line(
@@ -233,7 +233,7 @@ def task_answer(
             paper_edges(nli_edges, pages, h["claim_id"]),
             settings.evidence.min_vote,
             answer_papers(papers, pages),
-            question_reading=parsed.reading,
+            question_reading=reading.parsed.reading,
             not_addressed=not_addressed,
         )
     row = answer.model_dump(include=set(TASK_ANSWER.data_columns))
@@ -246,7 +246,7 @@ def task_answer(
             **table_metadata(frame, PREVIEW_COLUMNS),
             "answer": MetadataValue.md("\n".join(lines)),  # the first line is the answer, as everywhere
             "origin": MetadataValue.text(row["origin"]),
-            "question_reads_as": MetadataValue.text(parsed.hypothesis or "(open question)"),
+            "question_reads_as": MetadataValue.text(reading.parsed.hypothesis or "(open question)"),
             "question_reading": MetadataValue.text(row["question_reading"]),
         },
     )

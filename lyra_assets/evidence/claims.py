@@ -10,8 +10,8 @@ from lyra_assets.page_text import page_papers, page_texts
 from lyra_assets.task_assets import TASK, task_table
 from lyra_core.claims import ExtractorConfig, claim_id_for, extract_claims
 from lyra_core.evidence import ClaimCandidate, MergedClaim, adoption, dedupe_claims
-from lyra_core.hypothesis import HYPOTHESIS, to_hypothesis
-from lyra_core.question_parts import QuestionParts, addresses_question, question_parts
+from lyra_core.hypothesis import HYPOTHESIS, ParsedQuestion
+from lyra_core.question_parts import QuestionParts, addresses_question, read_question
 from lyra_core.relevance import TermWeights, claim_relevance, term_weights
 from lyra_core.sections import strip_labels
 from lyra_core.tasks import TaskOptions
@@ -127,12 +127,17 @@ def keep_findings(
 
 
 def hypothesis_claim(
-    task_id: str, question: str, query_vector: np.ndarray, encode, weights: TermWeights, cosine_weight: float
+    task_id: str,
+    question: str,
+    parsed: ParsedQuestion,
+    query_vector: np.ndarray,
+    encode,
+    weights: TermWeights,
+    cosine_weight: float,
 ) -> dict | None:
-    """The row of the question's own hypothesis (origin ``hypothesis``, always adopted), judged by
-    ``nli_edges`` like a user's claim; None for an open question. Its id is kept apart from a user
-    claim of the same words, so both stand."""
-    parsed = to_hypothesis(question)
+    """The row of the question's own hypothesis (origin ``hypothesis``, always adopted; ``parsed``
+    is the question's reading), judged by ``nli_edges`` like a user's claim; None for an open
+    question. Its id is kept apart from a user claim of the same words, so both stand."""
     if parsed.origin != HYPOTHESIS or not parsed.hypothesis:
         return None
     vector = encode([parsed.hypothesis])[0]
@@ -242,11 +247,10 @@ def claims(
         task.query, [m.head.text for m in merged], cosines, weights, cfg.relevance_cosine_weight
     )
     # an open question's answer is its claims: a lower bar than for claims beside a hypothesis
-    open_question = to_hypothesis(task.query).origin != HYPOTHESIS and not options.is_verify
+    reading = read_question(task.query)  # its hypothesis and parts: one parse, shared by the steps
+    open_question = reading.parsed.origin != HYPOTHESIS and not options.is_verify
     # a question that names its exposure and outcome adopts only the claims about both
-    addresses = addressing(
-        pages, fragments, None if options.is_verify else question_parts(task.query), merged
-    )
+    addresses = addressing(pages, fragments, None if options.is_verify else reading.parts, merged)
     statuses = adoption(
         merged,
         relevance,
@@ -257,7 +261,7 @@ def claims(
     frame = claims_frame(task.id, merged, statuses, relevance)
     if not options.is_verify:  # a question's hypothesis: the row task_answer reads its verdict from
         row = hypothesis_claim(
-            task.id, task.query, query_vector, encode, weights, cfg.relevance_cosine_weight
+            task.id, task.query, reading.parsed, query_vector, encode, weights, cfg.relevance_cosine_weight
         )
         if row is not None:
             head = pd.DataFrame([row], columns=CLAIMS.data_columns)
