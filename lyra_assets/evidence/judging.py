@@ -171,7 +171,13 @@ def nli_edges(
     learned = models.label_model()
     picked: dict[tuple[int, int], float] = {}
     if learned:  # evidence.judge: learned — one reading per paper (docs/selector.md)
-        flat, judged = learned_judgements(learned, claims["text"].tolist(), chosen, fragments)
+        flat, judged = learned_judgements(
+            learned,
+            claims["text"].tolist(),
+            chosen,
+            fragments,
+            lambda pairs: rule_judgements(store, context, pairs, claims, fragments, texts, nli, reader, cfg),
+        )
     else:
         selector = models.evidence_selector()
         if selector:  # evidence.selector: each paper read where the selector finds the finding

@@ -1,0 +1,333 @@
+"""The rules as features of a learned judge: a small logistic model over what today's judge (the
+direction judge and the verifier on every two-sentence window) and the label model each say of one
+paper, side by side with each alone and with each half of the features left out, in one run.
+
+Per claim and paper the features are the label model's three probabilities and the selector's
+probability for its best sentence (``label``), and from the rules' edges the strongest SUPPORTS and
+REFUTES probability over the paper's windows, the share of windows voting each way, and whether a
+read figure carried a vote each way (``rules``). The combiner is fit on Evidence Inference v2
+validation prompts (two folds by article for its own validation figure, then all of them) and scores
+the test prompts once and SciFact train claims against their cited papers (the verifier was trained on
+those claims: in-sample for the rules' features, so a figure to read with care).
+
+A claim's verdict is Lyra's: one vote per paper, the Beta update, the verdict words.
+
+    .venv/bin/python -m bench.judge_stack [--prompts 200] [--scifact 200] [--cache FILE] [--save DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+
+from bench.common import SHARED_DATA, require_data
+from bench.judge_abstracts import Run, build_claims
+from bench.verification import VERDICT_TO_LABEL, report
+from lyra_core.fragments import make_fragments
+from lyra_core.scoring import Evidence, ScoringRule, score_claim
+from lyra_core.sentences import split_sentences
+from lyra_resources.models.direction_judge import EdgeJudgement, direction_reader, judge_triples
+from lyra_resources.models.inference import nli_model, set_threads
+from lyra_resources.models.judge_combiner import COMBINER_FILE, RELATIONS, label_features, rule_features
+from lyra_resources.models.label_model import DEFAULT_LABEL_DIR, LabelModel, PaperReading
+from lyra_training.selector_data import read_ei_v2
+
+TARGET = {"SUPPORT": 0, "CONTRADICT": 1, "NEI": 2}
+LABEL_FEATURES = ("label_entail", "label_contra", "label_neutral", "selector")
+RULE_FEATURES = ("rule_sup", "rule_ref", "share_sup", "share_ref", "figure_sup", "figure_ref")
+
+
+def paper_row(claim: int, paper: str, gold: str, edges: list[EdgeJudgement], reading: PaperReading, **extra):
+    return {
+        "claim": claim,
+        "paper": paper,
+        "gold": gold,  # the paper's own label for the claim
+        "rules_relation": _paper_relation(edges),
+        "label_relation": reading.relation,
+        "label_confidence": reading.confidence,
+        **rule_features(edges),
+        **label_features(reading),
+        **extra,
+    }
+
+
+def _paper_relation(edges: list[EdgeJudgement]) -> list[list]:
+    return [[e.relation, e.confidence] for e in edges]
+
+
+def evidence_inference(folder: Path, split: str, prompts: int, seed: int, model: LabelModel) -> list[dict]:
+    claims = build_claims(folder, split, prompts, seed)
+    inside = {q.source.split(":", 1)[1] for q in read_ei_v2(folder, split) if q.gold}
+    run = Run(folder, claims)
+    edges = run.edges("reader", 0.0)
+    readings = model.read(
+        [c["claim"] for c in claims], [split_sentences(run.papers[c["article"]][1]) for c in claims]
+    )
+    return [
+        paper_row(
+            i,
+            c["article"],
+            c["gold"],
+            edges[i],
+            readings[i],
+            claim_gold=c["gold"],
+            split=split,
+            inside=c["prompt"] in inside,
+        )
+        for i, c in enumerate(claims)
+    ]
+
+
+def scifact(count: int, seed: int, model: LabelModel, fit: int = 0) -> list[dict]:
+    """SciFact train claims against their cited papers: ``count`` drawn by seed (the scored claims), or
+    with ``fit`` the next ``fit`` drawn from the rest (the claims the combiner may be fit on)."""
+    data = SHARED_DATA / "scifact"
+    with (data / "corpus.jsonl").open() as fh:
+        corpus = {str(d["doc_id"]): d for d in map(json.loads, fh)}
+    with (data / "claims_train.jsonl").open() as fh:
+        every_claim = [json.loads(line) for line in fh]
+    claims = random.Random(seed).sample(every_claim, min(count, len(every_claim)))
+    if fit:
+        scored = {c["id"] for c in claims}
+        rest = [c for c in every_claim if c["id"] not in scored]
+        claims = random.Random(seed + 1).sample(rest, min(fit, len(rest)))
+    triples, owner, keys = [], [], []
+    for i, c in enumerate(claims):
+        for d in map(str, c["cited_doc_ids"]):
+            if d in corpus:
+                keys.append((i, d))
+                text = " ".join(corpus[d]["abstract"])
+                for f in make_fragments(d, text):
+                    triples.append((c["claim"], f.text, f"{corpus[d]['title']} {text}"))
+                    owner.append((i, d))
+    reader, nli = direction_reader(), nli_model()
+    edges = judge_triples(
+        triples,
+        lambda p: [r.model_dump() for r in reader.predict(p)],
+        lambda p: [r.model_dump() for r in nli.predict(p)],
+        "reader",
+        0.0,
+    )
+    by_key: dict[tuple[int, str], list[EdgeJudgement]] = {k: [] for k in keys}
+    for key, edge in zip(owner, edges, strict=True):
+        by_key[key].append(edge)
+    readings = model.read([claims[i]["claim"] for i, _ in keys], [corpus[d]["abstract"] for _, d in keys])
+    rows = []
+    for (i, d), reading in zip(keys, readings, strict=True):
+        c = claims[i]
+        labels = {s["label"] for sets in c["evidence"].values() for s in sets}
+        claim_gold = "NEI" if not labels else next(iter(labels)) if len(labels) == 1 else "SUPPORT"
+        paper_gold = c["evidence"][d][0]["label"] if d in c["evidence"] else "NEI"
+        rows.append(
+            paper_row(i, d, paper_gold, by_key[(i, d)], reading, claim_gold=claim_gold, split="scifact")
+        )
+    return rows
+
+
+def claim_verdicts(rows: list[dict], relation_of) -> dict[int, str]:
+    """Lyra's verdict per claim from each paper's (relation, confidence)."""
+    evidence: dict[int, list[Evidence]] = {}
+    for r in rows:
+        relation, confidence = relation_of(r)
+        evidence.setdefault(r["claim"], []).append(
+            Evidence(relation=relation, nli_confidence=confidence, page_id=r["paper"])
+        )
+    rule = ScoringRule()
+    return {c: VERDICT_TO_LABEL.get(score_claim(ev, True, rule).verdict, "NEI") for c, ev in evidence.items()}
+
+
+def rules_verdicts(rows: list[dict]) -> dict[int, str]:
+    """Today's judge: every window's edge votes (one vote per paper, as the run counts them)."""
+    evidence: dict[int, list[Evidence]] = {}
+    for r in rows:
+        for rel, conf in r["rules_relation"]:
+            evidence.setdefault(r["claim"], []).append(
+                Evidence(relation=rel, nli_confidence=conf, page_id=r["paper"])
+            )
+        evidence.setdefault(r["claim"], [])
+    rule = ScoringRule()
+    return {c: VERDICT_TO_LABEL.get(score_claim(ev, True, rule).verdict, "NEI") for c, ev in evidence.items()}
+
+
+def matrix(rows: list[dict], names: tuple[str, ...]) -> np.ndarray:
+    return np.array([[r[n] for n in names] for r in rows], dtype=float)
+
+
+def fit(rows: list[dict], names: tuple[str, ...], c: float) -> LogisticRegression:
+    model = LogisticRegression(C=c, max_iter=2000)
+    model.fit(matrix(rows, names), [TARGET[r["gold"]] for r in rows])
+    return model
+
+
+def combined(rows: list[dict], model: LogisticRegression, names: tuple[str, ...]) -> dict[int, str]:
+    probs = model.predict_proba(matrix(rows, names))
+    pairs = {
+        id(r): (RELATIONS[int(np.argmax(p))], float(np.max(p))) for r, p in zip(rows, probs, strict=True)
+    }
+    return claim_verdicts(rows, lambda r: pairs[id(r)])
+
+
+def group(r: dict) -> str:
+    # Evidence Inference by article; SciFact by claim, as its own splits are drawn
+    return f"claim {r['claim']}" if r["split"].startswith("scifact") else f"paper {r['paper']}"
+
+
+def folds(rows: list[dict]) -> list[list[dict]]:
+    """Two folds by article (Evidence Inference) or claim (SciFact), never one on both sides."""
+    groups = sorted({group(r) for r in rows})
+    random.Random(7).shuffle(groups)
+    first = set(groups[: len(groups) // 2])
+    return [[r for r in rows if group(r) in first], [r for r in rows if group(r) not in first]]
+
+
+def fit_rows(rows: list[dict], inside_only: bool) -> list[dict]:
+    # prompts whose annotated evidence lies outside the abstract carry a label the abstract may not state
+    return [r for r in rows if not inside_only or r.get("inside") is not False or r["gold"] == "NEI"]
+
+
+def cross_fit(rows: list[dict], names: tuple[str, ...], c: float, inside_only: bool) -> dict[int, str]:
+    out: dict[int, str] = {}
+    a, b = folds(rows)
+    for train, held in ((a, b), (b, a)):
+        out.update(combined(held, fit(fit_rows(train, inside_only), names, c), names))
+    return out
+
+
+def macro(gold: dict[int, str], predicted: dict[int, str], ids: list[int]) -> float:
+    from bench.verification import macro_f1
+
+    return macro_f1([gold[i] for i in ids], [predicted[i] for i in ids])[0]
+
+
+def parts(rows: list[dict]) -> list[tuple[str, list[int]]]:
+    inside = sorted({r["claim"] for r in rows if r.get("inside")})
+    outside = sorted({r["claim"] for r in rows if r.get("inside") is False})
+    every = sorted({r["claim"] for r in rows})
+    return [
+        p
+        for p in (("evidence in the abstract", inside), ("evidence elsewhere", outside), ("all", every))
+        if p[1]
+    ]
+
+
+def show(title: str, rows: list[dict], methods: dict[str, dict[int, str]]) -> None:
+    gold = {r["claim"]: r["claim_gold"] for r in rows}
+    for part, ids in parts(rows):
+        print(f"{title}, {part} ({len(ids)} claims)")
+        for name, verdicts in methods.items():
+            report(f"  {name}", gold, {i: verdicts.get(i, "NEI") for i in ids})
+
+
+VARIANTS = {
+    "label features": LABEL_FEATURES,
+    "rule features": RULE_FEATURES,
+    "both": LABEL_FEATURES + RULE_FEATURES,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--prompts", type=int, default=200, help="validation prompts (test: half as many)")
+    parser.add_argument("--scifact", type=int, default=200)
+    parser.add_argument(
+        "--scifact-fit", type=int, default=0, help="other SciFact train claims the combiner is also fit on"
+    )
+    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--label-model", type=Path, default=DEFAULT_LABEL_DIR)
+    parser.add_argument("--cache", type=Path, help="the features, kept here and read back when present")
+    parser.add_argument("--save", type=Path, help="write the chosen combiner's weights here (combiner.json)")
+    args = parser.parse_args()
+    set_threads(args.threads)
+    started = time.perf_counter()
+    rows = json.loads(args.cache.read_text()) if args.cache and args.cache.exists() else {}
+    model = (
+        None
+        if {"validation", "test", "scifact", "scifact_fit"} <= set(rows)
+        else LabelModel(args.label_model)
+    )
+    if "validation" not in rows:
+        folder = require_data("nli_training", "evidence_inference")
+        rows["validation"] = evidence_inference(folder, "validation", args.prompts, args.seed, model)
+        rows["test"] = evidence_inference(folder, "test", args.prompts // 2, args.seed, model)
+    if "scifact" not in rows:
+        rows["scifact"] = scifact(args.scifact, args.seed, model) if args.scifact else []
+    if "scifact_fit" not in rows:
+        rows["scifact_fit"] = (
+            scifact(args.scifact, args.seed, model, args.scifact_fit) if args.scifact_fit else []
+        )
+        for r in rows["scifact_fit"]:
+            r["split"], r["claim"] = "scifact_fit", r["claim"] + 100_000  # apart from the prompts' claims
+    if args.cache:
+        args.cache.write_text(json.dumps(rows))
+    valid = rows["validation"]
+    fitted = valid + rows["scifact_fit"]
+    gold = {r["claim"]: r["claim_gold"] for r in fitted}
+    inside = [i for name, ids in parts(valid) if name == "evidence in the abstract" for i in ids]
+    hard = sorted({r["claim"] for r in rows["scifact_fit"]})
+    chosen = {}
+    for name, names in VARIANTS.items():
+        scores = {}
+        for c in (0.1, 1.0, 10.0):
+            for only in (False, True):
+                verdicts = cross_fit(fitted, names, c, only)
+                scores[c, only] = sum(macro(gold, verdicts, ids) for ids in (inside, hard) if ids) / (
+                    2 if hard else 1
+                )
+        chosen[name] = max(scores, key=scores.get)
+        print(
+            f"{name}: C={chosen[name][0]}, fit on {'in-abstract' if chosen[name][1] else 'all'} prompts"
+            f"{' and SciFact claims' if hard else ''} (validation macro-F1 {scores[chosen[name]]:.3f}: "
+            "in-abstract prompts" + (", mean with the SciFact claims fit on)" if hard else ")")
+        )
+    label_alone = lambda rs: claim_verdicts(rs, lambda r: (r["label_relation"], r["label_confidence"]))  # noqa: E731
+    methods = {"today's judge (rules)": rules_verdicts(fitted), "label model": label_alone(fitted)}
+    for name, names in VARIANTS.items():
+        methods[f"combiner, {name}"] = cross_fit(fitted, names, *chosen[name])
+    show("Evidence Inference v2 validation (combiners cross-fit, two folds)", valid, methods)
+    if hard:
+        show(
+            "SciFact train claims the combiner is fit on (cross-fit, two folds)", rows["scifact_fit"], methods
+        )
+    final = {
+        name: fit(fit_rows(fitted, chosen[name][1]), names, chosen[name][0])
+        for name, names in VARIANTS.items()
+    }
+    for split, title in (("test", "Evidence Inference v2 test"), ("scifact", "SciFact train, cited papers")):
+        if not rows[split]:
+            continue
+        held = rows[split]
+        methods = {"today's judge (rules)": rules_verdicts(held), "label model": label_alone(held)}
+        for name, names in VARIANTS.items():
+            methods[f"combiner, {name}"] = combined(held, final[name], names)
+        show(title, held, methods)
+    both = final["both"]
+    print("combiner (both) weights, rows SUPPORTS / REFUTES / NEUTRAL:")
+    for cls, coefs, bias in zip(RELATIONS, both.coef_, both.intercept_, strict=True):
+        cells = " ".join(f"{n} {w:+.2f}" for n, w in zip(VARIANTS["both"], coefs, strict=True))
+        print(f"  {cls:<9} bias {bias:+.2f} {cells}")
+    if args.save:
+        args.save.mkdir(parents=True, exist_ok=True)
+        (args.save / COMBINER_FILE).write_text(
+            json.dumps(
+                {
+                    "features": list(VARIANTS["both"]),
+                    "relations": list(RELATIONS),
+                    "C": chosen["both"][0],
+                    "coef": both.coef_.tolist(),
+                    "intercept": both.intercept_.tolist(),
+                },
+                indent=1,
+            )
+        )
+    print(f"{time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
