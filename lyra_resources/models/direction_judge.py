@@ -221,7 +221,7 @@ def judge_triples(
             continue
         out[i] = EdgeJudgement.from_direction(verdict)
     for i in list(others):
-        # an aim, a method or an open question is no finding for a claim of any kind (docs/direction.md)
+        # an aim or a method is no finding for a claim of any kind (docs/direction.md)
         if (no_finding := no_finding_reason(triples[i][1])) is not None:
             out[i] = EdgeJudgement(
                 relation="NEUTRAL",
