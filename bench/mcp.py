@@ -44,7 +44,7 @@ each call again: the table's ``session:`` rows. The calls above each pick a task
 so most of them meet a task the server has not read yet; a session reads one task many times.
 
 ``--mode`` picks the server: ``kept`` (the default) reads from its in-memory copies
-(``lyra_tools.mcp.snapshot``: a task's Parquet generation, the small tables copied when the store's
+(``lyra_resources.store.snapshot_reads``: a task's Parquet generation, the small tables copied when the store's
 change stamp moves, Dagster's answers kept while its files stand, output schemas checked at the top
 level); ``file`` is the server as it was before (``build_server(snapshot_reads=False)``: every call
 ATTACHes the database file, Dagster is asked every time, whole output schemas); ``both`` times

@@ -16,7 +16,7 @@ from pydantic import PrivateAttr
 
 from lyra_resources.store.locks import STORE_RETRY
 from lyra_resources.store.lyra_store import LyraStore
-from lyra_tools.mcp.snapshot import NotInSnapshot, SnapshotReader
+from lyra_resources.store.snapshot_reads import NotInSnapshot, SnapshotReader
 
 
 class _Attachment:

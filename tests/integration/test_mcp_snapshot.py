@@ -1,4 +1,4 @@
-"""The MCP server's reads from memory (lyra_tools.mcp.snapshot): answered without the database file
+"""The MCP server's reads from memory (lyra_resources.store.snapshot_reads): answered without the database file
 between writes, and every write (the server's own, another store's, a new generation) read at once."""
 
 from __future__ import annotations

@@ -1,14 +1,26 @@
 """What a read function gets as its connection while the server reads from its in-memory copies
-(:mod:`.snapshot`), and the error that sends a call back to the database file."""
+(lyra_resources.store.snapshot_reads), and the error that sends a call back to the database file."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import duckdb
 
-if TYPE_CHECKING:
-    from lyra_tools.mcp.snapshot import _Generation, _Home
+Memo = dict[tuple[Any, ...], tuple[Any, list[tuple[Any, ...]]]]
+
+
+class _Generation(Protocol):
+    """A task generation's copy, as a cursor reads it (lyra_resources.store.snapshot_reads)."""
+
+    memo: Memo
+
+
+class _Home(Protocol):
+    """The copy of the home's small tables, as a cursor reads it."""
+
+    schema: str
+    memo: Memo
 
 
 MEMO_SIZE = 256  # query results kept per generation

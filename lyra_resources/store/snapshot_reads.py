@@ -36,8 +36,8 @@ import duckdb
 from lyra_resources.schema import PER_TASK_TABLES, TABLES
 from lyra_resources.store import change_stamp
 from lyra_resources.store.parquet_files import CURRENT, DATA_FILE, GENERATIONS, MANIFEST
+from lyra_resources.store.snapshot_cursor import NotInSnapshot, SnapshotCursor
 from lyra_resources.store.sql import sql_literal
-from lyra_tools.mcp.snapshot_cursor import NotInSnapshot, SnapshotCursor
 
 # the tables that are not per task yet read by the read tools: small, copied whole on a change
 HOME_TABLES = (
