@@ -17,9 +17,12 @@ from functools import lru_cache
 from pydantic import BaseModel
 
 from lyra_core.direction.abbreviations import phrase_spelled_out, spelled_out
-from lyra_core.direction.population import only_as_population
+from lyra_core.direction.covariates import without_covariates
+from lyra_core.direction.other_kinds import another_kind, another_site, named_as_other
+from lyra_core.direction.population import MEASURES, TOKEN, named_runs, only_as_population
 from lyra_core.direction.terms import concepts as _concepts
 from lyra_core.direction.terms import specific as _specific
+from lyra_core.direction.terms import word_concepts as _word_concepts
 
 MATCH_SHARE = 0.34  # chosen by bench/relevance_gate.py on its tuning side
 
@@ -31,11 +34,12 @@ class Relevance(BaseModel):
     outcome_matched: bool
     exposure_terms: list[str] = []
     outcome_terms: list[str] = []
+    side_by_side: bool = False  # the passage names the two only side by side ("obesity and diabetes fell")
     outcome_as_population: bool = False  # the outcome named only as who was studied ("treatment of cancer")
 
     @property
     def about_both(self) -> bool:
-        return self.exposure_matched and self.outcome_matched
+        return self.exposure_matched and self.outcome_matched and not self.side_by_side
 
 
 def _enough(hits: list[str], wanted: set[str], share: float) -> bool:
@@ -78,6 +82,91 @@ def names_by_acronym(phrase: str, text: str) -> bool:
     # a phrase with no acronym of its own needs no initials of the text (the costly side: a whole abstract)
     acronyms = {a.upper() for a in _ACRONYM.findall(phrase) if len(a.rstrip("s")) >= 3}
     return bool(acronyms) and bool(acronyms & _initials(text))
+
+
+def _mentions(wanted: set[str], text: str) -> list[tuple[int, int]]:
+    """Character spans of ``text`` that name one of the concepts ``wanted`` (runs of words, as
+    ``lyra_core.direction.population.named_runs`` finds them)."""
+    matches = list(TOKEN.finditer(text))
+    words = [m.group() for m in matches]
+    return [
+        (matches[b].start(), matches[e - 1].end())
+        for b, e in named_runs([_word_concepts(w) for w in words], words, wanted)
+    ]
+
+
+# Words that relate two things listed side by side: "the association between A and B", "A and B were
+# strongly associated", "A and B share causes"
+_RELATED_BEFORE = re.compile(r"\b(between|of both|both)\s*$", re.IGNORECASE)
+_RELATED_AFTER = re.compile(
+    r"^\s*(\w+\s+){0,3}?(associat\w*|correlat\w*|link\w*|relat\w*|co-?occur\w*|"
+    r"cluster\w*|share\w*|interact\w*)\b",
+    re.IGNORECASE,
+)
+_AND_OR = r"(and|or|and/or|&)"
+_CONNECTOR = re.compile(rf"\s*,?\s*{_AND_OR}\s*", re.IGNORECASE)
+# What may stand between two items of one list: a figure for each ("reduce A by 3.0% (95% CI …) and B
+# by 1.6%") and the measure named ("obesity prevalence and diabetes incidence")
+_ITEM_FILLER = re.compile(
+    r"\([^()]*\)|\b(by|of|to|from)\b|[-+]?\d[\d.,]*\s*%?|\b("
+    + "|".join(sorted(MEASURES))
+    + r"|prevalence|prevalent|incident|levels?|cases)\b|[()]",
+    re.IGNORECASE,
+)
+
+
+def _merged(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
+    """Mentions joined by "and" / "or" / "/" as one: "overweight and obesity", "overweight/obesity"."""
+    out: list[tuple[int, int]] = []
+    for span in spans:
+        if out and (
+            _CONNECTOR.fullmatch(text[out[-1][1] : span[0]]) or text[out[-1][1] : span[0]].strip() == "/"
+        ):
+            out[-1] = (out[-1][0], span[1])
+        else:
+            out.append(span)
+    return out
+
+
+def _listed(span: tuple[int, int], outcomes: list[tuple[int, int]], text: str) -> bool:
+    """Whether the mention ``span`` is an item of a list that holds an outcome mention."""
+    for other in outcomes:
+        first, second = sorted((span, other))
+        gap, before, after = text[first[1] : second[0]], text[: first[0]], text[second[1] :]
+        bare = _ITEM_FILLER.sub(" ", gap)
+        if _RELATED_BEFORE.search(before) or _RELATED_AFTER.match(after):
+            continue
+        if _CONNECTOR.fullmatch(bare):  # "A and B", "A, or B", "A by 3% and B"
+            return True
+        if re.fullmatch(r"\s*,\s*", bare) and (
+            re.match(rf"\s*,?\s*{_AND_OR}\b", after, re.IGNORECASE)
+            or re.search(rf"(\b{_AND_OR}|,)\s*,?\s*$", before, re.IGNORECASE)
+        ):
+            return True  # "A, B and C", "C, A, B"
+        if re.fullmatch(rf"\s*,\s*[A-Za-z0-9 -]{{1,40}}?,?\s*{_AND_OR}\s*", bare, re.IGNORECASE):
+            return True  # one item between them: "A, C and B"
+    return False
+
+
+def side_by_side(exposure: str, outcome: str, text: str) -> bool:
+    """Whether ``text`` names ``exposure`` only in a list beside ``outcome`` ("a tax would prevent
+    obesity and type 2 diabetes", "adults with obesity, hypertension and diabetes"): two outcomes of
+    something else, or who was studied, not the effect of one on the other. False where a sentence
+    names the exposure apart from the outcome, or relates the two ("the association between obesity
+    and diabetes"), or where either is not named (by a word the other does not share)."""
+    from lyra_core.sentences import split_sentences
+
+    own_exposure, own_outcome = _specific(exposure), _specific(outcome)
+    listed_somewhere = False
+    for sentence in split_sentences(text):
+        exposures = _merged(_mentions(own_exposure - own_outcome, sentence), sentence)
+        if not exposures:
+            continue
+        outcomes = _mentions(own_outcome - own_exposure, sentence)
+        if not outcomes or not all(_listed(s, outcomes, sentence) for s in exposures):
+            return False
+        listed_somewhere = True
+    return listed_somewhere
 
 
 # A name that says exactly which thing is meant: letters and digits together ("PD-1", "IL-10", "CD4",
@@ -124,12 +213,14 @@ def relevance(
     # what the passage and its paper name by a short form, spelled out from the abstract's own
     # definitions ("GCS", "the primary outcome"); the claim's own short forms likewise
     in_passage = _concepts(spelled_out(passage, paper_text))
-    in_paper = _concepts(spelled_out(passage, paper_text)) | _concepts(spelled_out(paper_text))
+    # the exposure is looked for where the study names what it examined, not among what it adjusted for
+    examined_passage, examined_paper = without_covariates(passage), without_covariates(paper_text)
+    in_paper = _concepts(spelled_out(examined_passage, paper_text)) | _concepts(spelled_out(examined_paper))
     wanted_outcome = _specific(phrase_spelled_out(outcome, paper_text, passage))
     wanted_exposure = _specific(phrase_spelled_out(exposure, paper_text, passage))
     outcome_hits = sorted(wanted_outcome & in_passage)
     exposure_hits = sorted(wanted_exposure & in_paper)
-    paper = f"{passage} {paper_text}"
+    paper = f"{examined_passage} {examined_paper}"
     exposure_matched = _enough(exposure_hits, wanted_exposure, share) or names_by_acronym(exposure, paper)
     outcome_matched = _enough(outcome_hits, wanted_outcome, share) or names_by_acronym(outcome, passage)
     # an outcome named after the exposure ("total FSH dose" with recombinant FSH) is met by its own words,
@@ -147,14 +238,23 @@ def relevance(
     outcome_matched = outcome_matched and _names_all(
         _identifiers(outcome_phrase), spelled_out(passage, paper_text)
     )
-    as_population = outcome_matched and only_as_population(outcome, passage, treated)
-    outcome_matched = outcome_matched and not as_population
+    exposure_matched = exposure_matched and not another_kind(exposure, paper)
+    named_outcome = (
+        outcome_matched
+        and not another_kind(outcome, passage)
+        and not another_site(outcome, passage)
+        and not named_as_other(outcome, passage)
+    )
+    as_population = named_outcome and only_as_population(outcome, passage, treated)
+    outcome_matched = named_outcome and not as_population
     return Relevance(
         exposure_matched=exposure_matched,
         outcome_matched=outcome_matched,
         exposure_terms=exposure_hits,
         outcome_terms=outcome_hits,
         outcome_as_population=as_population,
+        # read only where it decides: a passage already off the claim's parts is not split again
+        side_by_side=exposure_matched and outcome_matched and side_by_side(exposure, outcome, passage),
     )
 
 

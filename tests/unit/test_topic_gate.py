@@ -105,6 +105,10 @@ def test_the_alpha_tocopheryl_question_asks_about_the_supplement_and_phs_ii_vote
         9
     ]  # "Compared with placebo, vitamin E had no effect on the incidence of prostate cancer … HR 0.97"
     assert relevance(frame.exposure, frame.outcome, result, text).about_both
+    # "… colorectal, lung, or other site-specific cancers": the trial's null on the other cancers is not
+    # its finding on prostate cancer, though its title names prostate cancer
+    others = next(s for s in abstract if "other site-specific cancers" in s)
+    assert not relevance(frame.exposure, frame.outcome, others, text).outcome_matched
 
 
 def test_help_with_a_noun_before_it_stays_the_subject():
@@ -220,3 +224,30 @@ def test_neither_arm_changing_the_outcome_is_a_null_in_words():
         "risk of prostate cancer",
     )
     assert (reading.direction, reading.source) == ("no_difference", "words")
+
+
+@pytest.mark.parametrize(
+    "outcome, passage, about",
+    [
+        # SciFact corpus: an AMPK study of chronic kidney disease is not about fibrosis in the lungs
+        (
+            "fibrosis in the lungs",
+            "We show that induction of AMPK activity with either metformin or 5-aminoimidazole-4-carboxamide "
+            "ribonucleotide increases AMPK activity in this model and also corrects kidney metabolic "
+            "inefficiency, improves kidney function, and ameliorates kidney fibrosis and structural alterations.",
+            False,
+        ),
+        (
+            "fibrosis in the lungs",
+            "Pharmacological activation of AMPK in myofibroblasts from lungs of humans with IPF display lower "
+            "fibrotic activity.",
+            True,
+        ),
+        ("prostate cancer", "Aspirin use was associated with a lower risk of colorectal cancer.", False),
+        # a passage that names no site is read as it is
+        ("fibrosis in the lungs", "AMPK activation reduced fibrosis in treated mice.", True),
+    ],
+)
+def test_an_outcome_named_at_another_site_of_the_body_is_another_thing(outcome, passage, about):
+    exposure = "aspirin" if "cancer" in outcome else "AMPK activation"
+    assert relevance(exposure, outcome, passage, passage).outcome_matched is about
