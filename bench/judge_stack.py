@@ -28,19 +28,30 @@ from sklearn.linear_model import LogisticRegression
 
 from bench.common import SHARED_DATA, require_data
 from bench.judge_abstracts import Run, build_claims
+from bench.rule_ablation import ModelAnswers
 from bench.verification import VERDICT_TO_LABEL, report
 from lyra_core.fragments import make_fragments
 from lyra_core.scoring import Evidence, ScoringRule, score_claim
 from lyra_core.sentences import split_sentences
-from lyra_resources.models.direction_judge import EdgeJudgement, direction_reader, judge_triples
-from lyra_resources.models.inference import nli_model, set_threads
+from lyra_resources.models.direction_judge import EdgeJudgement, judge_triples
+from lyra_resources.models.inference import set_threads
 from lyra_resources.models.judge_combiner import COMBINER_FILE, RELATIONS, label_features, rule_features
 from lyra_resources.models.label_model import DEFAULT_LABEL_DIR, LabelModel, PaperReading
 from lyra_training.selector_data import read_ei_v2
 
 TARGET = {"SUPPORT": 0, "CONTRADICT": 1, "NEI": 2}
 LABEL_FEATURES = ("label_entail", "label_contra", "label_neutral", "selector")
-RULE_FEATURES = ("rule_sup", "rule_ref", "share_sup", "share_ref", "figure_sup", "figure_ref")
+RULE_FEATURES = (
+    "rule_sup",
+    "rule_ref",
+    "share_sup",
+    "share_ref",
+    "figure_sup",
+    "figure_ref",
+    "on_topic",
+    "off_topic",
+)
+TOPIC_FEATURES = ("on_topic", "off_topic")
 
 
 def paper_row(claim: int, paper: str, gold: str, edges: list[EdgeJudgement], reading: PaperReading, **extra):
@@ -49,6 +60,7 @@ def paper_row(claim: int, paper: str, gold: str, edges: list[EdgeJudgement], rea
         "paper": paper,
         "gold": gold,  # the paper's own label for the claim
         "rules_relation": _paper_relation(edges),
+        "rule_edges": [e.model_dump(exclude={"reason"}) for e in edges],  # features can be read again
         "label_relation": reading.relation,
         "label_confidence": reading.confidence,
         **rule_features(edges),
@@ -65,6 +77,7 @@ def evidence_inference(folder: Path, split: str, prompts: int, seed: int, model:
     claims = build_claims(folder, split, prompts, seed)
     inside = {q.source.split(":", 1)[1] for q in read_ei_v2(folder, split) if q.gold}
     run = Run(folder, claims)
+    run.read, run.nli = ANSWERS.serve("reader"), ANSWERS.serve("nli")
     edges = run.edges("reader", 0.0)
     readings = model.read(
         [c["claim"] for c in claims], [split_sentences(run.papers[c["article"]][1]) for c in claims]
@@ -106,11 +119,10 @@ def scifact(count: int, seed: int, model: LabelModel, fit: int = 0) -> list[dict
                 for f in make_fragments(d, text):
                     triples.append((c["claim"], f.text, f"{corpus[d]['title']} {text}"))
                     owner.append((i, d))
-    reader, nli = direction_reader(), nli_model()
     edges = judge_triples(
         triples,
-        lambda p: [r.model_dump() for r in reader.predict(p)],
-        lambda p: [r.model_dump() for r in nli.predict(p)],
+        ANSWERS.serve("reader"),
+        ANSWERS.serve("nli"),
         "reader",
         0.0,
     )
@@ -224,10 +236,13 @@ def show(title: str, rows: list[dict], methods: dict[str, dict[int, str]]) -> No
             report(f"  {name}", gold, {i: verdicts.get(i, "NEI") for i in ids})
 
 
+ANSWERS: ModelAnswers  # set by main()
+
 VARIANTS = {
     "label features": LABEL_FEATURES,
     "rule features": RULE_FEATURES,
     "both": LABEL_FEATURES + RULE_FEATURES,
+    "both, without topicality": LABEL_FEATURES + tuple(f for f in RULE_FEATURES if f not in TOPIC_FEATURES),
 }
 
 
@@ -241,10 +256,18 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--label-model", type=Path, default=DEFAULT_LABEL_DIR)
+    parser.add_argument(
+        "--answers",
+        type=Path,
+        default=Path("/tmp/lyra-judge-answers.pkl"),
+        help="the two rule models' answers, kept on disk (bench.rule_ablation's --cache)",
+    )
     parser.add_argument("--cache", type=Path, help="the features, kept here and read back when present")
     parser.add_argument("--save", type=Path, help="write the chosen combiner's weights here (combiner.json)")
     args = parser.parse_args()
     set_threads(args.threads)
+    global ANSWERS
+    ANSWERS = ModelAnswers(args.answers, args.threads)
     started = time.perf_counter()
     rows = json.loads(args.cache.read_text()) if args.cache and args.cache.exists() else {}
     model = (
@@ -271,7 +294,7 @@ def main() -> None:
     gold = {r["claim"]: r["claim_gold"] for r in fitted}
     inside = [i for name, ids in parts(valid) if name == "evidence in the abstract" for i in ids]
     hard = sorted({r["claim"] for r in rows["scifact_fit"]})
-    chosen = {}
+    chosen, best = {}, {}
     for name, names in VARIANTS.items():
         scores = {}
         for c in (0.1, 1.0, 10.0):
@@ -281,6 +304,7 @@ def main() -> None:
                     2 if hard else 1
                 )
         chosen[name] = max(scores, key=scores.get)
+        best[name] = scores[chosen[name]]
         print(
             f"{name}: C={chosen[name][0]}, fit on {'in-abstract' if chosen[name][1] else 'all'} prompts"
             f"{' and SciFact claims' if hard else ''} (validation macro-F1 {scores[chosen[name]]:.3f}: "
@@ -307,19 +331,22 @@ def main() -> None:
         for name, names in VARIANTS.items():
             methods[f"combiner, {name}"] = combined(held, final[name], names)
         show(title, held, methods)
-    both = final["both"]
+    # the combiner kept: the richer set only where validation says its extra features help
+    kept = max(("both, without topicality", "both"), key=lambda name: best[name])
+    both = final[kept]
+    print(f"kept: {kept}")
     print("combiner (both) weights, rows SUPPORTS / REFUTES / NEUTRAL:")
     for cls, coefs, bias in zip(RELATIONS, both.coef_, both.intercept_, strict=True):
-        cells = " ".join(f"{n} {w:+.2f}" for n, w in zip(VARIANTS["both"], coefs, strict=True))
+        cells = " ".join(f"{n} {w:+.2f}" for n, w in zip(VARIANTS[kept], coefs, strict=True))
         print(f"  {cls:<9} bias {bias:+.2f} {cells}")
     if args.save:
         args.save.mkdir(parents=True, exist_ok=True)
         (args.save / COMBINER_FILE).write_text(
             json.dumps(
                 {
-                    "features": list(VARIANTS["both"]),
+                    "features": list(VARIANTS[kept]),
                     "relations": list(RELATIONS),
-                    "C": chosen["both"][0],
+                    "C": chosen[kept][0],
                     "coef": both.coef_.tolist(),
                     "intercept": both.intercept_.tolist(),
                 },

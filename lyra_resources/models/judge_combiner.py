@@ -4,7 +4,8 @@ Evidence Inference prompts (``bench.judge_stack``; docs/selector.md, "The combin
 
 The rules enter as numbers, not as the judge: the strongest SUPPORTS and REFUTES probability among the
 paper's windows, the share of windows voting each way, and whether a figure the code read carried a
-vote each way. Which of them are kept is decided by the bench's ablation (label features alone, rule
+vote each way, and the share of windows found about the claim's exposure and outcome or about something
+else. Which of them are kept is decided by the bench's ablation (label features alone, rule
 features alone, both), on validation prompts, before the test prompts are scored.
 """
 
@@ -34,6 +35,9 @@ def rule_features(edges: list[EdgeJudgement]) -> dict[str, float]:
         "share_ref": len(ref) / n,
         "figure_sup": float(any(e.effect_figures and e.relation == "SUPPORTS" for e in edges)),
         "figure_ref": float(any(e.effect_figures and e.relation == "REFUTES" for e in edges)),
+        # topicality: windows found about the claim's exposure and outcome, or about something else
+        "on_topic": sum(bool(e.exposure_matched and e.outcome_matched) for e in edges) / n,
+        "off_topic": sum(e.exposure_matched is False or e.outcome_matched is False for e in edges) / n,
     }
 
 
@@ -62,7 +66,7 @@ class Combiner(BaseModel):
         return cls.model_validate_json(path.read_text()) if path.exists() else None
 
     def uses_rules(self) -> bool:
-        return any(name.startswith(("rule_", "share_", "figure_")) for name in self.features)
+        return any(name.startswith(("rule_", "share_", "figure_", "on_", "off_")) for name in self.features)
 
     def probabilities(self, features: dict[str, float]) -> dict[str, float]:
         x = [features[name] for name in self.features]
@@ -83,9 +87,11 @@ def combined_judgement(
     p = combiner.probabilities({**label_features(reading), **rule_features(rule_edges)})
     relation = max(p, key=lambda r: p[r])
     read = ", ".join(str(i + 1) for i in reading.sentences)
-    strongest = max(rule_edges, key=lambda e: max(e.p_supports, e.p_refutes), default=None)
+    # the rules' edge to show: the strongest that says what the combiner says, else the strongest vote
+    agreeing = [e for e in rule_edges if e.relation == relation]
+    strongest = max(agreeing or rule_edges, key=lambda e: max(e.p_supports, e.p_refutes), default=None)
     rules = (
-        f"; the rules read {strongest.relation.lower()} ({strongest.confidence:.2f}) in the best of "
+        f"; the rules read {strongest.relation.lower()} ({strongest.confidence:.2f}) in one of "
         f"{len(rule_edges)} window{'s' if len(rule_edges) != 1 else ''}: {strongest.reason}"
         if strongest and combiner.uses_rules()
         else ""
