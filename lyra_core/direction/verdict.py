@@ -14,19 +14,25 @@ from typing import Literal, TypedDict
 from pydantic import BaseModel
 
 from lyra_core.direction.claim_frame import ClaimFrame
-from lyra_core.direction.passage import PassageReading, read_passage, states_no_finding
+from lyra_core.direction.other_end import as_named_in, exposure_as_named_in, status_for_intervention
+from lyra_core.direction.passage import PassageReading, read_passage, states_no_finding, states_open_question
 from lyra_core.direction.relevance import Relevance, outcome_sentences, relevance
 from lyra_core.direction.wording import in_sentence, outcome_noun
 
 # One rule for nulls (docs/direction.md#nulls): a finding of no difference the passage states counts against a
-# claim of an effect as an opposite finding does, at its full probability (weighing imprecise nulls less
-# made no held-out figure better: docs/benchmarks.md, "Which rules earn their place")
+# claim of an effect as an opposite finding does, at its full probability, unless it is imprecise: a ratio
+# whose interval still reaches an appreciable effect the claim asserts (GRADE's default, a relative change of
+# 25 %: below APPRECIABLE_DECREASE or above APPRECIABLE_INCREASE), or a null beside a significant result in
+# the same passage (a subgroup's, a secondary outcome's), counts IMPRECISE_NULL_WEIGHT
+APPRECIABLE_DECREASE, APPRECIABLE_INCREASE = 0.75, 1.25
+IMPRECISE_NULL_WEIGHT = 0.4  # at the figures' certainty (0.9), such a null alone stays under the vote's 0.5
 OTHER_WAY_WEIGHT = 0.8  # how far a change the other way bears out a denial ("does not raise", a decrease)
 FIGURES_CERTAINTY = 0.9  # the reading of a ratio or a difference whose interval decides
 ARMS_TIE = 0.6  # chosen on Evidence Inference validation (0.3 to 0.6 score alike; bench/direction_reading.py)
 STATED_NULL_RELATED = True  # a null the words or figures state is a finding (bench.direction_reading)
 UNSTATED_NULL = 0.5  # the share of the reader's "no difference" kept where nothing in the passage states one
 _SAID = {"increased": "higher", "decreased": "lower", "no_difference": "no difference in"}
+_OPPOSITE = {"increased": "decreased", "decreased": "increased"}
 
 
 Relation = Literal["SUPPORTS", "REFUTES", "NEUTRAL"]
@@ -48,6 +54,7 @@ class DirectionJudgement(BaseModel):
     outcome_matched: bool
     reason: str
     direction_stated: bool = True  # the passage's words or figures state a direction (the rules read one)
+    said_of_another: str = ""  # the passage's direction word, said of another thing than the outcome
 
 
 class _Grounds(TypedDict):
@@ -125,15 +132,34 @@ def passage_distribution(model_probs: dict[str, float], reading: PassageReading)
     return probs
 
 
+def null_weight(reading: PassageReading, said: str) -> float:
+    """How much a no-difference reading of ``reading`` counts against a claim whose direction is
+    ``said`` (:func:`claim_direction`), next to an opposite finding: fully, unless it is imprecise
+    (see :data:`IMPRECISE_NULL_WEIGHT`): "HR 0.63, 0.35–1.13" cannot refute "reduces" (a reduction by a
+    third is inside it), "HR 1.04, 0.91–1.18" can; "OR 0.66 (0.62–0.71) … but OR 0.97 (0.78–1.20) among
+    those with less common genotypes" is a finding and a subgroup's null, not a null."""
+    if any(f.way in ("up", "down") for f in reading.figures):
+        return IMPRECISE_NULL_WEIGHT
+    nulls = [f for f in reading.figures if f.kind == "ratio" and f.way == "none" and f.low and f.high]
+    reaches_down = any(f.low is not None and f.low < APPRECIABLE_DECREASE for f in nulls)
+    reaches_up = any(f.high is not None and f.high > APPRECIABLE_INCREASE for f in nulls)
+    reaches = {"decrease": reaches_down, "increase": reaches_up, "association": reaches_down or reaches_up}
+    return IMPRECISE_NULL_WEIGHT if reaches.get(said, False) else 1.0
+
+
 def judge(
     frame: ClaimFrame,
     probs: dict[str, float],
     reading: PassageReading,
     about: Relevance,
+    named_as: str | None = None,
+    exposure_named_as: str | None = None,
 ) -> DirectionJudgement:
     """The relation of a passage to a directional claim, from the passage's direction distribution
     ``probs`` for the claim's exposure and outcome (see :func:`passage_distribution`), the rule
-    ``reading`` and the ``about`` check."""
+    ``reading`` and the ``about`` check; ``named_as`` is the outcome as the passage names it from its
+    other end (mortality for survival), ``exposure_named_as`` the exposure so (weight loss for
+    obesity), for the reason."""
     said = claim_direction(frame)
     figures = reading.figures_text()
     base = _Grounds(
@@ -152,8 +178,12 @@ def judge(
         if about.outcome_as_population and about.exposure_matched:
             # "the treatment of prostate cancer": who was studied, not whether they got it
             reason = f"names {outcome} only as who was studied, not as what happened to them → neutral"
-        else:
+        elif missing:
             reason = f"not about {missing} → neutral"
+        else:
+            reason = (
+                f"names {exposure} and {outcome} side by side, not the effect of one on the other → neutral"
+            )
         return DirectionJudgement(
             relation="NEUTRAL",
             p_supports=0.0,
@@ -165,12 +195,13 @@ def judge(
         )
     related = 1.0 - probs["unrelated"]
     up, down, null = probs["increased"], probs["decreased"], probs["no_difference"]
+    weighed_null = null_weight(reading, said) * null
     if said == "association":
-        support, refute = up + down, null
+        support, refute = up + down, weighed_null
     elif said == "increase":
-        support, refute = up, down + null
+        support, refute = up, down + weighed_null
     elif said == "decrease":
-        support, refute = down, up + null
+        support, refute = down, up + weighed_null
     elif said == "not_increase":
         support, refute = null + OTHER_WAY_WEIGHT * down, up
     elif said == "not_decrease":
@@ -188,6 +219,15 @@ def judge(
     direction = max(("increased", "decreased", "no_difference"), key=lambda k: probs[k])
     exposure, outcome = in_sentence(frame.exposure), outcome_noun(frame.outcome)
     reported = f"reports {_SAID[direction]} {outcome} with {exposure}"
+    if named_as or exposure_named_as:
+        # as the passage says it, then (for a change) what that says of the claim's exposure and outcome
+        flips = direction in _OPPOSITE and bool(named_as) != bool(exposure_named_as)
+        said = (
+            f"{_SAID[_OPPOSITE[direction] if flips else direction]} {outcome_noun(named_as or frame.outcome)}"
+        )
+        reported = f"reports {said} with {in_sentence(exposure_named_as or frame.exposure)}"
+        if direction in _OPPOSITE:
+            reported += f" ({_SAID[direction]} {outcome} with {exposure})"
     shown = reading.read_text()  # the figures, else the words the direction was read from
     reason = f"{reported}{f' ({shown})' if shown else ''}; the claim says {frame.says()} → {relation.lower()}"
     return DirectionJudgement(
@@ -198,6 +238,7 @@ def judge(
         passage_direction=direction,
         reason=reason,
         direction_stated=reading.source != "none",
+        said_of_another=reading.said_of_another,
         **base,
     )
 
@@ -226,9 +267,15 @@ def reader_question(exposure: str, outcome: str, comparator: str = "") -> str:
 
 
 def no_finding_reason(passage: str) -> str | None:
-    """Why ``passage`` is no evidence for any claim, whatever it names: it states an aim or a method;
-    None for a passage that may state a finding."""
-    return "states an aim or a method" if states_no_finding(passage) else None
+    """Why ``passage`` is no evidence for any claim, whatever it names: it states an aim or a method,
+    or says what is not yet known; None for a passage that may state a finding."""
+    return (
+        "states an aim or a method"
+        if states_no_finding(passage)
+        else "says what is not yet known"
+        if states_open_question(passage)
+        else None
+    )
 
 
 def judge_passage(
@@ -253,15 +300,47 @@ def judge_passage(
     # the direction is read where the outcome is named, as the passage names it (``probs`` were read so
     # too); whether the passage is about both, in all of it
     where = outcome_sentences(frame.outcome, passage, paper_text=paper_text)
-    reading = read_passage(where, frame.exposure, frame.outcome, frame.comparator)
+    instead = status_for_intervention(frame.exposure, where)
+    if instead is not None:
+        return DirectionJudgement(
+            relation="NEUTRAL",
+            p_supports=0.0,
+            p_refutes=0.0,
+            p_neutral=1.0,
+            claim_direction=claim_direction(frame),
+            passage_direction=None,
+            figures="",
+            exposure_matched=False,
+            outcome_matched=True,
+            reason=f"speaks of {in_sentence(instead)}, not of {in_sentence(frame.exposure)}: "
+            "evidence on one is indirect evidence on the other → neutral",
+        )
+    named, inverted = as_named_in(frame.outcome, where)
+    exposure, exposure_inverted = exposure_as_named_in(frame.exposure, where)
+    reading = read_passage(where, exposure, named, frame.comparator)
     about = relevance(frame.exposure, frame.outcome, passage, paper_text, treated=frame.treats)
-    return judge(frame, passage_distribution(probs, reading), reading, about)
+    distribution = passage_distribution(probs, reading)
+    if (
+        inverted != exposure_inverted
+    ):  # lower mortality is higher survival; less diabetes with weight loss, more with obesity
+        distribution = {_OPPOSITE.get(k, k): v for k, v in distribution.items()}
+    return judge(
+        frame,
+        distribution,
+        reading,
+        about,
+        named if inverted else None,
+        exposure if exposure_inverted else None,
+    )
 
 
 def reader_question_for(frame: ClaimFrame, passage: str, paper_text: str = "") -> str:
-    """The reader's question about ``passage`` for the effect claim ``frame`` (asked of the sentences
-    that name the outcome, see :func:`judge_passage`): its exposure and its outcome."""
-    return reader_question(frame.exposure, frame.outcome)
+    """The reader's question about ``passage`` for the effect claim ``frame``: asked of the sentences
+    that name the outcome, with the exposure and the outcome as they name them (see :func:`judge_passage`)."""
+    where = outcome_sentences(frame.outcome, passage, paper_text=paper_text)
+    return reader_question(
+        exposure_as_named_in(frame.exposure, where)[0], as_named_in(frame.outcome, where)[0]
+    )
 
 
 # A reviewer's relation fixes the passage's direction only where one direction gives it.

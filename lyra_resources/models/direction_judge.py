@@ -172,6 +172,13 @@ def unstated_judgement(
     overlap alone decides no effect."""
     read_as = max(_READ_AS, key=lambda k: reader_probs.get(k, 0.0))
     p = reader_probs.get(read_as, 0.0)
+    if verdict.said_of_another:  # "the 25OHD level was higher in those with fractures": the level's change
+        return _no_vote(
+            verdict,
+            p,
+            f"the change it states (“{verdict.said_of_another}”) is said of another thing "
+            f"than the claim's outcome → no vote (the reader: {_READ_AS[read_as]}, {p:.2f})",
+        )
     if p >= reader_min:
         edge = EdgeJudgement.from_direction(verdict)
         return edge.model_copy(
@@ -221,7 +228,7 @@ def judge_triples(
             continue
         out[i] = EdgeJudgement.from_direction(verdict)
     for i in list(others):
-        # an aim or a method is no finding for a claim of any kind (docs/direction.md)
+        # an aim, a method or an open question is no finding for a claim of any kind (docs/direction.md)
         if (no_finding := no_finding_reason(triples[i][1])) is not None:
             out[i] = EdgeJudgement(
                 relation="NEUTRAL",

@@ -37,6 +37,14 @@ def test_a_claim_names_its_comparator_where_it_gives_one():
             "was commoner after seton placement.",
             "decreased",
         ),
+        # the clause names the comparator, the exposure's arm follows "than"
+        (
+            "Chloroquine plus sulphadoxine-pyrimethamine (CQ/SP) reduces gametocyte carriage compared with artemether-"
+            "lumefantrine.",
+            "Children treated with artemether-lumefantrine were significantly less likely to carry gametocytes within "
+            "four weeks than those receiving CQ/SP (p < 0.0001).",
+            "increased",
+        ),
         # figures ordered by the arms the clause names, the comparator first
         (
             "Continuous infusion increases microbiological success compared with bolus dosing.",

@@ -487,6 +487,31 @@ def test_a_change_the_words_state_says_which_way_and_the_reader_weighs_it_agains
     )  # the words move no mass from "no change"
 
 
+@pytest.mark.parametrize(
+    "passage, open_question",
+    [
+        (
+            "There is a lack of consensus about the balance of risks and benefits of long-term aspirin use. The "
+            "optimal "
+            "dose requires further investigation.",
+            True,
+        ),
+        ("The effect of aspirin on colorectal cancer incidence in the elderly remains unclear.", True),
+        ("Aspirin reduced colorectal cancer incidence (HR 0.63). Further studies are needed.", False),
+    ],
+)
+def test_a_passage_that_says_what_is_not_known_is_neutral(passage, open_question):
+    from lyra_core.direction.verdict import judge_passage
+
+    verdict = judge_passage(
+        read_claim("Aspirin reduces colorectal cancer incidence."),
+        passage,
+        "Aspirin and colorectal cancer incidence",
+        NULL,
+    )
+    assert (verdict.relation == "NEUTRAL" and "not yet known" in verdict.reason) == open_question
+
+
 def test_a_plain_association_is_borne_out_either_way_and_refuted_by_no_difference():
     claim = "Crime is associated with over-the-counter pharmacy syringe sales."
     passage = (
@@ -510,8 +535,188 @@ HIGHER = {"increased": 0.85, "decreased": 0.05, "no_difference": 0.05, "unrelate
 
 
 @pytest.mark.parametrize(
+    "claim, passage, read, asked, relation",
+    [
+        (
+            "Vitamin A supplementation improves child survival.",
+            "Vitamin A supplementation reduced child mortality by 24% (RR 0.76, 95% CI 0.69 to 0.83).",
+            LOWER,
+            "child mortality",
+            "SUPPORTS",
+        ),
+        (
+            "Vitamin A supplementation improves child survival.",
+            "Deaths among children were more frequent with vitamin A supplementation than with placebo "
+            "(RR 1.31, 95% CI 1.10 to 1.56).",
+            HIGHER,
+            "child mortality",
+            "REFUTES",
+        ),
+        (
+            "Beta blockers increase mortality after myocardial infarction.",
+            "Survival after myocardial infarction was higher with beta blockers (HR 1.4, 95% CI 1.2 to 1.6).",
+            HIGHER,
+            "survival",
+            "REFUTES",
+        ),
+        (
+            "Beta blockers reduce mortality after myocardial infarction.",
+            "Beta blockers improved survival after myocardial infarction.",
+            HIGHER,
+            "survival",
+            "SUPPORTS",
+        ),
+        # both ends named: the passage's direction is read as it is, for the outcome the claim names
+        (
+            "Statins reduce mortality.",
+            "Statins reduced mortality and improved event-free survival.",
+            LOWER,
+            "on mortality",
+            "SUPPORTS",
+        ),
+    ],
+)
+def test_an_outcome_named_from_its_other_end_reverses_the_direction(claim, passage, read, asked, relation):
+    from lyra_core.direction.verdict import judge_passage, reader_question_for
+
+    frame = read_claim(claim)
+    question = reader_question_for(frame, passage)
+    assert asked in question  # the reader is asked about the outcome as the passage names it
+    verdict = judge_passage(frame, passage, "", read)
+    assert verdict.relation == relation, verdict.reason
+    assert ("(higher" in verdict.reason or "(lower" in verdict.reason) == (asked != "on mortality")
+
+
+@pytest.mark.parametrize(
+    "claim, passage, read, asked, relation",
+    [
+        # weight loss is less obesity: less diabetes with weight loss is more with obesity
+        (
+            "Obesity increases the risk of type 2 diabetes.",
+            "Weight loss reduced the incidence of type 2 diabetes by 58% (HR 0.42, 95% CI 0.30 to 0.58).",
+            LOWER,
+            "effect of weight loss versus",
+            "SUPPORTS",
+        ),
+        (
+            "Cigarette smoking increases the risk of myocardial infarction.",
+            "Smoking cessation lowered the risk of myocardial infarction within two years.",
+            LOWER,
+            "effect of smoking cessation versus",
+            "SUPPORTS",
+        ),
+        (
+            "Physical inactivity does not affect the risk of coronary heart disease.",
+            "Physical activity was associated with a lower risk of coronary heart disease (RR 0.73, 95% CI 0.66 to "
+            "0.80).",
+            LOWER,
+            "effect of physical activity versus",
+            "REFUTES",
+        ),
+        # both ends at once: weight loss lowering deaths is obesity lowering survival
+        (
+            "Obesity reduces survival after breast cancer.",
+            "Weight loss after diagnosis reduced deaths after breast cancer (HR 0.70, 95% CI 0.55 to 0.89).",
+            LOWER,
+            "effect of weight loss versus control on mortality",
+            "SUPPORTS",
+        ),
+        # the other end only as who was studied, or both ends named: read as it is
+        (
+            "Vitamin D supplementation reduces fracture risk.",
+            "In women with vitamin D deficiency, vitamin D supplementation reduced fracture risk (RR 0.80, 95% CI "
+            "0.70 to 0.92).",
+            LOWER,
+            "effect of Vitamin D supplementation versus",
+            "SUPPORTS",
+        ),
+        (
+            "Cigarette smoking increases the risk of lung cancer.",
+            "Smoking raised the risk of lung cancer, and smoking cessation lowered it.",
+            HIGHER,
+            "effect of Cigarette smoking versus",
+            "SUPPORTS",
+        ),
+    ],
+)
+def test_an_exposure_named_from_its_other_end_reverses_the_direction(claim, passage, read, asked, relation):
+    from lyra_core.direction.verdict import judge_passage, reader_question_for
+    from lyra_core.direction.wording import in_sentence
+
+    frame = read_claim(claim)
+    assert asked in reader_question_for(frame, passage)  # the reader is asked about what the passage names
+    verdict = judge_passage(frame, passage, "", read)
+    assert verdict.relation == relation, verdict.reason
+    renamed = "effect of " + frame.exposure + " " not in asked + " "
+    named = in_sentence(frame.exposure)  # as a reason writes it inside its sentence
+    assert (f"with {named}" not in verdict.reason.split(";")[0].split(" (")[0]) == renamed, verdict.reason
+
+
+@pytest.mark.parametrize(
+    "passage, side_by_side",
+    [
+        # two outcomes of something else, or who was studied: not the effect of one on the other
+        (
+            "A 1-cent-per-ounce tax on sugar-sweetened beverages would prevent 240,000 cases of obesity and type 2 "
+            "diabetes over 10 years.",
+            True,
+        ),
+        ("Adults with obesity, hypertension and type 2 diabetes were randomised to the programme.", True),
+        ("The prevalence of type 2 diabetes and obesity rose in children from 1990 to 2010.", True),
+        (
+            "The 20% tax was anticipated to reduce overweight and obesity prevalence by 3.0% (95% CI 1.6%-5.9%) and "
+            "type 2 diabetes incidence by 1.6% (95% CI 1.2%-1.9%).",
+            True,
+        ),
+        (
+            "We modelled caloric intake, body mass index (BMI), and diabetes incidence, and overweight/obesity "
+            "prevalence, and type 2 diabetes incidence among adults facing a 20% excise tax.",
+            True,
+        ),
+        (
+            "In mouse models of type 2 diabetes and obesity, low SIK2 activity was associated with increased p300 "
+            "activity. Inhibiting p300 may help in treating hepatic steatosis in obesity and type 2 diabetes.",
+            True,
+        ),
+        # related by the passage, or one named apart from the other
+        ("Obesity increased the risk of type 2 diabetes (OR 2.5, 95% CI 2.0 to 3.1).", False),
+        ("The association between obesity and type 2 diabetes was stronger in women.", False),
+        (
+            "Obesity and type 2 diabetes were strongly associated in both sexes (OR 3.1, 95% CI 2.4 to 4.0).",
+            False,
+        ),
+        (
+            "Rates of obesity and type 2 diabetes rose, and obese adults had a threefold higher risk of type 2 "
+            "diabetes.",
+            False,
+        ),
+        ("Obesity-related type 2 diabetes became more common.", False),
+    ],
+)
+def test_an_exposure_listed_beside_the_outcome_is_not_its_effect(passage, side_by_side):
+    from lyra_core.direction.verdict import judge_passage
+
+    frame = read_claim("Obesity increases the risk of type 2 diabetes.")
+    verdict = judge_passage(frame, passage, "", LOWER if "prevent" in passage else HIGHER)
+    assert (verdict.relation == "NEUTRAL" and "side by side" in verdict.reason) == side_by_side, (
+        verdict.reason
+    )
+
+
+@pytest.mark.parametrize(
     "passage, exposure, direction",
     [
+        # "cause" as a noun states no change: the comparison does
+        (
+            "Deaths from any cause were lower in participants receiving chemotherapy than in controls (p = 0.01).",
+            "chemotherapy",
+            "decreased",
+        ),
+        (
+            "The causes of death were similar with chemotherapy and with observation.",
+            "chemotherapy",
+            "no_difference",
+        ),
         ("Smoking causes death in most patients.", "smoking", "increased"),
         # a digit that ends a name between two arms' figures ("omega-3", "COVID-19") leaves the arms readable
         (
@@ -537,6 +742,11 @@ def test_passage_words_that_look_like_a_direction_or_a_figure_but_are_not(passag
 @pytest.mark.parametrize(
     "outcome, passage, matched",
     [
+        (
+            "risk of type 2 diabetes",
+            "Obesity in pregnancy raised the incidence of type 1 diabetes in offspring.",
+            False,
+        ),
         ("risk of type 2 diabetes", "Obesity was associated with type 2 diabetes (OR 2.1).", True),
         ("risk of type 2 diabetes", "Type 1 and type 2 diabetes were both more frequent with obesity.", True),
         ("risk of type 2 diabetes", "Obesity was associated with diabetes (OR 2.1).", True),
@@ -690,3 +900,52 @@ def test_a_null_finding_refutes_an_effect_of_no_stated_direction_and_a_change_be
         LOWER,
     )
     assert lower.relation == "SUPPORTS"
+
+
+def test_a_null_phrase_beside_the_outcome_outweighs_a_direction_word_said_of_something_else():
+    reading = read_passage(
+        "The rise in venous pressure caused by head-up tilt does not appear to affect the risk of "
+        "venous air embolism.",
+        "head-up tilt",
+        "risk of venous air embolism",
+    )
+    assert reading.direction == "no_difference"
+    assert (
+        read_passage(
+            "E2 pretreatment does not appear to improve IVF outcomes in poor responders.",
+            "E2 pretreatment",
+            "IVF outcomes",
+        ).direction
+        == "no_difference"
+    )
+
+
+@pytest.mark.parametrize(
+    "claim, passage, instead",
+    [
+        (
+            "Vitamin D deficiency increases fracture risk.",
+            "Vitamin D supplementation did not reduce fracture risk (RR 1.03, 95% CI 0.91 to 1.16).",
+            "vitamin D supplementation",
+        ),
+        (
+            "Vitamin D supplementation reduces falls in older adults.",
+            "Vitamin D deficiency was associated with more falls in older adults (OR 1.4, 95% CI 1.1 to 1.8).",
+            "vitamin D deficiency",
+        ),
+        (
+            "Vitamin D supplementation reduces fracture risk.",
+            "Vitamin D insufficiency and deficiency exacerbate osteoporosis, cause osteomalacia, and increase the risk "
+            "of skeletal fractures.",
+            "vitamin D insufficiency",
+        ),
+    ],
+)
+def test_a_nutrients_status_is_no_vote_on_its_supplementation_nor_the_reverse(claim, passage, instead):
+    from lyra_core.direction.verdict import judge_passage
+
+    verdict = judge_passage(read_claim(claim), passage, "", HIGHER)
+    assert verdict.relation == "NEUTRAL"
+    assert (
+        verdict.reason.startswith(f"speaks of {instead}, not of ") and "indirect evidence" in verdict.reason
+    )

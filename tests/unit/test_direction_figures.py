@@ -103,8 +103,59 @@ def test_a_negated_comparative_reads_as_no_difference(passage, exposure, outcome
     assert read_passage(passage, exposure, outcome).direction == "no_difference"
 
 
+@pytest.mark.parametrize(
+    "passage, exposure, outcome, direction",
+    [
+        (
+            "Compared with placebo, the placebo group had a higher rate of migraine attacks "
+            "than the topiramate group.",
+            "topiramate",
+            "migraine attacks",
+            "decreased",
+        ),
+        (
+            "A significantly higher adjusted risk of mortality was observed in men with a low fitness level (hazard "
+            "ratio, 2.7; 95% CI, 1.5-4.8) compared with normal weight men with a high fitness level.",
+            "high cardiopulmonary fitness",
+            "mortality",
+            "decreased",
+        ),
+        (
+            "Non-users of aspirin had a higher risk of colorectal cancer than users (p < 0.001).",
+            "aspirin use",
+            "colorectal cancer",
+            "decreased",
+        ),
+        (
+            "Men with a high fitness level had lower mortality than men with a low fitness level (p < 0.001).",
+            "high cardiopulmonary fitness",
+            "mortality",
+            "decreased",
+        ),
+    ],
+)
+def test_the_arm_named_first_and_the_level_of_the_exposure_decide_the_direction(
+    passage, exposure, outcome, direction
+):
+    assert read_passage(passage, exposure, outcome).direction == direction
+
+
 def test_a_reason_names_the_figure_or_the_words_it_read():
+    claim = read_claim("High cardiopulmonary fitness increases mortality.")
+    passage = (
+        "A significantly higher adjusted risk of mortality was observed in men with a low fitness level "
+        "(hazard ratio, 2.7; 95% CI, 1.5-4.8) compared with normal weight men with a high fitness level."
+    )
     unsure = {"increased": 0.45, "decreased": 0.45, "no_difference": 0.05, "unrelated": 0.05}
+    reading = read_passage(passage, claim.exposure, claim.outcome)
+    verdict = judge(
+        claim,
+        passage_distribution(unsure, reading),
+        reading,
+        relevance(claim.exposure, claim.outcome, passage),
+    )
+    assert verdict.relation == "REFUTES"
+    assert "hazard ratio 2.7, 1.5–4.8; said of “low fitness”, turned round" in verdict.reason
     worded = "Serum triglycerides were significantly lower with nutrition counselling than with usual care (p=0.008)."
     frame = read_claim("Nutrition counselling lowers serum triglycerides.")
     reading = read_passage(worded, frame.exposure, frame.outcome)
@@ -117,6 +168,15 @@ def test_a_reason_names_the_figure_or_the_words_it_read():
     assert verdict.relation == "SUPPORTS" and "(p = 0.008; “lower”)" in verdict.reason
 
 
+def test_a_reason_says_when_the_word_it_quotes_was_said_of_the_comparator():
+    passage = (
+        "Compared with placebo, the placebo group had a higher rate of migraine attacks "
+        "than the topiramate group."
+    )
+    reading = read_passage(passage, "Topiramate", "frequency of migraine attacks")
+    assert reading.direction == "decreased" and reading.read_text() == "“higher” said of the comparator's arm"
+
+
 def test_a_descriptive_figure_states_no_direction():
     reading = read_passage(
         "Influenza vaccination coverage among health workers was 45% in 2015.",
@@ -124,6 +184,21 @@ def test_a_descriptive_figure_states_no_direction():
         "influenza hospitalisations",
     )
     assert reading.direction is None and reading.figures == [] and reading.read_text() == ""
+
+
+def test_a_hazard_ratio_of_a_survival_outcome_counts_its_events():
+    passage = (
+        "There was a significant improvement in progression-free survival with erlotinib (unadjusted HR 0.83, "
+        "95% CI 0.71–0.97, p=0.019)."
+    )
+    reading = read_passage(passage, "erlotinib", "progression-free survival")
+    assert reading.direction == "increased" and reading.figures_text() == "HR 0.83, 0.71–0.97"
+    assert (
+        read_passage(
+            passage.replace("progression-free survival", "mortality"), "erlotinib", "mortality"
+        ).direction
+        == "decreased"
+    )
 
 
 def test_words_of_improvement_are_read_where_the_passage_names_the_outcome_by_another_form():

@@ -1,6 +1,7 @@
 """One rule for nulls (docs/direction.md#nulls): a finding of no difference for the claim's exposure
 and outcome, stated in the passage's words or figures, counts against a claim of an effect as an
-opposite finding does, at its full probability. Read on real abstract sentences of the SciFact corpus."""
+opposite finding does, at its full probability, unless its interval is too wide to rule the effect
+out. Read on real abstract sentences of the SciFact corpus."""
 
 import json
 from pathlib import Path
@@ -54,4 +55,32 @@ def test_a_null_with_a_narrow_interval_refutes_at_the_figures_certainty(shared_d
     assert relation == "REFUTES" and p == pytest.approx(0.95, abs=0.01)  # the null and the figures' 0.05 up
 
 
+def test_a_null_with_a_wide_interval_is_weak_evidence_and_casts_no_vote(shared_data):
+    title, abstract = _paper(shared_data, 34369306)  # nicotine replacement therapy in adolescents
+    null = _sentence(abstract, "Intention-to-treat analyses showed", "covariates.")
+    assert "OR=1.54, 95% CI=0.57, 4.16" in null  # no significant effect, and no evidence of none
+    claim = "Nicotine replacement therapy increases abstinence rates."
+    judged = judge_passage(read_claim(claim), null, f"{title} {abstract}", SURE_NULL)
+    # 0.05 down (the figures' rest) and 0.4 of the 0.9 null: under neutral's share, and under the vote's 0.5
+    assert judged.p_refutes == pytest.approx(0.41, abs=0.01) and judged.relation == "NEUTRAL"
+
+
 ASPIRIN = "Aspirin reduces the risk of colorectal cancer."
+
+
+def test_a_null_whose_interval_reaches_the_claimed_effect_is_imprecise(shared_data):
+    title, abstract = _paper(shared_data, 15648443)  # CAPP2: aspirin in carriers of Lynch syndrome
+    null = _sentence(abstract, "Intention-to-treat analysis of time to first colorectal cancer", "p=0·12).")
+    # HR 0.63 (0.35–1.13): not significant, yet a reduction by a third lies inside it; GRADE calls a relative
+    # change of 25 % appreciable, so this null cannot refute "reduces" (it used to, at 0.77)
+    judged = judge_passage(read_claim(ASPIRIN), null, f"{title} {abstract}", SURE_NULL)
+    assert judged.passage_direction == "no_difference" and judged.p_refutes == pytest.approx(0.41, abs=0.01)
+    assert counted_relation(judged.relation, judged.p_supports, judged.p_refutes) == "NEUTRAL"
+
+
+def test_a_subgroups_null_beside_a_significant_finding_is_no_null_of_the_passage(shared_data):
+    title, abstract = _paper(shared_data, 43334921)  # aspirin and NSAIDs by genotype, a case-control study
+    both = _sentence(abstract, "Regular use was associated with a lower risk", "P = .76).")
+    assert "OR, 0.66 [95% CI, 0.62-0.71]" in both and "OR, 0.97 [95% CI, 0.78-1.20]" in both
+    judged = judge_passage(read_claim(ASPIRIN), both, f"{title} {abstract}", SURE_NULL)
+    assert counted_relation(judged.relation, judged.p_supports, judged.p_refutes) == "NEUTRAL"
