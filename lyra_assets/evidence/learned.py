@@ -25,12 +25,7 @@ RuleJudge = Callable[[list[tuple[int, int, float]]], list[EdgeJudgement]]
 
 def judgement_of(reading: PaperReading) -> EdgeJudgement:
     p = reading.probs
-    read = ", ".join(str(i + 1) for i in reading.sentences)
-    reason = (
-        f"the label model reads {reading.relation.lower()} ({reading.confidence:.2f}) in the paper's "
-        f"sentence{'s' if len(reading.sentences) > 1 else ''} {read}, where the evidence selector finds "
-        f"the finding (p {reading.selector_probability:.2f})"
-    )
+    reason = reading.described()
     return EdgeJudgement(
         relation=reading.relation,
         p_supports=p["entailment"],

@@ -86,7 +86,6 @@ def combined_judgement(
     """One edge for the paper: the combiner's probabilities, the reason naming both readings."""
     p = combiner.probabilities({**label_features(reading), **rule_features(rule_edges)})
     relation = max(p, key=lambda r: p[r])
-    read = ", ".join(str(i + 1) for i in reading.sentences)
     # the rules' edge to show: the strongest that says what the combiner says, else the strongest vote
     agreeing = [e for e in rule_edges if e.relation == relation]
     strongest = max(agreeing or rule_edges, key=lambda e: max(e.p_supports, e.p_refutes), default=None)
@@ -96,11 +95,7 @@ def combined_judgement(
         if strongest and combiner.uses_rules()
         else ""
     )
-    reason = (
-        f"{relation.lower()} ({p[relation]:.2f}): the label model reads {reading.relation.lower()} "
-        f"({reading.confidence:.2f}) in the paper's sentence{'s' if len(reading.sentences) > 1 else ''} "
-        f"{read}, where the evidence selector finds the finding (p {reading.selector_probability:.2f}){rules}"
-    )
+    reason = f"{relation.lower()} ({p[relation]:.2f}): {reading.described()}{rules}"
     return EdgeJudgement(
         relation=relation,
         p_supports=p["SUPPORTS"],

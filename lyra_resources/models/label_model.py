@@ -37,6 +37,15 @@ class PaperReading(BaseModel):
     figures: str  # the figure reader's note the model read beside them ("" where none)
     selector_probability: float  # the selector's probability for the best sentence
 
+    def described(self) -> str:
+        """What was read and what the model says of it, as an edge's reason gives it."""
+        read = ", ".join(str(i + 1) for i in self.sentences)
+        return (
+            f"the label model reads {self.relation.lower()} ({self.confidence:.2f}) in the paper's "
+            f"sentence{'s' if len(self.sentences) > 1 else ''} {read}, where the evidence selector finds "
+            f"the finding (p {self.selector_probability:.2f})"
+        )
+
 
 class LabelModel:
     def __init__(
