@@ -227,12 +227,28 @@ def outcome(expected: str, answer: dict) -> str:
     return "nothing here" if answer.get("not_addressed") else "undecided"
 
 
+def other_judges() -> list[str]:
+    """The judge the shipped settings do not use (``evidence.judge``), to run beside them."""
+    from lyra_resources.home import CONFIG_DIR
+
+    data = yaml.safe_load((CONFIG_DIR / "settings.yaml").read_text()) or {}
+    shipped = (data.get("evidence") or {}).get("judge", "rules")
+    return [j for j in ("rules", "learned") if j != shipped]
+
+
 def settings_file(
-    work: Path, name: str, nli: str | None, gates: bool, direction: str = "", unstated: str = ""
+    work: Path,
+    name: str,
+    nli: str | None,
+    gates: bool,
+    direction: str = "",
+    unstated: str = "",
+    judge: str = "",
 ) -> Path:
     """The project's settings with the judge and the evidence gates of one method (``direction``:
     the direction reader's folder, "" for the shipped one, or "off": the cross-encoder judges all;
-    ``unstated``: who judges a passage whose words and figures state no direction, "" as configured)."""
+    ``unstated``: who judges a passage whose words and figures state no direction, "" as configured;
+    ``judge``: ``evidence.judge``, "" as configured)."""
     from lyra_resources.home import CONFIG_DIR
 
     data = yaml.safe_load((CONFIG_DIR / "settings.yaml").read_text()) or {}
@@ -241,6 +257,8 @@ def settings_file(
         data.setdefault("models", {})["nli"] = str(Path(nli).resolve())
     if unstated:
         data.setdefault("evidence", {})["unstated_direction"] = unstated
+    if judge:
+        data.setdefault("evidence", {})["judge"] = judge
     if not gates:  # every fragment is evidence and no edge is neutral for being far from the claim
         data.setdefault("evidence", {}).update({"min_finding": 0.0, "min_similarity": -1.0})
     path = work / f"settings_{name}.yaml"
@@ -272,6 +290,12 @@ def main() -> None:
         help="also run every question with the cross-encoder judging passages whose words and figures "
         "state no direction (the rule before the direction reader alone decided there)",
     )
+    parser.add_argument(
+        "--compare-learned",
+        action="store_true",
+        help="also run every question with the learned judge (evidence.judge: learned) and, where the "
+        "shipped setting is learned, with the rules (evidence.judge: rules)",
+    )
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--home", default=None)
     parser.add_argument("--resume", action="store_true", help="keep the answers details.jsonl already holds")
@@ -288,22 +312,24 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     env = os.environ | {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     methods = (
-        [("gates on", True, "", "")]
-        + ([("gates off", False, "", "")] if args.compare_gates else [])
-        + ([("direction off", True, "off", "")] if args.compare_judges else [])
-        + ([("unstated: CE", True, "", "cross-encoder")] if args.compare_unstated else [])
+        [("gates on", True, "", "", "")]
+        + ([("gates off", False, "", "", "")] if args.compare_gates else [])
+        + ([("direction off", True, "off", "", "")] if args.compare_judges else [])
+        + ([("unstated: CE", True, "", "cross-encoder", "")] if args.compare_unstated else [])
+        + [(f"judge: {j}", True, "", "", j) for j in other_judges() if args.compare_learned]
     )
     runs = []
     if args.pubmedqa:
         pqa, pqa_corpus = pubmedqa_questions(args.pubmedqa, args.seed, work)
-        for method, gates, direction, unstated in methods:
+        for method, gates, direction, unstated, judge in methods:
             path = settings_file(
                 work,
-                f"pubmedqa_{gates}_{direction or 'shipped'}_{unstated or 'set'}",
+                f"pubmedqa_{gates}_{direction or 'shipped'}_{unstated or 'set'}_{judge or 'judge'}",
                 None,
                 gates,
                 direction,
                 unstated,
+                judge,
             )
             runs.append((pqa, pqa_corpus, env | {"LYRA_SETTINGS": str(path)}, "shipped verifier", method))
     if args.scifact:
@@ -314,14 +340,15 @@ def main() -> None:
             if args.scifact_nli
             else "shipped verifier — SEEN IN TRAINING, optimistic"
         )
-        for method, gates, direction, unstated in methods:
+        for method, gates, direction, unstated, judge_setting in methods:
             path = settings_file(
                 work,
-                f"scifact_{gates}_{direction or 'shipped'}_{unstated or 'set'}",
+                f"scifact_{gates}_{direction or 'shipped'}_{unstated or 'set'}_{judge_setting or 'judge'}",
                 args.scifact_nli,
                 gates,
                 direction,
                 unstated,
+                judge_setting,
             )
             runs.append((sf, sf_corpus, env | {"LYRA_SETTINGS": str(path)}, judge, method))
     details = work / "details.jsonl"

@@ -18,6 +18,7 @@ A claim's verdict is Lyra's: one vote per paper, the Beta update, the verdict wo
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import random
 import time
@@ -29,6 +30,7 @@ from sklearn.linear_model import LogisticRegression
 from bench.common import SHARED_DATA, require_data
 from bench.judge_abstracts import Run, build_claims
 from bench.rule_ablation import ModelAnswers
+from bench.scifact_official import format_scores, official_scores
 from bench.verification import VERDICT_TO_LABEL, report
 from lyra_core.fragments import make_fragments
 from lyra_core.scoring import Evidence, ScoringRule, score_claim
@@ -111,6 +113,7 @@ def scifact(count: int, seed: int, model: LabelModel, fit: int = 0) -> list[dict
         rest = [c for c in every_claim if c["id"] not in scored]
         claims = random.Random(seed + 1).sample(rest, min(fit, len(rest)))
     triples, owner, keys = [], [], []
+    windows: dict[tuple[int, str], list[list[int]]] = {}
     for i, c in enumerate(claims):
         for d in map(str, c["cited_doc_ids"]):
             if d in corpus:
@@ -119,6 +122,7 @@ def scifact(count: int, seed: int, model: LabelModel, fit: int = 0) -> list[dict
                 for f in make_fragments(d, text):
                     triples.append((c["claim"], f.text, f"{corpus[d]['title']} {text}"))
                     owner.append((i, d))
+                    windows.setdefault((i, d), []).append(_sentences_in(f.text, corpus[d]["abstract"]))
     edges = judge_triples(
         triples,
         ANSWERS.serve("reader"),
@@ -137,9 +141,26 @@ def scifact(count: int, seed: int, model: LabelModel, fit: int = 0) -> list[dict
         claim_gold = "NEI" if not labels else next(iter(labels)) if len(labels) == 1 else "SUPPORT"
         paper_gold = c["evidence"][d][0]["label"] if d in c["evidence"] else "NEI"
         rows.append(
-            paper_row(i, d, paper_gold, by_key[(i, d)], reading, claim_gold=claim_gold, split="scifact")
+            paper_row(
+                i,
+                d,
+                paper_gold,
+                by_key[(i, d)],
+                reading,
+                claim_gold=claim_gold,
+                split="scifact",
+                # what SciFact's own measures need: the gold evidence sets and the sentences each read
+                gold_sets=[s["sentences"] for s in c["evidence"].get(d, [])],
+                label_sentences=reading.sentences,
+                rule_windows=windows[(i, d)],
+            )
         )
     return rows
+
+
+def _sentences_in(window: str, abstract: list[str]) -> list[int]:
+    """The abstract's sentences a window holds (ends compared: a section label may open a sentence)."""
+    return [j for j, s in enumerate(abstract) if s.strip() and s.strip()[-40:] in window]
 
 
 def claim_verdicts(rows: list[dict], relation_of) -> dict[int, str]:
@@ -171,18 +192,50 @@ def matrix(rows: list[dict], names: tuple[str, ...]) -> np.ndarray:
     return np.array([[r[n] for n in names] for r in rows], dtype=float)
 
 
-def fit(rows: list[dict], names: tuple[str, ...], c: float) -> LogisticRegression:
-    model = LogisticRegression(C=c, max_iter=2000)
+def fit(rows: list[dict], names: tuple[str, ...], c: float, weight: str | None = None) -> LogisticRegression:
+    # weight "balanced": each verdict weighs as much as the others, whatever its share of the rows
+    model = LogisticRegression(C=c, max_iter=2000, class_weight=weight)
     model.fit(matrix(rows, names), [TARGET[r["gold"]] for r in rows])
     return model
 
 
-def combined(rows: list[dict], model: LogisticRegression, names: tuple[str, ...]) -> dict[int, str]:
+def paper_relations(
+    rows: list[dict], model: LogisticRegression, names: tuple[str, ...]
+) -> dict[int, tuple[str, float]]:
+    """The combiner's (relation, confidence) per row, keyed by the row's id()."""
     probs = model.predict_proba(matrix(rows, names))
-    pairs = {
-        id(r): (RELATIONS[int(np.argmax(p))], float(np.max(p))) for r, p in zip(rows, probs, strict=True)
-    }
+    return {id(r): (RELATIONS[int(np.argmax(p))], float(np.max(p))) for r, p in zip(rows, probs, strict=True)}
+
+
+def combined(rows: list[dict], model: LogisticRegression, names: tuple[str, ...]) -> dict[int, str]:
+    pairs = paper_relations(rows, model, names)
     return claim_verdicts(rows, lambda r: pairs[id(r)])
+
+
+SCIFACT_LABEL = {"SUPPORTS": "SUPPORT", "REFUTES": "CONTRADICT"}
+
+
+def official(rows: list[dict], methods: dict[str, dict[int, tuple[str, list[int]]]]) -> None:
+    """SciFact's abstract- and sentence-level figures of each method's per-paper label and sentences."""
+    gold: dict[int, dict[str, tuple[str, list[list[int]]]]] = {r["claim"]: {} for r in rows}
+    for r in rows:
+        if r["gold_sets"]:
+            gold[r["claim"]][r["paper"]] = (r["gold"], r["gold_sets"])
+    print(f"SciFact's own measures, {len(gold)} claims against their cited papers")
+    for name, per_row in methods.items():
+        predicted: dict[int, dict[str, tuple[str, list[int]]]] = {}
+        for r in rows:
+            predicted.setdefault(r["claim"], {})[r["paper"]] = per_row[id(r)]
+        print(format_scores(name, official_scores(predicted, gold)))
+
+
+def rules_reading(r: dict) -> tuple[str, list[int]]:
+    """The rules' paper label and rationale: the strongest voting window, as a report shows it."""
+    votes = [(conf, rel, k) for k, (rel, conf) in enumerate(r["rules_relation"]) if rel in SCIFACT_LABEL]
+    if not votes:
+        return "NEI", []
+    _, relation, k = max(votes)
+    return SCIFACT_LABEL[relation], r["rule_windows"][k]
 
 
 def group(r: dict) -> str:
@@ -203,11 +256,13 @@ def fit_rows(rows: list[dict], inside_only: bool) -> list[dict]:
     return [r for r in rows if not inside_only or r.get("inside") is not False or r["gold"] == "NEI"]
 
 
-def cross_fit(rows: list[dict], names: tuple[str, ...], c: float, inside_only: bool) -> dict[int, str]:
+def cross_fit(
+    rows: list[dict], names: tuple[str, ...], c: float, inside_only: bool, weight: str | None = None
+) -> dict[int, str]:
     out: dict[int, str] = {}
     a, b = folds(rows)
     for train, held in ((a, b), (b, a)):
-        out.update(combined(held, fit(fit_rows(train, inside_only), names, c), names))
+        out.update(combined(held, fit(fit_rows(train, inside_only), names, c, weight), names))
     return out
 
 
@@ -243,7 +298,12 @@ VARIANTS = {
     "rule features": RULE_FEATURES,
     "both": LABEL_FEATURES + RULE_FEATURES,
     "both, without topicality": LABEL_FEATURES + tuple(f for f in RULE_FEATURES if f not in TOPIC_FEATURES),
+    "both, classes balanced": LABEL_FEATURES + RULE_FEATURES,
 }
+# class weights: by each verdict's share of the rows (None), or "balanced", each verdict weighing alike
+WEIGHTS: dict[str, tuple[str | None, ...]] = {"both, classes balanced": ("balanced",)}
+# a variant replaces "both" only where validation says it helps by more than noise
+MARGIN = 0.005
 
 
 def main() -> None:
@@ -297,16 +357,16 @@ def main() -> None:
     chosen, best = {}, {}
     for name, names in VARIANTS.items():
         scores = {}
-        for c in (0.1, 1.0, 10.0):
-            for only in (False, True):
-                verdicts = cross_fit(fitted, names, c, only)
-                scores[c, only] = sum(macro(gold, verdicts, ids) for ids in (inside, hard) if ids) / (
-                    2 if hard else 1
-                )
+        for c, only, weight in itertools.product((0.1, 1.0, 10.0), (False, True), WEIGHTS.get(name, (None,))):
+            verdicts = cross_fit(fitted, names, c, only, weight)
+            scores[c, only, weight] = sum(macro(gold, verdicts, ids) for ids in (inside, hard) if ids) / (
+                2 if hard else 1
+            )
         chosen[name] = max(scores, key=scores.get)
         best[name] = scores[chosen[name]]
         print(
-            f"{name}: C={chosen[name][0]}, fit on {'in-abstract' if chosen[name][1] else 'all'} prompts"
+            f"{name}: C={chosen[name][0]}, classes weighted {chosen[name][2] or 'by their share'}, "
+            f"fit on {'in-abstract' if chosen[name][1] else 'all'} prompts"
             f"{' and SciFact claims' if hard else ''} (validation macro-F1 {scores[chosen[name]]:.3f}: "
             "in-abstract prompts" + (", mean with the SciFact claims fit on)" if hard else ")")
         )
@@ -320,7 +380,7 @@ def main() -> None:
             "SciFact train claims the combiner is fit on (cross-fit, two folds)", rows["scifact_fit"], methods
         )
     final = {
-        name: fit(fit_rows(fitted, chosen[name][1]), names, chosen[name][0])
+        name: fit(fit_rows(fitted, chosen[name][1]), names, chosen[name][0], chosen[name][2])
         for name, names in VARIANTS.items()
     }
     for split, title in (("test", "Evidence Inference v2 test"), ("scifact", "SciFact train, cited papers")):
@@ -332,9 +392,25 @@ def main() -> None:
             methods[f"combiner, {name}"] = combined(held, final[name], names)
         show(title, held, methods)
     # the combiner kept: the richer set only where validation says its extra features help
-    kept = max(("both, without topicality", "both"), key=lambda name: best[name])
+    rivals = ("both, without topicality", "both, classes balanced")
+    kept = max(rivals, key=lambda name: best[name])
+    kept = kept if best[kept] >= best["both"] + MARGIN else "both"
     both = final[kept]
     print(f"kept: {kept}")
+    if rows["scifact"] and "gold_sets" in rows["scifact"][0]:
+        held = rows["scifact"]
+        readings = {
+            "today's judge (rules)": {id(r): rules_reading(r) for r in held},
+            "label model": {
+                id(r): (SCIFACT_LABEL.get(r["label_relation"], "NEI"), r["label_sentences"]) for r in held
+            },
+        }
+        for name in ("both", *rivals):
+            pairs = paper_relations(held, final[name], VARIANTS[name])
+            readings[f"combiner, {name}"] = {
+                id(r): (SCIFACT_LABEL.get(pairs[id(r)][0], "NEI"), r["label_sentences"]) for r in held
+            }
+        official(held, readings)
     print("combiner (both) weights, rows SUPPORTS / REFUTES / NEUTRAL:")
     for cls, coefs, bias in zip(RELATIONS, both.coef_, both.intercept_, strict=True):
         cells = " ".join(f"{n} {w:+.2f}" for n, w in zip(VARIANTS[kept], coefs, strict=True))
@@ -347,6 +423,7 @@ def main() -> None:
                     "features": list(VARIANTS[kept]),
                     "relations": list(RELATIONS),
                     "C": chosen[kept][0],
+                    "class_weight": chosen[kept][2],
                     "coef": both.coef_.tolist(),
                     "intercept": both.intercept_.tolist(),
                 },
