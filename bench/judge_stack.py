@@ -291,6 +291,21 @@ def show(title: str, rows: list[dict], methods: dict[str, dict[int, str]]) -> No
             report(f"  {name}", gold, {i: verdicts.get(i, "NEI") for i in ids})
 
 
+def write_figures(path: Path, rows: list[dict], verdicts: dict[int, str]) -> None:
+    """The shipped judge's end-to-end figures on the test prompts, into ``judge_figures.json``."""
+    gold = {r["claim"]: r["claim_gold"] for r in rows}
+    by_part = dict(parts(rows))
+    figures = json.loads(path.read_text())
+    for key, part in (
+        ("judge_whole_abstracts", "all"),
+        ("judge_whole_abstracts_stated", "evidence in the abstract"),
+    ):
+        figures[key]["value"] = round(macro(gold, verdicts, by_part[part]), 3)
+        figures[key]["date"] = time.strftime("%Y-%m-%d")
+    path.write_text(json.dumps(figures, indent=2, ensure_ascii=False) + "\n")
+    print(f"wrote {path}")
+
+
 ANSWERS: ModelAnswers  # set by main()
 
 VARIANTS = {
@@ -324,6 +339,12 @@ def main() -> None:
     )
     parser.add_argument("--cache", type=Path, help="the features, kept here and read back when present")
     parser.add_argument("--save", type=Path, help="write the chosen combiner's weights here (combiner.json)")
+    parser.add_argument(
+        "--figures",
+        type=Path,
+        help="rewrite the Evidence Inference figures of the shipped judge (the rules) in this "
+        "judge_figures.json, which the report's trust line quotes",
+    )
     args = parser.parse_args()
     set_threads(args.threads)
     global ANSWERS
@@ -391,6 +412,8 @@ def main() -> None:
         for name, names in VARIANTS.items():
             methods[f"combiner, {name}"] = combined(held, final[name], names)
         show(title, held, methods)
+        if split == "test" and args.figures:
+            write_figures(args.figures, held, methods["today's judge (rules)"])
     # the combiner kept: the richer set only where validation says its extra features help
     rivals = ("both, without topicality", "both, classes balanced")
     kept = max(rivals, key=lambda name: best[name])

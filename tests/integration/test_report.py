@@ -204,7 +204,8 @@ def test_the_report_says_how_far_to_trust_the_judge_with_its_measured_figures(ho
     figures = json.loads(JUDGE_FIGURES.read_text())
     line = trust_line()
     assert line.startswith("How far to trust this:")
-    assert f"{figures['direction_evidence_inference']['value']:.2f}" in line
+    assert f"{figures['judge_whole_abstracts']['value']:.2f}" in line
+    assert f"{figures['judge_whole_abstracts_stated']['value']:.2f}" in line
     assert f"{figures['judge_scifact_retrieved']['value']:.2f}" in line
     assert f"{figures['judge_scifact_oracle']['value']:.2f}" in line
     assert f"*{line}*" in report_markdown(store, graph.task_id)

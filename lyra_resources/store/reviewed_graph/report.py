@@ -67,10 +67,13 @@ def trust_line(path: Path = JUDGE_FIGURES) -> str | None:
     if not path.exists():
         return None
     figures = {k: v["value"] for k, v in json.loads(path.read_text()).items() if isinstance(v, dict)}
+    # end-to-end figures of the judge as it runs (whole abstracts, evidence it retrieves), never a
+    # component's on annotated spans, which overstate what a reader gets
     return (
-        "How far to trust this: the verdicts come from a model, not a reviewer. On held-out data it reads the "
-        f"direction of a trial's finding right with macro-F1 {figures['direction_evidence_inference']:.2f} "
-        "(Evidence Inference), and its verdicts on SciFact claims reach macro-F1 "
+        "How far to trust this: the verdicts come from a model, not a reviewer. On held-out trials judged "
+        "from their whole abstracts, its verdicts on claims about their findings reach macro-F1 "
+        f"{figures['judge_whole_abstracts']:.2f} ({figures['judge_whole_abstracts_stated']:.2f} where the "
+        "abstract states the finding; Evidence Inference); on SciFact claims, "
         f"{figures['judge_scifact_retrieved']:.2f} with the evidence it finds itself and "
         f"{figures['judge_scifact_oracle']:.2f} given the papers the claims cite. Read each passage "
         "and its reason before relying on a verdict."
