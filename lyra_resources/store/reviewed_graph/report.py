@@ -67,8 +67,7 @@ def trust_line(path: Path = JUDGE_FIGURES) -> str | None:
     if not path.exists():
         return None
     figures = {k: v["value"] for k, v in json.loads(path.read_text()).items() if isinstance(v, dict)}
-    # end-to-end figures of the judge as it runs (whole abstracts, evidence it retrieves), never a
-    # component's on annotated spans, which overstate what a reader gets
+    # the judge end to end (whole abstracts, its own evidence): a component's figure overstates it
     return (
         "How far to trust this: the verdicts come from a model, not a reviewer. On held-out trials judged "
         "from their whole abstracts, its verdicts on claims about their findings reach macro-F1 "
