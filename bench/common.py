@@ -26,6 +26,13 @@ def read_jsonl(path: Path) -> list[dict]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
+def scifact_claim_label(claim: dict) -> str:
+    """A SciFact claim's label over all its cited papers: NEI without evidence, else its evidence's
+    label, SUPPORT where papers disagree (as SciFact's own claim-level label is drawn)."""
+    labels = {s["label"] for sets in claim["evidence"].values() for s in sets}
+    return "NEI" if not labels else next(iter(labels)) if len(labels) == 1 else "SUPPORT"
+
+
 def read_qrels(path: Path) -> dict[str, dict[str, int]]:
     qrels: dict[str, dict[str, int]] = {}
     with path.open() as fh:

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from bench.common import SHARED_DATA, require_data
+from bench.common import SHARED_DATA, require_data, scifact_claim_label
 from bench.judge_abstracts import Run, build_claims
 from bench.rule_ablation import ModelAnswers
 from bench.scifact_official import format_scores, official_scores
@@ -137,8 +137,7 @@ def scifact(count: int, seed: int, model: LabelModel, fit: int = 0) -> list[dict
     rows = []
     for (i, d), reading in zip(keys, readings, strict=True):
         c = claims[i]
-        labels = {s["label"] for sets in c["evidence"].values() for s in sets}
-        claim_gold = "NEI" if not labels else next(iter(labels)) if len(labels) == 1 else "SUPPORT"
+        claim_gold = scifact_claim_label(c)
         paper_gold = c["evidence"][d][0]["label"] if d in c["evidence"] else "NEI"
         rows.append(
             paper_row(

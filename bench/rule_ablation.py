@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.common import SHARED_DATA, require_data
+from bench.common import SHARED_DATA, require_data, scifact_claim_label
 from bench.judge_abstracts import build_claims
 from bench.verification import VERDICT_TO_LABEL, macro_f1
 from lyra_core.fragments import make_fragments
@@ -296,8 +296,7 @@ def scifact(count: int, seed: int) -> ClaimSet:
     claims = random.Random(seed).sample(every_claim, min(count, len(every_claim)))
     out = ClaimSet("SciFact train, cited")
     for i, c in enumerate(claims):
-        labels = {s["label"] for sets in c["evidence"].values() for s in sets}
-        out.gold[i] = "NEI" if not labels else next(iter(labels)) if len(labels) == 1 else "SUPPORT"
+        out.gold[i] = scifact_claim_label(c)
         for d in map(str, c["cited_doc_ids"]):
             if d in corpus:
                 out.add(i, c["claim"], d, corpus[d]["title"], " ".join(corpus[d]["abstract"]))

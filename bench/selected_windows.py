@@ -21,7 +21,7 @@ import random
 import time
 from pathlib import Path
 
-from bench.common import SHARED_DATA, require_data
+from bench.common import SHARED_DATA, require_data, scifact_claim_label
 from bench.judge_abstracts import Run, build_claims
 from bench.verification import VERDICT_TO_LABEL, report
 from lyra_core.fragments import make_fragments
@@ -127,8 +127,7 @@ def scifact(args, selector: EvidenceSelector, models: dict[str, LabelModel]) -> 
     claims = random.Random(args.seed).sample(every_claim, min(args.scifact, len(every_claim)))
     gold = {}
     for i, c in enumerate(claims):
-        labels = {s["label"] for sets in c["evidence"].values() for s in sets}
-        gold[i] = "NEI" if not labels else next(iter(labels)) if len(labels) == 1 else "SUPPORT"
+        gold[i] = scifact_claim_label(c)
     triples, owner = [], []
     for i, c in enumerate(claims):
         for d in map(str, c["cited_doc_ids"]):

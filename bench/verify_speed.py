@@ -22,13 +22,13 @@ import tempfile
 import time
 from pathlib import Path
 
-import yaml
 from typer.testing import CliRunner
 
-from bench.common import read_jsonl, require_data
+from bench.answers import settings_file
+from bench.common import read_jsonl, require_data, scifact_claim_label
 from bench.verification import VERDICT_TO_LABEL, macro_f1
 from lyra_assets.execution.runs import open_instance, task_runs
-from lyra_resources.home import CONFIG_DIR, resolve_home
+from lyra_resources.home import resolve_home
 from lyra_resources.store.lyra_store import LyraStore
 from lyra_tools.cli import app
 
@@ -80,14 +80,9 @@ def main() -> None:
     claims_file = home / "bench" / f"verify_{args.claims}.jsonl"
     claims_file.parent.mkdir(parents=True, exist_ok=True)
     claims_file.write_text("".join(json.dumps({"id": c["id"], "claim": c["claim"]}) + "\n" for c in claims))
-    gold = {str(c["id"]): claim_label(c) for c in claims}
+    gold = {str(c["id"]): scifact_claim_label(c) for c in claims}
     for judge in args.judges or [""]:
         verify_once(home, claims_file, args.claims, judge, gold)
-
-
-def claim_label(claim: dict) -> str:
-    labels = {s["label"] for sets in claim["evidence"].values() for s in sets}
-    return "NEI" if not labels else next(iter(labels)) if len(labels) == 1 else "SUPPORT"
 
 
 def verify_once(home: Path, claims_file: Path, count: int, judge: str, gold: dict) -> None:
@@ -96,10 +91,7 @@ def verify_once(home: Path, claims_file: Path, count: int, judge: str, gold: dic
     out = home / "bench" / f"verify_{count}_{judge or 'shipped'}_results.jsonl"
     previous = os.environ.get("LYRA_SETTINGS")
     if judge:
-        settings = yaml.safe_load((CONFIG_DIR / "settings.yaml").read_text()) or {}
-        settings.setdefault("evidence", {})["judge"] = judge
-        path = home / "bench" / f"settings_{judge}.yaml"
-        path.write_text(yaml.safe_dump(settings))
+        path = settings_file(home / "bench", f"verify_{judge}", None, gates=True, judge=judge)
         os.environ["LYRA_SETTINGS"] = str(path)
     started = time.perf_counter()
     try:
